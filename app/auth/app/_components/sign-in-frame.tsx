@@ -1,0 +1,44 @@
+import type { CSSProperties, ReactNode } from 'react';
+import type { AppSignInContext } from '@/lib/clients/app-context';
+
+/**
+ * The screen around every sign-in card: the owning organization's whitelabel brand when it has one
+ * (it takes the whole screen), otherwise Portico's own.
+ */
+export function SignInFrame({ org, children }: { org?: AppSignInContext['org']; children: ReactNode }) {
+  const brand = org?.brand ?? null;
+  const style = {
+    ...(brand?.backgroundColor ? { background: brand.backgroundColor } : {}),
+    ...(brand?.primaryColor ? { '--color-primary': brand.primaryColor } : {}),
+  } as CSSProperties;
+  return (
+    <div className="center-screen" style={style} data-brand={brand ? 'organization' : 'portico'}>
+      <div className="card">
+        <div className="brand-bar">
+          {brand?.logoUrl ? <img src={brand.logoUrl} alt="" /> : null}
+          <span>{brand ? brand.displayName : 'Portico'}</span>
+        </div>
+        {children}
+        {brand ? <p className="footnote">Secured by Portico</p> : null}
+      </div>
+    </div>
+  );
+}
+
+export function AppHeader({ app }: { app: AppSignInContext['app'] }) {
+  return (
+    <div className="app-header" data-testid="app-header">
+      {app.avatarUrl ? (
+        <img className="app-avatar" src={app.avatarUrl} alt="" />
+      ) : (
+        <span className="app-avatar" aria-hidden="true">
+          {app.name.slice(0, 1).toUpperCase()}
+        </span>
+      )}
+      <div>
+        <div className="app-name">{app.name}</div>
+        <div className="app-address">{app.publishOrigin}</div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+import { runtime } from '@/lib/runtime';
+
+export const dynamic = 'force-dynamic';
+
+export default function HomePage() {
+  const issuer = runtime().env.PORTICO_ISSUER;
+  return (
+    <main className="home">
+      <h1>Portico</h1>
+      <p>
+        Portico is the identity and approval plane for the apps an organization publishes and for the AI agents that use
+        them: an OpenID Connect / OAuth 2.1 provider, a gateway that makes risky actions wait for a human, and an approval
+        central for operators.
+      </p>
+      <h2>Where to go</h2>
+      <ul>
+        <li>
+          Apps sign people in through the issuer <code>{issuer}</code>; its metadata is at{' '}
+          <a href="/.well-known/openid-configuration">/.well-known/openid-configuration</a> (also served as{' '}
+          <a href="/.well-known/oauth-authorization-server">/.well-known/oauth-authorization-server</a>).
+        </li>
+        <li>
+          Signing keys: <a href="/oidc/jwks">/oidc/jwks</a>.
+        </li>
+        <li>
+          Health: <a href="/api/health">/api/health</a> and readiness: <a href="/api/ready">/api/ready</a>.
+        </li>
+      </ul>
+      <p>The demo owner&apos;s credentials are printed by <code>npm start</code> on first start.</p>
+    </main>
+  );
+}

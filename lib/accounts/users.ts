@@ -1,0 +1,38 @@
+// People: lookup and password authentication.
+import { eq } from 'drizzle-orm';
+import type { Queryable } from '../db/client';
+import { users } from '../db/schema';
+import { verifyPassword } from './passwords';
+
+export type User = typeof users.$inferSelect;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export async function findUserById(db: Queryable, id: string): Promise<User | undefined> {
+  // Ids come from tokens and cookies; anything that is not a UUID cannot name a user.
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
+  const [user] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return user;
+}
+
+export type PasswordLoginResult = { ok: true; user: User } | { ok: false; reason: 'invalid_credentials' | 'account_disabled' };
+
+/** Checks an email and password. Unknown email and wrong password are indistinguishable, in result and in time. */
+export async function authenticateWithPassword(db: Queryable, email: string, password: string): Promise<PasswordLoginResult> {
+  const [user] = await db.select().from(users).where(eq(users.email, normalizeEmail(email))).limit(1);
+  const valid = await verifyPassword(user?.passwordHash, password);
+  if (!valid || !user) return { ok: false, reason: 'invalid_credentials' };
+  if (user.disabledAt) return { ok: false, reason: 'account_disabled' };
+  return { ok: true, user };
+}
+
+export async function createUser(db: Queryable, input: { email: string; name: string; passwordHash: string }): Promise<User> {
+  const [user] = await db
+    .insert(users)
+    .values({ email: normalizeEmail(input.email), name: input.name, passwordHash: input.passwordHash })
+    .returning();
+  if (!user) throw new Error('user insert returned nothing');
+  return user;
+}

@@ -1,0 +1,49 @@
+// Portico's clients table seen as RFC 7591 client metadata, the form oidc-provider's Client model takes.
+import { eq } from 'drizzle-orm';
+import type { Queryable } from '../db/client';
+import { clients, redirectUris } from '../db/schema';
+
+/** Extra metadata fields Portico attaches to every client it hands to oidc-provider (never client-settable). */
+export const PORTICO_CLIENT_FIELDS = ['portico_kind', 'portico_app_id', 'portico_org_id'] as const;
+
+export interface PorticoClientMetadata {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  grant_types: string[];
+  response_types: string[];
+  token_endpoint_auth_method: string;
+  client_secret?: string;
+  portico_kind: 'app' | 'external' | 'dynamic' | 'cimd';
+  portico_app_id: string | null;
+  portico_org_id: string | null;
+  [extra: string]: unknown;
+}
+
+/**
+ * Loads an active client's metadata, or undefined for an unknown or revoked client.
+ * `secretPlaceholder` stands in for client_secret: oidc-provider's schema insists on one for confidential
+ * clients, but Portico keeps only hashes and authenticates secrets itself (lib/oidc/provider-overrides.ts).
+ */
+export async function loadClientMetadata(
+  db: Queryable,
+  clientId: string,
+  secretPlaceholder: string,
+): Promise<PorticoClientMetadata | undefined> {
+  const [client] = await db.select().from(clients).where(eq(clients.id, clientId)).limit(1);
+  if (!client || client.revokedAt) return undefined;
+  const uris = await db.select({ uri: redirectUris.uri, devOnly: redirectUris.devOnly }).from(redirectUris).where(eq(redirectUris.clientId, clientId));
+  return {
+    ...client.metadata,
+    client_id: client.id,
+    client_name: client.name,
+    redirect_uris: uris.filter((row) => !row.devOnly).map((row) => row.uri),
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    ...(client.type === 'confidential' ? { client_secret: secretPlaceholder } : {}),
+    portico_kind: client.kind,
+    portico_app_id: client.appId,
+    portico_org_id: client.orgId,
+  };
+}

@@ -1,0 +1,97 @@
+// One factory for the database: postgres.js when DATABASE_URL is set, else an embedded PGlite in the data folder.
+// Both speak the same SQL, share one drizzle schema and one set of migrations.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { acquireDataDirLock } from './data-dir-lock';
+import * as schema from './schema';
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
+/** Either the whole database or an open transaction: domain functions accept both. */
+export type Queryable = Database | Transaction;
+
+export type RawDatabase =
+  | { kind: 'postgres'; url: string; sql: postgres.Sql; close(): Promise<void> }
+  | { kind: 'pglite'; location: string; pglite: PGlite; close(): Promise<void> };
+
+export interface OpenDatabaseOptions {
+  /** A postgres:// URL; when absent the embedded database is used. */
+  databaseUrl?: string;
+  /** Folder for the embedded database's files, or 'memory://' for a throwaway one. */
+  embeddedLocation?: string;
+  poolSize?: number;
+}
+
+export async function openRawDatabase(options: OpenDatabaseOptions): Promise<RawDatabase> {
+  if (options.databaseUrl) {
+    const sql = postgres(options.databaseUrl, {
+      max: options.poolSize ?? 20,
+      onnotice: () => {},
+      // Sessions run in UTC so that timestamps compare the same on every instance.
+      connection: { TimeZone: 'UTC' },
+    });
+    try {
+      await sql`select 1`;
+    } catch (error) {
+      await sql.end({ timeout: 1 });
+      throw new DatabaseUnavailableError(options.databaseUrl, error);
+    }
+    return { kind: 'postgres', url: options.databaseUrl, sql, close: () => sql.end({ timeout: 5 }) };
+  }
+
+  const location = options.embeddedLocation ?? 'memory://';
+  if (location.startsWith('memory://')) {
+    const pglite = await PGlite.create(location);
+    return { kind: 'pglite', location, pglite, close: () => pglite.close() };
+  }
+
+  // PGlite creates only the last folder level, and only one process may open a folder at a time.
+  mkdirSync(path.dirname(location), { recursive: true });
+  const releaseLock = acquireDataDirLock(path.dirname(location));
+  try {
+    const pglite = await PGlite.create(location);
+    return {
+      kind: 'pglite',
+      location,
+      pglite,
+      close: async () => {
+        await pglite.close();
+        releaseLock();
+      },
+    };
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
+}
+
+/** Wraps a raw connection in drizzle. Cheap: every bundle of the app (server, Next) wraps the one shared client. */
+export function drizzleFor(raw: RawDatabase): Database {
+  if (raw.kind === 'postgres') return drizzlePostgres({ client: raw.sql, schema }) as unknown as Database;
+  return drizzlePglite({ client: raw.pglite, schema }) as unknown as Database;
+}
+
+export class DatabaseUnavailableError extends Error {
+  constructor(url: string, cause: unknown) {
+    const where = safeDatabaseLocation(url);
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`Portico cannot reach the PostgreSQL database at ${where}: ${reason}. Check DATABASE_URL and that the server is running.`);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/** host:port/database of a URL, without credentials, for messages. */
+export function safeDatabaseLocation(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}`;
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}

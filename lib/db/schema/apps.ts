@@ -1,0 +1,113 @@
+// Apps an organization publishes, and the OAuth clients that reach them.
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { organizations } from './accounts';
+
+export const apps = pgTable(
+  'apps',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    slug: text('slug').notNull(),
+    name: text('name').notNull(),
+    avatarUrl: text('avatar_url'),
+    /** The origin the app is published at; its protected resource is `<origin>/api/mcp`. */
+    publishOrigin: text('publish_origin').notNull(),
+    /** Fixed for the app's lifetime: the `aud` of every access token issued for it. */
+    identity: text('identity').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('apps_identity_key').on(t.identity),
+    uniqueIndex('apps_org_slug_key').on(t.orgId, t.slug),
+  ],
+);
+
+export const clientKind = pgEnum('client_kind', ['app', 'external', 'dynamic', 'cimd']);
+export const clientType = pgEnum('client_type', ['confidential', 'public']);
+
+export const clients = pgTable(
+  'clients',
+  {
+    /** The OAuth client_id. */
+    id: text('id').primaryKey(),
+    kind: clientKind('kind').notNull(),
+    /** Fixed at registration (RFC 6749 §2.1); never changes. */
+    type: clientType('type').notNull(),
+    orgId: uuid('org_id').references(() => organizations.id, { onDelete: 'cascade' }),
+    /** For an app's own client: that app. For an external client: its target app. */
+    appId: uuid('app_id').references(() => apps.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    tokenEndpointAuthMethod: text('token_endpoint_auth_method').notNull(),
+    /** Remaining registered metadata (RFC 7591 §2) that has no column of its own. */
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    /** Generation of the current secret; moves by compare-and-swap on rotation. Null for public clients. */
+    secretGeneration: integer('secret_generation'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [
+    // Target of client_secrets' composite foreign key: a secret can only hang off a confidential client.
+    unique('clients_id_type_key').on(t.id, t.type),
+    index('clients_app_idx').on(t.appId),
+    check(
+      'clients_type_exclusive',
+      sql`(${t.type} = 'public' AND ${t.tokenEndpointAuthMethod} = 'none' AND ${t.secretGeneration} IS NULL)
+        OR (${t.type} = 'confidential' AND ${t.tokenEndpointAuthMethod} IN ('client_secret_basic', 'client_secret_post') AND ${t.secretGeneration} IS NOT NULL)`,
+    ),
+    check('clients_app_kind', sql`${t.kind} <> 'app' OR (${t.type} = 'confidential' AND ${t.appId} IS NOT NULL AND ${t.orgId} IS NOT NULL)`),
+  ],
+);
+
+export const clientSecrets = pgTable(
+  'client_secrets',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    clientId: text('client_id').notNull(),
+    /** Always 'confidential': with the composite key below, public clients cannot own a secret. */
+    clientType: clientType('client_type').notNull().default('confidential'),
+    generation: integer('generation').notNull(),
+    /** SHA-256 of the secret (hex). Secrets are 256-bit random values, so a fast hash is enough. */
+    secretHash: text('secret_hash').notNull(),
+    validFrom: timestamp('valid_from', { withTimezone: true }).notNull().defaultNow(),
+    validUntil: timestamp('valid_until', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({ columns: [t.clientId, t.clientType], foreignColumns: [clients.id, clients.type] }).onDelete('cascade'),
+    uniqueIndex('client_secrets_generation_key').on(t.clientId, t.generation),
+    check('client_secrets_confidential_only', sql`${t.clientType} = 'confidential'`),
+  ],
+);
+
+export const redirectUris = pgTable(
+  'redirect_uris',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => clients.id, { onDelete: 'cascade' }),
+    /** Compared by exact string match (RFC 9700 §4.1.3): no wildcards, no prefixes. */
+    uri: text('uri').notNull(),
+    /** Accepted only while the app's dev environment is active. */
+    devOnly: boolean('dev_only').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('redirect_uris_client_uri_key').on(t.clientId, t.uri)],
+);

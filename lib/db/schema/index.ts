@@ -1,0 +1,4 @@
+export * from './accounts';
+export * from './apps';
+export * from './oidc';
+export * from './system';

@@ -1,0 +1,177 @@
+// The only module that reads process.env. Every variable is documented in .env.example.
+// Parsing is strict and fails fast: a bad value stops Portico at start with a message that names the
+// variable and says how to fix it, instead of a stack trace somewhere deep in a request.
+import { isIP } from 'node:net';
+import path from 'node:path';
+import { z } from 'zod';
+
+export class EnvError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Portico cannot start: its configuration is invalid.\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'EnvError';
+  }
+}
+
+/** True for hosts that never leave this machine: localhost, 127.0.0.0/8 and [::1] (RFC 8252 §7.3, RFC 6761). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1';
+  return false;
+}
+
+const boolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const port = z.coerce
+  .number({ error: 'must be a port number' })
+  .int('must be a whole number')
+  .min(1, 'must be between 1 and 65535')
+  .max(65535, 'must be between 1 and 65535');
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORTICO_ISSUER: z
+    .string()
+    .default('http://localhost:3000')
+    .transform((value, ctx) => {
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `"${value}" is not a URL; use an origin such as https://id.example.com` });
+        return z.NEVER;
+      }
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+        ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+        return z.NEVER;
+      }
+      // OAuth 2.1 §1.5 / RFC 9700 §4.1: authorization servers are reached over TLS. Plain http is only
+      // tolerated where traffic never leaves the machine.
+      if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${value}" uses plain http on a non-loopback host; an identity provider must be served over TLS. Use an https:// issuer (terminate TLS in front of Portico and set PORTICO_TRUST_PROXY=true), or a loopback host such as http://localhost:3000 for local use`,
+        });
+        return z.NEVER;
+      }
+      if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+        ctx.addIssue({ code: 'custom', message: 'must be a bare origin without path, query or credentials, e.g. https://id.example.com' });
+        return z.NEVER;
+      }
+      return url.origin;
+    }),
+  PORTICO_HOST: optionalText,
+  PORTICO_PORT: port.optional(),
+  PORTICO_TRUST_PROXY: boolean.default(false),
+  DATABASE_URL: optionalText.pipe(
+    z
+      .string()
+      .refine((value) => {
+        try {
+          const url = new URL(value);
+          return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== '';
+        } catch {
+          return false;
+        }
+      }, 'must be a PostgreSQL URL such as postgres://user:password@127.0.0.1:5432/portico (leave it unset to use the embedded database)')
+      .optional(),
+  ),
+  DATABASE_POOL_SIZE: z.coerce.number({ error: 'must be a number' }).int().min(1).max(500).default(20),
+  PORTICO_DATA_DIR: z.string().trim().min(1).default('./.data'),
+  PORTICO_SECRET_KEY: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 random bytes in base64url (43 characters); generate one with: node -e "console.log(require(\'crypto\').randomBytes(32).toString(\'base64url\'))"')
+      .optional(),
+  ),
+  PORTICO_DEMO_SEED: boolean.default(true),
+  PORTICO_DEMO_EMAIL: optionalText.pipe(z.email('must be an email address').optional()),
+  PORTICO_DEMO_PASSWORD: optionalText.pipe(z.string().min(12, 'must be at least 12 characters').optional()),
+  PORTICO_DEMO_CLIENT_ID: optionalText.pipe(
+    z.string().regex(/^[A-Za-z0-9._~-]{8,128}$/, 'must be 8-128 URL-safe characters').optional(),
+  ),
+  PORTICO_DEMO_CLIENT_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+  PORTICO_DEMO_REDIRECT_URI: z
+    .string()
+    .default('http://127.0.0.1:4000/callback')
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+      } catch {
+        return false;
+      }
+    }, 'must be an https URL, or http on a loopback host'),
+});
+
+export type Env = z.infer<typeof schema> & {
+  /** Absolute path of the data folder. */
+  dataDir: string;
+  /** Where the HTTP server listens. */
+  listenHost: string;
+  listenPort: number;
+  issuerIsHttps: boolean;
+};
+
+/** Parses a set of variables. Pure: tests pass their own object. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = schema.safeParse(source);
+  if (!result.success) {
+    throw new EnvError(
+      result.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`),
+    );
+  }
+  const parsed = result.data;
+  const issuer = new URL(parsed.PORTICO_ISSUER);
+  const loopback = isLoopbackHost(issuer.hostname);
+  const issuerPort = issuer.port ? Number(issuer.port) : undefined;
+  return {
+    ...parsed,
+    dataDir: path.resolve(parsed.PORTICO_DATA_DIR),
+    // A loopback issuer is a local run: listen on loopback only, on the issuer's own port, so that the
+    // demo (with its printed password) is not exposed to the network by default.
+    listenHost: parsed.PORTICO_HOST ?? (loopback ? '127.0.0.1' : '0.0.0.0'),
+    listenPort: parsed.PORTICO_PORT ?? (loopback && issuerPort ? issuerPort : 3000),
+    issuerIsHttps: issuer.protocol === 'https:',
+  };
+}
+
+let cached: Env | undefined;
+
+/** The process's configuration, parsed once. */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** For entry points: parse the environment or print the problems and exit non-zero, without a stack trace. */
+export function envOrExit(): Env {
+  try {
+    return env();
+  } catch (error) {
+    if (error instanceof EnvError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/** The environment for a child process (tests, tools): this process's variables with some replaced or removed. */
+export function childProcessEnvironment(overrides: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const next: NodeJS.ProcessEnv = { ...process.env };
+  for (const [name, value] of Object.entries(overrides)) {
+    if (value === undefined) delete next[name];
+    else next[name] = value;
+  }
+  return next;
+}

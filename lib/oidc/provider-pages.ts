@@ -1,0 +1,66 @@
+// The few HTML pages oidc-provider renders itself (errors, RP-initiated logout), in Portico's look.
+// Every dynamic value is escaped; no value from the request is shown unless oidc-provider validated it.
+import type { KoaContextWithOIDC } from 'oidc-provider';
+
+export function escapeHtml(value: unknown): string {
+  return String(value)
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+const STYLE = `
+  :root{color-scheme:light}
+  body{margin:0;min-height:100vh;display:grid;place-items:center;background:#f4f5f7;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330}
+  main{width:min(420px,calc(100vw - 32px));background:#fff;border:1px solid #e1e4ea;border-radius:12px;padding:32px;box-shadow:0 1px 3px rgba(16,24,40,.06)}
+  h1{font-size:1.25rem;margin:0 0 12px}
+  p{margin:0 0 12px;color:#4a5263}
+  code{font-size:.875rem;background:#f0f2f5;border-radius:4px;padding:2px 4px}
+  .brand{font-weight:600;letter-spacing:.02em;color:#3346d3;margin-bottom:20px}
+  button{font:inherit;width:100%;padding:10px 14px;border-radius:8px;border:1px solid #c9ceda;background:#fff;cursor:pointer;margin-top:8px}
+  button.primary{background:#3346d3;border-color:#3346d3;color:#fff}
+  button:focus-visible{outline:3px solid #9aa6ff;outline-offset:2px}
+`;
+
+export function providerPage(title: string, body: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · Portico</title>
+<style>${STYLE}</style>
+</head>
+<body><main><div class="brand">Portico</div>${body}</main></body>
+</html>`;
+}
+
+export async function renderError(ctx: KoaContextWithOIDC, out: { error?: string; error_description?: string }): Promise<void> {
+  ctx.type = 'html';
+  ctx.body = providerPage(
+    'Sign-in cannot continue',
+    `<h1>Sign-in cannot continue</h1>
+<p>${escapeHtml(out.error_description ?? 'The request could not be processed.')}</p>
+<p>Error code: <code>${escapeHtml(out.error ?? 'server_error')}</code></p>
+<p>Go back to the application you came from and start again. If this keeps happening, contact its administrator.</p>`,
+  );
+}
+
+export async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
+  const client = ctx.oidc.client;
+  const from = client?.clientName ? ` of ${escapeHtml(client.clientName)}` : '';
+  ctx.body = providerPage(
+    'Sign out',
+    `<h1>Sign out${from}?</h1>
+<p>You will be signed out of Portico on this browser.</p>
+${form}
+<button class="primary" autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button>
+<button type="submit" form="op.logoutForm">No, stay signed in</button>`,
+  );
+}
+
+export async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
+  ctx.body = providerPage('Signed out', '<h1>You are signed out</h1><p>You can close this window.</p>');
+}

@@ -1,0 +1,38 @@
+// The process-wide state every part of Portico shares: configuration, the database connection and the
+// oidc-provider instance. Next.js bundles app code apart from server.ts, so module-level singletons would exist
+// twice; this registry lives on globalThis and is filled once by lib/boot.ts before any request is served.
+import type Provider from 'oidc-provider';
+import { drizzleFor, type Database, type RawDatabase } from './db/client';
+import type { Env } from './env';
+
+export interface PorticoRuntime {
+  env: Env;
+  raw: RawDatabase;
+  provider: Provider;
+}
+
+const REGISTRY = Symbol.for('portico.runtime');
+type Registry = { [REGISTRY]?: PorticoRuntime };
+
+export function installRuntime(runtime: PorticoRuntime): void {
+  (globalThis as Registry)[REGISTRY] = runtime;
+}
+
+export function runtime(): PorticoRuntime {
+  const installed = (globalThis as Registry)[REGISTRY];
+  if (!installed) throw new Error('Portico is not booted: start it with `npm start` (server.ts), not `next start`.');
+  return installed;
+}
+
+// One drizzle wrapper per bundle copy around the one shared connection.
+const wrappers = new WeakMap<RawDatabase, Database>();
+
+export function db(): Database {
+  const { raw } = runtime();
+  let wrapped = wrappers.get(raw);
+  if (!wrapped) {
+    wrapped = drizzleFor(raw);
+    wrappers.set(raw, wrapped);
+  }
+  return wrapped;
+}

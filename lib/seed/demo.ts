@@ -1,0 +1,79 @@
+// The demo seed: on the first start with an empty database, one organization, its owner and one app,
+// so that a newcomer can sign in at once. It runs at most once per database, ever.
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { systemState, users } from '../db/schema';
+import { addMembership, createOrganization } from '../accounts/organizations';
+import { hashPassword } from '../accounts/passwords';
+import { createUser } from '../accounts/users';
+import { createApp } from '../clients/apps';
+
+export interface DemoSeedInput {
+  email?: string;
+  password?: string;
+  clientId?: string;
+  clientSecret?: string;
+  redirectUri: string;
+}
+
+export type DemoSeedResult =
+  | { status: 'created'; email: string; password: string; passwordGenerated: boolean; clientId: string; clientSecret: string; secretGenerated: boolean; redirectUri: string; appIdentity: string }
+  | { status: 'present'; email: string; clientId: string; redirectUri: string; appIdentity: string }
+  | { status: 'skipped' };
+
+const SEED_KEY = 'demo_seed';
+// Serializes concurrent first starts of several instances; any fixed number works.
+const SEED_LOCK = 727_003;
+
+export async function seedDemo(db: Database, input: DemoSeedInput): Promise<DemoSeedResult> {
+  const password = input.password ?? randomBytes(12).toString('base64url');
+  // Hashing is slow: do it before taking the lock.
+  const passwordHash = await hashPassword(password);
+
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK})`);
+    const [previous] = await tx.select().from(systemState).where(sql`${systemState.key} = ${SEED_KEY}`);
+    if (previous) {
+      const value = previous.value as { email?: string; clientId?: string; redirectUri?: string; appIdentity?: string };
+      if (!value.email || !value.clientId) return { status: 'skipped' } as const;
+      return { status: 'present', email: value.email, clientId: value.clientId, redirectUri: value.redirectUri ?? '', appIdentity: value.appIdentity ?? '' } as const;
+    }
+    // A database someone already set up by hand is not "empty": record that the seed will never run, and stop.
+    const [anyUser] = await tx.select({ id: users.id }).from(users).limit(1);
+    if (anyUser) {
+      await tx.insert(systemState).values({ key: SEED_KEY, value: { skipped: 'database was not empty' } });
+      return { status: 'skipped' } as const;
+    }
+
+    const email = input.email ?? 'owner@demo.portico.test';
+    const org = await createOrganization(tx, { slug: 'demo', name: 'Demo Organization' });
+    const owner = await createUser(tx, { email, name: 'Demo Owner', passwordHash });
+    await addMembership(tx, { orgId: org.id, userId: owner.id, role: 'owner' });
+    const redirect = new URL(input.redirectUri);
+    const created = await createApp(tx, {
+      orgId: org.id,
+      slug: 'demo-app',
+      name: 'Demo App',
+      publishOrigin: redirect.origin,
+      redirectUris: [input.redirectUri],
+      clientId: input.clientId,
+      clientSecret: input.clientSecret,
+    });
+    await tx.insert(systemState).values({
+      key: SEED_KEY,
+      value: { email: owner.email, clientId: created.clientId, redirectUri: input.redirectUri, appIdentity: created.app.identity },
+    });
+    return {
+      status: 'created',
+      email: owner.email,
+      password,
+      passwordGenerated: input.password === undefined,
+      clientId: created.clientId,
+      clientSecret: created.clientSecret,
+      secretGenerated: input.clientSecret === undefined,
+      redirectUri: input.redirectUri,
+      appIdentity: created.app.identity,
+    } as const;
+  });
+}

@@ -1,0 +1,53 @@
+// What Portico prints at start: where it listens and how to sign in to the demo, or why it could not start.
+import type { BootResult } from './boot';
+import { DataDirInUseError } from './db/data-dir-lock';
+import { DatabaseUnavailableError, safeDatabaseLocation } from './db/client';
+import type { Env } from './env';
+import { SecretKeyMismatchError } from './security/at-rest';
+
+export function printBanner(env: Env, booted: BootResult): void {
+  const lines = [
+    '',
+    `  Portico is running at ${env.PORTICO_ISSUER}  (listening on ${env.listenHost}:${env.listenPort})`,
+    `  Database: ${env.DATABASE_URL ? `PostgreSQL at ${safeDatabaseLocation(env.DATABASE_URL)}` : `embedded (PGlite) in ${env.dataDir}`}`,
+    `  Discovery: ${env.PORTICO_ISSUER}/.well-known/openid-configuration`,
+  ];
+  const seed = booted.seed;
+  if (seed.status === 'created') {
+    lines.push(
+      '',
+      '  Demo organization created. Sign-in for the demo owner:',
+      `    email:          ${seed.email}`,
+      `    password:       ${seed.passwordGenerated ? `${seed.password}   (generated; shown only now)` : '(from PORTICO_DEMO_PASSWORD)'}`,
+      '  Demo app (an OIDC client):',
+      `    issuer:         ${env.PORTICO_ISSUER}`,
+      `    client_id:      ${seed.clientId}`,
+      `    client_secret:  ${seed.secretGenerated ? `${seed.clientSecret}   (generated; shown only now)` : '(from PORTICO_DEMO_CLIENT_SECRET)'}`,
+      `    app identity:   ${seed.appIdentity}`,
+      `    redirect_uri:   ${seed.redirectUri}`,
+    );
+  } else if (seed.status === 'present') {
+    lines.push(
+      '',
+      `  Demo owner: ${seed.email} (password as printed on first start, or PORTICO_DEMO_PASSWORD)`,
+      `  Demo app client_id: ${seed.clientId}, redirect_uri: ${seed.redirectUri}`,
+    );
+  }
+  if (booted.secretKeySource === 'generated') {
+    lines.push('', `  A key for encrypting key material at rest was generated into ${env.dataDir}/secret.key.`);
+  }
+  if (env.DATABASE_URL && booted.secretKeySource !== 'environment') {
+    lines.push('  Set PORTICO_SECRET_KEY to that key on every instance that shares this database.');
+  }
+  lines.push('');
+  console.log(lines.join('\n'));
+}
+
+/** A start-up failure as one readable message: known causes without a stack trace. */
+export function describeStartupFailure(error: unknown): string {
+  if (error instanceof DataDirInUseError || error instanceof DatabaseUnavailableError || error instanceof SecretKeyMismatchError) {
+    return `Portico cannot start: ${error.message}`;
+  }
+  // Anything else is a defect: keep the stack, it is what a bug report needs.
+  return `Portico cannot start because of an unexpected error:\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+}

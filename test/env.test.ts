@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { EnvError, isLoopbackHost, parseEnv } from '../lib/env';
+
+function problemsOf(source: Record<string, string>): string[] {
+  try {
+    parseEnv(source);
+  } catch (error) {
+    if (error instanceof EnvError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('configuration', () => {
+  it('defaults to a local demo on the embedded database', () => {
+    const env = parseEnv({});
+    expect(env.PORTICO_ISSUER).toBe('http://localhost:3000');
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.listenHost).toBe('127.0.0.1');
+    expect(env.listenPort).toBe(3000);
+    expect(env.issuerIsHttps).toBe(false);
+    expect(env.PORTICO_DEMO_SEED).toBe(true);
+  });
+
+  it('refuses a plain-http issuer on a non-loopback host, naming the variable and TLS', () => {
+    const problems = problemsOf({ PORTICO_ISSUER: 'http://example.com' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^PORTICO_ISSUER: /);
+    expect(problems[0]).toMatch(/TLS/);
+  });
+
+  it.each(['http://localhost:3000', 'http://127.0.0.1:8080', 'http://127.10.0.1', 'http://[::1]:3000', 'https://id.example.com'])(
+    'accepts the issuer %s',
+    (issuer) => {
+      expect(problemsOf({ PORTICO_ISSUER: issuer })).toEqual([]);
+    },
+  );
+
+  it('rejects an issuer with a path, a query or credentials', () => {
+    for (const issuer of ['https://id.example.com/tenant', 'https://id.example.com/?x=1', 'https://user:pw@id.example.com']) {
+      expect(problemsOf({ PORTICO_ISSUER: issuer })[0]).toMatch(/bare origin/);
+    }
+  });
+
+  it('rejects a malformed DATABASE_URL with a message that says what is expected', () => {
+    const problems = problemsOf({ DATABASE_URL: 'not a url' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^DATABASE_URL: must be a PostgreSQL URL/);
+    expect(problemsOf({ DATABASE_URL: 'mysql://127.0.0.1/db' })[0]).toMatch(/^DATABASE_URL/);
+  });
+
+  it('treats an empty DATABASE_URL as unset', () => {
+    expect(parseEnv({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
+  });
+
+  it('checks the secret key format and says how to generate one', () => {
+    expect(problemsOf({ PORTICO_SECRET_KEY: 'short' })[0]).toMatch(/^PORTICO_SECRET_KEY: .*randomBytes\(32\)/);
+    expect(problemsOf({ PORTICO_SECRET_KEY: 'A'.repeat(43) })).toEqual([]);
+  });
+
+  it('reports every bad variable at once', () => {
+    const problems = problemsOf({ PORTICO_ISSUER: 'ftp://x', PORTICO_PORT: 'abc', PORTICO_DEMO_PASSWORD: 'short' });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORTICO_DEMO_PASSWORD', 'PORTICO_ISSUER', 'PORTICO_PORT']);
+  });
+
+  it('listens on all interfaces for a public issuer', () => {
+    const env = parseEnv({ PORTICO_ISSUER: 'https://id.example.com' });
+    expect(env.listenHost).toBe('0.0.0.0');
+    expect(env.listenPort).toBe(3000);
+    expect(env.issuerIsHttps).toBe(true);
+  });
+
+  it('knows loopback hosts (RFC 8252 §7.3)', () => {
+    expect(['localhost', '127.0.0.1', '127.255.0.9', '[::1]', 'app.localhost'].every(isLoopbackHost)).toBe(true);
+    expect(['example.com', '10.0.0.1', '128.0.0.1', 'localhost.example.com', '::2'].some(isLoopbackHost)).toBe(false);
+  });
+});

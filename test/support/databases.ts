@@ -1,0 +1,63 @@
+// Scratch databases for tests: a fresh PostgreSQL database per suite when DATABASE_URL is set (created here,
+// dropped afterwards, so runs never collide), else a throwaway in-memory PGlite.
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { drizzleFor, openRawDatabase, type Database, type RawDatabase } from '../../lib/db/client';
+import { migrateDatabase } from '../../lib/db/migrate';
+import { env } from '../../lib/env';
+
+/** Creates an empty database next to the one `baseUrl` names and returns its URL. */
+export async function createScratchPostgres(baseUrl: string, prefix = 'portico_test'): Promise<string> {
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database "${name}"`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function dropScratchPostgres(baseUrl: string, scratchUrl: string): Promise<void> {
+  const name = new URL(scratchUrl).pathname.slice(1);
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+}
+
+export interface TestDatabase {
+  raw: RawDatabase;
+  db: Database;
+  kind: 'postgres' | 'pglite';
+  /** The scratch database's URL (PostgreSQL only): for a second connection or another process. */
+  url?: string;
+  close(): Promise<void>;
+}
+
+/** A migrated, empty database for one test file. */
+export async function openTestDatabase(): Promise<TestDatabase> {
+  const baseUrl = env().DATABASE_URL;
+  if (!baseUrl) {
+    const raw = await openRawDatabase({ embeddedLocation: 'memory://' });
+    await migrateDatabase(raw);
+    return { raw, db: drizzleFor(raw), kind: 'pglite', close: () => raw.close() };
+  }
+  const url = await createScratchPostgres(baseUrl);
+  const raw = await openRawDatabase({ databaseUrl: url, poolSize: 20 });
+  await migrateDatabase(raw);
+  return {
+    raw,
+    db: drizzleFor(raw),
+    kind: 'postgres',
+    url,
+    close: async () => {
+      await raw.close();
+      await dropScratchPostgres(baseUrl, url);
+    },
+  };
+}

@@ -1,6 +1,7 @@
 // Portico's HTTP server: oidc-provider's endpoints go straight to the provider (lib/oidc/bridge.ts), everything
 // else to Next.js. Run through `npm start` (production) or `npm run dev`.
-import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import next from 'next';
 import { bootPortico, type BootResult } from './lib/boot';
 import { envOrExit } from './lib/env';
@@ -18,38 +19,59 @@ try {
   process.exit(1);
 }
 
-const nextApp = next({ dev: development, dir: process.cwd(), hostname: env.listenHost, port: env.listenPort });
+const nextApp = next({ dev: development, dir: process.cwd(), hostname: env.listenHosts[0], port: env.listenPort });
 await nextApp.prepare();
 const handleNext = nextApp.getRequestHandler();
 const handleProvider = createProviderHandler(booted.runtime.provider, { https: env.issuerIsHttps });
 
-const server = createServer((req, res) => {
+function handle(req: IncomingMessage, res: ServerResponse) {
   const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
   if (isProviderPath(pathname)) {
     handleProvider(req, res);
     return;
   }
   void handleNext(req, res);
-});
+}
 
-server.on('error', (error: NodeJS.ErrnoException) => {
-  console.error(
-    error.code === 'EADDRINUSE'
-      ? `Portico cannot listen on ${env.listenHost}:${env.listenPort}: the port is in use. Stop the other program or set PORTICO_PORT.`
-      : `Portico's HTTP server failed: ${error.message}`,
-  );
-  process.exit(1);
-});
+/** Listens on one address; a loopback family the machine lacks (no IPv6) is skipped, anything else is fatal. */
+function listen(host: string): Promise<Server | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer(handle);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (host === '::1' && (error.code === 'EADDRNOTAVAIL' || error.code === 'EAFNOSUPPORT') && env.listenHosts.length > 1) {
+        resolve(undefined);
+        return;
+      }
+      console.error(
+        error.code === 'EADDRINUSE'
+          ? `Portico cannot listen on ${host} port ${env.listenPort}: the port is in use. Stop the other program or set PORTICO_PORT.`
+          : `Portico cannot listen on ${host} port ${env.listenPort}: ${error.message}`,
+      );
+      process.exit(1);
+    });
+    server.listen(env.listenPort, host, () => resolve(server));
+  });
+}
 
-server.listen(env.listenPort, env.listenHost, () => printBanner(env, booted));
+const servers = (await Promise.all(env.listenHosts.map(listen))).filter((server): server is Server => server !== undefined);
+printBanner(
+  env,
+  booted,
+  servers.map((server) => {
+    const { address, family, port } = server.address() as AddressInfo;
+    return family === 'IPv6' ? `[${address}]:${port}` : `${address}:${port}`;
+  }),
+);
 
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   console.log(`\n${signal}: stopping Portico…`);
-  server.close();
-  server.closeAllConnections();
+  for (const server of servers) {
+    server.close();
+    server.closeAllConnections();
+  }
   await booted.runtime.raw.close().catch(() => {});
   process.exit(0);
 }

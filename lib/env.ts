@@ -111,13 +111,15 @@ const schema = z.object({
         return false;
       }
     }, 'must be an https URL, or http on a loopback host'),
+  // Tests only: the Chromium that Playwright drives (Debian's package; browsers are never downloaded).
+  CHROMIUM_PATH: z.string().trim().min(1).default('/usr/bin/chromium'),
 });
 
 export type Env = z.infer<typeof schema> & {
   /** Absolute path of the data folder. */
   dataDir: string;
-  /** Where the HTTP server listens. */
-  listenHost: string;
+  /** Addresses the HTTP server listens on (both loopback families for a `localhost` issuer). */
+  listenHosts: string[];
   listenPort: number;
   issuerIsHttps: boolean;
 };
@@ -138,8 +140,15 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     ...parsed,
     dataDir: path.resolve(parsed.PORTICO_DATA_DIR),
     // A loopback issuer is a local run: listen on loopback only, on the issuer's own port, so that the
-    // demo (with its printed password) is not exposed to the network by default.
-    listenHost: parsed.PORTICO_HOST ?? (loopback ? '127.0.0.1' : '0.0.0.0'),
+    // demo (with its printed password) is not exposed to the network by default. Browsers may resolve
+    // `localhost` to ::1 or to 127.0.0.1, so both are served.
+    listenHosts: parsed.PORTICO_HOST
+      ? [parsed.PORTICO_HOST]
+      : loopback
+        ? issuer.hostname === 'localhost'
+          ? ['127.0.0.1', '::1']
+          : [issuer.hostname.replace(/^\[|\]$/g, '')]
+        : ['0.0.0.0'],
     listenPort: parsed.PORTICO_PORT ?? (loopback && issuerPort ? issuerPort : 3000),
     issuerIsHttps: issuer.protocol === 'https:',
   };

@@ -5,10 +5,10 @@ import { DatabaseUnavailableError, safeDatabaseLocation } from './db/client';
 import type { Env } from './env';
 import { SecretKeyMismatchError } from './security/at-rest';
 
-export function printBanner(env: Env, booted: BootResult): void {
+export function printBanner(env: Env, booted: BootResult, listening: string[]): void {
   const lines = [
     '',
-    `  Portico is running at ${env.PORTICO_ISSUER}  (listening on ${env.listenHost}:${env.listenPort})`,
+    `  Portico is running at ${env.PORTICO_ISSUER}  (listening on ${listening.join(', ')})`,
     `  Database: ${env.DATABASE_URL ? `PostgreSQL at ${safeDatabaseLocation(env.DATABASE_URL)}` : `embedded (PGlite) in ${env.dataDir}`}`,
     `  Discovery: ${env.PORTICO_ISSUER}/.well-known/openid-configuration`,
   ];

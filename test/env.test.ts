@@ -16,7 +16,7 @@ describe('configuration', () => {
     const env = parseEnv({});
     expect(env.PORTICO_ISSUER).toBe('http://localhost:3000');
     expect(env.DATABASE_URL).toBeUndefined();
-    expect(env.listenHost).toBe('127.0.0.1');
+    expect(env.listenHosts).toEqual(['127.0.0.1', '::1']);
     expect(env.listenPort).toBe(3000);
     expect(env.issuerIsHttps).toBe(false);
     expect(env.PORTICO_DEMO_SEED).toBe(true);
@@ -65,7 +65,7 @@ describe('configuration', () => {
 
   it('listens on all interfaces for a public issuer', () => {
     const env = parseEnv({ PORTICO_ISSUER: 'https://id.example.com' });
-    expect(env.listenHost).toBe('0.0.0.0');
+    expect(env.listenHosts).toEqual(['0.0.0.0']);
     expect(env.listenPort).toBe(3000);
     expect(env.issuerIsHttps).toBe(true);
   });

@@ -59,7 +59,7 @@ export default async function SignInPage(props: {
       <h1>Sign in to {context.app.name}</h1>
       <p>Use your {context.org.brand?.displayName ?? context.org.name} account.</p>
       {errorCode ? (
-        <div className="alert alert-error" role="alert">
+        <div className="alert alert-error" role="alert" data-testid="sign-in-error">
           {SIGN_IN_ERRORS[errorCode]}
         </div>
       ) : null}

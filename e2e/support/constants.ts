@@ -1,0 +1,22 @@
+// The fixed demo data the e2e server is started with (e2e/support/serve.ts) and the tests sign in with.
+export const E2E_PORT = 3210;
+export const E2E_ISSUER = `http://localhost:${E2E_PORT}`;
+export const DEMO = {
+  email: 'owner@e2e.portico.test',
+  password: 'e2e-demo-password-42',
+  clientId: 'e2e-demo-app-client',
+  clientSecret: 'e2e-demo-app-secret-0123456789abcdefghijklmnop',
+  redirectUri: 'http://127.0.0.1:4999/callback',
+} as const;
+
+export function demoEnvironment(port: number): Record<string, string> {
+  return {
+    PORTICO_ISSUER: `http://localhost:${port}`,
+    PORTICO_DEMO_EMAIL: DEMO.email,
+    PORTICO_DEMO_PASSWORD: DEMO.password,
+    PORTICO_DEMO_CLIENT_ID: DEMO.clientId,
+    PORTICO_DEMO_CLIENT_SECRET: DEMO.clientSecret,
+    PORTICO_DEMO_REDIRECT_URI: DEMO.redirectUri,
+    NODE_ENV: 'production',
+  };
+}

@@ -1,0 +1,63 @@
+// Starts a real Portico server process (server.ts, the production Next.js build) for end-to-end tests, on its
+// own data folder and, when DATABASE_URL is set, its own scratch PostgreSQL database.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { childProcessEnvironment, env } from '../../lib/env';
+import { createScratchPostgres, dropScratchPostgres } from '../../test/support/databases';
+import { demoEnvironment } from './constants';
+
+export interface PorticoStorage {
+  dataDir: string;
+  databaseUrl?: string;
+  dispose(): Promise<void>;
+}
+
+export async function createStorage(prefix: string): Promise<PorticoStorage> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), `${prefix}-`));
+  const baseUrl = env().DATABASE_URL;
+  if (!baseUrl) return { dataDir, dispose: async () => {} };
+  const databaseUrl = await createScratchPostgres(baseUrl, prefix.replaceAll('-', '_'));
+  return { dataDir, databaseUrl, dispose: () => dropScratchPostgres(baseUrl, databaseUrl) };
+}
+
+export interface RunningPortico {
+  process: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+/** Spawns server.ts and resolves once it prints that it is running. */
+export async function startPortico(port: number, storage: PorticoStorage, extra: Record<string, string> = {}): Promise<RunningPortico> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+    cwd: process.cwd(),
+    env: childProcessEnvironment({
+      ...demoEnvironment(port),
+      PORTICO_DATA_DIR: storage.dataDir,
+      DATABASE_URL: storage.databaseUrl,
+      ...extra,
+    }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Portico did not start within 90 s:\n${output}`)), 90_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Portico is running at')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`Portico exited with ${code} before starting:\n${output}`));
+    });
+  });
+  return { process: child, output: () => output, exited };
+}

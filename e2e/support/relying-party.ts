@@ -1,0 +1,83 @@
+// openid-client as the demo app's relying party, and a person signing in through the real browser.
+import { createServer, type Server } from 'node:http';
+import type { Page, TestInfo } from '@playwright/test';
+import * as oidc from 'openid-client';
+import { DEMO } from './constants';
+
+export async function demoRelyingParty(issuer: string, secret: string = DEMO.clientSecret): Promise<oidc.Configuration> {
+  return oidc.discovery(new URL(issuer), DEMO.clientId, undefined, oidc.ClientSecretBasic(secret), {
+    execute: [oidc.allowInsecureRequests], // loopback http issuer in tests
+  });
+}
+
+export interface AuthorizationRequest {
+  url: URL;
+  codeVerifier: string;
+  state: string;
+  nonce: string;
+}
+
+export async function newAuthorizationRequest(config: oidc.Configuration, scope = 'openid email profile'): Promise<AuthorizationRequest> {
+  const codeVerifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: DEMO.redirectUri,
+    scope,
+    code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+  });
+  return { url, codeVerifier, state, nonce };
+}
+
+let callbackServer: Promise<Server> | undefined;
+
+/** The demo app's redirect URI, served for real on loopback (a browser redirect cannot be routed reliably). */
+function ensureCallbackServer(): Promise<Server> {
+  callbackServer ??= new Promise((resolve, reject) => {
+    const redirect = new URL(DEMO.redirectUri);
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('callback reached');
+    });
+    server.once('error', reject);
+    server.listen(Number(redirect.port), redirect.hostname, () => {
+      server.unref();
+      resolve(server);
+    });
+  });
+  return callbackServer;
+}
+
+/** Returns a function that waits until the browser arrives at the demo redirect URI, and gives its URL. */
+export async function interceptCallback(page: Page): Promise<() => Promise<URL>> {
+  await ensureCallbackServer();
+  return async () => {
+    await page.waitForURL((url) => url.href.startsWith(DEMO.redirectUri));
+    return new URL(page.url());
+  };
+}
+
+export async function fillSignIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Signs the demo owner in through the card and exchanges the code: the whole authorization code + PKCE flow. */
+export async function signInAndExchange(page: Page, config: oidc.Configuration, testInfo?: TestInfo) {
+  const request = await newAuthorizationRequest(config);
+  const callback = await interceptCallback(page);
+  await page.goto(request.url.href);
+  if (testInfo) await page.screenshot({ path: testInfo.outputPath('sign-in-card.png'), fullPage: true });
+  await fillSignIn(page, DEMO.email, DEMO.password);
+  const callbackUrl = await callback();
+  const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+    pkceCodeVerifier: request.codeVerifier,
+    expectedState: request.state,
+    expectedNonce: request.nonce,
+  });
+  return { request, callbackUrl, tokens };
+}

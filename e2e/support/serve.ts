@@ -1,0 +1,23 @@
+// Playwright's web server: one Portico with the fixed e2e demo data, on scratch storage that is removed when
+// Playwright stops it.
+import { E2E_PORT } from './constants';
+import { createStorage, startPortico } from './portico-process';
+
+const storage = await createStorage('portico-e2e');
+const portico = await startPortico(E2E_PORT, storage);
+process.stdout.write(portico.output());
+portico.process.stdout?.pipe(process.stdout);
+portico.process.stderr?.pipe(process.stderr);
+
+async function stop() {
+  portico.process.kill('SIGTERM');
+  await portico.exited;
+  await storage.dispose();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());
+void portico.exited.then(async (code) => {
+  await storage.dispose();
+  process.exit(code ?? 1);
+});

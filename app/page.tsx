@@ -1,9 +1,13 @@
-import { runtime } from '@/lib/runtime';
+import { DEMO_CALLBACK_PATH } from '@/lib/env';
+import { db, runtime } from '@/lib/runtime';
+import { readDemoSeed } from '@/lib/seed/demo';
 
 export const dynamic = 'force-dynamic';
 
-export default function HomePage() {
+export default async function HomePage() {
   const issuer = runtime().env.PORTICO_ISSUER;
+  const demo = await readDemoSeed(db());
+  const demoTryable = demo?.redirectUri === `${issuer}${DEMO_CALLBACK_PATH}`;
   return (
     <main className="home">
       <h1>Portico</h1>
@@ -12,6 +16,13 @@ export default function HomePage() {
         them: an OpenID Connect / OAuth 2.1 provider, a gateway that makes risky actions wait for a human, and an approval
         central for operators.
       </p>
+      {demoTryable ? (
+        <p>
+          <a className="button button-inline" href="/demo/sign-in">
+            Try signing in to the demo app
+          </a>
+        </p>
+      ) : null}
       <h2>Where to go</h2>
       <ul>
         <li>

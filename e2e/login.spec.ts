@@ -19,6 +19,38 @@ test.describe('signing in to the demo app', () => {
     expect(userinfo.email).toBe(DEMO.email);
   });
 
+  test('refresh tokens rotate: the new one works, the spent one is refused and ends the grant', async ({ page }) => {
+    const config = await demoRelyingParty(E2E_ISSUER);
+    // OIDC Core §11: offline_access is honoured with prompt=consent; for an app's own client signing in is the consent.
+    const { tokens } = await signInAndExchange(page, config, undefined, 'openid offline_access', { prompt: 'consent' });
+    expect(tokens.refresh_token).toBeTruthy();
+    const rotated = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(rotated.refresh_token).toBeTruthy();
+    expect(rotated.refresh_token).not.toBe(tokens.refresh_token);
+    expect(rotated.access_token).not.toBe(tokens.access_token);
+
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // Reuse of a spent token is treated as theft (RFC 9700 §4.14.2): the whole grant is gone.
+    await expect(oidc.refreshTokenGrant(config, rotated.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  test('an app that asks for prompt=consent from a signed-in person gets a Continue step, not a consent screen', async ({ page }, testInfo) => {
+    const config = await demoRelyingParty(E2E_ISSUER);
+    await signInAndExchange(page, config); // leaves a session in this browser
+    const request = await newAuthorizationRequest(config, 'openid', { prompt: 'consent' });
+    const callback = await interceptCallback(page);
+    await page.goto(request.url.href);
+    await expect(page.getByRole('heading', { name: 'Continue to Demo App' })).toBeVisible();
+    await page.screenshot({ path: testInfo.outputPath('continue.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Continue' }).click();
+    const tokens = await oidc.authorizationCodeGrant(config, await callback(), {
+      pkceCodeVerifier: request.codeVerifier,
+      expectedState: request.state,
+      expectedNonce: request.nonce,
+    });
+    expect(tokens.claims()?.sub).toBeTruthy();
+  });
+
   test('the card names the app, and a wrong password is refused with a clear message', async ({ page }, testInfo) => {
     const config = await demoRelyingParty(E2E_ISSUER);
     const request = await newAuthorizationRequest(config);

@@ -100,22 +100,26 @@ const schema = z.object({
     z.string().regex(/^[A-Za-z0-9._~-]{8,128}$/, 'must be 8-128 URL-safe characters').optional(),
   ),
   PORTICO_DEMO_CLIENT_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
-  PORTICO_DEMO_REDIRECT_URI: z
-    .string()
-    .default('http://127.0.0.1:4000/callback')
-    .refine((value) => {
-      try {
-        const url = new URL(value);
-        return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
-      } catch {
-        return false;
-      }
-    }, 'must be an https URL, or http on a loopback host'),
+  PORTICO_DEMO_REDIRECT_URI: optionalText.pipe(
+    z
+      .string()
+      .refine((value) => {
+        try {
+          const url = new URL(value);
+          return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+        } catch {
+          return false;
+        }
+      }, 'must be an https URL, or http on a loopback host')
+      .optional(),
+  ),
   // Tests only: the Chromium that Playwright drives (Debian's package; browsers are never downloaded).
   CHROMIUM_PATH: z.string().trim().min(1).default('/usr/bin/chromium'),
 });
 
-export type Env = z.infer<typeof schema> & {
+export type Env = Omit<z.infer<typeof schema>, 'PORTICO_DEMO_REDIRECT_URI'> & {
+  /** Default: Portico's own stand-in page for the demo app, `<issuer>/demo/callback`. */
+  PORTICO_DEMO_REDIRECT_URI: string;
   /** Absolute path of the data folder. */
   dataDir: string;
   /** Addresses the HTTP server listens on (both loopback families for a `localhost` issuer). */
@@ -138,6 +142,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const issuerPort = issuer.port ? Number(issuer.port) : undefined;
   return {
     ...parsed,
+    PORTICO_DEMO_REDIRECT_URI: parsed.PORTICO_DEMO_REDIRECT_URI ?? `${parsed.PORTICO_ISSUER}${DEMO_CALLBACK_PATH}`,
     dataDir: path.resolve(parsed.PORTICO_DATA_DIR),
     // A loopback issuer is a local run: listen on loopback only, on the issuer's own port, so that the
     // demo (with its printed password) is not exposed to the network by default. Browsers may resolve
@@ -153,6 +158,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     issuerIsHttps: issuer.protocol === 'https:',
   };
 }
+
+/** Where the demo app's stand-in callback page lives (app/demo/callback). */
+export const DEMO_CALLBACK_PATH = '/demo/callback';
 
 let cached: Env | undefined;
 

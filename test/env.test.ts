@@ -63,6 +63,12 @@ describe('configuration', () => {
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORTICO_DEMO_PASSWORD', 'PORTICO_ISSUER', 'PORTICO_PORT']);
   });
 
+  it("points the demo app at Portico's own stand-in callback unless told otherwise", () => {
+    expect(parseEnv({ PORTICO_ISSUER: 'https://id.example.com' }).PORTICO_DEMO_REDIRECT_URI).toBe('https://id.example.com/demo/callback');
+    expect(parseEnv({ PORTICO_DEMO_REDIRECT_URI: 'http://127.0.0.1:4000/cb' }).PORTICO_DEMO_REDIRECT_URI).toBe('http://127.0.0.1:4000/cb');
+    expect(problemsOf({ PORTICO_DEMO_REDIRECT_URI: 'http://app.example.com/cb' })[0]).toMatch(/^PORTICO_DEMO_REDIRECT_URI/);
+  });
+
   it('listens on all interfaces for a public issuer', () => {
     const env = parseEnv({ PORTICO_ISSUER: 'https://id.example.com' });
     expect(env.listenHosts).toEqual(['0.0.0.0']);

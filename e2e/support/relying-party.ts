@@ -17,7 +17,11 @@ export interface AuthorizationRequest {
   nonce: string;
 }
 
-export async function newAuthorizationRequest(config: oidc.Configuration, scope = 'openid email profile'): Promise<AuthorizationRequest> {
+export async function newAuthorizationRequest(
+  config: oidc.Configuration,
+  scope = 'openid email profile',
+  extra: Record<string, string> = {},
+): Promise<AuthorizationRequest> {
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
@@ -28,6 +32,7 @@ export async function newAuthorizationRequest(config: oidc.Configuration, scope 
     code_challenge_method: 'S256',
     state,
     nonce,
+    ...extra,
   });
   return { url, codeVerifier, state, nonce };
 }
@@ -67,8 +72,14 @@ export async function fillSignIn(page: Page, email: string, password: string): P
 }
 
 /** Signs the demo owner in through the card and exchanges the code: the whole authorization code + PKCE flow. */
-export async function signInAndExchange(page: Page, config: oidc.Configuration, testInfo?: TestInfo) {
-  const request = await newAuthorizationRequest(config);
+export async function signInAndExchange(
+  page: Page,
+  config: oidc.Configuration,
+  testInfo?: TestInfo,
+  scope?: string,
+  extra?: Record<string, string>,
+) {
+  const request = await newAuthorizationRequest(config, scope, extra);
   const callback = await interceptCallback(page);
   await page.goto(request.url.href);
   if (testInfo) await page.screenshot({ path: testInfo.outputPath('sign-in-card.png'), fullPage: true });

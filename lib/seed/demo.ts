@@ -77,3 +77,11 @@ export async function seedDemo(db: Database, input: DemoSeedInput): Promise<Demo
     } as const;
   });
 }
+
+/** What the seed recorded about the demo app, if it ran. */
+export async function readDemoSeed(db: Database): Promise<{ clientId: string; redirectUri: string } | undefined> {
+  const [row] = await db.select().from(systemState).where(sql`${systemState.key} = ${SEED_KEY}`);
+  const value = row?.value as { clientId?: unknown; redirectUri?: unknown } | undefined;
+  if (typeof value?.clientId !== 'string' || typeof value.redirectUri !== 'string') return undefined;
+  return { clientId: value.clientId, redirectUri: value.redirectUri };
+}

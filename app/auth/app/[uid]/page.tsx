@@ -43,6 +43,21 @@ export default async function SignInPage(props: {
     );
   }
 
+  if (interaction.prompt.name === 'consent' && context.clientKind === 'app') {
+    return (
+      <SignInFrame org={context.org}>
+        <AppHeader app={context.app} />
+        <h1>Continue to {context.app.name}</h1>
+        <p>You are signed in. {context.app.name} asks you to confirm before it continues.</p>
+        <form method="post" action={`/auth/app/${uid}/continue`}>
+          <button className="button" type="submit">
+            Continue
+          </button>
+        </form>
+      </SignInFrame>
+    );
+  }
+
   if (interaction.prompt.name !== 'login') {
     return (
       <SignInFrame org={context.org}>

@@ -2,6 +2,7 @@
 // A plain form POST (not a server action) so that any client, scripted or not, can complete it. The interaction
 // cookie is SameSite=Lax and scoped to /auth/app/<uid>, so a cross-site POST carries no interaction.
 import { authenticateWithPassword } from '@/lib/accounts/users';
+import { findAppSignInContext } from '@/lib/clients/app-context';
 import { findInteraction, finishInteraction } from '@/lib/oidc/interactions';
 import { db, runtime } from '@/lib/runtime';
 import { isInteractionUid, type SignInErrorCode } from '../../sign-in-errors';
@@ -40,6 +41,9 @@ export async function POST(request: Request, { params }: { params: Promise<{ uid
   const result = await authenticateWithPassword(db(), email, password);
   if (!result.ok) return back(result.reason);
 
-  const resumeUrl = await finishInteraction(provider, cookieHeader, uid, { login: { accountId: result.user.id } });
+  // An app's own client is first-party: signing in is the consent (also when the app asked for prompt=consent).
+  const context = await findAppSignInContext(db(), String(lookup.interaction.params.client_id ?? ''));
+  const login = { accountId: result.user.id };
+  const resumeUrl = await finishInteraction(provider, cookieHeader, uid, context?.clientKind === 'app' ? { login, consent: {} } : { login });
   return seeOther(resumeUrl);
 }

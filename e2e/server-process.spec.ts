@@ -49,3 +49,26 @@ test('a second process on the same embedded data folder is refused with a clear 
     await storage.dispose();
   }
 });
+
+test('a newcomer can try the demo sign-in from the home page, with nothing configured', async ({ page }, testInfo) => {
+  const storage = await createStorage('portico-newcomer');
+  const portico = await startPortico(PORT + 2, storage, { PORTICO_DEMO_PASSWORD: '', PORTICO_DEMO_CLIENT_ID: '', PORTICO_DEMO_CLIENT_SECRET: '', PORTICO_DEMO_REDIRECT_URI: '', PORTICO_DEMO_EMAIL: '' });
+  try {
+    const printed = /password:\s+(\S+)\s+\(generated; shown only now\)/.exec(portico.output());
+    expect(printed?.[1]).toBeTruthy();
+    expect(portico.output()).toMatch(/client_secret:\s+\S{43}\s+\(generated; shown only now\)/);
+    await page.goto(`http://localhost:${PORT + 2}/`);
+    await page.screenshot({ path: testInfo.outputPath('home.png'), fullPage: true });
+    await page.getByRole('link', { name: 'Try signing in to the demo app' }).click();
+    await expect(page.getByRole('heading', { name: 'Sign in to Demo App' })).toBeVisible();
+    await page.getByLabel('Email').fill('owner@demo.portico.test');
+    await page.getByLabel('Password').fill(printed![1]!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('heading', { name: 'Signed in to Demo App' })).toBeVisible();
+    await page.screenshot({ path: testInfo.outputPath('demo-callback.png'), fullPage: true });
+  } finally {
+    portico.process.kill('SIGTERM');
+    await portico.exited;
+    await storage.dispose();
+  }
+});

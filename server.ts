@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import next from 'next';
 import { bootPortico, type BootResult } from './lib/boot';
 import { envOrExit } from './lib/env';
+import { CLIENT_IP_HEADER, clientIpOf } from './lib/http/client-ip';
 import { createProviderHandler, isProviderPath } from './lib/oidc/bridge';
 import { describeStartupFailure, printBanner } from './lib/startup-messages';
 
@@ -25,6 +26,7 @@ const handleNext = nextApp.getRequestHandler();
 const handleProvider = createProviderHandler(booted.runtime.provider, { https: env.issuerIsHttps });
 
 function handle(req: IncomingMessage, res: ServerResponse) {
+  req.headers[CLIENT_IP_HEADER] = clientIpOf(req, env.PORTICO_TRUST_PROXY);
   const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
   if (isProviderPath(pathname)) {
     handleProvider(req, res);

@@ -36,6 +36,7 @@ export async function bootPortico(env: Env): Promise<BootResult> {
       keys,
       trustProxy: env.PORTICO_TRUST_PROXY,
       secureCookies: env.issuerIsHttps,
+      refreshTokenReuseGraceSeconds: env.PORTICO_REFRESH_REUSE_GRACE_SECONDS,
     });
     const runtime: PorticoRuntime = { env, raw, provider };
     installRuntime(runtime);

@@ -93,6 +93,12 @@ const schema = z.object({
       .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 random bytes in base64url (43 characters); generate one with: node -e "console.log(require(\'crypto\').randomBytes(32).toString(\'base64url\'))"')
       .optional(),
   ),
+  PORTICO_REFRESH_REUSE_GRACE_SECONDS: z.coerce
+    .number({ error: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(0, 'must be between 0 and 60')
+    .max(60, 'must be between 0 and 60 (a longer window weakens refresh token reuse detection)')
+    .default(5),
   PORTICO_DEMO_SEED: boolean.default(true),
   PORTICO_DEMO_EMAIL: optionalText.pipe(z.email('must be an email address').optional()),
   PORTICO_DEMO_PASSWORD: optionalText.pipe(z.string().min(12, 'must be at least 12 characters').optional()),

@@ -10,7 +10,7 @@ describe('oidc-provider adapter on drizzle', () => {
   let Adapter: ReturnType<typeof createAdapterClass>;
   beforeAll(async () => {
     database = await openTestDatabase();
-    Adapter = createAdapterClass(() => database.db, 'placeholder');
+    Adapter = createAdapterClass(() => database.db, { clientSecretPlaceholder: 'placeholder', refreshTokenReuseGraceSeconds: 0 });
   });
   afterAll(async () => database.close());
 
@@ -59,6 +59,30 @@ describe('oidc-provider adapter on drizzle', () => {
 
     expect(await tokens.find('at-c')).toBeUndefined();
     expect(await grants.find('grant-c')).toBeUndefined();
+  });
+
+  it('lets a just-rotated refresh token be replayed within the grace interval, and only then', async () => {
+    const Graceful = createAdapterClass(() => database.db, { clientSecretPlaceholder: 'placeholder', refreshTokenReuseGraceSeconds: 60 });
+    const refresh = new Graceful('RefreshToken');
+    const codes = new Graceful('AuthorizationCode');
+    await refresh.upsert('rt-g', { grantId: 'grant-g', kind: 'RefreshToken' }, 600);
+    await codes.upsert('code-g', { grantId: 'grant-g2', kind: 'AuthorizationCode' }, 60);
+    await refresh.consume('rt-g');
+    // Within the interval the token still looks unconsumed and may be consumed again, concurrently too.
+    expect((await refresh.find('rt-g'))?.consumed).toBeUndefined();
+    await Promise.all([refresh.consume('rt-g'), refresh.consume('rt-g')]);
+    // The grace applies to refresh tokens only: a code stays strictly single use.
+    await codes.consume('code-g');
+    await expect(codes.consume('code-g')).rejects.toBeInstanceOf(errors.InvalidGrant);
+
+    // After the interval: consumed, and a further consume revokes the grant.
+    await database.db
+      .update(oidcPayloads)
+      .set({ consumedAt: sql`now() - interval '61 seconds'` })
+      .where(and(eq(oidcPayloads.kind, 'RefreshToken'), eq(oidcPayloads.id, 'rt-g')));
+    expect(typeof (await refresh.find('rt-g'))?.consumed).toBe('number');
+    await expect(refresh.consume('rt-g')).rejects.toBeInstanceOf(errors.InvalidGrant);
+    expect(await refresh.find('rt-g')).toBeUndefined();
   });
 
   it('reports consumption to oidc-provider as a `consumed` timestamp', async () => {

@@ -1,6 +1,7 @@
 // Rules the database itself enforces, whatever the code does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMembership, createOrganization } from '../lib/accounts/organizations';
+import { addMember } from '../lib/accounts/memberships';
+import { createOrganization } from '../lib/accounts/organizations';
 import { createUser } from '../lib/accounts/users';
 import { createApp } from '../lib/clients/apps';
 import { hashClientSecret, verifyClientSecret } from '../lib/clients/secrets';
@@ -49,7 +50,7 @@ describe('schema rules', () => {
 
   it('an app gets its own confidential client whose secret is stored only as a hash', async () => {
     const owner = await createUser(database.db, { email: 'owner@acme.test', name: 'Owner', passwordHash: 'x' });
-    await addMembership(database.db, { orgId, userId: owner.id, role: 'owner' });
+    await addMember(database.db, { orgId, userId: owner.id, role: 'owner' });
     const created = await createApp(database.db, {
       orgId,
       slug: 'billing',

@@ -2,6 +2,7 @@
 import type { Queryable } from '../db/client';
 import { memberships, organizations } from '../db/schema';
 
+
 export type Organization = typeof organizations.$inferSelect;
 export type MembershipRole = (typeof memberships.$inferSelect)['role'];
 
@@ -9,8 +10,4 @@ export async function createOrganization(db: Queryable, input: { slug: string; n
   const [org] = await db.insert(organizations).values(input).returning();
   if (!org) throw new Error('organization insert returned nothing');
   return org;
-}
-
-export async function addMembership(db: Queryable, input: { orgId: string; userId: string; role: MembershipRole }): Promise<void> {
-  await db.insert(memberships).values(input);
 }

@@ -2,12 +2,15 @@
 // request, never from display values in the query string.
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { apps, clients, organizations } from '../db/schema';
+import { apps, clients, organizations, redirectUris } from '../db/schema';
 
 export interface AppSignInContext {
   clientKind: 'app' | 'external' | 'dynamic' | 'cimd';
-  app: { id: string; name: string; avatarUrl: string | null; publishOrigin: string };
+  app: { id: string; name: string; avatarUrl: string | null; publishOrigin: string | null };
+  /** The client's registered redirect URIs (dev-only ones excluded). */
+  redirectUris: string[];
   org: {
+    id: string;
     name: string;
     brand: { displayName: string; logoUrl: string | null; primaryColor: string | null; backgroundColor: string | null } | null;
   };
@@ -23,11 +26,17 @@ export async function findAppSignInContext(db: Queryable, clientId: string): Pro
     .limit(1);
   if (!row || row.client.revokedAt) return undefined;
   const { org } = row;
+  const registered = await db
+    .select({ uri: redirectUris.uri, devOnly: redirectUris.devOnly })
+    .from(redirectUris)
+    .where(eq(redirectUris.clientId, clientId));
   const branded = org.brandDisplayName || org.brandLogoUrl || org.brandPrimaryColor || org.brandBackgroundColor;
   return {
     clientKind: row.client.kind,
     app: { id: row.app.id, name: row.app.name, avatarUrl: row.app.avatarUrl, publishOrigin: row.app.publishOrigin },
+    redirectUris: registered.filter((uri) => !uri.devOnly).map((uri) => uri.uri),
     org: {
+      id: org.id,
       name: org.name,
       brand: branded
         ? {
@@ -39,4 +48,16 @@ export async function findAppSignInContext(db: Queryable, clientId: string): Pro
         : null,
     },
   };
+}
+
+/**
+ * The address the sign-in card shows for the app. It comes from the request only when the client is the app's
+ * own and the redirect URI is registered for it by exact match; otherwise the app's known publish address;
+ * otherwise nothing. An unvalidated value from the query string is never shown.
+ */
+export function displayedAppAddress(context: AppSignInContext, requestedRedirectUri: unknown): string | undefined {
+  if (context.clientKind === 'app' && typeof requestedRedirectUri === 'string' && context.redirectUris.includes(requestedRedirectUri)) {
+    return new URL(requestedRedirectUri).origin;
+  }
+  return context.app.publishOrigin ?? undefined;
 }

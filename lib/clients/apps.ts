@@ -1,6 +1,7 @@
 // Apps an organization publishes: each one is a protected resource with a fixed identity and its own
 // confidential OIDC client, so a token for one app can never be used at another.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { and, eq, isNull, like } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { apps, clientSecrets, clients, redirectUris } from '../db/schema';
 import { generateClientSecret, hashClientSecret } from './secrets';
@@ -64,4 +65,52 @@ export async function createApp(db: Queryable, input: CreateAppInput): Promise<C
     await db.insert(redirectUris).values(input.redirectUris.map((uri) => ({ clientId, uri })));
   }
   return { app, clientId, clientSecret };
+}
+
+const RESOURCE_PATH = '/api/mcp';
+
+/** The origin a resource indicator names, when it has the form `<origin>/api/mcp` (RFC 8707 §2: no fragment). */
+export function originOfAppResource(resource: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(resource);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  if (url.pathname !== RESOURCE_PATH || url.search || url.hash || url.username || url.password) return undefined;
+  if (resource !== `${url.origin}${RESOURCE_PATH}`) return undefined; // only the canonical spelling names an app
+  return url.origin;
+}
+
+/**
+ * The app a resource indicator names. An app is reached at the origins its own client redirects to: the same list
+ * that authenticates the app's sign-ins names its resource, so there is no second table to drift from it.
+ * Two apps claiming one origin name no app at all.
+ */
+export async function findAppByResource(db: Queryable, resource: string): Promise<App | undefined> {
+  const origin = originOfAppResource(resource);
+  if (!origin) return undefined;
+  const rows = await db
+    .select({ app: apps, uri: redirectUris.uri })
+    .from(redirectUris)
+    .innerJoin(clients, eq(clients.id, redirectUris.clientId))
+    .innerJoin(apps, eq(apps.id, clients.appId))
+    .where(and(eq(clients.kind, 'app'), isNull(clients.revokedAt), eq(redirectUris.devOnly, false), like(redirectUris.uri, `${origin}/%`)));
+  const matching = new Map<string, App>();
+  for (const row of rows) {
+    if (new URL(row.uri).origin === origin) matching.set(row.app.id, row.app);
+  }
+  return matching.size === 1 ? [...matching.values()][0] : undefined;
+}
+
+export async function findAppByIdentity(db: Queryable, identity: string): Promise<App | undefined> {
+  const [app] = await db.select().from(apps).where(eq(apps.identity, identity)).limit(1);
+  return app;
+}
+
+export async function findAppById(db: Queryable, id: string): Promise<App | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  const [app] = await db.select().from(apps).where(eq(apps.id, id)).limit(1);
+  return app;
 }

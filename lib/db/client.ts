@@ -95,3 +95,8 @@ export function safeDatabaseLocation(url: string): string {
     return '(unparseable DATABASE_URL)';
   }
 }
+
+/** Rows of a raw `db.execute(sql...)`: postgres.js returns an array, PGlite an object with `rows`. */
+export function rowsOf<Row>(result: unknown): Row[] {
+  return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
+}

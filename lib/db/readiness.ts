@@ -1,6 +1,6 @@
 // Readiness for load balancers: the database answers and holds every migration this build ships.
 import { sql } from 'drizzle-orm';
-import type { Database } from './client';
+import { rowsOf, type Database } from './client';
 import { latestShippedMigration } from './migrate';
 
 export type Readiness = { ready: true } | { ready: false; reason: 'database_unreachable' | 'migrations_pending' };
@@ -8,10 +8,8 @@ export type Readiness = { ready: true } | { ready: false; reason: 'database_unre
 export async function checkReadiness(db: Database): Promise<Readiness> {
   let applied: number;
   try {
-    const rows = await db.execute<{ latest: string | null }>(sql`select max(created_at)::text as latest from drizzle.__drizzle_migrations`);
-    // postgres.js returns an array, PGlite an object with rows.
-    const list = (Array.isArray(rows) ? rows : (rows as unknown as { rows: { latest: string | null }[] }).rows) as { latest: string | null }[];
-    applied = Number(list[0]?.latest ?? 0);
+    const result = await db.execute(sql`select max(created_at)::text as latest from drizzle.__drizzle_migrations`);
+    applied = Number(rowsOf<{ latest: string | null }>(result)[0]?.latest ?? 0);
   } catch {
     return { ready: false, reason: 'database_unreachable' };
   }

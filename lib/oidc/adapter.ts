@@ -21,7 +21,24 @@ export async function revokeWholeGrant(db: Database, grantId: string): Promise<v
     .where(or(eq(oidcPayloads.grantId, grantId), and(eq(oidcPayloads.kind, 'Grant'), eq(oidcPayloads.id, grantId))));
 }
 
-export function createAdapterClass(db: () => Database, clientSecretPlaceholder: string) {
+export interface AdapterOptions {
+  clientSecretPlaceholder: string;
+  /**
+   * Seconds during which a just-rotated refresh token may be presented again. MCP clients that run several
+   * processes (or retry after a lost response) replay a token that another of them has just rotated; inside this
+   * interval that replay succeeds and gets its own new token. After it, reuse is treated as theft and revokes the
+   * whole grant (RFC 9700 §4.14.2).
+   */
+  refreshTokenReuseGraceSeconds: number;
+}
+
+export function createAdapterClass(db: () => Database, options: AdapterOptions) {
+  const graceSeconds = options.refreshTokenReuseGraceSeconds;
+  const withinGrace = (kind: string) =>
+    kind === 'RefreshToken' && graceSeconds > 0
+      ? sql<boolean>`(${oidcPayloads.consumedAt} > now() - make_interval(secs => ${graceSeconds}))`
+      : sql<boolean>`false`;
+
   return class PorticoAdapter implements Adapter {
     constructor(private readonly kind: string) {}
 
@@ -30,6 +47,8 @@ export function createAdapterClass(db: () => Database, clientSecretPlaceholder: 
       const values = {
         payload: payload as Record<string, unknown>,
         grantId: payload.grantId ?? null,
+        accountId: payload.accountId ?? null,
+        clientId: payload.clientId ?? null,
         uid: payload.uid ?? null,
         userCode: payload.userCode ?? null,
         expiresAt,
@@ -42,7 +61,7 @@ export function createAdapterClass(db: () => Database, clientSecretPlaceholder: 
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.kind === 'Client') {
-        return (await loadClientMetadata(db(), id, clientSecretPlaceholder)) as AdapterPayload | undefined;
+        return (await loadClientMetadata(db(), id, options.clientSecretPlaceholder)) as AdapterPayload | undefined;
       }
       return this.findWhere(eq(oidcPayloads.id, id));
     }
@@ -57,18 +76,21 @@ export function createAdapterClass(db: () => Database, clientSecretPlaceholder: 
 
     private async findWhere(condition: ReturnType<typeof eq>): Promise<AdapterPayload | undefined> {
       const [row] = await db()
-        .select({ payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt })
+        .select({ payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt, inGrace: withinGrace(this.kind) })
         .from(oidcPayloads)
         .where(and(eq(oidcPayloads.kind, this.kind), condition, notExpired()))
         .limit(1);
-      return row ? withConsumed(row.payload, row.consumedAt) : undefined;
+      if (!row) return undefined;
+      // A refresh token consumed moments ago is shown as unconsumed: the replay is allowed (see AdapterOptions).
+      return withConsumed(row.payload, row.inGrace ? null : row.consumedAt);
     }
 
     /**
      * Single use, enforced by the database: only the first of concurrent consumers flips consumed_at.
      * oidc-provider checks `consumed` after a read and consumes later, so two parallel redemptions could both pass
      * its check; the loser lands here, and is treated like the replay it is (RFC 6749 §4.1.2, RFC 9700 §4.5.3):
-     * the grant and every token issued from it are revoked.
+     * the grant and every token issued from it are revoked. A refresh token inside its reuse grace interval is the
+     * exception: it may be consumed again.
      */
     async consume(id: string): Promise<void> {
       const claimed = await db()
@@ -78,10 +100,11 @@ export function createAdapterClass(db: () => Database, clientSecretPlaceholder: 
         .returning({ id: oidcPayloads.id });
       if (claimed.length === 1) return;
       const [row] = await db()
-        .select({ grantId: oidcPayloads.grantId })
+        .select({ grantId: oidcPayloads.grantId, inGrace: withinGrace(this.kind) })
         .from(oidcPayloads)
         .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, id)))
         .limit(1);
+      if (row?.inGrace) return;
       if (row?.grantId) await revokeWholeGrant(db(), row.grantId);
       throw new errors.InvalidGrant(`${this.kind} already consumed`);
     }

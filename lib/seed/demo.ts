@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { systemState, users } from '../db/schema';
-import { addMembership, createOrganization } from '../accounts/organizations';
+import { addMember } from '../accounts/memberships';
+import { createOrganization } from '../accounts/organizations';
 import { hashPassword } from '../accounts/passwords';
 import { createUser } from '../accounts/users';
 import { createApp } from '../clients/apps';
@@ -49,7 +50,7 @@ export async function seedDemo(db: Database, input: DemoSeedInput): Promise<Demo
     const email = input.email ?? 'owner@demo.portico.test';
     const org = await createOrganization(tx, { slug: 'demo', name: 'Demo Organization' });
     const owner = await createUser(tx, { email, name: 'Demo Owner', passwordHash });
-    await addMembership(tx, { orgId: org.id, userId: owner.id, role: 'owner' });
+    await addMember(tx, { orgId: org.id, userId: owner.id, role: 'owner' });
     const redirect = new URL(input.redirectUri);
     const created = await createApp(tx, {
       orgId: org.id,

@@ -15,7 +15,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { organizations } from './accounts';
+import { organizations, teams } from './accounts';
 
 export const apps = pgTable(
   'apps',
@@ -110,4 +110,21 @@ export const redirectUris = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('redirect_uris_client_uri_key').on(t.clientId, t.uri)],
+);
+
+/** A scope on one app granted to every member of a team (never to agents: they hold direct grants only). */
+export const teamGrants = pgTable(
+  'team_grants',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    scope: text('scope').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('team_grants_team_app_scope_key').on(t.teamId, t.appId, t.scope)],
 );

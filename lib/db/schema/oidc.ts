@@ -1,5 +1,5 @@
 // Storage for oidc-provider's models and the key material every instance shares.
-import { index, jsonb, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core';
 
 /** One table for every oidc-provider model except Client (read from `clients`). */
 export const oidcPayloads = pgTable(
@@ -10,6 +10,9 @@ export const oidcPayloads = pgTable(
     kind: text('kind').notNull(),
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
     grantId: text('grant_id'),
+    /** Copied from the payload so that a person's or a client's grants can be found and revoked by index. */
+    accountId: text('account_id'),
+    clientId: text('client_id'),
     uid: text('uid'),
     userCode: text('user_code'),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
@@ -18,6 +21,8 @@ export const oidcPayloads = pgTable(
   (t) => [
     primaryKey({ columns: [t.kind, t.id] }),
     index('oidc_payloads_grant_idx').on(t.grantId),
+    index('oidc_payloads_account_idx').on(t.accountId),
+    index('oidc_payloads_client_idx').on(t.clientId),
     index('oidc_payloads_uid_idx').on(t.uid),
     index('oidc_payloads_user_code_idx').on(t.userCode),
     index('oidc_payloads_expires_idx').on(t.expiresAt),
@@ -40,3 +45,15 @@ export const cookieKeys = pgTable('cookie_keys', {
   keyEncrypted: text('key_encrypted').notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** Fixed-window counters shared by every instance (login throttling, registration limits). */
+export const rateLimits = pgTable(
+  'rate_limits',
+  {
+    key: text('key').notNull(),
+    windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
+    count: integer('count').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.windowStart] }), index('rate_limits_expires_idx').on(t.expiresAt)],
+);

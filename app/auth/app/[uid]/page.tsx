@@ -3,11 +3,11 @@
 import type { Metadata } from 'next';
 import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
-import { findAppSignInContext } from '@/lib/clients/app-context';
+import { displayedAppAddress, findAppSignInContext } from '@/lib/clients/app-context';
 import { findInteraction } from '@/lib/oidc/interactions';
 import { db, runtime } from '@/lib/runtime';
 import { AppHeader, SignInFrame } from '../_components/sign-in-frame';
-import { isInteractionUid, SIGN_IN_ERRORS, type SignInErrorCode } from '../sign-in-errors';
+import { isInteractionUid, isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Sign in' };
@@ -19,7 +19,7 @@ export default async function SignInPage(props: {
   const { uid } = await props.params;
   if (!isInteractionUid(uid)) notFound();
   const searchParams = await props.searchParams;
-  const errorCode = typeof searchParams.error === 'string' && searchParams.error in SIGN_IN_ERRORS ? (searchParams.error as SignInErrorCode) : undefined;
+  const errorCode = isSignInErrorCode(searchParams.error) ? searchParams.error : undefined;
 
   const lookup = await findInteraction(runtime().provider, (await headers()).get('cookie'), uid);
   if (!lookup.ok) {
@@ -43,10 +43,12 @@ export default async function SignInPage(props: {
     );
   }
 
+  const address = displayedAppAddress(context, interaction.params.redirect_uri);
+
   if (interaction.prompt.name === 'consent' && context.clientKind === 'app') {
     return (
       <SignInFrame org={context.org}>
-        <AppHeader app={context.app} />
+        <AppHeader app={context.app} address={address} />
         <h1>Continue to {context.app.name}</h1>
         <p>You are signed in. {context.app.name} asks you to confirm before it continues.</p>
         <form method="post" action={`/auth/app/${uid}/continue`}>
@@ -61,7 +63,7 @@ export default async function SignInPage(props: {
   if (interaction.prompt.name !== 'login') {
     return (
       <SignInFrame org={context.org}>
-        <AppHeader app={context.app} />
+        <AppHeader app={context.app} address={address} />
         <h1>Consent is not available yet</h1>
         <p>This application asks for a consent step that this Portico version does not offer.</p>
       </SignInFrame>
@@ -70,12 +72,13 @@ export default async function SignInPage(props: {
 
   return (
     <SignInFrame org={context.org}>
-      <AppHeader app={context.app} />
+      <AppHeader app={context.app} address={address} />
       <h1>Sign in to {context.app.name}</h1>
       <p>Use your {context.org.brand?.displayName ?? context.org.name} account.</p>
       {errorCode ? (
         <div className="alert alert-error" role="alert" data-testid="sign-in-error">
           {SIGN_IN_ERRORS[errorCode]}
+          {errorCode === 'not_a_member' ? ` (${context.org.name})` : null}
         </div>
       ) : null}
       <form method="post" action={`/auth/app/${uid}/login`}>

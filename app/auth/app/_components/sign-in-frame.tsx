@@ -25,7 +25,7 @@ export function SignInFrame({ org, children }: { org?: AppSignInContext['org']; 
   );
 }
 
-export function AppHeader({ app }: { app: AppSignInContext['app'] }) {
+export function AppHeader({ app, address }: { app: AppSignInContext['app']; address?: string }) {
   return (
     <div className="app-header" data-testid="app-header">
       {app.avatarUrl ? (
@@ -37,7 +37,7 @@ export function AppHeader({ app }: { app: AppSignInContext['app'] }) {
       )}
       <div>
         <div className="app-name">{app.name}</div>
-        <div className="app-address">{app.publishOrigin}</div>
+        {address ? <div className="app-address">{address}</div> : null}
       </div>
     </div>
   );

@@ -3,7 +3,7 @@
 import { findAppSignInContext } from '@/lib/clients/app-context';
 import { findInteraction, finishInteraction } from '@/lib/oidc/interactions';
 import { db, runtime } from '@/lib/runtime';
-import { isInteractionUid } from '../../sign-in-errors';
+import { isInteractionUid } from '@/lib/oidc/sign-in-errors';
 
 export const dynamic = 'force-dynamic';
 

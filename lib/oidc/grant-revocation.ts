@@ -1,0 +1,38 @@
+// Ending grants from outside a protocol request: when a person leaves an organization, or a client is revoked.
+import { and, eq, inArray, isNotNull, or } from 'drizzle-orm';
+import type { Queryable } from '../db/client';
+import { apps, clients, oidcPayloads } from '../db/schema';
+
+/** Every client that reaches an app of the organization: the apps' own clients and clients bound to those apps. */
+function clientsOfOrganization(db: Queryable, orgId: string) {
+  return db
+    .select({ id: clients.id })
+    .from(clients)
+    .leftJoin(apps, eq(apps.id, clients.appId))
+    .where(or(eq(clients.orgId, orgId), eq(apps.orgId, orgId)));
+}
+
+/**
+ * Deletes the person's grants at the organization's clients, with every code and token issued from them.
+ * Access tokens already issued as JWTs cannot be recalled: they stay valid until they expire (10 minutes at most).
+ */
+export async function revokePersonGrantsInOrganization(db: Queryable, orgId: string, userId: string): Promise<number> {
+  const grants = await db
+    .select({ id: oidcPayloads.id })
+    .from(oidcPayloads)
+    .where(and(eq(oidcPayloads.kind, 'Grant'), eq(oidcPayloads.accountId, userId), inArray(oidcPayloads.clientId, clientsOfOrganization(db, orgId))));
+  const grantIds = grants.map((grant) => grant.id);
+  await db
+    .delete(oidcPayloads)
+    .where(
+      and(
+        eq(oidcPayloads.accountId, userId),
+        isNotNull(oidcPayloads.clientId),
+        or(
+          inArray(oidcPayloads.clientId, clientsOfOrganization(db, orgId)),
+          grantIds.length > 0 ? inArray(oidcPayloads.grantId, grantIds) : undefined,
+        ),
+      ),
+    );
+  return grantIds.length;
+}

@@ -1,0 +1,151 @@
+// oidc-provider with Portico's configuration on a loopback port, in-process, on a test database. Sign-ins go through
+// the same domain function as the sign-in card's form (completePasswordSignIn); only the HTML page is skipped.
+import { randomBytes } from 'node:crypto';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as oidc from 'openid-client';
+import type Provider from 'oidc-provider';
+import { addMember } from '../../lib/accounts/memberships';
+import { createOrganization } from '../../lib/accounts/organizations';
+import { hashPassword } from '../../lib/accounts/passwords';
+import { createUser, type User } from '../../lib/accounts/users';
+import { appResource, createApp, type CreatedApp } from '../../lib/clients/apps';
+import { createProviderHandler } from '../../lib/oidc/bridge';
+import { loadOrCreateKeyMaterial } from '../../lib/oidc/keys';
+import { completePasswordSignIn, type PasswordSignInOutcome } from '../../lib/oidc/password-sign-in';
+import { createProvider } from '../../lib/oidc/provider';
+import type { TestDatabase } from './databases';
+
+export interface Harness {
+  issuer: string;
+  provider: Provider;
+  close(): Promise<void>;
+}
+
+export async function startProviderHarness(database: TestDatabase, options: { refreshTokenReuseGraceSeconds?: number } = {}): Promise<Harness> {
+  let handler: RequestListener | undefined;
+  const server: Server = createServer((req, res) => (handler ? handler(req, res) : res.end()));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const keys = await loadOrCreateKeyMaterial(database.db, randomBytes(32));
+  const provider = createProvider({
+    issuer,
+    db: () => database.db,
+    keys,
+    trustProxy: false,
+    secureCookies: false,
+    refreshTokenReuseGraceSeconds: options.refreshTokenReuseGraceSeconds ?? 5,
+  });
+  handler = createProviderHandler(provider, { https: false });
+  return {
+    issuer,
+    provider,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface AppFixture extends CreatedApp {
+  orgId: string;
+  redirectUri: string;
+  resource: string;
+}
+
+let fixtureCounter = 0;
+
+export async function createOrgWithApp(database: TestDatabase, name: string): Promise<AppFixture> {
+  const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${++fixtureCounter}`;
+  const org = await createOrganization(database.db, { slug, name });
+  const origin = `https://${slug}.apps.test`;
+  const redirectUri = `${origin}/callback`;
+  const created = await createApp(database.db, { orgId: org.id, slug: 'app', name: `${name} App`, publishOrigin: origin, redirectUris: [redirectUri] });
+  return { ...created, orgId: org.id, redirectUri, resource: appResource(origin) };
+}
+
+export const TEST_PASSWORD = 'a long test password 42';
+
+export async function createMember(database: TestDatabase, orgId: string, email: string, role: 'owner' | 'admin' | 'member' = 'member'): Promise<User> {
+  const user = await createUser(database.db, { email, name: email.split('@')[0] ?? email, passwordHash: await hashPassword(TEST_PASSWORD) });
+  await addMember(database.db, { orgId, userId: user.id, role });
+  return user;
+}
+
+export function relyingParty(harness: Harness, app: AppFixture): Promise<oidc.Configuration> {
+  return oidc.discovery(new URL(harness.issuer), app.clientId, undefined, oidc.ClientSecretBasic(app.clientSecret), {
+    execute: [oidc.allowInsecureRequests],
+  });
+}
+
+/** A browser's cookie jar, just enough for oidc-provider's cookies. */
+class CookieJar {
+  private readonly cookies = new Map<string, string>();
+  store(response: Response) {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const index = pair.indexOf('=');
+      const name = pair.slice(0, index);
+      const value = pair.slice(index + 1);
+      if (!value || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+  header(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+}
+
+export interface SignInAttempt {
+  outcome: PasswordSignInOutcome;
+  /** The authorization response URL, when the sign-in went through. */
+  callbackUrl?: URL;
+  checks: { pkceCodeVerifier: string; expectedState: string; expectedNonce: string };
+}
+
+/**
+ * Runs an authorization request: the provider sends the "browser" to the sign-in card, the password is checked by
+ * Portico's sign-in function, the provider resumes and redirects to the app with a code.
+ */
+export async function signIn(
+  harness: Harness,
+  database: TestDatabase,
+  config: oidc.Configuration,
+  app: AppFixture,
+  credentials: { email: string; password?: string; clientIp?: string },
+  parameters: Record<string, string> = {},
+): Promise<SignInAttempt> {
+  const pkceCodeVerifier = oidc.randomPKCECodeVerifier();
+  const checks = { pkceCodeVerifier, expectedState: oidc.randomState(), expectedNonce: oidc.randomNonce() };
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: app.redirectUri,
+    scope: 'openid email profile',
+    code_challenge: await oidc.calculatePKCECodeChallenge(pkceCodeVerifier),
+    code_challenge_method: 'S256',
+    state: checks.expectedState,
+    nonce: checks.expectedNonce,
+    ...parameters,
+  });
+  const jar = new CookieJar();
+  const start = await fetch(url, { redirect: 'manual' });
+  jar.store(start);
+  const location = start.headers.get('location') ?? '';
+  const uid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(location)?.[1];
+  if (!uid) {
+    // No sign-in card: the provider answered directly (an error redirect).
+    return { outcome: { kind: 'expired' }, callbackUrl: location ? new URL(location, harness.issuer) : undefined, checks };
+  }
+  const outcome = await completePasswordSignIn({
+    provider: harness.provider,
+    db: database.db,
+    cookieHeader: jar.header(),
+    uid,
+    email: credentials.email,
+    password: credentials.password ?? TEST_PASSWORD,
+    clientIp: credentials.clientIp ?? '192.0.2.1',
+  });
+  if (outcome.kind !== 'continue') return { outcome, checks };
+  const resumed = await fetch(outcome.location, { redirect: 'manual', headers: { cookie: jar.header() } });
+  return { outcome, callbackUrl: new URL(resumed.headers.get('location') ?? '', harness.issuer), checks };
+}

@@ -5,7 +5,7 @@ import './globals.css';
 export const metadata: Metadata = {
   title: { default: 'Portico', template: '%s · Portico' },
   description: 'Identity and approval plane for apps and AI agents.',
-  referrer: 'no-referrer',
+  referrer: 'same-origin',
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {

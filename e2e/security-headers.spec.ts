@@ -4,7 +4,7 @@ function expectAntiFraming(headers: Record<string, string>) {
   expect(headers['x-frame-options']).toBe('DENY');
   expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
   expect(headers['x-content-type-options']).toBe('nosniff');
-  expect(headers['referrer-policy']).toBe('no-referrer');
+  expect(headers['referrer-policy']).toBe('same-origin');
   // The issuer is loopback http here: HSTS only goes out over https.
   expect(headers['strict-transport-security']).toBeUndefined();
 }

@@ -4,6 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { drizzleFor, openRawDatabase, type Database } from '../../lib/db/client';
+import { migrateDatabase } from '../../lib/db/migrate';
 import { childProcessEnvironment, env } from '../../lib/env';
 import { createScratchPostgres, dropScratchPostgres } from '../../test/support/databases';
 import { demoEnvironment } from './constants';
@@ -20,6 +22,17 @@ export async function createStorage(prefix: string): Promise<PorticoStorage> {
   if (!baseUrl) return { dataDir, dispose: async () => {} };
   const databaseUrl = await createScratchPostgres(baseUrl, prefix.replaceAll('-', '_'));
   return { dataDir, databaseUrl, dispose: () => dropScratchPostgres(baseUrl, databaseUrl) };
+}
+
+/** Opens the storage's database (migrated) while no server runs, e.g. to write fixtures. */
+export async function withStorageDatabase(storage: PorticoStorage, work: (db: Database) => Promise<void>): Promise<void> {
+  const raw = await openRawDatabase({ databaseUrl: storage.databaseUrl, embeddedLocation: path.join(storage.dataDir, 'pglite') });
+  try {
+    await migrateDatabase(raw);
+    await work(drizzleFor(raw));
+  } finally {
+    await raw.close();
+  }
 }
 
 export interface RunningPortico {

@@ -1,9 +1,11 @@
 // Playwright's web server: one Portico with the fixed e2e demo data, on scratch storage that is removed when
 // Playwright stops it.
 import { E2E_PORT } from './constants';
-import { createStorage, startPortico } from './portico-process';
+import { seedE2EData } from './fixtures';
+import { createStorage, startPortico, withStorageDatabase } from './portico-process';
 
 const storage = await createStorage('portico-e2e');
+await withStorageDatabase(storage, seedE2EData);
 const portico = await startPortico(E2E_PORT, storage);
 process.stdout.write(portico.output());
 portico.process.stdout?.pipe(process.stdout);

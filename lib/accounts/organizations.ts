@@ -1,4 +1,5 @@
 // Organizations and memberships.
+import { eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { memberships, organizations } from '../db/schema';
 
@@ -10,4 +11,32 @@ export async function createOrganization(db: Queryable, input: { slug: string; n
   const [org] = await db.insert(organizations).values(input).returning();
   if (!org) throw new Error('organization insert returned nothing');
   return org;
+}
+
+export async function findOrganizationBySlug(db: Queryable, slug: string): Promise<Organization | undefined> {
+  const [org] = await db.select().from(organizations).where(eq(organizations.slug, slug)).limit(1);
+  return org;
+}
+
+export async function listOrganizations(db: Queryable): Promise<Organization[]> {
+  return db.select().from(organizations).orderBy(organizations.slug);
+}
+
+export interface Branding {
+  displayName: string | null;
+  logoUrl: string | null;
+  primaryColor: string | null;
+  backgroundColor: string | null;
+}
+
+export async function setBranding(db: Queryable, orgId: string, branding: Branding): Promise<void> {
+  await db
+    .update(organizations)
+    .set({
+      brandDisplayName: branding.displayName,
+      brandLogoUrl: branding.logoUrl,
+      brandPrimaryColor: branding.primaryColor,
+      brandBackgroundColor: branding.backgroundColor,
+    })
+    .where(eq(organizations.id, orgId));
 }

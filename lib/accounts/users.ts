@@ -36,3 +36,8 @@ export async function createUser(db: Queryable, input: { email: string; name: st
   if (!user) throw new Error('user insert returned nothing');
   return user;
 }
+
+export async function findUserByEmail(db: Queryable, email: string): Promise<User | undefined> {
+  const [user] = await db.select().from(users).where(eq(users.email, normalizeEmail(email))).limit(1);
+  return user;
+}

@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, isNull, like } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { apps, clientSecrets, clients, redirectUris } from '../db/schema';
+import { apps, clientSecrets, clients, organizations, redirectUris } from '../db/schema';
 import { generateClientSecret, hashClientSecret } from './secrets';
 
 export type App = typeof apps.$inferSelect;
@@ -113,4 +113,30 @@ export async function findAppById(db: Queryable, id: string): Promise<App | unde
   if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
   const [app] = await db.select().from(apps).where(eq(apps.id, id)).limit(1);
   return app;
+}
+
+export interface AppListing {
+  app: App;
+  orgSlug: string;
+  clientId: string;
+}
+
+/** Apps with their organization's slug and their own client id, optionally for one organization. */
+export async function listApps(db: Queryable, orgSlug?: string): Promise<AppListing[]> {
+  const rows = await db
+    .select({ app: apps, orgSlug: organizations.slug, clientId: clients.id })
+    .from(apps)
+    .innerJoin(organizations, eq(organizations.id, apps.orgId))
+    .innerJoin(clients, and(eq(clients.appId, apps.id), eq(clients.kind, 'app')))
+    .where(orgSlug ? eq(organizations.slug, orgSlug) : undefined)
+    .orderBy(organizations.slug, apps.slug);
+  return rows;
+}
+
+/** Finds an app by `<org-slug>/<app-slug>`, its id, or its own client's id. */
+export async function findAppListing(db: Queryable, reference: string): Promise<AppListing | undefined> {
+  const all = await listApps(db);
+  return all.find(
+    (row) => `${row.orgSlug}/${row.app.slug}` === reference || row.app.id === reference || row.clientId === reference,
+  );
 }

@@ -46,9 +46,9 @@ export async function finishInteraction(
   return provider.interactionResult(...nodePair(cookieHeader, `/auth/app/${uid}`), result, { mergeWithLastSubmission: false });
 }
 
-/** The person signed in to Portico in this browser (oidc-provider's session cookie), if any. */
-export async function findSignedInAccountId(provider: Provider, cookieHeader: string | null): Promise<string | undefined> {
+/** The person signed in to Portico in this browser (oidc-provider's session cookie), and that session's uid. */
+export async function findBrowserSession(provider: Provider, cookieHeader: string | null): Promise<{ accountId: string; sessionUid: string } | undefined> {
   const [req, res] = nodePair(cookieHeader, '/');
   const session = await provider.Session.get(provider.createContext(req, res) as Parameters<typeof provider.Session.get>[0]);
-  return session.accountId ?? undefined;
+  return session.accountId ? { accountId: session.accountId, sessionUid: session.uid } : undefined;
 }

@@ -13,8 +13,9 @@ export function securityHeaders(options: SecurityHeaderOptions): Record<string, 
     'Content-Security-Policy': options.contentSecurityPolicy,
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
-    // Authorization URLs carry state and codes: never leak them to another origin through Referer.
-    'Referrer-Policy': 'no-referrer',
+    // Authorization URLs carry state and codes: never leak them to another origin through Referer. Not
+    // 'no-referrer': with it browsers send `Origin: null` on same-origin form posts, defeating origin checks.
+    'Referrer-Policy': 'same-origin',
     'Cross-Origin-Opener-Policy': 'same-origin',
     'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=()',
     ...(options.https ? { 'Strict-Transport-Security': 'max-age=63072000; includeSubDomains' } : {}),

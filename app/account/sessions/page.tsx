@@ -3,7 +3,7 @@ import type { Metadata } from 'next';
 import { headers } from 'next/headers';
 import { listSessions } from '@/lib/accounts/sessions';
 import { findUserById } from '@/lib/accounts/users';
-import { findSignedInAccountId } from '@/lib/oidc/interactions';
+import { findBrowserSession } from '@/lib/oidc/interactions';
 import { db, runtime } from '@/lib/runtime';
 import { SignInFrame } from '../../auth/app/_components/sign-in-frame';
 
@@ -14,8 +14,8 @@ const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyl
 
 export default async function SessionsPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { done } = await props.searchParams;
-  const accountId = await findSignedInAccountId(runtime().provider, (await headers()).get('cookie'));
-  const user = accountId ? await findUserById(db(), accountId) : undefined;
+  const browser = await findBrowserSession(runtime().provider, (await headers()).get('cookie'));
+  const user = browser ? await findUserById(db(), browser.accountId) : undefined;
   if (!user) {
     return (
       <SignInFrame>
@@ -29,6 +29,7 @@ export default async function SessionsPage(props: { searchParams: Promise<Record
     );
   }
   const sessions = await listSessions(db(), user.id);
+  const current = browser?.sessionUid;
   return (
     <SignInFrame>
       <h1>Your sessions</h1>
@@ -38,8 +39,11 @@ export default async function SessionsPage(props: { searchParams: Promise<Record
       <ul className="session-list" data-testid="session-list">
         {sessions.map((session) => (
           <li key={session.uid}>
-            <span>Signed in {dateFormat.format(session.signedInAt)} UTC</span>
-            <span className="muted">
+            <span>
+              Signed in {dateFormat.format(session.signedInAt)} UTC
+              {session.uid === current ? <strong className="badge">This browser</strong> : null}
+            </span>
+            <span className="muted nowrap">
               {session.clientIds.length} app{session.clientIds.length === 1 ? '' : 's'}
             </span>
           </li>

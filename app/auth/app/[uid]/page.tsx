@@ -77,8 +77,9 @@ export default async function SignInPage(props: {
       <p>Use your {context.org.brand?.displayName ?? context.org.name} account.</p>
       {errorCode ? (
         <div className="alert alert-error" role="alert" data-testid="sign-in-error">
-          {SIGN_IN_ERRORS[errorCode]}
-          {errorCode === 'not_a_member' ? ` (${context.org.name})` : null}
+          {errorCode === 'not_a_member'
+            ? `Your account is not a member of ${context.org.name}, which publishes ${context.app.name}. Ask one of its administrators to add you.`
+            : SIGN_IN_ERRORS[errorCode]}
         </div>
       ) : null}
       <form method="post" action={`/auth/app/${uid}/login`}>

@@ -1,0 +1,60 @@
+// Data the e2e server starts with besides the demo: a whitelabelled organization with its own app, and people
+// for the membership cases. Written through Portico's own domain functions before the server starts.
+import { addMember } from '../../lib/accounts/memberships';
+import { createOrganization, findOrganizationBySlug, setBranding } from '../../lib/accounts/organizations';
+import { hashPassword } from '../../lib/accounts/passwords';
+import { createUser } from '../../lib/accounts/users';
+import { createApp } from '../../lib/clients/apps';
+import type { Database } from '../../lib/db/client';
+import { seedDemo } from '../../lib/seed/demo';
+import { DEMO } from './constants';
+
+const LOGO = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#d9480f"/><path d="M16 5l6 14h-4v8h-4v-8h-4z" fill="#fff"/></svg>')}`;
+
+export const ROCKETS = {
+  orgName: 'Acme Rockets',
+  brandName: 'Acme Rockets',
+  primaryColor: '#d9480f',
+  backgroundColor: '#fff4e6',
+  appName: 'Rocket Launcher',
+  clientId: 'e2e-rockets-client',
+  clientSecret: 'e2e-rockets-secret-0123456789abcdefghijklmnopq',
+  redirectUri: 'http://127.0.0.1:4999/rockets/callback',
+  member: { email: 'pilot@rockets.e2e.test', password: 'rocket-pilot-password-1' },
+  /** A member of the demo organization only. */
+  outsider: { email: 'outsider@demo.e2e.test', password: 'outsider-password-123' },
+} as const;
+
+export async function seedE2EData(db: Database): Promise<void> {
+  await seedDemo(db, {
+    email: DEMO.email,
+    password: DEMO.password,
+    clientId: DEMO.clientId,
+    clientSecret: DEMO.clientSecret,
+    redirectUri: DEMO.redirectUri,
+  });
+  if (await findOrganizationBySlug(db, 'acme-rockets')) return;
+  await db.transaction(async (tx) => {
+    const org = await createOrganization(tx, { slug: 'acme-rockets', name: ROCKETS.orgName });
+    await setBranding(tx, org.id, {
+      displayName: ROCKETS.brandName,
+      logoUrl: LOGO,
+      primaryColor: ROCKETS.primaryColor,
+      backgroundColor: ROCKETS.backgroundColor,
+    });
+    await createApp(tx, {
+      orgId: org.id,
+      slug: 'launcher',
+      name: ROCKETS.appName,
+      publishOrigin: 'http://127.0.0.1:4999',
+      redirectUris: [ROCKETS.redirectUri],
+      clientId: ROCKETS.clientId,
+      clientSecret: ROCKETS.clientSecret,
+    });
+    const pilot = await createUser(tx, { email: ROCKETS.member.email, name: 'Pilot', passwordHash: await hashPassword(ROCKETS.member.password) });
+    await addMember(tx, { orgId: org.id, userId: pilot.id, role: 'member' });
+    const demoOrg = await findOrganizationBySlug(tx, 'demo');
+    const outsider = await createUser(tx, { email: ROCKETS.outsider.email, name: 'Outsider', passwordHash: await hashPassword(ROCKETS.outsider.password) });
+    if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: outsider.id, role: 'member' });
+  });
+}

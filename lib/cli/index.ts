@@ -1,0 +1,194 @@
+// The operator CLI (`npm run portico -- <noun> <verb> [options]`): acts directly on the database, for people
+// with local authority on the server machine. Later issues add nouns and verbs to COMMANDS.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { addMember, removeMember } from '../accounts/memberships';
+import { createOrganization, findOrganizationBySlug, listOrganizations, type MembershipRole } from '../accounts/organizations';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../accounts/passwords';
+import { createUser, findUserByEmail } from '../accounts/users';
+import { appEnvironmentLines } from '../clients/app-environment';
+import { createApp, findAppListing, listApps } from '../clients/apps';
+import { validateAppOrigin, validateRedirectUri, validateSlug } from '../clients/validation';
+import type { Database } from '../db/client';
+
+export interface CliContext {
+  db: Database;
+  issuer: string;
+  out: (line: string) => void;
+}
+
+/** A mistake in how the command was called: printed with the command's usage, exit code 2. */
+export class UsageError extends Error {}
+/** The command was understood but cannot be done: printed as is, exit code 1. */
+export class CommandError extends Error {}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+interface Command {
+  usage: string;
+  options: Options;
+  run(ctx: CliContext, values: Record<string, string | boolean | (string | boolean)[] | undefined>, positionals: string[]): Promise<void>;
+}
+
+function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value.trim();
+}
+
+function orThrow<T>(result: { ok: true; value: T } | { ok: false; error: string }): T {
+  if (!result.ok) throw new UsageError(result.error);
+  return result.value;
+}
+
+async function organization(ctx: CliContext, slug: string) {
+  const org = await findOrganizationBySlug(ctx.db, slug);
+  if (!org) throw new CommandError(`No organization has the slug "${slug}". List them with: portico orgs list`);
+  return org;
+}
+
+async function person(ctx: CliContext, email: string) {
+  const user = await findUserByEmail(ctx.db, email);
+  if (!user) throw new CommandError(`No person has the email "${email}".`);
+  return user;
+}
+
+const ROLES: readonly MembershipRole[] = ['owner', 'admin', 'member'];
+
+export const COMMANDS: Record<string, Record<string, Command>> = {
+  orgs: {
+    list: {
+      usage: 'orgs list',
+      options: {},
+      async run(ctx) {
+        for (const org of await listOrganizations(ctx.db)) ctx.out(`${org.slug}\t${org.name}`);
+      },
+    },
+    create: {
+      usage: 'orgs create --slug <slug> --name <name>',
+      options: { slug: { type: 'string' }, name: { type: 'string' } },
+      async run(ctx, values) {
+        const slug = orThrow(validateSlug(required(values, 'slug')));
+        if (await findOrganizationBySlug(ctx.db, slug)) throw new CommandError(`An organization with the slug "${slug}" exists already.`);
+        const org = await createOrganization(ctx.db, { slug, name: required(values, 'name') });
+        ctx.out(`Created organization ${org.slug} (${org.id}).`);
+      },
+    },
+  },
+  users: {
+    create: {
+      usage: 'users create --email <email> --name <name> [--password <password>]',
+      options: { email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' } },
+      async run(ctx, values) {
+        const email = required(values, 'email');
+        if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
+        if (await findUserByEmail(ctx.db, email)) throw new CommandError(`A person with the email "${email}" exists already.`);
+        const given = typeof values.password === 'string' ? values.password : undefined;
+        if (given !== undefined && given.length < MIN_PASSWORD_LENGTH) throw new UsageError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+        const password = given ?? randomBytes(12).toString('base64url');
+        const user = await createUser(ctx.db, { email, name: required(values, 'name'), passwordHash: await hashPassword(password) });
+        ctx.out(`Created ${user.email} (${user.id}).`);
+        if (given === undefined) ctx.out(`Password (shown only now): ${password}`);
+      },
+    },
+  },
+  members: {
+    add: {
+      usage: 'members add --org <slug> --email <email> [--role owner|admin|member]',
+      options: { org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
+      async run(ctx, values) {
+        const role = (typeof values.role === 'string' ? values.role : 'member') as MembershipRole;
+        if (!ROLES.includes(role)) throw new UsageError('--role must be owner, admin or member');
+        const org = await organization(ctx, required(values, 'org'));
+        const user = await person(ctx, required(values, 'email'));
+        await addMember(ctx.db, { orgId: org.id, userId: user.id, role });
+        ctx.out(`${user.email} is now ${role} of ${org.slug}.`);
+      },
+    },
+    remove: {
+      usage: 'members remove --org <slug> --email <email>',
+      options: { org: { type: 'string' }, email: { type: 'string' } },
+      async run(ctx, values) {
+        const org = await organization(ctx, required(values, 'org'));
+        const user = await person(ctx, required(values, 'email'));
+        const result = await removeMember(ctx.db, org.id, user.id);
+        if (!result.removed) throw new CommandError(`${user.email} is not a member of ${org.slug}.`);
+        ctx.out(`Removed ${user.email} from ${org.slug}; ${result.grantsRevoked} grant(s) revoked. Sign-in to its apps is closed now;`);
+        ctx.out('access tokens already issued stay valid until they expire (10 minutes at most).');
+      },
+    },
+  },
+  apps: {
+    list: {
+      usage: 'apps list [--org <slug>]',
+      options: { org: { type: 'string' } },
+      async run(ctx, values) {
+        for (const row of await listApps(ctx.db, typeof values.org === 'string' ? values.org : undefined)) {
+          ctx.out(`${row.orgSlug}/${row.app.slug}\t${row.app.name}\t${row.app.publishOrigin}\t${row.clientId}`);
+        }
+      },
+    },
+    create: {
+      usage: 'apps create --org <slug> --name <name> --origin <https://app.example> --redirect-uri <uri> [--redirect-uri <uri>…] [--slug <slug>]',
+      options: { org: { type: 'string' }, name: { type: 'string' }, origin: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true }, slug: { type: 'string' } },
+      async run(ctx, values) {
+        const org = await organization(ctx, required(values, 'org'));
+        const name = required(values, 'name');
+        const origin = orThrow(validateAppOrigin(required(values, 'origin')));
+        const uris = (Array.isArray(values['redirect-uri']) ? values['redirect-uri'] : []).map((uri) => orThrow(validateRedirectUri(String(uri))));
+        if (uris.length === 0) throw new UsageError('at least one --redirect-uri is required');
+        const slug = orThrow(validateSlug(typeof values.slug === 'string' ? values.slug : name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')));
+        if ((await listApps(ctx.db, org.slug)).some((row) => row.app.slug === slug)) {
+          throw new CommandError(`${org.slug} already has an app with the slug "${slug}"; choose another with --slug.`);
+        }
+        const created = await ctx.db.transaction((tx) => createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris }));
+        ctx.out(`Created app ${org.slug}/${slug}. Give the app these values (the secret is shown only now):`);
+        ctx.out('');
+        for (const line of appEnvironmentLines({ issuer: ctx.issuer, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity })) {
+          ctx.out(line);
+        }
+      },
+    },
+    env: {
+      usage: 'apps env <org-slug>/<app-slug> | <app id> | <client id>',
+      options: {},
+      async run(ctx, _values, positionals) {
+        const reference = positionals[0];
+        if (!reference) throw new UsageError('name the app');
+        const listing = await findAppListing(ctx.db, reference);
+        if (!listing) throw new CommandError(`No app matches "${reference}". List them with: portico apps list`);
+        for (const line of appEnvironmentLines({ issuer: ctx.issuer, clientId: listing.clientId, appIdentity: listing.app.identity })) ctx.out(line);
+      },
+    },
+  },
+};
+
+export function usage(): string {
+  const lines = ['Usage: npm run portico -- <command> [options]', '', 'Commands:'];
+  for (const verbs of Object.values(COMMANDS)) for (const command of Object.values(verbs)) lines.push(`  ${command.usage}`);
+  return lines.join('\n');
+}
+
+/** Runs one command; returns the process exit code (0 done, 1 failed, 2 misused). */
+export async function runCli(argv: string[], ctx: CliContext, err: (line: string) => void): Promise<number> {
+  const [noun, verb, ...rest] = argv;
+  const command = noun && verb ? COMMANDS[noun]?.[verb] : undefined;
+  if (!command) {
+    err(noun && noun !== 'help' && noun !== '--help' ? `Unknown command: ${[noun, verb].filter(Boolean).join(' ')}\n\n${usage()}` : usage());
+    return noun === 'help' || noun === '--help' ? 0 : 2;
+  }
+  try {
+    const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+    await command.run(ctx, values, positionals);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommandError) {
+      err(error.message);
+      return 1;
+    }
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      err(`${(error as Error).message}\nUsage: npm run portico -- ${command.usage}`);
+      return 2;
+    }
+    throw error;
+  }
+}

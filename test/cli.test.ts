@@ -1,0 +1,92 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isActiveMember } from '../lib/accounts/memberships';
+import { findUserByEmail } from '../lib/accounts/users';
+import { runCli } from '../lib/cli';
+import { verifyClientSecret } from '../lib/clients/secrets';
+import { childProcessEnvironment } from '../lib/env';
+import { openTestDatabase, type TestDatabase } from './support/databases';
+
+describe('operator CLI', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await openTestDatabase();
+  });
+  afterAll(async () => database.close());
+
+  async function run(...argv: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(argv, { db: database.db, issuer: 'https://id.example.test', out: (l) => out.push(l) }, (l) => err.push(l));
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  }
+
+  it('creates an app and prints the four identity values once; apps env prints them again without the secret', async () => {
+    expect((await run('orgs', 'create', '--slug', 'acme', '--name', 'Acme')).code).toBe(0);
+    const created = await run('apps', 'create', '--org', 'acme', '--name', 'Billing Portal', '--origin', 'https://billing.acme.test', '--redirect-uri', 'https://billing.acme.test/cb');
+    expect(created.code).toBe(0);
+    expect(created.out).toContain('PORTICO_ISSUER=https://id.example.test');
+    const clientId = /PORTICO_CLIENT_ID=(\S+)/.exec(created.out)?.[1];
+    const secret = /PORTICO_CLIENT_SECRET=(\S+)/.exec(created.out)?.[1];
+    const identity = /PORTICO_APP_IDENTITY=(urn:portico:app:\S+)/.exec(created.out)?.[1];
+    expect(clientId && secret && identity).toBeTruthy();
+    expect(await verifyClientSecret(database.db, clientId!, secret!)).toBe(true);
+
+    for (const reference of ['acme/billing-portal', clientId!]) {
+      const env = await run('apps', 'env', reference);
+      expect(env.code).toBe(0);
+      expect(env.out).toContain(`PORTICO_CLIENT_ID=${clientId}`);
+      expect(env.out).toContain(`PORTICO_APP_IDENTITY=${identity}`);
+      expect(env.out).not.toContain(secret!);
+    }
+    expect((await run('apps', 'list', '--org', 'acme')).out).toContain(`acme/billing-portal\tBilling Portal\thttps://billing.acme.test\t${clientId}`);
+  });
+
+  it('refuses bad input with a message and the usage, changing nothing', async () => {
+    const bad = await run('apps', 'create', '--org', 'acme', '--name', 'X', '--origin', 'http://x.example', '--redirect-uri', 'https://x.example/cb');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/must use https/);
+    expect(bad.err).toMatch(/Usage: npm run portico -- apps create/);
+    const wildcard = await run('apps', 'create', '--org', 'acme', '--name', 'Y', '--origin', 'https://y.example', '--redirect-uri', 'https://*.y.example/cb');
+    expect(wildcard.err).toMatch(/wildcards are not allowed/);
+    expect((await run('apps', 'list', '--org', 'acme')).out.split('\n')).toHaveLength(1);
+    expect((await run('apps', 'create', '--org', 'nope', '--name', 'Z', '--origin', 'https://z.example', '--redirect-uri', 'https://z.example/cb')).code).toBe(1);
+    expect((await run('apps', 'frobnicate')).code).toBe(2);
+    expect((await run('apps', 'list', '--bogus')).code).toBe(2);
+  });
+
+  it('adds and removes members; removal closes sign-in', async () => {
+    const created = await run('users', 'create', '--email', 'Grace@Acme.test', '--name', 'Grace');
+    expect(created.out).toMatch(/Password \(shown only now\): \S{16}/);
+    expect((await run('members', 'add', '--org', 'acme', '--email', 'grace@acme.test', '--role', 'admin')).code).toBe(0);
+    const user = await findUserByEmail(database.db, 'grace@acme.test');
+    const orgId = (await database.db.query.organizations.findFirst())!.id;
+    expect(await isActiveMember(database.db, orgId, user!.id)).toBe(true);
+    const removed = await run('members', 'remove', '--org', 'acme', '--email', 'grace@acme.test');
+    expect(removed.code).toBe(0);
+    expect(removed.out).toContain('10 minutes');
+    expect(await isActiveMember(database.db, orgId, user!.id)).toBe(false);
+    expect((await run('members', 'remove', '--org', 'acme', '--email', 'grace@acme.test')).code).toBe(1);
+    expect((await run('members', 'add', '--org', 'acme', '--email', 'grace@acme.test', '--role', 'emperor')).code).toBe(2);
+  });
+
+  it('runs as `npm run portico` on the configured database', () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'portico-cli-'));
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/portico.ts', 'orgs', 'list'], {
+      env: childProcessEnvironment({ PORTICO_DATA_DIR: dataDir, DATABASE_URL: database.url }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(0);
+    const usage = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/portico.ts', 'nothing'], {
+      env: childProcessEnvironment({ PORTICO_DATA_DIR: dataDir, DATABASE_URL: database.url }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toContain('apps env <org-slug>/<app-slug>');
+  });
+});

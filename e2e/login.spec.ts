@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import * as oidc from 'openid-client';
 import { DEMO, E2E_ISSUER } from './support/constants';
-import { demoRelyingParty, fillSignIn, interceptCallback, newAuthorizationRequest, signInAndExchange } from './support/relying-party';
+import { demoRelyingParty, fillSignIn, interceptCallback, newAuthorizationRequest, signInAndExchange, signInForCallback } from './support/relying-party';
 
 test.describe('signing in to the demo app', () => {
   test('authorization code + PKCE through the sign-in card, with openid-client as the relying party', async ({ page }, testInfo) => {
@@ -65,23 +65,14 @@ test.describe('signing in to the demo app', () => {
 
   test('an authorization code is single use: a replay is refused', async ({ page }) => {
     const config = await demoRelyingParty(E2E_ISSUER);
-    const request = await newAuthorizationRequest(config);
-    const callback = await interceptCallback(page);
-    await page.goto(request.url.href);
-    await fillSignIn(page, DEMO.email, DEMO.password);
-    const callbackUrl = await callback();
-    const checks = { pkceCodeVerifier: request.codeVerifier, expectedState: request.state, expectedNonce: request.nonce };
+    const { callbackUrl, checks } = await signInForCallback(page, config);
     await oidc.authorizationCodeGrant(config, callbackUrl, checks);
     await expect(oidc.authorizationCodeGrant(config, callbackUrl, checks)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
   test('the token endpoint refuses a wrong client secret and a wrong PKCE verifier', async ({ page }) => {
     const config = await demoRelyingParty(E2E_ISSUER);
-    const request = await newAuthorizationRequest(config);
-    const callback = await interceptCallback(page);
-    await page.goto(request.url.href);
-    await fillSignIn(page, DEMO.email, DEMO.password);
-    const callbackUrl = await callback();
+    const { request, callbackUrl } = await signInForCallback(page, config);
 
     // RFC 6749 §5.2 on the wire: 401, a Basic challenge and the JSON error body.
     const wrongSecret = await fetch(`${E2E_ISSUER}/oidc/token`, {

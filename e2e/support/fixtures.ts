@@ -21,7 +21,7 @@ export const ROCKETS = {
   clientSecret: 'e2e-rockets-secret-0123456789abcdefghijklmnopq',
   redirectUri: 'http://127.0.0.1:4999/rockets/callback',
   member: { email: 'pilot@rockets.e2e.test', password: 'rocket-pilot-password-1' },
-  /** A member of the demo organization only. */
+  /** A plain member of the demo organization only. */
   outsider: { email: 'outsider@demo.e2e.test', password: 'outsider-password-123' },
 } as const;
 
@@ -54,6 +54,8 @@ export async function seedE2EData(db: Database): Promise<void> {
     const pilot = await createUser(tx, { email: ROCKETS.member.email, name: 'Pilot', passwordHash: await hashPassword(ROCKETS.member.password) });
     await addMember(tx, { orgId: org.id, userId: pilot.id, role: 'member' });
     const demoOrg = await findOrganizationBySlug(tx, 'demo');
+    // The pilot belongs to two organizations (the console's switcher).
+    if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: pilot.id, role: 'member' });
     const outsider = await createUser(tx, { email: ROCKETS.outsider.email, name: 'Outsider', passwordHash: await hashPassword(ROCKETS.outsider.password) });
     if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: outsider.id, role: 'member' });
   });

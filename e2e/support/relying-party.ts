@@ -71,7 +71,19 @@ export async function fillSignIn(page: Page, email: string, password: string): P
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-/** Signs the demo owner in through the card and exchanges the code: the whole authorization code + PKCE flow. */
+/** Signs the demo owner in through the card and returns the authorization response, code not yet redeemed. */
+export async function signInForCallback(page: Page, config: oidc.Configuration, testInfo?: TestInfo, scope?: string, extra?: Record<string, string>) {
+  const request = await newAuthorizationRequest(config, scope, extra);
+  const callback = await interceptCallback(page);
+  await page.goto(request.url.href);
+  if (testInfo) await page.screenshot({ path: testInfo.outputPath('sign-in-card.png'), fullPage: true });
+  await fillSignIn(page, DEMO.email, DEMO.password);
+  const callbackUrl = await callback();
+  const checks = { pkceCodeVerifier: request.codeVerifier, expectedState: request.state, expectedNonce: request.nonce };
+  return { request, callbackUrl, checks };
+}
+
+/** The whole authorization code + PKCE flow: sign in through the card, then exchange the code. */
 export async function signInAndExchange(
   page: Page,
   config: oidc.Configuration,
@@ -79,16 +91,7 @@ export async function signInAndExchange(
   scope?: string,
   extra?: Record<string, string>,
 ) {
-  const request = await newAuthorizationRequest(config, scope, extra);
-  const callback = await interceptCallback(page);
-  await page.goto(request.url.href);
-  if (testInfo) await page.screenshot({ path: testInfo.outputPath('sign-in-card.png'), fullPage: true });
-  await fillSignIn(page, DEMO.email, DEMO.password);
-  const callbackUrl = await callback();
-  const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
-    pkceCodeVerifier: request.codeVerifier,
-    expectedState: request.state,
-    expectedNonce: request.nonce,
-  });
+  const { request, callbackUrl, checks } = await signInForCallback(page, config, testInfo, scope, extra);
+  const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, checks);
   return { request, callbackUrl, tokens };
 }

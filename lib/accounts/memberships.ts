@@ -1,7 +1,7 @@
 // Who belongs to which organization. Leaving an organization closes its apps to the person at once.
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Database, Queryable } from '../db/client';
-import { memberships, users } from '../db/schema';
+import type { Database, Queryable, Transaction } from '../db/client';
+import { memberships, organizations, users } from '../db/schema';
 import { revokePersonGrantsInOrganization } from '../oidc/grant-revocation';
 import type { MembershipRole } from './organizations';
 
@@ -29,7 +29,7 @@ export async function findMembershipRole(db: Queryable, orgId: string, userId: s
  * Removes the membership and, in the same transaction, the person's grants and refresh tokens at the
  * organization's apps: no new login, no refresh. Access tokens already issued live on until they expire.
  */
-export async function removeMember(db: Database, orgId: string, userId: string): Promise<{ removed: boolean; grantsRevoked: number }> {
+export async function removeMember(db: Database | Transaction, orgId: string, userId: string): Promise<{ removed: boolean; grantsRevoked: number }> {
   return db.transaction(async (tx) => {
     const removed = await tx
       .delete(memberships)
@@ -42,4 +42,48 @@ export async function removeMember(db: Database, orgId: string, userId: string):
 
 export async function addMember(db: Queryable, input: { orgId: string; userId: string; role: MembershipRole }): Promise<void> {
   await db.insert(memberships).values(input).onConflictDoUpdate({ target: [memberships.orgId, memberships.userId], set: { role: input.role } });
+}
+
+export interface OrganizationMembership {
+  orgId: string;
+  slug: string;
+  name: string;
+  role: MembershipRole;
+}
+
+/** The organizations a person belongs to, with their role in each. */
+export async function listMembershipsOf(db: Queryable, userId: string): Promise<OrganizationMembership[]> {
+  return db
+    .select({ orgId: organizations.id, slug: organizations.slug, name: organizations.name, role: memberships.role })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.orgId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(organizations.name);
+}
+
+export interface MemberListing {
+  userId: string;
+  email: string;
+  name: string;
+  role: MembershipRole;
+  disabled: boolean;
+  since: Date;
+}
+
+export async function listMembers(db: Queryable, orgId: string): Promise<MemberListing[]> {
+  const rows = await db
+    .select({ userId: users.id, email: users.email, name: users.name, role: memberships.role, disabledAt: users.disabledAt, since: memberships.createdAt })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(eq(memberships.orgId, orgId))
+    .orderBy(users.email);
+  return rows.map(({ disabledAt, ...row }) => ({ ...row, disabled: disabledAt !== null }));
+}
+
+export async function countOwners(db: Queryable, orgId: string): Promise<number> {
+  const rows = await db
+    .select({ userId: memberships.userId })
+    .from(memberships)
+    .where(and(eq(memberships.orgId, orgId), eq(memberships.role, 'owner')));
+  return rows.length;
 }

@@ -2,7 +2,7 @@
 // inherit a team grant (they hold direct grants alone).
 import { and, eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { apps, teamGrants, teamMembers, teams } from '../db/schema';
+import { apps, teamGrants, teamMembers, teams, users } from '../db/schema';
 
 export type Team = typeof teams.$inferSelect;
 
@@ -46,4 +46,39 @@ export async function teamScopesOf(db: Queryable, userId: string, appId: string)
     .innerJoin(teamMembers, eq(teamMembers.teamId, teamGrants.teamId))
     .where(and(eq(teamMembers.userId, userId), eq(teamGrants.appId, appId)));
   return rows.map((row) => row.scope).sort();
+}
+
+export interface TeamListing {
+  team: Team;
+  members: { userId: string; email: string }[];
+  grants: { appId: string; appName: string; scope: string }[];
+}
+
+export async function listTeams(db: Queryable, orgId: string): Promise<TeamListing[]> {
+  const all = await db.select().from(teams).where(eq(teams.orgId, orgId)).orderBy(teams.name);
+  const memberRows = await db
+    .select({ teamId: teamMembers.teamId, userId: users.id, email: users.email })
+    .from(teamMembers)
+    .innerJoin(teams, eq(teams.id, teamMembers.teamId))
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .where(eq(teams.orgId, orgId))
+    .orderBy(users.email);
+  const grantRows = await db
+    .select({ teamId: teamGrants.teamId, appId: apps.id, appName: apps.name, scope: teamGrants.scope })
+    .from(teamGrants)
+    .innerJoin(teams, eq(teams.id, teamGrants.teamId))
+    .innerJoin(apps, eq(apps.id, teamGrants.appId))
+    .where(eq(teams.orgId, orgId))
+    .orderBy(apps.name, teamGrants.scope);
+  return all.map((team) => ({
+    team,
+    members: memberRows.filter((row) => row.teamId === team.id).map(({ userId, email }) => ({ userId, email })),
+    grants: grantRows.filter((row) => row.teamId === team.id).map(({ appId, appName, scope }) => ({ appId, appName, scope })),
+  }));
+}
+
+export async function findOrgTeam(db: Queryable, orgId: string, teamId: string): Promise<Team | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(teamId)) return undefined;
+  const [team] = await db.select().from(teams).where(and(eq(teams.id, teamId), eq(teams.orgId, orgId))).limit(1);
+  return team;
 }

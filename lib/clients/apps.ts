@@ -140,3 +140,39 @@ export async function findAppListing(db: Queryable, reference: string): Promise<
     (row) => `${row.orgSlug}/${row.app.slug}` === reference || row.app.id === reference || row.clientId === reference,
   );
 }
+
+/** An app of the organization, or undefined: every app lookup from the console is scoped to the org. */
+export async function findOrgApp(db: Queryable, orgId: string, appId: string): Promise<AppListing | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(appId)) return undefined;
+  const [row] = await db
+    .select({ app: apps, orgSlug: organizations.slug, clientId: clients.id })
+    .from(apps)
+    .innerJoin(organizations, eq(organizations.id, apps.orgId))
+    .innerJoin(clients, and(eq(clients.appId, apps.id), eq(clients.kind, 'app')))
+    .where(and(eq(apps.id, appId), eq(apps.orgId, orgId)))
+    .limit(1);
+  return row;
+}
+
+export async function updateApp(db: Queryable, appId: string, changes: { name: string; avatarUrl: string | null; publishOrigin: string }): Promise<void> {
+  await db.update(apps).set(changes).where(eq(apps.id, appId));
+  await db.update(clients).set({ name: changes.name }).where(and(eq(clients.appId, appId), eq(clients.kind, 'app')));
+}
+
+export async function listRedirectUris(db: Queryable, clientId: string) {
+  return db.select().from(redirectUris).where(eq(redirectUris.clientId, clientId)).orderBy(redirectUris.createdAt);
+}
+
+/** Adds a redirect URI; false when the client has it already. */
+export async function addRedirectUri(db: Queryable, clientId: string, uri: string): Promise<boolean> {
+  const inserted = await db.insert(redirectUris).values({ clientId, uri }).onConflictDoNothing().returning({ id: redirectUris.id });
+  return inserted.length === 1;
+}
+
+export async function removeRedirectUri(db: Queryable, clientId: string, uri: string): Promise<boolean> {
+  const removed = await db
+    .delete(redirectUris)
+    .where(and(eq(redirectUris.clientId, clientId), eq(redirectUris.uri, uri)))
+    .returning({ id: redirectUris.id });
+  return removed.length === 1;
+}

@@ -2,3 +2,4 @@ export * from './accounts';
 export * from './apps';
 export * from './oidc';
 export * from './system';
+export * from './audit';

@@ -1,0 +1,32 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { requireOrgAccess } from '../../../_lib/access';
+import { ActionForm } from '../../../_components/action-form';
+import { Field } from '../../../_components/fields';
+import { PageHeader } from '../../../_components/page-header';
+import { createAppAction } from '../actions';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'New app' };
+
+export default async function NewAppPage(props: { params: Promise<{ org: string }> }) {
+  const access = await requireOrgAccess((await props.params).org);
+  if (!access.can('apps.manage')) {
+    return <PageHeader title="New app" description="Only the organization’s owners and admins can create apps." />;
+  }
+  return (
+    <>
+      <PageHeader title="New app" description="Portico creates the app's own OIDC client and shows its credentials once." />
+      <div className="panel max-w-xl">
+        <ActionForm action={createAppAction} org={access.org.slug} submitLabel="Create app" testId="create-app">
+          <Field label="Name" name="name" required maxLength={80} placeholder="Billing" />
+          <Field label="Publish address" name="origin" required placeholder="https://billing.example.com" hint="The app's origin. Its MCP resource is <origin>/api/mcp." />
+          <Field label="Redirect URI" name="redirectUri" required placeholder="https://billing.example.com/auth/callback" hint="Matched exactly. Add more on the app's page." />
+        </ActionForm>
+      </div>
+      <p className="mt-4 text-sm">
+        <Link href={`/console/${access.org.slug}/apps`}>Back to apps</Link>
+      </p>
+    </>
+  );
+}

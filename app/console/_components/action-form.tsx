@@ -1,0 +1,81 @@
+'use client';
+// A form bound to a console server action: shows pending, success and error states, field errors, a secret
+// shown once, and — for destructive actions — a second, explicit confirmation step naming the consequence.
+import { useActionState, useState, type ReactNode } from 'react';
+import type { ActionState } from '../_lib/action';
+
+type Action = (state: ActionState, formData: FormData) => Promise<ActionState>;
+
+export function ActionForm(props: {
+  action: Action;
+  org: string;
+  submitLabel: string;
+  children?: ReactNode;
+  /** Destructive: the consequence, shown before the second click. */
+  confirm?: string;
+  confirmLabel?: string;
+  variant?: 'primary' | 'danger' | 'secondary';
+  inline?: boolean;
+  testId?: string;
+}) {
+  const [state, formAction, pending] = useActionState(props.action, { status: 'idle' } as ActionState);
+  const [armed, setArmed] = useState(false);
+  const variant = props.variant ?? 'primary';
+  return (
+    <form
+      action={formAction}
+      data-testid={props.testId}
+      className={props.inline ? 'flex flex-wrap items-end gap-2' : 'grid gap-3'}
+      onSubmit={(event) => {
+        if (props.confirm && !armed) {
+          event.preventDefault();
+          setArmed(true);
+        }
+      }}
+    >
+      <input type="hidden" name="org" value={props.org} />
+      {props.confirm ? <input type="hidden" name="confirmed" value={armed ? 'yes' : 'no'} /> : null}
+      {props.children}
+      {armed && props.confirm ? (
+        <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-900">
+          <p className="mb-2">{props.confirm}</p>
+          <div className="flex gap-2">
+            <button type="submit" className="btn btn-danger" disabled={pending}>
+              {props.confirmLabel ?? 'Yes, continue'}
+            </button>
+            <button type="button" className="btn btn-secondary" onClick={() => setArmed(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div>
+          <button type="submit" className={`btn btn-${variant}`} disabled={pending}>
+            {pending ? 'Working…' : props.submitLabel}
+          </button>
+        </div>
+      )}
+      {state.status === 'error' ? (
+        <p role="alert" className="text-sm text-red-700" data-testid="action-error">
+          {state.fieldErrors
+            ? Object.entries(state.fieldErrors).map(([field, message]) => (
+                <span key={field} className="block" data-field={field}>
+                  {message}
+                </span>
+              ))
+            : state.message}
+        </p>
+      ) : null}
+      {state.status === 'ok' ? (
+        <div role="status" className="text-sm text-green-800" data-testid="action-ok">
+          <p>{state.message}</p>
+          {state.secret ? (
+            <pre className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-50" data-testid="secret-once">
+              {state.secret.join('\n')}
+            </pre>
+          ) : null}
+        </div>
+      ) : null}
+    </form>
+  );
+}

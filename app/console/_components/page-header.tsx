@@ -1,0 +1,26 @@
+import type { ReactNode } from 'react';
+
+export function PageHeader({ title, description, actions }: { title: string; description?: string; actions?: ReactNode }) {
+  return (
+    <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
+      <div>
+        <h1 className="text-2xl font-semibold text-slate-900">{title}</h1>
+        {description ? <p className="mt-1 max-w-2xl text-sm text-slate-600">{description}</p> : null}
+      </div>
+      {actions}
+    </div>
+  );
+}
+
+export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="panel text-center" data-testid="empty-state">
+      <p className="font-semibold text-slate-800">{title}</p>
+      {children ? <div className="mt-1 text-sm text-slate-600">{children}</div> : null}
+    </div>
+  );
+}
+
+export function ReadOnlyNotice() {
+  return <p className="mb-4 text-sm text-slate-600">You can view this page. Changes are made by the organization’s owners and admins.</p>;
+}

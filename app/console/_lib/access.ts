@@ -1,0 +1,49 @@
+// The one place where console reads and actions are authorized: signed-in person → organization → role.
+import 'server-only';
+import { notFound } from 'next/navigation';
+import { findMembershipRole, listMembershipsOf } from '@/lib/accounts/memberships';
+import { findOrganizationBySlug, type MembershipRole, type Organization } from '@/lib/accounts/organizations';
+import { can, type OrgPermission } from '@/lib/accounts/permissions';
+import type { User } from '@/lib/accounts/users';
+import { db } from '@/lib/runtime';
+import { currentConsoleSession, requireConsoleSession } from './session';
+
+export interface OrgAccess {
+  user: User;
+  org: Organization;
+  role: MembershipRole;
+  can(permission: OrgPermission): boolean;
+}
+
+async function accessFor(user: User, orgSlug: unknown): Promise<OrgAccess | undefined> {
+  if (typeof orgSlug !== 'string') return undefined;
+  const org = await findOrganizationBySlug(db(), orgSlug);
+  if (!org) return undefined;
+  const role = await findMembershipRole(db(), org.id, user.id);
+  if (!role) return undefined;
+  return { user, org, role, can: (permission) => can(role, permission) };
+}
+
+/**
+ * For pages: the person's access to the organization in the URL. Not signed in → the login page; not a member →
+ * 404 (an organization one does not belong to is not revealed).
+ */
+export async function requireOrgAccess(orgSlug: string): Promise<OrgAccess> {
+  const session = await requireConsoleSession();
+  const access = await accessFor(session.user, orgSlug);
+  if (!access) notFound();
+  return access;
+}
+
+/** For actions: the same check, answering instead of redirecting. */
+export async function authorizeOrgAction(orgSlug: unknown, permission: OrgPermission): Promise<{ ok: true; access: OrgAccess } | { ok: false; error: string }> {
+  const session = await currentConsoleSession();
+  if (!session) return { ok: false, error: 'Your console session has ended. Sign in again.' };
+  const access = await accessFor(session.user, orgSlug);
+  if (!access || !access.can(permission)) return { ok: false, error: 'You do not have permission to do this in this organization.' };
+  return { ok: true, access };
+}
+
+export async function membershipsForSwitcher(user: User) {
+  return listMembershipsOf(db(), user.id);
+}

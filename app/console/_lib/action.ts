@@ -1,0 +1,82 @@
+// The layered action client: every console server action is built with orgAction, which validates the input
+// (zod), authorizes (session → organization → permission), runs the change in one transaction, and requires
+// exactly one audit event for it. Nothing of this is re-implemented per action.
+import 'server-only';
+import { headers } from 'next/headers';
+import { revalidatePath } from 'next/cache';
+import { z } from 'zod';
+import type { OrgPermission } from '@/lib/accounts/permissions';
+import { recordAuditEvent, type AuditRecord } from '@/lib/audit/events';
+import type { Transaction } from '@/lib/db/client';
+import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { db } from '@/lib/runtime';
+import { authorizeOrgAction, type OrgAccess } from './access';
+
+export type ActionState =
+  | { status: 'idle' }
+  | { status: 'ok'; message: string; secret?: string[] }
+  | { status: 'error'; message: string; fieldErrors?: Record<string, string> };
+
+export const idle: ActionState = { status: 'idle' };
+
+/** A refusal the handler decides (a conflict, a rule): rolled back and shown as is. */
+export class ActionRefusal extends Error {}
+
+type AuditInput = Omit<AuditRecord, 'orgId' | 'actor'>;
+
+interface HandlerContext<Input> {
+  tx: Transaction;
+  input: Input;
+  access: OrgAccess;
+  audit(record: AuditInput): Promise<void>;
+}
+
+export function orgAction<Schema extends z.ZodType>(
+  options: { permission: OrgPermission; input: Schema },
+  handler: (ctx: HandlerContext<z.infer<Schema>>) => Promise<Extract<ActionState, { status: 'ok' }>>,
+) {
+  return async function action(_previous: ActionState, formData: FormData): Promise<ActionState> {
+    const authorization = await authorizeOrgAction(formData.get('org'), options.permission);
+    if (!authorization.ok) return { status: 'error', message: authorization.error };
+    const { access } = authorization;
+
+    const raw = Object.fromEntries([...formData.keys()].filter((key) => !key.startsWith('$')).map((key) => {
+      const values = formData.getAll(key);
+      return [key, values.length > 1 ? values : values[0]];
+    }));
+    const parsed = options.input.safeParse(raw);
+    if (!parsed.success) {
+      const fieldErrors: Record<string, string> = {};
+      for (const issue of parsed.error.issues) {
+        const field = String(issue.path[0] ?? 'form');
+        // Messages that do not name their value get the field's name in front.
+        fieldErrors[field] ??= issue.message.startsWith('"') ? issue.message : `${field}: ${issue.message}`;
+      }
+      return { status: 'error', message: 'Check the highlighted fields.', fieldErrors };
+    }
+
+    const ip = clientIpFromHeaders(await headers());
+    try {
+      const result = await db().transaction(async (tx) => {
+        let events = 0;
+        const outcome = await handler({
+          tx,
+          input: parsed.data,
+          access,
+          audit: async (record) => {
+            events += 1;
+            await recordAuditEvent(tx, { ...record, orgId: access.org.id, actor: { type: 'person', id: access.user.id, label: access.user.email, ip } });
+          },
+        });
+        // Every change writes exactly one audit event with its actor.
+        if (events !== 1) throw new Error(`console action wrote ${events} audit events instead of 1`);
+        return outcome;
+      });
+      revalidatePath(`/console/${access.org.slug}`, 'layout');
+      return result;
+    } catch (error) {
+      if (error instanceof ActionRefusal) return { status: 'error', message: error.message };
+      throw error;
+    }
+  };
+}

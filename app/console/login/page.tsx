@@ -1,0 +1,38 @@
+// Sign-in to Portico's console (independent of any app's sign-in).
+import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
+import { SignInFrame } from '../../auth/app/_components/sign-in-frame';
+import { currentConsoleSession } from '../_lib/session';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'Console sign-in' };
+
+export default async function ConsoleLoginPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  if (await currentConsoleSession()) redirect('/console');
+  const { error } = await props.searchParams;
+  return (
+    <SignInFrame>
+      <h1>Sign in to the console</h1>
+      <p>Manage your organization’s apps, members and audit log.</p>
+      {isSignInErrorCode(error) ? (
+        <div className="alert alert-error" role="alert" data-testid="sign-in-error">
+          {SIGN_IN_ERRORS[error]}
+        </div>
+      ) : null}
+      <form method="post" action="/console/session">
+        <div className="field">
+          <label htmlFor="email">Email</label>
+          <input id="email" name="email" type="email" autoComplete="username" required maxLength={320} autoFocus />
+        </div>
+        <div className="field">
+          <label htmlFor="password">Password</label>
+          <input id="password" name="password" type="password" autoComplete="current-password" required maxLength={1024} />
+        </div>
+        <button className="button" type="submit">
+          Sign in
+        </button>
+      </form>
+    </SignInFrame>
+  );
+}

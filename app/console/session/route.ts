@@ -1,0 +1,38 @@
+// POST /console/session – the console sign-in form: checks the password and sets the console session cookie.
+import { CONSOLE_SESSION_COOKIE, CONSOLE_SESSION_HOURS } from '@/lib/accounts/console-sessions';
+import { signInToConsole } from '@/lib/accounts/console-sign-in';
+import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { db, runtime } from '@/lib/runtime';
+
+export const dynamic = 'force-dynamic';
+
+function seeOther(location: string, cookie?: string): Response {
+  const headers = new Headers({ Location: location, 'Cache-Control': 'no-store' });
+  if (cookie) headers.append('Set-Cookie', cookie);
+  return new Response(null, { status: 303, headers });
+}
+
+export async function POST(request: Request) {
+  let form: FormData;
+  try {
+    form = await request.formData();
+  } catch {
+    return seeOther('/console/login?error=invalid_request');
+  }
+  const email = form.get('email');
+  const password = form.get('password');
+  if (typeof email !== 'string' || typeof password !== 'string' || !email || !password || email.length > 320 || password.length > 1024) {
+    return seeOther('/console/login?error=invalid_request');
+  }
+  const result = await signInToConsole(db(), {
+    email,
+    password,
+    ip: clientIpFromHeaders(request.headers),
+    userAgent: request.headers.get('user-agent') ?? undefined,
+  });
+  if (!result.ok) return seeOther(`/console/login?error=${result.error}`);
+  // HttpOnly; SameSite=Lax (top-level navigations only, server actions are same-origin POSTs); Secure off loopback.
+  const secure = runtime().env.issuerIsHttps ? '; Secure' : '';
+  const cookie = `${CONSOLE_SESSION_COOKIE}=${result.token}; Path=/console; HttpOnly; SameSite=Lax; Max-Age=${CONSOLE_SESSION_HOURS * 3600}${secure}`;
+  return seeOther('/console', cookie);
+}

@@ -1,0 +1,246 @@
+// The org admin console through a real browser: every page by an admin, every admin action refused to a member
+// (also when the server action is posted directly), and exactly one audit event per change.
+import { expect, test, type Browser, type Page, type Request } from '@playwright/test';
+import { DEMO, E2E_ISSUER } from './support/constants';
+import { ROCKETS } from './support/fixtures';
+
+async function consoleSignIn(page: Page, email: string, password: string) {
+  await page.goto('/console/login');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/console\/(demo|acme-rockets)\/apps$|\/console\/account$/);
+}
+
+async function auditEvents(page: Page): Promise<{ action: string; actorLabel: string; subjectLabel: string | null }[]> {
+  const response = await page.request.get('/console/demo/audit/export?format=json');
+  expect(response.status()).toBe(200);
+  return response.json();
+}
+
+/** Runs a UI action and asserts it wrote exactly one audit event, of this type, by this actor. */
+async function expectOneEvent(page: Page, action: string, run: () => Promise<void>) {
+  const before = (await auditEvents(page)).length;
+  await run();
+  await expect.poll(async () => (await auditEvents(page)).length).toBe(before + 1);
+  const [latest] = await auditEvents(page);
+  expect(latest).toMatchObject({ action, actorLabel: DEMO.email });
+}
+
+async function submit(page: Page, form: string, button: string) {
+  await page.getByTestId(form).getByRole('button', { name: button }).click();
+}
+
+test.describe.configure({ mode: 'serial' });
+
+test.describe('the console, as an admin', () => {
+  test('apps: list, create (credentials once), edit, redirect URIs', async ({ page }, testInfo) => {
+    await consoleSignIn(page, DEMO.email, DEMO.password);
+    await expect(page.getByRole('heading', { name: 'Apps' })).toBeVisible();
+    await expect(page.getByRole('link', { name: 'Demo App' })).toBeVisible();
+    await page.screenshot({ path: testInfo.outputPath('apps.png'), fullPage: true });
+
+    await page.getByRole('link', { name: 'New app' }).click();
+    await page.getByLabel('Name').fill('Invoices');
+    await page.getByLabel('Publish address').fill('https://invoices.demo.test');
+    await page.getByLabel('Redirect URI').fill('https://invoices.demo.test/callback');
+    await expectOneEvent(page, 'app.created', () => submit(page, 'create-app', 'Create app'));
+    const secret = page.getByTestId('secret-once');
+    await expect(secret).toContainText('PORTICO_CLIENT_SECRET=');
+    await expect(secret).toContainText(`PORTICO_ISSUER=${E2E_ISSUER}`);
+    await page.screenshot({ path: testInfo.outputPath('app-created.png'), fullPage: true });
+
+    await page.goto('/console/demo/apps');
+    await page.getByRole('link', { name: 'Invoices' }).click();
+    await expect(page.getByTestId('app-env')).toContainText('PORTICO_APP_IDENTITY=urn:portico:app:');
+    await expect(page.getByTestId('app-env')).not.toContainText('PORTICO_CLIENT_SECRET=');
+
+    await page.getByTestId('update-app').getByLabel('Name').fill('Invoices & Billing');
+    await expectOneEvent(page, 'app.updated', () => submit(page, 'update-app', 'Save'));
+    await expect(page.getByTestId('update-app').getByRole('status')).toHaveText('Saved.');
+
+    await page.getByLabel('New redirect URI').fill('https://invoices.demo.test/second');
+    await expectOneEvent(page, 'app.redirect_uri_added', () => submit(page, 'add-redirect-uri', 'Add redirect URI'));
+    await page.getByLabel('New redirect URI').fill('javascript:alert(1)');
+    await submit(page, 'add-redirect-uri', 'Add redirect URI');
+    await expect(page.getByTestId('add-redirect-uri').getByTestId('action-error')).toHaveText('"javascript:alert(1)" must use https (plain http only on a loopback host)');
+    await page.reload();
+    const row = page.getByTestId('redirect-uris').locator('li', { hasText: 'https://invoices.demo.test/second' });
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await expect(row.getByRole('alert')).toContainText('will be refused from now on');
+    await page.screenshot({ path: testInfo.outputPath('app-remove-confirm.png'), fullPage: true });
+    await expectOneEvent(page, 'app.redirect_uri_removed', () => row.getByRole('button', { name: 'Yes, remove it' }).click());
+    await page.reload();
+    await expect(page.getByTestId('redirect-uris')).not.toContainText('https://invoices.demo.test/second');
+    await page.screenshot({ path: testInfo.outputPath('app.png'), fullPage: true });
+  });
+
+  test('members and teams', async ({ page }, testInfo) => {
+    await consoleSignIn(page, DEMO.email, DEMO.password);
+    await page.getByRole('link', { name: 'Members' }).click();
+    await page.getByTestId('add-member').getByLabel('Email').fill('newcomer@demo.e2e.test');
+    await expectOneEvent(page, 'member.added', () => submit(page, 'add-member', 'Add member'));
+    await expect(page.getByTestId('secret-once')).toHaveText(/^\S{16}$/);
+    await page.reload();
+    const newcomer = page.locator('tr[data-email="newcomer@demo.e2e.test"]');
+    await newcomer.getByLabel('New role').selectOption('admin');
+    await expectOneEvent(page, 'member.role_changed', () => newcomer.getByRole('button', { name: 'Change role' }).click());
+    await page.reload();
+    await expect(newcomer.locator('td').nth(1)).toHaveText('admin');
+    await newcomer.getByRole('button', { name: 'Remove' }).click();
+    await expect(newcomer.getByRole('alert')).toContainText('access tokens already issued end within 10 minutes');
+    await page.screenshot({ path: testInfo.outputPath('member-remove-confirm.png'), fullPage: true });
+    await expectOneEvent(page, 'member.removed', () => newcomer.getByRole('button', { name: 'Yes, remove' }).click());
+    await page.reload();
+    await expect(page.locator('tr[data-email="newcomer@demo.e2e.test"]')).toHaveCount(0);
+    await page.screenshot({ path: testInfo.outputPath('members.png'), fullPage: true });
+
+    await page.getByRole('link', { name: 'Teams' }).click();
+    await page.getByLabel('Team name').fill('Finance');
+    await expectOneEvent(page, 'team.created', () => submit(page, 'create-team', 'Create team'));
+    await page.reload();
+    const finance = page.getByTestId('team-Finance');
+    await finance.getByLabel('Member').selectOption({ label: ROCKETS.outsider.email });
+    await expectOneEvent(page, 'team.member_added', () => finance.getByRole('button', { name: 'Add to team' }).click());
+    await finance.getByLabel('Scope').fill('invoices:read');
+    await expectOneEvent(page, 'team.scope_granted', () => finance.getByRole('button', { name: 'Grant' }).click());
+    await page.reload();
+    await expect(finance).toContainText(ROCKETS.outsider.email);
+    await expect(finance).toContainText('invoices:read');
+    await page.screenshot({ path: testInfo.outputPath('teams.png'), fullPage: true });
+  });
+
+  test('settings: whitelabel branding with a live preview', async ({ page }, testInfo) => {
+    await consoleSignIn(page, DEMO.email, DEMO.password);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await expect(page.getByTestId('preview-name')).toHaveText('Portico');
+    await page.getByLabel('Display name').fill('Demo Co');
+    await page.getByLabel('Primary colour').fill('#0b7a43');
+    await expect(page.getByTestId('preview-name')).toHaveText('Demo Co');
+    await expect(page.getByTestId('preview-button')).toHaveCSS('background-color', 'rgb(11, 122, 67)');
+    await page.screenshot({ path: testInfo.outputPath('settings.png'), fullPage: true });
+    await expectOneEvent(page, 'org.branding_updated', () => submit(page, 'branding', 'Save branding'));
+    // Back to Portico's brand, as the other suites expect for the demo organization.
+    await page.getByLabel('Display name').fill('');
+    await page.getByLabel('Primary colour').fill('');
+    await expectOneEvent(page, 'org.branding_updated', () => submit(page, 'branding', 'Save branding'));
+  });
+
+  test('audit log: filters, pagination controls, CSV and JSON export', async ({ page }, testInfo) => {
+    await consoleSignIn(page, DEMO.email, DEMO.password);
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await expect(page.getByTestId('audit-events')).toContainText('app.created');
+    await page.getByLabel('Type').fill('team.');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect(page.getByTestId('audit-events')).toContainText('team.created');
+    await expect(page.getByTestId('audit-events')).not.toContainText('app.created');
+    await page.screenshot({ path: testInfo.outputPath('audit.png'), fullPage: true });
+    const csv = await page.request.get('/console/demo/audit/export?format=csv&action=member.');
+    expect(csv.headers()['content-type']).toContain('text/csv');
+    const lines = (await csv.text()).split('\r\n');
+    expect(lines[0]).toContain('"occurredAt"'.replaceAll('"', ''));
+    expect(lines.slice(1).every((line) => line.includes('"member.'))).toBe(true);
+    expect(lines.length).toBe(4); // header + added, role changed, removed
+  });
+
+  test('own sessions and sign out everywhere', async ({ page, browser }, testInfo) => {
+    const other = await browser.newContext();
+    const otherPage = await other.newPage();
+    await consoleSignIn(otherPage, DEMO.email, DEMO.password);
+    await consoleSignIn(page, DEMO.email, DEMO.password);
+    await page.goto('/console/account');
+    await expect(page.getByTestId('account-sessions')).toContainText('This browser');
+    await page.screenshot({ path: testInfo.outputPath('account.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
+    await expect(page.getByRole('status')).toHaveText('Every other session has ended.');
+    await otherPage.goto('/console/demo/apps');
+    await expect(otherPage).toHaveURL(/\/console\/login$/);
+    await other.close();
+  });
+});
+
+test.describe('the console, as a member', () => {
+  async function captureAction(browser: Browser, run: (page: Page) => Promise<void>): Promise<Request> {
+    const admin = await browser.newContext();
+    const page = await admin.newPage();
+    await consoleSignIn(page, DEMO.email, DEMO.password);
+    const captured = new Promise<Request>((resolve) => page.on('request', (r) => r.headers()['next-action'] && resolve(r)));
+    await run(page);
+    const request = await captured;
+    await admin.close();
+    return request;
+  }
+
+  test('sees read-only pages and is refused every admin action, also posted directly', async ({ page, browser }, testInfo) => {
+    await consoleSignIn(page, ROCKETS.outsider.email, ROCKETS.outsider.password);
+    await expect(page.getByRole('link', { name: 'Demo App' })).toBeVisible();
+    await expect(page.getByRole('link', { name: 'New app' })).toHaveCount(0);
+    for (const hidden of ['Teams', 'Settings', 'Audit log']) await expect(page.getByRole('link', { name: hidden })).toHaveCount(0);
+    await page.screenshot({ path: testInfo.outputPath('member-apps.png'), fullPage: true });
+    await page.goto('/console/demo/settings');
+    await expect(page.getByText('Only the organization’s owners and admins change its settings.')).toBeVisible();
+    await page.goto('/console/demo/members');
+    await expect(page.getByTestId('add-member')).toHaveCount(0);
+    expect((await page.request.get('/console/demo/audit/export?format=json')).status()).toBe(404);
+    // An organization the member does not belong to does not exist for them.
+    expect((await page.goto('/console/acme-rockets/apps'))?.status()).toBe(404);
+
+    // The admin's real server-action requests, replayed with the member's session: refused, nothing written.
+    const createApp = await captureAction(browser, async (admin) => {
+      await admin.goto('/console/demo/apps/new');
+      await admin.getByLabel('Name').fill('Sneaky');
+      await admin.getByLabel('Publish address').fill('https://sneaky.demo.test');
+      await admin.getByLabel('Redirect URI').fill('https://sneaky.demo.test/cb');
+      await admin.getByRole('button', { name: 'Create app' }).click();
+      await admin.getByTestId('secret-once').waitFor();
+    });
+    const addMember = await captureAction(browser, async (admin) => {
+      await admin.goto('/console/demo/members');
+      await admin.getByTestId('add-member').getByLabel('Email').fill('replayed@demo.e2e.test');
+      await admin.getByTestId('add-member').getByRole('button', { name: 'Add member' }).click();
+      await admin.getByTestId('secret-once').waitFor();
+    });
+    const saveBranding = await captureAction(browser, async (admin) => {
+      await admin.goto('/console/demo/settings');
+      await admin.getByLabel('Display name').fill('');
+      await admin.getByRole('button', { name: 'Save branding' }).click();
+      await admin.getByTestId('branding').getByRole('status').waitFor();
+    });
+    const createTeam = await captureAction(browser, async (admin) => {
+      await admin.goto('/console/demo/teams');
+      await admin.getByLabel('Team name').fill('Replayed team');
+      await admin.getByRole('button', { name: 'Create team' }).click();
+      await admin.getByTestId('create-team').getByRole('status').waitFor();
+    });
+    const changeRole = await captureAction(browser, async (admin) => {
+      await admin.goto('/console/demo/members');
+      const row = admin.locator(`tr[data-email="${ROCKETS.member.email}"]`);
+      await row.getByLabel('New role').selectOption('member');
+      await row.getByRole('button', { name: 'Change role' }).click();
+      await row.getByRole('status').waitFor();
+    });
+    for (const captured of [createApp, addMember, saveBranding, createTeam, changeRole]) {
+      const response = await page.request.post(captured.url(), {
+        headers: { 'next-action': captured.headers()['next-action']!, 'content-type': captured.headers()['content-type']!, origin: E2E_ISSUER, accept: 'text/x-component' },
+        data: captured.postDataBuffer()!,
+      });
+      expect(response.status()).toBe(200);
+      expect(await response.text()).toContain('You do not have permission to do this in this organization.');
+    }
+    await page.goto('/console/demo/apps');
+    await expect(page.getByRole('link', { name: 'Sneaky' })).toHaveCount(1); // the admin's own, not a second one
+    await page.goto('/console/demo/members');
+    await expect(page.locator('tr[data-email="replayed@demo.e2e.test"]')).toHaveCount(1);
+  });
+
+  test('a person in two organizations switches between them', async ({ page }, testInfo) => {
+    await consoleSignIn(page, ROCKETS.member.email, ROCKETS.member.password);
+    await page.getByTestId('org-switcher').locator('summary').click();
+    await page.screenshot({ path: testInfo.outputPath('switcher.png'), fullPage: true });
+    const other = page.getByTestId('org-switcher').getByRole('link');
+    await expect(other).toHaveCount(2);
+    const current = new URL(page.url()).pathname.split('/')[2];
+    await other.filter({ hasNotText: current === 'demo' ? 'Demo Organization' : ROCKETS.orgName }).click();
+    await expect(page).not.toHaveURL(new RegExp(`/console/${current}/`));
+  });
+});

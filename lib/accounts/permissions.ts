@@ -1,0 +1,40 @@
+// What each organization role may do in the console and the API. The one table every check reads.
+import type { MembershipRole } from './organizations';
+
+export const PERMISSIONS = [
+  'org.read',
+  'apps.read',
+  'apps.manage',
+  'members.read',
+  'members.manage',
+  'teams.manage',
+  'branding.manage',
+  'audit.read',
+  'ownership.transfer',
+  'org.delete',
+] as const;
+export type OrgPermission = (typeof PERMISSIONS)[number];
+
+const ADMIN: readonly OrgPermission[] = [
+  'org.read',
+  'apps.read',
+  'apps.manage',
+  'members.read',
+  'members.manage',
+  'teams.manage',
+  'branding.manage',
+  'audit.read',
+];
+
+const ROLE_PERMISSIONS: Record<MembershipRole, ReadonlySet<OrgPermission>> = {
+  // Everything.
+  owner: new Set(PERMISSIONS),
+  // Everything but transferring ownership and deleting the organization.
+  admin: new Set(ADMIN),
+  // Reads what concerns them: the organization, its apps, who belongs to it.
+  member: new Set<OrgPermission>(['org.read', 'apps.read', 'members.read']),
+};
+
+export function can(role: MembershipRole | undefined, permission: OrgPermission): boolean {
+  return role !== undefined && ROLE_PERMISSIONS[role].has(permission);
+}

@@ -1,0 +1,99 @@
+// Append-only audit events. Recorded inside the transaction of the change they describe, so a change and its
+// event commit or roll back together.
+import { and, desc, eq, gte, ilike, lt, lte, or, type SQL } from 'drizzle-orm';
+import type { Queryable } from '../db/client';
+import { auditEvents } from '../db/schema';
+
+export type AuditEvent = typeof auditEvents.$inferSelect;
+export type AuditActorType = AuditEvent['actorType'];
+
+export interface AuditActor {
+  type: AuditActorType;
+  id?: string | null;
+  label?: string | null;
+  ip?: string | null;
+}
+
+export interface AuditRecord {
+  orgId: string | null;
+  actor: AuditActor;
+  action: string;
+  subject?: { type: string; id: string; label?: string | null };
+  appId?: string | null;
+  clientId?: string | null;
+  act?: string | null;
+  details?: Record<string, unknown>;
+}
+
+export async function recordAuditEvent(db: Queryable, record: AuditRecord): Promise<void> {
+  await db.insert(auditEvents).values({
+    orgId: record.orgId,
+    actorType: record.actor.type,
+    actorId: record.actor.id ?? null,
+    actorLabel: record.actor.label ?? null,
+    ip: record.actor.ip ?? null,
+    action: record.action,
+    subjectType: record.subject?.type ?? null,
+    subjectId: record.subject?.id ?? null,
+    subjectLabel: record.subject?.label ?? null,
+    appId: record.appId ?? null,
+    clientId: record.clientId ?? null,
+    act: record.act ?? null,
+    details: record.details ?? {},
+  });
+}
+
+export interface AuditFilter {
+  /** Matches the actor's id or label (case-insensitive, partial). */
+  actor?: string;
+  /** Matches the subject's id or label (case-insensitive, partial). */
+  subject?: string;
+  appId?: string;
+  /** An action, or a prefix ending with '.' (e.g. `app.`). */
+  action?: string;
+  from?: Date;
+  to?: Date;
+}
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function conditions(orgId: string, filter: AuditFilter): SQL | undefined {
+  const parts: (SQL | undefined)[] = [eq(auditEvents.orgId, orgId)];
+  if (filter.actor) {
+    const pattern = `%${escapeLike(filter.actor)}%`;
+    parts.push(or(ilike(auditEvents.actorLabel, pattern), ilike(auditEvents.actorId, pattern)));
+  }
+  if (filter.subject) {
+    const pattern = `%${escapeLike(filter.subject)}%`;
+    parts.push(or(ilike(auditEvents.subjectLabel, pattern), ilike(auditEvents.subjectId, pattern)));
+  }
+  if (filter.appId) parts.push(eq(auditEvents.appId, filter.appId));
+  if (filter.action) {
+    parts.push(filter.action.endsWith('.') ? ilike(auditEvents.action, `${escapeLike(filter.action)}%`) : eq(auditEvents.action, filter.action));
+  }
+  if (filter.from) parts.push(gte(auditEvents.occurredAt, filter.from));
+  if (filter.to) parts.push(lte(auditEvents.occurredAt, filter.to));
+  return and(...parts);
+}
+
+/**
+ * One page of an organization's events, newest first, paginated on the server by id (keyset): stable while new
+ * events arrive. `before` is the last id of the previous page.
+ */
+export async function searchAuditEvents(
+  db: Queryable,
+  orgId: string,
+  filter: AuditFilter,
+  page: { before?: number; limit: number },
+): Promise<{ events: AuditEvent[]; nextBefore?: number }> {
+  const rows = await db
+    .select()
+    .from(auditEvents)
+    .where(and(conditions(orgId, filter), page.before ? lt(auditEvents.id, page.before) : undefined))
+    .orderBy(desc(auditEvents.id))
+    .limit(page.limit + 1);
+  const events = rows.slice(0, page.limit);
+  return { events, nextBefore: rows.length > page.limit ? events.at(-1)?.id : undefined };
+}

@@ -1,0 +1,36 @@
+// The audit trail: append-only events, one per change, with who acted and on what.
+import { bigserial, index, jsonb, pgEnum, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+export const auditActorType = pgEnum('audit_actor_type', ['person', 'agent', 'client', 'operator_cli', 'system']);
+
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** No foreign key: the trail outlives what it describes. Null for installation-wide events. */
+    orgId: uuid('org_id'),
+    occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
+    actorType: auditActorType('actor_type').notNull(),
+    actorId: text('actor_id'),
+    /** How the actor was known at the time (an email, a client name): kept even if the actor is deleted. */
+    actorLabel: text('actor_label'),
+    /** What happened, as `<noun>.<verb>`: app.created, member.removed, ... */
+    action: text('action').notNull(),
+    subjectType: text('subject_type'),
+    subjectId: text('subject_id'),
+    subjectLabel: text('subject_label'),
+    appId: uuid('app_id'),
+    clientId: text('client_id'),
+    /** RFC 8693 actor (an agent acting for the subject), when there is one. */
+    act: text('act'),
+    ip: text('ip'),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (t) => [
+    index('audit_events_org_time_idx').on(t.orgId, t.id),
+    index('audit_events_action_idx').on(t.orgId, t.action),
+    index('audit_events_actor_idx').on(t.orgId, t.actorId),
+    index('audit_events_subject_idx').on(t.orgId, t.subjectId),
+    index('audit_events_app_idx').on(t.orgId, t.appId),
+  ],
+);

@@ -159,6 +159,33 @@ test.describe('the console, as an admin', () => {
   });
 });
 
+test.describe('deleting an organization', () => {
+  test('is for owners only, and asks for the slug', async ({ page, browser }, testInfo) => {
+    const adminContext = await browser.newContext();
+    const admin = await adminContext.newPage();
+    await consoleSignIn(admin, ROCKETS.outsider.email, ROCKETS.outsider.password);
+    await admin.goto('/console/doomed-co/settings');
+    await expect(admin.getByRole('heading', { name: 'Organization settings' })).toBeVisible();
+    await expect(admin.getByTestId('delete-org')).toHaveCount(0);
+    await adminContext.close();
+
+    await consoleSignIn(page, DEMO.email, DEMO.password);
+    await page.goto('/console/doomed-co/settings');
+    const form = page.getByTestId('delete-org');
+    await form.getByLabel('Type doomed-co to confirm').fill('doomed');
+    await form.getByRole('button', { name: 'Delete organization' }).click();
+    await expect(form.getByRole('alert')).toContainText('Every app of it stops working at once');
+    await page.screenshot({ path: testInfo.outputPath('delete-confirm.png'), fullPage: true });
+    await form.getByRole('button', { name: 'Yes, delete it' }).click();
+    await expect(form.getByTestId('action-error')).toHaveText("Type the organization's slug, doomed-co, to confirm.");
+    await form.getByLabel('Type doomed-co to confirm').fill('doomed-co');
+    await form.getByRole('button', { name: 'Delete organization' }).click();
+    await form.getByRole('button', { name: 'Yes, delete it' }).click();
+    await page.waitForURL(/\/console\/demo\/apps$/);
+    expect((await page.goto('/console/doomed-co/apps'))?.status()).toBe(404);
+  });
+});
+
 test.describe('the console, as a member', () => {
   async function captureAction(browser: Browser, run: (page: Page) => Promise<void>): Promise<Request> {
     const admin = await browser.newContext();

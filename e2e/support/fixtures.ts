@@ -3,7 +3,7 @@
 import { addMember } from '../../lib/accounts/memberships';
 import { createOrganization, findOrganizationBySlug, setBranding } from '../../lib/accounts/organizations';
 import { hashPassword } from '../../lib/accounts/passwords';
-import { createUser } from '../../lib/accounts/users';
+import { createUser, findUserByEmail } from '../../lib/accounts/users';
 import { createApp } from '../../lib/clients/apps';
 import type { Database } from '../../lib/db/client';
 import { seedDemo } from '../../lib/seed/demo';
@@ -21,6 +21,12 @@ export const ROCKETS = {
   clientSecret: 'e2e-rockets-secret-0123456789abcdefghijklmnopq',
   redirectUri: 'http://127.0.0.1:4999/rockets/callback',
   member: { email: 'pilot@rockets.e2e.test', password: 'rocket-pilot-password-1' },
+  vault: {
+    appName: 'Vault',
+    clientId: 'e2e-vault-client',
+    clientSecret: 'e2e-vault-secret-0123456789abcdefghijklmnopqrs',
+    redirectUri: 'http://127.0.0.1:4999/vault/callback',
+  },
   /** A plain member of the demo organization only. */
   outsider: { email: 'outsider@demo.e2e.test', password: 'outsider-password-123' },
 } as const;
@@ -54,9 +60,27 @@ export async function seedE2EData(db: Database): Promise<void> {
     const pilot = await createUser(tx, { email: ROCKETS.member.email, name: 'Pilot', passwordHash: await hashPassword(ROCKETS.member.password) });
     await addMember(tx, { orgId: org.id, userId: pilot.id, role: 'member' });
     const demoOrg = await findOrganizationBySlug(tx, 'demo');
+    // An app of the demo organization whose credential the security tab's test rotates.
+    if (demoOrg) {
+      await createApp(tx, {
+        orgId: demoOrg.id,
+        slug: 'vault',
+        name: ROCKETS.vault.appName,
+        publishOrigin: 'http://127.0.0.1:4999',
+        redirectUris: [ROCKETS.vault.redirectUri],
+        clientId: ROCKETS.vault.clientId,
+        clientSecret: ROCKETS.vault.clientSecret,
+      });
+    }
     // The pilot belongs to two organizations (the console's switcher).
     if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: pilot.id, role: 'member' });
     const outsider = await createUser(tx, { email: ROCKETS.outsider.email, name: 'Outsider', passwordHash: await hashPassword(ROCKETS.outsider.password) });
     if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: outsider.id, role: 'member' });
+
+    // An organization the console's deletion test may delete: the demo owner owns it, the outsider administers it.
+    const doomed = await createOrganization(tx, { slug: 'doomed-co', name: 'Doomed Co' });
+    const owner = demoOrg ? await findUserByEmail(tx, DEMO.email) : undefined;
+    if (owner) await addMember(tx, { orgId: doomed.id, userId: owner.id, role: 'owner' });
+    await addMember(tx, { orgId: doomed.id, userId: outsider.id, role: 'admin' });
   });
 }

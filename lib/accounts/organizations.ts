@@ -2,6 +2,7 @@
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { memberships, organizations } from '../db/schema';
+import { revokeOrganizationGrants } from '../oidc/grant-revocation';
 
 
 export type Organization = typeof organizations.$inferSelect;
@@ -39,4 +40,13 @@ export async function setBranding(db: Queryable, orgId: string, branding: Brandi
       brandBackgroundColor: branding.backgroundColor,
     })
     .where(eq(organizations.id, orgId));
+}
+
+/**
+ * Deletes the organization with its apps, clients, memberships and teams (foreign keys cascade), after ending
+ * every grant and token of its clients. Its audit events stay: the trail outlives what it describes.
+ */
+export async function deleteOrganization(db: Queryable, orgId: string): Promise<void> {
+  await revokeOrganizationGrants(db, orgId);
+  await db.delete(organizations).where(eq(organizations.id, orgId));
 }

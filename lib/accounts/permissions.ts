@@ -15,16 +15,9 @@ export const PERMISSIONS = [
 ] as const;
 export type OrgPermission = (typeof PERMISSIONS)[number];
 
-const ADMIN: readonly OrgPermission[] = [
-  'org.read',
-  'apps.read',
-  'apps.manage',
-  'members.read',
-  'members.manage',
-  'teams.manage',
-  'branding.manage',
-  'audit.read',
-];
+/** What only an owner may do: everything else an admin may do too. */
+const OWNER_ONLY: readonly OrgPermission[] = ['ownership.transfer', 'org.delete'];
+const ADMIN = PERMISSIONS.filter((permission) => !OWNER_ONLY.includes(permission));
 
 const ROLE_PERMISSIONS: Record<MembershipRole, ReadonlySet<OrgPermission>> = {
   // Everything.

@@ -128,8 +128,15 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       },
     },
     create: {
-      usage: 'apps create --org <slug> --name <name> --origin <https://app.example> --redirect-uri <uri> [--redirect-uri <uri>…] [--slug <slug>]',
-      options: { org: { type: 'string' }, name: { type: 'string' }, origin: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true }, slug: { type: 'string' } },
+      usage: 'apps create --org <slug> --name <name> --origin <https://app.example> --redirect-uri <uri> [--redirect-uri <uri>…] [--slug <slug>] [--auth-method client_secret_basic|client_secret_post]',
+      options: {
+        org: { type: 'string' },
+        name: { type: 'string' },
+        origin: { type: 'string' },
+        'redirect-uri': { type: 'string', multiple: true },
+        slug: { type: 'string' },
+        'auth-method': { type: 'string' },
+      },
       async run(ctx, values) {
         const org = await organization(ctx, required(values, 'org'));
         const name = required(values, 'name');
@@ -140,7 +147,11 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         if ((await listApps(ctx.db, org.slug)).some((row) => row.app.slug === slug)) {
           throw new CommandError(`${org.slug} already has an app with the slug "${slug}"; choose another with --slug.`);
         }
-        const created = await ctx.db.transaction((tx) => createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris }));
+        const method = typeof values['auth-method'] === 'string' ? values['auth-method'] : 'client_secret_basic';
+        if (method !== 'client_secret_basic' && method !== 'client_secret_post') throw new UsageError('--auth-method must be client_secret_basic or client_secret_post');
+        const created = await ctx.db.transaction((tx) =>
+          createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris, tokenEndpointAuthMethod: method }),
+        );
         ctx.out(`Created app ${org.slug}/${slug}. Give the app these values (the secret is shown only now):`);
         ctx.out('');
         for (const line of appEnvironmentLines({ issuer: ctx.issuer, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity })) {

@@ -18,6 +18,8 @@ export interface CreateAppInput {
   /** Fixed values for reproducible setups (the demo seed); generated when absent. */
   clientId?: string;
   clientSecret?: string;
+  /** How the app authenticates at the token endpoint (RFC 7591 §2): one registered method. */
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post';
 }
 
 export interface CreatedApp {
@@ -57,7 +59,7 @@ export async function createApp(db: Queryable, input: CreateAppInput): Promise<C
     orgId: input.orgId,
     appId,
     name: input.name,
-    tokenEndpointAuthMethod: 'client_secret_basic',
+    tokenEndpointAuthMethod: input.tokenEndpointAuthMethod ?? 'client_secret_basic',
     secretGeneration: 1,
   });
   await db.insert(clientSecrets).values({ clientId, generation: 1, secretHash: hashClientSecret(clientSecret) });
@@ -164,8 +166,8 @@ export async function listRedirectUris(db: Queryable, clientId: string) {
 }
 
 /** Adds a redirect URI; false when the client has it already. */
-export async function addRedirectUri(db: Queryable, clientId: string, uri: string): Promise<boolean> {
-  const inserted = await db.insert(redirectUris).values({ clientId, uri }).onConflictDoNothing().returning({ id: redirectUris.id });
+export async function addRedirectUri(db: Queryable, clientId: string, uri: string, devOnly = false): Promise<boolean> {
+  const inserted = await db.insert(redirectUris).values({ clientId, uri, devOnly }).onConflictDoNothing().returning({ id: redirectUris.id });
   return inserted.length === 1;
 }
 

@@ -2,6 +2,7 @@
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { clients, redirectUris } from '../db/schema';
+import { devEnvironmentActive } from './revocation';
 
 /** Extra metadata fields Portico attaches to every client it hands to oidc-provider (never client-settable). */
 export const PORTICO_CLIENT_FIELDS = ['portico_kind', 'portico_app_id', 'portico_org_id'] as const;
@@ -33,11 +34,13 @@ export async function loadClientMetadata(
   const [client] = await db.select().from(clients).where(eq(clients.id, clientId)).limit(1);
   if (!client || client.revokedAt) return undefined;
   const uris = await db.select({ uri: redirectUris.uri, devOnly: redirectUris.devOnly }).from(redirectUris).where(eq(redirectUris.clientId, clientId));
+  // Dev-only redirect URIs count only while the app's dev environment is on: checked at every authorization request.
+  const devActive = client.appId && uris.some((row) => row.devOnly) ? await devEnvironmentActive(db, client.appId) : false;
   return {
     ...client.metadata,
     client_id: client.id,
     client_name: client.name,
-    redirect_uris: uris.filter((row) => !row.devOnly).map((row) => row.uri),
+    redirect_uris: uris.filter((row) => !row.devOnly || devActive).map((row) => row.uri),
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,

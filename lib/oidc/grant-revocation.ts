@@ -36,3 +36,8 @@ export async function revokePersonGrantsInOrganization(db: Queryable, orgId: str
     );
   return grantIds.length;
 }
+
+/** Deletes every grant, code and token of the organization's clients (before the organization itself goes). */
+export async function revokeOrganizationGrants(db: Queryable, orgId: string): Promise<void> {
+  await db.delete(oidcPayloads).where(inArray(oidcPayloads.clientId, clientsOfOrganization(db, orgId)));
+}

@@ -1,7 +1,7 @@
 'use client';
 // A form bound to a console server action: shows pending, success and error states, field errors, a secret
 // shown once, and — for destructive actions — a second, explicit confirmation step naming the consequence.
-import { useActionState, useState, type ReactNode } from 'react';
+import { useActionState, useEffect, useState, type ReactNode } from 'react';
 import type { ActionState } from '../_lib/action';
 
 type Action = (state: ActionState, formData: FormData) => Promise<ActionState>;
@@ -17,9 +17,14 @@ export function ActionForm(props: {
   variant?: 'primary' | 'danger' | 'secondary';
   inline?: boolean;
   testId?: string;
+  /** Keep the form (and the result it shows, such as a secret shown once) but offer no submit button. */
+  hideSubmit?: boolean;
 }) {
   const [state, formAction, pending] = useActionState(props.action, { status: 'idle' } as ActionState);
   const [armed, setArmed] = useState(false);
+  useEffect(() => {
+    if (state.status !== 'idle') setArmed(false);
+  }, [state]);
   const variant = props.variant ?? 'primary';
   return (
     <form
@@ -48,7 +53,7 @@ export function ActionForm(props: {
             </button>
           </div>
         </div>
-      ) : (
+      ) : props.hideSubmit ? null : (
         <div>
           <button type="submit" className={`btn btn-${variant}`} disabled={pending}>
             {pending ? 'Working…' : props.submitLabel}

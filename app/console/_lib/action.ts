@@ -4,6 +4,7 @@
 import 'server-only';
 import { headers } from 'next/headers';
 import { revalidatePath } from 'next/cache';
+import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import type { OrgPermission } from '@/lib/accounts/permissions';
 import { recordAuditEvent, type AuditRecord } from '@/lib/audit/events';
@@ -14,7 +15,7 @@ import { authorizeOrgAction, type OrgAccess } from './access';
 
 export type ActionState =
   | { status: 'idle' }
-  | { status: 'ok'; message: string; secret?: string[] }
+  | { status: 'ok'; message: string; secret?: string[]; redirect?: string }
   | { status: 'error'; message: string; fieldErrors?: Record<string, string> };
 
 export const idle: ActionState = { status: 'idle' };
@@ -72,11 +73,12 @@ export function orgAction<Schema extends z.ZodType>(
         if (events !== 1) throw new Error(`console action wrote ${events} audit events instead of 1`);
         return outcome;
       });
+      if (result.redirect) redirect(result.redirect);
       revalidatePath(`/console/${access.org.slug}`, 'layout');
       return result;
     } catch (error) {
       if (error instanceof ActionRefusal) return { status: 'error', message: error.message };
-      throw error;
+      throw error; // includes Next's redirect signal
     }
   };
 }

@@ -2,7 +2,7 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
-import { SignInFrame } from '../../auth/app/_components/sign-in-frame';
+import { PasswordFields, SignInFrame } from '../../auth/app/_components/sign-in-frame';
 import { currentConsoleSession } from '../_lib/session';
 
 export const dynamic = 'force-dynamic';
@@ -21,14 +21,7 @@ export default async function ConsoleLoginPage(props: { searchParams: Promise<Re
         </div>
       ) : null}
       <form method="post" action="/console/session">
-        <div className="field">
-          <label htmlFor="email">Email</label>
-          <input id="email" name="email" type="email" autoComplete="username" required maxLength={320} autoFocus />
-        </div>
-        <div className="field">
-          <label htmlFor="password">Password</label>
-          <input id="password" name="password" type="password" autoComplete="current-password" required maxLength={1024} />
-        </div>
+        <PasswordFields />
         <button className="button" type="submit">
           Sign in
         </button>

@@ -31,6 +31,8 @@ export const apps = pgTable(
     publishOrigin: text('publish_origin').notNull(),
     /** Fixed for the app's lifetime: the `aud` of every access token issued for it. */
     identity: text('identity').notNull(),
+    /** Dev-only redirect URIs are accepted while this lies in the future; null: the dev environment is off. */
+    devEnvironmentUntil: timestamp('dev_environment_until', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -57,8 +59,13 @@ export const clients = pgTable(
     tokenEndpointAuthMethod: text('token_endpoint_auth_method').notNull(),
     /** Remaining registered metadata (RFC 7591 §2) that has no column of its own. */
     metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
-    /** Generation of the current secret; moves by compare-and-swap on rotation. Null for public clients. */
+    /**
+     * Version of the client's credential state: every rotation step (start, complete, cancel) moves it by one, by
+     * compare-and-swap, so a step based on a stale view is refused. Null for public clients.
+     */
     secretGeneration: integer('secret_generation'),
+    /** While a rotation is in progress: when its overlap window ends (the old secret's last moment). */
+    rotationEndsAt: timestamp('rotation_ends_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
   },
@@ -71,6 +78,7 @@ export const clients = pgTable(
       sql`(${t.type} = 'public' AND ${t.tokenEndpointAuthMethod} = 'none' AND ${t.secretGeneration} IS NULL)
         OR (${t.type} = 'confidential' AND ${t.tokenEndpointAuthMethod} IN ('client_secret_basic', 'client_secret_post') AND ${t.secretGeneration} IS NOT NULL)`,
     ),
+    check('clients_public_no_rotation', sql`${t.type} = 'confidential' OR ${t.rotationEndsAt} IS NULL`),
     check('clients_app_kind', sql`${t.kind} <> 'app' OR (${t.type} = 'confidential' AND ${t.appId} IS NOT NULL AND ${t.orgId} IS NOT NULL)`),
   ],
 );

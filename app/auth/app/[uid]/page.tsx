@@ -6,7 +6,7 @@ import { notFound } from 'next/navigation';
 import { displayedAppAddress, findAppSignInContext } from '@/lib/clients/app-context';
 import { findInteraction } from '@/lib/oidc/interactions';
 import { db, runtime } from '@/lib/runtime';
-import { AppHeader, SignInFrame } from '../_components/sign-in-frame';
+import { AppHeader, PasswordFields, SignInFrame } from '../_components/sign-in-frame';
 import { isInteractionUid, isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
 
 export const dynamic = 'force-dynamic';
@@ -83,14 +83,7 @@ export default async function SignInPage(props: {
         </div>
       ) : null}
       <form method="post" action={`/auth/app/${uid}/login`}>
-        <div className="field">
-          <label htmlFor="email">Email</label>
-          <input id="email" name="email" type="email" autoComplete="username" required maxLength={320} autoFocus />
-        </div>
-        <div className="field">
-          <label htmlFor="password">Password</label>
-          <input id="password" name="password" type="password" autoComplete="current-password" required maxLength={1024} />
-        </div>
+        <PasswordFields />
         <button className="button" type="submit">
           Sign in
         </button>

@@ -42,3 +42,19 @@ export function AppHeader({ app, address }: { app: AppSignInContext['app']; addr
     </div>
   );
 }
+
+/** The email and password inputs of every Portico sign-in form. */
+export function PasswordFields() {
+  return (
+    <>
+      <div className="field">
+        <label htmlFor="email">Email</label>
+        <input id="email" name="email" type="email" autoComplete="username" required maxLength={320} autoFocus />
+      </div>
+      <div className="field">
+        <label htmlFor="password">Password</label>
+        <input id="password" name="password" type="password" autoComplete="current-password" required maxLength={1024} />
+      </div>
+    </>
+  );
+}

@@ -2,10 +2,11 @@
 // Server actions of the Apps pages. Each: validate, authorize, one domain call, one audit event (orgAction).
 import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
-import { addRedirectUri, createApp, findOrgApp, listApps, removeRedirectUri, updateApp } from '@/lib/clients/apps';
+import { addRedirectUri, createApp, listApps, removeRedirectUri, updateApp } from '@/lib/clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '@/lib/clients/validation';
 import { runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../_lib/action';
+import { orgAppOrRefuse } from '../../_lib/org-app';
 
 const origin = z.string().trim().transform((value, ctx) => {
   const result = validateAppOrigin(value);
@@ -35,14 +36,17 @@ const avatarUrl = z
 const name = z.string().trim().min(1, 'is required').max(80, 'must be at most 80 characters');
 
 export const createAppAction = orgAction(
-  { permission: 'apps.manage', input: z.object({ name, origin, redirectUri }) },
+  {
+    permission: 'apps.manage',
+    input: z.object({ name, origin, redirectUri, authMethod: z.enum(['client_secret_basic', 'client_secret_post'], { error: 'choose how the app authenticates' }) }),
+  },
   async ({ tx, input, access, audit }) => {
     const slugResult = validateSlug(input.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'app');
     if (!slugResult.ok) throw new ActionRefusal(slugResult.error);
     const taken = new Set((await listApps(tx, access.org.slug)).map((row) => row.app.slug));
     let slug = slugResult.value;
     for (let n = 2; taken.has(slug); n++) slug = `${slugResult.value}-${n}`;
-    const created = await createApp(tx, { orgId: access.org.id, slug, name: input.name, publishOrigin: input.origin, redirectUris: [input.redirectUri] });
+    const created = await createApp(tx, { orgId: access.org.id, slug, name: input.name, publishOrigin: input.origin, redirectUris: [input.redirectUri], tokenEndpointAuthMethod: input.authMethod });
     await audit({ action: 'app.created', subject: { type: 'app', id: created.app.id, label: created.app.name }, appId: created.app.id, clientId: created.clientId });
     return {
       status: 'ok',
@@ -54,16 +58,11 @@ export const createAppAction = orgAction(
 
 const appId = z.string().uuid('is not an app');
 
-async function orgApp(tx: Parameters<Parameters<typeof orgAction>[1]>[0]['tx'], orgId: string, id: string) {
-  const listing = await findOrgApp(tx, orgId, id);
-  if (!listing) throw new ActionRefusal('This app does not exist in this organization.');
-  return listing;
-}
 
 export const updateAppAction = orgAction(
   { permission: 'apps.manage', input: z.object({ appId, name, origin, avatarUrl }) },
   async ({ tx, input, access, audit }) => {
-    const listing = await orgApp(tx, access.org.id, input.appId);
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
     await updateApp(tx, listing.app.id, { name: input.name, avatarUrl: input.avatarUrl, publishOrigin: input.origin });
     await audit({
       action: 'app.updated',
@@ -78,7 +77,7 @@ export const updateAppAction = orgAction(
 export const addRedirectUriAction = orgAction(
   { permission: 'apps.manage', input: z.object({ appId, redirectUri }) },
   async ({ tx, input, access, audit }) => {
-    const listing = await orgApp(tx, access.org.id, input.appId);
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
     if (!(await addRedirectUri(tx, listing.clientId, input.redirectUri))) throw new ActionRefusal('This redirect URI is registered already.');
     await audit({ action: 'app.redirect_uri_added', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.redirectUri } });
     return { status: 'ok', message: 'Redirect URI added.' };
@@ -88,7 +87,7 @@ export const addRedirectUriAction = orgAction(
 export const removeRedirectUriAction = orgAction(
   { permission: 'apps.manage', input: z.object({ appId, uri: z.string().min(1), confirmed: z.literal('yes', { error: 'confirm the removal' }) }) },
   async ({ tx, input, access, audit }) => {
-    const listing = await orgApp(tx, access.org.id, input.appId);
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
     if (!(await removeRedirectUri(tx, listing.clientId, input.uri))) throw new ActionRefusal('This redirect URI is not registered.');
     await audit({ action: 'app.redirect_uri_removed', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.uri } });
     return { status: 'ok', message: 'Redirect URI removed.' };

@@ -1,7 +1,7 @@
 'use server';
 import { z } from 'zod';
-import { setBranding } from '@/lib/accounts/organizations';
-import { orgAction } from '../../_lib/action';
+import { deleteOrganization, setBranding } from '@/lib/accounts/organizations';
+import { ActionRefusal, orgAction } from '../../_lib/action';
 
 const optional = (schema: z.ZodString) =>
   z.string().trim().transform((value) => (value === '' ? null : value)).pipe(schema.nullable());
@@ -20,5 +20,15 @@ export const saveBrandingAction = orgAction(
     await setBranding(tx, access.org.id, input);
     await audit({ action: 'org.branding_updated', subject: { type: 'organization', id: access.org.id, label: access.org.name }, details: input });
     return { status: 'ok', message: 'Branding saved. The sign-in card of every app of this organization shows it now.' };
+  },
+);
+
+export const deleteOrganizationAction = orgAction(
+  { permission: 'org.delete', input: z.object({ confirmSlug: z.string().trim(), confirmed: z.literal('yes', { error: 'confirm the deletion' }) }) },
+  async ({ tx, input, access, audit }) => {
+    if (input.confirmSlug !== access.org.slug) throw new ActionRefusal(`Type the organization's slug, ${access.org.slug}, to confirm.`);
+    await audit({ action: 'org.deleted', subject: { type: 'organization', id: access.org.id, label: access.org.name } });
+    await deleteOrganization(tx, access.org.id);
+    return { status: 'ok', message: `${access.org.name} was deleted.`, redirect: '/console' };
   },
 );

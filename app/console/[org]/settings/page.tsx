@@ -1,6 +1,9 @@
 import type { Metadata } from 'next';
 import { requireOrgAccess } from '../../_lib/access';
 import { PageHeader } from '../../_components/page-header';
+import { ActionForm } from '../../_components/action-form';
+import { Field } from '../../_components/fields';
+import { deleteOrganizationAction } from './actions';
 import { BrandingForm } from './branding-form';
 
 export const dynamic = 'force-dynamic';
@@ -23,6 +26,25 @@ export default async function SettingsPage(props: { params: Promise<{ org: strin
           backgroundColor: org.brandBackgroundColor ?? '',
         }}
       />
+      {access.can('org.delete') ? (
+        <section className="panel mt-8 border-red-200" aria-labelledby="danger-heading">
+          <h2 id="danger-heading" className="mb-1 font-semibold text-red-800">
+            Delete this organization
+          </h2>
+          <p className="mb-3 text-sm text-slate-600">Owners only. Its apps, clients, members and teams are deleted; the audit log is kept.</p>
+          <ActionForm
+            action={deleteOrganizationAction}
+            org={org.slug}
+            submitLabel="Delete organization"
+            variant="danger"
+            confirm={`Delete ${org.name} for good? Every app of it stops working at once: sign-ins are refused and refresh tokens end; access tokens already issued end within 10 minutes.`}
+            confirmLabel="Yes, delete it"
+            testId="delete-org"
+          >
+            <Field label={`Type ${org.slug} to confirm`} name="confirmSlug" autoComplete="off" />
+          </ActionForm>
+        </section>
+      ) : null}
     </>
   );
 }

@@ -24,7 +24,11 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
   const org = access.org.slug;
   return (
     <>
-      <PageHeader title={app.name} description={`Resource ${appResource(app.publishOrigin)}`} />
+      <PageHeader
+        title={app.name}
+        description={`Resource ${appResource(app.publishOrigin)}`}
+        actions={manage ? <Link className="btn btn-secondary" href={`/console/${org}/apps/${app.id}/security`}>Security</Link> : null}
+      />
       {manage ? null : <ReadOnlyNotice />}
       <div className="grid gap-6 lg:grid-cols-2">
         <section className="panel" aria-labelledby="identity-heading">

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { requireOrgAccess } from '../../../_lib/access';
 import { ActionForm } from '../../../_components/action-form';
-import { Field } from '../../../_components/fields';
+import { Field, Select } from '../../../_components/fields';
 import { PageHeader } from '../../../_components/page-header';
 import { createAppAction } from '../actions';
 
@@ -22,6 +22,15 @@ export default async function NewAppPage(props: { params: Promise<{ org: string 
           <Field label="Name" name="name" required maxLength={80} placeholder="Billing" />
           <Field label="Publish address" name="origin" required placeholder="https://billing.example.com" hint="The app's origin. Its MCP resource is <origin>/api/mcp." />
           <Field label="Redirect URI" name="redirectUri" required placeholder="https://billing.example.com/auth/callback" hint="Matched exactly. Add more on the app's page." />
+          <Select
+            label="Client authentication"
+            name="authMethod"
+            defaultValue="client_secret_basic"
+            options={[
+              { value: 'client_secret_basic', label: 'client_secret_basic (HTTP Basic header)' },
+              { value: 'client_secret_post', label: 'client_secret_post (in the form body)' },
+            ]}
+          />
         </ActionForm>
       </div>
       <p className="mt-4 text-sm">

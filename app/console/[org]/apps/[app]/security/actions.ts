@@ -1,0 +1,99 @@
+'use server';
+// The security tab's actions: rotation steps, revocation, dev environment, dev-only redirect URIs.
+import { z } from 'zod';
+import { addRedirectUri } from '@/lib/clients/apps';
+import { revokeClientAccess, setDevEnvironment } from '@/lib/clients/revocation';
+import { cancelRotation, completeRotation, startRotation } from '@/lib/clients/rotation';
+import { validateRedirectUri } from '@/lib/clients/validation';
+import { ActionRefusal, orgAction } from '../../../../_lib/action';
+import { orgAppOrRefuse } from '../../../../_lib/org-app';
+
+const appId = z.string().uuid('is not an app');
+const generation = z.coerce.number().int().min(1);
+const confirmed = z.literal('yes', { error: 'confirm this step' });
+
+
+function subject(listing: Awaited<ReturnType<typeof orgAppOrRefuse>>) {
+  return { type: 'app', id: listing.app.id, label: listing.app.name };
+}
+
+export const startRotationAction = orgAction(
+  { permission: 'apps.manage', input: z.object({ appId, generation, overlapHours: z.coerce.number().int().min(1, 'at least 1 hour').max(720, 'at most 720 hours (30 days)') }) },
+  async ({ tx, input, access, audit }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    const result = await startRotation(tx, listing.clientId, input.generation, input.overlapHours * 3600);
+    if (!result.ok) throw new ActionRefusal(result.message);
+    await audit({ action: 'app.secret_rotation_started', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: { generation: result.generation, overlapEndsAt: result.rotationEndsAt.toISOString() } });
+    return {
+      status: 'ok',
+      message: `Rotation started. Both secrets work until ${result.rotationEndsAt.toISOString()}. Put the new secret in the app's environment, then complete the rotation. It is shown only now:`,
+      secret: [`PORTICO_CLIENT_SECRET=${result.secret}`],
+    };
+  },
+);
+
+export const completeRotationAction = orgAction(
+  { permission: 'apps.manage', input: z.object({ appId, generation, confirmed }) },
+  async ({ tx, input, access, audit }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    const result = await completeRotation(tx, listing.clientId, input.generation);
+    if (!result.ok) throw new ActionRefusal(result.message);
+    await audit({ action: 'app.secret_rotation_completed', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: { generation: result.generation } });
+    return { status: 'ok', message: 'Rotation completed: only the new secret works now.' };
+  },
+);
+
+export const cancelRotationAction = orgAction(
+  { permission: 'apps.manage', input: z.object({ appId, generation, confirmed }) },
+  async ({ tx, input, access, audit }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    const result = await cancelRotation(tx, listing.clientId, input.generation);
+    if (!result.ok) throw new ActionRefusal(result.message);
+    await audit({ action: 'app.secret_rotation_cancelled', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: { generation: result.generation } });
+    return { status: 'ok', message: 'Rotation cancelled: the new secret is discarded, the old one works as before.' };
+  },
+);
+
+export const revokeAccessAction = orgAction(
+  { permission: 'apps.manage', input: z.object({ appId, confirmed }) },
+  async ({ tx, input, access, audit }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    const counts = await revokeClientAccess(tx, listing.clientId);
+    await audit({ action: 'app.access_revoked', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: counts });
+    return { status: 'ok', message: `Revoked ${counts.Grant ?? 0} grant(s), ${counts.RefreshToken ?? 0} refresh token(s) and ${counts.AuthorizationCode ?? 0} code(s) in flight.` };
+  },
+);
+
+export const setDevEnvironmentAction = orgAction(
+  { permission: 'apps.manage', input: z.object({ appId, hours: z.coerce.number().int().min(0).max(720, 'at most 720 hours') }) },
+  async ({ tx, input, access, audit }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    const until = input.hours > 0 ? new Date(Date.now() + input.hours * 3600_000) : null;
+    await setDevEnvironment(tx, listing.app.id, until);
+    await audit({ action: until ? 'app.dev_environment_on' : 'app.dev_environment_off', subject: subject(listing), appId: listing.app.id, details: { until: until?.toISOString() ?? null } });
+    return { status: 'ok', message: until ? `Dev environment on until ${until.toISOString()}.` : 'Dev environment off: dev-only redirect URIs are refused.' };
+  },
+);
+
+export const addDevRedirectUriAction = orgAction(
+  {
+    permission: 'apps.manage',
+    input: z.object({
+      appId,
+      redirectUri: z.string().trim().transform((value, ctx) => {
+        const result = validateRedirectUri(value);
+        if (!result.ok) {
+          ctx.addIssue({ code: 'custom', message: result.error });
+          return z.NEVER;
+        }
+        return result.value;
+      }),
+    }),
+  },
+  async ({ tx, input, access, audit }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    if (!(await addRedirectUri(tx, listing.clientId, input.redirectUri, true))) throw new ActionRefusal('This redirect URI is registered already.');
+    await audit({ action: 'app.redirect_uri_added', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: { uri: input.redirectUri, devOnly: true } });
+    return { status: 'ok', message: 'Dev-only redirect URI added: it works while the dev environment is on.' };
+  },
+);

@@ -1,0 +1,170 @@
+// The security tab of an app: credential rotation with its overlap, revocation, dev environment and dev-only
+// redirect URIs, and the recent audit entries of these actions. Owners and admins only, enforced on the server.
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { searchAuditEvents } from '@/lib/audit/events';
+import { findOrgApp, listRedirectUris } from '@/lib/clients/apps';
+import { devEnvironmentActive } from '@/lib/clients/revocation';
+import { credentialState, DEFAULT_OVERLAP_SECONDS } from '@/lib/clients/rotation';
+import { db } from '@/lib/runtime';
+import { requireOrgAccess } from '../../../../_lib/access';
+import { ActionForm } from '../../../../_components/action-form';
+import { Field } from '../../../../_components/fields';
+import { PageHeader } from '../../../../_components/page-header';
+import { removeRedirectUriAction } from '../../actions';
+import {
+  addDevRedirectUriAction,
+  cancelRotationAction,
+  completeRotationAction,
+  revokeAccessAction,
+  setDevEnvironmentAction,
+  startRotationAction,
+} from './actions';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'App security' };
+
+const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' });
+const SLACK = 'Neither rotation nor revocation reaches an access token already issued: it stays valid until it expires, at most 10 minutes.';
+
+export default async function SecurityPage(props: { params: Promise<{ org: string; app: string }> }) {
+  const params = await props.params;
+  const access = await requireOrgAccess(params.org);
+  const listing = await findOrgApp(db(), access.org.id, params.app);
+  if (!listing) notFound();
+  if (!access.can('apps.manage')) {
+    return <PageHeader title={`${listing.app.name} · Security`} description="Only the organization’s owners and admins can open an app’s security tab." />;
+  }
+  const { app, clientId } = listing;
+  const org = access.org.slug;
+  const [state, uris, devActive, recent] = await Promise.all([
+    credentialState(db(), clientId),
+    listRedirectUris(db(), clientId),
+    devEnvironmentActive(db(), app.id),
+    searchAuditEvents(db(), access.org.id, { appId: app.id }, { limit: 10 }),
+  ]);
+  const rotating = Boolean(state?.rotationEndsAt);
+  return (
+    <>
+      <PageHeader title={`${app.name} · Security`} description={SLACK} />
+      <div className="grid gap-6 lg:grid-cols-2">
+        <section className="panel" aria-labelledby="rotation-heading" data-testid="rotation">
+          <h2 id="rotation-heading" className="mb-2 font-semibold">
+            Client secret
+          </h2>
+          {state ? (
+            <>
+              <p className="mb-3 text-sm text-slate-600" data-testid="rotation-state">
+                {rotating
+                  ? `Rotation in progress: the old and the new secret both work until ${time.format(state.rotationEndsAt!)} UTC.`
+                  : 'One secret is active. Rotate it without downtime: both secrets work during an overlap window.'}{' '}
+                Generation {state.generation}.
+              </p>
+              {/* The three forms stay mounted whatever the state, so that what each shows (the new secret, shown once;
+                  its outcome) survives the refresh that follows the step. */}
+              <ActionForm action={startRotationAction} org={org} submitLabel="Start rotation" inline testId="start-rotation" hideSubmit={rotating}>
+                <input type="hidden" name="appId" value={app.id} />
+                <input type="hidden" name="generation" value={state.generation} />
+                {rotating ? null : <Field label="Overlap (hours)" name="overlapHours" type="number" min={1} max={720} defaultValue={DEFAULT_OVERLAP_SECONDS / 3600} />}
+              </ActionForm>
+              <div className="mt-3 grid gap-3">
+                  <ActionForm action={completeRotationAction} org={org} submitLabel="Complete rotation" hideSubmit={!rotating} confirm="The old secret stops working now. Every instance of the app must already use the new one." confirmLabel="Yes, complete" testId="complete-rotation">
+                    <input type="hidden" name="appId" value={app.id} />
+                    <input type="hidden" name="generation" value={state.generation} />
+                  </ActionForm>
+                  <ActionForm action={cancelRotationAction} org={org} submitLabel="Cancel rotation" hideSubmit={!rotating} variant="secondary" confirm="The new secret is discarded; the old one keeps working with no end." confirmLabel="Yes, cancel" testId="cancel-rotation">
+                    <input type="hidden" name="appId" value={app.id} />
+                    <input type="hidden" name="generation" value={state.generation} />
+                  </ActionForm>
+              </div>
+            </>
+          ) : (
+            <p className="text-sm text-slate-600">This client has no secret.</p>
+          )}
+        </section>
+        <section className="panel" aria-labelledby="revoke-heading">
+          <h2 id="revoke-heading" className="mb-2 font-semibold">
+            Revoke access
+          </h2>
+          <p className="mb-3 text-sm text-slate-600">
+            Ends every session of this app: its grants and refresh tokens, and the authorization codes in flight. People sign in again. The secret is not changed (rotate it separately).
+          </p>
+          <ActionForm action={revokeAccessAction} org={org} submitLabel="Revoke all sessions" variant="danger" confirm={`Revoke every session of ${app.name}? ${SLACK}`} confirmLabel="Yes, revoke" testId="revoke-access">
+            <input type="hidden" name="appId" value={app.id} />
+          </ActionForm>
+        </section>
+        <section className="panel" aria-labelledby="dev-heading" data-testid="dev-environment">
+          <h2 id="dev-heading" className="mb-2 font-semibold">
+            Dev environment
+          </h2>
+          <p className="mb-3 text-sm text-slate-600" data-testid="dev-state">
+            {devActive ? `On until ${time.format(app.devEnvironmentUntil!)} UTC: dev-only redirect URIs are accepted.` : 'Off: dev-only redirect URIs are refused.'}
+          </p>
+          <ActionForm action={setDevEnvironmentAction} org={org} submitLabel={devActive ? 'Change' : 'Turn on'} inline testId="dev-on">
+            <input type="hidden" name="appId" value={app.id} />
+            <Field label="For (hours)" name="hours" type="number" min={1} max={720} defaultValue={8} />
+          </ActionForm>
+          <div className="mt-3">
+            <ActionForm action={setDevEnvironmentAction} org={org} submitLabel="Turn off now" variant="secondary" hideSubmit={!devActive} testId="dev-off">
+              <input type="hidden" name="appId" value={app.id} />
+              <input type="hidden" name="hours" value="0" />
+            </ActionForm>
+          </div>
+        </section>
+        <section className="panel" aria-labelledby="uris-heading">
+          <h2 id="uris-heading" className="mb-2 font-semibold">
+            Redirect URIs
+          </h2>
+          <ul className="mb-3 grid gap-2" data-testid="security-redirect-uris">
+            {uris.map((uri) => (
+              <li key={uri.id} className="flex flex-wrap items-center justify-between gap-2 text-sm">
+                <span>
+                  <code>{uri.uri}</code> {uri.devOnly ? <span className="badge">dev only</span> : null}
+                </span>
+                <ActionForm action={removeRedirectUriAction} org={org} submitLabel="Remove" variant="secondary" inline confirm={`Sign-ins that return to ${uri.uri} will be refused from now on.`} confirmLabel="Yes, remove it">
+                  <input type="hidden" name="appId" value={app.id} />
+                  <input type="hidden" name="uri" value={uri.uri} />
+                </ActionForm>
+              </li>
+            ))}
+          </ul>
+          <ActionForm action={addDevRedirectUriAction} org={org} submitLabel="Add dev-only URI" inline testId="add-dev-uri">
+            <input type="hidden" name="appId" value={app.id} />
+            <Field label="Dev-only redirect URI" name="redirectUri" required placeholder="http://localhost:5173/callback" />
+          </ActionForm>
+        </section>
+        <section className="panel lg:col-span-2" aria-labelledby="recent-heading">
+          <h2 id="recent-heading" className="mb-2 font-semibold">
+            Recent activity
+          </h2>
+          <table className="table" data-testid="security-audit">
+            <thead>
+              <tr>
+                <th scope="col">When (UTC)</th>
+                <th scope="col">Who</th>
+                <th scope="col">What</th>
+                <th scope="col">From</th>
+              </tr>
+            </thead>
+            <tbody>
+              {recent.events.map((event) => (
+                <tr key={event.id}>
+                  <td className="whitespace-nowrap">{time.format(event.occurredAt)}</td>
+                  <td>{event.actorLabel ?? event.actorType}</td>
+                  <td>
+                    <code className="text-xs">{event.action}</code>
+                  </td>
+                  <td className="text-slate-500">{event.ip ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      </div>
+      <p className="mt-6 text-sm">
+        <Link href={`/console/${org}/apps/${app.id}`}>Back to {app.name}</Link>
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,137 @@
+// Client secret rotation without downtime: start → both the old and the new secret authenticate during an overlap
+// window → complete (the old one stops) or cancel (the new one is discarded). Each step is a compare-and-swap on
+// the client's generation: of two concurrent steps exactly one wins, and a step from someone who has not seen the
+// latest state (a stale generation) is refused instead of undoing a rotation in progress.
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import type { Database, Queryable } from '../db/client';
+import { clientSecrets, clients } from '../db/schema';
+import { generateClientSecret, hashClientSecret } from './secrets';
+
+export const DEFAULT_OVERLAP_SECONDS = 24 * 60 * 60;
+export const MAX_OVERLAP_SECONDS = 30 * 24 * 60 * 60;
+
+export type RotationRefusal =
+  | { ok: false; reason: 'conflict'; message: string }
+  | { ok: false; reason: 'not_rotating' | 'already_rotating' | 'not_confidential'; message: string };
+
+export interface CredentialState {
+  generation: number;
+  rotationEndsAt: Date | null;
+  /** Secrets valid now or later: one, or two during an overlap. */
+  secrets: { generation: number; validFrom: Date; validUntil: Date | null }[];
+}
+
+export async function credentialState(db: Queryable, clientId: string): Promise<CredentialState | undefined> {
+  const [client] = await db
+    .select({ generation: clients.secretGeneration, rotationEndsAt: clients.rotationEndsAt })
+    .from(clients)
+    .where(and(eq(clients.id, clientId), eq(clients.type, 'confidential')))
+    .limit(1);
+  if (!client || client.generation === null) return undefined;
+  const secrets = await db
+    .select({ generation: clientSecrets.generation, validFrom: clientSecrets.validFrom, validUntil: clientSecrets.validUntil })
+    .from(clientSecrets)
+    .where(and(eq(clientSecrets.clientId, clientId), sql`(${clientSecrets.validUntil} is null or ${clientSecrets.validUntil} > now())`))
+    .orderBy(desc(clientSecrets.generation));
+  return { generation: client.generation, rotationEndsAt: client.rotationEndsAt, secrets };
+}
+
+const conflict: RotationRefusal = {
+  ok: false,
+  reason: 'conflict',
+  message: 'The credential changed since you looked at it (another rotation step happened). Reload to see its current state.',
+};
+
+/** Moves the generation from `expected` to `expected + 1` if nobody else did; the row lock serializes the step. */
+async function advance(tx: Queryable, clientId: string, expected: number, changes: { rotationEndsAt: Date | null | ReturnType<typeof sql> }) {
+  const [row] = await tx
+    .update(clients)
+    .set({ secretGeneration: expected + 1, rotationEndsAt: changes.rotationEndsAt as Date | null })
+    .where(and(eq(clients.id, clientId), eq(clients.type, 'confidential'), eq(clients.secretGeneration, expected)))
+    .returning({ generation: clients.secretGeneration, rotationEndsAt: clients.rotationEndsAt });
+  return row;
+}
+
+/**
+ * The client row, locked for this transaction, with the rotation end as text: timestamps are compared inside the
+ * database at full (microsecond) precision, never after a round trip through a JavaScript Date.
+ */
+async function lockClient(tx: Queryable, clientId: string) {
+  const [row] = await tx
+    .select({ rotationEndsAt: sql<string | null>`${clients.rotationEndsAt}::text` })
+    .from(clients)
+    .where(eq(clients.id, clientId))
+    .for('update');
+  return row;
+}
+
+const ofClient = (clientId: string) => sql`(select ${clients.rotationEndsAt} from ${clients} where ${clients.id} = ${clientId})`;
+
+export async function startRotation(
+  db: Database,
+  clientId: string,
+  expectedGeneration: number,
+  overlapSeconds = DEFAULT_OVERLAP_SECONDS,
+): Promise<{ ok: true; secret: string; generation: number; rotationEndsAt: Date } | RotationRefusal> {
+  const overlap = Math.min(Math.max(Math.floor(overlapSeconds), 60), MAX_OVERLAP_SECONDS);
+  const secret = generateClientSecret();
+  return db.transaction(async (tx) => {
+    const current = await lockClient(tx, clientId);
+    if (!current) return { ok: false, reason: 'not_confidential', message: 'This client has no secret.' } as const;
+    const advanced = await advance(tx, clientId, expectedGeneration, { rotationEndsAt: sql`now() + make_interval(secs => ${overlap})` });
+    if (!advanced) return conflict;
+    if (current.rotationEndsAt) throw new RotationAbort({ ok: false, reason: 'already_rotating', message: 'A rotation is in progress: complete or cancel it first.' });
+    const endsAt = advanced.rotationEndsAt!;
+    // The old secret(s) stop by themselves when the window ends, even if nobody completes the rotation.
+    await tx
+      .update(clientSecrets)
+      .set({ validUntil: ofClient(clientId) as unknown as Date })
+      .where(and(eq(clientSecrets.clientId, clientId), isNull(clientSecrets.validUntil)));
+    await tx.insert(clientSecrets).values({ clientId, generation: advanced.generation!, secretHash: hashClientSecret(secret) });
+    return { ok: true, secret, generation: advanced.generation!, rotationEndsAt: endsAt } as const;
+  }).catch(unwrapAbort);
+}
+
+/** Ends the overlap now: only the new secret authenticates from here on. */
+export async function completeRotation(db: Database, clientId: string, expectedGeneration: number): Promise<{ ok: true; generation: number } | RotationRefusal> {
+  return db.transaction(async (tx) => {
+    const current = await lockClient(tx, clientId);
+    const advanced = await advance(tx, clientId, expectedGeneration, { rotationEndsAt: null });
+    if (!advanced) return conflict;
+    if (!current?.rotationEndsAt) throw new RotationAbort({ ok: false, reason: 'not_rotating', message: 'No rotation is in progress.' });
+    await tx
+      .update(clientSecrets)
+      .set({ validUntil: sql`least(${clientSecrets.validUntil}, now())` })
+      .where(and(eq(clientSecrets.clientId, clientId), eq(clientSecrets.validUntil, sql`${current.rotationEndsAt}::timestamptz`)));
+    return { ok: true, generation: advanced.generation! } as const;
+  }).catch(unwrapAbort);
+}
+
+/** Discards the new secret; the old one authenticates as before, with no end. */
+export async function cancelRotation(db: Database, clientId: string, expectedGeneration: number): Promise<{ ok: true; generation: number } | RotationRefusal> {
+  return db.transaction(async (tx) => {
+    const current = await lockClient(tx, clientId);
+    const advanced = await advance(tx, clientId, expectedGeneration, { rotationEndsAt: null });
+    if (!advanced) return conflict;
+    if (!current?.rotationEndsAt) throw new RotationAbort({ ok: false, reason: 'not_rotating', message: 'No rotation is in progress.' });
+    // The new secret is the one this rotation created: the only one without an end.
+    await tx.delete(clientSecrets).where(and(eq(clientSecrets.clientId, clientId), isNull(clientSecrets.validUntil)));
+    await tx
+      .update(clientSecrets)
+      .set({ validUntil: null })
+      .where(and(eq(clientSecrets.clientId, clientId), eq(clientSecrets.validUntil, sql`${current.rotationEndsAt}::timestamptz`)));
+    return { ok: true, generation: advanced.generation! } as const;
+  }).catch(unwrapAbort);
+}
+
+/** Rolls the transaction back (nothing of the step is kept) while answering with a refusal. */
+class RotationAbort extends Error {
+  constructor(readonly refusal: RotationRefusal) {
+    super(refusal.message);
+  }
+}
+
+function unwrapAbort(error: unknown): RotationRefusal {
+  if (error instanceof RotationAbort) return error.refusal;
+  throw error;
+}

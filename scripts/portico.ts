@@ -1,5 +1,6 @@
 // `npm run portico -- <noun> <verb> [options]`: the operator CLI (lib/cli). It opens the configured database
 // directly; with the embedded database, stop the server first (one process per data folder).
+import { hostname, userInfo } from 'node:os';
 import { openConfiguredDatabase } from '../lib/boot';
 import { runCli } from '../lib/cli';
 import { drizzleFor } from '../lib/db/client';
@@ -13,8 +14,11 @@ try {
   const raw = await openConfiguredDatabase(env);
   try {
     await migrateDatabase(raw);
-    code = await runCli(process.argv.slice(2), { db: drizzleFor(raw), issuer: env.PORTICO_ISSUER, out: (line) => console.log(line) }, (line) =>
-      console.error(line),
+    const operator = `cli:${userInfo().username}@${hostname()}`;
+    code = await runCli(
+      process.argv.slice(2),
+      { db: drizzleFor(raw), issuer: env.PORTICO_ISSUER, operator, out: (line) => console.log(line) },
+      (line) => console.error(line),
     );
   } finally {
     await raw.close();

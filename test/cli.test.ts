@@ -7,6 +7,7 @@ import { isActiveMember } from '../lib/accounts/memberships';
 import { findUserByEmail } from '../lib/accounts/users';
 import { runCli } from '../lib/cli';
 import { verifyClientSecret } from '../lib/clients/secrets';
+import { auditEvents } from '../lib/db/schema';
 import { childProcessEnvironment } from '../lib/env';
 import { openTestDatabase, type TestDatabase } from './support/databases';
 
@@ -20,7 +21,7 @@ describe('operator CLI', () => {
   async function run(...argv: string[]) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCli(argv, { db: database.db, issuer: 'https://id.example.test', out: (l) => out.push(l) }, (l) => err.push(l));
+    const code = await runCli(argv, { db: database.db, issuer: 'https://id.example.test', operator: 'cli:test@host', out: (l) => out.push(l) }, (l) => err.push(l));
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
 
@@ -43,6 +44,11 @@ describe('operator CLI', () => {
       expect(env.out).not.toContain(secret!);
     }
     expect((await run('apps', 'list', '--org', 'acme')).out).toContain(`acme/billing-portal\tBilling Portal\thttps://billing.acme.test\t${clientId}`);
+    const events = await database.db.select().from(auditEvents).orderBy(auditEvents.id);
+    expect(events.map((e) => [e.action, e.actorType, e.actorLabel])).toEqual([
+      ['org.created', 'operator_cli', 'cli:test@host'],
+      ['app.created', 'operator_cli', 'cli:test@host'],
+    ]);
   });
 
   it('refuses bad input with a message and the usage, changing nothing', async () => {

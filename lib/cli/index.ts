@@ -9,12 +9,19 @@ import { createUser, findUserByEmail } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
 import { createApp, findAppListing, listApps } from '../clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '../clients/validation';
-import type { Database } from '../db/client';
+import { recordAuditEvent, type AuditRecord } from '../audit/events';
+import type { Database, Queryable } from '../db/client';
 
 export interface CliContext {
   db: Database;
   issuer: string;
   out: (line: string) => void;
+  /** Who runs the CLI, for the audit trail: an operator with local authority on the server machine. */
+  operator: string;
+}
+
+function audit(ctx: CliContext, db: Queryable, record: Omit<AuditRecord, 'actor'>) {
+  return recordAuditEvent(db, { ...record, actor: { type: 'operator_cli', label: ctx.operator } });
 }
 
 /** A mistake in how the command was called: printed with the command's usage, exit code 2. */
@@ -69,7 +76,11 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       async run(ctx, values) {
         const slug = orThrow(validateSlug(required(values, 'slug')));
         if (await findOrganizationBySlug(ctx.db, slug)) throw new CommandError(`An organization with the slug "${slug}" exists already.`);
-        const org = await createOrganization(ctx.db, { slug, name: required(values, 'name') });
+        const org = await ctx.db.transaction(async (tx) => {
+          const created = await createOrganization(tx, { slug, name: required(values, 'name') });
+          await audit(ctx, tx, { orgId: created.id, action: 'org.created', subject: { type: 'organization', id: created.id, label: created.name } });
+          return created;
+        });
         ctx.out(`Created organization ${org.slug} (${org.id}).`);
       },
     },
@@ -85,7 +96,12 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const given = typeof values.password === 'string' ? values.password : undefined;
         if (given !== undefined && given.length < MIN_PASSWORD_LENGTH) throw new UsageError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
         const password = given ?? randomBytes(12).toString('base64url');
-        const user = await createUser(ctx.db, { email, name: required(values, 'name'), passwordHash: await hashPassword(password) });
+        const passwordHash = await hashPassword(password);
+        const user = await ctx.db.transaction(async (tx) => {
+          const created = await createUser(tx, { email, name: required(values, 'name'), passwordHash });
+          await audit(ctx, tx, { orgId: null, action: 'person.created', subject: { type: 'person', id: created.id, label: created.email } });
+          return created;
+        });
         ctx.out(`Created ${user.email} (${user.id}).`);
         if (given === undefined) ctx.out(`Password (shown only now): ${password}`);
       },
@@ -100,7 +116,10 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         if (!ROLES.includes(role)) throw new UsageError('--role must be owner, admin or member');
         const org = await organization(ctx, required(values, 'org'));
         const user = await person(ctx, required(values, 'email'));
-        await addMember(ctx.db, { orgId: org.id, userId: user.id, role });
+        await ctx.db.transaction(async (tx) => {
+          await addMember(tx, { orgId: org.id, userId: user.id, role });
+          await audit(ctx, tx, { orgId: org.id, action: 'member.added', subject: { type: 'person', id: user.id, label: user.email }, details: { role } });
+        });
         ctx.out(`${user.email} is now ${role} of ${org.slug}.`);
       },
     },
@@ -110,7 +129,13 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       async run(ctx, values) {
         const org = await organization(ctx, required(values, 'org'));
         const user = await person(ctx, required(values, 'email'));
-        const result = await removeMember(ctx.db, org.id, user.id);
+        const result = await ctx.db.transaction(async (tx) => {
+          const removal = await removeMember(tx, org.id, user.id);
+          if (removal.removed) {
+            await audit(ctx, tx, { orgId: org.id, action: 'member.removed', subject: { type: 'person', id: user.id, label: user.email }, details: { grantsRevoked: removal.grantsRevoked } });
+          }
+          return removal;
+        });
         if (!result.removed) throw new CommandError(`${user.email} is not a member of ${org.slug}.`);
         ctx.out(`Removed ${user.email} from ${org.slug}; ${result.grantsRevoked} grant(s) revoked. Sign-in to its apps is closed now;`);
         ctx.out('access tokens already issued stay valid until they expire (10 minutes at most).');
@@ -149,9 +174,11 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         }
         const method = typeof values['auth-method'] === 'string' ? values['auth-method'] : 'client_secret_basic';
         if (method !== 'client_secret_basic' && method !== 'client_secret_post') throw new UsageError('--auth-method must be client_secret_basic or client_secret_post');
-        const created = await ctx.db.transaction((tx) =>
-          createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris, tokenEndpointAuthMethod: method }),
-        );
+        const created = await ctx.db.transaction(async (tx) => {
+          const app = await createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris, tokenEndpointAuthMethod: method });
+          await audit(ctx, tx, { orgId: org.id, action: 'app.created', subject: { type: 'app', id: app.app.id, label: app.app.name }, appId: app.app.id, clientId: app.clientId });
+          return app;
+        });
         ctx.out(`Created app ${org.slug}/${slug}. Give the app these values (the secret is shown only now):`);
         ctx.out('');
         for (const line of appEnvironmentLines({ issuer: ctx.issuer, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity })) {

@@ -75,12 +75,31 @@ export function ActionForm(props: {
         <div role="status" className="text-sm text-green-800" data-testid="action-ok">
           <p>{state.message}</p>
           {state.secret ? (
-            <pre className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-50" data-testid="secret-once">
-              {state.secret.join('\n')}
-            </pre>
+            <>
+              <pre className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-50" data-testid="secret-once">
+                {state.secret.join('\n')}
+              </pre>
+              <CopyButton text={state.secret.join('\n')} />
+            </>
           ) : null}
         </div>
       ) : null}
     </form>
+  );
+}
+
+function CopyButton({ text }: { text: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="btn btn-secondary mt-2"
+      onClick={async () => {
+        await navigator.clipboard.writeText(text);
+        setCopied(true);
+      }}
+    >
+      {copied ? 'Copied' : 'Copy to clipboard'}
+    </button>
   );
 }

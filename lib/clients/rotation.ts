@@ -2,7 +2,7 @@
 // window → complete (the old one stops) or cancel (the new one is discarded). Each step is a compare-and-swap on
 // the client's generation: of two concurrent steps exactly one wins, and a step from someone who has not seen the
 // latest state (a stale generation) is refused instead of undoing a rotation in progress.
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client';
 import { clientSecrets, clients } from '../db/schema';
 import { generateClientSecret, hashClientSecret } from './secrets';
@@ -43,10 +43,10 @@ const conflict: RotationRefusal = {
 };
 
 /** Moves the generation from `expected` to `expected + 1` if nobody else did; the row lock serializes the step. */
-async function advance(tx: Queryable, clientId: string, expected: number, changes: { rotationEndsAt: Date | null | ReturnType<typeof sql> }) {
+async function advance(tx: Queryable, clientId: string, expected: number, rotationEndsAt: SQL | null) {
   const [row] = await tx
     .update(clients)
-    .set({ secretGeneration: expected + 1, rotationEndsAt: changes.rotationEndsAt as Date | null })
+    .set({ secretGeneration: expected + 1, rotationEndsAt })
     .where(and(eq(clients.id, clientId), eq(clients.type, 'confidential'), eq(clients.secretGeneration, expected)))
     .returning({ generation: clients.secretGeneration, rotationEndsAt: clients.rotationEndsAt });
   return row;
@@ -78,14 +78,14 @@ export async function startRotation(
   return db.transaction(async (tx) => {
     const current = await lockClient(tx, clientId);
     if (!current) return { ok: false, reason: 'not_confidential', message: 'This client has no secret.' } as const;
-    const advanced = await advance(tx, clientId, expectedGeneration, { rotationEndsAt: sql`now() + make_interval(secs => ${overlap})` });
+    const advanced = await advance(tx, clientId, expectedGeneration, sql`now() + make_interval(secs => ${overlap})`);
     if (!advanced) return conflict;
     if (current.rotationEndsAt) throw new RotationAbort({ ok: false, reason: 'already_rotating', message: 'A rotation is in progress: complete or cancel it first.' });
     const endsAt = advanced.rotationEndsAt!;
     // The old secret(s) stop by themselves when the window ends, even if nobody completes the rotation.
     await tx
       .update(clientSecrets)
-      .set({ validUntil: ofClient(clientId) as unknown as Date })
+      .set({ validUntil: ofClient(clientId) })
       .where(and(eq(clientSecrets.clientId, clientId), isNull(clientSecrets.validUntil)));
     await tx.insert(clientSecrets).values({ clientId, generation: advanced.generation!, secretHash: hashClientSecret(secret) });
     return { ok: true, secret, generation: advanced.generation!, rotationEndsAt: endsAt } as const;
@@ -96,7 +96,7 @@ export async function startRotation(
 export async function completeRotation(db: Database, clientId: string, expectedGeneration: number): Promise<{ ok: true; generation: number } | RotationRefusal> {
   return db.transaction(async (tx) => {
     const current = await lockClient(tx, clientId);
-    const advanced = await advance(tx, clientId, expectedGeneration, { rotationEndsAt: null });
+    const advanced = await advance(tx, clientId, expectedGeneration, null);
     if (!advanced) return conflict;
     if (!current?.rotationEndsAt) throw new RotationAbort({ ok: false, reason: 'not_rotating', message: 'No rotation is in progress.' });
     await tx
@@ -111,7 +111,7 @@ export async function completeRotation(db: Database, clientId: string, expectedG
 export async function cancelRotation(db: Database, clientId: string, expectedGeneration: number): Promise<{ ok: true; generation: number } | RotationRefusal> {
   return db.transaction(async (tx) => {
     const current = await lockClient(tx, clientId);
-    const advanced = await advance(tx, clientId, expectedGeneration, { rotationEndsAt: null });
+    const advanced = await advance(tx, clientId, expectedGeneration, null);
     if (!advanced) return conflict;
     if (!current?.rotationEndsAt) throw new RotationAbort({ ok: false, reason: 'not_rotating', message: 'No rotation is in progress.' });
     // The new secret is the one this rotation created: the only one without an end.

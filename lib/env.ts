@@ -99,6 +99,8 @@ const schema = z.object({
     .min(0, 'must be between 0 and 60')
     .max(60, 'must be between 0 and 60 (a longer window weakens refresh token reuse detection)')
     .default(5),
+  PORTICO_DCR_PER_IP_PER_HOUR: z.coerce.number({ error: 'must be a number' }).int().min(1).max(100_000).default(20),
+  PORTICO_DCR_GLOBAL_PER_HOUR: z.coerce.number({ error: 'must be a number' }).int().min(1).max(10_000_000).default(1000),
   PORTICO_DEMO_SEED: boolean.default(true),
   PORTICO_DEMO_EMAIL: optionalText.pipe(z.email('must be an email address').optional()),
   PORTICO_DEMO_PASSWORD: optionalText.pipe(z.string().min(12, 'must be at least 12 characters').optional()),

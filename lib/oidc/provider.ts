@@ -81,6 +81,8 @@ export function createProvider(options: ProviderOptions): Provider {
     scopes: ['openid', 'offline_access', 'email', 'profile'],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     extraClientMetadata: { properties: [...PORTICO_CLIENT_FIELDS] },
+    // Registration is Portico's own endpoint (abuse limits before the body is read), announced here (RFC 8414 §2).
+    discovery: { registration_endpoint: `${options.issuer}/oauth/register` },
     features: {
       devInteractions: { enabled: false },
       revocation: { enabled: true },

@@ -1,0 +1,142 @@
+// Dynamic client registration (RFC 7591) for MCP clients: public clients only (PKCE, no secret), redirect URIs
+// that cannot be turned against anyone else, and abuse limits shared by every instance.
+//
+// Not idempotent, by decision: a registration carries no client authentication, so two installations sending the
+// same metadata would otherwise share one client_id, and revoking one would revoke the other. The per-IP limit and
+// the global cap bound how many clients a caller can pile up.
+import { randomBytes } from 'node:crypto';
+import type { Database } from '../db/client';
+import { clients, redirectUris } from '../db/schema';
+import { isLoopbackHost } from '../env';
+import { recordAuditEvent } from '../audit/events';
+import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
+
+export interface RegistrationLimits {
+  perIp: RateLimitRule;
+  global: RateLimitRule;
+}
+
+export const MAX_REGISTRATION_BODY_BYTES = 16 * 1024;
+const MAX_REDIRECT_URIS = 10;
+
+export type RegistrationError = { error: 'invalid_redirect_uri' | 'invalid_client_metadata'; error_description: string };
+
+/** RFC 8252 §7: https, http on a loopback host (any port), or a private-use scheme in reverse-domain form (§7.1). */
+export function checkRegisteredRedirectUri(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 2000) return 'each redirect URI must be a non-empty string of at most 2000 characters';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `"${value.slice(0, 100)}" is not an absolute URI`;
+  }
+  if (url.hash || value.includes('#')) return `"${value.slice(0, 100)}" must not contain a fragment (RFC 6749 §3.1.2)`;
+  if (url.username || url.password) return `"${value.slice(0, 100)}" must not contain credentials`;
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:') return isLoopbackHost(url.hostname) ? undefined : `"${value.slice(0, 100)}": plain http is allowed on loopback hosts only (RFC 8252 §7.3)`;
+  const scheme = url.protocol.slice(0, -1);
+  if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+$/.test(scheme) && !['javascript', 'data', 'file', 'vbscript', 'blob', 'about'].includes(scheme)) {
+    return undefined;
+  }
+  return `"${value.slice(0, 100)}": use https, http on a loopback host, or a private-use scheme in reverse-domain form such as com.example.app:/callback (RFC 8252 §7.1)`;
+}
+
+export interface ValidRegistration {
+  clientName: string;
+  redirectUris: string[];
+  grantTypes: string[];
+  metadata: Record<string, unknown>;
+}
+
+/** Validates RFC 7591 §2 client metadata for a public client. Unknown fields are ignored (§3.1). */
+export function validateRegistration(body: unknown): ValidRegistration | RegistrationError {
+  const invalid = (error_description: string): RegistrationError => ({ error: 'invalid_client_metadata', error_description });
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid('the request body must be a JSON object');
+  const input = body as Record<string, unknown>;
+
+  if (!Array.isArray(input.redirect_uris) || input.redirect_uris.length === 0) {
+    return { error: 'invalid_redirect_uri', error_description: 'redirect_uris must be a non-empty array' };
+  }
+  if (input.redirect_uris.length > MAX_REDIRECT_URIS) return { error: 'invalid_redirect_uri', error_description: `at most ${MAX_REDIRECT_URIS} redirect_uris` };
+  for (const uri of input.redirect_uris) {
+    const problem = checkRegisteredRedirectUri(uri);
+    if (problem) return { error: 'invalid_redirect_uri', error_description: problem };
+  }
+
+  const method = input.token_endpoint_auth_method ?? 'none';
+  if (method !== 'none') return invalid('token_endpoint_auth_method must be "none": dynamically registered clients are public and use PKCE');
+  const grantTypes = input.grant_types ?? ['authorization_code', 'refresh_token'];
+  if (!Array.isArray(grantTypes) || grantTypes.length === 0 || !grantTypes.every((g) => g === 'authorization_code' || g === 'refresh_token')) {
+    return invalid('grant_types may contain only "authorization_code" and "refresh_token"');
+  }
+  if (!grantTypes.includes('authorization_code')) return invalid('grant_types must include "authorization_code"');
+  const responseTypes = input.response_types ?? ['code'];
+  if (!Array.isArray(responseTypes) || responseTypes.length !== 1 || responseTypes[0] !== 'code') return invalid('response_types must be ["code"]');
+
+  const text = (name: string, max: number): string | undefined | RegistrationError => {
+    const value = input[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || value.length > max) return invalid(`${name} must be a string of at most ${max} characters`);
+    return value;
+  };
+  const clientName = text('client_name', 100);
+  if (typeof clientName === 'object') return clientName;
+  const metadata: Record<string, unknown> = {};
+  for (const [name, max] of [['client_uri', 2000], ['logo_uri', 2000], ['software_id', 200], ['software_version', 100]] as const) {
+    const value = text(name, max);
+    if (typeof value === 'object') return value;
+    if (value !== undefined) metadata[name] = value;
+  }
+  for (const name of ['client_uri', 'logo_uri'] as const) {
+    if (metadata[name] !== undefined && !/^https:\/\/\S+$/.test(String(metadata[name]))) return invalid(`${name} must be an https URL`);
+  }
+  return { clientName: clientName?.trim() || 'Unnamed MCP client', redirectUris: input.redirect_uris as string[], grantTypes: grantTypes as string[], metadata };
+}
+
+export type RegistrationOutcome =
+  | { kind: 'limited'; retryAfterSeconds: number }
+  | { kind: 'invalid'; body: RegistrationError }
+  | { kind: 'registered'; body: Record<string, unknown> };
+
+/** Counts the attempt against both limits; call before the body is read. */
+export async function checkRegistrationLimits(db: Database, limits: RegistrationLimits, clientIp: string): Promise<RegistrationOutcome | undefined> {
+  const [perIp, global] = await Promise.all([hitRateLimit(db, limits.perIp, clientIp), hitRateLimit(db, limits.global, 'all')]);
+  if (perIp.limited || global.limited) {
+    return { kind: 'limited', retryAfterSeconds: Math.max(perIp.limited ? perIp.retryAfterSeconds : 0, global.limited ? global.retryAfterSeconds : 0) };
+  }
+  return undefined;
+}
+
+export async function registerClient(db: Database, registration: ValidRegistration, clientIp: string): Promise<Record<string, unknown>> {
+  const clientId = `dcr_${randomBytes(16).toString('base64url')}`;
+  const issuedAt = Math.floor(Date.now() / 1000);
+  await db.transaction(async (tx) => {
+    await tx.insert(clients).values({
+      id: clientId,
+      kind: 'dynamic',
+      type: 'public',
+      name: registration.clientName,
+      tokenEndpointAuthMethod: 'none',
+      metadata: { ...registration.metadata, grant_types: registration.grantTypes },
+    });
+    await tx.insert(redirectUris).values(registration.redirectUris.map((uri) => ({ clientId, uri })));
+    await recordAuditEvent(tx, {
+      orgId: null,
+      actor: { type: 'client', id: clientId, label: registration.clientName, ip: clientIp },
+      action: 'client.registered',
+      subject: { type: 'client', id: clientId, label: registration.clientName },
+      clientId,
+      details: { redirectUris: registration.redirectUris, ...registration.metadata },
+    });
+  });
+  return {
+    client_id: clientId,
+    client_id_issued_at: issuedAt,
+    client_name: registration.clientName,
+    redirect_uris: registration.redirectUris,
+    grant_types: registration.grantTypes,
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    ...registration.metadata,
+  };
+}

@@ -9,7 +9,7 @@ import { createOrganization } from '../lib/accounts/organizations';
 import { addRedirectUri, appResource, createApp } from '../lib/clients/apps';
 import { revokeClientAccess, setDevEnvironment } from '../lib/clients/revocation';
 import { cancelRotation, completeRotation, credentialState, startRotation } from '../lib/clients/rotation';
-import { clientSecrets } from '../lib/db/schema';
+import { clientSecrets, clients } from '../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from './support/databases';
 import { createMember, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from './support/provider-harness';
 
@@ -86,10 +86,19 @@ describe('client credential lifecycle', () => {
     const started = await startRotation(database.db, basicApp.clientId, state!.generation, 3600);
     if (!started.ok) throw new Error(started.message);
     // The window ends now (as if an hour had passed).
-    await database.db.update(clientSecrets).set({ validUntil: sql`now()` }).where(and(eq(clientSecrets.clientId, basicApp.clientId), sql`${clientSecrets.validUntil} is not null`));
+    await database.db.update(clients).set({ rotationEndsAt: sql`now() - interval '1 second'` }).where(eq(clients.id, basicApp.clientId));
+    await database.db.update(clientSecrets).set({ validUntil: sql`now() - interval '1 second'` }).where(and(eq(clientSecrets.clientId, basicApp.clientId), sql`${clientSecrets.validUntil} is not null`));
     expect(await authenticates(basicApp, basicApp.clientSecret)).toBe(false);
     expect(await authenticates(basicApp, started.secret)).toBe(true);
-    expect(await completeRotation(database.db, basicApp.clientId, started.generation)).toMatchObject({ ok: true });
+    // An ended window is a completed rotation: cancelling it must not bring the old (maybe leaked) secret back.
+    expect(await cancelRotation(database.db, basicApp.clientId, started.generation)).toMatchObject({ ok: false, reason: 'not_rotating' });
+    expect(await authenticates(basicApp, basicApp.clientSecret)).toBe(false);
+    expect((await credentialState(database.db, basicApp.clientId))?.rotationEndsAt).toBeNull();
+    // And a new rotation may start without anyone completing the old one.
+    const next = await startRotation(database.db, basicApp.clientId, started.generation, 3600);
+    if (!next.ok) throw new Error(next.message);
+    expect(await cancelRotation(database.db, basicApp.clientId, next.generation)).toMatchObject({ ok: true });
+    expect(await authenticates(basicApp, started.secret)).toBe(true);
     basicApp.clientSecret = started.secret;
   });
 

@@ -47,6 +47,21 @@ describe('login throttling', () => {
     expect((await attempt('innocent@throttle.test', undefined, '192.0.2.78')).outcome.kind).toBe('continue');
   });
 
+  it('a parallel burst of guesses cannot slip past the limit before being counted', async () => {
+    await createMember(database, app.orgId, 'burst@throttle.test');
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt('burst@throttle.test', `wrong ${i}`, `198.18.0.${i}`)));
+    const checked = outcomes.filter((o) => o.outcome.kind === 'refused' && o.outcome.error === 'invalid_credentials');
+    expect(checked.length).toBeLessThanOrEqual(LOGIN_THROTTLE.account.limit);
+    expect(outcomes.filter((o) => o.outcome.kind === 'refused' && o.outcome.error === 'throttled').length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('successful sign-ins do not count toward the limit', async () => {
+    await createMember(database, app.orgId, 'regular@throttle.test');
+    for (let i = 0; i < LOGIN_THROTTLE.account.limit + 2; i++) {
+      expect((await attempt('regular@throttle.test', undefined, '198.18.1.1')).outcome.kind).toBe('continue');
+    }
+  });
+
   it('counts concurrent hits exactly (one atomic upsert each)', async () => {
     const rule = { name: 'test:concurrency', limit: 25, windowSeconds: 600 };
     const states = await Promise.all(Array.from({ length: 40 }, () => hitRateLimit(database.db, rule, 'subject')));

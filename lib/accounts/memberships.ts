@@ -87,3 +87,8 @@ export async function countOwners(db: Queryable, orgId: string): Promise<number>
     .where(and(eq(memberships.orgId, orgId), eq(memberships.role, 'owner')));
   return rows.length;
 }
+
+/** Serializes membership changes of one organization (e.g. two owners demoting each other at once). */
+export async function lockOrganization(db: Queryable, orgId: string): Promise<void> {
+  await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, orgId)).for('update');
+}

@@ -41,7 +41,8 @@ export async function loadClientMetadata(
     client_id: client.id,
     client_name: client.name,
     redirect_uris: uris.filter((row) => !row.devOnly || devActive).map((row) => row.uri),
-    grant_types: ['authorization_code', 'refresh_token'],
+    // What the client registered (dynamic clients may leave out refresh_token); apps' own clients get both.
+    grant_types: Array.isArray(client.metadata.grant_types) ? (client.metadata.grant_types as string[]) : ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     ...(client.type === 'confidential' ? { client_secret: secretPlaceholder } : {}),

@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/client';
 import { clients, redirectUris } from '../db/schema';
-import { isLoopbackHost } from '../env';
 import { recordAuditEvent } from '../audit/events';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 
@@ -33,7 +32,12 @@ export function checkRegisteredRedirectUri(value: unknown): string | undefined {
   if (url.hash || value.includes('#')) return `"${value.slice(0, 100)}" must not contain a fragment (RFC 6749 §3.1.2)`;
   if (url.username || url.password) return `"${value.slice(0, 100)}" must not contain credentials`;
   if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:') return isLoopbackHost(url.hostname) ? undefined : `"${value.slice(0, 100)}": plain http is allowed on loopback hosts only (RFC 8252 §7.3)`;
+  if (url.protocol === 'http:') {
+    // The loopback literals oidc-provider matches port-agnostically for native clients (RFC 8252 §7.3, §8.3).
+    return ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)
+      ? undefined
+      : `"${value.slice(0, 100)}": plain http is allowed on localhost, 127.0.0.1 or [::1] only (RFC 8252 §7.3)`;
+  }
   const scheme = url.protocol.slice(0, -1);
   if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+$/.test(scheme) && !['javascript', 'data', 'file', 'vbscript', 'blob', 'about'].includes(scheme)) {
     return undefined;
@@ -90,7 +94,20 @@ export function validateRegistration(body: unknown): ValidRegistration | Registr
   for (const name of ['client_uri', 'logo_uri'] as const) {
     if (metadata[name] !== undefined && !/^https:\/\/\S+$/.test(String(metadata[name]))) return invalid(`${name} must be an https URL`);
   }
-  return { clientName: clientName?.trim() || 'Unnamed MCP client', redirectUris: input.redirect_uris as string[], grantTypes: grantTypes as string[], metadata };
+  // RFC 8252: a client that redirects to loopback http or a private-use scheme is a native app. oidc-provider then
+  // accepts those URIs and matches loopback ports flexibly (§7.3); a web client may only use https.
+  const uris = [...new Set(input.redirect_uris as string[])];
+  const native = uris.some((uri) => !uri.startsWith('https:'));
+  if (native && uris.some((uri) => uri.startsWith('https:'))) {
+    return { error: 'invalid_redirect_uri', error_description: 'do not mix https redirect URIs with loopback or private-use ones: register a web client or a native one' };
+  }
+  metadata.application_type = native ? 'native' : 'web';
+  return {
+    clientName: clientName?.trim() || 'Unnamed MCP client',
+    redirectUris: uris,
+    grantTypes: [...new Set(grantTypes as string[])],
+    metadata,
+  };
 }
 
 export type RegistrationOutcome =
@@ -100,10 +117,11 @@ export type RegistrationOutcome =
 
 /** Counts the attempt against both limits; call before the body is read. */
 export async function checkRegistrationLimits(db: Database, limits: RegistrationLimits, clientIp: string): Promise<RegistrationOutcome | undefined> {
-  const [perIp, global] = await Promise.all([hitRateLimit(db, limits.perIp, clientIp), hitRateLimit(db, limits.global, 'all')]);
-  if (perIp.limited || global.limited) {
-    return { kind: 'limited', retryAfterSeconds: Math.max(perIp.limited ? perIp.retryAfterSeconds : 0, global.limited ? global.retryAfterSeconds : 0) };
-  }
+  // The global cap counts only what the per-IP limit let through: one noisy host cannot use it up for everyone.
+  const perIp = await hitRateLimit(db, limits.perIp, clientIp);
+  if (perIp.limited) return { kind: 'limited', retryAfterSeconds: perIp.retryAfterSeconds };
+  const global = await hitRateLimit(db, limits.global, 'all');
+  if (global.limited) return { kind: 'limited', retryAfterSeconds: global.retryAfterSeconds };
   return undefined;
 }
 

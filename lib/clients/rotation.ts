@@ -16,6 +16,7 @@ export type RotationRefusal =
 
 export interface CredentialState {
   generation: number;
+  /** When the overlap of a rotation in progress ends; null when none is (an elapsed window counts as done). */
   rotationEndsAt: Date | null;
   /** Secrets valid now or later: one, or two during an overlap. */
   secrets: { generation: number; validFrom: Date; validUntil: Date | null }[];
@@ -23,11 +24,12 @@ export interface CredentialState {
 
 export async function credentialState(db: Queryable, clientId: string): Promise<CredentialState | undefined> {
   const [client] = await db
-    .select({ generation: clients.secretGeneration, rotationEndsAt: clients.rotationEndsAt })
+    .select({ generation: clients.secretGeneration, rotationEndsAt: clients.rotationEndsAt, rotating: sql<boolean>`coalesce(${clients.rotationEndsAt} > now(), false)` })
     .from(clients)
     .where(and(eq(clients.id, clientId), eq(clients.type, 'confidential')))
     .limit(1);
   if (!client || client.generation === null) return undefined;
+  if (!client.rotating) client.rotationEndsAt = null;
   const secrets = await db
     .select({ generation: clientSecrets.generation, validFrom: clientSecrets.validFrom, validUntil: clientSecrets.validUntil })
     .from(clientSecrets)
@@ -58,7 +60,11 @@ async function advance(tx: Queryable, clientId: string, expected: number, rotati
  */
 async function lockClient(tx: Queryable, clientId: string) {
   const [row] = await tx
-    .select({ rotationEndsAt: sql<string | null>`${clients.rotationEndsAt}::text` })
+    .select({
+      rotationEndsAt: sql<string | null>`${clients.rotationEndsAt}::text`,
+      // A window that has ended is a completed rotation: the old secret has stopped, the new one is the only one.
+      rotating: sql<boolean>`coalesce(${clients.rotationEndsAt} > now(), false)`,
+    })
     .from(clients)
     .where(eq(clients.id, clientId))
     .for('update');
@@ -80,7 +86,7 @@ export async function startRotation(
     if (!current) return { ok: false, reason: 'not_confidential', message: 'This client has no secret.' } as const;
     const advanced = await advance(tx, clientId, expectedGeneration, sql`now() + make_interval(secs => ${overlap})`);
     if (!advanced) return conflict;
-    if (current.rotationEndsAt) throw new RotationAbort({ ok: false, reason: 'already_rotating', message: 'A rotation is in progress: complete or cancel it first.' });
+    if (current.rotating) throw new RotationAbort({ ok: false, reason: 'already_rotating', message: 'A rotation is in progress: complete or cancel it first.' });
     const endsAt = advanced.rotationEndsAt!;
     // The old secret(s) stop by themselves when the window ends, even if nobody completes the rotation.
     await tx
@@ -114,6 +120,9 @@ export async function cancelRotation(db: Database, clientId: string, expectedGen
     const advanced = await advance(tx, clientId, expectedGeneration, null);
     if (!advanced) return conflict;
     if (!current?.rotationEndsAt) throw new RotationAbort({ ok: false, reason: 'not_rotating', message: 'No rotation is in progress.' });
+    // Never bring back a secret whose window has ended: that rotation is complete (and the old secret may be the
+    // very one being replaced because it leaked).
+    if (!current.rotating) throw new RotationAbort({ ok: false, reason: 'not_rotating', message: 'The overlap window has ended: the rotation is complete and can no longer be cancelled.' });
     // The new secret is the one this rotation created: the only one without an end.
     await tx.delete(clientSecrets).where(and(eq(clientSecrets.clientId, clientId), isNull(clientSecrets.validUntil)));
     await tx

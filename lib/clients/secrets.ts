@@ -2,7 +2,7 @@
 // A fast hash is right here (unlike passwords): the input has full entropy, so there is nothing to brute-force,
 // and the token endpoint must stay fast.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { and, eq, gt, isNull, lte, or } from 'drizzle-orm';
+import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { clientSecrets, clients } from '../db/schema';
 
@@ -19,7 +19,8 @@ export function hashClientSecret(secret: string): string {
  * Every stored candidate is compared in constant time, so timing tells nothing about which one matched.
  */
 export async function verifyClientSecret(db: Queryable, clientId: string, presented: string): Promise<boolean> {
-  const now = new Date();
+  // The database's clock, the same one that wrote valid_from / valid_until.
+  const now = sql`now()`;
   const candidates = await db
     .select({ secretHash: clientSecrets.secretHash })
     .from(clientSecrets)

@@ -6,9 +6,11 @@ export const CLIENT_IP_HEADER = 'x-portico-client-ip';
 
 export function clientIpOf(req: IncomingMessage, trustProxy: boolean): string {
   if (trustProxy) {
+    // The proxy in front of Portico appends the address it saw: the rightmost entry. Entries to its left came from
+    // the client and prove nothing.
     const forwarded = req.headers['x-forwarded-for'];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-    if (first) return first;
+    const last = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)?.split(',').at(-1)?.trim();
+    if (last) return last;
   }
   return req.socket.remoteAddress ?? 'unknown';
 }

@@ -3,17 +3,12 @@
 import type Provider from 'oidc-provider';
 import type { Database } from '../db/client';
 import { isActiveMember } from '../accounts/memberships';
-import { authenticateWithPassword, normalizeEmail } from '../accounts/users';
+import { throttledPasswordCheck } from '../accounts/throttled-password-check';
 import { findAppSignInContext } from '../clients/app-context';
-import { hitRateLimit, peekRateLimit, purgeExpiredRateLimits, type RateLimitRule } from '../rate-limit/fixed-window';
 import { findInteraction, finishInteraction } from './interactions';
 import type { SignInErrorCode } from './sign-in-errors';
 
-/** Failed attempts allowed per 15 minutes. Per account (any email string, existing or not) and per client IP. */
-export const LOGIN_THROTTLE: { account: RateLimitRule; ip: RateLimitRule } = {
-  account: { name: 'login:account', limit: 10, windowSeconds: 15 * 60 },
-  ip: { name: 'login:ip', limit: 50, windowSeconds: 15 * 60 },
-};
+export { LOGIN_THROTTLE } from '../accounts/throttled-password-check';
 
 export type PasswordSignInOutcome =
   | { kind: 'continue'; location: string }
@@ -35,20 +30,8 @@ export async function completePasswordSignIn(input: PasswordSignInInput): Promis
   const lookup = await findInteraction(provider, cookieHeader, uid);
   if (!lookup.ok || lookup.interaction.prompt.name !== 'login') return { kind: 'expired' };
 
-  const account = normalizeEmail(input.email);
-  const [accountState, ipState] = await Promise.all([
-    peekRateLimit(db, LOGIN_THROTTLE.account, account),
-    peekRateLimit(db, LOGIN_THROTTLE.ip, input.clientIp),
-  ]);
-  // Checked before the password: a throttled attempt costs no KDF run and reveals nothing.
-  if (accountState.limited || ipState.limited) return { kind: 'refused', error: 'throttled' };
-
-  const result = await authenticateWithPassword(db, input.email, input.password);
-  if (!result.ok) {
-    await Promise.all([hitRateLimit(db, LOGIN_THROTTLE.account, account), hitRateLimit(db, LOGIN_THROTTLE.ip, input.clientIp)]);
-    if (Math.random() < 0.01) await purgeExpiredRateLimits(db);
-    return { kind: 'refused', error: result.reason };
-  }
+  const result = await throttledPasswordCheck(db, input.email, input.password, input.clientIp);
+  if (!result.ok) return { kind: 'refused', error: result.reason };
 
   const context = await findAppSignInContext(db, String(lookup.interaction.params.client_id ?? ''));
   if (context?.org.id && !(await isActiveMember(db, context.org.id, result.user.id))) {

@@ -35,9 +35,9 @@ export async function hitRateLimit(db: Queryable, rule: RateLimitRule, subject: 
   const start = windowStart(rule.windowSeconds);
   const result = await db.execute(sql`
     insert into ${rateLimits} (key, window_start, count, expires_at)
-    values (${`${rule.name}:${subject}`}, ${start}, 1, ${start} + make_interval(secs => ${rule.windowSeconds}))
+    values (${`${rule.name}:${subject}`}, ${start}, 1, ${start} + make_interval(secs => ${2 * rule.windowSeconds}))
     on conflict (key, window_start) do update set count = ${rateLimits.count} + 1
-    returning count, extract(epoch from (expires_at - now())) as retry_after`);
+    returning count, extract(epoch from (window_start + make_interval(secs => ${rule.windowSeconds}) - now())) as retry_after`);
   const after = state(rule, rowsOf<{ count: number; retry_after: number }>(result)[0]);
   // Over the limit is the state *after* this hit exceeded it.
   return { ...after, limited: after.count > rule.limit };
@@ -46,12 +46,20 @@ export async function hitRateLimit(db: Queryable, rule: RateLimitRule, subject: 
 /** Events in the current and the previous window, without counting. `limited` when they reach the limit. */
 export async function peekRateLimit(db: Queryable, rule: RateLimitRule, subject: string): Promise<RateLimitState> {
   const result = await db.execute(sql`
-    select coalesce(sum(count), 0) as count, extract(epoch from (max(expires_at) - now())) as retry_after from ${rateLimits}
+    select coalesce(sum(count), 0) as count, extract(epoch from (max(window_start) + make_interval(secs => ${rule.windowSeconds}) - now())) as retry_after from ${rateLimits}
     where key = ${`${rule.name}:${subject}`}
       and window_start >= ${windowStart(rule.windowSeconds)} - make_interval(secs => ${rule.windowSeconds})`);
   return state(rule, rowsOf<{ count: number; retry_after: number }>(result)[0]);
 }
 
+/** Takes back one event of the current window (an attempt that turned out not to count, such as a success). */
+export async function undoRateLimitHit(db: Queryable, rule: RateLimitRule, subject: string): Promise<void> {
+  await db.execute(sql`
+    update ${rateLimits} set count = greatest(count - 1, 0)
+    where key = ${`${rule.name}:${subject}`} and window_start = ${windowStart(rule.windowSeconds)}`);
+}
+
+/** Rows are kept two windows long: peekRateLimit looks back one window. */
 export async function purgeExpiredRateLimits(db: Queryable): Promise<void> {
   await db.delete(rateLimits).where(lt(rateLimits.expiresAt, sql`now()`));
 }

@@ -13,6 +13,10 @@ function seeOther(location: string, cookie?: string): Response {
 }
 
 export async function POST(request: Request) {
+  // Login CSRF: another site must not sign this browser in to someone else's console account.
+  if (request.headers.get('origin') !== runtime().env.PORTICO_ISSUER) {
+    return new Response('Cross-origin request refused.', { status: 403, headers: { 'Content-Type': 'text/plain' } });
+  }
   let form: FormData;
   try {
     form = await request.formData();

@@ -1,7 +1,7 @@
 'use server';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { addMember, countOwners, findMembershipRole, removeMember } from '@/lib/accounts/memberships';
+import { addMember, countOwners, findMembershipRole, lockOrganization, removeMember } from '@/lib/accounts/memberships';
 import { hashPassword } from '@/lib/accounts/passwords';
 import { createUser, findUserByEmail, findUserById } from '@/lib/accounts/users';
 import { ActionRefusal, orgAction } from '../../_lib/action';
@@ -34,6 +34,7 @@ export const addMemberAction = orgAction(
 export const changeRoleAction = orgAction(
   { permission: 'members.manage', input: z.object({ userId, role }) },
   async ({ tx, input, access, audit }) => {
+    await lockOrganization(tx, access.org.id); // the last-owner rule must hold under concurrent changes
     const current = await findMembershipRole(tx, access.org.id, input.userId);
     if (!current) throw new ActionRefusal('This person is not a member.');
     // Granting or taking away ownership is an ownership transfer: owners only.
@@ -53,6 +54,7 @@ export const changeRoleAction = orgAction(
 export const removeMemberAction = orgAction(
   { permission: 'members.manage', input: z.object({ userId, confirmed: z.literal('yes', { error: 'confirm the removal' }) }) },
   async ({ tx, input, access, audit }) => {
+    await lockOrganization(tx, access.org.id); // the last-owner rule must hold under concurrent changes
     const current = await findMembershipRole(tx, access.org.id, input.userId);
     if (!current) throw new ActionRefusal('This person is not a member.');
     if (current === 'owner' && !access.can('ownership.transfer')) throw new ActionRefusal('Only an owner can remove an owner.');

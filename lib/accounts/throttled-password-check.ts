@@ -1,0 +1,33 @@
+// A password check under the login throttle, shared by app sign-in and console sign-in.
+// The attempt is counted first, atomically, and only then is the password checked: parallel guesses cannot all slip
+// in before any of them is counted. A successful attempt is taken back, so only failures add up.
+import type { Queryable } from '../db/client';
+import { hitRateLimit, peekRateLimit, purgeExpiredRateLimits, undoRateLimitHit, type RateLimitRule } from '../rate-limit/fixed-window';
+import { authenticateWithPassword, normalizeEmail, type PasswordLoginResult } from './users';
+
+/** Failed attempts allowed per 15 minutes (with a look-back of up to 30), per account (any email string, existing or not) and per client IP. */
+export const LOGIN_THROTTLE: { account: RateLimitRule; ip: RateLimitRule } = {
+  account: { name: 'login:account', limit: 10, windowSeconds: 15 * 60 },
+  ip: { name: 'login:ip', limit: 50, windowSeconds: 15 * 60 },
+};
+
+export type ThrottledPasswordResult = PasswordLoginResult | { ok: false; reason: 'throttled' };
+
+export async function throttledPasswordCheck(db: Queryable, email: string, password: string, clientIp: string): Promise<ThrottledPasswordResult> {
+  const account = normalizeEmail(email);
+  await Promise.all([hitRateLimit(db, LOGIN_THROTTLE.account, account), hitRateLimit(db, LOGIN_THROTTLE.ip, clientIp)]);
+  const [accountState, ipState] = await Promise.all([
+    peekRateLimit(db, LOGIN_THROTTLE.account, account),
+    peekRateLimit(db, LOGIN_THROTTLE.ip, clientIp),
+  ]);
+  // Over the limit, the password is not even checked: a throttled attempt costs no KDF run and reveals nothing.
+  if (accountState.count > LOGIN_THROTTLE.account.limit || ipState.count > LOGIN_THROTTLE.ip.limit) return { ok: false, reason: 'throttled' };
+
+  const result = await authenticateWithPassword(db, email, password);
+  if (result.ok) {
+    await Promise.all([undoRateLimitHit(db, LOGIN_THROTTLE.account, account), undoRateLimitHit(db, LOGIN_THROTTLE.ip, clientIp)]);
+  } else if (Math.random() < 0.01) {
+    await purgeExpiredRateLimits(db);
+  }
+  return result;
+}

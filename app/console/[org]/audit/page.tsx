@@ -4,6 +4,7 @@ import { searchAuditEvents } from '@/lib/audit/events';
 import { listApps } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
+import { AuditTable } from '../../_components/audit-table';
 import { EmptyState, PageHeader } from '../../_components/page-header';
 import { auditFilterFrom } from './filter';
 
@@ -11,7 +12,6 @@ export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Audit log' };
 
 const PAGE_SIZE = 50;
-const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' });
 
 export default async function AuditPage(props: { params: Promise<{ org: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const access = await requireOrgAccess((await props.params).org);
@@ -86,30 +86,7 @@ export default async function AuditPage(props: { params: Promise<{ org: string }
         <EmptyState title="No events match">Change the filters, or make a change: it appears here.</EmptyState>
       ) : (
         <div className="panel overflow-x-auto p-0">
-          <table className="table" data-testid="audit-events">
-            <thead>
-              <tr>
-                <th scope="col">When (UTC)</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Type</th>
-                <th scope="col">Subject</th>
-                <th scope="col">From</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.map((event) => (
-                <tr key={event.id}>
-                  <td className="whitespace-nowrap">{time.format(event.occurredAt)}</td>
-                  <td>{event.actorLabel ?? event.actorId ?? event.actorType}</td>
-                  <td>
-                    <code className="text-xs">{event.action}</code>
-                  </td>
-                  <td>{event.subjectLabel ?? event.subjectId ?? '—'}</td>
-                  <td className="text-slate-500">{event.ip ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <AuditTable events={events} testId="audit-events" />
         </div>
       )}
       {nextBefore ? (

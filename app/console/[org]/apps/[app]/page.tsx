@@ -8,7 +8,8 @@ import { requireOrgAccess } from '../../../_lib/access';
 import { ActionForm } from '../../../_components/action-form';
 import { Field } from '../../../_components/fields';
 import { PageHeader, ReadOnlyNotice } from '../../../_components/page-header';
-import { addRedirectUriAction, removeRedirectUriAction, updateAppAction } from '../actions';
+import { addRedirectUriAction, updateAppAction } from '../actions';
+import { RedirectUriList } from '../redirect-uri-list';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'App' };
@@ -56,27 +57,7 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
           <h2 id="redirects-heading" className="mb-3 font-semibold">
             Redirect URIs
           </h2>
-          <ul className="mb-4 grid gap-2" data-testid="redirect-uris">
-            {uris.map((uri) => (
-              <li key={uri.id} className="flex flex-wrap items-center justify-between gap-2 rounded-md border border-slate-200 p-2">
-                <code className="text-sm">{uri.uri}</code>
-                {manage ? (
-                  <ActionForm
-                    action={removeRedirectUriAction}
-                    org={org}
-                    submitLabel="Remove"
-                    variant="secondary"
-                    inline
-                    confirm={`Sign-ins that return to ${uri.uri} will be refused from now on.`}
-                    confirmLabel="Yes, remove it"
-                  >
-                    <input type="hidden" name="appId" value={app.id} />
-                    <input type="hidden" name="uri" value={uri.uri} />
-                  </ActionForm>
-                ) : null}
-              </li>
-            ))}
-          </ul>
+          <RedirectUriList org={org} appId={app.id} uris={uris} manage={manage} testId="redirect-uris" />
           {manage ? (
             <ActionForm action={addRedirectUriAction} org={org} submitLabel="Add redirect URI" inline testId="add-redirect-uri">
               <input type="hidden" name="appId" value={app.id} />

@@ -12,7 +12,8 @@ import { requireOrgAccess } from '../../../../_lib/access';
 import { ActionForm } from '../../../../_components/action-form';
 import { Field } from '../../../../_components/fields';
 import { PageHeader } from '../../../../_components/page-header';
-import { removeRedirectUriAction } from '../../actions';
+import { RedirectUriList } from '../../redirect-uri-list';
+import { AuditTable } from '../../../../_components/audit-table';
 import {
   addDevRedirectUriAction,
   cancelRotationAction,
@@ -116,19 +117,7 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
           <h2 id="uris-heading" className="mb-2 font-semibold">
             Redirect URIs
           </h2>
-          <ul className="mb-3 grid gap-2" data-testid="security-redirect-uris">
-            {uris.map((uri) => (
-              <li key={uri.id} className="flex flex-wrap items-center justify-between gap-2 text-sm">
-                <span>
-                  <code>{uri.uri}</code> {uri.devOnly ? <span className="badge">dev only</span> : null}
-                </span>
-                <ActionForm action={removeRedirectUriAction} org={org} submitLabel="Remove" variant="secondary" inline confirm={`Sign-ins that return to ${uri.uri} will be refused from now on.`} confirmLabel="Yes, remove it">
-                  <input type="hidden" name="appId" value={app.id} />
-                  <input type="hidden" name="uri" value={uri.uri} />
-                </ActionForm>
-              </li>
-            ))}
-          </ul>
+          <RedirectUriList org={org} appId={app.id} uris={uris} manage testId="security-redirect-uris" />
           <ActionForm action={addDevRedirectUriAction} org={org} submitLabel="Add dev-only URI" inline testId="add-dev-uri">
             <input type="hidden" name="appId" value={app.id} />
             <Field label="Dev-only redirect URI" name="redirectUri" required placeholder="http://localhost:5173/callback" />
@@ -138,28 +127,7 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
           <h2 id="recent-heading" className="mb-2 font-semibold">
             Recent activity
           </h2>
-          <table className="table" data-testid="security-audit">
-            <thead>
-              <tr>
-                <th scope="col">When (UTC)</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">From</th>
-              </tr>
-            </thead>
-            <tbody>
-              {recent.events.map((event) => (
-                <tr key={event.id}>
-                  <td className="whitespace-nowrap">{time.format(event.occurredAt)}</td>
-                  <td>{event.actorLabel ?? event.actorType}</td>
-                  <td>
-                    <code className="text-xs">{event.action}</code>
-                  </td>
-                  <td className="text-slate-500">{event.ip ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <AuditTable events={recent.events} testId="security-audit" showSubject={false} />
         </section>
       </div>
       <p className="mt-6 text-sm">

@@ -30,7 +30,7 @@ test.describe('the sign-in card', () => {
     await expect(page.locator('[data-brand="organization"]')).toBeVisible();
     await expect(page.locator('.brand-bar')).toHaveText(ROCKETS.brandName);
     await expect(page.locator('.brand-bar img')).toBeVisible();
-    await expect(page.getByTestId('app-header')).toContainText('http://127.0.0.1:4999');
+    await expect(page.getByTestId('app-header')).toContainText('http://127.0.0.1:4997');
     await expect(page.getByText('Secured by Portico')).toBeVisible();
     expect(await backgroundOf(page, '[data-brand="organization"]')).toBe('rgb(255, 244, 230)');
     expect(await backgroundOf(page, 'button[type="submit"]')).toBe('rgb(217, 72, 15)');
@@ -75,7 +75,7 @@ test.describe('the sign-in card', () => {
   });
 
   test('a person outside the organization is told so, and gets no code', async ({ page }, testInfo) => {
-    await interceptCallback(page); // the app's redirect URI answers
+    await interceptCallback(page, ROCKETS.redirectUri); // the app's redirect URI answers
     await page.goto((await rocketsAuthorizationUrl()).href);
     await fillSignIn(page, ROCKETS.outsider.email, ROCKETS.outsider.password);
     await expect(page.getByTestId('sign-in-error')).toHaveText(

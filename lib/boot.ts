@@ -37,6 +37,7 @@ export async function bootPortico(env: Env): Promise<BootResult> {
       trustProxy: env.PORTICO_TRUST_PROXY,
       secureCookies: env.issuerIsHttps,
       refreshTokenReuseGraceSeconds: env.PORTICO_REFRESH_REUSE_GRACE_SECONDS,
+      cimdAllowLoopback: env.PORTICO_CIMD_ALLOW_LOOPBACK,
     });
     const runtime: PorticoRuntime = { env, raw, provider };
     installRuntime(runtime);

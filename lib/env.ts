@@ -101,6 +101,7 @@ const schema = z.object({
     .default(5),
   PORTICO_DCR_PER_IP_PER_HOUR: z.coerce.number({ error: 'must be a number' }).int().min(1).max(100_000).default(20),
   PORTICO_DCR_GLOBAL_PER_HOUR: z.coerce.number({ error: 'must be a number' }).int().min(1).max(10_000_000).default(1000),
+  PORTICO_CIMD_ALLOW_LOOPBACK: boolean.default(false),
   PORTICO_DEMO_SEED: boolean.default(true),
   PORTICO_DEMO_EMAIL: optionalText.pipe(z.email('must be an email address').optional()),
   PORTICO_DEMO_PASSWORD: optionalText.pipe(z.string().min(12, 'must be at least 12 characters').optional()),

@@ -37,30 +37,37 @@ export async function newAuthorizationRequest(
   return { url, codeVerifier, state, nonce };
 }
 
-let callbackServer: Promise<Server> | undefined;
+const callbackServers = new Map<string, Promise<Server>>();
 
-/** The demo app's redirect URI, served for real on loopback (a browser redirect cannot be routed reliably). */
-function ensureCallbackServer(): Promise<Server> {
-  callbackServer ??= new Promise((resolve, reject) => {
-    const redirect = new URL(DEMO.redirectUri);
-    const server = createServer((_req, res) => {
-      res.writeHead(200, { 'Content-Type': 'text/plain' });
-      res.end('callback reached');
+/**
+ * The fixture apps' redirect URIs, served for real on loopback (a browser redirect cannot be routed reliably).
+ * Each app has an origin of its own: an app's redirect origins name its resource, so no two apps share one.
+ */
+export function ensureCallbackServer(redirectUri: string = DEMO.redirectUri): Promise<Server> {
+  const redirect = new URL(redirectUri);
+  let started = callbackServers.get(redirect.origin);
+  if (!started) {
+    started = new Promise((resolve, reject) => {
+      const server = createServer((_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        res.end('callback reached');
+      });
+      server.once('error', reject);
+      server.listen(Number(redirect.port), redirect.hostname, () => {
+        server.unref();
+        resolve(server);
+      });
     });
-    server.once('error', reject);
-    server.listen(Number(redirect.port), redirect.hostname, () => {
-      server.unref();
-      resolve(server);
-    });
-  });
-  return callbackServer;
+    callbackServers.set(redirect.origin, started);
+  }
+  return started;
 }
 
 /** Returns a function that waits until the browser arrives at the demo redirect URI, and gives its URL. */
-export async function interceptCallback(page: Page): Promise<() => Promise<URL>> {
-  await ensureCallbackServer();
+export async function interceptCallback(page: Page, redirectUri: string = DEMO.redirectUri): Promise<() => Promise<URL>> {
+  await ensureCallbackServer(redirectUri);
   return async () => {
-    await page.waitForURL((url) => url.href.startsWith(DEMO.redirectUri));
+    await page.waitForURL((url) => url.href.startsWith(redirectUri));
     return new URL(page.url());
   };
 }

@@ -7,7 +7,7 @@ import { createOrganization, findOrganizationBySlug, listOrganizations, type Mem
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../accounts/passwords';
 import { createUser, findUserByEmail } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
-import { createApp, findAppListing, listApps } from '../clients/apps';
+import { createApp, findAppListing, listApps, RedirectOriginTaken } from '../clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '../clients/validation';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
@@ -175,7 +175,9 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const method = typeof values['auth-method'] === 'string' ? values['auth-method'] : 'client_secret_basic';
         if (method !== 'client_secret_basic' && method !== 'client_secret_post') throw new UsageError('--auth-method must be client_secret_basic or client_secret_post');
         const created = await ctx.db.transaction(async (tx) => {
-          const app = await createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris, tokenEndpointAuthMethod: method });
+          const app = await createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris, tokenEndpointAuthMethod: method }).catch((error: unknown) => {
+            throw error instanceof RedirectOriginTaken ? new CommandError(error.message) : error;
+          });
           await audit(ctx, tx, { orgId: org.id, action: 'app.created', subject: { type: 'app', id: app.app.id, label: app.app.name }, appId: app.app.id, clientId: app.clientId });
           return app;
         });

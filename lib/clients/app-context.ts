@@ -25,16 +25,34 @@ export async function findAppSignInContext(db: Queryable, clientId: string): Pro
     .where(eq(clients.id, clientId))
     .limit(1);
   if (!row || row.client.revokedAt) return undefined;
-  const { org } = row;
   const registered = await db
     .select({ uri: redirectUris.uri, devOnly: redirectUris.devOnly })
     .from(redirectUris)
     .where(eq(redirectUris.clientId, clientId));
-  const branded = org.brandDisplayName || org.brandLogoUrl || org.brandPrimaryColor || org.brandBackgroundColor;
   return {
     clientKind: row.client.kind,
-    app: { id: row.app.id, name: row.app.name, avatarUrl: row.app.avatarUrl, publishOrigin: row.app.publishOrigin },
     redirectUris: registered.filter((uri) => !uri.devOnly).map((uri) => uri.uri),
+    ...contextOf(row.app, row.org),
+  };
+}
+
+export type AppContext = Pick<AppSignInContext, 'app' | 'org'>;
+
+/** The app and its organization's brand, for the header of an authorization screen (by the app's id). */
+export async function findAppContext(db: Queryable, appId: string): Promise<AppContext | undefined> {
+  const [row] = await db
+    .select({ app: apps, org: organizations })
+    .from(apps)
+    .innerJoin(organizations, eq(organizations.id, apps.orgId))
+    .where(eq(apps.id, appId))
+    .limit(1);
+  return row ? contextOf(row.app, row.org) : undefined;
+}
+
+function contextOf(app: typeof apps.$inferSelect, org: typeof organizations.$inferSelect): AppContext {
+  const branded = org.brandDisplayName || org.brandLogoUrl || org.brandPrimaryColor || org.brandBackgroundColor;
+  return {
+    app: { id: app.id, name: app.name, avatarUrl: app.avatarUrl, publishOrigin: app.publishOrigin },
     org: {
       id: org.id,
       name: org.name,

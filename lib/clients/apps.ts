@@ -1,7 +1,7 @@
 // Apps an organization publishes: each one is a protected resource with a fixed identity and its own
 // confidential OIDC client, so a token for one app can never be used at another.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { and, eq, isNull, like } from 'drizzle-orm';
+import { and, eq, isNull, like, ne, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { apps, clientSecrets, clients, organizations, redirectUris } from '../db/schema';
 import { generateClientSecret, hashClientSecret } from './secrets';
@@ -34,8 +34,33 @@ export function appResource(publishOrigin: string): string {
   return `${publishOrigin}/api/mcp`;
 }
 
+/** A redirect URI whose origin another app already reaches through: the resource would name two apps. */
+export class RedirectOriginTaken extends Error {
+  constructor(readonly origin: string) {
+    super(`${origin} is already the address of another app on Portico: each app's redirect origins are its own`);
+  }
+}
+
+/**
+ * Refuses a (non-dev) redirect URI of an app's own client whose origin another app's client already uses. The
+ * resource `<origin>/api/mcp` names an app by these origins, so they must belong to one app only; otherwise any
+ * organization could make another's resource ambiguous. The advisory lock serializes concurrent claims of one
+ * origin until the transaction ends (call it inside one).
+ */
+async function assertOriginFree(db: Queryable, uri: string, appId: string): Promise<void> {
+  const origin = new URL(uri).origin;
+  await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:redirect-origin:${origin}`}))`);
+  const rows = await db
+    .select({ uri: redirectUris.uri })
+    .from(redirectUris)
+    .innerJoin(clients, eq(clients.id, redirectUris.clientId))
+    .where(and(eq(clients.kind, 'app'), ne(clients.appId, appId), eq(redirectUris.devOnly, false), like(redirectUris.uri, `${origin}/%`)));
+  if (rows.some((row) => new URL(row.uri).origin === origin)) throw new RedirectOriginTaken(origin);
+}
+
 export async function createApp(db: Queryable, input: CreateAppInput): Promise<CreatedApp> {
   const appId = randomUUID();
+  for (const uri of input.redirectUris) await assertOriginFree(db, uri, appId);
   const [app] = await db
     .insert(apps)
     .values({
@@ -165,8 +190,15 @@ export async function listRedirectUris(db: Queryable, clientId: string) {
   return db.select().from(redirectUris).where(eq(redirectUris.clientId, clientId)).orderBy(redirectUris.createdAt);
 }
 
-/** Adds a redirect URI; false when the client has it already. */
+/**
+ * Adds a redirect URI to an app's own client; false when the client has it already. Throws RedirectOriginTaken when
+ * a non-dev URI's origin belongs to another app (dev-only URIs name no resource, so they may be anywhere).
+ */
 export async function addRedirectUri(db: Queryable, clientId: string, uri: string, devOnly = false): Promise<boolean> {
+  if (!devOnly) {
+    const [client] = await db.select({ appId: clients.appId }).from(clients).where(eq(clients.id, clientId)).limit(1);
+    if (client?.appId) await assertOriginFree(db, uri, client.appId);
+  }
   const inserted = await db.insert(redirectUris).values({ clientId, uri, devOnly }).onConflictDoNothing().returning({ id: redirectUris.id });
   return inserted.length === 1;
 }

@@ -32,7 +32,8 @@ export async function loadClientMetadata(
   secretPlaceholder: string,
 ): Promise<PorticoClientMetadata | undefined> {
   const [client] = await db.select().from(clients).where(eq(clients.id, clientId)).limit(1);
-  if (!client || client.revokedAt) return undefined;
+  // A CIMD client's row only mirrors its document for the console; oidc-provider fetches the document itself.
+  if (!client || client.revokedAt || client.kind === 'cimd') return undefined;
   const uris = await db.select({ uri: redirectUris.uri, devOnly: redirectUris.devOnly }).from(redirectUris).where(eq(redirectUris.clientId, clientId));
   // Dev-only redirect URIs count only while the app's dev environment is on: checked at every authorization request.
   const devActive = client.appId && uris.some((row) => row.devOnly) ? await devEnvironmentActive(db, client.appId) : false;

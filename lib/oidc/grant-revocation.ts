@@ -1,7 +1,7 @@
 // Ending grants from outside a protocol request: when a person leaves an organization, or a client is revoked.
 import { and, eq, inArray, isNotNull, or } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { apps, clients, oidcPayloads } from '../db/schema';
+import { apps, clients, grantBindings, oidcPayloads } from '../db/schema';
 
 /** Every client that reaches an app of the organization: the apps' own clients and clients bound to those apps. */
 function clientsOfOrganization(db: Queryable, orgId: string) {
@@ -21,7 +21,12 @@ export async function revokePersonGrantsInOrganization(db: Queryable, orgId: str
     .select({ id: oidcPayloads.id })
     .from(oidcPayloads)
     .where(and(eq(oidcPayloads.kind, 'Grant'), eq(oidcPayloads.accountId, userId), inArray(oidcPayloads.clientId, clientsOfOrganization(db, orgId))));
-  const grantIds = grants.map((grant) => grant.id);
+  // Grants of dynamic and CIMD clients belong to the organization through their binding, not through the client.
+  const bound = await db
+    .delete(grantBindings)
+    .where(and(eq(grantBindings.orgId, orgId), eq(grantBindings.accountId, userId)))
+    .returning({ id: grantBindings.grantId });
+  const grantIds = [...new Set([...grants, ...bound].map((grant) => grant.id))];
   await db
     .delete(oidcPayloads)
     .where(
@@ -40,4 +45,6 @@ export async function revokePersonGrantsInOrganization(db: Queryable, orgId: str
 /** Deletes every grant, code and token of the organization's clients (before the organization itself goes). */
 export async function revokeOrganizationGrants(db: Queryable, orgId: string): Promise<void> {
   await db.delete(oidcPayloads).where(inArray(oidcPayloads.clientId, clientsOfOrganization(db, orgId)));
+  const bound = db.select({ id: grantBindings.grantId }).from(grantBindings).where(eq(grantBindings.orgId, orgId));
+  await db.delete(oidcPayloads).where(or(inArray(oidcPayloads.grantId, bound), and(eq(oidcPayloads.kind, 'Grant'), inArray(oidcPayloads.id, bound))));
 }

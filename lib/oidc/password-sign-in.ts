@@ -4,8 +4,8 @@ import type Provider from 'oidc-provider';
 import type { Database } from '../db/client';
 import { isActiveMember } from '../accounts/memberships';
 import { throttledPasswordCheck } from '../accounts/throttled-password-check';
-import { findAppSignInContext } from '../clients/app-context';
 import { findInteraction, finishInteraction } from './interactions';
+import { findSignInTarget } from './sign-in-target';
 import type { SignInErrorCode } from './sign-in-errors';
 
 export { LOGIN_THROTTLE } from '../accounts/throttled-password-check';
@@ -30,16 +30,18 @@ export async function completePasswordSignIn(input: PasswordSignInInput): Promis
   const lookup = await findInteraction(provider, cookieHeader, uid);
   if (!lookup.ok || lookup.interaction.prompt.name !== 'login') return { kind: 'expired' };
 
+  // Nobody is asked for a password for a request that would be refused anyway (the card shows why instead).
+  const target = await findSignInTarget(db, provider, lookup.interaction.params);
+  if (target.kind !== 'app_client' && target.kind !== 'mcp_client') return { kind: 'expired' };
+
   const result = await throttledPasswordCheck(db, input.email, input.password, input.clientIp);
   if (!result.ok) return { kind: 'refused', error: result.reason };
 
-  const context = await findAppSignInContext(db, String(lookup.interaction.params.client_id ?? ''));
-  if (context?.org.id && !(await isActiveMember(db, context.org.id, result.user.id))) {
-    return { kind: 'refused', error: 'not_a_member' };
-  }
+  if (!(await isActiveMember(db, target.context.org.id, result.user.id))) return { kind: 'refused', error: 'not_a_member' };
 
   // An app's own client is first-party: signing in is the consent (also when the app asked for prompt=consent).
+  // Any other client goes on to the consent screen, where the person also says who acts.
   const login = { accountId: result.user.id };
-  const location = await finishInteraction(provider, cookieHeader, uid, context?.clientKind === 'app' ? { login, consent: {} } : { login });
+  const location = await finishInteraction(provider, cookieHeader, uid, target.kind === 'app_client' ? { login, consent: {} } : { login });
   return { kind: 'continue', location };
 }

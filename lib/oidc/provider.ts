@@ -6,6 +6,15 @@ import type { Database } from '../db/client';
 import { isActiveMember } from '../accounts/memberships';
 import { findUserById } from '../accounts/users';
 import { findAppByIdentity, findAppByResource } from '../clients/apps';
+import { cimdConfiguration, cimdFetch } from './cimd';
+import {
+  ACCESS_TOKEN_TTL_SECONDS,
+  clientKindOf,
+  exchangedGrantId,
+  getAppResourceServer,
+  grantBindingFor,
+  type PorticoClient,
+} from './resource-servers';
 import type { KeyMaterial } from './keys';
 import { createAdapterClass } from './adapter';
 import { applyProviderOverrides } from './provider-overrides';
@@ -22,11 +31,13 @@ export interface ProviderOptions {
   trustProxy: boolean;
   secureCookies: boolean;
   refreshTokenReuseGraceSeconds: number;
+  /** Tests only: let client ID metadata document fetches reach loopback hosts. */
+  cimdAllowLoopback?: boolean;
 }
 
 /** Lifetimes in seconds. */
 export const TOKEN_TTL = {
-  AccessToken: 10 * 60,
+  AccessToken: ACCESS_TOKEN_TTL_SECONDS,
   AuthorizationCode: 60,
   IdToken: 60 * 60,
   RefreshToken: 30 * 24 * 60 * 60,
@@ -94,12 +105,33 @@ export function createProvider(options: ProviderOptions): Provider {
         enabled: true,
         defaultResource: () => undefined,
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, resource, client) => appResourceServer(options.db(), resource, client),
+        getResourceServerInfo: (ctx, resource, client) => getAppResourceServer(options.db(), ctx, resource, client),
       },
+      // Client ID metadata documents (MCP 2025-11-25): a client_id that is an https URL names its own metadata.
+      clientIdMetadataDocument: cimdConfiguration(),
     },
-    async extraTokenClaims(_ctx, token) {
-      // RFC 9068 access tokens for an app: who asked (azp, kept for audit; the audience is the gate) and the org.
+    fetch: cimdFetch({ allowLoopback: options.cimdAllowLoopback ?? false }),
+    fetchResponseBodyLimits: { 'client_id metadata document': 16 * 1024, jwks_uri: 64 * 1024, sector_identifier_uri: 16 * 1024 },
+    /**
+     * MCP clients (external, dynamic, CIMD) get a rotating refresh token whenever they registered the grant type
+     * (OAuth 2.1 §4.3.1: public clients' refresh tokens rotate). An app's own client asks for one with
+     * offline_access, as OpenID Connect has it.
+     */
+    async issueRefreshToken(_ctx, client, code) {
+      if (!client.grantTypeAllowed('refresh_token')) return false;
+      return clientKindOf(client) !== 'app' || code.scopes.has('offline_access');
+    },
+    async extraTokenClaims(ctx, token) {
+      // RFC 9068 access tokens for an app: who asked (azp, kept for audit; the audience is the gate), the org, and
+      // for a consent that named an agent, that agent as the actor (RFC 8693 §4.1 `act`); the subject stays the
+      // person, whose permissions the token carries.
       if (token.kind !== 'AccessToken' || !('resourceServer' in token) || !token.resourceServer?.audience) return undefined;
+      const grantId = 'grantId' in token ? (token.grantId as string | undefined) : undefined;
+      if (clientKindOf(ctx.oidc.client) !== 'app' && grantId) {
+        const binding = await grantBindingFor(options.db(), ctx, grantId);
+        if (!binding) return undefined;
+        return { azp: token.clientId, org: binding.orgId, ...(binding.agentId ? { act: { sub: binding.agentId } } : {}) };
+      }
       const app = await findAppByIdentity(options.db(), String(token.resourceServer.audience));
       return { azp: token.clientId, ...(app ? { org: app.orgId } : {}) };
     },
@@ -111,11 +143,12 @@ export function createProvider(options: ProviderOptions): Provider {
     loadExistingGrant,
     // Runs at sign-in, at every code exchange and refresh, and at userinfo: returning nothing ends the flow with
     // invalid_grant (or a new login), so a person who left the organization or was disabled is out at once.
-    async findAccount(ctx, sub) {
+    async findAccount(ctx, sub, token) {
       const user = await findUserById(options.db(), sub);
       if (!user || user.disabledAt) return undefined;
-      const orgId = (ctx.oidc?.client as PorticoClient | undefined)?.portico_org_id;
-      if (orgId && !(await isActiveMember(options.db(), orgId, user.id))) return undefined;
+      const org = await organizationOfRequest(options.db(), ctx, token);
+      if (org.refuse) return undefined;
+      if (org.id && !(await isActiveMember(options.db(), org.id, user.id))) return undefined;
       return {
         accountId: user.id,
         async claims() {
@@ -140,8 +173,13 @@ async function loadExistingGrant(ctx: KoaContextWithOIDC) {
   const { client, session, provider, params } = ctx.oidc;
   if (!client || !session?.accountId) return undefined;
   const grantId = ctx.oidc.result?.consent?.grantId ?? session.grantIdFor(client.clientId);
+  if (clientKindOf(client) !== 'app') {
+    // Every authorization of an MCP client is consented to anew (who acts may differ): only the grant this very
+    // interaction's consent created counts, never one remembered in the session.
+    const consented = ctx.oidc.result?.consent?.grantId;
+    return consented ? provider.Grant.find(consented) : undefined;
+  }
   const existing = grantId ? await provider.Grant.find(grantId) : undefined;
-  if ((client as unknown as PorticoClient).portico_kind !== 'app') return existing;
 
   const grant = existing ?? new provider.Grant({ clientId: client.clientId, accountId: session.accountId });
   if (typeof params?.scope === 'string') grant.addOIDCScope(params.scope);
@@ -153,26 +191,22 @@ async function loadExistingGrant(ctx: KoaContextWithOIDC) {
   return grant;
 }
 
-type PorticoClient = { clientId: string; portico_kind?: string; portico_app_id?: string | null; portico_org_id?: string | null };
-
-/** The scopes every app's resource knows. Team grants and app-declared scopes extend this in later issues. */
-export const APP_RESOURCE_SCOPES = ['mcp'] as const;
-
 /**
- * Resolves an RFC 8707 resource indicator to the app it names. An app's own client may only ask for its own app:
- * that is what keeps one app's client from obtaining access to another.
+ * The organization a person must belong to for this request. An app's or external client's own org; otherwise
+ * (dynamic and CIMD clients) at the token endpoint the org of the grant's binding, and at authorization the org of
+ * the app the resource names. A token of a non-app client without a binding is refused outright.
  */
-async function appResourceServer(db: Database, resource: string, client: unknown) {
-  const app = await findAppByResource(db, resource);
-  const { portico_kind: kind, portico_app_id: clientAppId } = client as PorticoClient;
-  if (!app || (kind === 'app' && app.id !== clientAppId)) {
-    throw new errors.InvalidTarget('the resource does not name an application this client may access');
+async function organizationOfRequest(db: Database, ctx: KoaContextWithOIDC, token: unknown): Promise<{ id?: string; refuse?: true }> {
+  const client = ctx.oidc?.client as PorticoClient | undefined;
+  if (client?.portico_org_id) return { id: client.portico_org_id };
+  const kind = clientKindOf(client);
+  if (!kind || kind === 'app') return {};
+  const grantId = (token as { grantId?: string } | undefined)?.grantId ?? (ctx.oidc?.route === 'token' ? exchangedGrantId(ctx) : undefined);
+  if (grantId) {
+    const binding = await grantBindingFor(db, ctx, grantId);
+    return binding ? { id: binding.orgId } : { refuse: true };
   }
-  return {
-    scope: APP_RESOURCE_SCOPES.join(' '),
-    audience: app.identity,
-    accessTokenTTL: TOKEN_TTL.AccessToken,
-    accessTokenFormat: 'jwt' as const,
-    jwt: { sign: { alg: 'ES256' as const } },
-  };
+  const resource = ctx.oidc?.params?.resource;
+  const app = typeof resource === 'string' ? await findAppByResource(db, resource) : undefined;
+  return app ? { id: app.orgId } : {};
 }

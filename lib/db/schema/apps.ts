@@ -9,13 +9,15 @@ import {
   jsonb,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   unique,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { organizations, teams } from './accounts';
+import { organizations, teams, users } from './accounts';
+import { agents } from './agents';
 
 export const apps = pgTable(
   'apps',
@@ -135,4 +137,58 @@ export const teamGrants = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('team_grants_team_app_scope_key').on(t.teamId, t.appId, t.scope)],
+);
+
+/**
+ * Which apps an external, dynamically registered or CIMD client has reached, and whether the app's organization
+ * revoked it there. Revocation is per app: a dynamic or CIMD client may serve people of several organizations.
+ */
+export const clientAppLinks = pgTable(
+  'client_app_links',
+  {
+    clientId: text('client_id')
+      .notNull()
+      .references(() => clients.id, { onDelete: 'cascade' }),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [primaryKey({ columns: [t.clientId, t.appId] }), index('client_app_links_org_idx').on(t.orgId)],
+);
+
+/**
+ * What a person's consent bound an oidc-provider grant to (RFC 8707): the app its resource named at the
+ * authorization request and who acts. Written once at consent; code exchange and refresh read it instead of
+ * resolving the resource again, so the binding cannot change under a live grant.
+ */
+export const grantBindings = pgTable(
+  'grant_bindings',
+  {
+    grantId: text('grant_id').primaryKey(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => clients.id, { onDelete: 'cascade' }),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** The resource indicator exactly as requested and granted. */
+    resource: text('resource').notNull(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Null: the person acts. Otherwise the agent named as `act` (RFC 8693 §4.1); deleting it ends the binding. */
+    agentId: text('agent_id'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // The agent must belong to the organization of the app it acts in.
+    foreignKey({ columns: [t.agentId, t.orgId], foreignColumns: [agents.id, agents.orgId] }).onDelete('cascade'),index('grant_bindings_client_app_idx').on(t.clientId, t.appId), index('grant_bindings_account_idx').on(t.accountId)],
 );

@@ -1,4 +1,5 @@
 export * from './accounts';
+export * from './agents';
 export * from './apps';
 export * from './oidc';
 export * from './system';

@@ -1,13 +1,18 @@
-// The sign-in card an app's visitors land on when /oidc/auth finds no session. Everything shown is resolved on
-// the server from the interaction (which oidc-provider validated): nothing is echoed from the query string.
+// The authorization screens an app's visitors and MCP clients land on when /oidc/auth needs a person: sign-in,
+// consent (MCP clients only: who acts), or a refusal that says why. Everything shown is resolved on the server
+// from the interaction (which oidc-provider validated): nothing is echoed from the query string.
 import type { Metadata } from 'next';
 import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
-import { displayedAppAddress, findAppSignInContext } from '@/lib/clients/app-context';
+import { displayedAppAddress } from '@/lib/clients/app-context';
+import { RESOURCE_REFUSAL_MESSAGES } from '@/lib/clients/binding';
 import { findInteraction } from '@/lib/oidc/interactions';
+import { findSignInTarget } from '@/lib/oidc/sign-in-target';
 import { db, runtime } from '@/lib/runtime';
 import { AppHeader, PasswordFields, SignInFrame } from '../_components/sign-in-frame';
+import { ConsentCard } from '../_components/consent-card';
 import { isInteractionUid, isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
+import { isConsentErrorCode } from '@/lib/oidc/consent';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Sign in' };
@@ -19,9 +24,9 @@ export default async function SignInPage(props: {
   const { uid } = await props.params;
   if (!isInteractionUid(uid)) notFound();
   const searchParams = await props.searchParams;
-  const errorCode = isSignInErrorCode(searchParams.error) ? searchParams.error : undefined;
 
-  const lookup = await findInteraction(runtime().provider, (await headers()).get('cookie'), uid);
+  const { provider } = runtime();
+  const lookup = await findInteraction(provider, (await headers()).get('cookie'), uid);
   if (!lookup.ok) {
     return (
       <SignInFrame>
@@ -32,9 +37,8 @@ export default async function SignInPage(props: {
   }
 
   const { interaction } = lookup;
-  const clientId = String(interaction.params.client_id ?? '');
-  const context = await findAppSignInContext(db(), clientId);
-  if (!context) {
+  const target = await findSignInTarget(db(), provider, interaction.params);
+  if (target.kind === 'unknown_client') {
     return (
       <SignInFrame>
         <h1>Unknown application</h1>
@@ -43,9 +47,27 @@ export default async function SignInPage(props: {
     );
   }
 
-  const address = displayedAppAddress(context, interaction.params.redirect_uri);
+  if (target.kind === 'refused') {
+    return (
+      <SignInFrame org={target.context?.org}>
+        {target.context ? <AppHeader app={target.context.app} address={target.context.app.publishOrigin ?? undefined} /> : null}
+        <h1>{target.client.name} cannot connect</h1>
+        <div className="alert alert-error" role="alert" data-testid="authorization-refused" data-reason={target.reason}>
+          {RESOURCE_REFUSAL_MESSAGES[target.reason]}
+        </div>
+        <form method="post" action={`/auth/app/${uid}/abort`}>
+          <button className="button" type="submit">
+            Return to {target.client.name}
+          </button>
+        </form>
+      </SignInFrame>
+    );
+  }
 
-  if (interaction.prompt.name === 'consent' && context.clientKind === 'app') {
+  const { context } = target;
+  const address = target.kind === 'app_client' ? displayedAppAddress(target.context, interaction.params.redirect_uri) : (context.app.publishOrigin ?? undefined);
+
+  if (interaction.prompt.name === 'consent' && target.kind === 'app_client') {
     return (
       <SignInFrame org={context.org}>
         <AppHeader app={context.app} address={address} />
@@ -60,21 +82,42 @@ export default async function SignInPage(props: {
     );
   }
 
+  if (interaction.prompt.name === 'consent' && target.kind === 'mcp_client' && interaction.session?.accountId) {
+    const consentError = isConsentErrorCode(searchParams.error) ? searchParams.error : undefined;
+    return (
+      <ConsentCard
+        uid={uid}
+        target={target}
+        accountId={interaction.session.accountId}
+        redirectUri={String(interaction.params.redirect_uri ?? '')}
+        scope={String(interaction.params.scope ?? '')}
+        error={consentError}
+      />
+    );
+  }
+
   if (interaction.prompt.name !== 'login') {
     return (
       <SignInFrame org={context.org}>
         <AppHeader app={context.app} address={address} />
-        <h1>Consent is not available yet</h1>
-        <p>This application asks for a consent step that this Portico version does not offer.</p>
+        <h1>This request cannot continue</h1>
+        <p>The application asked for a step that Portico does not offer. Go back to the application and try again.</p>
       </SignInFrame>
     );
   }
 
+  const errorCode = isSignInErrorCode(searchParams.error) ? searchParams.error : undefined;
   return (
     <SignInFrame org={context.org}>
       <AppHeader app={context.app} address={address} />
       <h1>Sign in to {context.app.name}</h1>
-      <p>Use your {context.org.brand?.displayName ?? context.org.name} account.</p>
+      {target.kind === 'mcp_client' ? (
+        <p>
+          <strong>{target.client.name}</strong> wants to connect to {context.app.name}. Sign in with your {context.org.brand?.displayName ?? context.org.name} account first; you will then choose what it may do.
+        </p>
+      ) : (
+        <p>Use your {context.org.brand?.displayName ?? context.org.name} account.</p>
+      )}
       {errorCode ? (
         <div className="alert alert-error" role="alert" data-testid="sign-in-error">
           {errorCode === 'not_a_member'

@@ -2,7 +2,7 @@
 // Server actions of the Apps pages. Each: validate, authorize, one domain call, one audit event (orgAction).
 import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
-import { addRedirectUri, createApp, listApps, removeRedirectUri, updateApp } from '@/lib/clients/apps';
+import { addRedirectUri, createApp, listApps, RedirectOriginTaken, removeRedirectUri, updateApp } from '@/lib/clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '@/lib/clients/validation';
 import { runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../_lib/action';
@@ -46,7 +46,7 @@ export const createAppAction = orgAction(
     const taken = new Set((await listApps(tx, access.org.slug)).map((row) => row.app.slug));
     let slug = slugResult.value;
     for (let n = 2; taken.has(slug); n++) slug = `${slugResult.value}-${n}`;
-    const created = await createApp(tx, { orgId: access.org.id, slug, name: input.name, publishOrigin: input.origin, redirectUris: [input.redirectUri], tokenEndpointAuthMethod: input.authMethod });
+    const created = await refuseTakenOrigin(() => createApp(tx, { orgId: access.org.id, slug, name: input.name, publishOrigin: input.origin, redirectUris: [input.redirectUri], tokenEndpointAuthMethod: input.authMethod }));
     await audit({ action: 'app.created', subject: { type: 'app', id: created.app.id, label: created.app.name }, appId: created.app.id, clientId: created.clientId });
     return {
       status: 'ok',
@@ -57,6 +57,16 @@ export const createAppAction = orgAction(
 );
 
 const appId = z.string().uuid('is not an app');
+
+/** An origin another app holds is a refusal the admin can act on, not a failure. */
+async function refuseTakenOrigin<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof RedirectOriginTaken) throw new ActionRefusal(`${error.origin} is already the address of another app on Portico. Each app's redirect origins name its resource (${error.origin}/api/mcp), so they must be its own.`);
+    throw error;
+  }
+}
 
 
 export const updateAppAction = orgAction(
@@ -78,7 +88,7 @@ export const addRedirectUriAction = orgAction(
   { permission: 'apps.manage', input: z.object({ appId, redirectUri }) },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
-    if (!(await addRedirectUri(tx, listing.clientId, input.redirectUri))) throw new ActionRefusal('This redirect URI is registered already.');
+    if (!(await refuseTakenOrigin(() => addRedirectUri(tx, listing.clientId, input.redirectUri)))) throw new ActionRefusal('This redirect URI is registered already.');
     await audit({ action: 'app.redirect_uri_added', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.redirectUri } });
     return { status: 'ok', message: 'Redirect URI added.' };
   },

@@ -1,0 +1,36 @@
+// POST /auth/app/<uid>/abort – from a refused authorization request back to the client, with the OAuth error
+// that says why (RFC 8707 §2: invalid_target for a resource Portico cannot grant; access_denied when revoked).
+import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { recordAuditEvent } from '@/lib/audit/events';
+import { RESOURCE_REFUSAL_MESSAGES } from '@/lib/clients/binding';
+import { findInteraction, finishInteraction } from '@/lib/oidc/interactions';
+import { isInteractionUid } from '@/lib/oidc/sign-in-errors';
+import { findSignInTarget } from '@/lib/oidc/sign-in-target';
+import { db, runtime } from '@/lib/runtime';
+
+export const dynamic = 'force-dynamic';
+
+export async function POST(request: Request, { params }: { params: Promise<{ uid: string }> }) {
+  const { uid } = await params;
+  if (!isInteractionUid(uid)) return new Response('Not found', { status: 404 });
+  const { provider } = runtime();
+  const cookieHeader = request.headers.get('cookie');
+  const card = new Response(null, { status: 303, headers: { Location: `/auth/app/${uid}`, 'Cache-Control': 'no-store' } });
+  const lookup = await findInteraction(provider, cookieHeader, uid);
+  if (!lookup.ok) return card;
+  const target = await findSignInTarget(db(), provider, lookup.interaction.params);
+  // Only a request that is in fact refused can be ended here: anything else goes back to its screen.
+  if (target.kind !== 'refused') return card;
+  await recordAuditEvent(db(), {
+    orgId: target.context?.org.id ?? null,
+    actor: { type: 'client', id: target.client.id, label: target.client.name, ip: clientIpFromHeaders(request.headers) },
+    action: 'client.authorization_refused',
+    subject: { type: 'client', id: target.client.id, label: target.client.name },
+    clientId: target.client.id,
+    appId: target.context?.app.id ?? null,
+    details: { reason: target.reason, resource: String(lookup.interaction.params.resource ?? '').slice(0, 300) },
+  });
+  const error = target.reason === 'revoked_for_app' ? 'access_denied' : 'invalid_target';
+  const location = await finishInteraction(provider, cookieHeader, uid, { error, error_description: RESOURCE_REFUSAL_MESSAGES[target.reason] });
+  return new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } });
+}

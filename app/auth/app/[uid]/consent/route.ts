@@ -1,0 +1,41 @@
+// POST /auth/app/<uid>/consent – the consent screen's form for MCP clients (lib/oidc/consent.ts does the work).
+// Like the sign-in form, a plain form POST under the interaction cookie's path (SameSite=Lax: no cross-site POST).
+import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { completeConsent, type ConsentDecision } from '@/lib/oidc/consent';
+import { isInteractionUid } from '@/lib/oidc/sign-in-errors';
+import { db, runtime } from '@/lib/runtime';
+
+export const dynamic = 'force-dynamic';
+
+function seeOther(location: string): Response {
+  return new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } });
+}
+
+export async function POST(request: Request, { params }: { params: Promise<{ uid: string }> }) {
+  const { uid } = await params;
+  if (!isInteractionUid(uid)) return new Response('Not found', { status: 404 });
+  const card = `/auth/app/${uid}`;
+
+  let decision: ConsentDecision | undefined;
+  try {
+    const form = await request.formData();
+    const choice = form.get('decision');
+    const actor = form.get('actor');
+    if (choice === 'deny') decision = { decision: 'deny' };
+    else if (choice === 'allow' && typeof actor === 'string' && actor.length > 0 && actor.length <= 100) decision = { decision: 'allow', actor };
+  } catch {
+    // not a form: answered below like an empty one
+  }
+  if (!decision) return seeOther(`${card}?error=invalid_request`);
+
+  const outcome = await completeConsent({
+    provider: runtime().provider,
+    db: db(),
+    cookieHeader: request.headers.get('cookie'),
+    uid,
+    decision,
+    clientIp: clientIpFromHeaders(request.headers),
+  });
+  if (outcome.kind === 'continue') return seeOther(outcome.location);
+  return seeOther(outcome.kind === 'refused' ? `${card}?error=${outcome.error}` : card);
+}

@@ -1,0 +1,118 @@
+// The consent screen for MCP clients: the app's identity header (as on the sign-in card), who the client is and
+// where it returns, what it may do, and who acts – the person, or one of the agents they may use there.
+import { listUsableAgents } from '@/lib/accounts/agents';
+import { findUserById } from '@/lib/accounts/users';
+import { CONSENT_ERRORS, type ConsentErrorCode } from '@/lib/oidc/consent';
+import { redirectsOnlyToLocalhost, type SignInTarget } from '@/lib/oidc/sign-in-target';
+import { db } from '@/lib/runtime';
+import { AppHeader, SignInFrame } from './sign-in-frame';
+
+type McpTarget = Extract<SignInTarget, { kind: 'mcp_client' }>;
+
+function scopeDescriptions(scope: string, appName: string): string[] {
+  const known: Record<string, string> = {
+    mcp: `Use ${appName}'s tools (MCP) with your permissions`,
+    openid: 'Know your Portico account',
+    profile: 'See your name',
+    email: 'See your email address',
+    offline_access: 'Stay connected while you are away',
+  };
+  return [...new Set(scope.split(' '))].flatMap((name) => (known[name] ? [known[name]] : []));
+}
+
+/** Where the code goes: a host for http(s), the scheme for a private-use URI (RFC 8252 §7.1). */
+function redirectTarget(uri: string): string {
+  try {
+    const url = new URL(uri);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.host : `${url.protocol}//`;
+  } catch {
+    return uri;
+  }
+}
+
+function provenance(target: McpTarget): string {
+  const { client, context } = target;
+  if (client.kind === 'external') return `Registered for ${context.app.name} by the administrators of ${context.org.name}.`;
+  if (client.kind === 'cimd') return `Described by its own metadata document at ${redirectTarget(client.id)}. Portico has not verified who runs it.`;
+  return 'Registered itself with Portico (dynamic registration). Portico has not verified who made it.';
+}
+
+export async function ConsentCard(props: { uid: string; target: McpTarget; accountId: string; redirectUri: string; scope: string; error?: ConsentErrorCode }) {
+  const { target } = props;
+  const { client, context, app } = target;
+  const [user, agents] = await Promise.all([findUserById(db(), props.accountId), listUsableAgents(db(), app.orgId, props.accountId)]);
+  const scopes = scopeDescriptions(props.scope, context.app.name);
+  const localOnly = redirectsOnlyToLocalhost(client.redirectUris);
+
+  return (
+    <SignInFrame org={context.org}>
+      <AppHeader app={context.app} address={context.app.publishOrigin ?? undefined} />
+      <h1>
+        Allow {client.name} to use {context.app.name}?
+      </h1>
+      <ul className="consent-facts" data-testid="consent-facts">
+        <li>
+          <span className="label">Application</span>
+          <span className="value" data-testid="consent-client-name">{client.name}</span>
+          <span className="muted">{provenance(target)}</span>
+        </li>
+        <li>
+          <span className="label">Returns to</span>
+          <span className="value" data-testid="consent-redirect-host">{redirectTarget(props.redirectUri)}</span>
+        </li>
+        <li>
+          <span className="label">It will be able to</span>
+          {scopes.length > 0 ? (
+            scopes.map((line) => (
+              <span className="value" key={line}>
+                {line}
+              </span>
+            ))
+          ) : (
+            <span className="muted">Nothing beyond connecting: it asked for no permission.</span>
+          )}
+        </li>
+      </ul>
+      {localOnly ? (
+        <div className="alert alert-warning" role="note" data-testid="localhost-warning">
+          {client.name} returns only to this computer (localhost). Any program running here could claim that name: allow it only if you started it yourself just now.
+        </div>
+      ) : null}
+      {props.error ? (
+        <div className="alert alert-error" role="alert" data-testid="consent-error">
+          {CONSENT_ERRORS[props.error]}
+        </div>
+      ) : null}
+      <form method="post" action={`/auth/app/${props.uid}/consent`}>
+        <fieldset className="actor-choice" data-testid="who-acts">
+          <legend>Who acts</legend>
+          <label>
+            <input type="radio" name="actor" value="self" defaultChecked />
+            <span>
+              Me{user ? ` — ${user.name}` : ''}
+              <small>{user?.email}</small>
+            </span>
+          </label>
+          {agents.map((agent) => (
+            <label key={agent.id}>
+              <input type="radio" name="actor" value={agent.id} />
+              <span>
+                {agent.name}
+                <small>An agent of {context.org.name}, acting for you with your permissions, never more.</small>
+              </span>
+            </label>
+          ))}
+          {agents.length === 0 ? <small className="muted">You have no agents in {context.org.name}.</small> : null}
+        </fieldset>
+        <div className="button-row">
+          <button className="button button-secondary" type="submit" name="decision" value="deny">
+            Deny
+          </button>
+          <button className="button" type="submit" name="decision" value="allow">
+            Allow
+          </button>
+        </div>
+      </form>
+    </SignInFrame>
+  );
+}

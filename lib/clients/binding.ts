@@ -1,0 +1,148 @@
+// Resource binding (RFC 8707) for clients that are not an app's own: external, dynamically registered and CIMD
+// clients. Such a client reaches an app only through the `resource` its authorization request names; the person's
+// consent then binds the grant to that app (and to who acts) once, in `grant_bindings`.
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import type { Queryable } from '../db/client';
+import { clientAppLinks, clients, grantBindings, oidcPayloads } from '../db/schema';
+import { findAppByResource, type App } from './apps';
+
+export type ClientKind = 'app' | 'external' | 'dynamic' | 'cimd';
+
+export interface RequestingClient {
+  id: string;
+  kind: ClientKind;
+  /** An app's own client: its app. An external client: its target app. Others: null. */
+  appId: string | null;
+}
+
+/** Why a resource cannot be granted to the client; each has its own message on the authorization screen. */
+export type ResourceRefusal = 'missing_resource' | 'several_resources' | 'unknown_resource' | 'other_app' | 'revoked_for_app';
+
+export const RESOURCE_REFUSAL_MESSAGES: Record<ResourceRefusal, string> = {
+  missing_resource:
+    "The application did not say which app it wants to reach. An MCP client must name the app's MCP address (the resource parameter, RFC 8707); ask its developer to update it.",
+  several_resources: 'The application asked for several apps at once. Each connection reaches exactly one app: connect to them one at a time.',
+  unknown_resource: 'The app this application asked to reach is not published on Portico. Check the address you connected to.',
+  other_app: 'This application is registered for another app and cannot connect to the one it asked for.',
+  revoked_for_app: "The organization that publishes this app has revoked this application's access to it.",
+};
+
+export type ResourceResolution = { ok: true; app: App; resource: string } | { ok: false; reason: ResourceRefusal };
+
+/** The single resource indicator of an authorization request, however oidc-provider parsed it. */
+export function requestedResource(value: unknown): string | undefined | 'several' {
+  if (Array.isArray(value)) return value.length === 0 ? undefined : value.length === 1 ? String(value[0]) : 'several';
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Which app the client may reach with this resource, or why not. Used at authorization, never at token exchange. */
+export async function resolveClientResource(db: Queryable, client: RequestingClient, resourceParam: unknown): Promise<ResourceResolution> {
+  const resource = requestedResource(resourceParam);
+  if (resource === undefined) return { ok: false, reason: 'missing_resource' };
+  if (resource === 'several') return { ok: false, reason: 'several_resources' };
+  const app = await findAppByResource(db, resource);
+  if (!app) return { ok: false, reason: 'unknown_resource' };
+  // An app's own client and an external client each serve one app: their own, their target.
+  if ((client.kind === 'app' || client.kind === 'external') && app.id !== client.appId) return { ok: false, reason: 'other_app' };
+  if (client.kind !== 'app') {
+    const [link] = await db
+      .select({ revokedAt: clientAppLinks.revokedAt })
+      .from(clientAppLinks)
+      .where(and(eq(clientAppLinks.clientId, client.id), eq(clientAppLinks.appId, app.id)))
+      .limit(1);
+    if (link?.revokedAt) return { ok: false, reason: 'revoked_for_app' };
+  }
+  return { ok: true, app, resource };
+}
+
+export type GrantBinding = typeof grantBindings.$inferSelect;
+
+export async function findGrantBinding(db: Queryable, grantId: string): Promise<GrantBinding | undefined> {
+  const [binding] = await db.select().from(grantBindings).where(eq(grantBindings.grantId, grantId)).limit(1);
+  return binding;
+}
+
+export interface ConsentRecord {
+  grantId: string;
+  client: RequestingClient & { name: string; metadata?: Record<string, unknown> };
+  app: App;
+  resource: string;
+  accountId: string;
+  agentId: string | null;
+}
+
+/**
+ * Writes what a consent binds: the client's link to the app (refused when the organization revoked it there) and
+ * the grant's binding. A CIMD client is mirrored into `clients` (kind 'cimd') so that links, bindings and the
+ * console refer to it like any other; its metadata is still fetched from its document, never from this row.
+ * Returns false when the client was revoked for the app in the meantime.
+ */
+export async function recordConsentBinding(tx: Queryable, record: ConsentRecord): Promise<boolean> {
+  if (record.client.kind === 'cimd') {
+    await tx
+      .insert(clients)
+      .values({ id: record.client.id, kind: 'cimd', type: 'public', name: record.client.name, tokenEndpointAuthMethod: 'none', metadata: record.client.metadata ?? {} })
+      .onConflictDoUpdate({ target: clients.id, set: { name: record.client.name, metadata: record.client.metadata ?? {} }, where: eq(clients.kind, 'cimd') });
+  }
+  await tx.insert(clientAppLinks).values({ clientId: record.client.id, appId: record.app.id, orgId: record.app.orgId }).onConflictDoNothing();
+  // Locks the link row, so a revocation running at the same time either sees this binding or makes this one fail.
+  const [link] = await tx
+    .select({ revokedAt: clientAppLinks.revokedAt })
+    .from(clientAppLinks)
+    .where(and(eq(clientAppLinks.clientId, record.client.id), eq(clientAppLinks.appId, record.app.id)))
+    .for('update');
+  if (!link || link.revokedAt) return false;
+  await tx.insert(grantBindings).values({
+    grantId: record.grantId,
+    clientId: record.client.id,
+    appId: record.app.id,
+    orgId: record.app.orgId,
+    resource: record.resource,
+    accountId: record.accountId,
+    agentId: record.agentId,
+  });
+  return true;
+}
+
+/**
+ * Ends every grant the client holds at the app (with their codes and refresh tokens) and drops their bindings.
+ * Access tokens already issued (JWTs, 10 minutes at most) run out on their own.
+ */
+export async function endClientGrantsAtApp(tx: Queryable, clientId: string, appId: string): Promise<number> {
+  const bound = await tx
+    .delete(grantBindings)
+    .where(and(eq(grantBindings.clientId, clientId), eq(grantBindings.appId, appId)))
+    .returning({ grantId: grantBindings.grantId });
+  const grantIds = bound.map((row) => row.grantId);
+  if (grantIds.length > 0) {
+    await tx.delete(oidcPayloads).where(and(isNotNull(oidcPayloads.grantId), inArray(oidcPayloads.grantId, grantIds)));
+    await tx.delete(oidcPayloads).where(and(eq(oidcPayloads.kind, 'Grant'), inArray(oidcPayloads.id, grantIds)));
+  }
+  return grantIds.length;
+}
+
+export type ClientRevocation = { ok: true; grantsEnded: number } | { ok: false; reason: 'not_linked' | 'already_revoked' };
+
+/**
+ * Revokes a client at one app: no new authorization for it there, and its live grants there end, in the caller's
+ * transaction. A client that never reached the app (or an external client of another app) is refused, so a
+ * revocation started from one app can never touch another.
+ */
+export async function revokeClientAtApp(tx: Queryable, clientId: string, appId: string): Promise<ClientRevocation> {
+  const [link] = await tx
+    .select({ revokedAt: clientAppLinks.revokedAt, kind: clients.kind, clientAppId: clients.appId })
+    .from(clientAppLinks)
+    .innerJoin(clients, eq(clients.id, clientAppLinks.clientId))
+    .where(and(eq(clientAppLinks.clientId, clientId), eq(clientAppLinks.appId, appId)))
+    .for('update', { of: clientAppLinks });
+  if (!link || link.kind === 'app' || (link.kind === 'external' && link.clientAppId !== appId)) return { ok: false, reason: 'not_linked' };
+  if (link.revokedAt) return { ok: false, reason: 'already_revoked' };
+  await tx
+    .update(clientAppLinks)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(clientAppLinks.clientId, clientId), eq(clientAppLinks.appId, appId)));
+  // An external client exists for this one app only: revoking it there revokes the client itself.
+  if (link.kind === 'external') await tx.update(clients).set({ revokedAt: sql`now()` }).where(eq(clients.id, clientId));
+  const grantsEnded = await endClientGrantsAtApp(tx, clientId, appId);
+  return { ok: true, grantsEnded };
+}

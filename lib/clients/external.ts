@@ -1,0 +1,102 @@
+// Per-organization external clients: public MCP clients an org admin registers for one of the org's apps, and the
+// listing of every client that reached the org's apps (external, dynamically registered, CIMD).
+import { randomBytes } from 'node:crypto';
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import type { Queryable } from '../db/client';
+import { apps, clientAppLinks, clients, grantBindings, redirectUris } from '../db/schema';
+import { checkRegisteredRedirectUri } from './registration';
+
+export const MAX_EXTERNAL_REDIRECT_URIS = 10;
+
+export interface ExternalClientInput {
+  orgId: string;
+  appId: string;
+  label: string;
+  redirectUris: string[];
+}
+
+export type ExternalClientValidation = { ok: true; label: string; redirectUris: string[]; native: boolean } | { ok: false; field: 'label' | 'redirect_uris'; message: string };
+
+/** The same redirect URI rules as dynamic registration (RFC 8252): https, loopback http, private-use schemes. */
+export function validateExternalClient(label: unknown, uris: unknown): ExternalClientValidation {
+  if (typeof label !== 'string' || label.trim().length === 0 || label.trim().length > 80) {
+    return { ok: false, field: 'label', message: 'label must be 1 to 80 characters' };
+  }
+  if (!Array.isArray(uris) || uris.length === 0) return { ok: false, field: 'redirect_uris', message: 'at least one redirect URI is required' };
+  const unique = [...new Set(uris.map((uri) => (typeof uri === 'string' ? uri.trim() : uri)))];
+  if (unique.length > MAX_EXTERNAL_REDIRECT_URIS) return { ok: false, field: 'redirect_uris', message: `at most ${MAX_EXTERNAL_REDIRECT_URIS} redirect URIs per client` };
+  for (const uri of unique) {
+    const problem = checkRegisteredRedirectUri(uri);
+    if (problem) return { ok: false, field: 'redirect_uris', message: problem };
+  }
+  const strings = unique as string[];
+  const native = strings.some((uri) => !uri.startsWith('https:'));
+  if (native && strings.some((uri) => uri.startsWith('https:'))) {
+    return { ok: false, field: 'redirect_uris', message: 'do not mix https redirect URIs with loopback or private-use ones' };
+  }
+  return { ok: true, label: label.trim(), redirectUris: strings, native };
+}
+
+/** Registers a public client for one app of the organization. The caller checks that the app is the org's. */
+export async function createExternalClient(tx: Queryable, input: ExternalClientInput & { native: boolean }): Promise<{ clientId: string }> {
+  const clientId = `ext_${randomBytes(16).toString('base64url')}`;
+  await tx.insert(clients).values({
+    id: clientId,
+    kind: 'external',
+    type: 'public',
+    orgId: input.orgId,
+    appId: input.appId,
+    name: input.label,
+    tokenEndpointAuthMethod: 'none',
+    metadata: { application_type: input.native ? 'native' : 'web', grant_types: ['authorization_code', 'refresh_token'] },
+  });
+  await tx.insert(redirectUris).values(input.redirectUris.map((uri) => ({ clientId, uri })));
+  await tx.insert(clientAppLinks).values({ clientId, appId: input.appId, orgId: input.orgId });
+  return { clientId };
+}
+
+export interface OrgClientListing {
+  clientId: string;
+  kind: 'external' | 'dynamic' | 'cimd';
+  name: string;
+  app: { id: string; name: string };
+  redirectUris: string[];
+  linkedAt: Date;
+  revokedAt: Date | null;
+  liveGrants: number;
+}
+
+/** Every non-app client that reached (or, for external ones, was registered for) an app of the organization. */
+export async function listOrgClients(db: Queryable, orgId: string): Promise<OrgClientListing[]> {
+  const rows = await db
+    .select({ link: clientAppLinks, client: clients, appName: apps.name })
+    .from(clientAppLinks)
+    .innerJoin(clients, eq(clients.id, clientAppLinks.clientId))
+    .innerJoin(apps, eq(apps.id, clientAppLinks.appId))
+    .where(eq(clientAppLinks.orgId, orgId))
+    .orderBy(desc(clientAppLinks.createdAt));
+  const clientIds = rows.map((row) => row.client.id);
+  if (clientIds.length === 0) return [];
+  const uris = await db.select({ clientId: redirectUris.clientId, uri: redirectUris.uri }).from(redirectUris).where(inArray(redirectUris.clientId, clientIds));
+  const grants = await db
+    .select({ clientId: grantBindings.clientId, appId: grantBindings.appId, n: count() })
+    .from(grantBindings)
+    .where(and(eq(grantBindings.orgId, orgId), inArray(grantBindings.clientId, clientIds)))
+    .groupBy(grantBindings.clientId, grantBindings.appId);
+  return rows
+    .filter((row) => row.client.kind !== 'app')
+    .map((row) => ({
+      clientId: row.client.id,
+      kind: row.client.kind as OrgClientListing['kind'],
+      name: row.client.name,
+      app: { id: row.link.appId, name: row.appName },
+      // A CIMD client's redirect URIs live in its document; the mirror keeps the last ones seen.
+      redirectUris:
+        row.client.kind === 'cimd'
+          ? ((row.client.metadata.redirect_uris as string[] | undefined) ?? [])
+          : uris.filter((uri) => uri.clientId === row.client.id).map((uri) => uri.uri),
+      linkedAt: row.link.createdAt,
+      revokedAt: row.link.revokedAt,
+      liveGrants: grants.find((grant) => grant.clientId === row.client.id && grant.appId === row.link.appId)?.n ?? 0,
+    }));
+}

@@ -1,0 +1,61 @@
+// Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document, MCP authorization 2025-11-25):
+// oidc-provider's own feature fetches, caches and checks the document (its client_id must equal the URL exactly;
+// no shared-secret auth). Portico adds its client policy on top, and keeps oidc-provider's SSRF guard (special-use
+// addresses refused at connect, 2.5 s timeout, body size cap) except for loopback hosts when tests allow it.
+import type { Configuration } from 'oidc-provider';
+import { checkRegisteredRedirectUri } from '../clients/registration';
+
+type CimdFeature = NonNullable<NonNullable<Configuration['features']>['clientIdMetadataDocument']>;
+
+/** Why a metadata document's client is refused; exported for tests and the error log. */
+export function cimdPolicyViolation(client: Record<string, unknown>): string | undefined {
+  for (const field of ['portico_kind', 'portico_app_id', 'portico_org_id']) {
+    if (client[field] !== undefined && client[field] !== null) return `${field} is not client metadata`;
+  }
+  if (client.tokenEndpointAuthMethod !== 'none') return 'token_endpoint_auth_method must be "none": CIMD clients are public and use PKCE';
+  const uris = client.redirectUris;
+  if (!Array.isArray(uris) || uris.length === 0) return 'redirect_uris must be a non-empty array';
+  if (uris.length > 10) return 'at most 10 redirect_uris';
+  for (const uri of uris) {
+    const problem = checkRegisteredRedirectUri(uri);
+    if (problem) return problem;
+  }
+  const grants = client.grantTypes;
+  if (Array.isArray(grants) && !grants.every((grant) => grant === 'authorization_code' || grant === 'refresh_token')) {
+    return 'grant_types may contain only "authorization_code" and "refresh_token"';
+  }
+  return undefined;
+}
+
+export function cimdConfiguration(): CimdFeature {
+  return {
+    enabled: true,
+    ack: 'draft-02',
+    // Same rules as dynamic registration: the document may not make the client confidential, claim Portico's own
+    // fields, or redirect anywhere RFC 8252 would not allow.
+    async allowClient(_ctx, client) {
+      return cimdPolicyViolation(client as unknown as Record<string, unknown>) === undefined;
+    },
+    // Cache within bounds whatever the document's Cache-Control says: at least a minute, at most a day.
+    cacheDuration: { min: 60, max: 24 * 60 * 60 },
+  } as CimdFeature;
+}
+
+function isLoopbackUrl(url: string | URL | Request): boolean {
+  const { hostname } = new URL(url instanceof Request ? url.url : url);
+  return hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
+}
+
+/**
+ * oidc-provider's outgoing fetch. It arrives with an SSRF-guarding dispatcher that refuses special-use addresses
+ * (loopback, private, link-local); only with `allowLoopback` (tests) does a loopback URL go without it.
+ */
+export function cimdFetch({ allowLoopback }: { allowLoopback: boolean }): NonNullable<Configuration['fetch']> {
+  return (url, options) => {
+    if (allowLoopback && isLoopbackUrl(url)) {
+      const { dispatcher: _guard, ...rest } = options as RequestInit & { dispatcher?: unknown };
+      return fetch(url, rest);
+    }
+    return fetch(url, options);
+  };
+}

@@ -1,0 +1,90 @@
+// RFC 8707 resource indicators → the app a token is for. Two rules, one per kind of client:
+// - an app's own client asks for its own app's resource, resolved from the app's redirect origins;
+// - any other client (external, dynamic, CIMD) is bound at consent: code exchange and refresh read the grant's
+//   binding (grant_bindings) and never resolve the resource again, so a binding cannot change under a live grant.
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Database } from '../db/client';
+import { findAppById, type App } from '../clients/apps';
+import { findGrantBinding, resolveClientResource, type ClientKind, type GrantBinding } from '../clients/binding';
+
+/** The slice of oidc-provider's Client that Portico reads (its extra metadata, and the CIMD marker). */
+export type PorticoClient = {
+  clientId: string;
+  portico_kind?: ClientKind;
+  portico_app_id?: string | null;
+  portico_org_id?: string | null;
+  clientIdMetadataDocument?: boolean;
+};
+
+export function clientKindOf(client: unknown): ClientKind | undefined {
+  const { portico_kind: kind, clientIdMetadataDocument } = (client ?? {}) as PorticoClient;
+  // The CIMD marker first: a metadata document is written by the client and could claim any portico_kind.
+  return clientIdMetadataDocument ? 'cimd' : kind;
+}
+
+/** The scopes every app's resource knows. Team grants and app-declared scopes extend this in later issues. */
+export const APP_RESOURCE_SCOPES = ['mcp'] as const;
+
+/**
+ * Audience of the placeholder resource server an unresolvable resource gets at the authorization endpoint. It lets
+ * the request reach the authorization screen, which refuses it with a message a person can act on (instead of a
+ * bare redirect with `invalid_target`). No token can carry it: consent refuses such a request and the token
+ * endpoint only knows bindings.
+ */
+export const UNRESOLVED_RESOURCE_AUDIENCE = 'urn:portico:unresolved-resource';
+
+export const ACCESS_TOKEN_TTL_SECONDS = 10 * 60;
+
+function resourceServerOf(app: App, scope: string) {
+  return {
+    scope,
+    audience: app.identity,
+    accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+    accessTokenFormat: 'jwt' as const,
+    jwt: { sign: { alg: 'ES256' as const } },
+  };
+}
+
+const bindingsByRequest = new WeakMap<object, Map<string, Promise<GrantBinding | undefined>>>();
+
+/** The grant's binding, read once per request however many hooks ask for it. */
+export function grantBindingFor(db: Database, ctx: object, grantId: string): Promise<GrantBinding | undefined> {
+  let cache = bindingsByRequest.get(ctx);
+  if (!cache) bindingsByRequest.set(ctx, (cache = new Map()));
+  let binding = cache.get(grantId);
+  if (!binding) cache.set(grantId, (binding = findGrantBinding(db, grantId)));
+  return binding;
+}
+
+/** The grant behind the code or refresh token being exchanged at the token endpoint. */
+export function exchangedGrantId(ctx: KoaContextWithOIDC): string | undefined {
+  const entities = ctx.oidc?.entities as { AuthorizationCode?: { grantId?: string }; RefreshToken?: { grantId?: string } } | undefined;
+  return entities?.AuthorizationCode?.grantId ?? entities?.RefreshToken?.grantId;
+}
+
+export async function getAppResourceServer(db: Database, ctx: KoaContextWithOIDC, resource: string, client: unknown) {
+  const { clientId, portico_app_id: appId = null } = client as PorticoClient;
+  const kind = clientKindOf(client);
+  if (!kind) throw new errors.InvalidTarget('this client may not request resources');
+
+  if (kind === 'app') {
+    const resolution = await resolveClientResource(db, { id: clientId, kind, appId }, resource);
+    if (!resolution.ok) throw new errors.InvalidTarget('the resource does not name an application this client may access');
+    return resourceServerOf(resolution.app, APP_RESOURCE_SCOPES.join(' '));
+  }
+
+  if (ctx.oidc.route === 'token') {
+    const grantId = exchangedGrantId(ctx);
+    const binding = grantId ? await grantBindingFor(db, ctx, grantId) : undefined;
+    if (!binding || binding.clientId !== clientId || binding.resource !== resource) {
+      throw new errors.InvalidTarget('the resource is not the one this grant was given for');
+    }
+    const app = await findAppById(db, binding.appId);
+    if (!app) throw new errors.InvalidTarget('the application of this grant no longer exists');
+    return resourceServerOf(app, APP_RESOURCE_SCOPES.join(' '));
+  }
+
+  const resolution = await resolveClientResource(db, { id: clientId, kind, appId }, resource);
+  if (resolution.ok) return resourceServerOf(resolution.app, APP_RESOURCE_SCOPES.join(' '));
+  return { scope: '', audience: UNRESOLVED_RESOURCE_AUDIENCE, accessTokenTTL: 1, accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: 'ES256' as const } } };
+}

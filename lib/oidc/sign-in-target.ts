@@ -1,0 +1,85 @@
+// What an authorization request is for, resolved on the server from the interaction oidc-provider validated:
+// the client (from oidc-provider's Client model, which also serves CIMD documents) and the app it reaches (its
+// own app, or for MCP clients the app its `resource` names). Every authorization screen starts here.
+import type Provider from 'oidc-provider';
+import type { Database } from '../db/client';
+import { findAppContext, findAppSignInContext, type AppContext, type AppSignInContext } from '../clients/app-context';
+import { resolveClientResource, type ClientKind, type ResourceRefusal } from '../clients/binding';
+import type { App } from '../clients/apps';
+import { clientKindOf, type PorticoClient } from './resource-servers';
+
+export interface ClientSummary {
+  id: string;
+  kind: ClientKind;
+  name: string;
+  /** The redirect URIs the client may use right now (exact match). */
+  redirectUris: string[];
+  appId: string | null;
+  /** The metadata to mirror for a CIMD client (name and redirect URIs), so the console can show it. */
+  metadata: Record<string, unknown>;
+}
+
+export type SignInTarget =
+  | { kind: 'unknown_client' }
+  | { kind: 'refused'; reason: ResourceRefusal; client: ClientSummary; context?: AppContext }
+  | { kind: 'app_client'; client: ClientSummary; context: AppSignInContext }
+  | { kind: 'mcp_client'; client: ClientSummary; context: AppContext; app: App; resource: string };
+
+async function summarizeClient(provider: Provider, clientId: string): Promise<ClientSummary | undefined> {
+  let client: Awaited<ReturnType<Provider['Client']['find']>>;
+  try {
+    client = await provider.Client.find(clientId);
+  } catch {
+    return undefined; // a CIMD document that cannot be fetched or is refused
+  }
+  if (!client) return undefined;
+  const kind = clientKindOf(client);
+  if (!kind) return undefined;
+  const redirectUris = [...(client.redirectUris ?? [])];
+  return {
+    id: client.clientId,
+    kind,
+    name: client.clientName ?? client.clientId,
+    redirectUris,
+    appId: (client as unknown as PorticoClient).portico_app_id ?? null,
+    metadata: { client_name: client.clientName, redirect_uris: redirectUris, ...(client.clientUri ? { client_uri: client.clientUri } : {}) },
+  };
+}
+
+export async function findSignInTarget(db: Database, provider: Provider, params: Record<string, unknown>): Promise<SignInTarget> {
+  const clientId = typeof params.client_id === 'string' ? params.client_id : '';
+  const client = clientId ? await summarizeClient(provider, clientId) : undefined;
+  if (!client) return { kind: 'unknown_client' };
+
+  if (client.kind === 'app') {
+    const context = await findAppSignInContext(db, client.id);
+    return context ? { kind: 'app_client', client, context } : { kind: 'unknown_client' };
+  }
+
+  const resolution = await resolveClientResource(db, client, params.resource);
+  if (!resolution.ok) {
+    // Show the app when it is known (another app's resource, a revoked client): the person sees what was refused.
+    const appId = client.kind === 'external' ? client.appId : undefined;
+    return { kind: 'refused', reason: resolution.reason, client, context: appId ? await findAppContext(db, appId) : undefined };
+  }
+  const context = await findAppContext(db, resolution.app.id);
+  if (!context) return { kind: 'unknown_client' };
+  return { kind: 'mcp_client', client, context, app: resolution.app, resource: resolution.resource };
+}
+
+/**
+ * True when every redirect URI is on localhost: whoever runs a program on the person's computer receives the
+ * code, so the client's name proves nothing and the consent screen says so.
+ */
+export function redirectsOnlyToLocalhost(redirectUris: string[]): boolean {
+  return (
+    redirectUris.length > 0 &&
+    redirectUris.every((uri) => {
+      try {
+        return ['localhost', '127.0.0.1', '[::1]'].includes(new URL(uri).hostname);
+      } catch {
+        return false;
+      }
+    })
+  );
+}

@@ -1,5 +1,6 @@
 // Data the e2e server starts with besides the demo: a whitelabelled organization with its own app, and people
 // for the membership cases. Written through Portico's own domain functions before the server starts.
+import { allowAgentUser, createAgent } from '../../lib/accounts/agents';
 import { addMember } from '../../lib/accounts/memberships';
 import { createOrganization, findOrganizationBySlug, setBranding } from '../../lib/accounts/organizations';
 import { hashPassword } from '../../lib/accounts/passwords';
@@ -31,6 +32,30 @@ export const ROCKETS = {
   outsider: { email: 'outsider@demo.e2e.test', password: 'outsider-password-123' },
 } as const;
 
+/**
+ * An app of Acme Rockets that serves MCP for real (e2e/support/mcp-app.ts, started by the tests), and the agents
+ * the consent tests choose from.
+ */
+export const FLIGHT_DECK = {
+  appId: '0f1d6000-0000-4000-8000-00000000f1d6',
+  identity: 'urn:portico:app:0f1d6000-0000-4000-8000-00000000f1d6',
+  appName: 'Flight Deck',
+  origin: 'http://127.0.0.1:4996',
+  resource: 'http://127.0.0.1:4996/api/mcp',
+  redirectUri: 'http://127.0.0.1:4996/callback',
+  clientId: 'e2e-flight-deck-client',
+  clientSecret: 'e2e-flight-deck-secret-0123456789abcdefghijk',
+  /** Owned by the pilot. */
+  copilot: { id: 'agt_e2e_copilot_000000001', name: 'Copilot' },
+  /** Owned by the engineer and shared with the pilot. */
+  navigator: { id: 'agt_e2e_navigator_0000001', name: 'Navigator' },
+  /** Owned by the engineer, not shared: the pilot may not name it. */
+  groundCrew: { id: 'agt_e2e_groundcrew_000001', name: 'Ground crew' },
+  /** The pilot's own agent, but in the demo organization: not usable at Acme Rockets' apps. */
+  demoHelper: { id: 'agt_e2e_demohelper_000001', name: 'Demo helper' },
+  engineer: { email: 'engineer@rockets.e2e.test', password: 'rocket-engineer-password-1' },
+} as const;
+
 export async function seedE2EData(db: Database): Promise<void> {
   await seedDemo(db, {
     email: DEMO.email,
@@ -59,6 +84,22 @@ export async function seedE2EData(db: Database): Promise<void> {
     });
     const pilot = await createUser(tx, { email: ROCKETS.member.email, name: 'Pilot', passwordHash: await hashPassword(ROCKETS.member.password) });
     await addMember(tx, { orgId: org.id, userId: pilot.id, role: 'member' });
+    await createApp(tx, {
+      appId: FLIGHT_DECK.appId,
+      orgId: org.id,
+      slug: 'flight-deck',
+      name: FLIGHT_DECK.appName,
+      publishOrigin: FLIGHT_DECK.origin,
+      redirectUris: [FLIGHT_DECK.redirectUri],
+      clientId: FLIGHT_DECK.clientId,
+      clientSecret: FLIGHT_DECK.clientSecret,
+    });
+    const engineer = await createUser(tx, { email: FLIGHT_DECK.engineer.email, name: 'Engineer', passwordHash: await hashPassword(FLIGHT_DECK.engineer.password) });
+    await addMember(tx, { orgId: org.id, userId: engineer.id, role: 'admin' });
+    await createAgent(tx, { ...FLIGHT_DECK.copilot, orgId: org.id, ownerUserId: pilot.id });
+    await createAgent(tx, { ...FLIGHT_DECK.navigator, orgId: org.id, ownerUserId: engineer.id });
+    await allowAgentUser(tx, FLIGHT_DECK.navigator.id, pilot.id);
+    await createAgent(tx, { ...FLIGHT_DECK.groundCrew, orgId: org.id, ownerUserId: engineer.id });
     const demoOrg = await findOrganizationBySlug(tx, 'demo');
     // An app of the demo organization whose credential the security tab's test rotates.
     if (demoOrg) {
@@ -74,6 +115,7 @@ export async function seedE2EData(db: Database): Promise<void> {
     }
     // The pilot belongs to two organizations (the console's switcher).
     if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: pilot.id, role: 'member' });
+    if (demoOrg) await createAgent(tx, { ...FLIGHT_DECK.demoHelper, orgId: demoOrg.id, ownerUserId: pilot.id });
     const outsider = await createUser(tx, { email: ROCKETS.outsider.email, name: 'Outsider', passwordHash: await hashPassword(ROCKETS.outsider.password) });
     if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: outsider.id, role: 'member' });
 

@@ -3,10 +3,14 @@
 import { E2E_PORT } from './constants';
 import { seedE2EData } from './fixtures';
 import { createStorage, startPortico, withStorageDatabase } from './portico-process';
+import { loopbackTlsFiles } from './tls';
 
 const storage = await createStorage('portico-e2e');
 await withStorageDatabase(storage, seedE2EData);
-const portico = await startPortico(E2E_PORT, storage);
+// The MCP onboarding tests serve a client ID metadata document on https://localhost: this Portico may fetch from
+// loopback (never allowed in production) and trusts the tests' certificate.
+const tls = loopbackTlsFiles({ regenerate: true });
+const portico = await startPortico(E2E_PORT, storage, { PORTICO_CIMD_ALLOW_LOOPBACK: 'true', NODE_EXTRA_CA_CERTS: tls.certPath });
 process.stdout.write(portico.output());
 portico.process.stdout?.pipe(process.stdout);
 portico.process.stderr?.pipe(process.stderr);

@@ -11,10 +11,10 @@ export function newAgentId(): string {
   return `agt_${randomBytes(16).toString('base64url')}`;
 }
 
-export async function createAgent(db: Queryable, input: { orgId: string; name: string; ownerUserId: string }): Promise<Agent> {
+export async function createAgent(db: Queryable, input: { orgId: string; name: string; ownerUserId: string; id?: string }): Promise<Agent> {
   const [agent] = await db
     .insert(agents)
-    .values({ id: newAgentId(), orgId: input.orgId, name: input.name, ownerUserId: input.ownerUserId })
+    .values({ id: input.id ?? newAgentId(), orgId: input.orgId, name: input.name, ownerUserId: input.ownerUserId })
     .returning();
   if (!agent) throw new Error('agent insert returned nothing');
   return agent;

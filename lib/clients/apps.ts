@@ -15,7 +15,8 @@ export interface CreateAppInput {
   publishOrigin: string;
   redirectUris: string[];
   avatarUrl?: string;
-  /** Fixed values for reproducible setups (the demo seed); generated when absent. */
+  /** Fixed values for reproducible setups (the demo seed, test fixtures); generated when absent. */
+  appId?: string;
   clientId?: string;
   clientSecret?: string;
   /** How the app authenticates at the token endpoint (RFC 7591 §2): one registered method. */
@@ -59,7 +60,7 @@ async function assertOriginFree(db: Queryable, uri: string, appId: string): Prom
 }
 
 export async function createApp(db: Queryable, input: CreateAppInput): Promise<CreatedApp> {
-  const appId = randomUUID();
+  const appId = input.appId ?? randomUUID();
   for (const uri of input.redirectUris) await assertOriginFree(db, uri, appId);
   const [app] = await db
     .insert(apps)

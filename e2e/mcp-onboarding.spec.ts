@@ -1,0 +1,229 @@
+// MCP clients onboard themselves against a published app's /api/mcp: the MCP SDK's own client does discovery,
+// registration (RFC 7591) or a client ID metadata document, PKCE with `resource`, and the person signs in and
+// consents in the browser, naming who acts. Then the refusals: unknown resources, tampered consent forms.
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { decodeJwt } from 'jose';
+import { E2E_ISSUER } from './support/constants';
+import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
+import { startMcpApp, type McpApp } from './support/mcp-app';
+import { connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
+import { fillSignIn } from './support/relying-party';
+import { loopbackTlsFiles } from './support/tls';
+
+const PILOT = ROCKETS.member;
+const CLIENT_REDIRECT = 'http://127.0.0.1:4994/callback';
+const CIMD_ORIGIN = 'https://localhost:4993';
+const CIMD_CLIENT_ID = `${CIMD_ORIGIN}/mcp-client.json`;
+
+let app: McpApp;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  app = await startMcpApp({ origin: FLIGHT_DECK.origin, issuer: E2E_ISSUER, audience: FLIGHT_DECK.identity });
+});
+test.afterAll(async () => {
+  await app.close();
+});
+
+function whoami(result: unknown): { sub: string; act: string | null; client_id: string } {
+  const content = (result as { content: { type: string; text: string }[] }).content;
+  return JSON.parse(content[0]!.text);
+}
+
+test('the MCP SDK client registers itself, the person consents, tools work, and refresh works', async ({ page }, testInfo) => {
+  const metadata = await (await fetch(`${FLIGHT_DECK.origin}/.well-known/oauth-protected-resource/api/mcp`)).json();
+  expect(metadata).toEqual({
+    resource: FLIGHT_DECK.resource,
+    authorization_servers: [E2E_ISSUER],
+    scopes_supported: ['mcp'],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Flight Deck',
+  });
+
+  const provider = new PageOAuthProvider(CLIENT_REDIRECT, { clientName: 'Cockpit Assistant' });
+  const client = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, {
+    ...PILOT,
+    screenshot: { testInfo, name: 'consent-dynamic-client.png' },
+  });
+  expect(provider.clientInformation()?.client_id).toMatch(/^dcr_/);
+  const { tools } = await client.listTools();
+  expect(tools.map((tool) => tool.name)).toContain('whoami');
+  const me = whoami(await client.callTool({ name: 'whoami' }));
+  expect(me.act).toBeNull();
+  expect(me.sub).not.toMatch(/^agt_/);
+
+  const first = provider.tokens()!;
+  const claims = decodeJwt(first.access_token);
+  expect(claims.aud).toBe(FLIGHT_DECK.identity);
+  expect(claims.act).toBeUndefined();
+  expect(first.refresh_token).toBeTruthy();
+
+  // Refresh: the SDK meets a 401 with the spoiled token, refreshes, retries. The binding stays Flight Deck's.
+  provider.spoilAccessToken();
+  expect(whoami(await client.callTool({ name: 'whoami' })).sub).toBe(me.sub);
+  const second = provider.tokens()!;
+  expect(second.refresh_token).not.toBe(first.refresh_token);
+  expect(decodeJwt(second.access_token).aud).toBe(FLIGHT_DECK.identity);
+  await client.close();
+});
+
+test('a person may let one of their agents act: the token carries act, the subject stays the person', async ({ page }, testInfo) => {
+  const provider = new PageOAuthProvider(CLIENT_REDIRECT, { clientName: 'Agent Runner' });
+  const client = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, {
+    ...PILOT,
+    actsAs: FLIGHT_DECK.copilot.name,
+    screenshot: { testInfo, name: 'consent-choose-agent.png' },
+  });
+  const me = whoami(await client.callTool({ name: 'whoami' }));
+  expect(me.act).toBe(FLIGHT_DECK.copilot.id);
+  expect(me.sub).not.toMatch(/^agt_/);
+  expect(decodeJwt(provider.tokens()!.access_token).act).toEqual({ sub: FLIGHT_DECK.copilot.id });
+  await client.close();
+});
+
+test('a client ID metadata document client connects without registering, and localhost redirects are flagged', async ({ page }, testInfo) => {
+  const tls = loopbackTlsFiles();
+  const document = {
+    client_id: CIMD_CLIENT_ID,
+    client_name: 'Metadata Document Client',
+    redirect_uris: [CLIENT_REDIRECT],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  };
+  let fetched = 0;
+  const server: HttpsServer = createHttpsServer({ cert: readFileSync(tls.certPath), key: readFileSync(tls.keyPath) }, (req, res) => {
+    if (req.url !== '/mcp-client.json') return void res.writeHead(404).end();
+    fetched++;
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' });
+    res.end(JSON.stringify(document));
+  });
+  await new Promise<void>((resolve) => server.listen(4993, '127.0.0.1', resolve));
+  try {
+    const discovery = await (await fetch(`${E2E_ISSUER}/.well-known/oauth-authorization-server`)).json();
+    expect(discovery.client_id_metadata_document_supported).toBe(true);
+
+    const provider = new PageOAuthProvider(CLIENT_REDIRECT, { clientMetadataUrl: CIMD_CLIENT_ID });
+    const client = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, {
+      ...PILOT,
+      screenshot: { testInfo, name: 'consent-cimd-client.png' },
+      async onConsent(consent) {
+        await expect(consent.getByTestId('consent-client-name')).toHaveText(document.client_name);
+        await expect(consent.getByTestId('consent-redirect-host')).toHaveText('127.0.0.1:4994');
+        await expect(consent.getByTestId('localhost-warning')).toBeVisible();
+        await expect(consent.getByTestId('consent-facts')).toContainText('metadata document at localhost:4993');
+      },
+    });
+    expect(provider.clientInformation()?.client_id).toBe(CIMD_CLIENT_ID);
+    expect(whoami(await client.callTool({ name: 'whoami' })).client_id).toBe(CIMD_CLIENT_ID);
+    expect(fetched).toBeGreaterThan(0);
+    await client.close();
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** A dynamically registered client and a PKCE authorization URL for it, built by hand (no SDK): for the refusals. */
+async function handMadeAuthorization(request: APIRequestContext, resource: string | undefined) {
+  const registered = await request.post(`${E2E_ISSUER}/oauth/register`, { data: { client_name: 'Hand-made client', redirect_uris: [CLIENT_REDIRECT] } });
+  expect(registered.status()).toBe(201);
+  const clientId = (await registered.json()).client_id as string;
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL(`${E2E_ISSUER}/oidc/auth`);
+  url.search = new URLSearchParams({
+    client_id: clientId,
+    redirect_uri: CLIENT_REDIRECT,
+    response_type: 'code',
+    scope: 'mcp',
+    state: randomBytes(8).toString('hex'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    ...(resource ? { resource } : {}),
+  }).toString();
+  return { clientId, verifier, url };
+}
+
+async function interceptClientRedirect(page: Page): Promise<() => URL | undefined> {
+  let reached: URL | undefined;
+  await page.route(`${CLIENT_REDIRECT}**`, async (route) => {
+    reached = new URL(route.request().url());
+    await route.fulfill({ status: 200, contentType: 'text/plain', body: 'back at the client' });
+  });
+  return () => reached;
+}
+
+test('a missing or unknown resource is refused on the authorization screen, and the client gets invalid_target', async ({ page, request }, testInfo) => {
+  const cases = [
+    { resource: undefined, reason: 'missing_resource' },
+    { resource: 'http://127.0.0.1:4990/api/mcp', reason: 'unknown_resource' },
+    { resource: `${FLIGHT_DECK.origin}/api/other`, reason: 'unknown_resource' },
+  ];
+  for (const { resource, reason } of cases) {
+    const reached = await interceptClientRedirect(page);
+    const { url } = await handMadeAuthorization(request, resource);
+    await page.goto(url.href);
+    const refusal = page.getByTestId('authorization-refused');
+    await expect(refusal).toHaveAttribute('data-reason', reason);
+    await expect(page.getByLabel('Password')).toHaveCount(0); // nobody is asked for a password for nothing
+    if (reason === 'missing_resource') await page.screenshot({ path: testInfo.outputPath('refused-missing-resource.png'), fullPage: true });
+    await page.getByRole('button', { name: /Return to/ }).click();
+    await expect.poll(() => reached()?.searchParams.get('error')).toBe('invalid_target');
+    await page.unroute(`${CLIENT_REDIRECT}**`);
+  }
+});
+
+test('consent tampering: another person’s agent or another organization’s agent is refused', async ({ page, request }, testInfo) => {
+  const { url, clientId, verifier } = await handMadeAuthorization(request, FLIGHT_DECK.resource);
+  const reached = await interceptClientRedirect(page);
+  await page.goto(url.href);
+  await fillSignIn(page, PILOT.email, PILOT.password);
+  const whoActs = page.getByTestId('who-acts');
+  await expect(whoActs).toContainText(FLIGHT_DECK.copilot.name);
+  await expect(whoActs).toContainText(FLIGHT_DECK.navigator.name); // shared with the pilot
+  await expect(whoActs).not.toContainText(FLIGHT_DECK.groundCrew.name);
+  await expect(whoActs).not.toContainText(FLIGHT_DECK.demoHelper.name);
+
+  for (const forged of [FLIGHT_DECK.groundCrew.id, FLIGHT_DECK.demoHelper.id, 'agt_does_not_exist_0000']) {
+    await page.locator(`input[name="actor"][value="self"]`).evaluate((input, value) => ((input as HTMLInputElement).value = value), forged);
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await expect(page.getByTestId('consent-error')).toContainText('not one you may use');
+    expect(reached()).toBeUndefined();
+  }
+  await page.screenshot({ path: testInfo.outputPath('consent-tampered.png'), fullPage: true });
+
+  // The honest choice still works, and the token says exactly that.
+  await page.getByLabel(FLIGHT_DECK.navigator.name).check();
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await expect.poll(() => reached()?.searchParams.get('code')).toBeTruthy();
+  const token = await fetch(`${E2E_ISSUER}/oidc/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'authorization_code', code: reached()!.searchParams.get('code')!, redirect_uri: CLIENT_REDIRECT, client_id: clientId, code_verifier: verifier }),
+  });
+  expect(token.status).toBe(200);
+  const tokens = await token.json();
+  expect(decodeJwt(tokens.access_token)).toMatchObject({ aud: FLIGHT_DECK.identity, act: { sub: FLIGHT_DECK.navigator.id }, azp: clientId });
+
+  // Refresh keeps the binding: another app's resource is refused, none gives Flight Deck again.
+  const refresh = (extra: Record<string, string>) =>
+    fetch(`${E2E_ISSUER}/oidc/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId, ...extra }) });
+  const elsewhere = await refresh({ resource: `${new URL(ROCKETS.redirectUri).origin}/api/mcp` });
+  expect(elsewhere.status).toBe(400);
+  expect((await elsewhere.json()).error).toBe('invalid_target');
+  const again = await refresh({});
+  expect(again.status).toBe(200);
+  expect(decodeJwt((await again.json()).access_token)).toMatchObject({ aud: FLIGHT_DECK.identity, act: { sub: FLIGHT_DECK.navigator.id } });
+});
+
+test('denying sends the client access_denied and issues nothing', async ({ page, request }) => {
+  const { url } = await handMadeAuthorization(request, FLIGHT_DECK.resource);
+  const reached = await interceptClientRedirect(page);
+  await page.goto(url.href);
+  await fillSignIn(page, PILOT.email, PILOT.password);
+  await page.getByRole('button', { name: 'Deny' }).click();
+  await expect.poll(() => reached()?.searchParams.get('error')).toBe('access_denied');
+  expect(reached()?.searchParams.get('code')).toBeNull();
+});

@@ -1,0 +1,120 @@
+// The MCP SDK's own client and OAuth flow, with an OAuthClientProvider whose "user agent" is a Playwright page:
+// the SDK discovers, registers (or uses a CIMD URL), builds the PKCE authorization request with `resource`; the
+// page signs in and answers the consent screen; the SDK exchanges the code and refreshes.
+import type { Page, TestInfo } from '@playwright/test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { fillSignIn } from './relying-party';
+
+export class PageOAuthProvider implements OAuthClientProvider {
+  private information?: OAuthClientInformationMixed;
+  private saved?: OAuthTokens;
+  private verifier?: string;
+  /** The authorization URL the SDK sent the user agent to, waiting for the page to open it. */
+  pendingAuthorization?: URL;
+  readonly clientMetadataUrl?: string;
+
+  constructor(
+    readonly redirectUrl: string,
+    options: { clientMetadataUrl?: string; clientName?: string } = {},
+  ) {
+    this.clientMetadataUrl = options.clientMetadataUrl;
+    this.clientName = options.clientName ?? 'E2E MCP client';
+  }
+
+  private readonly clientName: string;
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.clientName,
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.information;
+  }
+  saveClientInformation(information: OAuthClientInformationMixed) {
+    this.information = information;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  /** Replaces the access token with a dead one, so the next call must refresh. */
+  spoilAccessToken() {
+    if (this.saved) this.saved = { ...this.saved, access_token: 'expired.access.token' };
+  }
+  redirectToAuthorization(authorizationUrl: URL) {
+    this.pendingAuthorization = authorizationUrl;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    if (!this.verifier) throw new Error('no code verifier saved');
+    return this.verifier;
+  }
+}
+
+export interface PersonAtTheBrowser {
+  email: string;
+  password: string;
+  /** `self`, or the name of the agent to choose on the consent screen. */
+  actsAs?: string;
+  screenshot?: { testInfo: TestInfo; name: string };
+  /** Assertions on the consent screen, before answering it. */
+  onConsent?: (page: Page) => Promise<void>;
+}
+
+/**
+ * What a person does in the browser between the SDK's redirect and its callback: sign in, answer the consent
+ * screen, and land on the client's redirect URI, whose `code` is returned.
+ */
+export async function authorizeInBrowser(page: Page, provider: PageOAuthProvider, person: PersonAtTheBrowser): Promise<string> {
+  const authorizationUrl = provider.pendingAuthorization;
+  if (!authorizationUrl) throw new Error('the SDK did not start an authorization');
+  provider.pendingAuthorization = undefined;
+  const redirect = new URL(provider.redirectUrl);
+  let callback: URL | undefined;
+  await page.route(`${redirect.origin}${redirect.pathname}**`, async (route) => {
+    callback = new URL(route.request().url());
+    await route.fulfill({ status: 200, contentType: 'text/plain', body: 'authorization finished' });
+  });
+  await page.goto(authorizationUrl.href);
+  await fillSignIn(page, person.email, person.password);
+  await page.getByTestId('who-acts').waitFor();
+  if (person.onConsent) await person.onConsent(page);
+  if (person.actsAs && person.actsAs !== 'self') await page.getByLabel(person.actsAs).check();
+  if (person.screenshot) await page.screenshot({ path: person.screenshot.testInfo.outputPath(person.screenshot.name), fullPage: true });
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await page.waitForURL((url) => url.href.startsWith(provider.redirectUrl));
+  await page.unroute(`${redirect.origin}${redirect.pathname}**`);
+  const code = (callback ?? new URL(page.url())).searchParams.get('code');
+  if (!code) throw new Error(`no code at the redirect URI: ${page.url()}`);
+  return code;
+}
+
+/** Connects the SDK client; on the first 401 the person authorizes in the browser, then the client connects again. */
+export async function connectWithOAuth(page: Page, resource: string, provider: PageOAuthProvider, person: PersonAtTheBrowser): Promise<Client> {
+  const client = new Client({ name: 'portico-e2e', version: '1.0.0' });
+  const firstTry = new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider });
+  try {
+    await client.connect(firstTry);
+    return client; // already authorized
+  } catch (error) {
+    if (!(error instanceof UnauthorizedError)) throw error;
+  }
+  const code = await authorizeInBrowser(page, provider, person);
+  await firstTry.finishAuth(code);
+  const connected = new Client({ name: 'portico-e2e', version: '1.0.0' });
+  await connected.connect(new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider }));
+  return connected;
+}

@@ -1,0 +1,136 @@
+// The protected-resource side of OAuth for an MCP server at `<origin>/api/mcp`: RFC 9728 metadata, RFC 6750
+// bearer challenges, and local verification of Portico's RFC 9068 access tokens. Web-standard Request/Response
+// only, and nothing from the rest of lib/: Portico's own /api/mcp and the app kit share this file.
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+
+export interface ProtectedResourceConfig {
+  /** The RFC 8707 resource identifier, e.g. `https://app.example/api/mcp`. */
+  resource: string;
+  /** Portico's issuer: the one authorization server (RFC 9728 §2 `authorization_servers`). */
+  issuer: string;
+  /** The fixed audience tokens for this resource carry (an app's identity), never read from a token. */
+  audience: string;
+  scopesSupported: readonly string[];
+  resourceName?: string;
+}
+
+/**
+ * RFC 9728 §3.1: the metadata URL inserts `/.well-known/oauth-protected-resource` between the origin and the
+ * resource's path, so `https://app.example/api/mcp` → `https://app.example/.well-known/oauth-protected-resource/api/mcp`.
+ */
+export function protectedResourceMetadataUrl(resource: string): string {
+  const url = new URL(resource);
+  const path = url.pathname === '/' ? '' : url.pathname;
+  return `${url.origin}/.well-known/oauth-protected-resource${path}`;
+}
+
+/** RFC 9728 §2. Bearer tokens travel in the Authorization header only (RFC 6750 §2.1). */
+export function protectedResourceMetadata(config: ProtectedResourceConfig): Record<string, unknown> {
+  return {
+    resource: config.resource,
+    authorization_servers: [config.issuer],
+    scopes_supported: [...config.scopesSupported],
+    bearer_methods_supported: ['header'],
+    ...(config.resourceName ? { resource_name: config.resourceName } : {}),
+  };
+}
+
+export type BearerError = { error: 'invalid_request' | 'invalid_token' | 'insufficient_scope'; description: string };
+
+/** RFC 6750 §3 with RFC 9728 §5.1's `resource_metadata`. Quoted values never contain `"` or `\`. */
+export function bearerChallenge(config: ProtectedResourceConfig, requiredScope: readonly string[], error?: BearerError): string {
+  const quote = (value: string) => `"${value.replace(/["\\]/g, '')}"`;
+  const parts = [`resource_metadata=${quote(protectedResourceMetadataUrl(config.resource))}`, `scope=${quote(requiredScope.join(' '))}`];
+  if (error) parts.push(`error=${quote(error.error)}`, `error_description=${quote(error.description)}`);
+  return `Bearer ${parts.join(', ')}`;
+}
+
+export interface VerifiedAccessToken {
+  /** The person (or, for an own-mode agent later, the agent) the token speaks for. */
+  subject: string;
+  /** RFC 8693 §4.1: the agent acting for the subject, when the consent named one. */
+  actor?: string;
+  clientId: string;
+  /** Recorded for audit only; the audience is the gate. */
+  authorizedParty?: string;
+  organization?: string;
+  scopes: string[];
+  expiresAt: number;
+  claims: JWTPayload;
+}
+
+export type AccessTokenCheck = { ok: true; token: VerifiedAccessToken } | { ok: false; status: 400 | 401 | 403; error: BearerError };
+
+const jwksByIssuer = new Map<string, JWTVerifyGetKey>();
+
+/** A cached JWKS for the issuer (jose refetches on an unknown `kid`, with a cooldown). */
+export function remoteKeys(issuer: string, jwksUri = `${issuer}/oidc/jwks`): JWTVerifyGetKey {
+  let keys = jwksByIssuer.get(jwksUri);
+  if (!keys) jwksByIssuer.set(jwksUri, (keys = createRemoteJWKSet(new URL(jwksUri))));
+  return keys;
+}
+
+/** Verifies an access token: ES256 signature, `typ` at+jwt (RFC 9068 §2.1), `iss`, `exp`, and `aud` fixed. */
+export async function verifyAccessToken(jwt: string, config: ProtectedResourceConfig, keys: JWTVerifyGetKey): Promise<AccessTokenCheck> {
+  const invalid = (description: string): AccessTokenCheck => ({ ok: false, status: 401, error: { error: 'invalid_token', description } });
+  if (jwt.length > 8192) return invalid('the access token is too large');
+  try {
+    const { payload } = await jwtVerify(jwt, keys, {
+      issuer: config.issuer,
+      audience: config.audience,
+      algorithms: ['ES256'],
+      typ: 'at+jwt',
+      requiredClaims: ['sub', 'exp', 'client_id'],
+    });
+    const act = payload.act as { sub?: unknown } | undefined;
+    return {
+      ok: true,
+      token: {
+        subject: String(payload.sub),
+        actor: typeof act?.sub === 'string' ? act.sub : undefined,
+        clientId: String(payload.client_id),
+        authorizedParty: typeof payload.azp === 'string' ? payload.azp : undefined,
+        organization: typeof payload.org === 'string' ? payload.org : undefined,
+        scopes: typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
+        expiresAt: payload.exp as number,
+        claims: payload,
+      },
+    };
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) return invalid('the access token has expired');
+    if (error instanceof joseErrors.JWTClaimValidationFailed) return invalid(`the access token's ${error.claim} claim is not valid here`);
+    return invalid('the access token is not valid');
+  }
+}
+
+/** The bearer token of the Authorization header (RFC 6750 §2.1), or why there is none. */
+export function bearerTokenOf(request: Request): { token?: string; malformed?: true } {
+  const header = request.headers.get('authorization');
+  if (!header) return {};
+  const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(header);
+  return match?.[1] ? { token: match[1] } : { malformed: true };
+}
+
+export type ResourceAuthorization = { ok: true; token: VerifiedAccessToken } | { ok: false; response: Response };
+
+/**
+ * The gate in front of a protected resource. No token: 401 with the challenge only (RFC 6750 §3.1: no error code).
+ * Bad token: 401 invalid_token. Missing scope: 403 insufficient_scope naming the scope needed.
+ */
+export async function authorizeBearer(request: Request, config: ProtectedResourceConfig, keys: JWTVerifyGetKey, requiredScope: readonly string[]): Promise<ResourceAuthorization> {
+  const deny = (status: number, error?: BearerError): ResourceAuthorization => ({
+    ok: false,
+    response: new Response(JSON.stringify(error ? { error: error.error, error_description: error.description } : { error: 'unauthorized', error_description: 'a bearer access token is required' }), {
+      status,
+      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'WWW-Authenticate': bearerChallenge(config, requiredScope, error) },
+    }),
+  });
+  const bearer = bearerTokenOf(request);
+  if (bearer.malformed) return deny(400, { error: 'invalid_request', description: 'the Authorization header is not a Bearer token' });
+  if (!bearer.token) return deny(401);
+  const check = await verifyAccessToken(bearer.token, config, keys);
+  if (!check.ok) return deny(check.status, check.error);
+  const missing = requiredScope.filter((scope) => !check.token.scopes.includes(scope));
+  if (missing.length > 0) return deny(403, { error: 'insufficient_scope', description: `this resource needs the scope ${missing.join(' ')}` });
+  return { ok: true, token: check.token };
+}

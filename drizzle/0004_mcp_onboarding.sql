@@ -28,12 +28,14 @@ CREATE TABLE "client_app_links" (
 CREATE TABLE "grant_bindings" (
 	"grant_id" text PRIMARY KEY NOT NULL,
 	"client_id" text NOT NULL,
-	"app_id" uuid NOT NULL,
-	"org_id" uuid NOT NULL,
+	"app_id" uuid,
+	"org_id" uuid,
 	"resource" text NOT NULL,
 	"account_id" uuid NOT NULL,
 	"agent_id" text,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "grant_bindings_app_org_together" CHECK (("grant_bindings"."app_id" IS NULL) = ("grant_bindings"."org_id" IS NULL)),
+	CONSTRAINT "grant_bindings_agent_needs_org" CHECK ("grant_bindings"."agent_id" IS NULL OR "grant_bindings"."org_id" IS NOT NULL)
 );
 --> statement-breakpoint
 ALTER TABLE "agent_users" ADD CONSTRAINT "agent_users_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."agents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

@@ -4,7 +4,7 @@ import type { Env } from './env';
 import { drizzleFor, openRawDatabase, type RawDatabase } from './db/client';
 import { migrateDatabase } from './db/migrate';
 import { resolveSecretKey } from './security/at-rest';
-import { loadOrCreateKeyMaterial } from './oidc/keys';
+import { loadOrCreateKeyMaterial, publicJwksOf } from './oidc/keys';
 import { createProvider } from './oidc/provider';
 import { installRuntime, type PorticoRuntime } from './runtime';
 import { seedDemo, type DemoSeedResult } from './seed/demo';
@@ -39,7 +39,7 @@ export async function bootPortico(env: Env): Promise<BootResult> {
       refreshTokenReuseGraceSeconds: env.PORTICO_REFRESH_REUSE_GRACE_SECONDS,
       cimdAllowLoopback: env.PORTICO_CIMD_ALLOW_LOOPBACK,
     });
-    const runtime: PorticoRuntime = { env, raw, provider };
+    const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys) };
     installRuntime(runtime);
     const seed = env.PORTICO_DEMO_SEED
       ? await seedDemo(db, {

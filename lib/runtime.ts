@@ -2,6 +2,7 @@
 // oidc-provider instance. Next.js bundles app code apart from server.ts, so module-level singletons would exist
 // twice; this registry lives on globalThis and is filled once by lib/boot.ts before any request is served.
 import type Provider from 'oidc-provider';
+import type { JWK } from 'jose';
 import { drizzleFor, type Database, type RawDatabase } from './db/client';
 import type { Env } from './env';
 
@@ -9,6 +10,8 @@ export interface PorticoRuntime {
   env: Env;
   raw: RawDatabase;
   provider: Provider;
+  /** The signing keys' public JWKs: Portico verifies its own API's tokens locally, like any resource server. */
+  publicJwks: JWK[];
 }
 
 const REGISTRY = Symbol.for('portico.runtime');

@@ -18,6 +18,7 @@ export const ROCKETS = {
   primaryColor: '#d9480f',
   backgroundColor: '#fff4e6',
   appName: 'Rocket Launcher',
+  appId: '0f1d6000-0000-4000-8000-0000000a0c4e',
   clientId: 'e2e-rockets-client',
   clientSecret: 'e2e-rockets-secret-0123456789abcdefghijklmnopq',
   redirectUri: 'http://127.0.0.1:4997/rockets/callback',
@@ -74,6 +75,7 @@ export async function seedE2EData(db: Database): Promise<void> {
       backgroundColor: ROCKETS.backgroundColor,
     });
     await createApp(tx, {
+      appId: ROCKETS.appId,
       orgId: org.id,
       slug: 'launcher',
       name: ROCKETS.appName,

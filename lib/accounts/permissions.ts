@@ -8,6 +8,7 @@ export const PERMISSIONS = [
   'members.read',
   'members.manage',
   'teams.manage',
+  'clients.manage',
   'branding.manage',
   'audit.read',
   'ownership.transfer',

@@ -27,7 +27,10 @@ export const RESOURCE_REFUSAL_MESSAGES: Record<ResourceRefusal, string> = {
   revoked_for_app: "The organization that publishes this app has revoked this application's access to it.",
 };
 
-export type ResourceResolution = { ok: true; app: App; resource: string } | { ok: false; reason: ResourceRefusal };
+/** What a resource names: one app of an organization, or Portico's own API (`<issuer>/api/mcp`). */
+export type ResourceTarget = { kind: 'app'; app: App } | { kind: 'portico' };
+
+export type ResourceResolution = { ok: true; target: ResourceTarget; resource: string } | { ok: false; reason: ResourceRefusal };
 
 /** The single resource indicator of an authorization request, however oidc-provider parsed it. */
 export function requestedResource(value: unknown): string | undefined | 'several' {
@@ -35,11 +38,24 @@ export function requestedResource(value: unknown): string | undefined | 'several
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** Which app the client may reach with this resource, or why not. Used at authorization, never at token exchange. */
-export async function resolveClientResource(db: Queryable, client: RequestingClient, resourceParam: unknown): Promise<ResourceResolution> {
+/**
+ * Which app (or Portico's own API) the client may reach with this resource, or why not. Used at authorization,
+ * never at token exchange. Portico's own API is checked first: its origin may also be an app's redirect origin
+ * (the demo app signs in at Portico's own address), and Portico's API is never that app's resource.
+ */
+export async function resolveClientResource(
+  db: Queryable,
+  client: RequestingClient,
+  resourceParam: unknown,
+  porticoApiResource: string,
+): Promise<ResourceResolution> {
   const resource = requestedResource(resourceParam);
   if (resource === undefined) return { ok: false, reason: 'missing_resource' };
   if (resource === 'several') return { ok: false, reason: 'several_resources' };
+  if (resource === porticoApiResource) {
+    // Apps' own clients and external clients serve one app; only MCP clients that bound themselves reach Portico.
+    return client.kind === 'dynamic' || client.kind === 'cimd' ? { ok: true, target: { kind: 'portico' }, resource } : { ok: false, reason: 'other_app' };
+  }
   const app = await findAppByResource(db, resource);
   if (!app) return { ok: false, reason: 'unknown_resource' };
   // An app's own client and an external client each serve one app: their own, their target.
@@ -52,7 +68,7 @@ export async function resolveClientResource(db: Queryable, client: RequestingCli
       .limit(1);
     if (link?.revokedAt) return { ok: false, reason: 'revoked_for_app' };
   }
-  return { ok: true, app, resource };
+  return { ok: true, target: { kind: 'app', app }, resource };
 }
 
 export type GrantBinding = typeof grantBindings.$inferSelect;
@@ -65,7 +81,7 @@ export async function findGrantBinding(db: Queryable, grantId: string): Promise<
 export interface ConsentRecord {
   grantId: string;
   client: RequestingClient & { name: string; metadata?: Record<string, unknown> };
-  app: App;
+  target: ResourceTarget;
   resource: string;
   accountId: string;
   agentId: string | null;
@@ -84,19 +100,22 @@ export async function recordConsentBinding(tx: Queryable, record: ConsentRecord)
       .values({ id: record.client.id, kind: 'cimd', type: 'public', name: record.client.name, tokenEndpointAuthMethod: 'none', metadata: record.client.metadata ?? {} })
       .onConflictDoUpdate({ target: clients.id, set: { name: record.client.name, metadata: record.client.metadata ?? {} }, where: eq(clients.kind, 'cimd') });
   }
-  await tx.insert(clientAppLinks).values({ clientId: record.client.id, appId: record.app.id, orgId: record.app.orgId }).onConflictDoNothing();
-  // Locks the link row, so a revocation running at the same time either sees this binding or makes this one fail.
-  const [link] = await tx
-    .select({ revokedAt: clientAppLinks.revokedAt })
-    .from(clientAppLinks)
-    .where(and(eq(clientAppLinks.clientId, record.client.id), eq(clientAppLinks.appId, record.app.id)))
-    .for('update');
-  if (!link || link.revokedAt) return false;
+  const app = record.target.kind === 'app' ? record.target.app : undefined;
+  if (app) {
+    await tx.insert(clientAppLinks).values({ clientId: record.client.id, appId: app.id, orgId: app.orgId }).onConflictDoNothing();
+    // Locks the link row, so a revocation running at the same time either sees this binding or makes this one fail.
+    const [link] = await tx
+      .select({ revokedAt: clientAppLinks.revokedAt })
+      .from(clientAppLinks)
+      .where(and(eq(clientAppLinks.clientId, record.client.id), eq(clientAppLinks.appId, app.id)))
+      .for('update');
+    if (!link || link.revokedAt) return false;
+  }
   await tx.insert(grantBindings).values({
     grantId: record.grantId,
     clientId: record.client.id,
-    appId: record.app.id,
-    orgId: record.app.orgId,
+    appId: app?.id ?? null,
+    orgId: app?.orgId ?? null,
     resource: record.resource,
     accountId: record.accountId,
     agentId: record.agentId,

@@ -63,7 +63,8 @@ export interface OrgClientListing {
   redirectUris: string[];
   linkedAt: Date;
   revokedAt: Date | null;
-  liveGrants: number;
+  /** Consents given to the client at the app and not yet revoked (grant bindings). */
+  consents: number;
 }
 
 /** Every non-app client that reached (or, for external ones, was registered for) an app of the organization. */
@@ -97,6 +98,6 @@ export async function listOrgClients(db: Queryable, orgId: string): Promise<OrgC
           : uris.filter((uri) => uri.clientId === row.client.id).map((uri) => uri.uri),
       linkedAt: row.link.createdAt,
       revokedAt: row.link.revokedAt,
-      liveGrants: grants.find((grant) => grant.clientId === row.client.id && grant.appId === row.link.appId)?.n ?? 0,
+      consents: grants.find((grant) => grant.clientId === row.client.id && grant.appId === row.link.appId)?.n ?? 0,
     }));
 }

@@ -10,6 +10,7 @@ import { recordAuditEvent } from '../audit/events';
 import { recordConsentBinding } from '../clients/binding';
 import { findInteraction, finishInteraction } from './interactions';
 import { APP_RESOURCE_SCOPES } from './resource-servers';
+import { PORTICO_API_SCOPES } from '../resource/portico-api';
 import { findSignInTarget } from './sign-in-target';
 
 export type ConsentDecision = { decision: 'allow'; actor: string } | { decision: 'deny' };
@@ -38,6 +39,7 @@ export interface ConsentInput {
   uid: string;
   decision: ConsentDecision;
   clientIp: string;
+  issuer: string;
 }
 
 export async function completeConsent(input: ConsentInput): Promise<ConsentOutcome> {
@@ -48,13 +50,14 @@ export async function completeConsent(input: ConsentInput): Promise<ConsentOutco
   const accountId = interaction.session?.accountId;
   if (interaction.prompt.name !== 'consent' || !accountId) return { kind: 'expired' };
 
-  const target = await findSignInTarget(db, provider, interaction.params);
+  const target = await findSignInTarget(db, provider, input.issuer, interaction.params);
   if (target.kind !== 'mcp_client') return { kind: 'expired' }; // the screen shows why
-  const { client, app, resource } = target;
+  const { client, resource } = target;
+  const app = target.target.kind === 'app' ? target.target.app : undefined;
   const user = await findUserById(db, accountId);
-  if (!user || user.disabledAt || !(await isActiveMember(db, app.orgId, accountId))) return { kind: 'expired' };
+  if (!user || user.disabledAt || (app && !(await isActiveMember(db, app.orgId, accountId)))) return { kind: 'expired' };
   const actor = { type: 'person' as const, id: user.id, label: user.email, ip: input.clientIp };
-  const audited = { orgId: app.orgId, actor, appId: app.id, clientId: client.id, subject: { type: 'client', id: client.id, label: client.name } };
+  const audited = { orgId: app?.orgId ?? null, actor, appId: app?.id ?? null, clientId: client.id, subject: { type: 'client', id: client.id, label: client.name } };
 
   if (input.decision.decision === 'deny') {
     await recordAuditEvent(db, { ...audited, action: 'client.consent_denied', details: { resource } });
@@ -63,9 +66,10 @@ export async function completeConsent(input: ConsentInput): Promise<ConsentOutco
   }
 
   // Who acts: checked against the agents this person may use in the app's organization, never taken from the form.
+  // Agents belong to an organization, so Portico's own API (no organization) is always used by the person here.
   let agent: { id: string; name: string } | undefined;
   if (input.decision.actor !== 'self') {
-    agent = await findUsableAgent(db, app.orgId, accountId, input.decision.actor);
+    agent = app ? await findUsableAgent(db, app.orgId, accountId, input.decision.actor) : undefined;
     if (!agent) {
       await recordAuditEvent(db, { ...audited, action: 'client.consent_refused', details: { resource, reason: 'agent_not_allowed', requestedActor: input.decision.actor.slice(0, 80) } });
       return { kind: 'refused', error: 'agent_not_allowed' };
@@ -79,7 +83,8 @@ export async function completeConsent(input: ConsentInput): Promise<ConsentOutco
   if (details.missingOIDCClaims?.length) grant.addOIDCClaims(details.missingOIDCClaims);
   for (const [indicator, scopes] of Object.entries(details.missingResourceScopes ?? {})) {
     if (indicator !== resource) return { kind: 'expired' };
-    const allowed = scopes.filter((scope) => (APP_RESOURCE_SCOPES as readonly string[]).includes(scope));
+    const known: readonly string[] = app ? APP_RESOURCE_SCOPES : PORTICO_API_SCOPES;
+    const allowed = scopes.filter((scope) => known.includes(scope));
     if (allowed.length) grant.addResourceScope(indicator, allowed.join(' '));
   }
   const grantId = await grant.save();
@@ -87,7 +92,7 @@ export async function completeConsent(input: ConsentInput): Promise<ConsentOutco
   // The binding and its audit event commit together. A grant saved without a binding is inert: the token endpoint
   // and findAccount refuse any grant of an MCP client that has no binding.
   const bound = await db.transaction(async (tx) => {
-    const recorded = await recordConsentBinding(tx, { grantId, client, app, resource, accountId, agentId: agent?.id ?? null });
+    const recorded = await recordConsentBinding(tx, { grantId, client, target: target.target, resource, accountId, agentId: agent?.id ?? null });
     if (!recorded) return false;
     await recordAuditEvent(tx, {
       ...audited,

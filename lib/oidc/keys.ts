@@ -62,3 +62,8 @@ export async function loadOrCreateKeyMaterial(db: Database, secretKey: Uint8Arra
   const cookies = await Promise.all(rows.cookies.map((row) => decryptAtRest(row.keyEncrypted, secretKey)));
   return { signingKeys: signing, cookieKeys: cookies };
 }
+
+/** The public halves of the signing keys (what /oidc/jwks serves), for verifying Portico's own tokens locally. */
+export function publicJwksOf(material: KeyMaterial): JWK[] {
+  return material.signingKeys.map(({ kty, crv, x, y, n, e, kid, alg, use }) => ({ kty, crv, x, y, n, e, kid, alg, use }));
+}

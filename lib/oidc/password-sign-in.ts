@@ -23,6 +23,7 @@ export interface PasswordSignInInput {
   email: string;
   password: string;
   clientIp: string;
+  issuer: string;
 }
 
 export async function completePasswordSignIn(input: PasswordSignInInput): Promise<PasswordSignInOutcome> {
@@ -31,13 +32,15 @@ export async function completePasswordSignIn(input: PasswordSignInInput): Promis
   if (!lookup.ok || lookup.interaction.prompt.name !== 'login') return { kind: 'expired' };
 
   // Nobody is asked for a password for a request that would be refused anyway (the card shows why instead).
-  const target = await findSignInTarget(db, provider, lookup.interaction.params);
+  const target = await findSignInTarget(db, provider, input.issuer, lookup.interaction.params);
   if (target.kind !== 'app_client' && target.kind !== 'mcp_client') return { kind: 'expired' };
 
   const result = await throttledPasswordCheck(db, input.email, input.password, input.clientIp);
   if (!result.ok) return { kind: 'refused', error: result.reason };
 
-  if (!(await isActiveMember(db, target.context.org.id, result.user.id))) return { kind: 'refused', error: 'not_a_member' };
+  // An app is for its organization's members; Portico's own API for anyone with an account (it checks roles).
+  const org = target.context.org;
+  if (org && !(await isActiveMember(db, org.id, result.user.id))) return { kind: 'refused', error: 'not_a_member' };
 
   // An app's own client is first-party: signing in is the consent (also when the app asked for prompt=consent).
   // Any other client goes on to the consent screen, where the person also says who acts.

@@ -7,11 +7,12 @@ import { isActiveMember } from '../accounts/memberships';
 import { findUserById } from '../accounts/users';
 import { findAppByIdentity, findAppByResource } from '../clients/apps';
 import { cimdConfiguration, cimdFetch } from './cimd';
+import { porticoApiResource } from '../resource/portico-api';
 import {
   ACCESS_TOKEN_TTL_SECONDS,
   clientKindOf,
   exchangedGrantId,
-  getAppResourceServer,
+  getResourceServer,
   grantBindingFor,
   type PorticoClient,
 } from './resource-servers';
@@ -105,7 +106,7 @@ export function createProvider(options: ProviderOptions): Provider {
         enabled: true,
         defaultResource: () => undefined,
         useGrantedResource: () => true,
-        getResourceServerInfo: (ctx, resource, client) => getAppResourceServer(options.db(), ctx, resource, client),
+        getResourceServerInfo: (ctx, resource, client) => getResourceServer(options.db(), options.issuer, ctx, resource, client),
       },
       // Client ID metadata documents (MCP 2025-11-25): a client_id that is an https URL names its own metadata.
       clientIdMetadataDocument: cimdConfiguration(),
@@ -130,7 +131,7 @@ export function createProvider(options: ProviderOptions): Provider {
       if (clientKindOf(ctx.oidc.client) !== 'app' && grantId) {
         const binding = await grantBindingFor(options.db(), ctx, grantId);
         if (!binding) return undefined;
-        return { azp: token.clientId, org: binding.orgId, ...(binding.agentId ? { act: { sub: binding.agentId } } : {}) };
+        return { azp: token.clientId, ...(binding.orgId ? { org: binding.orgId } : {}), ...(binding.agentId ? { act: { sub: binding.agentId } } : {}) };
       }
       const app = await findAppByIdentity(options.db(), String(token.resourceServer.audience));
       return { azp: token.clientId, ...(app ? { org: app.orgId } : {}) };
@@ -146,7 +147,7 @@ export function createProvider(options: ProviderOptions): Provider {
     async findAccount(ctx, sub, token) {
       const user = await findUserById(options.db(), sub);
       if (!user || user.disabledAt) return undefined;
-      const org = await organizationOfRequest(options.db(), ctx, token);
+      const org = await organizationOfRequest(options.db(), options.issuer, ctx, token);
       if (org.refuse) return undefined;
       if (org.id && !(await isActiveMember(options.db(), org.id, user.id))) return undefined;
       return {
@@ -196,7 +197,7 @@ async function loadExistingGrant(ctx: KoaContextWithOIDC) {
  * (dynamic and CIMD clients) at the token endpoint the org of the grant's binding, and at authorization the org of
  * the app the resource names. A token of a non-app client without a binding is refused outright.
  */
-async function organizationOfRequest(db: Database, ctx: KoaContextWithOIDC, token: unknown): Promise<{ id?: string; refuse?: true }> {
+async function organizationOfRequest(db: Database, issuer: string, ctx: KoaContextWithOIDC, token: unknown): Promise<{ id?: string; refuse?: true }> {
   const client = ctx.oidc?.client as PorticoClient | undefined;
   if (client?.portico_org_id) return { id: client.portico_org_id };
   const kind = clientKindOf(client);
@@ -204,9 +205,11 @@ async function organizationOfRequest(db: Database, ctx: KoaContextWithOIDC, toke
   const grantId = (token as { grantId?: string } | undefined)?.grantId ?? (ctx.oidc?.route === 'token' ? exchangedGrantId(ctx) : undefined);
   if (grantId) {
     const binding = await grantBindingFor(db, ctx, grantId);
-    return binding ? { id: binding.orgId } : { refuse: true };
+    // A binding to Portico's own API has no organization: the API authorizes each request by role instead.
+    return binding ? { id: binding.orgId ?? undefined } : { refuse: true };
   }
   const resource = ctx.oidc?.params?.resource;
+  if (resource === porticoApiResource(issuer)) return {};
   const app = typeof resource === 'string' ? await findAppByResource(db, resource) : undefined;
   return app ? { id: app.orgId } : {};
 }

@@ -4,8 +4,9 @@
 //   binding (grant_bindings) and never resolve the resource again, so a binding cannot change under a live grant.
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../db/client';
-import { findAppById, type App } from '../clients/apps';
-import { findGrantBinding, resolveClientResource, type ClientKind, type GrantBinding } from '../clients/binding';
+import { findAppById } from '../clients/apps';
+import { findGrantBinding, resolveClientResource, type ClientKind, type GrantBinding, type ResourceTarget } from '../clients/binding';
+import { PORTICO_API_SCOPES, porticoApiResource } from '../resource/portico-api';
 
 /** The slice of oidc-provider's Client that Portico reads (its extra metadata, and the CIMD marker). */
 export type PorticoClient = {
@@ -35,10 +36,11 @@ export const UNRESOLVED_RESOURCE_AUDIENCE = 'urn:portico:unresolved-resource';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 10 * 60;
 
-function resourceServerOf(app: App, scope: string) {
+/** An app's tokens carry its fixed identity as audience; Portico's own API's carry its resource identifier. */
+function resourceServerOf(target: ResourceTarget, issuer: string) {
   return {
-    scope,
-    audience: app.identity,
+    scope: (target.kind === 'app' ? APP_RESOURCE_SCOPES : PORTICO_API_SCOPES).join(' '),
+    audience: target.kind === 'app' ? target.app.identity : porticoApiResource(issuer),
     accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
     accessTokenFormat: 'jwt' as const,
     jwt: { sign: { alg: 'ES256' as const } },
@@ -62,15 +64,16 @@ export function exchangedGrantId(ctx: KoaContextWithOIDC): string | undefined {
   return entities?.AuthorizationCode?.grantId ?? entities?.RefreshToken?.grantId;
 }
 
-export async function getAppResourceServer(db: Database, ctx: KoaContextWithOIDC, resource: string, client: unknown) {
+export async function getResourceServer(db: Database, issuer: string, ctx: KoaContextWithOIDC, resource: string, client: unknown) {
   const { clientId, portico_app_id: appId = null } = client as PorticoClient;
   const kind = clientKindOf(client);
   if (!kind) throw new errors.InvalidTarget('this client may not request resources');
+  const porticoApi = porticoApiResource(issuer);
 
   if (kind === 'app') {
-    const resolution = await resolveClientResource(db, { id: clientId, kind, appId }, resource);
+    const resolution = await resolveClientResource(db, { id: clientId, kind, appId }, resource, porticoApi);
     if (!resolution.ok) throw new errors.InvalidTarget('the resource does not name an application this client may access');
-    return resourceServerOf(resolution.app, APP_RESOURCE_SCOPES.join(' '));
+    return resourceServerOf(resolution.target, issuer);
   }
 
   if (ctx.oidc.route === 'token') {
@@ -79,12 +82,13 @@ export async function getAppResourceServer(db: Database, ctx: KoaContextWithOIDC
     if (!binding || binding.clientId !== clientId || binding.resource !== resource) {
       throw new errors.InvalidTarget('the resource is not the one this grant was given for');
     }
+    if (!binding.appId) return resourceServerOf({ kind: 'portico' }, issuer);
     const app = await findAppById(db, binding.appId);
     if (!app) throw new errors.InvalidTarget('the application of this grant no longer exists');
-    return resourceServerOf(app, APP_RESOURCE_SCOPES.join(' '));
+    return resourceServerOf({ kind: 'app', app }, issuer);
   }
 
-  const resolution = await resolveClientResource(db, { id: clientId, kind, appId }, resource);
-  if (resolution.ok) return resourceServerOf(resolution.app, APP_RESOURCE_SCOPES.join(' '));
+  const resolution = await resolveClientResource(db, { id: clientId, kind, appId }, resource, porticoApi);
+  if (resolution.ok) return resourceServerOf(resolution.target, issuer);
   return { scope: '', audience: UNRESOLVED_RESOURCE_AUDIENCE, accessTokenTTL: 1, accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: 'ES256' as const } } };
 }

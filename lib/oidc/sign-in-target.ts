@@ -4,8 +4,8 @@
 import type Provider from 'oidc-provider';
 import type { Database } from '../db/client';
 import { findAppContext, findAppSignInContext, type AppContext, type AppSignInContext } from '../clients/app-context';
-import { resolveClientResource, type ClientKind, type ResourceRefusal } from '../clients/binding';
-import type { App } from '../clients/apps';
+import { resolveClientResource, type ClientKind, type ResourceRefusal, type ResourceTarget } from '../clients/binding';
+import { porticoApiResource } from '../resource/portico-api';
 import { clientKindOf, type PorticoClient } from './resource-servers';
 
 export interface ClientSummary {
@@ -23,7 +23,13 @@ export type SignInTarget =
   | { kind: 'unknown_client' }
   | { kind: 'refused'; reason: ResourceRefusal; client: ClientSummary; context?: AppContext }
   | { kind: 'app_client'; client: ClientSummary; context: AppSignInContext }
-  | { kind: 'mcp_client'; client: ClientSummary; context: AppContext; app: App; resource: string };
+  /** An MCP client bound by `resource` to an app, or to Portico's own API (then `context.org` is null). */
+  | { kind: 'mcp_client'; client: ClientSummary; context: McpTargetContext; target: ResourceTarget; resource: string };
+
+export interface McpTargetContext {
+  app: AppContext['app'];
+  org: AppContext['org'] | null;
+}
 
 async function summarizeClient(provider: Provider, clientId: string): Promise<ClientSummary | undefined> {
   let client: Awaited<ReturnType<Provider['Client']['find']>>;
@@ -46,7 +52,7 @@ async function summarizeClient(provider: Provider, clientId: string): Promise<Cl
   };
 }
 
-export async function findSignInTarget(db: Database, provider: Provider, params: Record<string, unknown>): Promise<SignInTarget> {
+export async function findSignInTarget(db: Database, provider: Provider, issuer: string, params: Record<string, unknown>): Promise<SignInTarget> {
   const clientId = typeof params.client_id === 'string' ? params.client_id : '';
   const client = clientId ? await summarizeClient(provider, clientId) : undefined;
   if (!client) return { kind: 'unknown_client' };
@@ -56,15 +62,21 @@ export async function findSignInTarget(db: Database, provider: Provider, params:
     return context ? { kind: 'app_client', client, context } : { kind: 'unknown_client' };
   }
 
-  const resolution = await resolveClientResource(db, client, params.resource);
+  const resolution = await resolveClientResource(db, client, params.resource, porticoApiResource(issuer));
   if (!resolution.ok) {
     // Show the app when it is known (another app's resource, a revoked client): the person sees what was refused.
     const appId = client.kind === 'external' ? client.appId : undefined;
     return { kind: 'refused', reason: resolution.reason, client, context: appId ? await findAppContext(db, appId) : undefined };
   }
-  const context = await findAppContext(db, resolution.app.id);
+  const { target, resource } = resolution;
+  if (target.kind === 'portico') {
+    // Portico's own API: Portico's header and brand, no organization.
+    const context = { app: { id: 'portico', name: 'Portico', avatarUrl: null, publishOrigin: issuer }, org: null };
+    return { kind: 'mcp_client', client, context, target, resource };
+  }
+  const context = await findAppContext(db, target.app.id);
   if (!context) return { kind: 'unknown_client' };
-  return { kind: 'mcp_client', client, context, app: resolution.app, resource: resolution.resource };
+  return { kind: 'mcp_client', client, context, target, resource };
 }
 
 /**

@@ -143,6 +143,7 @@ export async function signIn(
     uid,
     email: credentials.email,
     password: credentials.password ?? TEST_PASSWORD,
+    issuer: harness.issuer,
     clientIp: credentials.clientIp ?? '192.0.2.1',
   });
   if (outcome.kind !== 'continue') return { outcome, checks };

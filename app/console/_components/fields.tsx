@@ -32,3 +32,17 @@ export function Select(props: { label: string; name: string; options: readonly {
     </div>
   );
 }
+
+/** A labelled multi-line input. */
+export function TextArea(props: { label: string; name: string; hint?: string; rows?: number; required?: boolean; placeholder?: string; id?: string }) {
+  const inputId = props.id ?? `field-${props.name}`;
+  return (
+    <div className="grid gap-1">
+      <label htmlFor={inputId} className="text-sm font-medium text-slate-800">
+        {props.label}
+      </label>
+      <textarea id={inputId} name={props.name} rows={props.rows ?? 3} required={props.required} placeholder={props.placeholder} className="input font-mono text-sm" />
+      {props.hint ? <p className="text-xs text-slate-500">{props.hint}</p> : null}
+    </div>
+  );
+}

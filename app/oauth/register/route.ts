@@ -1,5 +1,6 @@
 // POST /oauth/register – dynamic client registration (RFC 7591) for public MCP clients. The abuse limits are
 // counted before the body is read; the body is read with a size cap; every error is RFC 7591 JSON.
+import { readCappedText } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import {
   checkRegistrationLimits,
@@ -23,25 +24,6 @@ function invalid(error_description: string, status = 400): Response {
   return json(status, { error: 'invalid_client_metadata', error_description } satisfies RegistrationError);
 }
 
-/** Reads at most `limit` bytes; undefined when the body is larger. */
-async function readCapped(request: Request, limit: number): Promise<string | undefined> {
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export async function POST(request: Request) {
   const { env } = runtime();
   const limits: RegistrationLimits = {
@@ -61,9 +43,7 @@ export async function POST(request: Request) {
   if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {
     return invalid('the request body must be JSON (Content-Type: application/json), RFC 7591 §3.1');
   }
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_REGISTRATION_BODY_BYTES) return invalid(`the body is larger than ${MAX_REGISTRATION_BODY_BYTES} bytes`, 413);
-  const text = await readCapped(request, MAX_REGISTRATION_BODY_BYTES);
+  const text = await readCappedText(request, MAX_REGISTRATION_BODY_BYTES);
   if (text === undefined) return invalid(`the body is larger than ${MAX_REGISTRATION_BODY_BYTES} bytes`, 413);
 
   let body: unknown;

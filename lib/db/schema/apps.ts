@@ -163,8 +163,8 @@ export const clientAppLinks = pgTable(
 
 /**
  * What a person's consent bound an oidc-provider grant to (RFC 8707): the app its resource named at the
- * authorization request and who acts. Written once at consent; code exchange and refresh read it instead of
- * resolving the resource again, so the binding cannot change under a live grant.
+ * authorization request (or, with no app, Portico's own API) and who acts. Written once at consent; code exchange
+ * and refresh read it instead of resolving the resource again, so the binding cannot change under a live grant.
  */
 export const grantBindings = pgTable(
   'grant_bindings',
@@ -173,12 +173,9 @@ export const grantBindings = pgTable(
     clientId: text('client_id')
       .notNull()
       .references(() => clients.id, { onDelete: 'cascade' }),
-    appId: uuid('app_id')
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** Null: the grant is for Portico's own API (`<issuer>/api/mcp`), which belongs to no organization. */
+    appId: uuid('app_id').references(() => apps.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id').references(() => organizations.id, { onDelete: 'cascade' }),
     /** The resource indicator exactly as requested and granted. */
     resource: text('resource').notNull(),
     accountId: uuid('account_id')
@@ -190,5 +187,11 @@ export const grantBindings = pgTable(
   },
   (t) => [
     // The agent must belong to the organization of the app it acts in.
-    foreignKey({ columns: [t.agentId, t.orgId], foreignColumns: [agents.id, agents.orgId] }).onDelete('cascade'),index('grant_bindings_client_app_idx').on(t.clientId, t.appId), index('grant_bindings_account_idx').on(t.accountId)],
+    foreignKey({ columns: [t.agentId, t.orgId], foreignColumns: [agents.id, agents.orgId] }).onDelete('cascade'),
+    index('grant_bindings_client_app_idx').on(t.clientId, t.appId),
+    index('grant_bindings_account_idx').on(t.accountId),
+    check('grant_bindings_app_org_together', sql`(${t.appId} IS NULL) = (${t.orgId} IS NULL)`),
+    // An agent is org-scoped: it can only be named for an app (the composite key above needs a non-null org).
+    check('grant_bindings_agent_needs_org', sql`${t.agentId} IS NULL OR ${t.orgId} IS NOT NULL`),
+  ],
 );

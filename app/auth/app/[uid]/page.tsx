@@ -37,7 +37,7 @@ export default async function SignInPage(props: {
   }
 
   const { interaction } = lookup;
-  const target = await findSignInTarget(db(), provider, interaction.params);
+  const target = await findSignInTarget(db(), provider, runtime().env.PORTICO_ISSUER, interaction.params);
   if (target.kind === 'unknown_client') {
     return (
       <SignInFrame>
@@ -65,11 +65,13 @@ export default async function SignInPage(props: {
   }
 
   const { context } = target;
+  const org = context.org ?? undefined;
+  const accountName = org ? (org.brand?.displayName ?? org.name) : 'Portico';
   const address = target.kind === 'app_client' ? displayedAppAddress(target.context, interaction.params.redirect_uri) : (context.app.publishOrigin ?? undefined);
 
   if (interaction.prompt.name === 'consent' && target.kind === 'app_client') {
     return (
-      <SignInFrame org={context.org}>
+      <SignInFrame org={org}>
         <AppHeader app={context.app} address={address} />
         <h1>Continue to {context.app.name}</h1>
         <p>You are signed in. {context.app.name} asks you to confirm before it continues.</p>
@@ -98,7 +100,7 @@ export default async function SignInPage(props: {
 
   if (interaction.prompt.name !== 'login') {
     return (
-      <SignInFrame org={context.org}>
+      <SignInFrame org={org}>
         <AppHeader app={context.app} address={address} />
         <h1>This request cannot continue</h1>
         <p>The application asked for a step that Portico does not offer. Go back to the application and try again.</p>
@@ -108,20 +110,20 @@ export default async function SignInPage(props: {
 
   const errorCode = isSignInErrorCode(searchParams.error) ? searchParams.error : undefined;
   return (
-    <SignInFrame org={context.org}>
+    <SignInFrame org={org}>
       <AppHeader app={context.app} address={address} />
       <h1>Sign in to {context.app.name}</h1>
       {target.kind === 'mcp_client' ? (
         <p>
-          <strong>{target.client.name}</strong> wants to connect to {context.app.name}. Sign in with your {context.org.brand?.displayName ?? context.org.name} account first; you will then choose what it may do.
+          <strong>{target.client.name}</strong> wants to connect to {context.app.name}. Sign in with your {accountName} account first; you will then choose what it may do.
         </p>
       ) : (
-        <p>Use your {context.org.brand?.displayName ?? context.org.name} account.</p>
+        <p>Use your {accountName} account.</p>
       )}
       {errorCode ? (
         <div className="alert alert-error" role="alert" data-testid="sign-in-error">
           {errorCode === 'not_a_member'
-            ? `Your account is not a member of ${context.org.name}, which publishes ${context.app.name}. Ask one of its administrators to add you.`
+            ? `Your account is not a member of ${org?.name ?? 'the organization'}, which publishes ${context.app.name}. Ask one of its administrators to add you.`
             : SIGN_IN_ERRORS[errorCode]}
         </div>
       ) : null}

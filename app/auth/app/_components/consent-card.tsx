@@ -32,20 +32,22 @@ function redirectTarget(uri: string): string {
 
 function provenance(target: McpTarget): string {
   const { client, context } = target;
-  if (client.kind === 'external') return `Registered for ${context.app.name} by the administrators of ${context.org.name}.`;
+  if (client.kind === 'external') return `Registered for ${context.app.name} by the administrators of ${context.org?.name ?? 'its organization'}.`;
   if (client.kind === 'cimd') return `Described by its own metadata document at ${redirectTarget(client.id)}. Portico has not verified who runs it.`;
   return 'Registered itself with Portico (dynamic registration). Portico has not verified who made it.';
 }
 
 export async function ConsentCard(props: { uid: string; target: McpTarget; accountId: string; redirectUri: string; scope: string; error?: ConsentErrorCode }) {
   const { target } = props;
-  const { client, context, app } = target;
-  const [user, agents] = await Promise.all([findUserById(db(), props.accountId), listUsableAgents(db(), app.orgId, props.accountId)]);
+  const { client, context } = target;
+  const org = context.org;
+  // Agents belong to an organization: for Portico's own API (no organization) the person acts.
+  const [user, agents] = await Promise.all([findUserById(db(), props.accountId), org ? listUsableAgents(db(), org.id, props.accountId) : []]);
   const scopes = scopeDescriptions(props.scope, context.app.name);
   const localOnly = redirectsOnlyToLocalhost(client.redirectUris);
 
   return (
-    <SignInFrame org={context.org}>
+    <SignInFrame org={org ?? undefined}>
       <AppHeader app={context.app} address={context.app.publishOrigin ?? undefined} />
       <h1>
         Allow {client.name} to use {context.app.name}?
@@ -98,11 +100,11 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
               <input type="radio" name="actor" value={agent.id} />
               <span>
                 {agent.name}
-                <small>An agent of {context.org.name}, acting for you with your permissions, never more.</small>
+                <small>An agent of {org?.name}, acting for you with your permissions, never more.</small>
               </span>
             </label>
           ))}
-          {agents.length === 0 ? <small className="muted">You have no agents in {context.org.name}.</small> : null}
+          {agents.length === 0 ? <small className="muted">{org ? `You have no agents in ${org.name}.` : 'Portico’s own API is used by you in person.'}</small> : null}
         </fieldset>
         <div className="button-row">
           <button className="button button-secondary" type="submit" name="decision" value="deny">

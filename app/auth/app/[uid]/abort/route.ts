@@ -18,7 +18,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ uid
   const card = new Response(null, { status: 303, headers: { Location: `/auth/app/${uid}`, 'Cache-Control': 'no-store' } });
   const lookup = await findInteraction(provider, cookieHeader, uid);
   if (!lookup.ok) return card;
-  const target = await findSignInTarget(db(), provider, lookup.interaction.params);
+  const target = await findSignInTarget(db(), provider, runtime().env.PORTICO_ISSUER, lookup.interaction.params);
   // Only a request that is in fact refused can be ended here: anything else goes back to its screen.
   if (target.kind !== 'refused') return card;
   await recordAuditEvent(db(), {

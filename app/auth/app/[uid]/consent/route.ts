@@ -35,6 +35,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ uid
     uid,
     decision,
     clientIp: clientIpFromHeaders(request.headers),
+    issuer: runtime().env.PORTICO_ISSUER,
   });
   if (outcome.kind === 'continue') return seeOther(outcome.location);
   return seeOther(outcome.kind === 'refused' ? `${card}?error=${outcome.error}` : card);

@@ -1,0 +1,10 @@
+// RFC 9728 §3.1: the metadata of Portico's own API resource (`<issuer>/api/mcp`), at its path-suffixed address.
+import { porticoApiConfig } from '@/lib/api/authenticate';
+import { protectedResourceMetadata } from '@/lib/resource/protected-resource';
+import { runtime } from '@/lib/runtime';
+
+export const dynamic = 'force-dynamic';
+
+export function GET(): Response {
+  return Response.json(protectedResourceMetadata(porticoApiConfig(runtime().env.PORTICO_ISSUER)), { headers: { 'Cache-Control': 'max-age=300' } });
+}

@@ -1,0 +1,97 @@
+// The REST API's one wrapper: authenticate (Portico API bearer token), resolve the organization, authorize by the
+// person's role there (an agent acting for them lends nothing and adds nothing), run the change in one transaction
+// with its audit event, and answer every failure as JSON in OAuth's error shape, never a stack trace.
+import { findMembershipRole } from '@/lib/accounts/memberships';
+import { findOrganizationBySlug, type Organization } from '@/lib/accounts/organizations';
+import { can, type OrgPermission } from '@/lib/accounts/permissions';
+import { authenticateApiRequest, type ApiCaller } from '@/lib/api/authenticate';
+import { recordAuditEvent, type AuditRecord } from '@/lib/audit/events';
+import type { Transaction } from '@/lib/db/client';
+import { readCappedText } from '@/lib/http/body';
+import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { db, runtime } from '@/lib/runtime';
+
+export const MAX_API_BODY_BYTES = 16 * 1024;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    description: string,
+  ) {
+    super(description);
+  }
+}
+
+export function apiError(status: number, error: string, description: string): Response {
+  return Response.json({ error, error_description: description }, { status, headers: { 'Cache-Control': 'no-store' } });
+}
+
+export interface OrgRouteContext {
+  caller: ApiCaller;
+  org: Organization;
+  tx: Transaction;
+  params: Record<string, string>;
+  /** The JSON body (objects only), read with a size cap. */
+  body(): Promise<Record<string, unknown>>;
+  audit(record: Omit<AuditRecord, 'orgId' | 'actor' | 'act'>): Promise<void>;
+}
+
+export function orgRoute(permission: OrgPermission, handler: (ctx: OrgRouteContext) => Promise<Response>) {
+  return async (request: Request, route: { params: Promise<Record<string, string>> }): Promise<Response> => {
+    const { env, publicJwks } = runtime();
+    const authentication = await authenticateApiRequest(request, { db: db(), issuer: env.PORTICO_ISSUER, publicJwks });
+    if (!authentication.ok) return authentication.response;
+    const { caller } = authentication;
+    const params = await route.params;
+    const org = await findOrganizationBySlug(db(), String(params.org ?? ''));
+    const role = org ? await findMembershipRole(db(), org.id, caller.user.id) : undefined;
+    // An organization the person does not belong to is not revealed.
+    if (!org || !role) return apiError(404, 'not_found', 'no such organization');
+    if (!can(role, permission)) return apiError(403, 'forbidden', `your role in ${org.slug} does not allow this`);
+
+    const ip = clientIpFromHeaders(request.headers);
+    // The body is read before the transaction opens: a slow client never holds a database connection.
+    const bodyRead = request.method === 'GET' ? new ApiError(400, 'invalid_request', 'a GET has no body') : await readJsonObject(request);
+    try {
+      return await db().transaction(async (tx) =>
+        handler({
+          caller,
+          org,
+          tx,
+          params,
+          async body() {
+            if (bodyRead instanceof ApiError) throw bodyRead;
+            return bodyRead;
+          },
+          audit: (record) =>
+            recordAuditEvent(tx, {
+              ...record,
+              orgId: org.id,
+              actor: { type: 'person', id: caller.user.id, label: caller.user.email, ip },
+              act: caller.agentId ?? null,
+              clientId: record.clientId ?? caller.token.clientId,
+              details: { ...record.details, via: 'rest', tokenClient: caller.token.clientId },
+            }),
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ApiError) return apiError(error.status, error.error, error.message);
+      throw error;
+    }
+  };
+}
+
+async function readJsonObject(request: Request): Promise<Record<string, unknown> | ApiError> {
+  if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) return new ApiError(415, 'invalid_request', 'send JSON (Content-Type: application/json)');
+  const text = await readCappedText(request, MAX_API_BODY_BYTES);
+  if (text === undefined) return new ApiError(413, 'invalid_request', `the body is larger than ${MAX_API_BODY_BYTES} bytes`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return new ApiError(400, 'invalid_request', 'the body is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return new ApiError(400, 'invalid_request', 'the body must be a JSON object');
+  return parsed as Record<string, unknown>;
+}

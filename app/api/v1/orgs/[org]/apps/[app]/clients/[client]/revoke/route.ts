@@ -1,0 +1,22 @@
+// POST /api/v1/orgs/<org>/apps/<app>/clients/<client>/revoke – revokes an MCP client at one app of the
+// organization: no new authorization there, and its live grants and refresh tokens there end, together. A client
+// that never reached this app (an external client of another app, say) is refused: revocation never crosses apps.
+import { findOrgApp } from '@/lib/clients/apps';
+import { revokeClientAtApp } from '@/lib/clients/binding';
+import { ApiError, orgRoute } from '../../../../../../../_lib/rest';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = orgRoute('clients.manage', async ({ tx, org, params, audit }) => {
+  const app = await findOrgApp(tx, org.id, String(params.app ?? ''));
+  if (!app) throw new ApiError(404, 'not_found', 'no such app in this organization');
+  const clientId = String(params.client ?? '');
+  const outcome = await revokeClientAtApp(tx, clientId, app.app.id);
+  if (!outcome.ok) {
+    throw outcome.reason === 'not_linked'
+      ? new ApiError(409, 'not_linked', `this client is not a client of ${app.app.name}: revoke it from its own app`)
+      : new ApiError(409, 'already_revoked', 'this client is revoked at this app already');
+  }
+  await audit({ action: 'client.revoked', subject: { type: 'client', id: clientId }, appId: app.app.id, clientId, details: { grantsEnded: outcome.grantsEnded } });
+  return Response.json({ revoked: true, client_id: clientId, app_id: app.app.id, grants_ended: outcome.grantsEnded });
+});

@@ -1,0 +1,52 @@
+// Authentication for Portico's own API (its /api/mcp and the REST API under /api/v1): a bearer access token whose
+// audience is Portico's API resource, verified locally with Portico's own public keys, then the person (and the
+// agent acting for them, if any) checked against the database on every request: a disabled or deleted account,
+// or a disabled or deleted agent, is refused at once, whatever the token's remaining lifetime.
+import { createLocalJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
+import { eq } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { agents } from '../db/schema';
+import { findUserById, type User } from '../accounts/users';
+import { authorizeBearer, type ProtectedResourceConfig, type VerifiedAccessToken } from '../resource/protected-resource';
+import { PORTICO_API_SCOPES, porticoApiResource } from '../resource/portico-api';
+
+export function porticoApiConfig(issuer: string): ProtectedResourceConfig {
+  const resource = porticoApiResource(issuer);
+  return { resource, issuer, audience: resource, scopesSupported: PORTICO_API_SCOPES, resourceName: 'Portico' };
+}
+
+const keySets = new WeakMap<JWK[], JWTVerifyGetKey>();
+function localKeys(jwks: JWK[]): JWTVerifyGetKey {
+  let keys = keySets.get(jwks);
+  if (!keys) keySets.set(jwks, (keys = createLocalJWKSet({ keys: jwks })));
+  return keys;
+}
+
+export interface ApiCaller {
+  user: User;
+  /** The agent acting for the person (RFC 8693 `act`), when the consent named one. */
+  agentId?: string;
+  token: VerifiedAccessToken;
+}
+
+export type ApiAuthentication = { ok: true; caller: ApiCaller } | { ok: false; response: Response };
+
+export async function authenticateApiRequest(request: Request, deps: { db: Database; issuer: string; publicJwks: JWK[] }): Promise<ApiAuthentication> {
+  const config = porticoApiConfig(deps.issuer);
+  const gate = await authorizeBearer(request, config, localKeys(deps.publicJwks), PORTICO_API_SCOPES);
+  if (!gate.ok) return gate;
+  const refuse = (description: string): ApiAuthentication => ({
+    ok: false,
+    response: Response.json(
+      { error: 'invalid_token', error_description: description },
+      { status: 401, headers: { 'Cache-Control': 'no-store', 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"` } },
+    ),
+  });
+  const user = await findUserById(deps.db, gate.token.subject);
+  if (!user || user.disabledAt) return refuse('the account of this token is disabled or gone');
+  if (gate.token.actor) {
+    const [agent] = await deps.db.select({ disabledAt: agents.disabledAt }).from(agents).where(eq(agents.id, gate.token.actor)).limit(1);
+    if (!agent || agent.disabledAt) return refuse('the agent of this token is disabled or gone');
+  }
+  return { ok: true, caller: { user, agentId: gate.token.actor, token: gate.token } };
+}

@@ -13,6 +13,7 @@ import { appResource, createApp, type CreatedApp } from '../../lib/clients/apps'
 import { createProviderHandler } from '../../lib/oidc/bridge';
 import { loadOrCreateKeyMaterial } from '../../lib/oidc/keys';
 import { completePasswordSignIn, type PasswordSignInOutcome } from '../../lib/oidc/password-sign-in';
+import { completeConsent, type ConsentOutcome } from '../../lib/oidc/consent';
 import { createProvider } from '../../lib/oidc/provider';
 import type { TestDatabase } from './databases';
 
@@ -149,4 +150,59 @@ export async function signIn(
   if (outcome.kind !== 'continue') return { outcome, checks };
   const resumed = await fetch(outcome.location, { redirect: 'manual', headers: { cookie: jar.header() } });
   return { outcome, callbackUrl: new URL(resumed.headers.get('location') ?? '', harness.issuer), checks };
+}
+
+export interface McpAuthorization {
+  /** The sign-in outcome, then the consent outcome (when the sign-in went through). */
+  signIn: PasswordSignInOutcome;
+  consent?: ConsentOutcome;
+  /** The authorization response: `code` (or `error`) for the client. */
+  callbackUrl?: URL;
+  codeVerifier: string;
+}
+
+/**
+ * An MCP client's authorization (public client, PKCE, `resource`): sign-in through Portico's sign-in function, then
+ * the consent function with `actor` ('self' or an agent id) — exactly what the forms post.
+ */
+export async function authorizeMcpClient(
+  harness: Harness,
+  database: TestDatabase,
+  input: { clientId: string; redirectUri: string; resource?: string; email: string; actor?: string },
+): Promise<McpAuthorization> {
+  const codeVerifier = oidc.randomPKCECodeVerifier();
+  const url = new URL(`${harness.issuer}/oidc/auth`);
+  url.search = new URLSearchParams({
+    client_id: input.clientId,
+    redirect_uri: input.redirectUri,
+    response_type: 'code',
+    scope: 'mcp',
+    state: oidc.randomState(),
+    code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
+    ...(input.resource ? { resource: input.resource } : {}),
+  }).toString();
+  const jar = new CookieJar();
+  const start = await fetch(url, { redirect: 'manual' });
+  jar.store(start);
+  const uid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(start.headers.get('location') ?? '')?.[1];
+  if (!uid) return { signIn: { kind: 'expired' }, callbackUrl: new URL(start.headers.get('location') ?? '/', harness.issuer), codeVerifier };
+  const common = { provider: harness.provider, db: database.db, uid, issuer: harness.issuer, clientIp: '192.0.2.1' };
+  const signIn = await completePasswordSignIn({ ...common, cookieHeader: jar.header(), email: input.email, password: TEST_PASSWORD });
+  if (signIn.kind !== 'continue') return { signIn, codeVerifier };
+  const resumed = await fetch(signIn.location, { redirect: 'manual', headers: { cookie: jar.header() } });
+  jar.store(resumed);
+  // The consent step is an interaction of its own (oidc-provider may give it a new uid).
+  const consentUid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(resumed.headers.get('location') ?? '')?.[1];
+  if (!consentUid) return { signIn, callbackUrl: new URL(resumed.headers.get('location') ?? '/', harness.issuer), codeVerifier };
+  const consent = await completeConsent({ ...common, uid: consentUid, cookieHeader: jar.header(), decision: { decision: 'allow', actor: input.actor ?? 'self' } });
+  if (consent.kind !== 'continue') return { signIn, consent, codeVerifier };
+  const finished = await fetch(consent.location, { redirect: 'manual', headers: { cookie: jar.header() } });
+  return { signIn, consent, callbackUrl: new URL(finished.headers.get('location') ?? '', harness.issuer), codeVerifier };
+}
+
+/** POST /oidc/token for a public client. */
+export async function tokenRequest(harness: Harness, clientId: string, parameters: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${harness.issuer}/oidc/token`, { method: 'POST', body: new URLSearchParams({ client_id: clientId, ...parameters }) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }

@@ -1,12 +1,11 @@
 // Portico's own protected resource (/api/mcp, the REST API) and per-organization external clients: an admin
 // connects the MCP SDK client to Portico itself, registers an external client in the console and over REST, and
 // revokes it — at its own app only.
-import { createHash, randomBytes } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import { decodeJwt } from 'jose';
 import { E2E_ISSUER } from './support/constants';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
-import { connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
+import { connectWithOAuth, PageOAuthProvider, pkceAuthorizationRequest } from './support/mcp-oauth';
 import { fillSignIn } from './support/relying-party';
 
 const ENGINEER = FLIGHT_DECK.engineer; // an admin of Acme Rockets
@@ -185,24 +184,13 @@ test('the Clients page lists dynamically registered clients that reached the app
 
 /** Starts a PKCE authorization in the page; `exchange` waits for the redirect and redeems the code. */
 async function authorize(page: Page, clientId: string, resource: string) {
-  const verifier = randomBytes(32).toString('base64url');
   let reached: URL | undefined;
   await page.unroute(`${CLIENT_REDIRECT}**`);
   await page.route(`${CLIENT_REDIRECT}**`, async (route) => {
     reached = new URL(route.request().url());
     await route.fulfill({ status: 200, contentType: 'text/plain', body: 'back at the client' });
   });
-  const url = new URL(`${E2E_ISSUER}/oidc/auth`);
-  url.search = new URLSearchParams({
-    client_id: clientId,
-    redirect_uri: CLIENT_REDIRECT,
-    response_type: 'code',
-    scope: 'mcp',
-    resource,
-    state: randomBytes(8).toString('hex'),
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  }).toString();
+  const { url, verifier } = pkceAuthorizationRequest(E2E_ISSUER, { clientId, redirectUri: CLIENT_REDIRECT, resource });
   await page.goto(url.href);
   return {
     async exchange() {

@@ -1,7 +1,6 @@
 // MCP clients onboard themselves against a published app's /api/mcp: the MCP SDK's own client does discovery,
 // registration (RFC 7591) or a client ID metadata document, PKCE with `resource`, and the person signs in and
 // consents in the browser, naming who acts. Then the refusals: unknown resources, tampered consent forms.
-import { createHash, randomBytes } from 'node:crypto';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
@@ -9,7 +8,7 @@ import { decodeJwt } from 'jose';
 import { E2E_ISSUER } from './support/constants';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { startMcpApp, type McpApp } from './support/mcp-app';
-import { connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
+import { connectWithOAuth, PageOAuthProvider, pkceAuthorizationRequest } from './support/mcp-oauth';
 import { fillSignIn } from './support/relying-party';
 import { loopbackTlsFiles } from './support/tls';
 
@@ -132,19 +131,7 @@ async function handMadeAuthorization(request: APIRequestContext, resource: strin
   const registered = await request.post(`${E2E_ISSUER}/oauth/register`, { data: { client_name: 'Hand-made client', redirect_uris: [CLIENT_REDIRECT] } });
   expect(registered.status()).toBe(201);
   const clientId = (await registered.json()).client_id as string;
-  const verifier = randomBytes(32).toString('base64url');
-  const url = new URL(`${E2E_ISSUER}/oidc/auth`);
-  url.search = new URLSearchParams({
-    client_id: clientId,
-    redirect_uri: CLIENT_REDIRECT,
-    response_type: 'code',
-    scope: 'mcp',
-    state: randomBytes(8).toString('hex'),
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    ...(resource ? { resource } : {}),
-  }).toString();
-  return { clientId, verifier, url };
+  return { clientId, ...pkceAuthorizationRequest(E2E_ISSUER, { clientId, redirectUri: CLIENT_REDIRECT, resource }) };
 }
 
 async function interceptClientRedirect(page: Page): Promise<() => URL | undefined> {

@@ -1,6 +1,7 @@
 // The MCP SDK's own client and OAuth flow, with an OAuthClientProvider whose "user agent" is a Playwright page:
 // the SDK discovers, registers (or uses a CIMD URL), builds the PKCE authorization request with `resource`; the
 // page signs in and answers the consent screen; the SDK exchanges the code and refreshes.
+import { createHash, randomBytes } from 'node:crypto';
 import type { Page, TestInfo } from '@playwright/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -117,4 +118,21 @@ export async function connectWithOAuth(page: Page, resource: string, provider: P
   const connected = new Client({ name: 'portico-e2e', version: '1.0.0' });
   await connected.connect(new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider }));
   return connected;
+}
+
+/** A public client's PKCE authorization request (S256), built by hand for the cases the SDK would never send. */
+export function pkceAuthorizationRequest(issuer: string, input: { clientId: string; redirectUri: string; resource?: string }): { url: URL; verifier: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL(`${issuer}/oidc/auth`);
+  url.search = new URLSearchParams({
+    client_id: input.clientId,
+    redirect_uri: input.redirectUri,
+    response_type: 'code',
+    scope: 'mcp',
+    state: randomBytes(8).toString('hex'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    ...(input.resource ? { resource: input.resource } : {}),
+  }).toString();
+  return { url, verifier };
 }

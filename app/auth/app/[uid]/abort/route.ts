@@ -7,6 +7,7 @@ import { findInteraction, finishInteraction } from '@/lib/oidc/interactions';
 import { isInteractionUid } from '@/lib/oidc/sign-in-errors';
 import { findSignInTarget } from '@/lib/oidc/sign-in-target';
 import { db, runtime } from '@/lib/runtime';
+import { seeOther } from '../../_lib/responses';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,7 +16,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ uid
   if (!isInteractionUid(uid)) return new Response('Not found', { status: 404 });
   const { provider } = runtime();
   const cookieHeader = request.headers.get('cookie');
-  const card = new Response(null, { status: 303, headers: { Location: `/auth/app/${uid}`, 'Cache-Control': 'no-store' } });
+  const card = seeOther(`/auth/app/${uid}`);
   const lookup = await findInteraction(provider, cookieHeader, uid);
   if (!lookup.ok) return card;
   const target = await findSignInTarget(db(), provider, runtime().env.PORTICO_ISSUER, lookup.interaction.params);
@@ -32,5 +33,5 @@ export async function POST(request: Request, { params }: { params: Promise<{ uid
   });
   const error = target.reason === 'revoked_for_app' ? 'access_denied' : 'invalid_target';
   const location = await finishInteraction(provider, cookieHeader, uid, { error, error_description: RESOURCE_REFUSAL_MESSAGES[target.reason] });
-  return new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } });
+  return seeOther(location);
 }

@@ -3,6 +3,7 @@
 import { findAppSignInContext } from '@/lib/clients/app-context';
 import { findInteraction, finishInteraction } from '@/lib/oidc/interactions';
 import { db, runtime } from '@/lib/runtime';
+import { seeOther } from '../../_lib/responses';
 import { isInteractionUid } from '@/lib/oidc/sign-in-errors';
 
 export const dynamic = 'force-dynamic';
@@ -13,10 +14,10 @@ export async function POST(request: Request, { params }: { params: Promise<{ uid
   const { provider } = runtime();
   const cookieHeader = request.headers.get('cookie');
   const lookup = await findInteraction(provider, cookieHeader, uid);
-  const card = new Response(null, { status: 303, headers: { Location: `/auth/app/${uid}`, 'Cache-Control': 'no-store' } });
+  const card = seeOther(`/auth/app/${uid}`);
   if (!lookup.ok || lookup.interaction.prompt.name !== 'consent' || !lookup.interaction.session?.accountId) return card;
   const context = await findAppSignInContext(db(), String(lookup.interaction.params.client_id ?? ''));
   if (context?.clientKind !== 'app') return card;
   const resumeUrl = await finishInteraction(provider, cookieHeader, uid, { consent: {} });
-  return new Response(null, { status: 303, headers: { Location: resumeUrl, 'Cache-Control': 'no-store' } });
+  return seeOther(resumeUrl);
 }

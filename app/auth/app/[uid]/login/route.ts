@@ -5,12 +5,9 @@ import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { completePasswordSignIn } from '@/lib/oidc/password-sign-in';
 import { isInteractionUid } from '@/lib/oidc/sign-in-errors';
 import { db, runtime } from '@/lib/runtime';
+import { afterOutcome, seeOther } from '../../_lib/responses';
 
 export const dynamic = 'force-dynamic';
-
-function seeOther(location: string): Response {
-  return new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } });
-}
 
 export async function POST(request: Request, { params }: { params: Promise<{ uid: string }> }) {
   const { uid } = await params;
@@ -41,6 +38,5 @@ export async function POST(request: Request, { params }: { params: Promise<{ uid
     clientIp: clientIpFromHeaders(request.headers),
     issuer: runtime().env.PORTICO_ISSUER,
   });
-  if (outcome.kind === 'continue') return seeOther(outcome.location);
-  return seeOther(outcome.kind === 'refused' ? `${card}?error=${outcome.error}` : card);
+  return afterOutcome(card, outcome);
 }

@@ -16,7 +16,7 @@ export interface RequestingClient {
 }
 
 /** Why a resource cannot be granted to the client; each has its own message on the authorization screen. */
-export type ResourceRefusal = 'missing_resource' | 'several_resources' | 'unknown_resource' | 'other_app' | 'revoked_for_app';
+export type ResourceRefusal = 'missing_resource' | 'several_resources' | 'unknown_resource' | 'other_app' | 'revoked_for_app' | 'no_scope';
 
 export const RESOURCE_REFUSAL_MESSAGES: Record<ResourceRefusal, string> = {
   missing_resource:
@@ -24,6 +24,8 @@ export const RESOURCE_REFUSAL_MESSAGES: Record<ResourceRefusal, string> = {
   several_resources: 'The application asked for several apps at once. Each connection reaches exactly one app: connect to them one at a time.',
   unknown_resource: 'The app this application asked to reach is not published on Portico. Check the address you connected to.',
   other_app: 'This application is registered for another app and cannot connect to the one it asked for.',
+  no_scope:
+    "The application asked for no permission on this app (the scope parameter names none of the app's scopes, such as mcp), so there is nothing to allow. Ask its developer to update it.",
   revoked_for_app: "The organization that publishes this app has revoked this application's access to it.",
 };
 

@@ -1,7 +1,7 @@
 // oidc-provider's configuration: an OAuth 2.1 / OpenID Connect profile. The issuer is the origin root (so both
 // discovery documents sit at /.well-known/ where MCP clients look first) and endpoints live under /oidc/*.
 import { randomBytes } from 'node:crypto';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../db/client';
 import { isActiveMember } from '../accounts/memberships';
 import { findUserById } from '../accounts/users';
@@ -139,7 +139,7 @@ export function createProvider(options: ProviderOptions): Provider {
     // Refresh tokens rotate on every use (OAuth 2.1 §4.3.1, RFC 9700 §4.14.2).
     rotateRefreshToken: true,
     ttl: { ...TOKEN_TTL },
-    interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
+    interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid), policy: interactionPolicyWithMcpConsent() },
     renderError: renderError as Configuration['renderError'],
     loadExistingGrant,
     // Runs at sign-in, at every code exchange and refresh, and at userinfo: returning nothing ends the flow with
@@ -212,4 +212,21 @@ async function organizationOfRequest(db: Database, issuer: string, ctx: KoaConte
   if (resource === porticoApiResource(issuer)) return {};
   const app = typeof resource === 'string' ? await findAppByResource(db, resource) : undefined;
   return app ? { id: app.orgId } : {};
+}
+
+/**
+ * oidc-provider's default prompts, plus one rule: an MCP client (external, dynamic, CIMD) always goes through the
+ * consent screen, because the consent is where the person says who acts and where the grant is bound to its app.
+ * Today the defaults already ask (a fresh grant lacks the resource scope, and requests naming none are refused on
+ * the authorization screen); this keeps it true by construction. A grant without a binding is refused at the token
+ * endpoint in any case.
+ */
+function interactionPolicyWithMcpConsent() {
+  const policy = interactionPolicy.base();
+  policy.get('consent')?.checks.add(
+    new interactionPolicy.Check('mcp_client_consent', 'MCP clients need the consent screen', (ctx) =>
+      clientKindOf(ctx.oidc.client) !== 'app' && !ctx.oidc.result?.consent ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT,
+    ),
+  );
+  return policy;
 }

@@ -5,8 +5,8 @@ import type Provider from 'oidc-provider';
 import type { Database } from '../db/client';
 import { findAppContext, findAppSignInContext, type AppContext, type AppSignInContext } from '../clients/app-context';
 import { resolveClientResource, type ClientKind, type ResourceRefusal, type ResourceTarget } from '../clients/binding';
-import { porticoApiResource } from '../resource/portico-api';
-import { clientKindOf, type PorticoClient } from './resource-servers';
+import { PORTICO_API_SCOPES, porticoApiResource } from '../resource/portico-api';
+import { APP_RESOURCE_SCOPES, clientKindOf, type PorticoClient } from './resource-servers';
 
 export interface ClientSummary {
   id: string;
@@ -69,6 +69,12 @@ export async function findSignInTarget(db: Database, provider: Provider, issuer:
     return { kind: 'refused', reason: resolution.reason, client, context: appId ? await findAppContext(db, appId) : undefined };
   }
   const { target, resource } = resolution;
+  // RFC 6749 §3.3: Portico has no default scope for a resource; a request that names none of its scopes fails.
+  const requestedScopes = new Set(String(params.scope ?? '').split(' '));
+  const resourceScopes: readonly string[] = target.kind === 'app' ? APP_RESOURCE_SCOPES : PORTICO_API_SCOPES;
+  if (!resourceScopes.some((scope) => requestedScopes.has(scope))) {
+    return { kind: 'refused', reason: 'no_scope', client, context: target.kind === 'app' ? await findAppContext(db, target.app.id) : undefined };
+  }
   if (target.kind === 'portico') {
     // Portico's own API: Portico's header and brand, no organization.
     const context = { app: { id: 'portico', name: 'Portico', avatarUrl: null, publishOrigin: issuer }, org: null };

@@ -168,7 +168,7 @@ export interface McpAuthorization {
 export async function authorizeMcpClient(
   harness: Harness,
   database: TestDatabase,
-  input: { clientId: string; redirectUri: string; resource?: string; email: string; actor?: string },
+  input: { clientId: string; redirectUri: string; resource?: string; email: string; actor?: string; scope?: string },
 ): Promise<McpAuthorization> {
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const url = new URL(`${harness.issuer}/oidc/auth`);
@@ -176,7 +176,7 @@ export async function authorizeMcpClient(
     client_id: input.clientId,
     redirect_uri: input.redirectUri,
     response_type: 'code',
-    scope: 'mcp',
+    ...(input.scope === '' ? {} : { scope: input.scope ?? 'mcp' }),
     state: oidc.randomState(),
     code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',

@@ -31,7 +31,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ uid
     appId: target.context?.app.id ?? null,
     details: { reason: target.reason, resource: String(lookup.interaction.params.resource ?? '').slice(0, 300) },
   });
-  const error = target.reason === 'revoked_for_app' ? 'access_denied' : 'invalid_target';
+  const error = target.reason === 'revoked_for_app' ? 'access_denied' : target.reason === 'no_scope' ? 'invalid_scope' : 'invalid_target';
   const location = await finishInteraction(provider, cookieHeader, uid, { error, error_description: RESOURCE_REFUSAL_MESSAGES[target.reason] });
   return seeOther(location);
 }

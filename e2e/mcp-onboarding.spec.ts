@@ -94,12 +94,21 @@ test('a client ID metadata document client connects without registering, and loc
     response_types: ['code'],
     token_endpoint_auth_method: 'none',
   };
+  // Documents that must be refused: each breaks one rule of the draft or of Portico's client policy.
+  const refused: Record<string, unknown> = {
+    '/wrong-id.json': { ...document, client_id: `${CIMD_ORIGIN}/someone-else.json` },
+    '/confidential.json': { ...document, client_id: `${CIMD_ORIGIN}/confidential.json`, token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [] } },
+    '/claims-app.json': { ...document, client_id: `${CIMD_ORIGIN}/claims-app.json`, portico_kind: 'app', portico_app_id: FLIGHT_DECK.appId },
+    '/evil-redirect.json': { ...document, client_id: `${CIMD_ORIGIN}/evil-redirect.json`, redirect_uris: ['http://evil.example/cb'] },
+    '/huge.json': { ...document, client_id: `${CIMD_ORIGIN}/huge.json`, padding: 'x'.repeat(20 * 1024) },
+  };
   let fetched = 0;
   const server: HttpsServer = createHttpsServer({ cert: readFileSync(tls.certPath), key: readFileSync(tls.keyPath) }, (req, res) => {
-    if (req.url !== '/mcp-client.json') return void res.writeHead(404).end();
+    const body = req.url === '/mcp-client.json' ? document : refused[req.url ?? ''];
+    if (!body) return void res.writeHead(404).end();
     fetched++;
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' });
-    res.end(JSON.stringify(document));
+    res.end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(4993, '127.0.0.1', resolve));
   try {
@@ -121,6 +130,14 @@ test('a client ID metadata document client connects without registering, and loc
     expect(whoami(await client.callTool({ name: 'whoami' })).client_id).toBe(CIMD_CLIENT_ID);
     expect(fetched).toBeGreaterThan(0);
     await client.close();
+
+    for (const path of Object.keys(refused)) {
+      const { url } = pkceAuthorizationRequest(E2E_ISSUER, { clientId: `${CIMD_ORIGIN}${path}`, redirectUri: CLIENT_REDIRECT, resource: FLIGHT_DECK.resource });
+      const response = await fetch(url, { redirect: 'manual' });
+      expect(response.status, path).toBe(400); // an error page: an unknown client is never redirected to
+      expect(response.headers.get('location'), path).toBeNull();
+      expect(await response.text(), path).toContain('invalid_client');
+    }
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }

@@ -1,9 +1,9 @@
 // Agents of an organization and who may use them. An agent has no credential: it acts only through a person's
 // consent (delegated, as the token's `act`) or, later, through connections configured by people.
 import { randomBytes } from 'node:crypto';
-import { and, asc, eq, exists, isNull, or } from 'drizzle-orm';
+import { and, asc, eq, exists, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { agents, agentUsers, memberships } from '../db/schema';
+import { agentConnections, agentGrants, agents, agentUsers, apps, grantBindings, memberships, oidcPayloads, users } from '../db/schema';
 
 export type Agent = typeof agents.$inferSelect;
 
@@ -50,4 +50,150 @@ export async function findUsableAgent(db: Queryable, orgId: string, userId: stri
   if (!/^agt_[A-Za-z0-9_-]{16,64}$/.test(agentId)) return undefined;
   const usable = await listUsableAgents(db, orgId, userId);
   return usable.find((agent) => agent.id === agentId);
+}
+
+export async function findOrgAgent(db: Queryable, orgId: string, agentId: string): Promise<Agent | undefined> {
+  if (!/^agt_[A-Za-z0-9_-]{16,64}$/.test(agentId)) return undefined;
+  const [agent] = await db.select().from(agents).where(and(eq(agents.id, agentId), eq(agents.orgId, orgId))).limit(1);
+  return agent;
+}
+
+export async function renameAgent(db: Queryable, agentId: string, name: string): Promise<void> {
+  await db.update(agents).set({ name }).where(eq(agents.id, agentId));
+}
+
+/**
+ * Disabling (or deleting, or moving) an agent ends every grant that names it, with its refresh tokens: access is
+ * gone at the agent's next request to Portico, and no new token is issued for it.
+ */
+export async function endAgentGrants(db: Queryable, agentId: string): Promise<number> {
+  const bound = await db.delete(grantBindings).where(eq(grantBindings.agentId, agentId)).returning({ grantId: grantBindings.grantId });
+  const grantIds = bound.map((row) => row.grantId);
+  if (grantIds.length > 0) {
+    await db.delete(oidcPayloads).where(inArray(oidcPayloads.grantId, grantIds));
+    await db.delete(oidcPayloads).where(and(eq(oidcPayloads.kind, 'Grant'), inArray(oidcPayloads.id, grantIds)));
+  }
+  return grantIds.length;
+}
+
+export async function setAgentDisabled(db: Queryable, agentId: string, disabled: boolean): Promise<void> {
+  await db.update(agents).set({ disabledAt: disabled ? sql`now()` : null }).where(eq(agents.id, agentId));
+  if (disabled) await endAgentGrants(db, agentId);
+}
+
+export async function deleteAgent(db: Queryable, agentId: string): Promise<void> {
+  await endAgentGrants(db, agentId);
+  await db.delete(agents).where(eq(agents.id, agentId));
+}
+
+/**
+ * Moves the agent to another organization, under a new owner there. Everything it held in the old organization
+ * goes first — grants, connections, the people who could use it, live grants naming it — because the composite
+ * keys forbid an agent to keep anything across organizations.
+ */
+export async function moveAgent(db: Queryable, agentId: string, targetOrgId: string, newOwnerUserId: string): Promise<void> {
+  await endAgentGrants(db, agentId);
+  await db.delete(agentConnections).where(eq(agentConnections.agentId, agentId));
+  await db.delete(agentGrants).where(eq(agentGrants.agentId, agentId));
+  await db.delete(agentUsers).where(eq(agentUsers.agentId, agentId));
+  await db.update(agents).set({ orgId: targetOrgId, ownerUserId: newOwnerUserId }).where(eq(agents.id, agentId));
+}
+
+export async function disallowAgentUser(db: Queryable, agentId: string, userId: string): Promise<void> {
+  await db.delete(agentUsers).where(and(eq(agentUsers.agentId, agentId), eq(agentUsers.userId, userId)));
+  // Delegations to that person through this agent end with the permission to use it.
+  await db.delete(agentConnections).where(and(eq(agentConnections.agentId, agentId), eq(agentConnections.delegateUserId, userId)));
+}
+
+export async function grantAgentScope(db: Queryable, input: { agentId: string; orgId: string; appId: string; scope: string }): Promise<void> {
+  await db.insert(agentGrants).values(input).onConflictDoNothing();
+}
+
+export async function revokeAgentScope(db: Queryable, input: { agentId: string; appId: string; scope: string }): Promise<void> {
+  await db.delete(agentGrants).where(and(eq(agentGrants.agentId, input.agentId), eq(agentGrants.appId, input.appId), eq(agentGrants.scope, input.scope)));
+}
+
+/** What the agent itself may do on the app: its direct grants, and nothing else. */
+export async function agentScopesOn(db: Queryable, agentId: string, appId: string): Promise<string[]> {
+  const rows = await db.select({ scope: agentGrants.scope }).from(agentGrants).where(and(eq(agentGrants.agentId, agentId), eq(agentGrants.appId, appId)));
+  return rows.map((row) => row.scope).sort();
+}
+
+/**
+ * A connection's mode, as a type: own mode has no person, delegated mode has exactly one. There is no third shape
+ * and no default, so a mode can never be inferred from a missing field.
+ */
+export type ConnectionMode = { mode: 'own' } | { mode: 'delegated'; delegateUserId: string };
+
+export type AgentConnection = typeof agentConnections.$inferSelect;
+
+export async function createConnection(
+  db: Queryable,
+  input: { agentId: string; orgId: string; appId: string; createdByUserId: string; connection: ConnectionMode },
+): Promise<AgentConnection> {
+  const [created] = await db
+    .insert(agentConnections)
+    .values({
+      agentId: input.agentId,
+      orgId: input.orgId,
+      appId: input.appId,
+      mode: input.connection.mode,
+      delegateUserId: input.connection.mode === 'delegated' ? input.connection.delegateUserId : null,
+      createdByUserId: input.createdByUserId,
+    })
+    .returning();
+  if (!created) throw new Error('connection insert returned nothing');
+  return created;
+}
+
+export async function deleteConnection(db: Queryable, agentId: string, connectionId: string): Promise<boolean> {
+  if (!/^[0-9a-f-]{36}$/i.test(connectionId)) return false;
+  const removed = await db
+    .delete(agentConnections)
+    .where(and(eq(agentConnections.id, connectionId), eq(agentConnections.agentId, agentId)))
+    .returning({ id: agentConnections.id });
+  return removed.length === 1;
+}
+
+export interface AgentListing {
+  agent: Agent;
+  ownerEmail: string;
+  users: { userId: string; email: string }[];
+  grants: { appId: string; appName: string; scope: string }[];
+  connections: { id: string; appId: string; appName: string; mode: 'own' | 'delegated'; delegateEmail: string | null }[];
+}
+
+export async function listAgents(db: Queryable, orgId: string): Promise<AgentListing[]> {
+  const rows = await db
+    .select({ agent: agents, ownerEmail: users.email })
+    .from(agents)
+    .innerJoin(users, eq(users.id, agents.ownerUserId))
+    .where(eq(agents.orgId, orgId))
+    .orderBy(asc(agents.name), asc(agents.id));
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.agent.id);
+  const [userRows, grantRows, connectionRows] = await Promise.all([
+    db.select({ agentId: agentUsers.agentId, userId: users.id, email: users.email }).from(agentUsers).innerJoin(users, eq(users.id, agentUsers.userId)).where(inArray(agentUsers.agentId, ids)).orderBy(users.email),
+    db.select({ agentId: agentGrants.agentId, appId: apps.id, appName: apps.name, scope: agentGrants.scope }).from(agentGrants).innerJoin(apps, eq(apps.id, agentGrants.appId)).where(inArray(agentGrants.agentId, ids)).orderBy(apps.name, agentGrants.scope),
+    db
+      .select({ agentId: agentConnections.agentId, id: agentConnections.id, appId: apps.id, appName: apps.name, mode: agentConnections.mode, delegateEmail: users.email })
+      .from(agentConnections)
+      .innerJoin(apps, eq(apps.id, agentConnections.appId))
+      .leftJoin(users, eq(users.id, agentConnections.delegateUserId))
+      .where(inArray(agentConnections.agentId, ids))
+      .orderBy(apps.name),
+  ]);
+  return rows.map(({ agent, ownerEmail }) => ({
+    agent,
+    ownerEmail,
+    users: userRows.filter((row) => row.agentId === agent.id).map(({ userId, email }) => ({ userId, email })),
+    grants: grantRows.filter((row) => row.agentId === agent.id).map(({ appId, appName, scope }) => ({ appId, appName, scope })),
+    connections: connectionRows.filter((row) => row.agentId === agent.id).map(({ id, appId, appName, mode, delegateEmail }) => ({ id, appId, appName, mode, delegateEmail })),
+  }));
+}
+
+/** An agent that exists and is not disabled. */
+export async function isAgentActive(db: Queryable, agentId: string): Promise<boolean> {
+  const [agent] = await db.select({ disabledAt: agents.disabledAt }).from(agents).where(eq(agents.id, agentId)).limit(1);
+  return agent !== undefined && agent.disabledAt === null;
 }

@@ -9,6 +9,7 @@ export const PERMISSIONS = [
   'members.manage',
   'teams.manage',
   'clients.manage',
+  'agents.manage',
   'branding.manage',
   'audit.read',
   'ownership.transfer',

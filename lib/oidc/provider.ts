@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../db/client';
 import { isActiveMember } from '../accounts/memberships';
+import { isAgentActive } from '../accounts/agents';
 import { findUserById } from '../accounts/users';
 import { findAppByIdentity, findAppByResource } from '../clients/apps';
 import { cimdConfiguration, cimdFetch } from './cimd';
@@ -205,8 +206,11 @@ async function organizationOfRequest(db: Database, issuer: string, ctx: KoaConte
   const grantId = (token as { grantId?: string } | undefined)?.grantId ?? (ctx.oidc?.route === 'token' ? exchangedGrantId(ctx) : undefined);
   if (grantId) {
     const binding = await grantBindingFor(db, ctx, grantId);
+    if (!binding) return { refuse: true };
+    // The agent a binding names must still be enabled (deleting or moving it removes the binding altogether).
+    if (binding.agentId && !(await isAgentActive(db, binding.agentId))) return { refuse: true };
     // A binding to Portico's own API has no organization: the API authorizes each request by role instead.
-    return binding ? { id: binding.orgId ?? undefined } : { refuse: true };
+    return { id: binding.orgId ?? undefined };
   }
   const resource = ctx.oidc?.params?.resource;
   if (resource === porticoApiResource(issuer)) return {};

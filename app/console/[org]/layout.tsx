@@ -14,6 +14,7 @@ export default async function OrgLayout(props: { children: ReactNode; params: Pr
   const nav = [
     { href: `${base}/apps`, label: 'Apps', show: access.can('apps.read') },
     { href: `${base}/clients`, label: 'Clients', show: access.can('clients.manage') },
+    { href: `${base}/agents`, label: 'Agents', show: access.can('agents.manage') },
     { href: `${base}/members`, label: 'Members', show: access.can('members.read') },
     { href: `${base}/teams`, label: 'Teams', show: access.can('teams.manage') },
     { href: `${base}/settings`, label: 'Settings', show: access.can('branding.manage') },

@@ -40,6 +40,8 @@ export const apps = pgTable(
   (t) => [
     uniqueIndex('apps_identity_key').on(t.identity),
     uniqueIndex('apps_org_slug_key').on(t.orgId, t.slug),
+    // Target of agent grants' and connections' composite keys: an agent only reaches apps of its own organization.
+    unique('apps_id_org_key').on(t.id, t.orgId),
   ],
 );
 

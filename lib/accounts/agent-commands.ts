@@ -1,0 +1,192 @@
+// What a person may do to an organization's agents, once: validation, authorization-independent rules, the change
+// and its audit event. The console's actions and the REST API are thin callers of these commands, so both answer
+// the same way. The caller has already checked the person's `agents.manage` permission in the organization.
+import { z } from 'zod';
+import type { Queryable } from '../db/client';
+import { findOrgApp } from '../clients/apps';
+import type { AuditRecord } from '../audit/events';
+import { findMembershipRole } from './memberships';
+import { findOrganizationBySlug } from './organizations';
+import { can } from './permissions';
+import { findUserById, type User } from './users';
+import {
+  allowAgentUser,
+  createAgent,
+  createConnection,
+  deleteAgent,
+  deleteConnection,
+  disallowAgentUser,
+  findOrgAgent,
+  grantAgentScope,
+  moveAgent,
+  renameAgent,
+  revokeAgentScope,
+  setAgentDisabled,
+  type Agent,
+} from './agents';
+
+/** A refusal the person can act on; `status` is what the REST API answers. */
+export class AgentCommandRefusal extends Error {
+  constructor(
+    readonly status: 400 | 404 | 409,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface AgentCommandContext {
+  tx: Queryable;
+  org: { id: string; slug: string; name: string };
+  person: User;
+  /** Records the command's one audit event in the organization, as the person. */
+  audit(record: Omit<AuditRecord, 'orgId' | 'actor'>): Promise<void>;
+}
+
+export const agentIdSchema = z.string().regex(/^agt_[A-Za-z0-9_-]{16,64}$/, 'is not an agent');
+const name = z.string().trim().min(1, 'is required').max(80, 'must be at most 80 characters');
+const scope = z.string().trim().regex(/^[A-Za-z0-9:._-]{1,64}$/, 'must be 1-64 letters, digits or : . _ -');
+const appId = z.string().uuid('choose an app');
+
+export const AGENT_INPUTS = {
+  create: z.object({ name }),
+  rename: z.object({ agentId: agentIdSchema, name }),
+  setDisabled: z.object({ agentId: agentIdSchema, disabled: z.boolean() }),
+  remove: z.object({ agentId: agentIdSchema }),
+  move: z.object({ agentId: agentIdSchema, targetOrg: z.string().min(1, 'choose an organization') }),
+  allowUser: z.object({ agentId: agentIdSchema, userId: z.string().uuid('choose a member') }),
+  disallowUser: z.object({ agentId: agentIdSchema, userId: z.string().uuid('choose a member') }),
+  grant: z.object({ agentId: agentIdSchema, appId, scope }),
+  revokeGrant: z.object({ agentId: agentIdSchema, appId, scope }),
+  /** No default mode: a connection without an explicit one fails here, and the schema's CHECK forbids a mix. */
+  connect: z.discriminatedUnion(
+    'mode',
+    [
+      z.object({ agentId: agentIdSchema, appId, mode: z.literal('own') }).strict(),
+      z.object({ agentId: agentIdSchema, appId, mode: z.literal('delegated'), delegateUserId: z.string().uuid('choose the person it acts for') }).strict(),
+    ],
+    { error: 'choose a mode: "own" (the agent acts as itself) or "delegated" (it acts for one person)' },
+  ),
+  disconnect: z.object({ agentId: agentIdSchema, connectionId: z.string().uuid('is not a connection') }),
+} as const;
+
+type Input<K extends keyof typeof AGENT_INPUTS> = z.infer<(typeof AGENT_INPUTS)[K]>;
+
+async function agentOf(ctx: AgentCommandContext, id: string): Promise<Agent> {
+  const agent = await findOrgAgent(ctx.tx, ctx.org.id, id);
+  if (!agent) throw new AgentCommandRefusal(404, 'This agent does not exist in this organization.');
+  return agent;
+}
+
+async function memberOf(ctx: AgentCommandContext, userId: string): Promise<User> {
+  const user = (await findMembershipRole(ctx.tx, ctx.org.id, userId)) ? await findUserById(ctx.tx, userId) : undefined;
+  if (!user) throw new AgentCommandRefusal(400, 'Only members of the organization can be named here.');
+  return user;
+}
+
+async function orgApp(ctx: AgentCommandContext, id: string) {
+  const app = await findOrgApp(ctx.tx, ctx.org.id, id);
+  if (!app) throw new AgentCommandRefusal(404, 'This app does not exist in this organization.');
+  return app.app;
+}
+
+const subject = (agent: Agent) => ({ type: 'agent', id: agent.id, label: agent.name });
+
+export const agentCommands = {
+  async create(ctx: AgentCommandContext, input: Input<'create'>) {
+    const agent = await createAgent(ctx.tx, { orgId: ctx.org.id, name: input.name, ownerUserId: ctx.person.id });
+    await ctx.audit({ action: 'agent.created', subject: subject(agent) });
+    return { agent, message: `Created ${agent.name}. It can do nothing yet: grant it scopes or connect it to an app.` };
+  },
+
+  async rename(ctx: AgentCommandContext, input: Input<'rename'>) {
+    const agent = await agentOf(ctx, input.agentId);
+    await renameAgent(ctx.tx, agent.id, input.name);
+    await ctx.audit({ action: 'agent.renamed', subject: { ...subject(agent), label: input.name }, details: { from: agent.name } });
+    return { message: 'Renamed.' };
+  },
+
+  async setDisabled(ctx: AgentCommandContext, input: Input<'setDisabled'>) {
+    const agent = await agentOf(ctx, input.agentId);
+    await setAgentDisabled(ctx.tx, agent.id, input.disabled);
+    await ctx.audit({ action: input.disabled ? 'agent.disabled' : 'agent.enabled', subject: subject(agent) });
+    return { message: input.disabled ? `${agent.name} is disabled: its access ended.` : `${agent.name} is enabled again.` };
+  },
+
+  async remove(ctx: AgentCommandContext, input: Input<'remove'>) {
+    const agent = await agentOf(ctx, input.agentId);
+    await deleteAgent(ctx.tx, agent.id);
+    await ctx.audit({ action: 'agent.deleted', subject: subject(agent) });
+    return { message: `Deleted ${agent.name}. Its access ended.` };
+  },
+
+  /** Moves the agent out, to another organization where the person also manages agents. */
+  async move(ctx: AgentCommandContext, input: Input<'move'>, recordArrival: (orgId: string, record: Omit<AuditRecord, 'orgId' | 'actor'>) => Promise<void>) {
+    const agent = await agentOf(ctx, input.agentId);
+    const target = await findOrganizationBySlug(ctx.tx, input.targetOrg);
+    if (!target || target.id === ctx.org.id || !can(await findMembershipRole(ctx.tx, target.id, ctx.person.id), 'agents.manage')) {
+      throw new AgentCommandRefusal(400, 'You can move an agent only to another organization where you manage agents.');
+    }
+    await moveAgent(ctx.tx, agent.id, target.id, ctx.person.id);
+    await ctx.audit({ action: 'agent.moved_out', subject: subject(agent), details: { to: target.slug } });
+    // The receiving organization's trail shows the arrival too.
+    await recordArrival(target.id, { action: 'agent.moved_in', subject: subject(agent), details: { from: ctx.org.slug } });
+    return { message: `Moved ${agent.name} to ${target.name}. It keeps nothing from ${ctx.org.name}.` };
+  },
+
+  async allowUser(ctx: AgentCommandContext, input: Input<'allowUser'>) {
+    const agent = await agentOf(ctx, input.agentId);
+    const user = await memberOf(ctx, input.userId);
+    await allowAgentUser(ctx.tx, agent.id, user.id);
+    await ctx.audit({ action: 'agent.user_added', subject: subject(agent), details: { userId: user.id, email: user.email } });
+    return { message: `${user.email} may use ${agent.name}.` };
+  },
+
+  async disallowUser(ctx: AgentCommandContext, input: Input<'disallowUser'>) {
+    const agent = await agentOf(ctx, input.agentId);
+    await disallowAgentUser(ctx.tx, agent.id, input.userId);
+    await ctx.audit({ action: 'agent.user_removed', subject: subject(agent), details: { userId: input.userId } });
+    return { message: 'Removed.' };
+  },
+
+  async grant(ctx: AgentCommandContext, input: Input<'grant'>) {
+    const agent = await agentOf(ctx, input.agentId);
+    const app = await orgApp(ctx, input.appId);
+    await grantAgentScope(ctx.tx, { agentId: agent.id, orgId: ctx.org.id, appId: app.id, scope: input.scope });
+    await ctx.audit({ action: 'agent.scope_granted', subject: subject(agent), appId: app.id, details: { scope: input.scope } });
+    return { message: `${agent.name} now holds ${input.scope} on ${app.name}.` };
+  },
+
+  async revokeGrant(ctx: AgentCommandContext, input: Input<'revokeGrant'>) {
+    const agent = await agentOf(ctx, input.agentId);
+    await revokeAgentScope(ctx.tx, { agentId: agent.id, appId: input.appId, scope: input.scope });
+    await ctx.audit({ action: 'agent.scope_revoked', subject: subject(agent), appId: input.appId, details: { scope: input.scope } });
+    return { message: `Revoked ${input.scope}.` };
+  },
+
+  async connect(ctx: AgentCommandContext, input: Input<'connect'>) {
+    const agent = await agentOf(ctx, input.agentId);
+    const app = await orgApp(ctx, input.appId);
+    if (input.mode === 'delegated') await memberOf(ctx, input.delegateUserId);
+    const connection = await createConnection(ctx.tx, {
+      agentId: agent.id,
+      orgId: ctx.org.id,
+      appId: app.id,
+      createdByUserId: ctx.person.id,
+      connection: input.mode === 'own' ? { mode: 'own' } : { mode: 'delegated', delegateUserId: input.delegateUserId },
+    }).catch((error: unknown) => {
+      const code = (error as { cause?: { code?: string }; code?: string }).cause?.code ?? (error as { code?: string }).code;
+      if (code === '23505') throw new AgentCommandRefusal(409, `${agent.name} is connected to ${app.name} already.`);
+      throw error;
+    });
+    await ctx.audit({ action: 'agent.connection_created', subject: subject(agent), appId: app.id, details: { connectionId: connection.id, mode: connection.mode, delegateUserId: connection.delegateUserId } });
+    return { connection, message: `${agent.name} is connected to ${app.name} (${connection.mode} mode).` };
+  },
+
+  async disconnect(ctx: AgentCommandContext, input: Input<'disconnect'>) {
+    const agent = await agentOf(ctx, input.agentId);
+    if (!(await deleteConnection(ctx.tx, agent.id, input.connectionId))) throw new AgentCommandRefusal(404, 'This connection does not exist.');
+    await ctx.audit({ action: 'agent.connection_deleted', subject: subject(agent), details: { connectionId: input.connectionId } });
+    return { message: 'Connection removed.' };
+  },
+};

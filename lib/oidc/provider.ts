@@ -8,6 +8,8 @@ import { isAgentActive } from '../accounts/agents';
 import { findUserById } from '../accounts/users';
 import { findAppByIdentity, findAppByResource } from '../clients/apps';
 import { cimdConfiguration, cimdFetch } from './cimd';
+import { exchangedClaimsOf, porticoInternalClient, registerAgentTokenExchange } from './agent-token-exchange';
+import { publicJwksOf } from './keys';
 import { porticoApiResource } from '../resource/portico-api';
 import {
   ACCESS_TOKEN_TTL_SECONDS,
@@ -61,6 +63,8 @@ export function createProvider(options: ProviderOptions): Provider {
       refreshTokenReuseGraceSeconds: options.refreshTokenReuseGraceSeconds,
     }),
     jwks: { keys: options.keys.signingKeys as NonNullable<Configuration['jwks']>['keys'] },
+    // Portico's own components (own-mode agent tokens, lib/oidc/agent-token-exchange.ts): no secret, Portico's key.
+    clients: [porticoInternalClient(publicJwksOf(options.keys))],
     cookies: { keys: options.keys.cookieKeys, long: cookieOptions, short: cookieOptions },
     routes: {
       authorization: `${OIDC_PREFIX}/auth`,
@@ -81,7 +85,9 @@ export function createProvider(options: ProviderOptions): Provider {
     responseTypes: ['code'],
     // OAuth 2.1 §4.1.1 / RFC 9700 §2.1.1: PKCE for every client, confidential ones included. S256 only.
     pkce: { required: () => true },
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    // private_key_jwt serves one client only, portico-internal (Portico's own components, signed with Portico's key);
+    // registration and CIMD never let another client choose it.
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
     // No HS* anywhere: client secrets are stored hashed, so they can never serve as symmetric keys.
     enabledJWA: {
       idTokenSigningAlgValues: ['ES256', 'RS256'],
@@ -128,6 +134,8 @@ export function createProvider(options: ProviderOptions): Provider {
       // for a consent that named an agent, that agent as the actor (RFC 8693 §4.1 `act`); the subject stays the
       // person, whose permissions the token carries.
       if (token.kind !== 'AccessToken' || !('resourceServer' in token) || !token.resourceServer?.audience) return undefined;
+      const exchanged = exchangedClaimsOf(token);
+      if (exchanged) return { azp: token.clientId, ...exchanged };
       const grantId = 'grantId' in token ? (token.grantId as string | undefined) : undefined;
       if (clientKindOf(ctx.oidc.client) !== 'app' && grantId) {
         const binding = await grantBindingFor(options.db(), ctx, grantId);
@@ -163,6 +171,7 @@ export function createProvider(options: ProviderOptions): Provider {
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = options.trustProxy;
   applyProviderOverrides(provider, options.db);
+  registerAgentTokenExchange(provider, options.db);
   return provider;
 }
 

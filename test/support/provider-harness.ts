@@ -11,7 +11,7 @@ import { hashPassword } from '../../lib/accounts/passwords';
 import { createUser, type User } from '../../lib/accounts/users';
 import { appResource, createApp, type CreatedApp } from '../../lib/clients/apps';
 import { createProviderHandler } from '../../lib/oidc/bridge';
-import { loadOrCreateKeyMaterial } from '../../lib/oidc/keys';
+import { loadOrCreateKeyMaterial, type KeyMaterial } from '../../lib/oidc/keys';
 import { completePasswordSignIn, type PasswordSignInOutcome } from '../../lib/oidc/password-sign-in';
 import { completeConsent, type ConsentOutcome } from '../../lib/oidc/consent';
 import { createProvider } from '../../lib/oidc/provider';
@@ -20,6 +20,7 @@ import type { TestDatabase } from './databases';
 export interface Harness {
   issuer: string;
   provider: Provider;
+  keys: KeyMaterial;
   close(): Promise<void>;
 }
 
@@ -41,6 +42,7 @@ export async function startProviderHarness(database: TestDatabase, options: { re
   return {
     issuer,
     provider,
+    keys,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

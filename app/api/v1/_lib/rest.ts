@@ -71,7 +71,8 @@ export function orgRoute(permission: OrgPermission, handler: (ctx: OrgRouteConte
               actor: { type: 'person', id: caller.user.id, label: caller.user.email, ip },
               act: caller.agentId ?? null,
               clientId: record.clientId ?? caller.token.clientId,
-              details: { ...record.details, via: 'rest', tokenClient: caller.token.clientId },
+              // Who authorized what: the token's subject, the acting agent and the mode, and the client.
+              details: { ...record.details, via: 'rest', sub: caller.user.id, act: caller.agentId ?? null, mode: caller.agentId ? 'delegated' : 'person', tokenClient: caller.token.clientId },
             }),
         }),
       );

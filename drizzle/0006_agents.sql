@@ -28,5 +28,4 @@ ALTER TABLE "agent_connections" ADD CONSTRAINT "agent_connections_app_id_org_id_
 ALTER TABLE "agent_grants" ADD CONSTRAINT "agent_grants_agent_id_org_id_agents_id_org_id_fk" FOREIGN KEY ("agent_id","org_id") REFERENCES "public"."agents"("id","org_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "agent_grants" ADD CONSTRAINT "agent_grants_app_id_org_id_apps_id_org_id_fk" FOREIGN KEY ("app_id","org_id") REFERENCES "public"."apps"("id","org_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "agent_connections_agent_app_key" ON "agent_connections" USING btree ("agent_id","app_id");--> statement-breakpoint
-CREATE UNIQUE INDEX "agent_grants_agent_app_scope_key" ON "agent_grants" USING btree ("agent_id","app_id","scope");--> statement-breakpoint
-ALTER TABLE "apps" ADD CONSTRAINT "apps_id_org_key" UNIQUE("id","org_id");
+CREATE UNIQUE INDEX "agent_grants_agent_app_scope_key" ON "agent_grants" USING btree ("agent_id","app_id","scope");

@@ -1,0 +1,1 @@
+ALTER TABLE "apps" ADD CONSTRAINT "apps_id_org_key" UNIQUE("id","org_id");

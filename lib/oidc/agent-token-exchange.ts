@@ -1,0 +1,181 @@
+// Access tokens for agent connections: an RFC 8693 token exchange that only Portico's own components can call.
+//
+// Why this design: an agent holds no password, secret or key of its own (a leaked agent credential would be a
+// standing backdoor), so its tokens are an internal decision of the platform. The caller is the static client
+// `portico-internal`, which authenticates with private_key_jwt (RFC 7523 §2.2) signed by Portico's own signing key
+// — only a process holding Portico's key material (and PORTICO_SECRET_KEY to decrypt it) can call it, and no new
+// secret exists anywhere. The subject is an own-mode connection (agent → app), checked at every exchange: the agent
+// must exist, be enabled and belong to the app's organization, so a deleted, disabled or moved agent gets no new
+// token. The answer is an access token only, at most 10 minutes, for the connection's app: never an ID token (no
+// `openid` here) and never a refresh token (when it expires, Portico issues another). In own mode its subject is
+// the agent and it carries only the agent's direct grants; in delegated mode its subject is the named person, the
+// agent is `act`, and the permissions are the person's.
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import Provider, { errors, type ClientMetadata } from 'oidc-provider';
+import { SignJWT, importJWK, type JWK } from 'jose';
+import type { Database } from '../db/client';
+import { agentConnections, agents, apps } from '../db/schema';
+import { agentScopesOn, findUsableAgent } from '../accounts/agents';
+import { findUserById } from '../accounts/users';
+import { appResource } from '../clients/apps';
+import { recordAuditEvent } from '../audit/events';
+import { ACCESS_TOKEN_TTL_SECONDS, APP_RESOURCE_SCOPES } from './resource-servers';
+
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** RFC 8693 §3: Portico's own token type for "this own-mode connection", valid only between Portico's components. */
+export const AGENT_CONNECTION_TOKEN_TYPE = 'urn:portico:params:oauth:token-type:agent-connection';
+export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+export const PORTICO_INTERNAL_CLIENT_ID = 'portico-internal';
+
+/** The static client Portico's components authenticate as: its keys are Portico's own public signing keys. */
+export function porticoInternalClient(publicJwks: JWK[]): ClientMetadata {
+  return {
+    client_id: PORTICO_INTERNAL_CLIENT_ID,
+    client_name: 'Portico',
+    token_endpoint_auth_method: 'private_key_jwt',
+    token_endpoint_auth_signing_alg: 'ES256',
+    jwks: { keys: publicJwks.filter((key) => key.alg === 'ES256') as NonNullable<ClientMetadata['jwks']>['keys'] },
+    grant_types: [TOKEN_EXCHANGE_GRANT],
+    response_types: [],
+    redirect_uris: [],
+  };
+}
+
+interface ConnectionSubject {
+  connectionId: string;
+  mode: 'own' | 'delegated';
+  delegateUserId: string | null;
+  agentId: string;
+  agentName: string;
+  agentDisabled: boolean;
+  orgId: string;
+  app: typeof apps.$inferSelect;
+}
+
+async function findConnection(db: Database, connectionId: unknown): Promise<ConnectionSubject | undefined> {
+  if (typeof connectionId !== 'string' || !/^[0-9a-f-]{36}$/i.test(connectionId)) return undefined;
+  const [row] = await db
+    .select({ connection: agentConnections, agent: agents, app: apps })
+    .from(agentConnections)
+    // The composite keys already tie agent, app and connection to one organization; the joins say it again.
+    .innerJoin(agents, and(eq(agents.id, agentConnections.agentId), eq(agents.orgId, agentConnections.orgId)))
+    .innerJoin(apps, and(eq(apps.id, agentConnections.appId), eq(apps.orgId, agentConnections.orgId)))
+    .where(eq(agentConnections.id, connectionId))
+    .limit(1);
+  if (!row) return undefined;
+  return {
+    connectionId: row.connection.id,
+    mode: row.connection.mode,
+    delegateUserId: row.connection.delegateUserId,
+    agentId: row.agent.id,
+    agentName: row.agent.name,
+    agentDisabled: row.agent.disabledAt !== null,
+    orgId: row.connection.orgId,
+    app: row.app,
+  };
+}
+
+/**
+ * The claims an exchanged token carries besides oidc-provider's (read by the provider's extraTokenClaims hook):
+ * the organization, and for delegated mode the agent as `act` (RFC 8693 §4.1).
+ */
+const exchangedTokenClaims = new WeakMap<object, { org: string; act?: { sub: string } }>();
+
+export function exchangedClaimsOf(token: object): { org: string; act?: { sub: string } } | undefined {
+  return exchangedTokenClaims.get(token);
+}
+
+export function registerAgentTokenExchange(provider: Provider, db: () => Database): void {
+  provider.registerGrantType(
+    TOKEN_EXCHANGE_GRANT,
+    async (ctx) => {
+      const { client, params } = ctx.oidc;
+      // The client's registered grant types already restrict this grant to portico-internal; say it once more.
+      if (!client || client.clientId !== PORTICO_INTERNAL_CLIENT_ID) throw new errors.UnauthorizedClient('only Portico itself may exchange agent connections');
+      if (params?.subject_token_type !== AGENT_CONNECTION_TOKEN_TYPE) throw new errors.InvalidRequest(`subject_token_type must be ${AGENT_CONNECTION_TOKEN_TYPE}`);
+      if (params.requested_token_type !== undefined && params.requested_token_type !== ACCESS_TOKEN_TYPE) {
+        throw new errors.InvalidRequest('only access tokens are issued for agents');
+      }
+      const connection = await findConnection(db(), params.subject_token);
+      if (!connection || connection.agentDisabled) throw new errors.InvalidGrant('the subject is not an active agent connection');
+      const resource = appResource(connection.app.publishOrigin);
+      if (params.resource !== undefined && params.resource !== resource) throw new errors.InvalidTarget('the resource is not the connection’s app');
+
+      // Own mode: the agent is the subject and holds its direct grants on this app, nothing from any role or team.
+      // Delegated mode: the person is the subject and the agent the actor; the permissions are the person's, so the
+      // person must still be an active member who may use the agent.
+      let subject = connection.agentId;
+      let scope: string;
+      if (connection.mode === 'own') {
+        scope = (await agentScopesOn(db(), connection.agentId, connection.app.id)).join(' ');
+      } else {
+        const person = connection.delegateUserId ? await findUserById(db(), connection.delegateUserId) : undefined;
+        const usable = person && !person.disabledAt ? await findUsableAgent(db(), connection.orgId, person.id, connection.agentId) : undefined;
+        if (!person || !usable) throw new errors.InvalidGrant('the delegating person may no longer use this agent');
+        subject = person.id;
+        scope = APP_RESOURCE_SCOPES.join(' ');
+      }
+      // No grant: nobody consented, the platform decided (oidc-provider's types insist on a grantId, its model not).
+      const token = new provider.AccessToken({ accountId: subject, client, gty: 'token-exchange', scope: scope || undefined } as unknown as ConstructorParameters<Provider['AccessToken']>[0]);
+      exchangedTokenClaims.set(token, { org: connection.orgId, ...(connection.mode === 'delegated' ? { act: { sub: connection.agentId } } : {}) });
+      token.resourceServer = new provider.ResourceServer(resource, {
+        scope: [...new Set([...APP_RESOURCE_SCOPES, ...scope.split(' ').filter(Boolean)])].join(' '),
+        audience: connection.app.identity,
+        accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+        accessTokenFormat: 'jwt',
+        jwt: { sign: { alg: 'ES256' } },
+      });
+      ctx.oidc.entity('AccessToken', token);
+      const accessToken = await token.save();
+      await recordAuditEvent(db(), {
+        orgId: connection.orgId,
+        actor: { type: 'system', label: 'Portico' },
+        action: 'agent.token_issued',
+        subject: { type: 'agent', id: connection.agentId, label: connection.agentName },
+        appId: connection.app.id,
+        clientId: PORTICO_INTERNAL_CLIENT_ID,
+        details: { sub: subject, act: connection.mode === 'delegated' ? connection.agentId : null, mode: connection.mode, connectionId: connection.connectionId, scope, expiresIn: token.expiration },
+      });
+      ctx.body = {
+        access_token: accessToken,
+        issued_token_type: ACCESS_TOKEN_TYPE,
+        token_type: 'Bearer',
+        expires_in: token.expiration,
+        ...(scope ? { scope } : {}),
+      };
+    },
+    new Set(['subject_token', 'subject_token_type', 'requested_token_type', 'resource', 'scope']),
+  );
+}
+
+/**
+ * For Portico's components: the client assertion (RFC 7523 §2.2) that authenticates them as portico-internal,
+ * signed with Portico's ES256 key. Short-lived and single-use (oidc-provider refuses a replayed `jti`).
+ */
+export async function porticoClientAssertion(signingKeys: JWK[], issuer: string): Promise<string> {
+  const jwk = signingKeys.find((key) => key.alg === 'ES256');
+  if (!jwk) throw new Error('no ES256 signing key');
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: jwk.kid })
+    .setIssuer(PORTICO_INTERNAL_CLIENT_ID)
+    .setSubject(PORTICO_INTERNAL_CLIENT_ID)
+    .setAudience(issuer)
+    .setJti(randomUUID())
+    .setIssuedAt()
+    .setExpirationTime('60s')
+    .sign(await importJWK(jwk, 'ES256'));
+}
+
+/** The token request a Portico component sends to exchange an own-mode connection for an access token. */
+export async function agentTokenRequestBody(signingKeys: JWK[], issuer: string, connectionId: string): Promise<URLSearchParams> {
+  return new URLSearchParams({
+    grant_type: TOKEN_EXCHANGE_GRANT,
+    client_id: PORTICO_INTERNAL_CLIENT_ID,
+    client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+    client_assertion: await porticoClientAssertion(signingKeys, issuer),
+    subject_token: connectionId,
+    subject_token_type: AGENT_CONNECTION_TOKEN_TYPE,
+    requested_token_type: ACCESS_TOKEN_TYPE,
+  });
+}

@@ -31,14 +31,14 @@ export interface OrgRouteContext {
   caller: ApiCaller;
   org: Organization;
   tx: Transaction;
-  params: Record<string, string>;
+  params: Record<string, string | string[] | undefined>;
   /** The JSON body (objects only), read with a size cap. */
   body(): Promise<Record<string, unknown>>;
   audit(record: Omit<AuditRecord, 'orgId' | 'actor' | 'act'>): Promise<void>;
 }
 
 export function orgRoute(permission: OrgPermission, handler: (ctx: OrgRouteContext) => Promise<Response>) {
-  return async (request: Request, route: { params: Promise<Record<string, string>> }): Promise<Response> => {
+  return async (request: Request, route: { params: Promise<Record<string, string | string[] | undefined>> }): Promise<Response> => {
     const { env, publicJwks } = runtime();
     const authentication = await authenticateApiRequest(request, { db: db(), issuer: env.PORTICO_ISSUER, publicJwks });
     if (!authentication.ok) return authentication.response;

@@ -40,7 +40,7 @@ async function run<T>(step: () => Promise<T>): Promise<T> {
 
 /** The optional catch-all segments after /agents (Next gives an array, or nothing). */
 function path(ctx: OrgRouteContext): string[] {
-  const segments: unknown = (ctx.params as Record<string, unknown>).path;
+  const segments = ctx.params.path;
   return Array.isArray(segments) ? segments.map(String) : [];
 }
 

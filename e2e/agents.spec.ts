@@ -3,6 +3,10 @@
 import { expect, test, type Page } from '@playwright/test';
 import { E2E_ISSUER } from './support/constants';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { decodeJwt } from 'jose';
+import { startMcpApp } from './support/mcp-app';
 import { connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
 
 const ENGINEER = FLIGHT_DECK.engineer; // an admin of Acme Rockets
@@ -88,4 +92,53 @@ test('REST: the same rules for agents and connections', async ({ page }) => {
   expect((await call('DELETE', `/${id}`)).status).toBe(200);
   expect((await call('DELETE', `/${id}`)).status).toBe(404);
   expect((await fetch(`${E2E_ISSUER}/api/v1/orgs/acme-rockets/agents`)).status).toBe(401);
+});
+
+test('own mode end to end: Portico issues the agent a short access token, the app sees the agent; deleted, it gets none', async ({ page }) => {
+  const app = await startMcpApp({ origin: FLIGHT_DECK.origin, issuer: E2E_ISSUER, audience: FLIGHT_DECK.identity });
+  try {
+    const provider = new PageOAuthProvider('http://127.0.0.1:4994/callback', { clientName: 'Agent operator' });
+    await (await connectWithOAuth(page, `${E2E_ISSUER}/api/mcp`, provider, ENGINEER)).close();
+    const token = provider.tokens()!.access_token;
+    const rest = (method: string, path: string, body?: unknown) =>
+      fetch(`${E2E_ISSUER}/api/v1/orgs/acme-rockets${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+
+    const { id: agentId } = (await (await rest('POST', '/agents', { name: 'Flight helper' })).json()) as { id: string };
+    expect((await rest('POST', `/agents/${agentId}/grants`, { app_id: FLIGHT_DECK.appId, scope: 'mcp' })).status).toBe(201);
+    const { id: connectionId } = (await (await rest('POST', `/agents/${agentId}/connections`, { app_id: FLIGHT_DECK.appId, mode: 'own' })).json()) as { id: string };
+
+    const issued = await rest('POST', '/agent-tokens', { connection_id: connectionId });
+    expect(issued.status).toBe(200);
+    const tokens = (await issued.json()) as Record<string, unknown>;
+    expect(Object.keys(tokens).sort()).toEqual(['access_token', 'expires_in', 'issued_token_type', 'scope', 'token_type']);
+    expect(decodeJwt(String(tokens.access_token))).toMatchObject({ sub: agentId, aud: FLIGHT_DECK.identity, scope: 'mcp' });
+
+    const client = new Client({ name: 'agent-runtime', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(FLIGHT_DECK.resource), { requestInit: { headers: { Authorization: `Bearer ${String(tokens.access_token)}` } } }));
+    const result = await client.callTool({ name: 'whoami' });
+    expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toMatchObject({ sub: agentId, act: null });
+    await client.close();
+
+    // Disabled: no new token. Deleted: the connection is gone with it.
+    expect((await rest('PATCH', `/agents/${agentId}`, { disabled: true })).status).toBe(200);
+    const refused = await rest('POST', '/agent-tokens', { connection_id: connectionId });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: string }).error).toBe('invalid_grant');
+    expect((await rest('DELETE', `/agents/${agentId}`)).status).toBe(200);
+    expect((await rest('POST', '/agent-tokens', { connection_id: connectionId })).status).toBe(404);
+
+    // Delegated to the engineer: the engineer (and nobody else) gets a token whose subject is the engineer.
+    const engineerId = String(decodeJwt(token).sub);
+    const { id: helperId } = (await (await rest('POST', '/agents', { name: 'Engineer helper' })).json()) as { id: string };
+    const delegated = (await (await rest('POST', `/agents/${helperId}/connections`, { app_id: FLIGHT_DECK.appId, mode: 'delegated', delegate_user_id: engineerId })).json()) as { id: string };
+    const delegatedToken = await rest('POST', '/agent-tokens', { connection_id: delegated.id });
+    expect(delegatedToken.status).toBe(200);
+    expect(decodeJwt(String(((await delegatedToken.json()) as { access_token: string }).access_token))).toMatchObject({ sub: engineerId, act: { sub: helperId } });
+  } finally {
+    await app.close();
+  }
 });

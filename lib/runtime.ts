@@ -12,6 +12,11 @@ export interface PorticoRuntime {
   provider: Provider;
   /** The signing keys' public JWKs: Portico verifies its own API's tokens locally, like any resource server. */
   publicJwks: JWK[];
+  /**
+   * The private signing keys, for Portico's own components that authenticate to its token endpoint as
+   * portico-internal (own-mode agent tokens). Never served, never logged.
+   */
+  signingKeys: JWK[];
 }
 
 const REGISTRY = Symbol.for('portico.runtime');

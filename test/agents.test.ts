@@ -165,3 +165,43 @@ describe('agents as token subjects', () => {
     expect(await database.db.select().from(agentConnections).where(eq(agentConnections.agentId, agent.id))).toEqual([]);
   });
 });
+
+describe('who may obtain a connection token', () => {
+  let database: TestDatabase;
+  let harness: Harness;
+  let app: AppFixture;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    harness = await startProviderHarness(database);
+    app = await createOrgWithApp(database, 'Tokens Inc');
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await database?.close();
+  });
+
+  it('own mode: people who may use the agent; delegated mode: the person it acts for, and nobody else', async () => {
+    const { requestAgentToken } = await import('../lib/oidc/agent-token-exchange');
+    const owner = await createMember(database, app.orgId, `owner-${randomBytes(3).toString('hex')}@tokens.test`, 'owner');
+    const user = await createMember(database, app.orgId, `user-${randomBytes(3).toString('hex')}@tokens.test`);
+    const stranger = await createMember(database, app.orgId, `stranger-${randomBytes(3).toString('hex')}@tokens.test`, 'admin');
+    const agent = await createAgent(database.db, { orgId: app.orgId, name: 'Shared', ownerUserId: owner.id });
+    await allowAgentUser(database.db, agent.id, user.id);
+    const own = await createConnection(database.db, { agentId: agent.id, orgId: app.orgId, appId: app.app.id, createdByUserId: owner.id, connection: { mode: 'own' } });
+    const ask = (personId: string, connectionId: string) =>
+      requestAgentToken(database.db, { issuer: harness.issuer, signingKeys: harness.keys.signingKeys, orgId: app.orgId, personId, connectionId });
+
+    expect((await ask(owner.id, own.id)).ok).toBe(true);
+    expect((await ask(user.id, own.id)).ok).toBe(true);
+    expect(await ask(stranger.id, own.id)).toMatchObject({ ok: false, status: 403 }); // an admin who may not use it
+
+    await database.db.delete(agentConnections).where(eq(agentConnections.id, own.id));
+    const delegated = await createConnection(database.db, { agentId: agent.id, orgId: app.orgId, appId: app.app.id, createdByUserId: owner.id, connection: { mode: 'delegated', delegateUserId: user.id } });
+    expect(await ask(owner.id, delegated.id)).toMatchObject({ ok: false, status: 403 }); // not even the agent's owner
+    const mine = await ask(user.id, delegated.id);
+    expect(mine.ok).toBe(true);
+    if (mine.ok) expect(decodeJwt(String(mine.body.access_token))).toMatchObject({ sub: user.id, act: { sub: agent.id } });
+    expect(await ask(user.id, '00000000-0000-4000-8000-000000000000')).toMatchObject({ ok: false, status: 404 });
+  });
+});

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import Provider, { errors, type ClientMetadata } from 'oidc-provider';
 import { SignJWT, importJWK, type JWK } from 'jose';
-import type { Database } from '../db/client';
+import type { Database, Queryable } from '../db/client';
 import { agentConnections, agents, apps } from '../db/schema';
 import { agentScopesOn, findUsableAgent } from '../accounts/agents';
 import { findUserById } from '../accounts/users';
@@ -53,7 +53,7 @@ interface ConnectionSubject {
   app: typeof apps.$inferSelect;
 }
 
-async function findConnection(db: Database, connectionId: unknown): Promise<ConnectionSubject | undefined> {
+async function findConnection(db: Queryable, connectionId: unknown): Promise<ConnectionSubject | undefined> {
   if (typeof connectionId !== 'string' || !/^[0-9a-f-]{36}$/i.test(connectionId)) return undefined;
   const [row] = await db
     .select({ connection: agentConnections, agent: agents, app: apps })
@@ -178,4 +178,38 @@ export async function agentTokenRequestBody(signingKeys: JWK[], issuer: string, 
     subject_token_type: AGENT_CONNECTION_TOKEN_TYPE,
     requested_token_type: ACCESS_TOKEN_TYPE,
   });
+}
+
+export type AgentTokenRequest =
+  | { ok: true; body: Record<string, unknown> }
+  | { ok: false; status: 403 | 404 | 409; error: string; description: string };
+
+/**
+ * A Portico component asking for a connection's access token on behalf of a person: an own-mode token for someone
+ * who may use the agent; a delegated token only for the very person it acts for (nobody else may obtain a token
+ * whose subject is that person). Then the exchange itself, at Portico's own token endpoint.
+ */
+export async function requestAgentToken(
+  db: Queryable,
+  input: { issuer: string; signingKeys: JWK[]; orgId: string; personId: string; connectionId: string },
+): Promise<AgentTokenRequest> {
+  const connection = await findConnection(db, input.connectionId);
+  if (!connection || connection.orgId !== input.orgId) return { ok: false, status: 404, error: 'not_found', description: 'no such connection in this organization' };
+  if (connection.agentDisabled) return { ok: false, status: 409, error: 'invalid_grant', description: 'the agent is disabled: no token is issued for it' };
+  const allowed =
+    connection.mode === 'delegated'
+      ? connection.delegateUserId === input.personId
+      : (await findUsableAgent(db, input.orgId, input.personId, connection.agentId)) !== undefined;
+  if (!allowed) {
+    return {
+      ok: false,
+      status: 403,
+      error: 'forbidden',
+      description: connection.mode === 'delegated' ? 'only the person a delegated connection acts for may obtain its tokens' : 'you may not use this agent',
+    };
+  }
+  const response = await fetch(`${input.issuer}/oidc/token`, { method: 'POST', body: await agentTokenRequestBody(input.signingKeys, input.issuer, connection.connectionId) });
+  const body = (await response.json()) as Record<string, unknown>;
+  if (!response.ok) return { ok: false, status: 409, error: String(body.error ?? 'invalid_grant'), description: String(body.error_description ?? 'no token was issued') };
+  return { ok: true, body };
 }

@@ -2,11 +2,11 @@
 // person's role there (an agent acting for them lends nothing and adds nothing), run the change in one transaction
 // with its audit event, and answer every failure as JSON in OAuth's error shape, never a stack trace.
 import { findMembershipRole } from '@/lib/accounts/memberships';
-import { findOrganizationBySlug, type Organization } from '@/lib/accounts/organizations';
+import { findOrganizationBySlug, type MembershipRole, type Organization } from '@/lib/accounts/organizations';
 import { can, type OrgPermission } from '@/lib/accounts/permissions';
 import { authenticateApiRequest, type ApiCaller } from '@/lib/api/authenticate';
 import { recordAuditEvent, type AuditRecord } from '@/lib/audit/events';
-import type { Transaction } from '@/lib/db/client';
+import type { Queryable } from '@/lib/db/client';
 import { readCappedText } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
@@ -30,14 +30,20 @@ export function apiError(status: number, error: string, description: string): Re
 export interface OrgRouteContext {
   caller: ApiCaller;
   org: Organization;
-  tx: Transaction;
+  role: MembershipRole;
+  /** The request's transaction (or, for a route declared without one, the database itself). */
+  tx: Queryable;
   params: Record<string, string | string[] | undefined>;
   /** The JSON body (objects only), read with a size cap. */
   body(): Promise<Record<string, unknown>>;
   audit(record: Omit<AuditRecord, 'orgId' | 'actor' | 'act'>): Promise<void>;
 }
 
-export function orgRoute(permission: OrgPermission, handler: (ctx: OrgRouteContext) => Promise<Response>) {
+/**
+ * `transaction: false` is for a handler that calls Portico over HTTP (its token endpoint): a transaction held
+ * open across that call could wait on itself (the embedded database has one connection).
+ */
+export function orgRoute(permission: OrgPermission, handler: (ctx: OrgRouteContext) => Promise<Response>, options: { transaction?: boolean } = {}) {
   return async (request: Request, route: { params: Promise<Record<string, string | string[] | undefined>> }): Promise<Response> => {
     const { env, publicJwks } = runtime();
     const authentication = await authenticateApiRequest(request, { db: db(), issuer: env.PORTICO_ISSUER, publicJwks });
@@ -53,11 +59,13 @@ export function orgRoute(permission: OrgPermission, handler: (ctx: OrgRouteConte
     const ip = clientIpFromHeaders(request.headers);
     // The body is read before the transaction opens: a slow client never holds a database connection.
     const bodyRead = request.method === 'GET' ? new ApiError(400, 'invalid_request', 'a GET has no body') : await readJsonObject(request);
+    const inTransaction = <T>(work: (tx: Queryable) => Promise<T>) => (options.transaction === false ? work(db()) : db().transaction(work));
     try {
-      return await db().transaction(async (tx) =>
+      return await inTransaction(async (tx) =>
         handler({
           caller,
           org,
+          role,
           tx,
           params,
           async body() {

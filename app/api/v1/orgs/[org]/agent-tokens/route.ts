@@ -1,0 +1,23 @@
+// POST /api/v1/orgs/<org>/agent-tokens {"connection_id"} – an access token for an agent connection, issued by
+// Portico's own token exchange (lib/oidc/agent-token-exchange.ts): own mode for people who may use the agent,
+// delegated mode for the person it acts for only. An access token only, at most 10 minutes; ask again when it
+// expires. Refused once the agent is deleted, disabled or moved.
+import { requestAgentToken } from '@/lib/oidc/agent-token-exchange';
+import { runtime } from '@/lib/runtime';
+import { ApiError, orgRoute } from '../../../_lib/rest';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = orgRoute(
+  'org.read',
+  async ({ tx, org, caller, body }) => {
+    const input = await body();
+    if (typeof input.connection_id !== 'string') throw new ApiError(400, 'invalid_request', 'connection_id is required');
+    const { env, signingKeys } = runtime();
+    const result = await requestAgentToken(tx, { issuer: env.PORTICO_ISSUER, signingKeys, orgId: org.id, personId: caller.user.id, connectionId: input.connection_id });
+    if (!result.ok) throw new ApiError(result.status, result.error, result.description);
+    return Response.json(result.body, { headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' } });
+  },
+  // The exchange is an HTTP call to Portico's own token endpoint: no transaction may be held across it.
+  { transaction: false },
+);

@@ -1,7 +1,8 @@
 // The console's Agents page and the agents REST API: create, grant, connect with an explicit mode (none is
 // refused), and the same rules over REST.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { E2E_ISSUER } from './support/constants';
+import { consoleSignIn } from './support/console';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -11,18 +12,11 @@ import { connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
 
 const ENGINEER = FLIGHT_DECK.engineer; // an admin of Acme Rockets
 
-async function consoleSignIn(page: Page) {
-  await page.goto('/console/login');
-  await page.getByLabel('Email').fill(ENGINEER.email);
-  await page.getByLabel('Password').fill(ENGINEER.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/console\/acme-rockets\/apps$/);
-}
 
 test.describe.configure({ mode: 'serial' });
 
 test('an admin creates an agent, grants it a scope and connects it — only with an explicit mode', async ({ page }, testInfo) => {
-  await consoleSignIn(page);
+  await consoleSignIn(page, ENGINEER, /\/console\/acme-rockets\/apps$/);
   await page.getByRole('link', { name: 'Agents' }).click();
   await expect(page.getByRole('heading', { name: 'Agents' })).toBeVisible();
   await page.getByTestId('create-agent').getByLabel('Agent name').fill('Release bot');
@@ -140,5 +134,42 @@ test('own mode end to end: Portico issues the agent a short access token, the ap
     expect(decodeJwt(String(((await delegatedToken.json()) as { access_token: string }).access_token))).toMatchObject({ sub: engineerId, act: { sub: helperId } });
   } finally {
     await app.close();
+  }
+});
+
+test("the consent screen opens with the agent connected to the app for that person pre-selected", async ({ page }) => {
+  const provider = new PageOAuthProvider('http://127.0.0.1:4994/callback', { clientName: 'Preselect admin client' });
+  await (await connectWithOAuth(page, `${E2E_ISSUER}/api/mcp`, provider, ENGINEER)).close();
+  const token = provider.tokens()!.access_token;
+  const rest = (method: string, path: string, body?: unknown) =>
+    fetch(`${E2E_ISSUER}/api/v1/orgs/acme-rockets${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  const { agents } = (await (await rest('GET', '/agents')).json()) as { agents: { id: string; owner_id: string }[] };
+  const pilotId = agents.find((agent) => agent.id === FLIGHT_DECK.copilot.id)!.owner_id;
+  const created = await rest('POST', `/agents/${FLIGHT_DECK.copilot.id}/connections`, { app_id: FLIGHT_DECK.appId, mode: 'delegated', delegate_user_id: pilotId });
+  expect(created.status).toBe(201);
+  const { id: connectionId } = (await created.json()) as { id: string };
+  try {
+    await page.context().clearCookies();
+    const client = new PageOAuthProvider('http://127.0.0.1:4994/callback', { clientName: 'Preselected client' });
+    const app = await startMcpApp({ origin: FLIGHT_DECK.origin, issuer: E2E_ISSUER, audience: FLIGHT_DECK.identity });
+    try {
+      const connected = await connectWithOAuth(page, FLIGHT_DECK.resource, client, {
+        ...ROCKETS.member,
+        async onConsent(consent) {
+          await expect(consent.locator(`input[name="actor"][value="${FLIGHT_DECK.copilot.id}"]`)).toBeChecked();
+          await expect(consent.getByTestId('who-acts')).toContainText('connected to this app for you');
+        },
+      });
+      await connected.close();
+      expect(decodeJwt(client.tokens()!.access_token).act).toEqual({ sub: FLIGHT_DECK.copilot.id });
+    } finally {
+      await app.close();
+    }
+  } finally {
+    expect((await rest('DELETE', `/agents/${FLIGHT_DECK.copilot.id}/connections/${connectionId}`)).status).toBe(200);
   }
 });

@@ -4,6 +4,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { decodeJwt } from 'jose';
 import { E2E_ISSUER } from './support/constants';
+import { consoleSignIn } from './support/console';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { connectWithOAuth, PageOAuthProvider, pkceAuthorizationRequest } from './support/mcp-oauth';
 import { fillSignIn } from './support/relying-party';
@@ -85,16 +86,9 @@ test('REST: registering an external client checks everything and answers in OAut
   expect(body).not.toHaveProperty('client_secret');
 });
 
-async function consoleSignIn(page: Page) {
-  await page.goto('/console/login');
-  await page.getByLabel('Email').fill(ENGINEER.email);
-  await page.getByLabel('Password').fill(ENGINEER.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/console\/acme-rockets\/apps$/);
-}
 
 test('console: an admin registers an external client for one app; it signs people in to that app only', async ({ page }, testInfo) => {
-  await consoleSignIn(page);
+  await consoleSignIn(page, ENGINEER, /\/console\/acme-rockets\/apps$/);
   await page.getByRole('link', { name: 'Clients' }).click();
   await expect(page.getByRole('heading', { name: 'Clients' })).toBeVisible();
   const form = page.getByTestId('register-client');
@@ -166,7 +160,7 @@ test('the Clients page lists dynamically registered clients that reached the app
   const tokens = await flow.exchange();
 
   await page.context().clearCookies();
-  await consoleSignIn(page);
+  await consoleSignIn(page, ENGINEER, /\/console\/acme-rockets\/apps$/);
   await page.goto('/console/acme-rockets/clients');
   const row = page.getByTestId(`client-${dynamicClientId}`);
   await expect(row).toContainText('Dynamic registration');

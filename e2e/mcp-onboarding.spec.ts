@@ -193,7 +193,10 @@ test('consent tampering: another person’s agent or another organization’s ag
 
   for (const forged of [FLIGHT_DECK.groundCrew.id, FLIGHT_DECK.demoHelper.id, 'agt_does_not_exist_0000']) {
     await page.locator(`input[name="actor"][value="self"]`).evaluate((input, value) => ((input as HTMLInputElement).value = value), forged);
+    // Mark this document, so the assertions below read the answer to this POST, not the previous page's error.
+    await page.evaluate(() => document.body.setAttribute('data-answered', 'no'));
     await page.getByRole('button', { name: 'Allow' }).click();
+    await expect(page.locator('body[data-answered]')).toHaveCount(0);
     await expect(page.getByTestId('consent-error')).toContainText('not one you may use');
     expect(reached()).toBeUndefined();
   }

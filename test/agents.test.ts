@@ -10,7 +10,7 @@ import { addTeamMember, createTeam, grantTeamScope } from '../lib/accounts/teams
 import { createOrganization } from '../lib/accounts/organizations';
 import { addMember } from '../lib/accounts/memberships';
 import { agentConnections } from '../lib/db/schema';
-import { agentTokenRequestBody, porticoClientAssertion, PORTICO_INTERNAL_CLIENT_ID, TOKEN_EXCHANGE_GRANT, AGENT_CONNECTION_TOKEN_TYPE } from '../lib/oidc/agent-token-exchange';
+import { agentTokenRequestBody, porticoClientAssertion, requestAgentToken, PORTICO_INTERNAL_CLIENT_ID, TOKEN_EXCHANGE_GRANT, AGENT_CONNECTION_TOKEN_TYPE } from '../lib/oidc/agent-token-exchange';
 import { authorizeBearer, remoteKeys } from '../lib/resource/protected-resource';
 import { openTestDatabase, type TestDatabase } from './support/databases';
 import { createMember, createOrgWithApp, startProviderHarness, type AppFixture, type Harness } from './support/provider-harness';
@@ -164,26 +164,9 @@ describe('agents as token subjects', () => {
     await expect(insert('delegated', null)).rejects.toThrow();
     expect(await database.db.select().from(agentConnections).where(eq(agentConnections.agentId, agent.id))).toEqual([]);
   });
-});
-
-describe('who may obtain a connection token', () => {
-  let database: TestDatabase;
-  let harness: Harness;
-  let app: AppFixture;
-
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    harness = await startProviderHarness(database);
-    app = await createOrgWithApp(database, 'Tokens Inc');
-  });
-  afterAll(async () => {
-    await harness?.close();
-    await database?.close();
-  });
 
   it('own mode: people who may use the agent; delegated mode: the person it acts for, and nobody else', async () => {
-    const { requestAgentToken } = await import('../lib/oidc/agent-token-exchange');
-    const owner = await createMember(database, app.orgId, `owner-${randomBytes(3).toString('hex')}@tokens.test`, 'owner');
+        const owner = await createMember(database, app.orgId, `owner-${randomBytes(3).toString('hex')}@tokens.test`, 'owner');
     const user = await createMember(database, app.orgId, `user-${randomBytes(3).toString('hex')}@tokens.test`);
     const stranger = await createMember(database, app.orgId, `stranger-${randomBytes(3).toString('hex')}@tokens.test`, 'admin');
     const agent = await createAgent(database.db, { orgId: app.orgId, name: 'Shared', ownerUserId: owner.id });

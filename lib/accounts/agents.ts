@@ -197,3 +197,17 @@ export async function isAgentActive(db: Queryable, agentId: string): Promise<boo
   const [agent] = await db.select({ disabledAt: agents.disabledAt }).from(agents).where(eq(agents.id, agentId)).limit(1);
   return agent !== undefined && agent.disabledAt === null;
 }
+
+/**
+ * The agent a person has connected to an app in delegated mode for themselves, if any: the consent screen opens
+ * with it pre-selected (the person still confirms). Only an agent the person may use counts.
+ */
+export async function delegatedAgentFor(db: Queryable, appId: string, userId: string): Promise<string | undefined> {
+  const [row] = await db
+    .select({ agentId: agentConnections.agentId, orgId: agentConnections.orgId })
+    .from(agentConnections)
+    .where(and(eq(agentConnections.appId, appId), eq(agentConnections.mode, 'delegated'), eq(agentConnections.delegateUserId, userId)))
+    .limit(1);
+  if (!row) return undefined;
+  return (await findUsableAgent(db, row.orgId, userId, row.agentId))?.id;
+}

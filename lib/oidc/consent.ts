@@ -98,7 +98,14 @@ export async function completeConsent(input: ConsentInput): Promise<ConsentOutco
       ...audited,
       action: 'client.consent_given',
       act: agent?.id ?? null,
-      details: { resource, actsAs: agent ? { agentId: agent.id, agentName: agent.name } : 'person', scope: Object.values(details.missingResourceScopes ?? {}).flat() },
+      details: {
+        resource,
+        sub: accountId,
+        act: agent?.id ?? null,
+        mode: agent ? 'delegated' : 'person',
+        actsAs: agent ? { agentId: agent.id, agentName: agent.name } : 'person',
+        scope: Object.values(details.missingResourceScopes ?? {}).flat(),
+      },
     });
     return true;
   });

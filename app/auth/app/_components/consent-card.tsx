@@ -1,6 +1,6 @@
 // The consent screen for MCP clients: the app's identity header (as on the sign-in card), who the client is and
 // where it returns, what it may do, and who acts – the person, or one of the agents they may use there.
-import { listUsableAgents } from '@/lib/accounts/agents';
+import { delegatedAgentFor, listUsableAgents } from '@/lib/accounts/agents';
 import { findUserById } from '@/lib/accounts/users';
 import { CONSENT_ERRORS, type ConsentErrorCode } from '@/lib/oidc/consent';
 import { redirectsOnlyToLocalhost, type SignInTarget } from '@/lib/oidc/sign-in-target';
@@ -42,7 +42,12 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
   const { client, context } = target;
   const org = context.org;
   // Agents belong to an organization: for Portico's own API (no organization) the person acts.
-  const [user, agents] = await Promise.all([findUserById(db(), props.accountId), org ? listUsableAgents(db(), org.id, props.accountId) : []]);
+  const appId = target.target.kind === 'app' ? target.target.app.id : undefined;
+  const [user, agents, connected] = await Promise.all([
+    findUserById(db(), props.accountId),
+    org ? listUsableAgents(db(), org.id, props.accountId) : [],
+    appId ? delegatedAgentFor(db(), appId, props.accountId) : undefined,
+  ]);
   const scopes = scopeDescriptions(props.scope, context.app.name);
   const localOnly = redirectsOnlyToLocalhost(client.redirectUris);
 
@@ -89,7 +94,7 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
         <fieldset className="actor-choice" data-testid="who-acts">
           <legend>Who acts</legend>
           <label>
-            <input type="radio" name="actor" value="self" defaultChecked />
+            <input type="radio" name="actor" value="self" defaultChecked={!connected} />
             <span>
               Me{user ? ` — ${user.name}` : ''}
               <small>{user?.email}</small>
@@ -97,9 +102,10 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
           </label>
           {agents.map((agent) => (
             <label key={agent.id}>
-              <input type="radio" name="actor" value={agent.id} />
+              <input type="radio" name="actor" value={agent.id} defaultChecked={agent.id === connected} />
               <span>
                 {agent.name}
+                {agent.id === connected ? <span className="badge">connected to this app for you</span> : null}
                 <small>An agent of {org?.name}, acting for you with your permissions, never more.</small>
               </span>
             </label>

@@ -8,6 +8,8 @@ import { requireOrgAccess } from '../../_lib/access';
 import { ActionForm } from '../../_components/action-form';
 import { Field, Select } from '../../_components/fields';
 import { EmptyState, PageHeader } from '../../_components/page-header';
+import { PeopleList } from '../../_components/people-list';
+import { ScopeGrants } from '../../_components/scope-grants';
 import {
   allowAgentUserAction,
   createAgentAction,
@@ -63,50 +65,29 @@ export default async function AgentsPage(props: { params: Promise<{ org: string 
               </p>
             </div>
             <div className="grid gap-6 md:grid-cols-3">
-              <div>
-                <h3 className="mb-2 text-sm font-semibold text-slate-700">People who may use it</h3>
-                <ul className="mb-3 grid gap-2 text-sm">
-                  <li className="text-slate-500">{ownerEmail} (owner)</li>
-                  {users.map((user) => (
-                    <li key={user.userId} className="flex items-center justify-between gap-2">
-                      {user.email}
-                      <ActionForm action={disallowAgentUserAction} org={org} submitLabel="Remove" variant="secondary" inline confirm={`${user.email} will no longer be able to use ${agent.name}; delegations to them end.`} confirmLabel="Yes, remove">
-                        <input type="hidden" name="agentId" value={agent.id} />
-                        <input type="hidden" name="userId" value={user.userId} />
-                      </ActionForm>
-                    </li>
-                  ))}
-                </ul>
-                <ActionForm action={allowAgentUserAction} org={org} submitLabel="Allow" inline>
-                  <input type="hidden" name="agentId" value={agent.id} />
-                  <Select label="Member" id={`user-${agent.id}`} name="userId" options={memberOptions} />
-                </ActionForm>
-              </div>
-              <div>
-                <h3 className="mb-2 text-sm font-semibold text-slate-700">Direct grants</h3>
-                <ul className="mb-3 grid gap-2 text-sm">
-                  {grants.length === 0 ? <li className="text-slate-500">None: in own mode it can do nothing.</li> : null}
-                  {grants.map((grant) => (
-                    <li key={`${grant.appId}-${grant.scope}`} className="flex items-center justify-between gap-2">
-                      <span>
-                        {grant.appName}: <code>{grant.scope}</code>
-                      </span>
-                      <ActionForm action={revokeAgentScopeAction} org={org} submitLabel="Revoke" variant="secondary" inline confirm={`Revoke ${grant.scope} on ${grant.appName} from ${agent.name}?`} confirmLabel="Yes, revoke">
-                        <input type="hidden" name="agentId" value={agent.id} />
-                        <input type="hidden" name="appId" value={grant.appId} />
-                        <input type="hidden" name="scope" value={grant.scope} />
-                      </ActionForm>
-                    </li>
-                  ))}
-                </ul>
-                {appOptions.length > 0 ? (
-                  <ActionForm action={grantAgentScopeAction} org={org} submitLabel="Grant" inline>
-                    <input type="hidden" name="agentId" value={agent.id} />
-                    <Select label="App" id={`grant-app-${agent.id}`} name="appId" options={appOptions} />
-                    <Field label="Scope" id={`scope-${agent.id}`} name="scope" required placeholder="mcp" />
-                  </ActionForm>
-                ) : null}
-              </div>
+              <PeopleList
+                org={org}
+                title="People who may use it"
+                holder={{ field: 'agentId', id: agent.id }}
+                people={users}
+                fixed={`${ownerEmail} (owner)`}
+                memberOptions={memberOptions}
+                addLabel="Allow"
+                removeConsequence={(email) => `${email} will no longer be able to use ${agent.name}; delegations to them end.`}
+                addAction={allowAgentUserAction}
+                removeAction={disallowAgentUserAction}
+              />
+              <ScopeGrants
+                org={org}
+                title="Direct grants"
+                holder={{ field: 'agentId', id: agent.id, name: agent.name }}
+                grants={grants}
+                appOptions={appOptions}
+                emptyText="None: in own mode it can do nothing."
+                scopePlaceholder="mcp"
+                grantAction={grantAgentScopeAction}
+                revokeAction={revokeAgentScopeAction}
+              />
               <div>
                 <h3 className="mb-2 text-sm font-semibold text-slate-700">Connections</h3>
                 <ul className="mb-3 grid gap-2 text-sm">

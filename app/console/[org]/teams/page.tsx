@@ -7,6 +7,8 @@ import { requireOrgAccess } from '../../_lib/access';
 import { ActionForm } from '../../_components/action-form';
 import { Field, Select } from '../../_components/fields';
 import { EmptyState, PageHeader } from '../../_components/page-header';
+import { PeopleList } from '../../_components/people-list';
+import { ScopeGrants } from '../../_components/scope-grants';
 import { addTeamMemberAction, createTeamAction, grantTeamScopeAction, removeTeamMemberAction, revokeTeamScopeAction } from './actions';
 
 export const dynamic = 'force-dynamic';
@@ -33,52 +35,29 @@ export default async function TeamsPage(props: { params: Promise<{ org: string }
           <section key={team.id} className="panel" data-testid={`team-${team.name}`} aria-label={`Team ${team.name}`}>
             <h2 className="mb-3 text-lg font-semibold">{team.name}</h2>
             <div className="grid gap-6 md:grid-cols-2">
-              <div>
-                <h3 className="mb-2 text-sm font-semibold text-slate-700">Members</h3>
-                <ul className="mb-3 grid gap-2">
-                  {teamMembers.length === 0 ? <li className="text-sm text-slate-500">Nobody yet.</li> : null}
-                  {teamMembers.map((member) => (
-                    <li key={member.userId} className="flex items-center justify-between gap-2 text-sm">
-                      {member.email}
-                      <ActionForm action={removeTeamMemberAction} org={org} submitLabel="Remove" variant="secondary" inline confirm={`Remove ${member.email} from ${team.name}? They lose the team's grants.`} confirmLabel="Yes, remove">
-                        <input type="hidden" name="teamId" value={team.id} />
-                        <input type="hidden" name="userId" value={member.userId} />
-                      </ActionForm>
-                    </li>
-                  ))}
-                </ul>
-                <ActionForm action={addTeamMemberAction} org={org} submitLabel="Add to team" inline>
-                  <input type="hidden" name="teamId" value={team.id} />
-                  <Select label="Member" id={`member-${team.id}`} name="userId" options={memberOptions} />
-                </ActionForm>
-              </div>
-              <div>
-                <h3 className="mb-2 text-sm font-semibold text-slate-700">Grants</h3>
-                <ul className="mb-3 grid gap-2">
-                  {grants.length === 0 ? <li className="text-sm text-slate-500">No grants.</li> : null}
-                  {grants.map((grant) => (
-                    <li key={`${grant.appId}-${grant.scope}`} className="flex items-center justify-between gap-2 text-sm">
-                      <span>
-                        {grant.appName}: <code>{grant.scope}</code>
-                      </span>
-                      <ActionForm action={revokeTeamScopeAction} org={org} submitLabel="Revoke" variant="secondary" inline confirm={`Revoke ${grant.scope} on ${grant.appName} from ${team.name}?`} confirmLabel="Yes, revoke">
-                        <input type="hidden" name="teamId" value={team.id} />
-                        <input type="hidden" name="appId" value={grant.appId} />
-                        <input type="hidden" name="scope" value={grant.scope} />
-                      </ActionForm>
-                    </li>
-                  ))}
-                </ul>
-                {appOptions.length > 0 ? (
-                  <ActionForm action={grantTeamScopeAction} org={org} submitLabel="Grant" inline>
-                    <input type="hidden" name="teamId" value={team.id} />
-                    <Select label="App" id={`app-${team.id}`} name="appId" options={appOptions} />
-                    <Field label="Scope" id={`scope-${team.id}`} name="scope" required placeholder="invoices:read" />
-                  </ActionForm>
-                ) : (
-                  <p className="text-sm text-slate-500">Create an app to grant scopes on it.</p>
-                )}
-              </div>
+              <PeopleList
+                org={org}
+                title="Members"
+                holder={{ field: 'teamId', id: team.id }}
+                people={teamMembers}
+                emptyText="Nobody yet."
+                memberOptions={memberOptions}
+                addLabel="Add to team"
+                removeConsequence={(email) => `Remove ${email} from ${team.name}? They lose the team's grants.`}
+                addAction={addTeamMemberAction}
+                removeAction={removeTeamMemberAction}
+              />
+              <ScopeGrants
+                org={org}
+                title="Grants"
+                holder={{ field: 'teamId', id: team.id, name: team.name }}
+                grants={grants}
+                appOptions={appOptions}
+                emptyText="No grants."
+                scopePlaceholder="invoices:read"
+                grantAction={grantTeamScopeAction}
+                revokeAction={revokeTeamScopeAction}
+              />
             </div>
           </section>
         ))}

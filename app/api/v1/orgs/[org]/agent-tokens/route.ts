@@ -11,6 +11,8 @@ export const dynamic = 'force-dynamic';
 export const POST = orgRoute(
   'org.read',
   async ({ tx, org, caller, body }) => {
+    // An agent acting for a person does not hand itself (or another agent) further tokens: people ask, in person.
+    if (caller.agentId) throw new ApiError(403, 'forbidden', 'agent tokens are issued to people, not to an agent acting for one');
     const input = await body();
     if (typeof input.connection_id !== 'string') throw new ApiError(400, 'invalid_request', 'connection_id is required');
     const { env, signingKeys } = runtime();

@@ -52,6 +52,7 @@ export const GET = orgRoute('agents.manage', async (ctx) => {
       id: agent.id,
       name: agent.name,
       owner: ownerEmail,
+      owner_id: agent.ownerUserId,
       disabled: agent.disabledAt !== null,
       users: users.map((user) => ({ user_id: user.userId, email: user.email })),
       grants: grants.map((grant) => ({ app_id: grant.appId, scope: grant.scope })),

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeJwt } from 'jose';
 import { startMcpApp } from './support/mcp-app';
-import { connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
+import { accessTokenThroughConsent, connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
 
 const ENGINEER = FLIGHT_DECK.engineer; // an admin of Acme Rockets
 
@@ -91,9 +91,8 @@ test('REST: the same rules for agents and connections', async ({ page }) => {
 test('own mode end to end: Portico issues the agent a short access token, the app sees the agent; deleted, it gets none', async ({ page }) => {
   const app = await startMcpApp({ origin: FLIGHT_DECK.origin, issuer: E2E_ISSUER, audience: FLIGHT_DECK.identity });
   try {
-    const provider = new PageOAuthProvider('http://127.0.0.1:4994/callback', { clientName: 'Agent operator' });
-    await (await connectWithOAuth(page, `${E2E_ISSUER}/api/mcp`, provider, ENGINEER)).close();
-    const token = provider.tokens()!.access_token;
+    // A token the engineer granted agents:tokens to, by name on the consent screen.
+    const token = await accessTokenThroughConsent(page, E2E_ISSUER, { resource: `${E2E_ISSUER}/api/mcp`, scope: 'mcp agents:tokens', person: ENGINEER });
     const rest = (method: string, path: string, body?: unknown) =>
       fetch(`${E2E_ISSUER}/api/v1/orgs/acme-rockets${path}`, {
         method,
@@ -104,6 +103,18 @@ test('own mode end to end: Portico issues the agent a short access token, the ap
     const { id: agentId } = (await (await rest('POST', '/agents', { name: 'Flight helper' })).json()) as { id: string };
     expect((await rest('POST', `/agents/${agentId}/grants`, { app_id: FLIGHT_DECK.appId, scope: 'mcp' })).status).toBe(201);
     const { id: connectionId } = (await (await rest('POST', `/agents/${agentId}/connections`, { app_id: FLIGHT_DECK.appId, mode: 'own' })).json()) as { id: string };
+
+    // An MCP client's ordinary token (scope mcp) may not obtain agent tokens.
+    const provider = new PageOAuthProvider('http://127.0.0.1:4994/callback', { clientName: 'Plain MCP client' });
+    await page.context().clearCookies();
+    await (await connectWithOAuth(page, `${E2E_ISSUER}/api/mcp`, provider, ENGINEER)).close();
+    const plain = await fetch(`${E2E_ISSUER}/api/v1/orgs/acme-rockets/agent-tokens`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${provider.tokens()!.access_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ connection_id: connectionId }),
+    });
+    expect(plain.status).toBe(403);
+    expect(plain.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
 
     const issued = await rest('POST', '/agent-tokens', { connection_id: connectionId });
     expect(issued.status).toBe(200);

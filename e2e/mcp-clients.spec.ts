@@ -120,6 +120,8 @@ let externalRefreshToken: string;
 
 test('revocation is scoped to the app: refused from another app, then revoked at its own: no login, no refresh', async ({ page }) => {
   const revoke = (appId: string) => fetch(`${REST}/apps/${appId}/clients/${externalClientId}/revoke`, { method: 'POST', headers: { Authorization: `Bearer ${adminToken}` } });
+  // Malformed ids are answered like unknown ones, never with a server error.
+  for (const appId of ['-'.repeat(36), 'not-an-app']) expect((await revoke(appId)).status).toBe(404);
   const crossApp = await revoke(ROCKETS.appId);
   expect(crossApp.status).toBe(409);
   expect((await crossApp.json()).error).toBe('not_linked');

@@ -117,6 +117,28 @@ describe('MCP client binding', () => {
     expect(refreshed.status).toBe(400);
   });
 
+  it('a person no longer allowed to use the agent loses the consents that named it; a disabled agent cannot be bound', async () => {
+    const owner = await createMember(database, acme.orgId, `sharer-${randomBytes(3).toString('hex')}@acme.test`);
+    const person = await createMember(database, acme.orgId, `sharee-${randomBytes(3).toString('hex')}@acme.test`);
+    const agent = await createAgent(database.db, { orgId: acme.orgId, name: 'Shared then not', ownerUserId: owner.id });
+    await allowAgentUser(database.db, agent.id, person.id);
+    const clientId = await dynamicClient();
+    const tokens = await codeExchange(clientId, await authorizeMcpClient(harness, database, { clientId, redirectUri: REDIRECT, resource: acme.resource, email: person.email, actor: agent.id }));
+    expect(tokens.status).toBe(200);
+    const { disallowAgentUser, setAgentDisabled } = await import('../lib/accounts/agents');
+    await disallowAgentUser(database.db, agent.id, person.id);
+    const refreshed = await tokenRequest(harness, clientId, { grant_type: 'refresh_token', refresh_token: String(tokens.body.refresh_token) });
+    expect(refreshed.status).toBe(400);
+
+    // The binding re-checks the agent under a lock: a disabled agent is refused even if the consent screen showed it.
+    await allowAgentUser(database.db, agent.id, person.id);
+    await setAgentDisabled(database.db, agent.id, true);
+    const outcome = await database.db.transaction((tx) =>
+      recordConsentBinding(tx, { grantId: `late-${agent.id}`, client: { id: clientId, kind: 'dynamic', appId: null, name: 'x' }, target: { kind: 'app', app: acme.app }, resource: acme.resource, accountId: person.id, agentId: agent.id }),
+    );
+    expect(outcome).toBe('agent_not_allowed');
+  });
+
   it('resolves resources: Portico’s API for MCP clients only, each external client to its own app', async () => {
     const porticoApi = `${harness.issuer}/api/mcp`;
     const dynamic = { id: 'dcr_x', kind: 'dynamic' as const, appId: null };
@@ -170,7 +192,7 @@ describe('MCP client binding', () => {
       expect(revoked.ok).toBe(true);
       const left = await database.db.select().from(grantBindings).where(eq(grantBindings.clientId, dynamicId));
       expect(left).toEqual([]);
-      expect(typeof consented).toBe('boolean');
+      expect(['bound', 'revoked']).toContain(consented);
     }
   });
 

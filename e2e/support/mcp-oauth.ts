@@ -121,18 +121,53 @@ export async function connectWithOAuth(page: Page, resource: string, provider: P
 }
 
 /** A public client's PKCE authorization request (S256), built by hand for the cases the SDK would never send. */
-export function pkceAuthorizationRequest(issuer: string, input: { clientId: string; redirectUri: string; resource?: string }): { url: URL; verifier: string } {
+export function pkceAuthorizationRequest(issuer: string, input: { clientId: string; redirectUri: string; resource?: string; scope?: string }): { url: URL; verifier: string } {
   const verifier = randomBytes(32).toString('base64url');
   const url = new URL(`${issuer}/oidc/auth`);
   url.search = new URLSearchParams({
     client_id: input.clientId,
     redirect_uri: input.redirectUri,
     response_type: 'code',
-    scope: 'mcp',
+    scope: input.scope ?? 'mcp',
     state: randomBytes(8).toString('hex'),
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
     ...(input.resource ? { resource: input.resource } : {}),
   }).toString();
   return { url, verifier };
+}
+
+/**
+ * A person's access token for a resource with the scopes named, through a freshly registered client and the real
+ * sign-in and consent screens (for scopes an MCP SDK client would not ask for on its own).
+ */
+export async function accessTokenThroughConsent(
+  page: Page,
+  issuer: string,
+  input: { resource: string; scope: string; person: { email: string; password: string } },
+): Promise<string> {
+  const redirectUri = 'http://127.0.0.1:4994/callback';
+  const registered = await fetch(`${issuer}/oauth/register`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Scripted client', redirect_uris: [redirectUri] }),
+  });
+  const clientId = ((await registered.json()) as { client_id: string }).client_id;
+  const { url, verifier } = pkceAuthorizationRequest(issuer, { clientId, redirectUri, resource: input.resource, scope: input.scope });
+  let code: string | null = null;
+  await page.route(`${redirectUri}**`, async (route) => {
+    code = new URL(route.request().url()).searchParams.get('code');
+    await route.fulfill({ status: 200, contentType: 'text/plain', body: 'done' });
+  });
+  await page.goto(url.href);
+  await fillSignIn(page, input.person.email, input.person.password);
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await page.waitForURL((current) => current.href.startsWith(redirectUri));
+  await page.unroute(`${redirectUri}**`);
+  if (!code) throw new Error('no authorization code');
+  const response = await fetch(`${issuer}/oidc/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier }),
+  });
+  return ((await response.json()) as { access_token: string }).access_token;
 }

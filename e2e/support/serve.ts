@@ -10,7 +10,13 @@ await withStorageDatabase(storage, seedE2EData);
 // The MCP onboarding tests serve a client ID metadata document on https://localhost: this Portico may fetch from
 // loopback (never allowed in production) and trusts the tests' certificate.
 const tls = loopbackTlsFiles({ regenerate: true });
-const portico = await startPortico(E2E_PORT, storage, { PORTICO_CIMD_ALLOW_LOOPBACK: 'true', NODE_EXTRA_CA_CERTS: tls.certPath });
+// Every spec registers MCP clients from 127.0.0.1: the per-IP limit is raised here; registration-limits.spec.ts
+// tests the limits on servers of its own.
+const portico = await startPortico(E2E_PORT, storage, {
+  PORTICO_CIMD_ALLOW_LOOPBACK: 'true',
+  NODE_EXTRA_CA_CERTS: tls.certPath,
+  PORTICO_DCR_PER_IP_PER_HOUR: '500',
+});
 process.stdout.write(portico.output());
 portico.process.stdout?.pipe(process.stdout);
 portico.process.stderr?.pipe(process.stderr);

@@ -127,7 +127,12 @@ export const agentCommands = {
     if (!target || target.id === ctx.org.id || !can(await findMembershipRole(ctx.tx, target.id, ctx.person.id), 'agents.manage')) {
       throw new AgentCommandRefusal(400, 'You can move an agent only to another organization where you manage agents.');
     }
-    await moveAgent(ctx.tx, agent.id, target.id, ctx.person.id);
+    await moveAgent(ctx.tx, agent.id, target.id, ctx.person.id).catch((error: unknown) => {
+      // A consent naming the agent committed between the clean-up and the move: the composite key refuses the move.
+      const code = (error as { cause?: { code?: string }; code?: string }).cause?.code ?? (error as { code?: string }).code;
+      if (code === '23503') throw new AgentCommandRefusal(409, 'Someone connected with this agent at that very moment; try the move again.');
+      throw error;
+    });
     await ctx.audit({ action: 'agent.moved_out', subject: subject(agent), details: { to: target.slug } });
     // The receiving organization's trail shows the arrival too.
     await recordArrival(target.id, { action: 'agent.moved_in', subject: subject(agent), details: { from: ctx.org.slug } });

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { and, asc, eq, exists, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { agentConnections, agentGrants, agents, agentUsers, apps, grantBindings, memberships, oidcPayloads, users } from '../db/schema';
+import { isUuid } from '../util/uuid';
 
 export type Agent = typeof agents.$inferSelect;
 
@@ -66,8 +67,11 @@ export async function renameAgent(db: Queryable, agentId: string, name: string):
  * Disabling (or deleting, or moving) an agent ends every grant that names it, with its refresh tokens: access is
  * gone at the agent's next request to Portico, and no new token is issued for it.
  */
-export async function endAgentGrants(db: Queryable, agentId: string): Promise<number> {
-  const bound = await db.delete(grantBindings).where(eq(grantBindings.agentId, agentId)).returning({ grantId: grantBindings.grantId });
+export async function endAgentGrants(db: Queryable, agentId: string, onlyForUserId?: string): Promise<number> {
+  const bound = await db
+    .delete(grantBindings)
+    .where(and(eq(grantBindings.agentId, agentId), onlyForUserId ? eq(grantBindings.accountId, onlyForUserId) : undefined))
+    .returning({ grantId: grantBindings.grantId });
   const grantIds = bound.map((row) => row.grantId);
   if (grantIds.length > 0) {
     await db.delete(oidcPayloads).where(inArray(oidcPayloads.grantId, grantIds));
@@ -101,6 +105,8 @@ export async function moveAgent(db: Queryable, agentId: string, targetOrgId: str
 
 export async function disallowAgentUser(db: Queryable, agentId: string, userId: string): Promise<void> {
   await db.delete(agentUsers).where(and(eq(agentUsers.agentId, agentId), eq(agentUsers.userId, userId)));
+  // The person's consents that named this agent end too (their clients' refresh tokens with them).
+  await endAgentGrants(db, agentId, userId);
   // Delegations to that person through this agent end with the permission to use it.
   await db.delete(agentConnections).where(and(eq(agentConnections.agentId, agentId), eq(agentConnections.delegateUserId, userId)));
 }
@@ -147,7 +153,7 @@ export async function createConnection(
 }
 
 export async function deleteConnection(db: Queryable, agentId: string, connectionId: string): Promise<boolean> {
-  if (!/^[0-9a-f-]{36}$/i.test(connectionId)) return false;
+  if (!isUuid(connectionId)) return false;
   const removed = await db
     .delete(agentConnections)
     .where(and(eq(agentConnections.id, connectionId), eq(agentConnections.agentId, agentId)))

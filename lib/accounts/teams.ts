@@ -3,6 +3,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { apps, teamGrants, teamMembers, teams, users } from '../db/schema';
+import { isUuid } from '../util/uuid';
 
 export type Team = typeof teams.$inferSelect;
 
@@ -78,7 +79,7 @@ export async function listTeams(db: Queryable, orgId: string): Promise<TeamListi
 }
 
 export async function findOrgTeam(db: Queryable, orgId: string, teamId: string): Promise<Team | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(teamId)) return undefined;
+  if (!isUuid(teamId)) return undefined;
   const [team] = await db.select().from(teams).where(and(eq(teams.id, teamId), eq(teams.orgId, orgId))).limit(1);
   return team;
 }

@@ -8,11 +8,11 @@ import type { Database } from '../db/client';
 import { agents } from '../db/schema';
 import { findUserById, type User } from '../accounts/users';
 import { authorizeBearer, type ProtectedResourceConfig, type VerifiedAccessToken } from '../resource/protected-resource';
-import { PORTICO_API_SCOPES, porticoApiResource } from '../resource/portico-api';
+import { PORTICO_API_ADVERTISED_SCOPES, porticoApiResource } from '../resource/portico-api';
 
 export function porticoApiConfig(issuer: string): ProtectedResourceConfig {
   const resource = porticoApiResource(issuer);
-  return { resource, issuer, audience: resource, scopesSupported: PORTICO_API_SCOPES, resourceName: 'Portico' };
+  return { resource, issuer, audience: resource, scopesSupported: PORTICO_API_ADVERTISED_SCOPES, resourceName: 'Portico' };
 }
 
 const keySets = new WeakMap<JWK[], JWTVerifyGetKey>();
@@ -31,9 +31,13 @@ export interface ApiCaller {
 
 export type ApiAuthentication = { ok: true; caller: ApiCaller } | { ok: false; response: Response };
 
-export async function authenticateApiRequest(request: Request, deps: { db: Database; issuer: string; publicJwks: JWK[] }): Promise<ApiAuthentication> {
+export async function authenticateApiRequest(
+  request: Request,
+  deps: { db: Database; issuer: string; publicJwks: JWK[] },
+  requiredScopes: readonly string[] = ['mcp'],
+): Promise<ApiAuthentication> {
   const config = porticoApiConfig(deps.issuer);
-  const gate = await authorizeBearer(request, config, localKeys(deps.publicJwks), PORTICO_API_SCOPES);
+  const gate = await authorizeBearer(request, config, localKeys(deps.publicJwks), requiredScopes);
   if (!gate.ok) return gate;
   const refuse = (description: string): ApiAuthentication => ({
     ok: false,

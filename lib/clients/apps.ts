@@ -5,6 +5,7 @@ import { and, eq, isNull, like, ne, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { apps, clientSecrets, clients, organizations, redirectUris } from '../db/schema';
 import { generateClientSecret, hashClientSecret } from './secrets';
+import { isUuid } from '../util/uuid';
 
 export type App = typeof apps.$inferSelect;
 
@@ -61,7 +62,9 @@ async function assertOriginFree(db: Queryable, uri: string, appId: string): Prom
 
 export async function createApp(db: Queryable, input: CreateAppInput): Promise<CreatedApp> {
   const appId = input.appId ?? randomUUID();
-  for (const uri of input.redirectUris) await assertOriginFree(db, uri, appId);
+  // One lock per distinct origin, always in the same order: two creations claiming the same origins cannot deadlock.
+  const byOrigin = new Map(input.redirectUris.map((uri) => [new URL(uri).origin, uri]));
+  for (const origin of [...byOrigin.keys()].sort()) await assertOriginFree(db, byOrigin.get(origin)!, appId);
   const [app] = await db
     .insert(apps)
     .values({
@@ -138,7 +141,7 @@ export async function findAppByIdentity(db: Queryable, identity: string): Promis
 }
 
 export async function findAppById(db: Queryable, id: string): Promise<App | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const [app] = await db.select().from(apps).where(eq(apps.id, id)).limit(1);
   return app;
 }
@@ -171,7 +174,7 @@ export async function findAppListing(db: Queryable, reference: string): Promise<
 
 /** An app of the organization, or undefined: every app lookup from the console is scoped to the org. */
 export async function findOrgApp(db: Queryable, orgId: string, appId: string): Promise<AppListing | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(appId)) return undefined;
+  if (!isUuid(appId)) return undefined;
   const [row] = await db
     .select({ app: apps, orgSlug: organizations.slug, clientId: clients.id })
     .from(apps)

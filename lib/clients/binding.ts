@@ -3,7 +3,8 @@
 // consent then binds the grant to that app (and to who acts) once, in `grant_bindings`.
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { clientAppLinks, clients, grantBindings, oidcPayloads } from '../db/schema';
+import { agents, clientAppLinks, clients, grantBindings, oidcPayloads } from '../db/schema';
+import { findUsableAgent } from '../accounts/agents';
 import { findAppByResource, type App } from './apps';
 
 export type ClientKind = 'app' | 'external' | 'dynamic' | 'cimd';
@@ -93,9 +94,9 @@ export interface ConsentRecord {
  * Writes what a consent binds: the client's link to the app (refused when the organization revoked it there) and
  * the grant's binding. A CIMD client is mirrored into `clients` (kind 'cimd') so that links, bindings and the
  * console refer to it like any other; its metadata is still fetched from its document, never from this row.
- * Returns false when the client was revoked for the app in the meantime.
+ * Says why not when the client was revoked at the app, or the agent stopped being usable, in the meantime.
  */
-export async function recordConsentBinding(tx: Queryable, record: ConsentRecord): Promise<boolean> {
+export async function recordConsentBinding(tx: Queryable, record: ConsentRecord): Promise<'bound' | 'revoked' | 'agent_not_allowed'> {
   if (record.client.kind === 'cimd') {
     await tx
       .insert(clients)
@@ -111,7 +112,13 @@ export async function recordConsentBinding(tx: Queryable, record: ConsentRecord)
       .from(clientAppLinks)
       .where(and(eq(clientAppLinks.clientId, record.client.id), eq(clientAppLinks.appId, app.id)))
       .for('update');
-    if (!link || link.revokedAt) return false;
+    if (!link || link.revokedAt) return 'revoked';
+  }
+  if (record.agentId) {
+    // Lock the agent against a concurrent disable, delete or move, then check again that the person may use it:
+    // a binding can never name an agent that was disabled while the person was deciding.
+    const [agent] = await tx.select({ id: agents.id }).from(agents).where(eq(agents.id, record.agentId)).for('share');
+    if (!agent || !app || !(await findUsableAgent(tx, app.orgId, record.accountId, record.agentId))) return 'agent_not_allowed';
   }
   await tx.insert(grantBindings).values({
     grantId: record.grantId,
@@ -122,7 +129,7 @@ export async function recordConsentBinding(tx: Queryable, record: ConsentRecord)
     accountId: record.accountId,
     agentId: record.agentId,
   });
-  return true;
+  return 'bound';
 }
 
 /**

@@ -44,5 +44,8 @@ export function validateRedirectUri(value: string): Validated<string> {
   if (url.hash || value.includes('#')) return { ok: false, error: `"${value}" must not contain a fragment` };
   if (url.username || url.password) return { ok: false, error: `"${value}" must not contain credentials` };
   if (value.includes('*')) return { ok: false, error: `"${value}": wildcards are not allowed; register each URI exactly` };
+  // One spelling per URI: the origins of these URIs name the app's resource and must be exclusive, which a second
+  // spelling of one origin (upper-case host, explicit default port) would slip past.
+  if (url.href !== value) return { ok: false, error: `"${value}": write it in its canonical form, ${url.href}` };
   return { ok: true, value };
 }

@@ -19,3 +19,10 @@ export async function readCappedText(request: Request, limit: number): Promise<s
   }
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/** An HTML form's fields (application/x-www-form-urlencoded), read with a size cap; undefined otherwise. */
+export async function readCappedForm(request: Request, limit: number): Promise<URLSearchParams | undefined> {
+  if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')) return undefined;
+  const text = await readCappedText(request, limit);
+  return text === undefined ? undefined : new URLSearchParams(text);
+}

@@ -21,6 +21,7 @@ import { findUserById } from '../accounts/users';
 import { appResource } from '../clients/apps';
 import { recordAuditEvent } from '../audit/events';
 import { ACCESS_TOKEN_TTL_SECONDS, APP_RESOURCE_SCOPES } from './resource-servers';
+import { isUuid } from '../util/uuid';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 /** RFC 8693 §3: Portico's own token type for "this own-mode connection", valid only between Portico's components. */
@@ -54,7 +55,7 @@ interface ConnectionSubject {
 }
 
 async function findConnection(db: Queryable, connectionId: unknown): Promise<ConnectionSubject | undefined> {
-  if (typeof connectionId !== 'string' || !/^[0-9a-f-]{36}$/i.test(connectionId)) return undefined;
+  if (!isUuid(connectionId)) return undefined;
   const [row] = await db
     .select({ connection: agentConnections, agent: agents, app: apps })
     .from(agentConnections)
@@ -209,7 +210,7 @@ export async function requestAgentToken(
     };
   }
   const response = await fetch(`${input.issuer}/oidc/token`, { method: 'POST', body: await agentTokenRequestBody(input.signingKeys, input.issuer, connection.connectionId) });
-  const body = (await response.json()) as Record<string, unknown>;
+  const body = (await response.json().catch(() => ({ error: 'server_error', error_description: 'the token endpoint did not answer JSON' }))) as Record<string, unknown>;
   if (!response.ok) return { ok: false, status: 409, error: String(body.error ?? 'invalid_grant'), description: String(body.error_description ?? 'no token was issued') };
   return { ok: true, body };
 }

@@ -93,7 +93,7 @@ export async function completeConsent(input: ConsentInput): Promise<ConsentOutco
   // and findAccount refuse any grant of an MCP client that has no binding.
   const bound = await db.transaction(async (tx) => {
     const recorded = await recordConsentBinding(tx, { grantId, client, target: target.target, resource, accountId, agentId: agent?.id ?? null });
-    if (!recorded) return false;
+    if (recorded !== 'bound') return recorded;
     await recordAuditEvent(tx, {
       ...audited,
       action: 'client.consent_given',
@@ -107,11 +107,11 @@ export async function completeConsent(input: ConsentInput): Promise<ConsentOutco
         scope: Object.values(details.missingResourceScopes ?? {}).flat(),
       },
     });
-    return true;
+    return 'bound' as const;
   });
-  if (!bound) {
+  if (bound !== 'bound') {
     await grant.destroy();
-    return { kind: 'refused', error: 'revoked' };
+    return { kind: 'refused', error: bound };
   }
   const location = await finishInteraction(provider, cookieHeader, uid, { consent: { grantId } });
   return { kind: 'continue', location };

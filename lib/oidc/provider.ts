@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../db/client';
 import { isActiveMember } from '../accounts/memberships';
-import { isAgentActive } from '../accounts/agents';
+import { findUsableAgent } from '../accounts/agents';
 import { findUserById } from '../accounts/users';
 import { findAppByIdentity, findAppByResource } from '../clients/apps';
 import { cimdConfiguration, cimdFetch } from './cimd';
@@ -156,7 +156,7 @@ export function createProvider(options: ProviderOptions): Provider {
     async findAccount(ctx, sub, token) {
       const user = await findUserById(options.db(), sub);
       if (!user || user.disabledAt) return undefined;
-      const org = await organizationOfRequest(options.db(), options.issuer, ctx, token);
+      const org = await organizationOfRequest(options.db(), options.issuer, ctx, user.id, token);
       if (org.refuse) return undefined;
       if (org.id && !(await isActiveMember(options.db(), org.id, user.id))) return undefined;
       return {
@@ -203,24 +203,26 @@ async function loadExistingGrant(ctx: KoaContextWithOIDC) {
 }
 
 /**
- * The organization a person must belong to for this request. An app's or external client's own org; otherwise
- * (dynamic and CIMD clients) at the token endpoint the org of the grant's binding, and at authorization the org of
- * the app the resource names. A token of a non-app client without a binding is refused outright.
+ * The organization a person must belong to for this request. An app's own client: its org. Any other client
+ * (external, dynamic, CIMD): with a grant (code exchange, refresh, userinfo), the grant's binding decides — no
+ * binding, or a named agent the person may no longer use, refuses the request; at authorization, the org of the app
+ * the resource names (the consent then checks everything again).
  */
-async function organizationOfRequest(db: Database, issuer: string, ctx: KoaContextWithOIDC, token: unknown): Promise<{ id?: string; refuse?: true }> {
+async function organizationOfRequest(db: Database, issuer: string, ctx: KoaContextWithOIDC, accountId: string, token: unknown): Promise<{ id?: string; refuse?: true }> {
   const client = ctx.oidc?.client as PorticoClient | undefined;
-  if (client?.portico_org_id) return { id: client.portico_org_id };
   const kind = clientKindOf(client);
-  if (!kind || kind === 'app') return {};
+  if (kind === 'app') return { id: client?.portico_org_id ?? undefined };
+  if (!kind) return {};
   const grantId = (token as { grantId?: string } | undefined)?.grantId ?? (ctx.oidc?.route === 'token' ? exchangedGrantId(ctx) : undefined);
   if (grantId) {
     const binding = await grantBindingFor(db, ctx, grantId);
     if (!binding) return { refuse: true };
-    // The agent a binding names must still be enabled (deleting or moving it removes the binding altogether).
-    if (binding.agentId && !(await isAgentActive(db, binding.agentId))) return { refuse: true };
+    // The agent a binding names must still be one this person may use there (enabled, same org, still shared).
+    if (binding.agentId && (!binding.orgId || !(await findUsableAgent(db, binding.orgId, accountId, binding.agentId)))) return { refuse: true };
     // A binding to Portico's own API has no organization: the API authorizes each request by role instead.
     return { id: binding.orgId ?? undefined };
   }
+  if (client?.portico_org_id) return { id: client.portico_org_id };
   const resource = ctx.oidc?.params?.resource;
   if (resource === porticoApiResource(issuer)) return {};
   const app = typeof resource === 'string' ? await findAppByResource(db, resource) : undefined;

@@ -5,5 +5,11 @@ export function porticoApiResource(issuer: string): string {
   return `${issuer}/api/mcp`;
 }
 
-/** What a token for Portico's own API may carry. */
-export const PORTICO_API_SCOPES = ['mcp'] as const;
+/**
+ * What a token for Portico's own API may carry: `mcp` (its tools and the REST API, with the person's permissions)
+ * and `agents:tokens` (obtaining tokens for the agents the person may use). The second is never advertised, so MCP
+ * clients (which ask for what the resource metadata lists) do not request it; a client must ask for it by name, and
+ * the consent screen says what it means.
+ */
+export const PORTICO_API_SCOPES = ['mcp', 'agents:tokens'] as const;
+export const PORTICO_API_ADVERTISED_SCOPES = ['mcp'] as const;

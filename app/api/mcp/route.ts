@@ -38,6 +38,8 @@ async function handle(request: Request): Promise<Response> {
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
+    // JSON-RPC requests to this server are small; a larger body is refused before it is parsed.
+    maxRequestBodySize: 256 * 1024,
     // DNS rebinding protection: only Portico's own host, and browsers only from Portico's own origin.
     enableDnsRebindingProtection: true,
     allowedHosts: [issuerHost, ...env.listenHosts.map((host) => `${host.includes(':') ? `[${host}]` : host}:${env.listenPort}`)],

@@ -43,10 +43,14 @@ export interface OrgRouteContext {
  * `transaction: false` is for a handler that calls Portico over HTTP (its token endpoint): a transaction held
  * open across that call could wait on itself (the embedded database has one connection).
  */
-export function orgRoute(permission: OrgPermission, handler: (ctx: OrgRouteContext) => Promise<Response>, options: { transaction?: boolean } = {}) {
+export function orgRoute(
+  permission: OrgPermission,
+  handler: (ctx: OrgRouteContext) => Promise<Response>,
+  options: { transaction?: boolean; scopes?: readonly string[] } = {},
+) {
   return async (request: Request, route: { params: Promise<Record<string, string | string[] | undefined>> }): Promise<Response> => {
     const { env, publicJwks } = runtime();
-    const authentication = await authenticateApiRequest(request, { db: db(), issuer: env.PORTICO_ISSUER, publicJwks });
+    const authentication = await authenticateApiRequest(request, { db: db(), issuer: env.PORTICO_ISSUER, publicJwks }, options.scopes);
     if (!authentication.ok) return authentication.response;
     const { caller } = authentication;
     const params = await route.params;

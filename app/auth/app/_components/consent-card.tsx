@@ -16,6 +16,7 @@ function scopeDescriptions(scope: string, appName: string): string[] {
     profile: 'See your name',
     email: 'See your email address',
     offline_access: 'Stay connected while you are away',
+    'agents:tokens': 'Obtain access tokens for the agents you may use, as those agents or as you through them',
   };
   return [...new Set(scope.split(' '))].flatMap((name) => (known[name] ? [known[name]] : []));
 }

@@ -1,5 +1,6 @@
 // The audit log's filters, read from the query string by the page and by the export alike.
 import type { AuditFilter } from '@/lib/audit/events';
+import { isUuid } from '@/lib/util/uuid';
 
 type Query = Record<string, string | string[] | undefined> | URLSearchParams;
 
@@ -17,7 +18,7 @@ function date(value: string | undefined, endOfDay: boolean): Date | undefined {
 
 export function auditFilterFrom(query: Query): { filter: AuditFilter; values: Record<string, string> } {
   const values = Object.fromEntries(['actor', 'subject', 'app', 'action', 'from', 'to'].map((name) => [name, get(query, name) ?? '']));
-  const appId = values.app && /^[0-9a-f-]{36}$/i.test(values.app) ? values.app : undefined;
+  const appId = values.app && isUuid(values.app) ? values.app : undefined;
   return {
     filter: {
       actor: values.actor || undefined,

@@ -1,6 +1,7 @@
 // POST /auth/app/<uid>/login – the sign-in card's form (lib/oidc/password-sign-in.ts does the work).
 // A plain form POST (not a server action) so that any client, scripted or not, can complete it. The interaction
 // cookie is SameSite=Lax and scoped to /auth/app/<uid>, so a cross-site POST carries no interaction.
+import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { completePasswordSignIn } from '@/lib/oidc/password-sign-in';
 import { isInteractionUid } from '@/lib/oidc/sign-in-errors';
@@ -14,15 +15,10 @@ export async function POST(request: Request, { params }: { params: Promise<{ uid
   if (!isInteractionUid(uid)) return new Response('Not found', { status: 404 });
   const card = `/auth/app/${uid}`;
 
-  let email: FormDataEntryValue | null = null;
-  let password: FormDataEntryValue | null = null;
-  try {
-    const form = await request.formData();
-    email = form.get('email');
-    password = form.get('password');
-  } catch {
-    // not a form: answered below like an empty one
-  }
+  // The card's form is small: a larger body, or anything but a plain form, is answered like an empty form.
+  const form = await readCappedForm(request, 8 * 1024).catch(() => undefined);
+  const email = form?.get('email') ?? null;
+  const password = form?.get('password') ?? null;
   // Bounded lengths: the password goes into a memory-hard KDF.
   if (typeof email !== 'string' || typeof password !== 'string' || !email || !password || email.length > 320 || password.length > 1024) {
     return seeOther(`${card}?error=invalid_request`);

@@ -192,17 +192,25 @@ test('consent tampering: another person’s agent or another organization’s ag
   await expect(whoActs).not.toContainText(FLIGHT_DECK.demoHelper.name);
 
   for (const forged of [FLIGHT_DECK.groundCrew.id, FLIGHT_DECK.demoHelper.id, 'agt_does_not_exist_0000']) {
-    await page.locator(`input[name="actor"][value="self"]`).evaluate((input, value) => ((input as HTMLInputElement).value = value), forged);
+    // The tampering happens on the wire: the browser posts "self", the request that leaves names another agent.
+    // (Editing the DOM instead would race with React's hydration, which may restore the input's value.)
+    await page.route('**/consent', async (route) => {
+      const form = new URLSearchParams(route.request().postData() ?? '');
+      form.set('actor', forged);
+      await route.continue({ postData: form.toString() });
+    });
     // Mark this document, so the assertions below read the answer to this POST, not the previous page's error.
     await page.evaluate(() => document.body.setAttribute('data-answered', 'no'));
     await page.getByRole('button', { name: 'Allow' }).click();
     await expect(page.locator('body[data-answered]')).toHaveCount(0);
     await expect(page.getByTestId('consent-error')).toContainText('not one you may use');
     expect(reached()).toBeUndefined();
+    await page.unroute('**/consent');
   }
   await page.screenshot({ path: testInfo.outputPath('consent-tampered.png'), fullPage: true });
 
   // The honest choice still works, and the token says exactly that.
+  await page.waitForLoadState('networkidle'); // hydrated: the choice below is not reset
   await page.getByLabel(FLIGHT_DECK.navigator.name).check();
   await page.getByRole('button', { name: 'Allow' }).click();
   await expect.poll(() => reached()?.searchParams.get('code')).toBeTruthy();

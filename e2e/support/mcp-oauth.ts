@@ -92,6 +92,8 @@ export async function authorizeInBrowser(page: Page, provider: PageOAuthProvider
   await page.goto(authorizationUrl.href);
   await fillSignIn(page, person.email, person.password);
   await page.getByTestId('who-acts').waitFor();
+  // Let React hydrate the page first: hydration may reset a radio button checked before it.
+  await page.waitForLoadState('networkidle');
   if (person.onConsent) await person.onConsent(page);
   if (person.actsAs && person.actsAs !== 'self') await page.getByLabel(person.actsAs).check();
   if (person.screenshot) await page.screenshot({ path: person.screenshot.testInfo.outputPath(person.screenshot.name), fullPage: true });
@@ -152,6 +154,7 @@ export async function accessTokenThroughConsent(
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ client_name: 'Scripted client', redirect_uris: [redirectUri] }),
   });
+  if (registered.status !== 201) throw new Error(`registration failed: ${registered.status} ${await registered.text()}`);
   const clientId = ((await registered.json()) as { client_id: string }).client_id;
   const { url, verifier } = pkceAuthorizationRequest(issuer, { clientId, redirectUri, resource: input.resource, scope: input.scope });
   let code: string | null = null;
@@ -169,5 +172,7 @@ export async function accessTokenThroughConsent(
     method: 'POST',
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier }),
   });
-  return ((await response.json()) as { access_token: string }).access_token;
+  const tokens = (await response.json()) as { access_token?: string };
+  if (!response.ok || !tokens.access_token) throw new Error(`token request failed: ${response.status} ${JSON.stringify(tokens)}`);
+  return tokens.access_token;
 }

@@ -198,12 +198,6 @@ export async function listAgents(db: Queryable, orgId: string): Promise<AgentLis
   }));
 }
 
-/** An agent that exists and is not disabled. */
-export async function isAgentActive(db: Queryable, agentId: string): Promise<boolean> {
-  const [agent] = await db.select({ disabledAt: agents.disabledAt }).from(agents).where(eq(agents.id, agentId)).limit(1);
-  return agent !== undefined && agent.disabledAt === null;
-}
-
 /**
  * The agent a person has connected to an app in delegated mode for themselves, if any: the consent screen opens
  * with it pre-selected (the person still confirms). Only an agent the person may use counts.

@@ -1,20 +1,13 @@
 // A published app's MCP endpoint for the end-to-end tests, standing in for the example app of the app kit issue:
-// an MCP SDK server on plain node:http whose /api/mcp is guarded by lib/resource (RFC 9728 metadata, RFC 6750
+// an MCP SDK server on plain node:http whose /api/mcp is guarded by the app kit (RFC 9728 metadata, RFC 6750
 // challenges, local verification of Portico's access tokens against Portico's JWKS).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  authorizeBearer,
-  protectedResourceMetadata,
-  protectedResourceMetadataUrl,
-  remoteKeys,
-  type ProtectedResourceConfig,
-  type VerifiedAccessToken,
-} from '../../lib/resource/protected-resource';
+import { createAppKit, type VerifiedAccessToken } from '../../app-kit';
 
 export interface McpApp {
-  config: ProtectedResourceConfig;
+  resource: string;
   /** Every token the app accepted, in order: what the tests assert `sub` and `act` on. */
   accepted: VerifiedAccessToken[];
   close(): Promise<void>;
@@ -35,25 +28,23 @@ function mcpServer(token: VerifiedAccessToken): McpServer {
 }
 
 export async function startMcpApp(options: { origin: string; issuer: string; audience: string }): Promise<McpApp> {
-  const resource = `${options.origin}/api/mcp`;
-  const config: ProtectedResourceConfig = { resource, issuer: options.issuer, audience: options.audience, scopesSupported: ['mcp'], resourceName: 'Flight Deck' };
-  const keys = remoteKeys(options.issuer);
+  const kit = createAppKit({ issuer: options.issuer, appIdentity: options.audience, origin: options.origin, resourceName: 'Flight Deck' });
   const accepted: VerifiedAccessToken[] = [];
-  const metadataPath = new URL(protectedResourceMetadataUrl(resource)).pathname;
 
   const server: Server = createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', options.origin).pathname;
     // RFC 9728 §3: the path-suffixed form, and the root form clients fall back to.
-    if (req.method === 'GET' && (path === metadataPath || path === '/.well-known/oauth-protected-resource')) {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(protectedResourceMetadata(config)));
+    if (req.method === 'GET' && kit.metadataPaths.includes(path)) {
+      const metadata = kit.protectedResourceMetadata();
+      res.writeHead(metadata.status, Object.fromEntries(metadata.headers));
+      res.end(await metadata.text());
       return;
     }
     if (path !== '/api/mcp') {
       res.writeHead(404).end();
       return;
     }
-    const gate = await authorizeBearer(webRequest(req, options.origin), config, keys, ['mcp']);
+    const gate = await kit.authorize(webRequest(req, options.origin));
     if (!gate.ok) {
       res.writeHead(gate.response.status, Object.fromEntries(gate.response.headers));
       res.end(await gate.response.text());
@@ -72,5 +63,5 @@ export async function startMcpApp(options: { origin: string; issuer: string; aud
     server.once('error', reject);
     server.listen(Number(url.port), url.hostname, resolve);
   });
-  return { config, accepted, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { resource: kit.resource, accepted, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }

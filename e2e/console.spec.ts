@@ -61,6 +61,9 @@ test.describe('the console, as an admin', () => {
 
     await page.getByLabel('New redirect URI').fill('https://invoices.demo.test/second');
     await expectOneEvent(page, 'app.redirect_uri_added', () => submit(page, 'add-redirect-uri', 'Add redirect URI'));
+    // The form resets itself once the action's answer arrives: wait for that, or it would clear what comes next.
+    await expect(page.getByTestId('add-redirect-uri').getByRole('status')).toHaveText('Redirect URI added.');
+    await expect(page.getByLabel('New redirect URI')).toHaveValue('');
     await page.getByLabel('New redirect URI').fill('javascript:alert(1)');
     await submit(page, 'add-redirect-uri', 'Add redirect URI');
     await expect(page.getByTestId('add-redirect-uri').getByTestId('action-error')).toHaveText('"javascript:alert(1)" must use https (plain http only on a loopback host)');
@@ -120,7 +123,8 @@ test.describe('the console, as an admin', () => {
     await expect(page.getByTestId('preview-button')).toHaveCSS('background-color', 'rgb(11, 122, 67)');
     await page.screenshot({ path: testInfo.outputPath('settings.png'), fullPage: true });
     await expectOneEvent(page, 'org.branding_updated', () => submit(page, 'branding', 'Save branding'));
-    // Back to Portico's brand, as the other suites expect for the demo organization.
+    // Wait for the form's answer (it may reset its fields), then back to Portico's brand, as the other suites expect.
+    await expect(page.getByTestId('branding').getByRole('status')).toBeVisible();
     await page.getByLabel('Display name').fill('');
     await page.getByLabel('Primary colour').fill('');
     await expectOneEvent(page, 'org.branding_updated', () => submit(page, 'branding', 'Save branding'));

@@ -3,14 +3,7 @@
 import { expect, test, type Browser, type Page, type Request } from '@playwright/test';
 import { DEMO, E2E_ISSUER } from './support/constants';
 import { ROCKETS } from './support/fixtures';
-
-async function consoleSignIn(page: Page, email: string, password: string) {
-  await page.goto('/console/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/console\/(demo|acme-rockets)\/apps$|\/console\/account$/);
-}
+import { consoleSignIn } from './support/console';
 
 async function auditEvents(page: Page): Promise<{ action: string; actorLabel: string; subjectLabel: string | null }[]> {
   const response = await page.request.get('/console/demo/audit/export?format=json');
@@ -35,7 +28,7 @@ test.describe.configure({ mode: 'serial' });
 
 test.describe('the console, as an admin', () => {
   test('apps: list, create (credentials once), edit, redirect URIs', async ({ page }, testInfo) => {
-    await consoleSignIn(page, DEMO.email, DEMO.password);
+    await consoleSignIn(page, DEMO);
     await expect(page.getByRole('heading', { name: 'Apps' })).toBeVisible();
     await expect(page.getByRole('link', { name: 'Demo App' })).toBeVisible();
     await page.screenshot({ path: testInfo.outputPath('apps.png'), fullPage: true });
@@ -79,7 +72,7 @@ test.describe('the console, as an admin', () => {
   });
 
   test('members and teams', async ({ page }, testInfo) => {
-    await consoleSignIn(page, DEMO.email, DEMO.password);
+    await consoleSignIn(page, DEMO);
     await page.getByRole('link', { name: 'Members' }).click();
     await page.getByTestId('add-member').getByLabel('Email').fill('newcomer@demo.e2e.test');
     await expectOneEvent(page, 'member.added', () => submit(page, 'add-member', 'Add member'));
@@ -114,7 +107,7 @@ test.describe('the console, as an admin', () => {
   });
 
   test('settings: whitelabel branding with a live preview', async ({ page }, testInfo) => {
-    await consoleSignIn(page, DEMO.email, DEMO.password);
+    await consoleSignIn(page, DEMO);
     await page.getByRole('link', { name: 'Settings' }).click();
     await expect(page.getByTestId('preview-name')).toHaveText('Portico');
     await page.getByLabel('Display name').fill('Demo Co');
@@ -131,7 +124,7 @@ test.describe('the console, as an admin', () => {
   });
 
   test('audit log: filters, pagination controls, CSV and JSON export', async ({ page }, testInfo) => {
-    await consoleSignIn(page, DEMO.email, DEMO.password);
+    await consoleSignIn(page, DEMO);
     await page.getByRole('link', { name: 'Audit log' }).click();
     await expect(page.getByTestId('audit-events')).toContainText('app.created');
     await page.getByLabel('Type').fill('team.');
@@ -150,8 +143,8 @@ test.describe('the console, as an admin', () => {
   test('own sessions and sign out everywhere', async ({ page, browser }, testInfo) => {
     const other = await browser.newContext();
     const otherPage = await other.newPage();
-    await consoleSignIn(otherPage, DEMO.email, DEMO.password);
-    await consoleSignIn(page, DEMO.email, DEMO.password);
+    await consoleSignIn(otherPage, DEMO);
+    await consoleSignIn(page, DEMO);
     await page.goto('/console/account');
     await expect(page.getByTestId('account-sessions')).toContainText('This browser');
     await page.screenshot({ path: testInfo.outputPath('account.png'), fullPage: true });
@@ -167,13 +160,13 @@ test.describe('deleting an organization', () => {
   test('is for owners only, and asks for the slug', async ({ page, browser }, testInfo) => {
     const adminContext = await browser.newContext();
     const admin = await adminContext.newPage();
-    await consoleSignIn(admin, ROCKETS.outsider.email, ROCKETS.outsider.password);
+    await consoleSignIn(admin, ROCKETS.outsider);
     await admin.goto('/console/doomed-co/settings');
     await expect(admin.getByRole('heading', { name: 'Organization settings' })).toBeVisible();
     await expect(admin.getByTestId('delete-org')).toHaveCount(0);
     await adminContext.close();
 
-    await consoleSignIn(page, DEMO.email, DEMO.password);
+    await consoleSignIn(page, DEMO);
     await page.goto('/console/doomed-co/settings');
     const form = page.getByTestId('delete-org');
     await form.getByLabel('Type doomed-co to confirm').fill('doomed');
@@ -194,7 +187,7 @@ test.describe('the console, as a member', () => {
   async function captureAction(browser: Browser, run: (page: Page) => Promise<void>): Promise<Request> {
     const admin = await browser.newContext();
     const page = await admin.newPage();
-    await consoleSignIn(page, DEMO.email, DEMO.password);
+    await consoleSignIn(page, DEMO);
     const captured = new Promise<Request>((resolve) => page.on('request', (r) => r.headers()['next-action'] && resolve(r)));
     await run(page);
     const request = await captured;
@@ -203,7 +196,7 @@ test.describe('the console, as a member', () => {
   }
 
   test('sees read-only pages and is refused every admin action, also posted directly', async ({ page, browser }, testInfo) => {
-    await consoleSignIn(page, ROCKETS.outsider.email, ROCKETS.outsider.password);
+    await consoleSignIn(page, ROCKETS.outsider);
     await expect(page.getByRole('link', { name: 'Demo App' })).toBeVisible();
     await expect(page.getByRole('link', { name: 'New app' })).toHaveCount(0);
     for (const hidden of ['Teams', 'Settings', 'Audit log']) await expect(page.getByRole('link', { name: hidden })).toHaveCount(0);
@@ -265,7 +258,7 @@ test.describe('the console, as a member', () => {
   });
 
   test('a person in two organizations switches between them', async ({ page }, testInfo) => {
-    await consoleSignIn(page, ROCKETS.member.email, ROCKETS.member.password);
+    await consoleSignIn(page, ROCKETS.member);
     await page.getByTestId('org-switcher').locator('summary').click();
     await page.screenshot({ path: testInfo.outputPath('switcher.png'), fullPage: true });
     const other = page.getByTestId('org-switcher').getByRole('link');

@@ -2,7 +2,7 @@
 // and its audit event. The console's actions and the REST API are thin callers of these commands, so both answer
 // the same way. The caller has already checked the person's `agents.manage` permission in the organization.
 import { z } from 'zod';
-import type { Queryable } from '../db/client';
+import { postgresErrorCode, type Queryable } from '../db/client';
 import { findOrgApp } from '../clients/apps';
 import type { AuditRecord } from '../audit/events';
 import { findMembershipRole } from './memberships';
@@ -129,8 +129,7 @@ export const agentCommands = {
     }
     await moveAgent(ctx.tx, agent.id, target.id, ctx.person.id).catch((error: unknown) => {
       // A consent naming the agent committed between the clean-up and the move: the composite key refuses the move.
-      const code = (error as { cause?: { code?: string }; code?: string }).cause?.code ?? (error as { code?: string }).code;
-      if (code === '23503') throw new AgentCommandRefusal(409, 'Someone connected with this agent at that very moment; try the move again.');
+      if (postgresErrorCode(error) === '23503') throw new AgentCommandRefusal(409, 'Someone connected with this agent at that very moment; try the move again.');
       throw error;
     });
     await ctx.audit({ action: 'agent.moved_out', subject: subject(agent), details: { to: target.slug } });
@@ -180,8 +179,7 @@ export const agentCommands = {
       createdByUserId: ctx.person.id,
       connection: input.mode === 'own' ? { mode: 'own' } : { mode: 'delegated', delegateUserId: input.delegateUserId },
     }).catch((error: unknown) => {
-      const code = (error as { cause?: { code?: string }; code?: string }).cause?.code ?? (error as { code?: string }).code;
-      if (code === '23505') throw new AgentCommandRefusal(409, `${agent.name} is connected to ${app.name} already.`);
+      if (postgresErrorCode(error) === '23505') throw new AgentCommandRefusal(409, `${agent.name} is connected to ${app.name} already.`);
       throw error;
     });
     await ctx.audit({ action: 'agent.connection_created', subject: subject(agent), appId: app.id, details: { connectionId: connection.id, mode: connection.mode, delegateUserId: connection.delegateUserId } });

@@ -200,14 +200,13 @@ export async function listAgents(db: Queryable, orgId: string): Promise<AgentLis
 
 /**
  * The agent a person has connected to an app in delegated mode for themselves, if any: the consent screen opens
- * with it pre-selected (the person still confirms). Only an agent the person may use counts.
+ * with it pre-selected (the person still confirms) when it is among the agents the person may use.
  */
 export async function delegatedAgentFor(db: Queryable, appId: string, userId: string): Promise<string | undefined> {
   const [row] = await db
-    .select({ agentId: agentConnections.agentId, orgId: agentConnections.orgId })
+    .select({ agentId: agentConnections.agentId })
     .from(agentConnections)
     .where(and(eq(agentConnections.appId, appId), eq(agentConnections.mode, 'delegated'), eq(agentConnections.delegateUserId, userId)))
     .limit(1);
-  if (!row) return undefined;
-  return (await findUsableAgent(db, row.orgId, userId, row.agentId))?.id;
+  return row?.agentId;
 }

@@ -100,3 +100,14 @@ export function safeDatabaseLocation(url: string): string {
 export function rowsOf<Row>(result: unknown): Row[] {
   return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 }
+
+/**
+ * The SQLSTATE of a failed statement (23505 unique violation, 23503 foreign key violation, …), whether the error
+ * comes from postgres.js or PGlite directly or wrapped by drizzle (as its `cause`).
+ */
+export function postgresErrorCode(error: unknown): string | undefined {
+  const direct = (error as { code?: unknown } | undefined)?.code;
+  const wrapped = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  const code = typeof wrapped === 'string' ? wrapped : direct;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -1,27 +1,33 @@
-import type { InputHTMLAttributes } from 'react';
+import type { InputHTMLAttributes, ReactNode } from 'react';
 
-/** A labelled input: the label is always tied to its control, for screen readers and for tests. */
+/** The label, control and hint of every console field: the label is always tied to its control (screen readers, tests). */
+function Labelled(props: { id: string; label: string; hint?: string; children: ReactNode }) {
+  return (
+    <div className="grid gap-1">
+      <label htmlFor={props.id} className="text-sm font-medium text-slate-800">
+        {props.label}
+      </label>
+      {props.children}
+      {props.hint ? <p className="text-xs text-slate-500">{props.hint}</p> : null}
+    </div>
+  );
+}
+
+/** A labelled input. */
 export function Field(props: InputHTMLAttributes<HTMLInputElement> & { label: string; name: string; hint?: string }) {
   const { label, hint, id, ...input } = props;
   const inputId = id ?? `field-${input.name}`;
   return (
-    <div className="grid gap-1">
-      <label htmlFor={inputId} className="text-sm font-medium text-slate-800">
-        {label}
-      </label>
+    <Labelled id={inputId} label={label} hint={hint}>
       <input id={inputId} className="input" {...input} />
-      {hint ? <p className="text-xs text-slate-500">{hint}</p> : null}
-    </div>
+    </Labelled>
   );
 }
 
 export function Select(props: { label: string; name: string; options: readonly { value: string; label: string }[]; defaultValue?: string; id?: string }) {
   const inputId = props.id ?? `field-${props.name}`;
   return (
-    <div className="grid gap-1">
-      <label htmlFor={inputId} className="text-sm font-medium text-slate-800">
-        {props.label}
-      </label>
+    <Labelled id={inputId} label={props.label}>
       <select id={inputId} name={props.name} defaultValue={props.defaultValue} className="input">
         {props.options.map((option) => (
           <option key={option.value} value={option.value}>
@@ -29,7 +35,7 @@ export function Select(props: { label: string; name: string; options: readonly {
           </option>
         ))}
       </select>
-    </div>
+    </Labelled>
   );
 }
 
@@ -37,12 +43,8 @@ export function Select(props: { label: string; name: string; options: readonly {
 export function TextArea(props: { label: string; name: string; hint?: string; rows?: number; required?: boolean; placeholder?: string; id?: string }) {
   const inputId = props.id ?? `field-${props.name}`;
   return (
-    <div className="grid gap-1">
-      <label htmlFor={inputId} className="text-sm font-medium text-slate-800">
-        {props.label}
-      </label>
+    <Labelled id={inputId} label={props.label} hint={props.hint}>
       <textarea id={inputId} name={props.name} rows={props.rows ?? 3} required={props.required} placeholder={props.placeholder} className="input font-mono text-sm" />
-      {props.hint ? <p className="text-xs text-slate-500">{props.hint}</p> : null}
-    </div>
+    </Labelled>
   );
 }

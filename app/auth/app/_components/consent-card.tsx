@@ -44,12 +44,14 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
   const org = context.org;
   // Agents belong to an organization: for Portico's own API (no organization) the person acts.
   const appId = target.target.kind === 'app' ? target.target.app.id : undefined;
-  const [user, agents, connected] = await Promise.all([
+  const [user, agents, connectedAgentId] = await Promise.all([
     findUserById(db(), props.accountId),
     org ? listUsableAgents(db(), org.id, props.accountId) : [],
     appId ? delegatedAgentFor(db(), appId, props.accountId) : undefined,
   ]);
   const scopes = scopeDescriptions(props.scope, context.app.name);
+  // Pre-selected only when it is one of the agents offered (usable by this person in this organization).
+  const connected = agents.some((agent) => agent.id === connectedAgentId) ? connectedAgentId : undefined;
   const localOnly = redirectsOnlyToLocalhost(client.redirectUris);
 
   return (

@@ -157,7 +157,8 @@ async function interceptClientRedirect(page: Page): Promise<() => URL | undefine
     reached = new URL(route.request().url());
     await route.fulfill({ status: 200, contentType: 'text/plain', body: 'back at the client' });
   });
-  return () => reached;
+  // The route may be bypassed by Chromium for a redirected navigation; the page's own URL then says it.
+  return () => reached ?? (page.url().startsWith(CLIENT_REDIRECT) ? new URL(page.url()) : undefined);
 }
 
 test('a missing or unknown resource is refused on the authorization screen, and the client gets invalid_target', async ({ page, request }, testInfo) => {

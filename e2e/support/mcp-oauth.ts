@@ -8,7 +8,7 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { fillSignIn } from './relying-party';
+import { ensureCallbackServer, fillSignIn } from './relying-party';
 
 export class PageOAuthProvider implements OAuthClientProvider {
   private information?: OAuthClientInformationMixed;
@@ -84,6 +84,8 @@ export async function authorizeInBrowser(page: Page, provider: PageOAuthProvider
   if (!authorizationUrl) throw new Error('the SDK did not start an authorization');
   provider.pendingAuthorization = undefined;
   const redirect = new URL(provider.redirectUrl);
+  // A real listener behind the route: Chromium now and then sends a redirected navigation past page.route.
+  await ensureCallbackServer(provider.redirectUrl);
   let callback: URL | undefined;
   await page.route(`${redirect.origin}${redirect.pathname}**`, async (route) => {
     callback = new URL(route.request().url());
@@ -158,6 +160,7 @@ export async function accessTokenThroughConsent(
   const clientId = ((await registered.json()) as { client_id: string }).client_id;
   const { url, verifier } = pkceAuthorizationRequest(issuer, { clientId, redirectUri, resource: input.resource, scope: input.scope });
   let code: string | null = null;
+  await ensureCallbackServer(redirectUri); // a real listener behind the route, as in authorizeInBrowser
   await page.route(`${redirectUri}**`, async (route) => {
     code = new URL(route.request().url()).searchParams.get('code');
     await route.fulfill({ status: 200, contentType: 'text/plain', body: 'done' });
@@ -167,6 +170,7 @@ export async function accessTokenThroughConsent(
   await page.getByRole('button', { name: 'Allow' }).click();
   await page.waitForURL((current) => current.href.startsWith(redirectUri));
   await page.unroute(`${redirectUri}**`);
+  code ??= new URL(page.url()).searchParams.get('code');
   if (!code) throw new Error('no authorization code');
   const response = await fetch(`${issuer}/oidc/token`, {
     method: 'POST',

@@ -1,8 +1,14 @@
-// Portico's app kit: what a published app needs to protect its `/api/mcp` with Portico access tokens.
+// Portico's app kit: what a published app needs to make its `/api/mcp` and its sign-in correct by default.
 //
-// This first part covers the protected-resource side (RFC 9728 metadata, RFC 6750/9728 challenges, token
-// verification with the audience fixed to the app's own identity). It depends on nothing of Portico but
-// lib/resource, the same code Portico's own API runs. See app-kit/README.md.
+// - the protected resource: RFC 9728 metadata, RFC 6750/9728 challenges, access tokens verified locally with the
+//   audience fixed to the app's own identity (protected-resource.ts);
+// - its tools with the four risk levels and the confirmation gate Portico's own tools have (risk.ts, tools.ts);
+// - its surface: declared to Portico, and reported unfiltered to Portico's signed introspection (surface.ts);
+// - signing people in through Portico with OpenID Connect (sign-in.ts).
+//
+// The kit imports nothing from Portico's lib/: Portico imports the shared parts from here. See app-kit/README.md.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   authorizeBearer,
   protectedResourceMetadata,
@@ -11,9 +17,31 @@ import {
   type ProtectedResourceConfig,
   type ResourceAuthorization,
   type VerifiedAccessToken,
-} from '../lib/resource/protected-resource';
+} from './protected-resource';
+import { createConfirmationGate, memoryConfirmationStore, resolveRiskLevels, RISK_MODEL_VERSION, type ConfirmationStore, type RiskLevel } from './risk';
+import {
+  DECLARATION_PATH,
+  memoryReplayGuard,
+  RESPONSE_SIGNATURE_HEADER,
+  SIGNATURE_HEADER,
+  SIGNATURE_REFUSALS,
+  signRequest,
+  signResponse,
+  SURFACE_PATH,
+  verifySignedRequest,
+  type ReplayGuard,
+  type SurfaceDocument,
+} from './surface';
+import { registerKitTools, riskModelCapability, surfaceOfTools, type KitTool, type ToolEvent } from './tools';
 
-export type { ResourceAuthorization, VerifiedAccessToken };
+// What apps use. Portico itself imports the shared modules (risk.ts, surface.ts, …) directly.
+export type { ResourceAuthorization, VerifiedAccessToken, KitTool, ToolEvent, SurfaceDocument, RiskLevel, ConfirmationStore, ReplayGuard };
+export type { ToolContext } from './tools';
+export type { SurfaceTool } from './surface';
+export { defineTool } from './tools';
+export { createSignIn, type SignIn, type SignInConfig, type PendingSignIn, type SignedInPerson } from './sign-in';
+export { memoryConfirmationStore, RISK_LEVELS, RISK_MODEL_VERSION, CONFIRMATION_TOKEN_PARAMETER, RiskConfigurationError } from './risk';
+export { SURFACE_PATH, DECLARATION_PATH, memoryReplayGuard } from './surface';
 
 /**
  * The contract between the kit and Portico. Portico states the version it expects (lib/clients/app-environment.ts)
@@ -29,9 +57,32 @@ export interface AppIdentity {
   appIdentity: string;
   /** The app's own origin: its MCP endpoint is `<origin>/api/mcp`, the resource clients name. */
   origin: string;
+  /** PORTICO_CLIENT_ID: names the app when it declares its surface. */
+  clientId?: string;
+  /** PORTICO_SURFACE_SECRET: signs the surface declaration and checks Portico's introspection calls. */
+  surfaceSecret?: string;
   /** The scopes the app's tools need; `mcp` is the baseline every member's token carries. */
   scopesSupported?: readonly string[];
   resourceName?: string;
+}
+
+export interface AppKitOptions extends AppIdentity {
+  /** The app's MCP server name and version (serverInfo). */
+  server?: { name: string; version: string };
+  tools?: readonly KitTool<never>[];
+  /** Operator overrides: may raise a tool's level, never lower it (a lowering throws at start, naming the tool). */
+  riskOverrides?: Readonly<Record<string, string>>;
+  /** Tools that must be approval_required whatever the configuration. */
+  criticalTools?: readonly string[];
+  /** Where confirmation challenges live; one process's memory by default (use a shared store with several instances). */
+  confirmationStore?: ConfirmationStore;
+  /** Nonces of Portico's introspection calls; one process's memory by default. */
+  replayGuard?: ReplayGuard;
+  /** Called for every call from `caution` up: challenge issued, successful run, failed run. Audit them. */
+  onToolEvent?: (event: ToolEvent) => void | Promise<void>;
+  /** Serve the introspection route (default true). */
+  introspection?: boolean;
+  now?: () => Date;
 }
 
 export interface AppKit {
@@ -46,23 +97,108 @@ export interface AppKit {
    * the metadata and the scope needed). `azp` is reported for audit and never decides anything.
    */
   authorize(request: Request, requiredScopes?: readonly string[]): Promise<ResourceAuthorization>;
+  /** `/api/mcp` whole: the bearer gate, then the app's tools behind the confirmation gate (stateless Streamable HTTP). */
+  handleMcp(request: Request, onAccepted?: (token: VerifiedAccessToken) => void): Promise<Response>;
+  /** An MCP server with the tools this token may use, for apps that run their own transport. */
+  mcpServer(token: VerifiedAccessToken): McpServer;
+  /** The app's whole surface: every tool, its scopes and effective level, whoever asks. */
+  surface(): SurfaceDocument;
+  /** `GET /api/mcp/surface`: the signed introspection route Portico calls (404 when switched off or no secret). */
+  handleSurfaceRequest(request: Request): Promise<Response>;
+  /** Declares the surface to Portico (a signed call); throws with Portico's error when refused. */
+  declareSurface(): Promise<{ declaredAt: string; tools: number }>;
 }
 
-export function createAppKit(identity: AppIdentity): AppKit {
-  const origin = new URL(identity.origin).origin;
+export function createAppKit(options: AppKitOptions): AppKit {
+  const origin = new URL(options.origin).origin;
   const config: ProtectedResourceConfig = {
     resource: `${origin}/api/mcp`,
-    issuer: identity.issuer,
-    audience: identity.appIdentity,
-    scopesSupported: identity.scopesSupported ?? ['mcp'],
-    resourceName: identity.resourceName,
+    issuer: options.issuer,
+    audience: options.appIdentity,
+    scopesSupported: options.scopesSupported ?? ['mcp'],
+    resourceName: options.resourceName,
   };
   // Portico's JWKS, fetched once and cached; an unknown `kid` refetches it (rate-limited by jose).
-  const keys = remoteKeys(identity.issuer);
+  const keys = remoteKeys(options.issuer);
+  const tools = options.tools ?? [];
+  // Resolved once, at start: a configuration that lowers a level throws here, before any request is served.
+  const levels = resolveRiskLevels(Object.fromEntries(tools.map((tool) => [tool.name, tool.riskLevel])), options.riskOverrides, options.criticalTools);
+  const gate = createConfirmationGate({ store: options.confirmationStore ?? memoryConfirmationStore(), now: options.now });
+  const replay = options.replayGuard ?? memoryReplayGuard();
+  const serverInfo = options.server ?? { name: options.resourceName ?? 'app', version: '1.0.0' };
+
+  const surface = (): SurfaceDocument => ({
+    kit_contract_version: APP_KIT_CONTRACT_VERSION,
+    risk_model_version: RISK_MODEL_VERSION,
+    resource: config.resource,
+    tools: surfaceOfTools(tools, levels),
+  });
+
+  const mcpServer = (token: VerifiedAccessToken) => {
+    const server = new McpServer(serverInfo, { capabilities: { experimental: riskModelCapability() } });
+    registerKitTools(server, tools, { token, gate, levels, onEvent: options.onToolEvent });
+    return server;
+  };
+
+  const url = new URL(origin);
   return {
     resource: config.resource,
     metadataPaths: [new URL(protectedResourceMetadataUrl(config.resource)).pathname, '/.well-known/oauth-protected-resource'],
     protectedResourceMetadata: () => Response.json(protectedResourceMetadata(config), { headers: { 'Cache-Control': 'max-age=300' } }),
     authorize: (request, requiredScopes = ['mcp']) => authorizeBearer(request, config, keys, requiredScopes),
+    mcpServer,
+    surface,
+
+    async handleMcp(request, onAccepted) {
+      const gateResult = await authorizeBearer(request, config, keys, ['mcp']);
+      if (!gateResult.ok) return gateResult.response;
+      onAccepted?.(gateResult.token);
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+        maxRequestBodySize: 256 * 1024,
+        // DNS rebinding protection: only the app's own host, and browsers only from its own origin.
+        enableDnsRebindingProtection: true,
+        allowedHosts: [url.host],
+        allowedOrigins: [origin],
+      });
+      const server = mcpServer(gateResult.token);
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(request);
+      } finally {
+        void server.close();
+      }
+    },
+
+    async handleSurfaceRequest(request) {
+      // Without a secret, or switched off, the route does not exist: Portico reports "unsupported".
+      if (options.introspection === false || !options.surfaceSecret) return new Response('Not found', { status: 404 });
+      if (request.method !== 'GET') return new Response(null, { status: 405, headers: { Allow: 'GET' } });
+      const requestUrl = new URL(request.url);
+      const check = await verifySignedRequest(
+        options.surfaceSecret,
+        { method: 'GET', path: `${requestUrl.pathname}${requestUrl.search}`, body: '', header: request.headers.get(SIGNATURE_HEADER) },
+        replay,
+        options.now?.(),
+      );
+      if (!check.ok) return Response.json({ error: 'invalid_signature', error_description: SIGNATURE_REFUSALS[check.reason] }, { status: 401, headers: { 'Cache-Control': 'no-store' } });
+      const body = JSON.stringify(surface());
+      return new Response(body, {
+        status: 200,
+        headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', [RESPONSE_SIGNATURE_HEADER]: signResponse(options.surfaceSecret, check.nonce, 200, body) },
+      });
+    },
+
+    async declareSurface() {
+      if (!options.surfaceSecret || !options.clientId) throw new Error('declaring the surface needs PORTICO_CLIENT_ID and PORTICO_SURFACE_SECRET');
+      const target = new URL(`${options.issuer}${DECLARATION_PATH}`);
+      const body = JSON.stringify(surface());
+      const { header } = signRequest(options.surfaceSecret, { method: 'POST', path: target.pathname, body }, { keyId: options.clientId, now: options.now?.() });
+      const response = await fetch(target, { method: 'POST', body, headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: header }, signal: AbortSignal.timeout(10_000) });
+      const answer = (await response.json().catch(() => ({}))) as { declared_at?: string; tools?: number; error?: string; error_description?: string };
+      if (!response.ok) throw new Error(`Portico refused the surface declaration (${response.status}): ${answer.error_description ?? answer.error ?? 'no reason given'}`);
+      return { declaredAt: String(answer.declared_at), tools: Number(answer.tools) };
+    },
   };
 }

@@ -39,7 +39,7 @@ export async function bootPortico(env: Env): Promise<BootResult> {
       refreshTokenReuseGraceSeconds: env.PORTICO_REFRESH_REUSE_GRACE_SECONDS,
       cimdAllowLoopback: env.PORTICO_CIMD_ALLOW_LOOPBACK,
     });
-    const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys };
+    const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key };
     installRuntime(runtime);
     const seed = env.PORTICO_DEMO_SEED
       ? await seedDemo(db, {

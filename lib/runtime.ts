@@ -17,6 +17,8 @@ export interface PorticoRuntime {
    * portico-internal (own-mode agent tokens). Never served, never logged.
    */
   signingKeys: JWK[];
+  /** The at-rest encryption key (PORTICO_SECRET_KEY or the data folder's): decrypts apps' surface secrets. */
+  atRestKey: Uint8Array;
 }
 
 const REGISTRY = Symbol.for('portico.runtime');

@@ -11,7 +11,7 @@ import { createOrganization } from '../lib/accounts/organizations';
 import { addMember } from '../lib/accounts/memberships';
 import { agentConnections } from '../lib/db/schema';
 import { agentTokenRequestBody, porticoClientAssertion, requestAgentToken, PORTICO_INTERNAL_CLIENT_ID, TOKEN_EXCHANGE_GRANT, AGENT_CONNECTION_TOKEN_TYPE } from '../lib/oidc/agent-token-exchange';
-import { authorizeBearer, remoteKeys } from '../lib/resource/protected-resource';
+import { authorizeBearer, remoteKeys } from '../app-kit/protected-resource';
 import { openTestDatabase, type TestDatabase } from './support/databases';
 import { createMember, createOrgWithApp, startProviderHarness, type AppFixture, type Harness } from './support/provider-harness';
 

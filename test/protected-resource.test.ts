@@ -2,7 +2,7 @@
 // RFC 6750 answer, and only a token for this exact audience, from this issuer, signed with a known key, passes.
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authorizeBearer, bearerChallenge, protectedResourceMetadataUrl, type ProtectedResourceConfig } from '../lib/resource/protected-resource';
+import { authorizeBearer, bearerChallenge, protectedResourceMetadataUrl, type ProtectedResourceConfig } from '../app-kit/protected-resource';
 
 const config: ProtectedResourceConfig = {
   resource: 'https://app.example/api/mcp',

@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { agents } from '../db/schema';
 import { findUserById, type User } from '../accounts/users';
-import { authorizeBearer, type ProtectedResourceConfig, type VerifiedAccessToken } from '../resource/protected-resource';
+import { authorizeBearer, type ProtectedResourceConfig, type VerifiedAccessToken } from '../../app-kit/protected-resource';
 import { PORTICO_API_ADVERTISED_SCOPES, porticoApiResource } from '../resource/portico-api';
 
 export function porticoApiConfig(issuer: string): ProtectedResourceConfig {

@@ -1,7 +1,7 @@
 // The root form of the protected resource metadata (RFC 9728 §3), where MCP clients look when the path-suffixed
 // form is missing: Portico's origin serves one protected resource, its API, so both forms describe it.
 import { porticoApiConfig } from '@/lib/api/authenticate';
-import { protectedResourceMetadata } from '@/lib/resource/protected-resource';
+import { protectedResourceMetadata } from '@/app-kit/protected-resource';
 import { runtime } from '@/lib/runtime';
 
 export const dynamic = 'force-dynamic';

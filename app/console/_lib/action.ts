@@ -25,16 +25,26 @@ export class ActionRefusal extends Error {}
 
 type AuditInput = Omit<AuditRecord, 'orgId' | 'actor'>;
 
-interface HandlerContext<Input> {
+interface HandlerContext<Input, Prepared> {
   tx: Transaction;
   input: Input;
   access: OrgAccess;
+  /** What `prepare` found before the transaction began. */
+  prepared: Prepared;
   audit(record: AuditInput): Promise<void>;
 }
 
-export function orgAction<Schema extends z.ZodType>(
-  options: { permission: OrgPermission; input: Schema },
-  handler: (ctx: HandlerContext<z.infer<Schema>>) => Promise<Extract<ActionState, { status: 'ok' }>>,
+export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
+  options: {
+    permission: OrgPermission;
+    input: Schema;
+    /**
+     * Slow work that must not hold a transaction open (a call to another server), run after authorization and
+     * validation, before the transaction. It must not write: the handler records its result.
+     */
+    prepare?: (ctx: { input: z.infer<Schema>; access: OrgAccess }) => Promise<Prepared>;
+  },
+  handler: (ctx: HandlerContext<z.infer<Schema>, Prepared>) => Promise<Extract<ActionState, { status: 'ok' }>>,
 ) {
   return async function action(_previous: ActionState, formData: FormData): Promise<ActionState> {
     const authorization = await authorizeOrgAction(formData.get('org'), options.permission);
@@ -58,12 +68,14 @@ export function orgAction<Schema extends z.ZodType>(
 
     const ip = clientIpFromHeaders(await headers());
     try {
+      const prepared = (options.prepare ? await options.prepare({ input: parsed.data, access }) : undefined) as Prepared;
       const result = await db().transaction(async (tx) => {
         let events = 0;
         const outcome = await handler({
           tx,
           input: parsed.data,
           access,
+          prepared,
           audit: async (record) => {
             events += 1;
             await recordAuditEvent(tx, { ...record, orgId: access.org.id, actor: { type: 'person', id: access.user.id, label: access.user.email, ip } });

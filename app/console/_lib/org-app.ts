@@ -1,10 +1,10 @@
 // For console actions on one app: the app, looked up inside the organization the action is authorized for.
 import 'server-only';
 import { findOrgApp } from '@/lib/clients/apps';
-import type { Transaction } from '@/lib/db/client';
+import type { Queryable } from '@/lib/db/client';
 import { ActionRefusal } from './action';
 
-export async function orgAppOrRefuse(tx: Transaction, orgId: string, appId: string) {
+export async function orgAppOrRefuse(tx: Queryable, orgId: string, appId: string) {
   const listing = await findOrgApp(tx, orgId, appId);
   if (!listing) throw new ActionRefusal('This app does not exist in this organization.');
   return listing;

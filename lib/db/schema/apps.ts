@@ -197,3 +197,23 @@ export const grantBindings = pgTable(
     check('grant_bindings_agent_needs_org', sql`${t.agentId} IS NULL OR ${t.orgId} IS NOT NULL`),
   ],
 );
+
+/**
+ * What an app exposes to MCP clients, as it declared it, and how the last verification of that declaration went.
+ * The surface secret signs calls between Portico and the app (the app's PORTICO_SURFACE_SECRET); Portico needs it
+ * in clear to compute the HMAC, so it is stored encrypted at rest (JWE, like the signing keys), never hashed.
+ */
+export const appSurfaces = pgTable('app_surfaces', {
+  appId: uuid('app_id')
+    .primaryKey()
+    .references(() => apps.id, { onDelete: 'cascade' }),
+  secretEncrypted: text('secret_encrypted'),
+  secretCreatedAt: timestamp('secret_created_at', { withTimezone: true }),
+  /** The declared tools: [{ name, riskLevel, requiredScopes }], sorted by name. Null until the app declares. */
+  declaration: jsonb('declaration'),
+  declaredContractVersion: integer('declared_contract_version'),
+  declaredAt: timestamp('declared_at', { withTimezone: true }),
+  /** The outcome of the last verification started from the security tab: { outcome, detail, difference? }. */
+  lastCheck: jsonb('last_check'),
+  lastCheckedAt: timestamp('last_checked_at', { withTimezone: true }),
+});

@@ -1,6 +1,6 @@
 // RFC 9728 §3.1: the metadata of Portico's own API resource (`<issuer>/api/mcp`), at its path-suffixed address.
 import { porticoApiConfig } from '@/lib/api/authenticate';
-import { protectedResourceMetadata } from '@/lib/resource/protected-resource';
+import { protectedResourceMetadata } from '@/app-kit/protected-resource';
 import { runtime } from '@/lib/runtime';
 
 export const dynamic = 'force-dynamic';

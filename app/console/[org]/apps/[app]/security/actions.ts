@@ -4,7 +4,9 @@ import { z } from 'zod';
 import { addRedirectUri } from '@/lib/clients/apps';
 import { revokeClientAccess, setDevEnvironment } from '@/lib/clients/revocation';
 import { cancelRotation, completeRotation, startRotation } from '@/lib/clients/rotation';
+import { issueSurfaceSecret, recordVerification, surfaceSecretOf, surfaceStateOf, verifyAppSurface } from '@/lib/clients/surface';
 import { validateRedirectUri } from '@/lib/clients/validation';
+import { db, runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../../../_lib/action';
 import { orgAppOrRefuse } from '../../../../_lib/org-app';
 
@@ -95,5 +97,57 @@ export const addDevRedirectUriAction = orgAction(
     if (!(await addRedirectUri(tx, listing.clientId, input.redirectUri, true))) throw new ActionRefusal('This redirect URI is registered already.');
     await audit({ action: 'app.redirect_uri_added', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: { uri: input.redirectUri, devOnly: true } });
     return { status: 'ok', message: 'Dev-only redirect URI added: it works while the dev environment is on.' };
+  },
+);
+
+export const issueSurfaceSecretAction = orgAction(
+  { permission: 'apps.manage', input: z.object({ appId, confirmed: z.enum(['no', 'yes']).optional() }) },
+  async ({ tx, input, access, audit }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    const state = await surfaceStateOf(tx, listing.app.id);
+    // A second "create" from a stale page must not silently cut off a secret the app already uses.
+    if (state.hasSecret && input.confirmed !== 'yes') throw new ActionRefusal('This app has a surface secret already. Reload the page to replace it.');
+    const secret = await issueSurfaceSecret(tx, listing.app.id, runtime().atRestKey);
+    await audit({ action: state.hasSecret ? 'app.surface_secret_replaced' : 'app.surface_secret_created', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId });
+    return {
+      status: 'ok',
+      message: `${state.hasSecret ? 'The previous surface secret stopped working now. ' : ''}Put this in the app's environment; it is shown only now:`,
+      secret: [`PORTICO_SURFACE_SECRET=${secret}`],
+    };
+  },
+);
+
+/**
+ * Verification is started by a person, never by loading the page. The call to the app happens before the
+ * transaction (prepare), so a slow app never holds a database connection; its outcome is recorded and audited.
+ */
+export const verifySurfaceAction = orgAction(
+  {
+    permission: 'apps.manage',
+    input: z.object({ appId }),
+    prepare: async ({ input, access }) => {
+      const listing = await orgAppOrRefuse(db(), access.org.id, input.appId);
+      const secret = await surfaceSecretOf(db(), listing.app.id, runtime().atRestKey);
+      if (!secret) throw new ActionRefusal('Create a surface secret first: Portico signs its call to the app with it.');
+      const state = await surfaceStateOf(db(), listing.app.id);
+      return verifyAppSurface({ publishOrigin: listing.app.publishOrigin, secret, declaration: state.declaration });
+    },
+  },
+  async ({ tx, input, access, audit, prepared }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    await recordVerification(tx, listing.app.id, prepared);
+    await audit({
+      action: 'app.surface_verified',
+      subject: subject(listing),
+      appId: listing.app.id,
+      details: {
+        outcome: prepared.outcome,
+        detail: prepared.detail,
+        ...(prepared.difference
+          ? { undeclared: prepared.difference.undeclared.map((tool) => tool.name), missing: prepared.difference.missing.map((tool) => tool.name), changed: prepared.difference.changed.map((change) => change.name) }
+          : {}),
+      },
+    });
+    return { status: 'ok', message: `Verification: ${prepared.outcome}. ${prepared.detail}` };
   },
 );

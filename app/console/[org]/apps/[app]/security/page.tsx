@@ -6,6 +6,7 @@ import { notFound } from 'next/navigation';
 import { searchAuditEvents } from '@/lib/audit/events';
 import { findOrgApp, listRedirectUris } from '@/lib/clients/apps';
 import { devEnvironmentActive } from '@/lib/clients/revocation';
+import { surfaceStateOf } from '@/lib/clients/surface';
 import { credentialState, DEFAULT_OVERLAP_SECONDS } from '@/lib/clients/rotation';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../../../_lib/access';
@@ -18,10 +19,13 @@ import {
   addDevRedirectUriAction,
   cancelRotationAction,
   completeRotationAction,
+  issueSurfaceSecretAction,
   revokeAccessAction,
   setDevEnvironmentAction,
   startRotationAction,
+  verifySurfaceAction,
 } from './actions';
+import { SurfacePanel } from './surface-panel';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'App security' };
@@ -39,11 +43,12 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
   }
   const { app, clientId } = listing;
   const org = access.org.slug;
-  const [state, uris, devActive, recent] = await Promise.all([
+  const [state, uris, devActive, recent, surface] = await Promise.all([
     credentialState(db(), clientId),
     listRedirectUris(db(), clientId),
     devEnvironmentActive(db(), app.id),
     searchAuditEvents(db(), access.org.id, { appId: app.id }, { limit: 10 }),
+    surfaceStateOf(db(), app.id),
   ]);
   const rotating = Boolean(state?.rotationEndsAt);
   return (
@@ -122,6 +127,40 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
             <input type="hidden" name="appId" value={app.id} />
             <Field label="Dev-only redirect URI" name="redirectUri" required placeholder="http://localhost:5173/callback" />
           </ActionForm>
+        </section>
+        <section className="panel lg:col-span-2" aria-labelledby="surface-heading" data-testid="surface">
+          <h2 id="surface-heading" className="mb-2 font-semibold">
+            Surface
+          </h2>
+          <p className="mb-3 text-sm text-slate-600">
+            What the app exposes over MCP: its tools, the scopes they need and their risk levels. The app declares it with its surface secret; verification asks the
+            app&apos;s introspection route (signed with the same secret) for the real, unfiltered list and compares. It runs only when you start it.
+          </p>
+          <div className="grid gap-4 lg:grid-cols-2">
+            <div>
+              <p className="mb-2 text-sm" data-testid="surface-secret-state">
+                {surface.hasSecret ? `Surface secret created ${time.format(surface.secretCreatedAt!)} UTC.` : 'No surface secret yet: the app can neither declare its surface nor be verified.'}
+              </p>
+              {/* Stays mounted whatever the state, so the secret shown once survives the refresh after the action. */}
+              <ActionForm
+                action={issueSurfaceSecretAction}
+                org={org}
+                submitLabel={surface.hasSecret ? 'Replace surface secret' : 'Create surface secret'}
+                variant={surface.hasSecret ? 'secondary' : 'primary'}
+                confirm={surface.hasSecret ? 'The current secret stops working at once: the app can no longer declare its surface or answer verification until it has the new one.' : undefined}
+                confirmLabel="Yes, replace"
+                testId="surface-secret"
+              >
+                <input type="hidden" name="appId" value={app.id} />
+              </ActionForm>
+            </div>
+            <div>
+              <ActionForm action={verifySurfaceAction} org={org} submitLabel="Verify surface now" testId="verify-surface">
+                <input type="hidden" name="appId" value={app.id} />
+              </ActionForm>
+            </div>
+          </div>
+          <SurfacePanel state={surface} />
         </section>
         <section className="panel lg:col-span-2" aria-labelledby="recent-heading">
           <h2 id="recent-heading" className="mb-2 font-semibold">

@@ -1,6 +1,6 @@
 // The protected-resource side of OAuth for an MCP server at `<origin>/api/mcp`: RFC 9728 metadata, RFC 6750
 // bearer challenges, and local verification of Portico's RFC 9068 access tokens. Web-standard Request/Response
-// only, and nothing from the rest of lib/: Portico's own /api/mcp and the app kit share this file.
+// only. It belongs to the app kit; Portico's own /api/mcp imports it from here, so both run the same gate.
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 
 export interface ProtectedResourceConfig {

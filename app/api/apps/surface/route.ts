@@ -1,0 +1,67 @@
+// POST /api/apps/surface – an app declares its surface (its tools, their scopes and risk levels). The call is
+// signed with the app's surface secret (app-kit/surface.ts: HMAC over method, path, timestamp, nonce and body,
+// 5 minutes, nonce once across all instances); the key id is the app's own client id. The declaration is what
+// the security tab's verification later compares the app's real surface with.
+import { parseSurfaceDocument, SIGNATURE_HEADER, SIGNATURE_REFUSALS, verifySignedRequest } from '@/app-kit/surface';
+import { recordAuditEvent } from '@/lib/audit/events';
+import { EXPECTED_APP_KIT_CONTRACT_VERSION } from '@/lib/clients/app-environment';
+import { appOfSurfaceKey, postgresReplayGuard, recordDeclaration } from '@/lib/clients/surface';
+import { readCappedText } from '@/lib/http/body';
+import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { db, runtime } from '@/lib/runtime';
+
+export const dynamic = 'force-dynamic';
+
+const MAX_DECLARATION_BYTES = 256 * 1024;
+
+function refuse(status: number, error: string, description: string): Response {
+  return Response.json({ error, error_description: description }, { status, headers: { 'Cache-Control': 'no-store' } });
+}
+
+export async function POST(request: Request): Promise<Response> {
+  const database = db();
+  const { atRestKey } = runtime();
+  const body = await readCappedText(request, MAX_DECLARATION_BYTES);
+  if (body === undefined) return refuse(413, 'invalid_request', `the declaration is larger than ${MAX_DECLARATION_BYTES} bytes`);
+
+  let app: Awaited<ReturnType<typeof appOfSurfaceKey>>;
+  const check = await verifySignedRequest(
+    async (clientId) => {
+      app = clientId ? await appOfSurfaceKey(database, clientId, atRestKey) : undefined;
+      return app?.secret;
+    },
+    { method: request.method, path: new URL(request.url).pathname, body, header: request.headers.get(SIGNATURE_HEADER) },
+    postgresReplayGuard(database),
+  );
+  if (!check.ok || !app) return refuse(401, 'invalid_signature', check.ok ? SIGNATURE_REFUSALS.bad_signature : SIGNATURE_REFUSALS[check.reason]);
+
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return refuse(400, 'invalid_request', 'the body is not JSON');
+  }
+  const parsed = parseSurfaceDocument(json);
+  if (!parsed.ok) return refuse(400, 'invalid_request', parsed.error);
+  const { surface } = parsed;
+  if (surface.kit_contract_version !== EXPECTED_APP_KIT_CONTRACT_VERSION) {
+    return refuse(400, 'unsupported_contract_version', `this Portico expects app kit contract ${EXPECTED_APP_KIT_CONTRACT_VERSION}, the app declared ${surface.kit_contract_version}`);
+  }
+  if (surface.resource !== app.resource) return refuse(400, 'invalid_request', `the declared resource must be the app's own, ${app.resource}`);
+
+  const declared = app;
+  const declaredAt = await database.transaction(async (tx) => {
+    const at = await recordDeclaration(tx, declared.appId, surface.tools, surface.kit_contract_version);
+    await recordAuditEvent(tx, {
+      orgId: declared.orgId,
+      actor: { type: 'client', id: check.keyId, label: declared.name, ip: clientIpFromHeaders(request.headers) },
+      action: 'app.surface_declared',
+      subject: { type: 'app', id: declared.appId, label: declared.name },
+      appId: declared.appId,
+      clientId: check.keyId,
+      details: { tools: surface.tools.length, contractVersion: surface.kit_contract_version, riskModelVersion: surface.risk_model_version },
+    });
+    return at;
+  });
+  return Response.json({ declared_at: declaredAt.toISOString(), tools: surface.tools.length }, { headers: { 'Cache-Control': 'no-store' } });
+}

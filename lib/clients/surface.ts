@@ -1,0 +1,191 @@
+// An app's surface on Portico's side: the secret it shares with the app, the declaration the app sends, and the
+// verification an admin starts from the security tab (Portico calls the app's introspection route and compares).
+// The signing and the comparison are the app kit's (app-kit/surface.ts), so both sides run the same code.
+import { randomBytes } from 'node:crypto';
+import { and, eq, lt, sql } from 'drizzle-orm';
+import {
+  compareSurfaces,
+  isSameSurface,
+  parseSurfaceDocument,
+  RESPONSE_SIGNATURE_HEADER,
+  SIGNATURE_HEADER,
+  signRequest,
+  SURFACE_PATH,
+  verifyResponseSignature,
+  type ReplayGuard,
+  type SurfaceDifference,
+  type SurfaceTool,
+} from '../../app-kit/surface';
+import type { Queryable } from '../db/client';
+import { apps, appSurfaces, clients, signedRequestNonces } from '../db/schema';
+import { decryptAtRest, encryptAtRest } from '../security/at-rest';
+import { EXPECTED_APP_KIT_CONTRACT_VERSION } from './app-environment';
+
+export const SURFACE_SECRET_PREFIX = 'pss_';
+/** How long Portico waits for an app's introspection route. */
+export const VERIFICATION_TIMEOUT_MS = 5_000;
+/** The largest introspection answer Portico reads. */
+export const MAX_SURFACE_BYTES = 256 * 1024;
+
+/** A new surface secret for the app, replacing any previous one; returned once, stored only encrypted. */
+export async function issueSurfaceSecret(db: Queryable, appId: string, atRestKey: Uint8Array): Promise<string> {
+  const secret = `${SURFACE_SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const secretEncrypted = await encryptAtRest(secret, atRestKey);
+  await db
+    .insert(appSurfaces)
+    .values({ appId, secretEncrypted, secretCreatedAt: sql`now()` })
+    .onConflictDoUpdate({ target: appSurfaces.appId, set: { secretEncrypted, secretCreatedAt: sql`now()` } });
+  return secret;
+}
+
+export interface SurfaceState {
+  hasSecret: boolean;
+  secretCreatedAt: Date | null;
+  declaration: SurfaceTool[] | null;
+  declaredContractVersion: number | null;
+  declaredAt: Date | null;
+  lastCheck: SurfaceVerification | null;
+  lastCheckedAt: Date | null;
+}
+
+export async function surfaceStateOf(db: Queryable, appId: string): Promise<SurfaceState> {
+  const [row] = await db.select().from(appSurfaces).where(eq(appSurfaces.appId, appId));
+  return {
+    hasSecret: Boolean(row?.secretEncrypted),
+    secretCreatedAt: row?.secretCreatedAt ?? null,
+    declaration: (row?.declaration as SurfaceTool[] | null | undefined) ?? null,
+    declaredContractVersion: row?.declaredContractVersion ?? null,
+    declaredAt: row?.declaredAt ?? null,
+    lastCheck: (row?.lastCheck as SurfaceVerification | null | undefined) ?? null,
+    lastCheckedAt: row?.lastCheckedAt ?? null,
+  };
+}
+
+export async function surfaceSecretOf(db: Queryable, appId: string, atRestKey: Uint8Array): Promise<string | undefined> {
+  const [row] = await db.select({ secret: appSurfaces.secretEncrypted }).from(appSurfaces).where(eq(appSurfaces.appId, appId));
+  return row?.secret ? decryptAtRest(row.secret, atRestKey) : undefined;
+}
+
+/** The app whose own OIDC client is `clientId`, with its surface secret (the key id of a declaration). */
+export async function appOfSurfaceKey(db: Queryable, clientId: string, atRestKey: Uint8Array) {
+  const [row] = await db
+    .select({ appId: apps.id, orgId: apps.orgId, name: apps.name, publishOrigin: apps.publishOrigin, secret: appSurfaces.secretEncrypted })
+    .from(clients)
+    .innerJoin(apps, eq(apps.id, clients.appId))
+    .innerJoin(appSurfaces, eq(appSurfaces.appId, apps.id))
+    .where(and(eq(clients.id, clientId), eq(clients.kind, 'app')));
+  if (!row?.secret) return undefined;
+  return { appId: row.appId, orgId: row.orgId, name: row.name, resource: `${row.publishOrigin}/api/mcp`, secret: await decryptAtRest(row.secret, atRestKey) };
+}
+
+/** Signed-call nonces in PostgreSQL: a nonce is accepted once, across every instance. */
+export function postgresReplayGuard(db: Queryable): ReplayGuard {
+  return {
+    async remember(nonce, expiresAt) {
+      await db.delete(signedRequestNonces).where(lt(signedRequestNonces.expiresAt, sql`now()`));
+      const inserted = await db.insert(signedRequestNonces).values({ nonce, expiresAt }).onConflictDoNothing().returning({ nonce: signedRequestNonces.nonce });
+      return inserted.length === 1;
+    },
+  };
+}
+
+export async function recordDeclaration(db: Queryable, appId: string, tools: SurfaceTool[], contractVersion: number): Promise<Date> {
+  const [row] = await db
+    .update(appSurfaces)
+    .set({ declaration: tools, declaredContractVersion: contractVersion, declaredAt: sql`now()` })
+    .where(eq(appSurfaces.appId, appId))
+    .returning({ declaredAt: appSurfaces.declaredAt });
+  if (!row?.declaredAt) throw new Error('the app has no surface row');
+  return row.declaredAt;
+}
+
+export type SurfaceOutcome = 'clean' | 'drift' | 'unsupported' | 'unreachable';
+
+export interface SurfaceVerification {
+  outcome: SurfaceOutcome;
+  /** One sentence for the admin: what was found, or why nothing could be compared. */
+  detail: string;
+  difference?: SurfaceDifference;
+  /** The exposed surface, when the app answered. */
+  exposedTools?: number;
+}
+
+/**
+ * Calls the app's introspection route with a signed request and compares its answer with the declaration.
+ * Only a signed, well-formed answer can be clean or drift; anything else is unsupported (no such route, an older
+ * kit) or unreachable (down, timeout, refused or bad signature) — never clean.
+ */
+export async function verifyAppSurface(input: { publishOrigin: string; secret: string; declaration: SurfaceTool[] | null }, fetchImpl: typeof fetch = fetch): Promise<SurfaceVerification> {
+  const target = new URL(SURFACE_PATH, input.publishOrigin);
+  const { header, nonce } = signRequest(input.secret, { method: 'GET', path: target.pathname, body: '' });
+  let response: Response;
+  let body: string;
+  try {
+    // No redirects: the answer must come from the app's own origin, signed.
+    response = await fetchImpl(target, { method: 'GET', redirect: 'manual', headers: { [SIGNATURE_HEADER]: header, Accept: 'application/json' }, signal: AbortSignal.timeout(VERIFICATION_TIMEOUT_MS) });
+    body = await readLimited(response, MAX_SURFACE_BYTES);
+  } catch (error) {
+    const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+    return { outcome: 'unreachable', detail: timedOut ? `The app did not answer within ${VERIFICATION_TIMEOUT_MS / 1000} seconds at ${target.href}.` : `The app could not be reached at ${target.href} (${describeNetworkError(error)}).` };
+  }
+  if (response.status === 404 || response.status === 405 || response.status === 501) {
+    return { outcome: 'unsupported', detail: `The app has no introspection route at ${target.pathname} (HTTP ${response.status}): it runs an older kit, has no PORTICO_SURFACE_SECRET, or switched the route off.` };
+  }
+  if (response.status === 401 || response.status === 403) {
+    return { outcome: 'unreachable', detail: `The app refused Portico's signature (HTTP ${response.status}): its PORTICO_SURFACE_SECRET is not the current one.` };
+  }
+  if (response.status !== 200) return { outcome: 'unreachable', detail: `The app answered HTTP ${response.status} instead of its surface.` };
+  if (!verifyResponseSignature(input.secret, nonce, 200, body, response.headers.get(RESPONSE_SIGNATURE_HEADER))) {
+    return { outcome: 'unreachable', detail: 'The answer is not signed with the app’s surface secret: it cannot be trusted, so nothing was compared.' };
+  }
+  let parsed: ReturnType<typeof parseSurfaceDocument>;
+  try {
+    parsed = parseSurfaceDocument(JSON.parse(body));
+  } catch {
+    return { outcome: 'unreachable', detail: 'The app’s answer is not JSON.' };
+  }
+  if (!parsed.ok) return { outcome: 'unreachable', detail: `The app’s answer is not a surface: ${parsed.error}.` };
+  if (parsed.surface.kit_contract_version !== EXPECTED_APP_KIT_CONTRACT_VERSION) {
+    return { outcome: 'unsupported', detail: `The app runs kit contract ${parsed.surface.kit_contract_version}; this Portico verifies contract ${EXPECTED_APP_KIT_CONTRACT_VERSION}.` };
+  }
+  const difference = compareSurfaces(input.declaration ?? [], parsed.surface.tools);
+  const exposedTools = parsed.surface.tools.length;
+  if (isSameSurface(difference)) return { outcome: 'clean', detail: `The app exposes exactly the ${exposedTools} tool(s) it declared, at the declared risk levels and scopes.`, exposedTools };
+  const parts = [
+    difference.undeclared.length ? `${difference.undeclared.length} undeclared` : '',
+    difference.missing.length ? `${difference.missing.length} declared but missing` : '',
+    difference.changed.length ? `${difference.changed.length} changed` : '',
+  ].filter(Boolean);
+  const intro = input.declaration ? 'The app exposes something other than it declared' : 'The app has never declared its surface';
+  return { outcome: 'drift', detail: `${intro}: ${parts.join(', ')}.`, difference, exposedTools };
+}
+
+export async function recordVerification(db: Queryable, appId: string, verification: SurfaceVerification): Promise<void> {
+  await db
+    .insert(appSurfaces)
+    .values({ appId, lastCheck: verification, lastCheckedAt: sql`now()` })
+    .onConflictDoUpdate({ target: appSurfaces.appId, set: { lastCheck: verification, lastCheckedAt: sql`now()` } });
+}
+
+async function readLimited(response: Response, limit: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new Error(`the answer is larger than ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function describeNetworkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : 'unknown error');
+}

@@ -1,4 +1,5 @@
 // Start-up: open the database, migrate, load or create keys, build the provider, seed the demo once.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Env } from './env';
 import { drizzleFor, openRawDatabase, type RawDatabase } from './db/client';
@@ -13,6 +14,15 @@ export interface BootResult {
   runtime: PorticoRuntime;
   seed: DemoSeedResult;
   secretKeySource: 'environment' | 'generated' | 'data-folder';
+}
+
+/** Where the demo seed leaves the example app's identity variables for `npm run example`. */
+export const EXAMPLE_ENV_FILE = 'example-app.env';
+
+/** Owner-only, like secret.key: it holds the example app's client and surface secrets. */
+function writeExampleEnvironment(dataDir: string, lines: string[]): void {
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(path.join(dataDir, EXAMPLE_ENV_FILE), `# Written once by the demo seed for npm run example. Holds secrets: keep it private.\n${lines.join('\n')}\n`, { mode: 0o600 });
 }
 
 export function openConfiguredDatabase(env: Env): Promise<RawDatabase> {
@@ -48,8 +58,10 @@ export async function bootPortico(env: Env): Promise<BootResult> {
           clientId: env.PORTICO_DEMO_CLIENT_ID,
           clientSecret: env.PORTICO_DEMO_CLIENT_SECRET,
           redirectUri: env.PORTICO_DEMO_REDIRECT_URI,
+          example: { origin: env.PORTICO_EXAMPLE_ORIGIN, issuer: env.PORTICO_ISSUER, atRestKey: secret.key },
         })
       : ({ status: 'skipped' } as const);
+    if (seed.status === 'created' && seed.exampleEnvironment) writeExampleEnvironment(env.dataDir, seed.exampleEnvironment);
     return { runtime, seed, secretKeySource: secret.source };
   } catch (error) {
     await raw.close().catch(() => {});

@@ -122,6 +122,19 @@ const schema = z.object({
       }, 'must be an https URL, or http on a loopback host')
       .optional(),
   ),
+  // Where `npm run example` serves the example app; the demo seed registers it at this origin.
+  PORTICO_EXAMPLE_ORIGIN: z
+    .string()
+    .trim()
+    .default('http://127.0.0.1:3100')
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return url.origin === value && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)));
+      } catch {
+        return false;
+      }
+    }, 'must be an origin (no path): https, or http on a loopback host'),
   // Tests only: the Chromium that Playwright drives (Debian's package; browsers are never downloaded).
   CHROMIUM_PATH: z.string().trim().min(1).default('/usr/bin/chromium'),
 });

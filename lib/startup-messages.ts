@@ -26,6 +26,9 @@ export function printBanner(env: Env, booted: BootResult, listening: string[]): 
       `    app identity:   ${seed.appIdentity}`,
       `    redirect_uri:   ${seed.redirectUri}`,
     );
+    if (seed.exampleEnvironment) {
+      lines.push('  Example app (examples/notes): registered; its identity is in the data folder. Start it with: npm run example');
+    }
   } else if (seed.status === 'present') {
     lines.push(
       '',

@@ -5,6 +5,7 @@ import { openConfiguredDatabase } from '../lib/boot';
 import { runCli } from '../lib/cli';
 import { drizzleFor } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
+import { resolveSecretKey } from '../lib/security/at-rest';
 import { envOrExit } from '../lib/env';
 import { describeStartupFailure } from '../lib/startup-messages';
 
@@ -17,7 +18,7 @@ try {
     const operator = `cli:${userInfo().username}@${hostname()}`;
     code = await runCli(
       process.argv.slice(2),
-      { db: drizzleFor(raw), issuer: env.PORTICO_ISSUER, operator, out: (line) => console.log(line) },
+      { db: drizzleFor(raw), issuer: env.PORTICO_ISSUER, atRestKey: resolveSecretKey(env.PORTICO_SECRET_KEY, env.dataDir).key, operator, out: (line) => console.log(line) },
       (line) => console.error(line),
     );
   } finally {

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { openTestDatabase, type TestDatabase } from './support/databases';
 
 describe('operator CLI', () => {
   let database: TestDatabase;
+  const atRestKey = randomBytes(32);
   beforeAll(async () => {
     database = await openTestDatabase();
   });
@@ -21,7 +23,7 @@ describe('operator CLI', () => {
   async function run(...argv: string[]) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCli(argv, { db: database.db, issuer: 'https://id.example.test', operator: 'cli:test@host', out: (l) => out.push(l) }, (l) => err.push(l));
+    const code = await runCli(argv, { db: database.db, issuer: 'https://id.example.test', atRestKey, operator: 'cli:test@host', out: (l) => out.push(l) }, (l) => err.push(l));
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
 

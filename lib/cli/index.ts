@@ -7,6 +7,7 @@ import { createOrganization, findOrganizationBySlug, listOrganizations, type Mem
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../accounts/passwords';
 import { createUser, findUserByEmail } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
+import { issueSurfaceSecret } from '../clients/surface';
 import { createApp, findAppListing, listApps, RedirectOriginTaken } from '../clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '../clients/validation';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
@@ -15,6 +16,8 @@ import type { Database, Queryable } from '../db/client';
 export interface CliContext {
   db: Database;
   issuer: string;
+  /** Encrypts the surface secret of an app created here (PORTICO_SECRET_KEY or the data folder's key). */
+  atRestKey: Uint8Array;
   out: (line: string) => void;
   /** Who runs the CLI, for the audit trail: an operator with local authority on the server machine. */
   operator: string;
@@ -179,11 +182,11 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
             throw error instanceof RedirectOriginTaken ? new CommandError(error.message) : error;
           });
           await audit(ctx, tx, { orgId: org.id, action: 'app.created', subject: { type: 'app', id: app.app.id, label: app.app.name }, appId: app.app.id, clientId: app.clientId });
-          return app;
+          return { ...app, surfaceSecret: await issueSurfaceSecret(tx, app.app.id, ctx.atRestKey) };
         });
-        ctx.out(`Created app ${org.slug}/${slug}. Give the app these values (the secret is shown only now):`);
+        ctx.out(`Created app ${org.slug}/${slug}. Give the app these values (the secrets are shown only now):`);
         ctx.out('');
-        for (const line of appEnvironmentLines({ issuer: ctx.issuer, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity })) {
+        for (const line of appEnvironmentLines({ issuer: ctx.issuer, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret: created.surfaceSecret })) {
           ctx.out(line);
         }
       },

@@ -8,6 +8,8 @@ export interface AppEnvironmentInput {
   /** Present only at creation (or rotation): the secret is stored hashed and cannot be shown again. */
   clientSecret?: string;
   appIdentity: string;
+  /** Present only at creation (or when replaced in the security tab); stored encrypted, shown once. */
+  surfaceSecret?: string;
 }
 
 export function appEnvironmentLines(input: AppEnvironmentInput): string[] {
@@ -18,5 +20,8 @@ export function appEnvironmentLines(input: AppEnvironmentInput): string[] {
       ? `PORTICO_CLIENT_SECRET=${input.clientSecret}`
       : '# PORTICO_CLIENT_SECRET: shown only when the app was created; Portico keeps only its hash',
     `PORTICO_APP_IDENTITY=${input.appIdentity}`,
+    input.surfaceSecret
+      ? `PORTICO_SURFACE_SECRET=${input.surfaceSecret}`
+      : '# PORTICO_SURFACE_SECRET: shown only when created; replace it from the app\'s security tab if it is lost',
   ];
 }

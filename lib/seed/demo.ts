@@ -8,7 +8,9 @@ import { addMember } from '../accounts/memberships';
 import { createOrganization } from '../accounts/organizations';
 import { hashPassword } from '../accounts/passwords';
 import { createUser } from '../accounts/users';
+import { appEnvironmentLines } from '../clients/app-environment';
 import { createApp } from '../clients/apps';
+import { issueSurfaceSecret } from '../clients/surface';
 
 export interface DemoSeedInput {
   email?: string;
@@ -16,10 +18,24 @@ export interface DemoSeedInput {
   clientId?: string;
   clientSecret?: string;
   redirectUri: string;
+  /** The example app (examples/notes): registered in the demo organization at this origin. */
+  example?: { origin: string; issuer: string; atRestKey: Uint8Array };
 }
 
 export type DemoSeedResult =
-  | { status: 'created'; email: string; password: string; passwordGenerated: boolean; clientId: string; clientSecret: string; secretGenerated: boolean; redirectUri: string; appIdentity: string }
+  | {
+      status: 'created';
+      email: string;
+      password: string;
+      passwordGenerated: boolean;
+      clientId: string;
+      clientSecret: string;
+      secretGenerated: boolean;
+      redirectUri: string;
+      appIdentity: string;
+      /** The example app's identity variables (with its secrets), for <data folder>/example-app.env. */
+      exampleEnvironment?: string[];
+    }
   | { status: 'present'; email: string; clientId: string; redirectUri: string; appIdentity: string }
   | { status: 'skipped' };
 
@@ -61,6 +77,21 @@ export async function seedDemo(db: Database, input: DemoSeedInput): Promise<Demo
       clientId: input.clientId,
       clientSecret: input.clientSecret,
     });
+    let exampleEnvironment: string[] | undefined;
+    if (input.example) {
+      const example = await createApp(tx, {
+        orgId: org.id,
+        slug: 'example-notes',
+        name: 'Notes (example)',
+        publishOrigin: input.example.origin,
+        redirectUris: [`${input.example.origin}/callback`],
+      });
+      const surfaceSecret = await issueSurfaceSecret(tx, example.app.id, input.example.atRestKey);
+      exampleEnvironment = [
+        ...appEnvironmentLines({ issuer: input.example.issuer, clientId: example.clientId, clientSecret: example.clientSecret, appIdentity: example.app.identity, surfaceSecret }),
+        `EXAMPLE_ORIGIN=${input.example.origin}`,
+      ];
+    }
     await tx.insert(systemState).values({
       key: SEED_KEY,
       value: { email: owner.email, clientId: created.clientId, redirectUri: input.redirectUri, appIdentity: created.app.identity },
@@ -75,6 +106,7 @@ export async function seedDemo(db: Database, input: DemoSeedInput): Promise<Demo
       secretGenerated: input.clientSecret === undefined,
       redirectUri: input.redirectUri,
       appIdentity: created.app.identity,
+      exampleEnvironment,
     } as const;
   });
 }

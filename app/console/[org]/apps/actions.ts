@@ -2,6 +2,7 @@
 // Server actions of the Apps pages. Each: validate, authorize, one domain call, one audit event (orgAction).
 import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
+import { issueSurfaceSecret } from '@/lib/clients/surface';
 import { addRedirectUri, createApp, listApps, RedirectOriginTaken, removeRedirectUri, updateApp } from '@/lib/clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '@/lib/clients/validation';
 import { runtime } from '@/lib/runtime';
@@ -47,11 +48,12 @@ export const createAppAction = orgAction(
     let slug = slugResult.value;
     for (let n = 2; taken.has(slug); n++) slug = `${slugResult.value}-${n}`;
     const created = await refuseTakenOrigin(() => createApp(tx, { orgId: access.org.id, slug, name: input.name, publishOrigin: input.origin, redirectUris: [input.redirectUri], tokenEndpointAuthMethod: input.authMethod }));
+    const surfaceSecret = await issueSurfaceSecret(tx, created.app.id, runtime().atRestKey);
     await audit({ action: 'app.created', subject: { type: 'app', id: created.app.id, label: created.app.name }, appId: created.app.id, clientId: created.clientId });
     return {
       status: 'ok',
-      message: `Created ${created.app.name}. Copy these values into the app's environment now: the secret is shown only once.`,
-      secret: appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity }),
+      message: `Created ${created.app.name}. Copy these values into the app's environment now: the secrets are shown only once.`,
+      secret: appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret }),
     };
   },
 );

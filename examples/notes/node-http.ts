@@ -1,0 +1,37 @@
+// node:http ⇄ web-standard Request/Response, the two lines of glue every kit route needs on a plain Node server.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export async function toWebRequest(req: IncomingMessage, origin: string): Promise<Request> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+  }
+  const method = req.method ?? 'GET';
+  let body: Uint8Array<ArrayBuffer> | undefined;
+  if (method !== 'GET' && method !== 'HEAD') {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) throw new RangeError('request body too large');
+      chunks.push(chunk);
+    }
+    body = new Uint8Array(Buffer.concat(chunks));
+  }
+  return new Request(new URL(req.url ?? '/', origin), { method, headers, body });
+}
+
+export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name === 'set-cookie') return;
+    headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  res.writeHead(response.status, headers);
+  res.end(Buffer.from(await response.arrayBuffer()));
+}

@@ -68,8 +68,12 @@ export function createSignIn(config: SignInConfig): SignIn {
         expectedNonce: pending.nonce,
         idTokenExpected: true,
       });
-      const claims = tokens.claims();
-      if (!claims) throw new Error('Portico returned no ID token');
+      const idClaims = tokens.claims();
+      if (!idClaims) throw new Error('Portico returned no ID token');
+      // The profile and email claims come from the UserInfo endpoint (OIDC Core §5.4: requested by scope, they
+      // are not put in the ID token); openid-client checks its `sub` is the ID token's.
+      const userInfo = await oidc.fetchUserInfo(await discover(), tokens.access_token, idClaims.sub);
+      const claims = { ...userInfo, ...idClaims };
       return {
         subject: claims.sub,
         email: typeof claims.email === 'string' ? claims.email : undefined,

@@ -7,7 +7,7 @@ import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeJwt } from 'jose';
-import { startMcpApp } from './support/mcp-app';
+import { startFlightDeck } from './support/flight-deck';
 import { accessTokenThroughConsent, connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
 
 const ENGINEER = FLIGHT_DECK.engineer; // an admin of Acme Rockets
@@ -89,7 +89,7 @@ test('REST: the same rules for agents and connections', async ({ page }) => {
 });
 
 test('own mode end to end: Portico issues the agent a short access token, the app sees the agent; deleted, it gets none', async ({ page }) => {
-  const app = await startMcpApp({ origin: FLIGHT_DECK.origin, issuer: E2E_ISSUER, audience: FLIGHT_DECK.identity });
+  const app = await startFlightDeck();
   try {
     // A token the engineer granted agents:tokens to, by name on the consent screen.
     const token = await accessTokenThroughConsent(page, E2E_ISSUER, { resource: `${E2E_ISSUER}/api/mcp`, scope: 'mcp agents:tokens', person: ENGINEER });
@@ -166,7 +166,7 @@ test("the consent screen opens with the agent connected to the app for that pers
   try {
     await page.context().clearCookies();
     const client = new PageOAuthProvider('http://127.0.0.1:4994/callback', { clientName: 'Preselected client' });
-    const app = await startMcpApp({ origin: FLIGHT_DECK.origin, issuer: E2E_ISSUER, audience: FLIGHT_DECK.identity });
+    const app = await startFlightDeck();
     try {
       const connected = await connectWithOAuth(page, FLIGHT_DECK.resource, client, {
         ...ROCKETS.member,

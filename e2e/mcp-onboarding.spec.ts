@@ -7,7 +7,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import { decodeJwt } from 'jose';
 import { E2E_ISSUER } from './support/constants';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
-import { startMcpApp, type McpApp } from './support/mcp-app';
+import { startFlightDeck, type ExampleApp } from './support/flight-deck';
 import { connectWithOAuth, PageOAuthProvider, pkceAuthorizationRequest } from './support/mcp-oauth';
 import { fillSignIn } from './support/relying-party';
 import { loopbackTlsFiles } from './support/tls';
@@ -17,12 +17,12 @@ const CLIENT_REDIRECT = 'http://127.0.0.1:4994/callback';
 const CIMD_ORIGIN = 'https://localhost:4993';
 const CIMD_CLIENT_ID = `${CIMD_ORIGIN}/mcp-client.json`;
 
-let app: McpApp;
+let app: ExampleApp;
 
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
-  app = await startMcpApp({ origin: FLIGHT_DECK.origin, issuer: E2E_ISSUER, audience: FLIGHT_DECK.identity });
+  app = await startFlightDeck();
 });
 test.afterAll(async () => {
   await app.close();

@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isActiveMember } from '../lib/accounts/memberships';
 import { findUserByEmail } from '../lib/accounts/users';
 import { runCli } from '../lib/cli';
+import { findAppListing } from '../lib/clients/apps';
 import { verifyClientSecret } from '../lib/clients/secrets';
+import { surfaceSecretOf } from '../lib/clients/surface';
 import { auditEvents } from '../lib/db/schema';
 import { childProcessEnvironment } from '../lib/env';
 import { openTestDatabase, type TestDatabase } from './support/databases';
@@ -27,7 +29,7 @@ describe('operator CLI', () => {
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
 
-  it('creates an app and prints the four identity values once; apps env prints them again without the secret', async () => {
+  it('creates an app and prints its identity values, secrets once; apps env prints them again without the secrets', async () => {
     expect((await run('orgs', 'create', '--slug', 'acme', '--name', 'Acme')).code).toBe(0);
     const created = await run('apps', 'create', '--org', 'acme', '--name', 'Billing Portal', '--origin', 'https://billing.acme.test', '--redirect-uri', 'https://billing.acme.test/cb');
     expect(created.code).toBe(0);
@@ -37,6 +39,9 @@ describe('operator CLI', () => {
     const identity = /PORTICO_APP_IDENTITY=(urn:portico:app:\S+)/.exec(created.out)?.[1];
     expect(clientId && secret && identity).toBeTruthy();
     expect(await verifyClientSecret(database.db, clientId!, secret!)).toBe(true);
+    const surfaceSecret = /PORTICO_SURFACE_SECRET=(pss_\S+)/.exec(created.out)?.[1];
+    const app = await findAppListing(database.db, clientId!);
+    expect(surfaceSecret).toBe(await surfaceSecretOf(database.db, app!.app.id, atRestKey));
 
     for (const reference of ['acme/billing-portal', clientId!]) {
       const env = await run('apps', 'env', reference);
@@ -44,6 +49,7 @@ describe('operator CLI', () => {
       expect(env.out).toContain(`PORTICO_CLIENT_ID=${clientId}`);
       expect(env.out).toContain(`PORTICO_APP_IDENTITY=${identity}`);
       expect(env.out).not.toContain(secret!);
+      expect(env.out).not.toContain(surfaceSecret!);
     }
     expect((await run('apps', 'list', '--org', 'acme')).out).toContain(`acme/billing-portal\tBilling Portal\thttps://billing.acme.test\t${clientId}`);
     const events = await database.db.select().from(auditEvents).orderBy(auditEvents.id);

@@ -1,7 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateWithPassword } from '../lib/accounts/users';
 import { apps, organizations, users } from '../lib/db/schema';
 import { seedDemo } from '../lib/seed/demo';
+import { findAppListing } from '../lib/clients/apps';
+import { verifyClientSecret } from '../lib/clients/secrets';
+import { surfaceSecretOf } from '../lib/clients/surface';
 import { openTestDatabase, type TestDatabase } from './support/databases';
 
 describe('demo seed', () => {
@@ -23,6 +27,23 @@ describe('demo seed', () => {
     const again = await seedDemo(database.db, input);
     expect(again.status).toBe('present');
     expect(await database.db.select().from(users)).toHaveLength(1);
+  });
+
+  it('registers the example app with its identity, surface secret included, when asked', async () => {
+    const fresh = await openTestDatabase();
+    try {
+      const atRestKey = randomBytes(32);
+      const result = await seedDemo(fresh.db, { redirectUri: 'http://127.0.0.1:4000/cb', example: { origin: 'http://127.0.0.1:3100', issuer: 'http://127.0.0.1:3000', atRestKey } });
+      if (result.status !== 'created') throw new Error('expected the seed to run');
+      const lines = Object.fromEntries(result.exampleEnvironment!.map((line) => line.split(/=(.*)/s).slice(0, 2)));
+      expect(lines).toMatchObject({ PORTICO_ISSUER: 'http://127.0.0.1:3000', EXAMPLE_ORIGIN: 'http://127.0.0.1:3100' });
+      const example = await findAppListing(fresh.db, lines.PORTICO_CLIENT_ID!);
+      expect(example?.app.publishOrigin).toBe('http://127.0.0.1:3100');
+      expect(await verifyClientSecret(fresh.db, lines.PORTICO_CLIENT_ID!, lines.PORTICO_CLIENT_SECRET!)).toBe(true);
+      expect(await surfaceSecretOf(fresh.db, example!.app.id, atRestKey)).toBe(lines.PORTICO_SURFACE_SECRET);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('creates an owner who can sign in with the printed password, and nobody else', async () => {

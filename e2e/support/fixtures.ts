@@ -34,7 +34,7 @@ export const ROCKETS = {
 } as const;
 
 /**
- * An app of Acme Rockets that serves MCP for real (e2e/support/mcp-app.ts, started by the tests), and the agents
+ * An app of Acme Rockets that serves MCP for real (the example app, e2e/support/flight-deck.ts, started by the tests), and the agents
  * the consent tests choose from.
  */
 export const FLIGHT_DECK = {

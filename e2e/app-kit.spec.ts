@@ -1,0 +1,134 @@
+// The example app on the app kit, end to end against a real Portico: a person signs in to it through Portico
+// (OIDC, openid-client); the MCP SDK client onboards itself (registration, consent) and calls tools, including one
+// that waits for confirmation; the app declares its surface to Portico; and an admin verifies it from the
+// security tab: clean, drift, unsupported and unreachable, each produced for real.
+import { expect, test, type Page } from '@playwright/test';
+import { DECLARATION_PATH, signRequest } from '../app-kit/surface';
+import { E2E_ISSUER } from './support/constants';
+import { consoleSignIn } from './support/console';
+import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
+import { startFlightDeck, type ExampleApp } from './support/flight-deck';
+import { connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
+import { fillSignIn } from './support/relying-party';
+import { undeclaredExportTool } from '../examples/notes/tools';
+
+const PILOT = ROCKETS.member;
+const CLIENT_REDIRECT = 'http://127.0.0.1:4991/callback';
+const SECURITY_TAB = `/console/acme-rockets/apps/${FLIGHT_DECK.appId}/security`;
+
+let app: ExampleApp | undefined;
+let surfaceSecret = '';
+
+test.describe.configure({ mode: 'serial' });
+
+test.afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+const text = (result: unknown) => ((result as { content: { type: string; text: string }[] }).content[0]?.text ?? '');
+
+test('a person signs in to the example app through Portico', async ({ page }, testInfo) => {
+  app = await startFlightDeck();
+  await page.goto(FLIGHT_DECK.origin);
+  await expect(page.getByRole('heading', { name: FLIGHT_DECK.appName })).toBeVisible();
+  await page.getByRole('link', { name: 'Sign in with Portico' }).click();
+  await page.waitForURL((url) => url.href.startsWith(E2E_ISSUER));
+  await fillSignIn(page, PILOT.email, PILOT.password);
+  await page.waitForURL(`${FLIGHT_DECK.origin}/`);
+  await expect(page.getByTestId('signed-in')).toContainText('Pilot');
+  await expect(page.getByTestId('signed-in')).toContainText(PILOT.email);
+  await page.screenshot({ path: testInfo.outputPath('example-app-signed-in.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByRole('link', { name: 'Sign in with Portico' })).toBeVisible();
+});
+
+test('the MCP SDK client registers, the person consents, and tools run through the confirmation gate', async ({ page }, testInfo) => {
+  const started = (app = await startFlightDeck());
+  const provider = new PageOAuthProvider(CLIENT_REDIRECT, { clientName: 'Notes Assistant' });
+  const client = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, { ...PILOT, screenshot: { testInfo, name: 'example-app-consent.png' } });
+  const note = JSON.parse(text(await client.callTool({ name: 'notes.add', arguments: { title: 'Pre-flight', body: 'Check the fuel.' } }))) as { id: number };
+  const challenge = text(await client.callTool({ name: 'notes.delete', arguments: { id: note.id } }));
+  expect(challenge).toContain('Confirmation required');
+  expect(started.notebook.notes.has(note.id)).toBe(true);
+  const token = /"(confirm_[A-Za-z0-9_-]+)"/.exec(challenge)![1]!;
+  expect(text(await client.callTool({ name: 'notes.delete', arguments: { id: note.id, _confirmation_token: token } }))).toContain('Deleted');
+  expect(started.notebook.notes.has(note.id)).toBe(false);
+  expect(started.events.map((event) => `${event.tool}:${event.outcome}`)).toEqual(['notes.add:succeeded', 'notes.delete:challenge_issued', 'notes.delete:succeeded']);
+  await client.close();
+});
+
+async function verify(page: Page, outcome: string) {
+  await page.getByTestId('verify-surface').getByRole('button', { name: 'Verify surface now' }).click();
+  await expect(page.getByTestId('surface-outcome')).toHaveAttribute('data-outcome', outcome);
+}
+
+test('the app declares its surface; the admin verifies it: clean, drift, unsupported, unreachable', async ({ page }, testInfo) => {
+  await consoleSignIn(page, FLIGHT_DECK.engineer);
+  await page.goto(SECURITY_TAB);
+  await expect(page.getByTestId('surface-secret-state')).toContainText('No surface secret yet');
+  // Nothing to sign with yet: verification says so instead of pretending.
+  await page.getByTestId('verify-surface').getByRole('button', { name: 'Verify surface now' }).click();
+  await expect(page.getByTestId('verify-surface').getByTestId('action-error')).toContainText('Create a surface secret first');
+
+  await page.getByTestId('surface-secret').getByRole('button', { name: 'Create surface secret' }).click();
+  const shown = await page.getByTestId('surface-secret').getByTestId('secret-once').textContent();
+  surfaceSecret = /PORTICO_SURFACE_SECRET=(pss_[A-Za-z0-9_-]+)/.exec(shown ?? '')![1]!;
+
+  app = await startFlightDeck({ surfaceSecret });
+  expect(app.declaration).toEqual({ ok: true, tools: 5 });
+  await page.reload();
+  await expect(page.getByTestId('surface-declared')).toContainText('notes.delete · approval_required');
+
+  await verify(page, 'clean');
+  await page.screenshot({ path: testInfo.outputPath('surface-clean.png'), fullPage: true });
+
+  // A new version adds a tool and does not declare it.
+  await app.close();
+  app = await startFlightDeck({ surfaceSecret, declareOnStart: false, extraTools: (notebook) => [undeclaredExportTool(notebook)] });
+  await verify(page, 'drift');
+  await expect(page.getByTestId('surface-undeclared')).toContainText('notes.export_all');
+  await page.screenshot({ path: testInfo.outputPath('surface-drift.png'), fullPage: true });
+
+  await app.close();
+  app = await startFlightDeck({ surfaceSecret, declareOnStart: false, introspection: false });
+  await verify(page, 'unsupported');
+  await page.screenshot({ path: testInfo.outputPath('surface-unsupported.png'), fullPage: true });
+
+  await app.close();
+  app = undefined;
+  await verify(page, 'unreachable');
+  await expect(page.getByTestId('surface-outcome')).toContainText('could not be reached');
+  await page.screenshot({ path: testInfo.outputPath('surface-unreachable.png'), fullPage: true });
+
+  // Each verification is audited with its outcome.
+  await page.reload();
+  await expect(page.getByTestId('security-audit')).toContainText('app.surface_verified');
+});
+
+test('Portico refuses a declaration with a bad signature, an old timestamp, a changed body or a replayed nonce', async () => {
+  expect(surfaceSecret).toMatch(/^pss_/);
+  const body = JSON.stringify({ kit_contract_version: 6, risk_model_version: 1, resource: FLIGHT_DECK.resource, tools: [] });
+  const send = (header: string, sentBody = body) =>
+    fetch(`${E2E_ISSUER}${DECLARATION_PATH}`, { method: 'POST', body: sentBody, headers: { 'Content-Type': 'application/json', 'Portico-Signature': header } });
+  const sign = (options: { secret?: string; now?: Date } = {}) => signRequest(options.secret ?? surfaceSecret, { method: 'POST', path: DECLARATION_PATH, body }, { keyId: FLIGHT_DECK.clientId, now: options.now }).header;
+
+  const wrongSecret = await send(sign({ secret: `pss_${'A'.repeat(43)}` }));
+  expect(wrongSecret.status).toBe(401);
+  expect(await wrongSecret.json()).toMatchObject({ error: 'invalid_signature' });
+  expect((await send(sign({ now: new Date(Date.now() - 301_000) }))).status).toBe(401);
+  expect((await send(sign(), body.replace('"tools":[]', '"tools":[{"name":"x","riskLevel":"safe","requiredScopes":["mcp"]}]'))).status).toBe(401);
+  expect((await send('t=1, n=short, s=x')).status).toBe(401);
+
+  const header = sign();
+  const accepted = await send(header);
+  expect(accepted.status).toBe(200);
+  expect(await accepted.json()).toMatchObject({ tools: 0 });
+  const replayed = await send(header);
+  expect(replayed.status).toBe(401);
+  expect(await replayed.json()).toMatchObject({ error: 'invalid_signature', error_description: 'this signature was used already' });
+
+  const wrongResource = JSON.stringify({ kit_contract_version: 6, risk_model_version: 1, resource: 'https://elsewhere.example/api/mcp', tools: [] });
+  const signedWrong = signRequest(surfaceSecret, { method: 'POST', path: DECLARATION_PATH, body: wrongResource }, { keyId: FLIGHT_DECK.clientId }).header;
+  expect((await send(signedWrong, wrongResource)).status).toBe(400);
+});

@@ -1,6 +1,8 @@
 // The app kit against tokens Portico really issues: the audience (the app's fixed identity) is the gate, `azp` is
 // not; the metadata and challenges are RFC 9728/6750's; and the kit speaks the contract this Portico expects.
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_KIT_CONTRACT_VERSION, createAppKit } from '../app-kit';
 import { EXPECTED_APP_KIT_CONTRACT_VERSION } from '../lib/clients/app-environment';
@@ -29,6 +31,18 @@ describe('the app kit', () => {
 
   it('carries the contract version this Portico expects', () => {
     expect(APP_KIT_CONTRACT_VERSION).toBe(EXPECTED_APP_KIT_CONTRACT_VERSION);
+  });
+
+  it('stands on its own: neither the kit nor the example app imports Portico internals', () => {
+    const sources = [...readdirSync('app-kit').map((name) => path.join('app-kit', name)), ...readdirSync('examples/notes').map((name) => path.join('examples/notes', name))].filter((file) => file.endsWith('.ts'));
+    expect(sources.length).toBeGreaterThan(6);
+    for (const file of sources) {
+      const imports = [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].map((match) => match[1]!);
+      const internal = imports.filter((specifier) => specifier.startsWith('@/') || /(^|\/)lib\//.test(specifier) || specifier.startsWith('../../lib'));
+      expect(internal, file).toEqual([]);
+      // The example app reaches Portico only through the kit.
+      if (file.startsWith('examples')) expect(imports.filter((specifier) => specifier.startsWith('..') && !specifier.startsWith('../../app-kit')), file).toEqual([]);
+    }
   });
 
   it("accepts a token for its own identity whoever the client (azp), and refuses another app's", async () => {

@@ -17,6 +17,7 @@ import {
   type SurfaceTool,
 } from '../../app-kit/surface';
 import type { Queryable } from '../db/client';
+import { readStreamCapped } from '../http/body';
 import { apps, appSurfaces, clients, signedRequestNonces } from '../db/schema';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
 import { EXPECTED_APP_KIT_CONTRACT_VERSION } from './app-environment';
@@ -123,7 +124,9 @@ export async function verifyAppSurface(input: { publishOrigin: string; secret: s
   try {
     // No redirects: the answer must come from the app's own origin, signed.
     response = await fetchImpl(target, { method: 'GET', redirect: 'manual', headers: { [SIGNATURE_HEADER]: header, Accept: 'application/json' }, signal: AbortSignal.timeout(VERIFICATION_TIMEOUT_MS) });
-    body = await readLimited(response, MAX_SURFACE_BYTES);
+    const read = await readStreamCapped(response.body, MAX_SURFACE_BYTES);
+    if (read === undefined) return { outcome: 'unreachable', detail: `The app's answer is larger than ${MAX_SURFACE_BYTES} bytes.` };
+    body = read.toString('utf8');
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     return { outcome: 'unreachable', detail: timedOut ? `The app did not answer within ${VERIFICATION_TIMEOUT_MS / 1000} seconds at ${target.href}.` : `The app could not be reached at ${target.href} (${describeNetworkError(error)}).` };
@@ -165,24 +168,6 @@ export async function recordVerification(db: Queryable, appId: string, verificat
     .insert(appSurfaces)
     .values({ appId, lastCheck: verification, lastCheckedAt: sql`now()` })
     .onConflictDoUpdate({ target: appSurfaces.appId, set: { lastCheck: verification, lastCheckedAt: sql`now()` } });
-}
-
-async function readLimited(response: Response, limit: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new Error(`the answer is larger than ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function describeNetworkError(error: unknown): string {

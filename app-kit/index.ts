@@ -136,7 +136,7 @@ export function createAppKit(options: AppKitOptions): AppKit {
 
   const mcpServer = (token: VerifiedAccessToken) => {
     const server = new McpServer(serverInfo, { capabilities: { experimental: riskModelCapability() } });
-    registerKitTools(server, tools, { token, gate, levels, onEvent: options.onToolEvent });
+    registerKitTools(server, tools, { token, gate, levels, extra: {}, onEvent: options.onToolEvent });
     return server;
   };
 

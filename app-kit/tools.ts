@@ -15,7 +15,8 @@ export interface ToolContext {
   confirmed: boolean;
 }
 
-export interface KitTool<Shape extends z.ZodRawShape = z.ZodRawShape> {
+/** `Extra` is what a server adds to every tool's context (Portico passes the authenticated caller). */
+export interface KitTool<Shape extends z.ZodRawShape = z.ZodRawShape, Extra = unknown> {
   name: string;
   title?: string;
   description: string;
@@ -25,13 +26,16 @@ export interface KitTool<Shape extends z.ZodRawShape = z.ZodRawShape> {
   /** For a tool that overwrites or destroys something: the warning the confirmation challenge shows. */
   warning?: string;
   inputSchema?: Shape;
-  run(args: z.infer<z.ZodObject<Shape>>, context: ToolContext): Promise<CallToolResult> | CallToolResult;
+  run(args: z.infer<z.ZodObject<Shape>>, context: ToolContext & Extra): Promise<CallToolResult> | CallToolResult;
 }
 
 /** Declares a tool with its argument types inferred from its schema. */
-export function defineTool<Shape extends z.ZodRawShape>(tool: KitTool<Shape>): KitTool<Shape> {
+export function defineTool<Shape extends z.ZodRawShape, Extra = unknown>(tool: KitTool<Shape, Extra>): KitTool<Shape, Extra> {
   return tool;
 }
+
+/** A list of tools of different argument shapes. */
+export type AnyKitTool<Extra = unknown> = KitTool<never, Extra>;
 
 export type ToolOutcome = 'challenge_issued' | 'succeeded' | 'failed';
 
@@ -45,13 +49,15 @@ export interface ToolEvent {
   clientId: string;
   /** `azp`, for the record only. */
   authorizedParty?: string;
+  /** The call's arguments, without the confirmation token. */
+  arguments: Record<string, unknown>;
   error?: string;
 }
 
-export const requiredScopesOf = (tool: KitTool<never> | KitTool) => [...(tool.requiredScopes ?? ['mcp'])];
+export const requiredScopesOf = (tool: { requiredScopes?: readonly string[] }) => [...(tool.requiredScopes ?? ['mcp'])];
 
 /** The surface of a list of tools, at their effective levels: what is declared and what introspection reports. */
-export function surfaceOfTools(tools: readonly KitTool<never>[], levels: Readonly<Record<string, RiskLevel>>): SurfaceTool[] {
+export function surfaceOfTools(tools: readonly { name: string; riskLevel: RiskLevel; requiredScopes?: readonly string[] }[], levels: Readonly<Record<string, RiskLevel>>): SurfaceTool[] {
   return normalizeSurface(tools.map((tool) => ({ name: tool.name, riskLevel: levels[tool.name] ?? tool.riskLevel, requiredScopes: requiredScopesOf(tool) })));
 }
 
@@ -61,53 +67,99 @@ export function riskModelCapability(): Record<string, object> {
   return { [RISK_MODEL_CAPABILITY]: { version: RISK_MODEL_VERSION, levels: ['safe', 'caution', 'review', 'approval_required'], confirmation_parameter: CONFIRMATION_TOKEN_PARAMETER } };
 }
 
+/** The input schema a tool is called with: its own, plus the confirmation token for approval_required tools. */
+export function callShapeOf(tool: AnyKitTool<never>, level: RiskLevel): z.ZodRawShape {
+  return {
+    ...((tool as KitTool).inputSchema ?? {}),
+    ...(level === 'approval_required'
+      ? { [CONFIRMATION_TOKEN_PARAMETER]: z.string().max(128).optional().describe('The token of a confirmation challenge, once a human has approved this exact call.') }
+      : {}),
+  };
+}
+
+export interface ToolRunOptions<Extra> {
+  token: VerifiedAccessToken;
+  gate: ConfirmationGate;
+  level: RiskLevel;
+  extra: Extra;
+  onEvent?: (event: ToolEvent) => void | Promise<void>;
+}
+
+export type ToolRun =
+  | { kind: 'challenge'; result: CallToolResult; token: string; expiresAt: Date }
+  | { kind: 'ran'; result: CallToolResult };
+
+/**
+ * One call of one tool with already validated arguments: the confirmation gate, then the tool, with the events to
+ * audit. MCP and Portico's REST route both go through here, so they give the same results.
+ */
+export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<string, unknown>, options: ToolRunOptions<Extra>): Promise<ToolRun> {
+  const { token, level } = options;
+  const { [CONFIRMATION_TOKEN_PARAMETER]: _token, ...callArguments } = args;
+  const emit = async (outcome: ToolOutcome, error?: string) => {
+    if (!isAudited(level) || !options.onEvent) return;
+    await options.onEvent({
+      tool: tool.name,
+      riskLevel: level,
+      outcome,
+      subject: token.subject,
+      actor: token.actor,
+      clientId: token.clientId,
+      authorizedParty: token.authorizedParty,
+      arguments: callArguments,
+      ...(error ? { error } : {}),
+    });
+  };
+  const decision = await options.gate.check({ name: tool.name, description: tool.description, riskLevel: level, warning: tool.warning }, args, { subject: token.subject, actor: token.actor });
+  if (!decision.run) {
+    await emit('challenge_issued');
+    const { challenge } = decision;
+    return {
+      kind: 'challenge',
+      token: challenge.token,
+      expiresAt: challenge.expiresAt,
+      result: { content: [{ type: 'text', text: challenge.text }], _meta: { 'io.portico/confirmation': { token: challenge.token, expires_at: challenge.expiresAt.toISOString() } } },
+    };
+  }
+  try {
+    const result = await (tool as KitTool<z.ZodRawShape, Extra>).run(decision.args as never, { ...options.extra, token, confirmed: decision.confirmed });
+    await emit(result.isError ? 'failed' : 'succeeded', result.isError ? firstText(result) : undefined);
+    return { kind: 'ran', result };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await emit('failed', message);
+    return { kind: 'ran', result: { isError: true, content: [{ type: 'text', text: `"${tool.name}" failed: ${message}` }] } };
+  }
+}
+
+function firstText(result: CallToolResult): string {
+  const first = result.content[0];
+  return first?.type === 'text' ? first.text.slice(0, 500) : 'the tool reported an error';
+}
+
 /**
  * Registers the tools this token may use (it holds their scopes) on a server made for this request, each behind
  * the confirmation gate, with annotations that agree with its level.
  */
-export function registerKitTools(
+export function registerKitTools<Extra>(
   server: McpServer,
-  tools: readonly KitTool<never>[],
-  options: { token: VerifiedAccessToken; gate: ConfirmationGate; levels: Readonly<Record<string, RiskLevel>>; onEvent?: (event: ToolEvent) => void | Promise<void> },
+  tools: readonly AnyKitTool<Extra>[],
+  options: { token: VerifiedAccessToken; gate: ConfirmationGate; levels: Readonly<Record<string, RiskLevel>>; extra: Extra; onEvent?: (event: ToolEvent) => void | Promise<void> },
 ): void {
   const { token } = options;
-  for (const tool of tools as readonly KitTool[]) {
+  for (const tool of tools) {
     if (!requiredScopesOf(tool).every((scope) => token.scopes.includes(scope))) continue;
     const level = options.levels[tool.name] ?? tool.riskLevel;
-    const shape: z.ZodRawShape = {
-      ...(tool.inputSchema ?? {}),
-      ...(level === 'approval_required'
-        ? { [CONFIRMATION_TOKEN_PARAMETER]: z.string().max(128).optional().describe('The token of a confirmation challenge, once a human has approved this exact call.') }
-        : {}),
-    };
-    const emit = async (outcome: ToolOutcome, error?: string) => {
-      if (!isAudited(level) || !options.onEvent) return;
-      await options.onEvent({ tool: tool.name, riskLevel: level, outcome, subject: token.subject, actor: token.actor, clientId: token.clientId, authorizedParty: token.authorizedParty, ...(error ? { error } : {}) });
-    };
     server.registerTool(
       tool.name,
       {
         title: tool.title,
         description: `${tool.description} Risk level: ${level}.`,
-        inputSchema: shape,
+        inputSchema: callShapeOf(tool as AnyKitTool<never>, level),
         annotations: { ...annotationsFor(level), ...(tool.title ? { title: tool.title } : {}) },
         _meta: { 'io.portico/risk_level': level },
       },
-      async (args: Record<string, unknown>): Promise<CallToolResult> => {
-        const decision = await options.gate.check({ name: tool.name, description: tool.description, riskLevel: level, warning: tool.warning }, args, { subject: token.subject, actor: token.actor });
-        if (!decision.run) {
-          await emit('challenge_issued');
-          return { content: [{ type: 'text', text: decision.challenge.text }], _meta: { 'io.portico/confirmation': { token: decision.challenge.token, expires_at: decision.challenge.expiresAt.toISOString() } } };
-        }
-        try {
-          const result = await tool.run(decision.args as never, { token, confirmed: decision.confirmed });
-          await emit(result.isError ? 'failed' : 'succeeded', result.isError ? 'the tool reported an error' : undefined);
-          return result;
-        } catch (error) {
-          await emit('failed', error instanceof Error ? error.message : String(error));
-          return { isError: true, content: [{ type: 'text', text: `"${tool.name}" failed: ${error instanceof Error ? error.message : 'unknown error'}` }] };
-        }
-      },
+      async (args: Record<string, unknown>): Promise<CallToolResult> => (await runGatedTool(tool, args, { ...options, level })).result,
     );
   }
 }

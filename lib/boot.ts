@@ -8,6 +8,7 @@ import { resolveSecretKey } from './security/at-rest';
 import { loadOrCreateKeyMaterial, publicJwksOf } from './oidc/keys';
 import { createProvider } from './oidc/provider';
 import { installRuntime, type PorticoRuntime } from './runtime';
+import { parseRiskOverrides, porticoRiskLevels } from './mcp/tools';
 import { seedDemo, type DemoSeedResult } from './seed/demo';
 
 export interface BootResult {
@@ -34,6 +35,8 @@ export function openConfiguredDatabase(env: Env): Promise<RawDatabase> {
 }
 
 export async function bootPortico(env: Env): Promise<BootResult> {
+  // First, before anything is opened: a risk configuration that would lower a level stops the start here.
+  const riskLevels = porticoRiskLevels(parseRiskOverrides(env.PORTICO_RISK_OVERRIDES));
   const secret = resolveSecretKey(env.PORTICO_SECRET_KEY, env.dataDir);
   const raw = await openConfiguredDatabase(env);
   try {
@@ -49,7 +52,7 @@ export async function bootPortico(env: Env): Promise<BootResult> {
       refreshTokenReuseGraceSeconds: env.PORTICO_REFRESH_REUSE_GRACE_SECONDS,
       cimdAllowLoopback: env.PORTICO_CIMD_ALLOW_LOOPBACK,
     });
-    const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key };
+    const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key, riskLevels };
     installRuntime(runtime);
     const seed = env.PORTICO_DEMO_SEED
       ? await seedDemo(db, {

@@ -122,6 +122,8 @@ const schema = z.object({
       }, 'must be an https URL, or http on a loopback host')
       .optional(),
   ),
+  // Operator overrides of MCP tool risk levels: `tool=level` pairs separated by commas. They may only raise a level.
+  PORTICO_RISK_OVERRIDES: z.string().trim().max(4000).default(''),
   // Where `npm run example` serves the example app; the demo seed registers it at this origin.
   PORTICO_EXAMPLE_ORIGIN: z
     .string()

@@ -5,6 +5,7 @@ import type Provider from 'oidc-provider';
 import type { JWK } from 'jose';
 import { drizzleFor, type Database, type RawDatabase } from './db/client';
 import type { Env } from './env';
+import type { RiskLevel } from '../app-kit/risk';
 
 export interface PorticoRuntime {
   env: Env;
@@ -19,6 +20,8 @@ export interface PorticoRuntime {
   signingKeys: JWK[];
   /** The at-rest encryption key (PORTICO_SECRET_KEY or the data folder's): decrypts apps' surface secrets. */
   atRestKey: Uint8Array;
+  /** The effective risk level of each of Portico's MCP tools (declarations raised by PORTICO_RISK_OVERRIDES). */
+  riskLevels: Readonly<Record<string, RiskLevel>>;
 }
 
 const REGISTRY = Symbol.for('portico.runtime');

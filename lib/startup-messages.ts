@@ -4,6 +4,7 @@ import { DataDirInUseError } from './db/data-dir-lock';
 import { DatabaseUnavailableError, safeDatabaseLocation } from './db/client';
 import type { Env } from './env';
 import { SecretKeyMismatchError } from './security/at-rest';
+import { RiskConfigurationError } from '../app-kit/risk';
 
 export function printBanner(env: Env, booted: BootResult, listening: string[]): void {
   const lines = [
@@ -48,7 +49,7 @@ export function printBanner(env: Env, booted: BootResult, listening: string[]): 
 
 /** A start-up failure as one readable message: known causes without a stack trace. */
 export function describeStartupFailure(error: unknown): string {
-  if (error instanceof DataDirInUseError || error instanceof DatabaseUnavailableError || error instanceof SecretKeyMismatchError) {
+  if (error instanceof DataDirInUseError || error instanceof DatabaseUnavailableError || error instanceof SecretKeyMismatchError || error instanceof RiskConfigurationError) {
     return `Portico cannot start: ${error.message}`;
   }
   // Anything else is a defect: keep the stack, it is what a bug report needs.

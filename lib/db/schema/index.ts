@@ -4,3 +4,4 @@ export * from './apps';
 export * from './oidc';
 export * from './system';
 export * from './audit';
+export * from './mcp';

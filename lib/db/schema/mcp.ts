@@ -1,0 +1,43 @@
+// Portico's own MCP server: its sessions and its confirmation challenges, in PostgreSQL so that any instance can
+// serve any request of a session, and a confirmation token is consumed once across all instances.
+import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { users } from './accounts';
+
+/**
+ * An MCP session (`Mcp-Session-Id`), bound to who opened it: only the same person, through the same client and
+ * the same acting agent, can use it. The capabilities the client advertised in `initialize` are kept for the
+ * approval surfaces, which choose from them.
+ */
+export const mcpSessions = pgTable(
+  'mcp_sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The acting agent (`act.sub`), or '' when the person acts. */
+    actor: text('actor').notNull().default(''),
+    clientId: text('client_id').notNull(),
+    protocolVersion: text('protocol_version').notNull(),
+    clientInfo: jsonb('client_info').notNull(),
+    clientCapabilities: jsonb('client_capabilities').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('mcp_sessions_expires_idx').on(t.expiresAt)],
+);
+
+/** A confirmation challenge (app-kit/risk.ts): consumed by one DELETE … RETURNING, so exactly one retry runs. */
+export const confirmationChallenges = pgTable(
+  'confirmation_challenges',
+  {
+    /** SHA-256 of the token `confirm_<nonce>`: the token itself is not stored. */
+    nonceHash: text('nonce_hash').primaryKey(),
+    tool: text('tool').notNull(),
+    subject: text('subject').notNull(),
+    actor: text('actor').notNull(),
+    argumentsDigest: text('arguments_digest').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('confirmation_challenges_expires_idx').on(t.expiresAt)],
+);

@@ -1,0 +1,63 @@
+// What Portico's tools run with: the authenticated caller (person, acting agent, token) and the database. Tools
+// that touch an organization go through inOrganization: membership, the role's permission, one transaction, and
+// the change's audit event written as the person with the agent as `act`, exactly like the REST API.
+import { findMembershipRole } from '../accounts/memberships';
+import { findOrganizationBySlug, type MembershipRole, type Organization } from '../accounts/organizations';
+import { can, type OrgPermission } from '../accounts/permissions';
+import type { ApiCaller } from '../api/authenticate';
+import { recordAuditEvent, type AuditRecord } from '../audit/events';
+import { findOrgApp, listApps } from '../clients/apps';
+import type { Database, Queryable } from '../db/client';
+import type { KitTool } from '../../app-kit/tools';
+import type { z } from 'zod';
+
+export interface PorticoToolExtra {
+  caller: ApiCaller;
+  db: Database;
+  ip: string;
+}
+
+export type PorticoTool<Shape extends z.ZodRawShape = z.ZodRawShape> = KitTool<Shape, PorticoToolExtra>;
+
+/** A refusal the caller can act on (no such app, not allowed): the tool's error text, never a stack trace. */
+export class ToolRefusal extends Error {}
+
+export interface OrgScope {
+  tx: Queryable;
+  org: Organization;
+  role: MembershipRole;
+  audit(record: Omit<AuditRecord, 'orgId' | 'actor' | 'act' | 'clientId'>): Promise<void>;
+}
+
+export async function inOrganization<T>(extra: PorticoToolExtra, orgSlug: string, permission: OrgPermission, work: (scope: OrgScope) => Promise<T>): Promise<T> {
+  const { caller, db } = extra;
+  const org = await findOrganizationBySlug(db, orgSlug);
+  const role = org ? await findMembershipRole(db, org.id, caller.user.id) : undefined;
+  // An organization the person does not belong to is not revealed.
+  if (!org || !role) throw new ToolRefusal(`No organization "${orgSlug}" that you belong to.`);
+  if (!can(role, permission)) throw new ToolRefusal(`Your role in ${org.slug} (${role}) does not allow this.`);
+  return db.transaction((tx) =>
+    work({
+      tx,
+      org,
+      role,
+      audit: (record) =>
+        recordAuditEvent(tx, {
+          ...record,
+          orgId: org.id,
+          actor: { type: 'person', id: caller.user.id, label: caller.user.email, ip: extra.ip },
+          act: caller.agentId ?? null,
+          clientId: caller.token.clientId,
+        }),
+    }),
+  );
+}
+
+export const json = (value: unknown) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> });
+
+/** An app of the organization, named by its id or its slug. */
+export async function appOfOrganization(tx: Queryable, org: Organization, reference: string) {
+  const listing = (await findOrgApp(tx, org.id, reference)) ?? (await listApps(tx, org.slug)).find((row) => row.app.slug === reference);
+  if (!listing) throw new ToolRefusal(`${org.slug} has no app "${reference}".`);
+  return listing;
+}

@@ -1,0 +1,179 @@
+// Portico's MCP server at `<issuer>/api/mcp`: Streamable HTTP (MCP 2025-11-25) with the SDK's web-standard
+// transport, behind Portico API access tokens. Sessions live in PostgreSQL (lib/mcp/sessions.ts), so any
+// instance serves any request: `initialize` creates one and stores the client's capabilities; later requests
+// name it in `Mcp-Session-Id` and are served by a fresh server on whatever instance they reach. The tools are
+// Portico operations (lib/mcp/tools) behind the confirmation gate, whose challenges live in PostgreSQL too.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { JWK } from 'jose';
+import { createConfirmationGate, type ConfirmationGate, type RiskLevel } from '../../app-kit/risk';
+import { z } from 'zod';
+import { callShapeOf, registerKitTools, riskModelCapability, runGatedTool, type ToolEvent, type ToolRun } from '../../app-kit/tools';
+import { findMembershipRole } from '../accounts/memberships';
+import { findOrganizationBySlug } from '../accounts/organizations';
+import { authenticateApiRequest, type ApiCaller } from '../api/authenticate';
+import { recordAuditEvent } from '../audit/events';
+import type { Database } from '../db/client';
+import { readCappedText } from '../http/body';
+import { postgresConfirmationStore } from './confirmation-store';
+import type { PorticoToolExtra } from './context';
+import { newSessionId, recordSession, resumeSession, endSession } from './sessions';
+import { PORTICO_TOOLS, findPorticoTool } from './tools';
+
+export const MAX_MCP_BODY_BYTES = 256 * 1024;
+
+export interface PorticoMcpDeps {
+  db: Database;
+  issuer: string;
+  publicJwks: JWK[];
+  /** The effective risk level of every tool (resolved and checked at start). */
+  levels: Readonly<Record<string, RiskLevel>>;
+  /** Hosts a request may name (DNS rebinding protection). */
+  allowedHosts: string[];
+  clientIp: string;
+  /** The gate's clock; tests move it. */
+  now?: () => Date;
+}
+
+function gateFor(deps: PorticoMcpDeps): ConfirmationGate {
+  return createConfirmationGate({ store: postgresConfirmationStore(deps.db), now: deps.now });
+}
+
+/**
+ * Audit from caution up (challenge issued, successful run, failed run), in the organization the call names when
+ * the person belongs to it; otherwise as an installation-level event.
+ */
+function auditToolEvent(deps: PorticoMcpDeps, caller: ApiCaller): (event: ToolEvent) => Promise<void> {
+  return async (event) => {
+    const slug = typeof event.arguments.org === 'string' ? event.arguments.org : undefined;
+    const org = slug ? await findOrganizationBySlug(deps.db, slug) : undefined;
+    const member = org ? await findMembershipRole(deps.db, org.id, caller.user.id) : undefined;
+    await recordAuditEvent(deps.db, {
+      orgId: org && member ? org.id : null,
+      actor: { type: 'person', id: caller.user.id, label: caller.user.email, ip: deps.clientIp },
+      act: event.actor ?? null,
+      clientId: event.clientId,
+      action: `mcp.tool_${event.outcome}`,
+      subject: { type: 'tool', id: event.tool },
+      details: { tool: event.tool, riskLevel: event.riskLevel, outcome: event.outcome, arguments: event.arguments, ...(event.error ? { error: event.error } : {}) },
+    });
+  };
+}
+
+function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller): McpServer {
+  const server = new McpServer(
+    { name: 'portico', version: '0.1.0' },
+    {
+      capabilities: { experimental: riskModelCapability() },
+      instructions:
+        'Portico operations. Tools marked approval_required answer a first call with a confirmation challenge: show it to the person, and only if they agree call the same tool again with the same arguments and `_confirmation_token`.',
+    },
+  );
+  const extra: PorticoToolExtra = { caller, db: deps.db, ip: deps.clientIp };
+  registerKitTools(server, PORTICO_TOOLS, { token: caller.token, gate: gateFor(deps), levels: deps.levels, extra, onEvent: auditToolEvent(deps, caller) });
+  return server;
+}
+
+const jsonRpcError = (status: number, code: number, message: string) =>
+  Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers: { 'Cache-Control': 'no-store' } });
+
+function isInitialize(message: unknown): message is { method: 'initialize'; params?: { protocolVersion?: unknown } } {
+  return typeof message === 'object' && message !== null && !Array.isArray(message) && (message as { method?: unknown }).method === 'initialize';
+}
+
+export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): Promise<Response> {
+  const authentication = await authenticateApiRequest(request, deps);
+  if (!authentication.ok) return authentication.response;
+  const { caller } = authentication;
+  const sessionId = request.headers.get('mcp-session-id');
+
+  if (request.method === 'DELETE') {
+    if (!sessionId) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    return (await endSession(deps.db, sessionId, caller.token)) ? new Response(null, { status: 204 }) : jsonRpcError(404, -32001, 'Session not found');
+  }
+  // No server-initiated stream: the server never sends requests of its own outside a response.
+  if (request.method !== 'POST') return new Response(null, { status: 405, headers: { Allow: 'POST, DELETE' } });
+
+  const body = await readCappedText(request, MAX_MCP_BODY_BYTES);
+  if (body === undefined) return jsonRpcError(413, -32600, `Request body larger than ${MAX_MCP_BODY_BYTES} bytes`);
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return jsonRpcError(400, -32700, 'Parse error: the body is not JSON');
+  }
+
+  const initializing = isInitialize(message);
+  if (!initializing) {
+    if (!sessionId) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    // Unknown, expired, or opened by someone else: the client starts a new session (MCP 2025-11-25 §Session Management).
+    if (!(await resumeSession(deps.db, sessionId, caller.token))) return jsonRpcError(404, -32001, 'Session not found');
+  }
+
+  const newId = initializing ? newSessionId() : undefined;
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: newId ? () => newId : undefined,
+    enableJsonResponse: true,
+    enableDnsRebindingProtection: true,
+    allowedHosts: deps.allowedHosts,
+    allowedOrigins: [new URL(deps.issuer).origin],
+  });
+  const server = porticoServer(deps, caller);
+  await server.connect(transport);
+  try {
+    const response = await transport.handleRequest(request, { parsedBody: message });
+    if (newId && response.status === 200) {
+      const requested = isInitialize(message) ? message.params?.protocolVersion : undefined;
+      await recordSession(deps.db, {
+        id: newId,
+        token: caller.token,
+        protocolVersion: typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+        clientInfo: server.server.getClientVersion() ?? {},
+        clientCapabilities: server.server.getClientCapabilities() ?? {},
+      });
+    }
+    return response;
+  } finally {
+    void server.close();
+  }
+}
+
+/** The same tools and the same gate over REST: `POST /api/tools/<name>` with the arguments as a JSON object. */
+export async function handleToolOverRest(request: Request, toolName: string, deps: PorticoMcpDeps): Promise<Response> {
+  const authentication = await authenticateApiRequest(request, deps);
+  if (!authentication.ok) return authentication.response;
+  const { caller } = authentication;
+  const refuse = (status: number, error: string, description: string) => Response.json({ error, error_description: description }, { status, headers: { 'Cache-Control': 'no-store' } });
+  const tool = findPorticoTool(toolName);
+  if (!tool) return refuse(404, 'unknown_tool', `there is no tool "${toolName}"`);
+  const level = deps.levels[tool.name] ?? tool.riskLevel;
+  if (!(tool.requiredScopes ?? ['mcp']).every((scope) => caller.token.scopes.includes(scope))) return refuse(403, 'insufficient_scope', `this tool needs ${(tool.requiredScopes ?? ['mcp']).join(' ')}`);
+
+  const body = await readCappedText(request, MAX_MCP_BODY_BYTES);
+  if (body === undefined) return refuse(413, 'invalid_request', `the body is larger than ${MAX_MCP_BODY_BYTES} bytes`);
+  let raw: unknown;
+  try {
+    raw = body.trim() === '' ? {} : JSON.parse(body);
+  } catch {
+    return refuse(400, 'invalid_request', 'the body is not JSON');
+  }
+  const parsed = z.object(callShapeOf(tool as never, level)).safeParse(raw);
+  if (!parsed.success) return refuse(400, 'invalid_arguments', parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`).join('; '));
+
+  const run: ToolRun = await runGatedTool(tool, parsed.data, {
+    token: caller.token,
+    gate: gateFor(deps),
+    level,
+    extra: { caller, db: deps.db, ip: deps.clientIp },
+    onEvent: auditToolEvent(deps, caller),
+  });
+  const text = run.result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
+  if (run.kind === 'challenge') {
+    return Response.json({ status: 'confirmation_required', tool: tool.name, risk_level: level, challenge: text, confirmation_token: run.token, expires_at: run.expiresAt.toISOString() }, { headers: { 'Cache-Control': 'no-store' } });
+  }
+  return Response.json(
+    run.result.isError ? { status: 'error', tool: tool.name, error: text } : { status: 'ok', tool: tool.name, result: run.result.structuredContent ?? text },
+    { status: run.result.isError ? 422 : 200, headers: { 'Cache-Control': 'no-store' } },
+  );
+}

@@ -1,0 +1,61 @@
+// MCP sessions in PostgreSQL (Streamable HTTP, MCP 2025-11-25 §Session Management): created by `initialize`,
+// named by `Mcp-Session-Id`, usable on any instance, bound to the person, the client and the acting agent that
+// opened them. An unknown, expired or foreign session id gets 404, which tells the client to initialize again.
+import { randomBytes } from 'node:crypto';
+import { and, eq, gt, lte, sql } from 'drizzle-orm';
+import type { VerifiedAccessToken } from '../../app-kit/protected-resource';
+import type { Queryable } from '../db/client';
+import { mcpSessions } from '../db/schema';
+
+/** Idle sessions end after this; each request extends the session. */
+export const MCP_SESSION_TTL_SECONDS = 24 * 3600;
+
+export type McpSession = typeof mcpSessions.$inferSelect;
+
+export function newSessionId(): string {
+  return `mcs_${randomBytes(24).toString('base64url')}`;
+}
+
+export async function recordSession(
+  db: Queryable,
+  input: { id: string; token: VerifiedAccessToken; protocolVersion: string; clientInfo: unknown; clientCapabilities: unknown },
+): Promise<void> {
+  await db.delete(mcpSessions).where(lte(mcpSessions.expiresAt, sql`now()`));
+  await db.insert(mcpSessions).values({
+    id: input.id,
+    userId: input.token.subject,
+    actor: input.token.actor ?? '',
+    clientId: input.token.clientId,
+    protocolVersion: input.protocolVersion,
+    clientInfo: input.clientInfo ?? {},
+    clientCapabilities: input.clientCapabilities ?? {},
+    expiresAt: sql`now() + make_interval(secs => ${MCP_SESSION_TTL_SECONDS})`,
+  });
+}
+
+/** The live session with this id opened by the same person, client and agent as this token; extended by use. */
+export async function resumeSession(db: Queryable, id: string, token: VerifiedAccessToken): Promise<McpSession | undefined> {
+  if (!/^mcs_[A-Za-z0-9_-]{32}$/.test(id)) return undefined;
+  const [session] = await db
+    .update(mcpSessions)
+    .set({ expiresAt: sql`now() + make_interval(secs => ${MCP_SESSION_TTL_SECONDS})` })
+    .where(
+      and(
+        eq(mcpSessions.id, id),
+        eq(mcpSessions.userId, token.subject),
+        eq(mcpSessions.clientId, token.clientId),
+        eq(mcpSessions.actor, token.actor ?? ''),
+        gt(mcpSessions.expiresAt, sql`now()`),
+      ),
+    )
+    .returning();
+  return session;
+}
+
+export async function endSession(db: Queryable, id: string, token: VerifiedAccessToken): Promise<boolean> {
+  const ended = await db
+    .delete(mcpSessions)
+    .where(and(eq(mcpSessions.id, id), eq(mcpSessions.userId, token.subject), eq(mcpSessions.clientId, token.clientId), eq(mcpSessions.actor, token.actor ?? '')))
+    .returning({ id: mcpSessions.id });
+  return ended.length === 1;
+}

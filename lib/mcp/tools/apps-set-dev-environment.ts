@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { setDevEnvironment } from '../../clients/revocation';
+import { appOfOrganization, inOrganization, json, type PorticoTool } from '../context';
+
+const shape = {
+  org: z.string().min(1).max(64).describe('The organization slug.'),
+  app: z.string().min(1).max(64).describe('The app’s id or slug.'),
+  hours: z.number().int().min(0).max(720).describe('How long dev-only redirect URIs are accepted; 0 turns the dev environment off.'),
+};
+
+export const appsSetDevEnvironment: PorticoTool<typeof shape> = {
+  name: 'apps.set_dev_environment',
+  description: "Turns an app's dev environment on for some hours (dev-only redirect URIs accepted) or off.",
+  riskLevel: 'caution',
+  inputSchema: shape,
+  run: ({ org, app, hours }, extra) =>
+    inOrganization(extra, org, 'apps.manage', async ({ tx, org: organization, audit }) => {
+      const listing = await appOfOrganization(tx, organization, app);
+      const until = hours > 0 ? new Date(Date.now() + hours * 3600_000) : null;
+      await setDevEnvironment(tx, listing.app.id, until);
+      await audit({ action: until ? 'app.dev_environment_on' : 'app.dev_environment_off', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, details: { until: until?.toISOString() ?? null } });
+      return json({ app: listing.app.name, dev_environment_until: until?.toISOString() ?? null });
+    }),
+};

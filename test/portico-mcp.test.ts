@@ -4,8 +4,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,24 +12,15 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RISK_MODEL_CAPABILITY } from '../app-kit/tools';
 import { createAgent } from '../lib/accounts/agents';
-import { registerClient, validateRegistration } from '../lib/clients/registration';
 import { auditEvents, confirmationChallenges, mcpSessions } from '../lib/db/schema';
 import { childProcessEnvironment } from '../lib/env';
-import { publicJwksOf } from '../lib/oidc/keys';
-import { handlePorticoMcp, handleToolOverRest, type PorticoMcpDeps } from '../lib/mcp/server';
 import { porticoRiskLevels } from '../lib/mcp/tools';
-import { sendWebResponse, toWebRequest } from '../examples/notes/node-http';
 import { openTestDatabase, type TestDatabase } from './support/databases';
-import { authorizeMcpClient, createMember, createOrgWithApp, startProviderHarness, tokenRequest, type AppFixture, type Harness } from './support/provider-harness';
+import { porticoApiToken, startMcpInstance, type McpInstance } from './support/portico-mcp';
+import { createMember, createOrgWithApp, startProviderHarness, type AppFixture, type Harness } from './support/provider-harness';
 
-const REDIRECT = 'http://127.0.0.1:45683/callback';
 const text = (result: unknown) => ((result as { content: { type: string; text: string }[] }).content[0]?.text ?? '');
 const tokenIn = (challenge: string) => /"(confirm_[A-Za-z0-9_-]+)"/.exec(challenge)?.[1];
-
-interface Instance {
-  url: string;
-  close(): Promise<void>;
-}
 
 describe("Portico's MCP server", () => {
   let database: TestDatabase;
@@ -42,48 +31,15 @@ describe("Portico's MCP server", () => {
   let ownerToken: string;
   let otherToken: string;
   let clock = new Date();
-  const instances: Instance[] = [];
+  const instances: McpInstance[] = [];
 
-  /** One Portico "instance": the MCP handler and the REST route on a server of its own, sharing the database. */
-  async function startInstance(levels = porticoRiskLevels({})): Promise<Instance> {
-    let port = 0;
-    const deps = (): PorticoMcpDeps => ({
-      db: database.db,
-      issuer: harness.issuer,
-      publicJwks: publicJwksOf(harness.keys),
-      levels,
-      allowedHosts: [`127.0.0.1:${port}`],
-      clientIp: '192.0.2.9',
-      now: () => clock,
-    });
-    const server: Server = createServer((req, res) => {
-      void toWebRequest(req, `http://127.0.0.1:${port}`)
-        .then((request) => {
-          const tool = /^\/api\/tools\/([^/]+)$/.exec(new URL(request.url).pathname)?.[1];
-          return tool ? handleToolOverRest(request, decodeURIComponent(tool), deps()) : handlePorticoMcp(request, deps());
-        })
-        .then((response) => sendWebResponse(res, response));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
-    const instance = { url: `http://127.0.0.1:${port}/api/mcp`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  async function startInstance(levels = porticoRiskLevels({})): Promise<McpInstance> {
+    const instance = await startMcpInstance(database, harness, { levels, now: () => clock });
     instances.push(instance);
     return instance;
   }
 
-  async function porticoToken(email: string): Promise<string> {
-    const valid = validateRegistration({ client_name: 'Portico client', redirect_uris: [REDIRECT] });
-    if ('error' in valid) throw new Error(valid.error_description);
-    const clientId = String((await registerClient(database.db, valid, '192.0.2.8')).client_id);
-    const authorization = await authorizeMcpClient(harness, database, { clientId, redirectUri: REDIRECT, resource: `${harness.issuer}/api/mcp`, email });
-    const tokens = await tokenRequest(harness, clientId, {
-      grant_type: 'authorization_code',
-      code: authorization.callbackUrl!.searchParams.get('code')!,
-      redirect_uri: REDIRECT,
-      code_verifier: authorization.codeVerifier,
-    });
-    return String(tokens.body.access_token);
-  }
+  const porticoToken = (email: string) => porticoApiToken(harness, database, email);
 
   async function connect(url: string, token = ownerToken): Promise<Client> {
     const client = new Client({ name: 'portico-test', version: '1.0.0' });

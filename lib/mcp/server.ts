@@ -29,8 +29,9 @@ export interface PorticoMcpDeps {
   publicJwks: JWK[];
   /** The effective risk level of every tool (resolved and checked at start). */
   levels: Readonly<Record<string, RiskLevel>>;
-  /** Hosts a request may name (DNS rebinding protection). */
+  /** Hosts a request may name, and origins a browser may send from (DNS rebinding protection). */
   allowedHosts: string[];
+  allowedOrigins: string[];
   clientIp: string;
   /** The gate's clock; tests move it. */
   now?: () => Date;
@@ -117,7 +118,7 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
     enableJsonResponse: true,
     enableDnsRebindingProtection: true,
     allowedHosts: deps.allowedHosts,
-    allowedOrigins: [new URL(deps.issuer).origin],
+    allowedOrigins: deps.allowedOrigins,
   });
   const server = porticoServer(deps, caller);
   await server.connect(transport);

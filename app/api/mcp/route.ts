@@ -15,6 +15,8 @@ async function handle(request: Request): Promise<Response> {
     levels: riskLevels,
     // DNS rebinding protection: only Portico's own host (and the addresses it listens on).
     allowedHosts: [new URL(env.PORTICO_ISSUER).host, ...env.listenHosts.map((host) => `${host.includes(':') ? `[${host}]` : host}:${env.listenPort}`)],
+    // Browsers only from Portico's own origin.
+    allowedOrigins: [new URL(env.PORTICO_ISSUER).origin],
     clientIp: clientIpFromHeaders(request.headers),
   });
 }

@@ -16,6 +16,7 @@ export async function POST(request: Request, route: { params: Promise<{ name: st
     publicJwks,
     levels: riskLevels,
     allowedHosts: [],
+    allowedOrigins: [],
     clientIp: clientIpFromHeaders(request.headers),
   });
 }

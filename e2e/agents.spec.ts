@@ -7,6 +7,7 @@ import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeJwt } from 'jose';
+import { confirmed } from './support/confirmation';
 import { startFlightDeck } from './support/flight-deck';
 import { accessTokenThroughConsent, connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
 
@@ -79,7 +80,9 @@ test('REST: the same rules for agents and connections', async ({ page }) => {
   expect(await connected.json()).toMatchObject({ app_id: FLIGHT_DECK.appId, mode: 'own', delegate_user_id: null });
   expect((await call('POST', `/${id}/connections`, { app_id: FLIGHT_DECK.appId, mode: 'own' })).status).toBe(409);
 
-  expect((await call('POST', `/${id}/grants`, { app_id: ROCKETS.appId, scope: 'launch' })).status).toBe(201);
+  // Granting is what the agents.grant tool does: held for a human's confirmation, then run once.
+  const grant = (extra: Record<string, unknown>) => call('POST', `/${id}/grants`, { app_id: ROCKETS.appId, scope: 'launch', ...extra });
+  expect((await confirmed(grant)).status).toBe(201);
   const listed = (await (await call('GET', '')).json()) as { agents: { id: string; grants: unknown[]; connections: unknown[] }[] };
   expect(listed.agents.find((agent) => agent.id === id)).toMatchObject({ grants: [{ app_id: ROCKETS.appId, scope: 'launch' }], connections: [{ mode: 'own' }] });
 
@@ -101,7 +104,7 @@ test('own mode end to end: Portico issues the agent a short access token, the ap
       });
 
     const { id: agentId } = (await (await rest('POST', '/agents', { name: 'Flight helper' })).json()) as { id: string };
-    expect((await rest('POST', `/agents/${agentId}/grants`, { app_id: FLIGHT_DECK.appId, scope: 'mcp' })).status).toBe(201);
+    expect((await confirmed((extra) => rest('POST', `/agents/${agentId}/grants`, { app_id: FLIGHT_DECK.appId, scope: 'mcp', ...extra }))).status).toBe(201);
     const { id: connectionId } = (await (await rest('POST', `/agents/${agentId}/connections`, { app_id: FLIGHT_DECK.appId, mode: 'own' })).json()) as { id: string };
 
     // An MCP client's ordinary token (scope mcp) may not obtain agent tokens.

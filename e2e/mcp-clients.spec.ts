@@ -4,6 +4,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { decodeJwt } from 'jose';
 import { E2E_ISSUER } from './support/constants';
+import { confirmed } from './support/confirmation';
 import { consoleSignIn } from './support/console';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { connectWithOAuth, PageOAuthProvider, pkceAuthorizationRequest } from './support/mcp-oauth';
@@ -119,7 +120,11 @@ test('console: an admin registers an external client for one app; it signs peopl
 let externalRefreshToken: string;
 
 test('revocation is scoped to the app: refused from another app, then revoked at its own: no login, no refresh', async ({ page }) => {
-  const revoke = (appId: string) => fetch(`${REST}/apps/${appId}/clients/${externalClientId}/revoke`, { method: 'POST', headers: { Authorization: `Bearer ${adminToken}` } });
+  // Revoking is what the clients.revoke tool does: each call is confirmed by a human first (428, then the token).
+  const revoke = (appId: string) =>
+    confirmed((extra) =>
+      fetch(`${REST}/apps/${appId}/clients/${externalClientId}/revoke`, { method: 'POST', headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify(extra) }),
+    );
   // Malformed ids are answered like unknown ones, never with a server error.
   for (const appId of ['-'.repeat(36), 'not-an-app']) expect((await revoke(appId)).status).toBe(404);
   const crossApp = await revoke(ROCKETS.appId);

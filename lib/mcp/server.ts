@@ -45,14 +45,14 @@ function gateFor(deps: PorticoMcpDeps): ConfirmationGate {
  * Audit from caution up (challenge issued, successful run, failed run), in the organization the call names when
  * the person belongs to it; otherwise as an installation-level event.
  */
-function auditToolEvent(deps: PorticoMcpDeps, caller: ApiCaller): (event: ToolEvent) => Promise<void> {
+export function auditToolEvent(db: Database, clientIp: string, caller: ApiCaller): (event: ToolEvent) => Promise<void> {
   return async (event) => {
     const slug = typeof event.arguments.org === 'string' ? event.arguments.org : undefined;
-    const org = slug ? await findOrganizationBySlug(deps.db, slug) : undefined;
-    const member = org ? await findMembershipRole(deps.db, org.id, caller.user.id) : undefined;
-    await recordAuditEvent(deps.db, {
+    const org = slug ? await findOrganizationBySlug(db, slug) : undefined;
+    const member = org ? await findMembershipRole(db, org.id, caller.user.id) : undefined;
+    await recordAuditEvent(db, {
       orgId: org && member ? org.id : null,
-      actor: { type: 'person', id: caller.user.id, label: caller.user.email, ip: deps.clientIp },
+      actor: { type: 'person', id: caller.user.id, label: caller.user.email, ip: clientIp },
       act: event.actor ?? null,
       clientId: event.clientId,
       action: `mcp.tool_${event.outcome}`,
@@ -72,7 +72,7 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller): McpServer {
     },
   );
   const extra: PorticoToolExtra = { caller, db: deps.db, ip: deps.clientIp };
-  registerKitTools(server, PORTICO_TOOLS, { token: caller.token, gate: gateFor(deps), levels: deps.levels, extra, onEvent: auditToolEvent(deps, caller) });
+  registerKitTools(server, PORTICO_TOOLS, { token: caller.token, gate: gateFor(deps), levels: deps.levels, extra, onEvent: auditToolEvent(deps.db, deps.clientIp, caller) });
   return server;
 }
 
@@ -167,7 +167,7 @@ export async function handleToolOverRest(request: Request, toolName: string, dep
     gate: gateFor(deps),
     level,
     extra: { caller, db: deps.db, ip: deps.clientIp },
-    onEvent: auditToolEvent(deps, caller),
+    onEvent: auditToolEvent(deps.db, deps.clientIp, caller),
   });
   const text = run.result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
   if (run.kind === 'challenge') {

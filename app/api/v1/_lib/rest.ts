@@ -8,6 +8,10 @@ import { authenticateApiRequest, type ApiCaller } from '@/lib/api/authenticate';
 import { recordAuditEvent, type AuditRecord } from '@/lib/audit/events';
 import type { Queryable } from '@/lib/db/client';
 import { readCappedText } from '@/lib/http/body';
+import { postgresConfirmationStore } from '@/lib/mcp/confirmation-store';
+import { auditToolEvent } from '@/lib/mcp/server';
+import { findPorticoTool } from '@/lib/mcp/tools';
+import { CONFIRMATION_TOKEN_PARAMETER, createConfirmationGate } from '@/app-kit/risk';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
 
@@ -43,10 +47,20 @@ export interface OrgRouteContext {
  * `transaction: false` is for a handler that calls Portico over HTTP (its token endpoint): a transaction held
  * open across that call could wait on itself (the embedded database has one connection).
  */
+/**
+ * A route that does what one of Portico's critical MCP tools does goes through the same confirmation gate, so the
+ * REST door cannot skip it: `tool` names the tool (its level, description and warning apply), `args` gives the
+ * operation's arguments the token binds to.
+ */
+export interface RouteConfirmation {
+  tool: string;
+  args(params: OrgRouteContext['params'], body: Record<string, unknown>): Record<string, unknown>;
+}
+
 export function orgRoute(
   permission: OrgPermission,
   handler: (ctx: OrgRouteContext) => Promise<Response>,
-  options: { transaction?: boolean; scopes?: readonly string[] } = {},
+  options: { transaction?: boolean; scopes?: readonly string[]; confirm?: RouteConfirmation | ((params: OrgRouteContext['params']) => RouteConfirmation | undefined) } = {},
 ) {
   return async (request: Request, route: { params: Promise<Record<string, string | string[] | undefined>> }): Promise<Response> => {
     const { env, publicJwks } = runtime();
@@ -63,6 +77,13 @@ export function orgRoute(
     const ip = clientIpFromHeaders(request.headers);
     // The body is read before the transaction opens: a slow client never holds a database connection.
     const bodyRead = request.method === 'GET' ? new ApiError(400, 'invalid_request', 'a GET has no body') : await readJsonObject(request);
+    // Before the transaction: the challenge must be stored even though nothing else happens (and the embedded
+    // database has one connection, which a transaction would hold).
+    const confirmation = typeof options.confirm === 'function' ? options.confirm(params) : options.confirm;
+    if (confirmation) {
+      const held = await confirmationRefusal(confirmation, caller, params, bodyRead instanceof ApiError ? {} : bodyRead, ip);
+      if (held) return held;
+    }
     const inTransaction = <T>(work: (tx: Queryable) => Promise<T>) => (options.transaction === false ? work(db()) : db().transaction(work));
     try {
       return await inTransaction(async (tx) =>
@@ -93,6 +114,28 @@ export function orgRoute(
       throw error;
     }
   };
+}
+
+/** Undefined when the call may run (not approval_required, or a valid confirmation token); else the 428 answer. */
+async function confirmationRefusal(confirmation: RouteConfirmation, caller: ApiCaller, params: OrgRouteContext['params'], body: Record<string, unknown>, ip: string): Promise<Response | undefined> {
+  const tool = findPorticoTool(confirmation.tool);
+  if (!tool) throw new Error(`the route names the unknown tool ${confirmation.tool}`);
+  const riskLevel = runtime().riskLevels[tool.name] ?? tool.riskLevel;
+  const args = { ...confirmation.args(params, body), ...(body[CONFIRMATION_TOKEN_PARAMETER] !== undefined ? { [CONFIRMATION_TOKEN_PARAMETER]: body[CONFIRMATION_TOKEN_PARAMETER] } : {}) };
+  const decision = await createConfirmationGate({ store: postgresConfirmationStore(db()) }).check({ name: tool.name, description: tool.description, riskLevel, warning: tool.warning }, args, { subject: caller.user.id, actor: caller.agentId });
+  if (decision.run) return undefined;
+  const { [CONFIRMATION_TOKEN_PARAMETER]: _token, ...callArguments } = args;
+  await auditToolEvent(db(), ip, caller)({ tool: tool.name, riskLevel, outcome: 'challenge_issued', subject: caller.user.id, actor: caller.agentId, clientId: caller.token.clientId, arguments: callArguments });
+  return Response.json(
+    {
+      error: 'confirmation_required',
+      error_description: decision.challenge.text,
+      tool: tool.name,
+      confirmation_token: decision.challenge.token,
+      expires_at: decision.challenge.expiresAt.toISOString(),
+    },
+    { status: 428, headers: { 'Cache-Control': 'no-store' } },
+  );
 }
 
 async function readJsonObject(request: Request): Promise<Record<string, unknown> | ApiError> {

@@ -5,7 +5,8 @@
 //   DELETE /agents/<id>
 //   POST   /agents/<id>/move                    {"target_org"}
 //   POST   /agents/<id>/users                   {"user_id"}          DELETE /agents/<id>/users/<user id>
-//   POST   /agents/<id>/grants                  {"app_id", "scope"}  DELETE /agents/<id>/grants {"app_id", "scope"}
+//   POST   /agents/<id>/grants                  {"app_id", "scope"}  (confirmed: 428, then again with _confirmation_token)
+//   DELETE /agents/<id>/grants                  {"app_id", "scope"}
 //   POST   /agents/<id>/connections             {"app_id", "mode": "own" | "delegated", "delegate_user_id"?}
 //   DELETE /agents/<id>/connections/<connection id>
 import type { z } from 'zod';
@@ -96,6 +97,13 @@ export const POST = orgRoute('agents.manage', async (ctx) => {
     default:
       throw new ApiError(404, 'not_found', 'no such resource');
   }
+}, {
+  // Granting a scope is what the agents.grant tool does: the same confirmation gate (428, then retry with the token).
+  confirm: (params) => {
+    const segments = Array.isArray(params.path) ? params.path.map(String) : [];
+    if (segments.length !== 2 || segments[1] !== 'grants') return undefined;
+    return { tool: 'agents.grant', args: (routeParams, body) => ({ org: String(routeParams.org), agent: segments[0], app: body.app_id, scope: body.scope }) };
+  },
 });
 
 export const PATCH = orgRoute('agents.manage', async (ctx) => {

@@ -82,9 +82,28 @@ export function resolveRiskLevels(
   return levels;
 }
 
+/**
+ * Only plain JSON can be bound: canonicalize() would write a Set, a Map or an invalid Date as `{}` or `null`, so two
+ * different calls could share one digest ("approved X, executed Y"). Anything else is refused.
+ */
+function assertPlainJson(value: unknown, path: string): void {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new TypeError(`${path} is not a finite number`);
+    return;
+  }
+  if (Array.isArray(value)) return value.forEach((item, index) => assertPlainJson(item, `${path}[${index}]`));
+  if (typeof value === 'object' && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)) {
+    for (const [key, item] of Object.entries(value)) assertPlainJson(item, `${path}.${key}`);
+    return;
+  }
+  throw new TypeError(`${path} is not plain JSON, so a confirmation cannot be bound to it`);
+}
+
 /** RFC 8785 (JCS) over the arguments without the confirmation token, then SHA-256: the digest a token binds. */
 export function argumentsDigest(args: Readonly<Record<string, unknown>>): string {
   const { [CONFIRMATION_TOKEN_PARAMETER]: _token, ...rest } = args;
+  assertPlainJson(rest, 'arguments');
   const canonical = canonicalize(rest);
   if (canonical === undefined) throw new TypeError('the arguments cannot be canonicalized');
   return createHash('sha256').update(canonical).digest('base64url');
@@ -97,6 +116,8 @@ export interface ConfirmationBinding {
   subject: string;
   /** The acting agent (`act.sub`), or '' when the subject acts itself. */
   actor: string;
+  /** The OAuth client the call came through: a token confirmed for one client is useless through another. */
+  clientId: string;
   argumentsDigest: string;
 }
 
@@ -113,7 +134,7 @@ export interface ConfirmationStore {
 }
 
 const sameBinding = (a: ConfirmationBinding, b: ConfirmationBinding) =>
-  a.tool === b.tool && a.subject === b.subject && a.actor === b.actor && a.argumentsDigest === b.argumentsDigest;
+  a.tool === b.tool && a.subject === b.subject && a.actor === b.actor && a.clientId === b.clientId && a.argumentsDigest === b.argumentsDigest;
 
 /** One process's challenges, bounded: when full, the oldest are dropped (a dropped token only means a new challenge). */
 export function memoryConfirmationStore(maxEntries = 10_000): ConfirmationStore {
@@ -169,7 +190,7 @@ export type GateDecision =
 
 export interface ConfirmationGate {
   /** Decides whether this call runs now. Only approval_required tools are held; the others always run. */
-  check(tool: GatedTool, args: Readonly<Record<string, unknown>>, caller: { subject: string; actor?: string }): Promise<GateDecision>;
+  check(tool: GatedTool, args: Readonly<Record<string, unknown>>, caller: { subject: string; actor?: string; clientId: string }): Promise<GateDecision>;
 }
 
 export function createConfirmationGate(options: { store: ConfirmationStore; ttlSeconds?: number; now?: () => Date }): ConfirmationGate {
@@ -179,7 +200,7 @@ export function createConfirmationGate(options: { store: ConfirmationStore; ttlS
     async check(tool, args, caller) {
       const { [CONFIRMATION_TOKEN_PARAMETER]: presented, ...rest } = args;
       if (tool.riskLevel !== 'approval_required') return { run: true, confirmed: false, args: rest };
-      const binding: ConfirmationBinding = { tool: tool.name, subject: caller.subject, actor: caller.actor ?? '', argumentsDigest: argumentsDigest(rest) };
+      const binding: ConfirmationBinding = { tool: tool.name, subject: caller.subject, actor: caller.actor ?? '', clientId: caller.clientId, argumentsDigest: argumentsDigest(rest) };
       const at = now();
       if (typeof presented === 'string' && presented.startsWith(TOKEN_PREFIX) && presented.length <= 128) {
         if (await options.store.consume(hashConfirmationNonce(presented), binding, at)) return { run: true, confirmed: true, args: rest };

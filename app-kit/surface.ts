@@ -147,7 +147,7 @@ export function memoryReplayGuard(): ReplayGuard {
   return {
     async remember(nonce, expiresAt) {
       const now = Date.now();
-      for (const [key, until] of seen) if (until <= now) seen.delete(key);
+      for (const [key, until] of seen) if (until < now) seen.delete(key);
       if (seen.has(nonce)) return false;
       seen.set(nonce, expiresAt.getTime());
       return true;

@@ -26,6 +26,11 @@ export interface KitTool<Shape extends z.ZodRawShape = z.ZodRawShape, Extra = un
   /** For a tool that overwrites or destroys something: the warning the confirmation challenge shows. */
   warning?: string;
   inputSchema?: Shape;
+  /**
+   * Checks, before the confirmation gate, that this caller may use the tool with these arguments (throw to refuse):
+   * someone who may not run it gets a refusal, not a challenge.
+   */
+  authorize?(args: z.infer<z.ZodObject<Shape>>, context: ToolContext & Extra): Promise<void>;
   run(args: z.infer<z.ZodObject<Shape>>, context: ToolContext & Extra): Promise<CallToolResult> | CallToolResult;
 }
 
@@ -110,7 +115,19 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
       ...(error ? { error } : {}),
     });
   };
-  const decision = await options.gate.check({ name: tool.name, description: tool.description, riskLevel: level, warning: tool.warning }, args, { subject: token.subject, actor: token.actor });
+  const kitTool = tool as KitTool<z.ZodRawShape, Extra>;
+  if (kitTool.authorize) {
+    try {
+      await kitTool.authorize(callArguments as never, { ...options.extra, token, confirmed: false });
+    } catch (error) {
+      return { kind: 'ran', result: { isError: true, content: [{ type: 'text', text: `"${tool.name}" refused: ${error instanceof Error ? error.message : String(error)}` }] } };
+    }
+  }
+  const decision = await options.gate.check({ name: tool.name, description: tool.description, riskLevel: level, warning: tool.warning }, args, {
+    subject: token.subject,
+    actor: token.actor,
+    clientId: token.clientId,
+  });
   if (!decision.run) {
     await emit('challenge_issued');
     const { challenge } = decision;
@@ -121,15 +138,19 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
       result: { content: [{ type: 'text', text: challenge.text }], _meta: { 'io.portico/confirmation': { token: challenge.token, expires_at: challenge.expiresAt.toISOString() } } },
     };
   }
+  let result: CallToolResult;
   try {
-    const result = await (tool as KitTool<z.ZodRawShape, Extra>).run(decision.args as never, { ...options.extra, token, confirmed: decision.confirmed });
-    await emit(result.isError ? 'failed' : 'succeeded', result.isError ? firstText(result) : undefined);
-    return { kind: 'ran', result };
+    result = await kitTool.run(decision.args as never, { ...options.extra, token, confirmed: decision.confirmed });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     await emit('failed', message);
     return { kind: 'ran', result: { isError: true, content: [{ type: 'text', text: `"${tool.name}" failed: ${message}` }] } };
   }
+  // Outside the try: the tool has run, so its result (a secret shown once, say) is returned even if auditing fails.
+  await emit(result.isError ? 'failed' : 'succeeded', result.isError ? firstText(result) : undefined).catch((error: unknown) => {
+    console.error(`audit of ${tool.name} failed after it ran: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  return { kind: 'ran', result };
 }
 
 function firstText(result: CallToolResult): string {

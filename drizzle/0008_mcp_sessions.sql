@@ -3,6 +3,7 @@ CREATE TABLE "confirmation_challenges" (
 	"tool" text NOT NULL,
 	"subject" text NOT NULL,
 	"actor" text NOT NULL,
+	"client_id" text NOT NULL,
 	"arguments_digest" text NOT NULL,
 	"expires_at" timestamp with time zone NOT NULL
 );

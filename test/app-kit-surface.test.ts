@@ -11,7 +11,7 @@ import { RESPONSE_SIGNATURE_HEADER, SIGNATURE_HEADER, signRequest, verifyRespons
 import { EXPECTED_APP_KIT_CONTRACT_VERSION } from '../lib/clients/app-environment';
 import { createApp } from '../lib/clients/apps';
 import { registerClient, validateRegistration } from '../lib/clients/registration';
-import { issueSurfaceSecret, recordDeclaration, surfaceSecretOf, surfaceStateOf, verifyAppSurface } from '../lib/clients/surface';
+import { issueSurfaceSecret, recordDeclaration, recordVerification, surfaceSecretOf, surfaceStateOf, verifyAppSurface } from '../lib/clients/surface';
 import { createOrganization } from '../lib/accounts/organizations';
 import { startExampleApp, type ExampleApp, type ExampleAppConfig } from '../examples/notes/app';
 import { undeclaredExportTool } from '../examples/notes/tools';
@@ -178,7 +178,12 @@ describe('the example app on the app kit', () => {
 
   it('verifies a surface: clean, drift, unsupported and unreachable, each for real', async () => {
     let app = await start();
+    // Never declared: nothing to be clean against.
+    expect(await verifyAppSurface({ publishOrigin: origin, secret, declaration: null })).toMatchObject({ outcome: 'drift' });
+    await recordVerification(database.db, appId, { outcome: 'clean', detail: 'an old outcome' });
     await recordDeclaration(database.db, appId, app.surface().tools, EXPECTED_APP_KIT_CONTRACT_VERSION);
+    // A new declaration has not been verified: the old outcome is gone.
+    expect((await surfaceStateOf(database.db, appId)).lastCheck).toBeNull();
     const { declaration } = await surfaceStateOf(database.db, appId);
     const check = () => verifyAppSurface({ publishOrigin: origin, secret, declaration });
 

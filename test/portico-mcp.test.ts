@@ -184,6 +184,10 @@ describe("Portico's MCP server", () => {
     const outsider = await rest('apps.list', { org: orgSlug }, otherToken);
     expect(outsider.status).toBe(422);
     expect((await outsider.json()).error).toContain('No organization');
+    // Someone who may not grant gets a refusal, not a challenge that could never be used.
+    const refused = await rest('agents.grant', grantArgs('outsider:scope'), otherToken);
+    expect(refused.status).toBe(422);
+    expect((await refused.json()).error).toContain('refused');
     expect((await fetch(instance.url.replace('/api/mcp', '/api/tools/apps.list'), { method: 'POST', body: '{}' })).status).toBe(401);
   });
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { argumentsDigest, createConfirmationGate, memoryConfirmationStore, resolveRiskLevels, RiskConfigurationError, type GatedTool } from '../app-kit/risk';
 
 const destroy: GatedTool = { name: 'things.destroy', description: 'Destroys a thing.', riskLevel: 'approval_required', warning: 'No undo.' };
-const person: { subject: string; actor?: string } = { subject: 'person-1' };
+const person: { subject: string; actor?: string; clientId: string } = { subject: 'person-1', clientId: 'client-1' };
 
 function gateWithClock() {
   let now = new Date('2026-11-30T12:00:00Z');
@@ -46,12 +46,13 @@ describe('the confirmation gate', () => {
     expect((await gate.check(destroy, { options: { reason: 'old', hard: true }, id: 7, _confirmation_token: token }, person)).run).toBe(true);
   });
 
-  it('binds the subject and the acting agent', async () => {
+  it('binds the subject, the acting agent and the client', async () => {
     const { gate } = gateWithClock();
-    const token = await challengeToken(gate, { id: 1 }, { subject: 'person-1', actor: 'agt_a' });
-    expect((await gate.check(destroy, { id: 1, _confirmation_token: token }, { subject: 'person-2', actor: 'agt_a' })).run).toBe(false);
-    expect((await gate.check(destroy, { id: 1, _confirmation_token: token }, { subject: 'person-1' })).run).toBe(false);
-    expect((await gate.check(destroy, { id: 1, _confirmation_token: token }, { subject: 'person-1', actor: 'agt_a' })).run).toBe(true);
+    const token = await challengeToken(gate, { id: 1 }, { ...person, actor: 'agt_a' });
+    expect((await gate.check(destroy, { id: 1, _confirmation_token: token }, { ...person, subject: 'person-2', actor: 'agt_a' })).run).toBe(false);
+    expect((await gate.check(destroy, { id: 1, _confirmation_token: token }, person)).run).toBe(false);
+    expect((await gate.check(destroy, { id: 1, _confirmation_token: token }, { ...person, actor: 'agt_a', clientId: 'client-2' })).run).toBe(false);
+    expect((await gate.check(destroy, { id: 1, _confirmation_token: token }, { ...person, actor: 'agt_a' })).run).toBe(true);
   });
 
   it('expires a token after 300 seconds; the next call gets a new challenge', async () => {
@@ -65,6 +66,13 @@ describe('the confirmation gate', () => {
       expect(late.challenge.token).not.toBe(token);
       expect((await gate.check(destroy, { id: 1, _confirmation_token: late.challenge.token }, person)).run).toBe(true);
     }
+  });
+
+  it('refuses to bind arguments that are not plain JSON (a Set or a Map would canonicalize to {})', async () => {
+    const { gate } = gateWithClock();
+    await expect(gate.check(destroy, { ids: new Set([1, 2]) }, person)).rejects.toThrow(/not plain JSON/);
+    await expect(gate.check(destroy, { when: new Date(NaN) }, person)).rejects.toThrow(/not plain JSON/);
+    await expect(gate.check(destroy, { n: Number.NaN }, person)).rejects.toThrow(/finite/);
   });
 
   it('lets a token run exactly once, also when retries race', async () => {

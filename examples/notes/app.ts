@@ -92,6 +92,9 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
       if (!signIn) return page(name, '<p>Sign-in is not configured: the app has no PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET.</p>', 503);
       const { url: authorizationUrl, pending } = await signIn.start();
       const id = randomBytes(24).toString('base64url');
+      forgetExpired(pendingSignIns);
+      // Anyone can start a sign-in: bounded, oldest first, so that nobody can fill the app's memory.
+      while (pendingSignIns.size >= MAX_PENDING) pendingSignIns.delete(pendingSignIns.keys().next().value!);
       pendingSignIns.set(id, { ...pending, expiresAt: Date.now() + 600_000 });
       return new Response(null, { status: 302, headers: { Location: authorizationUrl.href, 'Set-Cookie': cookie(`${PENDING_COOKIE}=${id}`, 'Path=/callback; Max-Age=600') } });
     }
@@ -108,6 +111,7 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
         return page(name, `<p>Sign-in did not complete: ${escapeHtml(url.searchParams.get('error_description') ?? url.searchParams.get('error') ?? 'the answer from Portico was not valid')}. <a href="/login">Try again</a>.</p>`, 400);
       }
       const sessionId = randomBytes(32).toString('base64url');
+      forgetExpired(sessions);
       sessions.set(sessionId, { ...person, expiresAt: Date.now() + SESSION_SECONDS * 1000 });
       const headers = new Headers({ Location: '/' });
       headers.append('Set-Cookie', cookie(`${SESSION_COOKIE}=${sessionId}`, `Path=/; Max-Age=${SESSION_SECONDS}`));
@@ -175,6 +179,13 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
         server.closeAllConnections();
       }),
   };
+}
+
+const MAX_PENDING = 1000;
+
+function forgetExpired(entries: Map<string, { expiresAt: number }>): void {
+  const now = Date.now();
+  for (const [key, entry] of entries) if (entry.expiresAt < now) entries.delete(key);
 }
 
 function parseCookies(header: string | null): Record<string, string> {

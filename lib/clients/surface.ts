@@ -2,7 +2,7 @@
 // verification an admin starts from the security tab (Portico calls the app's introspection route and compares).
 // The signing and the comparison are the app kit's (app-kit/surface.ts), so both sides run the same code.
 import { randomBytes } from 'node:crypto';
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import {
   compareSurfaces,
   isSameSurface,
@@ -35,7 +35,8 @@ export async function issueSurfaceSecret(db: Queryable, appId: string, atRestKey
   await db
     .insert(appSurfaces)
     .values({ appId, secretEncrypted, secretCreatedAt: sql`now()` })
-    .onConflictDoUpdate({ target: appSurfaces.appId, set: { secretEncrypted, secretCreatedAt: sql`now()` } });
+    // A verification made with the previous secret says nothing about the app now.
+    .onConflictDoUpdate({ target: appSurfaces.appId, set: { secretEncrypted, secretCreatedAt: sql`now()`, lastCheck: null, lastCheckedAt: null } });
   return secret;
 }
 
@@ -74,7 +75,7 @@ export async function appOfSurfaceKey(db: Queryable, clientId: string, atRestKey
     .from(clients)
     .innerJoin(apps, eq(apps.id, clients.appId))
     .innerJoin(appSurfaces, eq(appSurfaces.appId, apps.id))
-    .where(and(eq(clients.id, clientId), eq(clients.kind, 'app')));
+    .where(and(eq(clients.id, clientId), eq(clients.kind, 'app'), isNull(clients.revokedAt)));
   if (!row?.secret) return undefined;
   return { appId: row.appId, orgId: row.orgId, name: row.name, resource: `${row.publishOrigin}/api/mcp`, secret: await decryptAtRest(row.secret, atRestKey) };
 }
@@ -83,7 +84,8 @@ export async function appOfSurfaceKey(db: Queryable, clientId: string, atRestKey
 export function postgresReplayGuard(db: Queryable): ReplayGuard {
   return {
     async remember(nonce, expiresAt) {
-      await db.delete(signedRequestNonces).where(lt(signedRequestNonces.expiresAt, sql`now()`));
+      // Kept 5 minutes past their proof's end: instances whose clocks run behind the database's still find them.
+      await db.delete(signedRequestNonces).where(lt(signedRequestNonces.expiresAt, sql`now() - interval '5 minutes'`));
       const inserted = await db.insert(signedRequestNonces).values({ nonce, expiresAt }).onConflictDoNothing().returning({ nonce: signedRequestNonces.nonce });
       return inserted.length === 1;
     },
@@ -93,7 +95,8 @@ export function postgresReplayGuard(db: Queryable): ReplayGuard {
 export async function recordDeclaration(db: Queryable, appId: string, tools: SurfaceTool[], contractVersion: number): Promise<Date> {
   const [row] = await db
     .update(appSurfaces)
-    .set({ declaration: tools, declaredContractVersion: contractVersion, declaredAt: sql`now()` })
+    // A new declaration has not been verified: the last outcome no longer applies to it.
+    .set({ declaration: tools, declaredContractVersion: contractVersion, declaredAt: sql`now()`, lastCheck: null, lastCheckedAt: null })
     .where(eq(appSurfaces.appId, appId))
     .returning({ declaredAt: appSurfaces.declaredAt });
   if (!row?.declaredAt) throw new Error('the app has no surface row');
@@ -148,19 +151,23 @@ export async function verifyAppSurface(input: { publishOrigin: string; secret: s
     return { outcome: 'unreachable', detail: 'The app’s answer is not JSON.' };
   }
   if (!parsed.ok) return { outcome: 'unreachable', detail: `The app’s answer is not a surface: ${parsed.error}.` };
+  if (parsed.surface.resource !== `${new URL(input.publishOrigin).origin}/api/mcp`) {
+    return { outcome: 'unreachable', detail: `The answer describes another resource (${parsed.surface.resource.slice(0, 200)}), not this app's.` };
+  }
   if (parsed.surface.kit_contract_version !== EXPECTED_APP_KIT_CONTRACT_VERSION) {
     return { outcome: 'unsupported', detail: `The app runs kit contract ${parsed.surface.kit_contract_version}; this Portico verifies contract ${EXPECTED_APP_KIT_CONTRACT_VERSION}.` };
   }
   const difference = compareSurfaces(input.declaration ?? [], parsed.surface.tools);
   const exposedTools = parsed.surface.tools.length;
-  if (isSameSurface(difference)) return { outcome: 'clean', detail: `The app exposes exactly the ${exposedTools} tool(s) it declared, at the declared risk levels and scopes.`, exposedTools };
+  // Without a declaration there is nothing to be clean against, even for an app with no tools.
+  if (input.declaration && isSameSurface(difference)) return { outcome: 'clean', detail: `The app exposes exactly the ${exposedTools} tool(s) it declared, at the declared risk levels and scopes.`, exposedTools };
+  if (!input.declaration) return { outcome: 'drift', detail: `The app has never declared its surface; it exposes ${exposedTools} tool(s).`, difference, exposedTools };
   const parts = [
     difference.undeclared.length ? `${difference.undeclared.length} undeclared` : '',
     difference.missing.length ? `${difference.missing.length} declared but missing` : '',
     difference.changed.length ? `${difference.changed.length} changed` : '',
   ].filter(Boolean);
-  const intro = input.declaration ? 'The app exposes something other than it declared' : 'The app has never declared its surface';
-  return { outcome: 'drift', detail: `${intro}: ${parts.join(', ')}.`, difference, exposedTools };
+  return { outcome: 'drift', detail: `The app exposes something other than it declared: ${parts.join(', ')}.`, difference, exposedTools };
 }
 
 export async function recordVerification(db: Queryable, appId: string, verification: SurfaceVerification): Promise<void> {

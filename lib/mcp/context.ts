@@ -29,13 +29,29 @@ export interface OrgScope {
   audit(record: Omit<AuditRecord, 'orgId' | 'actor' | 'act' | 'clientId'>): Promise<void>;
 }
 
-export async function inOrganization<T>(extra: PorticoToolExtra, orgSlug: string, permission: OrgPermission, work: (scope: OrgScope) => Promise<T>): Promise<T> {
-  const { caller, db } = extra;
-  const org = await findOrganizationBySlug(db, orgSlug);
-  const role = org ? await findMembershipRole(db, org.id, caller.user.id) : undefined;
+/** The organization and the person's role there, if that role allows `permission`; a refusal otherwise. */
+export async function requireOrgPermission(extra: Pick<PorticoToolExtra, 'caller' | 'db'>, orgSlug: string, permission: OrgPermission): Promise<{ org: Organization; role: MembershipRole }> {
+  const org = await findOrganizationBySlug(extra.db, orgSlug);
+  const role = org ? await findMembershipRole(extra.db, org.id, extra.caller.user.id) : undefined;
   // An organization the person does not belong to is not revealed.
   if (!org || !role) throw new ToolRefusal(`No organization "${orgSlug}" that you belong to.`);
   if (!can(role, permission)) throw new ToolRefusal(`Your role in ${org.slug} (${role}) does not allow this.`);
+  return { org, role };
+}
+
+/**
+ * The tool's `authorize` (checked before the confirmation gate, so a person who may not act gets a refusal, not a
+ * challenge) and its run (checked again, inside the transaction that does the work).
+ */
+export function orgPermission(permission: OrgPermission) {
+  return async (args: { org: string }, extra: PorticoToolExtra): Promise<void> => {
+    await requireOrgPermission(extra, args.org, permission);
+  };
+}
+
+export async function inOrganization<T>(extra: PorticoToolExtra, orgSlug: string, permission: OrgPermission, work: (scope: OrgScope) => Promise<T>): Promise<T> {
+  const { caller, db } = extra;
+  const { org, role } = await requireOrgPermission(extra, orgSlug, permission);
   return db.transaction((tx) =>
     work({
       tx,

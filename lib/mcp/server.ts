@@ -90,6 +90,8 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
   const sessionId = request.headers.get('mcp-session-id');
 
   if (request.method === 'DELETE') {
+    // Answered here, not by the transport: the same DNS rebinding check it would make.
+    if (!deps.allowedHosts.includes(request.headers.get('host') ?? '')) return jsonRpcError(403, -32000, 'Forbidden: this host is not allowed');
     if (!sessionId) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     return (await endSession(deps.db, sessionId, caller.token)) ? new Response(null, { status: 204 }) : jsonRpcError(404, -32001, 'Session not found');
   }

@@ -36,6 +36,7 @@ export const confirmationChallenges = pgTable(
     tool: text('tool').notNull(),
     subject: text('subject').notNull(),
     actor: text('actor').notNull(),
+    clientId: text('client_id').notNull(),
     argumentsDigest: text('arguments_digest').notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AGENT_INPUTS, AgentCommandRefusal, agentCommands } from '../../accounts/agent-commands';
-import { appOfOrganization, inOrganization, json, ToolRefusal, type PorticoTool } from '../context';
+import { appOfOrganization, inOrganization, json, ToolRefusal, type PorticoTool, orgPermission } from '../context';
 
 const shape = {
   org: z.string().min(1).max(64).describe('The organization slug.'),
@@ -15,6 +15,7 @@ export const agentsGrant: PorticoTool<typeof shape> = {
   riskLevel: 'approval_required',
   warning: 'The agent can use the scope on its own from now on, until the grant is revoked.',
   inputSchema: shape,
+  authorize: orgPermission('agents.manage'),
   run: ({ org, agent, app, scope }, extra) =>
     inOrganization(extra, org, 'agents.manage', async ({ tx, org: organization, audit }) => {
       const listing = await appOfOrganization(tx, organization, app);

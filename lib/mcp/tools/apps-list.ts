@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listApps } from '../../clients/apps';
-import { inOrganization, json, type PorticoTool } from '../context';
+import { inOrganization, json, type PorticoTool, orgPermission } from '../context';
 
 const shape = { org: z.string().min(1).max(64).describe('The organization slug.') };
 
@@ -9,6 +9,7 @@ export const appsList: PorticoTool<typeof shape> = {
   description: "Lists an organization's apps: name, id, origin, client id and whether the dev environment is on.",
   riskLevel: 'safe',
   inputSchema: shape,
+  authorize: orgPermission('apps.read'),
   run: ({ org }, extra) =>
     inOrganization(extra, org, 'apps.read', async ({ tx, org: organization }) =>
       json({

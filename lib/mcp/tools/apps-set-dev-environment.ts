@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { setDevEnvironment } from '../../clients/revocation';
-import { appOfOrganization, inOrganization, json, type PorticoTool } from '../context';
+import { appOfOrganization, inOrganization, json, type PorticoTool, orgPermission } from '../context';
 
 const shape = {
   org: z.string().min(1).max(64).describe('The organization slug.'),
@@ -13,6 +13,7 @@ export const appsSetDevEnvironment: PorticoTool<typeof shape> = {
   description: "Turns an app's dev environment on for some hours (dev-only redirect URIs accepted) or off.",
   riskLevel: 'caution',
   inputSchema: shape,
+  authorize: orgPermission('apps.manage'),
   run: ({ org, app, hours }, extra) =>
     inOrganization(extra, org, 'apps.manage', async ({ tx, org: organization, audit }) => {
       const listing = await appOfOrganization(tx, organization, app);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { searchAuditEvents } from '../../audit/events';
-import { inOrganization, json, type PorticoTool } from '../context';
+import { inOrganization, json, type PorticoTool, orgPermission } from '../context';
 
 const shape = {
   org: z.string().min(1).max(64).describe('The organization slug.'),
@@ -14,6 +14,7 @@ export const auditSearch: PorticoTool<typeof shape> = {
   description: "Searches an organization's audit log, newest first.",
   riskLevel: 'safe',
   inputSchema: shape,
+  authorize: orgPermission('audit.read'),
   run: ({ org, action, actor, limit }, extra) =>
     inOrganization(extra, org, 'audit.read', async ({ tx, org: organization }) => {
       const page = await searchAuditEvents(tx, organization.id, { action, actor }, { limit });

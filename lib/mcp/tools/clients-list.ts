@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listOrgClients } from '../../clients/external';
-import { inOrganization, json, type PorticoTool } from '../context';
+import { inOrganization, json, type PorticoTool, orgPermission } from '../context';
 
 const shape = { org: z.string().min(1).max(64).describe('The organization slug.') };
 
@@ -9,6 +9,7 @@ export const clientsList: PorticoTool<typeof shape> = {
   description: "Lists the MCP clients that reach an organization's apps (external, dynamic and metadata-document clients).",
   riskLevel: 'safe',
   inputSchema: shape,
+  authorize: orgPermission('clients.manage'),
   run: ({ org }, extra) =>
     inOrganization(extra, org, 'clients.manage', async ({ tx, org: organization }) =>
       json({

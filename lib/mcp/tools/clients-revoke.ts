@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { revokeClientAtApp } from '../../clients/binding';
-import { appOfOrganization, inOrganization, json, ToolRefusal, type PorticoTool } from '../context';
+import { appOfOrganization, inOrganization, json, ToolRefusal, type PorticoTool, orgPermission } from '../context';
 
 const shape = {
   org: z.string().min(1).max(64).describe('The organization slug.'),
@@ -14,6 +14,7 @@ export const clientsRevoke: PorticoTool<typeof shape> = {
   riskLevel: 'approval_required',
   warning: 'Everyone using this client with this app is cut off (access tokens already issued run out within 10 minutes); re-admitting it takes a new registration.',
   inputSchema: shape,
+  authorize: orgPermission('clients.manage'),
   run: ({ org, app, client_id }, extra) =>
     inOrganization(extra, org, 'clients.manage', async ({ tx, org: organization, audit }) => {
       const listing = await appOfOrganization(tx, organization, app);

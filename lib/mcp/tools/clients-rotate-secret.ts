@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { credentialState, DEFAULT_OVERLAP_SECONDS, startRotation } from '../../clients/rotation';
-import { appOfOrganization, inOrganization, json, ToolRefusal, type PorticoTool } from '../context';
+import { appOfOrganization, inOrganization, json, ToolRefusal, type PorticoTool, orgPermission } from '../context';
 
 const shape = {
   org: z.string().min(1).max(64).describe('The organization slug.'),
@@ -14,6 +14,7 @@ export const clientsRotateSecret: PorticoTool<typeof shape> = {
   riskLevel: 'approval_required',
   warning: "The app's current client secret stops working when the overlap ends: every instance of the app must get the new one first.",
   inputSchema: shape,
+  authorize: orgPermission('apps.manage'),
   run: ({ org, app, overlap_hours }, extra) =>
     inOrganization(extra, org, 'apps.manage', async ({ tx, org: organization, audit }) => {
       const listing = await appOfOrganization(tx, organization, app);

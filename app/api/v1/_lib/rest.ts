@@ -81,6 +81,8 @@ export function orgRoute(
     // database has one connection, which a transaction would hold).
     const confirmation = typeof options.confirm === 'function' ? options.confirm(params) : options.confirm;
     if (confirmation) {
+      // A call without a JSON body (415) is a first call without a token; any other bad body is answered as such.
+      if (bodyRead instanceof ApiError && bodyRead.status !== 415) return apiError(bodyRead.status, bodyRead.error, bodyRead.message);
       const held = await confirmationRefusal(confirmation, caller, params, bodyRead instanceof ApiError ? {} : bodyRead, ip);
       if (held) return held;
     }
@@ -122,7 +124,7 @@ async function confirmationRefusal(confirmation: RouteConfirmation, caller: ApiC
   if (!tool) throw new Error(`the route names the unknown tool ${confirmation.tool}`);
   const riskLevel = runtime().riskLevels[tool.name] ?? tool.riskLevel;
   const args = { ...confirmation.args(params, body), ...(body[CONFIRMATION_TOKEN_PARAMETER] !== undefined ? { [CONFIRMATION_TOKEN_PARAMETER]: body[CONFIRMATION_TOKEN_PARAMETER] } : {}) };
-  const decision = await createConfirmationGate({ store: postgresConfirmationStore(db()) }).check({ name: tool.name, description: tool.description, riskLevel, warning: tool.warning }, args, { subject: caller.user.id, actor: caller.agentId });
+  const decision = await createConfirmationGate({ store: postgresConfirmationStore(db()) }).check({ name: tool.name, description: tool.description, riskLevel, warning: tool.warning }, args, { subject: caller.user.id, actor: caller.agentId, clientId: caller.token.clientId });
   if (decision.run) return undefined;
   const { [CONFIRMATION_TOKEN_PARAMETER]: _token, ...callArguments } = args;
   await auditToolEvent(db(), ip, caller)({ tool: tool.name, riskLevel, outcome: 'challenge_issued', subject: caller.user.id, actor: caller.agentId, clientId: caller.token.clientId, arguments: callArguments });

@@ -130,11 +130,18 @@ export const verifySurfaceAction = orgAction(
       const secret = await surfaceSecretOf(db(), listing.app.id, runtime().atRestKey);
       if (!secret) throw new ActionRefusal('Create a surface secret first: Portico signs its call to the app with it.');
       const state = await surfaceStateOf(db(), listing.app.id);
-      return verifyAppSurface({ publishOrigin: listing.app.publishOrigin, secret, declaration: state.declaration });
+      const verification = await verifyAppSurface({ publishOrigin: listing.app.publishOrigin, secret, declaration: state.declaration });
+      return { verification, declaredAt: state.declaredAt?.getTime() ?? null, secretCreatedAt: state.secretCreatedAt?.getTime() ?? null };
     },
   },
-  async ({ tx, input, access, audit, prepared }) => {
+  async ({ tx, input, access, audit, prepared: { verification: prepared, declaredAt, secretCreatedAt } }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    // What was compared must still be what is declared (and signed with the current secret): otherwise the outcome
+    // would be shown against a declaration it never saw.
+    const now = await surfaceStateOf(tx, listing.app.id);
+    if ((now.declaredAt?.getTime() ?? null) !== declaredAt || (now.secretCreatedAt?.getTime() ?? null) !== secretCreatedAt) {
+      throw new ActionRefusal('The app declared its surface again (or its secret changed) while Portico was verifying: verify again.');
+    }
     await recordVerification(tx, listing.app.id, prepared);
     await audit({
       action: 'app.surface_verified',

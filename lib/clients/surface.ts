@@ -121,12 +121,22 @@ export interface SurfaceVerification {
  */
 export async function verifyAppSurface(input: { publishOrigin: string; secret: string; declaration: SurfaceTool[] | null }, fetchImpl: typeof fetch = fetch): Promise<SurfaceVerification> {
   const target = new URL(SURFACE_PATH, input.publishOrigin);
-  const { header, nonce } = signRequest(input.secret, { method: 'GET', path: target.pathname, body: '' });
+  // Each attempt signs anew (a nonce is good once). A second attempt only follows a network error before any answer:
+  // a kept-alive connection to an app that has restarted since fails once, and is no verdict on the app.
+  const attempt = async () => {
+    const signed = signRequest(input.secret, { method: 'GET', path: target.pathname, body: '' });
+    // No redirects: the answer must come from the app's own origin, signed.
+    const answer = await fetchImpl(target, { method: 'GET', redirect: 'manual', headers: { [SIGNATURE_HEADER]: signed.header, Accept: 'application/json' }, signal: AbortSignal.timeout(VERIFICATION_TIMEOUT_MS) });
+    return { answer, nonce: signed.nonce };
+  };
   let response: Response;
+  let nonce: string;
   let body: string;
   try {
-    // No redirects: the answer must come from the app's own origin, signed.
-    response = await fetchImpl(target, { method: 'GET', redirect: 'manual', headers: { [SIGNATURE_HEADER]: header, Accept: 'application/json' }, signal: AbortSignal.timeout(VERIFICATION_TIMEOUT_MS) });
+    ({ answer: response, nonce } = await attempt().catch((error: unknown) => {
+      if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) throw error;
+      return attempt();
+    }));
     const read = await readStreamCapped(response.body, MAX_SURFACE_BYTES);
     if (read === undefined) return { outcome: 'unreachable', detail: `The app's answer is larger than ${MAX_SURFACE_BYTES} bytes.` };
     body = read.toString('utf8');

@@ -5,9 +5,11 @@ import { findMembershipRole } from '../accounts/memberships';
 import { findOrganizationBySlug, type MembershipRole, type Organization } from '../accounts/organizations';
 import { can, type OrgPermission } from '../accounts/permissions';
 import type { ApiCaller } from '../api/authenticate';
-import { recordAuditEvent, type AuditRecord } from '../audit/events';
+import { ApprovalRefusal } from '../approvals/broker';
+import { recordAuditEvent, type AuditActor, type AuditRecord } from '../audit/events';
 import { findOrgApp, listApps } from '../clients/apps';
 import type { Database, Queryable } from '../db/client';
+import type { McpSession } from './sessions';
 import type { KitTool } from '../../app-kit/tools';
 import type { z } from 'zod';
 
@@ -15,6 +17,9 @@ export interface PorticoToolExtra {
   caller: ApiCaller;
   db: Database;
   ip: string;
+  issuer: string;
+  /** The MCP session of the call (none over REST): the client's advertised capabilities. */
+  session?: McpSession;
 }
 
 export type PorticoTool<Shape extends z.ZodRawShape = z.ZodRawShape> = KitTool<Shape, PorticoToolExtra>;
@@ -76,4 +81,17 @@ export async function appOfOrganization(tx: Queryable, org: Organization, refere
   const listing = (await findOrgApp(tx, org.id, reference)) ?? (await listApps(tx, org.slug)).find((row) => row.app.slug === reference);
   if (!listing) throw new ToolRefusal(`${org.slug} has no app "${reference}".`);
   return listing;
+}
+
+/**
+ * Runs an approval-broker step as the caller (the person; the broker records the agent as `act`); the broker's
+ * refusals (queue full, not pending, …) become the tool's error text.
+ */
+export async function brokerStep<T>(extra: PorticoToolExtra, work: (actor: AuditActor) => Promise<T>): Promise<T> {
+  try {
+    return await work({ type: 'person', id: extra.caller.user.id, label: extra.caller.user.email, ip: extra.ip });
+  } catch (error) {
+    if (error instanceof ApprovalRefusal) throw new ToolRefusal(error.message);
+    throw error;
+  }
 }

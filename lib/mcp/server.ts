@@ -18,7 +18,7 @@ import type { Database } from '../db/client';
 import { readCappedText } from '../http/body';
 import { postgresConfirmationStore } from './confirmation-store';
 import type { PorticoToolExtra } from './context';
-import { newSessionId, recordSession, resumeSession, endSession } from './sessions';
+import { newSessionId, recordSession, resumeSession, endSession, type McpSession } from './sessions';
 import { PORTICO_TOOLS, findPorticoTool } from './tools';
 
 export const MAX_MCP_BODY_BYTES = 256 * 1024;
@@ -62,7 +62,7 @@ export function auditToolEvent(db: Database, clientIp: string, caller: ApiCaller
   };
 }
 
-function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller): McpServer {
+function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSession): McpServer {
   const server = new McpServer(
     { name: 'portico', version: '0.1.0' },
     {
@@ -71,7 +71,7 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller): McpServer {
         'Portico operations. Tools marked approval_required answer a first call with a confirmation challenge: show it to the person, and only if they agree call the same tool again with the same arguments and `_confirmation_token`.',
     },
   );
-  const extra: PorticoToolExtra = { caller, db: deps.db, ip: deps.clientIp };
+  const extra: PorticoToolExtra = { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, session };
   registerKitTools(server, PORTICO_TOOLS, { token: caller.token, gate: gateFor(deps), levels: deps.levels, extra, onEvent: auditToolEvent(deps.db, deps.clientIp, caller) });
   return server;
 }
@@ -108,10 +108,12 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
   }
 
   const initializing = isInitialize(message);
+  let session: McpSession | undefined;
   if (!initializing) {
     if (!sessionId) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     // Unknown, expired, or opened by someone else: the client starts a new session (MCP 2025-11-25 §Session Management).
-    if (!(await resumeSession(deps.db, sessionId, caller.token))) return jsonRpcError(404, -32001, 'Session not found');
+    session = await resumeSession(deps.db, sessionId, caller.token);
+    if (!session) return jsonRpcError(404, -32001, 'Session not found');
   }
 
   const newId = initializing ? newSessionId() : undefined;
@@ -122,7 +124,7 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
     allowedHosts: deps.allowedHosts,
     allowedOrigins: deps.allowedOrigins,
   });
-  const server = porticoServer(deps, caller);
+  const server = porticoServer(deps, caller, session);
   await server.connect(transport);
   try {
     const response = await transport.handleRequest(request, { parsedBody: message });
@@ -168,7 +170,7 @@ export async function handleToolOverRest(request: Request, toolName: string, dep
     token: caller.token,
     gate: gateFor(deps),
     level,
-    extra: { caller, db: deps.db, ip: deps.clientIp },
+    extra: { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer },
     onEvent: auditToolEvent(deps.db, deps.clientIp, caller),
   });
   const text = run.result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');

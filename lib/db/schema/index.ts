@@ -5,3 +5,4 @@ export * from './oidc';
 export * from './system';
 export * from './audit';
 export * from './mcp';
+export * from './approvals';

@@ -11,9 +11,26 @@ import { auditSearch } from './audit-search';
 import { clientsList } from './clients-list';
 import { clientsRevoke } from './clients-revoke';
 import { clientsRotateSecret } from './clients-rotate-secret';
+import { permissionsApprovalStatus } from './permissions-approval-status';
+import { permissionsCancelApproval } from './permissions-cancel-approval';
+import { permissionsRequestRootAccess } from './permissions-request-root-access';
+import { permissionsRequestSensitiveAccess } from './permissions-request-sensitive-access';
 import { whoami } from './whoami';
 
-export const PORTICO_TOOLS = [whoami, appsList, clientsList, auditSearch, appsSetDevEnvironment, clientsRotateSecret, clientsRevoke, agentsGrant] as unknown as readonly AnyKitTool<PorticoToolExtra>[];
+export const PORTICO_TOOLS = [
+  whoami,
+  appsList,
+  clientsList,
+  auditSearch,
+  appsSetDevEnvironment,
+  clientsRotateSecret,
+  clientsRevoke,
+  agentsGrant,
+  permissionsRequestSensitiveAccess,
+  permissionsRequestRootAccess,
+  permissionsApprovalStatus,
+  permissionsCancelApproval,
+] as unknown as readonly AnyKitTool<PorticoToolExtra>[];
 
 export const CRITICAL_TOOLS = ['clients.rotate_secret', 'clients.revoke', 'agents.grant'] as const;
 

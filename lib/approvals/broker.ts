@@ -1,0 +1,275 @@
+// The approval broker: it alone decides whether access exists. Requests are persistent (`apr_…`), queue limits
+// hold under concurrency (advisory locks, then counts, in one transaction), a decision, its grant and its audit
+// event are written in one transaction, and a request gets at most one grant (a unique index, whatever races).
+// Nothing a client sends can produce an approval: only decideApprovalRequest does, called by an operator's channel.
+import { createHash, randomBytes } from 'node:crypto';
+import { and, count, eq, gt, isNull, sql } from 'drizzle-orm';
+import canonicalize from 'canonicalize';
+import { recordAuditEvent, type AuditActor } from '../audit/events';
+import type { Database, Queryable } from '../db/client';
+import { approvalGrants, approvalRequests } from '../db/schema';
+
+export const APPROVAL_CONTRACT_VERSION = 1;
+export const MAX_PENDING_PER_SUBJECT = 64;
+export const MAX_PENDING_PER_INSTALLATION = 256;
+/** A pending request nobody decided within this is expired. */
+export const REQUEST_TTL_SECONDS = 30 * 60;
+/** The longest grant an operator may approve in the central; longer (or permanent) ones go to the CLI. */
+export const MAX_CENTRAL_DURATION_SECONDS = 8 * 3600;
+export const MAX_DURATION_SECONDS = 30 * 24 * 3600;
+
+export type ApprovalRequest = typeof approvalRequests.$inferSelect;
+export type ApprovalGrant = typeof approvalGrants.$inferSelect;
+export type ApprovalKind = ApprovalRequest['kind'];
+export type ApprovalProfile = NonNullable<ApprovalRequest['profile']>;
+
+export class ApprovalRefusal extends Error {
+  constructor(
+    readonly code: 'invalid_request' | 'queue_full' | 'not_found' | 'not_pending' | 'expired' | 'fingerprint_mismatch' | 'not_eligible' | 'already_revoked',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApprovalRefusal';
+  }
+}
+
+export interface NewApprovalRequest {
+  orgId: string;
+  appId: string;
+  subjectUserId: string;
+  /** The agent asking for the person, if any. */
+  actor?: string;
+  clientId: string;
+  kind: ApprovalKind;
+  resource?: string;
+  profile?: ApprovalProfile;
+  /** Null: permanent. */
+  durationSeconds: number | null;
+  reason: string;
+}
+
+/** A protected resource is a path: absolute, no `..`, no control characters, at most 512 characters. */
+export function validateResource(resource: string): string | undefined {
+  if (resource.length < 1 || resource.length > 512) return 'the resource must be 1-512 characters';
+  if (!resource.startsWith('/')) return 'the resource must be an absolute path (starting with /)';
+  if (/[\u0000-\u001f\u007f]/.test(resource)) return 'the resource contains control characters';
+  if (resource.split('/').some((segment) => segment === '..' || segment === '.')) return 'the resource must not contain . or .. segments';
+  return undefined;
+}
+
+/** Broad: the root, or a pattern. Such a request is never decided in the central. */
+export function isBroadResource(resource: string): boolean {
+  return resource === '/' || resource.includes('*');
+}
+
+/** Temporary and specific requests may be decided in the central; permanent, broad or elevated ones only by the CLI. */
+export function isCentralEligible(input: Pick<NewApprovalRequest, 'kind' | 'resource' | 'durationSeconds'>): boolean {
+  return input.kind === 'sensitive_access' && input.resource !== undefined && !isBroadResource(input.resource) && input.durationSeconds !== null && input.durationSeconds <= MAX_CENTRAL_DURATION_SECONDS;
+}
+
+/** SHA-256 over the request's immutable fields (RFC 8785 form): what an operator saw is what gets decided. */
+export function requestFingerprint(request: Pick<ApprovalRequest, 'id' | 'orgId' | 'appId' | 'subjectUserId' | 'actor' | 'clientId' | 'kind' | 'resource' | 'profile' | 'durationSeconds' | 'reason'>): string {
+  const { id, orgId, appId, subjectUserId, actor, clientId, kind, resource, profile, durationSeconds, reason } = request;
+  return createHash('sha256').update(canonicalize({ id, orgId, appId, subjectUserId, actor, clientId, kind, resource, profile, durationSeconds, reason })!).digest('base64url');
+}
+
+function lockKey(scope: string, id: string) {
+  return sql`pg_advisory_xact_lock(hashtextextended(${`${scope}:${id}`}, 0))`;
+}
+
+/**
+ * Creates a pending request, unless the subject has 64 pending unexpired requests or the installation 256. Both
+ * counts are taken under advisory locks (installation first, then subject, always in that order), so concurrent
+ * requests cannot overshoot; expiry and cancellation free space at once.
+ */
+export async function createApprovalRequest(db: Database, input: NewApprovalRequest, actor: AuditActor): Promise<ApprovalRequest> {
+  const reason = input.reason.trim();
+  if (reason.length < 1 || reason.length > 1000) throw new ApprovalRefusal('invalid_request', 'give a reason of 1-1000 characters');
+  if (input.durationSeconds !== null && (!Number.isInteger(input.durationSeconds) || input.durationSeconds < 60 || input.durationSeconds > MAX_DURATION_SECONDS)) {
+    throw new ApprovalRefusal('invalid_request', `the duration must be 60-${MAX_DURATION_SECONDS} seconds (or none, for a permanent grant)`);
+  }
+  if (input.kind === 'sensitive_access') {
+    const problem = input.resource === undefined ? 'name the protected resource' : validateResource(input.resource);
+    if (problem) throw new ApprovalRefusal('invalid_request', problem);
+    if (!input.profile) throw new ApprovalRefusal('invalid_request', 'choose a profile: read, work or compose');
+  }
+  const id = `apr_${randomBytes(18).toString('base64url')}`;
+  const fields = {
+    id,
+    orgId: input.orgId,
+    appId: input.appId,
+    subjectUserId: input.subjectUserId,
+    actor: input.actor ?? '',
+    clientId: input.clientId,
+    kind: input.kind,
+    resource: input.kind === 'sensitive_access' ? input.resource! : null,
+    profile: input.kind === 'sensitive_access' ? input.profile! : null,
+    durationSeconds: input.durationSeconds,
+    reason,
+  };
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select ${lockKey('approval-installation', input.appId)}`);
+    await tx.execute(sql`select ${lockKey('approval-subject', input.subjectUserId)}`);
+    const pending = (condition: ReturnType<typeof eq>) =>
+      tx
+        .select({ n: count() })
+        .from(approvalRequests)
+        .where(and(condition, eq(approvalRequests.state, 'pending'), gt(approvalRequests.expiresAt, sql`now()`)));
+    const [[bySubject], [byInstallation]] = await Promise.all([pending(eq(approvalRequests.subjectUserId, input.subjectUserId)), pending(eq(approvalRequests.appId, input.appId))]);
+    if (bySubject!.n >= MAX_PENDING_PER_SUBJECT) {
+      throw new ApprovalRefusal('queue_full', `you have ${MAX_PENDING_PER_SUBJECT} pending requests already: wait for decisions, or cancel some (permissions.cancel_approval)`);
+    }
+    if (byInstallation!.n >= MAX_PENDING_PER_INSTALLATION) throw new ApprovalRefusal('queue_full', `this app has ${MAX_PENDING_PER_INSTALLATION} pending requests already: try again later`);
+    const [created] = await tx
+      .insert(approvalRequests)
+      .values({ ...fields, fingerprint: requestFingerprint(fields), centralEligible: isCentralEligible({ kind: input.kind, resource: fields.resource ?? undefined, durationSeconds: input.durationSeconds }), expiresAt: sql`now() + make_interval(secs => ${REQUEST_TTL_SECONDS})` })
+      .returning();
+    await recordAuditEvent(tx, {
+      orgId: input.orgId,
+      actor,
+      act: input.actor ?? null,
+      clientId: input.clientId,
+      action: 'approval.requested',
+      subject: { type: 'approval_request', id },
+      appId: input.appId,
+      details: { kind: input.kind, resource: fields.resource, profile: fields.profile, durationSeconds: input.durationSeconds, centralEligible: created!.centralEligible },
+    });
+    return created!;
+  });
+}
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'cancelled' | 'request_expired' | 'grant_expired' | 'grant_revoked' | 'unknown';
+
+/**
+ * The state of a request, for its own subject only (anyone else learns nothing: `unknown`). Only `approved` means
+ * access exists, and only when its grant exists, is unrevoked and unexpired; anything inconsistent is `unknown`.
+ */
+export async function approvalStatusFor(db: Queryable, requestId: string, subjectUserId: string): Promise<{ status: ApprovalStatus; request?: ApprovalRequest; grant?: ApprovalGrant }> {
+  if (!/^apr_[A-Za-z0-9_-]{24}$/.test(requestId)) return { status: 'unknown' };
+  const [row] = await db
+    .select({ request: approvalRequests, grant: approvalGrants, expired: sql<boolean>`${approvalRequests.expiresAt} <= now()`, grantExpired: sql<boolean>`coalesce(${approvalGrants.expiresAt} <= now(), false)` })
+    .from(approvalRequests)
+    .leftJoin(approvalGrants, eq(approvalGrants.requestId, approvalRequests.id))
+    .where(and(eq(approvalRequests.id, requestId), eq(approvalRequests.subjectUserId, subjectUserId)));
+  if (!row) return { status: 'unknown' };
+  const { request, grant } = row;
+  switch (request.state) {
+    case 'pending':
+      return { status: row.expired ? 'request_expired' : 'pending', request };
+    case 'denied':
+    case 'cancelled':
+      return { status: request.state, request };
+    case 'approved':
+      if (!grant) return { status: 'unknown', request };
+      if (grant.revokedAt) return { status: 'grant_revoked', request, grant };
+      if (row.grantExpired) return { status: 'grant_expired', request, grant };
+      return { status: 'approved', request, grant };
+  }
+}
+
+/** Ends a pending request of this subject; nothing is granted. */
+export async function cancelApprovalRequest(db: Database, requestId: string, subjectUserId: string, actor: AuditActor): Promise<ApprovalRequest> {
+  return db.transaction(async (tx) => {
+    const [cancelled] = await tx
+      .update(approvalRequests)
+      .set({ state: 'cancelled', decidedAt: sql`now()`, decidedBy: 'subject' })
+      .where(and(eq(approvalRequests.id, requestId), eq(approvalRequests.subjectUserId, subjectUserId), eq(approvalRequests.state, 'pending'), gt(approvalRequests.expiresAt, sql`now()`)))
+      .returning();
+    if (!cancelled) {
+      const { status } = await approvalStatusFor(tx, requestId, subjectUserId);
+      throw new ApprovalRefusal(status === 'unknown' ? 'not_found' : 'not_pending', status === 'unknown' ? 'no such request of yours' : `the request is ${status.replace('_', ' ')}: only a pending request can be cancelled`);
+    }
+    await recordAuditEvent(tx, { orgId: cancelled.orgId, actor, act: cancelled.actor || null, clientId: cancelled.clientId, action: 'approval.cancelled', subject: { type: 'approval_request', id: requestId }, appId: cancelled.appId });
+    return cancelled;
+  });
+}
+
+export interface Decision {
+  requestId: string;
+  decision: 'approve' | 'deny';
+  /** The fingerprint the operator was shown: a request that changed since is not decided. */
+  fingerprint: string;
+  /** `central` may decide only eligible requests; `cli` (local authority on the server) any. */
+  channel: 'central' | 'cli';
+  decidedBy: string;
+  actor: AuditActor;
+}
+
+/**
+ * The decision, its grant and its audit event, in one transaction on the locked request. A request that is not
+ * pending, has expired, or whose fingerprint differs is refused, and nothing is written.
+ */
+export async function decideApprovalRequest(db: Database, decision: Decision): Promise<{ request: ApprovalRequest; grant?: ApprovalGrant }> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .select({ request: approvalRequests, expired: sql<boolean>`${approvalRequests.expiresAt} <= now()` })
+      .from(approvalRequests)
+      .where(eq(approvalRequests.id, decision.requestId))
+      .for('update');
+    if (!row) throw new ApprovalRefusal('not_found', 'no such request');
+    const { request } = row;
+    if (request.state !== 'pending') throw new ApprovalRefusal('not_pending', `the request is ${request.state} already`);
+    if (row.expired) throw new ApprovalRefusal('expired', 'the request has expired: the agent must ask again');
+    if (requestFingerprint(request) !== request.fingerprint || decision.fingerprint !== request.fingerprint) {
+      throw new ApprovalRefusal('fingerprint_mismatch', 'the request is not the one that was shown: reload it before deciding');
+    }
+    if (decision.channel === 'central' && !request.centralEligible) {
+      throw new ApprovalRefusal('not_eligible', 'a permanent, broad or elevated request is decided with the CLI only (npm run portico -- approvals)');
+    }
+    const state = decision.decision === 'approve' ? 'approved' : 'denied';
+    const [decided] = await tx
+      .update(approvalRequests)
+      .set({ state, decidedAt: sql`now()`, decidedBy: decision.decidedBy })
+      .where(and(eq(approvalRequests.id, request.id), eq(approvalRequests.state, 'pending')))
+      .returning();
+    if (!decided) throw new ApprovalRefusal('not_pending', 'the request was decided meanwhile');
+    let grant: ApprovalGrant | undefined;
+    if (state === 'approved') {
+      [grant] = await tx
+        .insert(approvalGrants)
+        .values({
+          id: `apg_${randomBytes(18).toString('base64url')}`,
+          requestId: request.id,
+          orgId: request.orgId,
+          appId: request.appId,
+          subjectUserId: request.subjectUserId,
+          actor: request.actor,
+          kind: request.kind,
+          resource: request.resource,
+          profile: request.profile,
+          expiresAt: request.durationSeconds === null ? null : sql`now() + make_interval(secs => ${request.durationSeconds})`,
+        })
+        .returning();
+    }
+    await recordAuditEvent(tx, {
+      orgId: request.orgId,
+      actor: decision.actor,
+      act: request.actor || null,
+      clientId: request.clientId,
+      action: state === 'approved' ? 'approval.approved' : 'approval.denied',
+      subject: { type: 'approval_request', id: request.id },
+      appId: request.appId,
+      details: { channel: decision.channel, grantId: grant?.id ?? null, grantExpiresAt: grant?.expiresAt?.toISOString() ?? null, kind: request.kind, resource: request.resource, profile: request.profile },
+    });
+    return { request: decided, grant };
+  });
+}
+
+/** Revokes a grant explicitly; later operations that check it are refused. */
+export async function revokeApprovalGrant(db: Database, grantId: string, revokedBy: string, actor: AuditActor): Promise<ApprovalGrant> {
+  return db.transaction(async (tx) => {
+    const [revoked] = await tx
+      .update(approvalGrants)
+      .set({ revokedAt: sql`now()`, revokedBy })
+      .where(and(eq(approvalGrants.id, grantId), isNull(approvalGrants.revokedAt)))
+      .returning();
+    if (!revoked) throw new ApprovalRefusal('already_revoked', 'no such active grant (unknown, or revoked already)');
+    await recordAuditEvent(tx, { orgId: revoked.orgId, actor, act: revoked.actor || null, action: 'approval.grant_revoked', subject: { type: 'approval_grant', id: grantId }, appId: revoked.appId, details: { requestId: revoked.requestId } });
+    return revoked;
+  });
+}
+
+export async function findApprovalRequest(db: Queryable, requestId: string): Promise<ApprovalRequest | undefined> {
+  const [request] = await db.select().from(approvalRequests).where(eq(approvalRequests.id, requestId));
+  return request;
+}

@@ -1,0 +1,35 @@
+// The text an approval tool answers with (approval contract version 1): what the agent needs to tell the person and
+// to follow the request up, and never anything that could itself approve.
+import { APPROVAL_CONTRACT_VERSION, type ApprovalRequest, type ApprovalStatus } from '../approvals/broker';
+import type { PorticoToolExtra } from './context';
+
+export const STATUS_TOOL = 'permissions.approval_status';
+export const CANCEL_TOOL = 'permissions.cancel_approval';
+
+export function approvalAnswer(request: ApprovalRequest, status: ApprovalStatus, extra: PorticoToolExtra, grantExpiresAt?: Date | null) {
+  // The operator central is not served yet: every request is decided with the CLI for now, so no approval URL is given.
+  const channel = 'cli';
+  const fields: [string, string][] = [
+    ['approval_contract_version', String(APPROVAL_CONTRACT_VERSION)],
+    ['request_id', request.id],
+    ['status', status],
+    ['approval_channel', channel],
+    ['client_capabilities', JSON.stringify(extra.session?.clientCapabilities ?? {})],
+    ['operator_authentication_required', 'true'],
+    ['operator_cli', `npm run portico -- approvals show ${request.id}`],
+    ['status_tool', STATUS_TOOL],
+    ['cancel_tool', CANCEL_TOOL],
+    ['retry_after_seconds', '3'],
+    ...(grantExpiresAt !== undefined ? ([['grant_expires_at', grantExpiresAt?.toISOString() ?? 'never']] as [string, string][]) : []),
+  ];
+  const guidance =
+    status === 'pending'
+      ? 'An operator must decide this request; nothing is granted yet. Tell the person, then call permissions.approval_status with the request_id (wait retry_after_seconds between calls) and act only when its status is approved.'
+      : status === 'approved'
+        ? 'The grant exists; the app checks it with Portico on every operation.'
+        : 'There is no grant: do not proceed.';
+  return {
+    content: [{ type: 'text' as const, text: `${fields.map(([key, value]) => `${key}=${value}`).join('\n')}\n\n${guidance}` }],
+    structuredContent: Object.fromEntries(fields) as Record<string, unknown>,
+  };
+}

@@ -1,6 +1,7 @@
 // `npm run portico -- <noun> <verb> [options]`: the operator CLI (lib/cli). It opens the configured database
 // directly; with the embedded database, stop the server first (one process per data folder).
 import { hostname, userInfo } from 'node:os';
+import { createInterface } from 'node:readline/promises';
 import { openConfiguredDatabase } from '../lib/boot';
 import { runCli } from '../lib/cli';
 import { drizzleFor } from '../lib/db/client';
@@ -10,6 +11,17 @@ import { envOrExit } from '../lib/env';
 import { describeStartupFailure } from '../lib/startup-messages';
 
 const env = envOrExit();
+
+/** A yes/no question at the terminal; no terminal (a pipe, a script) means no. */
+async function askAtTerminal(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await prompt.question(`${question} [y/N] `)).trim());
+  } finally {
+    prompt.close();
+  }
+}
 let code: number;
 try {
   const raw = await openConfiguredDatabase(env);
@@ -18,7 +30,14 @@ try {
     const operator = `cli:${userInfo().username}@${hostname()}`;
     code = await runCli(
       process.argv.slice(2),
-      { db: drizzleFor(raw), issuer: env.PORTICO_ISSUER, atRestKey: resolveSecretKey(env.PORTICO_SECRET_KEY, env.dataDir).key, operator, out: (line) => console.log(line) },
+      {
+        db: drizzleFor(raw),
+        issuer: env.PORTICO_ISSUER,
+        atRestKey: resolveSecretKey(env.PORTICO_SECRET_KEY, env.dataDir).key,
+        operator,
+        out: (line) => console.log(line),
+        confirm: askAtTerminal,
+      },
       (line) => console.error(line),
     );
   } finally {

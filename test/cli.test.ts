@@ -5,6 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isActiveMember } from '../lib/accounts/memberships';
+import { findOrganizationBySlug } from '../lib/accounts/organizations';
+import { createUser } from '../lib/accounts/users';
+import { approvalStatusFor, createApprovalRequest } from '../lib/approvals/broker';
+import { sql } from 'drizzle-orm';
 import { findUserByEmail } from '../lib/accounts/users';
 import { runCli } from '../lib/cli';
 import { findAppListing } from '../lib/clients/apps';
@@ -17,6 +21,8 @@ import { openTestDatabase, type TestDatabase } from './support/databases';
 describe('operator CLI', () => {
   let database: TestDatabase;
   const atRestKey = randomBytes(32);
+  /** What the operator answers at the terminal, in order (none left: no). */
+  const answers: boolean[] = [];
   beforeAll(async () => {
     database = await openTestDatabase();
   });
@@ -25,7 +31,7 @@ describe('operator CLI', () => {
   async function run(...argv: string[]) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCli(argv, { db: database.db, issuer: 'https://id.example.test', atRestKey, operator: 'cli:test@host', out: (l) => out.push(l) }, (l) => err.push(l));
+    const code = await runCli(argv, { db: database.db, issuer: 'https://id.example.test', atRestKey, operator: 'cli:test@host', out: (l) => out.push(l), confirm: async () => answers.shift() ?? false }, (l) => err.push(l));
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
 
@@ -102,5 +108,48 @@ describe('operator CLI', () => {
     });
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain('apps env <org-slug>/<app-slug>');
+  });
+
+  it('approvals: lists, shows, and decides only after the operator confirms; a permanent request is the CLI’s to approve', async () => {
+    expect((await run('orgs', 'create', '--slug', 'ops', '--name', 'Ops')).code).toBe(0);
+    const org = (await findOrganizationBySlug(database.db, 'ops'))!;
+    const created = await run('apps', 'create', '--org', 'ops', '--name', 'Vault', '--origin', 'https://vault.ops.test', '--redirect-uri', 'https://vault.ops.test/cb');
+    const app = (await findAppListing(database.db, /PORTICO_CLIENT_ID=(\S+)/.exec(created.out)![1]!))!;
+    const asker = await createUser(database.db, { email: 'asker@ops.test', name: 'Asker', passwordHash: 'x' });
+    const ask = (durationSeconds: number | null) =>
+      createApprovalRequest(database.db, { orgId: org.id, appId: app.app.id, subjectUserId: asker.id, clientId: 'c', kind: 'root_access', durationSeconds, reason: 'migration' }, { type: 'person', id: asker.id });
+    const permanent = await ask(null);
+
+    const listed = await run('approvals', 'list', '--org', 'ops');
+    expect(listed.out).toContain(`${permanent.id}\tpending\tasker@ops.test\tVault\troot\tpermanent\tcli-only`);
+    expect((await run('approvals', 'show', permanent.id)).out).toContain('PERMANENT');
+
+    // No confirmation: nothing is decided.
+    const unconfirmed = await run('approvals', 'approve', permanent.id);
+    expect(unconfirmed.code).toBe(1);
+    expect(unconfirmed.err).toContain('Not confirmed');
+    expect((await approvalStatusFor(database.db, permanent.id, asker.id)).status).toBe('pending');
+
+    answers.push(true);
+    const approved = await run('approvals', 'approve', permanent.id);
+    expect(approved.code).toBe(0);
+    expect(approved.out).toContain('(permanent)');
+    expect((await approvalStatusFor(database.db, permanent.id, asker.id)).status).toBe('approved');
+    expect((await run('approvals', 'approve', permanent.id, '--yes')).err).toContain('approved already');
+
+    const denied = await ask(3600);
+    expect((await run('approvals', 'deny', denied.id, '--yes')).code).toBe(0);
+    expect((await approvalStatusFor(database.db, denied.id, asker.id)).status).toBe('denied');
+
+    answers.push(true);
+    expect((await run('approvals', 'revoke', permanent.id)).out).toContain('Revoked grant');
+    expect((await approvalStatusFor(database.db, permanent.id, asker.id)).status).toBe('grant_revoked');
+
+    const decisions = await database.db.select().from(auditEvents).where(sql`${auditEvents.action} in ('approval.approved', 'approval.denied', 'approval.grant_revoked')`);
+    expect(decisions.map((event) => [event.action, event.actorType, event.actorLabel])).toEqual([
+      ['approval.approved', 'operator_cli', 'cli:test@host'],
+      ['approval.denied', 'operator_cli', 'cli:test@host'],
+      ['approval.grant_revoked', 'operator_cli', 'cli:test@host'],
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 // The operator CLI (`npm run portico -- <noun> <verb> [options]`): acts directly on the database, for people
 // with local authority on the server machine. Later issues add nouns and verbs to COMMANDS.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { addMember, removeMember } from '../accounts/memberships';
 import { createOrganization, findOrganizationBySlug, listOrganizations, type MembershipRole } from '../accounts/organizations';
@@ -11,32 +11,14 @@ import { issueSurfaceSecret } from '../clients/surface';
 import { createApp, findAppListing, listApps, RedirectOriginTaken } from '../clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '../clients/validation';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
-import type { Database, Queryable } from '../db/client';
+import type { Queryable } from '../db/client';
+import { CommandError, UsageError, type CliContext, type Command } from './command';
+import { APPROVAL_COMMANDS } from './approvals';
 
-export interface CliContext {
-  db: Database;
-  issuer: string;
-  /** Encrypts the surface secret of an app created here (PORTICO_SECRET_KEY or the data folder's key). */
-  atRestKey: Uint8Array;
-  out: (line: string) => void;
-  /** Who runs the CLI, for the audit trail: an operator with local authority on the server machine. */
-  operator: string;
-}
+export { CommandError, UsageError, type CliContext, type Command };
 
 function audit(ctx: CliContext, db: Queryable, record: Omit<AuditRecord, 'actor'>) {
   return recordAuditEvent(db, { ...record, actor: { type: 'operator_cli', label: ctx.operator } });
-}
-
-/** A mistake in how the command was called: printed with the command's usage, exit code 2. */
-export class UsageError extends Error {}
-/** The command was understood but cannot be done: printed as is, exit code 1. */
-export class CommandError extends Error {}
-
-type Options = NonNullable<ParseArgsConfig['options']>;
-interface Command {
-  usage: string;
-  options: Options;
-  run(ctx: CliContext, values: Record<string, string | boolean | (string | boolean)[] | undefined>, positionals: string[]): Promise<void>;
 }
 
 function required(values: Record<string, unknown>, name: string): string {
@@ -203,6 +185,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       },
     },
   },
+  approvals: APPROVAL_COMMANDS,
 };
 
 export function usage(): string {

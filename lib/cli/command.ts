@@ -1,0 +1,31 @@
+// What every CLI command is made of: the context it runs with, its options, and the two kinds of failure.
+import type { ParseArgsConfig } from 'node:util';
+import type { Database } from '../db/client';
+
+export interface CliContext {
+  db: Database;
+  issuer: string;
+  /** Encrypts the surface secret of an app created here (PORTICO_SECRET_KEY or the data folder's key). */
+  atRestKey: Uint8Array;
+  out: (line: string) => void;
+  /** Who runs the CLI, for the audit trail: an operator with local authority on the server machine. */
+  operator: string;
+  /**
+   * Asks the operator at the terminal; false when there is none to ask. Commands that decide something ask first
+   * (or take --yes).
+   */
+  confirm(question: string): Promise<boolean>;
+}
+
+/** A mistake in how the command was called: printed with the command's usage, exit code 2. */
+export class UsageError extends Error {}
+/** The command was understood but cannot be done: printed as is, exit code 1. */
+export class CommandError extends Error {}
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+export interface Command {
+  usage: string;
+  options: Options;
+  run(ctx: CliContext, values: Record<string, string | boolean | (string | boolean)[] | undefined>, positionals: string[]): Promise<void>;
+}
+

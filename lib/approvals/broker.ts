@@ -25,7 +25,19 @@ export type ApprovalProfile = NonNullable<ApprovalRequest['profile']>;
 
 export class ApprovalRefusal extends Error {
   constructor(
-    readonly code: 'invalid_request' | 'queue_full' | 'not_found' | 'not_pending' | 'expired' | 'fingerprint_mismatch' | 'not_eligible' | 'already_revoked',
+    readonly code:
+      | 'invalid_request'
+      | 'queue_full'
+      | 'not_found'
+      | 'not_pending'
+      | 'expired'
+      | 'fingerprint_mismatch'
+      | 'not_eligible'
+      | 'already_revoked'
+      | 'not_authorized'
+      | 'session'
+      | 'nonce'
+      | 'step_up',
     message: string,
   ) {
     super(message);
@@ -193,6 +205,11 @@ export interface Decision {
   channel: 'central' | 'cli';
   decidedBy: string;
   actor: AuditActor;
+  /**
+   * The channel's own last checks, inside the decision's transaction and on the locked request (the central
+   * re-validates its session and consumes the decision nonce here): throwing an ApprovalRefusal writes nothing.
+   */
+  verifyInTransaction?: (tx: Queryable, request: ApprovalRequest) => Promise<void>;
 }
 
 /**
@@ -216,6 +233,7 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
     if (decision.channel === 'central' && !request.centralEligible) {
       throw new ApprovalRefusal('not_eligible', 'a permanent, broad or elevated request is decided with the CLI only (npm run portico -- approvals)');
     }
+    await decision.verifyInTransaction?.(tx, request);
     const state = decision.decision === 'approve' ? 'approved' : 'denied';
     const [decided] = await tx
       .update(approvalRequests)

@@ -76,3 +76,36 @@ export const approvalGrants = pgTable(
   },
   (t) => [uniqueIndex('approval_grants_request_key').on(t.requestId), index('approval_grants_subject_idx').on(t.subjectUserId, t.appId)],
 );
+
+/**
+ * Sessions of the operator central: separate from the console's, at most 15 minutes, bound to the operator, the
+ * credential version (a password change ends them), the origin and the installation they were opened at.
+ */
+export const centralSessions = pgTable('central_sessions', {
+  tokenHash: text('token_hash').primaryKey(),
+  userId: uuid('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  credentialVersion: integer('credential_version').notNull(),
+  origin: text('origin').notNull(),
+  installation: text('installation').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
+
+/**
+ * Decision nonces: single use, 60 seconds, bound to the central session, the request, its fingerprint and the
+ * installation. Logging out deletes the session and, with it, its nonces.
+ */
+export const decisionNonces = pgTable('decision_nonces', {
+  nonceHash: text('nonce_hash').primaryKey(),
+  sessionTokenHash: text('session_token_hash')
+    .notNull()
+    .references(() => centralSessions.tokenHash, { onDelete: 'cascade' }),
+  requestId: text('request_id')
+    .notNull()
+    .references(() => approvalRequests.id, { onDelete: 'cascade' }),
+  fingerprint: text('fingerprint').notNull(),
+  installation: text('installation').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});

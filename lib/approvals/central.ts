@@ -1,0 +1,221 @@
+// The operator central's server side: its own sessions (15 minutes, bound to the operator, the credential version,
+// the origin and the installation), decision nonces (single use, 60 s, bound to session, request, fingerprint and
+// installation), and the one decision path, which can only list, query, approve and deny temporary requests of
+// the organizations the operator owns. No admin powers, no permanent grants: the broker enforces both.
+import { createHash, randomBytes } from 'node:crypto';
+import { and, desc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { throttledPasswordCheck } from '../accounts/throttled-password-check';
+import type { User } from '../accounts/users';
+import type { Database, Queryable } from '../db/client';
+import { approvalRequests, apps, centralSessions, decisionNonces, memberships, users } from '../db/schema';
+import { ApprovalRefusal, decideApprovalRequest, type ApprovalGrant, type ApprovalRequest } from './broker';
+
+export const CENTRAL_COOKIE = 'portico_central';
+export const CENTRAL_SESSION_SECONDS = 15 * 60;
+export const DECISION_NONCE_SECONDS = 60;
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+export interface CentralBinding {
+  /** The origin the central is served at (the issuer's). */
+  origin: string;
+  /** This Portico installation (its issuer): a session or nonce of another installation never counts. */
+  installation: string;
+}
+
+export interface CentralSession {
+  user: User;
+  tokenHash: string;
+}
+
+export async function openCentralSession(db: Queryable, user: User, binding: CentralBinding): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await db.delete(centralSessions).where(sql`${centralSessions.expiresAt} < now()`);
+  await db.insert(centralSessions).values({
+    tokenHash: sha256(token),
+    userId: user.id,
+    credentialVersion: user.credentialVersion,
+    origin: binding.origin,
+    installation: binding.installation,
+    expiresAt: sql`now() + make_interval(secs => ${CENTRAL_SESSION_SECONDS})`,
+  });
+  return token;
+}
+
+/** The live session a cookie names: unexpired, same origin and installation, same credential version, person enabled. */
+export async function findCentralSession(db: Queryable, token: string | undefined, binding: CentralBinding): Promise<CentralSession | undefined> {
+  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  const tokenHash = sha256(token);
+  const [row] = await db
+    .select({ user: users, credentialVersion: centralSessions.credentialVersion })
+    .from(centralSessions)
+    .innerJoin(users, eq(users.id, centralSessions.userId))
+    .where(and(eq(centralSessions.tokenHash, tokenHash), gt(centralSessions.expiresAt, sql`now()`), eq(centralSessions.origin, binding.origin), eq(centralSessions.installation, binding.installation)));
+  if (!row || row.user.disabledAt || row.credentialVersion !== row.user.credentialVersion) return undefined;
+  return { user: row.user, tokenHash };
+}
+
+/** Logout: the session and its nonces are gone; nothing the broker confirmed is undone, no grant is revoked. */
+export async function endCentralSession(db: Queryable, token: string | undefined): Promise<void> {
+  if (token) await db.delete(centralSessions).where(eq(centralSessions.tokenHash, sha256(token)));
+}
+
+/** The organizations whose requests this person may decide: their owners are the operators (by default). */
+async function operatorOrgIds(db: Queryable, userId: string): Promise<string[]> {
+  const rows = await db.select({ orgId: memberships.orgId }).from(memberships).where(and(eq(memberships.userId, userId), eq(memberships.role, 'owner')));
+  return rows.map((row) => row.orgId);
+}
+
+export interface CentralRequestView {
+  id: string;
+  state: string;
+  expired: boolean;
+  app: string;
+  askedBy: string;
+  actor: string;
+  kind: ApprovalRequest['kind'];
+  resource: string | null;
+  profile: ApprovalRequest['profile'];
+  durationSeconds: number | null;
+  reason: string;
+  fingerprint: string;
+  centralEligible: boolean;
+  /** Approving needs the operator's password again (work or compose). */
+  stepUp: boolean;
+  createdAt: string;
+  expiresAt: string;
+}
+
+const needsStepUp = (request: Pick<ApprovalRequest, 'profile'>) => request.profile === 'work' || request.profile === 'compose';
+
+async function views(db: Queryable, where: ReturnType<typeof and>): Promise<CentralRequestView[]> {
+  const rows = await db
+    .select({ request: approvalRequests, app: apps.name, email: users.email, expired: sql<boolean>`${approvalRequests.expiresAt} <= now()` })
+    .from(approvalRequests)
+    .innerJoin(apps, eq(apps.id, approvalRequests.appId))
+    .innerJoin(users, eq(users.id, approvalRequests.subjectUserId))
+    .where(where)
+    .orderBy(desc(approvalRequests.createdAt))
+    .limit(100);
+  return rows.map(({ request, app, email, expired }) => ({
+    id: request.id,
+    state: request.state,
+    expired,
+    app,
+    askedBy: email,
+    actor: request.actor,
+    kind: request.kind,
+    resource: request.resource,
+    profile: request.profile,
+    durationSeconds: request.durationSeconds,
+    reason: request.reason,
+    fingerprint: request.fingerprint,
+    centralEligible: request.centralEligible,
+    stepUp: needsStepUp(request),
+    createdAt: request.createdAt.toISOString(),
+    expiresAt: request.expiresAt.toISOString(),
+  }));
+}
+
+/** Pending, unexpired requests the operator may decide here. */
+export async function listCentralRequests(db: Queryable, operator: User): Promise<CentralRequestView[]> {
+  const orgIds = await operatorOrgIds(db, operator.id);
+  if (orgIds.length === 0) return [];
+  return views(db, and(inArray(approvalRequests.orgId, orgIds), eq(approvalRequests.state, 'pending'), gt(approvalRequests.expiresAt, sql`now()`), eq(approvalRequests.centralEligible, true)));
+}
+
+/** One request by its id, whatever its state, if the operator has authority over it; undefined otherwise. */
+export async function findCentralRequest(db: Queryable, operator: User, requestId: string): Promise<CentralRequestView | undefined> {
+  if (!/^apr_[A-Za-z0-9_-]{24}$/.test(requestId)) return undefined;
+  const orgIds = await operatorOrgIds(db, operator.id);
+  if (orgIds.length === 0) return undefined;
+  const [view] = await views(db, and(eq(approvalRequests.id, requestId), inArray(approvalRequests.orgId, orgIds)));
+  return view;
+}
+
+/** A decision nonce for this session, request and fingerprint: the proof a decision POST must carry. */
+export async function issueDecisionNonce(db: Queryable, session: CentralSession, requestId: string, binding: CentralBinding): Promise<string> {
+  const request = await findCentralRequest(db, session.user, requestId);
+  if (!request) throw new ApprovalRefusal('not_found', 'no such request that you may decide');
+  const nonce = randomBytes(24).toString('base64url');
+  await db.delete(decisionNonces).where(sql`${decisionNonces.expiresAt} < now()`);
+  await db.insert(decisionNonces).values({
+    nonceHash: sha256(nonce),
+    sessionTokenHash: session.tokenHash,
+    requestId,
+    fingerprint: request.fingerprint,
+    installation: binding.installation,
+    expiresAt: sql`now() + make_interval(secs => ${DECISION_NONCE_SECONDS})`,
+  });
+  return nonce;
+}
+
+export interface CentralDecision {
+  sessionToken: string | undefined;
+  requestId: string;
+  fingerprint: string;
+  nonce: string;
+  decision: 'approve' | 'deny';
+  /** Step-up: the operator's password, typed again for this request (work and compose). */
+  password?: string;
+  /** The explicit confirmation a read approval needs each time. */
+  confirmed?: boolean;
+  ip: string;
+  /** Fault injection for tests: runs between the step-up and the decision's transaction (a logout, say). */
+  afterStepUp?: () => Promise<void>;
+}
+
+/**
+ * The central's one way to decide. Order matters: session → authority → step-up (approvals of work/compose; never
+ * for a denial) → then, inside the broker's transaction on the locked request, the session again (a logout during
+ * step-up refuses) and the nonce, consumed only if it matches session, request, fingerprint and installation and
+ * has not expired. Any refusal writes nothing.
+ */
+export async function decideInCentral(db: Database, input: CentralDecision, binding: CentralBinding): Promise<{ request: ApprovalRequest; grant?: ApprovalGrant }> {
+  const session = await findCentralSession(db, input.sessionToken, binding);
+  if (!session) throw new ApprovalRefusal('session', 'your central session has ended: sign in again');
+  const view = await findCentralRequest(db, session.user, input.requestId);
+  if (!view) throw new ApprovalRefusal('not_authorized', 'no such request that you may decide');
+  if (input.decision === 'approve') {
+    if (view.stepUp) {
+      if (!input.password) throw new ApprovalRefusal('step_up', `approving ${view.profile} access needs your password, typed again for this request`);
+      const check = await throttledPasswordCheck(db, session.user.email, input.password, input.ip);
+      if (!check.ok || check.user.id !== session.user.id) throw new ApprovalRefusal('step_up', 'that password is not right (or too many tries: wait a moment)');
+    } else if (input.confirmed !== true) {
+      throw new ApprovalRefusal('step_up', 'confirm this approval explicitly');
+    }
+  }
+  await input.afterStepUp?.();
+  return decideApprovalRequest(db, {
+    requestId: input.requestId,
+    decision: input.decision,
+    fingerprint: input.fingerprint,
+    channel: 'central',
+    decidedBy: session.user.id,
+    actor: { type: 'person', id: session.user.id, label: session.user.email, ip: input.ip },
+    verifyInTransaction: async (tx) => {
+      // The session must still exist now, and cannot end before this transaction commits (the row is locked).
+      const [live] = await tx
+        .select({ tokenHash: centralSessions.tokenHash, credentialVersion: centralSessions.credentialVersion, current: users.credentialVersion })
+        .from(centralSessions)
+        .innerJoin(users, eq(users.id, centralSessions.userId))
+        .where(and(eq(centralSessions.tokenHash, session.tokenHash), gt(centralSessions.expiresAt, sql`now()`)))
+        .for('share', { of: centralSessions });
+      if (!live || live.credentialVersion !== live.current) throw new ApprovalRefusal('session', 'your central session ended before the decision: nothing was decided');
+      const consumed = await tx
+        .delete(decisionNonces)
+        .where(
+          and(
+            eq(decisionNonces.nonceHash, sha256(input.nonce)),
+            eq(decisionNonces.sessionTokenHash, session.tokenHash),
+            eq(decisionNonces.requestId, input.requestId),
+            eq(decisionNonces.fingerprint, input.fingerprint),
+            eq(decisionNonces.installation, binding.installation),
+            gt(decisionNonces.expiresAt, sql`now()`),
+          ),
+        )
+        .returning({ nonceHash: decisionNonces.nonceHash });
+      if (consumed.length !== 1) throw new ApprovalRefusal('nonce', 'this decision’s proof is used, expired, or for another request or session: reload the request');
+    },
+  });
+}

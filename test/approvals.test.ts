@@ -62,10 +62,13 @@ describe('the approval broker', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(instance.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     const org = (await database.db.query.organizations.findFirst({ where: (row, { eq: equals }) => equals(row.id, fixture.orgId) }))!.slug;
     const answer = text(await client.callTool({ name: 'permissions.request_sensitive_access', arguments: { org, app: fixture.app.slug, resource: '/finance/2026', profile: 'read', duration_seconds: 3600, reason: 'quarterly report' } }));
-    for (const field of ['approval_contract_version=1', 'approval_channel=', 'client_capabilities=', 'operator_authentication_required=true', 'operator_cli=', 'status_tool=permissions.approval_status', 'cancel_tool=permissions.cancel_approval', 'retry_after_seconds=3']) {
+    for (const field of ['approval_contract_version=1', 'approval_channel=central', 'operator_approval_url=', 'client_capabilities=', 'operator_authentication_required=true', 'operator_cli=', 'status_tool=permissions.approval_status', 'cancel_tool=permissions.cancel_approval', 'retry_after_seconds=3']) {
       expect(answer).toContain(field);
     }
     expect(answer).toContain('"elicitation"');
+    const root = text(await client.callTool({ name: 'permissions.request_root_access', arguments: { org, app: fixture.app.slug, reason: 'reindex' } }));
+    expect(root).toContain('approval_channel=cli');
+    expect(root).not.toContain('operator_approval_url');
     expect(answer).not.toMatch(/confirm_|token=/);
     const requestId = /request_id=(apr_[A-Za-z0-9_-]+)/.exec(answer)![1]!;
     expect(text(await client.callTool({ name: 'permissions.approval_status', arguments: { request_id: requestId } }))).toContain('status=pending');

@@ -7,8 +7,9 @@ export const STATUS_TOOL = 'permissions.approval_status';
 export const CANCEL_TOOL = 'permissions.cancel_approval';
 
 export function approvalAnswer(request: ApprovalRequest, status: ApprovalStatus, extra: PorticoToolExtra, grantExpiresAt?: Date | null) {
-  // The operator central is not served yet: every request is decided with the CLI for now, so no approval URL is given.
-  const channel = 'cli';
+  // Temporary, specific requests: an HTTPS link to the central, for the operator to open in a tab of its own (they
+  // sign in there themselves). Permanent, broad or elevated ones: the CLI only.
+  const channel = request.centralEligible ? 'central' : 'cli';
   const fields: [string, string][] = [
     ['approval_contract_version', String(APPROVAL_CONTRACT_VERSION)],
     ['request_id', request.id],
@@ -16,6 +17,7 @@ export function approvalAnswer(request: ApprovalRequest, status: ApprovalStatus,
     ['approval_channel', channel],
     ['client_capabilities', JSON.stringify(extra.session?.clientCapabilities ?? {})],
     ['operator_authentication_required', 'true'],
+    ...(channel === 'central' ? ([['operator_approval_url', `${extra.issuer}/central/requests/${request.id}`]] as [string, string][]) : []),
     ['operator_cli', `npm run portico -- approvals show ${request.id}`],
     ['status_tool', STATUS_TOOL],
     ['cancel_tool', CANCEL_TOOL],

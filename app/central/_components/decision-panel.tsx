@@ -1,0 +1,104 @@
+'use client';
+// One decision at a time: a click freezes the controls, fetches a fresh nonce (60 s) for this request and its
+// fingerprint, and posts the decision. The answer must name the request shown; anything else is an error and
+// changes nothing on screen. Once decided (or refused for good), the controls do not come back.
+import { useState } from 'react';
+
+type Phase = { kind: 'idle' } | { kind: 'working' } | { kind: 'decided'; state: string; detail: string } | { kind: 'error'; message: string; final: boolean };
+
+export function DecisionPanel(props: { requestId: string; fingerprint: string; stepUp: boolean; profile: string | null }) {
+  const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
+  const [password, setPassword] = useState('');
+  const [confirmed, setConfirmed] = useState(false);
+
+  async function decide(decision: 'approve' | 'deny') {
+    if (phase.kind === 'working' || phase.kind === 'decided') return;
+    setPhase({ kind: 'working' });
+    const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), cache: 'no-store' });
+    try {
+      const nonceAnswer = await post('/central/api/nonce', { request_id: props.requestId });
+      const proof = (await nonceAnswer.json()) as { request_id?: string; nonce?: string; fingerprint?: string; error_description?: string };
+      if (!nonceAnswer.ok || proof.request_id !== props.requestId || !proof.nonce) {
+        setPhase({ kind: 'error', message: proof.error_description ?? 'Portico could not prepare this decision.', final: nonceAnswer.status === 401 });
+        return;
+      }
+      if (proof.fingerprint !== props.fingerprint) {
+        setPhase({ kind: 'error', message: 'This request is not the one on screen any more: reload it before deciding.', final: true });
+        return;
+      }
+      const answer = await post('/central/api/decisions', {
+        request_id: props.requestId,
+        fingerprint: props.fingerprint,
+        nonce: proof.nonce,
+        decision,
+        ...(decision === 'approve' && props.stepUp ? { password } : {}),
+        ...(decision === 'approve' && !props.stepUp ? { confirmed } : {}),
+      });
+      const result = (await answer.json()) as { request_id?: string; state?: string; grant_expires_at?: string | null; error?: string; error_description?: string };
+      if (answer.ok && result.request_id !== props.requestId) {
+        setPhase({ kind: 'error', message: 'Portico answered about another request: nothing is shown as decided. Reload the page.', final: true });
+        return;
+      }
+      if (!answer.ok) {
+        const final = answer.status === 401 || result.error === 'not_pending' || result.error === 'expired';
+        setPhase({ kind: 'error', message: result.error_description ?? 'The decision was refused.', final });
+        return;
+      }
+      setPassword('');
+      setPhase({
+        kind: 'decided',
+        state: result.state ?? 'unknown',
+        detail: result.state === 'approved' ? `Granted${result.grant_expires_at ? ` until ${new Date(result.grant_expires_at).toUTCString()}` : ''}.` : 'Nothing was granted.',
+      });
+    } catch {
+      // The answer was lost: the state must be read again before anything is retried.
+      setPhase({ kind: 'error', message: 'No answer from Portico: reload the request to see whether it was decided before trying again.', final: true });
+    }
+  }
+
+  if (phase.kind === 'decided') {
+    return (
+      <div role="status" className="rounded-md border border-green-300 bg-green-50 p-3 text-green-900" data-testid="decision-result" data-state={phase.state}>
+        <strong>{phase.state === 'approved' ? 'Approved' : 'Denied'}.</strong> {phase.detail}
+      </div>
+    );
+  }
+  const locked = phase.kind === 'working' || (phase.kind === 'error' && phase.final);
+  return (
+    <div className="grid gap-3" data-testid="decision-panel">
+      {props.stepUp ? (
+        <div className="field">
+          <label htmlFor="step-up-password">Your password, again, to approve {props.profile} access</label>
+          <input
+            id="step-up-password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            disabled={locked}
+            onChange={(event) => setPassword(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Enter') void decide('approve');
+            }}
+          />
+        </div>
+      ) : (
+        <label className="flex items-center gap-2 text-sm">
+          <input type="checkbox" checked={confirmed} disabled={locked} onChange={(event) => setConfirmed(event.target.checked)} />I have read what is asked, and I approve it.
+        </label>
+      )}
+      <div className="flex gap-2">
+        <button type="button" className="btn btn-primary" disabled={locked} onClick={() => void decide('approve')}>
+          {phase.kind === 'working' ? 'Working…' : 'Approve'}
+        </button>
+        <button type="button" className="btn btn-danger" disabled={locked} onClick={() => void decide('deny')}>
+          Deny
+        </button>
+      </div>
+      {phase.kind === 'error' ? (
+        <p role="alert" className="text-sm text-red-700" data-testid="decision-error">
+          {phase.message}
+        </p>
+      ) : null}
+    </div>
+  );
+}

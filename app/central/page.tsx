@@ -1,0 +1,60 @@
+// /central – the operator central: its own sign-in, then the pending requests this operator may decide (live), and
+// a way to open any request by its id.
+import type { Metadata } from 'next';
+import { listCentralRequests } from '@/lib/approvals/central';
+import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
+import { db } from '@/lib/runtime';
+import { PasswordFields, SignInFrame } from '../auth/app/_components/sign-in-frame';
+import { currentCentralSession } from './_lib/central';
+import { CentralFrame } from './_components/central-frame';
+import { LiveRequests } from './_components/live-requests';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'Operator central' };
+
+export default async function CentralHome(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const session = await currentCentralSession();
+  const { error, next } = await props.searchParams;
+  if (!session) {
+    return (
+      <SignInFrame>
+        <h1>Operator central</h1>
+        <p>Sign in to decide access requests. This session is separate from the console and lasts 15 minutes.</p>
+        {isSignInErrorCode(error) ? (
+          <div className="alert alert-error" role="alert" data-testid="sign-in-error">
+            {SIGN_IN_ERRORS[error]}
+          </div>
+        ) : null}
+        <form method="post" action="/central/session">
+          <PasswordFields />
+          {typeof next === 'string' ? <input type="hidden" name="next" value={next} /> : null}
+          <button className="button" type="submit">
+            Sign in
+          </button>
+        </form>
+      </SignInFrame>
+    );
+  }
+  const requests = await listCentralRequests(db(), session.user);
+  return (
+    <CentralFrame email={session.user.email}>
+      <section className="panel mb-6" aria-labelledby="pending-heading">
+        <h1 id="pending-heading" className="mb-3 text-xl font-semibold">
+          Pending requests
+        </h1>
+        <LiveRequests initial={requests} />
+      </section>
+      <section className="panel" aria-labelledby="open-heading">
+        <h2 id="open-heading" className="mb-2 font-semibold">
+          Open a request by its id
+        </h2>
+        <form method="get" action="/central/requests" className="flex gap-2">
+          <input name="id" aria-label="Request id" placeholder="apr_…" className="flex-1 rounded-md border border-slate-300 px-3 py-2" required pattern="apr_[A-Za-z0-9_\-]{24}" />
+          <button type="submit" className="btn btn-secondary">
+            Open
+          </button>
+        </form>
+      </section>
+    </CentralFrame>
+  );
+}

@@ -1,0 +1,53 @@
+// /central/requests/<apr_…> – one request, opened by its id (no listing needed): what is asked, by whom, for how
+// long, and the decision. Only an operator of the request's organization sees it.
+import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { findCentralRequest } from '@/lib/approvals/central';
+import { db } from '@/lib/runtime';
+import { currentCentralSession } from '../../_lib/central';
+import { CentralFrame } from '../../_components/central-frame';
+import { DecisionPanel } from '../../_components/decision-panel';
+import { RequestSummary } from '../../_components/request-summary';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'Access request' };
+
+export default async function CentralRequestPage(props: { params: Promise<{ id: string }> }) {
+  const { id } = await props.params;
+  const session = await currentCentralSession();
+  if (!session) redirect(/^apr_[A-Za-z0-9_-]{24}$/.test(id) ? `/central?next=${encodeURIComponent(`/central/requests/${id}`)}` : '/central');
+  const view = await findCentralRequest(db(), session.user, id);
+  if (!view) {
+    return (
+      <CentralFrame email={session.user.email}>
+        <p className="alert alert-error" role="alert" data-testid="request-not-found">
+          There is no request <code>{id}</code> that you may decide.
+        </p>
+      </CentralFrame>
+    );
+  }
+  const decidable = view.state === 'pending' && !view.expired && view.centralEligible;
+  return (
+    <CentralFrame email={session.user.email}>
+      <section className="panel" aria-labelledby="request-heading" data-testid="central-request" data-request-id={view.id}>
+        <h1 id="request-heading" className="mb-4 text-xl font-semibold">
+          Access request
+        </h1>
+        <RequestSummary view={view} />
+        <div className="mt-5">
+          {decidable ? (
+            <DecisionPanel requestId={view.id} fingerprint={view.fingerprint} stepUp={view.stepUp} profile={view.profile} />
+          ) : (
+            <p className="text-sm" data-testid="request-state">
+              {!view.centralEligible
+                ? 'This request is permanent, broad or elevated: it is decided with the operator CLI only (npm run portico -- approvals).'
+                : view.state === 'pending'
+                  ? 'This request has expired: the agent must ask again.'
+                  : `This request is ${view.state}.`}
+            </p>
+          )}
+        </div>
+      </section>
+    </CentralFrame>
+  );
+}

@@ -1,0 +1,30 @@
+// POST /central/session – the central's own sign-in (independent of the console's): the operator's password, under
+// the same throttle as every sign-in, opens a 15-minute central session.
+import { throttledPasswordCheck } from '@/lib/accounts/throttled-password-check';
+import { openCentralSession } from '@/lib/approvals/central';
+import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { readCappedForm } from '@/lib/http/body';
+import { db } from '@/lib/runtime';
+import { centralBinding, centralCookie, sameOrigin } from '../_lib/central';
+
+export const dynamic = 'force-dynamic';
+
+function seeOther(location: string, cookie?: string): Response {
+  const headers = new Headers({ Location: location, 'Cache-Control': 'no-store' });
+  if (cookie) headers.append('Set-Cookie', cookie);
+  return new Response(null, { status: 303, headers });
+}
+
+export async function POST(request: Request): Promise<Response> {
+  // Login CSRF: another site must not sign this browser in to someone else's central session.
+  if (!sameOrigin(request)) return new Response('Cross-origin request refused.', { status: 403, headers: { 'Content-Type': 'text/plain' } });
+  const form = await readCappedForm(request, 8 * 1024);
+  const email = form?.get('email');
+  const password = form?.get('password');
+  const next = form?.get('next');
+  const back = typeof next === 'string' && /^\/central(\/requests\/apr_[A-Za-z0-9_-]{24})?$/.test(next) ? next : '/central';
+  if (!email || !password || email.length > 320 || password.length > 1024) return seeOther(`/central?error=invalid_request`);
+  const check = await throttledPasswordCheck(db(), email, password, clientIpFromHeaders(request.headers));
+  if (!check.ok) return seeOther(`/central?error=${check.reason}${back === '/central' ? '' : `&next=${encodeURIComponent(back)}`}`);
+  return seeOther(back, centralCookie(await openCentralSession(db(), check.user, centralBinding())));
+}

@@ -1,0 +1,92 @@
+// The approval broker end to end: an agent's client asks for access through Portico's tools, gets a request id and
+// an HTTPS link; the operator signs in to the central on their own, sees requests arrive live, opens one by its
+// link and decides it — read with an explicit confirmation, work only with the password typed again — and the
+// status the agent polls follows the broker.
+import { expect, test } from '@playwright/test';
+import { DEMO, E2E_ISSUER } from './support/constants';
+import { ROCKETS } from './support/fixtures';
+import { accessTokenThroughConsent } from './support/mcp-oauth';
+
+const PILOT = ROCKETS.member;
+
+test('an agent asks, the operator decides in the central, and the status follows', async ({ page, browser }, testInfo) => {
+  const token = await accessTokenThroughConsent(page, E2E_ISSUER, { resource: `${E2E_ISSUER}/api/mcp`, scope: 'mcp', person: PILOT });
+  const tool = async (name: string, args: Record<string, unknown>) => {
+    const response = await fetch(`${E2E_ISSUER}/api/tools/${name}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(args) });
+    expect(response.status, await response.clone().text()).toBe(200);
+    return ((await response.json()) as { result: Record<string, string> }).result;
+  };
+  const ask = (profile: string, resource = '/ledgers/2026') =>
+    tool('permissions.request_sensitive_access', { org: 'demo', app: 'vault', resource, profile, duration_seconds: 1800, reason: `close the books (${profile})` });
+  const status = async (requestId: string) => (await tool('permissions.approval_status', { request_id: requestId })).status;
+
+  const read = await ask('read');
+  expect(read).toMatchObject({ approval_contract_version: '1', approval_channel: 'central', status: 'pending', retry_after_seconds: '3' });
+  expect(read.operator_approval_url).toBe(`${E2E_ISSUER}/central/requests/${read.request_id}`);
+  const root = await tool('permissions.request_root_access', { org: 'demo', app: 'vault', reason: 'reindex everything' });
+  expect(root.approval_channel).toBe('cli');
+  expect(root.operator_approval_url).toBeUndefined();
+
+  // The operator, in a browser of their own, signs in to the central independently.
+  const operatorContext = await browser.newContext({ baseURL: E2E_ISSUER });
+  const central = await operatorContext.newPage();
+  const landing = await central.goto('/central');
+  expect(landing?.headers()['x-frame-options']).toBe('DENY');
+  expect(landing?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+  await central.getByLabel('Email').fill(DEMO.email);
+  await central.getByLabel('Password').fill(DEMO.password);
+  await central.getByRole('button', { name: 'Sign in' }).click();
+  await expect(central.getByTestId('central-operator')).toHaveText(DEMO.email);
+  await expect(central.locator(`[data-request-id="${read.request_id}"]`)).toBeVisible();
+  const cookie = (await operatorContext.cookies()).find((entry) => entry.name === 'portico_central')!;
+  expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/central' });
+  expect(cookie.expires - Date.now() / 1000).toBeLessThanOrEqual(15 * 60 + 5);
+
+  // A new request shows up without a reload.
+  const work = await ask('work', '/ledgers/2026/q4');
+  await expect(central.locator(`[data-request-id="${work.request_id}"]`)).toBeVisible({ timeout: 10_000 });
+  await central.screenshot({ path: testInfo.outputPath('central-pending.png'), fullPage: true });
+
+  // Read: approved with an explicit confirmation, no password.
+  await central.goto(read.operator_approval_url!);
+  await expect(central.getByTestId('request-access')).toContainText('read access to /ledgers/2026');
+  await central.getByRole('button', { name: 'Approve' }).click();
+  await expect(central.getByTestId('decision-error')).toContainText('confirm');
+  await central.getByLabel('I have read what is asked, and I approve it.').check();
+  await central.screenshot({ path: testInfo.outputPath('central-read-request.png'), fullPage: true });
+  await central.getByRole('button', { name: 'Approve' }).click();
+  await expect(central.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
+  expect(await status(read.request_id!)).toBe('approved');
+
+  // Work: only with the password typed again for this request.
+  await central.goto(work.operator_approval_url!);
+  await central.getByRole('button', { name: 'Approve' }).click();
+  await expect(central.getByTestId('decision-error')).toContainText('needs your password');
+  await central.getByLabel(/Your password, again/).fill('not my password at all');
+  await central.getByRole('button', { name: 'Approve' }).click();
+  await expect(central.getByTestId('decision-error')).toContainText('not right');
+  expect(await status(work.request_id!)).toBe('pending');
+  await central.getByLabel(/Your password, again/).fill(DEMO.password);
+  await central.getByRole('button', { name: 'Approve' }).click();
+  await expect(central.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
+  await central.screenshot({ path: testInfo.outputPath('central-work-approved.png'), fullPage: true });
+  expect(await status(work.request_id!)).toBe('approved');
+
+  // Deny: no password. An elevated request is the CLI's: the central only says so.
+  const denied = await ask('compose', '/ledgers/drafts');
+  await central.goto(denied.operator_approval_url!);
+  await central.getByRole('button', { name: 'Deny' }).click();
+  await expect(central.getByTestId('decision-result')).toHaveAttribute('data-state', 'denied');
+  expect(await status(denied.request_id!)).toBe('denied');
+  await central.goto(`/central/requests/${root.request_id}`);
+  await expect(central.getByTestId('request-state')).toContainText('operator CLI only');
+
+  // A direct, cross-site decision POST is refused; signing out undoes nothing.
+  const forged = await fetch(`${E2E_ISSUER}/central/api/decisions`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'application/json', Cookie: `portico_central=${cookie.value}` }, body: '{}' });
+  expect(forged.status).toBe(403);
+  await central.goto('/central');
+  await central.getByRole('button', { name: 'Sign out' }).click();
+  await expect(central.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  expect(await status(read.request_id!)).toBe('approved');
+  await operatorContext.close();
+});

@@ -21,6 +21,7 @@ import {
 import { createConfirmationGate, memoryConfirmationStore, resolveRiskLevels, RISK_MODEL_VERSION, type ConfirmationStore, type RiskLevel } from './risk';
 import {
   DECLARATION_PATH,
+  GRANT_CHECK_PATH,
   memoryReplayGuard,
   RESPONSE_SIGNATURE_HEADER,
   SIGNATURE_HEADER,
@@ -107,6 +108,21 @@ export interface AppKit {
   handleSurfaceRequest(request: Request): Promise<Response>;
   /** Declares the surface to Portico (a signed call); throws with Portico's error when refused. */
   declareSurface(): Promise<{ declaredAt: string; tools: number }>;
+  /**
+   * Asks Portico's approval broker whether an operation is allowed now (a signed call). Ask before every operation
+   * a grant covers: a revoked or expired grant answers `granted: false` at once.
+   */
+  checkGrant(query: GrantCheck): Promise<{ granted: boolean; grantId?: string; expiresAt?: string | null }>;
+}
+
+export interface GrantCheck {
+  /** The person (the token's `sub`). */
+  subject: string;
+  /** The agent acting for them (the token's `act.sub`), if any. */
+  actor?: string;
+  kind: 'sensitive_access' | 'root_access';
+  resource?: string;
+  profile?: 'read' | 'work' | 'compose';
 }
 
 export function createAppKit(options: AppKitOptions): AppKit {
@@ -139,6 +155,18 @@ export function createAppKit(options: AppKitOptions): AppKit {
     registerKitTools(server, tools, { token, gate, levels, extra: {}, onEvent: options.onToolEvent });
     return server;
   };
+
+  /** A call to Portico signed with the surface secret, the client id as key id. */
+  async function signedCall<T>(path: string, payload: unknown, what: string): Promise<T> {
+    if (!options.surfaceSecret || !options.clientId) throw new Error(`${what} needs PORTICO_CLIENT_ID and PORTICO_SURFACE_SECRET`);
+    const target = new URL(`${options.issuer}${path}`);
+    const body = JSON.stringify(payload);
+    const { header } = signRequest(options.surfaceSecret, { method: 'POST', path: target.pathname, body }, { keyId: options.clientId, now: options.now?.() });
+    const response = await fetch(target, { method: 'POST', body, headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: header }, signal: AbortSignal.timeout(10_000) });
+    const answer = (await response.json().catch(() => ({}))) as T & { error?: string; error_description?: string };
+    if (!response.ok) throw new Error(`Portico refused ${what} (${response.status}): ${answer.error_description ?? answer.error ?? 'no reason given'}`);
+    return answer;
+  }
 
   const url = new URL(origin);
   return {
@@ -191,14 +219,14 @@ export function createAppKit(options: AppKitOptions): AppKit {
     },
 
     async declareSurface() {
-      if (!options.surfaceSecret || !options.clientId) throw new Error('declaring the surface needs PORTICO_CLIENT_ID and PORTICO_SURFACE_SECRET');
-      const target = new URL(`${options.issuer}${DECLARATION_PATH}`);
-      const body = JSON.stringify(surface());
-      const { header } = signRequest(options.surfaceSecret, { method: 'POST', path: target.pathname, body }, { keyId: options.clientId, now: options.now?.() });
-      const response = await fetch(target, { method: 'POST', body, headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: header }, signal: AbortSignal.timeout(10_000) });
-      const answer = (await response.json().catch(() => ({}))) as { declared_at?: string; tools?: number; error?: string; error_description?: string };
-      if (!response.ok) throw new Error(`Portico refused the surface declaration (${response.status}): ${answer.error_description ?? answer.error ?? 'no reason given'}`);
+      const answer = await signedCall<{ declared_at?: string; tools?: number }>(DECLARATION_PATH, surface(), 'the surface declaration');
       return { declaredAt: String(answer.declared_at), tools: Number(answer.tools) };
+    },
+
+    async checkGrant(query) {
+      const answer = await signedCall<{ granted?: boolean; grant_id?: string; expires_at?: string | null }>(GRANT_CHECK_PATH, query, 'the grant check');
+      // Anything but an explicit true is no grant.
+      return answer.granted === true ? { granted: true, grantId: answer.grant_id, expiresAt: answer.expires_at ?? null } : { granted: false };
     },
   };
 }

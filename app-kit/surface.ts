@@ -11,6 +11,8 @@ import { isRiskLevel, type RiskLevel } from './risk';
 export const SURFACE_PATH = '/api/mcp/surface';
 /** Portico's declaration endpoint, relative to the issuer. */
 export const DECLARATION_PATH = '/api/apps/surface';
+/** Portico's grant check (the approval broker), relative to the issuer; signed the same way. */
+export const GRANT_CHECK_PATH = '/api/apps/grants/check';
 export const SIGNATURE_HEADER = 'portico-signature';
 export const RESPONSE_SIGNATURE_HEADER = 'portico-response-signature';
 export const SIGNATURE_MAX_AGE_SECONDS = 300;

@@ -6,6 +6,7 @@ import { expect, test } from '@playwright/test';
 import { DEMO, E2E_ISSUER } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 import { accessTokenThroughConsent } from './support/mcp-oauth';
+import { createAppKit } from '../app-kit';
 
 const PILOT = ROCKETS.member;
 
@@ -71,6 +72,33 @@ test('an agent asks, the operator decides in the central, and the status follows
   await expect(central.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
   await central.screenshot({ path: testInfo.outputPath('central-work-approved.png'), fullPage: true });
   expect(await status(work.request_id!)).toBe('approved');
+
+  // The app asks the broker before the operation, through the kit (signed with its surface secret, which the org
+  // owner creates in the app's security tab).
+  const consolePage = await operatorContext.newPage();
+  await consolePage.goto('/console/login');
+  await consolePage.getByLabel('Email').fill(DEMO.email);
+  await consolePage.getByLabel('Password').fill(DEMO.password);
+  await consolePage.getByRole('button', { name: 'Sign in' }).click();
+  await consolePage.waitForURL(/\/console\/.+\/apps$/);
+  await consolePage.goto('/console/demo/apps');
+  await consolePage.getByRole('link', { name: ROCKETS.vault.appName, exact: true }).click();
+  await consolePage.getByRole('link', { name: 'Security' }).click();
+  await consolePage.getByTestId('surface-secret').getByRole('button', { name: /surface secret/ }).click();
+  const armed = consolePage.getByTestId('surface-secret').getByRole('button', { name: 'Yes, replace' });
+  if (await armed.isVisible()) await armed.click();
+  const shown = await consolePage.getByTestId('surface-secret').getByTestId('secret-once').textContent();
+  const vault = createAppKit({
+    issuer: E2E_ISSUER,
+    appIdentity: 'urn:portico:app:vault',
+    origin: 'http://127.0.0.1:4998',
+    clientId: ROCKETS.vault.clientId,
+    surfaceSecret: /PORTICO_SURFACE_SECRET=(pss_[A-Za-z0-9_-]+)/.exec(shown ?? '')![1]!,
+  });
+  const pilotId = (await tool('whoami', {})).sub!;
+  expect(await vault.checkGrant({ subject: pilotId, kind: 'sensitive_access', resource: '/ledgers/2026/january.csv', profile: 'read' })).toMatchObject({ granted: true });
+  expect(await vault.checkGrant({ subject: pilotId, kind: 'sensitive_access', resource: '/ledgers/2027', profile: 'read' })).toEqual({ granted: false });
+  expect(await vault.checkGrant({ subject: pilotId, kind: 'root_access' })).toEqual({ granted: false });
 
   // Deny: no password. An elevated request is the CLI's: the central only says so.
   const denied = await ask('compose', '/ledgers/drafts');

@@ -12,6 +12,7 @@ import {
   cancelApprovalRequest,
   createApprovalRequest,
   decideApprovalRequest,
+  findActiveGrant,
   MAX_PENDING_PER_SUBJECT,
   revokeApprovalGrant,
   type NewApprovalRequest,
@@ -133,6 +134,19 @@ describe('the approval broker', () => {
     // The CLI may grant the permanent one.
     const permanent = await request({ durationSeconds: null });
     expect((await approve(permanent.id, permanent.fingerprint, 'cli')).grant?.expiresAt).toBeNull();
+  });
+
+  it('answers the grant check for the same app, subject, agent and profile, on the granted path or below, while active', async () => {
+    const asked = await request({ actor: 'agt_checker_0000000000001', resource: '/vault/2026' });
+    const { grant } = await approve(asked.id, asked.fingerprint);
+    const query = { appId: fixture.app.id, subjectUserId: person.id, actor: 'agt_checker_0000000000001', kind: 'sensitive_access' as const, profile: 'read' as const };
+    expect((await findActiveGrant(database.db, { ...query, resource: '/vault/2026' }))?.id).toBe(grant!.id);
+    expect((await findActiveGrant(database.db, { ...query, resource: '/vault/2026/q1.pdf' }))?.id).toBe(grant!.id);
+    for (const mismatch of [{ resource: '/vault/2026x' }, { resource: '/vault' }, { resource: '/vault/2026/../2027' }, { resource: '/vault/2026', profile: 'work' as const }, { resource: '/vault/2026', actor: '' }, { resource: '/vault/2026', subjectUserId: other.id }]) {
+      expect(await findActiveGrant(database.db, { ...query, ...mismatch }), JSON.stringify(mismatch)).toBeUndefined();
+    }
+    await revokeApprovalGrant(database.db, grant!.id, 'cli:test', operator);
+    expect(await findActiveGrant(database.db, { ...query, resource: '/vault/2026' })).toBeUndefined();
   });
 
   it('grants once when 50 approvals of one request race', async () => {

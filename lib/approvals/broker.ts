@@ -291,3 +291,39 @@ export async function findApprovalRequest(db: Queryable, requestId: string): Pro
   const [request] = await db.select().from(approvalRequests).where(eq(approvalRequests.id, requestId));
   return request;
 }
+
+export interface GrantQuery {
+  appId: string;
+  subjectUserId: string;
+  /** The agent acting for the person now, or '' (a grant made for one agent does not serve another, or the person). */
+  actor: string;
+  kind: ApprovalKind;
+  /** sensitive_access: the resource the operation touches; the grant's resource or a path below it. */
+  resource?: string;
+  profile?: ApprovalProfile;
+}
+
+/**
+ * The grant that allows this operation now, if any: same app, subject and actor, unrevoked and unexpired; for
+ * sensitive access the same profile and the granted path or one below it. Apps ask this before every operation.
+ */
+export async function findActiveGrant(db: Queryable, query: GrantQuery): Promise<ApprovalGrant | undefined> {
+  if (query.kind === 'sensitive_access' && (!query.resource || validateResource(query.resource) || !query.profile)) return undefined;
+  const rows = await db
+    .select()
+    .from(approvalGrants)
+    .where(
+      and(
+        eq(approvalGrants.appId, query.appId),
+        eq(approvalGrants.subjectUserId, query.subjectUserId),
+        eq(approvalGrants.actor, query.actor),
+        eq(approvalGrants.kind, query.kind),
+        isNull(approvalGrants.revokedAt),
+        sql`(${approvalGrants.expiresAt} is null or ${approvalGrants.expiresAt} > now())`,
+        query.kind === 'sensitive_access' ? eq(approvalGrants.profile, query.profile!) : undefined,
+      ),
+    );
+  if (query.kind === 'root_access') return rows[0];
+  const within = (granted: string) => query.resource === granted || query.resource!.startsWith(granted.endsWith('/') ? granted : `${granted}/`);
+  return rows.find((grant) => grant.resource !== null && within(grant.resource));
+}

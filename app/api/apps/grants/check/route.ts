@@ -1,0 +1,51 @@
+// POST /api/apps/grants/check – an app asks the broker whether an operation is allowed now: {"subject", "actor"?,
+// "kind": "sensitive_access"|"root_access", "resource"?, "profile"?}. Signed like the surface declaration (the app's
+// surface secret; key id: its client id; 5 minutes; nonce once), so only the app itself can ask about its grants.
+import { findActiveGrant, type ApprovalKind, type ApprovalProfile } from '@/lib/approvals/broker';
+import { SIGNATURE_HEADER, SIGNATURE_REFUSALS, verifySignedRequest } from '@/app-kit/surface';
+import { appOfSurfaceKey, postgresReplayGuard } from '@/lib/clients/surface';
+import { readCappedText } from '@/lib/http/body';
+import { isUuid } from '@/lib/util/uuid';
+import { db, runtime } from '@/lib/runtime';
+
+export const dynamic = 'force-dynamic';
+
+const refuse = (status: number, error: string, description: string) => Response.json({ error, error_description: description }, { status, headers: { 'Cache-Control': 'no-store' } });
+
+export async function POST(request: Request): Promise<Response> {
+  const database = db();
+  const body = await readCappedText(request, 8 * 1024);
+  if (body === undefined) return refuse(413, 'invalid_request', 'the body is larger than 8 KiB');
+  let app: Awaited<ReturnType<typeof appOfSurfaceKey>>;
+  const check = await verifySignedRequest(
+    async (clientId) => {
+      app = clientId ? await appOfSurfaceKey(database, clientId, runtime().atRestKey) : undefined;
+      return app?.secret;
+    },
+    { method: request.method, path: new URL(request.url).pathname, body, header: request.headers.get(SIGNATURE_HEADER) },
+    postgresReplayGuard(database),
+  );
+  if (!check.ok || !app) return refuse(401, 'invalid_signature', check.ok ? SIGNATURE_REFUSALS.bad_signature : SIGNATURE_REFUSALS[check.reason]);
+  let query: Record<string, unknown>;
+  try {
+    query = JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    return refuse(400, 'invalid_request', 'the body is not JSON');
+  }
+  const { subject, actor, kind, resource, profile } = query;
+  if (typeof subject !== 'string' || !isUuid(subject)) return refuse(400, 'invalid_request', 'subject must be the person’s id (the token’s sub)');
+  if (kind !== 'sensitive_access' && kind !== 'root_access') return refuse(400, 'invalid_request', 'kind must be sensitive_access or root_access');
+  if (actor !== undefined && actor !== null && typeof actor !== 'string') return refuse(400, 'invalid_request', 'actor must be the agent id (act.sub) or absent');
+  if (kind === 'sensitive_access' && (typeof resource !== 'string' || (profile !== 'read' && profile !== 'work' && profile !== 'compose'))) {
+    return refuse(400, 'invalid_request', 'sensitive_access needs resource (a path) and profile (read, work or compose)');
+  }
+  const grant = await findActiveGrant(database, {
+    appId: app.appId,
+    subjectUserId: subject,
+    actor: typeof actor === 'string' ? actor : '',
+    kind: kind as ApprovalKind,
+    resource: typeof resource === 'string' ? resource : undefined,
+    profile: profile as ApprovalProfile | undefined,
+  });
+  return Response.json(grant ? { granted: true, grant_id: grant.id, expires_at: grant.expiresAt?.toISOString() ?? null } : { granted: false }, { headers: { 'Cache-Control': 'no-store' } });
+}

@@ -210,6 +210,8 @@ export interface Decision {
    * re-validates its session and consumes the decision nonce here): throwing an ApprovalRefusal writes nothing.
    */
   verifyInTransaction?: (tx: Queryable, request: ApprovalRequest) => Promise<void>;
+  /** Fault injection for the crash tests: called after each write inside the transaction. */
+  afterWrite?: (step: 'decision' | 'grant') => Promise<void>;
 }
 
 /**
@@ -241,6 +243,7 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
       .where(and(eq(approvalRequests.id, request.id), eq(approvalRequests.state, 'pending')))
       .returning();
     if (!decided) throw new ApprovalRefusal('not_pending', 'the request was decided meanwhile');
+    await decision.afterWrite?.('decision');
     let grant: ApprovalGrant | undefined;
     if (state === 'approved') {
       [grant] = await tx
@@ -258,6 +261,7 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
           expiresAt: request.durationSeconds === null ? null : sql`now() + make_interval(secs => ${request.durationSeconds})`,
         })
         .returning();
+      await decision.afterWrite?.('grant');
     }
     await recordAuditEvent(tx, {
       orgId: request.orgId,

@@ -109,12 +109,49 @@ test('an agent asks, the operator decides in the central, and the status follows
   await central.goto(`/central/requests/${root.request_id}`);
   await expect(central.getByTestId('request-state')).toContainText('operator CLI only');
 
+  // Revocation is explicit, from the central, the console or REST; the next grant check is refused each time.
+  await central.goto(read.operator_approval_url!);
+  await central.getByRole('button', { name: 'Revoke grant' }).click();
+  await central.getByRole('button', { name: 'Yes, revoke' }).click();
+  await expect(central.getByTestId('revoke-result')).toBeVisible();
+  expect(await status(read.request_id!)).toBe('grant_revoked');
+  expect(await vault.checkGrant({ subject: pilotId, kind: 'sensitive_access', resource: '/ledgers/2026/january.csv', profile: 'read' })).toEqual({ granted: false });
+
+  await consolePage.goto('/console/demo/approvals');
+  const workRow = consolePage.getByTestId(`approval-${work.request_id}`);
+  await expect(workRow.getByTestId('approval-outcome')).toContainText('Granted until');
+  await expect(consolePage.getByTestId(`approval-${read.request_id}`).getByTestId('approval-outcome')).toContainText('Revoked');
+  await consolePage.screenshot({ path: testInfo.outputPath('console-approvals.png'), fullPage: true });
+  await workRow.getByRole('button', { name: 'Revoke' }).click();
+  await workRow.getByRole('button', { name: 'Yes, revoke' }).click();
+  await expect(workRow.getByTestId('action-ok')).toBeVisible();
+  expect(await status(work.request_id!)).toBe('grant_revoked');
+
+  const archive = await ask('read', '/ledgers/archive');
+  await central.goto(archive.operator_approval_url!);
+  await central.getByLabel('I have read what is asked, and I approve it.').check();
+  await central.getByRole('button', { name: 'Approve' }).click();
+  await expect(central.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
+  // The owner's own API client, authorized in a browser of its own (this page's Portico session is the pilot's).
+  const ownerBrowser = await browser.newContext({ baseURL: E2E_ISSUER });
+  const ownerToken = await accessTokenThroughConsent(await ownerBrowser.newPage(), E2E_ISSUER, { resource: `${E2E_ISSUER}/api/mcp`, scope: 'mcp', person: DEMO });
+  await ownerBrowser.close();
+  const listed = (await (await fetch(`${E2E_ISSUER}/api/v1/orgs/demo/approvals`, { headers: { Authorization: `Bearer ${ownerToken}` } })).json()) as { approvals: { request_id: string; grant: { grant_id: string; active: boolean } | null }[] };
+  const archiveGrant = listed.approvals.find((entry) => entry.request_id === archive.request_id)!.grant!;
+  expect(archiveGrant.active).toBe(true);
+  const revokeOverRest = () => fetch(`${E2E_ISSUER}/api/v1/orgs/demo/approvals/grants/${archiveGrant.grant_id}/revoke`, { method: 'POST', headers: { Authorization: `Bearer ${ownerToken}` } });
+  // A member may not revoke (nor list).
+  expect((await fetch(`${E2E_ISSUER}/api/v1/orgs/demo/approvals/grants/${archiveGrant.grant_id}/revoke`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } })).status).toBe(403);
+  expect((await revokeOverRest()).status).toBe(200);
+  expect((await revokeOverRest()).status).toBe(404);
+  expect(await status(archive.request_id!)).toBe('grant_revoked');
+
   // A direct, cross-site decision POST is refused; signing out undoes nothing.
   const forged = await fetch(`${E2E_ISSUER}/central/api/decisions`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'application/json', Cookie: `portico_central=${cookie.value}` }, body: '{}' });
   expect(forged.status).toBe(403);
   await central.goto('/central');
   await central.getByRole('button', { name: 'Sign out' }).click();
   await expect(central.getByRole('button', { name: 'Sign in' })).toBeVisible();
-  expect(await status(read.request_id!)).toBe('approved');
+  expect(await status(denied.request_id!)).toBe('denied');
   await operatorContext.close();
 });

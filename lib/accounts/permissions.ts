@@ -12,13 +12,15 @@ export const PERMISSIONS = [
   'agents.manage',
   'branding.manage',
   'audit.read',
+  // Deciding approval requests and revoking their grants: the organization's operators, its owners.
+  'approvals.decide',
   'ownership.transfer',
   'org.delete',
 ] as const;
 export type OrgPermission = (typeof PERMISSIONS)[number];
 
 /** What only an owner may do: everything else an admin may do too. */
-const OWNER_ONLY: readonly OrgPermission[] = ['ownership.transfer', 'org.delete'];
+const OWNER_ONLY: readonly OrgPermission[] = ['ownership.transfer', 'org.delete', 'approvals.decide'];
 const ADMIN = PERMISSIONS.filter((permission) => !OWNER_ONLY.includes(permission));
 
 const ROLE_PERMISSIONS: Record<MembershipRole, ReadonlySet<OrgPermission>> = {

@@ -7,7 +7,7 @@ import { and, count, eq, gt, isNull, sql } from 'drizzle-orm';
 import canonicalize from 'canonicalize';
 import { recordAuditEvent, type AuditActor } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
-import { approvalGrants, approvalRequests } from '../db/schema';
+import { approvalGrants, approvalRequests, apps, users } from '../db/schema';
 
 export const APPROVAL_CONTRACT_VERSION = 1;
 export const MAX_PENDING_PER_SUBJECT = 64;
@@ -277,15 +277,24 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
   });
 }
 
-/** Revokes a grant explicitly; later operations that check it are refused. */
+/**
+ * Marks a grant revoked in the caller's transaction (the caller writes the audit event); only a grant of `orgId`
+ * when one is named. Later grant checks refuse it at once.
+ */
+export async function revokeGrantIn(tx: Queryable, grantId: string, revokedBy: string, orgId?: string): Promise<ApprovalGrant> {
+  const [revoked] = await tx
+    .update(approvalGrants)
+    .set({ revokedAt: sql`now()`, revokedBy })
+    .where(and(eq(approvalGrants.id, grantId), isNull(approvalGrants.revokedAt), orgId ? eq(approvalGrants.orgId, orgId) : undefined))
+    .returning();
+  if (!revoked) throw new ApprovalRefusal('already_revoked', 'no such active grant (unknown, or revoked already)');
+  return revoked;
+}
+
+/** Revokes a grant explicitly, with its audit event; later operations that check it are refused. */
 export async function revokeApprovalGrant(db: Database, grantId: string, revokedBy: string, actor: AuditActor): Promise<ApprovalGrant> {
   return db.transaction(async (tx) => {
-    const [revoked] = await tx
-      .update(approvalGrants)
-      .set({ revokedAt: sql`now()`, revokedBy })
-      .where(and(eq(approvalGrants.id, grantId), isNull(approvalGrants.revokedAt)))
-      .returning();
-    if (!revoked) throw new ApprovalRefusal('already_revoked', 'no such active grant (unknown, or revoked already)');
+    const revoked = await revokeGrantIn(tx, grantId, revokedBy);
     await recordAuditEvent(tx, { orgId: revoked.orgId, actor, act: revoked.actor || null, action: 'approval.grant_revoked', subject: { type: 'approval_grant', id: grantId }, appId: revoked.appId, details: { requestId: revoked.requestId } });
     return revoked;
   });
@@ -330,4 +339,33 @@ export async function findActiveGrant(db: Queryable, query: GrantQuery): Promise
   if (query.kind === 'root_access') return rows[0];
   const within = (granted: string) => query.resource === granted || query.resource!.startsWith(granted.endsWith('/') ? granted : `${granted}/`);
   return rows.find((grant) => grant.resource !== null && within(grant.resource));
+}
+
+export interface ApprovalHistoryEntry {
+  request: ApprovalRequest;
+  askedBy: string;
+  app: string;
+  grant: ApprovalGrant | null;
+  /** The grant is in force now. */
+  active: boolean;
+}
+
+/** An organization's latest requests with their decisions and grants (newest first). */
+export async function listOrgApprovals(db: Queryable, orgId: string, limit = 100): Promise<ApprovalHistoryEntry[]> {
+  const rows = await db
+    .select({
+      request: approvalRequests,
+      askedBy: users.email,
+      app: apps.name,
+      grant: approvalGrants,
+      active: sql<boolean>`coalesce(${approvalGrants.revokedAt} is null and (${approvalGrants.expiresAt} is null or ${approvalGrants.expiresAt} > now()), false)`,
+    })
+    .from(approvalRequests)
+    .innerJoin(users, eq(users.id, approvalRequests.subjectUserId))
+    .innerJoin(apps, eq(apps.id, approvalRequests.appId))
+    .leftJoin(approvalGrants, eq(approvalGrants.requestId, approvalRequests.id))
+    .where(eq(approvalRequests.orgId, orgId))
+    .orderBy(sql`${approvalRequests.createdAt} desc`)
+    .limit(limit);
+  return rows;
 }

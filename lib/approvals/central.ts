@@ -7,8 +7,9 @@ import { and, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { throttledPasswordCheck } from '../accounts/throttled-password-check';
 import type { User } from '../accounts/users';
 import type { Database, Queryable } from '../db/client';
-import { approvalRequests, apps, centralSessions, decisionNonces, memberships, users } from '../db/schema';
-import { ApprovalRefusal, decideApprovalRequest, type ApprovalGrant, type ApprovalRequest } from './broker';
+import { recordAuditEvent } from '../audit/events';
+import { approvalGrants, approvalRequests, apps, centralSessions, decisionNonces, memberships, users } from '../db/schema';
+import { ApprovalRefusal, decideApprovalRequest, revokeGrantIn, type ApprovalGrant, type ApprovalRequest } from './broker';
 
 export const CENTRAL_COOKIE = 'portico_central';
 export const CENTRAL_SESSION_SECONDS = 15 * 60;
@@ -84,20 +85,29 @@ export interface CentralRequestView {
   stepUp: boolean;
   createdAt: string;
   expiresAt: string;
+  /** The grant in force for this request, which the operator may revoke here. */
+  activeGrantId: string | null;
 }
 
 const needsStepUp = (request: Pick<ApprovalRequest, 'profile'>) => request.profile === 'work' || request.profile === 'compose';
 
 async function views(db: Queryable, where: ReturnType<typeof and>): Promise<CentralRequestView[]> {
   const rows = await db
-    .select({ request: approvalRequests, app: apps.name, email: users.email, expired: sql<boolean>`${approvalRequests.expiresAt} <= now()` })
+    .select({
+      request: approvalRequests,
+      app: apps.name,
+      email: users.email,
+      expired: sql<boolean>`${approvalRequests.expiresAt} <= now()`,
+      activeGrantId: sql<string | null>`case when ${approvalGrants.revokedAt} is null and (${approvalGrants.expiresAt} is null or ${approvalGrants.expiresAt} > now()) then ${approvalGrants.id} end`,
+    })
     .from(approvalRequests)
     .innerJoin(apps, eq(apps.id, approvalRequests.appId))
     .innerJoin(users, eq(users.id, approvalRequests.subjectUserId))
+    .leftJoin(approvalGrants, eq(approvalGrants.requestId, approvalRequests.id))
     .where(where)
     .orderBy(desc(approvalRequests.createdAt))
     .limit(100);
-  return rows.map(({ request, app, email, expired }) => ({
+  return rows.map(({ request, app, email, expired, activeGrantId }) => ({
     id: request.id,
     state: request.state,
     expired,
@@ -114,6 +124,7 @@ async function views(db: Queryable, where: ReturnType<typeof and>): Promise<Cent
     stepUp: needsStepUp(request),
     createdAt: request.createdAt.toISOString(),
     expiresAt: request.expiresAt.toISOString(),
+    activeGrantId: activeGrantId ?? null,
   }));
 }
 
@@ -217,5 +228,27 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
         .returning({ nonceHash: decisionNonces.nonceHash });
       if (consumed.length !== 1) throw new ApprovalRefusal('nonce', 'this decision’s proof is used, expired, or for another request or session: reload the request');
     },
+  });
+}
+
+/** Revocation from the central: explicit, by an operator of the grant's organization, audited. */
+export async function revokeInCentral(db: Database, input: { sessionToken: string | undefined; grantId: string; ip: string }, binding: CentralBinding): Promise<ApprovalGrant> {
+  const session = await findCentralSession(db, input.sessionToken, binding);
+  if (!session) throw new ApprovalRefusal('session', 'your central session has ended: sign in again');
+  const orgIds = await operatorOrgIds(db, session.user.id);
+  return db.transaction(async (tx) => {
+    const [grant] = await tx.select({ orgId: approvalGrants.orgId }).from(approvalGrants).where(eq(approvalGrants.id, input.grantId));
+    if (!grant || !orgIds.includes(grant.orgId)) throw new ApprovalRefusal('not_authorized', 'no such grant that you may revoke');
+    const revoked = await revokeGrantIn(tx, input.grantId, session.user.id, grant.orgId);
+    await recordAuditEvent(tx, {
+      orgId: revoked.orgId,
+      actor: { type: 'person', id: session.user.id, label: session.user.email, ip: input.ip },
+      act: revoked.actor || null,
+      action: 'approval.grant_revoked',
+      subject: { type: 'approval_grant', id: revoked.id },
+      appId: revoked.appId,
+      details: { requestId: revoked.requestId, via: 'central' },
+    });
+    return revoked;
   });
 }

@@ -18,6 +18,7 @@ export default async function OrgLayout(props: { children: ReactNode; params: Pr
     { href: `${base}/members`, label: 'Members', show: access.can('members.read') },
     { href: `${base}/teams`, label: 'Teams', show: access.can('teams.manage') },
     { href: `${base}/settings`, label: 'Settings', show: access.can('branding.manage') },
+    { href: `${base}/approvals`, label: 'Approvals', show: access.can('audit.read') },
     { href: `${base}/audit`, label: 'Audit log', show: access.can('audit.read') },
   ].filter((item) => item.show);
 

@@ -8,6 +8,7 @@ import { currentCentralSession } from '../../_lib/central';
 import { CentralFrame } from '../../_components/central-frame';
 import { DecisionPanel } from '../../_components/decision-panel';
 import { RequestSummary } from '../../_components/request-summary';
+import { RevokePanel } from '../../_components/revoke-panel';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Access request' };
@@ -37,6 +38,8 @@ export default async function CentralRequestPage(props: { params: Promise<{ id: 
         <div className="mt-5">
           {decidable ? (
             <DecisionPanel requestId={view.id} fingerprint={view.fingerprint} stepUp={view.stepUp} profile={view.profile} />
+          ) : view.activeGrantId ? (
+            <RevokePanel grantId={view.activeGrantId} />
           ) : (
             <p className="text-sm" data-testid="request-state">
               {!view.centralEligible

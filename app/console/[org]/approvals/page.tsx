@@ -1,0 +1,95 @@
+// The organization's approvals: requests and their decisions, newest first, and the grants in force, which the
+// operators (owners) can revoke. Decisions themselves are taken in the operator central or with the CLI.
+import type { Metadata } from 'next';
+import { listOrgApprovals, type ApprovalHistoryEntry } from '@/lib/approvals/broker';
+import { db } from '@/lib/runtime';
+import { requireOrgAccess } from '../../_lib/access';
+import { ActionForm } from '../../_components/action-form';
+import { EmptyState, PageHeader } from '../../_components/page-header';
+import { revokeGrantAction } from './actions';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'Approvals' };
+
+const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+
+function access(entry: ApprovalHistoryEntry): string {
+  const { request } = entry;
+  const what = request.kind === 'root_access' ? 'root access' : `${request.profile} ${request.resource}`;
+  return `${what}, ${request.durationSeconds === null ? 'permanent' : `${Math.round(request.durationSeconds / 60)} min`}`;
+}
+
+function outcome(entry: ApprovalHistoryEntry): string {
+  const { request, grant, active } = entry;
+  if (request.state === 'pending') return request.expiresAt <= new Date() ? 'Expired' : 'Pending';
+  if (request.state !== 'approved') return request.state === 'denied' ? 'Denied' : 'Cancelled';
+  if (!grant) return 'Approved (no grant: inconsistent)';
+  if (grant.revokedAt) return `Revoked ${time.format(grant.revokedAt)}`;
+  return active ? (grant.expiresAt ? `Granted until ${time.format(grant.expiresAt)}` : 'Granted, permanent') : 'Grant expired';
+}
+
+export default async function ApprovalsPage(props: { params: Promise<{ org: string }> }) {
+  const orgAccess = await requireOrgAccess((await props.params).org);
+  if (!orgAccess.can('audit.read')) return <PageHeader title="Approvals" description="Only the organization’s owners and admins see its approvals." />;
+  const entries = await listOrgApprovals(db(), orgAccess.org.id);
+  const canRevoke = orgAccess.can('approvals.decide');
+  return (
+    <>
+      <PageHeader
+        title="Approvals"
+        description="Access that agents asked for, and what operators decided. Temporary, specific requests are decided in the operator central (/central); permanent, broad or elevated ones with the CLI. Owners revoke grants here; revoking never needs the request to be pending."
+      />
+      {entries.length === 0 ? (
+        <EmptyState title="No requests yet">When an agent asks for access through Portico, its request and the decision appear here.</EmptyState>
+      ) : (
+        <div className="panel overflow-x-auto">
+          <table className="table" data-testid="approvals-table">
+            <thead>
+              <tr>
+                <th>Asked</th>
+                <th>By</th>
+                <th>App</th>
+                <th>Access</th>
+                <th>Reason</th>
+                <th>Outcome</th>
+                <th aria-label="Actions" />
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((entry) => (
+                <tr key={entry.request.id} data-testid={`approval-${entry.request.id}`}>
+                  <td className="whitespace-nowrap">{time.format(entry.request.createdAt)}</td>
+                  <td>
+                    {entry.askedBy}
+                    {entry.request.actor ? <div className="text-xs text-slate-500">agent {entry.request.actor}</div> : null}
+                  </td>
+                  <td>{entry.app}</td>
+                  <td>{access(entry)}</td>
+                  <td className="max-w-xs">{entry.request.reason}</td>
+                  <td data-testid="approval-outcome">{outcome(entry)}</td>
+                  <td>
+                    {entry.grant && canRevoke ? (
+                      // Stays mounted once revoked (without its button) so its outcome stays visible.
+                      <ActionForm
+                        action={revokeGrantAction}
+                        org={orgAccess.org.slug}
+                        submitLabel="Revoke"
+                        variant="danger"
+                        hideSubmit={!entry.active}
+                        confirm="The app’s next grant check is refused. Nothing the agent already did is undone."
+                        confirmLabel="Yes, revoke"
+                        testId={`revoke-${entry.grant.id}`}
+                      >
+                        <input type="hidden" name="grantId" value={entry.grant.id} />
+                      </ActionForm>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

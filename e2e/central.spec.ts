@@ -7,15 +7,20 @@ import { DEMO, E2E_ISSUER } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 import { accessTokenThroughConsent } from './support/mcp-oauth';
 import { createAppKit } from '../app-kit';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const PILOT = ROCKETS.member;
 
 test('an agent asks, the operator decides in the central, and the status follows', async ({ page, browser }, testInfo) => {
   const token = await accessTokenThroughConsent(page, E2E_ISSUER, { resource: `${E2E_ISSUER}/api/mcp`, scope: 'mcp', person: PILOT });
+  // The agent's side is the MCP SDK's own client on Portico's /api/mcp.
+  const agent = new Client({ name: 'ledger-agent', version: '1.0.0' });
+  await agent.connect(new StreamableHTTPClientTransport(new URL(`${E2E_ISSUER}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   const tool = async (name: string, args: Record<string, unknown>) => {
-    const response = await fetch(`${E2E_ISSUER}/api/tools/${name}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(args) });
-    expect(response.status, await response.clone().text()).toBe(200);
-    return ((await response.json()) as { result: Record<string, string> }).result;
+    const result = await agent.callTool({ name, arguments: args });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    return result.structuredContent as Record<string, string>;
   };
   const ask = (profile: string, resource = '/ledgers/2026') =>
     tool('permissions.request_sensitive_access', { org: 'demo', app: 'vault', resource, profile, duration_seconds: 1800, reason: `close the books (${profile})` });
@@ -108,6 +113,9 @@ test('an agent asks, the operator decides in the central, and the status follows
   expect(await status(denied.request_id!)).toBe('denied');
   await central.goto(`/central/requests/${root.request_id}`);
   await expect(central.getByTestId('request-state')).toContainText('operator CLI only');
+  // The agent may cancel its own pending request; nothing is granted.
+  expect((await tool('permissions.cancel_approval', { request_id: root.request_id })).status).toBe('cancelled');
+  expect(await status(root.request_id!)).toBe('cancelled');
 
   // Revocation is explicit, from the central, the console or REST; the next grant check is refused each time.
   await central.goto(read.operator_approval_url!);
@@ -154,4 +162,5 @@ test('an agent asks, the operator decides in the central, and the status follows
   await expect(central.getByRole('button', { name: 'Sign in' })).toBeVisible();
   expect(await status(denied.request_id!)).toBe('denied');
   await operatorContext.close();
+  await agent.close();
 });

@@ -13,6 +13,7 @@ import {
   createApprovalRequest,
   decideApprovalRequest,
   findActiveGrant,
+  MAX_PENDING_PER_INSTALLATION,
   MAX_PENDING_PER_SUBJECT,
   revokeApprovalGrant,
   type NewApprovalRequest,
@@ -171,5 +172,16 @@ describe('the approval broker', () => {
     await cancelApprovalRequest(database.db, (created[0] as PromiseFulfilledResult<{ id: string }>).value.id, asker.id, operator);
     await expect(request({ subjectUserId: asker.id })).resolves.toMatchObject({ state: 'pending' });
     await expect(request({ subjectUserId: asker.id })).rejects.toThrow(/64 pending/);
+  }, 120_000);
+
+  it('keeps at most 256 pending requests an installation, across subjects', async () => {
+    const busy = await createOrgWithApp(database, 'Busy');
+    const askers = await Promise.all([0, 1, 2, 3, 4].map((n) => createMember(database, busy.orgId, `busy-${n}-${randomBytes(3).toString('hex')}@approvals.test`)));
+    const ask = (subjectUserId: string) => request({ orgId: busy.orgId, appId: busy.app.id, subjectUserId });
+    for (const asker of askers.slice(0, 4)) await Promise.all(Array.from({ length: MAX_PENDING_PER_SUBJECT }, () => ask(asker.id)));
+    // The fifth person has nothing pending, but the app has 256: refused.
+    await expect(ask(askers[4]!.id)).rejects.toThrow(/this app has 256 pending/);
+    const [{ n }] = (await database.db.select({ n: count() }).from(approvalRequests).where(eq(approvalRequests.appId, busy.app.id))) as [{ n: number }];
+    expect(n).toBe(MAX_PENDING_PER_INSTALLATION);
   }, 120_000);
 });

@@ -1,6 +1,14 @@
 CREATE TYPE "public"."approval_kind" AS ENUM('root_access', 'sensitive_access');--> statement-breakpoint
 CREATE TYPE "public"."approval_profile" AS ENUM('read', 'work', 'compose');--> statement-breakpoint
 CREATE TYPE "public"."approval_state" AS ENUM('pending', 'approved', 'denied', 'cancelled');--> statement-breakpoint
+CREATE TABLE "app_operators" (
+	"app_id" uuid NOT NULL,
+	"org_id" uuid NOT NULL,
+	"user_id" uuid NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "app_operators_app_id_user_id_pk" PRIMARY KEY("app_id","user_id")
+);
+--> statement-breakpoint
 CREATE TABLE "approval_grants" (
 	"id" text PRIMARY KEY NOT NULL,
 	"request_id" text NOT NULL,
@@ -59,6 +67,8 @@ CREATE TABLE "decision_nonces" (
 	"expires_at" timestamp with time zone NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "app_operators" ADD CONSTRAINT "app_operators_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "app_operators" ADD CONSTRAINT "app_operators_app_id_org_id_apps_id_org_id_fk" FOREIGN KEY ("app_id","org_id") REFERENCES "public"."apps"("id","org_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "approval_grants" ADD CONSTRAINT "approval_grants_request_id_approval_requests_id_fk" FOREIGN KEY ("request_id") REFERENCES "public"."approval_requests"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "approval_requests" ADD CONSTRAINT "approval_requests_org_id_organizations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "approval_requests" ADD CONSTRAINT "approval_requests_subject_user_id_users_id_fk" FOREIGN KEY ("subject_user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

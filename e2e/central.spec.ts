@@ -161,6 +161,25 @@ test('an agent asks, the operator decides in the central, and the status follows
   await central.getByRole('button', { name: 'Sign out' }).click();
   await expect(central.getByRole('button', { name: 'Sign in' })).toBeVisible();
   expect(await status(denied.request_id!)).toBe('denied');
+
+  // The owner designates operators for the app: then they, not the owners, decide its requests.
+  await consolePage.goto('/console/demo/apps');
+  await consolePage.getByRole('link', { name: ROCKETS.vault.appName, exact: true }).click();
+  const operators = consolePage.getByTestId('app-operators');
+  await expect(operators).toContainText('Nobody is designated');
+  await operators.getByLabel('Member').selectOption({ label: `Outsider (${ROCKETS.outsider.email})` });
+  await operators.getByRole('button', { name: 'Add operator' }).click();
+  await expect(operators.getByTestId('add-operator').getByTestId('action-ok')).toBeVisible();
+  await expect(operators).toContainText(ROCKETS.outsider.email);
+  await consolePage.screenshot({ path: testInfo.outputPath('console-app-operators.png'), fullPage: true });
+  const laterRequest = await ask('read', '/ledgers/later');
+  await central.goto('/central');
+  await central.getByLabel('Email').fill(DEMO.email);
+  await central.getByLabel('Password').fill(DEMO.password);
+  await central.getByRole('button', { name: 'Sign in' }).click();
+  await central.goto(laterRequest.operator_approval_url!);
+  await expect(central.getByTestId('request-not-found')).toBeVisible();
+
   await operatorContext.close();
   await agent.close();
 });

@@ -2,13 +2,24 @@
 // credential version; nonces that work once, within 60 s, for one session, request and fingerprint; step-up for
 // work and compose; a logout during step-up; and a refused decision writes nothing.
 import { randomBytes } from 'node:crypto';
-import { count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember } from '../lib/accounts/memberships';
 import type { User } from '../lib/accounts/users';
 import { createApprovalRequest, type ApprovalProfile } from '../lib/approvals/broker';
-import { decideInCentral, endCentralSession, findCentralSession, issueDecisionNonce, listCentralRequests, openCentralSession, type CentralBinding } from '../lib/approvals/central';
-import { approvalGrants, approvalRequests, auditEvents, decisionNonces, users } from '../lib/db/schema';
+import {
+  decideInCentral,
+  designateAppOperator,
+  endCentralSession,
+  findCentralRequest,
+  findCentralSession,
+  issueDecisionNonce,
+  listCentralRequests,
+  openCentralSession,
+  removeAppOperator,
+  type CentralBinding,
+} from '../lib/approvals/central';
+import { approvalGrants, approvalRequests, auditEvents, decisionNonces, memberships, users } from '../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from './support/databases';
 import { createMember, createOrgWithApp, TEST_PASSWORD, type AppFixture } from './support/provider-harness';
 
@@ -129,5 +140,33 @@ describe('the operator central', () => {
     await expect(
       decideInCentral(database.db, { sessionToken: token, requestId: request.id, fingerprint: request.fingerprint, nonce: 'x'.repeat(32), decision: 'approve', confirmed: true, ip: '192.0.2.3' }, binding),
     ).rejects.toThrow(/may decide/);
+  });
+
+  it('lets the designated operators of an app decide, instead of the owners; without any, the owners again', async () => {
+    const designated = await createMember(database, fixture.orgId, `operator-${randomBytes(3).toString('hex')}@central.test`);
+    const request = await ask();
+    expect(await findCentralRequest(database.db, owner, request.id)).toBeDefined();
+    expect(await findCentralRequest(database.db, designated, request.id)).toBeUndefined();
+    expect(await designateAppOperator(database.db, { orgId: fixture.orgId, appId: fixture.app.id, userId: designated.id })).toBe(true);
+    expect(await findCentralRequest(database.db, designated, request.id)).toBeDefined();
+    expect(await findCentralRequest(database.db, owner, request.id)).toBeUndefined();
+    expect((await listCentralRequests(database.db, designated)).map((view) => view.id)).toContain(request.id);
+
+    const token = await openCentralSession(database.db, designated, binding);
+    const session = (await findCentralSession(database.db, token, binding))!;
+    const decided = await decideInCentral(
+      database.db,
+      { sessionToken: token, requestId: request.id, fingerprint: request.fingerprint, nonce: await issueDecisionNonce(database.db, session, request.id, binding), decision: 'approve', confirmed: true, ip: '192.0.2.4' },
+      binding,
+    );
+    expect(decided.request.decidedBy).toBe(designated.id);
+
+    // Someone outside the organization cannot be designated; leaving it ends the authority.
+    const stranger = await createMember(database, (await createOrgWithApp(database, 'Far')).orgId, `far-${randomBytes(3).toString('hex')}@central.test`);
+    await expect(designateAppOperator(database.db, { orgId: fixture.orgId, appId: fixture.app.id, userId: stranger.id })).rejects.toThrow(/member/);
+    await database.db.delete(memberships).where(and(eq(memberships.orgId, fixture.orgId), eq(memberships.userId, designated.id)));
+    expect(await findCentralRequest(database.db, designated, request.id)).toBeUndefined();
+    expect(await removeAppOperator(database.db, fixture.app.id, designated.id)).toBe(true);
+    expect(await findCentralRequest(database.db, owner, request.id)).toBeDefined();
   });
 });

@@ -1,14 +1,14 @@
 // The operator central's server side: its own sessions (15 minutes, bound to the operator, the credential version,
 // the origin and the installation), decision nonces (single use, 60 s, bound to session, request, fingerprint and
 // installation), and the one decision path, which can only list, query, approve and deny temporary requests of
-// the organizations the operator owns. No admin powers, no permanent grants: the broker enforces both.
+// the apps the operator may decide for (designated operators, or the owners). No admin powers, no permanent grants: the broker enforces both.
 import { createHash, randomBytes } from 'node:crypto';
-import { and, desc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, sql, type AnyColumn } from 'drizzle-orm';
 import { throttledPasswordCheck } from '../accounts/throttled-password-check';
 import type { User } from '../accounts/users';
 import type { Database, Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
-import { approvalGrants, approvalRequests, apps, centralSessions, decisionNonces, memberships, users } from '../db/schema';
+import { appOperators, approvalGrants, approvalRequests, apps, centralSessions, decisionNonces, memberships, users } from '../db/schema';
 import { ApprovalRefusal, decideApprovalRequest, revokeGrantIn, type ApprovalGrant, type ApprovalRequest } from './broker';
 
 export const CENTRAL_COOKIE = 'portico_central';
@@ -61,10 +61,16 @@ export async function endCentralSession(db: Queryable, token: string | undefined
   if (token) await db.delete(centralSessions).where(eq(centralSessions.tokenHash, sha256(token)));
 }
 
-/** The organizations whose requests this person may decide: their owners are the operators (by default). */
-async function operatorOrgIds(db: Queryable, userId: string): Promise<string[]> {
-  const rows = await db.select({ orgId: memberships.orgId }).from(memberships).where(and(eq(memberships.userId, userId), eq(memberships.role, 'owner')));
-  return rows.map((row) => row.orgId);
+/**
+ * Whether this person may decide for the app: one of the people the organization designated for it (still a
+ * member), or, for an app with none designated, an owner of the organization (the default).
+ */
+function mayDecide(appId: AnyColumn, orgId: AnyColumn, userId: string) {
+  return sql`(
+    exists (select 1 from ${appOperators} o join ${memberships} m on m.org_id = o.org_id and m.user_id = o.user_id
+            where o.app_id = ${appId} and o.user_id = ${userId})
+    or (not exists (select 1 from ${appOperators} o where o.app_id = ${appId})
+        and exists (select 1 from ${memberships} m where m.org_id = ${orgId} and m.user_id = ${userId} and m.role = 'owner')))`;
 }
 
 export interface CentralRequestView {
@@ -130,17 +136,13 @@ async function views(db: Queryable, where: ReturnType<typeof and>): Promise<Cent
 
 /** Pending, unexpired requests the operator may decide here. */
 export async function listCentralRequests(db: Queryable, operator: User): Promise<CentralRequestView[]> {
-  const orgIds = await operatorOrgIds(db, operator.id);
-  if (orgIds.length === 0) return [];
-  return views(db, and(inArray(approvalRequests.orgId, orgIds), eq(approvalRequests.state, 'pending'), gt(approvalRequests.expiresAt, sql`now()`), eq(approvalRequests.centralEligible, true)));
+  return views(db, and(mayDecide(approvalRequests.appId, approvalRequests.orgId, operator.id), eq(approvalRequests.state, 'pending'), gt(approvalRequests.expiresAt, sql`now()`), eq(approvalRequests.centralEligible, true)));
 }
 
 /** One request by its id, whatever its state, if the operator has authority over it; undefined otherwise. */
 export async function findCentralRequest(db: Queryable, operator: User, requestId: string): Promise<CentralRequestView | undefined> {
   if (!/^apr_[A-Za-z0-9_-]{24}$/.test(requestId)) return undefined;
-  const orgIds = await operatorOrgIds(db, operator.id);
-  if (orgIds.length === 0) return undefined;
-  const [view] = await views(db, and(eq(approvalRequests.id, requestId), inArray(approvalRequests.orgId, orgIds)));
+  const [view] = await views(db, and(eq(approvalRequests.id, requestId), mayDecide(approvalRequests.appId, approvalRequests.orgId, operator.id)));
   return view;
 }
 
@@ -235,10 +237,12 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
 export async function revokeInCentral(db: Database, input: { sessionToken: string | undefined; grantId: string; ip: string }, binding: CentralBinding): Promise<ApprovalGrant> {
   const session = await findCentralSession(db, input.sessionToken, binding);
   if (!session) throw new ApprovalRefusal('session', 'your central session has ended: sign in again');
-  const orgIds = await operatorOrgIds(db, session.user.id);
   return db.transaction(async (tx) => {
-    const [grant] = await tx.select({ orgId: approvalGrants.orgId }).from(approvalGrants).where(eq(approvalGrants.id, input.grantId));
-    if (!grant || !orgIds.includes(grant.orgId)) throw new ApprovalRefusal('not_authorized', 'no such grant that you may revoke');
+    const [grant] = await tx
+      .select({ orgId: approvalGrants.orgId })
+      .from(approvalGrants)
+      .where(and(eq(approvalGrants.id, input.grantId), mayDecide(approvalGrants.appId, approvalGrants.orgId, session.user.id)));
+    if (!grant) throw new ApprovalRefusal('not_authorized', 'no such grant that you may revoke');
     const revoked = await revokeGrantIn(tx, input.grantId, session.user.id, grant.orgId);
     await recordAuditEvent(tx, {
       orgId: revoked.orgId,
@@ -251,4 +255,27 @@ export async function revokeInCentral(db: Database, input: { sessionToken: strin
     });
     return revoked;
   });
+}
+
+/** The people designated to decide an app's requests (empty: the organization's owners decide). */
+export async function listAppOperators(db: Queryable, appId: string): Promise<{ userId: string; email: string; name: string }[]> {
+  return db
+    .select({ userId: appOperators.userId, email: users.email, name: users.name })
+    .from(appOperators)
+    .innerJoin(users, eq(users.id, appOperators.userId))
+    .where(eq(appOperators.appId, appId))
+    .orderBy(users.email);
+}
+
+/** Designates a member of the app's organization as one of its operators; false when they already are. */
+export async function designateAppOperator(db: Queryable, input: { orgId: string; appId: string; userId: string }): Promise<boolean> {
+  const [member] = await db.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.orgId, input.orgId), eq(memberships.userId, input.userId)));
+  if (!member) throw new ApprovalRefusal('not_authorized', 'only a member of the organization can be an operator');
+  const inserted = await db.insert(appOperators).values(input).onConflictDoNothing().returning({ userId: appOperators.userId });
+  return inserted.length === 1;
+}
+
+export async function removeAppOperator(db: Queryable, appId: string, userId: string): Promise<boolean> {
+  const removed = await db.delete(appOperators).where(and(eq(appOperators.appId, appId), eq(appOperators.userId, userId))).returning({ userId: appOperators.userId });
+  return removed.length === 1;
 }

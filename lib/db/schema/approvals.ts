@@ -1,7 +1,7 @@
 // The approval broker: requests agents (or people) make through MCP, the decisions operators take, and the grants
 // those decisions create. Constraints, not only code, keep the rules: one decision and at most one grant a request.
 import { sql } from 'drizzle-orm';
-import { boolean, check, foreignKey, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, foreignKey, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { organizations, users } from './accounts';
 import { apps } from './apps';
 
@@ -109,3 +109,23 @@ export const decisionNonces = pgTable('decision_nonces', {
   installation: text('installation').notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
 });
+
+/**
+ * The people an organization designates to decide an app's approval requests. An app with none is decided by the
+ * organization's owners (the default).
+ */
+export const appOperators = pgTable(
+  'app_operators',
+  {
+    appId: uuid('app_id').notNull(),
+    orgId: uuid('org_id').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.appId, t.userId] }),
+    foreignKey({ columns: [t.appId, t.orgId], foreignColumns: [apps.id, apps.orgId] }).onDelete('cascade'),
+  ],
+);

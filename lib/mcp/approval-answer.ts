@@ -1,7 +1,7 @@
 // The text an approval tool answers with (approval contract version 1): what the agent needs to tell the person and
 // to follow the request up, and never anything that could itself approve.
-import { APPROVAL_CONTRACT_VERSION, type ApprovalRequest, type ApprovalStatus } from '../approvals/broker';
-import type { PorticoToolExtra } from './context';
+import { APPROVAL_CONTRACT_VERSION, createApprovalRequest, type ApprovalRequest, type ApprovalStatus, type NewApprovalRequest } from '../approvals/broker';
+import { appOfOrganization, brokerStep, requireOrgPermission, type PorticoToolExtra } from './context';
 
 export const STATUS_TOOL = 'permissions.approval_status';
 export const CANCEL_TOOL = 'permissions.cancel_approval';
@@ -34,4 +34,22 @@ export function approvalAnswer(request: ApprovalRequest, status: ApprovalStatus,
     content: [{ type: 'text' as const, text: `${fields.map(([key, value]) => `${key}=${value}`).join('\n')}\n\n${guidance}` }],
     structuredContent: Object.fromEntries(fields) as Record<string, unknown>,
   };
+}
+
+/** A new request from the caller (the person, with the acting agent) on one app of an organization they belong to. */
+export function requestThroughBroker(
+  extra: PorticoToolExtra,
+  where: { org: string; app: string },
+  what: Pick<NewApprovalRequest, 'kind' | 'resource' | 'profile' | 'durationSeconds' | 'reason'>,
+) {
+  return brokerStep(extra, async (actor) => {
+    const { org } = await requireOrgPermission(extra, where.org, 'org.read');
+    const listing = await appOfOrganization(extra.db, org, where.app);
+    const request = await createApprovalRequest(
+      extra.db,
+      { ...what, orgId: org.id, appId: listing.app.id, subjectUserId: extra.caller.user.id, actor: extra.caller.agentId, clientId: extra.caller.token.clientId },
+      actor,
+    );
+    return approvalAnswer(request, 'pending', extra);
+  });
 }

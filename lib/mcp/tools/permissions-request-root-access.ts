@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { createApprovalRequest, MAX_DURATION_SECONDS } from '../../approvals/broker';
-import { approvalAnswer } from '../approval-answer';
-import { appOfOrganization, brokerStep, orgPermission, requireOrgPermission, type PorticoTool } from '../context';
+import { MAX_DURATION_SECONDS } from '../../approvals/broker';
+import { requestThroughBroker } from '../approval-answer';
+import { orgPermission, type PorticoTool } from '../context';
 
 const shape = {
   org: z.string().min(1).max(64).describe('The organization slug.'),
@@ -16,15 +16,5 @@ export const permissionsRequestRootAccess: PorticoTool<typeof shape> = {
   riskLevel: 'caution',
   inputSchema: shape,
   authorize: orgPermission('org.read'),
-  run: (args, extra) =>
-    brokerStep(extra, async (actor) => {
-      const { org } = await requireOrgPermission(extra, args.org, 'org.read');
-      const listing = await appOfOrganization(extra.db, org, args.app);
-      const request = await createApprovalRequest(
-        extra.db,
-        { orgId: org.id, appId: listing.app.id, subjectUserId: extra.caller.user.id, actor: extra.caller.agentId, clientId: extra.caller.token.clientId, kind: 'root_access', durationSeconds: args.duration_seconds ?? null, reason: args.reason },
-        actor,
-      );
-      return approvalAnswer(request, 'pending', extra);
-    }),
+  run: (args, extra) => requestThroughBroker(extra, { org: args.org, app: args.app }, { kind: 'root_access', durationSeconds: args.duration_seconds ?? null, reason: args.reason }),
 };

@@ -148,8 +148,9 @@ test('an agent asks, the operator decides in the central, and the status follows
   const archiveGrant = listed.approvals.find((entry) => entry.request_id === archive.request_id)!.grant!;
   expect(archiveGrant.active).toBe(true);
   const revokeOverRest = () => fetch(`${E2E_ISSUER}/api/v1/orgs/demo/approvals/grants/${archiveGrant.grant_id}/revoke`, { method: 'POST', headers: { Authorization: `Bearer ${ownerToken}` } });
-  // A member may not revoke (nor list).
-  expect((await fetch(`${E2E_ISSUER}/api/v1/orgs/demo/approvals/grants/${archiveGrant.grant_id}/revoke`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } })).status).toBe(403);
+  // A member who is not the app's operator may not revoke, and sees none of its requests.
+  expect((await fetch(`${E2E_ISSUER}/api/v1/orgs/demo/approvals/grants/${archiveGrant.grant_id}/revoke`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } })).status).toBe(404);
+  expect(((await (await fetch(`${E2E_ISSUER}/api/v1/orgs/demo/approvals`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { approvals: unknown[] }).approvals).toEqual([]);
   expect((await revokeOverRest()).status).toBe(200);
   expect((await revokeOverRest()).status).toBe(404);
   expect(await status(archive.request_id!)).toBe('grant_revoked');

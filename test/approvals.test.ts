@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../lib/accounts/users';
 import {
@@ -19,7 +19,7 @@ import {
   type NewApprovalRequest,
 } from '../lib/approvals/broker';
 import type { AuditActor } from '../lib/audit/events';
-import { approvalGrants, approvalRequests, auditEvents } from '../lib/db/schema';
+import { approvalGrants, approvalRequests, auditEvents, memberships } from '../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from './support/databases';
 import { porticoApiToken, startMcpInstance, type McpInstance } from './support/portico-mcp';
 import { createMember, createOrgWithApp, startProviderHarness, type AppFixture, type Harness } from './support/provider-harness';
@@ -184,4 +184,16 @@ describe('the approval broker', () => {
     const [{ n }] = (await database.db.select({ n: count() }).from(approvalRequests).where(eq(approvalRequests.appId, busy.app.id))) as [{ n: number }];
     expect(n).toBe(MAX_PENDING_PER_INSTALLATION);
   }, 120_000);
+
+  it('counts nothing for a person who left the organization: no decision on their request, no grant', async () => {
+    const leaver = await createMember(database, fixture.orgId, `leaver-${randomBytes(3).toString('hex')}@approvals.test`);
+    const granted = await request({ subjectUserId: leaver.id, resource: '/leaver/granted' });
+    const { grant } = await approve(granted.id, granted.fingerprint);
+    const pending = await request({ subjectUserId: leaver.id, resource: '/leaver/pending' });
+    const query = { appId: fixture.app.id, subjectUserId: leaver.id, actor: '', kind: 'sensitive_access' as const, profile: 'read' as const, resource: '/leaver/granted' };
+    expect((await findActiveGrant(database.db, query))?.id).toBe(grant!.id);
+    await database.db.delete(memberships).where(and(eq(memberships.orgId, fixture.orgId), eq(memberships.userId, leaver.id)));
+    expect(await findActiveGrant(database.db, query)).toBeUndefined();
+    await expect(approve(pending.id, pending.fingerprint)).rejects.toThrow(/no longer an enabled member/);
+  });
 });

@@ -108,7 +108,8 @@ describe('operator CLI', () => {
     });
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain('apps env <org-slug>/<app-slug>');
-  });
+    // Two processes, each opening (and, embedded, migrating) a database: slow on a busy machine.
+  }, 150_000);
 
   it('approvals: lists, shows, and decides only after the operator confirms; a permanent request is the CLI’s to approve', async () => {
     expect((await run('orgs', 'create', '--slug', 'ops', '--name', 'Ops')).code).toBe(0);
@@ -116,6 +117,7 @@ describe('operator CLI', () => {
     const created = await run('apps', 'create', '--org', 'ops', '--name', 'Vault', '--origin', 'https://vault.ops.test', '--redirect-uri', 'https://vault.ops.test/cb');
     const app = (await findAppListing(database.db, /PORTICO_CLIENT_ID=(\S+)/.exec(created.out)![1]!))!;
     const asker = await createUser(database.db, { email: 'asker@ops.test', name: 'Asker', passwordHash: 'x' });
+    expect((await run('members', 'add', '--org', 'ops', '--email', 'asker@ops.test', '--role', 'member')).code).toBe(0);
     const ask = (durationSeconds: number | null) =>
       createApprovalRequest(database.db, { orgId: org.id, appId: app.app.id, subjectUserId: asker.id, clientId: 'c', kind: 'root_access', durationSeconds, reason: 'migration' }, { type: 'person', id: asker.id });
     const permanent = await ask(null);

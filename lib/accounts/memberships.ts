@@ -1,7 +1,7 @@
 // Who belongs to which organization. Leaving an organization closes its apps to the person at once.
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database, Queryable, Transaction } from '../db/client';
-import { memberships, organizations, users } from '../db/schema';
+import { appOperators, memberships, organizations, users } from '../db/schema';
 import { revokePersonGrantsInOrganization } from '../oidc/grant-revocation';
 import type { MembershipRole } from './organizations';
 
@@ -36,6 +36,8 @@ export async function removeMember(db: Database | Transaction, orgId: string, us
       .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)))
       .returning({ userId: memberships.userId });
     const grantsRevoked = await revokePersonGrantsInOrganization(tx, orgId, userId);
+    // A person who leaves is no longer an operator of any of its apps (not even if they come back).
+    await tx.delete(appOperators).where(and(eq(appOperators.orgId, orgId), eq(appOperators.userId, userId)));
     return { removed: removed.length > 0, grantsRevoked };
   });
 }

@@ -3,11 +3,11 @@
 // event are written in one transaction, and a request gets at most one grant (a unique index, whatever races).
 // Nothing a client sends can produce an approval: only decideApprovalRequest does, called by an operator's channel.
 import { createHash, randomBytes } from 'node:crypto';
-import { and, count, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, count, eq, gt, isNull, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import canonicalize from 'canonicalize';
 import { recordAuditEvent, type AuditActor } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
-import { approvalGrants, approvalRequests, apps, users } from '../db/schema';
+import { appOperators, approvalGrants, approvalRequests, apps, memberships, users } from '../db/schema';
 
 export const APPROVAL_CONTRACT_VERSION = 1;
 export const MAX_PENDING_PER_SUBJECT = 64;
@@ -22,6 +22,23 @@ export type ApprovalRequest = typeof approvalRequests.$inferSelect;
 export type ApprovalGrant = typeof approvalGrants.$inferSelect;
 export type ApprovalKind = ApprovalRequest['kind'];
 export type ApprovalProfile = NonNullable<ApprovalRequest['profile']>;
+
+/**
+ * Whether this person may decide (and revoke) for the app: one of the people the organization designated for it
+ * who is still a member, or, for an app with no such operator, an owner of the organization (the default).
+ */
+export function mayDecide(appId: AnyColumn, orgId: AnyColumn, userId: string): SQL {
+  const designated = sql`select 1 from ${appOperators} o join ${memberships} om on om.org_id = o.org_id and om.user_id = o.user_id where o.app_id = ${appId}`;
+  return sql`(
+    exists (${designated} and o.user_id = ${userId})
+    or (not exists (${designated})
+        and exists (select 1 from ${memberships} m where m.org_id = ${orgId} and m.user_id = ${userId} and m.role = 'owner')))`;
+}
+
+/** The subject still belongs to the organization and is enabled: otherwise their requests and grants count for nothing. */
+function subjectInGood(orgId: AnyColumn, subjectUserId: AnyColumn): SQL {
+  return sql`exists (select 1 from ${memberships} sm join ${users} su on su.id = sm.user_id where sm.org_id = ${orgId} and sm.user_id = ${subjectUserId} and su.disabled_at is null)`;
+}
 
 export class ApprovalRefusal extends Error {
   constructor(
@@ -172,7 +189,19 @@ export async function approvalStatusFor(db: Queryable, requestId: string, subjec
     case 'cancelled':
       return { status: request.state, request };
     case 'approved':
-      if (!grant) return { status: 'unknown', request };
+      // A grant that does not match its request exactly is inconsistent: never an authorization.
+      if (
+        !grant ||
+        grant.appId !== request.appId ||
+        grant.orgId !== request.orgId ||
+        grant.subjectUserId !== request.subjectUserId ||
+        grant.actor !== request.actor ||
+        grant.kind !== request.kind ||
+        grant.resource !== request.resource ||
+        grant.profile !== request.profile
+      ) {
+        return { status: 'unknown', request };
+      }
       if (grant.revokedAt) return { status: 'grant_revoked', request, grant };
       if (row.grantExpired) return { status: 'grant_expired', request, grant };
       return { status: 'approved', request, grant };
@@ -232,9 +261,12 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
     if (requestFingerprint(request) !== request.fingerprint || decision.fingerprint !== request.fingerprint) {
       throw new ApprovalRefusal('fingerprint_mismatch', 'the request is not the one that was shown: reload it before deciding');
     }
-    if (decision.channel === 'central' && !request.centralEligible) {
+    // The stored flag, and the rule itself again: permanent, broad or elevated requests are never the central's.
+    if (decision.channel === 'central' && (!request.centralEligible || !isCentralEligible({ kind: request.kind, resource: request.resource ?? undefined, durationSeconds: request.durationSeconds }))) {
       throw new ApprovalRefusal('not_eligible', 'a permanent, broad or elevated request is decided with the CLI only (npm run portico -- approvals)');
     }
+    const [subject] = await tx.select({ ok: sql<boolean>`${subjectInGood(approvalRequests.orgId, approvalRequests.subjectUserId)}` }).from(approvalRequests).where(eq(approvalRequests.id, request.id));
+    if (!subject?.ok) throw new ApprovalRefusal('not_authorized', 'the person who asked is no longer an enabled member of the organization');
     await decision.verifyInTransaction?.(tx, request);
     const state = decision.decision === 'approve' ? 'approved' : 'denied';
     const [decided] = await tx
@@ -278,14 +310,20 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
 }
 
 /**
- * Marks a grant revoked in the caller's transaction (the caller writes the audit event); only a grant of `orgId`
- * when one is named. Later grant checks refuse it at once.
+ * Marks a grant revoked in the caller's transaction (the caller writes the audit event). With a scope, only a grant
+ * of that organization that the operator may decide for. Later grant checks refuse it at once.
  */
-export async function revokeGrantIn(tx: Queryable, grantId: string, revokedBy: string, orgId?: string): Promise<ApprovalGrant> {
+export async function revokeGrantIn(tx: Queryable, grantId: string, revokedBy: string, scope?: { orgId: string; operatorUserId: string }): Promise<ApprovalGrant> {
   const [revoked] = await tx
     .update(approvalGrants)
     .set({ revokedAt: sql`now()`, revokedBy })
-    .where(and(eq(approvalGrants.id, grantId), isNull(approvalGrants.revokedAt), orgId ? eq(approvalGrants.orgId, orgId) : undefined))
+    .where(
+      and(
+        eq(approvalGrants.id, grantId),
+        isNull(approvalGrants.revokedAt),
+        scope ? and(eq(approvalGrants.orgId, scope.orgId), mayDecide(approvalGrants.appId, approvalGrants.orgId, scope.operatorUserId)) : undefined,
+      ),
+    )
     .returning();
   if (!revoked) throw new ApprovalRefusal('already_revoked', 'no such active grant (unknown, or revoked already)');
   return revoked;
@@ -333,6 +371,7 @@ export async function findActiveGrant(db: Queryable, query: GrantQuery): Promise
         eq(approvalGrants.kind, query.kind),
         isNull(approvalGrants.revokedAt),
         sql`(${approvalGrants.expiresAt} is null or ${approvalGrants.expiresAt} > now())`,
+        subjectInGood(approvalGrants.orgId, approvalGrants.subjectUserId),
         query.kind === 'sensitive_access' ? eq(approvalGrants.profile, query.profile!) : undefined,
       ),
     );
@@ -350,8 +389,8 @@ export interface ApprovalHistoryEntry {
   active: boolean;
 }
 
-/** An organization's latest requests with their decisions and grants (newest first). */
-export async function listOrgApprovals(db: Queryable, orgId: string, limit = 100): Promise<ApprovalHistoryEntry[]> {
+/** An organization's latest requests with their decisions and grants (newest first), of the apps this operator decides for. */
+export async function listOrgApprovals(db: Queryable, orgId: string, operatorUserId: string, limit = 100): Promise<ApprovalHistoryEntry[]> {
   const rows = await db
     .select({
       request: approvalRequests,
@@ -364,7 +403,7 @@ export async function listOrgApprovals(db: Queryable, orgId: string, limit = 100
     .innerJoin(users, eq(users.id, approvalRequests.subjectUserId))
     .innerJoin(apps, eq(apps.id, approvalRequests.appId))
     .leftJoin(approvalGrants, eq(approvalGrants.requestId, approvalRequests.id))
-    .where(eq(approvalRequests.orgId, orgId))
+    .where(and(eq(approvalRequests.orgId, orgId), mayDecide(approvalRequests.appId, approvalRequests.orgId, operatorUserId)))
     .orderBy(sql`${approvalRequests.createdAt} desc`)
     .limit(limit);
   return rows;

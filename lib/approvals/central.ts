@@ -3,13 +3,13 @@
 // installation), and the one decision path, which can only list, query, approve and deny temporary requests of
 // the apps the operator may decide for (designated operators, or the owners). No admin powers, no permanent grants: the broker enforces both.
 import { createHash, randomBytes } from 'node:crypto';
-import { and, desc, eq, gt, sql, type AnyColumn } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
 import { throttledPasswordCheck } from '../accounts/throttled-password-check';
 import type { User } from '../accounts/users';
-import type { Database, Queryable } from '../db/client';
+import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
 import { appOperators, approvalGrants, approvalRequests, apps, centralSessions, decisionNonces, memberships, users } from '../db/schema';
-import { ApprovalRefusal, decideApprovalRequest, revokeGrantIn, type ApprovalGrant, type ApprovalRequest } from './broker';
+import { ApprovalRefusal, decideApprovalRequest, mayDecide, revokeGrantIn, type ApprovalGrant, type ApprovalRequest } from './broker';
 
 export const CENTRAL_COOKIE = 'portico_central';
 export const CENTRAL_SESSION_SECONDS = 15 * 60;
@@ -61,18 +61,6 @@ export async function endCentralSession(db: Queryable, token: string | undefined
   if (token) await db.delete(centralSessions).where(eq(centralSessions.tokenHash, sha256(token)));
 }
 
-/**
- * Whether this person may decide for the app: one of the people the organization designated for it (still a
- * member), or, for an app with none designated, an owner of the organization (the default).
- */
-function mayDecide(appId: AnyColumn, orgId: AnyColumn, userId: string) {
-  return sql`(
-    exists (select 1 from ${appOperators} o join ${memberships} m on m.org_id = o.org_id and m.user_id = o.user_id
-            where o.app_id = ${appId} and o.user_id = ${userId})
-    or (not exists (select 1 from ${appOperators} o where o.app_id = ${appId})
-        and exists (select 1 from ${memberships} m where m.org_id = ${orgId} and m.user_id = ${userId} and m.role = 'owner')))`;
-}
-
 export interface CentralRequestView {
   id: string;
   state: string;
@@ -93,11 +81,13 @@ export interface CentralRequestView {
   expiresAt: string;
   /** The grant in force for this request, which the operator may revoke here. */
   activeGrantId: string | null;
+  /** What became of the grant of an approved request. */
+  grantState: 'active' | 'revoked' | 'expired' | null;
 }
 
 const needsStepUp = (request: Pick<ApprovalRequest, 'profile'>) => request.profile === 'work' || request.profile === 'compose';
 
-async function views(db: Queryable, where: ReturnType<typeof and>): Promise<CentralRequestView[]> {
+async function views(db: Queryable, where: ReturnType<typeof and>, order: 'newest' | 'expiring' = 'newest'): Promise<CentralRequestView[]> {
   const rows = await db
     .select({
       request: approvalRequests,
@@ -105,15 +95,17 @@ async function views(db: Queryable, where: ReturnType<typeof and>): Promise<Cent
       email: users.email,
       expired: sql<boolean>`${approvalRequests.expiresAt} <= now()`,
       activeGrantId: sql<string | null>`case when ${approvalGrants.revokedAt} is null and (${approvalGrants.expiresAt} is null or ${approvalGrants.expiresAt} > now()) then ${approvalGrants.id} end`,
+      grantState: sql<'active' | 'revoked' | 'expired' | null>`case when ${approvalGrants.id} is null then null when ${approvalGrants.revokedAt} is not null then 'revoked' when ${approvalGrants.expiresAt} <= now() then 'expired' else 'active' end`,
     })
     .from(approvalRequests)
     .innerJoin(apps, eq(apps.id, approvalRequests.appId))
     .innerJoin(users, eq(users.id, approvalRequests.subjectUserId))
     .leftJoin(approvalGrants, eq(approvalGrants.requestId, approvalRequests.id))
     .where(where)
-    .orderBy(desc(approvalRequests.createdAt))
-    .limit(100);
-  return rows.map(({ request, app, email, expired, activeGrantId }) => ({
+    // Pending lists: the ones that expire first come first, so none is hidden behind newer ones.
+    .orderBy(order === 'expiring' ? asc(approvalRequests.expiresAt) : desc(approvalRequests.createdAt))
+    .limit(300);
+  return rows.map(({ request, app, email, expired, activeGrantId, grantState }) => ({
     id: request.id,
     state: request.state,
     expired,
@@ -131,12 +123,13 @@ async function views(db: Queryable, where: ReturnType<typeof and>): Promise<Cent
     createdAt: request.createdAt.toISOString(),
     expiresAt: request.expiresAt.toISOString(),
     activeGrantId: activeGrantId ?? null,
+    grantState: grantState ?? null,
   }));
 }
 
 /** Pending, unexpired requests the operator may decide here. */
 export async function listCentralRequests(db: Queryable, operator: User): Promise<CentralRequestView[]> {
-  return views(db, and(mayDecide(approvalRequests.appId, approvalRequests.orgId, operator.id), eq(approvalRequests.state, 'pending'), gt(approvalRequests.expiresAt, sql`now()`), eq(approvalRequests.centralEligible, true)));
+  return views(db, and(mayDecide(approvalRequests.appId, approvalRequests.orgId, operator.id), eq(approvalRequests.state, 'pending'), gt(approvalRequests.expiresAt, sql`now()`), eq(approvalRequests.centralEligible, true)), 'expiring');
 }
 
 /** One request by its id, whatever its state, if the operator has authority over it; undefined otherwise. */
@@ -152,7 +145,7 @@ export async function issueDecisionNonce(db: Queryable, session: CentralSession,
   if (!request) throw new ApprovalRefusal('not_found', 'no such request that you may decide');
   const nonce = randomBytes(24).toString('base64url');
   await db.delete(decisionNonces).where(sql`${decisionNonces.expiresAt} < now()`);
-  await db.insert(decisionNonces).values({
+  await insertNonce(db, {
     nonceHash: sha256(nonce),
     sessionTokenHash: session.tokenHash,
     requestId,
@@ -161,6 +154,16 @@ export async function issueDecisionNonce(db: Queryable, session: CentralSession,
     expiresAt: sql`now() + make_interval(secs => ${DECISION_NONCE_SECONDS})`,
   });
   return nonce;
+}
+
+/** A session that ended a moment ago (its row is gone, so the foreign key refuses the nonce) is a session refusal. */
+async function insertNonce(db: Queryable, values: Omit<typeof decisionNonces.$inferInsert, "expiresAt"> & { expiresAt: SQL }): Promise<void> {
+  try {
+    await db.insert(decisionNonces).values(values);
+  } catch (error) {
+    if (postgresErrorCode(error) === '23503') throw new ApprovalRefusal('session', 'your central session has ended: sign in again');
+    throw error;
+  }
 }
 
 export interface CentralDecision {
@@ -212,9 +215,12 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
         .select({ tokenHash: centralSessions.tokenHash, credentialVersion: centralSessions.credentialVersion, current: users.credentialVersion })
         .from(centralSessions)
         .innerJoin(users, eq(users.id, centralSessions.userId))
-        .where(and(eq(centralSessions.tokenHash, session.tokenHash), gt(centralSessions.expiresAt, sql`now()`)))
+        .where(and(eq(centralSessions.tokenHash, session.tokenHash), gt(centralSessions.expiresAt, sql`now()`), isNull(users.disabledAt)))
         .for('share', { of: centralSessions });
       if (!live || live.credentialVersion !== live.current) throw new ApprovalRefusal('session', 'your central session ended before the decision: nothing was decided');
+      // The authority again, now: an operator removed or an owner demoted meanwhile decides nothing.
+      const [authorized] = await tx.select({ id: approvalRequests.id }).from(approvalRequests).where(and(eq(approvalRequests.id, input.requestId), mayDecide(approvalRequests.appId, approvalRequests.orgId, session.user.id)));
+      if (!authorized) throw new ApprovalRefusal('not_authorized', 'you may no longer decide this request');
       const consumed = await tx
         .delete(decisionNonces)
         .where(
@@ -243,7 +249,7 @@ export async function revokeInCentral(db: Database, input: { sessionToken: strin
       .from(approvalGrants)
       .where(and(eq(approvalGrants.id, input.grantId), mayDecide(approvalGrants.appId, approvalGrants.orgId, session.user.id)));
     if (!grant) throw new ApprovalRefusal('not_authorized', 'no such grant that you may revoke');
-    const revoked = await revokeGrantIn(tx, input.grantId, session.user.id, grant.orgId);
+    const revoked = await revokeGrantIn(tx, input.grantId, session.user.id, { orgId: grant.orgId, operatorUserId: session.user.id });
     await recordAuditEvent(tx, {
       orgId: revoked.orgId,
       actor: { type: 'person', id: session.user.id, label: session.user.email, ip: input.ip },
@@ -263,6 +269,7 @@ export async function listAppOperators(db: Queryable, appId: string): Promise<{ 
     .select({ userId: appOperators.userId, email: users.email, name: users.name })
     .from(appOperators)
     .innerJoin(users, eq(users.id, appOperators.userId))
+    .innerJoin(memberships, and(eq(memberships.orgId, appOperators.orgId), eq(memberships.userId, appOperators.userId)))
     .where(eq(appOperators.appId, appId))
     .orderBy(users.email);
 }

@@ -35,7 +35,7 @@ export function DecisionPanel(props: { requestId: string; fingerprint: string; s
         ...(decision === 'approve' && !props.stepUp ? { confirmed } : {}),
       });
       const result = (await answer.json()) as { request_id?: string; state?: string; grant_expires_at?: string | null; error?: string; error_description?: string };
-      if (answer.ok && result.request_id !== props.requestId) {
+      if (answer.ok && (result.request_id !== props.requestId || (result.state !== 'approved' && result.state !== 'denied'))) {
         setPhase({ kind: 'error', message: 'Portico answered about another request: nothing is shown as decided. Reload the page.', final: true });
         return;
       }
@@ -47,7 +47,7 @@ export function DecisionPanel(props: { requestId: string; fingerprint: string; s
       setPassword('');
       setPhase({
         kind: 'decided',
-        state: result.state ?? 'unknown',
+        state: result.state!,
         detail: result.state === 'approved' ? `Granted${result.grant_expires_at ? ` until ${new Date(result.grant_expires_at).toUTCString()}` : ''}.` : 'Nothing was granted.',
       });
     } catch {

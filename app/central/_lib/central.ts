@@ -3,6 +3,7 @@
 import 'server-only';
 import { cookies } from 'next/headers';
 import { CENTRAL_COOKIE, CENTRAL_SESSION_SECONDS, findCentralSession, type CentralBinding, type CentralSession } from '@/lib/approvals/central';
+import { readCappedText } from '@/lib/http/body';
 import { db, runtime } from '@/lib/runtime';
 
 export function centralBinding(): CentralBinding {
@@ -31,4 +32,16 @@ export function centralCookie(token: string | null): string {
 
 export function jsonError(status: number, error: string, description: string): Response {
   return Response.json({ error, error_description: description }, { status, headers: { 'Cache-Control': 'no-store' } });
+}
+
+/** A JSON object body, read with a size cap; undefined for anything else (not JSON, null, an array, too big). */
+export async function readJsonObject(request: Request, limit: number): Promise<Record<string, unknown> | undefined> {
+  const text = await readCappedText(request, limit);
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }

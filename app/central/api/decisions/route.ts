@@ -4,9 +4,8 @@
 import { ApprovalRefusal } from '@/lib/approvals/broker';
 import { decideInCentral } from '@/lib/approvals/central';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { readCappedText } from '@/lib/http/body';
 import { db } from '@/lib/runtime';
-import { centralBinding, centralSessionToken, jsonError, sameOrigin } from '../../_lib/central';
+import { centralBinding, centralSessionToken, jsonError, readJsonObject, sameOrigin } from '../../_lib/central';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,12 +13,8 @@ const STATUS: Partial<Record<ApprovalRefusal['code'], number>> = { session: 401,
 
 export async function POST(request: Request): Promise<Response> {
   if (!sameOrigin(request)) return jsonError(403, 'forbidden', 'cross-origin request refused');
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse((await readCappedText(request, 8192)) ?? '') as Record<string, unknown>;
-  } catch {
-    return jsonError(400, 'invalid_request', 'the body is not JSON');
-  }
+  const body = await readJsonObject(request, 8192);
+  if (!body) return jsonError(400, 'invalid_request', 'the body must be a JSON object');
   const { request_id: requestId, fingerprint, nonce, decision, password, confirmed } = body;
   if (typeof requestId !== 'string' || typeof fingerprint !== 'string' || typeof nonce !== 'string' || (decision !== 'approve' && decision !== 'deny')) {
     return jsonError(400, 'invalid_request', 'request_id, fingerprint, nonce and decision (approve or deny) are required');

@@ -2,9 +2,8 @@
 // fingerprint it is bound to. The decision POST must carry both.
 import { ApprovalRefusal } from '@/lib/approvals/broker';
 import { findCentralRequest, issueDecisionNonce } from '@/lib/approvals/central';
-import { readCappedText } from '@/lib/http/body';
 import { db } from '@/lib/runtime';
-import { centralBinding, currentCentralSession, jsonError, sameOrigin } from '../../_lib/central';
+import { centralBinding, currentCentralSession, jsonError, readJsonObject, sameOrigin } from '../../_lib/central';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,13 +11,8 @@ export async function POST(request: Request): Promise<Response> {
   if (!sameOrigin(request)) return jsonError(403, 'forbidden', 'cross-origin request refused');
   const session = await currentCentralSession();
   if (!session) return jsonError(401, 'session', 'your central session has ended: sign in again');
-  let body: { request_id?: unknown };
-  try {
-    body = JSON.parse((await readCappedText(request, 4096)) ?? '');
-  } catch {
-    return jsonError(400, 'invalid_request', 'send {"request_id": "apr_…"}');
-  }
-  if (typeof body.request_id !== 'string') return jsonError(400, 'invalid_request', 'send {"request_id": "apr_…"}');
+  const body = await readJsonObject(request, 4096);
+  if (typeof body?.request_id !== 'string') return jsonError(400, 'invalid_request', 'send {"request_id": "apr_…"}');
   try {
     const nonce = await issueDecisionNonce(db(), session, body.request_id, centralBinding());
     const view = await findCentralRequest(db(), session.user, body.request_id);

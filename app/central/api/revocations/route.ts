@@ -3,21 +3,15 @@
 import { ApprovalRefusal } from '@/lib/approvals/broker';
 import { revokeInCentral } from '@/lib/approvals/central';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { readCappedText } from '@/lib/http/body';
 import { db } from '@/lib/runtime';
-import { centralBinding, centralSessionToken, jsonError, sameOrigin } from '../../_lib/central';
+import { centralBinding, centralSessionToken, jsonError, readJsonObject, sameOrigin } from '../../_lib/central';
 
 export const dynamic = 'force-dynamic';
 
 export async function POST(request: Request): Promise<Response> {
   if (!sameOrigin(request)) return jsonError(403, 'forbidden', 'cross-origin request refused');
-  let body: { grant_id?: unknown };
-  try {
-    body = JSON.parse((await readCappedText(request, 4096)) ?? '');
-  } catch {
-    return jsonError(400, 'invalid_request', 'send {"grant_id": "apg_…"}');
-  }
-  if (typeof body.grant_id !== 'string') return jsonError(400, 'invalid_request', 'send {"grant_id": "apg_…"}');
+  const body = await readJsonObject(request, 4096);
+  if (typeof body?.grant_id !== 'string') return jsonError(400, 'invalid_request', 'send {"grant_id": "apg_…"}');
   try {
     const grant = await revokeInCentral(db(), { sessionToken: await centralSessionToken(), grantId: body.grant_id, ip: clientIpFromHeaders(request.headers) }, centralBinding());
     return Response.json({ revoked: true, grant_id: grant.id, request_id: grant.requestId }, { headers: { 'Cache-Control': 'no-store' } });

@@ -46,7 +46,9 @@ export default async function CentralRequestPage(props: { params: Promise<{ id: 
                 ? 'This request is permanent, broad or elevated: it is decided with the operator CLI only (npm run portico -- approvals).'
                 : view.state === 'pending'
                   ? 'This request has expired: the agent must ask again.'
-                  : `This request is ${view.state}.`}
+                  : view.state === 'approved' && view.grantState && view.grantState !== 'active'
+                    ? `This request was approved; its grant ${view.grantState === 'revoked' ? 'has been revoked' : 'has expired'}.`
+                    : `This request is ${view.state}.`}
             </p>
           )}
         </div>

@@ -30,17 +30,16 @@ function outcome(entry: ApprovalHistoryEntry): string {
 
 export default async function ApprovalsPage(props: { params: Promise<{ org: string }> }) {
   const orgAccess = await requireOrgAccess((await props.params).org);
-  if (!orgAccess.can('audit.read')) return <PageHeader title="Approvals" description="Only the organization’s owners and admins see its approvals." />;
-  const entries = await listOrgApprovals(db(), orgAccess.org.id);
-  const canRevoke = orgAccess.can('approvals.decide');
+  // Each operator sees the requests of the apps they decide for (designated operators, or the owners when none are).
+  const entries = await listOrgApprovals(db(), orgAccess.org.id, orgAccess.user.id);
   return (
     <>
       <PageHeader
         title="Approvals"
-        description="Access that agents asked for, and what operators decided. Temporary, specific requests are decided in the operator central (/central); permanent, broad or elevated ones with the CLI. Owners revoke grants here; revoking never needs the request to be pending."
+        description="Access that agents asked for, and what operators decided. Temporary, specific requests are decided in the operator central (/central); permanent, broad or elevated ones with the CLI. You see the requests of the apps you are an operator of (designated on the app's page; the owners when nobody is), and revoke their grants here."
       />
       {entries.length === 0 ? (
-        <EmptyState title="No requests yet">When an agent asks for access through Portico, its request and the decision appear here.</EmptyState>
+        <EmptyState title="No requests for you">When an agent asks for access to an app you are an operator of, its request and the decision appear here.</EmptyState>
       ) : (
         <div className="panel overflow-x-auto">
           <table className="table" data-testid="approvals-table">
@@ -68,7 +67,7 @@ export default async function ApprovalsPage(props: { params: Promise<{ org: stri
                   <td className="max-w-xs">{entry.request.reason}</td>
                   <td data-testid="approval-outcome">{outcome(entry)}</td>
                   <td>
-                    {entry.grant && canRevoke ? (
+                    {entry.grant ? (
                       // Stays mounted once revoked (without its button) so its outcome stays visible.
                       <ActionForm
                         action={revokeGrantAction}

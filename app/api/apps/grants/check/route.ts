@@ -26,13 +26,14 @@ export async function POST(request: Request): Promise<Response> {
     postgresReplayGuard(database),
   );
   if (!check.ok || !app) return refuse(401, 'invalid_signature', check.ok ? SIGNATURE_REFUSALS.bad_signature : SIGNATURE_REFUSALS[check.reason]);
-  let query: Record<string, unknown>;
+  let query: unknown;
   try {
-    query = JSON.parse(body) as Record<string, unknown>;
+    query = JSON.parse(body);
   } catch {
     return refuse(400, 'invalid_request', 'the body is not JSON');
   }
-  const { subject, actor, kind, resource, profile } = query;
+  if (typeof query !== 'object' || query === null || Array.isArray(query)) return refuse(400, 'invalid_request', 'the body must be a JSON object');
+  const { subject, actor, kind, resource, profile } = query as Record<string, unknown>;
   if (typeof subject !== 'string' || !isUuid(subject)) return refuse(400, 'invalid_request', 'subject must be the person’s id (the token’s sub)');
   if (kind !== 'sensitive_access' && kind !== 'root_access') return refuse(400, 'invalid_request', 'kind must be sensitive_access or root_access');
   if (actor !== undefined && actor !== null && typeof actor !== 'string') return refuse(400, 'invalid_request', 'actor must be the agent id (act.sub) or absent');

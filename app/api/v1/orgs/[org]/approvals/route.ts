@@ -4,8 +4,9 @@ import { orgRoute } from '@/app/api/v1/_lib/rest';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = orgRoute('audit.read', async ({ tx, org }) => {
-  const entries = await listOrgApprovals(tx, org.id);
+export const GET = orgRoute('org.read', async ({ tx, org, caller }) => {
+  // The requests of the apps this person decides for (designated operators, or owners when none are).
+  const entries = await listOrgApprovals(tx, org.id, caller.user.id);
   return Response.json({
     approvals: entries.map(({ request, askedBy, app, grant, active }) => ({
       request_id: request.id,

@@ -9,9 +9,11 @@ import {
   parseSurfaceDocument,
   RESPONSE_SIGNATURE_HEADER,
   SIGNATURE_HEADER,
+  SIGNATURE_REFUSALS,
   signRequest,
   SURFACE_PATH,
   verifyResponseSignature,
+  verifySignedRequest,
   type ReplayGuard,
   type SurfaceDifference,
   type SurfaceTool,
@@ -190,4 +192,24 @@ export async function recordVerification(db: Queryable, appId: string, verificat
 function describeNetworkError(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : 'unknown error');
+}
+
+export type SignedAppCall = { ok: true; app: NonNullable<Awaited<ReturnType<typeof appOfSurfaceKey>>>; clientId: string } | { ok: false; description: string };
+
+/**
+ * Authenticates a call an app makes to Portico (declaration, grant check): the HMAC proof under the surface secret
+ * of the app whose client id is the key id, within 5 minutes, its nonce never seen on any instance.
+ */
+export async function authenticateSignedAppCall(db: Queryable, atRestKey: Uint8Array, request: Request, body: string): Promise<SignedAppCall> {
+  let app: Awaited<ReturnType<typeof appOfSurfaceKey>>;
+  const check = await verifySignedRequest(
+    async (clientId) => {
+      app = clientId ? await appOfSurfaceKey(db, clientId, atRestKey) : undefined;
+      return app?.secret;
+    },
+    { method: request.method, path: new URL(request.url).pathname, body, header: request.headers.get(SIGNATURE_HEADER) },
+    postgresReplayGuard(db),
+  );
+  if (!check.ok || !app) return { ok: false, description: check.ok ? SIGNATURE_REFUSALS.bad_signature : SIGNATURE_REFUSALS[check.reason] };
+  return { ok: true, app, clientId: check.keyId };
 }

@@ -2,10 +2,10 @@
 // signed with the app's surface secret (app-kit/surface.ts: HMAC over method, path, timestamp, nonce and body,
 // 5 minutes, nonce once across all instances); the key id is the app's own client id. The declaration is what
 // the security tab's verification later compares the app's real surface with.
-import { parseSurfaceDocument, SIGNATURE_HEADER, SIGNATURE_REFUSALS, verifySignedRequest } from '@/app-kit/surface';
+import { parseSurfaceDocument } from '@/app-kit/surface';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { EXPECTED_APP_KIT_CONTRACT_VERSION } from '@/lib/clients/app-environment';
-import { appOfSurfaceKey, postgresReplayGuard, recordDeclaration } from '@/lib/clients/surface';
+import { authenticateSignedAppCall, recordDeclaration } from '@/lib/clients/surface';
 import { readCappedText } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
@@ -24,16 +24,9 @@ export async function POST(request: Request): Promise<Response> {
   const body = await readCappedText(request, MAX_DECLARATION_BYTES);
   if (body === undefined) return refuse(413, 'invalid_request', `the declaration is larger than ${MAX_DECLARATION_BYTES} bytes`);
 
-  let app: Awaited<ReturnType<typeof appOfSurfaceKey>>;
-  const check = await verifySignedRequest(
-    async (clientId) => {
-      app = clientId ? await appOfSurfaceKey(database, clientId, atRestKey) : undefined;
-      return app?.secret;
-    },
-    { method: request.method, path: new URL(request.url).pathname, body, header: request.headers.get(SIGNATURE_HEADER) },
-    postgresReplayGuard(database),
-  );
-  if (!check.ok || !app) return refuse(401, 'invalid_signature', check.ok ? SIGNATURE_REFUSALS.bad_signature : SIGNATURE_REFUSALS[check.reason]);
+  const signed = await authenticateSignedAppCall(database, atRestKey, request, body);
+  if (!signed.ok) return refuse(401, 'invalid_signature', signed.description);
+  const { app } = signed;
 
   let json: unknown;
   try {
@@ -54,11 +47,11 @@ export async function POST(request: Request): Promise<Response> {
     const at = await recordDeclaration(tx, declared.appId, surface.tools, surface.kit_contract_version);
     await recordAuditEvent(tx, {
       orgId: declared.orgId,
-      actor: { type: 'client', id: check.keyId, label: declared.name, ip: clientIpFromHeaders(request.headers) },
+      actor: { type: 'client', id: signed.clientId, label: declared.name, ip: clientIpFromHeaders(request.headers) },
       action: 'app.surface_declared',
       subject: { type: 'app', id: declared.appId, label: declared.name },
       appId: declared.appId,
-      clientId: check.keyId,
+      clientId: signed.clientId,
       details: { tools: surface.tools.length, contractVersion: surface.kit_contract_version, riskModelVersion: surface.risk_model_version },
     });
     return at;

@@ -2,8 +2,7 @@
 // "kind": "sensitive_access"|"root_access", "resource"?, "profile"?}. Signed like the surface declaration (the app's
 // surface secret; key id: its client id; 5 minutes; nonce once), so only the app itself can ask about its grants.
 import { findActiveGrant, type ApprovalKind, type ApprovalProfile } from '@/lib/approvals/broker';
-import { SIGNATURE_HEADER, SIGNATURE_REFUSALS, verifySignedRequest } from '@/app-kit/surface';
-import { appOfSurfaceKey, postgresReplayGuard } from '@/lib/clients/surface';
+import { authenticateSignedAppCall } from '@/lib/clients/surface';
 import { readCappedText } from '@/lib/http/body';
 import { isUuid } from '@/lib/util/uuid';
 import { db, runtime } from '@/lib/runtime';
@@ -16,16 +15,9 @@ export async function POST(request: Request): Promise<Response> {
   const database = db();
   const body = await readCappedText(request, 8 * 1024);
   if (body === undefined) return refuse(413, 'invalid_request', 'the body is larger than 8 KiB');
-  let app: Awaited<ReturnType<typeof appOfSurfaceKey>>;
-  const check = await verifySignedRequest(
-    async (clientId) => {
-      app = clientId ? await appOfSurfaceKey(database, clientId, runtime().atRestKey) : undefined;
-      return app?.secret;
-    },
-    { method: request.method, path: new URL(request.url).pathname, body, header: request.headers.get(SIGNATURE_HEADER) },
-    postgresReplayGuard(database),
-  );
-  if (!check.ok || !app) return refuse(401, 'invalid_signature', check.ok ? SIGNATURE_REFUSALS.bad_signature : SIGNATURE_REFUSALS[check.reason]);
+  const signed = await authenticateSignedAppCall(database, runtime().atRestKey, request, body);
+  if (!signed.ok) return refuse(401, 'invalid_signature', signed.description);
+  const { app } = signed;
   let query: unknown;
   try {
     query = JSON.parse(body);

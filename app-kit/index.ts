@@ -28,7 +28,6 @@ import {
   SIGNATURE_REFUSALS,
   signRequest,
   signResponse,
-  SURFACE_PATH,
   verifySignedRequest,
   type ReplayGuard,
   type SurfaceDocument,

@@ -4,7 +4,7 @@
 // start it declares its surface to Portico, and it answers Portico's signed introspection.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { createAppKit, createSignIn, type KitTool, type PendingSignIn, type SignedInPerson, type SurfaceDocument, type ToolEvent, type VerifiedAccessToken } from '../../app-kit';
+import { createAppKit, createSignIn, SURFACE_PATH, type KitTool, type PendingSignIn, type SignedInPerson, type SurfaceDocument, type ToolEvent, type VerifiedAccessToken } from '../../app-kit';
 import { sendWebResponse, toWebRequest } from './node-http';
 import { Notebook, notebookTools } from './tools';
 
@@ -83,7 +83,7 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
     const path = url.pathname;
     if (request.method === 'GET' && kit.metadataPaths.includes(path)) return kit.protectedResourceMetadata();
     if (path === '/api/mcp') return kit.handleMcp(request, (token) => accepted.push(token));
-    if (path === '/api/mcp/surface') return kit.handleSurfaceRequest(request);
+    if (path === SURFACE_PATH) return kit.handleSurfaceRequest(request);
 
     const cookies = parseCookies(request.headers.get('cookie'));
     const session = sessionOf(cookies[SESSION_COOKIE]);

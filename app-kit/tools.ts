@@ -165,7 +165,15 @@ function firstText(result: CallToolResult): string {
 export function registerKitTools<Extra>(
   server: McpServer,
   tools: readonly AnyKitTool<Extra>[],
-  options: { token: VerifiedAccessToken; gate: ConfirmationGate; levels: Readonly<Record<string, RiskLevel>>; extra: Extra; onEvent?: (event: ToolEvent) => void | Promise<void> },
+  options: {
+    token: VerifiedAccessToken;
+    gate: ConfirmationGate;
+    levels: Readonly<Record<string, RiskLevel>>;
+    extra: Extra;
+    onEvent?: (event: ToolEvent) => void | Promise<void>;
+    /** More `_meta` for a tool's definition on this connection (an MCP Apps view it may show, say). */
+    metaOf?: (toolName: string) => Record<string, unknown> | undefined;
+  },
 ): void {
   const { token } = options;
   for (const tool of tools) {
@@ -178,7 +186,7 @@ export function registerKitTools<Extra>(
         description: `${tool.description} Risk level: ${level}.`,
         inputSchema: callShapeOf(tool as AnyKitTool<never>, level),
         annotations: { ...annotationsFor(level), ...(tool.title ? { title: tool.title } : {}) },
-        _meta: { 'io.portico/risk_level': level },
+        _meta: { ...options.metaOf?.(tool.name), 'io.portico/risk_level': level },
       },
       async (args: Record<string, unknown>): Promise<CallToolResult> => (await runGatedTool(tool, args, { ...options, level })).result,
     );

@@ -124,6 +124,33 @@ const schema = z.object({
   ),
   // Operator overrides of MCP tool risk levels: `tool=level` pairs separated by commas. They may only raise a level.
   PORTICO_RISK_OVERRIDES: z.string().trim().max(4000).default(''),
+  // How an approval reaches its operator: `link` (an HTTPS link to the central, opened in a tab of its own) or
+  // `adaptive` (inside the chat client, chosen from what the MCP connection advertises; see docs/approval-surfaces.md).
+  PORTICO_APPROVAL_SURFACE: z.enum(['link', 'adaptive'], { error: 'must be link or adaptive' }).default('link'),
+  // The operator central (/central, and /embedded-central when framing is allowed). Off: every request goes to the CLI.
+  PORTICO_CENTRAL_ENABLED: boolean.default(true),
+  // The only origins that may frame the embedded central: https origins, exactly, separated by spaces or commas.
+  PORTICO_OPERATOR_FRAME_ANCESTORS: z
+    .string()
+    .trim()
+    .default('')
+    .transform((value, ctx) => {
+      const origins = value.split(/[\s,]+/).filter((item) => item !== '');
+      for (const origin of origins) {
+        let url: URL | undefined;
+        try {
+          url = new URL(origin);
+        } catch {
+          url = undefined;
+        }
+        // https only and no wildcard: a listed origin is trusted to frame the decision page, so each must be exact.
+        if (!url || url.protocol !== 'https:' || url.origin !== origin || origin.includes('*')) {
+          ctx.addIssue({ code: 'custom', message: `"${origin}" is not an https origin (scheme, host and optional port; no path, no wildcard)` });
+          return z.NEVER;
+        }
+      }
+      return [...new Set(origins)];
+    }),
   // Where `npm run example` serves the example app; the demo seed registers it at this origin.
   PORTICO_EXAMPLE_ORIGIN: z
     .string()

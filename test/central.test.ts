@@ -23,7 +23,7 @@ import { approvalGrants, approvalRequests, auditEvents, decisionNonces, membersh
 import { openTestDatabase, type TestDatabase } from './support/databases';
 import { createMember, createOrgWithApp, TEST_PASSWORD, type AppFixture } from './support/provider-harness';
 
-const binding: CentralBinding = { origin: 'https://portico.test', installation: 'https://portico.test' };
+const binding: CentralBinding = { origin: 'https://portico.test', installation: 'https://portico.test', surface: 'external' };
 
 describe('the operator central', () => {
   let database: TestDatabase;
@@ -56,6 +56,8 @@ describe('the operator central', () => {
     expect(await findCentralSession(database.db, token, binding)).toBeDefined();
     expect(await findCentralSession(database.db, token, { ...binding, origin: 'https://evil.test' })).toBeUndefined();
     expect(await findCentralSession(database.db, token, { ...binding, installation: 'https://other.test' })).toBeUndefined();
+    // A session of the external central never opens the embedded one (nor the reverse): each has its own cookie.
+    expect(await findCentralSession(database.db, token, { ...binding, surface: 'embedded' })).toBeUndefined();
     const request = await ask();
     expect((await listCentralRequests(database.db, owner)).map((view) => view.id)).toContain(request.id);
     expect(await listCentralRequests(database.db, member)).toEqual([]);

@@ -58,6 +58,22 @@ describe('configuration', () => {
     expect(problemsOf({ PORTICO_SECRET_KEY: 'A'.repeat(43) })).toEqual([]);
   });
 
+  it('defaults approvals to the link with the central on and no framing; checks the surface and the frame ancestors', () => {
+    const defaults = parseEnv({});
+    expect(defaults.PORTICO_APPROVAL_SURFACE).toBe('link');
+    expect(defaults.PORTICO_CENTRAL_ENABLED).toBe(true);
+    expect(defaults.PORTICO_OPERATOR_FRAME_ANCESTORS).toEqual([]);
+    expect(problemsOf({ PORTICO_APPROVAL_SURFACE: 'iframe' })[0]).toMatch(/^PORTICO_APPROVAL_SURFACE: must be link or adaptive/);
+    expect(parseEnv({ PORTICO_OPERATOR_FRAME_ANCESTORS: 'https://chat.example, https://sandbox.chat.example:8443  https://chat.example' }).PORTICO_OPERATOR_FRAME_ANCESTORS).toEqual([
+      'https://chat.example',
+      'https://sandbox.chat.example:8443',
+    ]);
+    // https only, exact origins: no wildcard, no path, no plain http (not even on loopback), nothing that is not a URL.
+    for (const bad of ['https://*.chat.example', 'http://127.0.0.1:4996', 'https://chat.example/app', '*', "'self'", 'chat.example']) {
+      expect(problemsOf({ PORTICO_OPERATOR_FRAME_ANCESTORS: bad })[0], bad).toMatch(/^PORTICO_OPERATOR_FRAME_ANCESTORS: .*not an https origin/);
+    }
+  });
+
   it('reports every bad variable at once', () => {
     const problems = problemsOf({ PORTICO_ISSUER: 'ftp://x', PORTICO_PORT: 'abc', PORTICO_DEMO_PASSWORD: 'short' });
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORTICO_DEMO_PASSWORD', 'PORTICO_ISSUER', 'PORTICO_PORT']);

@@ -20,3 +20,7 @@ export function demoEnvironment(port: number): Record<string, string> {
     NODE_ENV: 'production',
   };
 }
+
+/** The test MCP host whose origin the e2e Portico lists in PORTICO_OPERATOR_FRAME_ANCESTORS, and one it does not. */
+export const MCP_HOST_PORT = 4996;
+export const FOREIGN_HOST_PORT = 4995;

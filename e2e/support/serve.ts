@@ -1,6 +1,6 @@
 // Playwright's web server: one Portico with the fixed e2e demo data, on scratch storage that is removed when
 // Playwright stops it.
-import { E2E_PORT } from './constants';
+import { E2E_PORT, MCP_HOST_PORT } from './constants';
 import { seedE2EData } from './fixtures';
 import { createStorage, startPortico, withStorageDatabase } from './portico-process';
 import { loopbackTlsFiles } from './tls';
@@ -16,6 +16,10 @@ const portico = await startPortico(E2E_PORT, storage, {
   PORTICO_CIMD_ALLOW_LOOPBACK: 'true',
   NODE_EXTRA_CA_CERTS: tls.certPath,
   PORTICO_DCR_PER_IP_PER_HOUR: '500',
+  // Approvals inside the chat client for clients that advertise it (approval-surfaces.spec.ts), and one test MCP
+  // host allowed to frame the embedded central. Clients that advertise nothing still get the link.
+  PORTICO_APPROVAL_SURFACE: 'adaptive',
+  PORTICO_OPERATOR_FRAME_ANCESTORS: `https://127.0.0.1:${MCP_HOST_PORT}`,
 });
 process.stdout.write(portico.output());
 portico.process.stdout?.pipe(process.stdout);

@@ -33,5 +33,19 @@ export async function sendWebResponse(res: ServerResponse, response: Response): 
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
   res.writeHead(response.status, headers);
-  res.end(Buffer.from(await response.arrayBuffer()));
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  // Streamed, not buffered: an MCP answer may be an event stream that carries a request to the client (an
+  // elicitation) before its result.
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  res.once('close', () => void reader.cancel().catch(() => {}));
+  try {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) res.write(chunk.value);
+  } catch {
+    // The client went away, or the producer failed: end what was sent.
+  }
+  res.end();
 }

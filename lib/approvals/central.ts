@@ -22,7 +22,14 @@ export interface CentralBinding {
   origin: string;
   /** This Portico installation (its issuer): a session or nonce of another installation never counts. */
   installation: string;
+  /** The external central (its own tab) or the embedded one (framed): each has its own sessions. */
+  surface: CentralSurfaceKind;
 }
+
+export type CentralSurfaceKind = 'external' | 'embedded';
+
+/** The embedded central's cookie: another name and path than the external one's, so neither is sent to the other. */
+export const EMBEDDED_CENTRAL_COOKIE = 'portico_central_embedded';
 
 export interface CentralSession {
   user: User;
@@ -38,6 +45,7 @@ export async function openCentralSession(db: Queryable, user: User, binding: Cen
     credentialVersion: user.credentialVersion,
     origin: binding.origin,
     installation: binding.installation,
+    surface: binding.surface,
     expiresAt: sql`now() + make_interval(secs => ${CENTRAL_SESSION_SECONDS})`,
   });
   return token;
@@ -51,7 +59,7 @@ export async function findCentralSession(db: Queryable, token: string | undefine
     .select({ user: users, credentialVersion: centralSessions.credentialVersion })
     .from(centralSessions)
     .innerJoin(users, eq(users.id, centralSessions.userId))
-    .where(and(eq(centralSessions.tokenHash, tokenHash), gt(centralSessions.expiresAt, sql`now()`), eq(centralSessions.origin, binding.origin), eq(centralSessions.installation, binding.installation)));
+    .where(and(eq(centralSessions.tokenHash, tokenHash), gt(centralSessions.expiresAt, sql`now()`), eq(centralSessions.origin, binding.origin), eq(centralSessions.installation, binding.installation), eq(centralSessions.surface, binding.surface)));
   if (!row || row.user.disabledAt || row.credentialVersion !== row.user.credentialVersion) return undefined;
   return { user: row.user, tokenHash };
 }

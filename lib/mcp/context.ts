@@ -9,6 +9,7 @@ import { ApprovalRefusal } from '../approvals/broker';
 import { recordAuditEvent, type AuditActor, type AuditRecord } from '../audit/events';
 import { findOrgApp, listApps } from '../clients/apps';
 import type { Database, Queryable } from '../db/client';
+import type { Elicit } from './elicitation';
 import type { McpSession } from './sessions';
 import type { KitTool } from '../../app-kit/tools';
 import type { z } from 'zod';
@@ -20,7 +21,20 @@ export interface PorticoToolExtra {
   issuer: string;
   /** The MCP session of the call (none over REST): the client's advertised capabilities. */
   session?: McpSession;
+  /** How approvals reach operators (the configuration the channel is chosen from). */
+  approvals: ApprovalSurfaceConfig;
+  /** Elicitation on this call's response stream; only over MCP, in adaptive mode, for a client that advertised it. */
+  elicit?: Elicit;
 }
+
+export interface ApprovalSurfaceConfig {
+  surface: 'link' | 'adaptive';
+  centralEnabled: boolean;
+  /** PORTICO_OPERATOR_FRAME_ANCESTORS: when empty the embedded central is not offered. */
+  frameAncestors: readonly string[];
+}
+
+export const DEFAULT_APPROVAL_SURFACES: ApprovalSurfaceConfig = { surface: 'link', centralEnabled: true, frameAncestors: [] };
 
 export type PorticoTool<Shape extends z.ZodRawShape = z.ZodRawShape> = KitTool<Shape, PorticoToolExtra>;
 

@@ -16,8 +16,11 @@ import { authenticateApiRequest, type ApiCaller } from '../api/authenticate';
 import { recordAuditEvent } from '../audit/events';
 import type { Database } from '../db/client';
 import { readCappedText } from '../http/body';
+import { advertisedElicitationModes, advertisesMcpApps, MCP_APP_MIME_TYPE } from '../approvals/channel';
+import { APPROVAL_VIEW_URI, approvalViewHtml } from './approval-view';
 import { postgresConfirmationStore } from './confirmation-store';
-import type { PorticoToolExtra } from './context';
+import { DEFAULT_APPROVAL_SURFACES, type ApprovalSurfaceConfig, type PorticoToolExtra } from './context';
+import { elicitOver, isElicitationResponse, recordElicitationResponse, type Elicit } from './elicitation';
 import { newSessionId, recordSession, resumeSession, endSession, type McpSession } from './sessions';
 import { PORTICO_TOOLS, findPorticoTool } from './tools';
 
@@ -35,7 +38,14 @@ export interface PorticoMcpDeps {
   clientIp: string;
   /** The gate's clock; tests move it. */
   now?: () => Date;
+  /** How approvals reach operators (PORTICO_APPROVAL_SURFACE, PORTICO_CENTRAL_ENABLED, PORTICO_OPERATOR_FRAME_ANCESTORS). */
+  approvals?: ApprovalSurfaceConfig;
+  /** How long a tool call waits for the answer to an elicitation (default 50 s). */
+  elicitationWaitMs?: number;
 }
+
+/** The tool whose definition points MCP Apps hosts at the approval view. */
+const VIEW_TOOL = 'permissions.request_sensitive_access';
 
 function gateFor(deps: PorticoMcpDeps): ConfirmationGate {
   return createConfirmationGate({ store: postgresConfirmationStore(deps.db), now: deps.now });
@@ -62,7 +72,7 @@ export function auditToolEvent(db: Database, clientIp: string, caller: ApiCaller
   };
 }
 
-function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSession): McpServer {
+function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSession, elicit?: Elicit): McpServer {
   const server = new McpServer(
     { name: 'portico', version: '0.1.0' },
     {
@@ -71,9 +81,35 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSes
         'Portico operations. Tools marked approval_required answer a first call with a confirmation challenge: show it to the person, and only if they agree call the same tool again with the same arguments and `_confirmation_token`.',
     },
   );
-  const extra: PorticoToolExtra = { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, session };
-  registerKitTools(server, PORTICO_TOOLS, { token: caller.token, gate: gateFor(deps), levels: deps.levels, extra, onEvent: auditToolEvent(deps.db, deps.clientIp, caller) });
+  const approvals = deps.approvals ?? DEFAULT_APPROVAL_SURFACES;
+  const extra: PorticoToolExtra = { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, session, approvals, elicit };
+  const appsView = approvals.surface === 'adaptive' && approvals.centralEnabled;
+  const showsView = appsView && advertisesMcpApps(session?.clientCapabilities);
+  registerKitTools(server, PORTICO_TOOLS, {
+    token: caller.token,
+    gate: gateFor(deps),
+    levels: deps.levels,
+    extra,
+    onEvent: auditToolEvent(deps.db, deps.clientIp, caller),
+    // Both keys: `ui.resourceUri` and the older `ui/resourceUri` some hosts still read.
+    metaOf: (name) => (showsView && name === VIEW_TOOL ? { ui: { resourceUri: APPROVAL_VIEW_URI }, 'ui/resourceUri': APPROVAL_VIEW_URI } : undefined),
+  });
+  if (appsView) registerApprovalView(server, deps.issuer, approvals);
   return server;
+}
+
+/**
+ * The MCP Apps resource. Its CSP metadata asks the host to allow framing Portico's origin only when the embedded
+ * central is on (listed frame ancestors); the view needs no network access of its own.
+ */
+function registerApprovalView(server: McpServer, issuer: string, approvals: ApprovalSurfaceConfig): void {
+  const ui = { csp: { connectDomains: [], resourceDomains: [], ...(approvals.frameAncestors.length > 0 ? { frameDomains: [new URL(issuer).origin] } : {}) }, prefersBorder: true };
+  server.registerResource(
+    'portico-authorizations',
+    APPROVAL_VIEW_URI,
+    { title: 'Portico access request', description: 'Shows a pending access request and where an operator decides it. It cannot approve anything.', mimeType: MCP_APP_MIME_TYPE, _meta: { ui } },
+    async () => ({ contents: [{ uri: APPROVAL_VIEW_URI, mimeType: MCP_APP_MIME_TYPE, text: await approvalViewHtml(issuer), _meta: { ui } }] }),
+  );
 }
 
 const jsonRpcError = (status: number, code: number, message: string) =>
@@ -81,6 +117,12 @@ const jsonRpcError = (status: number, code: number, message: string) =>
 
 function isInitialize(message: unknown): message is { method: 'initialize'; params?: { protocolVersion?: unknown } } {
   return typeof message === 'object' && message !== null && !Array.isArray(message) && (message as { method?: unknown }).method === 'initialize';
+}
+
+function isToolCall(message: unknown): message is { method: 'tools/call'; id: string | number } {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
+  const candidate = message as { method?: unknown; id?: unknown };
+  return candidate.method === 'tools/call' && (typeof candidate.id === 'string' || typeof candidate.id === 'number');
 }
 
 export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): Promise<Response> {
@@ -116,16 +158,48 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
     if (!session) return jsonRpcError(404, -32001, 'Session not found');
   }
 
+  // A client's answer to one of Portico's elicitations: kept for the tool call waiting on it (any instance).
+  if (session && isElicitationResponse(message)) {
+    await recordElicitationResponse(deps.db, session.id, message);
+    return new Response(null, { status: 202 });
+  }
+
+  const approvals = deps.approvals ?? DEFAULT_APPROVAL_SURFACES;
+  const modes = advertisedElicitationModes(session?.clientCapabilities);
+  // A tool call may elicit only in adaptive mode, from a client that advertised elicitation (and no MCP Apps, which
+  // come first): its answer is then a stream, on which the elicitation request travels before the result.
+  const mayElicit = session !== undefined && approvals.surface === 'adaptive' && approvals.centralEnabled && (modes.url || modes.form) && !advertisesMcpApps(session.clientCapabilities) && isToolCall(message);
+
   const newId = initializing ? newSessionId() : undefined;
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: newId ? () => newId : undefined,
-    enableJsonResponse: true,
+    enableJsonResponse: !mayElicit,
     enableDnsRebindingProtection: true,
     allowedHosts: deps.allowedHosts,
     allowedOrigins: deps.allowedOrigins,
   });
-  const server = porticoServer(deps, caller, session);
+  const elicit =
+    mayElicit && session && isToolCall(message)
+      ? elicitOver({ db: deps.db, sessionId: session.id, send: (outgoing) => transport.send(outgoing as never, { relatedRequestId: message.id }), waitMs: deps.elicitationWaitMs ?? 50_000 })
+      : undefined;
+  const server = porticoServer(deps, caller, session, elicit);
   await server.connect(transport);
+  if (mayElicit) {
+    // A stream: the tool is still running when the response starts. The server closes once the stream ends.
+    let response: Response;
+    try {
+      response = await transport.handleRequest(request, { parsedBody: message });
+    } catch (error) {
+      void server.close();
+      throw error;
+    }
+    if (!response.body) {
+      void server.close();
+      return response;
+    }
+    const closeAtEnd = new TransformStream<Uint8Array, Uint8Array>({ flush: () => void server.close() });
+    return new Response(response.body.pipeThrough(closeAtEnd), { status: response.status, headers: response.headers });
+  }
   try {
     const response = await transport.handleRequest(request, { parsedBody: message });
     if (newId && response.status === 200) {
@@ -170,7 +244,7 @@ export async function handleToolOverRest(request: Request, toolName: string, dep
     token: caller.token,
     gate: gateFor(deps),
     level,
-    extra: { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer },
+    extra: { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, approvals: deps.approvals ?? DEFAULT_APPROVAL_SURFACES },
     onEvent: auditToolEvent(deps.db, deps.clientIp, caller),
   });
   const text = run.result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');

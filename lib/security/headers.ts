@@ -6,12 +6,14 @@ export interface SecurityHeaderOptions {
   /** Send HSTS: only when the issuer is https. */
   https: boolean;
   contentSecurityPolicy: string;
+  /** The embedded central with listed frame ancestors: no X-Frame-Options (it cannot list origins; CSP does). */
+  frameable?: boolean;
 }
 
 export function securityHeaders(options: SecurityHeaderOptions): Record<string, string> {
   return {
     'Content-Security-Policy': options.contentSecurityPolicy,
-    'X-Frame-Options': 'DENY',
+    ...(options.frameable ? {} : { 'X-Frame-Options': 'DENY' }),
     'X-Content-Type-Options': 'nosniff',
     // Authorization URLs carry state and codes: never leak them to another origin through Referer. Not
     // 'no-referrer': with it browsers send `Origin: null` on same-origin form posts, defeating origin checks.
@@ -22,8 +24,11 @@ export function securityHeaders(options: SecurityHeaderOptions): Record<string, 
   };
 }
 
-/** CSP for pages rendered by Next.js: scripts only with this response's nonce. */
-export function pageContentSecurityPolicy(nonce: string, development: boolean): string {
+/**
+ * CSP for pages rendered by Next.js: scripts only with this response's nonce. Framing: none, except for the
+ * embedded central, which the listed https origins (PORTICO_OPERATOR_FRAME_ANCESTORS) may frame.
+ */
+export function pageContentSecurityPolicy(nonce: string, development: boolean, frameAncestors: readonly string[] = []): string {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ''}`,
@@ -33,7 +38,7 @@ export function pageContentSecurityPolicy(nonce: string, development: boolean): 
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'"}`,
   ].join('; ');
 }
 

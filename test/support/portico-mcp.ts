@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { sendWebResponse, toWebRequest } from '../../examples/notes/node-http';
 import type { RiskLevel } from '../../app-kit/risk';
 import { registerClient, validateRegistration } from '../../lib/clients/registration';
+import type { ApprovalSurfaceConfig } from '../../lib/mcp/context';
 import { handlePorticoMcp, handleToolOverRest } from '../../lib/mcp/server';
 import { porticoRiskLevels } from '../../lib/mcp/tools';
 import { publicJwksOf } from '../../lib/oidc/keys';
@@ -20,7 +21,14 @@ export interface McpInstance {
 export async function startMcpInstance(
   database: TestDatabase,
   harness: Harness,
-  options: { levels?: Record<string, RiskLevel>; now?: () => Date; extraAllowedHosts?: string[]; extraAllowedOrigins?: string[] } = {},
+  options: {
+    levels?: Record<string, RiskLevel>;
+    now?: () => Date;
+    extraAllowedHosts?: string[];
+    extraAllowedOrigins?: string[];
+    approvals?: ApprovalSurfaceConfig;
+    elicitationWaitMs?: number;
+  } = {},
 ): Promise<McpInstance> {
   let port = 0;
   const deps = () => ({
@@ -32,6 +40,8 @@ export async function startMcpInstance(
     allowedOrigins: [harness.issuer, ...(options.extraAllowedOrigins ?? [])],
     clientIp: '192.0.2.9',
     now: options.now,
+    approvals: options.approvals,
+    elicitationWaitMs: options.elicitationWaitMs,
   });
   const server: Server = createServer((req, res) => {
     void toWebRequest(req, `http://127.0.0.1:${port}`)

@@ -6,7 +6,8 @@ import { useState } from 'react';
 
 type Phase = { kind: 'idle' } | { kind: 'working' } | { kind: 'decided'; state: string; detail: string } | { kind: 'error'; message: string; final: boolean };
 
-export function DecisionPanel(props: { requestId: string; fingerprint: string; stepUp: boolean; profile: string | null }) {
+export function DecisionPanel(props: { requestId: string; fingerprint: string; stepUp: boolean; profile: string | null; base?: '/central' | '/embedded-central'; onDecided?: (state: string) => void }) {
+  const base = props.base ?? '/central';
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
   const [password, setPassword] = useState('');
   const [confirmed, setConfirmed] = useState(false);
@@ -16,7 +17,7 @@ export function DecisionPanel(props: { requestId: string; fingerprint: string; s
     setPhase({ kind: 'working' });
     const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), cache: 'no-store' });
     try {
-      const nonceAnswer = await post('/central/api/nonce', { request_id: props.requestId });
+      const nonceAnswer = await post(`${base}/api/nonce`, { request_id: props.requestId });
       const proof = (await nonceAnswer.json()) as { request_id?: string; nonce?: string; fingerprint?: string; error_description?: string };
       if (!nonceAnswer.ok || proof.request_id !== props.requestId || !proof.nonce) {
         setPhase({ kind: 'error', message: proof.error_description ?? 'Portico could not prepare this decision.', final: nonceAnswer.status === 401 });
@@ -26,7 +27,7 @@ export function DecisionPanel(props: { requestId: string; fingerprint: string; s
         setPhase({ kind: 'error', message: 'This request is not the one on screen any more: reload it before deciding.', final: true });
         return;
       }
-      const answer = await post('/central/api/decisions', {
+      const answer = await post(`${base}/api/decisions`, {
         request_id: props.requestId,
         fingerprint: props.fingerprint,
         nonce: proof.nonce,
@@ -45,6 +46,7 @@ export function DecisionPanel(props: { requestId: string; fingerprint: string; s
         return;
       }
       setPassword('');
+      props.onDecided?.(result.state!);
       setPhase({
         kind: 'decided',
         state: result.state!,

@@ -2,32 +2,48 @@
 // its own cookie, and the same-origin check every state-changing request passes.
 import 'server-only';
 import { cookies } from 'next/headers';
-import { CENTRAL_COOKIE, CENTRAL_SESSION_SECONDS, findCentralSession, type CentralBinding, type CentralSession } from '@/lib/approvals/central';
+import { CENTRAL_COOKIE, CENTRAL_SESSION_SECONDS, EMBEDDED_CENTRAL_COOKIE, findCentralSession, type CentralBinding, type CentralSession, type CentralSurfaceKind } from '@/lib/approvals/central';
 import { readCappedText } from '@/lib/http/body';
 import { db, runtime } from '@/lib/runtime';
 
-export function centralBinding(): CentralBinding {
+/** The two centrals: the external one (its own tab) and the embedded one (framed by listed origins only). */
+export interface CentralSurface {
+  kind: CentralSurfaceKind;
+  cookie: string;
+  path: '/central' | '/embedded-central';
+}
+export const EXTERNAL_CENTRAL: CentralSurface = { kind: 'external', cookie: CENTRAL_COOKIE, path: '/central' };
+export const EMBEDDED_CENTRAL: CentralSurface = { kind: 'embedded', cookie: EMBEDDED_CENTRAL_COOKIE, path: '/embedded-central' };
+
+export function centralBinding(surface: CentralSurface = EXTERNAL_CENTRAL): CentralBinding {
   const issuer = runtime().env.PORTICO_ISSUER;
-  return { origin: new URL(issuer).origin, installation: issuer };
+  return { origin: new URL(issuer).origin, installation: issuer, surface: surface.kind };
 }
 
-export async function centralSessionToken(): Promise<string | undefined> {
-  return (await cookies()).get(CENTRAL_COOKIE)?.value;
+export async function centralSessionToken(surface: CentralSurface = EXTERNAL_CENTRAL): Promise<string | undefined> {
+  return (await cookies()).get(surface.cookie)?.value;
 }
 
-export async function currentCentralSession(): Promise<CentralSession | undefined> {
-  return findCentralSession(db(), await centralSessionToken(), centralBinding());
+export async function currentCentralSession(surface: CentralSurface = EXTERNAL_CENTRAL): Promise<CentralSession | undefined> {
+  return findCentralSession(db(), await centralSessionToken(surface), centralBinding(surface));
 }
 
-/** Cross-site requests are refused: the browser's Origin must be Portico's own. */
+/** Cross-site requests are refused: the browser's Origin must be Portico's own (the embedded central's too). */
 export function sameOrigin(request: Request): boolean {
-  return request.headers.get('origin') === centralBinding().origin;
+  return request.headers.get('origin') === new URL(runtime().env.PORTICO_ISSUER).origin;
 }
 
-/** Its own cookie: Path=/central, HttpOnly, SameSite=Strict, at most 15 minutes; Secure except on loopback http. */
-export function centralCookie(token: string | null): string {
+/**
+ * Each central's own cookie, HttpOnly, at most 15 minutes. External: Path=/central, SameSite=Strict, Secure except
+ * on loopback http. Embedded: Path=/embedded-central, SameSite=None (it is sent inside another site's frame) and
+ * Partitioned (CHIPS: kept apart per top-level site), which both require Secure; browsers accept Secure cookies
+ * from loopback http, so local runs work too.
+ */
+export function centralCookie(token: string | null, surface: CentralSurface = EXTERNAL_CENTRAL): string {
+  const maxAge = `Max-Age=${token ? CENTRAL_SESSION_SECONDS : 0}`;
+  if (surface.kind === 'embedded') return `${surface.cookie}=${token ?? ''}; Path=${surface.path}; HttpOnly; Secure; SameSite=None; Partitioned; ${maxAge}`;
   const secure = runtime().env.issuerIsHttps ? '; Secure' : '';
-  return `${CENTRAL_COOKIE}=${token ?? ''}; Path=/central; HttpOnly; SameSite=Strict; Max-Age=${token ? CENTRAL_SESSION_SECONDS : 0}${secure}`;
+  return `${surface.cookie}=${token ?? ''}; Path=${surface.path}; HttpOnly; SameSite=Strict; ${maxAge}${secure}`;
 }
 
 export function jsonError(status: number, error: string, description: string): Response {

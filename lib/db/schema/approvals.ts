@@ -89,6 +89,8 @@ export const centralSessions = pgTable('central_sessions', {
   credentialVersion: integer('credential_version').notNull(),
   origin: text('origin').notNull(),
   installation: text('installation').notNull(),
+  /** external (/central, its own tab) or embedded (/embedded-central, framed): a cookie of one never opens the other. */
+  surface: text('surface', { enum: ['external', 'embedded'] }).notNull().default('external'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
 });

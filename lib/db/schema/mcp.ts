@@ -42,3 +42,27 @@ export const confirmationChallenges = pgTable(
   },
   (t) => [index('confirmation_challenges_expires_idx').on(t.expiresAt)],
 );
+
+/**
+ * An elicitation Portico sent a client during a tool call (MCP 2025-11-25 §Elicitation). The client answers with a
+ * separate POST that may reach another instance: that answer is written here, and the waiting tool call reads it.
+ * What the client answers can only withdraw a request, never approve one.
+ */
+export const mcpElicitations = pgTable(
+  'mcp_elicitations',
+  {
+    /** The JSON-RPC id of the `elicitation/create` request: `eli_` and 32 random base64url characters. */
+    id: text('id').primaryKey(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => mcpSessions.id, { onDelete: 'cascade' }),
+    approvalRequestId: text('approval_request_id').notNull(),
+    mode: text('mode', { enum: ['url', 'form'] }).notNull(),
+    /** accept, decline or cancel (form: with the intent), once the client answered; null while waiting. */
+    outcome: text('outcome'),
+    intent: text('intent'),
+    answeredAt: timestamp('answered_at', { withTimezone: true }),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('mcp_elicitations_expires_idx').on(t.expiresAt)],
+);

@@ -14,6 +14,6 @@ export const permissionsApprovalStatus: PorticoTool<typeof shape> = {
     const found = await approvalStatusFor(extra.db, request_id, extra.caller.user.id);
     // Another subject's request, or none: the same answer, and never an authorization.
     if (!found.request) return json({ approval_contract_version: 1, request_id, status: 'unknown' });
-    return approvalAnswer(found.request, found.status, extra, found.status === 'approved' ? (found.grant?.expiresAt ?? null) : undefined);
+    return approvalAnswer(found.request, found.status, extra, found.status === 'approved' ? { grantExpiresAt: found.grant?.expiresAt ?? null } : {});
   },
 };

@@ -1,0 +1,68 @@
+// The approval view served as the MCP Apps resource `ui://portico/authorizations-v1.html` (MIME
+// `text/html;profile=mcp-app`): one static page, the same for every request and person, with no credential in it.
+// Its script (./view.ts with @modelcontextprotocol/ext-apps) is bundled once per process with esbuild and inlined,
+// since a host renders the resource's text as the whole document.
+import path from 'node:path';
+
+export const APPROVAL_VIEW_URI = 'ui://portico/authorizations-v1.html';
+
+let bundled: Promise<string> | undefined;
+
+async function viewScript(): Promise<string> {
+  const { build } = await import('esbuild');
+  // From the working directory, not import.meta.url: Next.js bundles this module elsewhere.
+  const result = await build({ entryPoints: [path.join(process.cwd(), 'lib/mcp/approval-view/view.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', minify: true, write: false, logLevel: 'silent' });
+  // Inlined in a <script>: a "</script" inside the bundle would end it early.
+  return result.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1');
+}
+
+const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/** The view's HTML for this Portico (its origin only: where the central is). */
+export async function approvalViewHtml(issuer: string): Promise<string> {
+  bundled ??= viewScript().catch((error: unknown) => {
+    bundled = undefined;
+    throw error;
+  });
+  const script = await bundled;
+  const origin = escapeAttribute(new URL(issuer).origin);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Portico access request</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#0f172a;background:#fff}
+main{padding:14px;max-width:720px}
+h1{font-size:16px;margin:0 0 6px}
+dl{display:grid;grid-template-columns:7rem 1fr;gap:2px 10px;margin:8px 0}
+dt{color:#64748b}
+input{width:100%;box-sizing:border-box;font:inherit;padding:5px 7px;border:1px solid #cbd5e1;border-radius:6px}
+button{font:inherit;padding:5px 12px;border-radius:6px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;margin-top:6px}
+code{background:#f1f5f9;padding:1px 4px;border-radius:4px}
+iframe{width:100%;height:460px;border:1px solid #cbd5e1;border-radius:8px;margin-top:8px}
+.note{background:#fef9c3;border:1px solid #fde047;border-radius:6px;padding:6px 8px}
+.muted{color:#64748b}
+</style>
+</head>
+<body>
+<main id="view" data-origin="${origin}">
+<h1>Access request</h1>
+<p id="summary">Waiting for the request from the chat…</p>
+<dl><dt>Request</dt><dd id="request-id">–</dd><dt>Status</dt><dd id="status" role="status">–</dd></dl>
+<p id="status-note" class="muted"></p>
+<section id="link-section" hidden>
+<label for="approval-url">Link for the operator (opens the Portico central; they sign in there)</label>
+<input id="approval-url" readonly>
+<button id="open-link" type="button" hidden>Open in the browser</button>
+</section>
+<section id="frame-section" hidden></section>
+<p id="note" class="note" role="alert" hidden></p>
+<p class="muted">Operator central: <a href="${origin}/central" target="_blank" rel="noopener">${origin}/central</a><br>
+Or, on the Portico host: <code id="cli">npm run portico -- approvals list</code></p>
+</main>
+<script>${script}</script>
+</body>
+</html>`;
+}

@@ -1,0 +1,160 @@
+// The MCP Apps view `ui://portico/authorizations-v1.html` (browser code, bundled by ./index.ts). It shows one access
+// request and where an operator decides it. It holds no credential and cannot approve anything: there is no approval
+// tool for it to call. Each richer behaviour needs a proof from the host, and anything missing, malformed, refused or
+// slow leaves the plain HTTPS link and the CLI command on screen:
+//   - the embedded central is framed only if the ui/initialize handshake negotiated the version this view was built
+//     for and the host's sandbox lists Portico's origin in `sandbox.csp.frameDomains`, and Portico offered it;
+//   - `ui/open-link` is offered only as a button (a click by the operator) and only if the host advertised openLinks;
+//   - the status is read through the host only if `serverTools` is an object (true, lists or text enable nothing).
+import { App, LATEST_PROTOCOL_VERSION, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-with-deps';
+
+const STATUS_TOOL = 'permissions.approval_status';
+const HANDSHAKE_TIMEOUT_MS = 5000;
+const FRAME_READY_TIMEOUT_MS = 10000;
+const STATUS_POLL_MS = 3000;
+const STATUS_POLL_LIMIT = 200;
+const REQUEST_ID = /^apr_[A-Za-z0-9_-]{24}$/;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+const main = element<HTMLElement>('view');
+const issuerOrigin = main.dataset.origin ?? '';
+const show = (id: string, visible = true) => element(id).toggleAttribute('hidden', !visible);
+const setText = (id: string, text: string) => {
+  element(id).textContent = text;
+};
+function note(text: string) {
+  setText('note', text);
+  show('note');
+}
+
+// The version the host answered ui/initialize with: the App does not keep it, so the handshake is watched here.
+let negotiatedVersion: string | undefined;
+window.addEventListener('message', (event) => {
+  if (event.source !== window.parent || !isObject(event.data) || !isObject(event.data.result)) return;
+  const version = event.data.result.protocolVersion;
+  if (typeof version === 'string' && isObject(event.data.result.hostCapabilities)) negotiatedVersion = version;
+});
+
+interface ShownRequest {
+  id: string;
+  approvalUrl: string;
+  embeddedUrl?: string;
+}
+
+/** Only this Portico's own pages for this very request are shown, framed or opened. */
+function requestFrom(result: unknown): ShownRequest | undefined {
+  if (!isObject(result) || !isObject(result.structuredContent)) return undefined;
+  const content = result.structuredContent;
+  const id = content.request_id;
+  if (typeof id !== 'string' || !REQUEST_ID.test(id)) return undefined;
+  const approvalUrl = `${issuerOrigin}/central/requests/${id}`;
+  if (content.operator_approval_url !== approvalUrl) return undefined;
+  const embeddedUrl = `${issuerOrigin}/embedded-central/requests/${id}`;
+  return { id, approvalUrl, embeddedUrl: content.embedded_central_url === embeddedUrl ? embeddedUrl : undefined };
+}
+
+function showRequest(request: ShownRequest, status: unknown) {
+  setText('summary', 'An operator must approve this access request before the agent may go on. They sign in to Portico themselves; nothing here can approve it.');
+  setText('request-id', request.id);
+  setText('status', typeof status === 'string' ? status : 'pending');
+  (element<HTMLInputElement>('approval-url')).value = request.approvalUrl;
+  setText('cli', `npm run portico -- approvals show ${request.id}`);
+  show('link-section');
+}
+
+function frameCentral(request: ShownRequest, onDecided: () => void) {
+  const frame = document.createElement('iframe');
+  frame.title = 'Portico operator central';
+  frame.id = 'central-frame';
+  let ready = false;
+  const timer = window.setTimeout(() => {
+    if (ready) return;
+    frame.remove();
+    note('The operator central could not be shown here (framing refused or no answer). Use the link above.');
+  }, FRAME_READY_TIMEOUT_MS);
+  window.addEventListener('message', (event) => {
+    if (event.source !== frame.contentWindow || event.origin !== issuerOrigin || !isObject(event.data) || event.data.type !== 'portico.embedded-central') return;
+    if (event.data.requestId !== request.id) return;
+    if (event.data.event === 'ready') {
+      ready = true;
+      window.clearTimeout(timer);
+    } else if (event.data.event === 'cookies_unavailable') {
+      note('This browser does not keep the central’s session inside the chat. Use the link above.');
+    } else if (event.data.event === 'decided') {
+      onDecided();
+    }
+  });
+  frame.src = request.embeddedUrl!;
+  element('frame-section').append(frame);
+  show('frame-section');
+}
+
+async function pollStatus(app: App, request: ShownRequest) {
+  for (let attempt = 0; attempt < STATUS_POLL_LIMIT; attempt += 1) {
+    try {
+      const result = await app.callServerTool({ name: STATUS_TOOL, arguments: { request_id: request.id } });
+      const status = isObject(result.structuredContent) ? result.structuredContent.status : undefined;
+      if (typeof status === 'string') {
+        setText('status', status);
+        if (status !== 'pending') return;
+      }
+    } catch {
+      setText('status-note', 'The status could not be read through the chat; ask the agent.');
+      return;
+    }
+    await new Promise((resolve) => window.setTimeout(resolve, STATUS_POLL_MS));
+  }
+}
+
+async function start() {
+  const app = new App({ name: 'Portico access request', version: '1.0.0' }, {}, { autoResize: true });
+  let shown: ShownRequest | undefined;
+  let resolveResult: (value: unknown) => void = () => {};
+  const firstResult = new Promise((resolve) => (resolveResult = resolve));
+  app.ontoolresult = (params) => resolveResult(params);
+  try {
+    await Promise.race([
+      app.connect(new PostMessageTransport(window.parent, window.parent)),
+      new Promise((_, reject) => window.setTimeout(() => reject(new Error('timeout')), HANDSHAKE_TIMEOUT_MS)),
+    ]);
+  } catch {
+    note('The chat did not connect this view. Open the operator central or use the CLI command below.');
+    return;
+  }
+  const result = await firstResult;
+  shown = requestFrom(result);
+  if (!shown) {
+    // A request the central may not decide (permanent, broad, elevated) comes without a link: the CLI decides it.
+    const id = isObject(result) && isObject((result as { structuredContent?: unknown }).structuredContent) ? (result as { structuredContent: Record<string, unknown> }).structuredContent.request_id : undefined;
+    if (typeof id === 'string' && REQUEST_ID.test(id)) {
+      setText('request-id', id);
+      setText('cli', `npm run portico -- approvals show ${id}`);
+      note('An operator decides this request with the Portico CLI (command below).');
+    } else {
+      note('This view did not receive a Portico request it can show. Open the operator central or use the CLI command below.');
+    }
+    return;
+  }
+  const request = shown;
+  showRequest(request, isObject(result) && isObject((result as { structuredContent?: unknown }).structuredContent) ? (result as { structuredContent: Record<string, unknown> }).structuredContent.status : undefined);
+  const host = app.getHostCapabilities() ?? {};
+
+  if (isObject(host.openLinks)) {
+    const button = element<HTMLButtonElement>('open-link');
+    show('open-link');
+    button.addEventListener('click', () => {
+      app.openLink({ url: request.approvalUrl }).catch(() => note('The chat did not open the link: copy it instead.'));
+    });
+  }
+
+  const frameDomains = isObject(host.sandbox) && isObject(host.sandbox.csp) ? host.sandbox.csp.frameDomains : undefined;
+  const frameable = request.embeddedUrl !== undefined && negotiatedVersion === LATEST_PROTOCOL_VERSION && Array.isArray(frameDomains) && frameDomains.includes(issuerOrigin);
+  const statusReadable = isObject(host.serverTools);
+  if (frameable) frameCentral(request, () => (statusReadable ? void pollStatus(app, request) : setText('status', 'decided')));
+  if (statusReadable) void pollStatus(app, request);
+  else setText('status-note', 'Ask the agent for the request’s status.');
+}
+
+void start();

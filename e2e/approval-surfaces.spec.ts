@@ -49,11 +49,13 @@ test('an MCP host on an allowed origin frames the view and the embedded central:
 
     // The operator signs in inside the frame, with Enter: the sandbox has no allow-forms.
     const central = view.frameLocator('#central-frame');
+    await expect(central.getByTestId('embedded-sign-in')).toBeVisible();
+    await chat.screenshot({ path: testInfo.outputPath('mcp-host-sign-in.png'), fullPage: true });
     await central.getByLabel('Email').fill(DEMO.email);
     await central.getByLabel('Password').fill(DEMO.password);
     const signIn = chat.waitForResponse((response) => response.url() === `${E2E_ISSUER}/embedded-central/api/session` && response.request().method() === 'POST');
     await central.getByLabel('Password').press('Enter');
-    const setCookie = (await signIn).headers()['set-cookie'];
+    const setCookie = await (await signIn).headerValue('set-cookie');
     expect(setCookie).toMatch(/^portico_central_embedded=[A-Za-z0-9_-]{43}; Path=\/embedded-central; HttpOnly; Secure; SameSite=None; Partitioned; Max-Age=900$/);
     await expect(central.getByTestId('central-operator')).toHaveText(DEMO.email);
     await expect(central.getByTestId('request-access')).toContainText('read access to /ledgers/chat');
@@ -87,12 +89,11 @@ test('an MCP host on an allowed origin frames the view and the embedded central:
 test('a host that advertises less gets less: no frame, no open-link button, no status calls; the link stays', async ({ page, browser }, testInfo) => {
   const agent = await agentWithViews(page);
   const { result, fields, viewHtml } = await askInView(agent, '/ledgers/plain');
-  // Booleans, lists and text where objects are expected enable nothing.
-  const host = await startMcpHost(MCP_HOST_PORT, { client: agent, viewHtml, toolResult: result, hostCapabilities: { openLinks: true, serverTools: ['tools/call'], sandbox: { csp: { frameDomains: E2E_ISSUER } } } });
+  const minimal = await startMcpHost(MCP_HOST_PORT, { client: agent, viewHtml, toolResult: result, hostCapabilities: {} });
   const context = await browser.newContext({ ignoreHTTPSErrors: true });
   try {
     const chat = await context.newPage();
-    await chat.goto(`${host.origin}/`);
+    await chat.goto(`${minimal.origin}/`);
     const view = chat.frameLocator('#view');
     await expect(view.locator('#approval-url')).toHaveValue(fields.operator_approval_url!);
     await expect(view.locator('#status-note')).toContainText('Ask the agent');
@@ -102,8 +103,25 @@ test('a host that advertises less gets less: no frame, no open-link button, no s
     await expect(view.locator('#cli')).toHaveText(`npm run portico -- approvals show ${fields.request_id}`);
     await chat.screenshot({ path: testInfo.outputPath('mcp-host-minimal.png'), fullPage: true });
   } finally {
+    await minimal.close();
+  }
+
+  // Booleans, lists and text where objects are expected: the bridge refuses the handshake, and the view keeps the
+  // central's link and the CLI on screen.
+  const malformed = await startMcpHost(MCP_HOST_PORT, { client: agent, viewHtml, toolResult: result, hostCapabilities: { openLinks: true, serverTools: ['tools/call'], sandbox: { csp: { frameDomains: E2E_ISSUER } } } });
+  try {
+    const chat = await context.newPage();
+    await chat.goto(`${malformed.origin}/`);
+    const view = chat.frameLocator('#view');
+    await expect(view.locator('#note')).toContainText('did not connect', { timeout: 15_000 });
+    await expect(view.getByRole('link', { name: `${E2E_ISSUER}/central` })).toBeVisible();
+    await expect(view.locator('#cli')).toContainText('npm run portico -- approvals');
+    await expect(view.locator('#central-frame')).toHaveCount(0);
+    expect(await chat.evaluate(() => window.porticoHost.toolCalls)).toEqual([]);
+    await chat.screenshot({ path: testInfo.outputPath('mcp-host-malformed.png'), fullPage: true });
+  } finally {
     await context.close();
-    await host.close();
+    await malformed.close();
     await agent.close();
   }
 });

@@ -39,9 +39,9 @@ async function main() {
   bridge.oninitialized = () => {
     void bridge.sendToolResult(setup.toolResult as never);
   };
-  frame.srcdoc = setup.viewHtml;
-  await new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
+  // Listening before the view loads: its ui/initialize is sent as soon as it runs.
   await bridge.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!));
+  frame.srcdoc = setup.viewHtml;
 }
 
 void main();

@@ -1,5 +1,5 @@
 // Acceptance: kill -9 the server and start it again: same JWKS kid, the demo account still signs in,
-// the seed did not run twice.
+// the seed did not run twice (and a restart with the central turned off serves no central).
 import { expect, test } from '@playwright/test';
 import { signInAndExchange, demoRelyingParty } from './support/relying-party';
 import { createStorage, startPortico } from './support/portico-process';
@@ -17,8 +17,14 @@ test('a server killed with SIGKILL restarts with the same keys and data', async 
     first.process.kill('SIGKILL');
     await first.exited;
 
-    const second = await startPortico(PORT, storage);
+    // The restart also turns the operator central off: both centrals are gone, the rest is unchanged.
+    const second = await startPortico(PORT, storage, { PORTICO_CENTRAL_ENABLED: 'false' });
     try {
+      for (const path of ['/central', '/central/requests/apr_aaaaaaaaaaaaaaaaaaaaaaaa', '/embedded-central/requests/apr_aaaaaaaaaaaaaaaaaaaaaaaa']) {
+        const off = await request.get(`http://127.0.0.1:${PORT}${path}`);
+        expect(off.status(), path).toBe(404);
+        expect(await off.text()).toContain('operator CLI');
+      }
       expect(second.output()).not.toContain('Demo organization created');
       expect(second.output()).toContain('password as printed on first start');
       const kidsAfter = ((await (await request.get(`http://127.0.0.1:${PORT}/oidc/jwks`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);

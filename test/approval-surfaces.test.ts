@@ -135,6 +135,17 @@ describe('adaptive approval surfaces', () => {
     await client.close();
   });
 
+  it('sends everything to the CLI when the central is turned off, even an MCP Apps client in adaptive mode', async () => {
+    const server = await instance({ ...adaptive, centralEnabled: false });
+    const client = await connect(server.url, { extensions: { [UI_EXTENSION]: { mimeTypes: [MCP_APP_MIME] } }, elicitation: { url: {} } } as ClientCapabilities);
+    const result = await askSensitive(client, '/finance/no-central');
+    expect(result.structuredContent).toMatchObject({ approval_channel: 'cli', status: 'pending' });
+    expect(result.structuredContent!.operator_approval_url).toBeUndefined();
+    expect(result._meta?.ui).toBeUndefined();
+    await expect(client.readResource({ uri: VIEW_URI })).rejects.toThrow();
+    await client.close();
+  });
+
   it('uses URL-mode elicitation to the central page: no credential or personal data, and the answer approves nothing', async () => {
     const server = await instance(adaptive);
     const seen: ElicitRequest['params'][] = [];

@@ -14,6 +14,7 @@ import { recordAuditEvent, type AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
 import { CommandError, UsageError, type CliContext, type Command } from './command';
 import { APPROVAL_COMMANDS } from './approvals';
+import { AUDIT_COMMANDS } from './audit';
 
 export { CommandError, UsageError, type CliContext, type Command };
 
@@ -186,6 +187,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
     },
   },
   approvals: APPROVAL_COMMANDS,
+  audit: AUDIT_COMMANDS,
 };
 
 export function usage(): string {

@@ -1,5 +1,7 @@
-// The audit trail: append-only events, one per change, with who acted and on what.
-import { bigserial, index, jsonb, pgEnum, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+// The audit trail: append-only events, one per change, with who acted and on what. Tamper-evident: each event
+// carries the hash of the one before it in its organization's chain, set by a database trigger that also refuses
+// every UPDATE, DELETE and TRUNCATE (drizzle/0012_audit_chain_triggers.sql; `npm run portico -- audit verify` checks it).
+import { bigint, bigserial, index, jsonb, pgEnum, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 export const auditActorType = pgEnum('audit_actor_type', ['person', 'agent', 'client', 'operator_cli', 'system']);
 
@@ -25,6 +27,12 @@ export const auditEvents = pgTable(
     act: text('act'),
     ip: text('ip'),
     details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+    /** The event's place in its chain (its organization's, or the installation's), from 1; set by the trigger. */
+    chainSeq: bigint('chain_seq', { mode: 'number' }).notNull().default(0),
+    /** The hash of the previous event of the chain ('' for the first); set by the trigger. */
+    prevHash: text('prev_hash').notNull().default(''),
+    /** SHA-256 (hex) of this event's content with chainSeq and prevHash: audit_event_hash(); set by the trigger. */
+    hash: text('hash').notNull().default(''),
   },
   (t) => [
     index('audit_events_org_time_idx').on(t.orgId, t.id),
@@ -34,3 +42,10 @@ export const auditEvents = pgTable(
     index('audit_events_app_idx').on(t.orgId, t.appId),
   ],
 );
+
+/** The last link of each chain (chain: the organization's id, or '' for installation events); kept by the trigger. */
+export const auditChainHeads = pgTable('audit_chain_heads', {
+  chain: text('chain').primaryKey(),
+  lastSeq: bigint('last_seq', { mode: 'number' }).notNull(),
+  lastHash: text('last_hash').notNull(),
+});

@@ -1,5 +1,5 @@
 // The approval inside the chat client. The e2e Portico runs with PORTICO_APPROVAL_SURFACE=adaptive and lists one
-// test MCP host (https://127.0.0.1:4996) in PORTICO_OPERATOR_FRAME_ANCESTORS. The agent's side is the MCP SDK's
+// test MCP host (https://127.0.0.1:4989) in PORTICO_OPERATOR_FRAME_ANCESTORS. The agent's side is the MCP SDK's
 // client advertising the MCP Apps extension; the host is a page with the ext-apps AppBridge that renders Portico's
 // view in the minimal sandbox. The operator signs in inside the frame (Enter, no form submission) and decides there;
 // a host on another origin gets no frame but keeps the link; the external central refuses every frame.

@@ -22,5 +22,5 @@ export function demoEnvironment(port: number): Record<string, string> {
 }
 
 /** The test MCP host whose origin the e2e Portico lists in PORTICO_OPERATOR_FRAME_ANCESTORS, and one it does not. */
-export const MCP_HOST_PORT = 4996;
-export const FOREIGN_HOST_PORT = 4995;
+export const MCP_HOST_PORT = 4989;
+export const FOREIGN_HOST_PORT = 4988;

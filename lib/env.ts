@@ -85,7 +85,7 @@ const schema = z.object({
       }, 'must be a PostgreSQL URL such as postgres://user:password@127.0.0.1:5432/portico (leave it unset to use the embedded database)')
       .optional(),
   ),
-  DATABASE_POOL_SIZE: z.coerce.number({ error: 'must be a number' }).int().min(1).max(500).default(20),
+  DATABASE_POOL_SIZE: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be between 1 and 500').max(500, 'must be between 1 and 500').default(20),
   PORTICO_DATA_DIR: z.string().trim().min(1).default('./.data'),
   PORTICO_SECRET_KEY: optionalText.pipe(
     z
@@ -99,8 +99,8 @@ const schema = z.object({
     .min(0, 'must be between 0 and 60')
     .max(60, 'must be between 0 and 60 (a longer window weakens refresh token reuse detection)')
     .default(5),
-  PORTICO_DCR_PER_IP_PER_HOUR: z.coerce.number({ error: 'must be a number' }).int().min(1).max(100_000).default(20),
-  PORTICO_DCR_GLOBAL_PER_HOUR: z.coerce.number({ error: 'must be a number' }).int().min(1).max(10_000_000).default(1000),
+  PORTICO_DCR_PER_IP_PER_HOUR: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be between 1 and 100000').max(100_000, 'must be between 1 and 100000').default(20),
+  PORTICO_DCR_GLOBAL_PER_HOUR: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be between 1 and 10000000').max(10_000_000, 'must be between 1 and 10000000').default(1000),
   PORTICO_CIMD_ALLOW_LOOPBACK: boolean.default(false),
   PORTICO_DEMO_SEED: boolean.default(true),
   PORTICO_DEMO_EMAIL: optionalText.pipe(z.email('must be an email address').optional()),

@@ -74,6 +74,12 @@ describe('configuration', () => {
     }
   });
 
+  it('names the allowed range when a number is out of it, not "must be a number"', () => {
+    expect(problemsOf({ PORTICO_DCR_PER_IP_PER_HOUR: '1000000' })).toEqual(['PORTICO_DCR_PER_IP_PER_HOUR: must be between 1 and 100000']);
+    expect(problemsOf({ DATABASE_POOL_SIZE: '0' })).toEqual(['DATABASE_POOL_SIZE: must be between 1 and 500']);
+    expect(problemsOf({ PORTICO_DCR_GLOBAL_PER_HOUR: 'many' })).toEqual(['PORTICO_DCR_GLOBAL_PER_HOUR: must be a number']);
+  });
+
   it('reports every bad variable at once', () => {
     const problems = problemsOf({ PORTICO_ISSUER: 'ftp://x', PORTICO_PORT: 'abc', PORTICO_DEMO_PASSWORD: 'short' });
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORTICO_DEMO_PASSWORD', 'PORTICO_ISSUER', 'PORTICO_PORT']);

@@ -1,6 +1,7 @@
 // The protected-resource side of OAuth for an MCP server at `<origin>/api/mcp`: RFC 9728 metadata, RFC 6750
 // bearer challenges, and local verification of Portico's RFC 9068 access tokens. Web-standard Request/Response
 // only. It belongs to the app kit; Portico's own /api/mcp imports it from here, so both run the same gate.
+import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 
 export interface ProtectedResourceConfig {
@@ -70,10 +71,25 @@ export function remoteKeys(issuer: string, jwksUri = `${issuer}/oidc/jwks`): JWT
   return keys;
 }
 
+/**
+ * Tokens already verified, by the SHA-256 of the token with the issuer and audience they were checked for, until
+ * their `exp`: an agent calls many times with one token, and each call would otherwise pay the ES256 verification
+ * again. Bounded in size (the oldest entry leaves first). A token is only ever served from here while unexpired, so
+ * the cache changes nothing an attacker could use: a different token (one changed byte) is a different key.
+ */
+const VERIFIED_LIMIT = 10_000;
+const verifiedTokens = new Map<string, VerifiedAccessToken>();
+
 /** Verifies an access token: ES256 signature, `typ` at+jwt (RFC 9068 §2.1), `iss`, `exp`, and `aud` fixed. */
 export async function verifyAccessToken(jwt: string, config: ProtectedResourceConfig, keys: JWTVerifyGetKey): Promise<AccessTokenCheck> {
   const invalid = (description: string): AccessTokenCheck => ({ ok: false, status: 401, error: { error: 'invalid_token', description } });
   if (jwt.length > 8192) return invalid('the access token is too large');
+  const cacheKey = `${config.issuer}\n${config.audience}\n${createHash('sha256').update(jwt).digest('base64url')}`;
+  const cached = verifiedTokens.get(cacheKey);
+  if (cached) {
+    if (cached.expiresAt * 1000 > Date.now()) return { ok: true, token: cached };
+    verifiedTokens.delete(cacheKey);
+  }
   try {
     const { payload } = await jwtVerify(jwt, keys, {
       issuer: config.issuer,
@@ -83,19 +99,19 @@ export async function verifyAccessToken(jwt: string, config: ProtectedResourceCo
       requiredClaims: ['sub', 'exp', 'client_id'],
     });
     const act = payload.act as { sub?: unknown } | undefined;
-    return {
-      ok: true,
-      token: {
-        subject: String(payload.sub),
-        actor: typeof act?.sub === 'string' ? act.sub : undefined,
-        clientId: String(payload.client_id),
-        authorizedParty: typeof payload.azp === 'string' ? payload.azp : undefined,
-        organization: typeof payload.org === 'string' ? payload.org : undefined,
-        scopes: typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
-        expiresAt: payload.exp as number,
-        claims: payload,
-      },
+    const token: VerifiedAccessToken = {
+      subject: String(payload.sub),
+      actor: typeof act?.sub === 'string' ? act.sub : undefined,
+      clientId: String(payload.client_id),
+      authorizedParty: typeof payload.azp === 'string' ? payload.azp : undefined,
+      organization: typeof payload.org === 'string' ? payload.org : undefined,
+      scopes: typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
+      expiresAt: payload.exp as number,
+      claims: payload,
     };
+    if (verifiedTokens.size >= VERIFIED_LIMIT) verifiedTokens.delete(verifiedTokens.keys().next().value!);
+    verifiedTokens.set(cacheKey, token);
+    return { ok: true, token };
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) return invalid('the access token has expired');
     if (error instanceof joseErrors.JWTClaimValidationFailed) return invalid(`the access token's ${error.claim} claim is not valid here`);

@@ -1,8 +1,8 @@
 // The protected-resource gate shared by Portico's API and the app kit: every way a token can be wrong gets the
 // RFC 6750 answer, and only a token for this exact audience, from this issuer, signed with a known key, passes.
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { authorizeBearer, bearerChallenge, protectedResourceMetadataUrl, type ProtectedResourceConfig } from '../app-kit/protected-resource';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { authorizeBearer, bearerChallenge, protectedResourceMetadataUrl, verifyAccessToken, type ProtectedResourceConfig } from '../app-kit/protected-resource';
 
 const config: ProtectedResourceConfig = {
   resource: 'https://app.example/api/mcp',
@@ -34,6 +34,24 @@ describe('the bearer gate', () => {
 
   const call = (authorization?: string) =>
     authorizeBearer(new Request(config.resource, { method: 'POST', headers: authorization ? { Authorization: authorization } : {} }), config, keys, ['mcp']);
+
+  afterEach(() => vi.useRealTimers());
+
+  it('serves a verified token from its cache only until its exp, and never for another token', async () => {
+    const now = Date.now();
+    const jwt = await token({ exp: Math.floor(now / 1000) + 60 });
+    expect((await verifyAccessToken(jwt, config, keys)).ok).toBe(true);
+    expect((await verifyAccessToken(jwt, config, keys)).ok).toBe(true);
+    // The same token for another audience is checked again (and refused): the cache key names the audience.
+    expect((await verifyAccessToken(jwt, { ...config, audience: 'urn:portico:app:2' }, keys)).ok).toBe(false);
+    // One byte changed in the signature: another key, a full verification, a refusal.
+    const tampered = `${jwt.slice(0, -2)}${jwt.endsWith('A') ? 'BB' : 'AA'}`;
+    expect((await verifyAccessToken(tampered, config, keys)).ok).toBe(false);
+    // Past its exp the cached entry is dropped and the token refused.
+    vi.useFakeTimers({ now: now + 120_000 });
+    const expired = await verifyAccessToken(jwt, config, keys);
+    expect(expired).toMatchObject({ ok: false, error: { error: 'invalid_token', description: 'the access token has expired' } });
+  });
 
   it('publishes its metadata at the RFC 9728 path-suffixed address and names it in every challenge', () => {
     expect(protectedResourceMetadataUrl(config.resource)).toBe('https://app.example/.well-known/oauth-protected-resource/api/mcp');

@@ -1,0 +1,105 @@
+// Fixtures for the Portico side, made through Portico's real screens without a browser (fetch and a cookie jar):
+// one sign-in through the card, then as many authorization codes as needed from that session (the app's own client
+// needs no consent; with prompt=consent its "Continue" step is posted). Made before the measurement, never during.
+import { calculatePKCECodeChallenge } from 'openid-client';
+import { demoClient, ISSUER } from './harness';
+
+class Jar {
+  private readonly cookies = new Map<string, string>();
+  store(response: Response) {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const index = pair.indexOf('=');
+      const value = pair.slice(index + 1);
+      if (!value || /max-age=0|expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(pair.slice(0, index));
+      else this.cookies.set(pair.slice(0, index), value);
+    }
+  }
+  header() {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+}
+
+export const BENCH_VERIFIER = 'bench-verifier-0123456789-0123456789-0123456789';
+
+export class PorticoSession {
+  private readonly jar = new Jar();
+
+  private async step(url: string, init: RequestInit = {}): Promise<string | undefined> {
+    const response = await fetch(new URL(url, ISSUER), { ...init, redirect: 'manual', headers: { ...init.headers, cookie: this.jar.header() } });
+    this.jar.store(response);
+    await response.arrayBuffer();
+    return response.headers.get('location') ?? undefined;
+  }
+
+  /**
+   * Follows redirects until the client's redirect URI; posts the sign-in card, then the Continue step (the app's own
+   * client) or the consent screen (allow, as the person: an MCP client) on the way.
+   */
+  async authorize(parameters: Record<string, string>, client: { clientId: string; redirectUri: string; consent: 'continue' | 'allow' } = { ...demoClient, consent: 'continue' }): Promise<string> {
+    const url = new URL(`${ISSUER}/oidc/auth`);
+    url.search = new URLSearchParams({
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      response_type: 'code',
+      code_challenge: await calculatePKCECodeChallenge(BENCH_VERIFIER),
+      code_challenge_method: 'S256',
+      state: 'bench',
+      ...parameters,
+    }).toString();
+    let location = await this.step(url.href);
+    for (let hops = 0; hops < 10 && location; hops += 1) {
+      if (location.startsWith(client.redirectUri)) {
+        const code = new URL(location).searchParams.get('code');
+        if (!code) throw new Error(`no code: ${location}`);
+        return code;
+      }
+      const card = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(location);
+      if (card) {
+        const signedIn = this.jar.header().includes('_session=');
+        location = signedIn
+          ? client.consent === 'continue'
+            ? await this.step(`/auth/app/${card[1]}/continue`, { method: 'POST' })
+            : await this.step(`/auth/app/${card[1]}/consent`, { method: 'POST', body: new URLSearchParams({ decision: 'allow', actor: 'self' }) })
+          : await this.step(`/auth/app/${card[1]}/login`, { method: 'POST', body: new URLSearchParams({ email: demoClient.email, password: demoClient.password }) });
+      } else {
+        location = await this.step(location);
+      }
+    }
+    throw new Error(`the authorization did not reach the redirect URI (last: ${location})`);
+  }
+
+  /** An authorization code (PKCE with BENCH_VERIFIER) for the demo app. */
+  code(scope = 'openid', extra: Record<string, string> = {}): Promise<string> {
+    return this.authorize({ scope, ...extra });
+  }
+
+  /** A refresh token chain of its own (a grant with offline_access). */
+  async refreshToken(): Promise<string> {
+    const code = await this.code('openid offline_access', { prompt: 'consent' });
+    const response = await fetch(`${ISSUER}/oidc/token`, {
+      method: 'POST',
+      headers: { Authorization: basicAuthorization() },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: demoClient.redirectUri, code_verifier: BENCH_VERIFIER }),
+    });
+    const tokens = (await response.json()) as { refresh_token?: string };
+    if (!tokens.refresh_token) throw new Error(`no refresh token: ${JSON.stringify(tokens)}`);
+    return tokens.refresh_token;
+  }
+}
+
+export const basicAuthorization = () => `Basic ${Buffer.from(`${encodeURIComponent(demoClient.clientId)}:${encodeURIComponent(demoClient.clientSecret)}`).toString('base64')}`;
+
+/** A Portico API access token (JWT, audience <issuer>/api/mcp, scope mcp) through a registered public client. */
+export async function porticoApiToken(session: PorticoSession): Promise<string> {
+  const redirectUri = 'http://127.0.0.1:40001/callback';
+  const registered = (await (await fetch(`${ISSUER}/oauth/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_name: 'Bench client', redirect_uris: [redirectUri] }) })).json()) as { client_id: string };
+  const code = await session.authorize({ scope: 'mcp', resource: `${ISSUER}/api/mcp` }, { clientId: registered.client_id, redirectUri, consent: 'allow' });
+  const response = await fetch(`${ISSUER}/oidc/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: registered.client_id, code_verifier: BENCH_VERIFIER }),
+  });
+  const tokens = (await response.json()) as { access_token?: string };
+  if (!tokens.access_token) throw new Error(`no access token: ${JSON.stringify(tokens)}`);
+  return tokens.access_token;
+}

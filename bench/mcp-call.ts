@@ -1,0 +1,25 @@
+// Authorized MCP call: tools/call of a safe tool (whoami) on Portico's /api/mcp with a bearer token and a session,
+// against an MCP SDK server with the same tool and no authorization on plain node:http.
+import { alternate, load, ratio, type ScenarioResult } from './lib/harness';
+import type { BenchContext } from './run';
+
+const CONNECTIONS = 32;
+const AMOUNT = 8000;
+const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+const ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' };
+
+export async function mcpCall(ctx: BenchContext): Promise<ScenarioResult> {
+  const token = await ctx.apiToken();
+  const initialize = await fetch(`${ctx.env.portico.url}/api/mcp`, {
+    method: 'POST',
+    headers: { ...ACCEPT, Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+  });
+  const sessionId = initialize.headers.get('mcp-session-id');
+  if (!sessionId) throw new Error(`initialize failed: ${initialize.status} ${await initialize.text()}`);
+  const porticoRun = () =>
+    load({ url: `${ctx.env.portico.url}/api/mcp`, method: 'POST', connections: CONNECTIONS, amount: AMOUNT, headers: { ...ACCEPT, Authorization: `Bearer ${token}`, 'Mcp-Session-Id': sessionId }, body: CALL }, ctx.env.portico.pid);
+  const baselineRun = () => load({ url: `${ctx.mcpBaseline.url}/mcp`, method: 'POST', connections: CONNECTIONS, amount: AMOUNT, headers: ACCEPT, body: CALL }, ctx.mcpBaseline.pid);
+  const { portico, baseline } = await alternate(porticoRun, baselineRun);
+  return { name: 'authorized MCP call', portico, baseline: { ...baseline, label: 'MCP SDK server, same tool, no auth, node:http' }, ratio: ratio(portico, baseline), notes: [`${CONNECTIONS} connections, ${AMOUNT} calls a run, one MCP session`] };
+}

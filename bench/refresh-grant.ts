@@ -5,12 +5,14 @@ import type { BenchContext } from './run';
 import { basicAuthorization, PorticoSession } from './lib/portico-flow';
 
 const CONNECTIONS = 32;
+// More chains than connections, so that no request waits for a chain head.
+const CHAINS = 40;
 const AMOUNT = 6000;
 
 export async function refreshGrant(ctx: BenchContext): Promise<ScenarioResult> {
   const session = new PorticoSession();
   const chained = (tokens: string[]) => ({
-    first: (connection: number) => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens[connection % tokens.length]! }).toString(),
+    initial: tokens.map((token) => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }).toString()),
     next: (body: string) => {
       const next = (JSON.parse(body) as { refresh_token?: string }).refresh_token;
       return next ? new URLSearchParams({ grant_type: 'refresh_token', refresh_token: next }).toString() : undefined;
@@ -18,11 +20,13 @@ export async function refreshGrant(ctx: BenchContext): Promise<ScenarioResult> {
   });
   const headers = { Authorization: basicAuthorization(), 'Content-Type': 'application/x-www-form-urlencoded' };
   const porticoRun = async () => {
-    const tokens = await Promise.all(Array.from({ length: CONNECTIONS }, () => session.refreshToken()));
+    // One after another: a session's interaction cookies are per flow.
+    const tokens: string[] = [];
+    for (let chain = 0; chain < CHAINS; chain += 1) tokens.push(await session.refreshToken());
     return load({ url: `${ctx.env.portico.url}/oidc/token`, method: 'POST', connections: CONNECTIONS, amount: AMOUNT, headers, chain: chained(tokens) }, ctx.env.portico.pid);
   };
   const baselineRun = async () => {
-    const tokens = await ctx.baselineFixtures('refresh', CONNECTIONS);
+    const tokens = await ctx.baselineFixtures('refresh', CHAINS);
     return load({ url: `${ctx.oidcBaseline.url}/token`, method: 'POST', connections: CONNECTIONS, amount: AMOUNT, headers, chain: chained(tokens) }, ctx.oidcBaseline.pid);
   };
   const { portico, baseline } = await alternate(porticoRun, baselineRun);

@@ -38,7 +38,9 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
 };
 
 const env = envOrExit();
-const chosen = process.argv.slice(2).filter((argument) => argument !== '--');
+// --profile: Portico runs with --cpu-prof; the profiles land in bench/results/profiles (not committed).
+const profile = process.argv.includes('--profile');
+const chosen = process.argv.slice(2).filter((argument) => argument !== '--' && argument !== '--profile');
 for (const name of chosen) {
   if (!SCENARIOS[name]) {
     console.error(`Unknown scenario "${name}". Scenarios: ${Object.keys(SCENARIOS).join(', ')}`);
@@ -60,7 +62,7 @@ const servers: ServerProcess[] = [];
 let benchEnv: BenchEnvironment | undefined;
 const results: ScenarioResult[] = [];
 try {
-  benchEnv = await startPorticoForBench(databaseUrl, mkdtempSync(path.join(tmpdir(), 'portico-bench-')));
+  benchEnv = await startPorticoForBench(databaseUrl, mkdtempSync(path.join(tmpdir(), 'portico-bench-')), profile ? ['--cpu-prof', `--cpu-prof-dir=${repoPath('bench', 'results', 'profiles')}`] : []);
   servers.push(benchEnv.portico);
   const oidcBaseline = await startProcess(['--import', 'tsx', 'bench/baselines/oidc-provider.ts', '3231', databaseUrl, benchEnv.secretKey, demoClient.clientId, demoClient.clientSecret, demoClient.redirectUri], {}, 'baseline oidc-provider ready', 'http://127.0.0.1:3231');
   servers.push(oidcBaseline);

@@ -23,6 +23,14 @@ test('pages carry a nonce-based CSP and the anti-framing headers', async ({ requ
   expect(first.headers()['content-security-policy']).not.toContain("'unsafe-inline' 'strict-dynamic'");
 });
 
+test('the JSON API (which skips the page middleware) carries the shared headers from next.config.ts', async ({ request }) => {
+  for (const path of ['/api/health', '/api/ready', '/api/v1/orgs/demo/clients']) {
+    const headers = (await request.get(path, { failOnStatusCode: false })).headers();
+    expectAntiFraming(headers);
+    expect(headers['content-security-policy'], path).toContain("default-src 'none'");
+  }
+});
+
 test('oidc-provider responses carry the same anti-framing headers', async ({ request }) => {
   expectAntiFraming((await request.get('/.well-known/openid-configuration')).headers());
   expectAntiFraming((await request.get('/oidc/auth?client_id=unknown')).headers());

@@ -79,10 +79,10 @@ export interface BenchEnvironment {
 }
 
 /** Portico in production mode on the scratch database, with limits raised so that the load measures work, not refusals. */
-export async function startPorticoForBench(databaseUrl: string, dataDir: string): Promise<BenchEnvironment> {
+export async function startPorticoForBench(databaseUrl: string, dataDir: string, nodeOptions: string[] = []): Promise<BenchEnvironment> {
   const secretKey = randomBytes(32).toString('base64url');
   const portico = await startProcess(
-    ['--import', 'tsx', 'server.ts'],
+    [...nodeOptions, '--import', 'tsx', 'server.ts'],
     {
       ...demoEnvironment(PORTICO_PORT),
       DATABASE_URL: databaseUrl,
@@ -135,8 +135,8 @@ export interface LoadOptions {
   body?: string;
   /** Per request: the request to send (by its index), for bodies that must differ (one code each). */
   requestAt?: (index: number) => { path?: string; body?: string; headers?: Record<string, string> };
-  /** Chained requests (a refresh token that rotates): per connection, the next body from the last answer. */
-  chain?: { first: (connection: number) => string; next: (answerBody: string) => string | undefined };
+  /** Chained requests (refresh tokens that rotate): the first bodies (more than `connections`), then each answer's next. */
+  chain?: { initial: string[]; next: (answerBody: string) => string | undefined };
   expectStatus?: number;
   /** A further check of each answer's headers (a sign-in that redirects back to the card with an error). */
   accept?: (headers: Record<string, unknown> | undefined) => boolean;
@@ -151,19 +151,17 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
   const url = new URL(options.url);
   const requests: autocannon.Request[] = [];
   if (options.chain) {
-    let connection = 0;
+    // A pool of chain heads (refresh tokens): each request takes one, its answer puts the next one back. autocannon
+    // resets a connection's context between requests, so the chain cannot live there.
     const chain = options.chain;
+    const pool = [...chain.initial];
     requests.push({
       method: options.method ?? 'POST',
-      setupRequest: (request, context: object) => {
-        const state = context as { body?: string };
-        state.body ??= chain.first(connection++);
-        return { ...request, body: state.body };
-      },
-      onResponse: (status, body, context: object) => {
+      setupRequest: (request) => ({ ...request, body: pool.shift() ?? 'exhausted' }),
+      onResponse: (status, body) => {
         if (status !== expected) unexpected += 1;
         const next = status === expected ? chain.next(body) : undefined;
-        if (next !== undefined) (context as { body?: string }).body = next;
+        if (next !== undefined) pool.push(next);
       },
     });
   } else {

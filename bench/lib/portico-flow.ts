@@ -25,11 +25,13 @@ export const BENCH_VERIFIER = 'bench-verifier-0123456789-0123456789-0123456789';
 export class PorticoSession {
   private readonly jar = new Jar();
 
-  private async step(url: string, init: RequestInit = {}): Promise<string | undefined> {
+  private async step(url: string, init: RequestInit = {}): Promise<string> {
     const response = await fetch(new URL(url, ISSUER), { ...init, redirect: 'manual', headers: { ...init.headers, cookie: this.jar.header() } });
     this.jar.store(response);
-    await response.arrayBuffer();
-    return response.headers.get('location') ?? undefined;
+    const body = await response.text();
+    const location = response.headers.get('location');
+    if (!location) throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status} without a redirect: ${body.slice(0, 200)}`);
+    return location;
   }
 
   /**
@@ -48,7 +50,7 @@ export class PorticoSession {
       ...parameters,
     }).toString();
     let location = await this.step(url.href);
-    for (let hops = 0; hops < 10 && location; hops += 1) {
+    for (let hops = 0; hops < 10; hops += 1) {
       if (location.startsWith(client.redirectUri)) {
         const code = new URL(location).searchParams.get('code');
         if (!code) throw new Error(`no code: ${location}`);

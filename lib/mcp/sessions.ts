@@ -33,12 +33,19 @@ export async function recordSession(
   });
 }
 
+/**
+ * How often a session's expiry moves: at most once in this many seconds. Extending it on every request made all the
+ * calls of one session queue on that row's lock (a busy agent sends many at once); an idle limit of 24 hours does
+ * not need minute precision.
+ */
+export const MCP_SESSION_EXTEND_EVERY_SECONDS = 3600;
+
 /** The live session with this id opened by the same person, client and agent as this token; extended by use. */
 export async function resumeSession(db: Queryable, id: string, token: VerifiedAccessToken): Promise<McpSession | undefined> {
   if (!/^mcs_[A-Za-z0-9_-]{32}$/.test(id)) return undefined;
   const [session] = await db
-    .update(mcpSessions)
-    .set({ expiresAt: sql`now() + make_interval(secs => ${MCP_SESSION_TTL_SECONDS})` })
+    .select()
+    .from(mcpSessions)
     .where(
       and(
         eq(mcpSessions.id, id),
@@ -47,8 +54,15 @@ export async function resumeSession(db: Queryable, id: string, token: VerifiedAc
         eq(mcpSessions.actor, token.actor ?? ''),
         gt(mcpSessions.expiresAt, sql`now()`),
       ),
-    )
-    .returning();
+    );
+  if (!session) return undefined;
+  if (session.expiresAt.getTime() - Date.now() < (MCP_SESSION_TTL_SECONDS - MCP_SESSION_EXTEND_EVERY_SECONDS) * 1000) {
+    // Only one of several concurrent requests needs to move it; none waits for another's lock.
+    await db
+      .update(mcpSessions)
+      .set({ expiresAt: sql`now() + make_interval(secs => ${MCP_SESSION_TTL_SECONDS})` })
+      .where(and(eq(mcpSessions.id, id), lte(mcpSessions.expiresAt, sql`now() + make_interval(secs => ${MCP_SESSION_TTL_SECONDS - MCP_SESSION_EXTEND_EVERY_SECONDS})`)));
+  }
   return session;
 }
 

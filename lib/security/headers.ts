@@ -54,3 +54,6 @@ export const PROVIDER_CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/** CSP for JSON API responses (/api/*): nothing to run, nothing to frame. */
+export const API_CONTENT_SECURITY_POLICY = ["default-src 'none'", "frame-ancestors 'none'"].join('; ');

@@ -1,5 +1,7 @@
-// Portico's HTTP server: oidc-provider's endpoints go straight to the provider (lib/oidc/bridge.ts), everything
-// else to Next.js. Run through `npm start` (production) or `npm run dev`.
+// Portico's HTTP server: oidc-provider's endpoints go straight to the provider (lib/oidc/bridge.ts), Portico's MCP
+// endpoint straight to its handler (lib/mcp/node-route.ts), everything else to Next.js. The two hot API paths skip
+// Next.js routing, a large share of their cost (docs/benchmarks.md). Run through `npm start` (production) or
+// `npm run dev`.
 import type { AddressInfo } from 'node:net';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import next from 'next';
@@ -7,6 +9,7 @@ import { bootPortico, type BootResult } from './lib/boot';
 import { envOrExit } from './lib/env';
 import { CLIENT_IP_HEADER, clientIpOf } from './lib/http/client-ip';
 import { createProviderHandler, isProviderPath } from './lib/oidc/bridge';
+import { MCP_PATH, serveMcp } from './lib/mcp/node-route';
 import { describeStartupFailure, printBanner } from './lib/startup-messages';
 
 const development = process.argv.includes('--dev');
@@ -30,6 +33,10 @@ function handle(req: IncomingMessage, res: ServerResponse) {
   const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
   if (isProviderPath(pathname)) {
     handleProvider(req, res);
+    return;
+  }
+  if (pathname === MCP_PATH) {
+    serveMcp(req, res);
     return;
   }
   void handleNext(req, res);

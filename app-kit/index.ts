@@ -8,6 +8,7 @@
 //
 // The kit imports nothing from Portico's lib/: Portico imports the shared parts from here. See app-kit/README.md.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   authorizeBearer,
@@ -149,8 +150,10 @@ export function createAppKit(options: AppKitOptions): AppKit {
     tools: surfaceOfTools(tools, levels),
   });
 
+  // One validator for every per-request server: the SDK would build a new Ajv instance for each.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const mcpServer = (token: VerifiedAccessToken) => {
-    const server = new McpServer(serverInfo, { capabilities: { experimental: riskModelCapability() } });
+    const server = new McpServer(serverInfo, { jsonSchemaValidator, capabilities: { experimental: riskModelCapability() } });
     registerKitTools(server, tools, { token, gate, levels, extra: {}, onEvent: options.onToolEvent });
     return server;
   };

@@ -1,29 +1,11 @@
 // Oversized and malformed bodies on every POST endpoint: the route handlers found in app/ (so a new one is covered
 // without editing this file) and oidc-provider's endpoints from the discovery document. Whatever arrives, the answer
 // is a 4xx (or the endpoint's ordinary refusal), never a 500 and never a stack trace.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { appPaths } from './support/app-paths';
 import { E2E_ISSUER } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 import { accessTokenThroughConsent } from './support/mcp-oauth';
-
-/** Every app/**\/route.ts that exports POST, as a URL path with its dynamic segments filled in. */
-function postRoutes(dir = path.join(process.cwd(), 'app'), prefix = ''): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync(dir)) {
-    const full = path.join(dir, entry);
-    if (statSync(full).isDirectory()) {
-      // Route groups "(x)" add no segment; private folders "_x" hold no routes.
-      if (entry.startsWith('_')) continue;
-      const segment = entry.startsWith('(') ? '' : `/${entry.replace(/^\[\[\.\.\.(.+)\]\]$/, 'x').replace(/^\[\.\.\.(.+)\]$/, 'x').replace(/^\[(.+)\]$/, (_, name: string) => (name === 'org' ? 'demo' : `x-${name}`))}`;
-      found.push(...postRoutes(full, `${prefix}${segment}`));
-    } else if (entry === 'route.ts' && /export (async function|const) POST\b/.test(readFileSync(full, 'utf8'))) {
-      found.push(prefix || '/');
-    }
-  }
-  return found;
-}
 
 const HUGE = 'a'.repeat(3 * 1024 * 1024);
 const STACK_TRACE = /\n\s+at .+:\d+:\d+|node_modules|TypeError|ReferenceError/;
@@ -31,7 +13,7 @@ const STACK_TRACE = /\n\s+at .+:\d+:\d+|node_modules|TypeError|ReferenceError/;
 test('every POST endpoint refuses a 3 MB body and malformed bodies without a 500 or a stack trace', async ({ request, page }) => {
   // The API routes are tried twice: without a token, and with a real one, so the body is read past authentication.
   const token = await accessTokenThroughConsent(page, E2E_ISSUER, { resource: `${E2E_ISSUER}/api/mcp`, scope: 'mcp', person: ROCKETS.member });
-  const routes = postRoutes();
+  const routes = appPaths('route.ts', (source) => /export (async function|const) POST\b/.test(source));
   expect(routes).toEqual(expect.arrayContaining(['/oauth/register', '/api/mcp', '/central/api/decisions', '/embedded-central/api/session', '/api/apps/surface']));
   const discovery = (await (await request.get(`${E2E_ISSUER}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
   const providerEndpoints = ['token_endpoint', 'introspection_endpoint', 'revocation_endpoint', 'registration_endpoint', 'userinfo_endpoint', 'authorization_endpoint', 'end_session_endpoint', 'pushed_authorization_request_endpoint']

@@ -1,6 +1,5 @@
-import { readdirSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { appPaths } from './support/app-paths';
 import { MCP_HOST_PORT } from './support/constants';
 
 function expectAntiFraming(headers: Record<string, string>) {
@@ -47,24 +46,8 @@ test('the home page renders with its scripts allowed by the CSP', async ({ page 
   expect(violations).toEqual([]);
 });
 
-/** Every page.tsx under app/, as a URL path with its dynamic segments filled in. */
-function pagePaths(dir = path.join(process.cwd(), 'app'), prefix = ''): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync(dir)) {
-    const full = path.join(dir, entry);
-    if (statSync(full).isDirectory()) {
-      if (entry.startsWith('_')) continue;
-      const segment = entry.startsWith('(') ? '' : `/${entry === '[org]' ? 'demo' : entry === '[id]' ? 'apr_aaaaaaaaaaaaaaaaaaaaaaaa' : entry.replace(/^\[(.+)\]$/, 'x-$1')}`;
-      found.push(...pagePaths(full, `${prefix}${segment}`));
-    } else if (entry === 'page.tsx') {
-      found.push(prefix || '/');
-    }
-  }
-  return found;
-}
-
 test('clickjacking (RFC 9700 §4.16): every interactive page refuses to be framed; only the embedded central lists its framers', async ({ request }) => {
-  const pages = [...pagePaths(), '/oidc/session/end', '/oidc/auth?client_id=unknown', '/no-such-page'];
+  const pages = [...appPaths('page.tsx'), '/oidc/session/end', '/oidc/auth?client_id=unknown', '/no-such-page'];
   expect(pages).toEqual(expect.arrayContaining(['/', '/console/login', '/central', '/auth/app/x-uid', '/embedded-central/requests/apr_aaaaaaaaaaaaaaaaaaaaaaaa']));
   for (const pathname of pages) {
     const response = await request.get(pathname, { maxRedirects: 0, failOnStatusCode: false });

@@ -1,14 +1,13 @@
 // What every benchmark scenario shares: Portico as in production (the `next build` output served by server.ts) on a
 // scratch database of the local PostgreSQL, baseline servers in processes of their own, load from autocannon in this
 // process (never inside a server), bounded in requests and time, on loopback only, and peak RSS sampled from /proc.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { drizzleFor, openRawDatabase, type Database, type RawDatabase } from '../../lib/db/client';
-import { childProcessEnvironment } from '../../lib/env';
 import { DEMO, demoEnvironment } from '../../e2e/support/constants';
+import { spawnUntilReady } from '../../e2e/support/portico-process';
 
 export interface Figures {
   requestsPerSecond: number;
@@ -36,33 +35,15 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts a process and resolves once its output contains `ready`. */
+/** Starts a process (the e2e tests' spawner) and resolves once its output contains `ready`. */
 export async function startProcess(args: string[], env: Record<string, string | undefined>, ready: string, url: string): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: process.cwd(), env: childProcessEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start within 120 s:\n${output}`)), 120_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes(ready)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`));
-    });
-  });
+  const running = await spawnUntilReady(args, env, ready, args.join(' '), 120);
   return {
     url,
-    pid: child.pid!,
+    pid: running.process.pid!,
     stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
+      running.process.kill('SIGTERM');
+      await running.exited;
     },
   };
 }

@@ -2,28 +2,13 @@
 // one sign-in through the card, then as many authorization codes as needed from that session (the app's own client
 // needs no consent; with prompt=consent its "Continue" step is posted). Made before the measurement, never during.
 import { calculatePKCECodeChallenge } from 'openid-client';
+import { CookieJar } from '../../test/support/provider-harness';
 import { demoClient, ISSUER } from './harness';
-
-class Jar {
-  private readonly cookies = new Map<string, string>();
-  store(response: Response) {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const index = pair.indexOf('=');
-      const value = pair.slice(index + 1);
-      if (!value || /max-age=0|expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(pair.slice(0, index));
-      else this.cookies.set(pair.slice(0, index), value);
-    }
-  }
-  header() {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-  }
-}
 
 export const BENCH_VERIFIER = 'bench-verifier-0123456789-0123456789-0123456789';
 
 export class PorticoSession {
-  private readonly jar = new Jar();
+  private readonly jar = new CookieJar();
 
   private async step(url: string, init: RequestInit = {}): Promise<string> {
     const response = await fetch(new URL(url, ISSUER), { ...init, redirect: 'manual', headers: { ...init.headers, cookie: this.jar.header() } });

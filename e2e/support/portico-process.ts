@@ -42,25 +42,16 @@ export interface RunningPortico {
   exited: Promise<number | null>;
 }
 
-/** Spawns server.ts and resolves once it prints that it is running. */
-export async function startPortico(port: number, storage: PorticoStorage, extra: Record<string, string> = {}): Promise<RunningPortico> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
-    cwd: process.cwd(),
-    env: childProcessEnvironment({
-      ...demoEnvironment(port),
-      PORTICO_DATA_DIR: storage.dataDir,
-      DATABASE_URL: storage.databaseUrl,
-      ...extra,
-    }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** Spawns `node <args>` and resolves once its output contains `ready`; rejects if it exits first or takes too long. */
+export async function spawnUntilReady(args: string[], env: Record<string, string | undefined>, ready: string, label: string, timeoutSeconds = 90): Promise<RunningPortico> {
+  const child = spawn(process.execPath, args, { cwd: process.cwd(), env: childProcessEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Portico did not start within 90 s:\n${output}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`${label} did not start within ${timeoutSeconds} s:\n${output}`)), timeoutSeconds * 1000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('Portico is running at')) {
+      if (output.includes(ready)) {
         clearTimeout(timer);
         resolve();
       }
@@ -69,8 +60,13 @@ export async function startPortico(port: number, storage: PorticoStorage, extra:
     child.stderr?.on('data', onData);
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`Portico exited with ${code} before starting:\n${output}`));
+      reject(new Error(`${label} exited with ${code} before starting:\n${output}`));
     });
   });
   return { process: child, output: () => output, exited };
+}
+
+/** Spawns server.ts and resolves once it prints that it is running. */
+export function startPortico(port: number, storage: PorticoStorage, extra: Record<string, string> = {}): Promise<RunningPortico> {
+  return spawnUntilReady(['--import', 'tsx', 'server.ts'], { ...demoEnvironment(port), PORTICO_DATA_DIR: storage.dataDir, DATABASE_URL: storage.databaseUrl, ...extra }, 'Portico is running at', 'Portico');
 }

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createAppKit, createSignIn, SURFACE_PATH, type KitTool, type PendingSignIn, type SignedInPerson, type SurfaceDocument, type ToolEvent, type VerifiedAccessToken } from '../../app-kit';
-import { sendWebResponse, toWebRequest } from './node-http';
+import { sendWebResponse, toWebRequest } from '../../app-kit/node-http';
 import { Notebook, notebookTools } from './tools';
 
 export interface ExampleAppConfig {

@@ -6,6 +6,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JWK } from 'jose';
 import { createConfirmationGate, type ConfirmationGate, type RiskLevel } from '../../app-kit/risk';
 import { z } from 'zod';
@@ -72,10 +73,17 @@ export function auditToolEvent(db: Database, clientIp: string, caller: ApiCaller
   };
 }
 
+/**
+ * One JSON Schema validator for the process: the SDK would otherwise build a new Ajv instance (formats and all) for
+ * every request's server, and a server is made per request. Portico never asks it to validate anything per call.
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
 function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSession, elicit?: Elicit): McpServer {
   const server = new McpServer(
     { name: 'portico', version: '0.1.0' },
     {
+      jsonSchemaValidator,
       capabilities: { experimental: riskModelCapability() },
       instructions:
         'Portico operations. Tools marked approval_required answer a first call with a confirmation challenge: show it to the person, and only if they agree call the same tool again with the same arguments and `_confirmation_token`.',

@@ -2,7 +2,7 @@
 // loopback) on the shared test database, and porticoApiToken gets a real access token for Portico's own API.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sendWebResponse, toWebRequest } from '../../examples/notes/node-http';
+import { sendWebResponse, toWebRequest } from '../../app-kit/node-http';
 import type { RiskLevel } from '../../app-kit/risk';
 import { registerClient, validateRegistration } from '../../lib/clients/registration';
 import type { ApprovalSurfaceConfig } from '../../lib/mcp/context';

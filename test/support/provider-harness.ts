@@ -82,8 +82,8 @@ export function relyingParty(harness: Harness, app: AppFixture): Promise<oidc.Co
   });
 }
 
-/** A browser's cookie jar, just enough for oidc-provider's cookies. */
-class CookieJar {
+/** A browser's cookie jar, just enough for oidc-provider's and Portico's cookies (names only; no paths). */
+export class CookieJar {
   private readonly cookies = new Map<string, string>();
   store(response: Response) {
     for (const line of response.headers.getSetCookie()) {
@@ -91,7 +91,7 @@ class CookieJar {
       const index = pair.indexOf('=');
       const name = pair.slice(0, index);
       const value = pair.slice(index + 1);
-      if (!value || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      if (!value || /max-age=0|expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
   }

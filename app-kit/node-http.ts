@@ -1,9 +1,11 @@
-// node:http ⇄ web-standard Request/Response, the two lines of glue every kit route needs on a plain Node server.
+// node:http ⇄ web-standard Request/Response: the glue a kit route needs on a plain Node server (the example app), and
+// the one Portico uses to serve /api/mcp from server.ts without going through Next.js.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
-export async function toWebRequest(req: IncomingMessage, origin: string): Promise<Request> {
+/** The request as a web Request, its body read whole; a body over `maxBodyBytes` throws a RangeError (answer 413). */
+export async function toWebRequest(req: IncomingMessage, origin: string, maxBodyBytes = MAX_BODY_BYTES): Promise<Request> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === 'string') headers.set(name, value);
@@ -14,9 +16,10 @@ export async function toWebRequest(req: IncomingMessage, origin: string): Promis
   if (method !== 'GET' && method !== 'HEAD') {
     const chunks: Buffer[] = [];
     let size = 0;
+    if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) throw new RangeError('request body too large');
     for await (const chunk of req as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) throw new RangeError('request body too large');
+      if (size > maxBodyBytes) throw new RangeError('request body too large');
       chunks.push(chunk);
     }
     body = new Uint8Array(Buffer.concat(chunks));

@@ -1,0 +1,29 @@
+// /api/mcp served by server.ts on node:http, beside oidc-provider, instead of through Next.js routing (the same
+// handler and dependencies as app/api/mcp/route.ts, which stays for `next dev` without the custom server). The
+// response carries the same security headers as the rest of the JSON API.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendWebResponse, toWebRequest } from '../../app-kit/node-http';
+import { runtime } from '../runtime';
+import { API_CONTENT_SECURITY_POLICY, securityHeaders } from '../security/headers';
+import { porticoMcpDeps } from './route-deps';
+import { handlePorticoMcp, MAX_MCP_BODY_BYTES } from './server';
+
+export const MCP_PATH = '/api/mcp';
+
+const jsonRpcError = (status: number, code: number, message: string) => Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers: { 'Cache-Control': 'no-store' } });
+
+export function serveMcp(req: IncomingMessage, res: ServerResponse): void {
+  const { env } = runtime();
+  void toWebRequest(req, env.PORTICO_ISSUER, MAX_MCP_BODY_BYTES)
+    .then((request) => handlePorticoMcp(request, porticoMcpDeps(request)))
+    .catch((error: unknown) => {
+      if (error instanceof RangeError) return jsonRpcError(413, -32600, `Request body larger than ${MAX_MCP_BODY_BYTES} bytes`);
+      console.error(`/api/mcp failed: ${error instanceof Error ? error.message : String(error)}`);
+      return jsonRpcError(500, -32603, 'Internal error');
+    })
+    .then((response) => {
+      for (const [name, value] of Object.entries(securityHeaders({ https: env.issuerIsHttps, contentSecurityPolicy: API_CONTENT_SECURITY_POLICY }))) response.headers.set(name, value);
+      return sendWebResponse(res, response);
+    })
+    .catch(() => res.destroy());
+}

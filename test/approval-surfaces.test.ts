@@ -234,6 +234,15 @@ describe('adaptive approval surfaces', () => {
     if (otherSession && otherSession.id !== answered!.sessionId) {
       expect(await recordElicitationResponse(database.db, otherSession.id, { id: waiting, result: { action: 'accept', content: { intent: 'withdraw' } } })).toBe(false);
     }
+    // An answer from a browser page of another origin (DNS rebinding) is refused before anything is recorded.
+    const session = await database.db.select({ id: mcpSessions.id }).from(mcpSessions).where(eq(mcpSessions.id, answered!.sessionId));
+    const foreign = await fetch(first.url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Mcp-Session-Id': session[0]!.id, Origin: 'https://evil.example' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: waiting, result: { action: 'accept', content: { intent: 'withdraw' } } }),
+    });
+    expect(foreign.status).toBe(403);
+    expect((await database.db.select().from(mcpElicitations).where(eq(mcpElicitations.id, waiting)))[0]!.outcome).toBeNull();
     // A malformed answer is recorded as an error, and an intent outside the list is dropped.
     expect(await recordElicitationResponse(database.db, answered!.sessionId, { id: waiting, result: { action: 'accept', content: { intent: 'approve' } } })).toBe(true);
     const [stored] = await database.db.select().from(mcpElicitations).where(eq(mcpElicitations.id, waiting));

@@ -168,6 +168,10 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
 
   // A client's answer to one of Portico's elicitations: kept for the tool call waiting on it (any instance).
   if (session && isElicitationResponse(message)) {
+    // The same DNS rebinding checks the transport would make.
+    if (!deps.allowedHosts.includes(request.headers.get('host') ?? '')) return jsonRpcError(403, -32000, 'Forbidden: this host is not allowed');
+    const origin = request.headers.get('origin');
+    if (origin && !deps.allowedOrigins.includes(origin)) return jsonRpcError(403, -32000, 'Forbidden: this origin is not allowed');
     await recordElicitationResponse(deps.db, session.id, message);
     return new Response(null, { status: 202 });
   }

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
-import { envOrExit } from '../lib/env';
+import { childProcessEnvironment, envOrExit } from '../lib/env';
 import { createScratchPostgres, dropScratchPostgres } from '../test/support/databases';
 import { approvalDecision } from './approval-decision';
 import { codeExchange } from './code-exchange';
@@ -53,7 +53,7 @@ if (!env.DATABASE_URL) {
 }
 if (!existsSync(repoPath('.next', 'BUILD_ID'))) {
   console.log('Building Portico (next build)…');
-  execFileSync('npx', ['next', 'build'], { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+  execFileSync('npx', ['next', 'build'], { stdio: 'inherit', env: childProcessEnvironment({ NODE_ENV: 'production' }) });
 }
 
 const baseUrl = env.DATABASE_URL;

@@ -108,7 +108,9 @@ function print(result: ScenarioResult) {
 // The record of this run, and the table in docs/benchmarks.md.
 const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 1024 ** 3), node: process.version };
 const date = new Date().toISOString().slice(0, 10);
-writeFileSync(repoPath('bench', 'results', `${date}.json`), `${JSON.stringify({ date, machine, results }, null, 2)}\n`);
+// A partial run (some scenarios) never overwrites the day's full record.
+const resultsFile = `${date}${chosen.length === 0 ? '' : '-partial'}.json`;
+writeFileSync(repoPath('bench', 'results', resultsFile), `${JSON.stringify({ date, machine, results }, null, 2)}\n`);
 
 const cell = (figures?: Figures) => (figures ? `${figures.requestsPerSecond}/s · p50 ${figures.p50Ms} · p99 ${figures.p99Ms} ms` : '—');
 const table = [
@@ -124,4 +126,4 @@ const docs = repoPath('docs', 'benchmarks.md');
 const current = readFileSync(docs, 'utf8');
 const updated = current.replace(/<!-- results:start -->[\s\S]*<!-- results:end -->/, `<!-- results:start -->\n${table}\n<!-- results:end -->`);
 if (chosen.length === 0) writeFileSync(docs, updated);
-console.log(`\nResults: bench/results/${date}.json${chosen.length === 0 ? '; table: docs/benchmarks.md' : ' (a partial run leaves docs/benchmarks.md as it is)'}`);
+console.log(`\nResults: bench/results/${resultsFile}${chosen.length === 0 ? '; table: docs/benchmarks.md' : ' (a partial run leaves docs/benchmarks.md and the full record as they are)'}`);

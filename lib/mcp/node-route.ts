@@ -1,5 +1,5 @@
-// /api/mcp served by server.ts on node:http, beside oidc-provider, instead of through Next.js routing (the same
-// handler and dependencies as app/api/mcp/route.ts, which stays for `next dev` without the custom server). The
+// /api/mcp served by server.ts on node:http, beside oidc-provider, instead of through Next.js routing: the same
+// handler and dependencies as app/api/mcp/route.ts, which Next.js would serve only if it ran without server.ts. The
 // response carries the same security headers as the rest of the JSON API.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendWebResponse, toWebRequest } from '../../app-kit/node-http';

@@ -17,7 +17,7 @@ import { authenticateApiRequest, type ApiCaller } from '../api/authenticate';
 import { recordAuditEvent } from '../audit/events';
 import type { Database } from '../db/client';
 import { readCappedText } from '../http/body';
-import { advertisedElicitationModes, advertisesMcpApps, MCP_APP_MIME_TYPE } from '../approvals/channel';
+import { advertisesMcpApps, MCP_APP_MIME_TYPE, selectApprovalChannel } from '../approvals/channel';
 import { APPROVAL_VIEW_URI, approvalViewHtml } from './approval-view';
 import { postgresConfirmationStore } from './confirmation-store';
 import { DEFAULT_APPROVAL_SURFACES, type ApprovalSurfaceConfig, type PorticoToolExtra } from './context';
@@ -176,11 +176,12 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
     return new Response(null, { status: 202 });
   }
 
+  // A tool call may elicit only when the approval channel rule picks elicitation for this session (adaptive mode,
+  // advertised, no MCP Apps first): its answer is then a stream, on which the elicitation travels before the result.
   const approvals = deps.approvals ?? DEFAULT_APPROVAL_SURFACES;
-  const modes = advertisedElicitationModes(session?.clientCapabilities);
-  // A tool call may elicit only in adaptive mode, from a client that advertised elicitation (and no MCP Apps, which
-  // come first): its answer is then a stream, on which the elicitation request travels before the result.
-  const mayElicit = session !== undefined && approvals.surface === 'adaptive' && approvals.centralEnabled && (modes.url || modes.form) && !advertisesMcpApps(session.clientCapabilities) && isToolCall(message);
+  const toolCall = isToolCall(message) ? message : undefined;
+  const sessionChannel = session ? selectApprovalChannel({ ...approvals, centralEligible: true, clientCapabilities: session.clientCapabilities }) : 'cli';
+  const mayElicit = toolCall !== undefined && (sessionChannel === 'elicitation_url' || sessionChannel === 'elicitation_form');
 
   const newId = initializing ? newSessionId() : undefined;
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -191,8 +192,8 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
     allowedOrigins: deps.allowedOrigins,
   });
   const elicit =
-    mayElicit && session && isToolCall(message)
-      ? elicitOver({ db: deps.db, sessionId: session.id, send: (outgoing) => transport.send(outgoing as never, { relatedRequestId: message.id }), waitMs: deps.elicitationWaitMs ?? 50_000 })
+    mayElicit && session && toolCall
+      ? elicitOver({ db: deps.db, sessionId: session.id, send: (outgoing) => transport.send(outgoing as never, { relatedRequestId: toolCall.id }), waitMs: deps.elicitationWaitMs ?? 50_000 })
       : undefined;
   const server = porticoServer(deps, caller, session, elicit);
   await server.connect(transport);

@@ -43,10 +43,12 @@ interface ShownRequest {
   embeddedUrl?: string;
 }
 
+/** The tool result's structured fields (the approval contract), or nothing. */
+const fieldsOf = (result: unknown): Record<string, unknown> => (isObject(result) && isObject(result.structuredContent) ? result.structuredContent : {});
+
 /** Only this Portico's own pages for this very request are shown, framed or opened. */
 function requestFrom(result: unknown): ShownRequest | undefined {
-  if (!isObject(result) || !isObject(result.structuredContent)) return undefined;
-  const content = result.structuredContent;
+  const content = fieldsOf(result);
   const id = content.request_id;
   if (typeof id !== 'string' || !REQUEST_ID.test(id)) return undefined;
   const approvalUrl = `${issuerOrigin}/central/requests/${id}`;
@@ -127,7 +129,7 @@ async function start() {
   shown = requestFrom(result);
   if (!shown) {
     // A request the central may not decide (permanent, broad, elevated) comes without a link: the CLI decides it.
-    const id = isObject(result) && isObject((result as { structuredContent?: unknown }).structuredContent) ? (result as { structuredContent: Record<string, unknown> }).structuredContent.request_id : undefined;
+    const id = fieldsOf(result).request_id;
     if (typeof id === 'string' && REQUEST_ID.test(id)) {
       setText('request-id', id);
       setText('cli', `npm run portico -- approvals show ${id}`);
@@ -138,7 +140,7 @@ async function start() {
     return;
   }
   const request = shown;
-  showRequest(request, isObject(result) && isObject((result as { structuredContent?: unknown }).structuredContent) ? (result as { structuredContent: Record<string, unknown> }).structuredContent.status : undefined);
+  showRequest(request, fieldsOf(result).status);
   const host = app.getHostCapabilities() ?? {};
 
   if (isObject(host.openLinks)) {

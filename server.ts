@@ -63,6 +63,7 @@ function listen(host: string): Promise<Server | undefined> {
 }
 
 const servers = (await Promise.all(env.listenHosts.map(listen))).filter((server): server is Server => server !== undefined);
+booted.runtime.mail.start();
 printBanner(
   env,
   booted,
@@ -81,6 +82,7 @@ async function shutdown(signal: string) {
     server.close();
     server.closeAllConnections();
   }
+  await booted.runtime.mail.stop().catch(() => {});
   await booted.runtime.raw.close().catch(() => {});
   process.exit(0);
 }

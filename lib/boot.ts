@@ -10,6 +10,8 @@ import { createProvider } from './oidc/provider';
 import { installRuntime, type PorticoRuntime } from './runtime';
 import { parseRiskOverrides, porticoRiskLevels } from './mcp/tools';
 import { seedDemo, type DemoSeedResult } from './seed/demo';
+import { createMailDispatcher } from './mail/dispatcher';
+import { createMailSender } from './mail/transport';
 
 export interface BootResult {
   runtime: PorticoRuntime;
@@ -52,7 +54,8 @@ export async function bootPortico(env: Env): Promise<BootResult> {
       refreshTokenReuseGraceSeconds: env.PORTICO_REFRESH_REUSE_GRACE_SECONDS,
       cimdAllowLoopback: env.PORTICO_CIMD_ALLOW_LOOPBACK,
     });
-    const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key, riskLevels };
+    const mail = createMailDispatcher(() => db, secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir }));
+    const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key, riskLevels, mail };
     installRuntime(runtime);
     const seed = env.PORTICO_DEMO_SEED
       ? await seedDemo(db, {

@@ -122,6 +122,28 @@ const schema = z.object({
       }, 'must be an https URL, or http on a loopback host')
       .optional(),
   ),
+  // Mail (invitations, password resets, notices). Unset: the development outbox in the data folder.
+  PORTICO_SMTP_URL: optionalText.pipe(
+    z
+      .string()
+      .refine((value) => {
+        try {
+          const url = new URL(value);
+          return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '';
+        } catch {
+          return false;
+        }
+      }, 'must be an SMTP URL such as smtps://user:password@smtp.example.com:465 or smtp://127.0.0.1:25 (leave it unset for the development outbox)')
+      .optional(),
+  ),
+  PORTICO_MAIL_FROM: optionalText.pipe(
+    z
+      .string()
+      .max(320)
+      .regex(/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, 'must be an address such as portico@example.com or "Portico <portico@example.com>"')
+      .optional(),
+  ),
+  PORTICO_INVITATION_DAYS: z.coerce.number({ error: 'must be a number of days' }).int('must be a whole number of days').min(1, 'must be between 1 and 30').max(30, 'must be between 1 and 30').default(7),
   // Operator overrides of MCP tool risk levels: `tool=level` pairs separated by commas. They may only raise a level.
   PORTICO_RISK_OVERRIDES: z.string().trim().max(4000).default(''),
   // How an approval reaches its operator: `link` (an HTTPS link to the central, opened in a tab of its own) or
@@ -168,7 +190,9 @@ const schema = z.object({
   CHROMIUM_PATH: z.string().trim().min(1).default('/usr/bin/chromium'),
 });
 
-export type Env = Omit<z.infer<typeof schema>, 'PORTICO_DEMO_REDIRECT_URI'> & {
+export type Env = Omit<z.infer<typeof schema>, 'PORTICO_DEMO_REDIRECT_URI' | 'PORTICO_MAIL_FROM'> & {
+  /** Default: Portico <no-reply@<issuer host>>. */
+  PORTICO_MAIL_FROM: string;
   /** Default: Portico's own stand-in page for the demo app, `<issuer>/demo/callback`. */
   PORTICO_DEMO_REDIRECT_URI: string;
   /** Absolute path of the data folder. */
@@ -194,6 +218,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   return {
     ...parsed,
     PORTICO_DEMO_REDIRECT_URI: parsed.PORTICO_DEMO_REDIRECT_URI ?? `${parsed.PORTICO_ISSUER}${DEMO_CALLBACK_PATH}`,
+    PORTICO_MAIL_FROM: parsed.PORTICO_MAIL_FROM ?? `Portico <no-reply@${issuer.hostname.replace(/^\[|\]$/g, '')}>`,
     dataDir: path.resolve(parsed.PORTICO_DATA_DIR),
     // A loopback issuer is a local run: listen on loopback only, on the issuer's own port, so that the
     // demo (with its printed password) is not exposed to the network by default. Browsers may resolve

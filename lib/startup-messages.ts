@@ -3,6 +3,13 @@ import type { BootResult } from './boot';
 import { DataDirInUseError } from './db/data-dir-lock';
 import { DatabaseUnavailableError, safeDatabaseLocation } from './db/client';
 import type { Env } from './env';
+import { developmentOutboxFolder } from './mail/transport';
+
+/** The SMTP server's address without its credentials. */
+function safeSmtpLocation(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.host}`;
+}
 import { SecretKeyMismatchError } from './security/at-rest';
 import { RiskConfigurationError } from '../app-kit/risk';
 
@@ -12,6 +19,9 @@ export function printBanner(env: Env, booted: BootResult, listening: string[]): 
     `  Portico is running at ${env.PORTICO_ISSUER}  (listening on ${listening.join(', ')})`,
     `  Database: ${env.DATABASE_URL ? `PostgreSQL at ${safeDatabaseLocation(env.DATABASE_URL)}` : `embedded (PGlite) in ${env.dataDir}`}`,
     `  Discovery: ${env.PORTICO_ISSUER}/.well-known/openid-configuration`,
+    env.PORTICO_SMTP_URL
+      ? `  Mail: over SMTP to ${safeSmtpLocation(env.PORTICO_SMTP_URL)}, from ${env.PORTICO_MAIL_FROM}`
+      : `  Mail: development outbox (no PORTICO_SMTP_URL): messages are written to ${developmentOutboxFolder(env.dataDir)} and their links printed here`,
   ];
   const seed = booted.seed;
   if (seed.status === 'created') {

@@ -26,7 +26,7 @@ export default async function CentralHome(props: { searchParams: Promise<Record<
           </div>
         ) : null}
         <form method="post" action="/central/session">
-          <PasswordFields />
+          <PasswordFields recoverHref="/account/recover" />
           {typeof next === 'string' ? <input type="hidden" name="next" value={next} /> : null}
           <button className="button" type="submit">
             Sign in

@@ -1,14 +1,22 @@
-// Password sign-in to the console, under the same per-account and per-IP throttle as app sign-in.
+// Password sign-in to the console, under the same per-account and per-IP throttle as app sign-in. Recorded in the
+// installation's audit chain; an account whose password someone else once knew goes to a forced change instead.
 import type { Database } from '../db/client';
 import type { SignInErrorCode } from '../oidc/sign-in-errors';
 import { createConsoleSession } from './console-sessions';
+import { requiredPasswordChangePath } from './self-service';
+import { recordSignInRefusal, recordSignInSuccess } from './sign-in-events';
 import { throttledPasswordCheck } from './throttled-password-check';
 
-export async function signInToConsole(
-  db: Database,
-  input: { email: string; password: string; ip: string; userAgent?: string },
-): Promise<{ ok: true; token: string } | { ok: false; error: SignInErrorCode }> {
+export type ConsoleSignInResult = { kind: 'signed_in'; token: string } | { kind: 'refused'; error: SignInErrorCode } | { kind: 'change_password'; path: string };
+
+export async function signInToConsole(db: Database, input: { email: string; password: string; ip: string; userAgent?: string }): Promise<ConsoleSignInResult> {
+  const context = { surface: 'console' as const, ip: input.ip };
   const result = await throttledPasswordCheck(db, input.email, input.password, input.ip);
-  if (!result.ok) return { ok: false, error: result.reason };
-  return { ok: true, token: await createConsoleSession(db, result.user, { ip: input.ip, userAgent: input.userAgent }) };
+  if (!result.ok) {
+    await recordSignInRefusal(db, context, input.email, result);
+    return { kind: 'refused', error: result.reason };
+  }
+  if (result.user.passwordChangeRequired) return { kind: 'change_password', path: await requiredPasswordChangePath(db, result.user, '/console/login') };
+  await recordSignInSuccess(db, context, result.user);
+  return { kind: 'signed_in', token: await createConsoleSession(db, result.user, { ip: input.ip, userAgent: input.userAgent }) };
 }

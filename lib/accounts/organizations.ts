@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { memberships, organizations } from '../db/schema';
 import { revokeOrganizationGrants } from '../oidc/grant-revocation';
+import { isUuid } from '../util/uuid';
 
 
 export type Organization = typeof organizations.$inferSelect;
@@ -16,6 +17,12 @@ export async function createOrganization(db: Queryable, input: { slug: string; n
 
 export async function findOrganizationBySlug(db: Queryable, slug: string): Promise<Organization | undefined> {
   const [org] = await db.select().from(organizations).where(eq(organizations.slug, slug)).limit(1);
+  return org;
+}
+
+export async function findOrganizationById(db: Queryable, id: string): Promise<Organization | undefined> {
+  if (!isUuid(id)) return undefined;
+  const [org] = await db.select().from(organizations).where(eq(organizations.id, id)).limit(1);
   return org;
 }
 

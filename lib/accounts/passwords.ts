@@ -4,8 +4,6 @@ import { hash, verify, type Algorithm } from '@node-rs/argon2';
 // 2 is Algorithm.Argon2id (a const enum, which isolated modules cannot read).
 const PARAMETERS = { algorithm: 2 as Algorithm, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-export const MIN_PASSWORD_LENGTH = 12;
-
 export function hashPassword(password: string): Promise<string> {
   return hash(password, PARAMETERS);
 }

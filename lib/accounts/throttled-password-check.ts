@@ -11,7 +11,7 @@ export const LOGIN_THROTTLE: { account: RateLimitRule; ip: RateLimitRule } = {
   ip: { name: 'login:ip', limit: 50, windowSeconds: 15 * 60 },
 };
 
-export type ThrottledPasswordResult = PasswordLoginResult | { ok: false; reason: 'throttled' };
+export type ThrottledPasswordResult = PasswordLoginResult | { ok: false; reason: 'throttled'; firstInWindow: boolean };
 
 export async function throttledPasswordCheck(db: Queryable, email: string, password: string, clientIp: string): Promise<ThrottledPasswordResult> {
   const account = normalizeEmail(email);
@@ -21,7 +21,11 @@ export async function throttledPasswordCheck(db: Queryable, email: string, passw
     peekRateLimit(db, LOGIN_THROTTLE.ip, clientIp),
   ]);
   // Over the limit, the password is not even checked: a throttled attempt costs no KDF run and reveals nothing.
-  if (accountState.count > LOGIN_THROTTLE.account.limit || ipState.count > LOGIN_THROTTLE.ip.limit) return { ok: false, reason: 'throttled' };
+  if (accountState.count > LOGIN_THROTTLE.account.limit || ipState.count > LOGIN_THROTTLE.ip.limit) {
+    // The audit log records a throttle once per window, not every refused guess (a flood would flood it too).
+    const firstInWindow = accountState.count === LOGIN_THROTTLE.account.limit + 1 || ipState.count === LOGIN_THROTTLE.ip.limit + 1;
+    return { ok: false, reason: 'throttled', firstInWindow };
+  }
 
   const result = await authenticateWithPassword(db, email, password);
   if (result.ok) {

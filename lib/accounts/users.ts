@@ -22,16 +22,21 @@ export type PasswordLoginResult = { ok: true; user: User } | { ok: false; reason
 /** Checks an email and password. Unknown email and wrong password are indistinguishable, in result and in time. */
 export async function authenticateWithPassword(db: Queryable, email: string, password: string): Promise<PasswordLoginResult> {
   const [user] = await db.select().from(users).where(eq(users.email, normalizeEmail(email))).limit(1);
-  const valid = await verifyPassword(user?.passwordHash, password);
+  // An account still waiting for its first password (a setup link) matches nothing, at the same cost.
+  const valid = await verifyPassword(user?.passwordHash ?? undefined, password);
   if (!valid || !user) return { ok: false, reason: 'invalid_credentials' };
   if (user.disabledAt) return { ok: false, reason: 'account_disabled' };
   return { ok: true, user };
 }
 
-export async function createUser(db: Queryable, input: { email: string; name: string; passwordHash: string }): Promise<User> {
+/**
+ * Creates an account. The password hash is the person's own choice (an invitation accepted, a demo seed), or null
+ * for an account that its person completes through a setup link.
+ */
+export async function createUser(db: Queryable, input: { email: string; name: string; passwordHash: string | null; emailVerified?: boolean }): Promise<User> {
   const [user] = await db
     .insert(users)
-    .values({ email: normalizeEmail(input.email), name: input.name, passwordHash: input.passwordHash })
+    .values({ email: normalizeEmail(input.email), name: input.name, passwordHash: input.passwordHash, emailVerifiedAt: input.emailVerified ? new Date() : null })
     .returning();
   if (!user) throw new Error('user insert returned nothing');
   return user;

@@ -1,10 +1,9 @@
 // The operator CLI (`npm run portico -- <noun> <verb> [options]`): acts directly on the database, for people
 // with local authority on the server machine. Later issues add nouns and verbs to COMMANDS.
 import { parseArgs } from 'node:util';
-import { randomBytes } from 'node:crypto';
 import { addMember, removeMember } from '../accounts/memberships';
 import { createOrganization, findOrganizationBySlug, listOrganizations, type MembershipRole } from '../accounts/organizations';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../accounts/passwords';
+import { ACCOUNT_LINK_TTL_SECONDS, accountLinkUrl, issueAccountLink } from '../accounts/account-links';
 import { createUser, findUserByEmail } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
 import { issueSurfaceSecret } from '../clients/surface';
@@ -73,23 +72,42 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
   },
   users: {
     create: {
-      usage: 'users create --email <email> --name <name> [--password <password>]',
-      options: { email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' } },
+      usage: 'users create --email <email> --name <name>',
+      options: { email: { type: 'string' }, name: { type: 'string' } },
       async run(ctx, values) {
         const email = required(values, 'email');
         if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
         if (await findUserByEmail(ctx.db, email)) throw new CommandError(`A person with the email "${email}" exists already.`);
-        const given = typeof values.password === 'string' ? values.password : undefined;
-        if (given !== undefined && given.length < MIN_PASSWORD_LENGTH) throw new UsageError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
-        const password = given ?? randomBytes(12).toString('base64url');
-        const passwordHash = await hashPassword(password);
-        const user = await ctx.db.transaction(async (tx) => {
-          const created = await createUser(tx, { email, name: required(values, 'name'), passwordHash });
-          await audit(ctx, tx, { orgId: null, action: 'person.created', subject: { type: 'person', id: created.id, label: created.email } });
-          return created;
+        // Nobody but the person sets a password: the account starts without one, and its person chooses it through a
+        // single-use setup link (24 hours) that the operator hands over.
+        const { user, token } = await ctx.db.transaction(async (tx) => {
+          const created = await createUser(tx, { email, name: required(values, 'name'), passwordHash: null });
+          const link = await issueAccountLink(tx, { purpose: 'setup', user: created });
+          await audit(ctx, tx, { orgId: null, action: 'person.created', subject: { type: 'person', id: created.id, label: created.email }, details: { credential: 'setup_link' } });
+          return { user: created, token: link.token };
         });
-        ctx.out(`Created ${user.email} (${user.id}).`);
-        if (given === undefined) ctx.out(`Password (shown only now): ${password}`);
+        ctx.out(`Created ${user.email} (${user.id}). It has no password yet.`);
+        ctx.out('Give the person this single-use setup link (valid 24 hours); they choose their own password there:');
+        ctx.out(`  ${accountLinkUrl(ctx.issuer, 'setup', token)}`);
+      },
+    },
+    'reset-link': {
+      usage: 'users reset-link --email <email>',
+      options: { email: { type: 'string' } },
+      async run(ctx, values) {
+        const user = await person(ctx, required(values, 'email'));
+        if (user.disabledAt) throw new CommandError(`${user.email} is disabled.`);
+        // An account that never chose a password gets a new setup link instead (same page, longer validity).
+        const purpose = user.passwordHash ? 'reset' : 'setup';
+        const token = await ctx.db.transaction(async (tx) => {
+          const link = await issueAccountLink(tx, { purpose, user });
+          await audit(ctx, tx, { orgId: null, action: 'password.reset_link_issued', subject: { type: 'person', id: user.id, label: user.email }, details: { purpose } });
+          return link.token;
+        });
+        const minutes = ACCOUNT_LINK_TTL_SECONDS[purpose] / 60;
+        ctx.out(`Single-use ${purpose === 'reset' ? 'reset' : 'setup'} link for ${user.email} (valid ${minutes >= 60 ? `${minutes / 60} hours` : `${minutes} minutes`}; any earlier one stops working):`);
+        ctx.out(`  ${accountLinkUrl(ctx.issuer, purpose, token)}`);
+        ctx.out('Give it to the person only: whoever opens it chooses the password. Using it signs them out everywhere.');
       },
     },
   },

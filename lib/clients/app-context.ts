@@ -50,21 +50,26 @@ export async function findAppContext(db: Queryable, appId: string): Promise<AppC
 }
 
 function contextOf(app: typeof apps.$inferSelect, org: typeof organizations.$inferSelect): AppContext {
-  const branded = org.brandDisplayName || org.brandLogoUrl || org.brandPrimaryColor || org.brandBackgroundColor;
   return {
     app: { id: app.id, name: app.name, avatarUrl: app.avatarUrl, publishOrigin: app.publishOrigin },
-    org: {
-      id: org.id,
-      name: org.name,
-      brand: branded
-        ? {
-            displayName: org.brandDisplayName ?? org.name,
-            logoUrl: org.brandLogoUrl,
-            primaryColor: org.brandPrimaryColor,
-            backgroundColor: org.brandBackgroundColor,
-          }
-        : null,
-    },
+    org: organizationFrame(org),
+  };
+}
+
+/** The organization as a sign-in screen shows it: its whitelabel brand when it has one. */
+export function organizationFrame(org: typeof organizations.$inferSelect): AppSignInContext['org'] {
+  const branded = org.brandDisplayName || org.brandLogoUrl || org.brandPrimaryColor || org.brandBackgroundColor;
+  return {
+    id: org.id,
+    name: org.name,
+    brand: branded
+      ? {
+          displayName: org.brandDisplayName ?? org.name,
+          logoUrl: org.brandLogoUrl,
+          primaryColor: org.brandPrimaryColor,
+          backgroundColor: org.brandBackgroundColor,
+        }
+      : null,
   };
 }
 

@@ -48,3 +48,14 @@ export async function revokeOrganizationGrants(db: Queryable, orgId: string): Pr
   const bound = db.select({ id: grantBindings.grantId }).from(grantBindings).where(eq(grantBindings.orgId, orgId));
   await db.delete(oidcPayloads).where(or(inArray(oidcPayloads.grantId, bound), and(eq(oidcPayloads.kind, 'Grant'), inArray(oidcPayloads.id, bound))));
 }
+
+/**
+ * Ends everything oidc-provider holds for the person, in every organization: sessions (the next app visit asks for
+ * the password), grants, codes and refresh tokens (a refresh gets invalid_grant), also those an agent holds on
+ * the person's behalf (`act`). Access tokens already issued as JWTs end when they expire (10 minutes at most).
+ */
+export async function endEveryGrantAndSessionOfPerson(db: Queryable, userId: string): Promise<number> {
+  await db.delete(grantBindings).where(eq(grantBindings.accountId, userId));
+  const ended = await db.delete(oidcPayloads).where(eq(oidcPayloads.accountId, userId)).returning({ kind: oidcPayloads.kind });
+  return ended.filter((row) => row.kind === 'Grant' || row.kind === 'Session').length;
+}

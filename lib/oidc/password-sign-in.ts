@@ -3,7 +3,10 @@
 import type Provider from 'oidc-provider';
 import type { Database } from '../db/client';
 import { isActiveMember } from '../accounts/memberships';
+import { requiredPasswordChangePath } from '../accounts/self-service';
+import { recordSignInRefusal, recordSignInSuccess, type SignInContext } from '../accounts/sign-in-events';
 import { throttledPasswordCheck } from '../accounts/throttled-password-check';
+import { isUuid } from '../util/uuid';
 import { findInteraction, finishInteraction } from './interactions';
 import { findSignInTarget } from './sign-in-target';
 import type { SignInErrorCode } from './sign-in-errors';
@@ -35,12 +38,30 @@ export async function completePasswordSignIn(input: PasswordSignInInput): Promis
   const target = await findSignInTarget(db, provider, input.issuer, lookup.interaction.params);
   if (target.kind !== 'app_client' && target.kind !== 'mcp_client') return { kind: 'expired' };
 
+  const org = target.context.org;
+  const events: SignInContext = {
+    surface: 'app',
+    ip: input.clientIp,
+    orgId: org?.id ?? null,
+    // Portico's own API stands in the context as an app named 'portico': not an app row.
+    appId: isUuid(target.context.app.id) ? target.context.app.id : null,
+    clientId: String(lookup.interaction.params.client_id ?? '').slice(0, 200) || null,
+    target: target.context.app.name,
+  };
   const result = await throttledPasswordCheck(db, input.email, input.password, input.clientIp);
-  if (!result.ok) return { kind: 'refused', error: result.reason };
+  if (!result.ok) {
+    await recordSignInRefusal(db, events, input.email, result);
+    return { kind: 'refused', error: result.reason };
+  }
 
   // An app is for its organization's members; Portico's own API for anyone with an account (it checks roles).
-  const org = target.context.org;
-  if (org && !(await isActiveMember(db, org.id, result.user.id))) return { kind: 'refused', error: 'not_a_member' };
+  if (org && !(await isActiveMember(db, org.id, result.user.id))) {
+    await recordSignInRefusal(db, events, input.email, { ok: false, reason: 'not_a_member' });
+    return { kind: 'refused', error: 'not_a_member' };
+  }
+  // Someone else once knew this password: a new one first, then this same sign-in card again.
+  if (result.user.passwordChangeRequired) return { kind: 'continue', location: await requiredPasswordChangePath(db, result.user, `/auth/app/${uid}`) };
+  await recordSignInSuccess(db, events, result.user);
 
   // An app's own client is first-party: signing in is the consent (also when the app asked for prompt=consent).
   // Any other client goes on to the consent screen, where the person also says who acts.

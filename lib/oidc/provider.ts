@@ -162,7 +162,8 @@ export function createProvider(options: ProviderOptions): Provider {
       return {
         accountId: user.id,
         async claims() {
-          return { sub: user.id, email: user.email, email_verified: false, name: user.name };
+          // OIDC Core §5.1: true only when the person proved the address (an invitation, a verification or reset link).
+          return { sub: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null, name: user.name };
         },
       };
     },

@@ -1,5 +1,7 @@
 // POST /central/session – the central's own sign-in (independent of the console's): the operator's password, under
 // the same throttle as every sign-in, opens a 15-minute central session.
+import { requiredPasswordChangePath } from '@/lib/accounts/self-service';
+import { recordSignInRefusal, recordSignInSuccess } from '@/lib/accounts/sign-in-events';
 import { throttledPasswordCheck } from '@/lib/accounts/throttled-password-check';
 import { openCentralSession } from '@/lib/approvals/central';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
@@ -24,7 +26,13 @@ export async function POST(request: Request): Promise<Response> {
   const next = form?.get('next');
   const back = typeof next === 'string' && /^\/central(\/requests\/apr_[A-Za-z0-9_-]{24})?$/.test(next) ? next : '/central';
   if (!email || !password || email.length > 320 || password.length > 1024) return seeOther(`/central?error=invalid_request`);
-  const check = await throttledPasswordCheck(db(), email, password, clientIpFromHeaders(request.headers));
-  if (!check.ok) return seeOther(`/central?error=${check.reason}${back === '/central' ? '' : `&next=${encodeURIComponent(back)}`}`);
+  const ip = clientIpFromHeaders(request.headers);
+  const check = await throttledPasswordCheck(db(), email, password, ip);
+  if (!check.ok) {
+    await recordSignInRefusal(db(), { surface: 'central', ip }, email, check);
+    return seeOther(`/central?error=${check.reason}${back === '/central' ? '' : `&next=${encodeURIComponent(back)}`}`);
+  }
+  if (check.user.passwordChangeRequired) return seeOther(await requiredPasswordChangePath(db(), check.user, '/central'));
+  await recordSignInSuccess(db(), { surface: 'central', ip }, check.user);
   return seeOther(back, centralCookie(await openCentralSession(db(), check.user, centralBinding())));
 }

@@ -1,7 +1,7 @@
 'use client';
 // A form bound to a console server action: shows pending, success and error states, field errors, a secret
 // shown once, and — for destructive actions — a second, explicit confirmation step naming the consequence.
-import { useActionState, useEffect, useState, type ReactNode } from 'react';
+import { startTransition, useActionState, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ActionState } from '../_lib/action';
 
 type Action = (state: ActionState, formData: FormData) => Promise<ActionState>;
@@ -22,20 +22,28 @@ export function ActionForm(props: {
 }) {
   const [state, formAction, pending] = useActionState(props.action, { status: 'idle' } as ActionState);
   const [armed, setArmed] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
   useEffect(() => {
     if (state.status !== 'idle') setArmed(false);
+    // A form the server accepted starts over; one it refused keeps everything the person typed.
+    if (state.status === 'ok') formRef.current?.reset();
   }, [state]);
   const variant = props.variant ?? 'primary';
   return (
     <form
-      action={formAction}
+      ref={formRef}
       data-testid={props.testId}
       className={props.inline ? 'flex flex-wrap items-end gap-2' : 'grid gap-3'}
       onSubmit={(event) => {
+        // Submitted by hand rather than through the form's action prop: React resets a form after its action runs,
+        // which would erase what the person typed when the server refuses it.
+        event.preventDefault();
         if (props.confirm && !armed) {
-          event.preventDefault();
           setArmed(true);
+          return;
         }
+        const data = new FormData(event.currentTarget);
+        startTransition(() => formAction(data));
       }}
     >
       <input type="hidden" name="org" value={props.org} />

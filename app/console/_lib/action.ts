@@ -10,7 +10,9 @@ import type { OrgPermission } from '@/lib/accounts/permissions';
 import { recordAuditEvent, type AuditRecord } from '@/lib/audit/events';
 import type { Transaction } from '@/lib/db/client';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { db } from '@/lib/runtime';
+import { enqueueMail } from '@/lib/mail/outbox';
+import type { MailMessage } from '@/lib/mail/messages';
+import { db, runtime } from '@/lib/runtime';
 import { authorizeOrgAction, type OrgAccess } from './access';
 
 export type ActionState =
@@ -32,6 +34,8 @@ interface HandlerContext<Input, Prepared> {
   /** What `prepare` found before the transaction began. */
   prepared: Prepared;
   audit(record: AuditInput): Promise<void>;
+  /** Queues a mail in this transaction: it is sent only if the change commits (lib/mail/outbox.ts). */
+  queueMail(message: MailMessage): Promise<void>;
 }
 
 export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
@@ -69,6 +73,7 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
     const ip = clientIpFromHeaders(await headers());
     try {
       const prepared = (options.prepare ? await options.prepare({ input: parsed.data, access }) : undefined) as Prepared;
+      let mailQueued = false;
       const result = await db().transaction(async (tx) => {
         let events = 0;
         const outcome = await handler({
@@ -80,11 +85,16 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
             events += 1;
             await recordAuditEvent(tx, { ...record, orgId: access.org.id, actor: { type: 'person', id: access.user.id, label: access.user.email, ip } });
           },
+          queueMail: async (message) => {
+            mailQueued = true;
+            await enqueueMail(tx, runtime().atRestKey, message);
+          },
         });
         // Every change writes exactly one audit event with its actor.
         if (events !== 1) throw new Error(`console action wrote ${events} audit events instead of 1`);
         return outcome;
       });
+      if (mailQueued) runtime().mail.kick();
       if (result.redirect) redirect(result.redirect);
       revalidatePath(`/console/${access.org.slug}`, 'layout');
       return result;

@@ -2,8 +2,9 @@
 import 'server-only';
 import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { CONSOLE_SESSION_COOKIE, findConsoleSession, type ConsoleSession } from '@/lib/accounts/console-sessions';
-import { db } from '@/lib/runtime';
+import { CONSOLE_SESSION_COOKIE, CONSOLE_SESSION_HOURS, createConsoleSession, findConsoleSession, type ConsoleSession } from '@/lib/accounts/console-sessions';
+import type { User } from '@/lib/accounts/users';
+import { db, runtime } from '@/lib/runtime';
 
 export async function currentConsoleSession(): Promise<ConsoleSession | undefined> {
   return findConsoleSession(db(), (await cookies()).get(CONSOLE_SESSION_COOKIE)?.value);
@@ -13,4 +14,17 @@ export async function requireConsoleSession(): Promise<ConsoleSession> {
   const session = await currentConsoleSession();
   if (!session) redirect('/console/login');
   return session;
+}
+
+/** Opens a console session for a person who just proved who they are (a sign-in, an accepted invitation). */
+export async function startConsoleSession(user: User, client: { ip: string; userAgent?: string }): Promise<void> {
+  const token = await createConsoleSession(db(), user, client);
+  // HttpOnly; SameSite=Lax (top-level navigations only); Secure off loopback http.
+  (await cookies()).set(CONSOLE_SESSION_COOKIE, token, {
+    path: '/console',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: runtime().env.issuerIsHttps,
+    maxAge: CONSOLE_SESSION_HOURS * 3600,
+  });
 }

@@ -3,7 +3,11 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { listConsoleSessions } from '@/lib/accounts/console-sessions';
 import { listMembershipsOf } from '@/lib/accounts/memberships';
+import { minimumPasswordLength } from '@/lib/accounts/password-policy';
 import { listSessions } from '@/lib/accounts/sessions';
+import { listRecentSignIns } from '@/lib/accounts/sign-in-events';
+import { CardForm } from '../../account/_components/card-form';
+import { changePasswordAction, sendVerificationAction } from './actions';
 import { db } from '@/lib/runtime';
 import { requireConsoleSession } from '../_lib/session';
 import { PageHeader } from '../_components/page-header';
@@ -11,15 +15,18 @@ import { PageHeader } from '../_components/page-header';
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Your account' };
 
+const SURFACES: Record<string, string> = { console: 'Console', central: 'Operator central', app: 'App', invitation: 'Invitation accepted' };
+
 const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 
 export default async function AccountPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { user, tokenHash } = await requireConsoleSession();
   const { done } = await props.searchParams;
-  const [memberships, consoleSessions, appSessions] = await Promise.all([
+  const [memberships, consoleSessions, appSessions, signIns] = await Promise.all([
     listMembershipsOf(db(), user.id),
     listConsoleSessions(db(), user.id),
     listSessions(db(), user.id),
+    listRecentSignIns(db(), user.id),
   ]);
   return (
     <div className="min-h-screen bg-slate-50">
@@ -33,6 +40,37 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
             Every other session has ended.
           </p>
         ) : null}
+        <section className="panel mb-6" aria-labelledby="email-heading">
+          <h2 id="email-heading" className="mb-2 font-semibold">
+            Email
+          </h2>
+          <p className="mb-3 text-sm" data-testid="email-status">
+            {user.email} · {user.emailVerifiedAt ? <strong className="text-green-800">confirmed</strong> : <strong className="text-amber-800">not confirmed yet</strong>}
+          </p>
+          {user.emailVerifiedAt ? null : (
+            <div className="card-form max-w-md">
+              <CardForm action={sendVerificationAction} fields={[]} submitLabel="Send me a confirmation link" testId="send-verification" />
+            </div>
+          )}
+        </section>
+        <section className="panel mb-6" aria-labelledby="password-heading">
+          <h2 id="password-heading" className="mb-2 font-semibold">
+            Password
+          </h2>
+          <p className="mb-3 text-sm text-slate-600">Changing it signs you out everywhere else: other browsers, the central and every app.</p>
+          <div className="card-form max-w-md">
+            <CardForm
+              action={changePasswordAction}
+              testId="change-password"
+              submitLabel="Change password"
+              fields={[
+                { name: 'email', label: 'Email', type: 'email', readOnly: true, defaultValue: user.email, autoComplete: 'username' },
+                { name: 'currentPassword', label: 'Current password', type: 'password', autoComplete: 'current-password', required: true },
+                { name: 'password', label: 'New password', type: 'password', autoComplete: 'new-password', required: true, newPasswordMinimum: minimumPasswordLength() },
+              ]}
+            />
+          </div>
+        </section>
         <section className="panel mb-6" aria-labelledby="orgs-heading">
           <h2 id="orgs-heading" className="mb-3 font-semibold">
             Organizations
@@ -83,6 +121,30 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
             </button>
           </form>
           <p className="mt-2 text-xs text-slate-500">Ends every other console session and every app sign-in session. Access tokens already issued end within 10 minutes.</p>
+        </section>
+        <section className="panel mt-6" aria-labelledby="sign-ins-heading">
+          <h2 id="sign-ins-heading" className="mb-3 font-semibold">
+            Recent sign-ins
+          </h2>
+          {signIns.length === 0 ? <p className="text-sm text-slate-600">None recorded yet.</p> : null}
+          <table className="table" data-testid="recent-sign-ins">
+            <thead>
+              <tr>
+                <th scope="col">When (UTC)</th>
+                <th scope="col">Where</th>
+                <th scope="col">From</th>
+              </tr>
+            </thead>
+            <tbody>
+              {signIns.map((signIn, index) => (
+                <tr key={index}>
+                  <td>{time.format(signIn.at)}</td>
+                  <td>{SURFACES[signIn.surface] ?? signIn.surface}{signIn.target ? ` · ${signIn.target}` : ''}</td>
+                  <td className="text-slate-600">{signIn.ip ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </section>
       </main>
     </div>

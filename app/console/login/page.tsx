@@ -21,7 +21,7 @@ export default async function ConsoleLoginPage(props: { searchParams: Promise<Re
         </div>
       ) : null}
       <form method="post" action="/console/session">
-        <PasswordFields />
+        <PasswordFields recoverHref="/account/recover" />
         <button className="button" type="submit">
           Sign in
         </button>

@@ -34,7 +34,8 @@ export async function POST(request: Request) {
     ip: clientIpFromHeaders(request.headers),
     userAgent: request.headers.get('user-agent') ?? undefined,
   });
-  if (!result.ok) return seeOther(`/console/login?error=${result.error}`);
+  if (result.kind === 'refused') return seeOther(`/console/login?error=${result.error}`);
+  if (result.kind === 'change_password') return seeOther(result.path);
   // HttpOnly; SameSite=Lax (top-level navigations only, server actions are same-origin POSTs); Secure off loopback.
   const secure = runtime().env.issuerIsHttps ? '; Secure' : '';
   const cookie = `${CONSOLE_SESSION_COOKIE}=${result.token}; Path=/console; HttpOnly; SameSite=Lax; Max-Age=${CONSOLE_SESSION_HOURS * 3600}${secure}`;

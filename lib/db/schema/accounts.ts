@@ -1,6 +1,6 @@
 // People, organizations and who belongs where.
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 export const organizations = pgTable(
   'organizations',
@@ -30,8 +30,18 @@ export const users = pgTable(
     /** Stored lower-cased; uniqueness is on the normalized form. */
     email: text('email').notNull(),
     name: text('name').notNull(),
-    /** PHC string of the password's argon2id hash; never the password. */
-    passwordHash: text('password_hash').notNull(),
+    /**
+     * PHC string of the password's argon2id hash; never the password. Null until the person chooses one (an
+     * account created by an operator gets a setup link, never a password).
+     */
+    passwordHash: text('password_hash'),
+    /** When the person last proved they receive mail at `email` (invitation, verification or reset link). */
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
+    /**
+     * Set when someone other than the person knew the password (accounts created by an admin before invitations
+     * existed): the next sign-in must choose a new one before it goes anywhere.
+     */
+    passwordChangeRequired: boolean('password_change_required').notNull().default(false),
     /** Incremented on every password change: sessions bound to an older version end. */
     credentialVersion: integer('credential_version').notNull().default(1),
     disabledAt: timestamp('disabled_at', { withTimezone: true }),
@@ -104,4 +114,65 @@ export const consoleSessions = pgTable(
     userAgent: text('user_agent'),
   },
   (t) => [index('console_sessions_user_idx').on(t.userId)],
+);
+
+/** What a single-use account link lets its holder do. */
+export const accountLinkPurpose = pgEnum('account_link_purpose', ['setup', 'reset', 'verify_email', 'change_required']);
+
+/**
+ * Single-use links mailed (or, for setup links, printed by the CLI) to a person: set the first password, reset it,
+ * verify the email, or choose a new password at sign-in. Only the token's SHA-256 is stored; a link is spent by a
+ * conditional UPDATE (consumed_at IS NULL), so it works once across every instance.
+ */
+export const accountLinks = pgTable(
+  'account_links',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    purpose: accountLinkPurpose('purpose').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The address the link was sent to: a verification applies only while the account still has it. */
+    email: text('email').notNull(),
+    /** The organization whose sign-in form asked for it (branding, audit), if any. */
+    orgId: uuid('org_id').references(() => organizations.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    consumedAt: timestamp('consumed_at', { withTimezone: true }),
+  },
+  (t) => [index('account_links_user_idx').on(t.userId, t.purpose)],
+);
+
+/**
+ * Invitations: the only way into an organization. Membership begins when the invitee accepts, with the account
+ * they create (choosing their own password) or the one they already have. Only the token's SHA-256 is stored;
+ * resending replaces it, so the previous link stops working.
+ */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** Lower-cased, like users.email. */
+    email: text('email').notNull(),
+    role: membershipRole('role').notNull(),
+    /** Teams joined on acceptance; teams deleted meanwhile are skipped. */
+    teamIds: uuid('team_ids').array().notNull().default(sql`'{}'::uuid[]`),
+    tokenHash: text('token_hash').notNull(),
+    invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    lastSentAt: timestamp('last_sent_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }),
+    acceptedBy: uuid('accepted_by').references(() => users.id, { onDelete: 'set null' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('invitations_token_hash_key').on(t.tokenHash),
+    // One open invitation per email and organization: a second invite is a resend.
+    uniqueIndex('invitations_open_key').on(t.orgId, t.email).where(sql`${t.acceptedAt} IS NULL AND ${t.revokedAt} IS NULL`),
+    check('invitations_email_lowercase', sql`${t.email} = lower(${t.email})`),
+  ],
 );

@@ -39,6 +39,8 @@ export const auditEvents = pgTable(
     index('audit_events_action_idx').on(t.orgId, t.action),
     index('audit_events_actor_idx').on(t.orgId, t.actorId),
     index('audit_events_subject_idx').on(t.orgId, t.subjectId),
+    // A person's own recent sign-ins, across every chain (the account page).
+    index('audit_events_subject_id_idx').on(t.subjectId, t.id),
     index('audit_events_app_idx').on(t.orgId, t.appId),
   ],
 );

@@ -6,3 +6,4 @@ export * from './system';
 export * from './audit';
 export * from './mcp';
 export * from './approvals';
+export * from './mail';

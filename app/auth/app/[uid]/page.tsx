@@ -128,7 +128,7 @@ export default async function SignInPage(props: {
         </div>
       ) : null}
       <form method="post" action={`/auth/app/${uid}/login`}>
-        <PasswordFields />
+        <PasswordFields recoverHref={`/auth/app/${uid}/recover`} />
         <button className="button" type="submit">
           Sign in
         </button>

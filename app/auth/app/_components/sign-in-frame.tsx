@@ -43,8 +43,8 @@ export function AppHeader({ app, address }: { app: AppSignInContext['app']; addr
   );
 }
 
-/** The email and password inputs of every Portico sign-in form. */
-export function PasswordFields() {
+/** The email and password inputs of every Portico sign-in form, with the way back in for a forgotten password. */
+export function PasswordFields({ recoverHref }: { recoverHref: string }) {
   return (
     <>
       <div className="field">
@@ -54,6 +54,9 @@ export function PasswordFields() {
       <div className="field">
         <label htmlFor="password">Password</label>
         <input id="password" name="password" type="password" autoComplete="current-password" required maxLength={1024} />
+        <a href={recoverHref} className="field-hint" data-testid="forgot-password">
+          Forgot password?
+        </a>
       </div>
     </>
   );

@@ -1,33 +1,103 @@
 'use server';
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { InvitationRefusal, invitationUrl, inviteToOrganization, resendInvitation, revokeInvitation } from '@/lib/accounts/invitations';
 import { addMember, countOwners, findMembershipRole, lockOrganization, removeMember } from '@/lib/accounts/memberships';
-import { hashPassword } from '@/lib/accounts/passwords';
-import { createUser, findUserByEmail, findUserById } from '@/lib/accounts/users';
+import { issuePasswordResetMail } from '@/lib/accounts/password-reset';
+import { findUserById } from '@/lib/accounts/users';
+import { invitationMail } from '@/lib/mail/messages';
+import { runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../_lib/action';
 
 const role = z.enum(['owner', 'admin', 'member'], { error: 'must be owner, admin or member' });
 const userId = z.string().uuid('is not a person');
 
-export const addMemberAction = orgAction(
+export const inviteMemberAction = orgAction(
   {
     permission: 'members.manage',
-    input: z.object({ email: z.email('must be an email address').max(320), name: z.string().trim().max(80).optional(), role }),
+    input: z.object({
+      email: z.email('Enter an email address, such as ada@example.com.').max(320, 'Use at most 320 characters.'),
+      role,
+      teamIds: z.union([z.string(), z.array(z.string())]).optional().transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value])).pipe(z.array(z.uuid('Choose teams from the list.'))),
+    }),
   },
+  async ({ tx, input, access, audit, queueMail }) => {
+    if (input.role === 'owner' && !access.can('ownership.transfer')) throw new ActionRefusal('Only an owner can invite someone as an owner.');
+    const { env } = runtime();
+    const outcome = await inviteToOrganization(tx, {
+      orgId: access.org.id,
+      email: input.email,
+      role: input.role,
+      teamIds: input.teamIds,
+      invitedBy: access.user.id,
+      ttlDays: env.PORTICO_INVITATION_DAYS,
+    }).catch((error: unknown) => {
+      throw error instanceof InvitationRefusal ? new ActionRefusal(error.message) : error;
+    });
+    await queueMail(
+      invitationMail({
+        to: outcome.invitation.email,
+        organization: access.org.brandDisplayName ?? access.org.name,
+        inviter: access.user.name,
+        link: invitationUrl(env.PORTICO_ISSUER, outcome.token),
+        expiresInDays: env.PORTICO_INVITATION_DAYS,
+      }),
+    );
+    await audit({
+      action: outcome.renewed ? 'invitation.resent' : 'invitation.sent',
+      subject: { type: 'invitation', id: outcome.invitation.id, label: outcome.invitation.email },
+      details: { role: input.role, teams: outcome.invitation.teamIds.length },
+    });
+    // The same words whether or not the email has an account: the admin learns nothing about other organizations.
+    return { status: 'ok', message: `Invitation sent to ${outcome.invitation.email}. They become a member as ${input.role} when they accept it (the link works for ${env.PORTICO_INVITATION_DAYS} days).` };
+  },
+);
+
+const invitationId = z.uuid('is not an invitation');
+
+export const resendInvitationAction = orgAction(
+  { permission: 'members.manage', input: z.object({ invitationId }) },
+  async ({ tx, input, access, audit, queueMail }) => {
+    const { env } = runtime();
+    const renewed = await resendInvitation(tx, access.org.id, input.invitationId, env.PORTICO_INVITATION_DAYS);
+    if (!renewed) throw new ActionRefusal('This invitation was accepted or revoked meanwhile.');
+    if (renewed.invitation.role === 'owner' && !access.can('ownership.transfer')) throw new ActionRefusal('Only an owner can resend an invitation as an owner.');
+    await queueMail(
+      invitationMail({
+        to: renewed.invitation.email,
+        organization: access.org.brandDisplayName ?? access.org.name,
+        inviter: access.user.name,
+        link: invitationUrl(env.PORTICO_ISSUER, renewed.token),
+        expiresInDays: env.PORTICO_INVITATION_DAYS,
+      }),
+    );
+    await audit({ action: 'invitation.resent', subject: { type: 'invitation', id: renewed.invitation.id, label: renewed.invitation.email } });
+    return { status: 'ok', message: `A new link was sent to ${renewed.invitation.email}; the previous one no longer works.` };
+  },
+);
+
+export const revokeInvitationAction = orgAction(
+  { permission: 'members.manage', input: z.object({ invitationId, confirmed: z.literal('yes', { error: 'confirm the revocation' }) }) },
   async ({ tx, input, access, audit }) => {
-    if (input.role === 'owner' && !access.can('ownership.transfer')) throw new ActionRefusal('Only an owner can make someone an owner.');
-    let user = await findUserByEmail(tx, input.email);
-    let password: string | undefined;
-    if (!user) {
-      password = randomBytes(12).toString('base64url');
-      user = await createUser(tx, { email: input.email, name: input.name || input.email.split('@')[0]!, passwordHash: await hashPassword(password) });
-    }
-    if (await findMembershipRole(tx, access.org.id, user.id)) throw new ActionRefusal(`${user.email} is a member already.`);
-    await addMember(tx, { orgId: access.org.id, userId: user.id, role: input.role });
-    await audit({ action: 'member.added', subject: { type: 'person', id: user.id, label: user.email }, details: { role: input.role, accountCreated: password !== undefined } });
-    return password
-      ? { status: 'ok', message: `Added ${user.email} as ${input.role}. A new account was created; give them this password (shown only now):`, secret: [password] }
-      : { status: 'ok', message: `Added ${user.email} as ${input.role}.` };
+    const revoked = await revokeInvitation(tx, access.org.id, input.invitationId);
+    if (!revoked) throw new ActionRefusal('This invitation was accepted or revoked meanwhile.');
+    await audit({ action: 'invitation.revoked', subject: { type: 'invitation', id: revoked.id, label: revoked.email } });
+    return { status: 'ok', message: `The invitation to ${revoked.email} was revoked; its link no longer works.` };
+  },
+);
+
+export const sendPasswordResetAction = orgAction(
+  { permission: 'members.manage', input: z.object({ userId, confirmed: z.literal('yes', { error: 'confirm sending the link' }) }) },
+  async ({ tx, input, access, audit, queueMail }) => {
+    const role = await findMembershipRole(tx, access.org.id, input.userId);
+    if (!role) throw new ActionRefusal('This person is not a member.');
+    const user = await findUserById(tx, input.userId);
+    if (!user || user.disabledAt) throw new ActionRefusal('This account is disabled.');
+    // The admin neither sees nor sets a password: the person receives the same link as with "Forgot password".
+    await queueMail(
+      await issuePasswordResetMail(tx, runtime().env.PORTICO_ISSUER, { user, orgId: access.org.id, organizationName: access.org.brandDisplayName ?? access.org.name, requestedBy: 'administrator' }),
+    );
+    await audit({ action: 'password.reset_link_sent', subject: { type: 'person', id: user.id, label: user.email } });
+    return { status: 'ok', message: `A password reset link was sent to ${user.email}. It works once, for 30 minutes.` };
   },
 );
 

@@ -1,11 +1,13 @@
 import type { Metadata } from 'next';
+import { listOpenInvitations } from '@/lib/accounts/invitations';
 import { listMembers } from '@/lib/accounts/memberships';
+import { listTeams } from '@/lib/accounts/teams';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
 import { ActionForm } from '../../_components/action-form';
 import { Field, Select } from '../../_components/fields';
 import { EmptyState, PageHeader, ReadOnlyNotice } from '../../_components/page-header';
-import { addMemberAction, changeRoleAction, removeMemberAction } from './actions';
+import { changeRoleAction, inviteMemberAction, removeMemberAction, resendInvitationAction, revokeInvitationAction, sendPasswordResetAction } from './actions';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Members' };
@@ -16,25 +18,95 @@ const ROLE_OPTIONS = [
   { value: 'owner', label: 'Owner' },
 ] as const;
 
+const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+
 export default async function MembersPage(props: { params: Promise<{ org: string }> }) {
   const access = await requireOrgAccess((await props.params).org);
-  const members = await listMembers(db(), access.org.id);
   const manage = access.can('members.manage');
+  const [members, invitations, teams] = await Promise.all([
+    listMembers(db(), access.org.id),
+    manage ? listOpenInvitations(db(), access.org.id) : Promise.resolve([]),
+    manage ? listTeams(db(), access.org.id) : Promise.resolve([]),
+  ]);
+  const teamName = new Map(teams.map(({ team }) => [team.id, team.name]));
   const org = access.org.slug;
   return (
     <>
-      <PageHeader title="Members" description="People of this organization sign in to its apps with their Portico account." />
+      <PageHeader title="Members" description="People of this organization sign in to its apps with their own Portico account, and join by accepting an invitation." />
       {manage ? null : <ReadOnlyNotice />}
       {manage ? (
-        <section className="panel mb-6" aria-labelledby="add-heading">
-          <h2 id="add-heading" className="mb-3 font-semibold">
-            Add a person
+        <section className="panel mb-6" aria-labelledby="invite-heading">
+          <h2 id="invite-heading" className="mb-1 font-semibold">
+            Invite a person
           </h2>
-          <ActionForm action={addMemberAction} org={org} submitLabel="Add member" inline testId="add-member">
-            <Field label="Email" name="email" type="email" required />
-            <Field label="Name (for a new account)" name="name" />
-            <Select label="Role" name="role" options={ROLE_OPTIONS} defaultValue="member" />
+          <p className="mb-3 text-sm text-slate-600">
+            Portico mails them a link. They join when they accept it, with the account they have or one they create with their own password. Nobody else ever sees or sets it.
+          </p>
+          <ActionForm action={inviteMemberAction} org={org} submitLabel="Send invitation" testId="invite-member">
+            <div className="flex flex-wrap items-end gap-2">
+              <Field label="Email" name="email" type="email" required maxLength={320} autoComplete="off" />
+              <Select label="Role" name="role" options={ROLE_OPTIONS} defaultValue="member" />
+            </div>
+            {teams.length > 0 ? (
+              <fieldset className="grid gap-1">
+                <legend className="text-sm font-medium text-slate-800">Teams (optional)</legend>
+                <div className="flex flex-wrap gap-4">
+                  {teams.map(({ team }) => (
+                    <label key={team.id} className="flex items-center gap-2 text-sm">
+                      <input type="checkbox" name="teamIds" value={team.id} />
+                      {team.name}
+                    </label>
+                  ))}
+                </div>
+              </fieldset>
+            ) : null}
           </ActionForm>
+        </section>
+      ) : null}
+      {manage && invitations.length > 0 ? (
+        <section className="panel mb-6 overflow-x-auto" aria-labelledby="pending-heading">
+          <h2 id="pending-heading" className="mb-3 font-semibold">
+            Pending invitations
+          </h2>
+          <table className="table" data-testid="pending-invitations">
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role and teams</th>
+                <th scope="col">Link</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {invitations.map((invitation) => (
+                <tr key={invitation.id} data-email={invitation.email}>
+                  <td className="font-medium">{invitation.email}</td>
+                  <td>
+                    {invitation.role}
+                    {invitation.teamIds.length > 0 ? <div className="text-xs text-slate-500">{invitation.teamIds.map((id) => teamName.get(id) ?? 'a deleted team').join(', ')}</div> : null}
+                  </td>
+                  <td className="text-sm">
+                    {invitation.expired ? <span className="badge">Expired</span> : `Sent ${time.format(invitation.lastSentAt)} UTC, valid until ${time.format(invitation.expiresAt)} UTC`}
+                  </td>
+                  <td className="grid gap-2">
+                    <ActionForm action={resendInvitationAction} org={org} submitLabel="Resend" variant="secondary" inline>
+                      <input type="hidden" name="invitationId" value={invitation.id} />
+                    </ActionForm>
+                    <ActionForm
+                      action={revokeInvitationAction}
+                      org={org}
+                      submitLabel="Revoke"
+                      variant="secondary"
+                      confirm={`Revoke the invitation to ${invitation.email}? Its link stops working at once.`}
+                      confirmLabel="Yes, revoke"
+                    >
+                      <input type="hidden" name="invitationId" value={invitation.id} />
+                    </ActionForm>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </section>
       ) : null}
       {members.length === 0 ? (
@@ -65,6 +137,16 @@ export default async function MembersPage(props: { params: Promise<{ org: string
                       <ActionForm action={changeRoleAction} org={org} submitLabel="Change role" variant="secondary" inline>
                         <input type="hidden" name="userId" value={member.userId} />
                         <Select label="New role" id={`role-${member.userId}`} name="role" options={ROLE_OPTIONS} defaultValue={member.role} />
+                      </ActionForm>
+                      <ActionForm
+                        action={sendPasswordResetAction}
+                        org={org}
+                        submitLabel="Send password reset link"
+                        variant="secondary"
+                        confirm={`Mail ${member.email} a link to choose a new password? You will not see the link or the password. Using it signs them out everywhere.`}
+                        confirmLabel="Yes, send the link"
+                      >
+                        <input type="hidden" name="userId" value={member.userId} />
                       </ActionForm>
                       <ActionForm
                         action={removeMemberAction}

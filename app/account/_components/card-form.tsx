@@ -1,0 +1,105 @@
+'use client';
+// A form on a sign-in card bound to a server action. What the person typed stays when the server refuses it
+// (the form is submitted by hand: React would reset it after an action), and each error stands under its field,
+// tied to it with aria-describedby. A password field shows its length against the minimum as the person types.
+import { startTransition, useActionState, useState, type ReactNode } from 'react';
+import { idleCardForm, type CardFormState } from '../_lib/form-state';
+
+export interface CardField {
+  name: string;
+  label: string;
+  type?: 'text' | 'email' | 'password';
+  autoComplete?: string;
+  required?: boolean;
+  readOnly?: boolean;
+  defaultValue?: string;
+  hint?: string;
+  /** A new password: shows a live length hint against this minimum. */
+  newPasswordMinimum?: number;
+  maxLength?: number;
+}
+
+type Action = (state: CardFormState, data: FormData) => Promise<CardFormState>;
+
+export function CardForm(props: { action: Action; fields: CardField[]; hidden?: Record<string, string>; submitLabel: string; testId?: string; footer?: ReactNode }) {
+  const [state, formAction, pending] = useActionState(props.action, idleCardForm);
+  if (state.status === 'done') {
+    return (
+      <div data-testid={props.testId ? `${props.testId}-done` : undefined}>
+        <div className="alert alert-success" role="status">
+          {state.message}
+        </div>
+        {state.next ? (
+          <a className="button button-inline" href={state.next.href}>
+            {state.next.label}
+          </a>
+        ) : null}
+      </div>
+    );
+  }
+  const errors = state.status === 'error' ? state.fieldErrors : {};
+  return (
+    <form
+      data-testid={props.testId}
+      noValidate={false}
+      onSubmit={(event) => {
+        event.preventDefault();
+        const data = new FormData(event.currentTarget);
+        startTransition(() => formAction(data));
+      }}
+    >
+      {errors.form ? (
+        <div className="alert alert-error" role="alert" data-testid="form-error">
+          {errors.form}
+        </div>
+      ) : null}
+      {Object.entries(props.hidden ?? {}).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      {props.fields.map((field) => (
+        <FieldRow key={field.name} field={field} error={errors[field.name]} />
+      ))}
+      <button className="button" type="submit" disabled={pending}>
+        {pending ? 'Working…' : props.submitLabel}
+      </button>
+      {props.footer}
+    </form>
+  );
+}
+
+function FieldRow({ field, error }: { field: CardField; error?: string }) {
+  const [length, setLength] = useState([...(field.defaultValue ?? '')].length);
+  const id = `field-${field.name}`;
+  const described = [field.hint || field.newPasswordMinimum ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  const hint = field.newPasswordMinimum
+    ? `${length} character${length === 1 ? '' : 's'}${length < field.newPasswordMinimum ? ` — at least ${field.newPasswordMinimum}` : ' — long enough'}. No rules about digits or symbols: a few unrelated words work well. Common passwords and your email are refused.`
+    : field.hint;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{field.label}</label>
+      <input
+        id={id}
+        name={field.name}
+        type={field.type ?? 'text'}
+        autoComplete={field.autoComplete}
+        required={field.required}
+        readOnly={field.readOnly}
+        defaultValue={field.defaultValue}
+        maxLength={field.maxLength ?? (field.type === 'password' ? 256 : 320)}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={described || undefined}
+        onInput={field.newPasswordMinimum ? (event) => setLength([...event.currentTarget.value].length) : undefined}
+      />
+      {hint ? (
+        <p className="field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="field-error" id={`${id}-error`} data-testid={`error-${field.name}`}>
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}

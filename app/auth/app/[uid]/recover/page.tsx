@@ -1,0 +1,23 @@
+// /auth/app/<uid>/recover – "Forgot password?" from an app's sign-in card, in the organization's brand.
+import type { Metadata } from 'next';
+import { headers } from 'next/headers';
+import { notFound } from 'next/navigation';
+import { isInteractionUid } from '@/lib/oidc/sign-in-errors';
+import { RecoveryCard } from '../../../../account/_components/recovery-card';
+import { SignInFrame } from '../../_components/sign-in-frame';
+import { signInOrganization } from '../../_lib/sign-in-organization';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'Forgot your password?' };
+
+export default async function AppRecoverPage(props: { params: Promise<{ uid: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const { uid } = await props.params;
+  if (!isInteractionUid(uid)) notFound();
+  const { sent, error } = await props.searchParams;
+  const org = await signInOrganization(uid, (await headers()).get('cookie'));
+  return (
+    <SignInFrame org={org}>
+      <RecoveryCard action={`/auth/app/${uid}/recover/request`} sent={sent === '1'} invalidEmail={error === 'email'} back={{ href: `/auth/app/${uid}`, label: 'Back to sign-in' }} />
+    </SignInFrame>
+  );
+}

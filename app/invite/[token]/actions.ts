@@ -1,0 +1,31 @@
+'use server';
+// Accepting an invitation: the invitee's own password (a new account) or their existing one; then the console.
+import { headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { acceptInvitationWithPassword, requiredPasswordChangePath } from '@/lib/accounts/self-service';
+import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { db } from '@/lib/runtime';
+import type { CardFormState } from '../../account/_lib/form-state';
+import { startConsoleSession } from '../../console/_lib/session';
+
+export async function acceptInvitationAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
+  const requestHeaders = await headers();
+  const ip = clientIpFromHeaders(requestHeaders);
+  const password = data.get('password');
+  const name = data.get('name');
+  if (typeof password !== 'string' || password === '') return { status: 'error', fieldErrors: { password: 'Enter a password.' } };
+  const result = await acceptInvitationWithPassword(db(), {
+    token: data.get('token'),
+    password: password.slice(0, 1024),
+    name: typeof name === 'string' ? name : undefined,
+    ip,
+  });
+  if (!result.ok) return { status: 'error', fieldErrors: result.fieldErrors };
+  const { user, orgSlug, passwordChangeRequired } = result.value;
+  if (passwordChangeRequired) {
+    // Someone else once knew this password: the invitee chooses a new one before anything else.
+    redirect(await requiredPasswordChangePath(db(), user, '/console/login'));
+  }
+  await startConsoleSession(user, { ip, userAgent: requestHeaders.get('user-agent') ?? undefined });
+  redirect(`/console/${orgSlug}/apps`);
+}

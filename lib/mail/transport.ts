@@ -1,0 +1,45 @@
+// Where mail goes: an SMTP server (PORTICO_SMTP_URL, through nodemailer), or — when none is configured, as on a
+// local install — the development outbox: each message written as an .eml file to <data folder>/outbox and its
+// link printed to the server log, so that invitations and resets can be tried without a mail server.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import type { MailMessage } from './messages';
+import type { SendMail } from './outbox';
+
+export interface MailTransportOptions {
+  smtpUrl?: string;
+  from: string;
+  dataDir: string;
+  log?: (line: string) => void;
+}
+
+/** Printed in logs: an outside string with its control characters made visible. */
+function printable(value: string): string {
+  return JSON.stringify(value).slice(1, -1);
+}
+
+export function developmentOutboxFolder(dataDir: string): string {
+  return path.join(dataDir, 'outbox');
+}
+
+export function createMailSender(options: MailTransportOptions): SendMail {
+  if (options.smtpUrl) {
+    const transport = nodemailer.createTransport(options.smtpUrl);
+    return async (message) => {
+      await transport.sendMail({ from: options.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+    };
+  }
+  const folder = developmentOutboxFolder(options.dataDir);
+  const stream = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const log = options.log ?? ((line: string) => console.log(line));
+  return async (message: MailMessage) => {
+    const info = await stream.sendMail({ from: options.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const file = path.join(folder, `${new Date().toISOString().replaceAll(':', '-')}-${randomBytes(3).toString('hex')}.eml`);
+    // Owner-only: the message holds a single-use link.
+    writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+    log(`[mail] development outbox: "${printable(message.subject)}" to ${printable(message.to)} → ${file}${message.link ? `\n[mail]   link: ${message.link}` : ''}`);
+  };
+}

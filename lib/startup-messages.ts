@@ -27,7 +27,8 @@ export function printBanner(env: Env, booted: BootResult, listening: string[]): 
   if (seed.status === 'created') {
     lines.push(
       '',
-      '  Demo organization created. Sign-in for the demo owner:',
+      '  Demo organization created. Sign-in for the demo owner (demo only: every other account is created by its',
+      '  person, through an invitation or a setup link, with a password nobody else knows):',
       `    email:          ${seed.email}`,
       `    password:       ${seed.passwordGenerated ? `${seed.password}   (generated; shown only now)` : '(from PORTICO_DEMO_PASSWORD)'}`,
       '  Demo app (an OIDC client):',

@@ -24,3 +24,10 @@ export function demoEnvironment(port: number): Record<string, string> {
 /** The test MCP host whose origin the e2e Portico lists in PORTICO_OPERATOR_FRAME_ANCESTORS, and one it does not. */
 export const MCP_HOST_PORT = 4989;
 export const FOREIGN_HOST_PORT = 4988;
+
+/**
+ * The e2e server's mail goes over real SMTP to a mailbox (test/support/mailbox.ts) that e2e/support/serve.ts runs
+ * beside it; the tests read what arrived through that process's small HTTP view of it.
+ */
+export const MAILBOX_SMTP_PORT = 4925;
+export const MAILBOX_HTTP_PORT = 4926;

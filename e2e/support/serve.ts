@@ -1,6 +1,8 @@
 // Playwright's web server: one Portico with the fixed e2e demo data, on scratch storage that is removed when
 // Playwright stops it.
-import { E2E_PORT, MCP_HOST_PORT } from './constants';
+import { createServer } from 'node:http';
+import { startMailbox } from '../../test/support/mailbox';
+import { E2E_PORT, MAILBOX_HTTP_PORT, MAILBOX_SMTP_PORT, MCP_HOST_PORT } from './constants';
 import { seedE2EData } from './fixtures';
 import { createStorage, startPortico, withStorageDatabase } from './portico-process';
 import { loopbackTlsFiles } from './tls';
@@ -10,6 +12,13 @@ await withStorageDatabase(storage, seedE2EData);
 // The MCP onboarding tests serve a client ID metadata document on https://localhost: this Portico may fetch from
 // loopback (never allowed in production) and trusts the tests' certificate.
 const tls = loopbackTlsFiles({ regenerate: true });
+// Real SMTP: the mailbox receives what Portico sends; the tests read it over loopback HTTP (GET /messages).
+const mailbox = await startMailbox(MAILBOX_SMTP_PORT);
+const mailboxView = createServer((_req, res) => {
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify(mailbox.messages));
+});
+await new Promise<void>((resolve) => mailboxView.listen(MAILBOX_HTTP_PORT, '127.0.0.1', resolve));
 // Every spec registers MCP clients from 127.0.0.1: the per-IP limit is raised here; registration-limits.spec.ts
 // tests the limits on servers of its own.
 const portico = await startPortico(E2E_PORT, storage, {
@@ -20,6 +29,8 @@ const portico = await startPortico(E2E_PORT, storage, {
   // host allowed to frame the embedded central. Clients that advertise nothing still get the link.
   PORTICO_APPROVAL_SURFACE: 'adaptive',
   PORTICO_OPERATOR_FRAME_ANCESTORS: `https://127.0.0.1:${MCP_HOST_PORT}`,
+  PORTICO_SMTP_URL: mailbox.url,
+  PORTICO_MAIL_FROM: 'Portico e2e <identity@e2e.portico.test>',
 });
 process.stdout.write(portico.output());
 portico.process.stdout?.pipe(process.stdout);
@@ -28,7 +39,7 @@ portico.process.stderr?.pipe(process.stderr);
 async function stop() {
   portico.process.kill('SIGTERM');
   await portico.exited;
-  await storage.dispose();
+  await Promise.all([storage.dispose(), mailbox.close(), new Promise((resolve) => mailboxView.close(resolve))]);
   process.exit(0);
 }
 process.on('SIGTERM', () => void stop());

@@ -48,7 +48,7 @@ export const inviteMemberAction = orgAction(
       details: { role: input.role, teams: outcome.invitation.teamIds.length },
     });
     // The same words whether or not the email has an account: the admin learns nothing about other organizations.
-    return { status: 'ok', message: `Invitation sent to ${outcome.invitation.email}. They become a member as ${input.role} when they accept it (the link works for ${env.PORTICO_INVITATION_DAYS} days).` };
+    return { status: 'ok', message: `Invitation sent to ${outcome.invitation.email}. They join as ${input.role} when they accept it; the link works for ${env.PORTICO_INVITATION_DAYS} days.` };
   },
 );
 

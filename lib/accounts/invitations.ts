@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { and, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { invitations, memberships, organizations, teams, users } from '../db/schema';
+import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { hashLinkToken, isLinkToken } from './account-links';
 import { markEmailVerified } from './credentials';
 import { addTeamMember } from './teams';
@@ -17,6 +18,15 @@ export type Invitation = typeof invitations.$inferSelect;
 
 /** A rule that refuses the invitation as asked (shown to the admin as is). */
 export class InvitationRefusal extends Error {}
+
+/** Invitations (new or resent) one organization may mail per hour: a compromised admin cannot turn Portico into a spam relay. */
+export const INVITATIONS_PER_ORG_PER_HOUR: RateLimitRule = { name: 'invite:org', limit: 200, windowSeconds: 3600 };
+
+async function countInvitationMail(db: Queryable, orgId: string): Promise<void> {
+  if ((await hitRateLimit(db, INVITATIONS_PER_ORG_PER_HOUR, orgId)).limited) {
+    throw new InvitationRefusal('This organization has sent too many invitations in the last hour. Try again later.');
+  }
+}
 
 export function invitationUrl(issuer: string, token: string): string {
   return `${issuer}/invite/${token}`;
@@ -61,6 +71,7 @@ export async function inviteToOrganization(db: Queryable, input: InviteInput): P
     .where(and(eq(memberships.orgId, input.orgId), eq(users.email, email)))
     .limit(1);
   if (member) throw new InvitationRefusal(`${email} is a member already.`);
+  await countInvitationMail(db, input.orgId);
 
   const { token, tokenHash } = newToken();
   const expiresAt = sql`now() + make_interval(days => ${input.ttlDays})`;
@@ -88,6 +99,7 @@ export async function inviteToOrganization(db: Queryable, input: InviteInput): P
 
 /** A new link for an open invitation (the previous one stops working) and a fresh expiry. */
 export async function resendInvitation(db: Queryable, orgId: string, invitationId: string, ttlDays: number): Promise<{ invitation: Invitation; token: string } | undefined> {
+  await countInvitationMail(db, orgId);
   const { token, tokenHash } = newToken();
   const [invitation] = await db
     .update(invitations)

@@ -142,6 +142,7 @@ export async function acceptInvitationWithPassword(
   if (!view) return refused('form', INVITATION_SPENT);
   const { invitation, organization, account } = view;
   const context = { surface: 'invitation' as const, ip: input.ip, orgId: organization.id, target: organization.name };
+  if (account?.disabledAt) return refused('form', 'This account is disabled. Contact the administrators of your organization.');
 
   if (account?.passwordHash) {
     const check = await throttledPasswordCheck(db, invitation.email, input.password, input.ip);

@@ -15,7 +15,7 @@ import { createOrganization } from '../../lib/accounts/organizations';
 import { checkNewPassword } from '../../lib/accounts/password-policy';
 import { RESET_ANSWER_FLOOR_MS, RESET_THROTTLE, requestPasswordReset } from '../../lib/accounts/password-reset';
 import { hashPassword } from '../../lib/accounts/passwords';
-import { acceptInvitationWithPassword, changeOwnPassword, setPasswordWithLink } from '../../lib/accounts/self-service';
+import { acceptInvitationWithPassword, changeOwnPassword, sendVerificationLink, setPasswordWithLink, verifyEmailWithLink } from '../../lib/accounts/self-service';
 import { createTeam } from '../../lib/accounts/teams';
 import { createUser, findUserByEmail } from '../../lib/accounts/users';
 import { runCli } from '../../lib/cli';
@@ -137,6 +137,45 @@ describe('invitations', () => {
     // A team of another organization cannot be named.
     const foreign = await createTeam(database.db, { orgId: (await createOrganization(database.db, { slug: 'foreign-team', name: 'F' })).id, name: 'X' });
     await expect(invite(org.id, 'x@example.test', { teamIds: [foreign.id] })).rejects.toThrow(/does not exist/);
+  });
+});
+
+describe('invitation limits and disabled accounts', () => {
+  it('an organization may mail a bounded number of invitations per hour', async () => {
+    const org = await createOrganization(database.db, { slug: 'spammy', name: 'Spammy' });
+    const { INVITATIONS_PER_ORG_PER_HOUR } = await import('../../lib/accounts/invitations');
+    const attempts = await Promise.allSettled(Array.from({ length: INVITATIONS_PER_ORG_PER_HOUR.limit + 2 }, (_, i) => invite(org.id, `bulk-${i}@example.test`)));
+    expect(attempts.filter((attempt) => attempt.status === 'rejected')).toHaveLength(2);
+    expect((await listOpenInvitations(database.db, org.id)).length).toBe(INVITATIONS_PER_ORG_PER_HOUR.limit);
+  });
+
+  it('a disabled account cannot accept, nor be given a password through an invitation', async () => {
+    const org = await createOrganization(database.db, { slug: 'disabled-invite', name: 'Disabled' });
+    const disabled = await createUser(database.db, { email: 'disabled@example.test', name: 'D', passwordHash: null });
+    await database.db.update(users).set({ disabledAt: sql`now()` }).where(eq(users.id, disabled.id));
+    const { token } = await invite(org.id, disabled.email);
+    expect(await acceptInvitationWithPassword(database.db, { token, password: OWN_PASSWORD, ip: '192.0.2.50' })).toMatchObject({ ok: false, fieldErrors: { form: expect.stringContaining('disabled') } });
+    expect((await findUserByEmail(database.db, disabled.email))!.passwordHash).toBeNull();
+  });
+});
+
+describe('email verification', () => {
+  it('a confirmation link marks the address verified once; asking again is limited', async () => {
+    const person = await createUser(database.db, { email: 'verify-me@example.test', name: 'V', passwordHash: await hashPassword(OWN_PASSWORD) });
+    expect(person.emailVerifiedAt).toBeNull();
+    expect(await sendVerificationLink(database.db, mail, person)).toEqual({ status: 'sent' });
+    const [message] = await queuedMailTo(person.email);
+    const token = /\/account\/verify\/([A-Za-z0-9_-]{43})/.exec(message!.link!)![1];
+    expect(await verifyEmailWithLink(database.db, { token: 'x'.repeat(43), ip: '192.0.2.60' })).toBe(false);
+    expect(await verifyEmailWithLink(database.db, { token, ip: '192.0.2.60' })).toBe(true);
+    expect(await verifyEmailWithLink(database.db, { token, ip: '192.0.2.60' })).toBe(false);
+    const verified = (await findUserByEmail(database.db, person.email))!;
+    expect(verified.emailVerifiedAt).not.toBeNull();
+    expect(await sendVerificationLink(database.db, mail, verified)).toEqual({ status: 'verified' });
+    const other = await createUser(database.db, { email: 'verify-often@example.test', name: 'O', passwordHash: null });
+    const outcomes = [];
+    for (let i = 0; i < 4; i += 1) outcomes.push((await sendVerificationLink(database.db, mail, other)).status);
+    expect(outcomes).toEqual(['sent', 'sent', 'sent', 'throttled']);
   });
 });
 

@@ -58,7 +58,9 @@ export const resendInvitationAction = orgAction(
   { permission: 'members.manage', input: z.object({ invitationId }) },
   async ({ tx, input, access, audit, queueMail }) => {
     const { env } = runtime();
-    const renewed = await resendInvitation(tx, access.org.id, input.invitationId, env.PORTICO_INVITATION_DAYS);
+    const renewed = await resendInvitation(tx, access.org.id, input.invitationId, env.PORTICO_INVITATION_DAYS).catch((error: unknown) => {
+      throw error instanceof InvitationRefusal ? new ActionRefusal(error.message) : error;
+    });
     if (!renewed) throw new ActionRefusal('This invitation was accepted or revoked meanwhile.');
     if (renewed.invitation.role === 'owner' && !access.can('ownership.transfer')) throw new ActionRefusal('Only an owner can resend an invitation as an owner.');
     await queueMail(

@@ -6,10 +6,23 @@ import { issuePasswordResetMail } from '@/lib/accounts/password-reset';
 import { findUserById } from '@/lib/accounts/users';
 import { invitationMail } from '@/lib/mail/messages';
 import { runtime } from '@/lib/runtime';
+import type { OrgAccess } from '../../_lib/access';
 import { ActionRefusal, orgAction } from '../../_lib/action';
 
 const role = z.enum(['owner', 'admin', 'member'], { error: 'must be owner, admin or member' });
 const userId = z.string().uuid('is not a person');
+
+/** The invitation mail, in the organization's name, signed by the admin who sent it. */
+function invitationMailFrom(access: OrgAccess, to: string, token: string) {
+  const { env } = runtime();
+  return invitationMail({
+    to,
+    organization: access.org.brandDisplayName ?? access.org.name,
+    inviter: access.user.name,
+    link: invitationUrl(env.PORTICO_ISSUER, token),
+    expiresInDays: env.PORTICO_INVITATION_DAYS,
+  });
+}
 
 export const inviteMemberAction = orgAction(
   {
@@ -33,15 +46,7 @@ export const inviteMemberAction = orgAction(
     }).catch((error: unknown) => {
       throw error instanceof InvitationRefusal ? new ActionRefusal(error.message) : error;
     });
-    await queueMail(
-      invitationMail({
-        to: outcome.invitation.email,
-        organization: access.org.brandDisplayName ?? access.org.name,
-        inviter: access.user.name,
-        link: invitationUrl(env.PORTICO_ISSUER, outcome.token),
-        expiresInDays: env.PORTICO_INVITATION_DAYS,
-      }),
-    );
+    await queueMail(invitationMailFrom(access, outcome.invitation.email, outcome.token));
     await audit({
       action: outcome.renewed ? 'invitation.resent' : 'invitation.sent',
       subject: { type: 'invitation', id: outcome.invitation.id, label: outcome.invitation.email },
@@ -63,15 +68,7 @@ export const resendInvitationAction = orgAction(
     });
     if (!renewed) throw new ActionRefusal('This invitation was accepted or revoked meanwhile.');
     if (renewed.invitation.role === 'owner' && !access.can('ownership.transfer')) throw new ActionRefusal('Only an owner can resend an invitation as an owner.');
-    await queueMail(
-      invitationMail({
-        to: renewed.invitation.email,
-        organization: access.org.brandDisplayName ?? access.org.name,
-        inviter: access.user.name,
-        link: invitationUrl(env.PORTICO_ISSUER, renewed.token),
-        expiresInDays: env.PORTICO_INVITATION_DAYS,
-      }),
-    );
+    await queueMail(invitationMailFrom(access, renewed.invitation.email, renewed.token));
     await audit({ action: 'invitation.resent', subject: { type: 'invitation', id: renewed.invitation.id, label: renewed.invitation.email } });
     return { status: 'ok', message: `A new link was sent to ${renewed.invitation.email}; the previous one no longer works.` };
   },

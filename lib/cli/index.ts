@@ -4,6 +4,10 @@ import { parseArgs } from 'node:util';
 import { addMember, removeMember } from '../accounts/memberships';
 import { createOrganization, findOrganizationBySlug, listOrganizations, type MembershipRole } from '../accounts/organizations';
 import { ACCOUNT_LINK_TTL_SECONDS, accountLinkUrl, issueAccountLink } from '../accounts/account-links';
+import { InvitationRefusal, invitationUrl, inviteToOrganization } from '../accounts/invitations';
+import { env } from '../env';
+import { invitationMail } from '../mail/messages';
+import { enqueueMail } from '../mail/outbox';
 import { createUser, findUserByEmail } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
 import { issueSurfaceSecret } from '../clients/surface';
@@ -112,7 +116,31 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
     },
   },
   members: {
+    invite: {
+      usage: 'members invite --org <slug> --email <email> [--role owner|admin|member]',
+      options: { org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
+      async run(ctx, values) {
+        const role = (typeof values.role === 'string' ? values.role : 'member') as MembershipRole;
+        if (!ROLES.includes(role)) throw new UsageError('--role must be owner, admin or member');
+        const email = required(values, 'email');
+        if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
+        const org = await organization(ctx, required(values, 'org'));
+        const days = env().PORTICO_INVITATION_DAYS;
+        // The link goes to the invitee by mail only: whoever held it could create the account.
+        const invitation = await ctx.db.transaction(async (tx) => {
+          const outcome = await inviteToOrganization(tx, { orgId: org.id, email, role, teamIds: [], invitedBy: null, ttlDays: days }).catch((error: unknown) => {
+            throw error instanceof InvitationRefusal ? new CommandError(error.message) : error;
+          });
+          await enqueueMail(tx, ctx.atRestKey, invitationMail({ to: outcome.invitation.email, organization: org.brandDisplayName ?? org.name, link: invitationUrl(ctx.issuer, outcome.token), expiresInDays: days }));
+          await audit(ctx, tx, { orgId: org.id, action: outcome.renewed ? 'invitation.resent' : 'invitation.sent', subject: { type: 'invitation', id: outcome.invitation.id, label: outcome.invitation.email }, details: { role } });
+          return outcome.invitation;
+        });
+        ctx.out(`Invitation to ${invitation.email} queued (${role} of ${org.slug}, valid ${days} days). The running Portico mails it; with the`);
+        ctx.out('embedded database, it goes out when the server starts. The link is sent to the invitee only.');
+      },
+    },
     add: {
+      // Local authority only: adds an account that exists (its person chose its password) without an invitation.
       usage: 'members add --org <slug> --email <email> [--role owner|admin|member]',
       options: { org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
       async run(ctx, values) {

@@ -22,7 +22,7 @@ import { runCli } from '../../lib/cli';
 import { accountLinks, auditEvents, invitations, mailOutbox, teamMembers, users } from '../../lib/db/schema';
 import { decryptAtRest } from '../../lib/security/at-rest';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
-import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, TEST_PASSWORD, type Harness } from '../support/provider-harness';
+import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type Harness } from '../support/provider-harness';
 
 let database: TestDatabase;
 let harness: Harness;
@@ -350,6 +350,17 @@ describe('CLI', () => {
     expect(reset.code).toBe(0);
     expect(reset.out).toMatch(/\/account\/password\/[A-Za-z0-9_-]{43}/);
     expect((await run('users', 'reset-link', '--email', 'nobody@cli.test')).code).toBe(1);
-    expect(TEST_PASSWORD).toBeTruthy();
+  });
+
+  it('members invite queues the invitation mail for the invitee and prints no link', async () => {
+    await createOrganization(database.db, { slug: 'cli-invites', name: 'CLI Invites' });
+    const invited = await run('members', 'invite', '--org', 'cli-invites', '--email', 'hopper@cli.test', '--role', 'admin');
+    expect(invited.code).toBe(0);
+    expect(invited.out).not.toMatch(/\/invite\//);
+    const [message] = await queuedMailTo('hopper@cli.test');
+    expect(message?.subject).toBe('Join CLI Invites on Portico');
+    const token = /\/invite\/([A-Za-z0-9_-]{43})/.exec(message!.link!)![1];
+    expect(await acceptInvitationWithPassword(database.db, { token, password: 'hopper chose her words', name: 'Grace Hopper', ip: '192.0.2.91' })).toMatchObject({ ok: true, value: { orgSlug: 'cli-invites' } });
+    expect((await run('members', 'invite', '--org', 'cli-invites', '--email', 'hopper@cli.test')).err).toContain('is a member already');
   });
 });

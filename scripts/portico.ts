@@ -8,9 +8,15 @@ import { drizzleFor } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
 import { resolveSecretKey } from '../lib/security/at-rest';
 import { envOrExit } from '../lib/env';
+import { terminalLine } from '../lib/util/visible-text';
 import { describeStartupFailure } from '../lib/startup-messages';
 
 const env = envOrExit();
+
+/** A second guard behind terminalText on each value: no control character reaches the terminal raw. */
+function printable(text: string): string {
+  return text.split('\n').map(terminalLine).join('\n');
+}
 
 /** A yes/no question at the terminal; no terminal (a pipe, a script) means no. */
 async function askAtTerminal(question: string): Promise<boolean> {
@@ -35,10 +41,10 @@ try {
         issuer: env.PORTICO_ISSUER,
         atRestKey: resolveSecretKey(env.PORTICO_SECRET_KEY, env.dataDir).key,
         operator,
-        out: (line) => console.log(line),
+        out: (line) => console.log(printable(line)),
         confirm: askAtTerminal,
       },
-      (line) => console.error(line),
+      (line) => console.error(printable(line)),
     );
   } finally {
     await raw.close();

@@ -156,4 +156,34 @@ describe('operator CLI', () => {
       ['approval.grant_revoked', 'operator_cli', 'cli:test@host'],
     ]);
   });
+
+  it('prints an agent’s text escaped, and the true access and duration right before the prompt', async () => {
+    const org = (await findOrganizationBySlug(database.db, 'ops'))!;
+    const app = (await findAppListing(database.db, 'ops/vault'))!;
+    const asker = (await findUserByEmail(database.db, 'asker@ops.test'))!;
+    // The reason tries to move the cursor up two lines, return, erase the line and reverse the text that follows.
+    const reason = 'read-only check\u001b[2A\r\u001b[2Kaccess read for 900 seconds \u202Edetacilppa\u202C';
+    const request = await createApprovalRequest(
+      database.db,
+      { orgId: org.id, appId: app.app.id, subjectUserId: asker.id, clientId: 'c\u001b]0;x\u0007', kind: 'root_access', durationSeconds: null, reason },
+      { type: 'person', id: asker.id },
+    );
+    const transcript: string[] = [];
+    const code = await runCli(
+      ['approvals', 'approve', request.id],
+      { db: database.db, issuer: 'https://id.example.test', atRestKey, operator: 'cli:test@host', out: (line) => transcript.push(line), confirm: async (question) => (transcript.push(`? ${question}`), false) },
+      (line) => transcript.push(line),
+    );
+    expect(code).toBe(1);
+    const printed = transcript.join('\n');
+    for (const raw of ['\u001b', '\r', '\u202E', '\u202C', '\u0007']) expect(printed).not.toContain(raw);
+    expect(printed).toContain('read-only check\\x1B[2A\\x0D\\x1B[2Kaccess read for 900 seconds ⟨U+202E⟩detacilppa⟨U+202C⟩');
+    const prompt = transcript.findIndex((line) => line.startsWith('? '));
+    const reasonLine = transcript.findIndex((line) => line.startsWith('reason'));
+    // Access and duration come from the stored request, after the untrusted text and right before the question.
+    const between = transcript.slice(reasonLine + 1, prompt);
+    expect(between).toEqual(expect.arrayContaining(['access       ELEVATED (root) access', 'for          PERMANENT']));
+    expect(transcript[prompt]).toBe(`? Approve ELEVATED (root) access PERMANENTLY (${request.id})?`);
+    expect(printed).toContain('(client c\\x1B]0;x\\x07)');
+  });
 });

@@ -5,6 +5,7 @@ import { and, desc, eq, gt, sql } from 'drizzle-orm';
 import { findOrganizationBySlug } from '../accounts/organizations';
 import { ApprovalRefusal, decideApprovalRequest, findApprovalRequest, revokeApprovalGrant, type ApprovalRequest } from '../approvals/broker';
 import { approvalGrants, approvalRequests, apps, users } from '../db/schema';
+import { terminalText } from '../util/visible-text';
 import { CommandError, UsageError, type CliContext, type Command } from './command';
 
 async function describeRequest(ctx: CliContext, request: ApprovalRequest): Promise<string[]> {
@@ -15,14 +16,17 @@ async function describeRequest(ctx: CliContext, request: ApprovalRequest): Promi
     .innerJoin(apps, eq(apps.id, approvalRequests.appId))
     .where(eq(approvalRequests.id, request.id));
   const [grant] = await ctx.db.select().from(approvalGrants).where(eq(approvalGrants.requestId, request.id));
+  // What came from outside (the reason, names, the client, the path) goes first and through terminalText; what the
+  // operator decides on (access, duration, where it may be decided) comes after it, from the stored fields, so no
+  // text an agent wrote can stand between them and the prompt.
   return [
     `request      ${request.id}`,
+    `asked by     ${terminalText(context?.email ?? request.subjectUserId)}${request.actor ? `, through the agent ${terminalText(request.actor)}` : ''} (client ${terminalText(request.clientId)})`,
+    `app          ${terminalText(context?.app ?? request.appId)}`,
+    `reason       ${terminalText(request.reason)}`,
     `state        ${request.state}${request.state === 'pending' && request.expiresAt <= new Date() ? ' (expired)' : ''}`,
-    `asked by     ${context?.email ?? request.subjectUserId}${request.actor ? `, through the agent ${request.actor}` : ''} (client ${request.clientId})`,
-    `app          ${context?.app ?? request.appId}`,
-    `access       ${request.kind === 'root_access' ? 'ELEVATED (root) access' : `${request.profile} on ${request.resource}`}`,
+    `access       ${request.kind === 'root_access' ? 'ELEVATED (root) access' : `${request.profile} on ${terminalText(request.resource)}`}`,
     `for          ${request.durationSeconds === null ? 'PERMANENT' : `${request.durationSeconds} seconds`}`,
-    `reason       ${request.reason}`,
     `central      ${request.centralEligible ? 'may be decided in the central' : 'CLI only (permanent, broad or elevated)'}`,
     `fingerprint  ${request.fingerprint}`,
     ...(grant ? [`grant        ${grant.id}, ${grant.revokedAt ? `revoked ${grant.revokedAt.toISOString()}` : grant.expiresAt ? `until ${grant.expiresAt.toISOString()}` : 'permanent'}`] : []),
@@ -48,7 +52,10 @@ function decide(decision: 'approve' | 'deny'): Command {
     async run(ctx, values, positionals) {
       const request = await requestOrThrow(ctx, positionals[0]);
       for (const line of await describeRequest(ctx, request)) ctx.out(line);
-      await confirmOrStop(ctx, values, `${decision === 'approve' ? 'Approve' : 'Deny'} this request?`);
+      // The question restates, from the stored fields, what is decided.
+      const access = request.kind === 'root_access' ? 'ELEVATED (root) access' : `${request.profile} access`;
+      const duration = request.durationSeconds === null ? 'PERMANENTLY' : `for ${request.durationSeconds} seconds`;
+      await confirmOrStop(ctx, values, `${decision === 'approve' ? 'Approve' : 'Deny'} ${access} ${duration} (${request.id})?`);
       try {
         // The fingerprint of what was just shown: if the request changed meanwhile, the broker refuses.
         const { grant } = await decideApprovalRequest(ctx.db, {
@@ -90,8 +97,8 @@ export const APPROVAL_COMMANDS: Record<string, Command> = {
         .limit(200);
       if (rows.length === 0) ctx.out(values.all === true ? 'No approval requests.' : 'No pending approval requests.');
       for (const { request, email, app } of rows) {
-        const access = request.kind === 'root_access' ? 'root' : `${request.profile} ${request.resource}`;
-        ctx.out([request.id, request.state, email, app, access, request.durationSeconds === null ? 'permanent' : `${request.durationSeconds}s`, request.centralEligible ? 'central' : 'cli-only'].join('\t'));
+        const access = request.kind === 'root_access' ? 'root' : `${request.profile} ${terminalText(request.resource)}`;
+        ctx.out([request.id, request.state, terminalText(email), terminalText(app), access, request.durationSeconds === null ? 'permanent' : `${request.durationSeconds}s`, request.centralEligible ? 'central' : 'cli-only'].join('\t'));
       }
     },
   },

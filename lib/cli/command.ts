@@ -7,6 +7,7 @@ export interface CliContext {
   issuer: string;
   /** Encrypts the surface secret of an app created here (PORTICO_SECRET_KEY or the data folder's key). */
   atRestKey: Uint8Array;
+  /** Prints a line. Every value in it that came from outside must have gone through terminalText (lib/util/visible-text.ts). */
   out: (line: string) => void;
   /** Who runs the CLI, for the audit trail: an operator with local authority on the server machine. */
   operator: string;

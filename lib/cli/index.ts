@@ -15,6 +15,7 @@ import { createApp, findAppListing, listApps, RedirectOriginTaken } from '../cli
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '../clients/validation';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
+import { terminalText } from '../util/visible-text';
 import { CommandError, UsageError, type CliContext, type Command } from './command';
 import { APPROVAL_COMMANDS } from './approvals';
 import { AUDIT_COMMANDS } from './audit';
@@ -56,7 +57,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       usage: 'orgs list',
       options: {},
       async run(ctx) {
-        for (const org of await listOrganizations(ctx.db)) ctx.out(`${org.slug}\t${org.name}`);
+        for (const org of await listOrganizations(ctx.db)) ctx.out(`${org.slug}\t${terminalText(org.name)}`);
       },
     },
     create: {
@@ -180,7 +181,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       options: { org: { type: 'string' } },
       async run(ctx, values) {
         for (const row of await listApps(ctx.db, typeof values.org === 'string' ? values.org : undefined)) {
-          ctx.out(`${row.orgSlug}/${row.app.slug}\t${row.app.name}\t${row.app.publishOrigin}\t${row.clientId}`);
+          ctx.out(`${row.orgSlug}/${row.app.slug}\t${terminalText(row.app.name)}\t${terminalText(row.app.publishOrigin)}\t${row.clientId}`);
         }
       },
     },

@@ -3,6 +3,7 @@
 // dropped, and once the session has ended the list is cleared rather than restored.
 import { useEffect, useRef, useState } from 'react';
 import type { CentralRequestView } from '@/lib/approvals/central';
+import { visibleText } from '@/lib/util/visible-text';
 import { accessLabel, durationLabel } from './request-summary';
 
 export function LiveRequests({ initial }: { initial: CentralRequestView[] }) {
@@ -51,7 +52,7 @@ export function LiveRequests({ initial }: { initial: CentralRequestView[] }) {
             {request.askedBy} asks for {accessLabel(request)} {durationLabel(request.durationSeconds)}
           </a>
           <div className="text-xs text-slate-500">
-            {request.app} · {request.reason}
+            {visibleText(request.app)} · {visibleText(request.reason)}
           </div>
         </li>
       ))}

@@ -1,8 +1,9 @@
 // What is asked, by whom, for how long: the same lines in the list and on a request's own page.
 import type { CentralRequestView } from '@/lib/approvals/central';
+import { visibleText } from '@/lib/util/visible-text';
 
 export function accessLabel(view: Pick<CentralRequestView, 'kind' | 'profile' | 'resource'>): string {
-  return view.kind === 'root_access' ? 'elevated (root) access' : `${view.profile} access to ${view.resource}`;
+  return view.kind === 'root_access' ? 'elevated (root) access' : `${view.profile} access to ${visibleText(view.resource)}`;
 }
 
 export function durationLabel(seconds: number | null): string {
@@ -16,17 +17,17 @@ export function RequestSummary({ view }: { view: CentralRequestView }) {
     <dl className="grid grid-cols-[9rem_1fr] gap-x-4 gap-y-1 text-sm" data-testid="request-summary">
       <dt className="text-slate-500">Asked by</dt>
       <dd>
-        {view.askedBy}
-        {view.actor ? <span className="badge">through agent {view.actor}</span> : null}
+        {visibleText(view.askedBy)}
+        {view.actor ? <span className="badge">through agent {visibleText(view.actor)}</span> : null}
       </dd>
       <dt className="text-slate-500">App</dt>
-      <dd>{view.app}</dd>
+      <dd>{visibleText(view.app)}</dd>
       <dt className="text-slate-500">Access</dt>
       <dd data-testid="request-access">
         <strong>{accessLabel(view)}</strong> {durationLabel(view.durationSeconds)}
       </dd>
       <dt className="text-slate-500">Reason</dt>
-      <dd>{view.reason}</dd>
+      <dd data-testid="request-reason">{visibleText(view.reason)}</dd>
       <dt className="text-slate-500">Request</dt>
       <dd>
         <code>{view.id}</code>

@@ -1,4 +1,5 @@
 import type { AuditEvent } from '@/lib/audit/events';
+import { visibleText } from '@/lib/util/visible-text';
 
 const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' });
 
@@ -19,11 +20,11 @@ export function AuditTable({ events, testId, showSubject = true }: { events: Aud
         {events.map((event) => (
           <tr key={event.id}>
             <td className="whitespace-nowrap">{time.format(event.occurredAt)}</td>
-            <td>{event.actorLabel ?? event.actorId ?? event.actorType}</td>
+            <td>{visibleText(event.actorLabel ?? event.actorId ?? event.actorType)}</td>
             <td>
               <code className="text-xs">{event.action}</code>
             </td>
-            {showSubject ? <td>{event.subjectLabel ?? event.subjectId ?? '—'}</td> : null}
+            {showSubject ? <td>{visibleText(event.subjectLabel ?? event.subjectId ?? '—')}</td> : null}
             <td className="text-slate-500">{event.ip ?? '—'}</td>
           </tr>
         ))}

@@ -1,6 +1,7 @@
 // The organization's approvals: requests and their decisions, newest first, and the grants in force, which the
 // operators (owners) can revoke. Decisions themselves are taken in the operator central or with the CLI.
 import type { Metadata } from 'next';
+import { visibleText } from '@/lib/util/visible-text';
 import { listOrgApprovals, type ApprovalHistoryEntry } from '@/lib/approvals/broker';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
@@ -15,7 +16,7 @@ const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'sh
 
 function access(entry: ApprovalHistoryEntry): string {
   const { request } = entry;
-  const what = request.kind === 'root_access' ? 'root access' : `${request.profile} ${request.resource}`;
+  const what = request.kind === 'root_access' ? 'root access' : `${request.profile} ${visibleText(request.resource)}`;
   return `${what}, ${request.durationSeconds === null ? 'permanent' : `${Math.round(request.durationSeconds / 60)} min`}`;
 }
 
@@ -60,11 +61,11 @@ export default async function ApprovalsPage(props: { params: Promise<{ org: stri
                   <td className="whitespace-nowrap">{time.format(entry.request.createdAt)}</td>
                   <td>
                     {entry.askedBy}
-                    {entry.request.actor ? <div className="text-xs text-slate-500">agent {entry.request.actor}</div> : null}
+                    {entry.request.actor ? <div className="text-xs text-slate-500">agent {visibleText(entry.request.actor)}</div> : null}
                   </td>
                   <td>{entry.app}</td>
                   <td>{access(entry)}</td>
-                  <td className="max-w-xs">{entry.request.reason}</td>
+                  <td className="max-w-xs">{visibleText(entry.request.reason)}</td>
                   <td data-testid="approval-outcome">{outcome(entry)}</td>
                   <td>
                     {entry.grant ? (

@@ -18,7 +18,7 @@ export interface AccountMailContext {
 
 export const RESET_THROTTLE: { account: RateLimitRule; ip: RateLimitRule } = {
   account: { name: 'reset:account', limit: 3, windowSeconds: 15 * 60 },
-  ip: { name: 'reset:ip', limit: 20, windowSeconds: 15 * 60 },
+  ip: { name: 'reset:ip', limit: 20, windowSeconds: 15 * 60, perClientNetwork: true },
 };
 
 /** Every answer to a reset request takes at least this long (a mail queued or not). */

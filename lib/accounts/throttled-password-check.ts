@@ -8,7 +8,7 @@ import { authenticateWithPassword, normalizeEmail, type PasswordLoginResult } fr
 /** Failed attempts allowed per 15 minutes (with a look-back of up to 30), per account (any email string, existing or not) and per client IP. */
 export const LOGIN_THROTTLE: { account: RateLimitRule; ip: RateLimitRule } = {
   account: { name: 'login:account', limit: 10, windowSeconds: 15 * 60 },
-  ip: { name: 'login:ip', limit: 50, windowSeconds: 15 * 60 },
+  ip: { name: 'login:ip', limit: 50, windowSeconds: 15 * 60, perClientNetwork: true },
 };
 
 export type ThrottledPasswordResult = PasswordLoginResult | { ok: false; reason: 'throttled'; firstInWindow: boolean };

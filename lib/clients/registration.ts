@@ -15,6 +15,14 @@ export interface RegistrationLimits {
   global: RateLimitRule;
 }
 
+/** The registration limits: per client (an IPv6 client per /64) and in all, per hour. */
+export function registrationLimits(perClientPerHour: number, globalPerHour: number): RegistrationLimits {
+  return {
+    perIp: { name: 'dcr:ip', limit: perClientPerHour, windowSeconds: 3600, perClientNetwork: true },
+    global: { name: 'dcr:global', limit: globalPerHour, windowSeconds: 3600 },
+  };
+}
+
 export const MAX_REGISTRATION_BODY_BYTES = 16 * 1024;
 const MAX_REDIRECT_URIS = 10;
 

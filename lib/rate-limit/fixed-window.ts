@@ -5,12 +5,19 @@
 import { lt, sql } from 'drizzle-orm';
 import { rowsOf, type Queryable } from '../db/client';
 import { rateLimits } from '../db/schema';
+import { clientNetworkKey } from './client-network';
 
 export interface RateLimitRule {
   /** Namespaces the keys: 'login:account', 'login:ip', ... */
   name: string;
   limit: number;
   windowSeconds: number;
+  /** The subject is a client's IP address: counted per /64 for IPv6 (lib/rate-limit/client-network.ts). */
+  perClientNetwork?: boolean;
+}
+
+function keyOf(rule: RateLimitRule, subject: string): string {
+  return `${rule.name}:${rule.perClientNetwork ? clientNetworkKey(subject) : subject}`;
 }
 
 export interface RateLimitState {
@@ -35,7 +42,7 @@ export async function hitRateLimit(db: Queryable, rule: RateLimitRule, subject: 
   const start = windowStart(rule.windowSeconds);
   const result = await db.execute(sql`
     insert into ${rateLimits} (key, window_start, count, expires_at)
-    values (${`${rule.name}:${subject}`}, ${start}, 1, ${start} + make_interval(secs => ${2 * rule.windowSeconds}))
+    values (${keyOf(rule, subject)}, ${start}, 1, ${start} + make_interval(secs => ${2 * rule.windowSeconds}))
     on conflict (key, window_start) do update set count = ${rateLimits.count} + 1
     returning count, extract(epoch from (window_start + make_interval(secs => ${rule.windowSeconds}) - now())) as retry_after`);
   const after = state(rule, rowsOf<{ count: number; retry_after: number }>(result)[0]);
@@ -47,7 +54,7 @@ export async function hitRateLimit(db: Queryable, rule: RateLimitRule, subject: 
 export async function peekRateLimit(db: Queryable, rule: RateLimitRule, subject: string): Promise<RateLimitState> {
   const result = await db.execute(sql`
     select coalesce(sum(count), 0) as count, extract(epoch from (max(window_start) + make_interval(secs => ${rule.windowSeconds}) - now())) as retry_after from ${rateLimits}
-    where key = ${`${rule.name}:${subject}`}
+    where key = ${keyOf(rule, subject)}
       and window_start >= ${windowStart(rule.windowSeconds)} - make_interval(secs => ${rule.windowSeconds})`);
   return state(rule, rowsOf<{ count: number; retry_after: number }>(result)[0]);
 }
@@ -56,7 +63,7 @@ export async function peekRateLimit(db: Queryable, rule: RateLimitRule, subject:
 export async function undoRateLimitHit(db: Queryable, rule: RateLimitRule, subject: string): Promise<void> {
   await db.execute(sql`
     update ${rateLimits} set count = greatest(count - 1, 0)
-    where key = ${`${rule.name}:${subject}`} and window_start = ${windowStart(rule.windowSeconds)}`);
+    where key = ${keyOf(rule, subject)} and window_start = ${windowStart(rule.windowSeconds)}`);
 }
 
 /** Rows are kept two windows long: peekRateLimit looks back one window. */

@@ -8,7 +8,7 @@ import {
   registerClient,
   validateRegistration,
   type RegistrationError,
-  type RegistrationLimits,
+  registrationLimits,
 } from '@/lib/clients/registration';
 import { db, runtime } from '@/lib/runtime';
 
@@ -26,10 +26,7 @@ function invalid(error_description: string, status = 400): Response {
 
 export async function POST(request: Request) {
   const { env } = runtime();
-  const limits: RegistrationLimits = {
-    perIp: { name: 'dcr:ip', limit: env.PORTICO_DCR_PER_IP_PER_HOUR, windowSeconds: 3600 },
-    global: { name: 'dcr:global', limit: env.PORTICO_DCR_GLOBAL_PER_HOUR, windowSeconds: 3600 },
-  };
+  const limits = registrationLimits(env.PORTICO_DCR_PER_IP_PER_HOUR, env.PORTICO_DCR_GLOBAL_PER_HOUR);
   const clientIp = clientIpFromHeaders(request.headers);
   const limited = await checkRegistrationLimits(db(), limits, clientIp);
   if (limited?.kind === 'limited') {

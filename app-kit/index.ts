@@ -8,6 +8,7 @@
 //
 // The kit imports nothing from Portico's lib/: Portico imports the shared parts from here. See app-kit/README.md.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { normalizeResourcePath } from './resource-path';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
@@ -43,6 +44,7 @@ export { defineTool } from './tools';
 export { createSignIn, type SignIn, type SignInConfig, type PendingSignIn, type SignedInPerson } from './sign-in';
 export { memoryConfirmationStore, RISK_LEVELS, RISK_MODEL_VERSION, CONFIRMATION_TOKEN_PARAMETER, RiskConfigurationError } from './risk';
 export { SURFACE_PATH, DECLARATION_PATH, memoryReplayGuard } from './surface';
+export { normalizeResourcePath, resourcePathCovers } from './resource-path';
 
 /**
  * The contract between the kit and Portico. Portico states the version it expects (lib/clients/app-environment.ts)
@@ -226,7 +228,15 @@ export function createAppKit(options: AppKitOptions): AppKit {
     },
 
     async checkGrant(query) {
-      const answer = await signedCall<{ granted?: boolean; grant_id?: string; expires_at?: string | null }>(GRANT_CHECK_PATH, query, 'the grant check');
+      // The same normalization Portico applied when the request was made: a path that cannot name one thing is no
+      // grant, and is not sent.
+      let resource = query.resource;
+      if (query.kind === 'sensitive_access') {
+        const normalized = resource === undefined ? undefined : normalizeResourcePath(resource);
+        if (!normalized?.ok) return { granted: false };
+        resource = normalized.path;
+      }
+      const answer = await signedCall<{ granted?: boolean; grant_id?: string; expires_at?: string | null }>(GRANT_CHECK_PATH, { ...query, resource }, 'the grant check');
       // Anything but an explicit true is no grant.
       return answer.granted === true ? { granted: true, grantId: answer.grant_id, expiresAt: answer.expires_at ?? null } : { granted: false };
     },

@@ -2,6 +2,7 @@
 // hold under concurrency (advisory locks, then counts, in one transaction), a decision, its grant and its audit
 // event are written in one transaction, and a request gets at most one grant (a unique index, whatever races).
 // Nothing a client sends can produce an approval: only decideApprovalRequest does, called by an operator's channel.
+import { normalizeResourcePath, resourcePathCovers } from '../../app-kit/resource-path';
 import { createHash, randomBytes } from 'node:crypto';
 import { and, count, eq, gt, isNull, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import canonicalize from 'canonicalize';
@@ -77,14 +78,6 @@ export interface NewApprovalRequest {
   reason: string;
 }
 
-/** A protected resource is a path: absolute, no `..`, no control characters, at most 512 characters. */
-export function validateResource(resource: string): string | undefined {
-  if (resource.length < 1 || resource.length > 512) return 'the resource must be 1-512 characters';
-  if (!resource.startsWith('/')) return 'the resource must be an absolute path (starting with /)';
-  if (/[\u0000-\u001f\u007f]/.test(resource)) return 'the resource contains control characters';
-  if (resource.split('/').some((segment) => segment === '..' || segment === '.')) return 'the resource must not contain . or .. segments';
-  return undefined;
-}
 
 /** Broad: the root, or a pattern. Such a request is never decided in the central. */
 export function isBroadResource(resource: string): boolean {
@@ -117,9 +110,13 @@ export async function createApprovalRequest(db: Database, input: NewApprovalRequ
   if (input.durationSeconds !== null && (!Number.isInteger(input.durationSeconds) || input.durationSeconds < 60 || input.durationSeconds > MAX_DURATION_SECONDS)) {
     throw new ApprovalRefusal('invalid_request', `the duration must be 60-${MAX_DURATION_SECONDS} seconds (or none, for a permanent grant)`);
   }
+  // A path is normalized once, here: the request, its fingerprint, the decision and the grant all hold that form.
+  let resource: string | null = null;
   if (input.kind === 'sensitive_access') {
-    const problem = input.resource === undefined ? 'name the protected resource' : validateResource(input.resource);
-    if (problem) throw new ApprovalRefusal('invalid_request', problem);
+    if (input.resource === undefined) throw new ApprovalRefusal('invalid_request', 'name the protected resource');
+    const normalized = normalizeResourcePath(input.resource);
+    if (!normalized.ok) throw new ApprovalRefusal('invalid_request', normalized.error);
+    resource = normalized.path;
     if (!input.profile) throw new ApprovalRefusal('invalid_request', 'choose a profile: read, work or compose');
   }
   const id = `apr_${randomBytes(18).toString('base64url')}`;
@@ -131,7 +128,7 @@ export async function createApprovalRequest(db: Database, input: NewApprovalRequ
     actor: input.actor ?? '',
     clientId: input.clientId,
     kind: input.kind,
-    resource: input.kind === 'sensitive_access' ? input.resource! : null,
+    resource,
     profile: input.kind === 'sensitive_access' ? input.profile! : null,
     durationSeconds: input.durationSeconds,
     reason,
@@ -359,7 +356,8 @@ export interface GrantQuery {
  * sensitive access the same profile and the granted path or one below it. Apps ask this before every operation.
  */
 export async function findActiveGrant(db: Queryable, query: GrantQuery): Promise<ApprovalGrant | undefined> {
-  if (query.kind === 'sensitive_access' && (!query.resource || validateResource(query.resource) || !query.profile)) return undefined;
+  const normalized = query.kind === 'sensitive_access' && query.resource !== undefined ? normalizeResourcePath(query.resource) : undefined;
+  if (query.kind === 'sensitive_access' && (!normalized?.ok || !query.profile)) return undefined;
   const rows = await db
     .select()
     .from(approvalGrants)
@@ -376,8 +374,8 @@ export async function findActiveGrant(db: Queryable, query: GrantQuery): Promise
       ),
     );
   if (query.kind === 'root_access') return rows[0];
-  const within = (granted: string) => query.resource === granted || query.resource!.startsWith(granted.endsWith('/') ? granted : `${granted}/`);
-  return rows.find((grant) => grant.resource !== null && within(grant.resource));
+  const requested = (normalized as { ok: true; path: string }).path;
+  return rows.find((grant) => grant.resource !== null && resourcePathCovers(grant.resource, requested));
 }
 
 export interface ApprovalHistoryEntry {

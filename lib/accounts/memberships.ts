@@ -1,7 +1,7 @@
 // Who belongs to which organization. Leaving an organization closes its apps to the person at once.
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database, Queryable, Transaction } from '../db/client';
-import { appOperators, memberships, organizations, users } from '../db/schema';
+import { agents, agentUsers, appOperators, memberships, organizations, teamMembers, teams, users } from '../db/schema';
 import { revokePersonGrantsInOrganization } from '../oidc/grant-revocation';
 import type { MembershipRole } from './organizations';
 
@@ -29,7 +29,11 @@ export async function findMembershipRole(db: Queryable, orgId: string, userId: s
  * Removes the membership and, in the same transaction, the person's grants and refresh tokens at the
  * organization's apps: no new login, no refresh. Access tokens already issued live on until they expire.
  */
-export async function removeMember(db: Database | Transaction, orgId: string, userId: string): Promise<{ removed: boolean; grantsRevoked: number }> {
+export async function removeMember(
+  db: Database | Transaction,
+  orgId: string,
+  userId: string,
+): Promise<{ removed: boolean; grantsRevoked: number; teamsLeft: number; agentsLeft: number }> {
   return db.transaction(async (tx) => {
     const removed = await tx
       .delete(memberships)
@@ -38,7 +42,17 @@ export async function removeMember(db: Database | Transaction, orgId: string, us
     const grantsRevoked = await revokePersonGrantsInOrganization(tx, orgId, userId);
     // A person who leaves is no longer an operator of any of its apps (not even if they come back).
     await tx.delete(appOperators).where(and(eq(appOperators.orgId, orgId), eq(appOperators.userId, userId)));
-    return { removed: removed.length > 0, grantsRevoked };
+    // Nor in its teams, nor among the users of its agents: leaving leaves nothing behind that a later re-invitation
+    // would bring back unasked.
+    const teamsLeft = await tx
+      .delete(teamMembers)
+      .where(and(eq(teamMembers.userId, userId), inArray(teamMembers.teamId, tx.select({ id: teams.id }).from(teams).where(eq(teams.orgId, orgId)))))
+      .returning({ teamId: teamMembers.teamId });
+    const agentsLeft = await tx
+      .delete(agentUsers)
+      .where(and(eq(agentUsers.userId, userId), inArray(agentUsers.agentId, tx.select({ id: agents.id }).from(agents).where(eq(agents.orgId, orgId)))))
+      .returning({ agentId: agentUsers.agentId });
+    return { removed: removed.length > 0, grantsRevoked, teamsLeft: teamsLeft.length, agentsLeft: agentsLeft.length };
   });
 }
 

@@ -11,7 +11,7 @@ import { enqueueMail } from '../mail/outbox';
 import { createUser, findUserByEmail } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
 import { issueSurfaceSecret } from '../clients/surface';
-import { createApp, findAppListing, listApps, RedirectOriginTaken } from '../clients/apps';
+import { assertPublishOriginAvailable, createApp, findAppListing, listApps, PublishOriginTaken, RedirectOriginTaken } from '../clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '../clients/validation';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
@@ -165,7 +165,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const result = await ctx.db.transaction(async (tx) => {
           const removal = await removeMember(tx, org.id, user.id);
           if (removal.removed) {
-            await audit(ctx, tx, { orgId: org.id, action: 'member.removed', subject: { type: 'person', id: user.id, label: user.email }, details: { grantsRevoked: removal.grantsRevoked } });
+            await audit(ctx, tx, { orgId: org.id, action: 'member.removed', subject: { type: 'person', id: user.id, label: user.email }, details: { grantsRevoked: removal.grantsRevoked, teamsLeft: removal.teamsLeft, agentsLeft: removal.agentsLeft } });
           }
           return removal;
         });
@@ -208,6 +208,9 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const method = typeof values['auth-method'] === 'string' ? values['auth-method'] : 'client_secret_basic';
         if (method !== 'client_secret_basic' && method !== 'client_secret_post') throw new UsageError('--auth-method must be client_secret_basic or client_secret_post');
         const created = await ctx.db.transaction(async (tx) => {
+          await assertPublishOriginAvailable(tx, { origin, issuer: ctx.issuer }).catch((error: unknown) => {
+            throw error instanceof PublishOriginTaken ? new CommandError(error.message) : error;
+          });
           const app = await createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris, tokenEndpointAuthMethod: method }).catch((error: unknown) => {
             throw error instanceof RedirectOriginTaken ? new CommandError(error.message) : error;
           });

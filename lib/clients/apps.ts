@@ -60,6 +60,31 @@ async function assertOriginFree(db: Queryable, uri: string, appId: string): Prom
   if (rows.some((row) => new URL(row.uri).origin === origin)) throw new RedirectOriginTaken(origin);
 }
 
+/** A publish origin that would show one thing as another: Portico itself, or another app's address. */
+export class PublishOriginTaken extends Error {}
+
+/**
+ * Refuses a publish origin an admin sets when it is Portico's own origin (the consent card would present Portico
+ * as the app) or another app's publish or (non-dev) redirect origin (two apps behind one address). Called by every
+ * door where a person sets the address: the console and the CLI. (The demo seed's stand-in app, whose callback is
+ * a page of Portico's, is created without it on purpose.)
+ */
+export async function assertPublishOriginAvailable(db: Queryable, input: { origin: string; issuer: string; appId?: string }): Promise<void> {
+  const origin = new URL(input.origin).origin;
+  if (origin === new URL(input.issuer).origin) throw new PublishOriginTaken(`${origin} is Portico's own address: an app must be published at an address of its own.`);
+  await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:redirect-origin:${origin}`}))`);
+  const other = input.appId ? ne(apps.id, input.appId) : undefined;
+  const [published] = await db.select({ id: apps.id }).from(apps).where(and(eq(apps.publishOrigin, origin), other)).limit(1);
+  const redirects = await db
+    .select({ uri: redirectUris.uri })
+    .from(redirectUris)
+    .innerJoin(clients, eq(clients.id, redirectUris.clientId))
+    .where(and(eq(clients.kind, 'app'), input.appId ? ne(clients.appId, input.appId) : undefined, eq(redirectUris.devOnly, false), like(redirectUris.uri, `${origin}/%`)));
+  if (published || redirects.some((row) => new URL(row.uri).origin === origin)) {
+    throw new PublishOriginTaken(`${origin} is already the address of another app on Portico: choose the address where this app is served.`);
+  }
+}
+
 export async function createApp(db: Queryable, input: CreateAppInput): Promise<CreatedApp> {
   const appId = input.appId ?? randomUUID();
   // One lock per distinct origin, always in the same order: two creations claiming the same origins cannot deadlock.

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
 import { issueSurfaceSecret } from '@/lib/clients/surface';
-import { addRedirectUri, createApp, listApps, RedirectOriginTaken, removeRedirectUri, updateApp } from '@/lib/clients/apps';
+import { addRedirectUri, assertPublishOriginAvailable, createApp, listApps, PublishOriginTaken, RedirectOriginTaken, removeRedirectUri, updateApp } from '@/lib/clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '@/lib/clients/validation';
 import { runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../_lib/action';
@@ -47,6 +47,7 @@ export const createAppAction = orgAction(
     const taken = new Set((await listApps(tx, access.org.slug)).map((row) => row.app.slug));
     let slug = slugResult.value;
     for (let n = 2; taken.has(slug); n++) slug = `${slugResult.value}-${n}`;
+    await refuseTakenOrigin(() => assertPublishOriginAvailable(tx, { origin: input.origin, issuer: runtime().env.PORTICO_ISSUER }));
     const created = await refuseTakenOrigin(() => createApp(tx, { orgId: access.org.id, slug, name: input.name, publishOrigin: input.origin, redirectUris: [input.redirectUri], tokenEndpointAuthMethod: input.authMethod }));
     const surfaceSecret = await issueSurfaceSecret(tx, created.app.id, runtime().atRestKey);
     await audit({ action: 'app.created', subject: { type: 'app', id: created.app.id, label: created.app.name }, appId: created.app.id, clientId: created.clientId });
@@ -65,6 +66,7 @@ async function refuseTakenOrigin<T>(step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {
+    if (error instanceof PublishOriginTaken) throw new ActionRefusal(error.message);
     if (error instanceof RedirectOriginTaken) throw new ActionRefusal(`${error.origin} is already the address of another app on Portico. Each app's redirect origins name its resource (${error.origin}/api/mcp), so they must be its own.`);
     throw error;
   }
@@ -75,6 +77,7 @@ export const updateAppAction = orgAction(
   { permission: 'apps.manage', input: z.object({ appId, name, origin, avatarUrl }) },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    await refuseTakenOrigin(() => assertPublishOriginAvailable(tx, { origin: input.origin, issuer: runtime().env.PORTICO_ISSUER, appId: listing.app.id }));
     await updateApp(tx, listing.app.id, { name: input.name, avatarUrl: input.avatarUrl, publishOrigin: input.origin });
     await audit({
       action: 'app.updated',

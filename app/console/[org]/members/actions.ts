@@ -130,7 +130,7 @@ export const removeMemberAction = orgAction(
     if (current === 'owner' && (await countOwners(tx, access.org.id)) <= 1) throw new ActionRefusal('The last owner cannot be removed.');
     const user = await findUserById(tx, input.userId);
     const result = await removeMember(tx, access.org.id, input.userId);
-    await audit({ action: 'member.removed', subject: { type: 'person', id: input.userId, label: user?.email }, details: { role: current, grantsRevoked: result.grantsRevoked } });
+    await audit({ action: 'member.removed', subject: { type: 'person', id: input.userId, label: user?.email }, details: { role: current, grantsRevoked: result.grantsRevoked, teamsLeft: result.teamsLeft, agentsLeft: result.agentsLeft } });
     return { status: 'ok', message: `Removed ${user?.email ?? 'the member'}. Sign-in to this organization's apps is closed; tokens already issued end within 10 minutes.` };
   },
 );

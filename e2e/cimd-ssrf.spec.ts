@@ -15,11 +15,14 @@ test('a metadata document on a loopback address is never fetched by a production
   const tls = loopbackTlsFiles();
   const clientId = `https://localhost:${DOC_PORT}/client.json`;
   let requests = 0;
+  let connections = 0;
   const documents = createHttpsServer({ cert: readFileSync(tls.certPath), key: readFileSync(tls.keyPath) }, (_req, res) => {
     requests++;
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ client_id: clientId, client_name: 'Loopback', redirect_uris: ['http://127.0.0.1:4994/callback'], token_endpoint_auth_method: 'none' }));
   });
+  // The guard decides before connecting: not even a TCP connection (or a TLS ClientHello) reaches the listener.
+  documents.on('connection', () => connections++);
   await new Promise<void>((resolve) => documents.listen(DOC_PORT, '127.0.0.1', resolve));
   const storage = await createStorage('portico-ssrf');
   // Trusts the test certificate, so only the address rule can stop the fetch.
@@ -30,6 +33,7 @@ test('a metadata document on a loopback address is never fetched by a production
     expect(response.status).toBe(400);
     expect(response.headers.get('location')).toBeNull();
     expect(requests).toBe(0);
+    expect(connections).toBe(0);
   } finally {
     portico.process.kill('SIGTERM');
     await portico.exited;

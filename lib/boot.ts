@@ -52,7 +52,7 @@ export async function bootPortico(env: Env): Promise<BootResult> {
       trustProxy: env.PORTICO_TRUST_PROXY,
       secureCookies: env.issuerIsHttps,
       refreshTokenReuseGraceSeconds: env.PORTICO_REFRESH_REUSE_GRACE_SECONDS,
-      cimdAllowLoopback: env.PORTICO_CIMD_ALLOW_LOOPBACK,
+      outboundAllowLoopback: env.outboundAllowLoopback,
     });
     const mail = createMailDispatcher(() => db, secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir }));
     const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key, riskLevels, mail };

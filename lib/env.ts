@@ -101,6 +101,9 @@ const schema = z.object({
     .default(5),
   PORTICO_DCR_PER_IP_PER_HOUR: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be between 1 and 100000').max(100_000, 'must be between 1 and 100000').default(20),
   PORTICO_DCR_GLOBAL_PER_HOUR: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be between 1 and 10000000').max(10_000_000, 'must be between 1 and 10000000').default(1000),
+  // Development and tests only: outbound fetches (metadata documents, surface verification) may reach loopback.
+  PORTICO_OUTBOUND_ALLOW_LOOPBACK: boolean.default(false),
+  // The earlier name of PORTICO_OUTBOUND_ALLOW_LOOPBACK, still read: either one set to true allows loopback.
   PORTICO_CIMD_ALLOW_LOOPBACK: boolean.default(false),
   PORTICO_DEMO_SEED: boolean.default(true),
   PORTICO_DEMO_EMAIL: optionalText.pipe(z.email('must be an email address').optional()),
@@ -201,6 +204,8 @@ export type Env = Omit<z.infer<typeof schema>, 'PORTICO_DEMO_REDIRECT_URI' | 'PO
   listenHosts: string[];
   listenPort: number;
   issuerIsHttps: boolean;
+  /** PORTICO_OUTBOUND_ALLOW_LOOPBACK or its alias PORTICO_CIMD_ALLOW_LOOPBACK. */
+  outboundAllowLoopback: boolean;
 };
 
 /** Parses a set of variables. Pure: tests pass their own object. */
@@ -232,6 +237,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
         : ['0.0.0.0'],
     listenPort: parsed.PORTICO_PORT ?? (loopback && issuerPort ? issuerPort : 3000),
     issuerIsHttps: issuer.protocol === 'https:',
+    outboundAllowLoopback: parsed.PORTICO_OUTBOUND_ALLOW_LOOPBACK || parsed.PORTICO_CIMD_ALLOW_LOOPBACK,
   };
 }
 

@@ -11,7 +11,10 @@ import { RESPONSE_SIGNATURE_HEADER, SIGNATURE_HEADER, signRequest, verifyRespons
 import { EXPECTED_APP_KIT_CONTRACT_VERSION } from '../lib/clients/app-environment';
 import { createApp } from '../lib/clients/apps';
 import { registerClient, validateRegistration } from '../lib/clients/registration';
-import { issueSurfaceSecret, recordDeclaration, recordVerification, surfaceSecretOf, surfaceStateOf, verifyAppSurface } from '../lib/clients/surface';
+import { issueSurfaceSecret, recordDeclaration, recordVerification, surfaceSecretOf, surfaceStateOf, surfaceVerificationFetch, verifyAppSurface } from '../lib/clients/surface';
+
+/** The app runs on loopback here: the outbound guard's development switch, as in tests. */
+const loopbackAllowed = surfaceVerificationFetch({ allowLoopback: true });
 import { createOrganization } from '../lib/accounts/organizations';
 import { startExampleApp, type ExampleApp, type ExampleAppConfig } from '../examples/notes/app';
 import { undeclaredExportTool } from '../examples/notes/tools';
@@ -179,14 +182,14 @@ describe('the example app on the app kit', () => {
   it('verifies a surface: clean, drift, unsupported and unreachable, each for real', async () => {
     let app = await start();
     // Never declared: nothing to be clean against.
-    const undeclared = await verifyAppSurface({ publishOrigin: origin, secret, declaration: null });
+    const undeclared = await verifyAppSurface({ publishOrigin: origin, secret, declaration: null }, loopbackAllowed);
     expect(undeclared.outcome, undeclared.detail).toBe('drift');
     await recordVerification(database.db, appId, { outcome: 'clean', detail: 'an old outcome' });
     await recordDeclaration(database.db, appId, app.surface().tools, EXPECTED_APP_KIT_CONTRACT_VERSION);
     // A new declaration has not been verified: the old outcome is gone.
     expect((await surfaceStateOf(database.db, appId)).lastCheck).toBeNull();
     const { declaration } = await surfaceStateOf(database.db, appId);
-    const check = () => verifyAppSurface({ publishOrigin: origin, secret, declaration });
+    const check = () => verifyAppSurface({ publishOrigin: origin, secret, declaration }, loopbackAllowed);
 
     expect(await check()).toMatchObject({ outcome: 'clean', exposedTools: 5 });
 
@@ -205,7 +208,7 @@ describe('the example app on the app kit', () => {
     // A secret the app does not know, and an answer that is not signed: never clean.
     await app.close();
     app = await start();
-    expect(await verifyAppSurface({ publishOrigin: origin, secret: `pss_${randomBytes(32).toString('base64url')}`, declaration })).toMatchObject({ outcome: 'unreachable' });
+    expect(await verifyAppSurface({ publishOrigin: origin, secret: `pss_${randomBytes(32).toString('base64url')}`, declaration }, loopbackAllowed)).toMatchObject({ outcome: 'unreachable' });
     const stripSignature: typeof fetch = async (input, init) => {
       const response = await fetch(input, init);
       return new Response(await response.text(), { status: response.status });

@@ -22,6 +22,21 @@ describe('configuration', () => {
     expect(env.PORTICO_DEMO_SEED).toBe(true);
   });
 
+  it('allows outbound loopback only when asked, under the new name or the old one', () => {
+    expect(parseEnv({}).outboundAllowLoopback).toBe(false);
+    expect(parseEnv({ PORTICO_OUTBOUND_ALLOW_LOOPBACK: 'true' }).outboundAllowLoopback).toBe(true);
+    expect(parseEnv({ PORTICO_CIMD_ALLOW_LOOPBACK: 'true' }).outboundAllowLoopback).toBe(true);
+  });
+
+  it('reads the mail settings: an SMTP URL or the development outbox, and a sender', () => {
+    expect(parseEnv({}).PORTICO_SMTP_URL).toBeUndefined();
+    expect(parseEnv({}).PORTICO_MAIL_FROM).toBe('Portico <no-reply@localhost>');
+    expect(parseEnv({ PORTICO_SMTP_URL: 'smtps://u:p@smtp.example.com:465' }).PORTICO_SMTP_URL).toBe('smtps://u:p@smtp.example.com:465');
+    expect(problemsOf({ PORTICO_SMTP_URL: 'http://smtp.example.com' })[0]).toMatch(/^PORTICO_SMTP_URL: must be an SMTP URL/);
+    expect(problemsOf({ PORTICO_MAIL_FROM: 'not an address' })[0]).toMatch(/^PORTICO_MAIL_FROM:/);
+    expect(problemsOf({ PORTICO_INVITATION_DAYS: '90' })[0]).toMatch(/^PORTICO_INVITATION_DAYS: must be between 1 and 30/);
+  });
+
   it('refuses a plain-http issuer on a non-loopback host, naming the variable and TLS', () => {
     const problems = problemsOf({ PORTICO_ISSUER: 'http://example.com' });
     expect(problems).toHaveLength(1);

@@ -22,7 +22,7 @@ await new Promise<void>((resolve) => mailboxView.listen(MAILBOX_HTTP_PORT, '127.
 // Every spec registers MCP clients from 127.0.0.1: the per-IP limit is raised here; registration-limits.spec.ts
 // tests the limits on servers of its own.
 const portico = await startPortico(E2E_PORT, storage, {
-  PORTICO_CIMD_ALLOW_LOOPBACK: 'true',
+  PORTICO_OUTBOUND_ALLOW_LOOPBACK: 'true',
   NODE_EXTRA_CA_CERTS: tls.certPath,
   PORTICO_DCR_PER_IP_PER_HOUR: '500',
   // Approvals inside the chat client for clients that advertise it (approval-surfaces.spec.ts), and one test MCP

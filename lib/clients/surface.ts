@@ -20,6 +20,7 @@ import {
 } from '../../app-kit/surface';
 import type { Queryable } from '../db/client';
 import { readStreamCapped } from '../http/body';
+import { outboundFetch, OutboundRefused, type OutboundPolicy } from '../http/outbound';
 import { apps, appSurfaces, clients, signedRequestNonces } from '../db/schema';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
 import { EXPECTED_APP_KIT_CONTRACT_VERSION } from './app-environment';
@@ -121,7 +122,12 @@ export interface SurfaceVerification {
  * Only a signed, well-formed answer can be clean or drift; anything else is unsupported (no such route, an older
  * kit) or unreachable (down, timeout, refused or bad signature) — never clean.
  */
-export async function verifyAppSurface(input: { publishOrigin: string; secret: string; declaration: SurfaceTool[] | null }, fetchImpl: typeof fetch = fetch): Promise<SurfaceVerification> {
+/** The fetch surface verification uses: Portico's outbound guard, with verification's caps. */
+export function surfaceVerificationFetch(policy: OutboundPolicy): typeof fetch {
+  return outboundFetch(policy, { timeoutMs: VERIFICATION_TIMEOUT_MS, maxBytes: MAX_SURFACE_BYTES });
+}
+
+export async function verifyAppSurface(input: { publishOrigin: string; secret: string; declaration: SurfaceTool[] | null }, fetchImpl: typeof fetch): Promise<SurfaceVerification> {
   const target = new URL(SURFACE_PATH, input.publishOrigin);
   // Each attempt signs anew (a nonce is good once). A second attempt only follows a network error before any answer:
   // a kept-alive connection to an app that has restarted since fails once, and is no verdict on the app.
@@ -136,6 +142,8 @@ export async function verifyAppSurface(input: { publishOrigin: string; secret: s
   let body: string;
   try {
     ({ answer: response, nonce } = await attempt().catch((error: unknown) => {
+      // Only a connection that failed is worth a second try; a refused address or a timeout is the answer.
+      if (error instanceof OutboundRefused && error.reason !== 'unreachable') throw error;
       if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) throw error;
       return attempt();
     }));
@@ -143,8 +151,14 @@ export async function verifyAppSurface(input: { publishOrigin: string; secret: s
     if (read === undefined) return { outcome: 'unreachable', detail: `The app's answer is larger than ${MAX_SURFACE_BYTES} bytes.` };
     body = read.toString('utf8');
   } catch (error) {
-    const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-    return { outcome: 'unreachable', detail: timedOut ? `The app did not answer within ${VERIFICATION_TIMEOUT_MS / 1000} seconds at ${target.href}.` : `The app could not be reached at ${target.href} (${describeNetworkError(error)}).` };
+    // One sentence per kind of refusal, never the network error itself: which error a private address produced
+    // (refused, reset, a TLS name) would map the network behind Portico for whoever sets the address.
+    if (error instanceof OutboundRefused && error.reason === 'address_not_allowed') {
+      return { outcome: 'unreachable', detail: `Portico does not call ${target.origin}: it is not a public internet address (loopback, private and link-local addresses are refused).` };
+    }
+    if (error instanceof OutboundRefused && error.reason === 'too_large') return { outcome: 'unreachable', detail: `The app's answer is larger than ${MAX_SURFACE_BYTES} bytes.` };
+    const timedOut = error instanceof OutboundRefused ? error.reason === 'timeout' : error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+    return { outcome: 'unreachable', detail: timedOut ? `The app did not answer within ${VERIFICATION_TIMEOUT_MS / 1000} seconds at ${target.href}.` : `The app could not be reached at ${target.href}.` };
   }
   if (response.status === 404 || response.status === 405 || response.status === 501) {
     return { outcome: 'unsupported', detail: `The app has no introspection route at ${target.pathname} (HTTP ${response.status}): it runs an older kit, has no PORTICO_SURFACE_SECRET, or switched the route off.` };
@@ -189,10 +203,6 @@ export async function recordVerification(db: Queryable, appId: string, verificat
     .onConflictDoUpdate({ target: appSurfaces.appId, set: { lastCheck: verification, lastCheckedAt: sql`now()` } });
 }
 
-function describeNetworkError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : 'unknown error');
-}
 
 export type SignedAppCall = { ok: true; app: NonNullable<Awaited<ReturnType<typeof appOfSurfaceKey>>>; clientId: string } | { ok: false; description: string };
 

@@ -1,9 +1,10 @@
 // Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document, MCP authorization 2025-11-25):
 // oidc-provider's own feature fetches, caches and checks the document (its client_id must equal the URL exactly;
-// no shared-secret auth). Portico adds its client policy on top, and keeps oidc-provider's SSRF guard (special-use
-// addresses refused at connect, 2.5 s timeout, body size cap) except for loopback hosts when tests allow it.
+// no shared-secret auth). Portico adds its client policy on top, and fetches through its outbound guard
+// (special-use addresses refused before connecting, 2.5 s, size caps).
 import type { Configuration } from 'oidc-provider';
 import { checkRegisteredRedirectUri } from '../clients/registration';
+import { outboundFetch } from '../http/outbound';
 
 type CimdFeature = NonNullable<NonNullable<Configuration['features']>['clientIdMetadataDocument']>;
 
@@ -41,21 +42,15 @@ export function cimdConfiguration(): CimdFeature {
   } as CimdFeature;
 }
 
-function isLoopbackUrl(url: string | URL | Request): boolean {
-  const { hostname } = new URL(url instanceof Request ? url.url : url);
-  return hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
-}
-
 /**
- * oidc-provider's outgoing fetch. It arrives with an SSRF-guarding dispatcher that refuses special-use addresses
- * (loopback, private, link-local); only with `allowLoopback` (tests) does a loopback URL go without it.
+ * oidc-provider's outgoing fetch (client ID metadata documents, and any jwks_uri or sector_identifier_uri): through
+ * Portico's outbound guard (lib/http/outbound.ts), which checks the address before it connects. oidc-provider's own
+ * dispatcher, which acts only once connected, is set aside.
  */
 export function cimdFetch({ allowLoopback }: { allowLoopback: boolean }): NonNullable<Configuration['fetch']> {
+  const guarded = outboundFetch({ allowLoopback }, { timeoutMs: 2500, maxBytes: 64 * 1024 });
   return (url, options) => {
-    if (allowLoopback && isLoopbackUrl(url)) {
-      const { dispatcher: _guard, ...rest } = options as RequestInit & { dispatcher?: unknown };
-      return fetch(url, rest);
-    }
-    return fetch(url, options);
+    const { dispatcher: _setAside, ...rest } = options as RequestInit & { dispatcher?: unknown };
+    return guarded(url, rest);
   };
 }

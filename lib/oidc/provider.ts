@@ -35,8 +35,8 @@ export interface ProviderOptions {
   trustProxy: boolean;
   secureCookies: boolean;
   refreshTokenReuseGraceSeconds: number;
-  /** Tests only: let client ID metadata document fetches reach loopback hosts. */
-  cimdAllowLoopback?: boolean;
+  /** Development and tests only (PORTICO_OUTBOUND_ALLOW_LOOPBACK): outbound fetches may reach loopback hosts. */
+  outboundAllowLoopback?: boolean;
 }
 
 /** Lifetimes in seconds. */
@@ -118,7 +118,7 @@ export function createProvider(options: ProviderOptions): Provider {
       // Client ID metadata documents (MCP 2025-11-25): a client_id that is an https URL names its own metadata.
       clientIdMetadataDocument: cimdConfiguration(),
     },
-    fetch: cimdFetch({ allowLoopback: options.cimdAllowLoopback ?? false }),
+    fetch: cimdFetch({ allowLoopback: options.outboundAllowLoopback ?? false }),
     fetchResponseBodyLimits: { 'client_id metadata document': 16 * 1024, jwks_uri: 64 * 1024, sector_identifier_uri: 16 * 1024 },
     /**
      * MCP clients (external, dynamic, CIMD) get a rotating refresh token whenever they registered the grant type

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { addRedirectUri } from '@/lib/clients/apps';
 import { revokeClientAccess, setDevEnvironment } from '@/lib/clients/revocation';
 import { cancelRotation, completeRotation, startRotation } from '@/lib/clients/rotation';
-import { issueSurfaceSecret, recordVerification, surfaceSecretOf, surfaceStateOf, verifyAppSurface } from '@/lib/clients/surface';
+import { issueSurfaceSecret, recordVerification, surfaceSecretOf, surfaceStateOf, surfaceVerificationFetch, verifyAppSurface } from '@/lib/clients/surface';
 import { validateRedirectUri } from '@/lib/clients/validation';
 import { db, runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../../../_lib/action';
@@ -130,7 +130,7 @@ export const verifySurfaceAction = orgAction(
       const secret = await surfaceSecretOf(db(), listing.app.id, runtime().atRestKey);
       if (!secret) throw new ActionRefusal('Create a surface secret first: Portico signs its call to the app with it.');
       const state = await surfaceStateOf(db(), listing.app.id);
-      const verification = await verifyAppSurface({ publishOrigin: listing.app.publishOrigin, secret, declaration: state.declaration });
+      const verification = await verifyAppSurface({ publishOrigin: listing.app.publishOrigin, secret, declaration: state.declaration }, surfaceVerificationFetch({ allowLoopback: runtime().env.outboundAllowLoopback }));
       return { verification, declaredAt: state.declaredAt?.getTime() ?? null, secretCreatedAt: state.secretCreatedAt?.getTime() ?? null };
     },
   },

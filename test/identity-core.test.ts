@@ -1,8 +1,9 @@
 // Apps as OIDC clients, tokens bound to one app, membership re-checked at every step — with openid-client as the
 // relying party against the real provider configuration and database.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
+import { rowsOf } from '../lib/db/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, removeMember } from '../lib/accounts/memberships';
 import { listSessions, signOutEverywhere } from '../lib/accounts/sessions';
@@ -70,26 +71,33 @@ describe('identity core', () => {
     expect(userinfo).toMatchObject({ sub: personId, email });
   });
 
-  it('rotates refresh tokens; a replay inside the grace interval succeeds, reuse after it revokes the grant', async () => {
+  it('rotates refresh tokens; replays inside the grace interval get the same successor (one head), reuse after it revokes the grant', async () => {
     const tokens = await tokensFor(configA, appA, { scope: 'openid offline_access', prompt: 'consent' });
     const first = tokens.refresh_token!;
     const rotated = await oidc.refreshTokenGrant(configA, first);
     expect(rotated.refresh_token).not.toBe(first);
-    // Another process of the same client replays the token it still holds, within the interval: it succeeds.
-    const replay = await oidc.refreshTokenGrant(configA, first);
-    expect(replay.access_token).toBeTruthy();
+    // Other processes of the same client replay the token they still hold, within the interval: each succeeds, with
+    // a fresh access token and the very refresh token the first exchange created.
+    const replays = [];
+    for (let i = 0; i < 3; i += 1) replays.push(await oidc.refreshTokenGrant(configA, first));
+    expect(replays.map((replay) => replay.refresh_token)).toEqual([rotated.refresh_token, rotated.refresh_token, rotated.refresh_token]);
+    expect(new Set([rotated, ...replays].map((answer) => answer.access_token)).size).toBe(4);
 
     await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // After the interval the one head still works (and rotates on); the replay of the old token kills the family.
+    const next = await oidc.refreshTokenGrant(configA, rotated.refresh_token!);
     await expect(oidc.refreshTokenGrant(configA, first)).rejects.toMatchObject({ error: 'invalid_grant' });
-    // Reuse after the interval is theft: every token of the grant is gone.
-    await expect(oidc.refreshTokenGrant(configA, rotated.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
-    await expect(oidc.refreshTokenGrant(configA, replay.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.refreshTokenGrant(configA, next.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
-  it('concurrent refreshes with one token within the interval all succeed (several processes of one client)', async () => {
+  it('concurrent refreshes with one token within the interval all succeed, with one successor between them', async () => {
     const tokens = await tokensFor(configA, appA, { scope: 'openid offline_access', prompt: 'consent' });
     const results = await Promise.all([1, 2, 3].map(() => oidc.refreshTokenGrant(configA, tokens.refresh_token!)));
-    expect(new Set(results.map((r) => r.refresh_token)).size).toBe(3);
+    expect(new Set(results.map((r) => r.refresh_token)).size).toBe(1);
+    const successors = rowsOf<{ n: number }>(
+      await database.db.execute(sql`select count(*)::int as n from oidc_payloads where kind = 'RefreshToken' and rotated_from = ${tokens.refresh_token!}`),
+    );
+    expect(successors[0]?.n).toBe(1);
   });
 
   it('closes the apps of an organization the moment a person leaves it, and reopens them on return', async () => {

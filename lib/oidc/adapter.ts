@@ -5,6 +5,7 @@ import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Database } from '../db/client';
 import { oidcPayloads } from '../db/schema';
 import { loadClientMetadata } from '../clients/client-metadata';
+import { noteRefreshTokenRotated } from './refresh-rotation';
 
 function notExpired() {
   return or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now()`));
@@ -19,6 +20,19 @@ export async function revokeWholeGrant(db: Database, grantId: string): Promise<v
   await db
     .delete(oidcPayloads)
     .where(or(eq(oidcPayloads.grantId, grantId), and(eq(oidcPayloads.kind, 'Grant'), eq(oidcPayloads.id, grantId))));
+}
+
+/** The indexed columns of a stored payload, copied out of it (one mapping for every write). */
+export function payloadColumns(payload: AdapterPayload, expiresIn?: number) {
+  return {
+    payload: payload as Record<string, unknown>,
+    grantId: payload.grantId ?? null,
+    accountId: payload.accountId ?? null,
+    clientId: payload.clientId ?? null,
+    uid: payload.uid ?? null,
+    userCode: payload.userCode ?? null,
+    expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+  };
 }
 
 export interface AdapterOptions {
@@ -43,16 +57,7 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
     constructor(private readonly kind: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-      const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
-      const values = {
-        payload: payload as Record<string, unknown>,
-        grantId: payload.grantId ?? null,
-        accountId: payload.accountId ?? null,
-        clientId: payload.clientId ?? null,
-        uid: payload.uid ?? null,
-        userCode: payload.userCode ?? null,
-        expiresAt,
-      };
+      const values = payloadColumns(payload, expiresIn);
       await db()
         .insert(oidcPayloads)
         .values({ id, kind: this.kind, ...values })
@@ -98,13 +103,20 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
         .set({ consumedAt: sql`now()` })
         .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, id), isNull(oidcPayloads.consumedAt)))
         .returning({ id: oidcPayloads.id });
-      if (claimed.length === 1) return;
+      if (claimed.length === 1) {
+        if (this.kind === 'RefreshToken') noteRefreshTokenRotated(id);
+        return;
+      }
       const [row] = await db()
         .select({ grantId: oidcPayloads.grantId, inGrace: withinGrace(this.kind) })
         .from(oidcPayloads)
         .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, id)))
         .limit(1);
-      if (row?.inGrace) return;
+      if (row?.inGrace) {
+        // The replay gets the successor the first exchange created, not a chain of its own.
+        noteRefreshTokenRotated(id);
+        return;
+      }
       if (row?.grantId) await revokeWholeGrant(db(), row.grantId);
       throw new errors.InvalidGrant(`${this.kind} already consumed`);
     }

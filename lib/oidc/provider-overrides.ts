@@ -9,9 +9,35 @@
 //   placeholder that nothing can present (lib/clients/client-metadata.ts), and `compareClientSecret` is replaced
 //   by a check against the stored hashes (lib/clients/secrets.ts). HS* algorithms are disabled in the provider's
 //   configuration, so the placeholder is never used as a symmetric key either.
+//
+// Upstream: lib/actions/grants/refresh_token.js (rotation) and lib/models/base_model.js `save`.
+//
+// Deviation 2 — a refresh token family has one head.
+//   Upstream rotates by consuming the presented token and saving a new one with a fresh random id. Portico lets a
+//   just-rotated token be replayed inside a short grace interval (clients that refresh from several processes),
+//   and upstream would give each replay a new, independent successor: the family would fork into chains that all
+//   outlive the interval. Here `RefreshToken#save`, when the request is rotating a token (the adapter noted which
+//   one it consumed, lib/oidc/refresh-rotation.ts), looks for the successor already saved for that token — under an
+//   advisory lock, so concurrent replays on any instance agree — and returns it instead of saving another. The
+//   access token of each answer is fresh; the refresh token is the same one. Reuse after the interval still
+//   revokes the whole grant (lib/oidc/adapter.ts).
+import { and, eq, sql } from 'drizzle-orm';
 import type Provider from 'oidc-provider';
+import type { AdapterPayload } from 'oidc-provider';
 import type { Database } from '../db/client';
+import { oidcPayloads } from '../db/schema';
 import { verifyClientSecret } from '../clients/secrets';
+import { payloadColumns } from './adapter';
+import { inRotationScope, refreshTokenBeingRotated } from './refresh-rotation';
+
+interface SavableToken {
+  jti?: string;
+  remainingTTL?: number;
+  generateTokenId(): string;
+  getValueAndPayload(): Promise<{ value: string; payload: AdapterPayload }>;
+  emit(event: string): void;
+  save(): Promise<string>;
+}
 
 export function applyProviderOverrides(provider: Provider, db: () => Database): void {
   const clientPrototype = provider.Client.prototype as unknown as {
@@ -21,5 +47,31 @@ export function applyProviderOverrides(provider: Provider, db: () => Database): 
   clientPrototype.compareClientSecret = async function compareClientSecret(actual: string) {
     if (typeof actual !== 'string' || actual.length === 0 || actual.length > 512) return false;
     return verifyClientSecret(db(), this.clientId, actual);
+  };
+
+  // Deviation 2. Each provider request gets a scope in which the adapter notes the refresh token it rotates.
+  provider.use((_ctx, next) => inRotationScope(next));
+  const refreshPrototype = provider.RefreshToken.prototype as unknown as SavableToken;
+  const upstreamSave = refreshPrototype.save;
+  refreshPrototype.save = async function saveOneHead(this: SavableToken) {
+    const rotatedFrom = refreshTokenBeingRotated();
+    if (!rotatedFrom) return upstreamSave.call(this);
+    return db().transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:refresh-successor:${rotatedFrom}`}))`);
+      const [successor] = await tx
+        .select({ id: oidcPayloads.id })
+        .from(oidcPayloads)
+        .where(and(eq(oidcPayloads.kind, 'RefreshToken'), eq(oidcPayloads.rotatedFrom, rotatedFrom)))
+        .limit(1);
+      if (successor) {
+        this.jti = successor.id;
+        return successor.id;
+      }
+      this.jti ??= this.generateTokenId();
+      const { value, payload } = await this.getValueAndPayload();
+      await tx.insert(oidcPayloads).values({ id: this.jti, kind: 'RefreshToken', ...payloadColumns(payload, this.remainingTTL), rotatedFrom });
+      this.emit('saved');
+      return value;
+    });
   };
 }

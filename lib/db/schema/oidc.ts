@@ -15,6 +15,11 @@ export const oidcPayloads = pgTable(
     clientId: text('client_id'),
     uid: text('uid'),
     userCode: text('user_code'),
+    /**
+     * RefreshToken only: the token this one replaced by rotation. A family has one head: a replay inside the grace
+     * interval gets this same successor back instead of forking a new chain (lib/oidc/provider-overrides.ts).
+     */
+    rotatedFrom: text('rotated_from'),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     consumedAt: timestamp('consumed_at', { withTimezone: true }),
   },
@@ -25,6 +30,7 @@ export const oidcPayloads = pgTable(
     index('oidc_payloads_client_idx').on(t.clientId),
     index('oidc_payloads_uid_idx').on(t.uid),
     index('oidc_payloads_user_code_idx').on(t.userCode),
+    index('oidc_payloads_rotated_from_idx').on(t.rotatedFrom),
     index('oidc_payloads_expires_idx').on(t.expiresAt),
   ],
 );

@@ -22,8 +22,8 @@ test('an agent asks, the operator decides in the central, and the status follows
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     return result.structuredContent as Record<string, string>;
   };
-  const ask = (profile: string, resource = '/ledgers/2026') =>
-    tool('permissions.request_sensitive_access', { org: 'demo', app: 'vault', resource, profile, duration_seconds: 1800, reason: `close the books (${profile})` });
+  const ask = (profile: string, resource = '/ledgers/2026', reason = `close the books (${profile})`) =>
+    tool('permissions.request_sensitive_access', { org: 'demo', app: 'vault', resource, profile, duration_seconds: 1800, reason });
   const status = async (requestId: string) => (await tool('permissions.approval_status', { request_id: requestId })).status;
 
   const read = await ask('read');
@@ -49,7 +49,8 @@ test('an agent asks, the operator decides in the central, and the status follows
   expect(cookie.expires - Date.now() / 1000).toBeLessThanOrEqual(15 * 60 + 5);
 
   // A new request shows up without a reload.
-  const work = await ask('work', '/ledgers/2026/q4');
+  // Its reason carries a right-to-left override: the central shows the character, it does not obey it.
+  const work = await ask('work', '/ledgers/2026/q4', 'quarter close \u202Eetirw ylno\u202C');
   await expect(central.locator(`[data-request-id="${work.request_id}"]`)).toBeVisible({ timeout: 10_000 });
   await central.screenshot({ path: testInfo.outputPath('central-pending.png'), fullPage: true });
 
@@ -66,6 +67,7 @@ test('an agent asks, the operator decides in the central, and the status follows
 
   // Work: only with the password typed again for this request.
   await central.goto(work.operator_approval_url!);
+  await expect(central.getByTestId('request-reason')).toHaveText('quarter close ⟨U+202E⟩etirw ylno⟨U+202C⟩');
   await central.getByRole('button', { name: 'Approve' }).click();
   await expect(central.getByTestId('decision-error')).toContainText('needs your password');
   await central.getByLabel(/Your password, again/).fill('not my password at all');

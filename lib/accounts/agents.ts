@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq, exists, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { agentConnections, agentGrants, agents, agentUsers, apps, grantBindings, memberships, oidcPayloads, users } from '../db/schema';
+import { agentConnections, agentGrants, agents, agentUsers, apps, memberships, users } from '../db/schema';
+import { endGrants, grantsOfAgent } from '../grants';
 import { isUuid } from '../util/uuid';
 
 export type Agent = typeof agents.$inferSelect;
@@ -68,16 +69,7 @@ export async function renameAgent(db: Queryable, agentId: string, name: string):
  * gone at the agent's next request to Portico, and no new token is issued for it.
  */
 export async function endAgentGrants(db: Queryable, agentId: string, onlyForUserId?: string): Promise<number> {
-  const bound = await db
-    .delete(grantBindings)
-    .where(and(eq(grantBindings.agentId, agentId), onlyForUserId ? eq(grantBindings.accountId, onlyForUserId) : undefined))
-    .returning({ grantId: grantBindings.grantId });
-  const grantIds = bound.map((row) => row.grantId);
-  if (grantIds.length > 0) {
-    await db.delete(oidcPayloads).where(inArray(oidcPayloads.grantId, grantIds));
-    await db.delete(oidcPayloads).where(and(eq(oidcPayloads.kind, 'Grant'), inArray(oidcPayloads.id, grantIds)));
-  }
-  return grantIds.length;
+  return (await endGrants(db, await grantsOfAgent(db, agentId, onlyForUserId))).grants;
 }
 
 export async function setAgentDisabled(db: Queryable, agentId: string, disabled: boolean): Promise<void> {

@@ -4,7 +4,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { centralSessions, consoleSessions, users } from '../db/schema';
-import { endEveryGrantAndSessionOfPerson } from '../oidc/grant-revocation';
+import { endEverythingOfPerson } from '../grants';
 import type { User } from './users';
 
 export interface SetPasswordInput {
@@ -40,7 +40,7 @@ export async function setOwnPassword(db: Queryable, input: SetPasswordInput): Pr
     await db.delete(consoleSessions).where(eq(consoleSessions.userId, input.user.id));
   }
   await db.delete(centralSessions).where(eq(centralSessions.userId, input.user.id));
-  await endEveryGrantAndSessionOfPerson(db, input.user.id);
+  await endEverythingOfPerson(db, input.user.id);
   return updated;
 }
 

@@ -2,7 +2,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database, Queryable, Transaction } from '../db/client';
 import { agents, agentUsers, appOperators, memberships, organizations, teamMembers, teams, users } from '../db/schema';
-import { revokePersonGrantsInOrganization } from '../oidc/grant-revocation';
+import { endPersonGrantsInOrganization } from '../grants';
 import type { MembershipRole } from './organizations';
 
 /** True when the person is a member of the organization and not disabled. */
@@ -39,7 +39,7 @@ export async function removeMember(
       .delete(memberships)
       .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)))
       .returning({ userId: memberships.userId });
-    const grantsRevoked = await revokePersonGrantsInOrganization(tx, orgId, userId);
+    const grantsRevoked = await endPersonGrantsInOrganization(tx, orgId, userId);
     // A person who leaves is no longer an operator of any of its apps (not even if they come back).
     await tx.delete(appOperators).where(and(eq(appOperators.orgId, orgId), eq(appOperators.userId, userId)));
     // Nor in its teams, nor among the users of its agents: leaving leaves nothing behind that a later re-invitation

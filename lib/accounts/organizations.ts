@@ -2,7 +2,7 @@
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { memberships, organizations } from '../db/schema';
-import { revokeOrganizationGrants } from '../oidc/grant-revocation';
+import { endOrganizationGrants } from '../grants';
 import { isUuid } from '../util/uuid';
 
 
@@ -54,6 +54,6 @@ export async function setBranding(db: Queryable, orgId: string, branding: Brandi
  * every grant and token of its clients. Its audit events stay: the trail outlives what it describes.
  */
 export async function deleteOrganization(db: Queryable, orgId: string): Promise<void> {
-  await revokeOrganizationGrants(db, orgId);
+  await endOrganizationGrants(db, orgId);
   await db.delete(organizations).where(eq(organizations.id, orgId));
 }

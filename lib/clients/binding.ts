@@ -1,9 +1,10 @@
 // Resource binding (RFC 8707) for clients that are not an app's own: external, dynamically registered and CIMD
 // clients. Such a client reaches an app only through the `resource` its authorization request names; the person's
 // consent then binds the grant to that app (and to who acts) once, in `grant_bindings`.
-import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { agents, clientAppLinks, clients, grantBindings, oidcPayloads } from '../db/schema';
+import { agents, clientAppLinks, clients, grantBindings } from '../db/schema';
+import { endGrants, grantsOfClientAtApp } from '../grants';
 import { findUsableAgent } from '../accounts/agents';
 import { findAppByResource, type App } from './apps';
 
@@ -137,16 +138,7 @@ export async function recordConsentBinding(tx: Queryable, record: ConsentRecord)
  * Access tokens already issued (JWTs, 10 minutes at most) run out on their own.
  */
 export async function endClientGrantsAtApp(tx: Queryable, clientId: string, appId: string): Promise<number> {
-  const bound = await tx
-    .delete(grantBindings)
-    .where(and(eq(grantBindings.clientId, clientId), eq(grantBindings.appId, appId)))
-    .returning({ grantId: grantBindings.grantId });
-  const grantIds = bound.map((row) => row.grantId);
-  if (grantIds.length > 0) {
-    await tx.delete(oidcPayloads).where(and(isNotNull(oidcPayloads.grantId), inArray(oidcPayloads.grantId, grantIds)));
-    await tx.delete(oidcPayloads).where(and(eq(oidcPayloads.kind, 'Grant'), inArray(oidcPayloads.id, grantIds)));
-  }
-  return grantIds.length;
+  return (await endGrants(tx, await grantsOfClientAtApp(tx, clientId, appId))).grants;
 }
 
 export type ClientRevocation = { ok: true; grantsEnded: number } | { ok: false; reason: 'not_linked' | 'already_revoked' };

@@ -3,13 +3,11 @@
 // valid until it expires (10 minutes at most), because apps verify it locally.
 import { eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { apps, oidcPayloads } from '../db/schema';
+import { apps } from '../db/schema';
+import { endClientAccess } from '../grants';
 
-export async function revokeClientAccess(db: Queryable, clientId: string): Promise<Record<string, number>> {
-  const removed = await db.delete(oidcPayloads).where(eq(oidcPayloads.clientId, clientId)).returning({ kind: oidcPayloads.kind });
-  const counts: Record<string, number> = {};
-  for (const { kind } of removed) counts[kind] = (counts[kind] ?? 0) + 1;
-  return counts;
+export function revokeClientAccess(db: Queryable, clientId: string): Promise<Record<string, number>> {
+  return endClientAccess(db, clientId);
 }
 
 /** Turns the app's dev environment on until `until`, or off (null). Dev-only redirect URIs work only while it is on. */

@@ -5,6 +5,7 @@ import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Database } from '../db/client';
 import { oidcPayloads } from '../db/schema';
 import { loadClientMetadata } from '../clients/client-metadata';
+import { endGrants } from '../grants';
 import { noteRefreshTokenRotated } from './refresh-rotation';
 
 function notExpired() {
@@ -15,12 +16,6 @@ function withConsumed(payload: Record<string, unknown>, consumedAt: Date | null)
   return (consumedAt ? { ...payload, consumed: Math.floor(consumedAt.getTime() / 1000) } : payload) as AdapterPayload;
 }
 
-/** Deletes a grant and everything issued from it (codes, tokens) in one statement. */
-export async function revokeWholeGrant(db: Database, grantId: string): Promise<void> {
-  await db
-    .delete(oidcPayloads)
-    .where(or(eq(oidcPayloads.grantId, grantId), and(eq(oidcPayloads.kind, 'Grant'), eq(oidcPayloads.id, grantId))));
-}
 
 /** The indexed columns of a stored payload, copied out of it (one mapping for every write). */
 export function payloadColumns(payload: AdapterPayload, expiresIn?: number) {
@@ -117,7 +112,7 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
         noteRefreshTokenRotated(id);
         return;
       }
-      if (row?.grantId) await revokeWholeGrant(db(), row.grantId);
+      if (row?.grantId) await endGrants(db(), [row.grantId]);
       throw new errors.InvalidGrant(`${this.kind} already consumed`);
     }
 

@@ -1,0 +1,123 @@
+// The one place that ends grants. "End these grants and everything issued from them" means: the grant itself,
+// every authorization code, refresh token and opaque access token issued from it (oidc-provider stores them with
+// its grant id), and Portico's binding of the grant to an app and an actor. Selectors below name the grants of a
+// client, an app, an agent, a person or an organization; callers pick one and end what it returns, in their own
+// transaction. What no one can end: a JWT access token already issued stays valid until it expires (10 minutes at
+// most), because apps verify it locally without calling Portico.
+//
+// Depends on lib/db only, so that accounts, clients, the console and the provider's adapter can all use it.
+import { and, eq, inArray, isNotNull, or, type SQL } from 'drizzle-orm';
+import type { Queryable } from '../db/client';
+import { apps, clients, grantBindings, oidcPayloads } from '../db/schema';
+
+/** What was ended, by oidc-provider model (Grant, RefreshToken, AuthorizationCode, AccessToken, …). */
+export type EndedGrants = { grants: number; byKind: Record<string, number> };
+
+/** Ends these grants and everything issued from them, and drops their bindings. */
+export async function endGrants(db: Queryable, grantIds: readonly string[]): Promise<EndedGrants> {
+  const ids = [...new Set(grantIds)];
+  if (ids.length === 0) return { grants: 0, byKind: {} };
+  await db.delete(grantBindings).where(inArray(grantBindings.grantId, ids));
+  const removed = await db
+    .delete(oidcPayloads)
+    .where(or(and(isNotNull(oidcPayloads.grantId), inArray(oidcPayloads.grantId, ids)), and(eq(oidcPayloads.kind, 'Grant'), inArray(oidcPayloads.id, ids))))
+    .returning({ kind: oidcPayloads.kind });
+  const byKind: Record<string, number> = {};
+  for (const { kind } of removed) byKind[kind] = (byKind[kind] ?? 0) + 1;
+  return { grants: ids.length, byKind };
+}
+
+async function grantIdsWhere(db: Queryable, condition: SQL | undefined, bindingCondition?: SQL): Promise<string[]> {
+  const direct = condition ? await db.select({ id: oidcPayloads.id }).from(oidcPayloads).where(and(eq(oidcPayloads.kind, 'Grant'), condition)) : [];
+  const bound = bindingCondition ? await db.select({ id: grantBindings.grantId }).from(grantBindings).where(bindingCondition) : [];
+  return [...new Set([...direct, ...bound].map((row) => row.id))];
+}
+
+/** Every client that reaches an app of the organization: the apps' own clients and clients bound to those apps. */
+function clientsOfOrganization(db: Queryable, orgId: string) {
+  return db
+    .select({ id: clients.id })
+    .from(clients)
+    .leftJoin(apps, eq(apps.id, clients.appId))
+    .where(or(eq(clients.orgId, orgId), eq(apps.orgId, orgId)));
+}
+
+/** The grants a client holds anywhere. */
+export function grantsOfClient(db: Queryable, clientId: string): Promise<string[]> {
+  return grantIdsWhere(db, eq(oidcPayloads.clientId, clientId), eq(grantBindings.clientId, clientId));
+}
+
+/** The grants a client holds at one app (bound to it by `resource`). */
+export function grantsOfClientAtApp(db: Queryable, clientId: string, appId: string): Promise<string[]> {
+  return grantIdsWhere(db, undefined, and(eq(grantBindings.clientId, clientId), eq(grantBindings.appId, appId)));
+}
+
+/** The grants in which this agent acts (`act`), optionally only those of one person. */
+export function grantsOfAgent(db: Queryable, agentId: string, onlyForUserId?: string): Promise<string[]> {
+  return grantIdsWhere(db, undefined, and(eq(grantBindings.agentId, agentId), onlyForUserId ? eq(grantBindings.accountId, onlyForUserId) : undefined));
+}
+
+/** The person's grants at the organization's clients, and their grants bound to the organization's apps. */
+export function grantsOfPersonInOrganization(db: Queryable, orgId: string, userId: string): Promise<string[]> {
+  return grantIdsWhere(
+    db,
+    and(eq(oidcPayloads.accountId, userId), inArray(oidcPayloads.clientId, clientsOfOrganization(db, orgId))),
+    and(eq(grantBindings.orgId, orgId), eq(grantBindings.accountId, userId)),
+  );
+}
+
+/** Every grant at the organization's clients or bound to its apps. */
+export function grantsOfOrganization(db: Queryable, orgId: string): Promise<string[]> {
+  return grantIdsWhere(db, inArray(oidcPayloads.clientId, clientsOfOrganization(db, orgId)), eq(grantBindings.orgId, orgId));
+}
+
+/** Every grant of the person, in every organization (also those an agent holds on their behalf). */
+export function grantsOfPerson(db: Queryable, userId: string): Promise<string[]> {
+  return grantIdsWhere(db, eq(oidcPayloads.accountId, userId), eq(grantBindings.accountId, userId));
+}
+
+/** Ends the person's sign-in sessions (oidc-provider's Session model): the next app visit asks for the password. */
+export async function endSessionsOfPerson(db: Queryable, userId: string): Promise<number> {
+  const ended = await db.delete(oidcPayloads).where(and(eq(oidcPayloads.kind, 'Session'), eq(oidcPayloads.accountId, userId))).returning({ id: oidcPayloads.id });
+  return ended.length;
+}
+
+/** Removes what remains of a client's provider state that belongs to no grant (interactions in flight). */
+export async function endUngrantedStateOfClient(db: Queryable, clientId: string): Promise<Record<string, number>> {
+  const removed = await db.delete(oidcPayloads).where(eq(oidcPayloads.clientId, clientId)).returning({ kind: oidcPayloads.kind });
+  const byKind: Record<string, number> = {};
+  for (const { kind } of removed) byKind[kind] = (byKind[kind] ?? 0) + 1;
+  return byKind;
+}
+
+
+/**
+ * Removes a member's reach into the organization's apps: their grants there (with everything issued from them).
+ * Returns how many grants ended.
+ */
+export async function endPersonGrantsInOrganization(db: Queryable, orgId: string, userId: string): Promise<number> {
+  return (await endGrants(db, await grantsOfPersonInOrganization(db, orgId, userId))).grants;
+}
+
+/** Before an organization goes: every grant at its clients or bound to its apps, and its clients' provider state. */
+export async function endOrganizationGrants(db: Queryable, orgId: string): Promise<void> {
+  await endGrants(db, await grantsOfOrganization(db, orgId));
+  await db.delete(oidcPayloads).where(inArray(oidcPayloads.clientId, clientsOfOrganization(db, orgId)));
+}
+
+/**
+ * After a password change or reset: every grant of the person in every organization (also an agent's on their
+ * behalf), their sessions, and any sign-in still in flight (an interaction that passed the old password).
+ */
+export async function endEverythingOfPerson(db: Queryable, userId: string): Promise<number> {
+  const { grants } = await endGrants(db, await grantsOfPerson(db, userId));
+  await db.delete(oidcPayloads).where(eq(oidcPayloads.accountId, userId));
+  return grants;
+}
+
+/** Revoking a client: every grant it holds anywhere, and its provider state in flight. Counts by model. */
+export async function endClientAccess(db: Queryable, clientId: string): Promise<Record<string, number>> {
+  const { byKind } = await endGrants(db, await grantsOfClient(db, clientId));
+  for (const [kind, count] of Object.entries(await endUngrantedStateOfClient(db, clientId))) byKind[kind] = (byKind[kind] ?? 0) + count;
+  return byKind;
+}

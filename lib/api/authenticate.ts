@@ -2,6 +2,7 @@
 // audience is Portico's API resource, verified locally with Portico's own public keys, then the person (and the
 // agent acting for them, if any) checked against the database on every request: a disabled or deleted account,
 // or a disabled or deleted agent, is refused at once, whatever the token's remaining lifetime.
+import { oauthError } from '../http/errors';
 import { createLocalJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
@@ -41,10 +42,8 @@ export async function authenticateApiRequest(
   if (!gate.ok) return gate;
   const refuse = (description: string): ApiAuthentication => ({
     ok: false,
-    response: Response.json(
-      { error: 'invalid_token', error_description: description },
-      { status: 401, headers: { 'Cache-Control': 'no-store', 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"` } },
-    ),
+    // RFC 6750 §3.1: the challenge repeats the error.
+    response: oauthError(401, 'invalid_token', description, { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"` }),
   });
   const user = await findUserById(deps.db, gate.token.subject);
   if (!user || user.disabledAt) return refuse('the account of this token is disabled or gone');

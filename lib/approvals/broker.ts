@@ -52,10 +52,7 @@ export class ApprovalRefusal extends Error {
       | 'fingerprint_mismatch'
       | 'not_eligible'
       | 'already_revoked'
-      | 'not_authorized'
-      | 'session'
-      | 'nonce'
-      | 'step_up',
+      | 'not_authorized',
     message: string,
   ) {
     super(message);

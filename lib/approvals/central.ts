@@ -11,6 +11,17 @@ import { recordAuditEvent } from '../audit/events';
 import { appOperators, approvalGrants, approvalRequests, apps, centralSessions, decisionNonces, memberships, users } from '../db/schema';
 import { ApprovalRefusal, decideApprovalRequest, mayDecide, revokeGrantIn, type ApprovalGrant, type ApprovalRequest } from './broker';
 
+/** A refusal only the central gives: its session ended, a decision proof spent or foreign, a step-up missing or wrong. */
+export class CentralRefusal extends Error {
+  constructor(
+    readonly code: 'session' | 'nonce' | 'step_up',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CentralRefusal';
+  }
+}
+
 export const CENTRAL_COOKIE = 'portico_central';
 export const CENTRAL_SESSION_SECONDS = 15 * 60;
 export const DECISION_NONCE_SECONDS = 60;
@@ -169,7 +180,7 @@ async function insertNonce(db: Queryable, values: Omit<typeof decisionNonces.$in
   try {
     await db.insert(decisionNonces).values(values);
   } catch (error) {
-    if (postgresErrorCode(error) === '23503') throw new ApprovalRefusal('session', 'your central session has ended: sign in again');
+    if (postgresErrorCode(error) === '23503') throw new CentralRefusal('session', 'your central session has ended: sign in again');
     throw error;
   }
 }
@@ -197,16 +208,16 @@ export interface CentralDecision {
  */
 export async function decideInCentral(db: Database, input: CentralDecision, binding: CentralBinding): Promise<{ request: ApprovalRequest; grant?: ApprovalGrant }> {
   const session = await findCentralSession(db, input.sessionToken, binding);
-  if (!session) throw new ApprovalRefusal('session', 'your central session has ended: sign in again');
+  if (!session) throw new CentralRefusal('session', 'your central session has ended: sign in again');
   const view = await findCentralRequest(db, session.user, input.requestId);
   if (!view) throw new ApprovalRefusal('not_authorized', 'no such request that you may decide');
   if (input.decision === 'approve') {
     if (view.stepUp) {
-      if (!input.password) throw new ApprovalRefusal('step_up', `approving ${view.profile} access needs your password, typed again for this request`);
+      if (!input.password) throw new CentralRefusal('step_up', `approving ${view.profile} access needs your password, typed again for this request`);
       const check = await throttledPasswordCheck(db, session.user.email, input.password, input.ip);
-      if (!check.ok || check.user.id !== session.user.id) throw new ApprovalRefusal('step_up', 'that password is not right (or too many tries: wait a moment)');
+      if (!check.ok || check.user.id !== session.user.id) throw new CentralRefusal('step_up', 'that password is not right (or too many tries: wait a moment)');
     } else if (input.confirmed !== true) {
-      throw new ApprovalRefusal('step_up', 'confirm this approval explicitly');
+      throw new CentralRefusal('step_up', 'confirm this approval explicitly');
     }
   }
   await input.afterStepUp?.();
@@ -225,7 +236,7 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
         .innerJoin(users, eq(users.id, centralSessions.userId))
         .where(and(eq(centralSessions.tokenHash, session.tokenHash), gt(centralSessions.expiresAt, sql`now()`), isNull(users.disabledAt)))
         .for('share', { of: centralSessions });
-      if (!live || live.credentialVersion !== live.current) throw new ApprovalRefusal('session', 'your central session ended before the decision: nothing was decided');
+      if (!live || live.credentialVersion !== live.current) throw new CentralRefusal('session', 'your central session ended before the decision: nothing was decided');
       // The authority again, now: an operator removed or an owner demoted meanwhile decides nothing.
       const [authorized] = await tx.select({ id: approvalRequests.id }).from(approvalRequests).where(and(eq(approvalRequests.id, input.requestId), mayDecide(approvalRequests.appId, approvalRequests.orgId, session.user.id)));
       if (!authorized) throw new ApprovalRefusal('not_authorized', 'you may no longer decide this request');
@@ -242,7 +253,7 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
           ),
         )
         .returning({ nonceHash: decisionNonces.nonceHash });
-      if (consumed.length !== 1) throw new ApprovalRefusal('nonce', 'this decision’s proof is used, expired, or for another request or session: reload the request');
+      if (consumed.length !== 1) throw new CentralRefusal('nonce', 'this decision’s proof is used, expired, or for another request or session: reload the request');
     },
   });
 }
@@ -250,7 +261,7 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
 /** Revocation from the central: explicit, by an operator of the grant's organization, audited. */
 export async function revokeInCentral(db: Database, input: { sessionToken: string | undefined; grantId: string; ip: string }, binding: CentralBinding): Promise<ApprovalGrant> {
   const session = await findCentralSession(db, input.sessionToken, binding);
-  if (!session) throw new ApprovalRefusal('session', 'your central session has ended: sign in again');
+  if (!session) throw new CentralRefusal('session', 'your central session has ended: sign in again');
   return db.transaction(async (tx) => {
     const [grant] = await tx
       .select({ orgId: approvalGrants.orgId })

@@ -2,6 +2,7 @@
 // handler and dependencies as app/api/mcp/route.ts, which Next.js would serve only if it ran without server.ts. The
 // response carries the same security headers as the rest of the JSON API.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { jsonRpcError } from '../http/errors';
 import { sendWebResponse, toWebRequest } from '../../app-kit/node-http';
 import { runtime } from '../runtime';
 import { API_CONTENT_SECURITY_POLICY, securityHeaders } from '../security/headers';
@@ -10,7 +11,6 @@ import { handlePorticoMcp, MAX_MCP_BODY_BYTES } from './server';
 
 export const MCP_PATH = '/api/mcp';
 
-const jsonRpcError = (status: number, code: number, message: string) => Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers: { 'Cache-Control': 'no-store' } });
 
 export function serveMcp(req: IncomingMessage, res: ServerResponse): void {
   const { env } = runtime();

@@ -4,6 +4,7 @@
 // name it in `Mcp-Session-Id` and are served by a fresh server on whatever instance they reach. The tools are
 // Portico operations (lib/mcp/tools) behind the confirmation gate, whose challenges live in PostgreSQL too.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { jsonRpcError } from '../http/errors';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -120,8 +121,6 @@ function registerApprovalView(server: McpServer, issuer: string, approvals: Appr
   );
 }
 
-const jsonRpcError = (status: number, code: number, message: string) =>
-  Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers: { 'Cache-Control': 'no-store' } });
 
 function isInitialize(message: unknown): message is { method: 'initialize'; params?: { protocolVersion?: unknown } } {
   return typeof message === 'object' && message !== null && !Array.isArray(message) && (message as { method?: unknown }).method === 'initialize';

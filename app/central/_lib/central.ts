@@ -2,8 +2,9 @@
 // its own cookie, and the same-origin check every state-changing request passes.
 import 'server-only';
 import { cookies } from 'next/headers';
-import { CENTRAL_COOKIE, CENTRAL_SESSION_SECONDS, EMBEDDED_CENTRAL_COOKIE, findCentralSession, type CentralBinding, type CentralSession, type CentralSurfaceKind } from '@/lib/approvals/central';
-import { readCappedText } from '@/lib/http/body';
+import { CENTRAL_COOKIE, CENTRAL_SESSION_SECONDS, CentralRefusal, EMBEDDED_CENTRAL_COOKIE, findCentralSession, type CentralBinding, type CentralSession, type CentralSurfaceKind } from '@/lib/approvals/central';
+import { ApprovalRefusal } from '@/lib/approvals/broker';
+import { approvalRefusalStatus, oauthError } from '@/lib/http/errors';
 import { db, runtime } from '@/lib/runtime';
 
 /** The two centrals: the external one (its own tab) and the embedded one (framed by listed origins only). */
@@ -46,18 +47,8 @@ export function centralCookie(token: string | null, surface: CentralSurface = EX
   return `${surface.cookie}=${token ?? ''}; Path=${surface.path}; HttpOnly; SameSite=Strict; ${maxAge}${secure}`;
 }
 
-export function jsonError(status: number, error: string, description: string): Response {
-  return Response.json({ error, error_description: description }, { status, headers: { 'Cache-Control': 'no-store' } });
-}
-
-/** A JSON object body, read with a size cap; undefined for anything else (not JSON, null, an array, too big). */
-export async function readJsonObject(request: Request, limit: number): Promise<Record<string, unknown> | undefined> {
-  const text = await readCappedText(request, limit);
-  if (text === undefined) return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+/** A refusal of the broker or the central as an answer, in the status lib/http/errors.ts gives it everywhere. */
+export function refusalResponse(error: unknown): Response | undefined {
+  if (error instanceof ApprovalRefusal || error instanceof CentralRefusal) return oauthError(approvalRefusalStatus(error.code), error.code, error.message);
+  return undefined;
 }

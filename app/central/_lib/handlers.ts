@@ -1,28 +1,30 @@
 // The decision endpoints both centrals serve (external under /central/api, embedded under /embedded-central/api):
 // the same checks, each with its own session cookie and binding.
 import 'server-only';
-import { ApprovalRefusal } from '@/lib/approvals/broker';
 import { decideInCentral, findCentralRequest, issueDecisionNonce } from '@/lib/approvals/central';
+import { oauthError, readJsonObject } from '@/lib/http/errors';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db } from '@/lib/runtime';
-import { centralBinding, centralSessionToken, currentCentralSession, jsonError, readJsonObject, sameOrigin, type CentralSurface } from './central';
+import { centralBinding, centralSessionToken, currentCentralSession, refusalResponse, sameOrigin, type CentralSurface } from './central';
 
-const DECISION_STATUS: Partial<Record<ApprovalRefusal['code'], number>> = { session: 401, not_authorized: 404, not_found: 404, step_up: 403, nonce: 409, not_pending: 409, expired: 409, fingerprint_mismatch: 409, not_eligible: 403 };
 
 /** POST …/api/nonce {"request_id"}: a decision nonce (single use, 60 s) for this session and request, with the fingerprint it is bound to. */
 export function nonceHandler(surface: CentralSurface) {
   return async (request: Request): Promise<Response> => {
-    if (!sameOrigin(request)) return jsonError(403, 'forbidden', 'cross-origin request refused');
+    if (!sameOrigin(request)) return oauthError(403, 'forbidden', 'cross-origin request refused');
     const session = await currentCentralSession(surface);
-    if (!session) return jsonError(401, 'session', 'your central session has ended: sign in again');
-    const body = await readJsonObject(request, 4096);
-    if (typeof body?.request_id !== 'string') return jsonError(400, 'invalid_request', 'send {"request_id": "apr_…"}');
+    if (!session) return oauthError(401, 'session', 'your central session has ended: sign in again');
+    const read = await readJsonObject(request, 4096);
+    const body = read.ok ? read.value : undefined;
+    if (typeof body?.request_id !== 'string') return oauthError(400, 'invalid_request', 'send {"request_id": "apr_…"}');
     try {
       const nonce = await issueDecisionNonce(db(), session, body.request_id, centralBinding(surface));
       const view = await findCentralRequest(db(), session.user, body.request_id);
       return Response.json({ request_id: body.request_id, nonce, fingerprint: view!.fingerprint }, { headers: { 'Cache-Control': 'no-store' } });
     } catch (error) {
-      if (error instanceof ApprovalRefusal) return jsonError(404, error.code, error.message);
+      // The same status as the decision's: an ended session is 401 here too (the page signs the operator in again).
+      const answer = refusalResponse(error);
+      if (answer) return answer;
       throw error;
     }
   };
@@ -35,14 +37,15 @@ export function nonceHandler(surface: CentralSurface) {
  */
 export function decisionHandler(surface: CentralSurface) {
   return async (request: Request): Promise<Response> => {
-    if (!sameOrigin(request)) return jsonError(403, 'forbidden', 'cross-origin request refused');
-    const body = await readJsonObject(request, 8192);
-    if (!body) return jsonError(400, 'invalid_request', 'the body must be a JSON object');
+    if (!sameOrigin(request)) return oauthError(403, 'forbidden', 'cross-origin request refused');
+    const read = await readJsonObject(request, 8192);
+    const body = read.ok ? read.value : undefined;
+    if (!body) return oauthError(400, 'invalid_request', 'the body must be a JSON object');
     const { request_id: requestId, fingerprint, nonce, decision, password, confirmed } = body;
     if (typeof requestId !== 'string' || typeof fingerprint !== 'string' || typeof nonce !== 'string' || (decision !== 'approve' && decision !== 'deny')) {
-      return jsonError(400, 'invalid_request', 'request_id, fingerprint, nonce and decision (approve or deny) are required');
+      return oauthError(400, 'invalid_request', 'request_id, fingerprint, nonce and decision (approve or deny) are required');
     }
-    if (password !== undefined && (typeof password !== 'string' || password.length > 1024)) return jsonError(400, 'invalid_request', 'password must be a string');
+    if (password !== undefined && (typeof password !== 'string' || password.length > 1024)) return oauthError(400, 'invalid_request', 'password must be a string');
     try {
       const outcome = await decideInCentral(
         db(),
@@ -54,7 +57,8 @@ export function decisionHandler(surface: CentralSurface) {
         { headers: { 'Cache-Control': 'no-store' } },
       );
     } catch (error) {
-      if (error instanceof ApprovalRefusal) return jsonError(DECISION_STATUS[error.code] ?? 400, error.code, error.message);
+      const answer = refusalResponse(error);
+      if (answer) return answer;
       throw error;
     }
   };

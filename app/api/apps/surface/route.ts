@@ -2,6 +2,7 @@
 // signed with the app's surface secret (app-kit/surface.ts: HMAC over method, path, timestamp, nonce and body,
 // 5 minutes, nonce once across all instances); the key id is the app's own client id. The declaration is what
 // the security tab's verification later compares the app's real surface with.
+import { oauthError, parseJsonObject } from '@/lib/http/errors';
 import { parseSurfaceDocument } from '@/app-kit/surface';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { EXPECTED_APP_KIT_CONTRACT_VERSION } from '@/lib/clients/app-environment';
@@ -14,9 +15,7 @@ export const dynamic = 'force-dynamic';
 
 const MAX_DECLARATION_BYTES = 256 * 1024;
 
-function refuse(status: number, error: string, description: string): Response {
-  return Response.json({ error, error_description: description }, { status, headers: { 'Cache-Control': 'no-store' } });
-}
+const refuse = oauthError;
 
 export async function POST(request: Request): Promise<Response> {
   const database = db();
@@ -28,13 +27,9 @@ export async function POST(request: Request): Promise<Response> {
   if (!signed.ok) return refuse(401, 'invalid_signature', signed.description);
   const { app } = signed;
 
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return refuse(400, 'invalid_request', 'the body is not JSON');
-  }
-  const parsed = parseSurfaceDocument(json);
+  const json = parseJsonObject(body);
+  if (!json.ok) return refuse(400, 'invalid_request', json.description);
+  const parsed = parseSurfaceDocument(json.value);
   if (!parsed.ok) return refuse(400, 'invalid_request', parsed.error);
   const { surface } = parsed;
   if (surface.kit_contract_version !== EXPECTED_APP_KIT_CONTRACT_VERSION) {

@@ -7,7 +7,7 @@ import { can, type OrgPermission } from '@/lib/accounts/permissions';
 import { authenticateApiRequest, type ApiCaller } from '@/lib/api/authenticate';
 import { recordAuditEvent, type AuditRecord } from '@/lib/audit/events';
 import type { Queryable } from '@/lib/db/client';
-import { readCappedText } from '@/lib/http/body';
+import { oauthError, readJsonObject } from '@/lib/http/errors';
 import { postgresConfirmationStore } from '@/lib/mcp/confirmation-store';
 import { auditToolEvent } from '@/lib/mcp/server';
 import { findPorticoTool } from '@/lib/mcp/tools';
@@ -28,7 +28,7 @@ export class ApiError extends Error {
 }
 
 export function apiError(status: number, error: string, description: string): Response {
-  return Response.json({ error, error_description: description }, { status, headers: { 'Cache-Control': 'no-store' } });
+  return oauthError(status, error, description);
 }
 
 export interface OrgRouteContext {
@@ -76,7 +76,7 @@ export function orgRoute(
 
     const ip = clientIpFromHeaders(request.headers);
     // The body is read before the transaction opens: a slow client never holds a database connection.
-    const bodyRead = request.method === 'GET' ? new ApiError(400, 'invalid_request', 'a GET has no body') : await readJsonObject(request);
+    const bodyRead = request.method === 'GET' ? new ApiError(400, 'invalid_request', 'a GET has no body') : await readJsonBody(request);
     // Before the transaction: the challenge must be stored even though nothing else happens (and the embedded
     // database has one connection, which a transaction would hold).
     const confirmation = typeof options.confirm === 'function' ? options.confirm(params) : options.confirm;
@@ -140,16 +140,8 @@ async function confirmationRefusal(confirmation: RouteConfirmation, caller: ApiC
   );
 }
 
-async function readJsonObject(request: Request): Promise<Record<string, unknown> | ApiError> {
+async function readJsonBody(request: Request): Promise<Record<string, unknown> | ApiError> {
   if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) return new ApiError(415, 'invalid_request', 'send JSON (Content-Type: application/json)');
-  const text = await readCappedText(request, MAX_API_BODY_BYTES);
-  if (text === undefined) return new ApiError(413, 'invalid_request', `the body is larger than ${MAX_API_BODY_BYTES} bytes`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return new ApiError(400, 'invalid_request', 'the body is not valid JSON');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return new ApiError(400, 'invalid_request', 'the body must be a JSON object');
-  return parsed as Record<string, unknown>;
+  const read = await readJsonObject(request, MAX_API_BODY_BYTES);
+  return read.ok ? read.value : new ApiError(read.status, 'invalid_request', read.description);
 }

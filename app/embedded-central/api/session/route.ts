@@ -6,21 +6,32 @@ import { throttledPasswordCheck } from '@/lib/accounts/throttled-password-check'
 import { openCentralSession } from '@/lib/approvals/central';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
-import { db } from '@/lib/runtime';
-import { centralBinding, centralCookie, currentCentralSession, EMBEDDED_CENTRAL, jsonError, readJsonObject, sameOrigin } from '../../../central/_lib/central';
+import { oauthError, readJsonObject } from '@/lib/http/errors';
+import { recordSignInRefusal, recordSignInSuccess } from '@/lib/accounts/sign-in-events';
+import { db, runtime } from '@/lib/runtime';
+import { centralBinding, centralCookie, currentCentralSession, EMBEDDED_CENTRAL, sameOrigin } from '../../../central/_lib/central';
 
 export const dynamic = 'force-dynamic';
 
 export async function POST(request: Request): Promise<Response> {
   // Login CSRF: only Portico's own page (in its frame) may open a session.
-  if (!sameOrigin(request)) return jsonError(403, 'forbidden', 'cross-origin request refused');
-  const body = await readJsonObject(request, 8 * 1024);
-  const { email, password } = body ?? {};
+  if (!sameOrigin(request)) return oauthError(403, 'forbidden', 'cross-origin request refused');
+  const read = await readJsonObject(request, 8 * 1024);
+  const { email, password } = read.ok ? read.value : {};
   if (typeof email !== 'string' || typeof password !== 'string' || email === '' || password === '' || email.length > 320 || password.length > 1024) {
-    return jsonError(400, 'invalid_request', 'send {"email", "password"}');
+    return oauthError(400, 'invalid_request', 'send {"email", "password"}');
   }
-  const check = await throttledPasswordCheck(db(), email, password, clientIpFromHeaders(request.headers));
-  if (!check.ok) return jsonError(check.reason === 'throttled' ? 429 : 401, check.reason, SIGN_IN_ERRORS[check.reason]);
+  const ip = clientIpFromHeaders(request.headers);
+  const check = await throttledPasswordCheck(db(), email, password, ip);
+  if (!check.ok) {
+    await recordSignInRefusal(db(), { surface: 'central', ip }, email, check);
+    return oauthError(check.reason === 'throttled' ? 429 : 401, check.reason, SIGN_IN_ERRORS[check.reason]);
+  }
+  // Someone else once knew this password: the new one is chosen in Portico's own tab, not inside another site's frame.
+  if (check.user.passwordChangeRequired) {
+    return oauthError(403, 'password_change_required', `Choose a new password first: sign in at ${runtime().env.PORTICO_ISSUER}/central in a tab of its own.`);
+  }
+  await recordSignInSuccess(db(), { surface: 'central', ip }, check.user);
   const token = await openCentralSession(db(), check.user, centralBinding(EMBEDDED_CENTRAL));
   return Response.json({ signed_in: true }, { headers: { 'Cache-Control': 'no-store', 'Set-Cookie': centralCookie(token, EMBEDDED_CENTRAL) } });
 }

@@ -4,12 +4,13 @@
 import { findActiveGrant, type ApprovalKind, type ApprovalProfile } from '@/lib/approvals/broker';
 import { authenticateSignedAppCall } from '@/lib/clients/surface';
 import { readCappedText } from '@/lib/http/body';
+import { oauthError, parseJsonObject } from '@/lib/http/errors';
 import { isUuid } from '@/lib/util/uuid';
 import { db, runtime } from '@/lib/runtime';
 
 export const dynamic = 'force-dynamic';
 
-const refuse = (status: number, error: string, description: string) => Response.json({ error, error_description: description }, { status, headers: { 'Cache-Control': 'no-store' } });
+const refuse = oauthError;
 
 export async function POST(request: Request): Promise<Response> {
   const database = db();
@@ -18,14 +19,9 @@ export async function POST(request: Request): Promise<Response> {
   const signed = await authenticateSignedAppCall(database, runtime().atRestKey, request, body);
   if (!signed.ok) return refuse(401, 'invalid_signature', signed.description);
   const { app } = signed;
-  let query: unknown;
-  try {
-    query = JSON.parse(body);
-  } catch {
-    return refuse(400, 'invalid_request', 'the body is not JSON');
-  }
-  if (typeof query !== 'object' || query === null || Array.isArray(query)) return refuse(400, 'invalid_request', 'the body must be a JSON object');
-  const { subject, actor, kind, resource, profile } = query as Record<string, unknown>;
+  const query = parseJsonObject(body);
+  if (!query.ok) return refuse(400, 'invalid_request', query.description);
+  const { subject, actor, kind, resource, profile } = query.value;
   if (typeof subject !== 'string' || !isUuid(subject)) return refuse(400, 'invalid_request', 'subject must be the person’s id (the token’s sub)');
   if (kind !== 'sensitive_access' && kind !== 'root_access') return refuse(400, 'invalid_request', 'kind must be sensitive_access or root_access');
   if (actor !== undefined && actor !== null && typeof actor !== 'string') return refuse(400, 'invalid_request', 'actor must be the agent id (act.sub) or absent');

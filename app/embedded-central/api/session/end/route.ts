@@ -2,12 +2,13 @@
 // nothing already decided is undone.
 import { endCentralSession } from '@/lib/approvals/central';
 import { db } from '@/lib/runtime';
-import { centralCookie, centralSessionToken, EMBEDDED_CENTRAL, jsonError, sameOrigin } from '../../../../central/_lib/central';
+import { oauthError } from '@/lib/http/errors';
+import { centralCookie, centralSessionToken, EMBEDDED_CENTRAL, sameOrigin } from '../../../../central/_lib/central';
 
 export const dynamic = 'force-dynamic';
 
 export async function POST(request: Request): Promise<Response> {
-  if (!sameOrigin(request)) return jsonError(403, 'forbidden', 'cross-origin request refused');
+  if (!sameOrigin(request)) return oauthError(403, 'forbidden', 'cross-origin request refused');
   await endCentralSession(db(), await centralSessionToken(EMBEDDED_CENTRAL));
   return Response.json({ signed_in: false }, { headers: { 'Cache-Control': 'no-store', 'Set-Cookie': centralCookie(null, EMBEDDED_CENTRAL) } });
 }

@@ -1,0 +1,67 @@
+// One error vocabulary for every machine-facing answer Portico writes itself (oidc-provider answers its own
+// endpoints). Three shapes, each the protocol's own:
+// - OAuth / REST / product JSON: {"error", "error_description"} (RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 6750 §3.1),
+//   never cached;
+// - JSON-RPC 2.0 errors for the MCP endpoint (`id: null` when the request could not be read);
+// - and, for each domain, one table from its refusal codes to HTTP statuses, so that one refusal answers the same
+//   status whichever handler reports it.
+import { readCappedText } from './body';
+
+export const NO_STORE = { 'Cache-Control': 'no-store' } as const;
+
+/** {"error", "error_description"} with a status: OAuth's shape, which Portico's REST and product endpoints share. */
+export function oauthError(status: number, error: string, description: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ error, error_description: description }, { status, headers: { ...NO_STORE, ...headers } });
+}
+
+/** A JSON-RPC 2.0 error answered before (or instead of) any MCP processing. */
+export function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers: NO_STORE });
+}
+
+export type JsonObjectBody =
+  | { ok: true; value: Record<string, unknown> }
+  | { ok: false; problem: 'too_large' | 'not_json' | 'not_object'; status: 413 | 400; description: string };
+
+/** A JSON object from text: a parse error, a non-object (null, an array, a number) each say what is wrong. */
+export function parseJsonObject(text: string): JsonObjectBody {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, problem: 'not_json', status: 400, description: 'the body is not valid JSON' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, problem: 'not_object', status: 400, description: 'the body must be a JSON object' };
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+/** The body as a JSON object, read with a size cap (declared or actual): nothing larger is ever buffered. */
+export async function readJsonObject(request: Request, limit: number): Promise<JsonObjectBody> {
+  const text = await readCappedText(request, limit);
+  if (text === undefined) return { ok: false, problem: 'too_large', status: 413, description: `the body is larger than ${limit} bytes` };
+  return parseJsonObject(text);
+}
+
+/** Refusals of the approval broker and the central, whichever endpoint reports them. */
+export const APPROVAL_REFUSAL_STATUS = {
+  invalid_request: 400,
+  queue_full: 429,
+  not_found: 404,
+  not_pending: 409,
+  expired: 409,
+  fingerprint_mismatch: 409,
+  not_eligible: 403,
+  // A grant that is not active any more is, for whoever revokes it, no active grant.
+  already_revoked: 404,
+  // Not revealed: a request one may not decide looks like one that does not exist.
+  not_authorized: 404,
+  // The central's own: its session ended (the page asks the operator to sign in again), a spent decision proof, a
+  // missing or wrong step-up.
+  session: 401,
+  nonce: 409,
+  step_up: 403,
+} as const satisfies Record<string, number>;
+
+export function approvalRefusalStatus(code: string): number {
+  return (APPROVAL_REFUSAL_STATUS as Record<string, number>)[code] ?? 400;
+}

@@ -30,7 +30,7 @@ test.describe('signing in to the demo app', () => {
     expect(rotated.access_token).not.toBe(tokens.access_token);
     const again = await oidc.refreshTokenGrant(config, rotated.refresh_token!);
     expect(again.refresh_token).not.toBe(rotated.refresh_token);
-    // Reuse detection and its grace interval are pinned in test/identity-core.test.ts (clock-dependent).
+    // Reuse detection and its grace interval are pinned in test/oidc/identity-core.test.ts (clock-dependent).
   });
 
   test('an app that asks for prompt=consent from a signed-in person gets a Continue step, not a consent screen', async ({ page }, testInfo) => {

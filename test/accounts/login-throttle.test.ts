@@ -1,0 +1,75 @@
+// Login throttling per account and per IP, in PostgreSQL so that every instance shares the counts.
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hitRateLimit, peekRateLimit } from '../../lib/rate-limit/fixed-window';
+import { LOGIN_THROTTLE } from '../../lib/oidc/password-sign-in';
+import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
+
+describe('login throttling', () => {
+  let database: TestDatabase;
+  let harness: Harness;
+  let app: AppFixture;
+  let config: oidc.Configuration;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    harness = await startProviderHarness(database);
+    app = await createOrgWithApp(database, 'Throttle');
+    config = await relyingParty(harness, app);
+    await createMember(database, app.orgId, 'target@throttle.test');
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await database?.close();
+  });
+
+  const attempt = (email: string, password: string | undefined, clientIp: string) => signIn(harness, database, config, app, { email, password, clientIp });
+
+  it('locks an account after repeated failures, even for the right password, whatever the IP', async () => {
+    for (let i = 0; i < LOGIN_THROTTLE.account.limit; i++) {
+      expect((await attempt('Target@throttle.test', 'wrong password', `198.51.100.${i}`)).outcome).toEqual({ kind: 'refused', error: 'invalid_credentials' });
+    }
+    expect((await attempt('target@throttle.test', undefined, '198.51.100.200')).outcome).toEqual({ kind: 'refused', error: 'throttled' });
+  });
+
+  it('throttles unknown accounts exactly like known ones, so the answer reveals nothing', async () => {
+    for (let i = 0; i < LOGIN_THROTTLE.account.limit; i++) await attempt('ghost@throttle.test', 'wrong password', `203.0.113.${i}`);
+    expect((await attempt('ghost@throttle.test', 'wrong password', '203.0.113.200')).outcome).toEqual({ kind: 'refused', error: 'throttled' });
+  });
+
+  it('limits one IP across many accounts', async () => {
+    const ip = '192.0.2.77';
+    // Fill the IP's window directly (the same counter the sign-in uses), then try a fresh account from it.
+    await Promise.all(Array.from({ length: LOGIN_THROTTLE.ip.limit }, () => hitRateLimit(database.db, LOGIN_THROTTLE.ip, ip)));
+    await createMember(database, app.orgId, 'innocent@throttle.test');
+    expect((await attempt('innocent@throttle.test', undefined, ip)).outcome).toEqual({ kind: 'refused', error: 'throttled' });
+    expect((await attempt('innocent@throttle.test', undefined, '192.0.2.78')).outcome.kind).toBe('continue');
+  });
+
+  it('a parallel burst of guesses cannot slip past the limit before being counted', async () => {
+    await createMember(database, app.orgId, 'burst@throttle.test');
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt('burst@throttle.test', `wrong ${i}`, `198.18.0.${i}`)));
+    const checked = outcomes.filter((o) => o.outcome.kind === 'refused' && o.outcome.error === 'invalid_credentials');
+    expect(checked.length).toBeLessThanOrEqual(LOGIN_THROTTLE.account.limit);
+    expect(outcomes.filter((o) => o.outcome.kind === 'refused' && o.outcome.error === 'throttled').length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('successful sign-ins do not count toward the limit', async () => {
+    await createMember(database, app.orgId, 'regular@throttle.test');
+    for (let i = 0; i < LOGIN_THROTTLE.account.limit + 2; i++) {
+      expect((await attempt('regular@throttle.test', undefined, '198.18.1.1')).outcome.kind).toBe('continue');
+    }
+  });
+
+  it('counts concurrent hits exactly (one atomic upsert each)', async () => {
+    const rule = { name: 'test:concurrency', limit: 25, windowSeconds: 600 };
+    const states = await Promise.all(Array.from({ length: 40 }, () => hitRateLimit(database.db, rule, 'subject')));
+    expect(states.map((s) => s.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(states.filter((s) => s.limited)).toHaveLength(15);
+    const peek = await peekRateLimit(database.db, rule, 'subject');
+    expect(peek).toMatchObject({ count: 40, limited: true });
+    expect(peek.retryAfterSeconds).toBeGreaterThan(0);
+    expect(peek.retryAfterSeconds).toBeLessThanOrEqual(600);
+  });
+});

@@ -1,0 +1,94 @@
+// The app kit against tokens Portico really issues: the audience (the app's fixed identity) is the gate, `azp` is
+// not; the metadata and challenges are RFC 9728/6750's; and the kit speaks the contract this Portico expects.
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_KIT_CONTRACT_VERSION, createAppKit } from '../../app-kit';
+import { EXPECTED_APP_KIT_CONTRACT_VERSION } from '../../lib/clients/app-environment';
+import { registerClient, validateRegistration } from '../../lib/clients/registration';
+import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { authorizeMcpClient, createMember, createOrgWithApp, startProviderHarness, tokenRequest, type AppFixture, type Harness } from '../support/provider-harness';
+
+const REDIRECT = 'http://127.0.0.1:45679/callback';
+
+describe('the app kit', () => {
+  let database: TestDatabase;
+  let harness: Harness;
+  let appA: AppFixture;
+  let appB: AppFixture;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    harness = await startProviderHarness(database);
+    appA = await createOrgWithApp(database, 'Kit A');
+    appB = await createOrgWithApp(database, 'Kit B');
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await database?.close();
+  });
+
+  it('carries the contract version this Portico expects', () => {
+    expect(APP_KIT_CONTRACT_VERSION).toBe(EXPECTED_APP_KIT_CONTRACT_VERSION);
+  });
+
+  it('stands on its own: neither the kit nor the example app imports Portico internals', () => {
+    const sources = [...readdirSync('app-kit').map((name) => path.join('app-kit', name)), ...readdirSync('examples/notes').map((name) => path.join('examples/notes', name))].filter((file) => file.endsWith('.ts'));
+    expect(sources.length).toBeGreaterThan(6);
+    for (const file of sources) {
+      const imports = [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].map((match) => match[1]!);
+      const internal = imports.filter((specifier) => specifier.startsWith('@/') || /(^|\/)lib\//.test(specifier) || specifier.startsWith('../../lib'));
+      expect(internal, file).toEqual([]);
+      // The example app reaches Portico only through the kit.
+      if (file.startsWith('examples')) expect(imports.filter((specifier) => specifier.startsWith('..') && !specifier.startsWith('../../app-kit')), file).toEqual([]);
+    }
+  });
+
+  it("accepts a token for its own identity whoever the client (azp), and refuses another app's", async () => {
+    const person = await createMember(database, appA.orgId, `kit-${randomBytes(3).toString('hex')}@kit.test`);
+    const valid = validateRegistration({ client_name: 'Kit client', redirect_uris: [REDIRECT] });
+    if ('error' in valid) throw new Error(valid.error_description);
+    const clientId = String((await registerClient(database.db, valid, '192.0.2.3')).client_id);
+    const authorization = await authorizeMcpClient(harness, database, { clientId, redirectUri: REDIRECT, resource: appA.resource, email: person.email });
+    const tokens = await tokenRequest(harness, clientId, {
+      grant_type: 'authorization_code',
+      code: authorization.callbackUrl!.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      code_verifier: authorization.codeVerifier,
+    });
+    const bearer = { Authorization: `Bearer ${String(tokens.body.access_token)}` };
+
+    const kitA = createAppKit({ issuer: harness.issuer, appIdentity: appA.app.identity, origin: new URL(appA.resource).origin });
+    const accepted = await kitA.authorize(new Request(kitA.resource, { method: 'POST', headers: bearer }));
+    expect(accepted.ok).toBe(true);
+    if (accepted.ok) expect(accepted.token).toMatchObject({ subject: person.id, authorizedParty: clientId, clientId });
+
+    const kitB = createAppKit({ issuer: harness.issuer, appIdentity: appB.app.identity, origin: new URL(appB.resource).origin });
+    const refused = await kitB.authorize(new Request(kitB.resource, { method: 'POST', headers: bearer }));
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.response.status).toBe(401);
+      expect(refused.response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    }
+  });
+
+  it('serves RFC 9728 metadata at both paths and challenges with it', async () => {
+    const kit = createAppKit({ issuer: harness.issuer, appIdentity: appA.app.identity, origin: 'https://kit.example' });
+    expect(kit.metadataPaths).toEqual(['/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-protected-resource']);
+    expect(await kit.protectedResourceMetadata().json()).toEqual({
+      resource: 'https://kit.example/api/mcp',
+      authorization_servers: [harness.issuer],
+      scopes_supported: ['mcp'],
+      bearer_methods_supported: ['header'],
+    });
+    const anonymous = await kit.authorize(new Request(kit.resource, { method: 'POST' }));
+    expect(anonymous.ok).toBe(false);
+    if (!anonymous.ok) {
+      expect(anonymous.response.status).toBe(401);
+      expect(anonymous.response.headers.get('www-authenticate')).toBe(
+        'Bearer resource_metadata="https://kit.example/.well-known/oauth-protected-resource/api/mcp", scope="mcp"',
+      );
+    }
+  });
+});

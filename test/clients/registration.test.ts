@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkRegistrationLimits, checkRegisteredRedirectUri, registerClient, validateRegistration } from '../../lib/clients/registration';
+import { loadClientMetadata } from '../../lib/clients/client-metadata';
+import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { startProviderHarness } from '../support/provider-harness';
+
+describe('dynamic client registration: metadata (RFC 7591, RFC 8252)', () => {
+  it.each([
+    'https://client.example/cb',
+    'http://127.0.0.1:33418/callback',
+    'http://localhost:8080/cb',
+    'http://[::1]:9/cb',
+    'http://127.0.0.1/cb',
+    'com.example.app:/oauth2redirect',
+  ])('accepts the redirect URI %s', (uri) => {
+    expect(checkRegisteredRedirectUri(uri)).toBeUndefined();
+  });
+
+  it.each([
+    ['javascript:alert(1)', /private-use scheme/],
+    ['http://client.example/cb', /localhost, 127.0.0.1 or \[::1\] only/],
+    ['https://client.example/cb#frag', /fragment/],
+    ['https://user:pw@client.example/cb', /credentials/],
+    ['myapp:/cb', /reverse-domain/],
+    ['data:text/html,hi', /private-use scheme/],
+    ['not a uri', /absolute URI/],
+    ['http://127.0.0.2:80/cb', /localhost, 127.0.0.1 or \[::1\] only/],
+    ['http://app.localhost/cb', /localhost, 127.0.0.1 or \[::1\] only/],
+    [42, /non-empty string/],
+  ])('refuses the redirect URI %s', (uri, message) => {
+    expect(checkRegisteredRedirectUri(uri)).toMatch(message);
+  });
+
+  it('answers in RFC 7591 error shape for bad metadata', () => {
+    expect(validateRegistration([])).toMatchObject({ error: 'invalid_client_metadata' });
+    expect(validateRegistration({})).toMatchObject({ error: 'invalid_redirect_uri' });
+    expect(validateRegistration({ redirect_uris: 'https://x.example/cb' })).toMatchObject({ error: 'invalid_redirect_uri' });
+    expect(validateRegistration({ redirect_uris: ['https://x.example/cb'], token_endpoint_auth_method: 'client_secret_basic' })).toMatchObject({
+      error: 'invalid_client_metadata',
+      error_description: expect.stringContaining('public'),
+    });
+    expect(validateRegistration({ redirect_uris: ['https://x.example/cb'], grant_types: ['client_credentials'] })).toMatchObject({ error: 'invalid_client_metadata' });
+    expect(validateRegistration({ redirect_uris: ['https://x.example/cb'], response_types: ['token'] })).toMatchObject({ error: 'invalid_client_metadata' });
+    expect(validateRegistration({ redirect_uris: ['https://x.example/cb'], client_name: 7 })).toMatchObject({ error: 'invalid_client_metadata' });
+    expect(validateRegistration({ redirect_uris: ['https://x.example/cb'], logo_uri: 'javascript:x' })).toMatchObject({ error: 'invalid_client_metadata' });
+    expect(validateRegistration({ redirect_uris: Array.from({ length: 11 }, (_, i) => `https://x.example/${i}`) })).toMatchObject({ error: 'invalid_redirect_uri' });
+    expect(validateRegistration({ redirect_uris: ['https://x.example/cb', 'http://127.0.0.1:1/cb'] })).toMatchObject({ error: 'invalid_redirect_uri' });
+    expect(validateRegistration({ redirect_uris: ['https://x.example/cb', 'https://x.example/cb'] })).toMatchObject({ redirectUris: ['https://x.example/cb'] });
+    expect(validateRegistration({ redirect_uris: ['https://x.example/cb'], client_name: 'Claude', unknown_field: true })).toMatchObject({
+      clientName: 'Claude',
+      grantTypes: ['authorization_code', 'refresh_token'],
+    });
+  });
+});
+
+describe('dynamic client registration: storage and limits', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await openTestDatabase();
+  });
+  afterAll(async () => database.close());
+
+  it('registers a public client that oidc-provider can load, with no secret', async () => {
+    const valid = validateRegistration({ redirect_uris: ['http://127.0.0.1:5000/cb'], client_name: 'Inspector' });
+    if ('error' in valid) throw new Error(valid.error_description);
+    const response = await registerClient(database.db, valid, '192.0.2.9');
+    expect(response).toMatchObject({ token_endpoint_auth_method: 'none', client_name: 'Inspector', redirect_uris: ['http://127.0.0.1:5000/cb'] });
+    expect(response).not.toHaveProperty('client_secret');
+    const metadata = await loadClientMetadata(database.db, String(response.client_id), 'placeholder');
+    expect(metadata).toMatchObject({ token_endpoint_auth_method: 'none', portico_kind: 'dynamic', redirect_uris: ['http://127.0.0.1:5000/cb'] });
+    expect(metadata).not.toHaveProperty('client_secret');
+  });
+
+  it('oidc-provider accepts every kind of redirect URI registration allows (web and native clients)', async () => {
+    const harness = await startProviderHarness(database);
+    try {
+      for (const uris of [['com.example.app:/cb'], ['http://127.0.0.1:5000/cb', 'http://localhost/cb'], ['https://x.example/cb']]) {
+        const valid = validateRegistration({ redirect_uris: uris });
+        if ('error' in valid) throw new Error(valid.error_description);
+        const response = await registerClient(database.db, valid, '192.0.2.10');
+        const client = await harness.provider.Client.find(String(response.client_id));
+        expect(client?.applicationType).toBe(uris[0]!.startsWith('https:') ? 'web' : 'native');
+        for (const uri of uris) expect(client?.redirectUriAllowed(uri)).toBe(true);
+      }
+      // RFC 8252 §7.3: a native client's loopback redirect may use any port.
+      const loopback = validateRegistration({ redirect_uris: ['http://127.0.0.1:5000/cb'] });
+      if ('error' in loopback) throw new Error(loopback.error_description);
+      const registered = await registerClient(database.db, loopback, '192.0.2.10');
+      const client = await harness.provider.Client.find(String(registered.client_id));
+      expect(client?.redirectUriAllowed('http://127.0.0.1:61234/cb')).toBe(true);
+      expect(client?.redirectUriAllowed('http://127.0.0.1:61234/other')).toBe(false);
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it('holds the per-IP limit and the global cap exactly under concurrency', async () => {
+    const limits = { perIp: { name: 'dcr-test:ip', limit: 5, windowSeconds: 3600 }, global: { name: 'dcr-test:global', limit: 8, windowSeconds: 3600 } };
+    const oneIp = await Promise.all(Array.from({ length: 9 }, () => checkRegistrationLimits(database.db, limits, '198.51.100.1')));
+    expect(oneIp.filter((outcome) => outcome === undefined)).toHaveLength(5);
+    expect(oneIp.find((outcome) => outcome !== undefined)).toMatchObject({ kind: 'limited', retryAfterSeconds: expect.any(Number) });
+    // Only the 5 the per-IP limit let through count globally: of 6 more from fresh IPs, 3 pass the global cap of 8.
+    const spread = await Promise.all(Array.from({ length: 6 }, (_, i) => checkRegistrationLimits(database.db, limits, `203.0.113.${i}`)));
+    expect(spread.filter((outcome) => outcome === undefined)).toHaveLength(3);
+  });
+});

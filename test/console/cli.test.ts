@@ -1,0 +1,189 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isActiveMember } from '../../lib/accounts/memberships';
+import { findOrganizationBySlug } from '../../lib/accounts/organizations';
+import { createUser } from '../../lib/accounts/users';
+import { approvalStatusFor, createApprovalRequest } from '../../lib/approvals/broker';
+import { sql } from 'drizzle-orm';
+import { findUserByEmail } from '../../lib/accounts/users';
+import { runCli } from '../../lib/cli';
+import { findAppListing } from '../../lib/clients/apps';
+import { verifyClientSecret } from '../../lib/clients/secrets';
+import { surfaceSecretOf } from '../../lib/clients/surface';
+import { auditEvents } from '../../lib/db/schema';
+import { childProcessEnvironment } from '../../lib/env';
+import { openTestDatabase, type TestDatabase } from '../support/databases';
+
+describe('operator CLI', () => {
+  let database: TestDatabase;
+  const atRestKey = randomBytes(32);
+  /** What the operator answers at the terminal, in order (none left: no). */
+  const answers: boolean[] = [];
+  beforeAll(async () => {
+    database = await openTestDatabase();
+  });
+  afterAll(async () => database.close());
+
+  async function run(...argv: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(argv, { db: database.db, issuer: 'https://id.example.test', atRestKey, operator: 'cli:test@host', out: (l) => out.push(l), confirm: async () => answers.shift() ?? false }, (l) => err.push(l));
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  }
+
+  it('creates an app and prints its identity values, secrets once; apps env prints them again without the secrets', async () => {
+    expect((await run('orgs', 'create', '--slug', 'acme', '--name', 'Acme')).code).toBe(0);
+    const created = await run('apps', 'create', '--org', 'acme', '--name', 'Billing Portal', '--origin', 'https://billing.acme.test', '--redirect-uri', 'https://billing.acme.test/cb');
+    expect(created.code).toBe(0);
+    expect(created.out).toContain('PORTICO_ISSUER=https://id.example.test');
+    const clientId = /PORTICO_CLIENT_ID=(\S+)/.exec(created.out)?.[1];
+    const secret = /PORTICO_CLIENT_SECRET=(\S+)/.exec(created.out)?.[1];
+    const identity = /PORTICO_APP_IDENTITY=(urn:portico:app:\S+)/.exec(created.out)?.[1];
+    expect(clientId && secret && identity).toBeTruthy();
+    expect(await verifyClientSecret(database.db, clientId!, secret!)).toBe(true);
+    const surfaceSecret = /PORTICO_SURFACE_SECRET=(pss_\S+)/.exec(created.out)?.[1];
+    const app = await findAppListing(database.db, clientId!);
+    expect(surfaceSecret).toBe(await surfaceSecretOf(database.db, app!.app.id, atRestKey));
+
+    for (const reference of ['acme/billing-portal', clientId!]) {
+      const env = await run('apps', 'env', reference);
+      expect(env.code).toBe(0);
+      expect(env.out).toContain(`PORTICO_CLIENT_ID=${clientId}`);
+      expect(env.out).toContain(`PORTICO_APP_IDENTITY=${identity}`);
+      expect(env.out).not.toContain(secret!);
+      expect(env.out).not.toContain(surfaceSecret!);
+    }
+    expect((await run('apps', 'list', '--org', 'acme')).out).toContain(`acme/billing-portal\tBilling Portal\thttps://billing.acme.test\t${clientId}`);
+    const events = await database.db.select().from(auditEvents).orderBy(auditEvents.id);
+    expect(events.map((e) => [e.action, e.actorType, e.actorLabel])).toEqual([
+      ['org.created', 'operator_cli', 'cli:test@host'],
+      ['app.created', 'operator_cli', 'cli:test@host'],
+    ]);
+  });
+
+  it('refuses bad input with a message and the usage, changing nothing', async () => {
+    const bad = await run('apps', 'create', '--org', 'acme', '--name', 'X', '--origin', 'http://x.example', '--redirect-uri', 'https://x.example/cb');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/must use https/);
+    expect(bad.err).toMatch(/Usage: npm run portico -- apps create/);
+    const wildcard = await run('apps', 'create', '--org', 'acme', '--name', 'Y', '--origin', 'https://y.example', '--redirect-uri', 'https://*.y.example/cb');
+    expect(wildcard.err).toMatch(/wildcards are not allowed/);
+    expect((await run('apps', 'list', '--org', 'acme')).out.split('\n')).toHaveLength(1);
+    expect((await run('apps', 'create', '--org', 'nope', '--name', 'Z', '--origin', 'https://z.example', '--redirect-uri', 'https://z.example/cb')).code).toBe(1);
+    expect((await run('apps', 'frobnicate')).code).toBe(2);
+    expect((await run('apps', 'list', '--bogus')).code).toBe(2);
+  });
+
+  it('adds and removes members; removal closes sign-in', async () => {
+    const created = await run('users', 'create', '--email', 'Grace@Acme.test', '--name', 'Grace');
+    // Nobody but the person sets a password: the CLI hands out a single-use setup link, never a password.
+    expect(created.out).not.toMatch(/password:/i);
+    expect(created.out).toMatch(/\/account\/password\/[A-Za-z0-9_-]{43}/);
+    expect((await run('members', 'add', '--org', 'acme', '--email', 'grace@acme.test', '--role', 'admin')).code).toBe(0);
+    const user = await findUserByEmail(database.db, 'grace@acme.test');
+    const orgId = (await database.db.query.organizations.findFirst())!.id;
+    expect(await isActiveMember(database.db, orgId, user!.id)).toBe(true);
+    const removed = await run('members', 'remove', '--org', 'acme', '--email', 'grace@acme.test');
+    expect(removed.code).toBe(0);
+    expect(removed.out).toContain('10 minutes');
+    expect(await isActiveMember(database.db, orgId, user!.id)).toBe(false);
+    expect((await run('members', 'remove', '--org', 'acme', '--email', 'grace@acme.test')).code).toBe(1);
+    expect((await run('members', 'add', '--org', 'acme', '--email', 'grace@acme.test', '--role', 'emperor')).code).toBe(2);
+  });
+
+  it('runs as `npm run portico` on the configured database', () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'portico-cli-'));
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/portico.ts', 'orgs', 'list'], {
+      env: childProcessEnvironment({ PORTICO_DATA_DIR: dataDir, DATABASE_URL: database.url }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(0);
+    const usage = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/portico.ts', 'nothing'], {
+      env: childProcessEnvironment({ PORTICO_DATA_DIR: dataDir, DATABASE_URL: database.url }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toContain('apps env <org-slug>/<app-slug>');
+    // Two processes, each opening (and, embedded, migrating) a database: slow on a busy machine.
+  }, 150_000);
+
+  it('approvals: lists, shows, and decides only after the operator confirms; a permanent request is the CLI’s to approve', async () => {
+    expect((await run('orgs', 'create', '--slug', 'ops', '--name', 'Ops')).code).toBe(0);
+    const org = (await findOrganizationBySlug(database.db, 'ops'))!;
+    const created = await run('apps', 'create', '--org', 'ops', '--name', 'Vault', '--origin', 'https://vault.ops.test', '--redirect-uri', 'https://vault.ops.test/cb');
+    const app = (await findAppListing(database.db, /PORTICO_CLIENT_ID=(\S+)/.exec(created.out)![1]!))!;
+    const asker = await createUser(database.db, { email: 'asker@ops.test', name: 'Asker', passwordHash: 'x' });
+    expect((await run('members', 'add', '--org', 'ops', '--email', 'asker@ops.test', '--role', 'member')).code).toBe(0);
+    const ask = (durationSeconds: number | null) =>
+      createApprovalRequest(database.db, { orgId: org.id, appId: app.app.id, subjectUserId: asker.id, clientId: 'c', kind: 'root_access', durationSeconds, reason: 'migration' }, { type: 'person', id: asker.id });
+    const permanent = await ask(null);
+
+    const listed = await run('approvals', 'list', '--org', 'ops');
+    expect(listed.out).toContain(`${permanent.id}\tpending\tasker@ops.test\tVault\troot\tpermanent\tcli-only`);
+    expect((await run('approvals', 'show', permanent.id)).out).toContain('PERMANENT');
+
+    // No confirmation: nothing is decided.
+    const unconfirmed = await run('approvals', 'approve', permanent.id);
+    expect(unconfirmed.code).toBe(1);
+    expect(unconfirmed.err).toContain('Not confirmed');
+    expect((await approvalStatusFor(database.db, permanent.id, asker.id)).status).toBe('pending');
+
+    answers.push(true);
+    const approved = await run('approvals', 'approve', permanent.id);
+    expect(approved.code).toBe(0);
+    expect(approved.out).toContain('(permanent)');
+    expect((await approvalStatusFor(database.db, permanent.id, asker.id)).status).toBe('approved');
+    expect((await run('approvals', 'approve', permanent.id, '--yes')).err).toContain('approved already');
+
+    const denied = await ask(3600);
+    expect((await run('approvals', 'deny', denied.id, '--yes')).code).toBe(0);
+    expect((await approvalStatusFor(database.db, denied.id, asker.id)).status).toBe('denied');
+
+    answers.push(true);
+    expect((await run('approvals', 'revoke', permanent.id)).out).toContain('Revoked grant');
+    expect((await approvalStatusFor(database.db, permanent.id, asker.id)).status).toBe('grant_revoked');
+
+    const decisions = await database.db.select().from(auditEvents).where(sql`${auditEvents.action} in ('approval.approved', 'approval.denied', 'approval.grant_revoked')`);
+    expect(decisions.map((event) => [event.action, event.actorType, event.actorLabel])).toEqual([
+      ['approval.approved', 'operator_cli', 'cli:test@host'],
+      ['approval.denied', 'operator_cli', 'cli:test@host'],
+      ['approval.grant_revoked', 'operator_cli', 'cli:test@host'],
+    ]);
+  });
+
+  it('prints an agent’s text escaped, and the true access and duration right before the prompt', async () => {
+    const org = (await findOrganizationBySlug(database.db, 'ops'))!;
+    const app = (await findAppListing(database.db, 'ops/vault'))!;
+    const asker = (await findUserByEmail(database.db, 'asker@ops.test'))!;
+    // The reason tries to move the cursor up two lines, return, erase the line and reverse the text that follows.
+    const reason = 'read-only check\u001b[2A\r\u001b[2Kaccess read for 900 seconds \u202Edetacilppa\u202C';
+    const request = await createApprovalRequest(
+      database.db,
+      { orgId: org.id, appId: app.app.id, subjectUserId: asker.id, clientId: 'c\u001b]0;x\u0007', kind: 'root_access', durationSeconds: null, reason },
+      { type: 'person', id: asker.id },
+    );
+    const transcript: string[] = [];
+    const code = await runCli(
+      ['approvals', 'approve', request.id],
+      { db: database.db, issuer: 'https://id.example.test', atRestKey, operator: 'cli:test@host', out: (line) => transcript.push(line), confirm: async (question) => (transcript.push(`? ${question}`), false) },
+      (line) => transcript.push(line),
+    );
+    expect(code).toBe(1);
+    const printed = transcript.join('\n');
+    for (const raw of ['\u001b', '\r', '\u202E', '\u202C', '\u0007']) expect(printed).not.toContain(raw);
+    expect(printed).toContain('read-only check\\x1B[2A\\x0D\\x1B[2Kaccess read for 900 seconds ⟨U+202E⟩detacilppa⟨U+202C⟩');
+    const prompt = transcript.findIndex((line) => line.startsWith('? '));
+    const reasonLine = transcript.findIndex((line) => line.startsWith('reason'));
+    // Access and duration come from the stored request, after the untrusted text and right before the question.
+    const between = transcript.slice(reasonLine + 1, prompt);
+    expect(between).toEqual(expect.arrayContaining(['access       ELEVATED (root) access', 'for          PERMANENT']));
+    expect(transcript[prompt]).toBe(`? Approve ELEVATED (root) access PERMANENTLY (${request.id})?`);
+    expect(printed).toContain('(client c\\x1B]0;x\\x07)');
+  });
+});

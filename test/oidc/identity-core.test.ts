@@ -1,0 +1,158 @@
+// Apps as OIDC clients, tokens bound to one app, membership re-checked at every step — with openid-client as the
+// relying party against the real provider configuration and database.
+import { and, eq, sql } from 'drizzle-orm';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import * as oidc from 'openid-client';
+import { rowsOf } from '../../lib/db/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMember, removeMember } from '../../lib/accounts/memberships';
+import { listSessions, signOutEverywhere } from '../../lib/accounts/sessions';
+import { memberships, oidcPayloads, users } from '../../lib/db/schema';
+import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
+
+describe('identity core', () => {
+  let database: TestDatabase;
+  let harness: Harness;
+  let appA: AppFixture;
+  let appB: AppFixture;
+  let configA: oidc.Configuration;
+  let personId: string;
+  const email = 'ada@acme.test';
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    harness = await startProviderHarness(database, { refreshTokenReuseGraceSeconds: 2 });
+    appA = await createOrgWithApp(database, 'Acme');
+    appB = await createOrgWithApp(database, 'Globex');
+    personId = (await createMember(database, appA.orgId, email)).id;
+    configA = await relyingParty(harness, appA);
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await database?.close();
+  });
+
+  async function tokensFor(config: oidc.Configuration, app: AppFixture, parameters: Record<string, string> = {}) {
+    const attempt = await signIn(harness, database, config, app, { email }, parameters);
+    expect(attempt.outcome.kind).toBe('continue');
+    return oidc.authorizationCodeGrant(config, attempt.callbackUrl!, attempt.checks);
+  }
+
+  it("issues a JWT access token for the app's resource: ES256, at most 10 minutes, aud = app identity, azp, sub, org", async () => {
+    const tokens = await tokensFor(configA, appA, { resource: appA.resource, scope: 'openid mcp' });
+    expect(decodeProtectedHeader(tokens.access_token)).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
+    const jwks = createRemoteJWKSet(new URL(`${harness.issuer}/oidc/jwks`));
+    const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: harness.issuer, audience: appA.app.identity });
+    expect(payload).toMatchObject({ sub: personId, azp: appA.clientId, client_id: appA.clientId, org: appA.orgId, scope: 'mcp' });
+    expect(payload.exp! - payload.iat!).toBeLessThanOrEqual(600);
+    expect(tokens.expires_in).toBeLessThanOrEqual(600);
+  });
+
+  it("never lets one app's token pass as another's: the audience differs, and the client cannot ask for the other app", async () => {
+    const tokens = await tokensFor(configA, appA, { resource: appA.resource, scope: 'openid mcp' });
+    const jwks = createRemoteJWKSet(new URL(`${harness.issuer}/oidc/jwks`));
+    // What app B does with any bearer token: verify it with its own identity as the expected audience.
+    await expect(jwtVerify(tokens.access_token, jwks, { issuer: harness.issuer, audience: appB.app.identity })).rejects.toMatchObject({
+      code: 'ERR_JWT_CLAIM_VALIDATION_FAILED',
+      claim: 'aud',
+    });
+
+    // App A's client asking for app B's resource is refused at the authorization endpoint (RFC 8707 invalid_target).
+    const attempt = await signIn(harness, database, configA, appA, { email }, { resource: appB.resource, scope: 'openid mcp' });
+    expect(attempt.callbackUrl?.searchParams.get('error')).toBe('invalid_target');
+    expect(`${attempt.callbackUrl!.origin}${attempt.callbackUrl!.pathname}`).toBe(appA.redirectUri);
+  });
+
+  it('validates the ID token and serves userinfo with the opaque token issued without a resource', async () => {
+    const tokens = await tokensFor(configA, appA);
+    expect(tokens.claims()).toMatchObject({ iss: harness.issuer, aud: appA.clientId, sub: personId });
+    const userinfo = await oidc.fetchUserInfo(configA, tokens.access_token, personId);
+    expect(userinfo).toMatchObject({ sub: personId, email });
+  });
+
+  it('rotates refresh tokens; replays inside the grace interval get the same successor (one head), reuse after it revokes the grant', async () => {
+    const tokens = await tokensFor(configA, appA, { scope: 'openid offline_access', prompt: 'consent' });
+    const first = tokens.refresh_token!;
+    const rotated = await oidc.refreshTokenGrant(configA, first);
+    expect(rotated.refresh_token).not.toBe(first);
+    // Other processes of the same client replay the token they still hold, within the interval: each succeeds, with
+    // a fresh access token and the very refresh token the first exchange created.
+    const replays = [];
+    for (let i = 0; i < 3; i += 1) replays.push(await oidc.refreshTokenGrant(configA, first));
+    expect(replays.map((replay) => replay.refresh_token)).toEqual([rotated.refresh_token, rotated.refresh_token, rotated.refresh_token]);
+    expect(new Set([rotated, ...replays].map((answer) => answer.access_token)).size).toBe(4);
+
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // After the interval the one head still works (and rotates on); the replay of the old token kills the family.
+    const next = await oidc.refreshTokenGrant(configA, rotated.refresh_token!);
+    await expect(oidc.refreshTokenGrant(configA, first)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.refreshTokenGrant(configA, next.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('concurrent refreshes with one token within the interval all succeed, with one successor between them', async () => {
+    const tokens = await tokensFor(configA, appA, { scope: 'openid offline_access', prompt: 'consent' });
+    const results = await Promise.all([1, 2, 3].map(() => oidc.refreshTokenGrant(configA, tokens.refresh_token!)));
+    expect(new Set(results.map((r) => r.refresh_token)).size).toBe(1);
+    const successors = rowsOf<{ n: number }>(
+      await database.db.execute(sql`select count(*)::int as n from oidc_payloads where kind = 'RefreshToken' and rotated_from = ${tokens.refresh_token!}`),
+    );
+    expect(successors[0]?.n).toBe(1);
+  });
+
+  it('closes the apps of an organization the moment a person leaves it, and reopens them on return', async () => {
+    const member = await createMember(database, appA.orgId, 'leaver@acme.test');
+    const login = () => signIn(harness, database, configA, appA, { email: 'leaver@acme.test' }, { scope: 'openid offline_access', prompt: 'consent' });
+    const attempt = await login();
+    const tokens = await oidc.authorizationCodeGrant(configA, attempt.callbackUrl!, attempt.checks);
+
+    const { removed, grantsRevoked } = await removeMember(database.db, appA.orgId, member.id);
+    expect(removed).toBe(true);
+    expect(grantsRevoked).toBeGreaterThan(0);
+    await expect(oidc.refreshTokenGrant(configA, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await login()).outcome).toEqual({ kind: 'refused', error: 'not_a_member' });
+
+    await addMember(database.db, { orgId: appA.orgId, userId: member.id, role: 'member' });
+    expect((await login()).outcome.kind).toBe('continue');
+  });
+
+  it('re-checks membership at every refresh, even where the grant itself survived', async () => {
+    const member = await createMember(database, appA.orgId, 'raced@acme.test');
+    const attempt = await signIn(harness, database, configA, appA, { email: 'raced@acme.test' }, { scope: 'openid offline_access', prompt: 'consent' });
+    const tokens = await oidc.authorizationCodeGrant(configA, attempt.callbackUrl!, attempt.checks);
+    // The membership disappears without the grant revocation that removeMember performs (another path, a race).
+    await database.db.delete(memberships).where(and(eq(memberships.orgId, appA.orgId), eq(memberships.userId, member.id)));
+    await expect(oidc.refreshTokenGrant(configA, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // findAccount refusing does not consume the token: it works again once the person is back.
+    await addMember(database.db, { orgId: appA.orgId, userId: member.id, role: 'member' });
+    expect((await oidc.refreshTokenGrant(configA, tokens.refresh_token!)).access_token).toBeTruthy();
+  });
+
+  it('refuses the refresh of a person who is still a member but was disabled, without consuming the token', async () => {
+    const member = await createMember(database, appA.orgId, 'disabled@acme.test');
+    const attempt = await signIn(harness, database, configA, appA, { email: 'disabled@acme.test' }, { scope: 'openid offline_access', prompt: 'consent' });
+    const tokens = await oidc.authorizationCodeGrant(configA, attempt.callbackUrl!, attempt.checks);
+    await database.db.update(users).set({ disabledAt: new Date() }).where(eq(users.id, member.id));
+    await expect(oidc.refreshTokenGrant(configA, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await database.db.update(users).set({ disabledAt: null }).where(eq(users.id, member.id));
+    expect((await oidc.refreshTokenGrant(configA, tokens.refresh_token!)).access_token).toBeTruthy();
+  });
+
+  it('a person of another organization cannot sign in to the app', async () => {
+    await createMember(database, appB.orgId, 'outsider@globex.test');
+    const attempt = await signIn(harness, database, configA, appA, { email: 'outsider@globex.test' });
+    expect(attempt.outcome).toEqual({ kind: 'refused', error: 'not_a_member' });
+  });
+
+  it('lists a person’s sessions and signs them out everywhere', async () => {
+    await tokensFor(configA, appA);
+    await tokensFor(configA, appA);
+    const sessions = await listSessions(database.db, personId);
+    expect(sessions.length).toBeGreaterThanOrEqual(2);
+    expect(sessions[0]?.clientIds).toContain(appA.clientId);
+    expect(await signOutEverywhere(database.db, personId)).toBe(sessions.length);
+    expect(await listSessions(database.db, personId)).toEqual([]);
+    const left = await database.db.select().from(oidcPayloads).where(and(eq(oidcPayloads.kind, 'Session'), eq(oidcPayloads.accountId, personId)));
+    expect(left).toEqual([]);
+  });
+});

@@ -10,12 +10,9 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcont
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JWK } from 'jose';
 import { createConfirmationGate, type ConfirmationGate, type RiskLevel } from '../../app-kit/risk';
-import { z } from 'zod';
-import { callShapeOf, registerKitTools, riskModelCapability, runGatedTool, type ToolEvent, type ToolRun } from '../../app-kit/tools';
-import { findMembershipRole } from '../accounts/memberships';
-import { findOrganizationBySlug } from '../accounts/organizations';
+import { registerKitTools, riskModelCapability } from '../../app-kit/tools';
+import { auditToolEvent } from './audit';
 import { authenticateApiRequest, type ApiCaller } from '../api/authenticate';
-import { recordAuditEvent } from '../audit/events';
 import type { Database } from '../db/client';
 import { readCappedText } from '../http/body';
 import { advertisesMcpApps, MCP_APP_MIME_TYPE, selectApprovalChannel } from '../approvals/channel';
@@ -24,7 +21,7 @@ import { postgresConfirmationStore } from './confirmation-store';
 import { DEFAULT_APPROVAL_SURFACES, type ApprovalSurfaceConfig, type PorticoToolExtra } from './context';
 import { elicitOver, isElicitationResponse, recordElicitationResponse, type Elicit } from './elicitation';
 import { newSessionId, recordSession, resumeSession, endSession, type McpSession } from './sessions';
-import { PORTICO_TOOLS, findPorticoTool } from './tools';
+import { PORTICO_TOOLS } from './tools';
 
 export const MAX_MCP_BODY_BYTES = 256 * 1024;
 
@@ -49,30 +46,10 @@ export interface PorticoMcpDeps {
 /** The tool whose definition points MCP Apps hosts at the approval view. */
 const VIEW_TOOL = 'permissions.request_sensitive_access';
 
-function gateFor(deps: PorticoMcpDeps): ConfirmationGate {
+export function gateFor(deps: PorticoMcpDeps): ConfirmationGate {
   return createConfirmationGate({ store: postgresConfirmationStore(deps.db), now: deps.now });
 }
 
-/**
- * Audit from caution up (challenge issued, successful run, failed run), in the organization the call names when
- * the person belongs to it; otherwise as an installation-level event.
- */
-export function auditToolEvent(db: Database, clientIp: string, caller: ApiCaller): (event: ToolEvent) => Promise<void> {
-  return async (event) => {
-    const slug = typeof event.arguments.org === 'string' ? event.arguments.org : undefined;
-    const org = slug ? await findOrganizationBySlug(db, slug) : undefined;
-    const member = org ? await findMembershipRole(db, org.id, caller.user.id) : undefined;
-    await recordAuditEvent(db, {
-      orgId: org && member ? org.id : null,
-      actor: { type: 'person', id: caller.user.id, label: caller.user.email, ip: clientIp },
-      act: event.actor ?? null,
-      clientId: event.clientId,
-      action: `mcp.tool_${event.outcome}`,
-      subject: { type: 'tool', id: event.tool },
-      details: { tool: event.tool, riskLevel: event.riskLevel, outcome: event.outcome, arguments: event.arguments, ...(event.error ? { error: event.error } : {}) },
-    });
-  };
-}
 
 /**
  * One JSON Schema validator for the process: the SDK would otherwise build a new Ajv instance (formats and all) for
@@ -132,6 +109,17 @@ function isToolCall(message: unknown): message is { method: 'tools/call'; id: st
   return candidate.method === 'tools/call' && (typeof candidate.id === 'string' || typeof candidate.id === 'number');
 }
 
+/**
+ * The DNS rebinding checks (MCP 2025-11-25 §Security: validate Host and Origin) for the answers Portico writes
+ * itself, before the SDK's transport (which makes the same checks for everything it handles).
+ */
+function rebindingRefusal(request: Request, deps: Pick<PorticoMcpDeps, 'allowedHosts' | 'allowedOrigins'>, options: { checkOrigin: boolean }): Response | undefined {
+  if (!deps.allowedHosts.includes(request.headers.get('host') ?? '')) return jsonRpcError(403, -32000, 'Forbidden: this host is not allowed');
+  const origin = request.headers.get('origin');
+  if (options.checkOrigin && origin && !deps.allowedOrigins.includes(origin)) return jsonRpcError(403, -32000, 'Forbidden: this origin is not allowed');
+  return undefined;
+}
+
 export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): Promise<Response> {
   const authentication = await authenticateApiRequest(request, deps);
   if (!authentication.ok) return authentication.response;
@@ -140,7 +128,8 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
 
   if (request.method === 'DELETE') {
     // Answered here, not by the transport: the same DNS rebinding check it would make.
-    if (!deps.allowedHosts.includes(request.headers.get('host') ?? '')) return jsonRpcError(403, -32000, 'Forbidden: this host is not allowed');
+    const refused = rebindingRefusal(request, deps, { checkOrigin: false });
+    if (refused) return refused;
     if (!sessionId) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     return (await endSession(deps.db, sessionId, caller.token)) ? new Response(null, { status: 204 }) : jsonRpcError(404, -32001, 'Session not found');
   }
@@ -168,9 +157,8 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
   // A client's answer to one of Portico's elicitations: kept for the tool call waiting on it (any instance).
   if (session && isElicitationResponse(message)) {
     // The same DNS rebinding checks the transport would make.
-    if (!deps.allowedHosts.includes(request.headers.get('host') ?? '')) return jsonRpcError(403, -32000, 'Forbidden: this host is not allowed');
-    const origin = request.headers.get('origin');
-    if (origin && !deps.allowedOrigins.includes(origin)) return jsonRpcError(403, -32000, 'Forbidden: this origin is not allowed');
+    const refused = rebindingRefusal(request, deps, { checkOrigin: true });
+    if (refused) return refused;
     await recordElicitationResponse(deps.db, session.id, message);
     return new Response(null, { status: 202 });
   }
@@ -228,43 +216,4 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
   } finally {
     void server.close();
   }
-}
-
-/** The same tools and the same gate over REST: `POST /api/tools/<name>` with the arguments as a JSON object. */
-export async function handleToolOverRest(request: Request, toolName: string, deps: PorticoMcpDeps): Promise<Response> {
-  const authentication = await authenticateApiRequest(request, deps);
-  if (!authentication.ok) return authentication.response;
-  const { caller } = authentication;
-  const refuse = (status: number, error: string, description: string) => Response.json({ error, error_description: description }, { status, headers: { 'Cache-Control': 'no-store' } });
-  const tool = findPorticoTool(toolName);
-  if (!tool) return refuse(404, 'unknown_tool', `there is no tool "${toolName}"`);
-  const level = deps.levels[tool.name] ?? tool.riskLevel;
-  if (!(tool.requiredScopes ?? ['mcp']).every((scope) => caller.token.scopes.includes(scope))) return refuse(403, 'insufficient_scope', `this tool needs ${(tool.requiredScopes ?? ['mcp']).join(' ')}`);
-
-  const body = await readCappedText(request, MAX_MCP_BODY_BYTES);
-  if (body === undefined) return refuse(413, 'invalid_request', `the body is larger than ${MAX_MCP_BODY_BYTES} bytes`);
-  let raw: unknown;
-  try {
-    raw = body.trim() === '' ? {} : JSON.parse(body);
-  } catch {
-    return refuse(400, 'invalid_request', 'the body is not JSON');
-  }
-  const parsed = z.object(callShapeOf(tool as never, level)).safeParse(raw);
-  if (!parsed.success) return refuse(400, 'invalid_arguments', parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`).join('; '));
-
-  const run: ToolRun = await runGatedTool(tool, parsed.data, {
-    token: caller.token,
-    gate: gateFor(deps),
-    level,
-    extra: { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, approvals: deps.approvals ?? DEFAULT_APPROVAL_SURFACES },
-    onEvent: auditToolEvent(deps.db, deps.clientIp, caller),
-  });
-  const text = run.result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
-  if (run.kind === 'challenge') {
-    return Response.json({ status: 'confirmation_required', tool: tool.name, risk_level: level, challenge: text, confirmation_token: run.token, expires_at: run.expiresAt.toISOString() }, { headers: { 'Cache-Control': 'no-store' } });
-  }
-  return Response.json(
-    run.result.isError ? { status: 'error', tool: tool.name, error: text } : { status: 'ok', tool: tool.name, result: run.result.structuredContent ?? text },
-    { status: run.result.isError ? 422 : 200, headers: { 'Cache-Control': 'no-store' } },
-  );
 }

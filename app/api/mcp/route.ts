@@ -1,5 +1,6 @@
-// Portico's own MCP server (lib/mcp/server.ts): Streamable HTTP, sessions in PostgreSQL, Portico operations as
-// tools behind the risk levels and the confirmation gate.
+// FALLBACK ONLY. server.ts answers /api/mcp itself (lib/mcp/node-route.ts) before Next.js sees the request; this
+// route serves Portico's MCP server (lib/mcp/server.ts) only when Next.js runs without server.ts (`next dev` or
+// `next start`, which Portico does not support otherwise), so the endpoint still answers the same way there.
 import { porticoMcpDeps } from '@/lib/mcp/route-deps';
 import { handlePorticoMcp } from '@/lib/mcp/server';
 

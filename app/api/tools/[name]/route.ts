@@ -2,7 +2,7 @@
 // same confirmation gate (lib/mcp/server.ts). A challenge comes back in the body; the retry carries
 // `_confirmation_token` among the arguments.
 import { porticoMcpDeps } from '@/lib/mcp/route-deps';
-import { handleToolOverRest } from '@/lib/mcp/server';
+import { handleToolOverRest } from '@/lib/mcp/rest-tools';
 
 export const dynamic = 'force-dynamic';
 

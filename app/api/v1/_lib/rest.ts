@@ -9,7 +9,7 @@ import { recordAuditEvent, type AuditRecord } from '@/lib/audit/events';
 import type { Queryable } from '@/lib/db/client';
 import { oauthError, readJsonObject } from '@/lib/http/errors';
 import { postgresConfirmationStore } from '@/lib/mcp/confirmation-store';
-import { auditToolEvent } from '@/lib/mcp/server';
+import { auditToolEvent } from '@/lib/mcp/audit';
 import { findPorticoTool } from '@/lib/mcp/tools';
 import { CONFIRMATION_TOKEN_PARAMETER, createConfirmationGate } from '@/app-kit/risk';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';

@@ -1,9 +1,9 @@
 // The only module that reads process.env. Every variable is documented in .env.example.
 // Parsing is strict and fails fast: a bad value stops Portico at start with a message that names the
 // variable and says how to fix it, instead of a stack trace somewhere deep in a request.
-import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { isLoopbackHost } from './http/loopback-host';
 
 export class EnvError extends Error {
   constructor(readonly problems: string[]) {
@@ -12,14 +12,6 @@ export class EnvError extends Error {
   }
 }
 
-/** True for hosts that never leave this machine: localhost, 127.0.0.0/8 and [::1] (RFC 8252 §7.3, RFC 6761). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1';
-  return false;
-}
 
 const boolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })

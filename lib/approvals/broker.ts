@@ -3,12 +3,14 @@
 // event are written in one transaction, and a request gets at most one grant (a unique index, whatever races).
 // Nothing a client sends can produce an approval: only decideApprovalRequest does, called by an operator's channel.
 import { normalizeResourcePath, resourcePathCovers } from '../../app-kit/resource-path';
+import { isApprovalRequestId } from './central-urls';
 import { createHash, randomBytes } from 'node:crypto';
 import { and, count, eq, gt, isNull, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import canonicalize from 'canonicalize';
 import { recordAuditEvent, type AuditActor } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
-import { appOperators, approvalGrants, approvalRequests, apps, memberships, users } from '../db/schema';
+import { approvalGrants, approvalRequests, apps, memberships, users } from '../db/schema';
+import { mayDecide } from './operators';
 
 export const APPROVAL_CONTRACT_VERSION = 1;
 export const MAX_PENDING_PER_SUBJECT = 64;
@@ -24,17 +26,6 @@ export type ApprovalGrant = typeof approvalGrants.$inferSelect;
 export type ApprovalKind = ApprovalRequest['kind'];
 export type ApprovalProfile = NonNullable<ApprovalRequest['profile']>;
 
-/**
- * Whether this person may decide (and revoke) for the app: one of the people the organization designated for it
- * who is still a member, or, for an app with no such operator, an owner of the organization (the default).
- */
-export function mayDecide(appId: AnyColumn, orgId: AnyColumn, userId: string): SQL {
-  const designated = sql`select 1 from ${appOperators} o join ${memberships} om on om.org_id = o.org_id and om.user_id = o.user_id where o.app_id = ${appId}`;
-  return sql`(
-    exists (${designated} and o.user_id = ${userId})
-    or (not exists (${designated})
-        and exists (select 1 from ${memberships} m where m.org_id = ${orgId} and m.user_id = ${userId} and m.role = 'owner')))`;
-}
 
 /** The subject still belongs to the organization and is enabled: otherwise their requests and grants count for nothing. */
 function subjectInGood(orgId: AnyColumn, subjectUserId: AnyColumn): SQL {
@@ -168,7 +159,7 @@ export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'cancelled' | '
  * access exists, and only when its grant exists, is unrevoked and unexpired; anything inconsistent is `unknown`.
  */
 export async function approvalStatusFor(db: Queryable, requestId: string, subjectUserId: string): Promise<{ status: ApprovalStatus; request?: ApprovalRequest; grant?: ApprovalGrant }> {
-  if (!/^apr_[A-Za-z0-9_-]{24}$/.test(requestId)) return { status: 'unknown' };
+  if (!isApprovalRequestId(requestId)) return { status: 'unknown' };
   const [row] = await db
     .select({ request: approvalRequests, grant: approvalGrants, expired: sql<boolean>`${approvalRequests.expiresAt} <= now()`, grantExpired: sql<boolean>`coalesce(${approvalGrants.expiresAt} <= now(), false)` })
     .from(approvalRequests)

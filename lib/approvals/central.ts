@@ -3,13 +3,15 @@
 // installation), and the one decision path, which can only list, query, approve and deny temporary requests of
 // the apps the operator may decide for (designated operators, or the owners). No admin powers, no permanent grants: the broker enforces both.
 import { createHash, randomBytes } from 'node:crypto';
+import { isApprovalRequestId } from './central-urls';
 import { and, asc, desc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
 import { throttledPasswordCheck } from '../accounts/throttled-password-check';
 import type { User } from '../accounts/users';
 import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
-import { appOperators, approvalGrants, approvalRequests, apps, centralSessions, decisionNonces, memberships, users } from '../db/schema';
-import { ApprovalRefusal, decideApprovalRequest, mayDecide, revokeGrantIn, type ApprovalGrant, type ApprovalRequest } from './broker';
+import { approvalGrants, approvalRequests, apps, centralSessions, decisionNonces, users } from '../db/schema';
+import { ApprovalRefusal, decideApprovalRequest, revokeGrantIn, type ApprovalGrant, type ApprovalRequest } from './broker';
+import { mayDecide } from './operators';
 
 /** A refusal only the central gives: its session ended, a decision proof spent or foreign, a step-up missing or wrong. */
 export class CentralRefusal extends Error {
@@ -153,7 +155,7 @@ export async function listCentralRequests(db: Queryable, operator: User): Promis
 
 /** One request by its id, whatever its state, if the operator has authority over it; undefined otherwise. */
 export async function findCentralRequest(db: Queryable, operator: User, requestId: string): Promise<CentralRequestView | undefined> {
-  if (!/^apr_[A-Za-z0-9_-]{24}$/.test(requestId)) return undefined;
+  if (!isApprovalRequestId(requestId)) return undefined;
   const [view] = await views(db, and(eq(approvalRequests.id, requestId), mayDecide(approvalRequests.appId, approvalRequests.orgId, operator.id)));
   return view;
 }
@@ -282,26 +284,3 @@ export async function revokeInCentral(db: Database, input: { sessionToken: strin
   });
 }
 
-/** The people designated to decide an app's requests (empty: the organization's owners decide). */
-export async function listAppOperators(db: Queryable, appId: string): Promise<{ userId: string; email: string; name: string }[]> {
-  return db
-    .select({ userId: appOperators.userId, email: users.email, name: users.name })
-    .from(appOperators)
-    .innerJoin(users, eq(users.id, appOperators.userId))
-    .innerJoin(memberships, and(eq(memberships.orgId, appOperators.orgId), eq(memberships.userId, appOperators.userId)))
-    .where(eq(appOperators.appId, appId))
-    .orderBy(users.email);
-}
-
-/** Designates a member of the app's organization as one of its operators; false when they already are. */
-export async function designateAppOperator(db: Queryable, input: { orgId: string; appId: string; userId: string }): Promise<boolean> {
-  const [member] = await db.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.orgId, input.orgId), eq(memberships.userId, input.userId)));
-  if (!member) throw new ApprovalRefusal('not_authorized', 'only a member of the organization can be an operator');
-  const inserted = await db.insert(appOperators).values(input).onConflictDoNothing().returning({ userId: appOperators.userId });
-  return inserted.length === 1;
-}
-
-export async function removeAppOperator(db: Queryable, appId: string, userId: string): Promise<boolean> {
-  const removed = await db.delete(appOperators).where(and(eq(appOperators.appId, appId), eq(appOperators.userId, userId))).returning({ userId: appOperators.userId });
-  return removed.length === 1;
-}

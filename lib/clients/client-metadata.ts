@@ -2,7 +2,7 @@
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { clients, redirectUris } from '../db/schema';
-import { devEnvironmentActive } from './revocation';
+import { devEnvironmentActive } from './dev-environment';
 
 /** Extra metadata fields Portico attaches to every client it hands to oidc-provider (never client-settable). */
 export const PORTICO_CLIENT_FIELDS = ['portico_kind', 'portico_app_id', 'portico_org_id'] as const;

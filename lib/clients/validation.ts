@@ -1,6 +1,6 @@
 // Checks on what people register for an app: its origin, redirect URIs and slug. Each returns a message that
 // says what is wrong, for the CLI, the console and the API alike.
-import { isLoopbackHost } from '../env';
+import { isLoopbackHost } from '../http/loopback-host';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; error: string };
 

@@ -3,6 +3,7 @@
 // decides where the operator is sent: the MCP Apps view, an elicitation, the external link or the CLI. Every
 // channel but the CLI keeps the HTTPS link in the text, so a surface that fails leaves the link.
 import { APPROVAL_CONTRACT_VERSION, cancelApprovalRequest, createApprovalRequest, type ApprovalRequest, type ApprovalStatus, type NewApprovalRequest } from '../approvals/broker';
+import { centralRequestUrl, embeddedCentralRequestUrl } from '../approvals/central-urls';
 import { selectApprovalChannel, type ApprovalChannel } from '../approvals/channel';
 import { APPROVAL_VIEW_URI } from './approval-view';
 import { appOfOrganization, brokerStep, requireOrgPermission, type PorticoToolExtra } from './context';
@@ -31,8 +32,8 @@ export function approvalAnswer(request: ApprovalRequest, status: ApprovalStatus,
     ['approval_channel', channel],
     ['client_capabilities', JSON.stringify(extra.session?.clientCapabilities ?? {})],
     ['operator_authentication_required', 'true'],
-    ...(linked ? ([['operator_approval_url', `${extra.issuer}/central/requests/${request.id}`]] as [string, string][]) : []),
-    ...(embedded ? ([['embedded_central_url', `${extra.issuer}/embedded-central/requests/${request.id}`]] as [string, string][]) : []),
+    ...(linked ? ([['operator_approval_url', centralRequestUrl(request.id, extra.issuer)]] as [string, string][]) : []),
+    ...(embedded ? ([['embedded_central_url', embeddedCentralRequestUrl(request.id, extra.issuer)]] as [string, string][]) : []),
     ...(channel === 'mcp_app' ? ([['approval_view', APPROVAL_VIEW_URI]] as [string, string][]) : []),
     ...(options.elicitation
       ? ([
@@ -94,7 +95,7 @@ export function requestThroughBroker(
           mode === 'url'
             ? `Access request ${request.id} (${request.kind}: ${describe(request)}) needs an operator. Open the Portico central to decide it; the operator signs in there.`
             : `Access request ${request.id} (${request.kind}: ${describe(request)}) needs an operator's approval.`,
-        url: mode === 'url' ? `${extra.issuer}/central/requests/${request.id}` : undefined,
+        url: mode === 'url' ? centralRequestUrl(request.id, extra.issuer) : undefined,
       });
       // Form mode: the person withdrew (chose to, or declined the form). Nothing the client sends approves.
       if (mode === 'form' && (answer.outcome === 'decline' || answer.intent === 'withdraw')) {

@@ -10,6 +10,16 @@ import type { InteractionResults } from 'oidc-provider';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 
+/** Where the sign-in card of an interaction lives (oidc-provider's `interactions.url`); its forms post below it. */
+export function interactionPath(uid: string): string {
+  return `/auth/app/${uid}`;
+}
+
+/** oidc-provider's interaction ids are nanoids. */
+export function isInteractionUid(value: string): boolean {
+  return /^[A-Za-z0-9_-]{1,64}$/.test(value);
+}
+
 function nodePair(cookieHeader: string | null, path: string): [IncomingMessage, ServerResponse] {
   const req = new IncomingMessage(new Socket());
   req.method = 'GET';
@@ -28,7 +38,7 @@ export type InteractionLookup =
  */
 export async function findInteraction(provider: Provider, cookieHeader: string | null, uid: string): Promise<InteractionLookup> {
   try {
-    const interaction = await provider.interactionDetails(...nodePair(cookieHeader, `/auth/app/${uid}`));
+    const interaction = await provider.interactionDetails(...nodePair(cookieHeader, interactionPath(uid)));
     if (interaction.uid !== uid) return { ok: false, reason: 'expired' };
     return { ok: true, interaction };
   } catch {
@@ -43,7 +53,7 @@ export async function finishInteraction(
   uid: string,
   result: InteractionResults,
 ): Promise<string> {
-  return provider.interactionResult(...nodePair(cookieHeader, `/auth/app/${uid}`), result, { mergeWithLastSubmission: false });
+  return provider.interactionResult(...nodePair(cookieHeader, interactionPath(uid)), result, { mergeWithLastSubmission: false });
 }
 
 /** The person signed in to Portico in this browser (oidc-provider's session cookie), and that session's uid. */

@@ -7,7 +7,7 @@ import { requiredPasswordChangePath } from '../accounts/self-service';
 import { recordSignInRefusal, recordSignInSuccess, type SignInContext } from '../accounts/sign-in-events';
 import { throttledPasswordCheck } from '../accounts/throttled-password-check';
 import { isUuid } from '../util/uuid';
-import { findInteraction, finishInteraction } from './interactions';
+import { findInteraction, finishInteraction, interactionPath } from './interactions';
 import { findSignInTarget } from './sign-in-target';
 import type { SignInErrorCode } from './sign-in-errors';
 
@@ -60,7 +60,7 @@ export async function completePasswordSignIn(input: PasswordSignInInput): Promis
     return { kind: 'refused', error: 'not_a_member' };
   }
   // Someone else once knew this password: a new one first, then this same sign-in card again.
-  if (result.user.passwordChangeRequired) return { kind: 'continue', location: await requiredPasswordChangePath(db, result.user, `/auth/app/${uid}`) };
+  if (result.user.passwordChangeRequired) return { kind: 'continue', location: await requiredPasswordChangePath(db, result.user, interactionPath(uid)) };
   await recordSignInSuccess(db, events, result.user);
 
   // An app's own client is first-party: signing in is the consent (also when the app asked for prompt=consent).

@@ -8,6 +8,7 @@ import { findUsableAgent } from '../accounts/agents';
 import { findUserById } from '../accounts/users';
 import { findAppByIdentity, findAppByResource } from '../clients/apps';
 import { cimdConfiguration, cimdFetch } from './cimd';
+import { interactionPath } from './interactions';
 import { exchangedClaimsOf, porticoInternalClient, registerAgentTokenExchange } from './agent-token-exchange';
 import { publicJwksOf } from './keys';
 import { porticoApiResource } from '../resource/portico-api';
@@ -49,10 +50,6 @@ export const TOKEN_TTL = {
   Session: 14 * 24 * 60 * 60,
   Grant: 30 * 24 * 60 * 60,
 } as const;
-
-export function interactionPath(uid: string): string {
-  return `/auth/app/${uid}`;
-}
 
 export function createProvider(options: ProviderOptions): Provider {
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure: options.secureCookies, signed: true };

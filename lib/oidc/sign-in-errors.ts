@@ -13,8 +13,3 @@ export type SignInErrorCode = keyof typeof SIGN_IN_ERRORS;
 export function isSignInErrorCode(value: unknown): value is SignInErrorCode {
   return typeof value === 'string' && Object.hasOwn(SIGN_IN_ERRORS, value);
 }
-
-/** oidc-provider's interaction ids are nanoids. */
-export function isInteractionUid(value: string): boolean {
-  return /^[A-Za-z0-9_-]{1,64}$/.test(value);
-}

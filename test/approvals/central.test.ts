@@ -9,16 +9,15 @@ import type { User } from '../../lib/accounts/users';
 import { createApprovalRequest, type ApprovalProfile } from '../../lib/approvals/broker';
 import {
   decideInCentral,
-  designateAppOperator,
   endCentralSession,
   findCentralRequest,
   findCentralSession,
   issueDecisionNonce,
   listCentralRequests,
   openCentralSession,
-  removeAppOperator,
   type CentralBinding,
 } from '../../lib/approvals/central';
+import { designateAppOperator, removeAppOperator } from '../../lib/approvals/operators';
 import { approvalGrants, approvalRequests, auditEvents, decisionNonces, memberships, users } from '../../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp, TEST_PASSWORD, type AppFixture } from '../support/provider-harness';

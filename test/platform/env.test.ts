@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EnvError, isLoopbackHost, parseEnv } from '../../lib/env';
+import { EnvError, parseEnv } from '../../lib/env';
+import { isLoopbackHost } from '../../lib/http/loopback-host';
 
 function problemsOf(source: Record<string, string>): string[] {
   try {

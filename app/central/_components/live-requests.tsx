@@ -2,6 +2,7 @@
 // The pending requests, refreshed every 3 seconds without a reload. An answer older than the newest one shown is
 // dropped, and once the session has ended the list is cleared rather than restored.
 import { useEffect, useRef, useState } from 'react';
+import { centralRequestUrl } from '@/lib/approvals/central-urls';
 import type { CentralRequestView } from '@/lib/approvals/central';
 import { visibleText } from '@/lib/util/visible-text';
 import { accessLabel, durationLabel } from './request-summary';
@@ -48,7 +49,7 @@ export function LiveRequests({ initial }: { initial: CentralRequestView[] }) {
     <ul className="grid gap-2" data-testid="pending-requests">
       {requests.map((request) => (
         <li key={request.id} className="rounded-md border border-slate-200 p-3" data-request-id={request.id}>
-          <a href={`/central/requests/${request.id}`} className="font-semibold">
+          <a href={centralRequestUrl(request.id)} className="font-semibold">
             {request.askedBy} asks for {accessLabel(request)} {durationLabel(request.durationSeconds)}
           </a>
           <div className="text-xs text-slate-500">

@@ -4,6 +4,7 @@ import { requiredPasswordChangePath } from '@/lib/accounts/self-service';
 import { recordSignInRefusal, recordSignInSuccess } from '@/lib/accounts/sign-in-events';
 import { throttledPasswordCheck } from '@/lib/accounts/throttled-password-check';
 import { openCentralSession } from '@/lib/approvals/central';
+import { centralRequestUrl, isApprovalRequestId } from '@/lib/approvals/central-urls';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { readCappedForm } from '@/lib/http/body';
 import { db } from '@/lib/runtime';
@@ -24,7 +25,8 @@ export async function POST(request: Request): Promise<Response> {
   const email = form?.get('email');
   const password = form?.get('password');
   const next = form?.get('next');
-  const back = typeof next === 'string' && /^\/central(\/requests\/apr_[A-Za-z0-9_-]{24})?$/.test(next) ? next : '/central';
+  // Back to the central, or to one request's page in it: nothing else (no open redirect).
+  const back = typeof next === 'string' && isApprovalRequestId(next.replace(/^\/central\/requests\//, '')) && next === centralRequestUrl(next.slice('/central/requests/'.length)) ? next : '/central';
   if (!email || !password || email.length > 320 || password.length > 1024) return seeOther(`/central?error=invalid_request`);
   const ip = clientIpFromHeaders(request.headers);
   const check = await throttledPasswordCheck(db(), email, password, ip);

@@ -7,13 +7,13 @@
 //   - `ui/open-link` is offered only as a button (a click by the operator) and only if the host advertised openLinks;
 //   - the status is read through the host only if `serverTools` is an object (true, lists or text enable nothing).
 import { App, LATEST_PROTOCOL_VERSION, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-with-deps';
+import { centralRequestUrl, embeddedCentralRequestUrl, isApprovalRequestId } from '../../approvals/central-urls';
 
 const STATUS_TOOL = 'permissions.approval_status';
 const HANDSHAKE_TIMEOUT_MS = 5000;
 const FRAME_READY_TIMEOUT_MS = 10000;
 const STATUS_POLL_MS = 3000;
 const STATUS_POLL_LIMIT = 200;
-const REQUEST_ID = /^apr_[A-Za-z0-9_-]{24}$/;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -50,10 +50,10 @@ const fieldsOf = (result: unknown): Record<string, unknown> => (isObject(result)
 function requestFrom(result: unknown): ShownRequest | undefined {
   const content = fieldsOf(result);
   const id = content.request_id;
-  if (typeof id !== 'string' || !REQUEST_ID.test(id)) return undefined;
-  const approvalUrl = `${issuerOrigin}/central/requests/${id}`;
+  if (!isApprovalRequestId(id)) return undefined;
+  const approvalUrl = centralRequestUrl(id, issuerOrigin);
   if (content.operator_approval_url !== approvalUrl) return undefined;
-  const embeddedUrl = `${issuerOrigin}/embedded-central/requests/${id}`;
+  const embeddedUrl = embeddedCentralRequestUrl(id, issuerOrigin);
   return { id, approvalUrl, embeddedUrl: content.embedded_central_url === embeddedUrl ? embeddedUrl : undefined };
 }
 
@@ -130,7 +130,7 @@ async function start() {
   if (!shown) {
     // A request the central may not decide (permanent, broad, elevated) comes without a link: the CLI decides it.
     const id = fieldsOf(result).request_id;
-    if (typeof id === 'string' && REQUEST_ID.test(id)) {
+    if (isApprovalRequestId(id)) {
       setText('request-id', id);
       setText('cli', `npm run portico -- approvals show ${id}`);
       note('An operator decides this request with the Portico CLI (command below).');

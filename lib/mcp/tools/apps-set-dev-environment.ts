@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { setDevEnvironment } from '../../clients/revocation';
+import { setDevEnvironment } from '../../clients/dev-environment';
 import { appOfOrganization, inOrganization, json, type PorticoTool, orgPermission } from '../context';
 
 const shape = {

@@ -11,7 +11,8 @@ import { findSignInTarget } from '@/lib/oidc/sign-in-target';
 import { db, runtime } from '@/lib/runtime';
 import { AppHeader, PasswordFields, SignInFrame } from '../_components/sign-in-frame';
 import { ConsentCard } from '../_components/consent-card';
-import { isInteractionUid, isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
+import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
+import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
 import { isConsentErrorCode } from '@/lib/oidc/consent';
 
 export const dynamic = 'force-dynamic';
@@ -55,7 +56,7 @@ export default async function SignInPage(props: {
         <div className="alert alert-error" role="alert" data-testid="authorization-refused" data-reason={target.reason}>
           {RESOURCE_REFUSAL_MESSAGES[target.reason]}
         </div>
-        <form method="post" action={`/auth/app/${uid}/abort`}>
+        <form method="post" action={`${interactionPath(uid)}/abort`}>
           <button className="button" type="submit">
             Return to {target.client.name}
           </button>
@@ -75,7 +76,7 @@ export default async function SignInPage(props: {
         <AppHeader app={context.app} address={address} />
         <h1>Continue to {context.app.name}</h1>
         <p>You are signed in. {context.app.name} asks you to confirm before it continues.</p>
-        <form method="post" action={`/auth/app/${uid}/continue`}>
+        <form method="post" action={`${interactionPath(uid)}/continue`}>
           <button className="button" type="submit">
             Continue
           </button>
@@ -127,8 +128,8 @@ export default async function SignInPage(props: {
             : SIGN_IN_ERRORS[errorCode]}
         </div>
       ) : null}
-      <form method="post" action={`/auth/app/${uid}/login`}>
-        <PasswordFields recoverHref={`/auth/app/${uid}/recover`} />
+      <form method="post" action={`${interactionPath(uid)}/login`}>
+        <PasswordFields recoverHref={`${interactionPath(uid)}/recover`} />
         <button className="button" type="submit">
           Sign in
         </button>

@@ -1,5 +1,6 @@
 // The consent screen for MCP clients: the app's identity header (as on the sign-in card), who the client is and
 // where it returns, what it may do, and who acts – the person, or one of the agents they may use there.
+import { interactionPath } from '@/lib/oidc/interactions';
 import { delegatedAgentFor, listUsableAgents } from '@/lib/accounts/agents';
 import { findUserById } from '@/lib/accounts/users';
 import { CONSENT_ERRORS, type ConsentErrorCode } from '@/lib/oidc/consent';
@@ -93,7 +94,7 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
           {CONSENT_ERRORS[props.error]}
         </div>
       ) : null}
-      <form method="post" action={`/auth/app/${props.uid}/consent`}>
+      <form method="post" action={`${interactionPath(props.uid)}/consent`}>
         <fieldset className="actor-choice" data-testid="who-acts">
           <legend>Who acts</legend>
           <label>

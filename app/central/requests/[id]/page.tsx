@@ -3,6 +3,7 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { findCentralRequest } from '@/lib/approvals/central';
+import { centralRequestUrl, isApprovalRequestId } from '@/lib/approvals/central-urls';
 import { db } from '@/lib/runtime';
 import { currentCentralSession } from '../../_lib/central';
 import { CentralFrame } from '../../_components/central-frame';
@@ -16,7 +17,7 @@ export const metadata: Metadata = { title: 'Access request' };
 export default async function CentralRequestPage(props: { params: Promise<{ id: string }> }) {
   const { id } = await props.params;
   const session = await currentCentralSession();
-  if (!session) redirect(/^apr_[A-Za-z0-9_-]{24}$/.test(id) ? `/central?next=${encodeURIComponent(`/central/requests/${id}`)}` : '/central');
+  if (!session) redirect(isApprovalRequestId(id) ? `/central?next=${encodeURIComponent(centralRequestUrl(id))}` : '/central');
   const view = await findCentralRequest(db(), session.user, id);
   if (!view) {
     return (

@@ -3,6 +3,7 @@
 // Path=/embedded-central) and bound like the external central's. Same authority, step-up and nonces.
 import type { Metadata } from 'next';
 import { findCentralRequest } from '@/lib/approvals/central';
+import { isApprovalRequestId } from '@/lib/approvals/central-urls';
 import { db } from '@/lib/runtime';
 import { currentCentralSession, EMBEDDED_CENTRAL } from '../../../central/_lib/central';
 import { RequestSummary } from '../../../central/_components/request-summary';
@@ -13,7 +14,7 @@ export const metadata: Metadata = { title: 'Access request' };
 
 export default async function EmbeddedRequestPage(props: { params: Promise<{ id: string }> }) {
   const { id } = await props.params;
-  const requestId = /^apr_[A-Za-z0-9_-]{24}$/.test(id) ? id : '';
+  const requestId = isApprovalRequestId(id) ? id : '';
   const session = await currentCentralSession(EMBEDDED_CENTRAL);
   const view = session && requestId ? await findCentralRequest(db(), session.user, requestId) : undefined;
   const decidable = view && view.state === 'pending' && !view.expired && view.centralEligible;

@@ -4,7 +4,7 @@ import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { RESOURCE_REFUSAL_MESSAGES } from '@/lib/clients/binding';
 import { findInteraction, finishInteraction } from '@/lib/oidc/interactions';
-import { isInteractionUid } from '@/lib/oidc/sign-in-errors';
+import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
 import { findSignInTarget } from '@/lib/oidc/sign-in-target';
 import { db, runtime } from '@/lib/runtime';
 import { seeOther } from '../../_lib/responses';
@@ -16,7 +16,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ uid
   if (!isInteractionUid(uid)) return new Response('Not found', { status: 404 });
   const { provider } = runtime();
   const cookieHeader = request.headers.get('cookie');
-  const card = seeOther(`/auth/app/${uid}`);
+  const card = seeOther(`${interactionPath(uid)}`);
   const lookup = await findInteraction(provider, cookieHeader, uid);
   if (!lookup.ok) return card;
   const target = await findSignInTarget(db(), provider, runtime().env.PORTICO_ISSUER, lookup.interaction.params);

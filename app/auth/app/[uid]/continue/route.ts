@@ -4,7 +4,7 @@ import { findAppSignInContext } from '@/lib/clients/app-context';
 import { findInteraction, finishInteraction } from '@/lib/oidc/interactions';
 import { db, runtime } from '@/lib/runtime';
 import { seeOther } from '../../_lib/responses';
-import { isInteractionUid } from '@/lib/oidc/sign-in-errors';
+import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,7 +14,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ uid
   const { provider } = runtime();
   const cookieHeader = request.headers.get('cookie');
   const lookup = await findInteraction(provider, cookieHeader, uid);
-  const card = seeOther(`/auth/app/${uid}`);
+  const card = seeOther(`${interactionPath(uid)}`);
   if (!lookup.ok || lookup.interaction.prompt.name !== 'consent' || !lookup.interaction.session?.accountId) return card;
   const context = await findAppSignInContext(db(), String(lookup.interaction.params.client_id ?? ''));
   if (context?.clientKind !== 'app') return card;

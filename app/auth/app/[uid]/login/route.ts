@@ -4,7 +4,7 @@
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { completePasswordSignIn } from '@/lib/oidc/password-sign-in';
-import { isInteractionUid } from '@/lib/oidc/sign-in-errors';
+import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
 import { db, runtime } from '@/lib/runtime';
 import { afterOutcome, seeOther } from '../../_lib/responses';
 
@@ -13,7 +13,7 @@ export const dynamic = 'force-dynamic';
 export async function POST(request: Request, { params }: { params: Promise<{ uid: string }> }) {
   const { uid } = await params;
   if (!isInteractionUid(uid)) return new Response('Not found', { status: 404 });
-  const card = `/auth/app/${uid}`;
+  const card = `${interactionPath(uid)}`;
 
   // The card's form is small: a larger body, or anything but a plain form, is answered like an empty form.
   const form = await readCappedForm(request, 8 * 1024).catch(() => undefined);

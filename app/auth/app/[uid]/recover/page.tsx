@@ -2,7 +2,7 @@
 import type { Metadata } from 'next';
 import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
-import { isInteractionUid } from '@/lib/oidc/sign-in-errors';
+import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
 import { RecoveryCard } from '../../../../account/_components/recovery-card';
 import { SignInFrame } from '../../_components/sign-in-frame';
 import { signInOrganization } from '../../_lib/sign-in-organization';
@@ -17,7 +17,7 @@ export default async function AppRecoverPage(props: { params: Promise<{ uid: str
   const org = await signInOrganization(uid, (await headers()).get('cookie'));
   return (
     <SignInFrame org={org}>
-      <RecoveryCard action={`/auth/app/${uid}/recover/request`} sent={sent === '1'} invalidEmail={error === 'email'} back={{ href: `/auth/app/${uid}`, label: 'Back to sign-in' }} />
+      <RecoveryCard action={`${interactionPath(uid)}/recover/request`} sent={sent === '1'} invalidEmail={error === 'email'} back={{ href: `${interactionPath(uid)}`, label: 'Back to sign-in' }} />
     </SignInFrame>
   );
 }

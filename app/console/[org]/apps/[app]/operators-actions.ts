@@ -1,8 +1,7 @@
 'use server';
 // Designating an app's approval operators (the people who decide its requests in the central): owners only.
 import { z } from 'zod';
-import { ApprovalRefusal } from '@/lib/approvals/broker';
-import { designateAppOperator, removeAppOperator } from '@/lib/approvals/central';
+import { designateAppOperator, OperatorRefusal, removeAppOperator } from '@/lib/approvals/operators';
 import { ActionRefusal, orgAction } from '../../../_lib/action';
 import { orgAppOrRefuse } from '../../../_lib/org-app';
 
@@ -13,7 +12,7 @@ export const designateOperatorAction = orgAction({ permission: 'approvals.decide
   try {
     if (!(await designateAppOperator(tx, { orgId: access.org.id, appId: listing.app.id, userId }))) throw new ActionRefusal('This person is an operator of this app already.');
   } catch (error) {
-    if (error instanceof ApprovalRefusal) throw new ActionRefusal('Only a member of the organization can be an operator.');
+    if (error instanceof OperatorRefusal) throw new ActionRefusal('Only a member of the organization can be an operator.');
     throw error;
   }
   await audit({ action: 'app.operator_added', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, details: { userId } });

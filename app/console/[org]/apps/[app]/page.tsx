@@ -4,7 +4,7 @@ import { notFound } from 'next/navigation';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
 import { appResource, findOrgApp, listRedirectUris } from '@/lib/clients/apps';
 import { listMembers } from '@/lib/accounts/memberships';
-import { listAppOperators } from '@/lib/approvals/central';
+import { listAppOperators } from '@/lib/approvals/operators';
 import { db, runtime } from '@/lib/runtime';
 import { requireOrgAccess } from '../../../_lib/access';
 import { ActionForm } from '../../../_components/action-form';

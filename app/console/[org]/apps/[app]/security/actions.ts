@@ -2,7 +2,8 @@
 // The security tab's actions: rotation steps, revocation, dev environment, dev-only redirect URIs.
 import { z } from 'zod';
 import { addRedirectUri } from '@/lib/clients/apps';
-import { revokeClientAccess, setDevEnvironment } from '@/lib/clients/revocation';
+import { setDevEnvironment } from '@/lib/clients/dev-environment';
+import { endClientAccess } from '@/lib/grants';
 import { cancelRotation, completeRotation, startRotation } from '@/lib/clients/rotation';
 import { issueSurfaceSecret, recordVerification, surfaceSecretOf, surfaceStateOf, surfaceVerificationFetch, verifyAppSurface } from '@/lib/clients/surface';
 import { validateRedirectUri } from '@/lib/clients/validation';
@@ -60,7 +61,7 @@ export const revokeAccessAction = orgAction(
   { permission: 'apps.manage', input: z.object({ appId, confirmed }) },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
-    const counts = await revokeClientAccess(tx, listing.clientId);
+    const counts = await endClientAccess(tx, listing.clientId);
     await audit({ action: 'app.access_revoked', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: counts });
     return { status: 'ok', message: `Revoked ${counts.Grant ?? 0} grant(s), ${counts.RefreshToken ?? 0} refresh token(s) and ${counts.AuthorizationCode ?? 0} code(s) in flight.` };
   },

@@ -5,7 +5,7 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { searchAuditEvents } from '@/lib/audit/events';
 import { findOrgApp, listRedirectUris } from '@/lib/clients/apps';
-import { devEnvironmentActive } from '@/lib/clients/revocation';
+import { devEnvironmentActive } from '@/lib/clients/dev-environment';
 import { surfaceStateOf } from '@/lib/clients/surface';
 import { credentialState, DEFAULT_OVERLAP_SECONDS } from '@/lib/clients/rotation';
 import { db } from '@/lib/runtime';

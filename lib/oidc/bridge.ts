@@ -3,7 +3,7 @@
 // oidc-provider is a Koa application that wants Node's req/res. Portico's HTTP server (server.ts) hands it every
 // request for the issuer's endpoints directly, in the same process as Next.js, instead of through an App Router
 // route handler: converting each request from Web Request to Node and back would cost a large share of a refresh
-// grant's budget (see issue 13's targets), and Koa would still need a synthetic socket. Everything else goes to
+// grant's budget (docs/benchmarks.md), and Koa would still need a synthetic socket. Everything else goes to
 // Next.js. The Next.js side reaches the same Provider instance through lib/runtime.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';

@@ -1,5 +1,6 @@
 // Which app, and whose brand, a sign-in is for: resolved on the server from the client of the authorization
 // request, never from display values in the query string.
+import { policyOfKind } from '../oidc/client-policy';
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { apps, clients, organizations, redirectUris } from '../db/schema';
@@ -79,7 +80,7 @@ export function organizationFrame(org: typeof organizations.$inferSelect): AppSi
  * otherwise nothing. An unvalidated value from the query string is never shown.
  */
 export function displayedAppAddress(context: AppSignInContext, requestedRedirectUri: unknown): string | undefined {
-  if (context.clientKind === 'app' && typeof requestedRedirectUri === 'string' && context.redirectUris.includes(requestedRedirectUri)) {
+  if (policyOfKind(context.clientKind).firstParty && typeof requestedRedirectUri === 'string' && context.redirectUris.includes(requestedRedirectUri)) {
     return new URL(requestedRedirectUri).origin;
   }
   return context.app.publishOrigin ?? undefined;

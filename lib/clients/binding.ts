@@ -7,8 +7,9 @@ import { agents, clientAppLinks, clients, grantBindings } from '../db/schema';
 import { endGrants, grantsOfClientAtApp } from '../grants';
 import { findUsableAgent } from '../accounts/agents';
 import { findAppByResource, type App } from './apps';
+import { policyOfKind, type ClientKind } from '../oidc/client-policy';
 
-export type ClientKind = 'app' | 'external' | 'dynamic' | 'cimd';
+export type { ClientKind } from '../oidc/client-policy';
 
 export interface RequestingClient {
   id: string;
@@ -58,13 +59,13 @@ export async function resolveClientResource(
   if (resource === 'several') return { ok: false, reason: 'several_resources' };
   if (resource === porticoApiResource) {
     // Apps' own clients and external clients serve one app; only MCP clients that bound themselves reach Portico.
-    return client.kind === 'dynamic' || client.kind === 'cimd' ? { ok: true, target: { kind: 'portico' }, resource } : { ok: false, reason: 'other_app' };
+    return policyOfKind(client.kind).mayReachPorticoApi ? { ok: true, target: { kind: 'portico' }, resource } : { ok: false, reason: 'other_app' };
   }
   const app = await findAppByResource(db, resource);
   if (!app) return { ok: false, reason: 'unknown_resource' };
   // An app's own client and an external client each serve one app: their own, their target.
-  if ((client.kind === 'app' || client.kind === 'external') && app.id !== client.appId) return { ok: false, reason: 'other_app' };
-  if (client.kind !== 'app') {
+  if (policyOfKind(client.kind).servesOneApp && app.id !== client.appId) return { ok: false, reason: 'other_app' };
+  if (!policyOfKind(client.kind).firstParty) {
     const [link] = await db
       .select({ revokedAt: clientAppLinks.revokedAt })
       .from(clientAppLinks)
@@ -155,14 +156,15 @@ export async function revokeClientAtApp(tx: Queryable, clientId: string, appId: 
     .innerJoin(clients, eq(clients.id, clientAppLinks.clientId))
     .where(and(eq(clientAppLinks.clientId, clientId), eq(clientAppLinks.appId, appId)))
     .for('update', { of: clientAppLinks });
-  if (!link || link.kind === 'app' || (link.kind === 'external' && link.clientAppId !== appId)) return { ok: false, reason: 'not_linked' };
+  const revocation = link ? policyOfKind(link.kind).revocationAtApp : 'not_applicable';
+  if (!link || revocation === 'not_applicable' || (revocation === 'client' && link.clientAppId !== appId)) return { ok: false, reason: 'not_linked' };
   if (link.revokedAt) return { ok: false, reason: 'already_revoked' };
   await tx
     .update(clientAppLinks)
     .set({ revokedAt: sql`now()` })
     .where(and(eq(clientAppLinks.clientId, clientId), eq(clientAppLinks.appId, appId)));
   // An external client exists for this one app only: revoking it there revokes the client itself.
-  if (link.kind === 'external') await tx.update(clients).set({ revokedAt: sql`now()` }).where(eq(clients.id, clientId));
+  if (revocation === 'client') await tx.update(clients).set({ revokedAt: sql`now()` }).where(eq(clients.id, clientId));
   const grantsEnded = await endClientGrantsAtApp(tx, clientId, appId);
   return { ok: true, grantsEnded };
 }

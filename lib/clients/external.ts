@@ -1,5 +1,6 @@
 // Per-organization external clients: public MCP clients an org admin registers for one of the org's apps, and the
 // listing of every client that reached the org's apps (external, dynamically registered, CIMD).
+import { policyOfKind } from '../oidc/client-policy';
 import { randomBytes } from 'node:crypto';
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
@@ -85,7 +86,7 @@ export async function listOrgClients(db: Queryable, orgId: string): Promise<OrgC
     .where(and(eq(grantBindings.orgId, orgId), inArray(grantBindings.clientId, clientIds)))
     .groupBy(grantBindings.clientId, grantBindings.appId);
   return rows
-    .filter((row) => row.client.kind !== 'app')
+    .filter((row) => !policyOfKind(row.client.kind).firstParty)
     .map((row) => ({
       clientId: row.client.id,
       kind: row.client.kind as OrgClientListing['kind'],

@@ -1,5 +1,6 @@
 // oidc-provider's configuration: an OAuth 2.1 / OpenID Connect profile. The issuer is the origin root (so both
 // discovery documents sit at /.well-known/ where MCP clients look first) and endpoints live under /oidc/*.
+import { clientPolicyOf } from './client-policy';
 import { randomBytes } from 'node:crypto';
 import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../db/client';
@@ -14,7 +15,6 @@ import { publicJwksOf } from './keys';
 import { porticoApiResource } from '../resource/portico-api';
 import {
   ACCESS_TOKEN_TTL_SECONDS,
-  clientKindOf,
   exchangedGrantId,
   getResourceServer,
   grantBindingFor,
@@ -124,7 +124,7 @@ export function createProvider(options: ProviderOptions): Provider {
      */
     async issueRefreshToken(_ctx, client, code) {
       if (!client.grantTypeAllowed('refresh_token')) return false;
-      return clientKindOf(client) !== 'app' || code.scopes.has('offline_access');
+      return clientPolicyOf(client)?.issuesRefreshToken(code.scopes.has('offline_access')) ?? false;
     },
     async extraTokenClaims(ctx, token) {
       // RFC 9068 access tokens for an app: who asked (azp, kept for audit; the audience is the gate), the org, and
@@ -134,7 +134,7 @@ export function createProvider(options: ProviderOptions): Provider {
       const exchanged = exchangedClaimsOf(token);
       if (exchanged) return { azp: token.clientId, ...exchanged };
       const grantId = 'grantId' in token ? (token.grantId as string | undefined) : undefined;
-      if (clientKindOf(ctx.oidc.client) !== 'app' && grantId) {
+      if (clientPolicyOf(ctx.oidc.client)?.extraClaimsFrom === 'grant_binding' && grantId) {
         const binding = await grantBindingFor(options.db(), ctx, grantId);
         if (!binding) return undefined;
         return { azp: token.clientId, ...(binding.orgId ? { org: binding.orgId } : {}), ...(binding.agentId ? { act: { sub: binding.agentId } } : {}) };
@@ -182,7 +182,7 @@ async function loadExistingGrant(ctx: KoaContextWithOIDC) {
   const { client, session, provider, params } = ctx.oidc;
   if (!client || !session?.accountId) return undefined;
   const grantId = ctx.oidc.result?.consent?.grantId ?? session.grantIdFor(client.clientId);
-  if (clientKindOf(client) !== 'app') {
+  if (!clientPolicyOf(client)?.firstParty) {
     // Every authorization of an MCP client is consented to anew (who acts may differ): only the grant this very
     // interaction's consent created counts, never one remembered in the session.
     const consented = ctx.oidc.result?.consent?.grantId;
@@ -208,9 +208,9 @@ async function loadExistingGrant(ctx: KoaContextWithOIDC) {
  */
 async function organizationOfRequest(db: Database, issuer: string, ctx: KoaContextWithOIDC, accountId: string, token: unknown): Promise<{ id?: string; refuse?: true }> {
   const client = ctx.oidc?.client as PorticoClient | undefined;
-  const kind = clientKindOf(client);
-  if (kind === 'app') return { id: client?.portico_org_id ?? undefined };
-  if (!kind) return {};
+  const policy = clientPolicyOf(client);
+  if (!policy) return {};
+  if (policy.organizationFrom === 'client') return { id: client?.portico_org_id ?? undefined };
   const grantId = (token as { grantId?: string } | undefined)?.grantId ?? (ctx.oidc?.route === 'token' ? exchangedGrantId(ctx) : undefined);
   if (grantId) {
     const binding = await grantBindingFor(db, ctx, grantId);
@@ -238,7 +238,7 @@ function interactionPolicyWithMcpConsent() {
   const policy = interactionPolicy.base();
   policy.get('consent')?.checks.add(
     new interactionPolicy.Check('mcp_client_consent', 'MCP clients need the consent screen', (ctx) =>
-      clientKindOf(ctx.oidc.client) !== 'app' && !ctx.oidc.result?.consent ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT,
+      !clientPolicyOf(ctx.oidc.client)?.firstParty && !ctx.oidc.result?.consent ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT,
     ),
   );
   return policy;

@@ -7,6 +7,7 @@ import type { Database } from '../db/client';
 import { findAppById } from '../clients/apps';
 import { findGrantBinding, resolveClientResource, type ClientKind, type GrantBinding, type ResourceTarget } from '../clients/binding';
 import { PORTICO_API_SCOPES, porticoApiResource } from '../resource/portico-api';
+import { clientPolicyOf } from './client-policy';
 
 /** The slice of oidc-provider's Client that Portico reads (its extra metadata, and the CIMD marker). */
 export type PorticoClient = {
@@ -17,11 +18,7 @@ export type PorticoClient = {
   clientIdMetadataDocument?: boolean;
 };
 
-export function clientKindOf(client: unknown): ClientKind | undefined {
-  const { portico_kind: kind, clientIdMetadataDocument } = (client ?? {}) as PorticoClient;
-  // The CIMD marker first: a metadata document is written by the client and could claim any portico_kind.
-  return clientIdMetadataDocument ? 'cimd' : kind;
-}
+export { clientKindOf } from './client-policy';
 
 /** The scopes every app's resource knows. Team grants and app-declared scopes extend this in later issues. */
 export const APP_RESOURCE_SCOPES = ['mcp'] as const;
@@ -66,11 +63,12 @@ export function exchangedGrantId(ctx: KoaContextWithOIDC): string | undefined {
 
 export async function getResourceServer(db: Database, issuer: string, ctx: KoaContextWithOIDC, resource: string, client: unknown) {
   const { clientId, portico_app_id: appId = null } = client as PorticoClient;
-  const kind = clientKindOf(client);
-  if (!kind) throw new errors.InvalidTarget('this client may not request resources');
+  const policy = clientPolicyOf(client);
+  if (!policy) throw new errors.InvalidTarget('this client may not request resources');
+  const { kind } = policy;
   const porticoApi = porticoApiResource(issuer);
 
-  if (kind === 'app') {
+  if (policy.resourceServerFrom === 'request') {
     const resolution = await resolveClientResource(db, { id: clientId, kind, appId }, resource, porticoApi);
     if (!resolution.ok) throw new errors.InvalidTarget('the resource does not name an application this client may access');
     return resourceServerOf(resolution.target, issuer);

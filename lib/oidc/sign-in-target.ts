@@ -6,7 +6,8 @@ import type { Database } from '../db/client';
 import { findAppContext, findAppSignInContext, type AppContext, type AppSignInContext } from '../clients/app-context';
 import { resolveClientResource, type ClientKind, type ResourceRefusal, type ResourceTarget } from '../clients/binding';
 import { PORTICO_API_SCOPES, porticoApiResource } from '../resource/portico-api';
-import { APP_RESOURCE_SCOPES, clientKindOf, type PorticoClient } from './resource-servers';
+import { APP_RESOURCE_SCOPES, type PorticoClient } from './resource-servers';
+import { clientKindOf, policyOfKind } from './client-policy';
 
 export interface ClientSummary {
   id: string;
@@ -57,7 +58,7 @@ export async function findSignInTarget(db: Database, provider: Provider, issuer:
   const client = clientId ? await summarizeClient(provider, clientId) : undefined;
   if (!client) return { kind: 'unknown_client' };
 
-  if (client.kind === 'app') {
+  if (policyOfKind(client.kind).firstParty) {
     const context = await findAppSignInContext(db, client.id);
     return context ? { kind: 'app_client', client, context } : { kind: 'unknown_client' };
   }
@@ -65,7 +66,7 @@ export async function findSignInTarget(db: Database, provider: Provider, issuer:
   const resolution = await resolveClientResource(db, client, params.resource, porticoApiResource(issuer));
   if (!resolution.ok) {
     // Show the app when it is known (another app's resource, a revoked client): the person sees what was refused.
-    const appId = client.kind === 'external' ? client.appId : undefined;
+    const appId = policyOfKind(client.kind).servesOneApp ? client.appId : undefined;
     return { kind: 'refused', reason: resolution.reason, client, context: appId ? await findAppContext(db, appId) : undefined };
   }
   const { target, resource } = resolution;

@@ -4,7 +4,7 @@ import type { Metadata } from 'next';
 import { listCentralRequests } from '@/lib/approvals/central';
 import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
 import { db } from '@/lib/runtime';
-import { PasswordFields, SignInFrame } from '../auth/app/_components/sign-in-frame';
+import { PasswordSignInForm, SignInFrame } from '../auth/app/_components/sign-in-frame';
 import { currentCentralSession } from './_lib/central';
 import { CentralFrame } from './_components/central-frame';
 import { LiveRequests } from './_components/live-requests';
@@ -20,18 +20,9 @@ export default async function CentralHome(props: { searchParams: Promise<Record<
       <SignInFrame>
         <h1>Operator central</h1>
         <p>Sign in to decide access requests. This session is separate from the console and lasts 15 minutes.</p>
-        {isSignInErrorCode(error) ? (
-          <div className="alert alert-error" role="alert" data-testid="sign-in-error">
-            {SIGN_IN_ERRORS[error]}
-          </div>
-        ) : null}
-        <form method="post" action="/central/session">
-          <PasswordFields recoverHref="/account/recover" />
+        <PasswordSignInForm action="/central/session" recoverHref="/account/recover" error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : undefined}>
           {typeof next === 'string' ? <input type="hidden" name="next" value={next} /> : null}
-          <button className="button" type="submit">
-            Sign in
-          </button>
-        </form>
+        </PasswordSignInForm>
       </SignInFrame>
     );
   }

@@ -2,65 +2,57 @@
 // tokens — and each selector names exactly the grants it says.
 import * as oidc from 'openid-client';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { oidcPayloads } from '../../lib/db/schema';
 import { endGrants, grantsOfClient, grantsOfOrganization, grantsOfPerson, grantsOfPersonInOrganization } from '../../lib/grants';
-import { openTestDatabase, type TestDatabase } from '../support/databases';
-import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
+import { createMember, createOrgWithApp, relyingParty, signIn, useProviderHarness, type AppFixture } from '../support/provider-harness';
 
 describe('ending grants', () => {
-  let database: TestDatabase;
-  let harness: Harness;
+  const suite = useProviderHarness();
   let appA: AppFixture;
   let appB: AppFixture;
   beforeAll(async () => {
-    database = await openTestDatabase();
-    harness = await startProviderHarness(database);
-    [appA, appB] = [await createOrgWithApp(database, 'Grants A'), await createOrgWithApp(database, 'Grants B')];
-  });
-  afterAll(async () => {
-    await harness.close();
-    await database.close();
+    [appA, appB] = [await createOrgWithApp(suite.database, 'Grants A'), await createOrgWithApp(suite.database, 'Grants B')];
   });
 
   it('ends the grant with every refresh token, code in flight and opaque access token issued from it', async () => {
-    const person = await createMember(database, appA.orgId, 'ends@grants.test');
-    const rp = await relyingParty(harness, appA);
-    const withRefresh = await signIn(harness, database, rp, appA, { email: person.email }, { scope: 'openid offline_access', prompt: 'consent' });
+    const person = await createMember(suite.database, appA.orgId, 'ends@grants.test');
+    const rp = await relyingParty(suite.harness, appA);
+    const withRefresh = await signIn(suite.harness, suite.database, rp, appA, { email: person.email }, { scope: 'openid offline_access', prompt: 'consent' });
     const tokens = await oidc.authorizationCodeGrant(rp, withRefresh.callbackUrl!, withRefresh.checks);
-    const inFlight = await signIn(harness, database, rp, appA, { email: person.email });
+    const inFlight = await signIn(suite.harness, suite.database, rp, appA, { email: person.email });
     expect(await oidc.fetchUserInfo(rp, tokens.access_token, person.id)).toMatchObject({ sub: person.id });
 
-    const grantIds = await grantsOfClient(database.db, appA.clientId);
+    const grantIds = await grantsOfClient(suite.database.db, appA.clientId);
     expect(grantIds.length).toBeGreaterThan(0);
-    const ended = await endGrants(database.db, grantIds);
+    const ended = await endGrants(suite.database.db, grantIds);
     expect(ended.grants).toBe(grantIds.length);
     expect(ended.byKind.Grant).toBe(grantIds.length);
 
     await expect(oidc.refreshTokenGrant(rp, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(oidc.authorizationCodeGrant(rp, inFlight.callbackUrl!, inFlight.checks)).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(oidc.fetchUserInfo(rp, tokens.access_token, person.id)).rejects.toBeDefined();
-    for (const grantId of grantIds) expect(await database.db.select().from(oidcPayloads).where(eq(oidcPayloads.grantId, grantId))).toEqual([]);
+    for (const grantId of grantIds) expect(await suite.database.db.select().from(oidcPayloads).where(eq(oidcPayloads.grantId, grantId))).toEqual([]);
     // Ending nothing is a no-op.
-    expect(await endGrants(database.db, [])).toEqual({ grants: 0, byKind: {} });
+    expect(await endGrants(suite.database.db, [])).toEqual({ grants: 0, byKind: {} });
   });
 
   it('selectors name a person’s grants per organization, and an organization’s, and nothing of another', async () => {
-    const person = await createMember(database, appA.orgId, 'both@grants.test');
+    const person = await createMember(suite.database, appA.orgId, 'both@grants.test');
     const { addMember } = await import('../../lib/accounts/memberships');
-    await addMember(database.db, { orgId: appB.orgId, userId: person.id, role: 'member' });
+    await addMember(suite.database.db, { orgId: appB.orgId, userId: person.id, role: 'member' });
     for (const app of [appA, appB]) {
-      const rp = await relyingParty(harness, app);
-      const attempt = await signIn(harness, database, rp, app, { email: person.email }, { scope: 'openid offline_access', prompt: 'consent' });
+      const rp = await relyingParty(suite.harness, app);
+      const attempt = await signIn(suite.harness, suite.database, rp, app, { email: person.email }, { scope: 'openid offline_access', prompt: 'consent' });
       await oidc.authorizationCodeGrant(rp, attempt.callbackUrl!, attempt.checks);
     }
-    const inA = await grantsOfPersonInOrganization(database.db, appA.orgId, person.id);
-    const inB = await grantsOfPersonInOrganization(database.db, appB.orgId, person.id);
+    const inA = await grantsOfPersonInOrganization(suite.database.db, appA.orgId, person.id);
+    const inB = await grantsOfPersonInOrganization(suite.database.db, appB.orgId, person.id);
     expect(inA).toHaveLength(1);
     expect(inB).toHaveLength(1);
     expect(inA[0]).not.toBe(inB[0]);
-    expect((await grantsOfPerson(database.db, person.id)).sort()).toEqual([...inA, ...inB].sort());
-    expect(await grantsOfOrganization(database.db, appB.orgId)).toContain(inB[0]);
-    expect(await grantsOfOrganization(database.db, appB.orgId)).not.toContain(inA[0]);
+    expect((await grantsOfPerson(suite.database.db, person.id)).sort()).toEqual([...inA, ...inB].sort());
+    expect(await grantsOfOrganization(suite.database.db, appB.orgId)).toContain(inB[0]);
+    expect(await grantsOfOrganization(suite.database.db, appB.orgId)).not.toContain(inA[0]);
   });
 });

@@ -15,7 +15,8 @@ import { loadOrCreateKeyMaterial, type KeyMaterial } from '../../lib/oidc/keys';
 import { completePasswordSignIn, type PasswordSignInOutcome } from '../../lib/oidc/password-sign-in';
 import { completeConsent, type ConsentOutcome } from '../../lib/oidc/consent';
 import { createProvider } from '../../lib/oidc/provider';
-import type { TestDatabase } from './databases';
+import { afterAll, beforeAll } from 'vitest';
+import { openTestDatabase, type TestDatabase } from './databases';
 
 export interface Harness {
   issuer: string;
@@ -49,6 +50,20 @@ export async function startProviderHarness(database: TestDatabase, options: { re
         server.close(() => resolve());
       }),
   };
+}
+
+/** A test file's database and provider harness, opened before its tests and closed after them. */
+export function useProviderHarness(options: { refreshTokenReuseGraceSeconds?: number } = {}): { database: TestDatabase; harness: Harness } {
+  const suite = {} as { database: TestDatabase; harness: Harness };
+  beforeAll(async () => {
+    suite.database = await openTestDatabase();
+    suite.harness = await startProviderHarness(suite.database, options);
+  });
+  afterAll(async () => {
+    await suite.harness?.close();
+    await suite.database?.close();
+  });
+  return suite;
 }
 
 export interface AppFixture extends CreatedApp {

@@ -96,6 +96,15 @@ export function ActionForm(props: {
   );
 }
 
+/** A destructive action on one thing: a secondary button, a confirmation naming the consequence, one hidden id. */
+export function ConfirmedAction(props: { action: Action; org: string; label: string; confirm: string; confirmLabel: string; field: string; value: string }) {
+  return (
+    <ActionForm action={props.action} org={props.org} submitLabel={props.label} variant="secondary" confirm={props.confirm} confirmLabel={props.confirmLabel}>
+      <input type="hidden" name={props.field} value={props.value} />
+    </ActionForm>
+  );
+}
+
 function CopyButton({ text }: { text: string }) {
   const [copied, setCopied] = useState(false);
   return (

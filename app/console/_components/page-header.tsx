@@ -24,3 +24,15 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
 export function ReadOnlyNotice() {
   return <p className="mb-4 text-sm text-slate-600">You can view this page. Changes are made by the organization’s owners and admins.</p>;
 }
+
+/** A titled panel of a page: the heading names the section for assistive technology. */
+export function Section({ id, title, children, className }: { id: string; title: string; children: ReactNode; className?: string }) {
+  return (
+    <section className={`panel ${className ?? 'mb-6'}`} aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`} className="mb-3 font-semibold">
+        {title}
+      </h2>
+      {children}
+    </section>
+  );
+}

@@ -10,7 +10,7 @@ import { CardForm } from '../../account/_components/card-form';
 import { changePasswordAction, sendVerificationAction } from './actions';
 import { db } from '@/lib/runtime';
 import { requireConsoleSession } from '../_lib/session';
-import { PageHeader } from '../_components/page-header';
+import { PageHeader, Section } from '../_components/page-header';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Your account' };
@@ -40,10 +40,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
             Every other session has ended.
           </p>
         ) : null}
-        <section className="panel mb-6" aria-labelledby="email-heading">
-          <h2 id="email-heading" className="mb-2 font-semibold">
-            Email
-          </h2>
+        <Section id="email" title="Email">
           <p className="mb-3 text-sm" data-testid="email-status">
             {user.email} · {user.emailVerifiedAt ? <strong className="text-green-800">confirmed</strong> : <strong className="text-amber-800">not confirmed yet</strong>}
           </p>
@@ -52,11 +49,8 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               <CardForm action={sendVerificationAction} fields={[]} submitLabel="Send me a confirmation link" testId="send-verification" />
             </div>
           )}
-        </section>
-        <section className="panel mb-6" aria-labelledby="password-heading">
-          <h2 id="password-heading" className="mb-2 font-semibold">
-            Password
-          </h2>
+        </Section>
+        <Section id="password" title="Password">
           <p className="mb-3 text-sm text-slate-600">Changing it signs you out everywhere else: other browsers, the central and every app.</p>
           <div className="card-form max-w-md">
             <CardForm
@@ -70,11 +64,8 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               ]}
             />
           </div>
-        </section>
-        <section className="panel mb-6" aria-labelledby="orgs-heading">
-          <h2 id="orgs-heading" className="mb-3 font-semibold">
-            Organizations
-          </h2>
+        </Section>
+        <Section id="orgs" title="Organizations">
           {memberships.length === 0 ? <p className="text-sm text-slate-600">You do not belong to any organization yet.</p> : null}
           <ul className="grid gap-2">
             {memberships.map((membership) => (
@@ -83,11 +74,8 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               </li>
             ))}
           </ul>
-        </section>
-        <section className="panel" aria-labelledby="sessions-heading">
-          <h2 id="sessions-heading" className="mb-3 font-semibold">
-            Sessions
-          </h2>
+        </Section>
+        <Section id="sessions" title="Sessions" className="">
           <table className="table mb-4" data-testid="account-sessions">
             <thead>
               <tr>
@@ -121,11 +109,8 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
             </button>
           </form>
           <p className="mt-2 text-xs text-slate-500">Ends every other console session and every app sign-in session. Access tokens already issued end within 10 minutes.</p>
-        </section>
-        <section className="panel mt-6" aria-labelledby="sign-ins-heading">
-          <h2 id="sign-ins-heading" className="mb-3 font-semibold">
-            Recent sign-ins
-          </h2>
+        </Section>
+        <Section id="sign-ins" title="Recent sign-ins" className="mt-6">
           {signIns.length === 0 ? <p className="text-sm text-slate-600">None recorded yet.</p> : null}
           <table className="table" data-testid="recent-sign-ins">
             <thead>
@@ -145,7 +130,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               ))}
             </tbody>
           </table>
-        </section>
+        </Section>
       </main>
     </div>
   );

@@ -2,7 +2,7 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
-import { PasswordFields, SignInFrame } from '../../auth/app/_components/sign-in-frame';
+import { PasswordSignInForm, SignInFrame } from '../../auth/app/_components/sign-in-frame';
 import { currentConsoleSession } from '../_lib/session';
 
 export const dynamic = 'force-dynamic';
@@ -15,17 +15,7 @@ export default async function ConsoleLoginPage(props: { searchParams: Promise<Re
     <SignInFrame>
       <h1>Sign in to the console</h1>
       <p>Manage your organization’s apps, members and audit log.</p>
-      {isSignInErrorCode(error) ? (
-        <div className="alert alert-error" role="alert" data-testid="sign-in-error">
-          {SIGN_IN_ERRORS[error]}
-        </div>
-      ) : null}
-      <form method="post" action="/console/session">
-        <PasswordFields recoverHref="/account/recover" />
-        <button className="button" type="submit">
-          Sign in
-        </button>
-      </form>
+      <PasswordSignInForm action="/console/session" recoverHref="/account/recover" error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : undefined} />
     </SignInFrame>
   );
 }

@@ -9,7 +9,7 @@ import { RESOURCE_REFUSAL_MESSAGES } from '@/lib/clients/binding';
 import { findInteraction } from '@/lib/oidc/interactions';
 import { findSignInTarget } from '@/lib/oidc/sign-in-target';
 import { db, runtime } from '@/lib/runtime';
-import { AppHeader, PasswordFields, SignInFrame } from '../_components/sign-in-frame';
+import { AppHeader, PasswordSignInForm, SignInFrame } from '../_components/sign-in-frame';
 import { ConsentCard } from '../_components/consent-card';
 import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
 import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
@@ -121,19 +121,17 @@ export default async function SignInPage(props: {
       ) : (
         <p>Use your {accountName} account.</p>
       )}
-      {errorCode ? (
-        <div className="alert alert-error" role="alert" data-testid="sign-in-error">
-          {errorCode === 'not_a_member'
+      <PasswordSignInForm
+        action={`${interactionPath(uid)}/login`}
+        recoverHref={`${interactionPath(uid)}/recover`}
+        error={
+          errorCode === 'not_a_member'
             ? `Your account is not a member of ${org?.name ?? 'the organization'}, which publishes ${context.app.name}. Ask one of its administrators to add you.`
-            : SIGN_IN_ERRORS[errorCode]}
-        </div>
-      ) : null}
-      <form method="post" action={`${interactionPath(uid)}/login`}>
-        <PasswordFields recoverHref={`${interactionPath(uid)}/recover`} />
-        <button className="button" type="submit">
-          Sign in
-        </button>
-      </form>
+            : errorCode
+              ? SIGN_IN_ERRORS[errorCode]
+              : undefined
+        }
+      />
     </SignInFrame>
   );
 }

@@ -43,6 +43,29 @@ export function AppHeader({ app, address }: { app: AppSignInContext['app']; addr
   );
 }
 
+/**
+ * Every Portico sign-in form (an app's card, the console, the central): the refusal, when there is one, then email
+ * and password, the way back in for a forgotten password, and the button.
+ */
+export function PasswordSignInForm(props: { action: string; recoverHref: string; error?: ReactNode; children?: ReactNode }) {
+  return (
+    <>
+      {props.error ? (
+        <div className="alert alert-error" role="alert" data-testid="sign-in-error">
+          {props.error}
+        </div>
+      ) : null}
+      <form method="post" action={props.action}>
+        <PasswordFields recoverHref={props.recoverHref} />
+        {props.children}
+        <button className="button" type="submit">
+          Sign in
+        </button>
+      </form>
+    </>
+  );
+}
+
 /** The email and password inputs of every Portico sign-in form, with the way back in for a forgotten password. */
 export function PasswordFields({ recoverHref }: { recoverHref: string }) {
   return (

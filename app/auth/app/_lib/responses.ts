@@ -1,4 +1,22 @@
-// The answers of the authorization screens' form routes: always a 303 to the next screen, never cached.
+// The authorization screens' form routes: each is a POST under its interaction's path, answered with a 303 to the
+// next screen (never cached). interactionRoute checks the uid once for all of them.
+import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
+
+export interface InteractionRequest {
+  uid: string;
+  /** The sign-in card of this interaction. */
+  card: string;
+  cookieHeader: string | null;
+}
+
+/** A POST handler for `/auth/app/<uid>/…`: an id that cannot be an interaction's is not found. */
+export function interactionRoute(handler: (request: Request, interaction: InteractionRequest) => Promise<Response>) {
+  return async (request: Request, { params }: { params: Promise<{ uid: string }> }): Promise<Response> => {
+    const { uid } = await params;
+    if (!isInteractionUid(uid)) return new Response('Not found', { status: 404 });
+    return handler(request, { uid, card: interactionPath(uid), cookieHeader: request.headers.get('cookie') });
+  };
+}
 
 export function seeOther(location: string): Response {
   return new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } });

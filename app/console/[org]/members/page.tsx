@@ -4,7 +4,7 @@ import { listMembers } from '@/lib/accounts/memberships';
 import { listTeams } from '@/lib/accounts/teams';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
-import { ActionForm } from '../../_components/action-form';
+import { ActionForm, ConfirmedAction } from '../../_components/action-form';
 import { Field, Select } from '../../_components/fields';
 import { EmptyState, PageHeader, ReadOnlyNotice } from '../../_components/page-header';
 import { changeRoleAction, inviteMemberAction, removeMemberAction, resendInvitationAction, revokeInvitationAction, sendPasswordResetAction } from './actions';
@@ -92,16 +92,15 @@ export default async function MembersPage(props: { params: Promise<{ org: string
                     <ActionForm action={resendInvitationAction} org={org} submitLabel="Resend" variant="secondary" inline>
                       <input type="hidden" name="invitationId" value={invitation.id} />
                     </ActionForm>
-                    <ActionForm
+                    <ConfirmedAction
                       action={revokeInvitationAction}
                       org={org}
-                      submitLabel="Revoke"
-                      variant="secondary"
+                      label="Revoke"
                       confirm={`Revoke the invitation to ${invitation.email}? Its link stops working at once.`}
                       confirmLabel="Yes, revoke"
-                    >
-                      <input type="hidden" name="invitationId" value={invitation.id} />
-                    </ActionForm>
+                      field="invitationId"
+                      value={invitation.id}
+                    />
                   </td>
                 </tr>
               ))}
@@ -138,26 +137,24 @@ export default async function MembersPage(props: { params: Promise<{ org: string
                         <input type="hidden" name="userId" value={member.userId} />
                         <Select label="New role" id={`role-${member.userId}`} name="role" options={ROLE_OPTIONS} defaultValue={member.role} />
                       </ActionForm>
-                      <ActionForm
+                      <ConfirmedAction
                         action={sendPasswordResetAction}
                         org={org}
-                        submitLabel="Send password reset link"
-                        variant="secondary"
+                        label="Send password reset link"
                         confirm={`Mail ${member.email} a link to choose a new password? You will not see the link or the password. Using it signs them out everywhere.`}
                         confirmLabel="Yes, send the link"
-                      >
-                        <input type="hidden" name="userId" value={member.userId} />
-                      </ActionForm>
-                      <ActionForm
+                        field="userId"
+                        value={member.userId}
+                      />
+                      <ConfirmedAction
                         action={removeMemberAction}
                         org={org}
-                        submitLabel="Remove"
-                        variant="secondary"
+                        label="Remove"
                         confirm={`Remove ${member.email}? Sign-in to this organization's apps is closed at once and their refresh tokens are revoked; access tokens already issued end within 10 minutes.`}
                         confirmLabel="Yes, remove"
-                      >
-                        <input type="hidden" name="userId" value={member.userId} />
-                      </ActionForm>
+                        field="userId"
+                        value={member.userId}
+                      />
                     </td>
                   ) : null}
                 </tr>

@@ -4,19 +4,15 @@ import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { RESOURCE_REFUSAL_MESSAGES } from '@/lib/clients/binding';
 import { findInteraction, finishInteraction } from '@/lib/oidc/interactions';
-import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
 import { findSignInTarget } from '@/lib/oidc/sign-in-target';
 import { db, runtime } from '@/lib/runtime';
-import { seeOther } from '../../_lib/responses';
+import { interactionRoute, seeOther } from '../../_lib/responses';
 
 export const dynamic = 'force-dynamic';
 
-export async function POST(request: Request, { params }: { params: Promise<{ uid: string }> }) {
-  const { uid } = await params;
-  if (!isInteractionUid(uid)) return new Response('Not found', { status: 404 });
+export const POST = interactionRoute(async (request, { uid, card: cardPath, cookieHeader }) => {
   const { provider } = runtime();
-  const cookieHeader = request.headers.get('cookie');
-  const card = seeOther(`${interactionPath(uid)}`);
+  const card = seeOther(cardPath);
   const lookup = await findInteraction(provider, cookieHeader, uid);
   if (!lookup.ok) return card;
   const target = await findSignInTarget(db(), provider, runtime().env.PORTICO_ISSUER, lookup.interaction.params);
@@ -34,4 +30,4 @@ export async function POST(request: Request, { params }: { params: Promise<{ uid
   const error = target.reason === 'revoked_for_app' ? 'access_denied' : target.reason === 'no_scope' ? 'invalid_scope' : 'invalid_target';
   const location = await finishInteraction(provider, cookieHeader, uid, { error, error_description: RESOURCE_REFUSAL_MESSAGES[target.reason] });
   return seeOther(location);
-}
+});

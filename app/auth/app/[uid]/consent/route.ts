@@ -3,16 +3,13 @@
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { completeConsent, type ConsentDecision } from '@/lib/oidc/consent';
-import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
 import { db, runtime } from '@/lib/runtime';
-import { afterOutcome, seeOther } from '../../_lib/responses';
+import { afterOutcome, interactionRoute, seeOther } from '../../_lib/responses';
 
 export const dynamic = 'force-dynamic';
 
-export async function POST(request: Request, { params }: { params: Promise<{ uid: string }> }) {
-  const { uid } = await params;
-  if (!isInteractionUid(uid)) return new Response('Not found', { status: 404 });
-  const card = `${interactionPath(uid)}`;
+export const POST = interactionRoute(async (request, { uid, card: cardPath, cookieHeader }) => {
+  const card = cardPath;
 
   // The consent form is small: a larger body, or anything but a plain form, is answered like an empty form.
   const form = await readCappedForm(request, 8 * 1024).catch(() => undefined);
@@ -26,11 +23,11 @@ export async function POST(request: Request, { params }: { params: Promise<{ uid
   const outcome = await completeConsent({
     provider: runtime().provider,
     db: db(),
-    cookieHeader: request.headers.get('cookie'),
+    cookieHeader,
     uid,
     decision,
     clientIp: clientIpFromHeaders(request.headers),
     issuer: runtime().env.PORTICO_ISSUER,
   });
   return afterOutcome(card, outcome);
-}
+});

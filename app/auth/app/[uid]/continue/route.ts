@@ -3,21 +3,17 @@
 import { findAppSignInContext } from '@/lib/clients/app-context';
 import { findInteraction, finishInteraction } from '@/lib/oidc/interactions';
 import { db, runtime } from '@/lib/runtime';
-import { seeOther } from '../../_lib/responses';
-import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
+import { interactionRoute, seeOther } from '../../_lib/responses';
 
 export const dynamic = 'force-dynamic';
 
-export async function POST(request: Request, { params }: { params: Promise<{ uid: string }> }) {
-  const { uid } = await params;
-  if (!isInteractionUid(uid)) return new Response('Not found', { status: 404 });
+export const POST = interactionRoute(async (request, { uid, card: cardPath, cookieHeader }) => {
   const { provider } = runtime();
-  const cookieHeader = request.headers.get('cookie');
   const lookup = await findInteraction(provider, cookieHeader, uid);
-  const card = seeOther(`${interactionPath(uid)}`);
+  const card = seeOther(cardPath);
   if (!lookup.ok || lookup.interaction.prompt.name !== 'consent' || !lookup.interaction.session?.accountId) return card;
   const context = await findAppSignInContext(db(), String(lookup.interaction.params.client_id ?? ''));
   if (context?.clientKind !== 'app') return card;
   const resumeUrl = await finishInteraction(provider, cookieHeader, uid, { consent: {} });
   return seeOther(resumeUrl);
-}
+});

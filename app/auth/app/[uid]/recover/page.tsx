@@ -17,7 +17,7 @@ export default async function AppRecoverPage(props: { params: Promise<{ uid: str
   const org = await signInOrganization(uid, (await headers()).get('cookie'));
   return (
     <SignInFrame org={org}>
-      <RecoveryCard action={`${interactionPath(uid)}/recover/request`} sent={sent === '1'} invalidEmail={error === 'email'} back={{ href: `${interactionPath(uid)}`, label: 'Back to sign-in' }} />
+      <RecoveryCard action={`${interactionPath(uid)}/recover/request`} sent={sent === '1'} invalidEmail={error === 'email'} back={{ href: interactionPath(uid), label: 'Back to sign-in' }} />
     </SignInFrame>
   );
 }

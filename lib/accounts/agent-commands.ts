@@ -2,6 +2,7 @@
 // and its audit event. The console's actions and the REST API are thin callers of these commands, so both answer
 // the same way. The caller has already checked the person's `agents.manage` permission in the organization.
 import { z } from 'zod';
+import { CommandRefusal } from './org-operation';
 import { postgresErrorCode, type Queryable } from '../db/client';
 import { findOrgApp } from '../clients/apps';
 import type { AuditRecord } from '../audit/events';
@@ -26,14 +27,7 @@ import {
 } from './agents';
 
 /** A refusal the person can act on; `status` is what the REST API answers. */
-export class AgentCommandRefusal extends Error {
-  constructor(
-    readonly status: 400 | 404 | 409,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class AgentCommandRefusal extends CommandRefusal {}
 
 export interface AgentCommandContext {
   tx: Queryable;

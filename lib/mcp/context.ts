@@ -1,12 +1,12 @@
 // What Portico's tools run with: the authenticated caller (person, acting agent, token) and the database. Tools
 // that touch an organization go through inOrganization: membership, the role's permission, one transaction, and
 // the change's audit event written as the person with the agent as `act`, exactly like the REST API.
-import { findMembershipRole } from '../accounts/memberships';
-import { findOrganizationBySlug, type MembershipRole, type Organization } from '../accounts/organizations';
-import { can, type OrgPermission } from '../accounts/permissions';
+import { authorizeOrgOperation, CommandRefusal, OperationRefusal, runOrgOperation } from '../accounts/org-operation';
+import type { MembershipRole, Organization } from '../accounts/organizations';
+import type { OrgPermission } from '../accounts/permissions';
 import type { ApiCaller } from '../api/authenticate';
 import { ApprovalRefusal } from '../approvals/broker';
-import { recordAuditEvent, type AuditActor, type AuditRecord } from '../audit/events';
+import type { AuditActor, AuditRecord } from '../audit/events';
 import { findOrgApp, listApps } from '../clients/apps';
 import type { Database, Queryable } from '../db/client';
 import type { Elicit } from './elicitation';
@@ -45,17 +45,18 @@ export interface OrgScope {
   tx: Queryable;
   org: Organization;
   role: MembershipRole;
-  audit(record: Omit<AuditRecord, 'orgId' | 'actor' | 'act' | 'clientId'>): Promise<void>;
+  audit(record: Omit<AuditRecord, 'orgId' | 'actor' | 'act'>): Promise<void>;
 }
 
 /** The organization and the person's role there, if that role allows `permission`; a refusal otherwise. */
 export async function requireOrgPermission(extra: Pick<PorticoToolExtra, 'caller' | 'db'>, orgSlug: string, permission: OrgPermission): Promise<{ org: Organization; role: MembershipRole }> {
-  const org = await findOrganizationBySlug(extra.db, orgSlug);
-  const role = org ? await findMembershipRole(extra.db, org.id, extra.caller.user.id) : undefined;
-  // An organization the person does not belong to is not revealed.
-  if (!org || !role) throw new ToolRefusal(`No organization "${orgSlug}" that you belong to.`);
-  if (!can(role, permission)) throw new ToolRefusal(`Your role in ${org.slug} (${role}) does not allow this.`);
-  return { org, role };
+  try {
+    return await authorizeOrgOperation(extra.db, orgSlug, extra.caller.user, permission);
+  } catch (error) {
+    if (!(error instanceof OperationRefusal)) throw error;
+    // An organization the person does not belong to is not revealed.
+    throw new ToolRefusal(error.reason === 'not_found' ? `No organization "${orgSlug}" that you belong to.` : `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`);
+  }
 }
 
 /**
@@ -68,24 +69,17 @@ export function orgPermission(permission: OrgPermission) {
   };
 }
 
+/** Runs a tool's work as an organization operation (lib/accounts/org-operation.ts), like the console and REST do. */
 export async function inOrganization<T>(extra: PorticoToolExtra, orgSlug: string, permission: OrgPermission, work: (scope: OrgScope) => Promise<T>): Promise<T> {
-  const { caller, db } = extra;
+  const { caller } = extra;
   const { org, role } = await requireOrgPermission(extra, orgSlug, permission);
-  return db.transaction((tx) =>
-    work({
-      tx,
-      org,
-      role,
-      audit: (record) =>
-        recordAuditEvent(tx, {
-          ...record,
-          orgId: org.id,
-          actor: { type: 'person', id: caller.user.id, label: caller.user.email, ip: extra.ip },
-          act: caller.agentId ?? null,
-          clientId: caller.token.clientId,
-        }),
-    }),
-  );
+  const actor = { person: caller.user, ip: extra.ip, door: 'mcp' as const, agentId: caller.agentId ?? null, tokenClientId: caller.token.clientId };
+  try {
+    return await runOrgOperation(extra.db, { org, role, actor }, { audit: 'at_most_one' }, ({ tx, audit }) => work({ tx, org, role, audit }));
+  } catch (error) {
+    if (error instanceof CommandRefusal) throw new ToolRefusal(error.message);
+    throw error;
+  }
 }
 
 export const json = (value: unknown) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> });

@@ -1,13 +1,15 @@
 // The layered action client: every console server action is built with orgAction, which validates the input
-// (zod), authorizes (session → organization → permission), runs the change in one transaction, and requires
-// exactly one audit event for it. Nothing of this is re-implemented per action.
+// (zod), authorizes (session → organization → permission), and runs the change through the organization-operation
+// kernel (lib/accounts/org-operation.ts): one transaction, exactly one audit event, the same shape as from REST or
+// MCP. Nothing of this is re-implemented per action.
 import 'server-only';
 import { headers } from 'next/headers';
 import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import type { OrgPermission } from '@/lib/accounts/permissions';
-import { recordAuditEvent, type AuditRecord } from '@/lib/audit/events';
+import { CommandRefusal, runOrgOperation } from '@/lib/accounts/org-operation';
+import type { AuditRecord } from '@/lib/audit/events';
 import type { Transaction } from '@/lib/db/client';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { enqueueMail } from '@/lib/mail/outbox';
@@ -74,32 +76,29 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
     try {
       const prepared = (options.prepare ? await options.prepare({ input: parsed.data, access }) : undefined) as Prepared;
       let mailQueued = false;
-      const result = await db().transaction(async (tx) => {
-        let events = 0;
-        const outcome = await handler({
-          tx,
-          input: parsed.data,
-          access,
-          prepared,
-          audit: async (record) => {
-            events += 1;
-            await recordAuditEvent(tx, { ...record, orgId: access.org.id, actor: { type: 'person', id: access.user.id, label: access.user.email, ip } });
-          },
-          queueMail: async (message) => {
-            mailQueued = true;
-            await enqueueMail(tx, runtime().atRestKey, message);
-          },
-        });
-        // Every change writes exactly one audit event with its actor.
-        if (events !== 1) throw new Error(`console action wrote ${events} audit events instead of 1`);
-        return outcome;
-      });
+      const result = await runOrgOperation(
+        db(),
+        { org: access.org, role: access.role, actor: { person: access.user, ip, door: 'console' } },
+        { audit: 'exactly_one' },
+        ({ tx, audit }) =>
+          handler({
+            tx: tx as Transaction,
+            input: parsed.data,
+            access,
+            prepared,
+            audit,
+            queueMail: async (message) => {
+              mailQueued = true;
+              await enqueueMail(tx, runtime().atRestKey, message);
+            },
+          }),
+      );
       if (mailQueued) runtime().mail.kick();
       if (result.redirect) redirect(result.redirect);
       revalidatePath(`/console/${access.org.slug}`, 'layout');
       return result;
     } catch (error) {
-      if (error instanceof ActionRefusal) return { status: 'error', message: error.message };
+      if (error instanceof ActionRefusal || error instanceof CommandRefusal) return { status: 'error', message: error.message };
       throw error; // includes Next's redirect signal
     }
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { setDevEnvironment } from '../../clients/dev-environment';
+import { setAppDevEnvironment } from '../../clients/app-commands';
 import { appOfOrganization, inOrganization, json, type PorticoTool, orgPermission } from '../context';
 
 const shape = {
@@ -17,9 +17,7 @@ export const appsSetDevEnvironment: PorticoTool<typeof shape> = {
   run: ({ org, app, hours }, extra) =>
     inOrganization(extra, org, 'apps.manage', async ({ tx, org: organization, audit }) => {
       const listing = await appOfOrganization(tx, organization, app);
-      const until = hours > 0 ? new Date(Date.now() + hours * 3600_000) : null;
-      await setDevEnvironment(tx, listing.app.id, until);
-      await audit({ action: until ? 'app.dev_environment_on' : 'app.dev_environment_off', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, details: { until: until?.toISOString() ?? null } });
+      const until = await setAppDevEnvironment({ tx, audit }, listing, hours);
       return json({ app: listing.app.name, dev_environment_until: until?.toISOString() ?? null });
     }),
 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { credentialState, DEFAULT_OVERLAP_SECONDS, startRotation } from '../../clients/rotation';
-import { appOfOrganization, inOrganization, json, ToolRefusal, type PorticoTool, orgPermission } from '../context';
+import { startSecretRotation } from '../../clients/app-commands';
+import { DEFAULT_OVERLAP_SECONDS } from '../../clients/rotation';
+import { appOfOrganization, inOrganization, json, type PorticoTool, orgPermission } from '../context';
 
 const shape = {
   org: z.string().min(1).max(64).describe('The organization slug.'),
@@ -18,11 +19,7 @@ export const clientsRotateSecret: PorticoTool<typeof shape> = {
   run: ({ org, app, overlap_hours }, extra) =>
     inOrganization(extra, org, 'apps.manage', async ({ tx, org: organization, audit }) => {
       const listing = await appOfOrganization(tx, organization, app);
-      const state = await credentialState(tx, listing.clientId);
-      if (!state) throw new ToolRefusal('This app’s client has no secret.');
-      const result = await startRotation(tx, listing.clientId, state.generation, overlap_hours * 3600);
-      if (!result.ok) throw new ToolRefusal(result.message);
-      await audit({ action: 'app.secret_rotation_started', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, details: { generation: result.generation, overlapEndsAt: result.rotationEndsAt.toISOString() } });
+      const result = await startSecretRotation({ tx, audit }, listing, { overlapSeconds: overlap_hours * 3600 });
       return json({ app: listing.app.name, client_secret: result.secret, generation: result.generation, old_secret_stops_at: result.rotationEndsAt.toISOString() });
     }),
 };

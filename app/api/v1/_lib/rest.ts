@@ -1,11 +1,11 @@
 // The REST API's one wrapper: authenticate (Portico API bearer token), resolve the organization, authorize by the
 // person's role there (an agent acting for them lends nothing and adds nothing), run the change in one transaction
 // with its audit event, and answer every failure as JSON in OAuth's error shape, never a stack trace.
-import { findMembershipRole } from '@/lib/accounts/memberships';
-import { findOrganizationBySlug, type MembershipRole, type Organization } from '@/lib/accounts/organizations';
-import { can, type OrgPermission } from '@/lib/accounts/permissions';
+import { authorizeOrgOperation, CommandRefusal, OperationRefusal, runOrgOperation } from '@/lib/accounts/org-operation';
+import type { MembershipRole, Organization } from '@/lib/accounts/organizations';
+import type { OrgPermission } from '@/lib/accounts/permissions';
 import { authenticateApiRequest, type ApiCaller } from '@/lib/api/authenticate';
-import { recordAuditEvent, type AuditRecord } from '@/lib/audit/events';
+import type { AuditRecord } from '@/lib/audit/events';
 import type { Queryable } from '@/lib/db/client';
 import { oauthError, readJsonObject } from '@/lib/http/errors';
 import { postgresConfirmationStore } from '@/lib/mcp/confirmation-store';
@@ -68,11 +68,14 @@ export function orgRoute(
     if (!authentication.ok) return authentication.response;
     const { caller } = authentication;
     const params = await route.params;
-    const org = await findOrganizationBySlug(db(), String(params.org ?? ''));
-    const role = org ? await findMembershipRole(db(), org.id, caller.user.id) : undefined;
-    // An organization the person does not belong to is not revealed.
-    if (!org || !role) return apiError(404, 'not_found', 'no such organization');
-    if (!can(role, permission)) return apiError(403, 'forbidden', `your role in ${org.slug} does not allow this`);
+    let authorized: Awaited<ReturnType<typeof authorizeOrgOperation>>;
+    try {
+      authorized = await authorizeOrgOperation(db(), String(params.org ?? ''), caller.user, permission);
+    } catch (error) {
+      if (error instanceof OperationRefusal) return apiError(error.reason === 'not_found' ? 404 : 403, error.reason, error.message);
+      throw error;
+    }
+    const { org, role } = authorized;
 
     const ip = clientIpFromHeaders(request.headers);
     // The body is read before the transaction opens: a slow client never holds a database connection.
@@ -86,33 +89,30 @@ export function orgRoute(
       const held = await confirmationRefusal(confirmation, caller, params, bodyRead instanceof ApiError ? {} : bodyRead, ip);
       if (held) return held;
     }
-    const inTransaction = <T>(work: (tx: Queryable) => Promise<T>) => (options.transaction === false ? work(db()) : db().transaction(work));
+    const actor = { person: caller.user, ip, door: 'rest' as const, agentId: caller.agentId ?? null, tokenClientId: caller.token.clientId };
     try {
-      return await inTransaction(async (tx) =>
-        handler({
-          caller,
-          org,
-          role,
-          tx,
-          params,
-          async body() {
-            if (bodyRead instanceof ApiError) throw bodyRead;
-            return bodyRead;
-          },
-          audit: (record) =>
-            recordAuditEvent(tx, {
-              ...record,
-              orgId: org.id,
-              actor: { type: 'person', id: caller.user.id, label: caller.user.email, ip },
-              act: caller.agentId ?? null,
-              clientId: record.clientId ?? caller.token.clientId,
-              // Who authorized what: the token's subject, the acting agent and the mode, and the client.
-              details: { ...record.details, via: 'rest', sub: caller.user.id, act: caller.agentId ?? null, mode: caller.agentId ? 'delegated' : 'person', tokenClient: caller.token.clientId },
-            }),
-        }),
+      return await runOrgOperation(
+        db(),
+        { org, role, actor },
+        // A refusal answered as a response writes no event; a change writes one.
+        { audit: request.method === 'GET' ? 'none' : 'at_most_one', transaction: options.transaction !== false },
+        ({ tx, audit }) =>
+          handler({
+            caller,
+            org,
+            role,
+            tx,
+            params,
+            async body() {
+              if (bodyRead instanceof ApiError) throw bodyRead;
+              return bodyRead;
+            },
+            audit,
+          }),
       );
     } catch (error) {
       if (error instanceof ApiError) return apiError(error.status, error.error, error.message);
+      if (error instanceof CommandRefusal) return apiError(error.status, error.status === 404 ? 'not_found' : error.status === 409 ? 'conflict' : 'invalid_request', error.message);
       throw error;
     }
   };

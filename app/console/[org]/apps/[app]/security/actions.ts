@@ -2,9 +2,7 @@
 // The security tab's actions: rotation steps, revocation, dev environment, dev-only redirect URIs.
 import { z } from 'zod';
 import { addRedirectUri } from '@/lib/clients/apps';
-import { setDevEnvironment } from '@/lib/clients/dev-environment';
-import { endClientAccess } from '@/lib/grants';
-import { cancelRotation, completeRotation, startRotation } from '@/lib/clients/rotation';
+import { cancelSecretRotation, completeSecretRotation, revokeAppAccess, setAppDevEnvironment, startSecretRotation } from '@/lib/clients/app-commands';
 import { issueSurfaceSecret, recordVerification, surfaceSecretOf, surfaceStateOf, surfaceVerificationFetch, verifyAppSurface } from '@/lib/clients/surface';
 import { validateRedirectUri } from '@/lib/clients/validation';
 import { db, runtime } from '@/lib/runtime';
@@ -24,9 +22,7 @@ export const startRotationAction = orgAction(
   { permission: 'apps.manage', input: z.object({ appId, generation, overlapHours: z.coerce.number().int().min(1, 'at least 1 hour').max(720, 'at most 720 hours (30 days)') }) },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
-    const result = await startRotation(tx, listing.clientId, input.generation, input.overlapHours * 3600);
-    if (!result.ok) throw new ActionRefusal(result.message);
-    await audit({ action: 'app.secret_rotation_started', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: { generation: result.generation, overlapEndsAt: result.rotationEndsAt.toISOString() } });
+    const result = await startSecretRotation({ tx, audit }, listing, { generation: input.generation, overlapSeconds: input.overlapHours * 3600 });
     return {
       status: 'ok',
       message: `Rotation started. Both secrets work until ${result.rotationEndsAt.toISOString()}. Put the new secret in the app's environment, then complete the rotation. It is shown only now:`,
@@ -38,10 +34,7 @@ export const startRotationAction = orgAction(
 export const completeRotationAction = orgAction(
   { permission: 'apps.manage', input: z.object({ appId, generation, confirmed }) },
   async ({ tx, input, access, audit }) => {
-    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
-    const result = await completeRotation(tx, listing.clientId, input.generation);
-    if (!result.ok) throw new ActionRefusal(result.message);
-    await audit({ action: 'app.secret_rotation_completed', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: { generation: result.generation } });
+    await completeSecretRotation({ tx, audit }, await orgAppOrRefuse(tx, access.org.id, input.appId), input.generation);
     return { status: 'ok', message: 'Rotation completed: only the new secret works now.' };
   },
 );
@@ -49,10 +42,7 @@ export const completeRotationAction = orgAction(
 export const cancelRotationAction = orgAction(
   { permission: 'apps.manage', input: z.object({ appId, generation, confirmed }) },
   async ({ tx, input, access, audit }) => {
-    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
-    const result = await cancelRotation(tx, listing.clientId, input.generation);
-    if (!result.ok) throw new ActionRefusal(result.message);
-    await audit({ action: 'app.secret_rotation_cancelled', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: { generation: result.generation } });
+    await cancelSecretRotation({ tx, audit }, await orgAppOrRefuse(tx, access.org.id, input.appId), input.generation);
     return { status: 'ok', message: 'Rotation cancelled: the new secret is discarded, the old one works as before.' };
   },
 );
@@ -60,9 +50,7 @@ export const cancelRotationAction = orgAction(
 export const revokeAccessAction = orgAction(
   { permission: 'apps.manage', input: z.object({ appId, confirmed }) },
   async ({ tx, input, access, audit }) => {
-    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
-    const counts = await endClientAccess(tx, listing.clientId);
-    await audit({ action: 'app.access_revoked', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: counts });
+    const counts = await revokeAppAccess({ tx, audit }, await orgAppOrRefuse(tx, access.org.id, input.appId));
     return { status: 'ok', message: `Revoked ${counts.Grant ?? 0} grant(s), ${counts.RefreshToken ?? 0} refresh token(s) and ${counts.AuthorizationCode ?? 0} code(s) in flight.` };
   },
 );
@@ -70,10 +58,7 @@ export const revokeAccessAction = orgAction(
 export const setDevEnvironmentAction = orgAction(
   { permission: 'apps.manage', input: z.object({ appId, hours: z.coerce.number().int().min(0).max(720, 'at most 720 hours') }) },
   async ({ tx, input, access, audit }) => {
-    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
-    const until = input.hours > 0 ? new Date(Date.now() + input.hours * 3600_000) : null;
-    await setDevEnvironment(tx, listing.app.id, until);
-    await audit({ action: until ? 'app.dev_environment_on' : 'app.dev_environment_off', subject: subject(listing), appId: listing.app.id, details: { until: until?.toISOString() ?? null } });
+    const until = await setAppDevEnvironment({ tx, audit }, await orgAppOrRefuse(tx, access.org.id, input.appId), input.hours);
     return { status: 'ok', message: until ? `Dev environment on until ${until.toISOString()}.` : 'Dev environment off: dev-only redirect URIs are refused.' };
   },
 );

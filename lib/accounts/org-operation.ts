@@ -1,0 +1,118 @@
+// The one kernel every organization operation runs through, whichever door it came in by (the console, the REST
+// API, an MCP tool): organization → the person's role there → the role's permission → one transaction → exactly one
+// audit event with the same shape. The doors differ only in how they authenticate the person and how they answer a
+// refusal; what an operation does and how it is recorded is decided once, here and in the domain commands
+// (lib/accounts/agent-commands.ts, lib/clients/app-commands.ts).
+import type { AuditRecord } from '../audit/events';
+import { recordAuditEvent } from '../audit/events';
+import type { Database, Queryable } from '../db/client';
+import { findMembershipRole } from './memberships';
+import { findOrganizationBySlug, type MembershipRole, type Organization } from './organizations';
+import { can, type OrgPermission } from './permissions';
+import type { User } from './users';
+
+/** Who runs the operation, and through which door. */
+export interface OperationActor {
+  person: User;
+  ip: string;
+  door: 'console' | 'rest' | 'mcp';
+  /** The agent acting for the person (RFC 8693 `act`), when a token says so. */
+  agentId?: string | null;
+  /** The OAuth client whose token carried the call (REST, MCP): recorded as where the call came from. */
+  tokenClientId?: string | null;
+}
+
+export type OperationRefusalReason = 'not_found' | 'forbidden';
+
+/** The organization is not one the person belongs to (not revealed), or their role does not allow the operation. */
+export class OperationRefusal extends Error {
+  constructor(
+    readonly reason: OperationRefusalReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OperationRefusal';
+  }
+}
+
+/**
+ * A domain command's refusal the person can act on (a conflict, a rule). Every door shows its message: the console
+ * next to the form, REST as `status`, an MCP tool as its error text.
+ */
+export class CommandRefusal extends Error {
+  constructor(
+    readonly status: 400 | 404 | 409,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CommandRefusal';
+  }
+}
+
+export interface OrgOperationContext {
+  tx: Queryable;
+  org: Organization;
+  role: MembershipRole;
+  actor: OperationActor;
+  /** The operation's audit event (one per operation), written as the person, in the organization. */
+  audit(record: Omit<AuditRecord, 'orgId' | 'actor' | 'act'>): Promise<void>;
+}
+
+/** The organization and the person's role, if the role allows `permission`. */
+export async function authorizeOrgOperation(db: Queryable, orgSlug: string, person: Pick<User, 'id'>, permission: OrgPermission): Promise<{ org: Organization; role: MembershipRole }> {
+  const org = typeof orgSlug === 'string' && orgSlug !== '' ? await findOrganizationBySlug(db, orgSlug) : undefined;
+  const role = org ? await findMembershipRole(db, org.id, person.id) : undefined;
+  // An organization the person does not belong to is not revealed.
+  if (!org || !role) throw new OperationRefusal('not_found', 'no such organization');
+  if (!can(role, permission)) throw new OperationRefusal('forbidden', `your role in ${org.slug} (${role}) does not allow this`);
+  return { org, role };
+}
+
+export interface OrgOperationOptions {
+  /**
+   * A change writes exactly one audit event; a read writes none. `at_most_one` is for doors whose handlers answer
+   * some refusals with a response instead of throwing (REST, MCP tools), where a refused change writes nothing.
+   */
+  audit: 'exactly_one' | 'at_most_one' | 'none';
+  /** false for work that calls Portico over HTTP (a transaction held across it could wait on itself). */
+  transaction?: boolean;
+}
+
+/** Runs an authorized operation: in one transaction, with its audit event in the shape every door shares. */
+export async function runOrgOperation<T>(
+  db: Database,
+  scope: { org: Organization; role: MembershipRole; actor: OperationActor },
+  options: OrgOperationOptions,
+  work: (ctx: OrgOperationContext) => Promise<T>,
+): Promise<T> {
+  const { org, role, actor } = scope;
+  const run = async (tx: Queryable) => {
+    let events = 0;
+    const result = await work({
+      tx,
+      org,
+      role,
+      actor,
+      audit: async (record) => {
+        events += 1;
+        await recordAuditEvent(tx, {
+          ...record,
+          orgId: org.id,
+          actor: { type: 'person', id: actor.person.id, label: actor.person.email, ip: actor.ip },
+          act: actor.agentId ?? null,
+          // The client the operation is about (an app's, a revoked one), never the caller's: that goes in details.
+          clientId: record.clientId ?? null,
+          details: {
+            ...record.details,
+            via: actor.door,
+            ...(actor.tokenClientId ? { tokenClient: actor.tokenClientId, mode: actor.agentId ? 'delegated' : 'person' } : {}),
+          },
+        });
+      },
+    });
+    const allowed = { exactly_one: [1], at_most_one: [0, 1], none: [0] }[options.audit];
+    if (!allowed.includes(events)) throw new Error(`an organization operation wrote ${events} audit events (expected ${options.audit.replaceAll('_', ' ')})`);
+    return result;
+  };
+  return options.transaction === false ? run(db) : db.transaction(run);
+}

@@ -1,0 +1,57 @@
+// What an admin does to an app's credentials, once: the console's security tab and Portico's MCP tools call these,
+// so an operation is checked and audited the same way whichever door it came through. The caller has authorized
+// `apps.manage` through the organization-operation kernel (lib/accounts/org-operation.ts), which gives the context.
+import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
+import { endClientAccess } from '../grants';
+import { setDevEnvironment } from './dev-environment';
+import { cancelRotation, completeRotation, credentialState, startRotation } from './rotation';
+import type { findOrgApp } from './apps';
+
+type AppListing = NonNullable<Awaited<ReturnType<typeof findOrgApp>>>;
+type Context = Pick<OrgOperationContext, 'tx' | 'audit'>;
+
+function about(listing: AppListing) {
+  return { subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId };
+}
+
+/**
+ * Starts a rotation: a new secret, and an overlap during which both work. `generation` is the credential state the
+ * person saw (a compare-and-swap: a stale page cannot start a second one); without it, the current one.
+ */
+export async function startSecretRotation(ctx: Context, listing: AppListing, input: { generation?: number; overlapSeconds: number }) {
+  const generation = input.generation ?? (await credentialState(ctx.tx, listing.clientId))?.generation;
+  if (generation === undefined) throw new CommandRefusal(409, 'This app’s client has no secret.');
+  const result = await startRotation(ctx.tx, listing.clientId, generation, input.overlapSeconds);
+  if (!result.ok) throw new CommandRefusal(409, result.message);
+  await ctx.audit({ action: 'app.secret_rotation_started', ...about(listing), details: { generation: result.generation, overlapEndsAt: result.rotationEndsAt.toISOString() } });
+  return result;
+}
+
+export async function completeSecretRotation(ctx: Context, listing: AppListing, generation: number) {
+  const result = await completeRotation(ctx.tx, listing.clientId, generation);
+  if (!result.ok) throw new CommandRefusal(409, result.message);
+  await ctx.audit({ action: 'app.secret_rotation_completed', ...about(listing), details: { generation: result.generation } });
+  return result;
+}
+
+export async function cancelSecretRotation(ctx: Context, listing: AppListing, generation: number) {
+  const result = await cancelRotation(ctx.tx, listing.clientId, generation);
+  if (!result.ok) throw new CommandRefusal(409, result.message);
+  await ctx.audit({ action: 'app.secret_rotation_cancelled', ...about(listing), details: { generation: result.generation } });
+  return result;
+}
+
+/** Ends every grant and refresh token of the app's own client, and its codes in flight. */
+export async function revokeAppAccess(ctx: Context, listing: AppListing): Promise<Record<string, number>> {
+  const counts = await endClientAccess(ctx.tx, listing.clientId);
+  await ctx.audit({ action: 'app.access_revoked', ...about(listing), details: counts });
+  return counts;
+}
+
+/** Turns the dev environment on for `hours` (dev-only redirect URIs accepted), or off with 0. */
+export async function setAppDevEnvironment(ctx: Context, listing: AppListing, hours: number): Promise<Date | null> {
+  const until = hours > 0 ? new Date(Date.now() + hours * 3600_000) : null;
+  await setDevEnvironment(ctx.tx, listing.app.id, until);
+  await ctx.audit({ action: until ? 'app.dev_environment_on' : 'app.dev_environment_off', ...about(listing), details: { until: until?.toISOString() ?? null } });
+  return until;
+}

@@ -43,6 +43,8 @@ export class CommandRefusal extends Error {
   constructor(
     readonly status: 400 | 404 | 409,
     message: string,
+    /** The machine-readable error a REST answer carries (default: from the status). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'CommandRefusal';

@@ -56,8 +56,8 @@ describe('organization operations', () => {
   });
 
   it('records one operation the same way from the console and from an MCP tool; only the door and the calling client differ', async () => {
-    const run = async (actor: OperationActor, work: Parameters<typeof runOrgOperation>[3]) =>
-      runOrgOperation(database.db, { ...(await authorizeOrgOperation(database.db, 'kernel', admin, 'apps.manage')), actor }, { audit: 'exactly_one' }, work);
+    const run = async <T,>(actor: OperationActor, work: (ctx: Parameters<Parameters<typeof runOrgOperation<T>>[3]>[0]) => Promise<T>) =>
+      runOrgOperation<T>(database.db, { ...(await authorizeOrgOperation(database.db, 'kernel', admin, 'apps.manage')), actor }, { audit: 'exactly_one' }, work);
     const listing = (await findOrgApp(database.db, orgId, appId))!;
     await run({ person: admin, ip: '192.0.2.1', door: 'console' }, (ctx) => setAppDevEnvironment(ctx, listing, 2));
     await run({ person: admin, ip: '192.0.2.1', door: 'mcp', agentId: 'agt_kernel_helper_000001', tokenClientId: 'dcr_some_mcp_client' }, (ctx) => setAppDevEnvironment(ctx, listing, 0));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { revokeClientAtApp } from '../../clients/binding';
-import { appOfOrganization, inOrganization, json, ToolRefusal, type PorticoTool, orgPermission } from '../context';
+import { revokeClientAtAppCommand } from '../../clients/client-commands';
+import { appOfOrganization, inOrganization, json, type PorticoTool, orgPermission } from '../context';
 
 const shape = {
   org: z.string().min(1).max(64).describe('The organization slug.'),
@@ -18,9 +18,7 @@ export const clientsRevoke: PorticoTool<typeof shape> = {
   run: ({ org, app, client_id }, extra) =>
     inOrganization(extra, org, 'clients.manage', async ({ tx, org: organization, audit }) => {
       const listing = await appOfOrganization(tx, organization, app);
-      const result = await revokeClientAtApp(tx, client_id, listing.app.id);
-      if (!result.ok) throw new ToolRefusal(result.reason === 'already_revoked' ? 'This client is revoked at this app already.' : 'This client has never reached this app.');
-      await audit({ action: 'client.revoked', subject: { type: 'client', id: client_id }, appId: listing.app.id, details: { grantsEnded: result.grantsEnded } });
+      const result = await revokeClientAtAppCommand({ tx, org: organization, audit }, listing, client_id);
       return json({ client_id, app: listing.app.name, grants_ended: result.grantsEnded });
     }),
 };

@@ -112,7 +112,7 @@ export function orgRoute(
       );
     } catch (error) {
       if (error instanceof ApiError) return apiError(error.status, error.error, error.message);
-      if (error instanceof CommandRefusal) return apiError(error.status, error.status === 404 ? 'not_found' : error.status === 409 ? 'conflict' : 'invalid_request', error.message);
+      if (error instanceof CommandRefusal) return apiError(error.status, error.code ?? (error.status === 404 ? 'not_found' : error.status === 409 ? 'conflict' : 'invalid_request'), error.message);
       throw error;
     }
   };

@@ -1,8 +1,7 @@
 'use server';
 import { z } from 'zod';
 import { findOrgApp } from '@/lib/clients/apps';
-import { revokeClientAtApp } from '@/lib/clients/binding';
-import { createExternalClient, validateExternalClient } from '@/lib/clients/external';
+import { ClientMetadataRefusal, registerExternalClient, revokeClientAtAppCommand } from '@/lib/clients/client-commands';
 import { ActionRefusal, orgAction } from '../../_lib/action';
 
 const appId = z.string().uuid('choose an app');
@@ -16,13 +15,13 @@ export const createExternalClientAction = orgAction(
     const app = await findOrgApp(tx, access.org.id, input.appId);
     if (!app) throw new ActionRefusal('This app does not exist in this organization.');
     const uris = input.redirectUris.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
-    const valid = validateExternalClient(input.label, uris);
-    if (!valid.ok) throw new ActionRefusal(valid.field === 'label' ? `Label: ${valid.message}.` : `Redirect URIs: ${valid.message}.`);
-    const { clientId } = await createExternalClient(tx, { orgId: access.org.id, appId: app.app.id, label: valid.label, redirectUris: valid.redirectUris, native: valid.native });
-    await audit({ action: 'client.external_registered', subject: { type: 'client', id: clientId, label: valid.label }, appId: app.app.id, clientId, details: { redirectUris: valid.redirectUris } });
+    const registered = await registerExternalClient({ tx, org: access.org, audit }, app, { label: input.label, redirectUris: uris }).catch((error: unknown) => {
+      throw error instanceof ClientMetadataRefusal ? new ActionRefusal(error.field === 'label' ? `Label: ${error.message}.` : `Redirect URIs: ${error.message}.`) : error;
+    });
+    const { clientId } = registered;
     return {
       status: 'ok',
-      message: `Registered ${valid.label} for ${app.app.name}. It is a public client: give it this client ID (there is no secret; it uses PKCE).`,
+      message: `Registered ${registered.label} for ${app.app.name}. It is a public client: give it this client ID (there is no secret; it uses PKCE).`,
       secret: [`client_id=${clientId}`, `resource=${app.app.publishOrigin}/api/mcp`],
     };
   },
@@ -33,11 +32,7 @@ export const revokeClientAction = orgAction(
   async ({ tx, input, access, audit }) => {
     const app = await findOrgApp(tx, access.org.id, input.appId);
     if (!app) throw new ActionRefusal('This app does not exist in this organization.');
-    const outcome = await revokeClientAtApp(tx, input.clientId, app.app.id);
-    if (!outcome.ok) {
-      throw new ActionRefusal(outcome.reason === 'not_linked' ? `This client is not a client of ${app.app.name}.` : 'This client is revoked at this app already.');
-    }
-    await audit({ action: 'client.revoked', subject: { type: 'client', id: input.clientId }, appId: app.app.id, clientId: input.clientId, details: { grantsEnded: outcome.grantsEnded } });
+    const outcome = await revokeClientAtAppCommand({ tx, org: access.org, audit }, app, input.clientId);
     return { status: 'ok', message: `Revoked at ${app.app.name}: ${outcome.grantsEnded} live connection(s) ended. Access tokens already issued expire within 10 minutes.` };
   },
 );

@@ -1,6 +1,7 @@
 // /api/v1/orgs/<org>/clients – the organization's external MCP clients (and the dynamic and CIMD clients that
 // reached its apps): list them, or register an external client for one app.
-import { createExternalClient, listOrgClients, validateExternalClient } from '@/lib/clients/external';
+import { ClientMetadataRefusal, registerExternalClient } from '@/lib/clients/client-commands';
+import { listOrgClients } from '@/lib/clients/external';
 import { findOrgApp } from '@/lib/clients/apps';
 import { ApiError, orgRoute } from '../../../_lib/rest';
 
@@ -28,16 +29,11 @@ export const POST = orgRoute('clients.manage', async ({ tx, org, body, audit }) 
   if (typeof input.app_id !== 'string') throw new ApiError(400, 'invalid_request', 'app_id is required');
   const app = await findOrgApp(tx, org.id, input.app_id);
   if (!app) throw new ApiError(404, 'not_found', 'no such app in this organization');
-  const valid = validateExternalClient(input.label, input.redirect_uris);
-  if (!valid.ok) throw new ApiError(400, valid.field === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata', valid.message);
-  const { clientId } = await createExternalClient(tx, { orgId: org.id, appId: app.app.id, label: valid.label, redirectUris: valid.redirectUris, native: valid.native });
-  await audit({
-    action: 'client.external_registered',
-    subject: { type: 'client', id: clientId, label: valid.label },
-    appId: app.app.id,
-    clientId,
-    details: { redirectUris: valid.redirectUris },
+  const valid = await registerExternalClient({ tx, org, audit }, app, { label: input.label, redirectUris: input.redirect_uris }).catch((error: unknown) => {
+    // RFC 7591 §3.2.2: the error names what is wrong.
+    throw error instanceof ClientMetadataRefusal ? new ApiError(400, error.field === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata', error.message) : error;
   });
+  const { clientId } = valid;
   return Response.json(
     { client_id: clientId, client_name: valid.label, app_id: app.app.id, redirect_uris: valid.redirectUris, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] },
     { status: 201, headers: { 'Cache-Control': 'no-store' } },

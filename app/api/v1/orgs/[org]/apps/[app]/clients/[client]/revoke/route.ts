@@ -4,7 +4,7 @@
 // Like the clients.revoke tool, it needs a human's confirmation first: 428 with a challenge, then the retry
 // carries `_confirmation_token` in a JSON body.
 import { findOrgApp } from '@/lib/clients/apps';
-import { revokeClientAtApp } from '@/lib/clients/binding';
+import { revokeClientAtAppCommand } from '@/lib/clients/client-commands';
 import { ApiError, orgRoute } from '../../../../../../../_lib/rest';
 
 export const dynamic = 'force-dynamic';
@@ -13,12 +13,6 @@ export const POST = orgRoute('clients.manage', async ({ tx, org, params, audit }
   const app = await findOrgApp(tx, org.id, String(params.app ?? ''));
   if (!app) throw new ApiError(404, 'not_found', 'no such app in this organization');
   const clientId = String(params.client ?? '');
-  const outcome = await revokeClientAtApp(tx, clientId, app.app.id);
-  if (!outcome.ok) {
-    throw outcome.reason === 'not_linked'
-      ? new ApiError(409, 'not_linked', `this client is not a client of ${app.app.name}: revoke it from its own app`)
-      : new ApiError(409, 'already_revoked', 'this client is revoked at this app already');
-  }
-  await audit({ action: 'client.revoked', subject: { type: 'client', id: clientId }, appId: app.app.id, clientId, details: { grantsEnded: outcome.grantsEnded } });
+  const outcome = await revokeClientAtAppCommand({ tx, org, audit }, app, clientId);
   return Response.json({ revoked: true, client_id: clientId, app_id: app.app.id, grants_ended: outcome.grantsEnded });
 }, { confirm: { tool: 'clients.revoke', args: (params) => ({ org: String(params.org), app: String(params.app), client_id: String(params.client) }) } });

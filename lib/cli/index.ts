@@ -1,12 +1,12 @@
 // The operator CLI (`npm run portico -- <noun> <verb> [options]`): acts directly on the database, for people
 // with local authority on the server machine. Later issues add nouns and verbs to COMMANDS.
 import { parseArgs } from 'node:util';
-import { addMember, removeMember } from '../accounts/memberships';
-import { createOrganization, findOrganizationBySlug, listOrganizations, type MembershipRole } from '../accounts/organizations';
+import { addMember } from '../accounts/memberships';
+import { createOrganization, findOrganizationBySlug, listOrganizations, type MembershipRole, type Organization } from '../accounts/organizations';
 import { ACCOUNT_LINK_TTL_SECONDS, accountLinkUrl, issueAccountLink } from '../accounts/account-links';
-import { InvitationRefusal, invitationUrl, inviteToOrganization } from '../accounts/invitations';
+import { inviteMemberCommand, removeMemberCommand, type MemberCommandContext } from '../accounts/member-commands';
+import { CommandRefusal } from '../accounts/org-operation';
 import { env } from '../env';
-import { invitationMail } from '../mail/messages';
 import { enqueueMail } from '../mail/outbox';
 import { createUser, findUserByEmail } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
@@ -50,6 +50,19 @@ async function person(ctx: CliContext, email: string) {
 }
 
 const ROLES: readonly MembershipRole[] = ['owner', 'admin', 'member'];
+
+/** The member commands with the CLI's local authority: it may transfer ownership; its events are operator_cli's. */
+function memberCommands(ctx: CliContext, tx: Queryable, org: Organization): MemberCommandContext {
+  return {
+    tx,
+    org,
+    mayTransferOwnership: true,
+    issuer: ctx.issuer,
+    invitationDays: env().PORTICO_INVITATION_DAYS,
+    audit: (record) => audit(ctx, tx, { ...record, orgId: org.id }),
+    queueMail: (message) => enqueueMail(tx, ctx.atRestKey, message),
+  };
+}
 
 export const COMMANDS: Record<string, Record<string, Command>> = {
   orgs: {
@@ -128,14 +141,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const org = await organization(ctx, required(values, 'org'));
         const days = env().PORTICO_INVITATION_DAYS;
         // The link goes to the invitee by mail only: whoever held it could create the account.
-        const invitation = await ctx.db.transaction(async (tx) => {
-          const outcome = await inviteToOrganization(tx, { orgId: org.id, email, role, teamIds: [], invitedBy: null, ttlDays: days }).catch((error: unknown) => {
-            throw error instanceof InvitationRefusal ? new CommandError(error.message) : error;
-          });
-          await enqueueMail(tx, ctx.atRestKey, invitationMail({ to: outcome.invitation.email, organization: org.brandDisplayName ?? org.name, link: invitationUrl(ctx.issuer, outcome.token), expiresInDays: days }));
-          await audit(ctx, tx, { orgId: org.id, action: outcome.renewed ? 'invitation.resent' : 'invitation.sent', subject: { type: 'invitation', id: outcome.invitation.id, label: outcome.invitation.email }, details: { role } });
-          return outcome.invitation;
-        });
+        const invitation = await ctx.db.transaction((tx) => inviteMemberCommand(memberCommands(ctx, tx, org), { email, role }));
         ctx.out(`Invitation to ${invitation.email} queued (${role} of ${org.slug}, valid ${days} days). The running Portico mails it; with the`);
         ctx.out('embedded database, it goes out when the server starts. The link is sent to the invitee only.');
       },
@@ -162,14 +168,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       async run(ctx, values) {
         const org = await organization(ctx, required(values, 'org'));
         const user = await person(ctx, required(values, 'email'));
-        const result = await ctx.db.transaction(async (tx) => {
-          const removal = await removeMember(tx, org.id, user.id);
-          if (removal.removed) {
-            await audit(ctx, tx, { orgId: org.id, action: 'member.removed', subject: { type: 'person', id: user.id, label: user.email }, details: { grantsRevoked: removal.grantsRevoked, teamsLeft: removal.teamsLeft, agentsLeft: removal.agentsLeft } });
-          }
-          return removal;
-        });
-        if (!result.removed) throw new CommandError(`${user.email} is not a member of ${org.slug}.`);
+        const result = await ctx.db.transaction((tx) => removeMemberCommand(memberCommands(ctx, tx, org), user.id));
         ctx.out(`Removed ${user.email} from ${org.slug}; ${result.grantsRevoked} grant(s) revoked. Sign-in to its apps is closed now;`);
         ctx.out('access tokens already issued stay valid until they expire (10 minutes at most).');
       },
@@ -259,7 +258,8 @@ export async function runCli(argv: string[], ctx: CliContext, err: (line: string
     await command.run(ctx, values, positionals);
     return 0;
   } catch (error) {
-    if (error instanceof CommandError) {
+    // A domain command's refusal (not a member, the last owner, a conflict) is the command's refusal.
+    if (error instanceof CommandError || error instanceof CommandRefusal) {
       err(error.message);
       return 1;
     }

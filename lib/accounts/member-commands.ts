@@ -1,0 +1,111 @@
+// What a person with `members.manage` (or the CLI's local authority) does to an organization's members, once:
+// invitations, password reset links, roles, removal. Each is one change and one audit event; the ownership rules
+// (only owners make or unmake owners; an organization keeps at least one owner) hold whichever door it came through.
+import type { AuditRecord } from '../audit/events';
+import type { Queryable } from '../db/client';
+import { invitationMail, type MailMessage } from '../mail/messages';
+import { InvitationRefusal, invitationUrl, inviteToOrganization, resendInvitation, revokeInvitation, type Invitation } from './invitations';
+import { addMember, countOwners, findMembershipRole, lockOrganization, removeMember } from './memberships';
+import { CommandRefusal } from './org-operation';
+import type { MembershipRole, Organization } from './organizations';
+import { issuePasswordResetMail } from './password-reset';
+import { findUserById, type User } from './users';
+
+export interface MemberCommandContext {
+  tx: Queryable;
+  org: Pick<Organization, 'id' | 'name' | 'brandDisplayName'>;
+  /** Whether whoever acts may give or take away ownership (owners; the CLI's local authority). */
+  mayTransferOwnership: boolean;
+  /** Who signs the invitation mail, when a person sends it. */
+  inviter?: Pick<User, 'id' | 'name'>;
+  issuer: string;
+  invitationDays: number;
+  audit(record: Omit<AuditRecord, 'orgId' | 'actor' | 'act'>): Promise<void>;
+  /** Queues a mail in the same transaction (sent only if the change commits). */
+  queueMail(message: MailMessage): Promise<void>;
+}
+
+function organizationName(ctx: MemberCommandContext): string {
+  return ctx.org.brandDisplayName ?? ctx.org.name;
+}
+
+function mailInvitation(ctx: MemberCommandContext, invitation: Invitation, token: string): Promise<void> {
+  return ctx.queueMail(invitationMail({ to: invitation.email, organization: organizationName(ctx), inviter: ctx.inviter?.name, link: invitationUrl(ctx.issuer, token), expiresInDays: ctx.invitationDays }));
+}
+
+/** Invites an email (or renews its open invitation). The answer never depends on whether the email has an account. */
+export async function inviteMemberCommand(ctx: MemberCommandContext, input: { email: string; role: MembershipRole; teamIds?: readonly string[] }): Promise<Invitation> {
+  if (input.role === 'owner' && !ctx.mayTransferOwnership) throw new CommandRefusal(400, 'Only an owner can invite someone as an owner.');
+  const outcome = await inviteToOrganization(ctx.tx, { orgId: ctx.org.id, email: input.email, role: input.role, teamIds: input.teamIds ?? [], invitedBy: ctx.inviter?.id ?? null, ttlDays: ctx.invitationDays }).catch(
+    (error: unknown) => {
+      throw error instanceof InvitationRefusal ? new CommandRefusal(409, error.message) : error;
+    },
+  );
+  await mailInvitation(ctx, outcome.invitation, outcome.token);
+  await ctx.audit({
+    action: outcome.renewed ? 'invitation.resent' : 'invitation.sent',
+    subject: { type: 'invitation', id: outcome.invitation.id, label: outcome.invitation.email },
+    details: { role: input.role, teams: outcome.invitation.teamIds.length },
+  });
+  return outcome.invitation;
+}
+
+export async function resendInvitationCommand(ctx: MemberCommandContext, invitationId: string): Promise<Invitation> {
+  const renewed = await resendInvitation(ctx.tx, ctx.org.id, invitationId, ctx.invitationDays).catch((error: unknown) => {
+    throw error instanceof InvitationRefusal ? new CommandRefusal(409, error.message) : error;
+  });
+  if (!renewed) throw new CommandRefusal(409, 'This invitation was accepted or revoked meanwhile.');
+  if (renewed.invitation.role === 'owner' && !ctx.mayTransferOwnership) throw new CommandRefusal(400, 'Only an owner can resend an invitation as an owner.');
+  await mailInvitation(ctx, renewed.invitation, renewed.token);
+  await ctx.audit({ action: 'invitation.resent', subject: { type: 'invitation', id: renewed.invitation.id, label: renewed.invitation.email } });
+  return renewed.invitation;
+}
+
+export async function revokeInvitationCommand(ctx: MemberCommandContext, invitationId: string): Promise<Invitation> {
+  const revoked = await revokeInvitation(ctx.tx, ctx.org.id, invitationId);
+  if (!revoked) throw new CommandRefusal(409, 'This invitation was accepted or revoked meanwhile.');
+  await ctx.audit({ action: 'invitation.revoked', subject: { type: 'invitation', id: revoked.id, label: revoked.email } });
+  return revoked;
+}
+
+/** Mails the member the same reset link as "Forgot password?": whoever sends it neither sees nor sets a password. */
+export async function sendPasswordResetCommand(ctx: MemberCommandContext, userId: string): Promise<User> {
+  if (!(await findMembershipRole(ctx.tx, ctx.org.id, userId))) throw new CommandRefusal(404, 'This person is not a member.');
+  const user = await findUserById(ctx.tx, userId);
+  if (!user || user.disabledAt) throw new CommandRefusal(409, 'This account is disabled.');
+  await ctx.queueMail(await issuePasswordResetMail(ctx.tx, ctx.issuer, { user, orgId: ctx.org.id, organizationName: organizationName(ctx), requestedBy: 'administrator' }));
+  await ctx.audit({ action: 'password.reset_link_sent', subject: { type: 'person', id: user.id, label: user.email } });
+  return user;
+}
+
+export async function changeMemberRoleCommand(ctx: MemberCommandContext, userId: string, role: MembershipRole): Promise<{ from: MembershipRole }> {
+  await lockOrganization(ctx.tx, ctx.org.id); // the last-owner rule must hold under concurrent changes
+  const current = await findMembershipRole(ctx.tx, ctx.org.id, userId);
+  if (!current) throw new CommandRefusal(404, 'This person is not a member.');
+  // Granting or taking away ownership is an ownership transfer: owners only.
+  if ((role === 'owner' || current === 'owner') && !ctx.mayTransferOwnership) throw new CommandRefusal(400, 'Only an owner can give or take away the owner role.');
+  if (current === 'owner' && role !== 'owner' && (await countOwners(ctx.tx, ctx.org.id)) <= 1) {
+    throw new CommandRefusal(409, 'An organization needs at least one owner: make someone else owner first.');
+  }
+  const user = await findUserById(ctx.tx, userId);
+  await addMember(ctx.tx, { orgId: ctx.org.id, userId, role });
+  await ctx.audit({ action: 'member.role_changed', subject: { type: 'person', id: userId, label: user?.email }, details: { from: current, to: role } });
+  return { from: current };
+}
+
+/** Ends the membership, the person's grants at the organization's apps, their teams and agent-user rows. */
+export async function removeMemberCommand(ctx: MemberCommandContext, userId: string) {
+  await lockOrganization(ctx.tx, ctx.org.id); // the last-owner rule must hold under concurrent changes
+  const current = await findMembershipRole(ctx.tx, ctx.org.id, userId);
+  if (!current) throw new CommandRefusal(404, 'This person is not a member.');
+  if (current === 'owner' && !ctx.mayTransferOwnership) throw new CommandRefusal(400, 'Only an owner can remove an owner.');
+  if (current === 'owner' && (await countOwners(ctx.tx, ctx.org.id)) <= 1) throw new CommandRefusal(409, 'The last owner cannot be removed.');
+  const user = await findUserById(ctx.tx, userId);
+  const result = await removeMember(ctx.tx as Parameters<typeof removeMember>[0], ctx.org.id, userId);
+  await ctx.audit({
+    action: 'member.removed',
+    subject: { type: 'person', id: userId, label: user?.email },
+    details: { role: current, grantsRevoked: result.grantsRevoked, teamsLeft: result.teamsLeft, agentsLeft: result.agentsLeft },
+  });
+  return { user, ...result };
+}

@@ -1,0 +1,65 @@
+// What a person with `teams.manage` does to an organization's teams, once: the console calls these (and so will
+// every other door), each one change and one audit event through the organization-operation kernel's context.
+import type { AuditRecord } from '../audit/events';
+import type { Queryable } from '../db/client';
+import { findOrgApp } from '../clients/apps';
+import { findMembershipRole } from './memberships';
+import { CommandRefusal } from './org-operation';
+import { addTeamMember, createTeam, findOrgTeam, grantTeamScope, listTeams, removeTeamMember, revokeTeamScope, type Team } from './teams';
+import { findUserById } from './users';
+
+export interface TeamCommandContext {
+  tx: Queryable;
+  org: { id: string };
+  audit(record: Omit<AuditRecord, 'orgId' | 'actor' | 'act'>): Promise<void>;
+}
+
+async function teamOf(ctx: TeamCommandContext, teamId: string): Promise<Team> {
+  const found = await findOrgTeam(ctx.tx, ctx.org.id, teamId);
+  if (!found) throw new CommandRefusal(404, 'This team does not exist in this organization.');
+  return found;
+}
+
+const subject = (team: Team) => ({ type: 'team', id: team.id, label: team.name });
+
+export async function createTeamCommand(ctx: TeamCommandContext, name: string): Promise<Team> {
+  if ((await listTeams(ctx.tx, ctx.org.id)).some((row) => row.team.name.toLowerCase() === name.toLowerCase())) {
+    throw new CommandRefusal(409, `A team named “${name}” exists already.`);
+  }
+  const created = await createTeam(ctx.tx, { orgId: ctx.org.id, name });
+  await ctx.audit({ action: 'team.created', subject: subject(created) });
+  return created;
+}
+
+export async function addTeamMemberCommand(ctx: TeamCommandContext, teamId: string, userId: string): Promise<{ team: Team; email?: string }> {
+  const team = await teamOf(ctx, teamId);
+  if (!(await findMembershipRole(ctx.tx, ctx.org.id, userId))) throw new CommandRefusal(400, 'Only members of the organization can join its teams.');
+  const user = await findUserById(ctx.tx, userId);
+  await addTeamMember(ctx.tx, team.id, userId);
+  await ctx.audit({ action: 'team.member_added', subject: subject(team), details: { userId, email: user?.email } });
+  return { team, email: user?.email };
+}
+
+export async function removeTeamMemberCommand(ctx: TeamCommandContext, teamId: string, userId: string): Promise<{ team: Team; email?: string }> {
+  const team = await teamOf(ctx, teamId);
+  const user = await findUserById(ctx.tx, userId);
+  await removeTeamMember(ctx.tx, team.id, userId);
+  await ctx.audit({ action: 'team.member_removed', subject: subject(team), details: { userId, email: user?.email } });
+  return { team, email: user?.email };
+}
+
+export async function grantTeamScopeCommand(ctx: TeamCommandContext, input: { teamId: string; appId: string; scope: string }) {
+  const team = await teamOf(ctx, input.teamId);
+  const app = await findOrgApp(ctx.tx, ctx.org.id, input.appId);
+  if (!app) throw new CommandRefusal(404, 'This app does not exist in this organization.');
+  await grantTeamScope(ctx.tx, { teamId: team.id, appId: app.app.id, scope: input.scope });
+  await ctx.audit({ action: 'team.scope_granted', subject: subject(team), appId: app.app.id, details: { scope: input.scope } });
+  return { team, app };
+}
+
+export async function revokeTeamScopeCommand(ctx: TeamCommandContext, input: { teamId: string; appId: string; scope: string }) {
+  const team = await teamOf(ctx, input.teamId);
+  await revokeTeamScope(ctx.tx, { teamId: team.id, appId: input.appId, scope: input.scope });
+  await ctx.audit({ action: 'team.scope_revoked', subject: subject(team), appId: input.appId, details: { scope: input.scope } });
+  return { team };
+}

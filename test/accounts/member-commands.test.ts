@@ -25,7 +25,10 @@ describe('member commands', () => {
   beforeAll(async () => {
     database = await openTestDatabase();
     org = await createOrganization(database.db, { slug: 'owners', name: 'Owners' });
-    [ada, grace, lin] = await Promise.all(['ada', 'grace', 'lin'].map((name) => createUser(database.db, { email: `${name}@owners.test`, name, passwordHash: null })));
+    const person = (name: string) => createUser(database.db, { email: `${name}@owners.test`, name, passwordHash: null });
+    ada = await person('ada');
+    grace = await person('grace');
+    lin = await person('lin');
     await addMember(database.db, { orgId: org.id, userId: ada.id, role: 'owner' });
     await addMember(database.db, { orgId: org.id, userId: grace.id, role: 'owner' });
     await addMember(database.db, { orgId: org.id, userId: lin.id, role: 'admin' });

@@ -15,6 +15,8 @@ export { LOGIN_THROTTLE } from '../accounts/throttled-password-check';
 
 export type PasswordSignInOutcome =
   | { kind: 'continue'; location: string }
+  /** Someone else once knew this password: Portico's page to choose a new one (no code is issued before). */
+  | { kind: 'change_password'; location: string }
   | { kind: 'refused'; error: SignInErrorCode }
   | { kind: 'expired' };
 
@@ -60,7 +62,7 @@ export async function completePasswordSignIn(input: PasswordSignInInput): Promis
     return { kind: 'refused', error: 'not_a_member' };
   }
   // Someone else once knew this password: a new one first, then this same sign-in card again.
-  if (result.user.passwordChangeRequired) return { kind: 'continue', location: await requiredPasswordChangePath(db, result.user, interactionPath(uid)) };
+  if (result.user.passwordChangeRequired) return { kind: 'change_password', location: await requiredPasswordChangePath(db, result.user, interactionPath(uid)) };
   await recordSignInSuccess(db, events, result.user);
 
   // An app's own client is first-party: signing in is the consent (also when the app asked for prompt=consent).

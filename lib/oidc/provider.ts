@@ -2,7 +2,7 @@
 // discovery documents sit at /.well-known/ where MCP clients look first) and endpoints live under /oidc/*.
 import { clientPolicyOf } from './client-policy';
 import { randomBytes } from 'node:crypto';
-import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../db/client';
 import { isActiveMember } from '../accounts/memberships';
 import { findUsableAgent } from '../accounts/agents';

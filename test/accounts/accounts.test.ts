@@ -364,3 +364,20 @@ describe('CLI', () => {
     expect((await run('members', 'invite', '--org', 'cli-invites', '--email', 'hopper@cli.test')).err).toContain('is a member already');
   });
 });
+
+describe('the forced change at an app’s sign-in card', () => {
+  it('gives no code to an account whose password someone else set; the card continues after the new one', async () => {
+    const app = await createOrgWithApp(database, 'Forced Org');
+    const person = await createMember(database, app.orgId, 'forced-app@example.test');
+    await database.db.update(users).set({ passwordChangeRequired: true }).where(eq(users.id, person.id));
+    const rp = await relyingParty(harness, app);
+    const refused = await signIn(harness, database, rp, app, { email: person.email });
+    expect(refused.outcome).toMatchObject({ kind: 'change_password', location: expect.stringMatching(/^\/account\/password\/[A-Za-z0-9_-]{43}\?return=%2Fauth%2Fapp%2F/) });
+    // Portico's own page, not the provider's resume URL: the sign-in did not finish, no code exists.
+    expect(refused.callbackUrl).toBeUndefined();
+    const token = /\/account\/password\/([A-Za-z0-9_-]{43})/.exec((refused.outcome as { location: string }).location)![1];
+    expect(await setPasswordWithLink(database.db, mail, { token, password: 'forced person picked this', ip: '192.0.2.95' })).toMatchObject({ ok: true });
+    const admitted = await signIn(harness, database, rp, app, { email: person.email, password: 'forced person picked this' });
+    expect(admitted.callbackUrl?.searchParams.get('code')).toBeTruthy();
+  });
+});

@@ -6,7 +6,7 @@ import { sendWebResponse, toWebRequest } from '../../app-kit/node-http';
 import type { RiskLevel } from '../../app-kit/risk';
 import { registerClient, validateRegistration } from '../../lib/clients/registration';
 import type { ApprovalSurfaceConfig } from '../../lib/mcp/context';
-import { handlePorticoMcp, type PorticoMcpDeps } from '../../lib/mcp/server';
+import { handlePorticoMcp } from '../../lib/mcp/server';
 import { handleToolOverRest } from '../../lib/mcp/rest-tools';
 import { porticoRiskLevels } from '../../lib/mcp/tools';
 import { publicJwksOf } from '../../lib/oidc/keys';

@@ -23,7 +23,7 @@ export function seeOther(location: string): Response {
 }
 
 /** Where a form's outcome sends the browser: on to the provider, or back to the card (with an error code). */
-export function afterOutcome(card: string, outcome: { kind: 'continue'; location: string } | { kind: 'refused'; error: string } | { kind: 'expired' }): Response {
-  if (outcome.kind === 'continue') return seeOther(outcome.location);
+export function afterOutcome(card: string, outcome: { kind: 'continue' | 'change_password'; location: string } | { kind: 'refused'; error: string } | { kind: 'expired' }): Response {
+  if (outcome.kind === 'continue' || outcome.kind === 'change_password') return seeOther(outcome.location);
   return seeOther(outcome.kind === 'refused' ? `${card}?error=${outcome.error}` : card);
 }

@@ -5,7 +5,7 @@ import { listApps } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
 import { ActionForm } from '../../_components/action-form';
-import { Field, Select } from '../../_components/fields';
+import { Field } from '../../_components/fields';
 import { EmptyState, PageHeader } from '../../_components/page-header';
 import { PeopleList } from '../../_components/people-list';
 import { ScopeGrants } from '../../_components/scope-grants';

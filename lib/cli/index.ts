@@ -11,6 +11,8 @@ import { enqueueMail } from '../mail/outbox';
 import { createUser, findUserByEmail } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
 import { issueSurfaceSecret } from '../clients/surface';
+import { addAppPermission } from '../clients/app-commands';
+import { listPermissionCatalog } from '../clients/permission-catalog';
 import { assertPublishOriginAvailable, createApp, findAppListing, listApps, PublishOriginTaken, RedirectOriginTaken } from '../clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '../clients/validation';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
@@ -221,6 +223,28 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         for (const line of appEnvironmentLines({ issuer: ctx.issuer, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret: created.surfaceSecret })) {
           ctx.out(line);
         }
+      },
+    },
+    permissions: {
+      usage: 'apps permissions add|list --app <org>/<app> [--scope <scope> --description <text>]',
+      options: { app: { type: 'string' }, scope: { type: 'string' }, description: { type: 'string' } },
+      async run(ctx, values, positionals) {
+        const action = positionals[0];
+        if (action !== 'add' && action !== 'list') throw new UsageError('say add or list: apps permissions add --app <org>/<app> --scope <scope> --description <text>');
+        const reference = required(values, 'app');
+        const [orgSlug] = reference.split('/');
+        const listing = await findAppListing(ctx.db, reference);
+        if (!listing || listing.orgSlug !== orgSlug) throw new CommandError(`No app matches "${reference}". Name it as <org>/<app>; list them with: npm run portico -- apps list`);
+        if (action === 'list') {
+          for (const entry of await listPermissionCatalog(ctx.db, listing.app.id)) {
+            const source = entry.baseline ? 'baseline' : [entry.declared ? 'declared' : '', entry.added ? 'added' : ''].filter(Boolean).join('+');
+            ctx.out([entry.scope, source, entry.retired ? 'retired' : 'active', terminalText(entry.description)].join('\t'));
+          }
+          return;
+        }
+        const input = { scope: required(values, 'scope'), description: required(values, 'description') };
+        await ctx.db.transaction((tx) => addAppPermission({ tx, audit: (record) => audit(ctx, tx, { ...record, orgId: listing.app.orgId }) }, listing, input));
+        ctx.out(`${input.scope} is in the catalog of ${reference}.`);
       },
     },
     env: {

@@ -4,6 +4,7 @@
 import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
 import { endClientAccess } from '../grants';
 import { setDevEnvironment } from './dev-environment';
+import { addPermission, CatalogRefusal, describePermission, restorePermission, retirePermission } from './permission-catalog';
 import { cancelRotation, completeRotation, credentialState, startRotation } from './rotation';
 import type { findOrgApp } from './apps';
 
@@ -54,4 +55,31 @@ export async function setAppDevEnvironment(ctx: Context, listing: AppListing, ho
   await setDevEnvironment(ctx.tx, listing.app.id, until);
   await ctx.audit({ action: until ? 'app.dev_environment_on' : 'app.dev_environment_off', ...about(listing), details: { until: until?.toISOString() ?? null } });
   return until;
+}
+
+function catalogStep<T>(step: () => Promise<T>): Promise<T> {
+  return step().catch((error: unknown) => {
+    throw error instanceof CatalogRefusal ? new CommandRefusal(400, error.message) : error;
+  });
+}
+
+/** Adds a permission to the app's catalog (or describes a declared one, or brings back a retired one). */
+export async function addAppPermission(ctx: Context, listing: AppListing, input: { scope: string; description: string }) {
+  const { created } = await catalogStep(() => addPermission(ctx.tx, listing.app.id, input));
+  await ctx.audit({ action: 'app.permission_added', ...about(listing), details: { scope: input.scope, description: input.description.trim(), created } });
+}
+
+export async function describeAppPermission(ctx: Context, listing: AppListing, input: { scope: string; description: string }) {
+  await catalogStep(() => describePermission(ctx.tx, listing.app.id, input));
+  await ctx.audit({ action: 'app.permission_described', ...about(listing), details: { scope: input.scope, description: input.description.trim() } });
+}
+
+export async function retireAppPermission(ctx: Context, listing: AppListing, scope: string) {
+  await catalogStep(() => retirePermission(ctx.tx, listing.app.id, scope));
+  await ctx.audit({ action: 'app.permission_retired', ...about(listing), details: { scope } });
+}
+
+export async function restoreAppPermission(ctx: Context, listing: AppListing, scope: string) {
+  await catalogStep(() => restorePermission(ctx.tx, listing.app.id, scope));
+  await ctx.audit({ action: 'app.permission_restored', ...about(listing), details: { scope } });
 }

@@ -217,3 +217,31 @@ export const appSurfaces = pgTable('app_surfaces', {
   lastCheck: jsonb('last_check'),
   lastCheckedAt: timestamp('last_checked_at', { withTimezone: true }),
 });
+
+/**
+ * An app's permission catalog, as its admins keep it: scopes they added, and descriptions (or a retirement) of
+ * scopes the app's surface declares. The catalog an app offers is the baseline `mcp`, the declared scopes and the
+ * added ones, less the retired (lib/clients/permission-catalog.ts).
+ */
+export const appPermissions = pgTable(
+  'app_permissions',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    /** An RFC 6749 §3.3 scope token. */
+    scope: text('scope').notNull(),
+    /** A short human description ("Delete invoices"), shown on consent screens and pickers. */
+    description: text('description').notNull(),
+    /** Added by an admin (true), or only a description of a scope the app declares (false). */
+    added: boolean('added').notNull().default(true),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Set when an admin retires the permission: it leaves the catalog (and, once tokens read it, their scopes). */
+    retiredAt: timestamp('retired_at', { withTimezone: true }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.appId, t.scope] }),
+    check('app_permissions_scope_token', sql`${t.scope} ~ '^[A-Za-z0-9:._-]{1,64}$'`),
+    check('app_permissions_description_length', sql`char_length(${t.description}) between 1 and 200`),
+  ],
+);

@@ -32,7 +32,18 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
       <PageHeader
         title={app.name}
         description={`Resource ${appResource(app.publishOrigin)}`}
-        actions={manage ? <Link className="btn btn-secondary" href={`/console/${org}/apps/${app.id}/security`}>Security</Link> : null}
+        actions={
+          <div className="flex gap-2">
+            <Link className="btn btn-secondary" href={`/console/${org}/apps/${app.id}/permissions`}>
+              Permissions
+            </Link>
+            {manage ? (
+              <Link className="btn btn-secondary" href={`/console/${org}/apps/${app.id}/security`}>
+                Security
+              </Link>
+            ) : null}
+          </div>
+        }
       />
       {manage ? null : <ReadOnlyNotice />}
       <div className="grid gap-6 lg:grid-cols-2">

@@ -1,0 +1,39 @@
+// An app's permission catalog in the console: add a permission with its description, retire and restore it.
+import { expect, test } from '@playwright/test';
+import { expectAccessible } from './support/accessibility';
+import { consoleSignIn } from './support/console';
+import { DEMO } from './support/constants';
+
+test('an admin keeps the app’s permission catalog: the baseline, added permissions, retired ones', async ({ page }, testInfo) => {
+  await consoleSignIn(page, DEMO);
+  await page.getByRole('link', { name: 'Demo App' }).click();
+  await page.getByRole('link', { name: 'Permissions' }).click();
+  const catalog = page.getByTestId('permission-catalog');
+  await expect(catalog.locator('tr[data-scope="mcp"]')).toContainText('Baseline');
+
+  const form = page.getByTestId('add-permission');
+  await form.getByLabel('Permission (scope)').fill('has space');
+  await form.getByLabel('Description').fill('Read invoices');
+  await form.getByRole('button', { name: 'Add permission' }).click();
+  await expect(form.getByTestId('action-error')).toContainText('letters, digits');
+  // What was typed stays.
+  await expect(form.getByLabel('Description')).toHaveValue('Read invoices');
+  await form.getByLabel('Permission (scope)').fill('invoices:read');
+  await form.getByRole('button', { name: 'Add permission' }).click();
+  await expect(form.getByTestId('action-ok')).toContainText('invoices:read is in the catalog');
+  await page.reload();
+  const row = page.getByTestId('permission-catalog').locator('tr[data-scope="invoices:read"]');
+  await expect(row).toContainText('Read invoices');
+  await expect(row).toContainText('added by an admin');
+  await page.screenshot({ path: testInfo.outputPath('permissions.png'), fullPage: true });
+  await expectAccessible(page);
+
+  await row.getByRole('button', { name: 'Retire' }).click();
+  await row.getByRole('button', { name: 'Yes, retire' }).click();
+  await expect(row.getByRole('status')).toContainText('retired');
+  await page.reload();
+  await expect(page.getByTestId('permission-catalog').locator('tr[data-scope="invoices:read"]')).toContainText('Retired');
+  await page.getByTestId('permission-catalog').locator('tr[data-scope="invoices:read"]').getByRole('button', { name: 'Restore' }).click();
+  await page.reload();
+  await expect(page.getByTestId('permission-catalog').locator('tr[data-scope="invoices:read"]')).not.toContainText('Retired');
+});

@@ -1,0 +1,124 @@
+// An app's permission catalog: what may be granted on it. Three sources, one list:
+// - the baseline `mcp` ("use the app's tools"), which every member's token carries;
+// - every scope the app's declared surface names (the kit's `requiredScopes` per tool);
+// - scopes an admin added, each with a short human description.
+// An admin may describe a declared scope, and retire any but the baseline: a retired permission leaves the catalog.
+import { and, eq, sql } from 'drizzle-orm';
+import type { Queryable } from '../db/client';
+import { appPermissions } from '../db/schema';
+import { surfaceStateOf } from './surface';
+
+export const BASELINE_SCOPE = 'mcp';
+const BASELINE_DESCRIPTION = 'Use the app’s tools';
+
+/** RFC 6749 §3.3 scope tokens as Portico accepts them: 1-64 letters, digits or `: . _ -`. */
+export const SCOPE_TOKEN = /^[A-Za-z0-9:._-]{1,64}$/;
+
+export interface CatalogPermission {
+  scope: string;
+  /** The admin's words, or a description made from the tools that need it. */
+  description: string;
+  /** Where it comes from: the baseline, the app's declared surface, an admin. Declared and added may both be true. */
+  baseline: boolean;
+  declared: boolean;
+  added: boolean;
+  /** The declared tools that need it (from the surface). */
+  tools: string[];
+  retired: boolean;
+}
+
+export class CatalogRefusal extends Error {}
+
+function checkScope(scope: string): void {
+  if (!SCOPE_TOKEN.test(scope)) throw new CatalogRefusal('A permission is 1-64 letters, digits or : . _ - (an OAuth scope, RFC 6749 §3.3).');
+  if (scope === BASELINE_SCOPE) throw new CatalogRefusal(`${BASELINE_SCOPE} is the baseline every member holds: it is always in the catalog.`);
+}
+
+function checkDescription(description: string): string {
+  const trimmed = description.trim();
+  if (trimmed.length < 1 || trimmed.length > 200) throw new CatalogRefusal('Describe the permission in 1-200 characters, such as “Delete invoices”.');
+  return trimmed;
+}
+
+/** The whole catalog, retired entries included (marked), baseline first, then by scope. */
+export async function listPermissionCatalog(db: Queryable, appId: string): Promise<CatalogPermission[]> {
+  const [state, rows] = await Promise.all([surfaceStateOf(db, appId), db.select().from(appPermissions).where(eq(appPermissions.appId, appId))]);
+  const declared = new Map<string, string[]>();
+  for (const tool of state.declaration ?? []) {
+    for (const scope of tool.requiredScopes) declared.set(scope, [...(declared.get(scope) ?? []), tool.name]);
+  }
+  const byScope = new Map(rows.map((row) => [row.scope, row]));
+  const scopes = new Set([...declared.keys(), ...rows.map((row) => row.scope)]);
+  scopes.delete(BASELINE_SCOPE);
+  const entries: CatalogPermission[] = [...scopes].sort().map((scope) => {
+    const row = byScope.get(scope);
+    const tools = declared.get(scope) ?? [];
+    return {
+      scope,
+      description: row?.description ?? `Needed by ${tools.join(', ')}`,
+      baseline: false,
+      declared: tools.length > 0,
+      added: row?.added ?? false,
+      tools,
+      retired: Boolean(row?.retiredAt),
+    };
+  });
+  // A row for a scope neither declared nor added is a description left over from a declaration: not in the catalog.
+  const offered = entries.filter((entry) => entry.declared || entry.added);
+  return [{ scope: BASELINE_SCOPE, description: BASELINE_DESCRIPTION, baseline: true, declared: (declared.get(BASELINE_SCOPE) ?? []).length > 0, added: false, tools: declared.get(BASELINE_SCOPE) ?? [], retired: false }, ...offered];
+}
+
+/** The scopes the app offers now (no retired ones). */
+export async function offeredScopes(db: Queryable, appId: string): Promise<string[]> {
+  return (await listPermissionCatalog(db, appId)).filter((entry) => !entry.retired).map((entry) => entry.scope);
+}
+
+/** Adds a permission (or describes a declared one, or brings back a retired one) with its description. */
+export async function addPermission(db: Queryable, appId: string, input: { scope: string; description: string }): Promise<{ created: boolean }> {
+  checkScope(input.scope);
+  const description = checkDescription(input.description);
+  const [existing] = await db.select().from(appPermissions).where(and(eq(appPermissions.appId, appId), eq(appPermissions.scope, input.scope)));
+  if (existing) {
+    await db
+      .update(appPermissions)
+      .set({ description, added: true, retiredAt: null })
+      .where(and(eq(appPermissions.appId, appId), eq(appPermissions.scope, input.scope)));
+    return { created: false };
+  }
+  await db.insert(appPermissions).values({ appId, scope: input.scope, description, added: true });
+  return { created: true };
+}
+
+/** Changes the description of a permission in the catalog (declared or added). */
+export async function describePermission(db: Queryable, appId: string, input: { scope: string; description: string }): Promise<void> {
+  checkScope(input.scope);
+  const description = checkDescription(input.description);
+  const entry = (await listPermissionCatalog(db, appId)).find((permission) => permission.scope === input.scope);
+  if (!entry) throw new CatalogRefusal(`${input.scope} is not in this app’s catalog.`);
+  await db
+    .insert(appPermissions)
+    .values({ appId, scope: input.scope, description, added: false })
+    .onConflictDoUpdate({ target: [appPermissions.appId, appPermissions.scope], set: { description } });
+}
+
+/** Retires a permission: it leaves the catalog. The baseline cannot be retired. */
+export async function retirePermission(db: Queryable, appId: string, scope: string): Promise<void> {
+  checkScope(scope);
+  const entry = (await listPermissionCatalog(db, appId)).find((permission) => permission.scope === scope);
+  if (!entry || entry.retired) throw new CatalogRefusal(`${scope} is not an active permission of this app.`);
+  await db
+    .insert(appPermissions)
+    .values({ appId, scope, description: entry.description.slice(0, 200), added: entry.added, retiredAt: sql`now()` })
+    .onConflictDoUpdate({ target: [appPermissions.appId, appPermissions.scope], set: { retiredAt: sql`now()` } });
+}
+
+/** Brings a retired permission back. */
+export async function restorePermission(db: Queryable, appId: string, scope: string): Promise<void> {
+  const updated = await db
+    .update(appPermissions)
+    .set({ retiredAt: null })
+    .where(and(eq(appPermissions.appId, appId), eq(appPermissions.scope, scope)))
+    .returning({ scope: appPermissions.scope });
+  if (updated.length === 0) throw new CatalogRefusal(`${scope} was not retired.`);
+}
+

@@ -36,4 +36,14 @@ test('an admin keeps the app’s permission catalog: the baseline, added permiss
   await page.getByTestId('permission-catalog').locator('tr[data-scope="invoices:read"]').getByRole('button', { name: 'Restore' }).click();
   await page.reload();
   await expect(page.getByTestId('permission-catalog').locator('tr[data-scope="invoices:read"]')).not.toContainText('Retired');
+
+  // Who can do what: the demo owner holds the baseline; a stranger is not revealed.
+  const explain = page.getByTestId('explain-form');
+  await explain.getByLabel('Person (email) or agent (agt_…)').fill(DEMO.email);
+  await explain.getByRole('button', { name: 'Explain' }).click();
+  await expect(page.getByTestId('explanation').locator('li[data-scope="mcp"]')).toContainText('baseline');
+  await page.screenshot({ path: testInfo.outputPath('permissions-explained.png'), fullPage: true });
+  await page.getByTestId('explain-form').getByLabel('Person (email) or agent (agt_…)').fill('nobody@nowhere.test');
+  await page.getByTestId('explain-form').getByRole('button', { name: 'Explain' }).click();
+  await expect(page.getByTestId('explain-none')).toBeVisible();
 });

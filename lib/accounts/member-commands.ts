@@ -1,7 +1,11 @@
 // What a person with `members.manage` (or the CLI's local authority) does to an organization's members, once:
 // invitations, password reset links, roles, removal. Each is one change and one audit event; the ownership rules
 // (only owners make or unmake owners; an organization keeps at least one owner) hold whichever door it came through.
+import { and, eq } from 'drizzle-orm';
 import type { AuditRecord } from '../audit/events';
+import { findOrgApp } from '../clients/apps';
+import { offeredScopes } from '../clients/permission-catalog';
+import { personGrants } from '../db/schema';
 import type { Queryable } from '../db/client';
 import { invitationMail, type MailMessage } from '../mail/messages';
 import { InvitationRefusal, invitationUrl, inviteToOrganization, resendInvitation, revokeInvitation, type Invitation } from './invitations';
@@ -108,4 +112,39 @@ export async function removeMemberCommand(ctx: MemberCommandContext, userId: str
     details: { role: current, grantsRevoked: result.grantsRevoked, teamsLeft: result.teamsLeft, agentsLeft: result.agentsLeft },
   });
   return { user, ...result };
+}
+
+/** What a direct grant needs of its door: the transaction, the organization, the audit. */
+export interface PermissionCommandContext {
+  tx: Queryable;
+  org: { id: string };
+  audit: MemberCommandContext['audit'];
+}
+
+/** Grants a permission of the app's catalog to one member directly. Unknown or retired permissions are refused. */
+export async function grantPersonPermissionCommand(ctx: PermissionCommandContext, input: { userId: string; appId: string; scope: string }) {
+  const { app, user } = await personAndApp(ctx, input);
+  if (!(await offeredScopes(ctx.tx, app.app.id)).includes(input.scope)) {
+    throw new CommandRefusal(400, `${input.scope} is not in ${app.app.name}’s permission catalog: add it there first.`, 'unknown_scope');
+  }
+  await ctx.tx.insert(personGrants).values({ orgId: ctx.org.id, userId: input.userId, appId: app.app.id, scope: input.scope }).onConflictDoNothing();
+  await ctx.audit({ action: 'person.scope_granted', subject: { type: 'person', id: user.id, label: user.email }, appId: app.app.id, details: { scope: input.scope } });
+}
+
+export async function revokePersonPermissionCommand(ctx: PermissionCommandContext, input: { userId: string; appId: string; scope: string }) {
+  const { app, user } = await personAndApp(ctx, input);
+  const removed = await ctx.tx
+    .delete(personGrants)
+    .where(and(eq(personGrants.userId, input.userId), eq(personGrants.appId, app.app.id), eq(personGrants.scope, input.scope)))
+    .returning({ scope: personGrants.scope });
+  if (removed.length === 0) throw new CommandRefusal(404, `${user.email} holds no direct ${input.scope} on ${app.app.name}.`);
+  await ctx.audit({ action: 'person.scope_revoked', subject: { type: 'person', id: user.id, label: user.email }, appId: app.app.id, details: { scope: input.scope } });
+}
+
+async function personAndApp(ctx: Pick<PermissionCommandContext, 'tx' | 'org'>, input: { userId: string; appId: string }) {
+  if (!(await findMembershipRole(ctx.tx, ctx.org.id, input.userId))) throw new CommandRefusal(404, 'This person is not a member.');
+  const user = await findUserById(ctx.tx, input.userId);
+  const app = await findOrgApp(ctx.tx, ctx.org.id, input.appId);
+  if (!user || !app) throw new CommandRefusal(404, 'This app does not exist in this organization.');
+  return { user, app };
 }

@@ -1,7 +1,7 @@
 // Who belongs to which organization. Leaving an organization closes its apps to the person at once.
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database, Queryable, Transaction } from '../db/client';
-import { agents, agentUsers, appOperators, memberships, organizations, teamMembers, teams, users } from '../db/schema';
+import { agents, agentUsers, appOperators, memberships, organizations, personGrants, teamMembers, teams, users } from '../db/schema';
 import { endPersonGrantsInOrganization } from '../grants';
 import type { MembershipRole } from './organizations';
 
@@ -52,6 +52,8 @@ export async function removeMember(
       .delete(agentUsers)
       .where(and(eq(agentUsers.userId, userId), inArray(agentUsers.agentId, tx.select({ id: agents.id }).from(agents).where(eq(agents.orgId, orgId)))))
       .returning({ agentId: agentUsers.agentId });
+    // Direct permissions on the organization's apps go too.
+    await tx.delete(personGrants).where(and(eq(personGrants.userId, userId), eq(personGrants.orgId, orgId)));
     return { removed: removed.length > 0, grantsRevoked, teamsLeft: teamsLeft.length, agentsLeft: agentsLeft.length };
   });
 }

@@ -4,7 +4,9 @@ import { parseArgs } from 'node:util';
 import { addMember } from '../accounts/memberships';
 import { createOrganization, findOrganizationBySlug, listOrganizations, type MembershipRole, type Organization } from '../accounts/organizations';
 import { ACCOUNT_LINK_TTL_SECONDS, accountLinkUrl, issueAccountLink } from '../accounts/account-links';
-import { inviteMemberCommand, removeMemberCommand, type MemberCommandContext } from '../accounts/member-commands';
+import { grantPersonPermissionCommand, inviteMemberCommand, removeMemberCommand, revokePersonPermissionCommand, type MemberCommandContext } from '../accounts/member-commands';
+import { addTeamMemberCommand, createTeamCommand, grantTeamScopeCommand, revokeTeamScopeCommand } from '../accounts/team-commands';
+import { listTeams } from '../accounts/teams';
 import { CommandRefusal } from '../accounts/org-operation';
 import { env } from '../env';
 import { enqueueMail } from '../mail/outbox';
@@ -52,6 +54,55 @@ async function person(ctx: CliContext, email: string) {
 }
 
 const ROLES: readonly MembershipRole[] = ['owner', 'admin', 'member'];
+
+/** The organization commands' context with the CLI's local authority: its events are operator_cli's. */
+function orgCommands(ctx: CliContext, tx: Queryable, org: Organization) {
+  return { tx, org, audit: (record: Omit<AuditRecord, 'orgId' | 'actor'>) => audit(ctx, tx, { ...record, orgId: org.id }) };
+}
+
+async function teamNamed(ctx: CliContext, org: Organization, name: string) {
+  const team = (await listTeams(ctx.db, org.id)).find((row) => row.team.name.toLowerCase() === name.toLowerCase())?.team;
+  if (!team) throw new CommandError(`${org.slug} has no team "${name}". List them in the console, or create it with: npm run portico -- teams create --org ${org.slug} --name <name>`);
+  return team;
+}
+
+async function orgApp(ctx: CliContext, org: Organization, reference: string) {
+  const listing = (await listApps(ctx.db, org.slug)).find((row) => row.app.slug === reference || row.app.id === reference);
+  if (!listing) throw new CommandError(`${org.slug} has no app "${reference}". List them with: npm run portico -- apps list --org ${org.slug}`);
+  return listing;
+}
+
+function teamScopeCommand(verb: 'grant' | 'revoke'): Command {
+  return {
+    usage: `teams ${verb} --org <org> --team <name> --app <app> --scope <scope>`,
+    options: { org: { type: 'string' }, team: { type: 'string' }, app: { type: 'string' }, scope: { type: 'string' } },
+    async run(ctx, values) {
+      const org = await organization(ctx, required(values, 'org'));
+      const team = await teamNamed(ctx, org, required(values, 'team'));
+      const app = await orgApp(ctx, org, required(values, 'app'));
+      const scope = required(values, 'scope');
+      await ctx.db.transaction((tx) =>
+        verb === 'grant' ? grantTeamScopeCommand(orgCommands(ctx, tx, org), { teamId: team.id, appId: app.app.id, scope }) : revokeTeamScopeCommand(orgCommands(ctx, tx, org), { teamId: team.id, appId: app.app.id, scope }),
+      );
+      ctx.out(verb === 'grant' ? `${terminalText(team.name)} now holds ${scope} on ${terminalText(app.app.name)}.` : `${terminalText(team.name)} no longer holds ${scope} on ${terminalText(app.app.name)}.`);
+    },
+  };
+}
+
+function personScopeCommand(verb: 'grant' | 'revoke'): Command {
+  return {
+    usage: `people ${verb} --org <org> --email <email> --app <app> --scope <scope>`,
+    options: { org: { type: 'string' }, email: { type: 'string' }, app: { type: 'string' }, scope: { type: 'string' } },
+    async run(ctx, values) {
+      const org = await organization(ctx, required(values, 'org'));
+      const user = await person(ctx, required(values, 'email'));
+      const app = await orgApp(ctx, org, required(values, 'app'));
+      const input = { userId: user.id, appId: app.app.id, scope: required(values, 'scope') };
+      await ctx.db.transaction((tx) => (verb === 'grant' ? grantPersonPermissionCommand(orgCommands(ctx, tx, org), input) : revokePersonPermissionCommand(orgCommands(ctx, tx, org), input)));
+      ctx.out(verb === 'grant' ? `${user.email} now holds ${input.scope} on ${terminalText(app.app.name)} directly.` : `${user.email} no longer holds ${input.scope} on ${terminalText(app.app.name)} directly.`);
+    },
+  };
+}
 
 /** The member commands with the CLI's local authority: it may transfer ownership; its events are operator_cli's. */
 function memberCommands(ctx: CliContext, tx: Queryable, org: Organization): MemberCommandContext {
@@ -258,6 +309,34 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         for (const line of appEnvironmentLines({ issuer: ctx.issuer, clientId: listing.clientId, appIdentity: listing.app.identity })) ctx.out(line);
       },
     },
+  },
+  teams: {
+    create: {
+      usage: 'teams create --org <org> --name <name>',
+      options: { org: { type: 'string' }, name: { type: 'string' } },
+      async run(ctx, values) {
+        const org = await organization(ctx, required(values, 'org'));
+        const team = await ctx.db.transaction((tx) => createTeamCommand(orgCommands(ctx, tx, org), required(values, 'name')));
+        ctx.out(`Created team ${terminalText(team.name)} in ${org.slug}.`);
+      },
+    },
+    'add-member': {
+      usage: 'teams add-member --org <org> --team <name> --email <email>',
+      options: { org: { type: 'string' }, team: { type: 'string' }, email: { type: 'string' } },
+      async run(ctx, values) {
+        const org = await organization(ctx, required(values, 'org'));
+        const team = await teamNamed(ctx, org, required(values, 'team'));
+        const user = await person(ctx, required(values, 'email'));
+        await ctx.db.transaction((tx) => addTeamMemberCommand(orgCommands(ctx, tx, org), team.id, user.id));
+        ctx.out(`${user.email} joined ${terminalText(team.name)}.`);
+      },
+    },
+    grant: teamScopeCommand('grant'),
+    revoke: teamScopeCommand('revoke'),
+  },
+  people: {
+    grant: personScopeCommand('grant'),
+    revoke: personScopeCommand('revoke'),
   },
   approvals: APPROVAL_COMMANDS,
   audit: AUDIT_COMMANDS,

@@ -75,4 +75,24 @@ describe('permission catalog', () => {
     await addAppPermission({ tx: database.db, audit: async (record) => void recorded.push(record.action) }, listing, { scope: 'notes:pin', description: 'Pin notes' });
     expect(recorded).toEqual(['app.permission_added']);
   });
+
+  it('the CLI’s teams and people commands grant from the catalog, and the explanation names each source', async () => {
+    const out: string[] = [];
+    const run = (...argv: string[]) => runCli(argv, { db: database.db, issuer: 'https://id.ledger.test', atRestKey, operator: 'cli:test', out: (line) => out.push(line), confirm: async () => false }, (line) => out.push(line));
+    const { createUser } = await import('../../lib/accounts/users');
+    const { explainPermissions, describeSource } = await import('../../lib/accounts/effective-permissions');
+    const lin = await createUser(database.db, { email: 'lin@ledger.test', name: 'Lin', passwordHash: null });
+    expect(await run('members', 'add', '--org', 'ledger', '--email', 'lin@ledger.test')).toBe(0);
+    expect(await run('teams', 'create', '--org', 'ledger', '--name', 'Finance')).toBe(0);
+    expect(await run('teams', 'add-member', '--org', 'ledger', '--team', 'finance', '--email', 'lin@ledger.test')).toBe(0);
+    expect(await run('teams', 'grant', '--org', 'ledger', '--team', 'Finance', '--app', 'notes', '--scope', 'notes:read')).toBe(0);
+    expect(await run('people', 'grant', '--org', 'ledger', '--email', 'lin@ledger.test', '--app', 'notes', '--scope', 'notes:export')).toBe(0);
+    expect(await run('people', 'grant', '--org', 'ledger', '--email', 'lin@ledger.test', '--app', 'notes', '--scope', 'root:all')).toBe(1);
+    expect(out.join('\n')).toContain('not in Notes’s permission catalog');
+    const explained = await explainPermissions(database.db, { orgId: (await findAppListing(database.db, 'ledger/notes'))!.app.orgId, appId, subject: lin.email });
+    expect(explained?.permissions.map((permission) => `${permission.scope}:${permission.sources.map(describeSource).join('+')}`)).toEqual(['mcp:baseline', 'notes:export:direct', 'notes:read:team Finance']);
+    expect(await run('people', 'revoke', '--org', 'ledger', '--email', 'lin@ledger.test', '--app', 'notes', '--scope', 'notes:export')).toBe(0);
+    expect(await run('teams', 'revoke', '--org', 'ledger', '--team', 'Finance', '--app', 'notes', '--scope', 'notes:read')).toBe(0);
+    expect(await run('teams', 'grant', '--org', 'ledger', '--team', 'Nobody', '--app', 'notes', '--scope', 'notes:read')).toBe(1);
+  });
 });

@@ -245,3 +245,25 @@ export const appPermissions = pgTable(
     check('app_permissions_description_length', sql`char_length(${t.description}) between 1 and 200`),
   ],
 );
+
+/**
+ * A permission on an app granted to one person directly (beside what their teams grant). The person must be a member
+ * of the app's organization for it to count; leaving removes it (lib/accounts/memberships.ts).
+ */
+export const personGrants = pgTable(
+  'person_grants',
+  {
+    orgId: uuid('org_id').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    appId: uuid('app_id').notNull(),
+    scope: text('scope').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.appId, t.scope] }),
+    foreignKey({ columns: [t.appId, t.orgId], foreignColumns: [apps.id, apps.orgId] }).onDelete('cascade'),
+    check('person_grants_scope_format', sql`${t.scope} ~ '^[A-Za-z0-9:._-]{1,64}$'`),
+  ],
+);

@@ -38,6 +38,8 @@ export interface OrgRouteContext {
   /** The request's transaction (or, for a route declared without one, the database itself). */
   tx: Queryable;
   params: Record<string, string | string[] | undefined>;
+  /** The request's URL (its query string, for reads). */
+  url: URL;
   /** The JSON body (objects only), read with a size cap. */
   body(): Promise<Record<string, unknown>>;
   audit(record: Omit<AuditRecord, 'orgId' | 'actor' | 'act'>): Promise<void>;
@@ -103,6 +105,7 @@ export function orgRoute(
             role,
             tx,
             params,
+            url: new URL(request.url),
             async body() {
               if (bodyRead instanceof ApiError) throw bodyRead;
               return bodyRead;

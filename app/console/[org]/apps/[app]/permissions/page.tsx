@@ -4,6 +4,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { findOrgApp } from '@/lib/clients/apps';
+import { describeSource, explainPermissions } from '@/lib/accounts/effective-permissions';
 import { listPermissionCatalog } from '@/lib/clients/permission-catalog';
 import { db } from '@/lib/runtime';
 import { visibleText } from '@/lib/util/visible-text';
@@ -21,13 +22,16 @@ function sourceOf(entry: { baseline: boolean; declared: boolean; added: boolean 
   return [entry.declared ? 'declared by the app' : '', entry.added ? 'added by an admin' : ''].filter(Boolean).join(', ');
 }
 
-export default async function PermissionsPage(props: { params: Promise<{ org: string; app: string }> }) {
+export default async function PermissionsPage(props: { params: Promise<{ org: string; app: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await props.params;
+  const { subject } = await props.searchParams;
   const access = await requireOrgAccess(params.org);
   const listing = await findOrgApp(db(), access.org.id, params.app);
   if (!listing) notFound();
   const { app } = listing;
   const catalog = await listPermissionCatalog(db(), app.id);
+  const asked = typeof subject === 'string' && subject.trim() !== '' && access.can('members.read') ? subject.trim().slice(0, 320) : undefined;
+  const explanation = asked ? await explainPermissions(db(), { orgId: access.org.id, appId: app.id, subject: asked }) : undefined;
   const manage = access.can('apps.manage');
   const org = access.org.slug;
   return (
@@ -51,6 +55,43 @@ export default async function PermissionsPage(props: { params: Promise<{ org: st
           </ActionForm>
         </Section>
       ) : null}
+      <Section id="explain" title="Who can do what">
+        <p className="mb-3 text-sm text-slate-600">
+          A person’s permissions here are the baseline, their teams’ grants and their direct grants; an agent acting as itself holds only its own direct grants, and an agent acting for a person holds that person’s. Only permissions of this catalog count. (Tokens do not carry them yet.)
+        </p>
+        <form method="get" className="flex flex-wrap items-end gap-2" data-testid="explain-form">
+          <div className="grid gap-1">
+            <label htmlFor="subject" className="text-sm font-medium text-slate-800">
+              Person (email) or agent (agt_…)
+            </label>
+            <input id="subject" name="subject" className="input" defaultValue={asked ?? ''} maxLength={320} required />
+          </div>
+          <button type="submit" className="btn btn-secondary">
+            Explain
+          </button>
+        </form>
+        {asked && !explanation ? (
+          <p role="status" className="mt-3 text-sm text-red-800" data-testid="explain-none">
+            No person or agent “{visibleText(asked)}” in this organization.
+          </p>
+        ) : null}
+        {explanation ? (
+          <div className="mt-3" data-testid="explanation">
+            <p className="mb-2 text-sm">
+              <strong>{visibleText(explanation.subject.label)}</strong>
+              {explanation.subject.kind === 'agent' ? ` (agent, ${explanation.subject.mode === 'delegated' ? 'acting for a person' : 'acting as itself'})` : ''}{' '}
+              {explanation.permissions.length === 0 ? 'holds no permission on this app.' : 'holds:'}
+            </p>
+            <ul className="grid gap-1 text-sm">
+              {explanation.permissions.map((permission) => (
+                <li key={permission.scope} data-scope={permission.scope}>
+                  <code>{permission.scope}</code> — {visibleText(permission.description)} <span className="text-slate-500">({permission.sources.map(describeSource).map(visibleText).join(', ')})</span>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
+      </Section>
       {catalog.length === 0 ? (
         <EmptyState title="No permissions" />
       ) : (

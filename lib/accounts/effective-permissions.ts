@@ -1,0 +1,146 @@
+// What a person or an agent may do in an app, and why. The model:
+// - a person (an enabled member of the app's organization): the baseline `mcp`, the grants of the teams they belong
+//   to, and their direct grants;
+// - an agent in own mode: exactly its direct grants (no baseline, no team, nothing from anyone's role);
+// - an agent in delegated mode: the person's, never more.
+// Only permissions the app's catalog offers count (lib/clients/permission-catalog.ts): a retired one counts for no
+// one. Each permission comes with its sources, so that "why can X do Y" has an answer.
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Queryable } from '../db/client';
+import { agentConnections, agentGrants, agents, memberships, personGrants, teamGrants, teamMembers, teams, users } from '../db/schema';
+import { BASELINE_SCOPE, listPermissionCatalog } from '../clients/permission-catalog';
+
+export type PermissionSource =
+  | { kind: 'baseline' }
+  | { kind: 'team'; teamId: string; team: string }
+  | { kind: 'direct' }
+  | { kind: 'agent_direct' }
+  | { kind: 'delegated'; fromUserId: string; from: string };
+
+export interface EffectivePermission {
+  scope: string;
+  description: string;
+  sources: PermissionSource[];
+}
+
+/** How a source reads in an explanation ("team Finance", "direct", "baseline", "delegated from ada@…"). */
+export function describeSource(source: PermissionSource): string {
+  switch (source.kind) {
+    case 'baseline':
+      return 'baseline';
+    case 'team':
+      return `team ${source.team}`;
+    case 'direct':
+    case 'agent_direct':
+      return 'direct';
+    case 'delegated':
+      return `delegated from ${source.from}`;
+  }
+}
+
+function collect(entries: { scope: string; source: PermissionSource }[], catalog: Map<string, string>): EffectivePermission[] {
+  const byScope = new Map<string, PermissionSource[]>();
+  for (const { scope, source } of entries) {
+    if (!catalog.has(scope)) continue; // not offered (never declared, or retired): counts for no one
+    byScope.set(scope, [...(byScope.get(scope) ?? []), source]);
+  }
+  return [...byScope.entries()]
+    .sort(([a], [b]) => (a === BASELINE_SCOPE ? -1 : b === BASELINE_SCOPE ? 1 : a.localeCompare(b)))
+    .map(([scope, sources]) => ({ scope, description: catalog.get(scope)!, sources }));
+}
+
+async function offeredCatalog(db: Queryable, appId: string): Promise<Map<string, string>> {
+  return new Map((await listPermissionCatalog(db, appId)).filter((entry) => !entry.retired).map((entry) => [entry.scope, entry.description]));
+}
+
+/** A person's permissions on an app of their organization; none when they are not an enabled member of it. */
+export async function effectivePermissionsOfPerson(db: Queryable, input: { orgId: string; appId: string; userId: string }): Promise<EffectivePermission[]> {
+  const [member] = await db
+    .select({ userId: memberships.userId })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.orgId, input.orgId), eq(memberships.userId, input.userId), isNull(users.disabledAt)))
+    .limit(1);
+  if (!member) return [];
+  const [catalog, fromTeams, direct] = await Promise.all([
+    offeredCatalog(db, input.appId),
+    db
+      .select({ scope: teamGrants.scope, teamId: teams.id, team: teams.name })
+      .from(teamGrants)
+      .innerJoin(teams, eq(teams.id, teamGrants.teamId))
+      .innerJoin(teamMembers, and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, input.userId)))
+      .where(and(eq(teamGrants.appId, input.appId), eq(teams.orgId, input.orgId))),
+    db
+      .select({ scope: personGrants.scope })
+      .from(personGrants)
+      .where(and(eq(personGrants.userId, input.userId), eq(personGrants.appId, input.appId), eq(personGrants.orgId, input.orgId))),
+  ]);
+  return collect(
+    [
+      { scope: BASELINE_SCOPE, source: { kind: 'baseline' } },
+      ...fromTeams.map((row) => ({ scope: row.scope, source: { kind: 'team' as const, teamId: row.teamId, team: row.team } })),
+      ...direct.map((row) => ({ scope: row.scope, source: { kind: 'direct' as const } })),
+    ],
+    catalog,
+  );
+}
+
+/** An agent acting as itself (own mode): exactly its direct grants on the app, nothing else. */
+export async function effectivePermissionsOfAgent(db: Queryable, input: { orgId: string; appId: string; agentId: string }): Promise<EffectivePermission[]> {
+  const [agent] = await db.select({ disabledAt: agents.disabledAt }).from(agents).where(and(eq(agents.id, input.agentId), eq(agents.orgId, input.orgId))).limit(1);
+  if (!agent || agent.disabledAt) return [];
+  const [catalog, direct] = await Promise.all([
+    offeredCatalog(db, input.appId),
+    db.select({ scope: agentGrants.scope }).from(agentGrants).where(and(eq(agentGrants.agentId, input.agentId), eq(agentGrants.appId, input.appId))),
+  ]);
+  return collect(direct.map((row) => ({ scope: row.scope, source: { kind: 'agent_direct' as const } })), catalog);
+}
+
+/**
+ * An agent acting for a person (delegated mode, `act`): the person's permissions, never more; narrowed to `narrowTo`
+ * when the connection chose a subset.
+ */
+export async function effectivePermissionsOfDelegation(
+  db: Queryable,
+  input: { orgId: string; appId: string; userId: string; narrowTo?: readonly string[] | null },
+): Promise<EffectivePermission[]> {
+  const [person] = await db.select({ email: users.email }).from(users).where(eq(users.id, input.userId)).limit(1);
+  const own = await effectivePermissionsOfPerson(db, input);
+  const narrowed = input.narrowTo ? own.filter((permission) => input.narrowTo!.includes(permission.scope)) : own;
+  return narrowed.map((permission) => ({ ...permission, sources: [{ kind: 'delegated', fromUserId: input.userId, from: person?.email ?? input.userId }] }));
+}
+
+export interface PermissionExplanation {
+  subject: { kind: 'person' | 'agent'; id: string; label: string; mode?: 'own' | 'delegated' };
+  permissions: EffectivePermission[];
+}
+
+/**
+ * "Why can X do Y": the effective permissions of a person (by email or id) or an agent (by id) on an app of the
+ * organization, each with its sources. An agent is explained as its connection to the app acts (own, or delegated
+ * for its person); without a connection, as itself. Undefined for a subject that is not in the organization.
+ */
+export async function explainPermissions(db: Queryable, input: { orgId: string; appId: string; subject: string }): Promise<PermissionExplanation | undefined> {
+  const subject = input.subject.trim();
+  if (/^agt_[A-Za-z0-9_-]{16,64}$/.test(subject)) {
+    const [agent] = await db.select().from(agents).where(and(eq(agents.id, subject), eq(agents.orgId, input.orgId))).limit(1);
+    if (!agent) return undefined;
+    const [connection] = await db.select().from(agentConnections).where(and(eq(agentConnections.agentId, agent.id), eq(agentConnections.appId, input.appId))).limit(1);
+    if (connection?.mode === 'delegated' && connection.delegateUserId) {
+      return {
+        subject: { kind: 'agent', id: agent.id, label: agent.name, mode: 'delegated' },
+        permissions: await effectivePermissionsOfDelegation(db, { orgId: input.orgId, appId: input.appId, userId: connection.delegateUserId }),
+      };
+    }
+    return { subject: { kind: 'agent', id: agent.id, label: agent.name, mode: 'own' }, permissions: await effectivePermissionsOfAgent(db, { orgId: input.orgId, appId: input.appId, agentId: agent.id }) };
+  }
+  const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(subject);
+  const [person] = await db
+    .select({ id: users.id, email: users.email })
+    .from(users)
+    .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.orgId, input.orgId)))
+    .where(byId ? eq(users.id, subject) : eq(users.email, subject.toLowerCase()))
+    .limit(1);
+  if (!person) return undefined;
+  return { subject: { kind: 'person', id: person.id, label: person.email }, permissions: await effectivePermissionsOfPerson(db, { orgId: input.orgId, appId: input.appId, userId: person.id }) };
+}

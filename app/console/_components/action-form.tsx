@@ -96,11 +96,13 @@ export function ActionForm(props: {
   );
 }
 
-/** A destructive action on one thing: a secondary button, a confirmation naming the consequence, one hidden id. */
-export function ConfirmedAction(props: { action: Action; org: string; label: string; confirm: string; confirmLabel: string; field: string; value: string }) {
+/** A destructive action on one thing: a secondary button, a confirmation naming the consequence, hidden ids. */
+export function ConfirmedAction(props: { action: Action; org: string; label: string; confirm: string; confirmLabel: string; fields: Record<string, string> }) {
   return (
     <ActionForm action={props.action} org={props.org} submitLabel={props.label} variant="secondary" confirm={props.confirm} confirmLabel={props.confirmLabel}>
-      <input type="hidden" name={props.field} value={props.value} />
+      {Object.entries(props.fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
     </ActionForm>
   );
 }

@@ -36,3 +36,24 @@ export function Section({ id, title, children, className }: { id: string; title:
     </section>
   );
 }
+
+/** A console table in its panel: the column headings (an Actions column for those who may act), then the rows. */
+export function DataTable({ testId, columns, actions, children }: { testId: string; columns: string[]; actions?: boolean; children: ReactNode }) {
+  return (
+    <div className="panel overflow-x-auto p-0">
+      <table className="table" data-testid={testId}>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+            {actions ? <th scope="col">Actions</th> : null}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

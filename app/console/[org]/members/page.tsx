@@ -6,7 +6,7 @@ import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
 import { ActionForm, ConfirmedAction } from '../../_components/action-form';
 import { Field, Select } from '../../_components/fields';
-import { EmptyState, PageHeader, ReadOnlyNotice } from '../../_components/page-header';
+import { DataTable, EmptyState, PageHeader, ReadOnlyNotice } from '../../_components/page-header';
 import { changeRoleAction, inviteMemberAction, removeMemberAction, resendInvitationAction, revokeInvitationAction, sendPasswordResetAction } from './actions';
 
 export const dynamic = 'force-dynamic';
@@ -98,8 +98,7 @@ export default async function MembersPage(props: { params: Promise<{ org: string
                       label="Revoke"
                       confirm={`Revoke the invitation to ${invitation.email}? Its link stops working at once.`}
                       confirmLabel="Yes, revoke"
-                      field="invitationId"
-                      value={invitation.id}
+                      fields={{ invitationId: invitation.id }}
                     />
                   </td>
                 </tr>
@@ -111,57 +110,44 @@ export default async function MembersPage(props: { params: Promise<{ org: string
       {members.length === 0 ? (
         <EmptyState title="No members" />
       ) : (
-        <div className="panel overflow-x-auto p-0">
-          <table className="table" data-testid="members">
-            <thead>
-              <tr>
-                <th scope="col">Person</th>
-                <th scope="col">Role</th>
-                {manage ? <th scope="col">Actions</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {members.map((member) => (
-                <tr key={member.userId} data-email={member.email}>
-                  <td>
-                    <div className="font-medium">{member.email}</div>
-                    <div className="text-xs text-slate-500">
-                      {member.name}
-                      {member.disabled ? ' · disabled' : ''}
-                    </div>
-                  </td>
-                  <td>{member.role}</td>
-                  {manage ? (
-                    <td className="grid gap-2">
-                      <ActionForm action={changeRoleAction} org={org} submitLabel="Change role" variant="secondary" inline>
-                        <input type="hidden" name="userId" value={member.userId} />
-                        <Select label="New role" id={`role-${member.userId}`} name="role" options={ROLE_OPTIONS} defaultValue={member.role} />
-                      </ActionForm>
-                      <ConfirmedAction
-                        action={sendPasswordResetAction}
-                        org={org}
-                        label="Send password reset link"
-                        confirm={`Mail ${member.email} a link to choose a new password? You will not see the link or the password. Using it signs them out everywhere.`}
-                        confirmLabel="Yes, send the link"
-                        field="userId"
-                        value={member.userId}
-                      />
-                      <ConfirmedAction
-                        action={removeMemberAction}
-                        org={org}
-                        label="Remove"
-                        confirm={`Remove ${member.email}? Sign-in to this organization's apps is closed at once and their refresh tokens are revoked; access tokens already issued end within 10 minutes.`}
-                        confirmLabel="Yes, remove"
-                        field="userId"
-                        value={member.userId}
-                      />
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable testId="members" columns={['Person', 'Role']} actions={manage}>
+          {members.map((member) => (
+            <tr key={member.userId} data-email={member.email}>
+              <td>
+                <div className="font-medium">{member.email}</div>
+                <div className="text-xs text-slate-500">
+                  {member.name}
+                  {member.disabled ? ' · disabled' : ''}
+                </div>
+              </td>
+              <td>{member.role}</td>
+              {manage ? (
+                <td className="grid gap-2">
+                  <ActionForm action={changeRoleAction} org={org} submitLabel="Change role" variant="secondary" inline>
+                    <input type="hidden" name="userId" value={member.userId} />
+                    <Select label="New role" id={`role-${member.userId}`} name="role" options={ROLE_OPTIONS} defaultValue={member.role} />
+                  </ActionForm>
+                  <ConfirmedAction
+                    action={sendPasswordResetAction}
+                    org={org}
+                    label="Send password reset link"
+                    confirm={`Mail ${member.email} a link to choose a new password? You will not see the link or the password. Using it signs them out everywhere.`}
+                    confirmLabel="Yes, send the link"
+                    fields={{ userId: member.userId }}
+                  />
+                  <ConfirmedAction
+                    action={removeMemberAction}
+                    org={org}
+                    label="Remove"
+                    confirm={`Remove ${member.email}? Sign-in to this organization's apps is closed at once and their refresh tokens are revoked; access tokens already issued end within 10 minutes.`}
+                    confirmLabel="Yes, remove"
+                    fields={{ userId: member.userId }}
+                  />
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

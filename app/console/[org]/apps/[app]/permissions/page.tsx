@@ -9,9 +9,9 @@ import { listPermissionCatalog } from '@/lib/clients/permission-catalog';
 import { db } from '@/lib/runtime';
 import { visibleText } from '@/lib/util/visible-text';
 import { requireOrgAccess } from '../../../../_lib/access';
-import { ActionForm } from '../../../../_components/action-form';
+import { ActionForm, ConfirmedAction } from '../../../../_components/action-form';
 import { Field } from '../../../../_components/fields';
-import { EmptyState, PageHeader, ReadOnlyNotice, Section } from '../../../../_components/page-header';
+import { DataTable, EmptyState, PageHeader, ReadOnlyNotice, Section } from '../../../../_components/page-header';
 import { addPermissionAction, describePermissionAction, restorePermissionAction, retirePermissionAction } from './actions';
 
 export const dynamic = 'force-dynamic';
@@ -95,62 +95,47 @@ export default async function PermissionsPage(props: { params: Promise<{ org: st
       {catalog.length === 0 ? (
         <EmptyState title="No permissions" />
       ) : (
-        <div className="panel overflow-x-auto p-0">
-          <table className="table" data-testid="permission-catalog">
-            <thead>
-              <tr>
-                <th scope="col">Permission</th>
-                <th scope="col">Description</th>
-                <th scope="col">Source</th>
-                {manage ? <th scope="col">Actions</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {catalog.map((entry) => (
-                <tr key={entry.scope} data-scope={entry.scope} className={entry.retired ? 'opacity-60' : undefined}>
-                  <td>
-                    <code>{entry.scope}</code>
-                    {entry.retired ? <span className="badge">Retired</span> : null}
-                  </td>
-                  <td>
-                    {visibleText(entry.description)}
-                    {entry.tools.length > 0 ? <div className="text-xs text-slate-500">Tools: {entry.tools.map((tool) => visibleText(tool)).join(', ')}</div> : null}
-                  </td>
-                  <td className="text-sm">{sourceOf(entry)}</td>
-                  {manage ? (
-                    <td className="grid gap-2">
-                      {entry.baseline ? null : entry.retired ? (
-                        <ActionForm action={restorePermissionAction} org={org} submitLabel="Restore" variant="secondary" inline>
-                          <input type="hidden" name="appId" value={app.id} />
-                          <input type="hidden" name="scope" value={entry.scope} />
-                        </ActionForm>
-                      ) : (
-                        <>
-                          <ActionForm action={describePermissionAction} org={org} submitLabel="Save description" variant="secondary" inline>
-                            <input type="hidden" name="appId" value={app.id} />
-                            <input type="hidden" name="scope" value={entry.scope} />
-                            <Field label="Description" id={`description-${entry.scope}`} name="description" defaultValue={entry.description} required maxLength={200} />
-                          </ActionForm>
-                          <ActionForm
-                            action={retirePermissionAction}
-                            org={org}
-                            submitLabel="Retire"
-                            variant="secondary"
-                            confirm={`Retire ${entry.scope}? It leaves the catalog (you can restore it later).`}
-                            confirmLabel="Yes, retire"
-                          >
-                            <input type="hidden" name="appId" value={app.id} />
-                            <input type="hidden" name="scope" value={entry.scope} />
-                          </ActionForm>
-                        </>
-                      )}
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable testId="permission-catalog" columns={['Permission', 'Description', 'Source']} actions={manage}>
+          {catalog.map((entry) => (
+            <tr key={entry.scope} data-scope={entry.scope} className={entry.retired ? 'opacity-60' : undefined}>
+              <td>
+                <code>{entry.scope}</code>
+                {entry.retired ? <span className="badge">Retired</span> : null}
+              </td>
+              <td>
+                {visibleText(entry.description)}
+                {entry.tools.length > 0 ? <div className="text-xs text-slate-500">Tools: {entry.tools.map((tool) => visibleText(tool)).join(', ')}</div> : null}
+              </td>
+              <td className="text-sm">{sourceOf(entry)}</td>
+              {manage ? (
+                <td className="grid gap-2">
+                  {entry.baseline ? null : entry.retired ? (
+                    <ActionForm action={restorePermissionAction} org={org} submitLabel="Restore" variant="secondary" inline>
+                      <input type="hidden" name="appId" value={app.id} />
+                      <input type="hidden" name="scope" value={entry.scope} />
+                    </ActionForm>
+                  ) : (
+                    <>
+                      <ActionForm action={describePermissionAction} org={org} submitLabel="Save description" variant="secondary" inline>
+                        <input type="hidden" name="appId" value={app.id} />
+                        <input type="hidden" name="scope" value={entry.scope} />
+                        <Field label="Description" id={`description-${entry.scope}`} name="description" defaultValue={entry.description} required maxLength={200} />
+                      </ActionForm>
+                      <ConfirmedAction
+                        action={retirePermissionAction}
+                        org={org}
+                        label="Retire"
+                        confirm={`Retire ${entry.scope}? It leaves the catalog (you can restore it later).`}
+                        confirmLabel="Yes, retire"
+                        fields={{ appId: app.id, scope: entry.scope }}
+                      />
+                    </>
+                  )}
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { CommandRefusal } from './org-operation';
 import { postgresErrorCode, type Queryable } from '../db/client';
 import { findOrgApp } from '../clients/apps';
+import { SCOPE_TOKEN } from '../clients/permission-catalog';
 import type { AuditRecord } from '../audit/events';
 import { findMembershipRole } from './memberships';
 import { findOrganizationBySlug } from './organizations';
@@ -39,7 +40,7 @@ export interface AgentCommandContext {
 
 export const agentIdSchema = z.string().regex(/^agt_[A-Za-z0-9_-]{16,64}$/, 'is not an agent');
 const name = z.string().trim().min(1, 'is required').max(80, 'must be at most 80 characters');
-const scope = z.string().trim().regex(/^[A-Za-z0-9:._-]{1,64}$/, 'must be 1-64 letters, digits or : . _ -');
+const scope = z.string().trim().regex(SCOPE_TOKEN, 'must be 1-64 letters, digits or : . _ -');
 const appId = z.string().uuid('choose an app');
 
 export const AGENT_INPUTS = {

@@ -9,6 +9,8 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { agentConnections, agentGrants, agents, memberships, personGrants, teamGrants, teamMembers, teams, users } from '../db/schema';
 import { BASELINE_SCOPE, listPermissionCatalog } from '../clients/permission-catalog';
+import { isUuid } from '../util/uuid';
+import { findOrgAgent } from './agents';
 
 export type PermissionSource =
   | { kind: 'baseline' }
@@ -122,8 +124,8 @@ export interface PermissionExplanation {
  */
 export async function explainPermissions(db: Queryable, input: { orgId: string; appId: string; subject: string }): Promise<PermissionExplanation | undefined> {
   const subject = input.subject.trim();
-  if (/^agt_[A-Za-z0-9_-]{16,64}$/.test(subject)) {
-    const [agent] = await db.select().from(agents).where(and(eq(agents.id, subject), eq(agents.orgId, input.orgId))).limit(1);
+  if (subject.startsWith('agt_')) {
+    const agent = await findOrgAgent(db, input.orgId, subject);
     if (!agent) return undefined;
     const [connection] = await db.select().from(agentConnections).where(and(eq(agentConnections.agentId, agent.id), eq(agentConnections.appId, input.appId))).limit(1);
     if (connection?.mode === 'delegated' && connection.delegateUserId) {
@@ -134,12 +136,13 @@ export async function explainPermissions(db: Queryable, input: { orgId: string; 
     }
     return { subject: { kind: 'agent', id: agent.id, label: agent.name, mode: 'own' }, permissions: await effectivePermissionsOfAgent(db, { orgId: input.orgId, appId: input.appId, agentId: agent.id }) };
   }
-  const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(subject);
+  const email = subject.toLowerCase();
+  const byId = isUuid(subject);
   const [person] = await db
     .select({ id: users.id, email: users.email })
     .from(users)
     .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.orgId, input.orgId)))
-    .where(byId ? eq(users.id, subject) : eq(users.email, subject.toLowerCase()))
+    .where(byId ? eq(users.id, subject) : eq(users.email, email))
     .limit(1);
   if (!person) return undefined;
   return { subject: { kind: 'person', id: person.id, label: person.email }, permissions: await effectivePermissionsOfPerson(db, { orgId: input.orgId, appId: input.appId, userId: person.id }) };

@@ -13,6 +13,12 @@ import { apps, clients, grantBindings, oidcPayloads } from '../db/schema';
 /** What was ended, by oidc-provider model (Grant, RefreshToken, AuthorizationCode, AccessToken, …). */
 export type EndedGrants = { grants: number; byKind: Record<string, number> };
 
+function countByKind(rows: { kind: string }[]): Record<string, number> {
+  const byKind: Record<string, number> = {};
+  for (const { kind } of rows) byKind[kind] = (byKind[kind] ?? 0) + 1;
+  return byKind;
+}
+
 /** Ends these grants and everything issued from them, and drops their bindings. */
 export async function endGrants(db: Queryable, grantIds: readonly string[]): Promise<EndedGrants> {
   const ids = [...new Set(grantIds)];
@@ -22,9 +28,7 @@ export async function endGrants(db: Queryable, grantIds: readonly string[]): Pro
     .delete(oidcPayloads)
     .where(or(and(isNotNull(oidcPayloads.grantId), inArray(oidcPayloads.grantId, ids)), and(eq(oidcPayloads.kind, 'Grant'), inArray(oidcPayloads.id, ids))))
     .returning({ kind: oidcPayloads.kind });
-  const byKind: Record<string, number> = {};
-  for (const { kind } of removed) byKind[kind] = (byKind[kind] ?? 0) + 1;
-  return { grants: ids.length, byKind };
+  return { grants: ids.length, byKind: countByKind(removed) };
 }
 
 async function grantIdsWhere(db: Queryable, condition: SQL | undefined, bindingCondition?: SQL): Promise<string[]> {
@@ -84,10 +88,7 @@ export async function endSessionsOfPerson(db: Queryable, userId: string): Promis
 
 /** Removes what remains of a client's provider state that belongs to no grant (interactions in flight). */
 export async function endUngrantedStateOfClient(db: Queryable, clientId: string): Promise<Record<string, number>> {
-  const removed = await db.delete(oidcPayloads).where(eq(oidcPayloads.clientId, clientId)).returning({ kind: oidcPayloads.kind });
-  const byKind: Record<string, number> = {};
-  for (const { kind } of removed) byKind[kind] = (byKind[kind] ?? 0) + 1;
-  return byKind;
+  return countByKind(await db.delete(oidcPayloads).where(eq(oidcPayloads.clientId, clientId)).returning({ kind: oidcPayloads.kind }));
 }
 
 

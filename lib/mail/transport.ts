@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import nodemailer from 'nodemailer';
+import { terminalText } from '../util/visible-text';
 import type { MailMessage } from './messages';
 import type { SendMail } from './outbox';
 
@@ -13,11 +14,6 @@ export interface MailTransportOptions {
   from: string;
   dataDir: string;
   log?: (line: string) => void;
-}
-
-/** Printed in logs: an outside string with its control characters made visible. */
-function printable(value: string): string {
-  return JSON.stringify(value).slice(1, -1);
 }
 
 export function developmentOutboxFolder(dataDir: string): string {
@@ -40,6 +36,6 @@ export function createMailSender(options: MailTransportOptions): SendMail {
     const file = path.join(folder, `${new Date().toISOString().replaceAll(':', '-')}-${randomBytes(3).toString('hex')}.eml`);
     // Owner-only: the message holds a single-use link.
     writeFileSync(file, info.message as Buffer, { mode: 0o600 });
-    log(`[mail] development outbox: "${printable(message.subject)}" to ${printable(message.to)} → ${file}${message.link ? `\n[mail]   link: ${message.link}` : ''}`);
+    log(`[mail] development outbox: "${terminalText(message.subject)}" to ${terminalText(message.to)} → ${file}${message.link ? `\n[mail]   link: ${message.link}` : ''}`);
   };
 }

@@ -17,8 +17,8 @@
 //   just-rotated token be replayed inside a short grace interval (clients that refresh from several processes),
 //   and upstream would give each replay a new, independent successor: the family would fork into chains that all
 //   outlive the interval. Here `RefreshToken#save`, when the request is rotating a token (the adapter noted which
-//   one it consumed, lib/oidc/refresh-rotation.ts), looks for the successor already saved for that token — under an
-//   advisory lock, so concurrent replays on any instance agree — and returns it instead of saving another. The
+//   one it consumed, lib/oidc/refresh-rotation.ts), saves the successor only if that token has none yet (a unique index on
+//   rotated_from, so concurrent replays on any instance agree) and otherwise returns the one already saved. The
 //   access token of each answer is fresh; the refresh token is the same one. Reuse after the interval still
 //   revokes the whole grant (lib/oidc/adapter.ts).
 import { and, eq, sql } from 'drizzle-orm';
@@ -56,22 +56,26 @@ export function applyProviderOverrides(provider: Provider, db: () => Database): 
   refreshPrototype.save = async function saveOneHead(this: SavableToken) {
     const rotatedFrom = refreshTokenBeingRotated();
     if (!rotatedFrom) return upstreamSave.call(this);
-    return db().transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:refresh-successor:${rotatedFrom}`}))`);
-      const [successor] = await tx
-        .select({ id: oidcPayloads.id })
-        .from(oidcPayloads)
-        .where(and(eq(oidcPayloads.kind, 'RefreshToken'), eq(oidcPayloads.rotatedFrom, rotatedFrom)))
-        .limit(1);
-      if (successor) {
-        this.jti = successor.id;
-        return successor.id;
-      }
-      this.jti ??= this.generateTokenId();
-      const { value, payload } = await this.getValueAndPayload();
-      await tx.insert(oidcPayloads).values({ id: this.jti, kind: 'RefreshToken', ...payloadColumns(payload, this.remainingTTL), rotatedFrom });
+    this.jti ??= this.generateTokenId();
+    const { value, payload } = await this.getValueAndPayload();
+    // One statement in the common case: the unique index on rotated_from lets only the first successor in.
+    const [inserted] = await db()
+      .insert(oidcPayloads)
+      .values({ id: this.jti, kind: 'RefreshToken', ...payloadColumns(payload, this.remainingTTL), rotatedFrom })
+      .onConflictDoNothing({ target: oidcPayloads.rotatedFrom, where: sql`${oidcPayloads.rotatedFrom} IS NOT NULL` })
+      .returning({ id: oidcPayloads.id });
+    if (inserted) {
       this.emit('saved');
       return value;
-    });
+    }
+    // A replay: the successor the first exchange saved (committed before the conflict was reported).
+    const [successor] = await db()
+      .select({ id: oidcPayloads.id })
+      .from(oidcPayloads)
+      .where(and(eq(oidcPayloads.kind, 'RefreshToken'), eq(oidcPayloads.rotatedFrom, rotatedFrom)))
+      .limit(1);
+    if (!successor) throw new Error('the successor of a rotated refresh token is gone');
+    this.jti = successor.id;
+    return successor.id;
   };
 }

@@ -18,7 +18,6 @@ export type PorticoClient = {
   clientIdMetadataDocument?: boolean;
 };
 
-export { clientKindOf } from './client-policy';
 
 /** The scopes every app's resource knows. Team grants and app-declared scopes extend this in later issues. */
 export const APP_RESOURCE_SCOPES = ['mcp'] as const;

@@ -1,5 +1,6 @@
 // Storage for oidc-provider's models and the key material every instance shares.
-import { index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /** One table for every oidc-provider model except Client (read from `clients`). */
 export const oidcPayloads = pgTable(
@@ -30,7 +31,8 @@ export const oidcPayloads = pgTable(
     index('oidc_payloads_client_idx').on(t.clientId),
     index('oidc_payloads_uid_idx').on(t.uid),
     index('oidc_payloads_user_code_idx').on(t.userCode),
-    index('oidc_payloads_rotated_from_idx').on(t.rotatedFrom),
+    // One successor per rotated refresh token: concurrent replays on any instance meet here.
+    uniqueIndex('oidc_payloads_rotated_from_key').on(t.rotatedFrom).where(sql`${t.rotatedFrom} IS NOT NULL`),
     index('oidc_payloads_expires_idx').on(t.expiresAt),
   ],
 );

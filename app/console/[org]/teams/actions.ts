@@ -2,10 +2,11 @@
 // The teams page's actions: thin callers of the team commands (lib/accounts/team-commands.ts).
 import { z } from 'zod';
 import { addTeamMemberCommand, createTeamCommand, grantTeamScopeCommand, removeTeamMemberCommand, revokeTeamScopeCommand } from '@/lib/accounts/team-commands';
+import { SCOPE_TOKEN } from '@/lib/clients/permission-catalog';
 import { orgAction } from '../../_lib/action';
 
 const teamId = z.string().uuid('is not a team');
-const scope = z.string().trim().regex(/^[A-Za-z0-9:._-]{1,64}$/, 'must be 1-64 letters, digits or : . _ -');
+const scope = z.string().trim().regex(SCOPE_TOKEN, 'must be 1-64 letters, digits or : . _ -');
 
 export const createTeamAction = orgAction(
   { permission: 'teams.manage', input: z.object({ name: z.string().trim().min(1, 'is required').max(60) }) },

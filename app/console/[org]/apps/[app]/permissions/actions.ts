@@ -1,12 +1,13 @@
 'use server';
 // The permissions page's actions: thin callers of the app commands for the catalog.
 import { z } from 'zod';
+import { SCOPE_TOKEN } from '@/lib/clients/permission-catalog';
 import { addAppPermission, describeAppPermission, restoreAppPermission, retireAppPermission } from '@/lib/clients/app-commands';
 import { orgAction } from '../../../../_lib/action';
 import { orgAppOrRefuse } from '../../../../_lib/org-app';
 
 const appId = z.string().uuid('is not an app');
-const scope = z.string().trim().regex(/^[A-Za-z0-9:._-]{1,64}$/, 'Use 1-64 letters, digits or : . _ - (an OAuth scope), such as invoices:read.');
+const scope = z.string().trim().regex(SCOPE_TOKEN, 'Use 1-64 letters, digits or : . _ - (an OAuth scope), such as invoices:read.');
 const description = z.string().trim().min(1, 'Describe it in a few words, such as “Delete invoices”.').max(200, 'Use at most 200 characters.');
 
 export const addPermissionAction = orgAction({ permission: 'apps.manage', input: z.object({ appId, scope, description }) }, async ({ tx, input, access, audit }) => {

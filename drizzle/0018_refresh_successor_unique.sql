@@ -1,0 +1,2 @@
+DROP INDEX "oidc_payloads_rotated_from_idx";--> statement-breakpoint
+CREATE UNIQUE INDEX "oidc_payloads_rotated_from_key" ON "oidc_payloads" USING btree ("rotated_from") WHERE "oidc_payloads"."rotated_from" IS NOT NULL;

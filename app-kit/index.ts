@@ -13,6 +13,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   authorizeBearer,
+  insufficientScope,
   protectedResourceMetadata,
   protectedResourceMetadataUrl,
   remoteKeys,
@@ -34,7 +35,7 @@ import {
   type ReplayGuard,
   type SurfaceDocument,
 } from './surface';
-import { registerKitTools, riskModelCapability, surfaceOfTools, type KitTool, type ToolEvent } from './tools';
+import { registerKitTools, requiredScopesOf, riskModelCapability, surfaceOfTools, type KitTool, type ToolEvent } from './tools';
 
 // What apps use. Portico itself imports the shared modules (risk.ts, surface.ts, …) directly.
 export type { ResourceAuthorization, VerifiedAccessToken, KitTool, ToolEvent, SurfaceDocument, RiskLevel, ConfirmationStore, ReplayGuard };
@@ -64,7 +65,7 @@ export interface AppIdentity {
   clientId?: string;
   /** PORTICO_SURFACE_SECRET: signs the surface declaration and checks Portico's introspection calls. */
   surfaceSecret?: string;
-  /** The scopes the app's tools need; `mcp` is the baseline every member's token carries. */
+  /** Scopes to list in the metadata besides `mcp` (the baseline) and those the tools need, which are listed anyway. */
   scopesSupported?: readonly string[];
   resourceName?: string;
 }
@@ -133,12 +134,14 @@ export function createAppKit(options: AppKitOptions): AppKit {
     resource: `${origin}/api/mcp`,
     issuer: options.issuer,
     audience: options.appIdentity,
-    scopesSupported: options.scopesSupported ?? ['mcp'],
+    // RFC 9728 `scopes_supported`: the baseline, every scope a tool needs, and any the app names besides.
+    scopesSupported: [...new Set(['mcp', ...(options.tools ?? []).flatMap((tool) => requiredScopesOf(tool)), ...(options.scopesSupported ?? [])])],
     resourceName: options.resourceName,
   };
   // Portico's JWKS, fetched once and cached; an unknown `kid` refetches it (rate-limited by jose).
   const keys = remoteKeys(options.issuer);
   const tools = options.tools ?? [];
+  const toolScopes = new Map(tools.map((tool) => [tool.name, requiredScopesOf(tool)]));
   // Resolved once, at start: a configuration that lowers a level throws here, before any request is served.
   const levels = resolveRiskLevels(Object.fromEntries(tools.map((tool) => [tool.name, tool.riskLevel])), options.riskOverrides, options.criticalTools);
   const gate = createConfirmationGate({ store: options.confirmationStore ?? memoryConfirmationStore(), now: options.now });
@@ -182,8 +185,14 @@ export function createAppKit(options: AppKitOptions): AppKit {
     surface,
 
     async handleMcp(request, onAccepted) {
-      const gateResult = await authorizeBearer(request, config, keys, ['mcp']);
+      // Any valid token for this app passes the gate; what it may do is per tool (a token holding only
+      // `notes:read` sees and calls only the tools that need no more).
+      const gateResult = await authorizeBearer(request, config, keys, []);
       if (!gateResult.ok) return gateResult.response;
+      // A call of a tool the token lacks scopes for: 403 insufficient_scope naming them (RFC 6750 §3.1, MCP
+      // authorization's scope challenge), so the client can ask the person for more.
+      const needed = await scopesNeededByCall(request, toolScopes, gateResult.token);
+      if (needed) return insufficientScope(config, gateResult.token, needed.scopes, `the tool ${needed.tool}`);
       onAccepted?.(gateResult.token);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
@@ -241,4 +250,48 @@ export function createAppKit(options: AppKitOptions): AppKit {
       return answer.granted === true ? { granted: true, grantId: answer.grant_id, expiresAt: answer.expires_at ?? null } : { granted: false };
     },
   };
+}
+
+/** How much of a request body is read to find the tool it calls: the transport's own limit. */
+const MCP_BODY_LIMIT = 256 * 1024;
+
+/**
+ * The tool a `tools/call` (or a batch holding one) names, when the token lacks a scope it needs. The body is read
+ * from a clone, at most MCP_BODY_LIMIT bytes; anything unreadable is left to the transport to refuse.
+ */
+async function scopesNeededByCall(request: Request, toolScopes: ReadonlyMap<string, string[]>, token: VerifiedAccessToken): Promise<{ tool: string; scopes: string[] } | undefined> {
+  if (request.method !== 'POST' || !request.body) return undefined;
+  const body = await readBounded(request.clone(), MCP_BODY_LIMIT);
+  if (body === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    const call = message as { method?: unknown; params?: { name?: unknown } } | null;
+    if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') continue;
+    const scopes = toolScopes.get(call.params.name);
+    if (scopes && !scopes.every((scope) => token.scopes.includes(scope))) return { tool: call.params.name, scopes };
+  }
+  return undefined;
+}
+
+async function readBounded(request: Request, limit: number): Promise<string | undefined> {
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+      if (received > limit) return undefined;
+      chunks.push(value);
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

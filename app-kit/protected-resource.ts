@@ -38,10 +38,15 @@ export function protectedResourceMetadata(config: ProtectedResourceConfig): Reco
 
 export type BearerError = { error: 'invalid_request' | 'invalid_token' | 'insufficient_scope'; description: string };
 
-/** RFC 6750 §3 with RFC 9728 §5.1's `resource_metadata`. Quoted values never contain `"` or `\`. */
+/**
+ * RFC 6750 §3 with RFC 9728 §5.1's `resource_metadata`. Quoted values never contain `"` or `\`. Without a required
+ * scope the challenge names none, and a client asks for the metadata's `scopes_supported` (MCP authorization,
+ * scope selection).
+ */
 export function bearerChallenge(config: ProtectedResourceConfig, requiredScope: readonly string[], error?: BearerError): string {
   const quote = (value: string) => `"${value.replace(/["\\]/g, '')}"`;
-  const parts = [`resource_metadata=${quote(protectedResourceMetadataUrl(config.resource))}`, `scope=${quote(requiredScope.join(' '))}`];
+  const parts = [`resource_metadata=${quote(protectedResourceMetadataUrl(config.resource))}`];
+  if (requiredScope.length > 0) parts.push(`scope=${quote(requiredScope.join(' '))}`);
   if (error) parts.push(`error=${quote(error.error)}`, `error_description=${quote(error.description)}`);
   return `Bearer ${parts.join(', ')}`;
 }
@@ -147,6 +152,23 @@ export async function authorizeBearer(request: Request, config: ProtectedResourc
   const check = await verifyAccessToken(bearer.token, config, keys);
   if (!check.ok) return deny(check.status, check.error);
   const missing = requiredScope.filter((scope) => !check.token.scopes.includes(scope));
-  if (missing.length > 0) return deny(403, { error: 'insufficient_scope', description: `this resource needs the scope ${missing.join(' ')}` });
+  if (missing.length > 0) return { ok: false, response: insufficientScope(config, check.token, requiredScope, 'this resource') };
   return { ok: true, token: check.token };
+}
+
+/**
+ * RFC 6750 §3.1 `insufficient_scope`, 403. The challenge's `scope` is what the token holds plus what is needed, so
+ * that a client authorizing again (MCP authorization, step-up) keeps what it had and gains what it lacks.
+ */
+export function insufficientScope(config: ProtectedResourceConfig, token: VerifiedAccessToken, needed: readonly string[], what: string): Response {
+  const missing = needed.filter((scope) => !token.scopes.includes(scope));
+  const error: BearerError = { error: 'insufficient_scope', description: `${what} needs the scope ${missing.join(' ')}` };
+  return new Response(JSON.stringify({ error: error.error, error_description: error.description }), {
+    status: 403,
+    headers: {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-store',
+      'WWW-Authenticate': bearerChallenge(config, [...new Set([...token.scopes, ...needed])], error),
+    },
+  });
 }

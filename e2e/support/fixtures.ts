@@ -5,7 +5,9 @@ import { addMember } from '../../lib/accounts/memberships';
 import { createOrganization, findOrganizationBySlug, setBranding } from '../../lib/accounts/organizations';
 import { hashPassword } from '../../lib/accounts/passwords';
 import { createUser, findUserByEmail } from '../../lib/accounts/users';
-import { createApp } from '../../lib/clients/apps';
+import { createApp, listApps } from '../../lib/clients/apps';
+import { addPermission } from '../../lib/clients/permission-catalog';
+import { addTeamMember, createTeam, grantTeamScope } from '../../lib/accounts/teams';
 import type { Database } from '../../lib/db/client';
 import { seedDemo } from '../../lib/seed/demo';
 import { DEMO } from './constants';
@@ -55,7 +57,15 @@ export const FLIGHT_DECK = {
   /** The pilot's own agent, but in the demo organization: not usable at Acme Rockets' apps. */
   demoHelper: { id: 'agt_e2e_demohelper_000001', name: 'Demo helper' },
   engineer: { email: 'engineer@rockets.e2e.test', password: 'rocket-engineer-password-1' },
+  /** A member with the baseline only: the permissions tests grant and take away what it holds. */
+  deckhand: { email: 'deckhand@rockets.e2e.test', password: 'rocket-deckhand-password-1' },
+  /** The Flight Deck's permission catalog (besides the baseline `mcp`), with the team that holds it. */
+  permissions: { 'notes:read': 'Read notes', 'notes:delete': 'Delete notes', 'deploy:run': 'Run deployments' },
+  crewTeam: 'Flight crew',
 } as const;
+
+/** Permissions the other fixture apps offer, for the grants the tests make. */
+export const FIXTURE_PERMISSIONS = { rockets: { launch: 'Launch rockets' }, demo: { 'reports:read': 'Read reports' } } as const;
 
 export async function seedE2EData(db: Database): Promise<void> {
   await seedDemo(db, {
@@ -98,6 +108,14 @@ export async function seedE2EData(db: Database): Promise<void> {
     });
     const engineer = await createUser(tx, { email: FLIGHT_DECK.engineer.email, name: 'Engineer', passwordHash: await hashPassword(FLIGHT_DECK.engineer.password) });
     await addMember(tx, { orgId: org.id, userId: engineer.id, role: 'admin' });
+    const deckhand = await createUser(tx, { email: FLIGHT_DECK.deckhand.email, name: 'Deckhand', passwordHash: await hashPassword(FLIGHT_DECK.deckhand.password) });
+    await addMember(tx, { orgId: org.id, userId: deckhand.id, role: 'member' });
+    // The catalogs: what each app offers to grant. The pilot's crew holds the Flight Deck's notes permissions.
+    for (const [scope, description] of Object.entries(FLIGHT_DECK.permissions)) await addPermission(tx, FLIGHT_DECK.appId, { scope, description });
+    for (const [scope, description] of Object.entries(FIXTURE_PERMISSIONS.rockets)) await addPermission(tx, ROCKETS.appId, { scope, description });
+    const crew = await createTeam(tx, { orgId: org.id, name: FLIGHT_DECK.crewTeam });
+    await addTeamMember(tx, crew.id, pilot.id);
+    for (const scope of ['notes:read', 'notes:delete']) await grantTeamScope(tx, { teamId: crew.id, appId: FLIGHT_DECK.appId, scope });
     await createAgent(tx, { ...FLIGHT_DECK.copilot, orgId: org.id, ownerUserId: pilot.id });
     await createAgent(tx, { ...FLIGHT_DECK.navigator, orgId: org.id, ownerUserId: engineer.id });
     await allowAgentUser(tx, FLIGHT_DECK.navigator.id, pilot.id);
@@ -115,6 +133,8 @@ export async function seedE2EData(db: Database): Promise<void> {
         clientSecret: ROCKETS.vault.clientSecret,
       });
     }
+    const demoApp = demoOrg ? (await listApps(tx, 'demo')).find((listing) => listing.app.slug === 'demo-app') : undefined;
+    if (demoApp) for (const [scope, description] of Object.entries(FIXTURE_PERMISSIONS.demo)) await addPermission(tx, demoApp.app.id, { scope, description });
     // The pilot belongs to two organizations (the console's switcher).
     if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: pilot.id, role: 'member' });
     if (demoOrg) await createAgent(tx, { ...FLIGHT_DECK.demoHelper, orgId: demoOrg.id, ownerUserId: pilot.id });

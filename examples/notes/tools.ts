@@ -1,4 +1,6 @@
-// The example app's MCP tools: a shared notebook, one tool at least at each risk level. They are declared once
+// The example app's MCP tools: a shared notebook, one tool at least at each risk level. Most need only the baseline
+// `mcp`; reading the list needs `notes:read` and deleting needs `notes:delete`, permissions an admin grants in
+// Portico (a token without them does not list those tools, and a call gets 403 insufficient_scope). They are declared once
 // here; the kit registers them behind the confirmation gate, declares them to Portico and reports them to
 // Portico's introspection, all from this one list.
 import { z } from 'zod';
@@ -39,6 +41,7 @@ export function notebookTools(notebook: Notebook): KitTool<never>[] {
       name: 'notes.list',
       description: 'Lists the notes you can read: yours and the shared ones.',
       riskLevel: 'safe',
+      requiredScopes: ['notes:read'],
       run: (_args, { token }) => text([...notebook.notes.values()].filter((note) => visibleTo(note, token.subject))),
     }),
     defineTool({
@@ -64,6 +67,7 @@ export function notebookTools(notebook: Notebook): KitTool<never>[] {
       name: 'notes.delete',
       description: 'Deletes one of your notes.',
       riskLevel: 'approval_required',
+      requiredScopes: ['notes:delete'],
       warning: 'The note is destroyed for good: there is no undo.',
       inputSchema: { id: z.number().int().positive() },
       run: ({ id }, { token }) => {

@@ -11,6 +11,7 @@ import { findMembershipRole } from './memberships';
 import { findOrganizationBySlug } from './organizations';
 import { can } from './permissions';
 import { findUserById, type User } from './users';
+import { refuseUnlessOffered } from '../clients/permission-catalog';
 import {
   allowAgentUser,
   createAgent,
@@ -58,7 +59,16 @@ export const AGENT_INPUTS = {
     'mode',
     [
       z.object({ agentId: agentIdSchema, appId, mode: z.literal('own') }).strict(),
-      z.object({ agentId: agentIdSchema, appId, mode: z.literal('delegated'), delegateUserId: z.string().uuid('choose the person it acts for') }).strict(),
+      z
+        .object({
+          agentId: agentIdSchema,
+          appId,
+          mode: z.literal('delegated'),
+          delegateUserId: z.string().uuid('choose the person it acts for'),
+          /** The subset of the person's permissions the connection may use; absent for all of them. */
+          narrowedTo: z.array(scope).max(100).optional(),
+        })
+        .strict(),
     ],
     { error: 'choose a mode: "own" (the agent acts as itself) or "delegated" (it acts for one person)' },
   ),
@@ -151,6 +161,7 @@ export const agentCommands = {
   async grant(ctx: AgentCommandContext, input: Input<'grant'>) {
     const agent = await agentOf(ctx, input.agentId);
     const app = await orgApp(ctx, input.appId);
+    await refuseUnlessOffered(ctx.tx, app, input.scope);
     await grantAgentScope(ctx.tx, { agentId: agent.id, orgId: ctx.org.id, appId: app.id, scope: input.scope });
     await ctx.audit({ action: 'agent.scope_granted', subject: subject(agent), appId: app.id, details: { scope: input.scope } });
     return { message: `${agent.name} now holds ${input.scope} on ${app.name}.` };
@@ -167,17 +178,18 @@ export const agentCommands = {
     const agent = await agentOf(ctx, input.agentId);
     const app = await orgApp(ctx, input.appId);
     if (input.mode === 'delegated') await memberOf(ctx, input.delegateUserId);
+    if (input.mode === 'delegated') for (const narrowed of input.narrowedTo ?? []) await refuseUnlessOffered(ctx.tx, app, narrowed);
     const connection = await createConnection(ctx.tx, {
       agentId: agent.id,
       orgId: ctx.org.id,
       appId: app.id,
       createdByUserId: ctx.person.id,
-      connection: input.mode === 'own' ? { mode: 'own' } : { mode: 'delegated', delegateUserId: input.delegateUserId },
+      connection: input.mode === 'own' ? { mode: 'own' } : { mode: 'delegated', delegateUserId: input.delegateUserId, narrowedTo: input.narrowedTo ?? null },
     }).catch((error: unknown) => {
       if (postgresErrorCode(error) === '23505') throw new AgentCommandRefusal(409, `${agent.name} is connected to ${app.name} already.`);
       throw error;
     });
-    await ctx.audit({ action: 'agent.connection_created', subject: subject(agent), appId: app.id, details: { connectionId: connection.id, mode: connection.mode, delegateUserId: connection.delegateUserId } });
+    await ctx.audit({ action: 'agent.connection_created', subject: subject(agent), appId: app.id, details: { connectionId: connection.id, mode: connection.mode, delegateUserId: connection.delegateUserId, narrowedTo: connection.narrowedTo } });
     return { connection, message: `${agent.name} is connected to ${app.name} (${connection.mode} mode).` };
   },
 

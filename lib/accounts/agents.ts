@@ -121,7 +121,10 @@ export async function agentScopesOn(db: Queryable, agentId: string, appId: strin
  * A connection's mode, as a type: own mode has no person, delegated mode has exactly one. There is no third shape
  * and no default, so a mode can never be inferred from a missing field.
  */
-export type ConnectionMode = { mode: 'own' } | { mode: 'delegated'; delegateUserId: string };
+export type ConnectionMode =
+  | { mode: 'own' }
+  /** `narrowedTo`: the subset of the person's permissions the connection may use; absent or null for all of them. */
+  | { mode: 'delegated'; delegateUserId: string; narrowedTo?: readonly string[] | null };
 
 export type AgentConnection = typeof agentConnections.$inferSelect;
 
@@ -137,6 +140,7 @@ export async function createConnection(
       appId: input.appId,
       mode: input.connection.mode,
       delegateUserId: input.connection.mode === 'delegated' ? input.connection.delegateUserId : null,
+      narrowedTo: input.connection.mode === 'delegated' && input.connection.narrowedTo ? [...new Set(input.connection.narrowedTo)].sort() : null,
       createdByUserId: input.createdByUserId,
     })
     .returning();

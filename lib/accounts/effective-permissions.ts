@@ -131,7 +131,7 @@ export async function explainPermissions(db: Queryable, input: { orgId: string; 
     if (connection?.mode === 'delegated' && connection.delegateUserId) {
       return {
         subject: { kind: 'agent', id: agent.id, label: agent.name, mode: 'delegated' },
-        permissions: await effectivePermissionsOfDelegation(db, { orgId: input.orgId, appId: input.appId, userId: connection.delegateUserId }),
+        permissions: await effectivePermissionsOfDelegation(db, { orgId: input.orgId, appId: input.appId, userId: connection.delegateUserId, narrowTo: connection.narrowedTo }),
       };
     }
     return { subject: { kind: 'agent', id: agent.id, label: agent.name, mode: 'own' }, permissions: await effectivePermissionsOfAgent(db, { orgId: input.orgId, appId: input.appId, agentId: agent.id }) };

@@ -4,7 +4,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { AuditRecord } from '../audit/events';
 import { findOrgApp } from '../clients/apps';
-import { offeredScopes } from '../clients/permission-catalog';
+import { refuseUnlessOffered } from '../clients/permission-catalog';
 import { personGrants } from '../db/schema';
 import type { Queryable } from '../db/client';
 import { invitationMail, type MailMessage } from '../mail/messages';
@@ -124,9 +124,7 @@ export interface PermissionCommandContext {
 /** Grants a permission of the app's catalog to one member directly. Unknown or retired permissions are refused. */
 export async function grantPersonPermissionCommand(ctx: PermissionCommandContext, input: { userId: string; appId: string; scope: string }) {
   const { app, user } = await personAndApp(ctx, input);
-  if (!(await offeredScopes(ctx.tx, app.app.id)).includes(input.scope)) {
-    throw new CommandRefusal(400, `${input.scope} is not in ${app.app.name}’s permission catalog: add it there first.`, 'unknown_scope');
-  }
+  await refuseUnlessOffered(ctx.tx, app.app, input.scope);
   await ctx.tx.insert(personGrants).values({ orgId: ctx.org.id, userId: input.userId, appId: app.app.id, scope: input.scope }).onConflictDoNothing();
   await ctx.audit({ action: 'person.scope_granted', subject: { type: 'person', id: user.id, label: user.email }, appId: app.app.id, details: { scope: input.scope } });
 }

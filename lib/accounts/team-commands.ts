@@ -3,6 +3,7 @@
 import type { AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
 import { findOrgApp } from '../clients/apps';
+import { refuseUnlessOffered } from '../clients/permission-catalog';
 import { findMembershipRole } from './memberships';
 import { CommandRefusal } from './org-operation';
 import { addTeamMember, createTeam, findOrgTeam, grantTeamScope, listTeams, removeTeamMember, revokeTeamScope, type Team } from './teams';
@@ -52,6 +53,7 @@ export async function grantTeamScopeCommand(ctx: TeamCommandContext, input: { te
   const team = await teamOf(ctx, input.teamId);
   const app = await findOrgApp(ctx.tx, ctx.org.id, input.appId);
   if (!app) throw new CommandRefusal(404, 'This app does not exist in this organization.');
+  await refuseUnlessOffered(ctx.tx, app.app, input.scope);
   await grantTeamScope(ctx.tx, { teamId: team.id, appId: app.app.id, scope: input.scope });
   await ctx.audit({ action: 'team.scope_granted', subject: subject(team), appId: app.app.id, details: { scope: input.scope } });
   return { team, app };

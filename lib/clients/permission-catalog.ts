@@ -7,6 +7,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { appPermissions } from '../db/schema';
 import { surfaceStateOf } from './surface';
+import { CommandRefusal } from '../accounts/org-operation';
 
 export const BASELINE_SCOPE = 'mcp';
 const BASELINE_DESCRIPTION = 'Use the app’s tools';
@@ -71,6 +72,16 @@ export async function listPermissionCatalog(db: Queryable, appId: string): Promi
 /** The scopes the app offers now (no retired ones). */
 export async function offeredScopes(db: Queryable, appId: string): Promise<string[]> {
   return (await listPermissionCatalog(db, appId)).filter((entry) => !entry.retired).map((entry) => entry.scope);
+}
+
+/**
+ * Grants (to a team, a person or an agent) name a permission the app offers now: anything else is refused, so an
+ * admin never manages a grant that no token can carry.
+ */
+export async function refuseUnlessOffered(db: Queryable, app: { id: string; name: string }, scope: string): Promise<void> {
+  if (!(await offeredScopes(db, app.id)).includes(scope)) {
+    throw new CommandRefusal(400, `${scope} is not in ${app.name}’s permission catalog: add it there first.`, 'unknown_scope');
+  }
 }
 
 /** Adds a permission (or describes a declared one, or brings back a retired one) with its description. */

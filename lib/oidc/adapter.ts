@@ -6,7 +6,7 @@ import type { Database } from '../db/client';
 import { oidcPayloads } from '../db/schema';
 import { loadClientMetadata } from '../clients/client-metadata';
 import { endGrants } from '../grants';
-import { noteRefreshTokenRotated } from './refresh-rotation';
+import { noteRefreshTokenRotated } from './request-scope';
 
 function notExpired() {
   return or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now()`));

@@ -16,11 +16,13 @@ import Provider, { errors, type ClientMetadata } from 'oidc-provider';
 import { SignJWT, importJWK, type JWK } from 'jose';
 import type { Database, Queryable } from '../db/client';
 import { agentConnections, agents, apps } from '../db/schema';
-import { agentScopesOn, findUsableAgent } from '../accounts/agents';
+import { findUsableAgent } from '../accounts/agents';
+import { effectivePermissionsOfAgent, effectivePermissionsOfDelegation } from '../accounts/effective-permissions';
 import { findUserById } from '../accounts/users';
 import { appResource } from '../clients/apps';
 import { recordAuditEvent } from '../audit/events';
-import { ACCESS_TOKEN_TTL_SECONDS, APP_RESOURCE_SCOPES } from './resource-servers';
+import { ACCESS_TOKEN_TTL_SECONDS } from './resource-servers';
+import { appResourceScopes, resourceTokenScope } from './resource-scope';
 import { isUuid } from '../util/uuid';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -47,6 +49,7 @@ interface ConnectionSubject {
   connectionId: string;
   mode: 'own' | 'delegated';
   delegateUserId: string | null;
+  narrowedTo: string[] | null;
   agentId: string;
   agentName: string;
   agentDisabled: boolean;
@@ -69,6 +72,7 @@ async function findConnection(db: Queryable, connectionId: unknown): Promise<Con
     connectionId: row.connection.id,
     mode: row.connection.mode,
     delegateUserId: row.connection.delegateUserId,
+    narrowedTo: row.connection.narrowedTo,
     agentId: row.agent.id,
     agentName: row.agent.name,
     agentDisabled: row.agent.disabledAt !== null,
@@ -104,24 +108,29 @@ export function registerAgentTokenExchange(provider: Provider, db: () => Databas
       if (params.resource !== undefined && params.resource !== resource) throw new errors.InvalidTarget('the resource is not the connection’s app');
 
       // Own mode: the agent is the subject and holds its direct grants on this app, nothing from any role or team.
-      // Delegated mode: the person is the subject and the agent the actor; the permissions are the person's, so the
-      // person must still be an active member who may use the agent.
+      // Delegated mode: the person is the subject and the agent the actor; the permissions are the person's (narrowed
+      // to the connection's subset, if it has one), so the person must still be an active member who may use the agent.
+      // A `scope` parameter narrows further (RFC 8693 §2.1); what it names beyond the held set is left out.
+      const app = { orgId: connection.orgId, appId: connection.app.id };
       let subject = connection.agentId;
-      let scope: string;
+      let held: { scope: string }[];
       if (connection.mode === 'own') {
-        scope = (await agentScopesOn(db(), connection.agentId, connection.app.id)).join(' ');
+        held = await effectivePermissionsOfAgent(db(), { ...app, agentId: connection.agentId });
       } else {
         const person = connection.delegateUserId ? await findUserById(db(), connection.delegateUserId) : undefined;
         const usable = person && !person.disabledAt ? await findUsableAgent(db(), connection.orgId, person.id, connection.agentId) : undefined;
         if (!person || !usable) throw new errors.InvalidGrant('the delegating person may no longer use this agent');
         subject = person.id;
-        scope = APP_RESOURCE_SCOPES.join(' ');
+        held = await effectivePermissionsOfDelegation(db(), { ...app, userId: person.id, narrowTo: connection.narrowedTo });
       }
+      const catalog = await appResourceScopes(db(), connection.app.id);
+      const named = typeof params.scope === 'string' ? params.scope.split(' ').filter((requested) => catalog.includes(requested)) : [];
+      const scope = resourceTokenScope({ named, allowedByGrant: catalog, effective: new Set(held.map((permission) => permission.scope)) }).join(' ');
       // No grant: nobody consented, the platform decided (oidc-provider's types insist on a grantId, its model not).
       const token = new provider.AccessToken({ accountId: subject, client, gty: 'token-exchange', scope: scope || undefined } as unknown as ConstructorParameters<Provider['AccessToken']>[0]);
       exchangedTokenClaims.set(token, { org: connection.orgId, ...(connection.mode === 'delegated' ? { act: { sub: connection.agentId } } : {}) });
       token.resourceServer = new provider.ResourceServer(resource, {
-        scope: [...new Set([...APP_RESOURCE_SCOPES, ...scope.split(' ').filter(Boolean)])].join(' '),
+        scope: catalog.join(' '),
         audience: connection.app.identity,
         accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
         accessTokenFormat: 'jwt',

@@ -9,8 +9,11 @@ import { findUserById } from '../accounts/users';
 import { recordAuditEvent } from '../audit/events';
 import { recordConsentBinding } from '../clients/binding';
 import { findInteraction, finishInteraction } from './interactions';
-import { APP_RESOURCE_SCOPES } from './resource-servers';
 import { PORTICO_API_SCOPES } from '../resource/portico-api';
+import { BASELINE_SCOPE, listPermissionCatalog } from '../clients/permission-catalog';
+import { surfaceStateOf } from '../clients/surface';
+import { effectivePermissionsOfPerson } from '../accounts/effective-permissions';
+import { resourceTokenScope } from './resource-scope';
 import { findSignInTarget } from './sign-in-target';
 
 export type ConsentDecision = { decision: 'allow'; actor: string } | { decision: 'deny' };
@@ -30,6 +33,57 @@ export type ConsentErrorCode = keyof typeof CONSENT_ERRORS;
 
 export function isConsentErrorCode(value: unknown): value is ConsentErrorCode {
   return typeof value === 'string' && Object.hasOwn(CONSENT_ERRORS, value);
+}
+
+export interface PermissionToGrant {
+  scope: string;
+  description: string;
+  /** A tool of the app's declared surface that needs this permission is approval_required. */
+  approvalRequired: boolean;
+}
+
+export interface AppConsentScope {
+  /** What allowing grants: the permissions the request names (all, when it names none) that the person holds now. */
+  granted: PermissionToGrant[];
+  /** Permissions of the app the request names that the person does not hold: left out (RFC 6749 §3.3). */
+  notHeld: PermissionToGrant[];
+}
+
+/**
+ * What consenting to an MCP client's request for an app grants, computed the same way for the screen and for the
+ * grant (lib/oidc/resource-scope.ts holds the rule).
+ */
+export async function appConsentScope(db: Database, input: { appId: string; orgId: string; accountId: string; requestedScope: string }): Promise<AppConsentScope> {
+  const [catalog, surface, held] = await Promise.all([
+    listPermissionCatalog(db, input.appId),
+    surfaceStateOf(db, input.appId),
+    effectivePermissionsOfPerson(db, { orgId: input.orgId, appId: input.appId, userId: input.accountId }),
+  ]);
+  const critical = new Set((surface.declaration ?? []).filter((tool) => tool.riskLevel === 'approval_required').flatMap((tool) => tool.requiredScopes));
+  const requested = new Set(input.requestedScope.split(' ').filter(Boolean));
+  const named = catalog.filter((entry) => requested.has(entry.scope)).map((entry) => entry.scope);
+  const granted = new Set(
+    resourceTokenScope({
+      named,
+      allowedByGrant: catalog.filter((entry) => !entry.retired).map((entry) => entry.scope),
+      effective: new Set(held.map((permission) => permission.scope)),
+    }),
+  );
+  const describe = (entry: (typeof catalog)[number]): PermissionToGrant => ({ scope: entry.scope, description: entry.description, approvalRequired: critical.has(entry.scope) });
+  return {
+    granted: catalog.filter((entry) => granted.has(entry.scope)).map(describe),
+    notHeld: catalog.filter((entry) => named.includes(entry.scope) && !granted.has(entry.scope) && !entry.retired).map(describe),
+  };
+}
+
+/** Permissions grouped for reading: by the part before the first `:` ("invoices"), the baseline on its own. */
+export function groupPermissions(permissions: readonly PermissionToGrant[]): { group: string; permissions: PermissionToGrant[] }[] {
+  const groups = new Map<string, PermissionToGrant[]>();
+  for (const permission of permissions) {
+    const group = permission.scope === BASELINE_SCOPE ? '' : (permission.scope.split(':')[0] ?? '');
+    groups.set(group, [...(groups.get(group) ?? []), permission]);
+  }
+  return [...groups.entries()].map(([group, grouped]) => ({ group, permissions: grouped }));
 }
 
 export interface ConsentInput {
@@ -81,12 +135,21 @@ export async function completeConsent(input: ConsentInput): Promise<ConsentOutco
   const grant = new provider.Grant({ accountId, clientId: client.id });
   if (details.missingOIDCScope?.length) grant.addOIDCScope(details.missingOIDCScope.join(' '));
   if (details.missingOIDCClaims?.length) grant.addOIDCClaims(details.missingOIDCClaims);
-  for (const [indicator, scopes] of Object.entries(details.missingResourceScopes ?? {})) {
+  for (const indicator of Object.keys(details.missingResourceScopes ?? {})) {
     if (indicator !== resource) return { kind: 'expired' };
-    const known: readonly string[] = app ? APP_RESOURCE_SCOPES : PORTICO_API_SCOPES;
-    const allowed = scopes.filter((scope) => known.includes(scope));
-    if (allowed.length) grant.addResourceScope(indicator, allowed.join(' '));
   }
+  let grantedScopes: string[];
+  if (app) {
+    // The permissions the person holds among those asked for (all held, when none is named); the others are
+    // recorded as refused, so the request does not come back to this screen for them.
+    const scope = await appConsentScope(db, { appId: app.id, orgId: app.orgId, accountId, requestedScope: String(interaction.params.scope ?? '') });
+    grantedScopes = scope.granted.map((permission) => permission.scope);
+    const refused = (details.missingResourceScopes?.[resource] ?? []).filter((requested) => !grantedScopes.includes(requested));
+    if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
+  } else {
+    grantedScopes = (details.missingResourceScopes?.[resource] ?? []).filter((scope) => (PORTICO_API_SCOPES as readonly string[]).includes(scope));
+  }
+  if (grantedScopes.length) grant.addResourceScope(resource, grantedScopes.join(' '));
   const grantId = await grant.save();
 
   // The binding and its audit event commit together. A grant saved without a binding is inert: the token endpoint
@@ -104,7 +167,7 @@ export async function completeConsent(input: ConsentInput): Promise<ConsentOutco
         act: agent?.id ?? null,
         mode: agent ? 'delegated' : 'person',
         actsAs: agent ? { agentId: agent.id, agentName: agent.name } : 'person',
-        scope: Object.values(details.missingResourceScopes ?? {}).flat(),
+        scope: grantedScopes,
       },
     });
     return 'bound' as const;

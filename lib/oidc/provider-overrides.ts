@@ -17,18 +17,29 @@
 //   just-rotated token be replayed inside a short grace interval (clients that refresh from several processes),
 //   and upstream would give each replay a new, independent successor: the family would fork into chains that all
 //   outlive the interval. Here `RefreshToken#save`, when the request is rotating a token (the adapter noted which
-//   one it consumed, lib/oidc/refresh-rotation.ts), saves the successor only if that token has none yet (a unique index on
+//   one it consumed, lib/oidc/request-scope.ts), saves the successor only if that token has none yet (a unique index on
 //   rotated_from, so concurrent replays on any instance agree) and otherwise returns the one already saved. The
 //   access token of each answer is fresh; the refresh token is the same one. Reuse after the interval still
 //   revokes the whole grant (lib/oidc/adapter.ts).
+//
+// Upstream: lib/helpers/grant_authorization.js and lib/actions/grants/refresh_token.js (an access token's scope).
+//
+// Deviation 3 — an app's access token carries the permissions its subject holds now.
+//   Upstream gives a resource-bound access token the requested scopes that the grant and the resource server allow,
+//   and nothing when the request named none. Portico intersects that with the person's effective permissions at
+//   this moment (teams and direct grants change between refreshes) and reads a request naming none of the app's
+//   permissions as "everything the grant allows" (lib/oidc/resource-scope.ts). Here `AccessToken#save` sets the
+//   scope of an app's token before upstream saves it; the token response states that scope (RFC 6749 §5.1).
 import { and, eq, sql } from 'drizzle-orm';
 import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AdapterPayload } from 'oidc-provider';
 import type { Database } from '../db/client';
 import { oidcPayloads } from '../db/schema';
 import { verifyClientSecret } from '../clients/secrets';
 import { payloadColumns } from './adapter';
-import { inRotationScope, refreshTokenBeingRotated } from './refresh-rotation';
+import { currentProviderContext, inProviderRequestScope, refreshTokenBeingRotated } from './request-scope';
+import { scopeOfAppAccessToken } from './resource-scope';
 
 interface SavableToken {
   jti?: string;
@@ -49,8 +60,9 @@ export function applyProviderOverrides(provider: Provider, db: () => Database): 
     return verifyClientSecret(db(), this.clientId, actual);
   };
 
-  // Deviation 2. Each provider request gets a scope in which the adapter notes the refresh token it rotates.
-  provider.use((_ctx, next) => inRotationScope(next));
+  // Deviations 2 and 3. Each provider request gets a scope of its own: the adapter notes there the refresh token
+  // it rotates, and an access token's save finds the request's grant there.
+  provider.use((ctx, next) => inProviderRequestScope(ctx as KoaContextWithOIDC, next));
   const refreshPrototype = provider.RefreshToken.prototype as unknown as SavableToken;
   const upstreamSave = refreshPrototype.save;
   refreshPrototype.save = async function saveOneHead(this: SavableToken) {
@@ -77,5 +89,14 @@ export function applyProviderOverrides(provider: Provider, db: () => Database): 
     if (!successor) throw new Error('the successor of a rotated refresh token is gone');
     this.jti = successor.id;
     return successor.id;
+  };
+
+  // Deviation 3.
+  const accessPrototype = provider.AccessToken.prototype as unknown as SavableToken & Parameters<typeof scopeOfAppAccessToken>[2];
+  const upstreamAccessSave = accessPrototype.save;
+  accessPrototype.save = async function saveWithEffectiveScope(this: SavableToken & Parameters<typeof scopeOfAppAccessToken>[2]) {
+    const scope = await scopeOfAppAccessToken(db(), currentProviderContext(), this);
+    if (scope) this.scope = scope.join(' ') || undefined;
+    return upstreamAccessSave.call(this);
   };
 }

@@ -23,6 +23,7 @@ import {
 import type { KeyMaterial } from './keys';
 import { createAdapterClass } from './adapter';
 import { applyProviderOverrides } from './provider-overrides';
+import { OIDC_SCOPES } from './resource-scope';
 import { logoutSource, postLogoutSuccessSource, renderError } from './provider-pages';
 import { PORTICO_CLIENT_FIELDS } from '../clients/client-metadata';
 
@@ -94,7 +95,7 @@ export function createProvider(options: ProviderOptions): Provider {
       introspectionSigningAlgValues: ['ES256', 'RS256'],
       authorizationSigningAlgValues: ['ES256', 'RS256'],
     },
-    scopes: ['openid', 'offline_access', 'email', 'profile'],
+    scopes: OIDC_SCOPES,
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     extraClientMetadata: { properties: [...PORTICO_CLIENT_FIELDS] },
     // Registration is Portico's own endpoint (abuse limits before the body is read), announced here (RFC 8414 §2).

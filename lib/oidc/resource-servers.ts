@@ -8,6 +8,7 @@ import { findAppById } from '../clients/apps';
 import { findGrantBinding, resolveClientResource, type ClientKind, type GrantBinding, type ResourceTarget } from '../clients/binding';
 import { PORTICO_API_SCOPES, porticoApiResource } from '../resource/portico-api';
 import { clientPolicyOf } from './client-policy';
+import { appResourceScopes, noteResourceApp } from './resource-scope';
 
 /** The slice of oidc-provider's Client that Portico reads (its extra metadata, and the CIMD marker). */
 export type PorticoClient = {
@@ -19,9 +20,6 @@ export type PorticoClient = {
 };
 
 
-/** The scopes every app's resource knows. Team grants and app-declared scopes extend this in later issues. */
-export const APP_RESOURCE_SCOPES = ['mcp'] as const;
-
 /**
  * Audience of the placeholder resource server an unresolvable resource gets at the authorization endpoint. It lets
  * the request reach the authorization screen, which refuses it with a message a person can act on (instead of a
@@ -32,10 +30,15 @@ export const UNRESOLVED_RESOURCE_AUDIENCE = 'urn:portico:unresolved-resource';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 10 * 60;
 
-/** An app's tokens carry its fixed identity as audience; Portico's own API's carry its resource identifier. */
-function resourceServerOf(target: ResourceTarget, issuer: string) {
+/**
+ * An app's tokens carry its fixed identity as audience and its catalog as the scopes the resource knows (which of
+ * them a token carries is decided at issuance, lib/oidc/resource-scope.ts); Portico's own API's carry its resource
+ * identifier and its fixed scopes.
+ */
+async function resourceServerOf(db: Database, ctx: KoaContextWithOIDC, target: ResourceTarget, issuer: string) {
+  if (target.kind === 'app') noteResourceApp(ctx, target.app.identity, target.app);
   return {
-    scope: (target.kind === 'app' ? APP_RESOURCE_SCOPES : PORTICO_API_SCOPES).join(' '),
+    scope: (target.kind === 'app' ? await appResourceScopes(db, target.app.id) : PORTICO_API_SCOPES).join(' '),
     audience: target.kind === 'app' ? target.app.identity : porticoApiResource(issuer),
     accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
     accessTokenFormat: 'jwt' as const,
@@ -70,7 +73,7 @@ export async function getResourceServer(db: Database, issuer: string, ctx: KoaCo
   if (policy.resourceServerFrom === 'request') {
     const resolution = await resolveClientResource(db, { id: clientId, kind, appId }, resource, porticoApi);
     if (!resolution.ok) throw new errors.InvalidTarget('the resource does not name an application this client may access');
-    return resourceServerOf(resolution.target, issuer);
+    return resourceServerOf(db, ctx, resolution.target, issuer);
   }
 
   if (ctx.oidc.route === 'token') {
@@ -79,13 +82,13 @@ export async function getResourceServer(db: Database, issuer: string, ctx: KoaCo
     if (!binding || binding.clientId !== clientId || binding.resource !== resource) {
       throw new errors.InvalidTarget('the resource is not the one this grant was given for');
     }
-    if (!binding.appId) return resourceServerOf({ kind: 'portico' }, issuer);
+    if (!binding.appId) return resourceServerOf(db, ctx, { kind: 'portico' }, issuer);
     const app = await findAppById(db, binding.appId);
     if (!app) throw new errors.InvalidTarget('the application of this grant no longer exists');
-    return resourceServerOf({ kind: 'app', app }, issuer);
+    return resourceServerOf(db, ctx, { kind: 'app', app }, issuer);
   }
 
   const resolution = await resolveClientResource(db, { id: clientId, kind, appId }, resource, porticoApi);
-  if (resolution.ok) return resourceServerOf(resolution.target, issuer);
+  if (resolution.ok) return resourceServerOf(db, ctx, resolution.target, issuer);
   return { scope: '', audience: UNRESOLVED_RESOURCE_AUDIENCE, accessTokenTTL: 1, accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: 'ES256' as const } } };
 }

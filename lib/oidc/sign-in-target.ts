@@ -6,7 +6,8 @@ import type { Database } from '../db/client';
 import { findAppContext, findAppSignInContext, type AppContext, type AppSignInContext } from '../clients/app-context';
 import { resolveClientResource, type ClientKind, type ResourceRefusal, type ResourceTarget } from '../clients/binding';
 import { PORTICO_API_SCOPES, porticoApiResource } from '../resource/portico-api';
-import { APP_RESOURCE_SCOPES, type PorticoClient } from './resource-servers';
+import type { PorticoClient } from './resource-servers';
+import { appResourceScopes, OIDC_SCOPES } from './resource-scope';
 import { clientKindOf, policyOfKind } from './client-policy';
 
 export interface ClientSummary {
@@ -70,9 +71,11 @@ export async function findSignInTarget(db: Database, provider: Provider, issuer:
     return { kind: 'refused', reason: resolution.reason, client, context: appId ? await findAppContext(db, appId) : undefined };
   }
   const { target, resource } = resolution;
-  // RFC 6749 §3.3: Portico has no default scope for a resource; a request that names none of its scopes fails.
+  // RFC 6749 §3.3: Portico's own API has no default scope, a request must name one of its scopes. An app's
+  // resource does: a request naming none of its permissions asks for all the person holds there (docs/permissions.md)
+  // — as long as it names some scope Portico knows (OpenID Connect's at least), or there would be nothing to grant.
   const requestedScopes = new Set(String(params.scope ?? '').split(' '));
-  const resourceScopes: readonly string[] = target.kind === 'app' ? APP_RESOURCE_SCOPES : PORTICO_API_SCOPES;
+  const resourceScopes: readonly string[] = target.kind === 'app' ? [...(await appResourceScopes(db, target.app.id)), ...OIDC_SCOPES] : PORTICO_API_SCOPES;
   if (!resourceScopes.some((scope) => requestedScopes.has(scope))) {
     return { kind: 'refused', reason: 'no_scope', client, context: target.kind === 'app' ? await findAppContext(db, target.app.id) : undefined };
   }

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { systemState, users } from '../db/schema';
+import { personGrants, systemState, users } from '../db/schema';
 import { addMember } from '../accounts/memberships';
 import { createOrganization } from '../accounts/organizations';
 import { hashPassword } from '../accounts/passwords';
@@ -11,6 +11,7 @@ import { createUser } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
 import { createApp } from '../clients/apps';
 import { issueSurfaceSecret } from '../clients/surface';
+import { addPermission } from '../clients/permission-catalog';
 
 export interface DemoSeedInput {
   email?: string;
@@ -87,6 +88,15 @@ export async function seedDemo(db: Database, input: DemoSeedInput): Promise<Demo
         redirectUris: [`${input.example.origin}/callback`],
       });
       const surfaceSecret = await issueSurfaceSecret(tx, example.app.id, input.example.atRestKey);
+      // The example's tools need notes:read and notes:delete besides the baseline: described in its catalog and
+      // granted to the demo owner directly, so that every tool works out of the box (docs/permissions.md).
+      for (const [scope, description] of [
+        ['notes:read', 'Read notes'],
+        ['notes:delete', 'Delete notes'],
+      ] as const) {
+        await addPermission(tx, example.app.id, { scope, description });
+        await tx.insert(personGrants).values({ orgId: org.id, userId: owner.id, appId: example.app.id, scope });
+      }
       exampleEnvironment = [
         ...appEnvironmentLines({ issuer: input.example.issuer, clientId: example.clientId, clientSecret: example.clientSecret, appIdentity: example.app.identity, surfaceSecret }),
         `EXAMPLE_ORIGIN=${input.example.origin}`,

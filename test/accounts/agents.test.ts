@@ -10,6 +10,7 @@ import { addTeamMember, createTeam, grantTeamScope } from '../../lib/accounts/te
 import { createOrganization } from '../../lib/accounts/organizations';
 import { addMember } from '../../lib/accounts/memberships';
 import { agentConnections } from '../../lib/db/schema';
+import { addPermission } from '../../lib/clients/permission-catalog';
 import { agentTokenRequestBody, porticoClientAssertion, requestAgentToken, PORTICO_INTERNAL_CLIENT_ID, TOKEN_EXCHANGE_GRANT, AGENT_CONNECTION_TOKEN_TYPE } from '../../lib/oidc/agent-token-exchange';
 import { authorizeBearer, remoteKeys } from '../../app-kit/protected-resource';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
@@ -24,6 +25,8 @@ describe('agents as token subjects', () => {
     database = await openTestDatabase();
     harness = await startProviderHarness(database);
     app = await createOrgWithApp(database, 'Agents Inc');
+    // Only permissions of the app's catalog reach tokens.
+    for (const scope of ['invoices:write', 'reports:read']) await addPermission(database.db, app.app.id, { scope, description: `May ${scope}` });
   });
   afterAll(async () => {
     await harness?.close();

@@ -60,17 +60,27 @@ describe('MCP client binding', () => {
     expect(refreshed.body.error).toBe('invalid_grant');
   });
 
-  it('a web MCP client that names no scope of the app is refused before anyone signs in (RFC 6749 §3.3)', async () => {
+  it('a web MCP client that names no scope Portico knows is refused before anyone signs in (RFC 6749 §3.3); naming none of the app’s means all held', async () => {
     const person = await createMember(database, acme.orgId, `web-${randomBytes(3).toString('hex')}@acme.test`);
     const webRedirect = 'https://web-client.test/callback';
     const valid = validateRegistration({ client_name: 'Web MCP client', redirect_uris: [webRedirect] });
     if ('error' in valid) throw new Error(valid.error_description);
     const clientId = String((await registerClient(database.db, valid, '192.0.2.9')).client_id);
-    for (const scope of ['', 'openid']) {
+    for (const scope of ['', 'launch:everything']) {
       const authorization = await authorizeMcpClient(harness, database, { clientId, redirectUri: webRedirect, resource: acme.resource, email: person.email, scope });
       expect(authorization.signIn).toEqual({ kind: 'expired' }); // the screen shows the refusal instead of a password form
       expect(authorization.consent).toBeUndefined();
     }
+    // OpenID Connect's scope alone names none of the app's permissions: the consent grants all the person holds.
+    const everything = await authorizeMcpClient(harness, database, { clientId, redirectUri: webRedirect, resource: acme.resource, email: person.email, scope: 'openid' });
+    expect(everything.consent?.kind).toBe('continue');
+    const all = await tokenRequest(harness, clientId, {
+      grant_type: 'authorization_code',
+      code: everything.callbackUrl!.searchParams.get('code')!,
+      redirect_uri: webRedirect,
+      code_verifier: everything.codeVerifier,
+    });
+    expect(decodeJwt(String(all.body.access_token))).toMatchObject({ aud: acme.app.identity, sub: person.id, scope: 'mcp' });
     // With the app's scope, a web client (which oidc-provider would not ask by default) still meets the consent step.
     const granted = await authorizeMcpClient(harness, database, { clientId, redirectUri: webRedirect, resource: acme.resource, email: person.email, scope: 'mcp' });
     expect(granted.consent?.kind).toBe('continue');

@@ -1,8 +1,9 @@
-// Scopes on apps granted to a holder (a team, an agent): the list with a revoke button each, and the grant form.
-// The holder's id travels as a hidden field named `holderField` (teamId, agentId) to the holder's own actions.
+// Permissions on apps granted to a holder (a team, an agent): the list with a revoke button each, and the grant
+// form, whose picker lists the apps' catalogs (never free text). The holder's id travels as a hidden field named
+// `holderField` (teamId, agentId) to the holder's own actions.
 import type { ActionState } from '../_lib/action';
+import { permissionChoiceValue, type PermissionPickerGroup } from '../_lib/permission-choice';
 import { ActionForm } from './action-form';
-import { Field, Select } from './fields';
 
 type Action = (state: ActionState, formData: FormData) => Promise<ActionState>;
 
@@ -11,9 +12,8 @@ export function ScopeGrants(props: {
   title: string;
   holder: { field: 'teamId' | 'agentId'; id: string; name: string };
   grants: { appId: string; appName: string; scope: string }[];
-  appOptions: { value: string; label: string }[];
+  catalogs: PermissionPickerGroup[];
   emptyText: string;
-  scopePlaceholder: string;
   grantAction: Action;
   revokeAction: Action;
 }) {
@@ -36,15 +36,46 @@ export function ScopeGrants(props: {
           </li>
         ))}
       </ul>
-      {props.appOptions.length > 0 ? (
+      {props.catalogs.length > 0 ? (
         <ActionForm action={props.grantAction} org={props.org} submitLabel="Grant" inline>
           <input type="hidden" name={holder.field} value={holder.id} />
-          <Select label="App" id={`grant-app-${holder.id}`} name="appId" options={props.appOptions} />
-          <Field label="Scope" id={`scope-${holder.id}`} name="scope" required placeholder={props.scopePlaceholder} />
+          <PermissionPicker id={`permission-${holder.id}`} name="permission" label="Permission" catalogs={props.catalogs} />
         </ActionForm>
       ) : (
-        <p className="text-sm text-slate-500">Create an app to grant scopes on it.</p>
+        <p className="text-sm text-slate-500">Create an app to grant its permissions.</p>
       )}
+    </div>
+  );
+}
+
+/** One select, grouped by app: each option a permission of that app's catalog, by scope and description. */
+export function PermissionPicker(props: { id: string; name: string; label: string; catalogs: PermissionPickerGroup[]; multiple?: boolean; hint?: string }) {
+  return (
+    <div className="grid gap-1">
+      <label htmlFor={props.id} className="text-sm font-medium text-slate-800">
+        {props.label}
+      </label>
+      <select id={props.id} name={props.name} className="input" multiple={props.multiple} required={!props.multiple} defaultValue={props.multiple ? [] : ''} aria-describedby={props.hint ? `${props.id}-hint` : undefined}>
+        {props.multiple ? null : (
+          <option value="" disabled>
+            Choose a permission…
+          </option>
+        )}
+        {props.catalogs.map((catalog) => (
+          <optgroup key={catalog.appId} label={catalog.appName}>
+            {catalog.permissions.map((permission) => (
+              <option key={permission.scope} value={permissionChoiceValue(catalog.appId, permission.scope)}>
+                {permission.scope} — {permission.description}
+              </option>
+            ))}
+          </optgroup>
+        ))}
+      </select>
+      {props.hint ? (
+        <small id={`${props.id}-hint`} className="text-xs text-slate-500">
+          {props.hint}
+        </small>
+      ) : null}
     </div>
   );
 }

@@ -86,10 +86,16 @@ export const agentConnections = pgTable(
     delegateUserId: uuid('delegate_user_id').references(() => users.id, { onDelete: 'cascade' }),
     createdByUserId: uuid('created_by_user_id').references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Delegated mode only: the subset of the person's permissions the connection may use, chosen when it is set up.
+     * Null: all the person's permissions. Never widens them (lib/accounts/effective-permissions.ts).
+     */
+    narrowedTo: text('narrowed_to').array(),
   },
   (t) => [
     foreignKey({ columns: [t.agentId, t.orgId], foreignColumns: [agents.id, agents.orgId] }).onDelete('cascade'),
     foreignKey({ columns: [t.appId, t.orgId], foreignColumns: [apps.id, apps.orgId] }).onDelete('cascade'),
+    check('agent_connections_narrowing_delegated', sql`${t.narrowedTo} IS NULL OR ${t.mode} = 'delegated'`),
     uniqueIndex('agent_connections_agent_app_key').on(t.agentId, t.appId),
     check(
       'agent_connections_mode_exclusive',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AGENT_INPUTS, AgentCommandRefusal, agentCommands } from '../../accounts/agent-commands';
+import { AGENT_INPUTS, agentCommands } from '../../accounts/agent-commands';
+import { CommandRefusal } from '../../accounts/org-operation';
 import { appOfOrganization, inOrganization, json, ToolRefusal, type PorticoTool, orgPermission } from '../context';
 
 const shape = {
@@ -25,7 +26,7 @@ export const agentsGrant: PorticoTool<typeof shape> = {
         const outcome = await agentCommands.grant({ tx, org: organization, person: extra.caller.user, audit }, input.data);
         return json({ message: outcome.message });
       } catch (error) {
-        if (error instanceof AgentCommandRefusal) throw new ToolRefusal(error.message);
+        if (error instanceof CommandRefusal) throw new ToolRefusal(error.message);
         throw error;
       }
     }),

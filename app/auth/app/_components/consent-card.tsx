@@ -3,16 +3,16 @@
 import { interactionPath } from '@/lib/oidc/interactions';
 import { delegatedAgentFor, listUsableAgents } from '@/lib/accounts/agents';
 import { findUserById } from '@/lib/accounts/users';
-import { CONSENT_ERRORS, type ConsentErrorCode } from '@/lib/oidc/consent';
+import { appConsentScope, CONSENT_ERRORS, groupPermissions, type AppConsentScope, type ConsentErrorCode } from '@/lib/oidc/consent';
 import { redirectsOnlyToLocalhost, type SignInTarget } from '@/lib/oidc/sign-in-target';
 import { db } from '@/lib/runtime';
 import { AppHeader, SignInFrame } from './sign-in-frame';
 
 type McpTarget = Extract<SignInTarget, { kind: 'mcp_client' }>;
 
-function scopeDescriptions(scope: string, appName: string): string[] {
+/** What the account scopes and Portico's own API's scopes allow, in words. An app's permissions have their own. */
+function accountScopeDescriptions(scope: string): string[] {
   const known: Record<string, string> = {
-    mcp: `Use ${appName}'s tools (MCP) with your permissions`,
     openid: 'Know your Portico account',
     profile: 'See your name',
     email: 'See your email address',
@@ -45,12 +45,13 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
   const org = context.org;
   // Agents belong to an organization: for Portico's own API (no organization) the person acts.
   const appId = target.target.kind === 'app' ? target.target.app.id : undefined;
-  const [user, agents, connectedAgentId] = await Promise.all([
+  const [user, agents, connectedAgentId, appScope] = await Promise.all([
     findUserById(db(), props.accountId),
     org ? listUsableAgents(db(), org.id, props.accountId) : [],
     appId ? delegatedAgentFor(db(), appId, props.accountId) : undefined,
+    appId && org ? appConsentScope(db(), { appId, orgId: org.id, accountId: props.accountId, requestedScope: props.scope }) : undefined,
   ]);
-  const scopes = scopeDescriptions(props.scope, context.app.name);
+  const scopes = accountScopeDescriptions(props.scope);
   // Pre-selected only when it is one of the agents offered (usable by this person in this organization).
   const connected = agents.some((agent) => agent.id === connectedAgentId) ? connectedAgentId : undefined;
   const localOnly = redirectsOnlyToLocalhost(client.redirectUris);
@@ -73,15 +74,17 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
         </li>
         <li>
           <span className="label">It will be able to</span>
-          {scopes.length > 0 ? (
-            scopes.map((line) => (
-              <span className="value" key={line}>
-                {line}
-              </span>
-            ))
-          ) : (
-            <span className="muted">Nothing beyond connecting: it asked for no permission.</span>
-          )}
+          {appScope ? <AppPermissions scope={appScope} appName={context.app.name} /> : null}
+          {scopes.map((line) => (
+            <span className="value" key={line}>
+              {line}
+            </span>
+          ))}
+          {scopes.length === 0 && (!appScope || appScope.granted.length === 0) ? (
+            <span className="muted" data-testid="consent-nothing">
+              Nothing: {appScope ? `you hold none of the permissions it asks for in ${context.app.name}.` : 'it asked for no permission.'}
+            </span>
+          ) : null}
         </li>
       </ul>
       {localOnly ? (
@@ -126,5 +129,35 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
         </div>
       </form>
     </SignInFrame>
+  );
+}
+
+/** The app permissions allowing grants, grouped and by their descriptions; those asked for but not held, apart. */
+function AppPermissions({ scope, appName }: { scope: AppConsentScope; appName: string }) {
+  return (
+    <>
+      {groupPermissions(scope.granted).map(({ group, permissions }) => (
+        <div className="consent-permission-group" key={group} data-testid="consent-permissions">
+          {group ? <span className="muted">{group}</span> : null}
+          <ul>
+            {permissions.map((permission) => (
+              <li key={permission.scope} data-scope={permission.scope}>
+                {permission.description}
+                {permission.approvalRequired ? (
+                  <span className="badge badge-warning" title="A tool that needs this permission waits for a human’s confirmation before it runs.">
+                    asks for confirmation
+                  </span>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ))}
+      {scope.notHeld.length > 0 ? (
+        <span className="muted" data-testid="consent-not-held">
+          Asked for, but you do not hold them in {appName}, so it will not get them: {scope.notHeld.map((permission) => permission.description).join('; ')}.
+        </span>
+      ) : null}
+    </>
   );
 }

@@ -2,7 +2,9 @@
 // The Agents page's actions: each one is a command of lib/accounts/agent-commands.ts inside the console's action
 // client (authorization, one transaction, exactly one audit event).
 import { z } from 'zod';
-import { AGENT_INPUTS, AgentCommandRefusal, agentCommands, type AgentCommandContext } from '@/lib/accounts/agent-commands';
+import { permissionChoice } from '../../_lib/permission-choice';
+import { AGENT_INPUTS, agentCommands, type AgentCommandContext } from '@/lib/accounts/agent-commands';
+import { CommandRefusal } from '@/lib/accounts/org-operation';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { ActionRefusal, orgAction } from '../../_lib/action';
 
@@ -13,7 +15,7 @@ async function run<T>(step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {
-    if (error instanceof AgentCommandRefusal) throw new ActionRefusal(error.message);
+    if (error instanceof CommandRefusal) throw new ActionRefusal(error.message);
     throw error;
   }
 }
@@ -64,8 +66,8 @@ export const disallowAgentUserAction = orgAction({ permission: 'agents.manage', 
   return { status: 'ok', message };
 });
 
-export const grantAgentScopeAction = orgAction({ permission: 'agents.manage', input: AGENT_INPUTS.grant }, async (ctx) => {
-  const { message } = await run(() => agentCommands.grant(commandContext(ctx), ctx.input));
+export const grantAgentScopeAction = orgAction({ permission: 'agents.manage', input: z.object({ agentId: AGENT_INPUTS.grant.shape.agentId, permission: permissionChoice }) }, async (ctx) => {
+  const { message } = await run(() => agentCommands.grant(commandContext(ctx), { agentId: ctx.input.agentId, ...ctx.input.permission }));
   return { status: 'ok', message };
 });
 
@@ -75,12 +77,23 @@ export const revokeAgentScopeAction = orgAction({ permission: 'agents.manage', i
 });
 
 /**
- * The form posts its organization and, in own mode, an empty person: the strict connection schema (which refuses a
- * person in own mode) sees only the connection's own fields.
+ * The form posts its organization and, in own mode, an empty person and no narrowing: the strict connection schema
+ * (which refuses a person in own mode) sees only the connection's own fields. The narrowing picker posts
+ * `<app id> <scope>` values; those of the app being connected become the connection's subset, and a permission of
+ * another app is kept as it is, for the schema to refuse.
  */
 const connectForm = z.preprocess((raw) => {
   const { org: _org, ...form } = raw as Record<string, unknown>;
-  if (form.mode !== 'delegated') delete form.delegateUserId;
+  if (form.mode !== 'delegated') {
+    delete form.delegateUserId;
+    delete form.narrowedTo;
+  } else if (form.narrowedTo !== undefined) {
+    const chosen = (Array.isArray(form.narrowedTo) ? form.narrowedTo : [form.narrowedTo]).map(String);
+    form.narrowedTo = chosen.map((value) => {
+      const parsed = permissionChoice.safeParse(value);
+      return parsed.success && parsed.data.appId === form.appId ? parsed.data.scope : value;
+    });
+  }
   return form;
 }, AGENT_INPUTS.connect);
 

@@ -9,7 +9,8 @@ import { ActionForm } from '../../_components/action-form';
 import { Field, Select } from '../../_components/fields';
 import { EmptyState, PageHeader } from '../../_components/page-header';
 import { PeopleList } from '../../_components/people-list';
-import { ScopeGrants } from '../../_components/scope-grants';
+import { PermissionPicker, ScopeGrants } from '../../_components/scope-grants';
+import { permissionPickerGroups } from '../../_lib/permission-choice';
 import {
   allowAgentUserAction,
   createAgentAction,
@@ -39,6 +40,7 @@ export default async function AgentsPage(props: { params: Promise<{ org: string 
   ]);
   const memberOptions = members.map((m) => ({ value: m.userId, label: m.email }));
   const appOptions = apps.map((a) => ({ value: a.app.id, label: a.app.name }));
+  const catalogs = await permissionPickerGroups(db(), apps.map((a) => a.app));
   const moveTargets = memberships.filter((m) => m.orgId !== access.org.id && can(m.role, 'agents.manage')).map((m) => ({ value: m.slug, label: m.name }));
 
   return (
@@ -82,9 +84,8 @@ export default async function AgentsPage(props: { params: Promise<{ org: string 
                 title="Direct grants"
                 holder={{ field: 'agentId', id: agent.id, name: agent.name }}
                 grants={grants}
-                appOptions={appOptions}
+                catalogs={catalogs}
                 emptyText="None: in own mode it can do nothing."
-                scopePlaceholder="mcp"
                 grantAction={grantAgentScopeAction}
                 revokeAction={revokeAgentScopeAction}
               />
@@ -118,6 +119,14 @@ export default async function AgentsPage(props: { params: Promise<{ org: string 
                       </label>
                     </fieldset>
                     <Select label="Person (delegated mode)" id={`delegate-${agent.id}`} name="delegateUserId" options={[{ value: '', label: '—' }, ...memberOptions]} />
+                    <PermissionPicker
+                      id={`narrow-${agent.id}`}
+                      name="narrowedTo"
+                      label="Only these permissions (delegated mode, optional)"
+                      catalogs={catalogs}
+                      multiple
+                      hint="Leave empty to act with all the person’s permissions. It never gets more than the person holds."
+                    />
                   </ActionForm>
                 ) : null}
               </div>

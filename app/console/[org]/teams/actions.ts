@@ -1,6 +1,7 @@
 'use server';
 // The teams page's actions: thin callers of the team commands (lib/accounts/team-commands.ts).
 import { z } from 'zod';
+import { permissionChoice } from '../../_lib/permission-choice';
 import { addTeamMemberCommand, createTeamCommand, grantTeamScopeCommand, removeTeamMemberCommand, revokeTeamScopeCommand } from '@/lib/accounts/team-commands';
 import { SCOPE_TOKEN } from '@/lib/clients/permission-catalog';
 import { orgAction } from '../../_lib/action';
@@ -33,10 +34,11 @@ export const removeTeamMemberAction = orgAction(
 );
 
 export const grantTeamScopeAction = orgAction(
-  { permission: 'teams.manage', input: z.object({ teamId, appId: z.string().uuid('choose an app'), scope }) },
+  { permission: 'teams.manage', input: z.object({ teamId, permission: permissionChoice }) },
   async ({ tx, input, access, audit }) => {
-    const { team, app } = await grantTeamScopeCommand({ tx, org: access.org, audit }, input);
-    return { status: 'ok', message: `${team.name} now holds ${input.scope} on ${app.app.name}.` };
+    const { appId, scope: chosen } = input.permission;
+    const { team, app } = await grantTeamScopeCommand({ tx, org: access.org, audit }, { teamId: input.teamId, appId, scope: chosen });
+    return { status: 'ok', message: `${team.name} now holds ${chosen} on ${app.app.name}.` };
   },
 );
 

@@ -9,6 +9,7 @@ import { Field } from '../../_components/fields';
 import { EmptyState, PageHeader } from '../../_components/page-header';
 import { PeopleList } from '../../_components/people-list';
 import { ScopeGrants } from '../../_components/scope-grants';
+import { permissionPickerGroups } from '../../_lib/permission-choice';
 import { addTeamMemberAction, createTeamAction, grantTeamScopeAction, removeTeamMemberAction, revokeTeamScopeAction } from './actions';
 
 export const dynamic = 'force-dynamic';
@@ -20,10 +21,10 @@ export default async function TeamsPage(props: { params: Promise<{ org: string }
   const org = access.org.slug;
   const [teams, members, apps] = await Promise.all([listTeams(db(), access.org.id), listMembers(db(), access.org.id), listApps(db(), org)]);
   const memberOptions = members.map((m) => ({ value: m.userId, label: m.email }));
-  const appOptions = apps.map((a) => ({ value: a.app.id, label: a.app.name }));
+  const catalogs = await permissionPickerGroups(db(), apps.map((a) => a.app));
   return (
     <>
-      <PageHeader title="Teams" description="A team grants scopes on the organization's apps to its members. Agents never inherit team grants." />
+      <PageHeader title="Teams" description="A team grants permissions of the organization's apps (from each app's catalog) to its members. Agents never inherit team grants." />
       <section className="panel mb-6">
         <ActionForm action={createTeamAction} org={org} submitLabel="Create team" inline testId="create-team">
           <Field label="Team name" name="name" required maxLength={60} />
@@ -52,9 +53,8 @@ export default async function TeamsPage(props: { params: Promise<{ org: string }
                 title="Grants"
                 holder={{ field: 'teamId', id: team.id, name: team.name }}
                 grants={grants}
-                appOptions={appOptions}
+                catalogs={catalogs}
                 emptyText="No grants."
-                scopePlaceholder="invoices:read"
                 grantAction={grantTeamScopeAction}
                 revokeAction={revokeTeamScopeAction}
               />

@@ -7,10 +7,11 @@
 //   POST   /agents/<id>/users                   {"user_id"}          DELETE /agents/<id>/users/<user id>
 //   POST   /agents/<id>/grants                  {"app_id", "scope"}  (confirmed: 428, then again with _confirmation_token)
 //   DELETE /agents/<id>/grants                  {"app_id", "scope"}
-//   POST   /agents/<id>/connections             {"app_id", "mode": "own" | "delegated", "delegate_user_id"?}
+//   POST   /agents/<id>/connections             {"app_id", "mode": "own" | "delegated", "delegate_user_id"?, "narrowed_to"?: [scope]}
 //   DELETE /agents/<id>/connections/<connection id>
 import type { z } from 'zod';
-import { AGENT_INPUTS, AgentCommandRefusal, agentCommands, type AgentCommandContext } from '@/lib/accounts/agent-commands';
+import { AGENT_INPUTS, agentCommands, type AgentCommandContext } from '@/lib/accounts/agent-commands';
+import { CommandRefusal } from '@/lib/accounts/org-operation';
 import { listAgents } from '@/lib/accounts/agents';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { ApiError, orgRoute, type OrgRouteContext } from '../../../../_lib/rest';
@@ -34,7 +35,7 @@ async function run<T>(step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {
-    if (error instanceof AgentCommandRefusal) throw new ApiError(error.status, error.status === 404 ? 'not_found' : error.status === 409 ? 'conflict' : 'invalid_request', error.message);
+    if (error instanceof CommandRefusal) throw new ApiError(error.status, error.code ?? (error.status === 404 ? 'not_found' : error.status === 409 ? 'conflict' : 'invalid_request'), error.message);
     throw error;
   }
 }
@@ -88,11 +89,11 @@ export const POST = orgRoute('agents.manage', async (ctx) => {
       return Response.json({ granted: true }, { status: 201 });
     case 'connections': {
       // Snake case on the wire; the strict schema refuses anything else, so a person cannot ride along in own mode.
-      const { app_id: appId, mode, delegate_user_id: delegateUserId, ...unknown } = body;
+      const { app_id: appId, mode, delegate_user_id: delegateUserId, narrowed_to: narrowedTo, ...unknown } = body;
       if (Object.keys(unknown).length > 0) throw new ApiError(400, 'invalid_request', `unknown fields: ${Object.keys(unknown).join(', ')}`);
-      const input = parse(AGENT_INPUTS.connect, { agentId, appId, mode, ...(delegateUserId !== undefined ? { delegateUserId } : {}) });
+      const input = parse(AGENT_INPUTS.connect, { agentId, appId, mode, ...(delegateUserId !== undefined ? { delegateUserId } : {}), ...(narrowedTo !== undefined ? { narrowedTo } : {}) });
       const { connection } = await run(() => agentCommands.connect(command, input));
-      return Response.json({ id: connection.id, app_id: connection.appId, mode: connection.mode, delegate_user_id: connection.delegateUserId }, { status: 201 });
+      return Response.json({ id: connection.id, app_id: connection.appId, mode: connection.mode, delegate_user_id: connection.delegateUserId, narrowed_to: connection.narrowedTo }, { status: 201 });
     }
     default:
       throw new ApiError(404, 'not_found', 'no such resource');

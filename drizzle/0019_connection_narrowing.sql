@@ -1,0 +1,2 @@
+ALTER TABLE "agent_connections" ADD COLUMN "narrowed_to" text[];--> statement-breakpoint
+ALTER TABLE "agent_connections" ADD CONSTRAINT "agent_connections_narrowing_delegated" CHECK ("agent_connections"."narrowed_to" IS NULL OR "agent_connections"."mode" = 'delegated');

@@ -1,0 +1,35 @@
+// One AsyncLocalStorage scope per provider request, for the few places where Portico adapts oidc-provider's models
+// (lib/oidc/provider-overrides.ts) and needs to know about the request they run in:
+// - which refresh token the request is rotating (the adapter notes it when it consumes the token; the save of its
+//   successor reads it);
+// - the request's context itself (an access token's save reads the grant and the exchanged code or refresh token).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+
+interface ProviderRequestScope {
+  ctx: KoaContextWithOIDC;
+  rotatedFrom?: string;
+}
+
+const scope = new AsyncLocalStorage<ProviderRequestScope>();
+
+/** Runs one provider request in a scope of its own. */
+export function inProviderRequestScope<T>(ctx: KoaContextWithOIDC, work: () => Promise<T>): Promise<T> {
+  return scope.run({ ctx }, work);
+}
+
+/** The provider request this code runs in, if any. */
+export function currentProviderContext(): KoaContextWithOIDC | undefined {
+  return scope.getStore()?.ctx;
+}
+
+/** The adapter consumed this refresh token (or accepted its replay inside the grace interval). */
+export function noteRefreshTokenRotated(id: string): void {
+  const store = scope.getStore();
+  if (store) store.rotatedFrom = id;
+}
+
+/** The refresh token this request is rotating, if any. */
+export function refreshTokenBeingRotated(): string | undefined {
+  return scope.getStore()?.rotatedFrom;
+}

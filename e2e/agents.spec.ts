@@ -25,8 +25,8 @@ test('an admin creates an agent, grants it a scope and connects it — only with
   const agent = page.getByTestId('agent-Release bot');
   await expect(agent).toBeVisible();
 
-  await agent.getByLabel('App').first().selectOption({ label: FLIGHT_DECK.appName });
-  await agent.getByLabel('Scope').fill('deploy:run');
+  // The picker offers each app's catalog, by scope and description (no free text).
+  await agent.getByLabel('Permission', { exact: true }).selectOption({ label: 'deploy:run — Run deployments' });
   await agent.getByRole('button', { name: 'Grant' }).click();
   await expect(agent).toContainText(`${FLIGHT_DECK.appName}: deploy:run`);
 

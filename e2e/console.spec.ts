@@ -109,11 +109,11 @@ test.describe('the console, as an admin', () => {
     const finance = page.getByTestId('team-Finance');
     await finance.getByLabel('Member').selectOption({ label: ROCKETS.outsider.email });
     await expectOneEvent(page, 'team.member_added', () => finance.getByRole('button', { name: 'Add to team' }).click());
-    await finance.getByLabel('Scope').fill('invoices:read');
+    await finance.getByLabel('Permission').selectOption({ label: 'reports:read — Read reports' });
     await expectOneEvent(page, 'team.scope_granted', () => finance.getByRole('button', { name: 'Grant' }).click());
     await page.reload();
     await expect(finance).toContainText(ROCKETS.outsider.email);
-    await expect(finance).toContainText('invoices:read');
+    await expect(finance).toContainText('reports:read');
     await page.screenshot({ path: testInfo.outputPath('teams.png'), fullPage: true });
   });
 

@@ -1,8 +1,17 @@
-// An app's permission catalog in the console: add a permission with its description, retire and restore it.
-import { expect, test } from '@playwright/test';
+// An app's permission catalog in the console: add a permission with its description, retire and restore it. Then
+// permissions end to end on the example app: tokens, tools, consent and the explanations agree.
+import { expect, test, type Page } from '@playwright/test';
+import * as oidc from 'openid-client';
+import { decodeJwt } from 'jose';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
-import { DEMO } from './support/constants';
+import { DEMO, E2E_ISSUER } from './support/constants';
+import { FLIGHT_DECK } from './support/fixtures';
+import { startFlightDeck, type ExampleApp } from './support/flight-deck';
+import { connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
+import { fillSignIn } from './support/relying-party';
 
 test('an admin keeps the app’s permission catalog: the baseline, added permissions, retired ones', async ({ page }, testInfo) => {
   await consoleSignIn(page, DEMO);
@@ -45,4 +54,170 @@ test('an admin keeps the app’s permission catalog: the baseline, added permiss
   await page.getByTestId('explain-form').getByLabel('Person (email) or agent (agt_…)').fill('nobody@nowhere.test');
   await page.getByTestId('explain-form').getByRole('button', { name: 'Explain' }).click();
   await expect(page.getByTestId('explain-none')).toBeVisible();
+});
+
+// The example app (Flight Deck) on the app kit: its tools follow what the token holds, and the token follows what
+// the person holds — through the app's own client (openid-client), and through an MCP client's consent.
+test.describe('permissions reach the example app’s tools', () => {
+  test.describe.configure({ mode: 'serial' });
+  let app: ExampleApp | undefined;
+  test.afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  const DECKHAND = FLIGHT_DECK.deckhand;
+  const toolNames = async (accessToken: string) => {
+    const client = new Client({ name: 'permissions-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(FLIGHT_DECK.resource), { requestInit: { headers: { Authorization: `Bearer ${accessToken}` } } }));
+    const { tools } = await client.listTools();
+    await client.close();
+    return tools.map((tool) => tool.name).sort();
+  };
+  const scopeOf = (accessToken: string) => String(decodeJwt(accessToken).scope ?? '');
+
+  /** What the Permissions page explains for the deckhand on Flight Deck, as scopes. */
+  async function explained(page: Page): Promise<string> {
+    await page.goto(`/console/acme-rockets/apps/${FLIGHT_DECK.appId}/permissions`);
+    await page.getByTestId('explain-form').getByLabel('Person (email) or agent (agt_…)').fill(DECKHAND.email);
+    await page.getByTestId('explain-form').getByRole('button', { name: 'Explain' }).click();
+    await page.getByTestId('explanation').waitFor();
+    return (await page.getByTestId('explanation').locator('li[data-scope]').evaluateAll((items) => items.map((item) => item.getAttribute('data-scope')))).join(' ');
+  }
+
+  async function crewMembership(page: Page, change: 'add' | 'remove') {
+    await page.goto('/console/acme-rockets/teams');
+    const crew = page.getByTestId(`team-${FLIGHT_DECK.crewTeam}`);
+    if (change === 'add') {
+      await crew.getByLabel('Member').selectOption({ label: DECKHAND.email });
+      await crew.getByRole('button', { name: 'Add to team' }).click();
+      await expect(crew.getByTestId('action-ok')).toBeVisible();
+    } else {
+      const row = crew.locator('li', { hasText: DECKHAND.email });
+      await row.getByRole('button', { name: 'Remove' }).click();
+      await row.getByRole('button', { name: /^Yes/ }).click();
+      await expect(crew.locator('li', { hasText: DECKHAND.email })).toHaveCount(0);
+    }
+  }
+
+  test('the app’s own client: a team grant shows at the next refresh, leaving the team removes it at the next', async ({ page, browser }, testInfo) => {
+    // The app's own client signs the deckhand in through Portico, asking for the app's resource and naming none of
+    // its permissions: all the deckhand holds. (Flight Deck is not running yet: its callback is caught here.)
+    const config = await oidc.discovery(new URL(E2E_ISSUER), FLIGHT_DECK.clientId, undefined, oidc.ClientSecretBasic(FLIGHT_DECK.clientSecret), { execute: [oidc.allowInsecureRequests] });
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: FLIGHT_DECK.redirectUri,
+      scope: 'openid offline_access',
+      prompt: 'consent',
+      resource: FLIGHT_DECK.resource,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+    });
+    let callback: URL | undefined;
+    await page.route(`${FLIGHT_DECK.redirectUri}**`, async (route) => {
+      callback = new URL(route.request().url());
+      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'signed in' });
+    });
+    await page.goto(url.href);
+    await fillSignIn(page, DECKHAND.email, DECKHAND.password);
+    await page.waitForURL((current) => current.href.startsWith(FLIGHT_DECK.redirectUri), { waitUntil: 'commit' });
+    await page.unroute(`${FLIGHT_DECK.redirectUri}**`);
+    const tokens = await oidc.authorizationCodeGrant(config, callback ?? new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state });
+    expect(scopeOf(tokens.access_token)).toBe('mcp');
+
+    app = await startFlightDeck();
+    expect(await toolNames(tokens.access_token)).toEqual(['notes.add', 'notes.share', 'whoami']);
+
+    const admin = await (await browser.newContext({ baseURL: E2E_ISSUER })).newPage();
+    await consoleSignIn(admin, FLIGHT_DECK.engineer);
+    expect(await explained(admin)).toBe('mcp');
+    await crewMembership(admin, 'add');
+    await admin.screenshot({ path: testInfo.outputPath('teams-crew.png'), fullPage: true });
+
+    const widened = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(scopeOf(widened.access_token)).toBe('mcp notes:delete notes:read');
+    expect(scopeOf(widened.access_token)).toBe(await explained(admin));
+    await admin.screenshot({ path: testInfo.outputPath('permissions-explained-team.png'), fullPage: true });
+    expect(await toolNames(widened.access_token)).toEqual(['notes.add', 'notes.delete', 'notes.list', 'notes.share', 'whoami']);
+
+    await crewMembership(admin, 'remove');
+    const narrowed = await oidc.refreshTokenGrant(config, widened.refresh_token!);
+    expect(scopeOf(narrowed.access_token)).toBe('mcp');
+    expect(await explained(admin)).toBe('mcp');
+    expect(await toolNames(narrowed.access_token)).toEqual(['notes.add', 'notes.share', 'whoami']);
+    await admin.context().close();
+  });
+
+  test('an MCP client: the consent lists what is granted; a call beyond it gets 403 insufficient_scope and the consent screen again', async ({ page, browser }, testInfo) => {
+    // The consent marks permissions whose tools are approval_required in the app's declared surface: declare it
+    // here unless an earlier test (app-kit.spec.ts) has.
+    const admin = await (await browser.newContext({ baseURL: E2E_ISSUER })).newPage();
+    await consoleSignIn(admin, FLIGHT_DECK.engineer);
+    await admin.goto(`/console/acme-rockets/apps/${FLIGHT_DECK.appId}/security`);
+    let surfaceSecret: string | undefined;
+    if ((await admin.getByTestId('surface-declared').count()) === 0) {
+      await admin.getByTestId('surface-secret').getByRole('button', { name: 'Create surface secret' }).click();
+      const shown = await admin.getByTestId('surface-secret').getByTestId('secret-once').textContent();
+      surfaceSecret = /PORTICO_SURFACE_SECRET=(pss_[A-Za-z0-9_-]+)/.exec(shown ?? '')?.[1];
+    }
+    app = await startFlightDeck(surfaceSecret ? { surfaceSecret } : {});
+    const provider = new PageOAuthProvider('http://127.0.0.1:4993/callback', { clientName: 'Deck assistant' });
+    const client = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, {
+      ...DECKHAND,
+      onConsent: async (consent) => {
+        // Asked for the metadata's scopes_supported: the baseline is granted, the notes permissions are not held.
+        await expect(consent.getByTestId('consent-permissions').locator('li[data-scope="mcp"]')).toContainText('Use the app’s tools');
+        await expect(consent.getByTestId('consent-not-held')).toContainText('Read notes');
+        await expect(consent.getByTestId('consent-not-held')).toContainText('Delete notes');
+        await consent.screenshot({ path: testInfo.outputPath('consent-permissions-baseline.png'), fullPage: true });
+        await expectAccessible(consent);
+      },
+    });
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('notes.delete');
+    await client.close();
+
+    // The deckhand now holds the notes permissions through the crew…
+    await crewMembership(admin, 'add');
+
+    // …but this client's grant is what was consented to: a call of notes.delete is refused with the scope it needs.
+    const accessToken = provider.tokens()!.access_token;
+    const refused = await fetch(FLIGHT_DECK.resource, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'notes.delete', arguments: { id: 1 } } }),
+    });
+    expect(refused.status).toBe(403);
+    const challenge = refused.headers.get('www-authenticate') ?? '';
+    expect(challenge).toContain('error="insufficient_scope"');
+    expect(challenge).toContain('scope="mcp notes:delete"');
+
+    // The SDK answers that challenge with a refresh first, which cannot widen a consent: still refused.
+    const upscoping = new Client({ name: 'permissions-e2e', version: '1.0.0' });
+    await upscoping.connect(new StreamableHTTPClientTransport(new URL(FLIGHT_DECK.resource), { authProvider: provider }));
+    await expect(upscoping.callTool({ name: 'notes.delete', arguments: { id: 1 } })).rejects.toThrow(/403/);
+    expect(scopeOf(provider.tokens()!.access_token)).toBe('mcp');
+    await upscoping.close();
+
+    // Authorizing again (same registered client) asks for more than consented: the consent screen comes back,
+    // listing the newly held permissions, and the new token carries them.
+    provider.forgetTokens();
+    const again = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, {
+      ...DECKHAND,
+      signedIn: true,
+      onConsent: async (consent) => {
+        const deletion = consent.getByTestId('consent-permissions').locator('li[data-scope="notes:delete"]');
+        await expect(deletion).toContainText('Delete notes');
+        await expect(deletion).toContainText('asks for confirmation');
+        await consent.screenshot({ path: testInfo.outputPath('consent-permissions-delete.png'), fullPage: true });
+      },
+    });
+    expect(scopeOf(provider.tokens()!.access_token)).toBe('mcp notes:delete notes:read');
+    expect((await again.listTools()).tools.map((tool) => tool.name)).toContain('notes.delete');
+    await again.close();
+
+    await crewMembership(admin, 'remove');
+    await admin.context().close();
+  });
 });

@@ -49,6 +49,10 @@ export class PageOAuthProvider implements OAuthClientProvider {
   saveTokens(tokens: OAuthTokens) {
     this.saved = tokens;
   }
+  /** Drops the tokens (keeps the registration): the next connection authorizes from the start. */
+  forgetTokens() {
+    this.saved = undefined;
+  }
   /** Replaces the access token with a dead one, so the next call must refresh. */
   spoilAccessToken() {
     if (this.saved) this.saved = { ...this.saved, access_token: 'expired.access.token' };
@@ -71,6 +75,8 @@ export interface PersonAtTheBrowser {
   /** `self`, or the name of the agent to choose on the consent screen. */
   actsAs?: string;
   screenshot?: { testInfo: TestInfo; name: string };
+  /** The browser already holds a session with Portico: no sign-in form comes first. */
+  signedIn?: boolean;
   /** Assertions on the consent screen, before answering it. */
   onConsent?: (page: Page) => Promise<void>;
 }
@@ -92,7 +98,7 @@ export async function authorizeInBrowser(page: Page, provider: PageOAuthProvider
     await route.fulfill({ status: 200, contentType: 'text/plain', body: 'authorization finished' });
   });
   await page.goto(authorizationUrl.href);
-  await fillSignIn(page, person.email, person.password);
+  if (!person.signedIn) await fillSignIn(page, person.email, person.password);
   await page.getByTestId('who-acts').waitFor();
   // Let React hydrate the page first: hydration may reset a radio button checked before it.
   await page.waitForLoadState('networkidle');

@@ -1,5 +1,6 @@
 import type { CSSProperties, ReactNode } from 'react';
 import type { AppSignInContext } from '@/lib/clients/app-context';
+import { readableTextOn } from '@/lib/util/contrast';
 
 /**
  * The screen around every sign-in card: the owning organization's whitelabel brand when it has one
@@ -9,7 +10,7 @@ export function SignInFrame({ org, children }: { org?: AppSignInContext['org']; 
   const brand = org?.brand ?? null;
   const style = {
     ...(brand?.backgroundColor ? { background: brand.backgroundColor } : {}),
-    ...(brand?.primaryColor ? { '--color-primary': brand.primaryColor } : {}),
+    ...(brand?.primaryColor ? { '--color-primary': brand.primaryColor, '--color-primary-text': readableTextOn(brand.primaryColor) } : {}),
   } as CSSProperties;
   return (
     <div className="center-screen" style={style} data-brand={brand ? 'organization' : 'portico'}>

@@ -1,5 +1,6 @@
 'use client';
 // Branding fields with a live preview of the /auth/app sign-in card as it will look.
+import { readableTextOn } from '@/lib/util/contrast';
 import { useState } from 'react';
 import { ActionForm } from '../../_components/action-form';
 import { Field } from '../../_components/fields';
@@ -41,7 +42,7 @@ export function BrandingForm({ org, orgName, initial }: { org: string; orgName: 
           <p className="mb-4 text-sm text-slate-600">Use your {brand.displayName || orgName} account.</p>
           <div className="mb-3 h-9 rounded-md border border-slate-300" />
           <div className="mb-4 h-9 rounded-md border border-slate-300" />
-          <div className="rounded-md py-2 text-center text-sm font-semibold text-white" style={{ background: primary }} data-testid="preview-button">
+          <div className="rounded-md py-2 text-center text-sm font-semibold" style={{ background: primary, color: readableTextOn(primary) }} data-testid="preview-button">
             Sign in
           </div>
           {branded ? <p className="mt-3 text-center text-xs text-slate-500">Secured by Portico</p> : null}

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
 import { DEMO, E2E_ISSUER } from './support/constants';
-import { FLIGHT_DECK } from './support/fixtures';
+import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { startFlightDeck, type ExampleApp } from './support/flight-deck';
 import { connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
 import { fillSignIn } from './support/relying-party';
@@ -54,6 +54,31 @@ test('an admin keeps the app’s permission catalog: the baseline, added permiss
   await page.getByTestId('explain-form').getByLabel('Person (email) or agent (agt_…)').fill('nobody@nowhere.test');
   await page.getByTestId('explain-form').getByRole('button', { name: 'Explain' }).click();
   await expect(page.getByTestId('explain-none')).toBeVisible();
+});
+
+test('the member’s and the agent’s pages say what they may do in each app, and why', async ({ page }, testInfo) => {
+  await consoleSignIn(page, FLIGHT_DECK.engineer);
+  await page.goto('/console/acme-rockets/members');
+  await page.getByRole('link', { name: `Permissions of ${ROCKETS.member.email}` }).click();
+  const deck = page.getByTestId('permissions-flight-deck');
+  // The pilot's crew holds the notes permissions on Flight Deck.
+  await expect(deck.locator('li[data-scope="mcp"]')).toContainText('baseline');
+  await expect(deck.locator('li[data-scope="notes:delete"]')).toContainText(`team ${FLIGHT_DECK.crewTeam}`);
+  await page.screenshot({ path: testInfo.outputPath('member-permissions.png'), fullPage: true });
+  await expectAccessible(page);
+
+  // An agent holds what it was granted directly, chosen from the app's catalog.
+  await page.goto('/console/acme-rockets/agents');
+  const copilot = page.getByTestId(`agent-${FLIGHT_DECK.copilot.name}`);
+  await copilot.getByLabel('Permission', { exact: true }).selectOption({ label: 'notes:read — Read notes' });
+  await copilot.getByRole('button', { name: 'Grant' }).click();
+  await expect(copilot).toContainText(`${FLIGHT_DECK.appName}: notes:read`);
+  await copilot.getByRole('link', { name: 'What it may do, and why' }).click();
+  await expect(page.getByRole('heading', { name: FLIGHT_DECK.copilot.name })).toBeVisible();
+  await expect(page.getByTestId('permissions-flight-deck').locator('li[data-scope="notes:read"]')).toContainText('direct');
+  await expect(page.getByTestId('permissions-flight-deck').locator('li[data-scope="mcp"]')).toHaveCount(0);
+  await page.screenshot({ path: testInfo.outputPath('agent-permissions.png'), fullPage: true });
+  await expectAccessible(page);
 });
 
 // The example app (Flight Deck) on the app kit: its tools follow what the token holds, and the token follows what

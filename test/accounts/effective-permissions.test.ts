@@ -7,6 +7,8 @@ import { grantPersonPermissionCommand, revokePersonPermissionCommand } from '../
 import { addMember, removeMember } from '../../lib/accounts/memberships';
 import { createOrganization } from '../../lib/accounts/organizations';
 import { addTeamMember, createTeam, grantTeamScope } from '../../lib/accounts/teams';
+import { grantTeamScopeCommand } from '../../lib/accounts/team-commands';
+import { agentCommands } from '../../lib/accounts/agent-commands';
 import { createUser, type User } from '../../lib/accounts/users';
 import { createApp } from '../../lib/clients/apps';
 import { addPermission, retirePermission } from '../../lib/clients/permission-catalog';
@@ -84,5 +86,23 @@ describe('effective permissions', () => {
     await addMember(database.db, { orgId, userId: ada.id, role: 'member' });
     // Nothing comes back with a re-invitation: no team, no direct grant.
     expect(scopes(await effectivePermissionsOfPerson(database.db, { orgId, appId, userId: ada.id }))).toEqual(['mcp']);
+  });
+
+  it('grants to teams, agents and connections name permissions of the catalog only, at every door’s command', async () => {
+    const team = await createTeam(database.db, { orgId, name: 'Auditors' });
+    await expect(grantTeamScopeCommand(ctx(), { teamId: team.id, appId, scope: 'admin:everything' })).rejects.toMatchObject({ status: 400, code: 'unknown_scope' });
+    await retirePermission(database.db, appId, 'invoices:delete');
+    await expect(grantTeamScopeCommand(ctx(), { teamId: team.id, appId, scope: 'invoices:delete' })).rejects.toThrow(/not in Books’s permission catalog/);
+    await grantTeamScopeCommand(ctx(), { teamId: team.id, appId, scope: 'invoices:read' });
+
+    const agentCtx = { ...ctx(), org: { id: orgId, slug: 'invoicing', name: 'Invoicing' }, person: ada } as unknown as Parameters<typeof agentCommands.grant>[0];
+    const agent = await createAgent(database.db, { orgId, name: 'Strict', ownerUserId: ada.id });
+    await expect(agentCommands.grant(agentCtx, { agentId: agent.id, appId, scope: 'reports:write' })).rejects.toMatchObject({ code: 'unknown_scope' });
+    await agentCommands.grant(agentCtx, { agentId: agent.id, appId, scope: 'invoices:read' });
+    await expect(
+      agentCommands.connect(agentCtx, { agentId: agent.id, appId, mode: 'delegated', delegateUserId: ada.id, narrowedTo: ['invoices:read', 'made:up'] }),
+    ).rejects.toMatchObject({ code: 'unknown_scope' });
+    const { connection } = await agentCommands.connect(agentCtx, { agentId: agent.id, appId, mode: 'delegated', delegateUserId: ada.id, narrowedTo: ['invoices:read'] });
+    expect(connection.narrowedTo).toEqual(['invoices:read']);
   });
 });

@@ -19,6 +19,8 @@ import { createOrganization } from '../../lib/accounts/organizations';
 import { startExampleApp, type ExampleApp, type ExampleAppConfig } from '../../examples/notes/app';
 import { undeclaredExportTool } from '../../examples/notes/tools';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { addPermission } from '../../lib/clients/permission-catalog';
+import { grantPersonPermissionCommand } from '../../lib/accounts/member-commands';
 import { authorizeMcpClient, createMember, startProviderHarness, tokenRequest, type Harness } from '../support/provider-harness';
 
 const REDIRECT = 'http://127.0.0.1:45681/callback';
@@ -61,10 +63,18 @@ describe('the example app on the app kit', () => {
     secret = await issueSurfaceSecret(database.db, appId, atRestKey);
 
     const person = await createMember(database, org.id, `notes-${randomBytes(3).toString('hex')}@notes.test`);
+    // The example's tools that need more than the baseline: in the catalog, granted to the person.
+    for (const [scope, description] of [
+      ['notes:read', 'Read notes'],
+      ['notes:delete', 'Delete notes'],
+    ] as const) {
+      await addPermission(database.db, appId, { scope, description });
+      await grantPersonPermissionCommand({ tx: database.db, org: { id: org.id }, audit: async () => {} }, { userId: person.id, appId, scope });
+    }
     const valid = validateRegistration({ client_name: 'Notes client', redirect_uris: [REDIRECT] });
     if ('error' in valid) throw new Error(valid.error_description);
     const clientId = String((await registerClient(database.db, valid, '192.0.2.5')).client_id);
-    const authorization = await authorizeMcpClient(harness, database, { clientId, redirectUri: REDIRECT, resource: `${origin}/api/mcp`, email: person.email });
+    const authorization = await authorizeMcpClient(harness, database, { clientId, redirectUri: REDIRECT, resource: `${origin}/api/mcp`, email: person.email, scope: 'mcp notes:read notes:delete' });
     const tokens = await tokenRequest(harness, clientId, {
       grant_type: 'authorization_code',
       code: authorization.callbackUrl!.searchParams.get('code')!,

@@ -7,6 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_KIT_CONTRACT_VERSION, createAppKit } from '../../app-kit';
 import { EXPECTED_APP_KIT_CONTRACT_VERSION } from '../../lib/clients/app-environment';
 import { registerClient, validateRegistration } from '../../lib/clients/registration';
+import { addPermission } from '../../lib/clients/permission-catalog';
+import { createAgent, createConnection, grantAgentScope } from '../../lib/accounts/agents';
+import { agentTokenRequestBody } from '../../lib/oidc/agent-token-exchange';
+import { startExampleApp } from '../../examples/notes/app';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { authorizeMcpClient, createMember, createOrgWithApp, startProviderHarness, tokenRequest, type AppFixture, type Harness } from '../support/provider-harness';
 
@@ -89,6 +95,54 @@ describe('the app kit', () => {
       expect(anonymous.response.headers.get('www-authenticate')).toBe(
         'Bearer resource_metadata="https://kit.example/.well-known/oauth-protected-resource/api/mcp", scope="mcp"',
       );
+    }
+  });
+
+  it('the example app lists and runs tools by the token’s scopes: an own-mode agent with notes:read sees notes.list only; a call beyond gets 403', async () => {
+    for (const [scope, description] of [
+      ['notes:read', 'Read notes'],
+      ['notes:delete', 'Delete notes'],
+    ] as const) {
+      await addPermission(database.db, appA.app.id, { scope, description });
+    }
+    const owner = await createMember(database, appA.orgId, `kit-owner-${randomBytes(3).toString('hex')}@kit.test`, 'admin');
+    const agent = await createAgent(database.db, { orgId: appA.orgId, name: 'Reader', ownerUserId: owner.id });
+    await grantAgentScope(database.db, { agentId: agent.id, orgId: appA.orgId, appId: appA.app.id, scope: 'notes:read' });
+    const connection = await createConnection(database.db, { agentId: agent.id, orgId: appA.orgId, appId: appA.app.id, createdByUserId: owner.id, connection: { mode: 'own' } });
+    const issued = await fetch(`${harness.issuer}/oidc/token`, { method: 'POST', body: await agentTokenRequestBody(harness.keys.signingKeys, harness.issuer, connection.id) });
+    const accessToken = String(((await issued.json()) as { access_token: string }).access_token);
+
+    const app = await startExampleApp({ origin: 'http://127.0.0.1:45692', issuer: harness.issuer, appIdentity: appA.app.identity });
+    try {
+      // The metadata lists every scope a tool needs (RFC 9728 scopes_supported).
+      const metadata = (await (await fetch(`${app.origin}/.well-known/oauth-protected-resource/api/mcp`)).json()) as { scopes_supported: string[] };
+      expect(metadata.scopes_supported).toEqual(['mcp', 'notes:read', 'notes:delete']);
+
+      const client = new Client({ name: 'kit-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(app.resource), { requestInit: { headers: { Authorization: `Bearer ${accessToken}` } } }));
+      // Not even the mcp-only tools: the agent holds notes:read and nothing else.
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['notes.list']);
+      expect((await client.callTool({ name: 'notes.list', arguments: {} })).isError).toBeFalsy();
+      await client.close();
+
+      const call = (name: string) =>
+        fetch(app.resource, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: { id: 1 } } }),
+        });
+      const refused = await call('notes.delete');
+      expect(refused.status).toBe(403);
+      // RFC 6750 §3.1, with what the token holds and what the tool needs, so a re-authorization keeps both.
+      expect(refused.headers.get('www-authenticate')).toBe(
+        `Bearer resource_metadata="${app.origin}/.well-known/oauth-protected-resource/api/mcp", scope="notes:read notes:delete", error="insufficient_scope", error_description="the tool notes.delete needs the scope notes:delete"`,
+      );
+      expect(await refused.json()).toEqual({ error: 'insufficient_scope', error_description: 'the tool notes.delete needs the scope notes:delete' });
+      // An mcp-only tool is refused the same way; an unknown tool is the MCP server's own error.
+      expect((await call('whoami')).status).toBe(403);
+      expect((await call('no.such.tool')).status).toBe(200);
+    } finally {
+      await app.close();
     }
   });
 });

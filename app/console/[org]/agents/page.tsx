@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { listAgents } from '@/lib/accounts/agents';
 import { listMembers, listMembershipsOf } from '@/lib/accounts/memberships';
 import { can } from '@/lib/accounts/permissions';
@@ -63,7 +64,7 @@ export default async function AgentsPage(props: { params: Promise<{ org: string 
                 {agent.name} {agent.disabledAt ? <span className="ml-2 text-sm font-normal text-red-700">disabled</span> : null}
               </h2>
               <p className="text-sm text-slate-600">
-                Owner {ownerEmail} · <code className="text-xs">{agent.id}</code>
+                Owner {ownerEmail} · <code className="text-xs">{agent.id}</code> · <Link href={`/console/${org}/agents/${agent.id}`}>What it may do, and why</Link>
               </p>
             </div>
             <div className="grid gap-6 md:grid-cols-3">

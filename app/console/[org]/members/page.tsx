@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { listOpenInvitations } from '@/lib/accounts/invitations';
 import { listMembers } from '@/lib/accounts/memberships';
 import { listTeams } from '@/lib/accounts/teams';
@@ -114,7 +115,11 @@ export default async function MembersPage(props: { params: Promise<{ org: string
           {members.map((member) => (
             <tr key={member.userId} data-email={member.email}>
               <td>
-                <div className="font-medium">{member.email}</div>
+                <div className="font-medium">
+                  <Link href={`/console/${org}/members/${member.userId}`} aria-label={`Permissions of ${member.email}`}>
+                    {member.email}
+                  </Link>
+                </div>
                 <div className="text-xs text-slate-500">
                   {member.name}
                   {member.disabled ? ' · disabled' : ''}

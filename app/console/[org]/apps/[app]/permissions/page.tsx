@@ -4,7 +4,8 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { findOrgApp } from '@/lib/clients/apps';
-import { describeSource, explainPermissions } from '@/lib/accounts/effective-permissions';
+import { explainPermissions } from '@/lib/accounts/effective-permissions';
+import { PermissionExplanationList } from '../../../../_components/permission-explanation';
 import { listPermissionCatalog } from '@/lib/clients/permission-catalog';
 import { db } from '@/lib/runtime';
 import { visibleText } from '@/lib/util/visible-text';
@@ -57,7 +58,7 @@ export default async function PermissionsPage(props: { params: Promise<{ org: st
       ) : null}
       <Section id="explain" title="Who can do what">
         <p className="mb-3 text-sm text-slate-600">
-          A person’s permissions here are the baseline, their teams’ grants and their direct grants; an agent acting as itself holds only its own direct grants, and an agent acting for a person holds that person’s. Only permissions of this catalog count. (Tokens do not carry them yet.)
+          A person’s permissions here are the baseline, their teams’ grants and their direct grants; an agent acting as itself holds only its own direct grants, and an agent acting for a person holds that person’s. Only permissions of this catalog count, and a token for this app carries exactly these, of what it asks for (from its next refresh).
         </p>
         <form method="get" className="flex flex-wrap items-end gap-2" data-testid="explain-form">
           <div className="grid gap-1">
@@ -79,16 +80,10 @@ export default async function PermissionsPage(props: { params: Promise<{ org: st
           <div className="mt-3" data-testid="explanation">
             <p className="mb-2 text-sm">
               <strong>{visibleText(explanation.subject.label)}</strong>
-              {explanation.subject.kind === 'agent' ? ` (agent, ${explanation.subject.mode === 'delegated' ? 'acting for a person' : 'acting as itself'})` : ''}{' '}
-              {explanation.permissions.length === 0 ? 'holds no permission on this app.' : 'holds:'}
+              {explanation.subject.kind === 'agent' ? ` (agent, ${explanation.subject.mode === 'delegated' ? 'acting for a person' : 'acting as itself'})` : ''}
+              {explanation.permissions.length === 0 ? '' : ' holds:'}
             </p>
-            <ul className="grid gap-1 text-sm">
-              {explanation.permissions.map((permission) => (
-                <li key={permission.scope} data-scope={permission.scope}>
-                  <code>{permission.scope}</code> — {visibleText(permission.description)} <span className="text-slate-500">({permission.sources.map(describeSource).map(visibleText).join(', ')})</span>
-                </li>
-              ))}
-            </ul>
+            <PermissionExplanationList permissions={explanation.permissions} emptyText="Holds no permission on this app." />
           </div>
         ) : null}
       </Section>

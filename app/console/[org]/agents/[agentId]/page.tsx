@@ -1,0 +1,14 @@
+// An agent's page: what it may do in each app of the organization, and why.
+import type { Metadata } from 'next';
+import { notFound } from 'next/navigation';
+import { agentIdSchema } from '@/lib/accounts/agent-commands';
+import { SubjectPermissionsPage } from '../../../_lib/subject-permissions';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'Agent' };
+
+export default async function AgentPage(props: { params: Promise<{ org: string; agentId: string }> }) {
+  const { org, agentId } = await props.params;
+  if (!agentIdSchema.safeParse(agentId).success) notFound();
+  return <SubjectPermissionsPage orgSlug={org} subject={agentId} back={{ href: `/console/${org}/agents`, label: 'Agents' }} />;
+}

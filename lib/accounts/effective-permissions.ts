@@ -8,7 +8,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { agentConnections, agentGrants, agents, memberships, personGrants, teamGrants, teamMembers, teams, users } from '../db/schema';
-import { BASELINE_SCOPE, listPermissionCatalog } from '../clients/permission-catalog';
+import { BASELINE_SCOPE, listPermissionCatalog, type CatalogPermission } from '../clients/permission-catalog';
 import { isUuid } from '../util/uuid';
 import { findOrgAgent } from './agents';
 
@@ -51,21 +51,27 @@ function collect(entries: { scope: string; source: PermissionSource }[], catalog
     .map(([scope, sources]) => ({ scope, description: catalog.get(scope)!, sources }));
 }
 
-async function offeredCatalog(db: Queryable, appId: string): Promise<Map<string, string>> {
-  return new Map((await listPermissionCatalog(db, appId)).filter((entry) => !entry.retired).map((entry) => [entry.scope, entry.description]));
+async function offeredCatalog(db: Queryable, appId: string, catalog?: readonly CatalogPermission[]): Promise<Map<string, string>> {
+  return new Map((catalog ?? (await listPermissionCatalog(db, appId))).filter((entry) => !entry.retired).map((entry) => [entry.scope, entry.description]));
 }
 
-/** A person's permissions on an app of their organization; none when they are not an enabled member of it. */
-export async function effectivePermissionsOfPerson(db: Queryable, input: { orgId: string; appId: string; userId: string }): Promise<EffectivePermission[]> {
-  const [member] = await db
-    .select({ userId: memberships.userId })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.orgId, input.orgId), eq(memberships.userId, input.userId), isNull(users.disabledAt)))
-    .limit(1);
-  if (!member) return [];
-  const [catalog, fromTeams, direct] = await Promise.all([
-    offeredCatalog(db, input.appId),
+/**
+ * A person's permissions on an app of their organization; none when they are not an enabled member of it. `catalog`:
+ * the app's catalog when the caller has read it already (a token request reads it once).
+ */
+export async function effectivePermissionsOfPerson(
+  db: Queryable,
+  input: { orgId: string; appId: string; userId: string },
+  catalog?: readonly CatalogPermission[],
+): Promise<EffectivePermission[]> {
+  const [[member], offered, fromTeams, direct] = await Promise.all([
+    db
+      .select({ userId: memberships.userId })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(and(eq(memberships.orgId, input.orgId), eq(memberships.userId, input.userId), isNull(users.disabledAt)))
+      .limit(1),
+    offeredCatalog(db, input.appId, catalog),
     db
       .select({ scope: teamGrants.scope, teamId: teams.id, team: teams.name })
       .from(teamGrants)
@@ -77,13 +83,14 @@ export async function effectivePermissionsOfPerson(db: Queryable, input: { orgId
       .from(personGrants)
       .where(and(eq(personGrants.userId, input.userId), eq(personGrants.appId, input.appId), eq(personGrants.orgId, input.orgId))),
   ]);
+  if (!member) return [];
   return collect(
     [
       { scope: BASELINE_SCOPE, source: { kind: 'baseline' } },
       ...fromTeams.map((row) => ({ scope: row.scope, source: { kind: 'team' as const, teamId: row.teamId, team: row.team } })),
       ...direct.map((row) => ({ scope: row.scope, source: { kind: 'direct' as const } })),
     ],
-    catalog,
+    offered,
   );
 }
 

@@ -13,7 +13,7 @@
 // there — within what the grant allows, so an MCP client asking beyond its consent must go through consent again.
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Queryable } from '../db/client';
-import { BASELINE_SCOPE, listPermissionCatalog } from '../clients/permission-catalog';
+import { BASELINE_SCOPE, listPermissionCatalog, type CatalogPermission } from '../clients/permission-catalog';
 import { effectivePermissionsOfPerson } from '../accounts/effective-permissions';
 import { clientPolicyOf } from './client-policy';
 
@@ -35,8 +35,20 @@ export function sortScopes(scopes: Iterable<string>): string[] {
  * server's `scope` at the authorization and token endpoints — so a request naming only a retired permission still
  * counts as naming one (and gets nothing), rather than as naming none (and getting everything held).
  */
-export async function appResourceScopes(db: Queryable, appId: string): Promise<string[]> {
-  return (await listPermissionCatalog(db, appId)).map((entry) => entry.scope);
+export async function appResourceScopes(db: Queryable, appId: string, ctx?: object): Promise<string[]> {
+  return (await catalogOf(db, appId, ctx)).map((entry) => entry.scope);
+}
+
+/** An app's catalog, read once per provider request however many steps ask for it. */
+const catalogsByRequest = new WeakMap<object, Map<string, Promise<CatalogPermission[]>>>();
+
+function catalogOf(db: Queryable, appId: string, ctx?: object): Promise<CatalogPermission[]> {
+  if (!ctx) return listPermissionCatalog(db, appId);
+  let byApp = catalogsByRequest.get(ctx);
+  if (!byApp) catalogsByRequest.set(ctx, (byApp = new Map()));
+  let catalog = byApp.get(appId);
+  if (!catalog) byApp.set(appId, (catalog = listPermissionCatalog(db, appId)));
+  return catalog;
 }
 
 /** The app a resource server of this request stands for, noted by getResourceServerInfo. */
@@ -71,7 +83,7 @@ export async function scopeOfAppAccessToken(db: Queryable, ctx: KoaContextWithOI
   // An app's own client stands for the whole catalog as it is now (a permission added since the sign-in included);
   // any other client for what the person consented to.
   const allowedByGrant = clientPolicyOf(ctx.oidc.client)?.firstParty ? split(token.resourceServer!.scope) : split(grant.getResourceScope(resource));
-  const held = await effectivePermissionsOfPerson(db, { orgId: app.orgId, appId: app.appId, userId: token.accountId });
+  const held = await effectivePermissionsOfPerson(db, { orgId: app.orgId, appId: app.appId, userId: token.accountId }, await catalogOf(db, app.appId, ctx));
   return resourceTokenScope({
     named: split(token.scope),
     allowedByGrant,

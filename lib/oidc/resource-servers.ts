@@ -38,7 +38,7 @@ export const ACCESS_TOKEN_TTL_SECONDS = 10 * 60;
 async function resourceServerOf(db: Database, ctx: KoaContextWithOIDC, target: ResourceTarget, issuer: string) {
   if (target.kind === 'app') noteResourceApp(ctx, target.app.identity, target.app);
   return {
-    scope: (target.kind === 'app' ? await appResourceScopes(db, target.app.id) : PORTICO_API_SCOPES).join(' '),
+    scope: (target.kind === 'app' ? await appResourceScopes(db, target.app.id, ctx) : PORTICO_API_SCOPES).join(' '),
     audience: target.kind === 'app' ? target.app.identity : porticoApiResource(issuer),
     accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
     accessTokenFormat: 'jwt' as const,

@@ -28,7 +28,7 @@ export const RESOURCE_REFUSAL_MESSAGES: Record<ResourceRefusal, string> = {
   unknown_resource: 'The app this application asked to reach is not published on Portico. Check the address you connected to.',
   other_app: 'This application is registered for another app and cannot connect to the one it asked for.',
   no_scope:
-    "The application asked for no permission on this app (the scope parameter names none of the app's scopes, such as mcp), so there is nothing to allow. Ask its developer to update it.",
+    "The application asked for nothing Portico knows (its scope parameter names none of the app's permissions, such as mcp, and no OpenID Connect scope), so there is nothing to allow. Ask its developer to update it.",
   revoked_for_app: "The organization that publishes this app has revoked this application's access to it.",
 };
 

@@ -193,7 +193,8 @@ async function loadExistingGrant(ctx: KoaContextWithOIDC) {
 
   const grant = existing ?? new provider.Grant({ clientId: client.clientId, accountId: session.accountId });
   if (typeof params?.scope === 'string') grant.addOIDCScope(params.scope);
-  // The app's own resource, when asked for; getResourceServerInfo has already refused any other app's.
+  // The app's own resource, when asked for, with its whole catalog (getResourceServerInfo has already refused any
+  // other app's): what a token carries of it is decided at issuance (lib/oidc/resource-scope.ts).
   for (const [resource, server] of Object.entries(ctx.oidc.resourceServers ?? {})) {
     grant.addResourceScope(resource, server.scope ?? '');
   }
@@ -231,8 +232,8 @@ async function organizationOfRequest(db: Database, issuer: string, ctx: KoaConte
 /**
  * oidc-provider's default prompts, plus one rule: an MCP client (external, dynamic, CIMD) always goes through the
  * consent screen, because the consent is where the person says who acts and where the grant is bound to its app.
- * Today the defaults already ask (a fresh grant lacks the resource scope, and requests naming none are refused on
- * the authorization screen); this keeps it true by construction. A grant without a binding is refused at the token
+ * The defaults would not always ask (a request naming none of the app's permissions has no missing resource scope);
+ * this makes it true by construction. A grant without a binding is refused at the token
  * endpoint in any case.
  */
 function interactionPolicyWithMcpConsent() {

@@ -1,6 +1,7 @@
 // Portico's own MCP server and its REST twin, with the MCP SDK's client, tokens Portico really issues and real
 // PostgreSQL: the risk model in `initialize`, sessions any instance can serve, and the confirmation gate (single
 // use, 300 s, bound to the arguments in RFC 8785 form, atomic under concurrent retries).
+import { addPermission } from '../../lib/clients/permission-catalog';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -57,6 +58,10 @@ describe("Portico's MCP server", () => {
     database = await openTestDatabase();
     harness = await startProviderHarness(database);
     fixture = await createOrgWithApp(database, 'Gate');
+    // agents.grant names permissions of the app's catalog only.
+    for (const scope of ['late:scope', 'notes:read', 'notes:write', 'outsider:scope', 'race:scope', 'rest:other', 'rest:scope']) {
+      await addPermission(database.db, fixture.app.id, { scope, description: `Test permission ${scope}` });
+    }
     const owner = await createMember(database, fixture.orgId, `owner-${randomBytes(3).toString('hex')}@gate.test`, 'owner');
     const outsider = await createMember(database, (await createOrgWithApp(database, 'Elsewhere')).orgId, `out-${randomBytes(3).toString('hex')}@gate.test`);
     agentId = (await createAgent(database.db, { orgId: fixture.orgId, name: 'Helper', ownerUserId: owner.id })).id;

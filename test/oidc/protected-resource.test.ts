@@ -105,7 +105,8 @@ describe('the bearer gate', () => {
     if (!narrow.ok) {
       expect(narrow.response.status).toBe(403);
       expect(narrow.response.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
-      expect(narrow.response.headers.get('www-authenticate')).toContain('scope="mcp"');
+      // What the token holds and what is needed: a client authorizing again keeps both (RFC 6750 §3.1).
+      expect(narrow.response.headers.get('www-authenticate')).toContain('scope="openid mcp"');
     }
     const malformed = await call('Basic dXNlcjpwYXNz');
     expect(malformed.ok).toBe(false);

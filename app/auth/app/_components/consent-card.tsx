@@ -10,9 +10,13 @@ import { AppHeader, SignInFrame } from './sign-in-frame';
 
 type McpTarget = Extract<SignInTarget, { kind: 'mcp_client' }>;
 
-/** What the account scopes and Portico's own API's scopes allow, in words. An app's permissions have their own. */
-function accountScopeDescriptions(scope: string): string[] {
+/**
+ * What the account scopes and Portico's own API's scopes allow, in words. An app's permissions have their own
+ * descriptions (its catalog), listed apart.
+ */
+function accountScopeDescriptions(scope: string, porticoApi: boolean): string[] {
   const known: Record<string, string> = {
+    ...(porticoApi ? { mcp: 'Use Portico’s tools (MCP) with your permissions' } : {}),
     openid: 'Know your Portico account',
     profile: 'See your name',
     email: 'See your email address',
@@ -51,7 +55,7 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
     appId ? delegatedAgentFor(db(), appId, props.accountId) : undefined,
     appId && org ? appConsentScope(db(), { appId, orgId: org.id, accountId: props.accountId, requestedScope: props.scope }) : undefined,
   ]);
-  const scopes = accountScopeDescriptions(props.scope);
+  const scopes = accountScopeDescriptions(props.scope, !appId);
   // Pre-selected only when it is one of the agents offered (usable by this person in this organization).
   const connected = agents.some((agent) => agent.id === connectedAgentId) ? connectedAgentId : undefined;
   const localOnly = redirectsOnlyToLocalhost(client.redirectUris);

@@ -38,7 +38,8 @@ test('the MCP SDK client registers itself, the person consents, tools work, and 
   expect(metadata).toEqual({
     resource: FLIGHT_DECK.resource,
     authorization_servers: [E2E_ISSUER],
-    scopes_supported: ['mcp'],
+    // The baseline and every scope the app's tools need (the example's notes.list and notes.delete).
+    scopes_supported: ['mcp', 'notes:read', 'notes:delete'],
     bearer_methods_supported: ['header'],
     resource_name: 'Flight Deck',
   });

@@ -176,18 +176,19 @@ test.describe('permissions reach the example app’s tools', () => {
   });
 
   test('an MCP client: the consent lists what is granted; a call beyond it gets 403 insufficient_scope and the consent screen again', async ({ page, browser }, testInfo) => {
-    // The consent marks permissions whose tools are approval_required in the app's declared surface: declare it
-    // here unless an earlier test (app-kit.spec.ts) has.
+    // The consent marks permissions whose tools are approval_required in the app's declared surface: the app
+    // declares it at start, with a surface secret created (or replaced) here.
     const admin = await (await browser.newContext({ baseURL: E2E_ISSUER })).newPage();
     await consoleSignIn(admin, FLIGHT_DECK.engineer);
     await admin.goto(`/console/acme-rockets/apps/${FLIGHT_DECK.appId}/security`);
-    let surfaceSecret: string | undefined;
-    if ((await admin.getByTestId('surface-declared').count()) === 0) {
-      await admin.getByTestId('surface-secret').getByRole('button', { name: 'Create surface secret' }).click();
-      const shown = await admin.getByTestId('surface-secret').getByTestId('secret-once').textContent();
-      surfaceSecret = /PORTICO_SURFACE_SECRET=(pss_[A-Za-z0-9_-]+)/.exec(shown ?? '')?.[1];
-    }
-    app = await startFlightDeck(surfaceSecret ? { surfaceSecret } : {});
+    await admin.getByTestId('surface-secret').getByRole('button', { name: /surface secret/ }).click();
+    const replace = admin.getByTestId('surface-secret').getByRole('button', { name: 'Yes, replace' });
+    if (await replace.isVisible()) await replace.click();
+    const shown = await admin.getByTestId('surface-secret').getByTestId('secret-once').textContent();
+    const surfaceSecret = /PORTICO_SURFACE_SECRET=(pss_[A-Za-z0-9_-]+)/.exec(shown ?? '')?.[1];
+    expect(surfaceSecret).toBeTruthy();
+    app = await startFlightDeck({ surfaceSecret });
+    expect(app.declaration).toMatchObject({ ok: true });
     const provider = new PageOAuthProvider('http://127.0.0.1:4993/callback', { clientName: 'Deck assistant' });
     const client = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, {
       ...DECKHAND,

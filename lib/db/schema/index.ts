@@ -7,3 +7,4 @@ export * from './audit';
 export * from './mcp';
 export * from './approvals';
 export * from './mail';
+export * from './second-factors';

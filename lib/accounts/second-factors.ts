@@ -1,0 +1,165 @@
+// A person's second factors: a TOTP authenticator (RFC 6238, with otpauth) and ten single-use recovery codes.
+//
+// - Enrollment is two steps: a secret is created (unconfirmed, encrypted at rest) and shown once as a QR code and as
+//   text; it protects the account only after the person proves their authenticator has it with a first code.
+//   Confirming creates the recovery codes, shown once, stored as SHA-256 hashes.
+// - A code is accepted at most once (RFC 6238 §5.2): its time step must be later than the last accepted one, checked
+//   and recorded in one conditional UPDATE, so two concurrent uses of one code have one winner. One step of clock
+//   drift either way is accepted (§6).
+// - A recovery code is single use by a conditional UPDATE as well.
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import { Secret, TOTP } from 'otpauth';
+import QRCode from 'qrcode';
+import type { Queryable } from '../db/client';
+import { recoveryCodes, totpFactors } from '../db/schema';
+import { decryptAtRest, encryptAtRest } from '../security/at-rest';
+
+export const TOTP_PERIOD_SECONDS = 30;
+export const TOTP_DIGITS = 6;
+export const RECOVERY_CODE_COUNT = 10;
+/** RFC 6238 §6: accept the previous and the next time step too (clock drift). */
+const TOTP_WINDOW = 1;
+
+export class SecondFactorRefusal extends Error {}
+
+function totpOf(secretBase32: string, label: string): TOTP {
+  return new TOTP({ issuer: 'Portico', label, algorithm: 'SHA1', digits: TOTP_DIGITS, period: TOTP_PERIOD_SECONDS, secret: Secret.fromBase32(secretBase32) });
+}
+
+/** What a person types: digits, maybe with spaces. */
+function normalizeCode(code: string): string | undefined {
+  const digits = code.replace(/\s+/g, '');
+  return /^\d{6}$/.test(digits) ? digits : undefined;
+}
+
+/** The time step a code matches now, if any. */
+function matchingStep(totp: TOTP, code: string, now: number): number | undefined {
+  const delta = totp.validate({ token: code, timestamp: now, window: TOTP_WINDOW });
+  return delta === null ? undefined : Math.floor(now / 1000 / TOTP_PERIOD_SECONDS) + delta;
+}
+
+export interface TotpEnrollment {
+  /** The otpauth:// URI an authenticator app reads from the QR code. */
+  uri: string;
+  /** The same secret as text, for typing it in. */
+  secret: string;
+  /** A PNG QR code of the URI, as a data URL for an <img>. */
+  qrCode: string;
+}
+
+/**
+ * Starts (or restarts) a TOTP enrollment. Refused while a confirmed authenticator exists: it must be removed first,
+ * with step-up, so that a stolen session cannot quietly replace a person's second factor.
+ */
+export async function startTotpEnrollment(db: Queryable, atRestKey: Uint8Array, user: { id: string; email: string }): Promise<TotpEnrollment> {
+  const [current] = await db.select({ confirmedAt: totpFactors.confirmedAt }).from(totpFactors).where(eq(totpFactors.userId, user.id));
+  if (current?.confirmedAt) throw new SecondFactorRefusal('You have an authenticator app already. Remove it first to set up another one.');
+  const secret = new Secret({ size: 20 }).base32;
+  const secretEncrypted = await encryptAtRest(secret, atRestKey);
+  await db
+    .insert(totpFactors)
+    .values({ userId: user.id, secretEncrypted })
+    .onConflictDoUpdate({ target: totpFactors.userId, set: { secretEncrypted, createdAt: sql`now()`, lastUsedStep: null }, where: isNull(totpFactors.confirmedAt) });
+  const uri = totpOf(secret, user.email).toString();
+  return { uri, secret, qrCode: await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 1, scale: 5 }) };
+}
+
+/**
+ * Confirms the enrollment with a first code from the authenticator and creates the recovery codes, returned once.
+ * The step of that code counts as used.
+ */
+export async function confirmTotpEnrollment(
+  db: Queryable,
+  atRestKey: Uint8Array,
+  user: { id: string; email: string },
+  code: string,
+  now = Date.now(),
+): Promise<{ recoveryCodes: string[] }> {
+  const typed = normalizeCode(code);
+  if (!typed) throw new SecondFactorRefusal('Type the 6 digits your authenticator app shows.');
+  const [pending] = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, user.id), isNull(totpFactors.confirmedAt)));
+  if (!pending) throw new SecondFactorRefusal('Start the setup again: there is no authenticator waiting for its first code.');
+  const step = matchingStep(totpOf(await decryptAtRest(pending.secretEncrypted, atRestKey), user.email), typed, now);
+  if (step === undefined) throw new SecondFactorRefusal('That code is not the one your authenticator app shows now. Check the app and its clock, then try again.');
+  const confirmed = await db
+    .update(totpFactors)
+    .set({ confirmedAt: sql`now()`, lastUsedStep: step })
+    .where(and(eq(totpFactors.userId, user.id), isNull(totpFactors.confirmedAt), eq(totpFactors.secretEncrypted, pending.secretEncrypted)))
+    .returning({ userId: totpFactors.userId });
+  if (confirmed.length === 0) throw new SecondFactorRefusal('Start the setup again: this authenticator was replaced meanwhile.');
+  return { recoveryCodes: await replaceRecoveryCodes(db, user.id) };
+}
+
+/** A fresh set of recovery codes (the previous ones stop working), returned once. */
+export async function replaceRecoveryCodes(db: Queryable, userId: string): Promise<string[]> {
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => newRecoveryCode());
+  await db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+  await db.insert(recoveryCodes).values(codes.map((code) => ({ userId, codeHash: hashRecoveryCode(code)! })));
+  return codes;
+}
+
+/** 80 random bits as four groups of four base32 characters: `k3xq-7mwa-…`. */
+function newRecoveryCode(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+  const bytes = randomBytes(16);
+  const characters = [...bytes].map((byte) => alphabet[byte & 31]).join('');
+  return characters.match(/.{4}/g)!.join('-');
+}
+
+function hashRecoveryCode(code: string): string | undefined {
+  const normalized = code.toLowerCase().replace(/[\s-]+/g, '');
+  if (!/^[a-z2-7]{16}$/.test(normalized)) return undefined;
+  return createHash('sha256').update(normalized).digest('base64url');
+}
+
+/** Checks a TOTP code of the person's confirmed authenticator; a code is accepted once. */
+export async function verifyTotpCode(db: Queryable, atRestKey: Uint8Array, user: { id: string; email: string }, code: string, now = Date.now()): Promise<boolean> {
+  const typed = normalizeCode(code);
+  if (!typed) return false;
+  const [factor] = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, user.id), isNotNull(totpFactors.confirmedAt)));
+  if (!factor) return false;
+  const step = matchingStep(totpOf(await decryptAtRest(factor.secretEncrypted, atRestKey), user.email), typed, now);
+  if (step === undefined) return false;
+  const accepted = await db
+    .update(totpFactors)
+    .set({ lastUsedStep: step })
+    .where(and(eq(totpFactors.userId, user.id), isNotNull(totpFactors.confirmedAt), or(isNull(totpFactors.lastUsedStep), lt(totpFactors.lastUsedStep, step))))
+    .returning({ userId: totpFactors.userId });
+  return accepted.length === 1;
+}
+
+/** Uses one recovery code: true once, false for an unknown or used one. */
+export async function useRecoveryCode(db: Queryable, userId: string, code: string): Promise<boolean> {
+  const codeHash = hashRecoveryCode(code);
+  if (!codeHash) return false;
+  const used = await db
+    .update(recoveryCodes)
+    .set({ usedAt: sql`now()` })
+    .where(and(eq(recoveryCodes.userId, userId), eq(recoveryCodes.codeHash, codeHash), isNull(recoveryCodes.usedAt)))
+    .returning({ id: recoveryCodes.id });
+  return used.length === 1;
+}
+
+/** Removes the authenticator and its recovery codes (the caller has asked for step-up). */
+export async function removeTotp(db: Queryable, userId: string): Promise<boolean> {
+  const removed = await db.delete(totpFactors).where(eq(totpFactors.userId, userId)).returning({ userId: totpFactors.userId });
+  await db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+  return removed.length === 1;
+}
+
+export interface SecondFactorState {
+  totp: 'none' | 'pending' | 'confirmed';
+  recoveryCodesLeft: number;
+}
+
+export async function secondFactorStateOf(db: Queryable, userId: string): Promise<SecondFactorState> {
+  const [[factor], codes] = await Promise.all([
+    db.select({ confirmedAt: totpFactors.confirmedAt }).from(totpFactors).where(eq(totpFactors.userId, userId)),
+    db.select({ usedAt: recoveryCodes.usedAt }).from(recoveryCodes).where(eq(recoveryCodes.userId, userId)),
+  ]);
+  return {
+    totp: !factor ? 'none' : factor.confirmedAt ? 'confirmed' : 'pending',
+    recoveryCodesLeft: codes.filter((code) => code.usedAt === null).length,
+  };
+}

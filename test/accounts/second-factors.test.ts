@@ -1,0 +1,107 @@
+// TOTP (RFC 6238) and recovery codes against the real database: a code is accepted once even when raced, drift of
+// one step is tolerated and no more, the secret is never stored in clear, and recovery codes are single use.
+import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { Secret, TOTP } from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  confirmTotpEnrollment,
+  removeTotp,
+  secondFactorStateOf,
+  startTotpEnrollment,
+  useRecoveryCode,
+  verifyTotpCode,
+} from '../../lib/accounts/second-factors';
+import { createUser, type User } from '../../lib/accounts/users';
+import { totpFactors } from '../../lib/db/schema';
+import { openTestDatabase, type TestDatabase } from '../support/databases';
+
+describe('second factors: TOTP and recovery codes', () => {
+  let database: TestDatabase;
+  const atRestKey = randomBytes(32);
+  const newUser = async () => createUser(database.db, { email: `tf-${randomBytes(3).toString('hex')}@factors.test`, name: 'Factor', passwordHash: null });
+  // The authenticator app: the same algorithm, from the secret shown at enrollment.
+  const codeAt = (secret: string, at: number) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: at });
+  const STEP = 30_000;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+  });
+  afterAll(async () => database?.close());
+
+  async function enrolled(user: User, at: number) {
+    const enrollment = await startTotpEnrollment(database.db, atRestKey, user);
+    const { recoveryCodes } = await confirmTotpEnrollment(database.db, atRestKey, user, codeAt(enrollment.secret, at), at);
+    return { secret: enrollment.secret, recoveryCodes };
+  }
+
+  it('enrolls with a first code; the secret is stored encrypted and shown as a QR code and as text', async () => {
+    const user = await newUser();
+    const enrollment = await startTotpEnrollment(database.db, atRestKey, user);
+    expect(enrollment.uri).toMatch(/^otpauth:\/\/totp\/Portico:.+\?.*secret=[A-Z2-7]+/);
+    expect(enrollment.qrCode).toMatch(/^data:image\/png;base64,/);
+    const [row] = await database.db.select().from(totpFactors).where(eq(totpFactors.userId, user.id));
+    expect(row!.secretEncrypted).not.toContain(enrollment.secret);
+    expect(row!.confirmedAt).toBeNull();
+    expect((await secondFactorStateOf(database.db, user.id)).totp).toBe('pending');
+
+    // Unconfirmed, it protects nothing and accepts nothing.
+    const now = Date.now();
+    expect(await verifyTotpCode(database.db, atRestKey, user, codeAt(enrollment.secret, now), now)).toBe(false);
+    await expect(confirmTotpEnrollment(database.db, atRestKey, user, '000000', now)).rejects.toThrow(/not the one your authenticator app shows/);
+    await expect(confirmTotpEnrollment(database.db, atRestKey, user, 'abc', now)).rejects.toThrow(/6 digits/);
+    const { recoveryCodes } = await confirmTotpEnrollment(database.db, atRestKey, user, codeAt(enrollment.secret, now), now);
+    expect(recoveryCodes).toHaveLength(10);
+    expect(new Set(recoveryCodes).size).toBe(10);
+    expect(recoveryCodes[0]).toMatch(/^[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}$/);
+    expect(await secondFactorStateOf(database.db, user.id)).toEqual({ totp: 'confirmed', recoveryCodesLeft: 10 });
+    // A confirmed authenticator is not replaced by starting again.
+    await expect(startTotpEnrollment(database.db, atRestKey, user)).rejects.toThrow(/Remove it first/);
+  });
+
+  it('accepts a code once (the enrollment code included), one step of drift, and nothing older', async () => {
+    const user = await newUser();
+    const start = Math.floor(Date.now() / STEP) * STEP + 1_000;
+    const { secret } = await enrolled(user, start);
+    // The code that confirmed the enrollment is spent.
+    expect(await verifyTotpCode(database.db, atRestKey, user, codeAt(secret, start), start)).toBe(false);
+    const later = start + 2 * STEP;
+    expect(await verifyTotpCode(database.db, atRestKey, user, codeAt(secret, later), later)).toBe(true);
+    expect(await verifyTotpCode(database.db, atRestKey, user, codeAt(secret, later), later)).toBe(false);
+    // The next step's code, one step early (drift), once.
+    const next = later + STEP;
+    expect(await verifyTotpCode(database.db, atRestKey, user, codeAt(secret, next + STEP), next)).toBe(true);
+    // A code from before the last accepted one, or from too far away, is refused.
+    const farther = next + 4 * STEP;
+    expect(await verifyTotpCode(database.db, atRestKey, user, codeAt(secret, farther - 3 * STEP), farther)).toBe(false);
+    expect(await verifyTotpCode(database.db, atRestKey, user, codeAt(secret, farther), farther)).toBe(true);
+    expect(await verifyTotpCode(database.db, atRestKey, { ...user, id: (await newUser()).id }, codeAt(secret, farther + STEP), farther + STEP)).toBe(false);
+  });
+
+  it('a code raced by several sign-ins is accepted exactly once', async () => {
+    const user = await newUser();
+    const start = Math.floor(Date.now() / STEP) * STEP + 1_000;
+    const { secret } = await enrolled(user, start);
+    const at = start + STEP;
+    const code = codeAt(secret, at);
+    const results = await Promise.all(Array.from({ length: 8 }, () => verifyTotpCode(database.db, atRestKey, user, code, at)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('recovery codes work once each, also when raced; removal ends the authenticator and its codes', async () => {
+    const user = await newUser();
+    const { recoveryCodes } = await enrolled(user, Date.now());
+    const [first, second] = recoveryCodes as [string, string];
+    expect(await useRecoveryCode(database.db, user.id, first.toUpperCase().replace(/-/g, ' '))).toBe(true);
+    expect(await useRecoveryCode(database.db, user.id, first)).toBe(false);
+    const raced = await Promise.all(Array.from({ length: 6 }, () => useRecoveryCode(database.db, user.id, second)));
+    expect(raced.filter(Boolean)).toHaveLength(1);
+    expect(await useRecoveryCode(database.db, user.id, 'aaaa-bbbb-cccc-dddd')).toBe(false);
+    expect(await useRecoveryCode(database.db, (await newUser()).id, recoveryCodes[2]!)).toBe(false);
+    expect((await secondFactorStateOf(database.db, user.id)).recoveryCodesLeft).toBe(8);
+
+    expect(await removeTotp(database.db, user.id)).toBe(true);
+    expect(await secondFactorStateOf(database.db, user.id)).toEqual({ totp: 'none', recoveryCodesLeft: 0 });
+    expect(await useRecoveryCode(database.db, user.id, recoveryCodes[3]!)).toBe(false);
+  });
+});

@@ -4,7 +4,9 @@ import type { Metadata } from 'next';
 import { listCentralRequests } from '@/lib/approvals/central';
 import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
 import { db } from '@/lib/runtime';
-import { PasswordSignInForm, SignInFrame } from '../auth/app/_components/sign-in-frame';
+import { cookies } from 'next/headers';
+import { pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
+import { PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../auth/app/_components/sign-in-frame';
 import { currentCentralSession } from './_lib/central';
 import { CentralFrame } from './_components/central-frame';
 import { LiveRequests } from './_components/live-requests';
@@ -14,13 +16,23 @@ export const metadata: Metadata = { title: 'Operator central' };
 
 export default async function CentralHome(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const session = await currentCentralSession();
-  const { error, next } = await props.searchParams;
+  const { error, next, second_factor: secondFactor, method } = await props.searchParams;
+  // The password was right and the account has a second factor: the code comes next.
+  const pending = session ? undefined : await pendingSecondStep(db(), (await cookies()).get(SECOND_STEP_COOKIE)?.value);
+  if (pending?.continuation.surface === 'central') {
+    return (
+      <SignInFrame>
+        <h1>Operator central</h1>
+        <SecondFactorForm action="/central/session/second-factor" error={secondFactor === 'wrong' ? SECOND_FACTOR_ERRORS.wrong : undefined} recovery={method === 'recovery_code'} />
+      </SignInFrame>
+    );
+  }
   if (!session) {
     return (
       <SignInFrame>
         <h1>Operator central</h1>
         <p>Sign in to decide access requests. This session is separate from the console and lasts 15 minutes.</p>
-        <PasswordSignInForm action="/central/session" recoverHref="/account/recover" error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : undefined}>
+        <PasswordSignInForm action="/central/session" recoverHref="/account/recover" error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : secondFactor === 'expired' ? SECOND_FACTOR_ERRORS.expired : undefined}>
           {typeof next === 'string' ? <input type="hidden" name="next" value={next} /> : null}
         </PasswordSignInForm>
       </SignInFrame>

@@ -10,6 +10,11 @@ import type { User } from './users';
 export const CONSOLE_SESSION_COOKIE = 'portico_console';
 export const CONSOLE_SESSION_HOURS = 12;
 
+/** The console session cookie: HttpOnly; SameSite=Lax (top-level navigations only, server actions are same-origin POSTs); Secure off loopback. */
+export function consoleSessionCookie(token: string, secure: boolean): string {
+  return `${CONSOLE_SESSION_COOKIE}=${token}; Path=/console; HttpOnly; SameSite=Lax; Max-Age=${CONSOLE_SESSION_HOURS * 3600}${secure ? '; Secure' : ''}`;
+}
+
 function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }

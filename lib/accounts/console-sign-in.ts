@@ -6,8 +6,14 @@ import { createConsoleSession } from './console-sessions';
 import { requiredPasswordChangePath } from './self-service';
 import { recordSignInRefusal, recordSignInSuccess } from './sign-in-events';
 import { throttledPasswordCheck } from './throttled-password-check';
+import { beginSecondStep, hasSecondFactor } from './sign-in-second-step';
 
-export type ConsoleSignInResult = { kind: 'signed_in'; token: string } | { kind: 'refused'; error: SignInErrorCode } | { kind: 'change_password'; path: string };
+export type ConsoleSignInResult =
+  | { kind: 'signed_in'; token: string }
+  | { kind: 'refused'; error: SignInErrorCode }
+  | { kind: 'change_password'; path: string }
+  /** The password was right and the account has a second factor: the login page asks for it (cookie: `token`). */
+  | { kind: 'second_factor'; token: string };
 
 export async function signInToConsole(db: Database, input: { email: string; password: string; ip: string; userAgent?: string }): Promise<ConsoleSignInResult> {
   const context = { surface: 'console' as const, ip: input.ip };
@@ -17,6 +23,7 @@ export async function signInToConsole(db: Database, input: { email: string; pass
     return { kind: 'refused', error: result.reason };
   }
   if (result.user.passwordChangeRequired) return { kind: 'change_password', path: await requiredPasswordChangePath(db, result.user, '/console/login') };
+  if (await hasSecondFactor(db, result.user.id)) return { kind: 'second_factor', token: await beginSecondStep(db, { userId: result.user.id, continuation: { surface: 'console', events: context } }) };
   await recordSignInSuccess(db, context, result.user);
   return { kind: 'signed_in', token: await createConsoleSession(db, result.user, { ip: input.ip, userAgent: input.userAgent }) };
 }

@@ -11,7 +11,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
-import type { Queryable } from '../db/client';
+import type { Database, Queryable } from '../db/client';
+import { recordAuditEvent } from '../audit/events';
+import { throttledPasswordCheck } from './throttled-password-check';
+import type { User } from './users';
 import { recoveryCodes, totpFactors } from '../db/schema';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
 
@@ -163,3 +166,53 @@ export async function secondFactorStateOf(db: Queryable, userId: string): Promis
     recoveryCodesLeft: codes.filter((code) => code.usedAt === null).length,
   };
 }
+
+/** The secret of an enrollment still waiting for its first code, to show again to its owner (it protects nothing yet). */
+export async function pendingTotpEnrollment(db: Queryable, atRestKey: Uint8Array, user: { id: string; email: string }): Promise<TotpEnrollment | undefined> {
+  const [pending] = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, user.id), isNull(totpFactors.confirmedAt)));
+  if (!pending) return undefined;
+  const secret = await decryptAtRest(pending.secretEncrypted, atRestKey);
+  const uri = totpOf(secret, user.email).toString();
+  return { uri, secret, qrCode: await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 1, scale: 5 }) };
+}
+
+/**
+ * The person's own changes to their second factor, each audited in the installation's chain. Removing it and
+ * replacing the recovery codes ask for the password again (step-up): a session left open is not enough.
+ */
+export async function confirmOwnTotp(db: Database, atRestKey: Uint8Array, input: { user: User; code: string; ip: string }): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    const { recoveryCodes: codes } = await confirmTotpEnrollment(tx, atRestKey, input.user, input.code);
+    await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'totp' } });
+    return codes;
+  });
+}
+
+export async function removeOwnTotp(db: Database, input: { user: User; currentPassword: string; ip: string }): Promise<void> {
+  await stepUp(db, input);
+  await db.transaction(async (tx) => {
+    if (!(await removeTotp(tx, input.user.id))) throw new SecondFactorRefusal('You have no authenticator app set up.');
+    await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.removed', subject: personSubject(input.user), details: { kind: 'totp' } });
+  });
+}
+
+export async function replaceOwnRecoveryCodes(db: Database, input: { user: User; currentPassword: string; ip: string }): Promise<string[]> {
+  await stepUp(db, input);
+  return db.transaction(async (tx) => {
+    if ((await secondFactorStateOf(tx, input.user.id)).totp !== 'confirmed') throw new SecondFactorRefusal('Set up an authenticator app first.');
+    const codes = await replaceRecoveryCodes(tx, input.user.id);
+    await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.recovery_codes_replaced', subject: personSubject(input.user) });
+    return codes;
+  });
+}
+
+async function stepUp(db: Database, input: { user: User; currentPassword: string; ip: string }): Promise<void> {
+  if (!input.currentPassword) throw new SecondFactorRefusal('Enter your password to confirm it is you.');
+  const check = await throttledPasswordCheck(db, input.user.email, input.currentPassword, input.ip);
+  if (!check.ok || check.user.id !== input.user.id) {
+    throw new SecondFactorRefusal(check.ok ? 'This is not your password.' : check.reason === 'throttled' ? 'Too many wrong passwords. Wait up to 30 minutes, then try again.' : 'This is not your password.');
+  }
+}
+
+const personActor = (user: User, ip: string) => ({ type: 'person' as const, id: user.id, label: user.email, ip });
+const personSubject = (user: User) => ({ type: 'person', id: user.id, label: user.email });

@@ -33,7 +33,7 @@ export async function recordSignInSuccess(db: Queryable, context: SignInContext,
 }
 
 /** A refused or throttled attempt; the typed address is a label only (no person id). */
-export async function recordSignInRefusal(db: Queryable, context: SignInContext, typedEmail: string, result: Exclude<ThrottledPasswordResult, { ok: true }> | { ok: false; reason: 'not_a_member' }): Promise<void> {
+export async function recordSignInRefusal(db: Queryable, context: SignInContext, typedEmail: string, result: Exclude<ThrottledPasswordResult, { ok: true }> | { ok: false; reason: 'not_a_member' | 'second_factor' }): Promise<void> {
   if (result.reason === 'throttled' && !result.firstInWindow) return;
   await recordAuditEvent(db, {
     orgId: context.orgId ?? null,

@@ -6,6 +6,7 @@ import { isActiveMember } from '../accounts/memberships';
 import { requiredPasswordChangePath } from '../accounts/self-service';
 import { recordSignInRefusal, recordSignInSuccess, type SignInContext } from '../accounts/sign-in-events';
 import { throttledPasswordCheck } from '../accounts/throttled-password-check';
+import { ACR_PASSWORD, AMR_PASSWORD, beginSecondStep, hasSecondFactor } from '../accounts/sign-in-second-step';
 import { isUuid } from '../util/uuid';
 import { findInteraction, finishInteraction, interactionPath } from './interactions';
 import { findSignInTarget } from './sign-in-target';
@@ -18,6 +19,8 @@ export type PasswordSignInOutcome =
   /** Someone else once knew this password: Portico's page to choose a new one (no code is issued before). */
   | { kind: 'change_password'; location: string }
   | { kind: 'refused'; error: SignInErrorCode }
+  /** The password was right and the account has a second factor: the card asks for it (the cookie carries `token`). */
+  | { kind: 'second_factor'; token: string }
   | { kind: 'expired' };
 
 export interface PasswordSignInInput {
@@ -63,11 +66,21 @@ export async function completePasswordSignIn(input: PasswordSignInInput): Promis
   }
   // Someone else once knew this password: a new one first, then this same sign-in card again.
   if (result.user.passwordChangeRequired) return { kind: 'change_password', location: await requiredPasswordChangePath(db, result.user, interactionPath(uid)) };
+  if (await hasSecondFactor(db, result.user.id)) {
+    const token = await beginSecondStep(db, { userId: result.user.id, continuation: { surface: 'app', uid, firstParty: target.kind === 'app_client', events } });
+    return { kind: 'second_factor', token };
+  }
   await recordSignInSuccess(db, events, result.user);
-
-  // An app's own client is first-party: signing in is the consent (also when the app asked for prompt=consent).
-  // Any other client goes on to the consent screen, where the person also says who acts.
-  const login = { accountId: result.user.id };
-  const location = await finishInteraction(provider, cookieHeader, uid, target.kind === 'app_client' ? { login, consent: {} } : { login });
+  const location = await finishAppSignIn(provider, cookieHeader, uid, { accountId: result.user.id, amr: AMR_PASSWORD, acr: ACR_PASSWORD, firstParty: target.kind === 'app_client' });
   return { kind: 'continue', location };
+}
+
+/**
+ * Ends the login step of an interaction with who signed in and how (RFC 8176 `amr`, Portico's `acr`, both in the ID
+ * token). An app's own client is first-party: signing in is the consent (also when the app asked for
+ * prompt=consent). Any other client goes on to the consent screen, where the person also says who acts.
+ */
+export function finishAppSignIn(provider: Provider, cookieHeader: string | null, uid: string, input: { accountId: string; amr: string[]; acr: string; firstParty: boolean }): Promise<string> {
+  const login = { accountId: input.accountId, amr: input.amr, acr: input.acr };
+  return finishInteraction(provider, cookieHeader, uid, input.firstParty ? { login, consent: {} } : { login });
 }

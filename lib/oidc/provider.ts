@@ -24,6 +24,7 @@ import type { KeyMaterial } from './keys';
 import { createAdapterClass } from './adapter';
 import { applyProviderOverrides } from './provider-overrides';
 import { OIDC_SCOPES } from './resource-scope';
+import { ACR_MFA, ACR_PASSWORD } from '../accounts/sign-in-second-step';
 import { logoutSource, postLogoutSuccessSource, renderError } from './provider-pages';
 import { PORTICO_CLIENT_FIELDS } from '../clients/client-metadata';
 
@@ -96,7 +97,10 @@ export function createProvider(options: ProviderOptions): Provider {
       authorizationSigningAlgValues: ['ES256', 'RS256'],
     },
     scopes: OIDC_SCOPES,
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    // OpenID Connect Core §2 `acr`: a password alone, or a password and a second factor (RFC 8176 `amr` says which).
+    acrValues: [ACR_PASSWORD, ACR_MFA],
+    // acr and amr (RFC 8176) travel with openid: how the person signed in, in every ID token.
+    claims: { openid: ['sub', 'acr', 'amr'], email: ['email', 'email_verified'], profile: ['name'] },
     extraClientMetadata: { properties: [...PORTICO_CLIENT_FIELDS] },
     // Registration is Portico's own endpoint (abuse limits before the body is read), announced here (RFC 8414 §2).
     discovery: { registration_endpoint: `${options.issuer}/oauth/register` },

@@ -120,6 +120,8 @@ export interface SignInAttempt {
   /** The authorization response URL, when the sign-in went through. */
   callbackUrl?: URL;
   checks: { pkceCodeVerifier: string; expectedState: string; expectedNonce: string };
+  /** The browser's cookies for this authorization (to continue it, as a second step does). */
+  cookieHeader?: string;
 }
 
 /**
@@ -164,7 +166,7 @@ export async function signIn(
     issuer: harness.issuer,
     clientIp: credentials.clientIp ?? '192.0.2.1',
   });
-  if (outcome.kind !== 'continue') return { outcome, checks };
+  if (outcome.kind !== 'continue') return { outcome, checks, cookieHeader: jar.header() };
   const resumed = await fetch(outcome.location, { redirect: 'manual', headers: { cookie: jar.header() } });
   return { outcome, callbackUrl: new URL(resumed.headers.get('location') ?? '', harness.issuer), checks };
 }

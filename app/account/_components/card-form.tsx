@@ -29,6 +29,15 @@ export function CardForm(props: { action: Action; fields: CardField[]; hidden?: 
         <div className="alert alert-success" role="status">
           {state.message}
         </div>
+        {state.codes ? (
+          <ul className="recovery-codes" data-testid="recovery-codes">
+            {state.codes.map((code) => (
+              <li key={code}>
+                <code>{code}</code>
+              </li>
+            ))}
+          </ul>
+        ) : null}
         {state.next ? (
           <a className="button button-inline" href={state.next.href}>
             {state.next.label}

@@ -3,6 +3,7 @@
 export type CardFormState =
   | { status: 'idle' }
   | { status: 'error'; fieldErrors: Record<string, string> }
-  | { status: 'done'; message: string; next?: { href: string; label: string } };
+  /** `codes`: one-time values shown once (recovery codes), listed under the message. */
+  | { status: 'done'; message: string; next?: { href: string; label: string }; codes?: string[] };
 
 export const idleCardForm: CardFormState = { status: 'idle' };

@@ -1,6 +1,8 @@
 'use server';
-// The person's own account: change the password (current + new), ask for an email confirmation link.
+// The person's own account: change the password (current + new), ask for an email confirmation link, two-step sign-in.
 import { headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { confirmOwnTotp, removeOwnTotp, replaceOwnRecoveryCodes, SecondFactorRefusal, startTotpEnrollment } from '@/lib/accounts/second-factors';
 import { changeOwnPassword, sendVerificationLink } from '@/lib/accounts/self-service';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
@@ -36,4 +38,62 @@ export async function sendVerificationAction(_previous: CardFormState): Promise<
   if (outcome.status === 'throttled') return { status: 'error', fieldErrors: { form: 'A link was sent a short while ago. Wait a few minutes before asking again.' } };
   runtime().mail.kick();
   return { status: 'done', message: outcome.status === 'verified' ? 'Your email is already confirmed.' : `A confirmation link is on its way to ${session.user.email}. It works once, for 24 hours.` };
+}
+
+// Two-step sign-in: set up an authenticator app (confirmed by a first code), remove it or replace the recovery codes
+// (both with the password again).
+export async function startTotpAction(): Promise<void> {
+  const session = await currentConsoleSession();
+  if (!session) redirect('/console/login');
+  try {
+    await startTotpEnrollment(db(), runtime().atRestKey, session.user);
+  } catch (error) {
+    if (!(error instanceof SecondFactorRefusal)) throw error;
+  }
+  redirect('/console/account#two-step');
+}
+
+export async function confirmTotpAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
+  const session = await currentConsoleSession();
+  if (!session) return SESSION_ENDED;
+  const code = data.get('code');
+  if (typeof code !== 'string' || code.trim() === '') return { status: 'error', fieldErrors: { code: 'Enter the 6 digits your authenticator app shows.' } };
+  try {
+    const codes = await confirmOwnTotp(db(), runtime().atRestKey, { user: session.user, code: code.slice(0, 32), ip: clientIpFromHeaders(await headers()) });
+    return {
+      status: 'done',
+      message: 'Two-step sign-in is on: every sign-in now asks for a code from your app. Store these recovery codes somewhere safe — each works once, if you lose your phone. They are shown only now.',
+      codes,
+      next: { href: '/console/account#two-step', label: 'I have stored them' },
+    };
+  } catch (error) {
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { code: error.message } };
+    throw error;
+  }
+}
+
+export async function removeTotpAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
+  const session = await currentConsoleSession();
+  if (!session) return SESSION_ENDED;
+  const currentPassword = data.get('currentPassword');
+  try {
+    await removeOwnTotp(db(), { user: session.user, currentPassword: typeof currentPassword === 'string' ? currentPassword.slice(0, 1024) : '', ip: clientIpFromHeaders(await headers()) });
+    return { status: 'done', message: 'Two-step sign-in is off: your password alone signs you in again.', next: { href: '/console/account#two-step', label: 'Back to your account' } };
+  } catch (error) {
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { currentPassword: error.message } };
+    throw error;
+  }
+}
+
+export async function replaceRecoveryCodesAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
+  const session = await currentConsoleSession();
+  if (!session) return SESSION_ENDED;
+  const currentPassword = data.get('currentPassword');
+  try {
+    const codes = await replaceOwnRecoveryCodes(db(), { user: session.user, currentPassword: typeof currentPassword === 'string' ? currentPassword.slice(0, 1024) : '', ip: clientIpFromHeaders(await headers()) });
+    return { status: 'done', message: 'New recovery codes: the previous ones no longer work. They are shown only now.', codes, next: { href: '/console/account#two-step', label: 'I have stored them' } };
+  } catch (error) {
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { currentPassword: error.message } };
+    throw error;
+  }
 }

@@ -7,8 +7,9 @@ import { minimumPasswordLength } from '@/lib/accounts/password-policy';
 import { listSessions } from '@/lib/accounts/sessions';
 import { listRecentSignIns } from '@/lib/accounts/sign-in-events';
 import { CardForm } from '../../account/_components/card-form';
-import { changePasswordAction, sendVerificationAction } from './actions';
-import { db } from '@/lib/runtime';
+import { changePasswordAction, confirmTotpAction, removeTotpAction, replaceRecoveryCodesAction, sendVerificationAction, startTotpAction } from './actions';
+import { pendingTotpEnrollment, secondFactorStateOf } from '@/lib/accounts/second-factors';
+import { db, runtime } from '@/lib/runtime';
 import { requireConsoleSession } from '../_lib/session';
 import { PageHeader, Section } from '../_components/page-header';
 
@@ -22,11 +23,13 @@ const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'sh
 export default async function AccountPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { user, tokenHash } = await requireConsoleSession();
   const { done } = await props.searchParams;
-  const [memberships, consoleSessions, appSessions, signIns] = await Promise.all([
+  const [memberships, consoleSessions, appSessions, signIns, factors, enrollment] = await Promise.all([
     listMembershipsOf(db(), user.id),
     listConsoleSessions(db(), user.id),
     listSessions(db(), user.id),
     listRecentSignIns(db(), user.id),
+    secondFactorStateOf(db(), user.id),
+    pendingTotpEnrollment(db(), runtime().atRestKey, user),
   ]);
   return (
     <div className="min-h-screen bg-slate-50">
@@ -64,6 +67,64 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               ]}
             />
           </div>
+        </Section>
+        <Section id="two-step" title="Two-step sign-in">
+          {factors.totp === 'confirmed' ? (
+            <>
+              <p className="mb-3 text-sm" data-testid="two-step-status">
+                <strong className="text-green-800">On</strong>: every sign-in asks for a code from your authenticator app. {factors.recoveryCodesLeft} of 10 recovery codes left.
+              </p>
+              <div className="grid gap-6 md:grid-cols-2">
+                <div className="card-form">
+                  <CardForm
+                    action={replaceRecoveryCodesAction}
+                    testId="replace-recovery-codes"
+                    submitLabel="New recovery codes"
+                    fields={[{ name: 'currentPassword', label: 'Your password', type: 'password', autoComplete: 'current-password', required: true }]}
+                  />
+                </div>
+                <div className="card-form">
+                  <CardForm
+                    action={removeTotpAction}
+                    testId="remove-totp"
+                    submitLabel="Turn off two-step sign-in"
+                    fields={[{ name: 'currentPassword', label: 'Your password', type: 'password', autoComplete: 'current-password', required: true }]}
+                  />
+                </div>
+              </div>
+            </>
+          ) : enrollment ? (
+            <div className="grid gap-4 md:grid-cols-2" data-testid="totp-enrollment">
+              <div>
+                <p className="mb-2 text-sm">1. Scan this code with an authenticator app (or type the key below into it).</p>
+                {/* eslint-disable-next-line @next/next/no-img-element */}
+                <img src={enrollment.qrCode} alt="QR code to add Portico to your authenticator app" width={180} height={180} className="mb-2 rounded border border-slate-200" />
+                <p className="text-sm">
+                  Key: <code data-testid="totp-secret">{enrollment.secret.match(/.{1,4}/g)?.join(' ')}</code>
+                </p>
+              </div>
+              <div className="card-form">
+                <p className="mb-2 text-sm">2. Enter the code it shows, to finish.</p>
+                <CardForm
+                  action={confirmTotpAction}
+                  testId="confirm-totp"
+                  submitLabel="Turn on two-step sign-in"
+                  fields={[{ name: 'code', label: 'Code from the app', type: 'text', autoComplete: 'one-time-code', required: true }]}
+                />
+              </div>
+            </div>
+          ) : (
+            <>
+              <p className="mb-3 text-sm text-slate-600" data-testid="two-step-status">
+                Off. With it on, a sign-in needs a code from an authenticator app on your phone as well as your password — in the console, the central and every app.
+              </p>
+              <form action={startTotpAction}>
+                <button type="submit" className="btn btn-primary">
+                  Set up an authenticator app
+                </button>
+              </form>
+            </>
+          )}
         </Section>
         <Section id="orgs" title="Organizations">
           {memberships.length === 0 ? <p className="text-sm text-slate-600">You do not belong to any organization yet.</p> : null}

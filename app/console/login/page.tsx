@@ -2,7 +2,10 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
-import { PasswordSignInForm, SignInFrame } from '../../auth/app/_components/sign-in-frame';
+import { cookies } from 'next/headers';
+import { pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
+import { db } from '@/lib/runtime';
+import { PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../../auth/app/_components/sign-in-frame';
 import { currentConsoleSession } from '../_lib/session';
 
 export const dynamic = 'force-dynamic';
@@ -10,12 +13,26 @@ export const metadata: Metadata = { title: 'Console sign-in' };
 
 export default async function ConsoleLoginPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   if (await currentConsoleSession()) redirect('/console');
-  const { error } = await props.searchParams;
+  const { error, second_factor: secondFactor, method } = await props.searchParams;
+  // The password was right and the account has a second factor: the code comes next.
+  const pending = await pendingSecondStep(db(), (await cookies()).get(SECOND_STEP_COOKIE)?.value);
+  if (pending?.continuation.surface === 'console') {
+    return (
+      <SignInFrame>
+        <h1>Sign in to the console</h1>
+        <SecondFactorForm action="/console/session/second-factor" error={secondFactor === 'wrong' ? SECOND_FACTOR_ERRORS.wrong : undefined} recovery={method === 'recovery_code'} />
+      </SignInFrame>
+    );
+  }
   return (
     <SignInFrame>
       <h1>Sign in to the console</h1>
       <p>Manage your organization’s apps, members and audit log.</p>
-      <PasswordSignInForm action="/console/session" recoverHref="/account/recover" error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : undefined} />
+      <PasswordSignInForm
+        action="/console/session"
+        recoverHref="/account/recover"
+        error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : secondFactor === 'expired' ? SECOND_FACTOR_ERRORS.expired : undefined}
+      />
     </SignInFrame>
   );
 }

@@ -1,6 +1,7 @@
 // POST /console/session – the console sign-in form: checks the password and sets the console session cookie.
-import { CONSOLE_SESSION_COOKIE, CONSOLE_SESSION_HOURS } from '@/lib/accounts/console-sessions';
+import { consoleSessionCookie } from '@/lib/accounts/console-sessions';
 import { signInToConsole } from '@/lib/accounts/console-sign-in';
+import { secondStepCookie } from '@/lib/accounts/sign-in-second-step';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
 
@@ -36,8 +37,6 @@ export async function POST(request: Request) {
   });
   if (result.kind === 'refused') return seeOther(`/console/login?error=${result.error}`);
   if (result.kind === 'change_password') return seeOther(result.path);
-  // HttpOnly; SameSite=Lax (top-level navigations only, server actions are same-origin POSTs); Secure off loopback.
-  const secure = runtime().env.issuerIsHttps ? '; Secure' : '';
-  const cookie = `${CONSOLE_SESSION_COOKIE}=${result.token}; Path=/console; HttpOnly; SameSite=Lax; Max-Age=${CONSOLE_SESSION_HOURS * 3600}${secure}`;
-  return seeOther('/console', cookie);
+  if (result.kind === 'second_factor') return seeOther('/console/login', secondStepCookie(result.token, runtime().env.issuerIsHttps));
+  return seeOther('/console', consoleSessionCookie(result.token, runtime().env.issuerIsHttps));
 }

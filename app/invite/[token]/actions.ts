@@ -1,10 +1,11 @@
 'use server';
 // Accepting an invitation: the invitee's own password (a new account) or their existing one; then the console.
-import { headers } from 'next/headers';
+import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { acceptInvitationWithPassword, requiredPasswordChangePath } from '@/lib/accounts/self-service';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { db } from '@/lib/runtime';
+import { db, runtime } from '@/lib/runtime';
+import { beginSecondStep, hasSecondFactor, SECOND_STEP_COOKIE, SECOND_STEP_SECONDS } from '@/lib/accounts/sign-in-second-step';
 import type { CardFormState } from '../../account/_lib/form-state';
 import { startConsoleSession } from '../../console/_lib/session';
 
@@ -25,6 +26,12 @@ export async function acceptInvitationAction(_previous: CardFormState, data: For
   if (passwordChangeRequired) {
     // Someone else once knew this password: the invitee chooses a new one before anything else.
     redirect(await requiredPasswordChangePath(db(), user, '/console/login'));
+  }
+  // An account with a second factor signs in with it here too: the code comes next, on the console's sign-in page.
+  if (await hasSecondFactor(db(), user.id)) {
+    const token = await beginSecondStep(db(), { userId: user.id, continuation: { surface: 'console', events: { surface: 'console', ip } } });
+    (await cookies()).set(SECOND_STEP_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: runtime().env.issuerIsHttps, path: '/', maxAge: SECOND_STEP_SECONDS });
+    redirect('/console/login');
   }
   await startConsoleSession(user, { ip, userAgent: requestHeaders.get('user-agent') ?? undefined });
   redirect(`/console/${orgSlug}/apps`);

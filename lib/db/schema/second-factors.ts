@@ -1,7 +1,7 @@
 // Second factors of a person's account: a TOTP authenticator (RFC 6238) with its recovery codes. Passkeys join
 // this file when they land (docs/security.md says what each control is and where it is tested).
 import { sql } from 'drizzle-orm';
-import { bigint, check, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from './accounts';
 
 /**
@@ -36,4 +36,26 @@ export const recoveryCodes = pgTable(
     uniqueIndex('recovery_codes_user_hash_key').on(t.userId, t.codeHash),
     check('recovery_codes_hash_format', sql`${t.codeHash} ~ '^[A-Za-z0-9_-]{43}$'`),
   ],
+);
+
+/**
+ * A sign-in between its two steps: the password was right, the second factor is still to come. The browser holds
+ * the token (an HttpOnly cookie); the row says who, where the sign-in continues (an app's interaction, the console,
+ * the central) and how many codes were tried. Five minutes, five tries, used once.
+ */
+export const pendingSignIns = pgTable(
+  'pending_sign_ins',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tokenHash: text('token_hash').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Where the sign-in continues: { surface: 'console' } | { surface: 'central', next } | { surface: 'app', uid, … }. */
+    continuation: jsonb('continuation').$type<Record<string, unknown>>().notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('pending_sign_ins_token_hash_key').on(t.tokenHash), check('pending_sign_ins_attempts_range', sql`${t.attempts} BETWEEN 0 AND 5`)],
 );

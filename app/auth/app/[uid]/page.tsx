@@ -2,14 +2,15 @@
 // consent (MCP clients only: who acts), or a refusal that says why. Everything shown is resolved on the server
 // from the interaction (which oidc-provider validated): nothing is echoed from the query string.
 import type { Metadata } from 'next';
-import { headers } from 'next/headers';
+import { cookies, headers } from 'next/headers';
+import { pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
 import { notFound } from 'next/navigation';
 import { displayedAppAddress } from '@/lib/clients/app-context';
 import { RESOURCE_REFUSAL_MESSAGES } from '@/lib/clients/binding';
 import { findInteraction } from '@/lib/oidc/interactions';
 import { findSignInTarget } from '@/lib/oidc/sign-in-target';
 import { db, runtime } from '@/lib/runtime';
-import { AppHeader, PasswordSignInForm, SignInFrame } from '../_components/sign-in-frame';
+import { AppHeader, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../_components/sign-in-frame';
 import { ConsentCard } from '../_components/consent-card';
 import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
 import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
@@ -109,7 +110,21 @@ export default async function SignInPage(props: {
     );
   }
 
+  // The password was right and the account has a second factor: this browser's pending sign-in for this interaction.
+  const pending = await pendingSecondStep(db(), (await cookies()).get(SECOND_STEP_COOKIE)?.value);
+  if (pending?.continuation.surface === 'app' && pending.continuation.uid === uid) {
+    const secondFactorError = searchParams.second_factor === 'wrong' ? SECOND_FACTOR_ERRORS.wrong : undefined;
+    return (
+      <SignInFrame org={org}>
+        <AppHeader app={context.app} address={address} />
+        <h1>Sign in to {context.app.name}</h1>
+        <SecondFactorForm action={`${interactionPath(uid)}/second-factor`} error={secondFactorError} recovery={searchParams.method === 'recovery_code'} />
+      </SignInFrame>
+    );
+  }
+
   const errorCode = isSignInErrorCode(searchParams.error) ? searchParams.error : undefined;
+  const expiredSecondStep = searchParams.second_factor === 'expired' ? SECOND_FACTOR_ERRORS.expired : undefined;
   return (
     <SignInFrame org={org}>
       <AppHeader app={context.app} address={address} />
@@ -129,7 +144,7 @@ export default async function SignInPage(props: {
             ? `Your account is not a member of ${org?.name ?? 'the organization'}, which publishes ${context.app.name}. Ask one of its administrators to add you.`
             : errorCode
               ? SIGN_IN_ERRORS[errorCode]
-              : undefined
+              : expiredSecondStep
         }
       />
     </SignInFrame>

@@ -85,3 +85,56 @@ export function PasswordFields({ recoverHref }: { recoverHref: string }) {
     </>
   );
 }
+
+/**
+ * The second step of every Portico sign-in (app card, console, central): a code from the person's authenticator
+ * app, or one of their recovery codes. The error stands next to the field it is about.
+ */
+export function SecondFactorForm(props: { action: string; error?: string; attemptsLeft?: number; recovery?: boolean }) {
+  const errorId = props.error ? 'second-factor-error' : undefined;
+  return (
+    <>
+      <p>Your account has two-step sign-in. Enter the 6-digit code your authenticator app shows now.</p>
+      <form method="post" action={props.action} data-testid="second-factor-form">
+        <input type="hidden" name="method" value={props.recovery ? 'recovery_code' : 'totp'} />
+        <div className="field">
+          <label htmlFor="code">{props.recovery ? 'Recovery code' : 'Code from your authenticator app'}</label>
+          <input
+            id="code"
+            name="code"
+            required
+            autoFocus
+            autoComplete="one-time-code"
+            inputMode={props.recovery ? 'text' : 'numeric'}
+            maxLength={props.recovery ? 24 : 8}
+            pattern={props.recovery ? undefined : '[0-9 ]{6,8}'}
+            aria-invalid={props.error ? true : undefined}
+            aria-describedby={errorId}
+          />
+          {props.error ? (
+            <span className="field-error" id={errorId} role="alert" data-testid="second-factor-error">
+              {props.error}
+            </span>
+          ) : null}
+        </div>
+        <button className="button" type="submit">
+          Continue
+        </button>
+      </form>
+      <p className="footnote">
+        {props.recovery ? (
+          <a href="?">Use your authenticator app instead</a>
+        ) : (
+          <a href="?method=recovery_code" data-testid="use-recovery-code">
+            Lost your authenticator? Use a recovery code
+          </a>
+        )}
+      </p>
+    </>
+  );
+}
+
+export const SECOND_FACTOR_ERRORS = {
+  wrong: 'That code is not right (a code works once). Try the code your app shows now.',
+  expired: 'This sign-in took too long or had too many tries. Sign in again with your password.',
+} as const;

@@ -1,6 +1,8 @@
 // The authorization screens' form routes: each is a POST under its interaction's path, answered with a 303 to the
 // next screen (never cached). interactionRoute checks the uid once for all of them.
 import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
+import { secondStepCookie } from '@/lib/accounts/sign-in-second-step';
+import { runtime } from '@/lib/runtime';
 
 export interface InteractionRequest {
   uid: string;
@@ -22,8 +24,19 @@ export function seeOther(location: string): Response {
   return new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } });
 }
 
-/** Where a form's outcome sends the browser: on to the provider, or back to the card (with an error code). */
-export function afterOutcome(card: string, outcome: { kind: 'continue' | 'change_password'; location: string } | { kind: 'refused'; error: string } | { kind: 'expired' }): Response {
+/**
+ * Where a form's outcome sends the browser: on to the provider, back to the card (with an error code), or to the
+ * card's second step (the cookie carries the pending sign-in).
+ */
+export function afterOutcome(
+  card: string,
+  outcome: { kind: 'continue' | 'change_password'; location: string } | { kind: 'refused'; error: string } | { kind: 'second_factor'; token: string } | { kind: 'expired' },
+): Response {
   if (outcome.kind === 'continue' || outcome.kind === 'change_password') return seeOther(outcome.location);
+  if (outcome.kind === 'second_factor') {
+    const response = seeOther(card);
+    response.headers.append('Set-Cookie', secondStepCookie(outcome.token, runtime().env.issuerIsHttps));
+    return response;
+  }
   return seeOther(outcome.kind === 'refused' ? `${card}?error=${outcome.error}` : card);
 }

@@ -1,0 +1,35 @@
+// POST /central/session/second-factor – the central sign-in's second step: a code from the operator's authenticator
+// (or a recovery code) for this browser's pending central sign-in; then the 15-minute central session.
+import { cookies } from 'next/headers';
+import { clearedSecondStepCookie, completeSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
+import { recordSignInSuccess } from '@/lib/accounts/sign-in-events';
+import { openCentralSession } from '@/lib/approvals/central';
+import { readCappedForm } from '@/lib/http/body';
+import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { db, runtime } from '@/lib/runtime';
+import { centralBinding, centralCookie, sameOrigin } from '../../_lib/central';
+
+export const dynamic = 'force-dynamic';
+
+function seeOther(location: string, ...cookieLines: string[]): Response {
+  const headers = new Headers({ Location: location, 'Cache-Control': 'no-store' });
+  for (const line of cookieLines) headers.append('Set-Cookie', line);
+  return new Response(null, { status: 303, headers });
+}
+
+export async function POST(request: Request): Promise<Response> {
+  if (!sameOrigin(request)) return new Response('Cross-origin request refused.', { status: 403, headers: { 'Content-Type': 'text/plain' } });
+  const form = await readCappedForm(request, 4 * 1024);
+  const code = form?.get('code');
+  const method = form?.get('method') === 'recovery_code' ? 'recovery_code' : 'totp';
+  const retry = method === 'recovery_code' ? '&method=recovery_code' : '';
+  if (typeof code !== 'string' || !code || code.length > 64) return seeOther(`/central?second_factor=wrong${retry}`);
+  const ip = clientIpFromHeaders(request.headers);
+  const outcome = await completeSecondStep(db(), runtime().atRestKey, { token: (await cookies()).get(SECOND_STEP_COOKIE)?.value, code, method, ip });
+  if (outcome.kind === 'wrong') return seeOther(`/central?second_factor=wrong${retry}`);
+  const cleared = clearedSecondStepCookie(runtime().env.issuerIsHttps);
+  if (outcome.kind === 'expired' || outcome.continuation.surface !== 'central') return seeOther('/central?second_factor=expired', cleared);
+  await recordSignInSuccess(db(), { ...outcome.continuation.events, ip }, outcome.user);
+  // Where the sign-in was headed was checked (a central URL only) when the password step stored it.
+  return seeOther(outcome.continuation.next, centralCookie(await openCentralSession(db(), outcome.user, centralBinding())), cleared);
+}

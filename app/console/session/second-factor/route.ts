@@ -1,0 +1,36 @@
+// POST /console/session/second-factor – the console sign-in's second step: a code from the person's authenticator
+// (or a recovery code) for this browser's pending console sign-in; then the console session, as after a password.
+import { cookies } from 'next/headers';
+import { consoleSessionCookie, createConsoleSession } from '@/lib/accounts/console-sessions';
+import { clearedSecondStepCookie, completeSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
+import { recordSignInSuccess } from '@/lib/accounts/sign-in-events';
+import { readCappedForm } from '@/lib/http/body';
+import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { db, runtime } from '@/lib/runtime';
+
+export const dynamic = 'force-dynamic';
+
+function seeOther(location: string, ...cookieLines: string[]): Response {
+  const headers = new Headers({ Location: location, 'Cache-Control': 'no-store' });
+  for (const line of cookieLines) headers.append('Set-Cookie', line);
+  return new Response(null, { status: 303, headers });
+}
+
+export async function POST(request: Request) {
+  const { env } = runtime();
+  // Login CSRF, as for the password step.
+  if (request.headers.get('origin') !== env.PORTICO_ISSUER) return new Response('Cross-origin request refused.', { status: 403, headers: { 'Content-Type': 'text/plain' } });
+  const form = await readCappedForm(request, 4 * 1024).catch(() => undefined);
+  const code = form?.get('code');
+  const method = form?.get('method') === 'recovery_code' ? 'recovery_code' : 'totp';
+  const retry = method === 'recovery_code' ? '&method=recovery_code' : '';
+  if (typeof code !== 'string' || !code || code.length > 64) return seeOther(`/console/login?second_factor=wrong${retry}`);
+  const ip = clientIpFromHeaders(request.headers);
+  const outcome = await completeSecondStep(db(), runtime().atRestKey, { token: (await cookies()).get(SECOND_STEP_COOKIE)?.value, code, method, ip });
+  if (outcome.kind === 'wrong') return seeOther(`/console/login?second_factor=wrong${retry}`);
+  const cleared = clearedSecondStepCookie(env.issuerIsHttps);
+  if (outcome.kind === 'expired' || outcome.continuation.surface !== 'console') return seeOther('/console/login?second_factor=expired', cleared);
+  await recordSignInSuccess(db(), { ...outcome.continuation.events, ip }, outcome.user);
+  const token = await createConsoleSession(db(), outcome.user, { ip, userAgent: request.headers.get('user-agent') ?? undefined });
+  return seeOther('/console', consoleSessionCookie(token, env.issuerIsHttps), cleared);
+}

@@ -1,0 +1,113 @@
+// The second step of a sign-in, for every surface (an app's sign-in card, the console, the central): after the
+// password, a person with an authenticator types a code from it (or a recovery code) before anything is issued.
+//
+// The state between the two steps lives in PostgreSQL (pending_sign_ins), found by the SHA-256 of a random token the
+// browser holds in an HttpOnly cookie: any instance continues the sign-in. Five minutes, five tries (counted in one
+// conditional UPDATE, so parallel guesses cannot exceed them), used once (a conditional DELETE). Where the sign-in
+// continues is stored with it and never taken from the request.
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, gt, isNotNull, lt, sql } from 'drizzle-orm';
+import type { Queryable } from '../db/client';
+import { pendingSignIns, totpFactors } from '../db/schema';
+import { useRecoveryCode, verifyTotpCode } from './second-factors';
+import { recordSignInRefusal, type SignInContext } from './sign-in-events';
+import { findUserById, type User } from './users';
+
+export const SECOND_STEP_COOKIE = 'portico_second_step';
+export const SECOND_STEP_SECONDS = 5 * 60;
+export const SECOND_STEP_ATTEMPTS = 5;
+
+/** RFC 8176 authentication method references, and the two levels Portico tells apps about (`acr`). */
+export const ACR_PASSWORD = 'urn:portico:acr:pwd';
+export const ACR_MFA = 'urn:portico:acr:mfa';
+export const AMR_PASSWORD = ['pwd'];
+export const AMR_PASSWORD_AND_OTP = ['pwd', 'otp', 'mfa'];
+
+/** Where a sign-in continues once both steps are done. */
+export type SecondStepContinuation =
+  | { surface: 'console'; events: SignInContext }
+  | { surface: 'central'; next: string; events: SignInContext }
+  /** An app's sign-in card: the interaction, and whether its client is first-party (signing in is the consent). */
+  | { surface: 'app'; uid: string; firstParty: boolean; events: SignInContext };
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+/** True when the person has a confirmed second factor: their sign-ins take two steps. */
+export async function hasSecondFactor(db: Queryable, userId: string): Promise<boolean> {
+  const [factor] = await db.select({ userId: totpFactors.userId }).from(totpFactors).where(and(eq(totpFactors.userId, userId), isNotNull(totpFactors.confirmedAt)));
+  return factor !== undefined;
+}
+
+/** Records that the password was right and the second step is due; returns the browser's token. */
+export async function beginSecondStep(db: Queryable, input: { userId: string; continuation: SecondStepContinuation }): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  // A person's abandoned second steps go when they start another.
+  await db.delete(pendingSignIns).where(and(eq(pendingSignIns.userId, input.userId), lt(pendingSignIns.expiresAt, sql`now()`)));
+  await db.insert(pendingSignIns).values({
+    tokenHash: sha256(token),
+    userId: input.userId,
+    continuation: input.continuation as unknown as Record<string, unknown>,
+    expiresAt: sql`now() + make_interval(secs => ${SECOND_STEP_SECONDS})`,
+  });
+  return token;
+}
+
+/** The sign-in waiting for this browser's second step, if it is still open. */
+export async function pendingSecondStep(db: Queryable, token: string | undefined): Promise<{ user: User; continuation: SecondStepContinuation; attemptsLeft: number } | undefined> {
+  if (!token || token.length > 128) return undefined;
+  const [row] = await db
+    .select()
+    .from(pendingSignIns)
+    .where(and(eq(pendingSignIns.tokenHash, sha256(token)), gt(pendingSignIns.expiresAt, sql`now()`), lt(pendingSignIns.attempts, SECOND_STEP_ATTEMPTS)));
+  const user = row ? await findUserById(db, row.userId) : undefined;
+  if (!row || !user || user.disabledAt) return undefined;
+  return { user, continuation: row.continuation as unknown as SecondStepContinuation, attemptsLeft: SECOND_STEP_ATTEMPTS - row.attempts };
+}
+
+export type SecondStepOutcome =
+  | { kind: 'verified'; user: User; continuation: SecondStepContinuation; amr: string[]; method: 'totp' | 'recovery_code' }
+  | { kind: 'wrong'; attemptsLeft: number }
+  /** Expired, used, unknown, or out of tries: the person signs in again from the password. */
+  | { kind: 'expired' };
+
+export async function completeSecondStep(
+  db: Queryable,
+  atRestKey: Uint8Array,
+  input: { token: string | undefined; code: string; method: 'totp' | 'recovery_code'; ip: string; now?: number },
+): Promise<SecondStepOutcome> {
+  if (!input.token || input.token.length > 128) return { kind: 'expired' };
+  const tokenHash = sha256(input.token);
+  // One try counted before the code is checked, in one statement: parallel guesses cannot pass the limit.
+  const [row] = await db
+    .update(pendingSignIns)
+    .set({ attempts: sql`${pendingSignIns.attempts} + 1` })
+    .where(and(eq(pendingSignIns.tokenHash, tokenHash), gt(pendingSignIns.expiresAt, sql`now()`), lt(pendingSignIns.attempts, SECOND_STEP_ATTEMPTS)))
+    .returning();
+  if (!row) return { kind: 'expired' };
+  const user = await findUserById(db, row.userId);
+  const continuation = row.continuation as unknown as SecondStepContinuation;
+  if (!user || user.disabledAt) {
+    await db.delete(pendingSignIns).where(eq(pendingSignIns.id, row.id));
+    return { kind: 'expired' };
+  }
+  const accepted =
+    input.method === 'totp' ? await verifyTotpCode(db, atRestKey, user, input.code, input.now) : await useRecoveryCode(db, user.id, input.code);
+  if (!accepted) {
+    await recordSignInRefusal(db, { ...continuation.events, ip: input.ip }, user.email, { ok: false, reason: 'second_factor' });
+    if (row.attempts >= SECOND_STEP_ATTEMPTS) await db.delete(pendingSignIns).where(eq(pendingSignIns.id, row.id));
+    return { kind: 'wrong', attemptsLeft: SECOND_STEP_ATTEMPTS - row.attempts };
+  }
+  // Used once: of two requests with right codes, one continues the sign-in.
+  const [used] = await db.delete(pendingSignIns).where(eq(pendingSignIns.id, row.id)).returning({ id: pendingSignIns.id });
+  if (!used) return { kind: 'expired' };
+  return { kind: 'verified', user, continuation, amr: AMR_PASSWORD_AND_OTP, method: input.method };
+}
+
+/** The cookie that carries the token between the two steps: HttpOnly, SameSite=Lax, five minutes. */
+export function secondStepCookie(token: string, secure: boolean): string {
+  return `${SECOND_STEP_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SECOND_STEP_SECONDS}${secure ? '; Secure' : ''}`;
+}
+
+export function clearedSecondStepCookie(secure: boolean): string {
+  return `${SECOND_STEP_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`;
+}

@@ -33,6 +33,8 @@ export const ROCKETS = {
   },
   /** A plain member of the demo organization only. */
   outsider: { email: 'outsider@demo.e2e.test', password: 'outsider-password-123' },
+  /** A member of the demo organization who turns on two-step sign-in (e2e/two-step.spec.ts). */
+  twoStep: { email: 'twostep@demo.e2e.test', password: 'two-step-password-123' },
 } as const;
 
 /**
@@ -140,6 +142,8 @@ export async function seedE2EData(db: Database): Promise<void> {
     if (demoOrg) await createAgent(tx, { ...FLIGHT_DECK.demoHelper, orgId: demoOrg.id, ownerUserId: pilot.id });
     const outsider = await createUser(tx, { email: ROCKETS.outsider.email, name: 'Outsider', passwordHash: await hashPassword(ROCKETS.outsider.password) });
     if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: outsider.id, role: 'member' });
+    const twoStep = await createUser(tx, { email: ROCKETS.twoStep.email, name: 'Two Step', passwordHash: await hashPassword(ROCKETS.twoStep.password) });
+    if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: twoStep.id, role: 'member' });
 
     // An organization the console's deletion test may delete: the demo owner owns it, the outsider administers it.
     const doomed = await createOrganization(tx, { slug: 'doomed-co', name: 'Doomed Co' });

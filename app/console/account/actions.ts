@@ -2,6 +2,7 @@
 // The person's own account: change the password (current + new), ask for an email confirmation link, two-step sign-in.
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
+import { revalidatePath } from 'next/cache';
 import { confirmOwnTotp, removeOwnTotp, replaceOwnRecoveryCodes, SecondFactorRefusal, startTotpEnrollment } from '@/lib/accounts/second-factors';
 import { changeOwnPassword, sendVerificationLink } from '@/lib/accounts/self-service';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
@@ -50,7 +51,9 @@ export async function startTotpAction(): Promise<void> {
   } catch (error) {
     if (!(error instanceof SecondFactorRefusal)) throw error;
   }
-  redirect('/console/account#two-step');
+  // The page shows the key and the QR code now (the enrollment waits for its first code).
+  revalidatePath('/console/account');
+  redirect('/console/account');
 }
 
 export async function confirmTotpAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
@@ -64,7 +67,7 @@ export async function confirmTotpAction(_previous: CardFormState, data: FormData
       status: 'done',
       message: 'Two-step sign-in is on: every sign-in now asks for a code from your app. Store these recovery codes somewhere safe — each works once, if you lose your phone. They are shown only now.',
       codes,
-      next: { href: '/console/account#two-step', label: 'I have stored them' },
+      next: { href: '/console/account?done=two-step#two-step', label: 'I have stored them' },
     };
   } catch (error) {
     if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { code: error.message } };
@@ -78,7 +81,7 @@ export async function removeTotpAction(_previous: CardFormState, data: FormData)
   const currentPassword = data.get('currentPassword');
   try {
     await removeOwnTotp(db(), { user: session.user, currentPassword: typeof currentPassword === 'string' ? currentPassword.slice(0, 1024) : '', ip: clientIpFromHeaders(await headers()) });
-    return { status: 'done', message: 'Two-step sign-in is off: your password alone signs you in again.', next: { href: '/console/account#two-step', label: 'Back to your account' } };
+    return { status: 'done', message: 'Two-step sign-in is off: your password alone signs you in again.', next: { href: '/console/account?done=two-step#two-step', label: 'Back to your account' } };
   } catch (error) {
     if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { currentPassword: error.message } };
     throw error;
@@ -91,7 +94,7 @@ export async function replaceRecoveryCodesAction(_previous: CardFormState, data:
   const currentPassword = data.get('currentPassword');
   try {
     const codes = await replaceOwnRecoveryCodes(db(), { user: session.user, currentPassword: typeof currentPassword === 'string' ? currentPassword.slice(0, 1024) : '', ip: clientIpFromHeaders(await headers()) });
-    return { status: 'done', message: 'New recovery codes: the previous ones no longer work. They are shown only now.', codes, next: { href: '/console/account#two-step', label: 'I have stored them' } };
+    return { status: 'done', message: 'New recovery codes: the previous ones no longer work. They are shown only now.', codes, next: { href: '/console/account?done=two-step#two-step', label: 'I have stored them' } };
   } catch (error) {
     if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { currentPassword: error.message } };
     throw error;

@@ -17,6 +17,7 @@ import { hashPassword } from './passwords';
 import type { AccountMailContext } from './password-reset';
 import { recordSignInRefusal, recordSignInSuccess } from './sign-in-events';
 import { throttledPasswordCheck } from './throttled-password-check';
+import { hasSecondFactor } from './sign-in-second-step';
 import { createUser, type User } from './users';
 
 export type SelfServiceField = 'name' | 'password' | 'currentPassword' | 'form';
@@ -45,7 +46,7 @@ export async function setPasswordWithLink(
 ): Promise<SelfServiceResult<{ user: User; purpose: AccountLinkPurpose }>> {
   const link = await findAccountLink(db, input.token, PASSWORD_LINK_PURPOSES);
   if (!link) return refused('form', LINK_SPENT);
-  const verdict = checkNewPassword(input.password, { email: link.user.email, organizationNames: await organizationNamesOf(db, link.user.id) });
+  const verdict = checkNewPassword(input.password, { email: link.user.email, organizationNames: await organizationNamesOf(db, link.user.id), hasSecondFactor: await hasSecondFactor(db, link.user.id) });
   if (!verdict.ok) return refused('password', verdict.message);
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (tx) => {
@@ -77,7 +78,7 @@ export async function changeOwnPassword(
     return refused('currentPassword', check.reason === 'throttled' ? 'Too many wrong passwords. Wait up to 30 minutes, then try again.' : 'This is not your current password.');
   }
   if (input.newPassword === input.currentPassword) return refused('password', 'Choose a password different from the current one.');
-  const verdict = checkNewPassword(input.newPassword, { email: input.user.email, organizationNames: await organizationNamesOf(db, input.user.id) });
+  const verdict = checkNewPassword(input.newPassword, { email: input.user.email, organizationNames: await organizationNamesOf(db, input.user.id), hasSecondFactor: await hasSecondFactor(db, input.user.id) });
   if (!verdict.ok) return refused('password', verdict.message);
   const passwordHash = await hashPassword(input.newPassword);
   await db.transaction(async (tx) => {

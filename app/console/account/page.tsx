@@ -63,7 +63,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               fields={[
                 { name: 'email', label: 'Email', type: 'email', readOnly: true, defaultValue: user.email, autoComplete: 'username' },
                 { name: 'currentPassword', label: 'Current password', type: 'password', autoComplete: 'current-password', required: true },
-                { name: 'password', label: 'New password', type: 'password', autoComplete: 'new-password', required: true, newPasswordMinimum: minimumPasswordLength() },
+                { name: 'password', label: 'New password', type: 'password', autoComplete: 'new-password', required: true, newPasswordMinimum: minimumPasswordLength(factors.totp === 'confirmed') },
               ]}
             />
           </div>

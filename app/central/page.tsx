@@ -6,7 +6,7 @@ import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
 import { db } from '@/lib/runtime';
 import { cookies } from 'next/headers';
 import { pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
-import { PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../auth/app/_components/sign-in-frame';
+import { endedSecondStepMessage, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../auth/app/_components/sign-in-frame';
 import { currentCentralSession } from './_lib/central';
 import { CentralFrame } from './_components/central-frame';
 import { LiveRequests } from './_components/live-requests';
@@ -32,7 +32,7 @@ export default async function CentralHome(props: { searchParams: Promise<Record<
       <SignInFrame>
         <h1>Operator central</h1>
         <p>Sign in to decide access requests. This session is separate from the console and lasts 15 minutes.</p>
-        <PasswordSignInForm action="/central/session" recoverHref="/account/recover" error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : secondFactor === 'expired' ? SECOND_FACTOR_ERRORS.expired : undefined}>
+        <PasswordSignInForm action="/central/session" recoverHref="/account/recover" error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : endedSecondStepMessage(secondFactor)}>
           {typeof next === 'string' ? <input type="hidden" name="next" value={next} /> : null}
         </PasswordSignInForm>
       </SignInFrame>

@@ -10,12 +10,18 @@ import { and, eq, gt, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { pendingSignIns, totpFactors } from '../db/schema';
 import { useRecoveryCode, verifyTotpCode } from './second-factors';
+import { hitRateLimit, peekRateLimit, undoRateLimitHit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { recordSignInRefusal, type SignInContext } from './sign-in-events';
 import { findUserById, type User } from './users';
 
 export const SECOND_STEP_COOKIE = 'portico_second_step';
 export const SECOND_STEP_SECONDS = 5 * 60;
 export const SECOND_STEP_ATTEMPTS = 5;
+/**
+ * Wrong codes allowed per account per 15 minutes, across sign-ins: someone who has the password could otherwise
+ * start sign-in after sign-in and try five codes in each. Counted first, taken back on success (only failures add up).
+ */
+export const SECOND_FACTOR_THROTTLE: RateLimitRule = { name: 'second_factor:account', limit: 10, windowSeconds: 15 * 60 };
 
 /** RFC 8176 authentication method references, and the two levels Portico tells apps about (`acr`). */
 export const ACR_PASSWORD = 'urn:portico:acr:pwd';
@@ -67,6 +73,8 @@ export async function pendingSecondStep(db: Queryable, token: string | undefined
 export type SecondStepOutcome =
   | { kind: 'verified'; user: User; continuation: SecondStepContinuation; amr: string[]; method: 'totp' | 'recovery_code' }
   | { kind: 'wrong'; attemptsLeft: number }
+  /** Too many wrong codes for this account lately: the sign-in ends, and the next waits for the window to pass. */
+  | { kind: 'throttled' }
   /** Expired, used, unknown, or out of tries: the person signs in again from the password. */
   | { kind: 'expired' };
 
@@ -90,8 +98,14 @@ export async function completeSecondStep(
     await db.delete(pendingSignIns).where(eq(pendingSignIns.id, row.id));
     return { kind: 'expired' };
   }
+  await hitRateLimit(db, SECOND_FACTOR_THROTTLE, user.id);
+  if ((await peekRateLimit(db, SECOND_FACTOR_THROTTLE, user.id)).count > SECOND_FACTOR_THROTTLE.limit) {
+    await db.delete(pendingSignIns).where(eq(pendingSignIns.id, row.id));
+    return { kind: 'throttled' };
+  }
   const accepted =
     input.method === 'totp' ? await verifyTotpCode(db, atRestKey, user, input.code, input.now) : await useRecoveryCode(db, user.id, input.code);
+  if (accepted) await undoRateLimitHit(db, SECOND_FACTOR_THROTTLE, user.id);
   if (!accepted) {
     await recordSignInRefusal(db, { ...continuation.events, ip: input.ip }, user.email, { ok: false, reason: 'second_factor' });
     if (row.attempts >= SECOND_STEP_ATTEMPTS) await db.delete(pendingSignIns).where(eq(pendingSignIns.id, row.id));

@@ -8,7 +8,7 @@ import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { confirmTotpEnrollment, startTotpEnrollment } from '../../lib/accounts/second-factors';
 import { signInToConsole } from '../../lib/accounts/console-sign-in';
-import { ACR_MFA, ACR_PASSWORD, completeSecondStep, pendingSecondStep, SECOND_STEP_ATTEMPTS } from '../../lib/accounts/sign-in-second-step';
+import { ACR_MFA, ACR_PASSWORD, completeSecondStep, pendingSecondStep, SECOND_FACTOR_THROTTLE, SECOND_STEP_ATTEMPTS } from '../../lib/accounts/sign-in-second-step';
 import { pendingSignIns } from '../../lib/db/schema';
 import { finishAppSignIn } from '../../lib/oidc/password-sign-in';
 import { createMember, createOrgWithApp, relyingParty, signIn, TEST_PASSWORD, useProviderHarness } from '../support/provider-harness';
@@ -86,5 +86,19 @@ describe('the second step of a sign-in', () => {
     expect(verified).toMatchObject({ kind: 'verified', method: 'recovery_code', continuation: { surface: 'console' } });
     const third = (await signInToConsole(suite.database.db, { email: user.email, password: TEST_PASSWORD, ip: '192.0.2.3' })) as { token: string };
     expect(await completeSecondStep(suite.database.db, atRestKey, { token: third.token, code: recoveryCodes[0]!, method: 'recovery_code', ip: '192.0.2.3' })).toMatchObject({ kind: 'wrong' });
+  });
+
+  it('ten wrong codes per account per 15 minutes, across sign-ins: then even the right code waits', async () => {
+    const app = await createOrgWithApp(suite.database, 'Patient');
+    const { user, secret } = await memberWithAuthenticator(app.orgId);
+    let wrong = 0;
+    while (wrong < SECOND_FACTOR_THROTTLE.limit) {
+      const started = (await signInToConsole(suite.database.db, { email: user.email, password: TEST_PASSWORD, ip: '192.0.2.4' })) as { token: string };
+      for (let attempt = 0; attempt < SECOND_STEP_ATTEMPTS && wrong < SECOND_FACTOR_THROTTLE.limit; attempt += 1, wrong += 1) {
+        expect((await completeSecondStep(suite.database.db, atRestKey, { token: started.token, code: String(200000 + wrong), method: 'totp', ip: '192.0.2.4' })).kind).toBe('wrong');
+      }
+    }
+    const fresh = (await signInToConsole(suite.database.db, { email: user.email, password: TEST_PASSWORD, ip: '192.0.2.4' })) as { token: string };
+    expect(await completeSecondStep(suite.database.db, atRestKey, { token: fresh.token, code: codeAt(secret, Date.now()), method: 'totp', ip: '192.0.2.4' })).toEqual({ kind: 'throttled' });
   });
 });

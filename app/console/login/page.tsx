@@ -5,7 +5,7 @@ import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
 import { cookies } from 'next/headers';
 import { pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
 import { db } from '@/lib/runtime';
-import { PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../../auth/app/_components/sign-in-frame';
+import { endedSecondStepMessage, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../../auth/app/_components/sign-in-frame';
 import { currentConsoleSession } from '../_lib/session';
 
 export const dynamic = 'force-dynamic';
@@ -31,7 +31,7 @@ export default async function ConsoleLoginPage(props: { searchParams: Promise<Re
       <PasswordSignInForm
         action="/console/session"
         recoverHref="/account/recover"
-        error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : secondFactor === 'expired' ? SECOND_FACTOR_ERRORS.expired : undefined}
+        error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : endedSecondStepMessage(secondFactor)}
       />
     </SignInFrame>
   );

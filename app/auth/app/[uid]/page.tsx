@@ -10,7 +10,7 @@ import { RESOURCE_REFUSAL_MESSAGES } from '@/lib/clients/binding';
 import { findInteraction } from '@/lib/oidc/interactions';
 import { findSignInTarget } from '@/lib/oidc/sign-in-target';
 import { db, runtime } from '@/lib/runtime';
-import { AppHeader, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../_components/sign-in-frame';
+import { AppHeader, endedSecondStepMessage, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../_components/sign-in-frame';
 import { ConsentCard } from '../_components/consent-card';
 import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
 import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
@@ -124,7 +124,7 @@ export default async function SignInPage(props: {
   }
 
   const errorCode = isSignInErrorCode(searchParams.error) ? searchParams.error : undefined;
-  const expiredSecondStep = searchParams.second_factor === 'expired' ? SECOND_FACTOR_ERRORS.expired : undefined;
+  const expiredSecondStep = endedSecondStepMessage(searchParams.second_factor);
   return (
     <SignInFrame org={org}>
       <AppHeader app={context.app} address={address} />

@@ -137,4 +137,10 @@ export function SecondFactorForm(props: { action: string; error?: string; attemp
 export const SECOND_FACTOR_ERRORS = {
   wrong: 'That code is not right (a code works once). Try the code your app shows now.',
   expired: 'This sign-in took too long or had too many tries. Sign in again with your password.',
+  throttled: 'Too many wrong codes for this account. Wait up to 15 minutes, then sign in again.',
 } as const;
+
+/** The message for a second step that ended (the password step shows it), from the query's code only. */
+export function endedSecondStepMessage(value: unknown): string | undefined {
+  return value === 'expired' ? SECOND_FACTOR_ERRORS.expired : value === 'throttled' ? SECOND_FACTOR_ERRORS.throttled : undefined;
+}

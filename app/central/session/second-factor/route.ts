@@ -28,6 +28,7 @@ export async function POST(request: Request): Promise<Response> {
   const outcome = await completeSecondStep(db(), runtime().atRestKey, { token: (await cookies()).get(SECOND_STEP_COOKIE)?.value, code, method, ip });
   if (outcome.kind === 'wrong') return seeOther(`/central?second_factor=wrong${retry}`);
   const cleared = clearedSecondStepCookie(runtime().env.issuerIsHttps);
+  if (outcome.kind === 'throttled') return seeOther('/central?second_factor=throttled', cleared);
   if (outcome.kind === 'expired' || outcome.continuation.surface !== 'central') return seeOther('/central?second_factor=expired', cleared);
   await recordSignInSuccess(db(), { ...outcome.continuation.events, ip }, outcome.user);
   // Where the sign-in was headed was checked (a central URL only) when the password step stored it.

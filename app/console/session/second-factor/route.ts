@@ -29,6 +29,7 @@ export async function POST(request: Request) {
   const outcome = await completeSecondStep(db(), runtime().atRestKey, { token: (await cookies()).get(SECOND_STEP_COOKIE)?.value, code, method, ip });
   if (outcome.kind === 'wrong') return seeOther(`/console/login?second_factor=wrong${retry}`);
   const cleared = clearedSecondStepCookie(env.issuerIsHttps);
+  if (outcome.kind === 'throttled') return seeOther('/console/login?second_factor=throttled', cleared);
   if (outcome.kind === 'expired' || outcome.continuation.surface !== 'console') return seeOther('/console/login?second_factor=expired', cleared);
   await recordSignInSuccess(db(), { ...outcome.continuation.events, ip }, outcome.user);
   const token = await createConsoleSession(db(), outcome.user, { ip, userAgent: request.headers.get('user-agent') ?? undefined });

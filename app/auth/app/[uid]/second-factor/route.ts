@@ -26,6 +26,7 @@ export const POST = interactionRoute(async (request, { uid, card, cookieHeader }
     return response;
   };
   // Only this interaction's own pending sign-in continues it.
+  if (outcome.kind === 'throttled') return cleared(seeOther(`${card}?second_factor=throttled`));
   if (outcome.kind === 'expired' || outcome.continuation.surface !== 'app' || outcome.continuation.uid !== uid) return cleared(seeOther(`${card}?second_factor=expired`));
   const { user, continuation } = outcome;
   await recordSignInSuccess(db(), { ...continuation.events, ip: clientIpFromHeaders(request.headers) }, user);

@@ -64,8 +64,19 @@ test('the member’s and the agent’s pages say what they may do in each app, a
   // The pilot's crew holds the notes permissions on Flight Deck.
   await expect(deck.locator('li[data-scope="mcp"]')).toContainText('baseline');
   await expect(deck.locator('li[data-scope="notes:delete"]')).toContainText(`team ${FLIGHT_DECK.crewTeam}`);
+  // A direct grant, chosen from the catalog on the member's page, shows with its source; revoking takes it away.
+  const direct = page.getByTestId('direct-grants');
+  await direct.getByLabel('Permission', { exact: true }).selectOption({ label: 'deploy:run — Run deployments' });
+  await direct.getByRole('button', { name: 'Grant' }).click();
+  await expect(direct).toContainText(`${FLIGHT_DECK.appName}: deploy:run`);
+  await page.reload();
+  await expect(deck.locator('li[data-scope="deploy:run"]')).toContainText('direct');
   await page.screenshot({ path: testInfo.outputPath('member-permissions.png'), fullPage: true });
   await expectAccessible(page);
+  await direct.getByRole('button', { name: 'Revoke' }).click();
+  await direct.getByRole('button', { name: 'Yes, revoke' }).click();
+  await page.reload();
+  await expect(deck.locator('li[data-scope="deploy:run"]')).toHaveCount(0);
 
   // An agent holds what it was granted directly, chosen from the app's catalog.
   await page.goto('/console/acme-rockets/agents');

@@ -7,7 +7,7 @@
 // one. Each permission comes with its sources, so that "why can X do Y" has an answer.
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { agentConnections, agentGrants, agents, memberships, personGrants, teamGrants, teamMembers, teams, users } from '../db/schema';
+import { agentConnections, agentGrants, agents, apps, memberships, personGrants, teamGrants, teamMembers, teams, users } from '../db/schema';
 import { BASELINE_SCOPE, listPermissionCatalog, type CatalogPermission } from '../clients/permission-catalog';
 import { isUuid } from '../util/uuid';
 import { findOrgAgent } from './agents';
@@ -153,4 +153,14 @@ export async function explainPermissions(db: Queryable, input: { orgId: string; 
     .limit(1);
   if (!person) return undefined;
   return { subject: { kind: 'person', id: person.id, label: person.email }, permissions: await effectivePermissionsOfPerson(db, { orgId: input.orgId, appId: input.appId, userId: person.id }) };
+}
+
+/** A member's direct grants in an organization, with the app each is on (their page lists and revokes them). */
+export async function listDirectPersonGrants(db: Queryable, input: { orgId: string; userId: string }): Promise<{ appId: string; appName: string; scope: string }[]> {
+  return db
+    .select({ appId: apps.id, appName: apps.name, scope: personGrants.scope })
+    .from(personGrants)
+    .innerJoin(apps, eq(apps.id, personGrants.appId))
+    .where(and(eq(personGrants.orgId, input.orgId), eq(personGrants.userId, input.userId)))
+    .orderBy(apps.name, personGrants.scope);
 }

@@ -10,7 +10,7 @@ type Action = (state: ActionState, formData: FormData) => Promise<ActionState>;
 export function ScopeGrants(props: {
   org: string;
   title: string;
-  holder: { field: 'teamId' | 'agentId'; id: string; name: string };
+  holder: { field: 'teamId' | 'agentId' | 'userId'; id: string; name: string };
   grants: { appId: string; appName: string; scope: string }[];
   catalogs: PermissionPickerGroup[];
   emptyText: string;

@@ -1,4 +1,5 @@
 // A member's or an agent's page: for every app of the organization, what they may do there and why.
+import type { ReactNode } from 'react';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { explainPermissions } from '@/lib/accounts/effective-permissions';
@@ -9,7 +10,7 @@ import { PermissionExplanationList } from '../_components/permission-explanation
 import { EmptyState, PageHeader, Section } from '../_components/page-header';
 import { requireOrgAccess } from './access';
 
-export async function SubjectPermissionsPage(props: { orgSlug: string; subject: string; back: { href: string; label: string } }) {
+export async function SubjectPermissionsPage(props: { orgSlug: string; subject: string; back: { href: string; label: string }; children?: ReactNode }) {
   const access = await requireOrgAccess(props.orgSlug);
   if (!access.can('members.read')) notFound();
   const apps = await listApps(db(), access.org.slug);
@@ -30,6 +31,7 @@ export async function SubjectPermissionsPage(props: { orgSlug: string; subject: 
             : 'What this person may do in each app, and why: the baseline every member holds, their teams’ grants and their direct grants. Tokens for an app carry these, of what they ask for, from the next refresh.'
         }
       />
+      {props.children}
       {apps.length === 0 ? <EmptyState title="No apps yet" /> : null}
       {explained.map(({ app, explanation }) => (
         <Section key={app.id} id={`app-${app.id}`} title={app.name}>

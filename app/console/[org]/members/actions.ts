@@ -8,8 +8,12 @@ import {
   resendInvitationCommand,
   revokeInvitationCommand,
   sendPasswordResetCommand,
+  grantPersonPermissionCommand,
+  revokePersonPermissionCommand,
   type MemberCommandContext,
 } from '@/lib/accounts/member-commands';
+import { SCOPE_TOKEN } from '@/lib/clients/permission-catalog';
+import { permissionChoice } from '../../_lib/permission-choice';
 import { runtime } from '@/lib/runtime';
 import type { OrgAccess } from '../../_lib/access';
 import { orgAction } from '../../_lib/action';
@@ -73,5 +77,22 @@ export const removeMemberAction = orgAction(
   async (ctx) => {
     const { user } = await removeMemberCommand(members(ctx), ctx.input.userId);
     return { status: 'ok', message: `Removed ${user?.email ?? 'the member'}. Sign-in to this organization's apps is closed; tokens already issued end within 10 minutes.` };
+  },
+);
+
+// A member's direct grants, from their page: a permission of an app's catalog (the picker), or its revocation.
+export const grantPersonPermissionAction = orgAction(
+  { permission: 'members.manage', input: z.object({ userId, permission: permissionChoice }) },
+  async ({ tx, input, access, audit }) => {
+    await grantPersonPermissionCommand({ tx, org: access.org, audit }, { userId: input.userId, ...input.permission });
+    return { status: 'ok', message: `Granted ${input.permission.scope}.` };
+  },
+);
+
+export const revokePersonPermissionAction = orgAction(
+  { permission: 'members.manage', input: z.object({ userId, appId: z.string().uuid(), scope: z.string().regex(SCOPE_TOKEN), confirmed: z.literal('yes', { error: 'confirm the revocation' }) }) },
+  async ({ tx, input, access, audit }) => {
+    await revokePersonPermissionCommand({ tx, org: access.org, audit }, input);
+    return { status: 'ok', message: `Revoked ${input.scope}.` };
   },
 );

@@ -1,8 +1,19 @@
-// A member's page: what they may do in each app of the organization, and why.
+// A member's page: what they may do in each app of the organization, and why; their direct grants, chosen from the
+// apps' catalogs, for those who manage members.
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
+import { listDirectPersonGrants } from '@/lib/accounts/effective-permissions';
+import { findMembershipRole } from '@/lib/accounts/memberships';
+import { findUserById } from '@/lib/accounts/users';
+import { listApps } from '@/lib/clients/apps';
+import { db } from '@/lib/runtime';
 import { isUuid } from '@/lib/util/uuid';
+import { requireOrgAccess } from '../../../_lib/access';
+import { permissionPickerGroups } from '../../../_lib/permission-choice';
 import { SubjectPermissionsPage } from '../../../_lib/subject-permissions';
+import { Section } from '../../../_components/page-header';
+import { ScopeGrants } from '../../../_components/scope-grants';
+import { grantPersonPermissionAction, revokePersonPermissionAction } from '../actions';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Member' };
@@ -10,5 +21,31 @@ export const metadata: Metadata = { title: 'Member' };
 export default async function MemberPage(props: { params: Promise<{ org: string; userId: string }> }) {
   const { org, userId } = await props.params;
   if (!isUuid(userId)) notFound();
-  return <SubjectPermissionsPage orgSlug={org} subject={userId} back={{ href: `/console/${org}/members`, label: 'Members' }} />;
+  const access = await requireOrgAccess(org);
+  const manage = access.can('members.manage');
+  const [role, user] = await Promise.all([findMembershipRole(db(), access.org.id, userId), findUserById(db(), userId)]);
+  if (!role || !user) notFound();
+  const [grants, catalogs] = manage
+    ? await Promise.all([listDirectPersonGrants(db(), { orgId: access.org.id, userId }), listApps(db(), access.org.slug).then((apps) => permissionPickerGroups(db(), apps.map((a) => a.app)))])
+    : [[], []];
+  return (
+    <SubjectPermissionsPage orgSlug={org} subject={userId} back={{ href: `/console/${org}/members`, label: 'Members' }}>
+      {manage ? (
+        <Section id="direct-grants" title="Direct grants">
+          <div data-testid="direct-grants">
+            <ScopeGrants
+              org={access.org.slug}
+              title="Granted to this person directly (besides the baseline and their teams)"
+              holder={{ field: 'userId', id: userId, name: user.email }}
+              grants={grants}
+              catalogs={catalogs}
+              emptyText="None."
+              grantAction={grantPersonPermissionAction}
+              revokeAction={revokePersonPermissionAction}
+            />
+          </div>
+        </Section>
+      ) : null}
+    </SubjectPermissionsPage>
+  );
 }

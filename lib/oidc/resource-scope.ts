@@ -16,6 +16,7 @@ import type { Queryable } from '../db/client';
 import { BASELINE_SCOPE, listPermissionCatalog, type CatalogPermission } from '../clients/permission-catalog';
 import { effectivePermissionsOfPerson } from '../accounts/effective-permissions';
 import { clientPolicyOf } from './client-policy';
+import { findAppByIdentity } from '../clients/apps';
 
 /** The OpenID Connect scopes Portico's provider knows: they are about the account, never about an app. */
 export const OIDC_SCOPES = ['openid', 'offline_access', 'email', 'profile'];
@@ -74,7 +75,11 @@ interface IssuedAccessToken {
 export async function scopeOfAppAccessToken(db: Queryable, ctx: KoaContextWithOIDC | undefined, token: IssuedAccessToken): Promise<string[] | undefined> {
   const audience = token.resourceServer?.audience;
   if (!ctx || !audience || !token.grantId || !token.accountId) return undefined;
-  const app = appsByRequest.get(ctx)?.get(audience);
+  // Noted by getResourceServerInfo in this request; otherwise read from the audience (an app's fixed identity), so
+  // that no path can issue an app's token without the check. Portico's own API has no app: upstream decides.
+  const noted = appsByRequest.get(ctx)?.get(audience);
+  const found = noted ? undefined : await findAppByIdentity(db, audience);
+  const app = noted ?? (found ? { appId: found.id, orgId: found.orgId } : undefined);
   if (!app) return undefined;
   const grant = ctx.oidc.entities.Grant as { getResourceScope(resource: string): string } | undefined;
   if (!grant) return undefined;

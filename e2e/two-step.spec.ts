@@ -52,13 +52,19 @@ test('a person turns on two-step sign-in from their account page and stores reco
   await page.screenshot({ path: testInfo.outputPath('two-step-enrollment.png'), fullPage: true });
   await expectAccessible(page);
 
-  // A wrong code is refused next to its field, and what was typed stays.
+  // Turning it on needs the password too (a session someone else holds cannot bind the account to their phone). A
+  // wrong password or code is refused next to its field, and what was typed stays.
   const confirm = page.getByTestId('confirm-totp');
   await confirm.getByLabel('Code from the app').fill('000000');
+  await confirm.getByLabel('Your password').fill('not the password at all');
+  await confirm.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
+  await expect(confirm.getByText('This is not your password.')).toBeVisible();
+  await expect(confirm.getByLabel('Code from the app')).toHaveValue('000000');
+  await confirm.getByLabel('Your password').fill(PERSON.password);
   await confirm.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
   await expect(confirm.getByText('not the one your authenticator app shows')).toBeVisible();
-  await expect(confirm.getByLabel('Code from the app')).toHaveValue('000000');
   await confirm.getByLabel('Code from the app').fill(await nextCode(page));
+  await confirm.getByLabel('Your password').fill(PERSON.password);
   await confirm.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
   const codes = page.getByTestId('recovery-codes');
   await expect(codes.locator('li')).toHaveCount(10);

@@ -24,7 +24,15 @@ export const RECOVERY_CODE_COUNT = 10;
 /** RFC 6238 §6: accept the previous and the next time step too (clock drift). */
 const TOTP_WINDOW = 1;
 
-export class SecondFactorRefusal extends Error {}
+/** A refusal, with the form field it is about (the code, or the password typed again). */
+export class SecondFactorRefusal extends Error {
+  constructor(
+    message: string,
+    readonly field: 'code' | 'currentPassword' | 'form' = 'code',
+  ) {
+    super(message);
+  }
+}
 
 function totpOf(secretBase32: string, label: string): TOTP {
   return new TOTP({ issuer: 'Portico', label, algorithm: 'SHA1', digits: TOTP_DIGITS, period: TOTP_PERIOD_SECONDS, secret: Secret.fromBase32(secretBase32) });
@@ -177,10 +185,12 @@ export async function pendingTotpEnrollment(db: Queryable, atRestKey: Uint8Array
 }
 
 /**
- * The person's own changes to their second factor, each audited in the installation's chain. Removing it and
- * replacing the recovery codes ask for the password again (step-up): a session left open is not enough.
+ * The person's own changes to their second factor, each audited in the installation's chain. Turning it on, removing
+ * it and replacing the recovery codes ask for the password again (step-up): a session left open is not enough.
  */
-export async function confirmOwnTotp(db: Database, atRestKey: Uint8Array, input: { user: User; code: string; ip: string }): Promise<string[]> {
+export async function confirmOwnTotp(db: Database, atRestKey: Uint8Array, input: { user: User; code: string; currentPassword: string; ip: string }): Promise<string[]> {
+  // The password too: a session someone else holds must not be able to bind the account to their phone.
+  await stepUp(db, input);
   return db.transaction(async (tx) => {
     const { recoveryCodes: codes } = await confirmTotpEnrollment(tx, atRestKey, input.user, input.code);
     await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'totp' } });
@@ -191,7 +201,7 @@ export async function confirmOwnTotp(db: Database, atRestKey: Uint8Array, input:
 export async function removeOwnTotp(db: Database, input: { user: User; currentPassword: string; ip: string }): Promise<void> {
   await stepUp(db, input);
   await db.transaction(async (tx) => {
-    if (!(await removeTotp(tx, input.user.id))) throw new SecondFactorRefusal('You have no authenticator app set up.');
+    if (!(await removeTotp(tx, input.user.id))) throw new SecondFactorRefusal('You have no authenticator app set up.', 'form');
     await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.removed', subject: personSubject(input.user), details: { kind: 'totp' } });
   });
 }
@@ -199,7 +209,7 @@ export async function removeOwnTotp(db: Database, input: { user: User; currentPa
 export async function replaceOwnRecoveryCodes(db: Database, input: { user: User; currentPassword: string; ip: string }): Promise<string[]> {
   await stepUp(db, input);
   return db.transaction(async (tx) => {
-    if ((await secondFactorStateOf(tx, input.user.id)).totp !== 'confirmed') throw new SecondFactorRefusal('Set up an authenticator app first.');
+    if ((await secondFactorStateOf(tx, input.user.id)).totp !== 'confirmed') throw new SecondFactorRefusal('Set up an authenticator app first.', 'form');
     const codes = await replaceRecoveryCodes(tx, input.user.id);
     await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.recovery_codes_replaced', subject: personSubject(input.user) });
     return codes;
@@ -207,10 +217,10 @@ export async function replaceOwnRecoveryCodes(db: Database, input: { user: User;
 }
 
 async function stepUp(db: Database, input: { user: User; currentPassword: string; ip: string }): Promise<void> {
-  if (!input.currentPassword) throw new SecondFactorRefusal('Enter your password to confirm it is you.');
+  if (!input.currentPassword) throw new SecondFactorRefusal('Enter your password to confirm it is you.', 'currentPassword');
   const check = await throttledPasswordCheck(db, input.user.email, input.currentPassword, input.ip);
   if (!check.ok || check.user.id !== input.user.id) {
-    throw new SecondFactorRefusal(check.ok ? 'This is not your password.' : check.reason === 'throttled' ? 'Too many wrong passwords. Wait up to 30 minutes, then try again.' : 'This is not your password.');
+    throw new SecondFactorRefusal(!check.ok && check.reason === 'throttled' ? 'Too many wrong passwords. Wait up to 30 minutes, then try again.' : 'This is not your password.', 'currentPassword');
   }
 }
 

@@ -5,7 +5,10 @@ import { eq } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  confirmOwnTotp,
   confirmTotpEnrollment,
+  removeOwnTotp,
+  replaceOwnRecoveryCodes,
   removeTotp,
   secondFactorStateOf,
   startTotpEnrollment,
@@ -13,6 +16,7 @@ import {
   verifyTotpCode,
 } from '../../lib/accounts/second-factors';
 import { createUser, type User } from '../../lib/accounts/users';
+import { hashPassword } from '../../lib/accounts/passwords';
 import { totpFactors } from '../../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 
@@ -103,5 +107,19 @@ describe('second factors: TOTP and recovery codes', () => {
     expect(await removeTotp(database.db, user.id)).toBe(true);
     expect(await secondFactorStateOf(database.db, user.id)).toEqual({ totp: 'none', recoveryCodesLeft: 0 });
     expect(await useRecoveryCode(database.db, user.id, recoveryCodes[3]!)).toBe(false);
+  });
+
+  it('turning it on from one’s account, removing it and new recovery codes all need the password again', async () => {
+    const user = await createUser(database.db, { email: `own-${randomBytes(3).toString('hex')}@factors.test`, name: 'Own', passwordHash: await hashPassword('a long own password 42') });
+    const { secret } = await startTotpEnrollment(database.db, atRestKey, user);
+    const now = Date.now();
+    await expect(confirmOwnTotp(database.db, atRestKey, { user, code: codeAt(secret, now), currentPassword: 'wrong password here', ip: '192.0.2.8' })).rejects.toMatchObject({ field: 'currentPassword' });
+    expect((await secondFactorStateOf(database.db, user.id)).totp).toBe('pending');
+    expect(await confirmOwnTotp(database.db, atRestKey, { user, code: codeAt(secret, now), currentPassword: 'a long own password 42', ip: '192.0.2.8' })).toHaveLength(10);
+    await expect(replaceOwnRecoveryCodes(database.db, { user, currentPassword: '', ip: '192.0.2.8' })).rejects.toMatchObject({ field: 'currentPassword' });
+    await expect(removeOwnTotp(database.db, { user, currentPassword: 'wrong password here', ip: '192.0.2.8' })).rejects.toMatchObject({ field: 'currentPassword' });
+    expect((await secondFactorStateOf(database.db, user.id)).totp).toBe('confirmed');
+    await removeOwnTotp(database.db, { user, currentPassword: 'a long own password 42', ip: '192.0.2.8' });
+    expect((await secondFactorStateOf(database.db, user.id)).totp).toBe('none');
   });
 });

@@ -2,7 +2,7 @@
 // A form on a sign-in card bound to a server action. What the person typed stays when the server refuses it
 // (the form is submitted by hand: React would reset it after an action), and each error stands under its field,
 // tied to it with aria-describedby. A password field shows its length against the minimum as the person types.
-import { startTransition, useActionState, useState, type ReactNode } from 'react';
+import { startTransition, useActionState, useId, useState, type ReactNode } from 'react';
 import { idleCardForm, type CardFormState } from '../_lib/form-state';
 
 export interface CardField {
@@ -23,6 +23,8 @@ type Action = (state: CardFormState, data: FormData) => Promise<CardFormState>;
 
 export function CardForm(props: { action: Action; fields: CardField[]; hidden?: Record<string, string>; submitLabel: string; testId?: string; footer?: ReactNode }) {
   const [state, formAction, pending] = useActionState(props.action, idleCardForm);
+  // Ids unique per form: a page may hold several forms with a field of the same name (the account page does).
+  const formId = useId();
   if (state.status === 'done') {
     return (
       <div data-testid={props.testId ? `${props.testId}-done` : undefined}>
@@ -66,7 +68,7 @@ export function CardForm(props: { action: Action; fields: CardField[]; hidden?: 
         <input key={name} type="hidden" name={name} value={value} />
       ))}
       {props.fields.map((field) => (
-        <FieldRow key={field.name} field={field} error={errors[field.name]} />
+        <FieldRow key={field.name} formId={formId} field={field} error={errors[field.name]} />
       ))}
       <button className="button" type="submit" disabled={pending}>
         {pending ? 'Working…' : props.submitLabel}
@@ -76,9 +78,9 @@ export function CardForm(props: { action: Action; fields: CardField[]; hidden?: 
   );
 }
 
-function FieldRow({ field, error }: { field: CardField; error?: string }) {
+function FieldRow({ formId, field, error }: { formId: string; field: CardField; error?: string }) {
   const [length, setLength] = useState([...(field.defaultValue ?? '')].length);
-  const id = `field-${field.name}`;
+  const id = `field-${field.name}-${formId.replace(/[^A-Za-z0-9_-]/g, '')}`;
   const described = [field.hint || field.newPasswordMinimum ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   const hint = field.newPasswordMinimum
     ? `${length} character${length === 1 ? '' : 's'}${length < field.newPasswordMinimum ? ` — at least ${field.newPasswordMinimum}` : ' — long enough'}. No rules about digits or symbols: a few unrelated words work well. Common passwords and your email are refused.`

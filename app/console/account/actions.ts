@@ -60,9 +60,11 @@ export async function confirmTotpAction(_previous: CardFormState, data: FormData
   const session = await currentConsoleSession();
   if (!session) return SESSION_ENDED;
   const code = data.get('code');
+  const currentPassword = data.get('currentPassword');
   if (typeof code !== 'string' || code.trim() === '') return { status: 'error', fieldErrors: { code: 'Enter the 6 digits your authenticator app shows.' } };
+  if (typeof currentPassword !== 'string' || currentPassword === '') return { status: 'error', fieldErrors: { currentPassword: 'Enter your password to confirm it is you.' } };
   try {
-    const codes = await confirmOwnTotp(db(), runtime().atRestKey, { user: session.user, code: code.slice(0, 32), ip: clientIpFromHeaders(await headers()) });
+    const codes = await confirmOwnTotp(db(), runtime().atRestKey, { user: session.user, code: code.slice(0, 32), currentPassword: currentPassword.slice(0, 1024), ip: clientIpFromHeaders(await headers()) });
     return {
       status: 'done',
       message: 'Two-step sign-in is on: every sign-in now asks for a code from your app. Store these recovery codes somewhere safe — each works once, if you lose your phone. They are shown only now.',
@@ -70,7 +72,8 @@ export async function confirmTotpAction(_previous: CardFormState, data: FormData
       next: { href: '/console/account?done=two-step#two-step', label: 'I have stored them' },
     };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { code: error.message } };
+    // Each refusal stands next to the field it is about.
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
     throw error;
   }
 }
@@ -83,7 +86,7 @@ export async function removeTotpAction(_previous: CardFormState, data: FormData)
     await removeOwnTotp(db(), { user: session.user, currentPassword: typeof currentPassword === 'string' ? currentPassword.slice(0, 1024) : '', ip: clientIpFromHeaders(await headers()) });
     return { status: 'done', message: 'Two-step sign-in is off: your password alone signs you in again.', next: { href: '/console/account?done=two-step#two-step', label: 'Back to your account' } };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { currentPassword: error.message } };
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
     throw error;
   }
 }
@@ -96,7 +99,7 @@ export async function replaceRecoveryCodesAction(_previous: CardFormState, data:
     const codes = await replaceOwnRecoveryCodes(db(), { user: session.user, currentPassword: typeof currentPassword === 'string' ? currentPassword.slice(0, 1024) : '', ip: clientIpFromHeaders(await headers()) });
     return { status: 'done', message: 'New recovery codes: the previous ones no longer work. They are shown only now.', codes, next: { href: '/console/account?done=two-step#two-step', label: 'I have stored them' } };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { currentPassword: error.message } };
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
     throw error;
   }
 }

@@ -109,7 +109,10 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
                   action={confirmTotpAction}
                   testId="confirm-totp"
                   submitLabel="Turn on two-step sign-in"
-                  fields={[{ name: 'code', label: 'Code from the app', type: 'text', autoComplete: 'one-time-code', required: true }]}
+                  fields={[
+                    { name: 'code', label: 'Code from the app', type: 'text', autoComplete: 'one-time-code', required: true },
+                    { name: 'currentPassword', label: 'Your password', type: 'password', autoComplete: 'current-password', required: true },
+                  ]}
                 />
               </div>
             </div>

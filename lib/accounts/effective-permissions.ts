@@ -8,7 +8,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { agentConnections, agentGrants, agents, apps, memberships, personGrants, teamGrants, teamMembers, teams, users } from '../db/schema';
-import { BASELINE_SCOPE, listPermissionCatalog, type CatalogPermission } from '../clients/permission-catalog';
+import { BASELINE_SCOPE, listPermissionCatalog, sortScopes, type CatalogPermission } from '../clients/permission-catalog';
 import { isUuid } from '../util/uuid';
 import { findOrgAgent } from './agents';
 
@@ -46,9 +46,7 @@ function collect(entries: { scope: string; source: PermissionSource }[], catalog
     if (!catalog.has(scope)) continue; // not offered (never declared, or retired): counts for no one
     byScope.set(scope, [...(byScope.get(scope) ?? []), source]);
   }
-  return [...byScope.entries()]
-    .sort(([a], [b]) => (a === BASELINE_SCOPE ? -1 : b === BASELINE_SCOPE ? 1 : a.localeCompare(b)))
-    .map(([scope, sources]) => ({ scope, description: catalog.get(scope)!, sources }));
+  return sortScopes(byScope.keys()).map((scope) => ({ scope, description: catalog.get(scope)!, sources: byScope.get(scope)! }));
 }
 
 async function offeredCatalog(db: Queryable, appId: string, catalog?: readonly CatalogPermission[]): Promise<Map<string, string>> {

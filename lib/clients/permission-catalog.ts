@@ -12,6 +12,11 @@ import { CommandRefusal } from '../accounts/org-operation';
 export const BASELINE_SCOPE = 'mcp';
 const BASELINE_DESCRIPTION = 'Use the app’s tools';
 
+/** The baseline first, then by name: tokens, consent screens and explanations list scopes alike. */
+export function sortScopes(scopes: Iterable<string>): string[] {
+  return [...scopes].sort((a, b) => (a === BASELINE_SCOPE ? -1 : b === BASELINE_SCOPE ? 1 : a.localeCompare(b)));
+}
+
 /** RFC 6749 §3.3 scope tokens as Portico accepts them: 1-64 letters, digits or `: . _ -`. */
 export const SCOPE_TOKEN = /^[A-Za-z0-9:._-]{1,64}$/;
 

@@ -13,7 +13,7 @@
 // there — within what the grant allows, so an MCP client asking beyond its consent must go through consent again.
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Queryable } from '../db/client';
-import { BASELINE_SCOPE, listPermissionCatalog, type CatalogPermission } from '../clients/permission-catalog';
+import { listPermissionCatalog, sortScopes, type CatalogPermission } from '../clients/permission-catalog';
 import { effectivePermissionsOfPerson } from '../accounts/effective-permissions';
 import { clientPolicyOf } from './client-policy';
 import { findAppByIdentity } from '../clients/apps';
@@ -24,11 +24,6 @@ export const OIDC_SCOPES = ['openid', 'offline_access', 'email', 'profile'];
 export function resourceTokenScope(input: { named: readonly string[]; allowedByGrant: readonly string[]; effective: ReadonlySet<string> }): string[] {
   const asked = input.named.length > 0 ? input.named.filter((scope) => input.allowedByGrant.includes(scope)) : input.allowedByGrant;
   return sortScopes([...new Set(asked)].filter((scope) => input.effective.has(scope)));
-}
-
-/** The baseline first, then by name: tokens, consent screens and explanations list scopes alike. */
-export function sortScopes(scopes: Iterable<string>): string[] {
-  return [...scopes].sort((a, b) => (a === BASELINE_SCOPE ? -1 : b === BASELINE_SCOPE ? 1 : a.localeCompare(b)));
 }
 
 /**

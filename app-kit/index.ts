@@ -21,10 +21,11 @@ import {
   type ResourceAuthorization,
   type VerifiedAccessToken,
 } from './protected-resource';
-import { createConfirmationGate, memoryConfirmationStore, resolveRiskLevels, RISK_MODEL_VERSION, type ConfirmationStore, type RiskLevel } from './risk';
+import { createConfirmationGate, memoryConfirmationStore, resolveRiskLevels, RiskConfigurationError, RISK_MODEL_VERSION, type ConfirmationBinding, type ConfirmationStore, type RiskLevel } from './risk';
 import {
   DECLARATION_PATH,
   GRANT_CHECK_PATH,
+  CONFIRMATIONS_PATH,
   memoryReplayGuard,
   RESPONSE_SIGNATURE_HEADER,
   SIGNATURE_HEADER,
@@ -78,7 +79,14 @@ export interface AppKitOptions extends AppIdentity {
   riskOverrides?: Readonly<Record<string, string>>;
   /** Tools that must be approval_required whatever the configuration. */
   criticalTools?: readonly string[];
-  /** Where confirmation challenges live; one process's memory by default (use a shared store with several instances). */
+  /**
+   * Who confirms approval_required calls. `portico`: the person the token belongs to (or, for an agent acting on its
+   * own, an operator of the app), in Portico, with step-up; the challenges live in Portico (signed calls, needs
+   * clientId and surfaceSecret), and the caller's own retry waits until then. `in_band` (the default, for
+   * compatibility): the caller relays the token itself; weaker, nothing proves a human saw the challenge.
+   */
+  confirmations?: 'portico' | 'in_band';
+  /** In-band only: where challenges live; one process's memory by default (use a shared store with several instances). */
   confirmationStore?: ConfirmationStore;
   /** Nonces of Portico's introspection calls; one process's memory by default. */
   replayGuard?: ReplayGuard;
@@ -144,7 +152,16 @@ export function createAppKit(options: AppKitOptions): AppKit {
   const toolScopes = new Map(tools.map((tool) => [tool.name, requiredScopesOf(tool)]));
   // Resolved once, at start: a configuration that lowers a level throws here, before any request is served.
   const levels = resolveRiskLevels(Object.fromEntries(tools.map((tool) => [tool.name, tool.riskLevel])), options.riskOverrides, options.criticalTools);
-  const gate = createConfirmationGate({ store: options.confirmationStore ?? memoryConfirmationStore(), now: options.now });
+  const confirmedInPortico = options.confirmations === 'portico';
+  if (confirmedInPortico && options.confirmationStore) throw new RiskConfigurationError('confirmations: "portico" keeps the challenges in Portico; do not pass a confirmationStore as well.', '*');
+  if (confirmedInPortico && (!options.clientId || !options.surfaceSecret)) throw new RiskConfigurationError('confirmations: "portico" needs PORTICO_CLIENT_ID and PORTICO_SURFACE_SECRET (the calls are signed).', '*');
+  // Declared below; the store only calls it once a request is served.
+  const portico = (path: string, payload: unknown, what: string) => signedCall<Record<string, unknown>>(path, payload, what);
+  const gate = createConfirmationGate({
+    store: confirmedInPortico ? porticoConfirmationStore(portico) : (options.confirmationStore ?? memoryConfirmationStore()),
+    mode: confirmedInPortico ? 'human' : 'in_band',
+    now: options.now,
+  });
   const replay = options.replayGuard ?? memoryReplayGuard();
   const serverInfo = options.server ?? { name: options.resourceName ?? 'app', version: '1.0.0' };
 
@@ -158,7 +175,7 @@ export function createAppKit(options: AppKitOptions): AppKit {
   // One validator for every per-request server: the SDK would build a new Ajv instance for each.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const mcpServer = (token: VerifiedAccessToken) => {
-    const server = new McpServer(serverInfo, { jsonSchemaValidator, capabilities: { experimental: riskModelCapability() } });
+    const server = new McpServer(serverInfo, { jsonSchemaValidator, capabilities: { experimental: riskModelCapability(gate.mode) } });
     registerKitTools(server, tools, { token, gate, levels, extra: {}, onEvent: options.onToolEvent });
     return server;
   };
@@ -294,4 +311,33 @@ async function readBounded(request: Request, limit: number): Promise<string | un
     await reader.cancel().catch(() => {});
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The confirmation store of an app whose calls a person confirms in Portico: every challenge is kept by Portico (one
+ * signed call to save it, one to redeem a token), so any number of the app's instances share it, and only the hash
+ * of a token ever leaves the app. Portico answers the page where the person confirms, and whether a token runs.
+ */
+function porticoConfirmationStore(call: (path: string, payload: unknown, what: string) => Promise<Record<string, unknown>>): ConfirmationStore {
+  return {
+    confirmsHumans: true,
+    async save(challenge) {
+      const answer = await call(CONFIRMATIONS_PATH, { action: 'save', nonce_hash: challenge.nonceHash, ...bindingPayload(challenge.binding), risk_level: challenge.riskLevel, description: challenge.description, warning: challenge.warning ?? null, canonical_arguments: challenge.canonicalArguments }, 'the confirmation challenge');
+      if (typeof answer.confirmation_url !== 'string') throw new Error('Portico gave no confirmation page for the challenge');
+      return { confirmationUrl: answer.confirmation_url };
+    },
+    async redeem(nonceHash, binding) {
+      const answer = await call(CONFIRMATIONS_PATH, { action: 'redeem', nonce_hash: nonceHash, ...bindingPayload(binding) }, 'the confirmation check');
+      // Anything but a known answer is no run.
+      return answer.redemption === 'run' || answer.redemption === 'waiting' || answer.redemption === 'denied' ? answer.redemption : 'invalid';
+    },
+    // Portico purges its own expired challenges.
+    async purgeExpired() {
+      return 0;
+    },
+  };
+}
+
+function bindingPayload(binding: ConfirmationBinding) {
+  return { tool: binding.tool, subject: binding.subject, actor: binding.actor, client_id: binding.clientId, arguments_digest: binding.argumentsDigest };
 }

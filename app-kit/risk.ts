@@ -122,21 +122,58 @@ export interface ConfirmationBinding {
 }
 
 /**
- * Where challenges live until they are used or expire. `consume` must be atomic: of two concurrent retries with
- * one token, exactly one may get `true`. Portico keeps its challenges in PostgreSQL; an app with one instance can
- * use memoryConfirmationStore, an app with several needs a shared store.
+ * Who says yes to a challenge. `human`: the person the token belongs to confirms in Portico, with step-up, before the
+ * token is redeemable (an agent relaying the token itself gets "waiting for confirmation"). `in_band`: the caller
+ * shows the challenge and relays the token itself; weaker, for hosts that show the challenge to their user and
+ * nothing else (nothing proves a human saw it).
+ */
+export const CONFIRMATION_MODES = ['human', 'in_band'] as const;
+export type ConfirmationMode = (typeof CONFIRMATION_MODES)[number];
+
+/** A challenge as a store keeps it: the binding, and what the confirmation page shows the person. */
+export interface StoredChallenge {
+  nonceHash: string;
+  binding: ConfirmationBinding;
+  expiresAt: Date;
+  /** True in `human` mode: the token is redeemable only after the person confirmed it where the store says. */
+  needsHuman: boolean;
+  riskLevel: RiskLevel;
+  description: string;
+  warning?: string;
+  /** The arguments in their RFC 8785 form: exactly what the digest covers, rendered for the person. */
+  canonicalArguments: string;
+}
+
+/** What a retry with a token finds: it runs (and the token is spent), or it waits for the person, or they said no. */
+export type Redemption = 'run' | 'waiting' | 'denied' | 'invalid';
+
+/**
+ * Where challenges live until they are used or expire. `redeem` must be atomic: of two concurrent retries with
+ * one token, exactly one may get `run`. Portico keeps its challenges in PostgreSQL; an app with one instance can
+ * use memoryConfirmationStore (in-band only), an app with several a shared store, and an app whose confirmations
+ * a person must give in Portico uses Portico's store (the kit's `confirmations: 'portico'`).
  */
 export interface ConfirmationStore {
-  save(nonceHash: string, binding: ConfirmationBinding, expiresAt: Date): Promise<void>;
-  /** Removes the challenge and answers true only if it exists, matches the binding exactly and has not expired. */
-  consume(nonceHash: string, binding: ConfirmationBinding, now: Date): Promise<boolean>;
+  /** True when a person can confirm this store's challenges (somewhere outside the caller): needed for `human` mode. */
+  readonly confirmsHumans: boolean;
+  /** Keeps the challenge; answers the https page where the person confirms it (human mode). */
+  save(challenge: StoredChallenge): Promise<{ confirmationUrl?: string }>;
+  /**
+   * `run` only if the challenge exists, matches the binding exactly, has not expired and is confirmed (in-band
+   * challenges are confirmed when saved); the challenge is then removed. `waiting` leaves it as it is; `denied`
+   * removes it.
+   */
+  redeem(nonceHash: string, binding: ConfirmationBinding, now: Date): Promise<Redemption>;
   purgeExpired(now: Date): Promise<number>;
 }
 
 const sameBinding = (a: ConfirmationBinding, b: ConfirmationBinding) =>
   a.tool === b.tool && a.subject === b.subject && a.actor === b.actor && a.clientId === b.clientId && a.argumentsDigest === b.argumentsDigest;
 
-/** One process's challenges, bounded: when full, the oldest are dropped (a dropped token only means a new challenge). */
+/**
+ * One process's challenges, bounded: when full, the oldest are dropped (a dropped token only means a new challenge).
+ * In-band only: nobody can confirm a challenge that lives in one process's memory.
+ */
 export function memoryConfirmationStore(maxEntries = 10_000): ConfirmationStore {
   const entries = new Map<string, { binding: ConfirmationBinding; expiresAt: number }>();
   const purge = (now: Date) => {
@@ -145,17 +182,20 @@ export function memoryConfirmationStore(maxEntries = 10_000): ConfirmationStore 
     return removed;
   };
   return {
-    async save(nonceHash, binding, expiresAt) {
+    confirmsHumans: false,
+    async save(challenge) {
+      if (challenge.needsHuman) throw new RiskConfigurationError('The memory confirmation store cannot hold challenges a person confirms; use in_band mode or Portico\'s store.', challenge.binding.tool);
       if (entries.size >= maxEntries) purge(new Date());
       while (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-      entries.set(nonceHash, { binding, expiresAt: expiresAt.getTime() });
+      entries.set(challenge.nonceHash, { binding: challenge.binding, expiresAt: challenge.expiresAt.getTime() });
+      return {};
     },
     // Synchronous check-and-delete: nothing can interleave within one event-loop turn.
-    async consume(nonceHash, binding, now) {
+    async redeem(nonceHash, binding, now) {
       const entry = entries.get(nonceHash);
-      if (!entry || entry.expiresAt <= now.getTime() || !sameBinding(entry.binding, binding)) return false;
+      if (!entry || entry.expiresAt <= now.getTime() || !sameBinding(entry.binding, binding)) return 'invalid';
       entries.delete(nonceHash);
-      return true;
+      return 'run';
     },
     async purgeExpired(now) {
       return purge(now);
@@ -180,49 +220,93 @@ export interface ConfirmationChallenge {
   token: string;
   tool: string;
   expiresAt: Date;
+  /** Human mode: the https page where the person confirms (or denies) this call. */
+  confirmationUrl?: string;
   /** The in-band text the caller shows to the human who must confirm. */
   text: string;
 }
 
 export type GateDecision =
   | { run: true; confirmed: boolean; args: Record<string, unknown> }
-  | { run: false; challenge: ConfirmationChallenge; reason: 'no_token' | 'token_not_valid' };
+  | { run: false; outcome: 'challenge'; challenge: ConfirmationChallenge; reason: 'no_token' | 'token_not_valid' }
+  /** Human mode: the token is right but the person has not confirmed yet; it stays valid (not consumed). */
+  | { run: false; outcome: 'waiting'; text: string }
+  /** Human mode: the person denied this call; the token is spent. */
+  | { run: false; outcome: 'denied'; text: string };
 
 export interface ConfirmationGate {
+  readonly mode: ConfirmationMode;
   /** Decides whether this call runs now. Only approval_required tools are held; the others always run. */
   check(tool: GatedTool, args: Readonly<Record<string, unknown>>, caller: { subject: string; actor?: string; clientId: string }): Promise<GateDecision>;
 }
 
-export function createConfirmationGate(options: { store: ConfirmationStore; ttlSeconds?: number; now?: () => Date }): ConfirmationGate {
+export function createConfirmationGate(options: { store: ConfirmationStore; mode?: ConfirmationMode; ttlSeconds?: number; now?: () => Date }): ConfirmationGate {
   const ttlSeconds = options.ttlSeconds ?? CONFIRMATION_TTL_SECONDS;
   const now = options.now ?? (() => new Date());
+  const mode = options.mode ?? 'in_band';
+  // Hard to misuse: a gate that promises a human's confirmation must have somewhere a human can give it.
+  if (mode === 'human' && !options.store.confirmsHumans) throw new RiskConfigurationError('Human confirmation needs a store a person can confirm in (Portico\'s); this one cannot.', '*');
   return {
+    mode,
     async check(tool, args, caller) {
       const { [CONFIRMATION_TOKEN_PARAMETER]: presented, ...rest } = args;
       if (tool.riskLevel !== 'approval_required') return { run: true, confirmed: false, args: rest };
       const binding: ConfirmationBinding = { tool: tool.name, subject: caller.subject, actor: caller.actor ?? '', clientId: caller.clientId, argumentsDigest: argumentsDigest(rest) };
       const at = now();
       if (typeof presented === 'string' && presented.startsWith(TOKEN_PREFIX) && presented.length <= 128) {
-        if (await options.store.consume(hashConfirmationNonce(presented), binding, at)) return { run: true, confirmed: true, args: rest };
+        const redemption = await options.store.redeem(hashConfirmationNonce(presented), binding, at);
+        if (redemption === 'run') return { run: true, confirmed: true, args: rest };
+        if (redemption === 'waiting') return { run: false, outcome: 'waiting', text: waitingText(tool) };
+        if (redemption === 'denied') return { run: false, outcome: 'denied', text: `"${tool.name}" did not run: the person denied this call. The confirmation token is spent; do not retry unless they ask again.` };
       }
       // No token, or one that is expired, used, or bound to something else: never an error, always a fresh challenge.
       await options.store.purgeExpired(at);
       const token = `${TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
       const expiresAt = new Date(at.getTime() + ttlSeconds * 1000);
-      await options.store.save(hashConfirmationNonce(token), binding, expiresAt);
-      return { run: false, reason: presented === undefined ? 'no_token' : 'token_not_valid', challenge: { token, tool: tool.name, expiresAt, text: challengeText(tool, rest, token, expiresAt, ttlSeconds, presented !== undefined) } };
+      const canonicalArguments = canonicalize(rest) ?? '{}';
+      const { confirmationUrl } = await options.store.save({
+        nonceHash: hashConfirmationNonce(token),
+        binding,
+        expiresAt,
+        needsHuman: mode === 'human',
+        riskLevel: tool.riskLevel,
+        description: tool.description,
+        ...(tool.warning ? { warning: tool.warning } : {}),
+        canonicalArguments,
+      });
+      if (mode === 'human' && !confirmationUrl) throw new RiskConfigurationError('The confirmation store gave no page for the person to confirm on.', tool.name);
+      const challenge = { token, tool: tool.name, expiresAt, ...(confirmationUrl ? { confirmationUrl } : {}) };
+      return {
+        run: false,
+        outcome: 'challenge',
+        reason: presented === undefined ? 'no_token' : 'token_not_valid',
+        challenge: { ...challenge, text: challengeText(tool, canonicalArguments, challenge, ttlSeconds, presented !== undefined) },
+      };
     },
   };
 }
 
-function challengeText(tool: GatedTool, args: Record<string, unknown>, token: string, expiresAt: Date, ttlSeconds: number, hadToken: boolean): string {
+function waitingText(tool: GatedTool): string {
+  return [
+    `Waiting for confirmation: "${tool.name}" has not run. The person has not confirmed this call in Portico yet.`,
+    'Ask them to open the confirmation link of the challenge, then call again with the same arguments and the same token. The token is still valid.',
+  ].join('\n');
+}
+
+function challengeText(tool: GatedTool, canonicalArguments: string, challenge: { token: string; expiresAt: Date; confirmationUrl?: string }, ttlSeconds: number, hadToken: boolean): string {
+  const relay = challenge.confirmationUrl
+    ? [
+        `A person must confirm this call in Portico: ask the person you act for to open ${challenge.confirmationUrl} and confirm it there.`,
+        `After they have, call "${tool.name}" again with exactly the same arguments and "${CONFIRMATION_TOKEN_PARAMETER}": "${challenge.token}". Before that, a retry answers "waiting for confirmation".`,
+      ]
+    : [`Show this to the person you act for. Only if they say yes, call "${tool.name}" again with exactly the same arguments and "${CONFIRMATION_TOKEN_PARAMETER}": "${challenge.token}".`];
   return [
     `Confirmation required: "${tool.name}" is an approval_required operation and has not run.`,
     ...(hadToken ? ['The confirmation token given is not valid for this call (used, expired, or for other arguments); this is a new challenge.'] : []),
     `What it does: ${tool.description}`,
     ...(tool.warning ? [`Warning: ${tool.warning}`] : []),
-    `Arguments: ${canonicalize(args)}`,
-    `Show this to the person you act for. Only if they say yes, call "${tool.name}" again with exactly the same arguments and "${CONFIRMATION_TOKEN_PARAMETER}": "${token}".`,
-    `The token works once, for these arguments only, and expires in ${ttlSeconds} seconds (${expiresAt.toISOString()}). It is not a credential.`,
+    `Arguments: ${canonicalArguments}`,
+    ...relay,
+    `The token works once, for these arguments only, and expires in ${ttlSeconds} seconds (${challenge.expiresAt.toISOString()}). It is not a credential.`,
   ].join('\n');
 }

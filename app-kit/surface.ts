@@ -13,6 +13,8 @@ export const SURFACE_PATH = '/api/mcp/surface';
 export const DECLARATION_PATH = '/api/apps/surface';
 /** Portico's grant check (the approval broker), relative to the issuer; signed the same way. */
 export const GRANT_CHECK_PATH = '/api/apps/grants/check';
+/** Portico's confirmation store for apps whose approval_required calls a person confirms in Portico; signed the same way. */
+export const CONFIRMATIONS_PATH = '/api/apps/confirmations';
 export const SIGNATURE_HEADER = 'portico-signature';
 export const RESPONSE_SIGNATURE_HEADER = 'portico-response-signature';
 export const SIGNATURE_MAX_AGE_SECONDS = 300;

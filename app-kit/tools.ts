@@ -5,7 +5,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { VerifiedAccessToken } from './protected-resource';
-import { annotationsFor, CONFIRMATION_TOKEN_PARAMETER, isAudited, RISK_MODEL_VERSION, type ConfirmationGate, type RiskLevel } from './risk';
+import { annotationsFor, CONFIRMATION_TOKEN_PARAMETER, isAudited, RISK_MODEL_VERSION, type ConfirmationGate, type ConfirmationMode, type RiskLevel } from './risk';
 import { normalizeSurface, type SurfaceTool } from './surface';
 
 export interface ToolContext {
@@ -44,7 +44,10 @@ export type AnyKitTool<Extra = unknown> = KitTool<never, Extra>;
 
 export type ToolOutcome = 'challenge_issued' | 'succeeded' | 'failed';
 
-/** What an app should audit: every call from `caution` up (challenge issued, successful run, failed run). */
+/** Where a challenge's machine-readable form travels in a tool result (`_meta`). */
+export const CONFIRMATION_META = 'io.portico/confirmation';
+
+/** What an app should audit: every call from `caution` up (challenge issued, successful run, failed run; the person's confirmation or denial is audited by Portico, where it is given). */
 export interface ToolEvent {
   tool: string;
   riskLevel: RiskLevel;
@@ -68,8 +71,10 @@ export function surfaceOfTools(tools: readonly { name: string; riskLevel: RiskLe
 
 /** The experimental capability through which a server announces its risk model in the `initialize` result. */
 export const RISK_MODEL_CAPABILITY = 'io.portico/risk-model';
-export function riskModelCapability(): Record<string, object> {
-  return { [RISK_MODEL_CAPABILITY]: { version: RISK_MODEL_VERSION, levels: ['safe', 'caution', 'review', 'approval_required'], confirmation_parameter: CONFIRMATION_TOKEN_PARAMETER } };
+export function riskModelCapability(confirmationMode: ConfirmationMode = 'in_band'): Record<string, object> {
+  return {
+    [RISK_MODEL_CAPABILITY]: { version: RISK_MODEL_VERSION, levels: ['safe', 'caution', 'review', 'approval_required'], confirmation_parameter: CONFIRMATION_TOKEN_PARAMETER, confirmation_mode: confirmationMode },
+  };
 }
 
 /** The input schema a tool is called with: its own, plus the confirmation token for approval_required tools. */
@@ -91,7 +96,11 @@ export interface ToolRunOptions<Extra> {
 }
 
 export type ToolRun =
-  | { kind: 'challenge'; result: CallToolResult; token: string; expiresAt: Date }
+  | { kind: 'challenge'; result: CallToolResult; token: string; expiresAt: Date; confirmationUrl?: string }
+  /** Human mode: the token is right, the person has not confirmed yet (the token stays valid). */
+  | { kind: 'waiting'; result: CallToolResult }
+  /** Human mode: the person denied the call (the token is spent). */
+  | { kind: 'denied'; result: CallToolResult }
   | { kind: 'ran'; result: CallToolResult };
 
 /**
@@ -129,13 +138,30 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
     clientId: token.clientId,
   });
   if (!decision.run) {
+    if (decision.outcome === 'waiting') {
+      return { kind: 'waiting', result: { content: [{ type: 'text', text: decision.text }], _meta: { [CONFIRMATION_META]: { status: 'waiting' } } } };
+    }
+    if (decision.outcome === 'denied') {
+      return { kind: 'denied', result: { isError: true, content: [{ type: 'text', text: decision.text }], _meta: { [CONFIRMATION_META]: { status: 'denied' } } } };
+    }
     await emit('challenge_issued');
     const { challenge } = decision;
     return {
       kind: 'challenge',
       token: challenge.token,
       expiresAt: challenge.expiresAt,
-      result: { content: [{ type: 'text', text: challenge.text }], _meta: { 'io.portico/confirmation': { token: challenge.token, expires_at: challenge.expiresAt.toISOString() } } },
+      ...(challenge.confirmationUrl ? { confirmationUrl: challenge.confirmationUrl } : {}),
+      result: {
+        content: [{ type: 'text', text: challenge.text }],
+        _meta: {
+          [CONFIRMATION_META]: {
+            status: 'confirmation_required',
+            token: challenge.token,
+            expires_at: challenge.expiresAt.toISOString(),
+            ...(challenge.confirmationUrl ? { confirmation_url: challenge.confirmationUrl } : {}),
+          },
+        },
+      },
     };
   }
   let result: CallToolResult;

@@ -82,7 +82,7 @@ test('REST: the same rules for agents and connections', async ({ page }) => {
 
   // Granting is what the agents.grant tool does: held for a human's confirmation, then run once.
   const grant = (extra: Record<string, unknown>) => call('POST', `/${id}/grants`, { app_id: ROCKETS.appId, scope: 'launch', ...extra });
-  expect((await confirmed(grant)).status).toBe(201);
+  expect((await confirmed(page, ENGINEER, grant)).status).toBe(201);
   const listed = (await (await call('GET', '')).json()) as { agents: { id: string; grants: unknown[]; connections: unknown[] }[] };
   expect(listed.agents.find((agent) => agent.id === id)).toMatchObject({ grants: [{ app_id: ROCKETS.appId, scope: 'launch' }], connections: [{ mode: 'own' }] });
 
@@ -104,7 +104,7 @@ test('own mode end to end: Portico issues the agent a short access token, the ap
       });
 
     const { id: agentId } = (await (await rest('POST', '/agents', { name: 'Flight helper' })).json()) as { id: string };
-    expect((await confirmed((extra) => rest('POST', `/agents/${agentId}/grants`, { app_id: FLIGHT_DECK.appId, scope: 'mcp', ...extra }))).status).toBe(201);
+    expect((await confirmed(page, ENGINEER, (extra) => rest('POST', `/agents/${agentId}/grants`, { app_id: FLIGHT_DECK.appId, scope: 'mcp', ...extra }))).status).toBe(201);
     const { id: connectionId } = (await (await rest('POST', `/agents/${agentId}/connections`, { app_id: FLIGHT_DECK.appId, mode: 'own' })).json()) as { id: string };
 
     // An MCP client's ordinary token (scope mcp) may not obtain agent tokens.

@@ -11,6 +11,7 @@ import { startFlightDeck, type ExampleApp } from './support/flight-deck';
 import { connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
 import { fillSignIn } from './support/relying-party';
 import { undeclaredExportTool } from '../examples/notes/tools';
+import { expectAccessible } from './support/accessibility';
 
 const PILOT = ROCKETS.member;
 const CLIENT_REDIRECT = 'http://127.0.0.1:4991/callback';
@@ -131,4 +132,65 @@ test('Portico refuses a declaration with a bad signature, an old timestamp, a ch
   const wrongResource = JSON.stringify({ kit_contract_version: 6, risk_model_version: 1, resource: 'https://elsewhere.example/api/mcp', tools: [] });
   const signedWrong = signRequest(surfaceSecret, { method: 'POST', path: DECLARATION_PATH, body: wrongResource }, { keyId: FLIGHT_DECK.clientId }).header;
   expect((await send(signedWrong, wrongResource)).status).toBe(400);
+});
+
+test('with confirmations in Portico, notes.delete runs only after the person confirmed it there with step-up', async ({ page }, testInfo) => {
+  expect(surfaceSecret).toMatch(/^pss_/);
+  // With its surface secret the example app keeps its challenges in Portico (confirmations: 'portico').
+  const started = (app = await startFlightDeck({ surfaceSecret, declareOnStart: false }));
+  const provider = new PageOAuthProvider(CLIENT_REDIRECT, { clientName: 'Notes Assistant' });
+  const client = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, PILOT);
+  expect(client.getServerCapabilities()?.experimental?.['io.portico/risk-model']).toMatchObject({ confirmation_mode: 'human' });
+  const note = JSON.parse(text(await client.callTool({ name: 'notes.add', arguments: { title: 'Countdown', body: 'T-minus 5' } }))) as { id: number };
+  const first = (await client.callTool({ name: 'notes.delete', arguments: { id: note.id } })) as { _meta?: Record<string, { token?: string; confirmation_url?: string }> };
+  const { token, confirmation_url: url } = first._meta!['io.portico/confirmation']!;
+  expect(url).toMatch(new RegExp(`^${E2E_ISSUER}/console/confirm/cnf_`));
+  expect(text(first)).toContain(url!);
+
+  // The agent relays the token itself at once: it waits, nothing is deleted.
+  const retry = { name: 'notes.delete', arguments: { id: note.id, _confirmation_token: token } };
+  expect(text(await client.callTool(retry))).toContain('Waiting for confirmation');
+  expect(started.notebook.notes.has(note.id)).toBe(true);
+
+  // Someone else signed in to Portico sees nothing to confirm.
+  await page.context().clearCookies();
+  await consoleSignIn(page, FLIGHT_DECK.engineer);
+  await page.goto(url!);
+  await expect(page.getByTestId('confirmation-missing')).toBeVisible();
+
+  // The person signs in, sees the call as it will run, and confirms with their password.
+  await page.context().clearCookies();
+  await page.goto(url!);
+  await page.waitForURL(/\/console\/login\?/);
+  await expect(page.getByRole('heading', { name: 'Sign in to Portico' })).toBeVisible();
+  await page.getByLabel('Email').fill(PILOT.email);
+  await page.getByLabel('Password').fill(PILOT.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(url!);
+  await expect(page.getByTestId('confirmation-call')).toContainText('notes.delete');
+  await expect(page.getByTestId('confirmation-call')).toContainText(FLIGHT_DECK.appName);
+  expect(JSON.parse((await page.getByTestId('confirmation-arguments').textContent()) ?? '')).toEqual({ id: note.id });
+  await expectAccessible(page);
+  await page.screenshot({ path: testInfo.outputPath('confirmation-page.png'), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: testInfo.outputPath('confirmation-page-390.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 720 });
+
+  await page.getByLabel('Your password').fill('not the password');
+  await page.getByTestId('confirm-call').click();
+  await expect(page.getByTestId('step-up-error')).toContainText('not right');
+  await expect(page.getByLabel('Your password')).toHaveAttribute('aria-invalid', 'true');
+  expect(text(await client.callTool(retry))).toContain('Waiting for confirmation');
+  await page.getByLabel('Your password').fill(PILOT.password);
+  await page.getByTestId('confirm-call').click();
+  await expect(page.getByTestId('confirmation-done')).toContainText('Confirmed');
+  await page.screenshot({ path: testInfo.outputPath('confirmation-done.png'), fullPage: true });
+
+  // Exactly one retry runs; the next one is a new challenge.
+  expect(text(await client.callTool(retry))).toContain(`Deleted`);
+  expect(started.notebook.notes.has(note.id)).toBe(false);
+  expect(text(await client.callTool(retry))).toContain('Confirmation required');
+  await page.reload();
+  await expect(page.getByTestId('confirmation-missing')).toBeVisible();
+  await client.close();
 });

@@ -3,6 +3,7 @@
 // token and a decision nonce are consumed once across both; the approval queue limit holds under 300 concurrent
 // requests spread over both; and neither process writes a token to its output. (The registration limits across
 // processes are in registration-limits.spec.ts.) The embedded database belongs to one process: PostgreSQL only.
+import { confirmInPortico } from './support/confirmation';
 import { expect, test } from '@playwright/test';
 import * as oidc from 'openid-client';
 import { env } from '../lib/env';
@@ -67,10 +68,12 @@ test.describe('two instances on one database', () => {
     const tool = (port: number, name: string, args: Record<string, unknown>) =>
       request.post(at(port, `/api/tools/${name}`), { headers: { Authorization: `Bearer ${token}` }, data: args, failOnStatusCode: false });
 
-    // A confirmation token is consumed once: six retries at once, alternating instances, one runs.
+    // A confirmation token is consumed once: the person confirms it in Portico, then six retries at once,
+    // alternating instances, one runs.
     const challenge = await (await tool(PORT_A, 'apps.list', { org: 'demo' })).json();
     expect(challenge.status).toBe('confirmation_required');
     secrets.push(challenge.confirmation_token);
+    await confirmInPortico(page, challenge.confirmation_url, { email: DEMO.email, password: DEMO.password });
     const retries = await Promise.all([0, 1, 2, 3, 4, 5].map((n) => tool(n % 2 ? PORT_B : PORT_A, 'apps.list', { org: 'demo', _confirmation_token: challenge.confirmation_token })));
     const ran = await Promise.all(retries.map(async (response) => (await response.json()).status));
     expect(ran.filter((status) => status === 'ok')).toHaveLength(1);

@@ -120,9 +120,9 @@ test('console: an admin registers an external client for one app; it signs peopl
 let externalRefreshToken: string;
 
 test('revocation is scoped to the app: refused from another app, then revoked at its own: no login, no refresh', async ({ page }) => {
-  // Revoking is what the clients.revoke tool does: each call is confirmed by a human first (428, then the token).
+  // Revoking is what the clients.revoke tool does: each call is confirmed by the person in Portico first (428, then the token).
   const revoke = (appId: string) =>
-    confirmed((extra) =>
+    confirmed(page, ENGINEER, (extra) =>
       fetch(`${REST}/apps/${appId}/clients/${externalClientId}/revoke`, { method: 'POST', headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify(extra) }),
     );
   // Malformed ids are answered like unknown ones, never with a server error.

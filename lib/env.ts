@@ -141,6 +141,9 @@ const schema = z.object({
   PORTICO_INVITATION_DAYS: z.coerce.number({ error: 'must be a number of days' }).int('must be a whole number of days').min(1, 'must be between 1 and 30').max(30, 'must be between 1 and 30').default(7),
   // Operator overrides of MCP tool risk levels: `tool=level` pairs separated by commas. They may only raise a level.
   PORTICO_RISK_OVERRIDES: z.string().trim().max(4000).default(''),
+  // Who confirms an approval_required tool call: `human` (the token's person, in Portico, with step-up) or `in_band`
+  // (the caller relays the token itself: weaker, for hosts that show the challenge to their user and nothing else).
+  PORTICO_CONFIRMATION_MODE: z.enum(['human', 'in_band'], { error: 'must be human or in_band' }).default('human'),
   // How an approval reaches its operator: `link` (an HTTPS link to the central, opened in a tab of its own) or
   // `adaptive` (inside the chat client, chosen from what the MCP connection advertises; see docs/approval-surfaces.md).
   PORTICO_APPROVAL_SURFACE: z.enum(['link', 'adaptive'], { error: 'must be link or adaptive' }).default('link'),

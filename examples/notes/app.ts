@@ -24,6 +24,11 @@ export interface ExampleAppConfig {
   /** More tools, beyond the notebook's (tests add an undeclared one). */
   extraTools?: (notebook: Notebook) => KitTool<never>[];
   riskOverrides?: Record<string, string>;
+  /**
+   * Who confirms notes.delete: `portico` (the person, in Portico, with step-up; needs the client id and the surface
+   * secret) or `in_band` (the caller relays the token). Default: portico when the surface secret is known.
+   */
+  confirmations?: 'portico' | 'in_band';
   log?: (line: string) => void;
 }
 
@@ -64,6 +69,7 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
     server: { name: 'notes-example', version: '1.0.0' },
     tools: [...notebookTools(notebook), ...(config.extraTools?.(notebook) ?? [])],
     riskOverrides: config.riskOverrides,
+    confirmations: config.confirmations ?? (config.clientId && config.surfaceSecret ? 'portico' : 'in_band'),
     introspection: config.introspection,
     onToolEvent: (event) => {
       events.push(event);

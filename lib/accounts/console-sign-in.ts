@@ -15,7 +15,15 @@ export type ConsoleSignInResult =
   /** The password was right and the account has a second factor: the login page asks for it (cookie: `token`). */
   | { kind: 'second_factor'; token: string };
 
-export async function signInToConsole(db: Database, input: { email: string; password: string; ip: string; userAgent?: string }): Promise<ConsoleSignInResult> {
+/**
+ * Where the console sign-in may continue besides the console: a tool confirmation page (its link brought the person
+ * here). Anything else, and anything not exactly that shape, is the console (no open redirect).
+ */
+export function consoleReturnPath(value: unknown): string {
+  return typeof value === 'string' && /^\/console\/confirm\/cnf_[A-Za-z0-9_-]{32}$/.test(value) ? value : '/console';
+}
+
+export async function signInToConsole(db: Database, input: { email: string; password: string; ip: string; userAgent?: string; next?: string }): Promise<ConsoleSignInResult> {
   const context = { surface: 'console' as const, ip: input.ip };
   const result = await throttledPasswordCheck(db, input.email, input.password, input.ip);
   if (!result.ok) {
@@ -23,7 +31,7 @@ export async function signInToConsole(db: Database, input: { email: string; pass
     return { kind: 'refused', error: result.reason };
   }
   if (result.user.passwordChangeRequired) return { kind: 'change_password', path: await requiredPasswordChangePath(db, result.user, '/console/login') };
-  if (await hasSecondFactor(db, result.user.id)) return { kind: 'second_factor', token: await beginSecondStep(db, { userId: result.user.id, continuation: { surface: 'console', events: context } }) };
+  if (await hasSecondFactor(db, result.user.id)) return { kind: 'second_factor', token: await beginSecondStep(db, { userId: result.user.id, continuation: { surface: 'console', next: consoleReturnPath(input.next), events: context } }) };
   await recordSignInSuccess(db, context, result.user);
   return { kind: 'signed_in', token: await createConsoleSession(db, result.user, { ip: input.ip, userAgent: input.userAgent }) };
 }

@@ -31,7 +31,8 @@ export const AMR_PASSWORD_AND_OTP = ['pwd', 'otp', 'mfa'];
 
 /** Where a sign-in continues once both steps are done. */
 export type SecondStepContinuation =
-  | { surface: 'console'; events: SignInContext }
+  /** `next`: where the console sign-in continues (consoleReturnPath); the console when absent. */
+  | { surface: 'console'; next?: string; events: SignInContext }
   | { surface: 'central'; next: string; events: SignInContext }
   /** An app's sign-in card: the interaction, and whether its client is first-party (signing in is the consent). */
   | { surface: 'app'; uid: string; firstParty: boolean; events: SignInContext };

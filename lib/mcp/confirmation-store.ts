@@ -1,43 +1,114 @@
-// The confirmation gate's store for Portico: challenges in PostgreSQL. `consume` is one DELETE … RETURNING that
-// matches the whole binding and the expiry, so of two concurrent retries on any instances exactly one gets the row.
-// Times are the gate's clock (passed in), not the database's, so tests can move time forward.
-import { and, eq, gt, lte, sql } from 'drizzle-orm';
-import type { ConfirmationStore } from '../../app-kit/risk';
+// The confirmation gate's store for Portico: challenges in PostgreSQL, for Portico's own tools and (through the
+// signed app API) for apps built on the kit. `redeem` is one DELETE … RETURNING that matches the whole binding, the
+// expiry and a confirmation, so of two concurrent retries on any instances exactly one gets the row, and none before
+// the person confirmed. Times of the gate are its clock (passed in), so tests can move time forward.
+import { randomBytes } from 'node:crypto';
+import { and, eq, gt, isNotNull, lte, sql } from 'drizzle-orm';
+import { createConfirmationGate, type ConfirmationBinding, type ConfirmationGate, type ConfirmationMode, type ConfirmationStore, type Redemption, type StoredChallenge } from '../../app-kit/risk';
 import type { Queryable } from '../db/client';
-import { confirmationChallenges } from '../db/schema';
+import { confirmationChallenges, memberships, organizations } from '../db/schema';
 
 const MAX_PER_SUBJECT = 50;
 
-export function postgresConfirmationStore(db: Queryable): ConfirmationStore {
+/** The page where a person confirms a challenge: in the console (its session cookie is scoped there), by the challenge's public id. */
+export function confirmationPageUrl(issuer: string, id: string): string {
+  return `${issuer}/console/confirm/${id}`;
+}
+
+export const isConfirmationId = (value: string) => /^cnf_[A-Za-z0-9_-]{32}$/.test(value);
+
+/** Where a challenge belongs: an app (the kit's tools) or Portico itself; the organization its audit goes to. */
+export interface ChallengeOwner {
+  appId?: string;
+  /** The organization, or how to find it from the call (Portico's own tools name it in `org`). */
+  orgId?: (challenge: StoredChallenge) => Promise<string | null>;
+}
+
+const bindingMatches = (nonceHash: string, binding: ConfirmationBinding, now: Date) =>
+  and(
+    eq(confirmationChallenges.nonceHash, nonceHash),
+    eq(confirmationChallenges.tool, binding.tool),
+    eq(confirmationChallenges.subject, binding.subject),
+    eq(confirmationChallenges.actor, binding.actor),
+    eq(confirmationChallenges.clientId, binding.clientId),
+    eq(confirmationChallenges.argumentsDigest, binding.argumentsDigest),
+    gt(confirmationChallenges.expiresAt, now),
+  );
+
+export function postgresConfirmationStore(db: Queryable, issuer: string, owner: ChallengeOwner = {}): ConfirmationStore {
   return {
-    async save(nonceHash, binding, expiresAt) {
-      await db.insert(confirmationChallenges).values({ nonceHash, ...binding, expiresAt });
+    confirmsHumans: true,
+    async save(challenge) {
+      const id = `cnf_${randomBytes(24).toString('base64url')}`;
+      const { binding } = challenge;
+      await db.insert(confirmationChallenges).values({
+        nonceHash: challenge.nonceHash,
+        id,
+        ...binding,
+        appId: owner.appId ?? null,
+        orgId: owner.orgId ? await owner.orgId(challenge) : null,
+        riskLevel: challenge.riskLevel,
+        description: challenge.description,
+        warning: challenge.warning ?? null,
+        canonicalArguments: challenge.canonicalArguments,
+        needsHuman: challenge.needsHuman,
+        // In-band: the caller relays the token itself, so it is redeemable at once.
+        confirmedAt: challenge.needsHuman ? null : sql`now()`,
+        expiresAt: challenge.expiresAt,
+      });
       // At most MAX_PER_SUBJECT open challenges a subject: the oldest go (a dropped token only means a new challenge).
       await db.execute(sql`
         delete from ${confirmationChallenges} where ${confirmationChallenges.subject} = ${binding.subject} and ${confirmationChallenges.nonceHash} in (
           select ${confirmationChallenges.nonceHash} from ${confirmationChallenges} where ${confirmationChallenges.subject} = ${binding.subject}
           order by ${confirmationChallenges.expiresAt} desc offset ${MAX_PER_SUBJECT})`);
+      return challenge.needsHuman ? { confirmationUrl: confirmationPageUrl(issuer, id) } : {};
     },
-    async consume(nonceHash, binding, now) {
-      const consumed = await db
+    async redeem(nonceHash, binding, now): Promise<Redemption> {
+      const redeemed = await db
         .delete(confirmationChallenges)
-        .where(
-          and(
-            eq(confirmationChallenges.nonceHash, nonceHash),
-            eq(confirmationChallenges.tool, binding.tool),
-            eq(confirmationChallenges.subject, binding.subject),
-            eq(confirmationChallenges.actor, binding.actor),
-            eq(confirmationChallenges.clientId, binding.clientId),
-            eq(confirmationChallenges.argumentsDigest, binding.argumentsDigest),
-            gt(confirmationChallenges.expiresAt, now),
-          ),
-        )
+        .where(and(bindingMatches(nonceHash, binding, now), isNotNull(confirmationChallenges.confirmedAt)))
         .returning({ nonceHash: confirmationChallenges.nonceHash });
-      return consumed.length === 1;
+      if (redeemed.length === 1) return 'run';
+      const [open] = await db.select({ deniedAt: confirmationChallenges.deniedAt, confirmedAt: confirmationChallenges.confirmedAt }).from(confirmationChallenges).where(bindingMatches(nonceHash, binding, now));
+      if (!open) return 'invalid';
+      if (open.deniedAt) {
+        // A denial ends the token: the caller hears it once, then the challenge is gone.
+        await db.delete(confirmationChallenges).where(eq(confirmationChallenges.nonceHash, nonceHash));
+        return 'denied';
+      }
+      // Confirmed between the two statements, or not yet: either way the token stays, and the next retry decides.
+      return 'waiting';
     },
     async purgeExpired(now) {
       const purged = await db.delete(confirmationChallenges).where(lte(confirmationChallenges.expiresAt, now)).returning({ nonceHash: confirmationChallenges.nonceHash });
       return purged.length;
     },
   };
+}
+
+/**
+ * The organization a call of one of Portico's own tools is about: the one its `org` argument names, when the person
+ * is a member (as the tool audit decides it); otherwise none.
+ */
+function organizationOfCall(db: Queryable): (challenge: StoredChallenge) => Promise<string | null> {
+  return async (challenge) => {
+    let slug: unknown;
+    try {
+      slug = (JSON.parse(challenge.canonicalArguments) as { org?: unknown }).org;
+    } catch {
+      return null;
+    }
+    if (typeof slug !== 'string') return null;
+    const [row] = await db
+      .select({ id: organizations.id })
+      .from(organizations)
+      .innerJoin(memberships, and(eq(memberships.orgId, organizations.id), eq(memberships.userId, challenge.binding.subject)))
+      .where(eq(organizations.slug, slug));
+    return row?.id ?? null;
+  };
+}
+
+/** The gate of Portico's own tools (MCP, REST): its challenges in PostgreSQL, confirmed as the mode says. */
+export function porticoConfirmationGate(db: Queryable, options: { issuer: string; mode: ConfirmationMode; now?: () => Date }): ConfirmationGate {
+  return createConfirmationGate({ store: postgresConfirmationStore(db, options.issuer, { orgId: organizationOfCall(db) }), mode: options.mode, now: options.now });
 }

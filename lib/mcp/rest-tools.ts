@@ -1,5 +1,6 @@
 // The same tools and the same gate as Portico's MCP server, over REST: `POST /api/tools/<name>` with the arguments
-// as a JSON object. A challenge answers `confirmation_required` with its token; errors have OAuth's shape.
+// as a JSON object. A challenge answers `confirmation_required` with its token (428 in human mode, with the page the
+// person confirms on; a retry before that answers 428 `waiting_for_confirmation`); errors have OAuth's shape.
 import { z } from 'zod';
 import { callShapeOf, runGatedTool, type ToolRun } from '../../app-kit/tools';
 import { authenticateApiRequest } from '../api/authenticate';
@@ -40,11 +41,19 @@ export async function handleToolOverRest(request: Request, toolName: string, dep
     onEvent: auditToolEvent(deps.db, deps.clientIp, caller),
   });
   const text = run.result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
+  const noStore = { 'Cache-Control': 'no-store' };
   if (run.kind === 'challenge') {
-    return Response.json({ status: 'confirmation_required', tool: tool.name, risk_level: level, challenge: text, confirmation_token: run.token, expires_at: run.expiresAt.toISOString() }, { headers: { 'Cache-Control': 'no-store' } });
+    // Human mode: 428 Precondition Required (RFC 6585 §3) until the person confirmed; in-band keeps the first answer.
+    const human = run.confirmationUrl !== undefined;
+    return Response.json(
+      { status: 'confirmation_required', tool: tool.name, risk_level: level, challenge: text, confirmation_token: run.token, expires_at: run.expiresAt.toISOString(), ...(human ? { confirmation_url: run.confirmationUrl } : {}) },
+      { status: human ? 428 : 200, headers: noStore },
+    );
   }
+  if (run.kind === 'waiting') return Response.json({ status: 'waiting_for_confirmation', tool: tool.name, message: text }, { status: 428, headers: noStore });
+  if (run.kind === 'denied') return Response.json({ status: 'denied', tool: tool.name, error: text }, { status: 403, headers: noStore });
   return Response.json(
     run.result.isError ? { status: 'error', tool: tool.name, error: text } : { status: 'ok', tool: tool.name, result: run.result.structuredContent ?? text },
-    { status: run.result.isError ? 422 : 200, headers: { 'Cache-Control': 'no-store' } },
+    { status: run.result.isError ? 422 : 200, headers: noStore },
   );
 }

@@ -11,6 +11,7 @@ export function porticoMcpDeps(request: Request): PorticoMcpDeps {
     issuer: env.PORTICO_ISSUER,
     publicJwks,
     levels: riskLevels,
+    confirmationMode: env.PORTICO_CONFIRMATION_MODE,
     // DNS rebinding protection: only Portico's own host (and the addresses it listens on).
     allowedHosts: [issuerUrl.host, ...env.listenHosts.map((host) => `${host.includes(':') ? `[${host}]` : host}:${env.listenPort}`)],
     // Browsers only from Portico's own origin.

@@ -9,7 +9,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JWK } from 'jose';
-import { createConfirmationGate, type ConfirmationGate, type RiskLevel } from '../../app-kit/risk';
+import type { ConfirmationGate, ConfirmationMode, RiskLevel } from '../../app-kit/risk';
 import { registerKitTools, riskModelCapability } from '../../app-kit/tools';
 import { auditToolEvent } from './audit';
 import { authenticateApiRequest, type ApiCaller } from '../api/authenticate';
@@ -17,7 +17,7 @@ import type { Database } from '../db/client';
 import { readCappedText } from '../http/body';
 import { advertisesMcpApps, MCP_APP_MIME_TYPE, selectApprovalChannel } from '../approvals/channel';
 import { APPROVAL_VIEW_URI, approvalViewHtml } from './approval-view';
-import { postgresConfirmationStore } from './confirmation-store';
+import { porticoConfirmationGate } from './confirmation-store';
 import { DEFAULT_APPROVAL_SURFACES, type ApprovalSurfaceConfig, type PorticoToolExtra } from './context';
 import { elicitOver, isElicitationResponse, recordElicitationResponse, type Elicit } from './elicitation';
 import { newSessionId, recordSession, resumeSession, endSession, type McpSession } from './sessions';
@@ -35,6 +35,8 @@ export interface PorticoMcpDeps {
   allowedHosts: string[];
   allowedOrigins: string[];
   clientIp: string;
+  /** Who confirms approval_required calls (PORTICO_CONFIRMATION_MODE); `human` when not given. */
+  confirmationMode?: ConfirmationMode;
   /** The gate's clock; tests move it. */
   now?: () => Date;
   /** How approvals reach operators (PORTICO_APPROVAL_SURFACE, PORTICO_CENTRAL_ENABLED, PORTICO_OPERATOR_FRAME_ANCESTORS). */
@@ -47,7 +49,7 @@ export interface PorticoMcpDeps {
 const VIEW_TOOL = 'permissions.request_sensitive_access';
 
 export function gateFor(deps: PorticoMcpDeps): ConfirmationGate {
-  return createConfirmationGate({ store: postgresConfirmationStore(deps.db), now: deps.now });
+  return porticoConfirmationGate(deps.db, { issuer: deps.issuer, mode: deps.confirmationMode ?? 'human', now: deps.now });
 }
 
 
@@ -62,9 +64,11 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSes
     { name: 'portico', version: '0.1.0' },
     {
       jsonSchemaValidator,
-      capabilities: { experimental: riskModelCapability() },
+      capabilities: { experimental: riskModelCapability(deps.confirmationMode ?? 'human') },
       instructions:
-        'Portico operations. Tools marked approval_required answer a first call with a confirmation challenge: show it to the person, and only if they agree call the same tool again with the same arguments and `_confirmation_token`.',
+        (deps.confirmationMode ?? 'human') === 'human'
+          ? 'Portico operations. Tools marked approval_required answer a first call with a confirmation challenge that links to a page in Portico: give the link to the person, who confirms there; then call the same tool again with the same arguments and `_confirmation_token`.'
+          : 'Portico operations. Tools marked approval_required answer a first call with a confirmation challenge: show it to the person, and only if they agree call the same tool again with the same arguments and `_confirmation_token`.',
     },
   );
   const approvals = deps.approvals ?? DEFAULT_APPROVAL_SURFACES;

@@ -1,6 +1,8 @@
 // Portico's own MCP server and its REST twin, with the MCP SDK's client, tokens Portico really issues and real
 // PostgreSQL: the risk model in `initialize`, sessions any instance can serve, and the confirmation gate (single
-// use, 300 s, bound to the arguments in RFC 8785 form, atomic under concurrent retries).
+// use, 300 s, bound to the arguments in RFC 8785 form, atomic under concurrent retries). These instances run the
+// gate in `in_band` mode (the caller relays the token itself), which must keep the first version's behaviour; the
+// default `human` mode is covered by human-confirmation.test.ts.
 import { addPermission } from '../../lib/clients/permission-catalog';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -35,7 +37,7 @@ describe("Portico's MCP server", () => {
   const instances: McpInstance[] = [];
 
   async function startInstance(levels = porticoRiskLevels({})): Promise<McpInstance> {
-    const instance = await startMcpInstance(database, harness, { levels, now: () => clock });
+    const instance = await startMcpInstance(database, harness, { levels, now: () => clock, confirmationMode: 'in_band' });
     instances.push(instance);
     return instance;
   }
@@ -78,7 +80,7 @@ describe("Portico's MCP server", () => {
   it('shows the risk model version in initialize, keeps the session in PostgreSQL, and runs a safe tool', async () => {
     const instance = await startInstance();
     const client = await connect(instance.url);
-    expect(client.getServerCapabilities()?.experimental?.[RISK_MODEL_CAPABILITY]).toMatchObject({ version: 1 });
+    expect(client.getServerCapabilities()?.experimental?.[RISK_MODEL_CAPABILITY]).toMatchObject({ version: 1, confirmation_mode: 'in_band' });
     const { tools } = await client.listTools();
     const annotations = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]));
     expect(annotations['apps.list']).toMatchObject({ readOnlyHint: true, destructiveHint: false });

@@ -15,7 +15,7 @@ function gateWithClock() {
 
 async function challengeToken(gate: ReturnType<typeof gateWithClock>['gate'], args: Record<string, unknown>, caller = person) {
   const decision = await gate.check(destroy, args, caller);
-  if (decision.run) throw new Error('expected a challenge');
+  if (decision.run || decision.outcome !== 'challenge') throw new Error('expected a challenge');
   return decision.challenge.token;
 }
 
@@ -61,7 +61,7 @@ describe('the confirmation gate', () => {
     advance(301);
     const late = await gate.check(destroy, { id: 1, _confirmation_token: token }, person);
     expect(late.run).toBe(false);
-    if (!late.run) {
+    if (!late.run && late.outcome === 'challenge') {
       expect(late.reason).toBe('token_not_valid');
       expect(late.challenge.token).not.toBe(token);
       expect((await gate.check(destroy, { id: 1, _confirmation_token: late.challenge.token }, person)).run).toBe(true);
@@ -80,5 +80,9 @@ describe('the confirmation gate', () => {
     const token = await challengeToken(gate, { id: 1 });
     const decisions = await Promise.all(Array.from({ length: 5 }, () => gate.check(destroy, { id: 1, _confirmation_token: token }, person)));
     expect(decisions.filter((decision) => decision.run).length).toBe(1);
+  });
+
+  it('refuses human mode over a store nobody can confirm in (one process\'s memory)', () => {
+    expect(() => createConfirmationGate({ store: memoryConfirmationStore(), mode: 'human' })).toThrow(RiskConfigurationError);
   });
 });

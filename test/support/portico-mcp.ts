@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sendWebResponse, toWebRequest } from '../../app-kit/node-http';
-import type { RiskLevel } from '../../app-kit/risk';
+import type { ConfirmationMode, RiskLevel } from '../../app-kit/risk';
 import { registerClient, validateRegistration } from '../../lib/clients/registration';
 import type { ApprovalSurfaceConfig } from '../../lib/mcp/context';
 import { handlePorticoMcp } from '../../lib/mcp/server';
@@ -29,6 +29,8 @@ export async function startMcpInstance(
     extraAllowedOrigins?: string[];
     approvals?: ApprovalSurfaceConfig;
     elicitationWaitMs?: number;
+    /** Who confirms approval_required calls; Portico's default (human) when not given. */
+    confirmationMode?: ConfirmationMode;
   } = {},
 ): Promise<McpInstance> {
   let port = 0;
@@ -43,6 +45,7 @@ export async function startMcpInstance(
     now: options.now,
     approvals: options.approvals,
     elicitationWaitMs: options.elicitationWaitMs,
+    confirmationMode: options.confirmationMode,
   });
   const server: Server = createServer((req, res) => {
     void toWebRequest(req, `http://127.0.0.1:${port}`)

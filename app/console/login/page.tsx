@@ -7,13 +7,15 @@ import { pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-se
 import { db } from '@/lib/runtime';
 import { endedSecondStepMessage, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../../auth/app/_components/sign-in-frame';
 import { currentConsoleSession } from '../_lib/session';
+import { consoleReturnPath } from '@/lib/accounts/console-sign-in';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Console sign-in' };
 
 export default async function ConsoleLoginPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  if (await currentConsoleSession()) redirect('/console');
-  const { error, second_factor: secondFactor, method } = await props.searchParams;
+  const { error, second_factor: secondFactor, method, next: nextParam } = await props.searchParams;
+  const next = consoleReturnPath(nextParam);
+  if (await currentConsoleSession()) redirect(next);
   // The password was right and the account has a second factor: the code comes next.
   const pending = await pendingSecondStep(db(), (await cookies()).get(SECOND_STEP_COOKIE)?.value);
   if (pending?.continuation.surface === 'console') {
@@ -26,13 +28,15 @@ export default async function ConsoleLoginPage(props: { searchParams: Promise<Re
   }
   return (
     <SignInFrame>
-      <h1>Sign in to the console</h1>
-      <p>Manage your organization’s apps, members and audit log.</p>
+      <h1>{next === '/console' ? 'Sign in to the console' : 'Sign in to Portico'}</h1>
+      <p>{next === '/console' ? 'Manage your organization’s apps, members and audit log.' : 'Sign in to confirm or deny what an agent asked to do for you.'}</p>
       <PasswordSignInForm
         action="/console/session"
         recoverHref="/account/recover"
         error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : endedSecondStepMessage(secondFactor)}
-      />
+      >
+        {next === '/console' ? null : <input type="hidden" name="next" value={next} />}
+      </PasswordSignInForm>
     </SignInFrame>
   );
 }

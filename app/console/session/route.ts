@@ -1,6 +1,6 @@
 // POST /console/session – the console sign-in form: checks the password and sets the console session cookie.
 import { consoleSessionCookie } from '@/lib/accounts/console-sessions';
-import { signInToConsole } from '@/lib/accounts/console-sign-in';
+import { consoleReturnPath, signInToConsole } from '@/lib/accounts/console-sign-in';
 import { secondStepCookie } from '@/lib/accounts/sign-in-second-step';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
@@ -24,19 +24,23 @@ export async function POST(request: Request) {
   } catch {
     return seeOther('/console/login?error=invalid_request');
   }
+  const next = consoleReturnPath(form.get('next'));
+  // A refusal keeps where the sign-in was going (and the email typed), so the person retries in place.
+  const again = (query: string) => `/console/login?${query}${next === '/console' ? '' : `&next=${encodeURIComponent(next)}`}`;
   const email = form.get('email');
   const password = form.get('password');
   if (typeof email !== 'string' || typeof password !== 'string' || !email || !password || email.length > 320 || password.length > 1024) {
-    return seeOther('/console/login?error=invalid_request');
+    return seeOther(again('error=invalid_request'));
   }
   const result = await signInToConsole(db(), {
     email,
     password,
     ip: clientIpFromHeaders(request.headers),
     userAgent: request.headers.get('user-agent') ?? undefined,
+    next,
   });
-  if (result.kind === 'refused') return seeOther(`/console/login?error=${result.error}`);
+  if (result.kind === 'refused') return seeOther(again(`error=${result.error}`));
   if (result.kind === 'change_password') return seeOther(result.path);
   if (result.kind === 'second_factor') return seeOther('/console/login', secondStepCookie(result.token, runtime().env.issuerIsHttps));
-  return seeOther('/console', consoleSessionCookie(result.token, runtime().env.issuerIsHttps));
+  return seeOther(next, consoleSessionCookie(result.token, runtime().env.issuerIsHttps));
 }

@@ -1,7 +1,8 @@
 // Portico's own MCP server: its sessions and its confirmation challenges, in PostgreSQL so that any instance can
 // serve any request of a session, and a confirmation token is consumed once across all instances.
-import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { users } from './accounts';
+import { boolean, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { organizations, users } from './accounts';
+import { apps } from './apps';
 
 /**
  * An MCP session (`Mcp-Session-Id`), bound to who opened it: only the same person, through the same client and
@@ -27,20 +28,42 @@ export const mcpSessions = pgTable(
   (t) => [index('mcp_sessions_expires_idx').on(t.expiresAt)],
 );
 
-/** A confirmation challenge (app-kit/risk.ts): consumed by one DELETE … RETURNING, so exactly one retry runs. */
+/**
+ * A confirmation challenge (app-kit/risk.ts): redeemed by one DELETE … RETURNING that also requires it confirmed, so
+ * exactly one retry runs, and only after the person said yes (human mode; in-band challenges are confirmed when
+ * made). The page the person confirms on finds it by `id`, never by the token.
+ */
 export const confirmationChallenges = pgTable(
   'confirmation_challenges',
   {
     /** SHA-256 of the token `confirm_<nonce>`: the token itself is not stored. */
     nonceHash: text('nonce_hash').primaryKey(),
+    /** `cnf_` and 32 random base64url characters: the confirmation page's address, not a credential. */
+    id: text('id').notNull().unique(),
     tool: text('tool').notNull(),
     subject: text('subject').notNull(),
     actor: text('actor').notNull(),
     clientId: text('client_id').notNull(),
     argumentsDigest: text('arguments_digest').notNull(),
+    /** The app whose tool this is (the app kit's confirmations); null for Portico's own tools. */
+    appId: uuid('app_id').references(() => apps.id, { onDelete: 'cascade' }),
+    /** The organization the call is about, when known (the audit of the confirmation goes there). */
+    orgId: uuid('org_id').references(() => organizations.id, { onDelete: 'cascade' }),
+    riskLevel: text('risk_level').notNull(),
+    description: text('description').notNull(),
+    warning: text('warning'),
+    /** The arguments in RFC 8785 form: what the digest covers, shown to the person as it is. */
+    canonicalArguments: text('canonical_arguments').notNull(),
+    needsHuman: boolean('needs_human').notNull(),
+    confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
+    deniedAt: timestamp('denied_at', { withTimezone: true }),
+    decidedBy: uuid('decided_by').references(() => users.id, { onDelete: 'set null' }),
+    /** The step-up factor the person used: passkey, totp or password. */
+    decidedWith: text('decided_with'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },
-  (t) => [index('confirmation_challenges_expires_idx').on(t.expiresAt)],
+  (t) => [index('confirmation_challenges_expires_idx').on(t.expiresAt), index('confirmation_challenges_subject_idx').on(t.subject)],
 );
 
 /**

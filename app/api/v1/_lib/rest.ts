@@ -8,10 +8,10 @@ import { authenticateApiRequest, type ApiCaller } from '@/lib/api/authenticate';
 import type { AuditRecord } from '@/lib/audit/events';
 import type { Queryable } from '@/lib/db/client';
 import { oauthError, readJsonObject } from '@/lib/http/errors';
-import { postgresConfirmationStore } from '@/lib/mcp/confirmation-store';
+import { porticoConfirmationGate } from '@/lib/mcp/confirmation-store';
 import { auditToolEvent } from '@/lib/mcp/audit';
 import { findPorticoTool } from '@/lib/mcp/tools';
-import { CONFIRMATION_TOKEN_PARAMETER, createConfirmationGate } from '@/app-kit/risk';
+import { CONFIRMATION_TOKEN_PARAMETER } from '@/app-kit/risk';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
 
@@ -127,19 +127,30 @@ async function confirmationRefusal(confirmation: RouteConfirmation, caller: ApiC
   if (!tool) throw new Error(`the route names the unknown tool ${confirmation.tool}`);
   const riskLevel = runtime().riskLevels[tool.name] ?? tool.riskLevel;
   const args = { ...confirmation.args(params, body), ...(body[CONFIRMATION_TOKEN_PARAMETER] !== undefined ? { [CONFIRMATION_TOKEN_PARAMETER]: body[CONFIRMATION_TOKEN_PARAMETER] } : {}) };
-  const decision = await createConfirmationGate({ store: postgresConfirmationStore(db()) }).check({ name: tool.name, description: tool.description, riskLevel, warning: tool.warning }, args, { subject: caller.user.id, actor: caller.agentId, clientId: caller.token.clientId });
+  const { env } = runtime();
+  const decision = await porticoConfirmationGate(db(), { issuer: env.PORTICO_ISSUER, mode: env.PORTICO_CONFIRMATION_MODE }).check(
+    { name: tool.name, description: tool.description, riskLevel, warning: tool.warning },
+    args,
+    { subject: caller.user.id, actor: caller.agentId, clientId: caller.token.clientId },
+  );
   if (decision.run) return undefined;
+  const noStore = { 'Cache-Control': 'no-store' };
+  // RFC 6585 §3: 428 until the call may run (waiting: the token stays valid; denied: it is spent).
+  if (decision.outcome === 'waiting') return Response.json({ error: 'waiting_for_confirmation', error_description: decision.text, tool: tool.name }, { status: 428, headers: noStore });
+  if (decision.outcome === 'denied') return Response.json({ error: 'confirmation_denied', error_description: decision.text, tool: tool.name }, { status: 403, headers: noStore });
   const { [CONFIRMATION_TOKEN_PARAMETER]: _token, ...callArguments } = args;
   await auditToolEvent(db(), ip, caller)({ tool: tool.name, riskLevel, outcome: 'challenge_issued', subject: caller.user.id, actor: caller.agentId, clientId: caller.token.clientId, arguments: callArguments });
+  const { challenge } = decision;
   return Response.json(
     {
       error: 'confirmation_required',
-      error_description: decision.challenge.text,
+      error_description: challenge.text,
       tool: tool.name,
-      confirmation_token: decision.challenge.token,
-      expires_at: decision.challenge.expiresAt.toISOString(),
+      confirmation_token: challenge.token,
+      expires_at: challenge.expiresAt.toISOString(),
+      ...(challenge.confirmationUrl ? { confirmation_url: challenge.confirmationUrl } : {}),
     },
-    { status: 428, headers: { 'Cache-Control': 'no-store' } },
+    { status: 428, headers: noStore },
   );
 }
 

@@ -2,6 +2,7 @@
 // (or a recovery code) for this browser's pending console sign-in; then the console session, as after a password.
 import { cookies } from 'next/headers';
 import { consoleSessionCookie, createConsoleSession } from '@/lib/accounts/console-sessions';
+import { consoleReturnPath } from '@/lib/accounts/console-sign-in';
 import { clearedSecondStepCookie, completeSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
 import { recordSignInSuccess } from '@/lib/accounts/sign-in-events';
 import { readCappedForm } from '@/lib/http/body';
@@ -33,5 +34,5 @@ export async function POST(request: Request) {
   if (outcome.kind === 'expired' || outcome.continuation.surface !== 'console') return seeOther('/console/login?second_factor=expired', cleared);
   await recordSignInSuccess(db(), { ...outcome.continuation.events, ip }, outcome.user);
   const token = await createConsoleSession(db(), outcome.user, { ip, userAgent: request.headers.get('user-agent') ?? undefined });
-  return seeOther('/console', consoleSessionCookie(token, env.issuerIsHttps), cleared);
+  return seeOther(consoleReturnPath(outcome.continuation.next), consoleSessionCookie(token, env.issuerIsHttps), cleared);
 }

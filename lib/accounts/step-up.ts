@@ -1,0 +1,60 @@
+// Step-up: a person proves again, for one decision, that they are at the keyboard. Only the strongest factor they
+// have counts (a password someone phished must not stand in for the authenticator they also have): a TOTP code when
+// they have an authenticator app, else the password. Recovery codes are for signing in, not for step-up.
+//
+// Both are throttled per account in PostgreSQL: the password by the sign-in throttle, codes by the second-factor
+// throttle (counted first, taken back on success), so parallel guesses cannot pass either.
+import type { Queryable } from '../db/client';
+import { hitRateLimit, peekRateLimit, undoRateLimitHit } from '../rate-limit/fixed-window';
+import { verifyTotpCode } from './second-factors';
+import { hasSecondFactor, SECOND_FACTOR_THROTTLE } from './sign-in-second-step';
+import { throttledPasswordCheck } from './throttled-password-check';
+import type { User } from './users';
+
+export type StepUpFactor = 'totp' | 'password';
+
+/** A step-up proof as a form sends it: the one field its factor asks for. */
+export interface StepUpProof {
+  password?: string;
+  code?: string;
+}
+
+/** A step-up refused; `field` is the form field the message belongs next to. */
+export class StepUpRefusal extends Error {
+  constructor(
+    message: string,
+    readonly field: 'password' | 'code',
+  ) {
+    super(message);
+    this.name = 'StepUpRefusal';
+  }
+}
+
+/** The strongest factor this person has: what a step-up asks them for. */
+export async function stepUpFactorOf(db: Queryable, userId: string): Promise<StepUpFactor> {
+  return (await hasSecondFactor(db, userId)) ? 'totp' : 'password';
+}
+
+/**
+ * Checks a step-up proof with the person's strongest factor; answers the factor used (for the audit) or throws a
+ * StepUpRefusal naming the field. A TOTP code is accepted once (a code seen by someone else is already spent).
+ */
+export async function verifyStepUp(db: Queryable, atRestKey: Uint8Array, input: { user: User; proof: StepUpProof; ip: string }): Promise<StepUpFactor> {
+  const factor = await stepUpFactorOf(db, input.user.id);
+  if (factor === 'totp') {
+    const code = input.proof.code?.trim();
+    if (!code) throw new StepUpRefusal('Type the code your authenticator app shows now.', 'code');
+    await hitRateLimit(db, SECOND_FACTOR_THROTTLE, input.user.id);
+    if ((await peekRateLimit(db, SECOND_FACTOR_THROTTLE, input.user.id)).count > SECOND_FACTOR_THROTTLE.limit) {
+      throw new StepUpRefusal('Too many wrong codes for this account lately: wait a few minutes, then try again.', 'code');
+    }
+    if (!(await verifyTotpCode(db, atRestKey, input.user, code))) throw new StepUpRefusal('That code is not right, or was already used: wait for the next one.', 'code');
+    await undoRateLimitHit(db, SECOND_FACTOR_THROTTLE, input.user.id);
+    return 'totp';
+  }
+  const password = input.proof.password;
+  if (!password) throw new StepUpRefusal('Type your password again.', 'password');
+  const check = await throttledPasswordCheck(db, input.user.email, password, input.ip);
+  if (!check.ok || check.user.id !== input.user.id) throw new StepUpRefusal('That password is not right (or too many tries: wait a moment).', 'password');
+  return 'password';
+}

@@ -1,0 +1,141 @@
+// A person's answer to a confirmation challenge (human mode): the page at /confirm/<id> shows the call exactly as it
+// will run, and the person confirms it with step-up (their strongest factor) or denies it. Who may answer: the
+// person who is the token's subject; for an agent acting on its own (an own-mode token of an app), an operator of
+// that app. The answer is one conditional UPDATE (a challenge is answered once) and its audit event, in one
+// transaction.
+import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { CONFIRMATION_TTL_SECONDS, type RiskLevel } from '../../app-kit/risk';
+import { verifyStepUp, type StepUpFactor, type StepUpProof } from '../accounts/step-up';
+import type { User } from '../accounts/users';
+import { mayDecide } from '../approvals/operators';
+import { recordAuditEvent } from '../audit/events';
+import type { Database, Queryable } from '../db/client';
+import { agents, apps, clients, confirmationChallenges } from '../db/schema';
+import { isConfirmationId } from './confirmation-store';
+
+export interface ConfirmationView {
+  id: string;
+  tool: string;
+  riskLevel: RiskLevel;
+  description: string;
+  warning: string | null;
+  /** The arguments as the digest binds them (RFC 8785), indented for reading. */
+  arguments: string;
+  /** The app whose tool it is; null for Portico's own tools. */
+  app: string | null;
+  /** The OAuth client the call came through (its registered name). */
+  client: string;
+  /** The agent acting for the person, or the agent acting on its own; null when the person calls. */
+  agent: string | null;
+  /** Whether the agent acts on its own (an own-mode token): its app's operators answer. */
+  agentOnItsOwn: boolean;
+  state: 'pending' | 'confirmed' | 'denied';
+  decidedWith: string | null;
+  expiresAt: Date;
+  expired: boolean;
+}
+
+export class ConfirmationRefusal extends Error {
+  constructor(
+    readonly code: 'not_found' | 'decided',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConfirmationRefusal';
+  }
+}
+
+/** The person answers for themselves; an app's operators answer for an agent acting on its own in that app. */
+function mayAnswer(viewer: User) {
+  return or(
+    eq(confirmationChallenges.subject, viewer.id),
+    and(sql`${confirmationChallenges.subject} like 'agt\\_%'`, sql`${confirmationChallenges.appId} is not null`, mayDecide(confirmationChallenges.appId, apps.orgId, viewer.id)),
+  );
+}
+
+function prettyArguments(canonical: string): string {
+  try {
+    return JSON.stringify(JSON.parse(canonical), null, 2);
+  } catch {
+    return canonical;
+  }
+}
+
+/** The challenge this person may answer, by its public id; undefined for an unknown, in-band or someone else's one. */
+export async function findConfirmation(db: Queryable, id: string, viewer: User): Promise<ConfirmationView | undefined> {
+  if (!isConfirmationId(id)) return undefined;
+  const actingAgent = sql<string | null>`(select ${agents.name} from ${agents} where ${agents.id} = case when ${confirmationChallenges.actor} <> '' then ${confirmationChallenges.actor} else ${confirmationChallenges.subject} end)`;
+  const [row] = await db
+    .select({
+      challenge: confirmationChallenges,
+      app: apps.name,
+      client: clients.name,
+      agent: actingAgent,
+      expired: sql<boolean>`${confirmationChallenges.expiresAt} <= now()`,
+    })
+    .from(confirmationChallenges)
+    .leftJoin(apps, eq(apps.id, confirmationChallenges.appId))
+    .leftJoin(clients, eq(clients.id, confirmationChallenges.clientId))
+    .where(and(eq(confirmationChallenges.id, id), eq(confirmationChallenges.needsHuman, true), mayAnswer(viewer)));
+  if (!row) return undefined;
+  const { challenge } = row;
+  return {
+    id: challenge.id,
+    tool: challenge.tool,
+    riskLevel: challenge.riskLevel as RiskLevel,
+    description: challenge.description,
+    warning: challenge.warning,
+    arguments: prettyArguments(challenge.canonicalArguments),
+    app: row.app,
+    client: row.client ?? challenge.clientId,
+    agent: row.agent,
+    agentOnItsOwn: challenge.actor === '' && challenge.subject.startsWith('agt_'),
+    state: challenge.deniedAt ? 'denied' : challenge.confirmedAt ? 'confirmed' : 'pending',
+    decidedWith: challenge.decidedWith,
+    expiresAt: challenge.expiresAt,
+    expired: row.expired,
+  };
+}
+
+export interface ConfirmationAnswer {
+  id: string;
+  user: User;
+  decision: 'confirm' | 'deny';
+  /** Step-up for a confirmation (a denial needs none: it only takes power away). */
+  proof: StepUpProof;
+  ip: string;
+}
+
+/**
+ * Answers a challenge: a confirmation after step-up with the person's strongest factor (StepUpRefusal otherwise), a
+ * denial at once. A confirmed token is redeemable for CONFIRMATION_TTL_SECONDS from the confirmation, once.
+ */
+export async function answerConfirmation(db: Database, atRestKey: Uint8Array, input: ConfirmationAnswer): Promise<{ view: ConfirmationView; factor?: StepUpFactor }> {
+  const view = await findConfirmation(db, input.id, input.user);
+  if (!view) throw new ConfirmationRefusal('not_found', 'There is no such confirmation for you.');
+  if (view.state !== 'pending' || view.expired) throw new ConfirmationRefusal('decided', view.expired ? 'This confirmation has expired: the agent has to ask again.' : `This call was already ${view.state}.`);
+  const factor = input.decision === 'confirm' ? await verifyStepUp(db, atRestKey, { user: input.user, proof: input.proof, ip: input.ip }) : undefined;
+  return db.transaction(async (tx) => {
+    const [answered] = await tx
+      .update(confirmationChallenges)
+      .set(
+        input.decision === 'confirm'
+          ? { confirmedAt: sql`now()`, decidedBy: input.user.id, decidedWith: factor, expiresAt: sql`greatest(${confirmationChallenges.expiresAt}, now() + make_interval(secs => ${CONFIRMATION_TTL_SECONDS}))` }
+          : { deniedAt: sql`now()`, decidedBy: input.user.id },
+      )
+      .where(and(eq(confirmationChallenges.id, input.id), eq(confirmationChallenges.needsHuman, true), isNull(confirmationChallenges.confirmedAt), isNull(confirmationChallenges.deniedAt), gt(confirmationChallenges.expiresAt, sql`now()`)))
+      .returning();
+    if (!answered) throw new ConfirmationRefusal('decided', 'This call was answered a moment ago, or its confirmation expired.');
+    await recordAuditEvent(tx, {
+      orgId: answered.orgId,
+      actor: { type: 'person', id: input.user.id, label: input.user.email, ip: input.ip },
+      act: answered.actor || null,
+      clientId: answered.clientId,
+      appId: answered.appId,
+      action: input.decision === 'confirm' ? 'mcp.tool_confirmed' : 'mcp.tool_denied',
+      subject: { type: 'tool', id: answered.tool },
+      details: { tool: answered.tool, riskLevel: answered.riskLevel, confirmation: answered.id, subject: answered.subject, arguments: JSON.parse(answered.canonicalArguments) as unknown, ...(factor ? { stepUp: factor } : {}) },
+    });
+    return { view: { ...view, state: input.decision === 'confirm' ? 'confirmed' : 'denied', decidedWith: factor ?? null }, ...(factor ? { factor } : {}) };
+  });
+}

@@ -3,7 +3,8 @@
 // that waits for confirmation; the app declares its surface to Portico; and an admin verifies it from the
 // security tab: clean, drift, unsupported and unreachable, each produced for real.
 import { expect, test, type Page } from '@playwright/test';
-import { DECLARATION_PATH, signRequest } from '../app-kit/surface';
+import { createHash, randomBytes } from 'node:crypto';
+import { CONFIRMATIONS_PATH, DECLARATION_PATH, signRequest } from '../app-kit/surface';
 import { E2E_ISSUER } from './support/constants';
 import { consoleSignIn } from './support/console';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
@@ -132,6 +133,43 @@ test('Portico refuses a declaration with a bad signature, an old timestamp, a ch
   const wrongResource = JSON.stringify({ kit_contract_version: 6, risk_model_version: 1, resource: 'https://elsewhere.example/api/mcp', tools: [] });
   const signedWrong = signRequest(surfaceSecret, { method: 'POST', path: DECLARATION_PATH, body: wrongResource }, { keyId: FLIGHT_DECK.clientId }).header;
   expect((await send(signedWrong, wrongResource)).status).toBe(400);
+});
+
+test('Portico keeps an app’s challenges only from signed calls whose arguments match their digest', async () => {
+  expect(surfaceSecret).toMatch(/^pss_/);
+  const post = (payload: Record<string, unknown>, options: { secret?: string } = {}) => {
+    const body = JSON.stringify(payload);
+    const header = signRequest(options.secret ?? surfaceSecret, { method: 'POST', path: CONFIRMATIONS_PATH, body }, { keyId: FLIGHT_DECK.clientId }).header;
+    return fetch(`${E2E_ISSUER}${CONFIRMATIONS_PATH}`, { method: 'POST', body, headers: { 'Content-Type': 'application/json', 'Portico-Signature': header } });
+  };
+  const digest = (value: string) => createHash('sha256').update(value).digest('base64url');
+  const challenge = {
+    action: 'save',
+    nonce_hash: digest(`confirm_${randomBytes(24).toString('base64url')}`),
+    tool: 'notes.delete',
+    subject: '00000000-0000-4000-8000-000000000001',
+    actor: '',
+    client_id: 'some-client',
+    arguments_digest: digest('{"id":1}'),
+    risk_level: 'approval_required',
+    description: 'Deletes one of your notes.',
+    canonical_arguments: '{"id":1}',
+  };
+  expect((await post(challenge, { secret: `pss_${'A'.repeat(43)}` })).status).toBe(401);
+  // The page must show what the token binds: other arguments than the digest covers are refused.
+  const tampered = await post({ ...challenge, canonical_arguments: '{"id":2}' });
+  expect(tampered.status).toBe(400);
+  expect(await tampered.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('arguments_digest') });
+  expect((await post({ ...challenge, risk_level: 'review' })).status).toBe(400);
+  expect((await post({ ...challenge, subject: 'someone' })).status).toBe(400);
+  const saved = await post(challenge);
+  expect(saved.status).toBe(201);
+  expect(((await saved.json()) as { confirmation_url: string }).confirmation_url).toMatch(/\/console\/confirm\/cnf_/);
+  expect((await post(challenge)).status).toBe(409);
+  // Not confirmed yet: waiting; an unknown token: invalid.
+  const redeem = { action: 'redeem', nonce_hash: challenge.nonce_hash, tool: challenge.tool, subject: challenge.subject, actor: '', client_id: challenge.client_id, arguments_digest: challenge.arguments_digest };
+  expect(await (await post(redeem)).json()).toEqual({ redemption: 'waiting' });
+  expect(await (await post({ ...redeem, nonce_hash: digest('confirm_unknown') })).json()).toEqual({ redemption: 'invalid' });
 });
 
 test('with confirmations in Portico, notes.delete runs only after the person confirmed it there with step-up', async ({ page }, testInfo) => {

@@ -3,7 +3,7 @@
 // expiry and a confirmation, so of two concurrent retries on any instances exactly one gets the row, and none before
 // the person confirmed. Times of the gate are its clock (passed in), so tests can move time forward.
 import { randomBytes } from 'node:crypto';
-import { and, eq, gt, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import { createConfirmationGate, type ConfirmationBinding, type ConfirmationGate, type ConfirmationMode, type ConfirmationStore, type Redemption, type StoredChallenge } from '../../app-kit/risk';
 import type { Queryable } from '../db/client';
 import { confirmationChallenges, memberships, organizations } from '../db/schema';
@@ -24,9 +24,11 @@ export interface ChallengeOwner {
   orgId?: (challenge: StoredChallenge) => Promise<string | null>;
 }
 
-const bindingMatches = (nonceHash: string, binding: ConfirmationBinding, now: Date) =>
+/** The whole binding, the owner (an app's challenges are redeemed only by that app, Portico's only by Portico) and the expiry. */
+const bindingMatches = (nonceHash: string, binding: ConfirmationBinding, now: Date, appId: string | undefined) =>
   and(
     eq(confirmationChallenges.nonceHash, nonceHash),
+    appId ? eq(confirmationChallenges.appId, appId) : isNull(confirmationChallenges.appId),
     eq(confirmationChallenges.tool, binding.tool),
     eq(confirmationChallenges.subject, binding.subject),
     eq(confirmationChallenges.actor, binding.actor),
@@ -66,10 +68,10 @@ export function postgresConfirmationStore(db: Queryable, issuer: string, owner: 
     async redeem(nonceHash, binding, now): Promise<Redemption> {
       const redeemed = await db
         .delete(confirmationChallenges)
-        .where(and(bindingMatches(nonceHash, binding, now), isNotNull(confirmationChallenges.confirmedAt)))
+        .where(and(bindingMatches(nonceHash, binding, now, owner.appId), isNotNull(confirmationChallenges.confirmedAt)))
         .returning({ nonceHash: confirmationChallenges.nonceHash });
       if (redeemed.length === 1) return 'run';
-      const [open] = await db.select({ deniedAt: confirmationChallenges.deniedAt, confirmedAt: confirmationChallenges.confirmedAt }).from(confirmationChallenges).where(bindingMatches(nonceHash, binding, now));
+      const [open] = await db.select({ deniedAt: confirmationChallenges.deniedAt, confirmedAt: confirmationChallenges.confirmedAt }).from(confirmationChallenges).where(bindingMatches(nonceHash, binding, now, owner.appId));
       if (!open) return 'invalid';
       if (open.deniedAt) {
         // A denial ends the token: the caller hears it once, then the challenge is gone.

@@ -16,6 +16,8 @@ import type { User } from '../../lib/accounts/users';
 import { addPermission } from '../../lib/clients/permission-catalog';
 import { auditEvents, confirmationChallenges } from '../../lib/db/schema';
 import { answerConfirmation, ConfirmationRefusal, findConfirmation } from '../../lib/mcp/confirmations';
+import { postgresConfirmationStore } from '../../lib/mcp/confirmation-store';
+import { argumentsDigest, hashConfirmationNonce } from '../../app-kit/risk';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { porticoApiToken, startMcpInstance, type McpInstance } from '../support/portico-mcp';
 import { createMember, createOrgWithApp, startProviderHarness, TEST_PASSWORD, type AppFixture, type Harness } from '../support/provider-harness';
@@ -191,6 +193,25 @@ describe('confirmations a person gives (human mode)', () => {
       await database.db.execute(sql`delete from totp_factors where user_id = ${owner.id}`);
     }
     await client.close();
+  });
+
+  it('keeps an app’s challenges to that app: another app, or Portico’s own gate, cannot redeem them', async () => {
+    const other = await createOrgWithApp(database, 'Other app');
+    const stores = {
+      mine: postgresConfirmationStore(database.db, harness.issuer, { appId: fixture.app.id }),
+      theirs: postgresConfirmationStore(database.db, harness.issuer, { appId: other.app.id }),
+      portico: postgresConfirmationStore(database.db, harness.issuer),
+    };
+    const binding = { tool: 'notes.delete', subject: owner.id, actor: '', clientId: 'some-client', argumentsDigest: argumentsDigest({ id: 1 }) };
+    const nonceHash = hashConfirmationNonce(`confirm_${randomBytes(24).toString('base64url')}`);
+    const { confirmationUrl } = await stores.mine.save({ nonceHash, binding, expiresAt: new Date(Date.now() + 300_000), needsHuman: true, riskLevel: 'approval_required', description: 'Deletes a note.', canonicalArguments: '{"id":1}' });
+    expect(await findConfirmation(database.db, idOf(confirmationUrl!), owner)).toMatchObject({ app: fixture.app.name, tool: 'notes.delete' });
+    await answerConfirmation(database.db, atRestKey, { id: idOf(confirmationUrl!), user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip });
+    expect(await stores.theirs.redeem(nonceHash, binding, new Date())).toBe('invalid');
+    expect(await stores.portico.redeem(nonceHash, binding, new Date())).toBe('invalid');
+    expect(await stores.mine.redeem(nonceHash, { ...binding, clientId: 'another-client' }, new Date())).toBe('invalid');
+    expect(await stores.mine.redeem(nonceHash, binding, new Date())).toBe('run');
+    expect(await stores.mine.redeem(nonceHash, binding, new Date())).toBe('invalid');
   });
 
   it('answers 428 over REST until the person confirmed, then runs the retry once', async () => {

@@ -203,7 +203,7 @@ test('with confirmations in Portico, notes.delete runs only after the person con
   await expect(page.getByRole('heading', { name: 'Sign in to Portico' })).toBeVisible();
   await page.getByLabel('Email').fill(PILOT.email);
   await page.getByLabel('Password').fill(PILOT.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForURL(url!);
   await expect(page.getByTestId('confirmation-call')).toContainText('notes.delete');
   await expect(page.getByTestId('confirmation-call')).toContainText(FLIGHT_DECK.appName);

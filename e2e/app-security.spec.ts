@@ -25,7 +25,7 @@ async function openSecurityTab(page: Page, email: string, password: string) {
   await page.goto('/console/login');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForURL(/\/console\/.+\/apps$/);
   await page.goto('/console/demo/apps');
   await page.getByRole('link', { name: VAULT.appName, exact: true }).click();

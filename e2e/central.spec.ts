@@ -41,7 +41,7 @@ test('an agent asks, the operator decides in the central, and the status follows
   expect(landing?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
   await central.getByLabel('Email').fill(DEMO.email);
   await central.getByLabel('Password').fill(DEMO.password);
-  await central.getByRole('button', { name: 'Sign in' }).click();
+  await central.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(central.getByTestId('central-operator')).toHaveText(DEMO.email);
   await expect(central.locator(`[data-request-id="${read.request_id}"]`)).toBeVisible();
   const cookie = (await operatorContext.cookies()).find((entry) => entry.name === 'portico_central')!;
@@ -86,7 +86,7 @@ test('an agent asks, the operator decides in the central, and the status follows
   await consolePage.goto('/console/login');
   await consolePage.getByLabel('Email').fill(DEMO.email);
   await consolePage.getByLabel('Password').fill(DEMO.password);
-  await consolePage.getByRole('button', { name: 'Sign in' }).click();
+  await consolePage.getByRole('button', { name: 'Sign in', exact: true }).click();
   await consolePage.waitForURL(/\/console\/.+\/apps$/);
   await consolePage.goto('/console/demo/apps');
   await consolePage.getByRole('link', { name: ROCKETS.vault.appName, exact: true }).click();
@@ -162,7 +162,7 @@ test('an agent asks, the operator decides in the central, and the status follows
   expect(forged.status).toBe(403);
   await central.goto('/central');
   await central.getByRole('button', { name: 'Sign out' }).click();
-  await expect(central.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  await expect(central.getByRole('button', { name: 'Sign in', exact: true })).toBeVisible();
   expect(await status(denied.request_id!)).toBe('denied');
 
   // The owner designates operators for the app: then they, not the owners, decide its requests.
@@ -179,7 +179,7 @@ test('an agent asks, the operator decides in the central, and the status follows
   await central.goto('/central');
   await central.getByLabel('Email').fill(DEMO.email);
   await central.getByLabel('Password').fill(DEMO.password);
-  await central.getByRole('button', { name: 'Sign in' }).click();
+  await central.getByRole('button', { name: 'Sign in', exact: true }).click();
   await central.goto(laterRequest.operator_approval_url!);
   await expect(central.getByTestId('request-not-found')).toBeVisible();
 

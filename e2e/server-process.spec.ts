@@ -69,7 +69,7 @@ test('a newcomer can try the demo sign-in from the home page, with nothing confi
     await expect(page.getByRole('heading', { name: 'Sign in to Demo App' })).toBeVisible();
     await page.getByLabel('Email').fill('owner@demo.portico.test');
     await page.getByLabel('Password').fill(printed![1]!);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expect(page.getByRole('heading', { name: 'Signed in to Demo App' })).toBeVisible();
     await page.screenshot({ path: testInfo.outputPath('demo-callback.png'), fullPage: true });
   } finally {

@@ -24,7 +24,9 @@ async function nextCode(page: Page): Promise<string> {
   for (;;) {
     const now = Math.floor(Date.now() / 30_000);
     const candidate = Math.max(lastStep + 1, now - 1);
-    if (candidate <= now + 1) {
+    // A code of the previous step near the next boundary may be two steps old when the server checks it: wait.
+    const lateInStep = Date.now() % 30_000 > 25_000;
+    if (candidate <= now + 1 && !(candidate < now && lateInStep)) {
       lastStep = candidate;
       return new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: candidate * 30_000 });
     }

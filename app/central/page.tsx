@@ -5,7 +5,7 @@ import { listCentralRequests } from '@/lib/approvals/central';
 import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
 import { db } from '@/lib/runtime';
 import { cookies } from 'next/headers';
-import { pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
+import { pendingSecondStep, SECOND_STEP_COOKIE, secondFactorsOf } from '@/lib/accounts/sign-in-second-step';
 import { endedSecondStepMessage, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../auth/app/_components/sign-in-frame';
 import { currentCentralSession } from './_lib/central';
 import { CentralFrame } from './_components/central-frame';
@@ -23,7 +23,12 @@ export default async function CentralHome(props: { searchParams: Promise<Record<
     return (
       <SignInFrame>
         <h1>Operator central</h1>
-        <SecondFactorForm action="/central/session/second-factor" error={secondFactor === 'wrong' ? SECOND_FACTOR_ERRORS.wrong : undefined} recovery={method === 'recovery_code'} />
+        <SecondFactorForm
+          action="/central/session/second-factor"
+          factors={await secondFactorsOf(db(), pending.user.id)}
+          error={secondFactor === 'wrong' ? SECOND_FACTOR_ERRORS.wrong : undefined}
+          recovery={method === 'recovery_code'}
+        />
       </SignInFrame>
     );
   }
@@ -32,9 +37,12 @@ export default async function CentralHome(props: { searchParams: Promise<Record<
       <SignInFrame>
         <h1>Operator central</h1>
         <p>Sign in to decide access requests. This session is separate from the console and lasts 15 minutes.</p>
-        <PasswordSignInForm action="/central/session" recoverHref="/account/recover" error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : endedSecondStepMessage(secondFactor)}>
-          {typeof next === 'string' ? <input type="hidden" name="next" value={next} /> : null}
-        </PasswordSignInForm>
+        <PasswordSignInForm
+          action="/central/session"
+          recoverHref="/account/recover"
+          error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : endedSecondStepMessage(secondFactor)}
+          hidden={typeof next === 'string' ? { next } : undefined}
+        />
       </SignInFrame>
     );
   }

@@ -15,7 +15,7 @@ export async function confirmInPortico(page: Page, confirmationUrl: string, pers
   if (new URL(page.url()).pathname === '/console/login') {
     await page.getByLabel('Email').fill(person.email);
     await page.getByLabel('Password').fill(person.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(confirmationUrl);
   }
   await expect(page.getByTestId('confirmation-call')).toBeVisible();

@@ -5,6 +5,6 @@ export async function consoleSignIn(page: Page, person: { email: string; passwor
   await page.goto('/console/login');
   await page.getByLabel('Email').fill(person.email);
   await page.getByLabel('Password').fill(person.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForURL(landing);
 }

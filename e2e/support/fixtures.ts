@@ -35,6 +35,8 @@ export const ROCKETS = {
   outsider: { email: 'outsider@demo.e2e.test', password: 'outsider-password-123' },
   /** A member of the demo organization who turns on two-step sign-in (e2e/two-step.spec.ts). */
   twoStep: { email: 'twostep@demo.e2e.test', password: 'two-step-password-123' },
+  /** An admin of the demo organization who sets up passkeys (e2e/passkeys.spec.ts). */
+  passkey: { email: 'passkey@demo.e2e.test', password: 'passkey-person-password-1' },
 } as const;
 
 /**
@@ -144,6 +146,8 @@ export async function seedE2EData(db: Database): Promise<void> {
     if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: outsider.id, role: 'member' });
     const twoStep = await createUser(tx, { email: ROCKETS.twoStep.email, name: 'Two Step', passwordHash: await hashPassword(ROCKETS.twoStep.password) });
     if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: twoStep.id, role: 'member' });
+    const passkeyPerson = await createUser(tx, { email: ROCKETS.passkey.email, name: 'Passkey Person', passwordHash: await hashPassword(ROCKETS.passkey.password) });
+    if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: passkeyPerson.id, role: 'admin' });
 
     // An organization the console's deletion test may delete: the demo owner owns it, the outsider administers it.
     const doomed = await createOrganization(tx, { slug: 'doomed-co', name: 'Doomed Co' });

@@ -75,7 +75,7 @@ export async function interceptCallback(page: Page, redirectUri: string = DEMO.r
 export async function fillSignIn(page: Page, email: string, password: string): Promise<void> {
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 /** Signs the demo owner in through the card and returns the authorization response, code not yet redeemed. */

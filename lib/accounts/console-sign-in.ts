@@ -7,6 +7,7 @@ import { requiredPasswordChangePath } from './self-service';
 import { recordSignInRefusal, recordSignInSuccess } from './sign-in-events';
 import { throttledPasswordCheck } from './throttled-password-check';
 import { beginSecondStep, hasSecondFactor } from './sign-in-second-step';
+import { passwordlessSignIn, type RelyingParty } from './passkeys';
 
 export type ConsoleSignInResult =
   | { kind: 'signed_in'; token: string }
@@ -34,4 +35,18 @@ export async function signInToConsole(db: Database, input: { email: string; pass
   if (await hasSecondFactor(db, result.user.id)) return { kind: 'second_factor', token: await beginSecondStep(db, { userId: result.user.id, continuation: { surface: 'console', next: consoleReturnPath(input.next), events: context } }) };
   await recordSignInSuccess(db, context, result.user);
   return { kind: 'signed_in', token: await createConsoleSession(db, result.user, { ip: input.ip, userAgent: input.userAgent }) };
+}
+
+/**
+ * "Sign in with a passkey" to the console: no email, no password; the passkey (with user verification) says who and
+ * counts as two factors. A refusal never says why beyond "did not sign you in".
+ */
+export async function signInToConsoleWithPasskey(db: Database, rp: RelyingParty, input: { answer: string; ip: string; userAgent?: string }): Promise<ConsoleSignInResult> {
+  const context = { surface: 'console' as const, ip: input.ip };
+  const assertion = await passwordlessSignIn(db, rp, input.answer);
+  if (!assertion) return { kind: 'refused', error: 'passkey' };
+  const { user } = assertion;
+  if (user.passwordChangeRequired) return { kind: 'change_password', path: await requiredPasswordChangePath(db, user, '/console/login') };
+  await recordSignInSuccess(db, context, user);
+  return { kind: 'signed_in', token: await createConsoleSession(db, user, { ip: input.ip, userAgent: input.userAgent }) };
 }

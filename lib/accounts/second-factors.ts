@@ -13,9 +13,12 @@ import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import type { Database, Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
+import { secondFactorChangedMail } from '../mail/messages';
+import { enqueueMail } from '../mail/outbox';
+import type { AccountMailContext } from './password-reset';
 import { throttledPasswordCheck } from './throttled-password-check';
 import type { User } from './users';
-import { recoveryCodes, totpFactors } from '../db/schema';
+import { passkeys, recoveryCodes, totpFactors } from '../db/schema';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
 
 export const TOTP_PERIOD_SECONDS = 30;
@@ -28,7 +31,7 @@ const TOTP_WINDOW = 1;
 export class SecondFactorRefusal extends Error {
   constructor(
     message: string,
-    readonly field: 'code' | 'currentPassword' | 'form' = 'code',
+    readonly field: 'code' | 'currentPassword' | 'name' | 'form' = 'code',
   ) {
     super(message);
   }
@@ -152,25 +155,31 @@ export async function useRecoveryCode(db: Queryable, userId: string, code: strin
   return used.length === 1;
 }
 
-/** Removes the authenticator and its recovery codes (the caller has asked for step-up). */
+/**
+ * Removes the authenticator (the caller has asked for step-up), and the recovery codes with it when no passkey is
+ * left that they stand in for.
+ */
 export async function removeTotp(db: Queryable, userId: string): Promise<boolean> {
   const removed = await db.delete(totpFactors).where(eq(totpFactors.userId, userId)).returning({ userId: totpFactors.userId });
-  await db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+  await db.delete(recoveryCodes).where(and(eq(recoveryCodes.userId, userId), sql`not exists (select 1 from ${passkeys} where ${passkeys.userId} = ${userId})`));
   return removed.length === 1;
 }
 
 export interface SecondFactorState {
   totp: 'none' | 'pending' | 'confirmed';
+  passkeys: number;
   recoveryCodesLeft: number;
 }
 
 export async function secondFactorStateOf(db: Queryable, userId: string): Promise<SecondFactorState> {
-  const [[factor], codes] = await Promise.all([
+  const [[factor], codes, keys] = await Promise.all([
     db.select({ confirmedAt: totpFactors.confirmedAt }).from(totpFactors).where(eq(totpFactors.userId, userId)),
     db.select({ usedAt: recoveryCodes.usedAt }).from(recoveryCodes).where(eq(recoveryCodes.userId, userId)),
+    db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, userId)),
   ]);
   return {
     totp: !factor ? 'none' : factor.confirmedAt ? 'confirmed' : 'pending',
+    passkeys: keys.length,
     recoveryCodesLeft: codes.filter((code) => code.usedAt === null).length,
   };
 }
@@ -188,35 +197,44 @@ export async function pendingTotpEnrollment(db: Queryable, atRestKey: Uint8Array
  * The person's own changes to their second factor, each audited in the installation's chain. Turning it on, removing
  * it and replacing the recovery codes ask for the password again (step-up): a session left open is not enough.
  */
-export async function confirmOwnTotp(db: Database, atRestKey: Uint8Array, input: { user: User; code: string; currentPassword: string; ip: string }): Promise<string[]> {
+export async function confirmOwnTotp(db: Database, atRestKey: Uint8Array, input: { user: User; code: string; currentPassword: string; ip: string; mail: AccountMailContext }): Promise<string[]> {
   // The password too: a session someone else holds must not be able to bind the account to their phone.
-  await stepUp(db, input);
+  await requireCurrentPassword(db, input);
   return db.transaction(async (tx) => {
     const { recoveryCodes: codes } = await confirmTotpEnrollment(tx, atRestKey, input.user, input.code);
     await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'totp' } });
+    await queueFactorNotice(tx, input.mail, input.user, 'added', 'authenticator app');
     return codes;
   });
 }
 
-export async function removeOwnTotp(db: Database, input: { user: User; currentPassword: string; ip: string }): Promise<void> {
-  await stepUp(db, input);
+export async function removeOwnTotp(db: Database, input: { user: User; currentPassword: string; ip: string; mail: AccountMailContext }): Promise<void> {
+  await requireCurrentPassword(db, input);
   await db.transaction(async (tx) => {
     if (!(await removeTotp(tx, input.user.id))) throw new SecondFactorRefusal('You have no authenticator app set up.', 'form');
     await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.removed', subject: personSubject(input.user), details: { kind: 'totp' } });
+    await queueFactorNotice(tx, input.mail, input.user, 'removed', 'authenticator app');
   });
 }
 
 export async function replaceOwnRecoveryCodes(db: Database, input: { user: User; currentPassword: string; ip: string }): Promise<string[]> {
-  await stepUp(db, input);
+  await requireCurrentPassword(db, input);
   return db.transaction(async (tx) => {
-    if ((await secondFactorStateOf(tx, input.user.id)).totp !== 'confirmed') throw new SecondFactorRefusal('Set up an authenticator app first.', 'form');
+    const state = await secondFactorStateOf(tx, input.user.id);
+    if (state.totp !== 'confirmed' && state.passkeys === 0) throw new SecondFactorRefusal('Set up an authenticator app or a passkey first.', 'form');
     const codes = await replaceRecoveryCodes(tx, input.user.id);
     await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.recovery_codes_replaced', subject: personSubject(input.user) });
     return codes;
   });
 }
 
-async function stepUp(db: Database, input: { user: User; currentPassword: string; ip: string }): Promise<void> {
+/** The owner hears of every change of their factors, in the change's transaction (lost with it, never without it). */
+export async function queueFactorNotice(db: Queryable, mail: AccountMailContext, user: User, change: 'added' | 'removed', factor: string): Promise<void> {
+  await enqueueMail(db, mail.atRestKey, secondFactorChangedMail({ to: user.email, when: new Date(), change, factor, accountLink: `${mail.issuer}/console/account` }));
+}
+
+/** The password again, for a change to the person's own sign-in factors (a session left open is not enough). */
+export async function requireCurrentPassword(db: Queryable, input: { user: User; currentPassword: string; ip: string }): Promise<void> {
   if (!input.currentPassword) throw new SecondFactorRefusal('Enter your password to confirm it is you.', 'currentPassword');
   const check = await throttledPasswordCheck(db, input.user.email, input.currentPassword, input.ip);
   if (!check.ok || check.user.id !== input.user.id) {
@@ -224,5 +242,5 @@ async function stepUp(db: Database, input: { user: User; currentPassword: string
   }
 }
 
-const personActor = (user: User, ip: string) => ({ type: 'person' as const, id: user.id, label: user.email, ip });
-const personSubject = (user: User) => ({ type: 'person', id: user.id, label: user.email });
+export const personActor = (user: User, ip: string) => ({ type: 'person' as const, id: user.id, label: user.email, ip });
+export const personSubject = (user: User) => ({ type: 'person', id: user.id, label: user.email });

@@ -8,8 +8,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { pendingSignIns, totpFactors } from '../db/schema';
+import { passkeys, pendingSignIns, totpFactors, users } from '../db/schema';
 import { useRecoveryCode, verifyTotpCode } from './second-factors';
+import { parseAuthenticationResponse, PasskeyRefusal, verifyPasskeyAssertion, type PasskeyAssertion, type RelyingParty } from './passkeys';
 import { hitRateLimit, peekRateLimit, undoRateLimitHit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { recordSignInRefusal, type SignInContext } from './sign-in-events';
 import { findUserById, type User } from './users';
@@ -39,10 +40,22 @@ export type SecondStepContinuation =
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
-/** True when the person has a confirmed second factor: their sign-ins take two steps. */
+/** The second factors a person has: a confirmed authenticator app, passkeys. */
+export async function secondFactorsOf(db: Queryable, userId: string): Promise<{ totp: boolean; passkey: boolean }> {
+  const [row] = await db
+    .select({
+      totp: sql<boolean>`exists (select 1 from ${totpFactors} where ${totpFactors.userId} = ${userId} and ${totpFactors.confirmedAt} is not null)`,
+      passkey: sql<boolean>`exists (select 1 from ${passkeys} where ${passkeys.userId} = ${userId})`,
+    })
+    .from(users)
+    .where(eq(users.id, userId));
+  return { totp: row?.totp === true, passkey: row?.passkey === true };
+}
+
+/** True when the person has a second factor (an authenticator app or a passkey): their sign-ins take two steps. */
 export async function hasSecondFactor(db: Queryable, userId: string): Promise<boolean> {
-  const [factor] = await db.select({ userId: totpFactors.userId }).from(totpFactors).where(and(eq(totpFactors.userId, userId), isNotNull(totpFactors.confirmedAt)));
-  return factor !== undefined;
+  const factors = await secondFactorsOf(db, userId);
+  return factors.totp || factors.passkey;
 }
 
 /** Records that the password was right and the second step is due; returns the browser's token. */
@@ -71,8 +84,26 @@ export async function pendingSecondStep(db: Queryable, token: string | undefined
   return { user, continuation: row.continuation as unknown as SecondStepContinuation, attemptsLeft: SECOND_STEP_ATTEMPTS - row.attempts };
 }
 
+export type SecondFactorMethod = 'totp' | 'recovery_code' | 'passkey';
+
+/** What a passkey made for this pending sign-in is bound to (its token's hash): it serves no other sign-in. */
+export const secondStepPasskeyContext = (token: string) => `second_step:${sha256(token)}`;
+
+/**
+ * The second step's form, as every surface posts it: `method` (totp, recovery_code or passkey) and `code` (the
+ * code, or the passkey's answer as JSON). Undefined when it is not one (the page then says the code was wrong).
+ */
+export function secondFactorFormInput(form: { get(name: string): unknown } | undefined): { code: string | undefined; method: SecondFactorMethod; retry: string } {
+  const raw = form?.get('method');
+  const method: SecondFactorMethod = raw === 'recovery_code' ? 'recovery_code' : raw === 'passkey' ? 'passkey' : 'totp';
+  const retry = method === 'recovery_code' ? '&method=recovery_code' : '';
+  const code = form?.get('code');
+  const limit = method === 'passkey' ? 16 * 1024 : 64;
+  return { code: typeof code === 'string' && code !== '' && code.length <= limit ? code : undefined, method, retry };
+}
+
 export type SecondStepOutcome =
-  | { kind: 'verified'; user: User; continuation: SecondStepContinuation; amr: string[]; method: 'totp' | 'recovery_code' }
+  | { kind: 'verified'; user: User; continuation: SecondStepContinuation; amr: string[]; method: SecondFactorMethod }
   | { kind: 'wrong'; attemptsLeft: number }
   /** Too many wrong codes for this account lately: the sign-in ends, and the next waits for the window to pass. */
   | { kind: 'throttled' }
@@ -82,7 +113,7 @@ export type SecondStepOutcome =
 export async function completeSecondStep(
   db: Queryable,
   atRestKey: Uint8Array,
-  input: { token: string | undefined; code: string; method: 'totp' | 'recovery_code'; ip: string; now?: number },
+  input: { token: string | undefined; code: string; method: SecondFactorMethod; ip: string; now?: number; rp?: RelyingParty },
 ): Promise<SecondStepOutcome> {
   if (!input.token || input.token.length > 128) return { kind: 'expired' };
   const tokenHash = sha256(input.token);
@@ -104,8 +135,15 @@ export async function completeSecondStep(
     await db.delete(pendingSignIns).where(eq(pendingSignIns.id, row.id));
     return { kind: 'throttled' };
   }
-  const accepted =
-    input.method === 'totp' ? await verifyTotpCode(db, atRestKey, user, input.code, input.now) : await useRecoveryCode(db, user.id, input.code);
+  let amr = AMR_PASSWORD_AND_OTP;
+  let accepted: boolean;
+  if (input.method === 'passkey') {
+    const assertion = input.rp ? await passkeyOfSecondStep(db, input.rp, user, input.token, input.code) : undefined;
+    accepted = assertion !== undefined;
+    if (assertion) amr = ['pwd', assertion.amr[0]!, 'mfa'];
+  } else {
+    accepted = input.method === 'totp' ? await verifyTotpCode(db, atRestKey, user, input.code, input.now) : await useRecoveryCode(db, user.id, input.code);
+  }
   if (accepted) await undoRateLimitHit(db, SECOND_FACTOR_THROTTLE, user.id);
   if (!accepted) {
     await recordSignInRefusal(db, { ...continuation.events, ip: input.ip }, user.email, { ok: false, reason: 'second_factor' });
@@ -115,7 +153,17 @@ export async function completeSecondStep(
   // Used once: of two requests with right codes, one continues the sign-in.
   const [used] = await db.delete(pendingSignIns).where(eq(pendingSignIns.id, row.id)).returning({ id: pendingSignIns.id });
   if (!used) return { kind: 'expired' };
-  return { kind: 'verified', user, continuation, amr: AMR_PASSWORD_AND_OTP, method: input.method };
+  return { kind: 'verified', user, continuation, amr, method: input.method };
+}
+
+/** A passkey assertion made for this pending sign-in (its options came from the second-step cookie), or undefined. */
+async function passkeyOfSecondStep(db: Queryable, rp: RelyingParty, user: User, token: string, answer: string): Promise<PasskeyAssertion | undefined> {
+  try {
+    return await verifyPasskeyAssertion(db, rp, { purpose: 'second_factor', userId: user.id, context: secondStepPasskeyContext(token), response: parseAuthenticationResponse(answer) });
+  } catch (error) {
+    if (error instanceof PasskeyRefusal) return undefined;
+    throw error;
+  }
 }
 
 /** The cookie that carries the token between the two steps: HttpOnly, SameSite=Lax, five minutes. */

@@ -1,29 +1,34 @@
 // Step-up: a person proves again, for one decision, that they are at the keyboard. Only the strongest factor they
-// have counts (a password someone phished must not stand in for the authenticator they also have): a TOTP code when
-// they have an authenticator app, else the password. Recovery codes are for signing in, not for step-up.
+// have counts (a password someone phished must not stand in for the authenticator they also have): a passkey
+// assertion with user verification, made for this very decision (phishing-resistant: bound to Portico's origin),
+// else a TOTP code when they have an authenticator app, else the password. Recovery codes are for signing in, not
+// for step-up.
 //
 // Both are throttled per account in PostgreSQL: the password by the sign-in throttle, codes by the second-factor
 // throttle (counted first, taken back on success), so parallel guesses cannot pass either.
 import type { Queryable } from '../db/client';
 import { hitRateLimit, peekRateLimit, undoRateLimitHit } from '../rate-limit/fixed-window';
 import { verifyTotpCode } from './second-factors';
-import { hasSecondFactor, SECOND_FACTOR_THROTTLE } from './sign-in-second-step';
+import { parseAuthenticationResponse, passkeyAssertionOptions, PasskeyRefusal, verifyPasskeyAssertion, type RelyingParty } from './passkeys';
+import { SECOND_FACTOR_THROTTLE, secondFactorsOf } from './sign-in-second-step';
 import { throttledPasswordCheck } from './throttled-password-check';
 import type { User } from './users';
 
-export type StepUpFactor = 'totp' | 'password';
+export type StepUpFactor = 'passkey' | 'totp' | 'password';
 
 /** A step-up proof as a form sends it: the one field its factor asks for. */
 export interface StepUpProof {
   password?: string;
   code?: string;
+  /** A passkey assertion (JSON, as the browser gives it) made with the options stepUpPasskeyOptions gave. */
+  passkey?: string;
 }
 
 /** A step-up refused; `field` is the form field the message belongs next to. */
 export class StepUpRefusal extends Error {
   constructor(
     message: string,
-    readonly field: 'password' | 'code',
+    readonly field: 'password' | 'code' | 'passkey',
   ) {
     super(message);
     this.name = 'StepUpRefusal';
@@ -32,15 +37,31 @@ export class StepUpRefusal extends Error {
 
 /** The strongest factor this person has: what a step-up asks them for. */
 export async function stepUpFactorOf(db: Queryable, userId: string): Promise<StepUpFactor> {
-  return (await hasSecondFactor(db, userId)) ? 'totp' : 'password';
+  const factors = await secondFactorsOf(db, userId);
+  return factors.passkey ? 'passkey' : factors.totp ? 'totp' : 'password';
+}
+
+/** Options for a passkey step-up bound to one decision (`context`: what is being decided), user verification required. */
+export function stepUpPasskeyOptions(db: Queryable, rp: RelyingParty, input: { user: User; context: string }) {
+  return passkeyAssertionOptions(db, rp, { purpose: 'step_up', userId: input.user.id, context: input.context });
 }
 
 /**
  * Checks a step-up proof with the person's strongest factor; answers the factor used (for the audit) or throws a
  * StepUpRefusal naming the field. A TOTP code is accepted once (a code seen by someone else is already spent).
  */
-export async function verifyStepUp(db: Queryable, atRestKey: Uint8Array, input: { user: User; proof: StepUpProof; ip: string }): Promise<StepUpFactor> {
+export async function verifyStepUp(db: Queryable, atRestKey: Uint8Array, input: { user: User; proof: StepUpProof; ip: string; rp: RelyingParty; context: string }): Promise<StepUpFactor> {
   const factor = await stepUpFactorOf(db, input.user.id);
+  if (factor === 'passkey') {
+    if (!input.proof.passkey) throw new StepUpRefusal('Confirm with your passkey.', 'passkey');
+    try {
+      await verifyPasskeyAssertion(db, input.rp, { purpose: 'step_up', userId: input.user.id, context: input.context, response: parseAuthenticationResponse(input.proof.passkey) });
+    } catch (error) {
+      if (error instanceof PasskeyRefusal) throw new StepUpRefusal(error.message, 'passkey');
+      throw error;
+    }
+    return 'passkey';
+  }
   if (factor === 'totp') {
     const code = input.proof.code?.trim();
     if (!code) throw new StepUpRefusal('Type the code your authenticator app shows now.', 'code');

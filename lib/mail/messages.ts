@@ -98,3 +98,18 @@ export function passwordChangedMail(input: { to: string; when: Date; how: 'chang
     footer: 'You receive this notice whenever your password changes.',
   });
 }
+
+/** A second factor was added to or removed from the account: the owner hears of it, whoever did it. */
+export function secondFactorChangedMail(input: { to: string; when: Date; change: 'added' | 'removed'; factor: string; accountLink: string }): MailMessage {
+  return compose({
+    to: input.to,
+    subject: `${input.factor.charAt(0).toUpperCase()}${input.factor.slice(1)} ${input.change} ${input.change === 'added' ? 'to' : 'from'} your account`,
+    sender: 'Portico',
+    paragraphs: [
+      `${input.change === 'added' ? 'A new' : /^[aeiou]/.test(input.factor) ? 'An' : 'A'} ${input.factor} was ${input.change} ${input.change === 'added' ? 'to' : 'from'} your account on ${input.when.toUTCString()}.`,
+      'If this was not you, sign in, check your account’s two-step sign-in and sessions, reset your password, and tell your organization’s administrators.',
+    ],
+    action: { label: 'Review my account', link: input.accountLink },
+    footer: 'You receive this notice whenever a sign-in factor of your account changes.',
+  });
+}

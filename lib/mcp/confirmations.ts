@@ -5,6 +5,7 @@
 // transaction.
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { CONFIRMATION_TTL_SECONDS, type RiskLevel } from '../../app-kit/risk';
+import type { RelyingParty } from '../accounts/passkeys';
 import { verifyStepUp, type StepUpFactor, type StepUpProof } from '../accounts/step-up';
 import type { User } from '../accounts/users';
 import { mayDecide } from '../approvals/operators';
@@ -110,11 +111,14 @@ export interface ConfirmationAnswer {
  * Answers a challenge: a confirmation after step-up with the person's strongest factor (StepUpRefusal otherwise), a
  * denial at once. A confirmed token is redeemable for CONFIRMATION_TTL_SECONDS from the confirmation, once.
  */
-export async function answerConfirmation(db: Database, atRestKey: Uint8Array, input: ConfirmationAnswer): Promise<{ view: ConfirmationView; factor?: StepUpFactor }> {
+/** What a passkey step-up for this confirmation is bound to: an assertion made for one confirmation serves no other. */
+export const confirmationStepUpContext = (id: string) => `confirmation:${id}`;
+
+export async function answerConfirmation(db: Database, keys: { atRestKey: Uint8Array; rp: RelyingParty }, input: ConfirmationAnswer): Promise<{ view: ConfirmationView; factor?: StepUpFactor }> {
   const view = await findConfirmation(db, input.id, input.user);
   if (!view) throw new ConfirmationRefusal('not_found', 'There is no such confirmation for you.');
   if (view.state !== 'pending' || view.expired) throw new ConfirmationRefusal('decided', view.expired ? 'This confirmation has expired: the agent has to ask again.' : `This call was already ${view.state}.`);
-  const factor = input.decision === 'confirm' ? await verifyStepUp(db, atRestKey, { user: input.user, proof: input.proof, ip: input.ip }) : undefined;
+  const factor = input.decision === 'confirm' ? await verifyStepUp(db, keys.atRestKey, { user: input.user, proof: input.proof, ip: input.ip, rp: keys.rp, context: confirmationStepUpContext(input.id) }) : undefined;
   return db.transaction(async (tx) => {
     const [answered] = await tx
       .update(confirmationChallenges)

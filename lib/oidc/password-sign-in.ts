@@ -1,4 +1,4 @@
-// Finishing a login interaction with a password: throttling, the password check, membership of the app's
+// Finishing a login interaction with a password (or a passkey, without one): throttling, the password check, membership of the app's
 // organization, then the interaction result. The sign-in card's route handler is a thin caller of this.
 import type Provider from 'oidc-provider';
 import type { Database } from '../db/client';
@@ -6,7 +6,9 @@ import { isActiveMember } from '../accounts/memberships';
 import { requiredPasswordChangePath } from '../accounts/self-service';
 import { recordSignInRefusal, recordSignInSuccess, type SignInContext } from '../accounts/sign-in-events';
 import { throttledPasswordCheck } from '../accounts/throttled-password-check';
-import { ACR_PASSWORD, AMR_PASSWORD, beginSecondStep, hasSecondFactor } from '../accounts/sign-in-second-step';
+import { ACR_MFA, ACR_PASSWORD, AMR_PASSWORD, beginSecondStep, hasSecondFactor } from '../accounts/sign-in-second-step';
+import { passwordlessSignIn, type PasskeyAssertion, type RelyingParty } from '../accounts/passkeys';
+import type { User } from '../accounts/users';
 import { isUuid } from '../util/uuid';
 import { findInteraction, finishInteraction, interactionPath } from './interactions';
 import { findSignInTarget } from './sign-in-target';
@@ -28,8 +30,8 @@ export interface PasswordSignInInput {
   db: Database;
   cookieHeader: string | null;
   uid: string;
-  email: string;
-  password: string;
+  /** The password form's fields, or "Sign in with a passkey"'s answer (then no second step: the passkey verified the person). */
+  credential: { kind: 'password'; email: string; password: string } | { kind: 'passkey'; answer: string; rp: RelyingParty };
   clientIp: string;
   issuer: string;
 }
@@ -53,19 +55,34 @@ export async function completePasswordSignIn(input: PasswordSignInInput): Promis
     clientId: String(lookup.interaction.params.client_id ?? '').slice(0, 200) || null,
     target: target.context.app.name,
   };
-  const result = await throttledPasswordCheck(db, input.email, input.password, input.clientIp);
-  if (!result.ok) {
-    await recordSignInRefusal(db, events, input.email, result);
-    return { kind: 'refused', error: result.reason };
+  const { credential } = input;
+  let result: { user: User };
+  let passkey: PasskeyAssertion | undefined;
+  if (credential.kind === 'passkey') {
+    passkey = await passwordlessSignIn(db, credential.rp, credential.answer);
+    if (!passkey) return { kind: 'refused', error: 'passkey' };
+    result = passkey;
+  } else {
+    const checked = await throttledPasswordCheck(db, credential.email, credential.password, input.clientIp);
+    if (!checked.ok) {
+      await recordSignInRefusal(db, events, credential.email, checked);
+      return { kind: 'refused', error: checked.reason };
+    }
+    result = checked;
   }
 
   // An app is for its organization's members; Portico's own API for anyone with an account (it checks roles).
   if (org && !(await isActiveMember(db, org.id, result.user.id))) {
-    await recordSignInRefusal(db, events, input.email, { ok: false, reason: 'not_a_member' });
+    await recordSignInRefusal(db, events, result.user.email, { ok: false, reason: 'not_a_member' });
     return { kind: 'refused', error: 'not_a_member' };
   }
   // Someone else once knew this password: a new one first, then this same sign-in card again.
   if (result.user.passwordChangeRequired) return { kind: 'change_password', location: await requiredPasswordChangePath(db, result.user, interactionPath(uid)) };
+  if (passkey) {
+    await recordSignInSuccess(db, events, result.user);
+    const location = await finishAppSignIn(provider, cookieHeader, uid, { accountId: result.user.id, amr: passkey.amr, acr: ACR_MFA, firstParty: target.kind === 'app_client' });
+    return { kind: 'continue', location };
+  }
   if (await hasSecondFactor(db, result.user.id)) {
     const token = await beginSecondStep(db, { userId: result.user.id, continuation: { surface: 'app', uid, firstParty: target.kind === 'app_client', events } });
     return { kind: 'second_factor', token };

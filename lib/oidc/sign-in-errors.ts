@@ -6,6 +6,7 @@ export const SIGN_IN_ERRORS = {
   invalid_request: 'Enter your email and password.',
   throttled: 'Too many failed sign-in attempts. Wait up to 30 minutes, then try again.',
   not_a_member: 'Your account is not a member of the organization that publishes this app. Ask one of its administrators to add you.',
+  passkey: 'That passkey did not sign you in (it may have been removed, or the request expired). Try again, or use your email and password.',
 } as const;
 
 export type SignInErrorCode = keyof typeof SIGN_IN_ERRORS;

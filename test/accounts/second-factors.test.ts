@@ -18,11 +18,14 @@ import {
 import { createUser, type User } from '../../lib/accounts/users';
 import { hashPassword } from '../../lib/accounts/passwords';
 import { totpFactors } from '../../lib/db/schema';
+import { deliverDueMail } from '../../lib/mail/outbox';
+import type { MailMessage } from '../../lib/mail/messages';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 
 describe('second factors: TOTP and recovery codes', () => {
   let database: TestDatabase;
   const atRestKey = randomBytes(32);
+  const mail = { issuer: 'http://localhost:3000', atRestKey };
   const newUser = async () => createUser(database.db, { email: `tf-${randomBytes(3).toString('hex')}@factors.test`, name: 'Factor', passwordHash: null });
   // The authenticator app: the same algorithm, from the secret shown at enrollment.
   const codeAt = (secret: string, at: number) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: at });
@@ -58,7 +61,7 @@ describe('second factors: TOTP and recovery codes', () => {
     expect(recoveryCodes).toHaveLength(10);
     expect(new Set(recoveryCodes).size).toBe(10);
     expect(recoveryCodes[0]).toMatch(/^[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}$/);
-    expect(await secondFactorStateOf(database.db, user.id)).toEqual({ totp: 'confirmed', recoveryCodesLeft: 10 });
+    expect(await secondFactorStateOf(database.db, user.id)).toEqual({ totp: 'confirmed', passkeys: 0, recoveryCodesLeft: 10 });
     // A confirmed authenticator is not replaced by starting again.
     await expect(startTotpEnrollment(database.db, atRestKey, user)).rejects.toThrow(/Remove it first/);
   });
@@ -105,7 +108,7 @@ describe('second factors: TOTP and recovery codes', () => {
     expect((await secondFactorStateOf(database.db, user.id)).recoveryCodesLeft).toBe(8);
 
     expect(await removeTotp(database.db, user.id)).toBe(true);
-    expect(await secondFactorStateOf(database.db, user.id)).toEqual({ totp: 'none', recoveryCodesLeft: 0 });
+    expect(await secondFactorStateOf(database.db, user.id)).toEqual({ totp: 'none', passkeys: 0, recoveryCodesLeft: 0 });
     expect(await useRecoveryCode(database.db, user.id, recoveryCodes[3]!)).toBe(false);
   });
 
@@ -113,13 +116,17 @@ describe('second factors: TOTP and recovery codes', () => {
     const user = await createUser(database.db, { email: `own-${randomBytes(3).toString('hex')}@factors.test`, name: 'Own', passwordHash: await hashPassword('a long own password 42') });
     const { secret } = await startTotpEnrollment(database.db, atRestKey, user);
     const now = Date.now();
-    await expect(confirmOwnTotp(database.db, atRestKey, { user, code: codeAt(secret, now), currentPassword: 'wrong password here', ip: '192.0.2.8' })).rejects.toMatchObject({ field: 'currentPassword' });
+    await expect(confirmOwnTotp(database.db, atRestKey, { user, code: codeAt(secret, now), currentPassword: 'wrong password here', ip: '192.0.2.8', mail })).rejects.toMatchObject({ field: 'currentPassword' });
     expect((await secondFactorStateOf(database.db, user.id)).totp).toBe('pending');
-    expect(await confirmOwnTotp(database.db, atRestKey, { user, code: codeAt(secret, now), currentPassword: 'a long own password 42', ip: '192.0.2.8' })).toHaveLength(10);
+    expect(await confirmOwnTotp(database.db, atRestKey, { user, code: codeAt(secret, now), currentPassword: 'a long own password 42', ip: '192.0.2.8', mail })).toHaveLength(10);
     await expect(replaceOwnRecoveryCodes(database.db, { user, currentPassword: '', ip: '192.0.2.8' })).rejects.toMatchObject({ field: 'currentPassword' });
-    await expect(removeOwnTotp(database.db, { user, currentPassword: 'wrong password here', ip: '192.0.2.8' })).rejects.toMatchObject({ field: 'currentPassword' });
+    await expect(removeOwnTotp(database.db, { user, currentPassword: 'wrong password here', ip: '192.0.2.8', mail })).rejects.toMatchObject({ field: 'currentPassword' });
     expect((await secondFactorStateOf(database.db, user.id)).totp).toBe('confirmed');
-    await removeOwnTotp(database.db, { user, currentPassword: 'a long own password 42', ip: '192.0.2.8' });
+    await removeOwnTotp(database.db, { user, currentPassword: 'a long own password 42', ip: '192.0.2.8', mail });
     expect((await secondFactorStateOf(database.db, user.id)).totp).toBe('none');
+    // The owner was told of both changes (queued in the changes' transactions), and of nothing that was refused.
+    const notices: MailMessage[] = [];
+    await deliverDueMail(database.db, atRestKey, async (message) => void notices.push(message));
+    expect(notices.filter((notice) => notice.to === user.email).map((notice) => notice.subject).sort()).toEqual(['Authenticator app added to your account', 'Authenticator app removed from your account']);
   });
 });

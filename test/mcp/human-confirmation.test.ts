@@ -12,6 +12,7 @@ import { CONFIRMATION_META, RISK_MODEL_CAPABILITY } from '../../app-kit/tools';
 import { createAgent } from '../../lib/accounts/agents';
 import { confirmTotpEnrollment, startTotpEnrollment } from '../../lib/accounts/second-factors';
 import { StepUpRefusal } from '../../lib/accounts/step-up';
+import { relyingPartyOf } from '../../lib/accounts/passkeys';
 import type { User } from '../../lib/accounts/users';
 import { addPermission } from '../../lib/clients/permission-catalog';
 import { auditEvents, confirmationChallenges } from '../../lib/db/schema';
@@ -26,6 +27,7 @@ type ToolResult = { content: { type: string; text: string }[]; isError?: boolean
 const text = (result: unknown) => (result as ToolResult).content[0]?.text ?? '';
 const metaOf = (result: unknown) => (result as ToolResult)._meta?.[CONFIRMATION_META];
 const atRestKey = randomBytes(32);
+const keys = { atRestKey, rp: relyingPartyOf('http://localhost') };
 
 describe('confirmations a person gives (human mode)', () => {
   let database: TestDatabase;
@@ -97,19 +99,19 @@ describe('confirmations a person gives (human mode)', () => {
 
     // Someone else (even an admin of the organization) cannot see or answer it.
     expect(await findConfirmation(database.db, first.id, outsider)).toBeUndefined();
-    await expect(answerConfirmation(database.db, atRestKey, { id: first.id, user: outsider, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip })).rejects.toBeInstanceOf(ConfirmationRefusal);
+    await expect(answerConfirmation(database.db, keys, { id: first.id, user: outsider, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip })).rejects.toBeInstanceOf(ConfirmationRefusal);
     // The person, with a wrong password: refused next to the field; still waiting.
-    await expect(answerConfirmation(database.db, atRestKey, { id: first.id, user: owner, decision: 'confirm', proof: { password: 'not the password at all' }, ip })).rejects.toMatchObject({ field: 'password' });
-    await expect(answerConfirmation(database.db, atRestKey, { id: first.id, user: owner, decision: 'confirm', proof: {}, ip })).rejects.toBeInstanceOf(StepUpRefusal);
+    await expect(answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'confirm', proof: { password: 'not the password at all' }, ip })).rejects.toMatchObject({ field: 'password' });
+    await expect(answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'confirm', proof: {}, ip })).rejects.toBeInstanceOf(StepUpRefusal);
     expect(text(await client.callTool({ name: 'agents.grant', arguments: { ...grantArgs('h:one'), _confirmation_token: first.token } }))).toContain('Waiting for confirmation');
 
     // What the page shows: the tool, its warning, the arguments as bound.
     const view = await findConfirmation(database.db, first.id, owner);
     expect(view).toMatchObject({ tool: 'agents.grant', riskLevel: 'approval_required', state: 'pending', agent: null, app: null });
     expect(JSON.parse(view!.arguments)).toEqual(grantArgs('h:one'));
-    await answerConfirmation(database.db, atRestKey, { id: first.id, user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip });
+    await answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip });
     // Answered once.
-    await expect(answerConfirmation(database.db, atRestKey, { id: first.id, user: owner, decision: 'deny', proof: {}, ip })).rejects.toMatchObject({ code: 'decided' });
+    await expect(answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'deny', proof: {}, ip })).rejects.toMatchObject({ code: 'decided' });
 
     // Changed arguments with the confirmed token: a new challenge, nothing runs.
     const changed = await client.callTool({ name: 'agents.grant', arguments: { ...grantArgs('h:other'), _confirmation_token: first.token } });
@@ -131,7 +133,7 @@ describe('confirmations a person gives (human mode)', () => {
   it('runs a confirmed call exactly once when retries race on two instances', async () => {
     const [a, b] = await Promise.all(instances.map((instance) => connect(instance.url)));
     const first = await challenge(a!, 'h:race');
-    await answerConfirmation(database.db, atRestKey, { id: first.id, user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip });
+    await answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip });
     const results = await Promise.all([a, b, a, b, a, b].map((client) => client!.callTool({ name: 'agents.grant', arguments: { ...grantArgs('h:race'), _confirmation_token: first.token } })));
     expect(results.filter((result) => text(result).includes('now holds')).length).toBe(1);
     expect(await grantsRun('h:race')).toBe(1);
@@ -142,9 +144,9 @@ describe('confirmations a person gives (human mode)', () => {
     const client = await connect(instances[0]!.url);
     const first = await challenge(client, 'h:answer-race');
     const answers = await Promise.allSettled([
-      answerConfirmation(database.db, atRestKey, { id: first.id, user: owner, decision: 'deny', proof: {}, ip }),
-      answerConfirmation(database.db, atRestKey, { id: first.id, user: owner, decision: 'deny', proof: {}, ip }),
-      answerConfirmation(database.db, atRestKey, { id: first.id, user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip }),
+      answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'deny', proof: {}, ip }),
+      answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'deny', proof: {}, ip }),
+      answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip }),
     ]);
     expect(answers.filter((answer) => answer.status === 'fulfilled')).toHaveLength(1);
     const events = await database.db.select().from(auditEvents).where(sql`${auditEvents.details}->>'confirmation' = ${first.id}`);
@@ -155,7 +157,7 @@ describe('confirmations a person gives (human mode)', () => {
   it('ends the token on a denial: the retry hears so once and nothing runs', async () => {
     const client = await connect(instances[1]!.url);
     const first = await challenge(client, 'h:deny');
-    const { view } = await answerConfirmation(database.db, atRestKey, { id: first.id, user: owner, decision: 'deny', proof: {}, ip });
+    const { view } = await answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'deny', proof: {}, ip });
     expect(view.state).toBe('denied');
     const denied = await client.callTool({ name: 'agents.grant', arguments: { ...grantArgs('h:deny'), _confirmation_token: first.token } });
     expect(denied.isError).toBe(true);
@@ -170,7 +172,7 @@ describe('confirmations a person gives (human mode)', () => {
     const client = await connect(instances[0]!.url);
     const first = await challenge(client, 'h:expired');
     await database.db.update(confirmationChallenges).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(confirmationChallenges.id, first.id));
-    await expect(answerConfirmation(database.db, atRestKey, { id: first.id, user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip })).rejects.toMatchObject({ code: 'decided' });
+    await expect(answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip })).rejects.toMatchObject({ code: 'decided' });
     expect(await findConfirmation(database.db, 'cnf_' + 'x'.repeat(31), owner)).toBeUndefined();
     await client.close();
   });
@@ -182,12 +184,12 @@ describe('confirmations a person gives (human mode)', () => {
     await confirmTotpEnrollment(database.db, atRestKey, owner, codeAt(Date.now() - 30_000), Date.now() - 30_000);
     try {
       const first = await challenge(client, 'h:totp');
-      await expect(answerConfirmation(database.db, atRestKey, { id: first.id, user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip })).rejects.toMatchObject({ field: 'code' });
-      await answerConfirmation(database.db, atRestKey, { id: first.id, user: owner, decision: 'confirm', proof: { code: codeAt(Date.now()) }, ip });
+      await expect(answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip })).rejects.toMatchObject({ field: 'code' });
+      await answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'confirm', proof: { code: codeAt(Date.now()) }, ip });
       expect((await findConfirmation(database.db, first.id, owner))?.decidedWith).toBe('totp');
       // The same code again, for another call: spent.
       const second = await challenge(client, 'h:two');
-      await expect(answerConfirmation(database.db, atRestKey, { id: second.id, user: owner, decision: 'confirm', proof: { code: codeAt(Date.now()) }, ip })).rejects.toMatchObject({ field: 'code' });
+      await expect(answerConfirmation(database.db, keys, { id: second.id, user: owner, decision: 'confirm', proof: { code: codeAt(Date.now()) }, ip })).rejects.toMatchObject({ field: 'code' });
       expect(text(await client.callTool({ name: 'agents.grant', arguments: { ...grantArgs('h:totp'), _confirmation_token: first.token } }))).toContain('now holds h:totp');
     } finally {
       await database.db.execute(sql`delete from totp_factors where user_id = ${owner.id}`);
@@ -206,7 +208,7 @@ describe('confirmations a person gives (human mode)', () => {
     const nonceHash = hashConfirmationNonce(`confirm_${randomBytes(24).toString('base64url')}`);
     const { confirmationUrl } = await stores.mine.save({ nonceHash, binding, expiresAt: new Date(Date.now() + 300_000), needsHuman: true, riskLevel: 'approval_required', description: 'Deletes a note.', canonicalArguments: '{"id":1}' });
     expect(await findConfirmation(database.db, idOf(confirmationUrl!), owner)).toMatchObject({ app: fixture.app.name, tool: 'notes.delete' });
-    await answerConfirmation(database.db, atRestKey, { id: idOf(confirmationUrl!), user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip });
+    await answerConfirmation(database.db, keys, { id: idOf(confirmationUrl!), user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip });
     expect(await stores.theirs.redeem(nonceHash, binding, new Date())).toBe('invalid');
     expect(await stores.portico.redeem(nonceHash, binding, new Date())).toBe('invalid');
     expect(await stores.mine.redeem(nonceHash, { ...binding, clientId: 'another-client' }, new Date())).toBe('invalid');
@@ -224,7 +226,7 @@ describe('confirmations a person gives (human mode)', () => {
     const waiting = await rest({ ...grantArgs('h:rest'), _confirmation_token: body.confirmation_token });
     expect(waiting.status).toBe(428);
     expect(await waiting.json()).toMatchObject({ status: 'waiting_for_confirmation' });
-    await answerConfirmation(database.db, atRestKey, { id: idOf(body.confirmation_url), user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip });
+    await answerConfirmation(database.db, keys, { id: idOf(body.confirmation_url), user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip });
     const ran = await rest({ ...grantArgs('h:rest'), _confirmation_token: body.confirmation_token });
     expect(ran.status).toBe(200);
     expect((await rest({ ...grantArgs('h:rest'), _confirmation_token: body.confirmation_token })).status).toBe(428);

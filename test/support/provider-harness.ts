@@ -161,8 +161,7 @@ export async function signIn(
     db: database.db,
     cookieHeader: jar.header(),
     uid,
-    email: credentials.email,
-    password: credentials.password ?? TEST_PASSWORD,
+    credential: { kind: 'password', email: credentials.email, password: credentials.password ?? TEST_PASSWORD },
     issuer: harness.issuer,
     clientIp: credentials.clientIp ?? '192.0.2.1',
   });
@@ -207,7 +206,7 @@ export async function authorizeMcpClient(
   const uid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(start.headers.get('location') ?? '')?.[1];
   if (!uid) return { signIn: { kind: 'expired' }, callbackUrl: new URL(start.headers.get('location') ?? '/', harness.issuer), codeVerifier };
   const common = { provider: harness.provider, db: database.db, uid, issuer: harness.issuer, clientIp: '192.0.2.1' };
-  const signIn = await completePasswordSignIn({ ...common, cookieHeader: jar.header(), email: input.email, password: TEST_PASSWORD });
+  const signIn = await completePasswordSignIn({ ...common, cookieHeader: jar.header(), credential: { kind: 'password', email: input.email, password: TEST_PASSWORD } });
   if (signIn.kind !== 'continue') return { signIn, codeVerifier };
   const resumed = await fetch(signIn.location, { redirect: 'manual', headers: { cookie: jar.header() } });
   jar.store(resumed);

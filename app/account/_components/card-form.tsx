@@ -21,8 +21,22 @@ export interface CardField {
 
 type Action = (state: CardFormState, data: FormData) => Promise<CardFormState>;
 
-export function CardForm(props: { action: Action; fields: CardField[]; hidden?: Record<string, string>; submitLabel: string; testId?: string; footer?: ReactNode }) {
+export function CardForm(props: {
+  action: Action;
+  fields: CardField[];
+  hidden?: Record<string, string>;
+  submitLabel: string;
+  testId?: string;
+  footer?: ReactNode;
+  /**
+   * Runs in the browser before the action (a passkey ceremony, say): it may add to the form data, or answer errors by
+   * field, which are shown like the server's and stop the submission.
+   */
+  prepare?: (data: FormData) => Promise<Record<string, string> | undefined>;
+}) {
   const [state, formAction, pending] = useActionState(props.action, idleCardForm);
+  const [preparing, setPreparing] = useState(false);
+  const [browserErrors, setBrowserErrors] = useState<Record<string, string> | undefined>();
   // Ids unique per form: a page may hold several forms with a field of the same name (the account page does).
   const formId = useId();
   if (state.status === 'done') {
@@ -48,7 +62,8 @@ export function CardForm(props: { action: Action; fields: CardField[]; hidden?: 
       </div>
     );
   }
-  const errors = state.status === 'error' ? state.fieldErrors : {};
+  const errors = browserErrors ?? (state.status === 'error' ? state.fieldErrors : {});
+  const busy = pending || preparing;
   return (
     <form
       data-testid={props.testId}
@@ -56,7 +71,19 @@ export function CardForm(props: { action: Action; fields: CardField[]; hidden?: 
       onSubmit={(event) => {
         event.preventDefault();
         const data = new FormData(event.currentTarget);
-        startTransition(() => formAction(data));
+        setBrowserErrors(undefined);
+        if (!props.prepare) {
+          startTransition(() => formAction(data));
+          return;
+        }
+        setPreparing(true);
+        void props
+          .prepare(data)
+          .then((refused) => {
+            if (refused) setBrowserErrors(refused);
+            else startTransition(() => formAction(data));
+          })
+          .finally(() => setPreparing(false));
       }}
     >
       {errors.form ? (
@@ -70,8 +97,8 @@ export function CardForm(props: { action: Action; fields: CardField[]; hidden?: 
       {props.fields.map((field) => (
         <FieldRow key={field.name} formId={formId} field={field} error={errors[field.name]} />
       ))}
-      <button className="button" type="submit" disabled={pending}>
-        {pending ? 'Working…' : props.submitLabel}
+      <button className="button" type="submit" disabled={busy}>
+        {busy ? 'Working…' : props.submitLabel}
       </button>
       {props.footer}
     </form>

@@ -1,5 +1,6 @@
 // POST /central/session – the central's own sign-in (independent of the console's): the operator's password, under
 // the same throttle as every sign-in, opens a 15-minute central session.
+import { passwordlessSignIn, relyingPartyOf } from '@/lib/accounts/passkeys';
 import { requiredPasswordChangePath } from '@/lib/accounts/self-service';
 import { recordSignInRefusal, recordSignInSuccess } from '@/lib/accounts/sign-in-events';
 import { throttledPasswordCheck } from '@/lib/accounts/throttled-password-check';
@@ -22,14 +23,23 @@ function seeOther(location: string, cookie?: string): Response {
 export async function POST(request: Request): Promise<Response> {
   // Login CSRF: another site must not sign this browser in to someone else's central session.
   if (!sameOrigin(request)) return new Response('Cross-origin request refused.', { status: 403, headers: { 'Content-Type': 'text/plain' } });
-  const form = await readCappedForm(request, 8 * 1024);
+  const form = await readCappedForm(request, 32 * 1024);
   const email = form?.get('email');
   const password = form?.get('password');
   const next = form?.get('next');
   // Back to the central, or to one request's page in it: nothing else (no open redirect).
   const back = typeof next === 'string' && isApprovalRequestId(next.replace(/^\/central\/requests\//, '')) && next === centralRequestUrl(next.slice('/central/requests/'.length)) ? next : '/central';
-  if (!email || !password || email.length > 320 || password.length > 1024) return seeOther(`/central?error=invalid_request`);
   const ip = clientIpFromHeaders(request.headers);
+  const passkey = form?.get('passkey');
+  if (passkey) {
+    // "Sign in with a passkey": no email, no password; the passkey (user verification required) says who.
+    const assertion = await passwordlessSignIn(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), passkey);
+    if (!assertion) return seeOther(`/central?error=passkey${back === '/central' ? '' : `&next=${encodeURIComponent(back)}`}`);
+    if (assertion.user.passwordChangeRequired) return seeOther(await requiredPasswordChangePath(db(), assertion.user, '/central'));
+    await recordSignInSuccess(db(), { surface: 'central', ip }, assertion.user);
+    return seeOther(back, centralCookie(await openCentralSession(db(), assertion.user, centralBinding())));
+  }
+  if (!email || !password || email.length > 320 || password.length > 1024) return seeOther(`/central?error=invalid_request`);
   const check = await throttledPasswordCheck(db(), email, password, ip);
   if (!check.ok) {
     await recordSignInRefusal(db(), { surface: 'central', ip }, email, check);

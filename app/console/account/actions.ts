@@ -3,12 +3,18 @@
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { revalidatePath } from 'next/cache';
+import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
+import { parseRegistrationResponse, passkeyRegistrationOptions, PasskeyRefusal, registerOwnPasskey, relyingPartyOf, removeOwnPasskey } from '@/lib/accounts/passkeys';
+import { isUuid } from '@/lib/util/uuid';
 import { confirmOwnTotp, removeOwnTotp, replaceOwnRecoveryCodes, SecondFactorRefusal, startTotpEnrollment } from '@/lib/accounts/second-factors';
 import { changeOwnPassword, sendVerificationLink } from '@/lib/accounts/self-service';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
 import type { CardFormState } from '../../account/_lib/form-state';
 import { currentConsoleSession } from '../_lib/session';
+
+/** Where notices of account changes are queued (the outbox) and what they link to. */
+const accountMail = () => ({ issuer: runtime().env.PORTICO_ISSUER, atRestKey: runtime().atRestKey });
 
 const SESSION_ENDED: CardFormState = { status: 'error', fieldErrors: { form: 'Your console session has ended. Sign in again.' } };
 
@@ -64,7 +70,8 @@ export async function confirmTotpAction(_previous: CardFormState, data: FormData
   if (typeof code !== 'string' || code.trim() === '') return { status: 'error', fieldErrors: { code: 'Enter the 6 digits your authenticator app shows.' } };
   if (typeof currentPassword !== 'string' || currentPassword === '') return { status: 'error', fieldErrors: { currentPassword: 'Enter your password to confirm it is you.' } };
   try {
-    const codes = await confirmOwnTotp(db(), runtime().atRestKey, { user: session.user, code: code.slice(0, 32), currentPassword: currentPassword.slice(0, 1024), ip: clientIpFromHeaders(await headers()) });
+    const codes = await confirmOwnTotp(db(), runtime().atRestKey, { user: session.user, code: code.slice(0, 32), currentPassword: currentPassword.slice(0, 1024), ip: clientIpFromHeaders(await headers()), mail: accountMail() });
+    runtime().mail.kick();
     return {
       status: 'done',
       message: 'Two-step sign-in is on: every sign-in now asks for a code from your app. Store these recovery codes somewhere safe — each works once, if you lose your phone. They are shown only now.',
@@ -83,7 +90,8 @@ export async function removeTotpAction(_previous: CardFormState, data: FormData)
   if (!session) return SESSION_ENDED;
   const currentPassword = data.get('currentPassword');
   try {
-    await removeOwnTotp(db(), { user: session.user, currentPassword: typeof currentPassword === 'string' ? currentPassword.slice(0, 1024) : '', ip: clientIpFromHeaders(await headers()) });
+    await removeOwnTotp(db(), { user: session.user, currentPassword: typeof currentPassword === 'string' ? currentPassword.slice(0, 1024) : '', ip: clientIpFromHeaders(await headers()), mail: accountMail() });
+    runtime().mail.kick();
     return { status: 'done', message: 'Two-step sign-in is off: your password alone signs you in again.', next: { href: '/console/account?done=two-step#two-step', label: 'Back to your account' } };
   } catch (error) {
     if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
@@ -98,6 +106,65 @@ export async function replaceRecoveryCodesAction(_previous: CardFormState, data:
   try {
     const codes = await replaceOwnRecoveryCodes(db(), { user: session.user, currentPassword: typeof currentPassword === 'string' ? currentPassword.slice(0, 1024) : '', ip: clientIpFromHeaders(await headers()) });
     return { status: 'done', message: 'New recovery codes: the previous ones no longer work. They are shown only now.', codes, next: { href: '/console/account?done=two-step#two-step', label: 'I have stored them' } };
+  } catch (error) {
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
+    throw error;
+  }
+}
+
+/** Step one of adding a passkey: the password again, then the browser's registration options (bound to this person). */
+export async function passkeyRegistrationOptionsAction(currentPassword: string): Promise<{ ok: true; options: PublicKeyCredentialCreationOptionsJSON } | { ok: false; field: string; message: string }> {
+  const session = await currentConsoleSession();
+  if (!session) return { ok: false, field: 'form', message: 'Your console session has ended. Sign in again.' };
+  if (typeof currentPassword !== 'string' || currentPassword === '') return { ok: false, field: 'currentPassword', message: 'Enter your password to confirm it is you.' };
+  try {
+    const options = await passkeyRegistrationOptions(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), { user: session.user, currentPassword: currentPassword.slice(0, 1024), ip: clientIpFromHeaders(await headers()) });
+    return { ok: true, options };
+  } catch (error) {
+    if (error instanceof SecondFactorRefusal) return { ok: false, field: error.field, message: error.message };
+    throw error;
+  }
+}
+
+/** Step two: the browser's answer, with the name the person gave it. */
+export async function registerPasskeyAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
+  const session = await currentConsoleSession();
+  if (!session) return SESSION_ENDED;
+  const name = data.get('name');
+  try {
+    const { recoveryCodes } = await registerOwnPasskey(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), {
+      user: session.user,
+      name: typeof name === 'string' ? name.slice(0, 200) : '',
+      response: parseRegistrationResponse(data.get('response')),
+      ip: clientIpFromHeaders(await headers()),
+      mail: accountMail(),
+    });
+    runtime().mail.kick();
+    return recoveryCodes
+      ? {
+          status: 'done',
+          message: 'Your passkey is added: it signs you in without a password, and two-step sign-in is on. Store these recovery codes somewhere safe — each works once, if you lose your passkeys. They are shown only now.',
+          codes: recoveryCodes,
+          next: { href: '/console/account?done=passkey#passkeys', label: 'I have stored them' },
+        }
+      : { status: 'done', message: 'Your passkey is added.', next: { href: '/console/account?done=passkey#passkeys', label: 'Back to your account' } };
+  } catch (error) {
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
+    if (error instanceof PasskeyRefusal) return { status: 'error', fieldErrors: { form: error.message } };
+    throw error;
+  }
+}
+
+export async function removePasskeyAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
+  const session = await currentConsoleSession();
+  if (!session) return SESSION_ENDED;
+  const currentPassword = data.get('currentPassword');
+  const passkeyId = data.get('passkeyId');
+  if (typeof passkeyId !== 'string' || !isUuid(passkeyId)) return { status: 'error', fieldErrors: { form: 'That passkey is not one of yours.' } };
+  try {
+    await removeOwnPasskey(db(), { user: session.user, passkeyId, currentPassword: typeof currentPassword === 'string' ? currentPassword.slice(0, 1024) : '', ip: clientIpFromHeaders(await headers()), mail: accountMail() });
+    runtime().mail.kick();
+    return { status: 'done', message: 'The passkey is removed: it no longer signs you in.', next: { href: '/console/account?done=passkey#passkeys', label: 'Back to your account' } };
   } catch (error) {
     if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
     throw error;

@@ -7,7 +7,10 @@ import { minimumPasswordLength } from '@/lib/accounts/password-policy';
 import { listSessions } from '@/lib/accounts/sessions';
 import { listRecentSignIns } from '@/lib/accounts/sign-in-events';
 import { CardForm } from '../../account/_components/card-form';
-import { changePasswordAction, confirmTotpAction, removeTotpAction, replaceRecoveryCodesAction, sendVerificationAction, startTotpAction } from './actions';
+import { changePasswordAction, confirmTotpAction, passkeyRegistrationOptionsAction, registerPasskeyAction, removePasskeyAction, removeTotpAction, replaceRecoveryCodesAction, sendVerificationAction, startTotpAction } from './actions';
+import { AddPasskey } from './add-passkey';
+import { listPasskeys } from '@/lib/accounts/passkeys';
+import { visibleText } from '@/lib/util/visible-text';
 import { pendingTotpEnrollment, secondFactorStateOf } from '@/lib/accounts/second-factors';
 import { db, runtime } from '@/lib/runtime';
 import { requireConsoleSession } from '../_lib/session';
@@ -23,13 +26,14 @@ const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'sh
 export default async function AccountPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { user, tokenHash } = await requireConsoleSession();
   const { done } = await props.searchParams;
-  const [memberships, consoleSessions, appSessions, signIns, factors, enrollment] = await Promise.all([
+  const [memberships, consoleSessions, appSessions, signIns, factors, enrollment, keys] = await Promise.all([
     listMembershipsOf(db(), user.id),
     listConsoleSessions(db(), user.id),
     listSessions(db(), user.id),
     listRecentSignIns(db(), user.id),
     secondFactorStateOf(db(), user.id),
     pendingTotpEnrollment(db(), runtime().atRestKey, user),
+    listPasskeys(db(), user.id),
   ]);
   return (
     <div className="min-h-screen bg-slate-50">
@@ -63,7 +67,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               fields={[
                 { name: 'email', label: 'Email', type: 'email', readOnly: true, defaultValue: user.email, autoComplete: 'username' },
                 { name: 'currentPassword', label: 'Current password', type: 'password', autoComplete: 'current-password', required: true },
-                { name: 'password', label: 'New password', type: 'password', autoComplete: 'new-password', required: true, newPasswordMinimum: minimumPasswordLength(factors.totp === 'confirmed') },
+                { name: 'password', label: 'New password', type: 'password', autoComplete: 'new-password', required: true, newPasswordMinimum: minimumPasswordLength(factors.totp === 'confirmed' || factors.passkeys > 0) },
               ]}
             />
           </div>
@@ -119,7 +123,9 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
           ) : (
             <>
               <p className="mb-3 text-sm text-slate-600" data-testid="two-step-status">
-                Off. With it on, a sign-in needs a code from an authenticator app on your phone as well as your password — in the console, the central and every app.
+                {factors.passkeys > 0
+                  ? `On through your passkeys: after your password, a sign-in asks for one of them. ${factors.recoveryCodesLeft} of 10 recovery codes left. You can add an authenticator app as well.`
+                  : 'Off. With it on, a sign-in needs a code from an authenticator app on your phone (or one of your passkeys) as well as your password — in the console, the central and every app.'}
               </p>
               <form action={startTotpAction}>
                 <button type="submit" className="btn btn-primary">
@@ -128,6 +134,56 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               </form>
             </>
           )}
+        </Section>
+        <Section id="passkeys" title="Passkeys">
+          <p className="mb-3 text-sm text-slate-700">
+            A passkey signs you in without a password (your fingerprint, face or device PIN), works as the second step after your password, and
+            confirms important decisions. It only works on Portico’s own address, so a look-alike site cannot use it.
+          </p>
+          {keys.length > 0 ? (
+            <table className="table mb-4" data-testid="passkey-list">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Added (UTC)</th>
+                  <th scope="col">Last used (UTC)</th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((key) => (
+                  <tr key={key.id}>
+                    <td>{visibleText(key.name)}</td>
+                    <td>{key.deviceType === 'multiDevice' ? 'Synced across your devices' : 'This device only'}</td>
+                    <td>{time.format(key.createdAt)}</td>
+                    <td>{key.lastUsedAt ? time.format(key.lastUsedAt) : 'Never'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <p className="mb-3 text-sm" data-testid="passkey-list">
+              You have no passkey yet.
+            </p>
+          )}
+          <div className="grid gap-6 md:grid-cols-2">
+            <div className="card-form">
+              <h3 className="mb-2 font-semibold">Add a passkey</h3>
+              <AddPasskey optionsAction={passkeyRegistrationOptionsAction} registerAction={registerPasskeyAction} />
+            </div>
+            {keys.map((key) => (
+              <div className="card-form" key={key.id}>
+                <h3 className="mb-2 font-semibold">Remove “{visibleText(key.name)}”</h3>
+                <CardForm
+                  action={removePasskeyAction}
+                  testId={`remove-passkey-${key.id}`}
+                  hidden={{ passkeyId: key.id }}
+                  submitLabel="Remove this passkey"
+                  fields={[{ name: 'currentPassword', label: 'Your password', type: 'password', autoComplete: 'current-password', required: true }]}
+                />
+              </div>
+            ))}
+          </div>
         </Section>
         <Section id="orgs" title="Organizations">
           {memberships.length === 0 ? <p className="text-sm text-slate-600">You do not belong to any organization yet.</p> : null}

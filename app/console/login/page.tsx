@@ -3,7 +3,7 @@ import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
 import { cookies } from 'next/headers';
-import { pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
+import { pendingSecondStep, SECOND_STEP_COOKIE, secondFactorsOf } from '@/lib/accounts/sign-in-second-step';
 import { db } from '@/lib/runtime';
 import { endedSecondStepMessage, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../../auth/app/_components/sign-in-frame';
 import { currentConsoleSession } from '../_lib/session';
@@ -22,7 +22,12 @@ export default async function ConsoleLoginPage(props: { searchParams: Promise<Re
     return (
       <SignInFrame>
         <h1>Sign in to the console</h1>
-        <SecondFactorForm action="/console/session/second-factor" error={secondFactor === 'wrong' ? SECOND_FACTOR_ERRORS.wrong : undefined} recovery={method === 'recovery_code'} />
+        <SecondFactorForm
+          action="/console/session/second-factor"
+          factors={await secondFactorsOf(db(), pending.user.id)}
+          error={secondFactor === 'wrong' ? SECOND_FACTOR_ERRORS.wrong : undefined}
+          recovery={method === 'recovery_code'}
+        />
       </SignInFrame>
     );
   }
@@ -34,9 +39,8 @@ export default async function ConsoleLoginPage(props: { searchParams: Promise<Re
         action="/console/session"
         recoverHref="/account/recover"
         error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : endedSecondStepMessage(secondFactor)}
-      >
-        {next === '/console' ? null : <input type="hidden" name="next" value={next} />}
-      </PasswordSignInForm>
+        hidden={next === '/console' ? undefined : { next }}
+      />
     </SignInFrame>
   );
 }

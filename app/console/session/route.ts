@@ -1,6 +1,7 @@
 // POST /console/session – the console sign-in form: checks the password and sets the console session cookie.
 import { consoleSessionCookie } from '@/lib/accounts/console-sessions';
-import { consoleReturnPath, signInToConsole } from '@/lib/accounts/console-sign-in';
+import { consoleReturnPath, signInToConsole, signInToConsoleWithPasskey } from '@/lib/accounts/console-sign-in';
+import { relyingPartyOf } from '@/lib/accounts/passkeys';
 import { secondStepCookie } from '@/lib/accounts/sign-in-second-step';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
@@ -27,6 +28,17 @@ export async function POST(request: Request) {
   const next = consoleReturnPath(form.get('next'));
   // A refusal keeps where the sign-in was going (and the email typed), so the person retries in place.
   const again = (query: string) => `/console/login?${query}${next === '/console' ? '' : `&next=${encodeURIComponent(next)}`}`;
+  const passkey = form.get('passkey');
+  if (typeof passkey === 'string' && passkey !== '') {
+    const result = await signInToConsoleWithPasskey(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), {
+      answer: passkey.slice(0, 16 * 1024),
+      ip: clientIpFromHeaders(request.headers),
+      userAgent: request.headers.get('user-agent') ?? undefined,
+    });
+    if (result.kind === 'refused') return seeOther(again(`error=${result.error}`));
+    if (result.kind === 'change_password') return seeOther(result.path);
+    if (result.kind === 'signed_in') return seeOther(next, consoleSessionCookie(result.token, runtime().env.issuerIsHttps));
+  }
   const email = form.get('email');
   const password = form.get('password');
   if (typeof email !== 'string' || typeof password !== 'string' || !email || !password || email.length > 320 || password.length > 1024) {

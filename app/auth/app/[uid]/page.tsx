@@ -3,7 +3,7 @@
 // from the interaction (which oidc-provider validated): nothing is echoed from the query string.
 import type { Metadata } from 'next';
 import { cookies, headers } from 'next/headers';
-import { pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
+import { pendingSecondStep, SECOND_STEP_COOKIE, secondFactorsOf } from '@/lib/accounts/sign-in-second-step';
 import { notFound } from 'next/navigation';
 import { displayedAppAddress } from '@/lib/clients/app-context';
 import { RESOURCE_REFUSAL_MESSAGES } from '@/lib/clients/binding';
@@ -118,7 +118,12 @@ export default async function SignInPage(props: {
       <SignInFrame org={org}>
         <AppHeader app={context.app} address={address} />
         <h1>Sign in to {context.app.name}</h1>
-        <SecondFactorForm action={`${interactionPath(uid)}/second-factor`} error={secondFactorError} recovery={searchParams.method === 'recovery_code'} />
+        <SecondFactorForm
+          action={`${interactionPath(uid)}/second-factor`}
+          factors={await secondFactorsOf(db(), pending.user.id)}
+          error={secondFactorError}
+          recovery={searchParams.method === 'recovery_code'}
+        />
       </SignInFrame>
     );
   }

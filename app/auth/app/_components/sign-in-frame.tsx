@@ -1,6 +1,7 @@
 import type { CSSProperties, ReactNode } from 'react';
 import type { AppSignInContext } from '@/lib/clients/app-context';
 import { readableTextOn } from '@/lib/util/contrast';
+import { PasskeyButton } from './passkey-button';
 
 /**
  * The screen around every sign-in card: the owning organization's whitelabel brand when it has one
@@ -48,7 +49,7 @@ export function AppHeader({ app, address }: { app: AppSignInContext['app']; addr
  * Every Portico sign-in form (an app's card, the console, the central): the refusal, when there is one, then email
  * and password, the way back in for a forgotten password, and the button.
  */
-export function PasswordSignInForm(props: { action: string; recoverHref: string; error?: ReactNode; children?: ReactNode }) {
+export function PasswordSignInForm(props: { action: string; recoverHref: string; error?: ReactNode; hidden?: Record<string, string> }) {
   return (
     <>
       {props.error ? (
@@ -58,11 +59,18 @@ export function PasswordSignInForm(props: { action: string; recoverHref: string;
       ) : null}
       <form method="post" action={props.action}>
         <PasswordFields recoverHref={props.recoverHref} />
-        {props.children}
+        {Object.entries(props.hidden ?? {}).map(([name, value]) => (
+          <input key={name} type="hidden" name={name} value={value} />
+        ))}
         <button className="button" type="submit">
           Sign in
         </button>
       </form>
+      <p className="divider" aria-hidden="true">
+        or
+      </p>
+      {/* The same route takes the passkey's answer instead of email and password. */}
+      <PasskeyButton action={props.action} purpose="sign_in" label="Sign in with a passkey" hidden={props.hidden} />
     </>
   );
 }
@@ -90,43 +98,61 @@ export function PasswordFields({ recoverHref }: { recoverHref: string }) {
  * The second step of every Portico sign-in (app card, console, central): a code from the person's authenticator
  * app, or one of their recovery codes. The error stands next to the field it is about.
  */
-export function SecondFactorForm(props: { action: string; error?: string; attemptsLeft?: number; recovery?: boolean }) {
+export function SecondFactorForm(props: { action: string; factors: { totp: boolean; passkey: boolean }; error?: string; attemptsLeft?: number; recovery?: boolean }) {
   const errorId = props.error ? 'second-factor-error' : undefined;
+  const codeForm = props.recovery || props.factors.totp;
   return (
     <>
-      <p>Your account has two-step sign-in. Enter the 6-digit code your authenticator app shows now.</p>
-      <form method="post" action={props.action} data-testid="second-factor-form">
-        <input type="hidden" name="method" value={props.recovery ? 'recovery_code' : 'totp'} />
-        <div className="field">
-          <label htmlFor="code">{props.recovery ? 'Recovery code' : 'Code from your authenticator app'}</label>
-          <input
-            id="code"
-            name="code"
-            required
-            autoFocus
-            autoComplete="one-time-code"
-            inputMode={props.recovery ? 'text' : 'numeric'}
-            maxLength={props.recovery ? 24 : 8}
-            pattern={props.recovery ? undefined : '[0-9 ]{6,8}'}
-            aria-invalid={props.error ? true : undefined}
-            aria-describedby={errorId}
-          />
-          {props.error ? (
-            <span className="field-error" id={errorId} role="alert" data-testid="second-factor-error">
-              {props.error}
-            </span>
-          ) : null}
+      <p>
+        Your account has two-step sign-in.{' '}
+        {props.recovery
+          ? 'Enter one of your recovery codes.'
+          : props.factors.totp
+            ? `Enter the 6-digit code your authenticator app shows now${props.factors.passkey ? ', or use a passkey' : ''}.`
+            : 'Confirm with one of your passkeys.'}
+      </p>
+      {props.error && !codeForm ? (
+        <div className="alert alert-error" role="alert" data-testid="second-factor-error">
+          {props.error}
         </div>
-        <button className="button" type="submit">
-          Continue
-        </button>
-      </form>
+      ) : null}
+      {codeForm ? (
+        <form method="post" action={props.action} data-testid="second-factor-form">
+          <input type="hidden" name="method" value={props.recovery ? 'recovery_code' : 'totp'} />
+          <div className="field">
+            <label htmlFor="code">{props.recovery ? 'Recovery code' : 'Code from your authenticator app'}</label>
+            <input
+              id="code"
+              name="code"
+              required
+              autoFocus
+              autoComplete="one-time-code"
+              inputMode={props.recovery ? 'text' : 'numeric'}
+              maxLength={props.recovery ? 24 : 8}
+              pattern={props.recovery ? undefined : '[0-9 ]{6,8}'}
+              aria-invalid={props.error ? true : undefined}
+              aria-describedby={errorId}
+            />
+            {props.error ? (
+              <span className="field-error" id={errorId} role="alert" data-testid="second-factor-error">
+                {props.error}
+              </span>
+            ) : null}
+          </div>
+          <button className="button" type="submit">
+            Continue
+          </button>
+        </form>
+      ) : null}
+      {props.factors.passkey && !props.recovery ? (
+        <PasskeyButton action={props.action} purpose="second_factor" label="Use a passkey" secondary={props.factors.totp} />
+      ) : null}
       <p className="footnote">
         {props.recovery ? (
-          <a href="?">Use your authenticator app instead</a>
+          <a href="?">Use your {props.factors.totp ? 'authenticator app' : 'passkey'} instead</a>
         ) : (
           <a href="?method=recovery_code" data-testid="use-recovery-code">
-            Lost your authenticator? Use a recovery code
+            Lost your {props.factors.totp ? 'authenticator' : 'passkey'}? Use a recovery code
           </a>
         )}
       </p>
@@ -135,7 +161,7 @@ export function SecondFactorForm(props: { action: string; error?: string; attemp
 }
 
 export const SECOND_FACTOR_ERRORS = {
-  wrong: 'That code is not right (a code works once). Try the code your app shows now.',
+  wrong: 'That code is not right (a code works once), or the passkey did not answer. Try again.',
   expired: 'This sign-in took too long or had too many tries. Sign in again with your password.',
   throttled: 'Too many wrong codes for this account. Wait up to 15 minutes, then sign in again.',
 } as const;

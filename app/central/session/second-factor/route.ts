@@ -1,7 +1,8 @@
 // POST /central/session/second-factor – the central sign-in's second step: a code from the operator's authenticator
 // (or a recovery code) for this browser's pending central sign-in; then the 15-minute central session.
 import { cookies } from 'next/headers';
-import { clearedSecondStepCookie, completeSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
+import { relyingPartyOf } from '@/lib/accounts/passkeys';
+import { clearedSecondStepCookie, completeSecondStep, SECOND_STEP_COOKIE, secondFactorFormInput } from '@/lib/accounts/sign-in-second-step';
 import { recordSignInSuccess } from '@/lib/accounts/sign-in-events';
 import { openCentralSession } from '@/lib/approvals/central';
 import { readCappedForm } from '@/lib/http/body';
@@ -19,13 +20,11 @@ function seeOther(location: string, ...cookieLines: string[]): Response {
 
 export async function POST(request: Request): Promise<Response> {
   if (!sameOrigin(request)) return new Response('Cross-origin request refused.', { status: 403, headers: { 'Content-Type': 'text/plain' } });
-  const form = await readCappedForm(request, 4 * 1024);
-  const code = form?.get('code');
-  const method = form?.get('method') === 'recovery_code' ? 'recovery_code' : 'totp';
-  const retry = method === 'recovery_code' ? '&method=recovery_code' : '';
-  if (typeof code !== 'string' || !code || code.length > 64) return seeOther(`/central?second_factor=wrong${retry}`);
+  const form = await readCappedForm(request, 32 * 1024);
+  const { code, method, retry } = secondFactorFormInput(form);
+  if (!code) return seeOther(`/central?second_factor=wrong${retry}`);
   const ip = clientIpFromHeaders(request.headers);
-  const outcome = await completeSecondStep(db(), runtime().atRestKey, { token: (await cookies()).get(SECOND_STEP_COOKIE)?.value, code, method, ip });
+  const outcome = await completeSecondStep(db(), runtime().atRestKey, { token: (await cookies()).get(SECOND_STEP_COOKIE)?.value, code, method, ip, rp: relyingPartyOf(runtime().env.PORTICO_ISSUER) });
   if (outcome.kind === 'wrong') return seeOther(`/central?second_factor=wrong${retry}`);
   const cleared = clearedSecondStepCookie(runtime().env.issuerIsHttps);
   if (outcome.kind === 'throttled') return seeOther('/central?second_factor=throttled', cleared);

@@ -1,9 +1,11 @@
 'use server';
 // The answer to a tool confirmation: confirm (with step-up by the person's strongest factor) or deny.
 import { headers } from 'next/headers';
-import { StepUpRefusal } from '@/lib/accounts/step-up';
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { PasskeyRefusal, relyingPartyOf } from '@/lib/accounts/passkeys';
+import { StepUpRefusal, stepUpPasskeyOptions } from '@/lib/accounts/step-up';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { answerConfirmation, ConfirmationRefusal } from '@/lib/mcp/confirmations';
+import { answerConfirmation, ConfirmationRefusal, confirmationStepUpContext, findConfirmation } from '@/lib/mcp/confirmations';
 import { db, runtime } from '@/lib/runtime';
 import { currentConsoleSession } from '../../_lib/session';
 
@@ -11,6 +13,21 @@ export type ConfirmFormState =
   | { status: 'idle' }
   | { status: 'error'; fieldErrors: Record<string, string> }
   | { status: 'done'; decision: 'confirmed' | 'denied' };
+
+const passkeyAnswer = (value: FormDataEntryValue | null) => (typeof value === 'string' && value !== '' && value.length <= 16 * 1024 ? value : undefined);
+
+/** Options for the passkey step-up of this confirmation (bound to it), for the person it is for. */
+export async function confirmationPasskeyOptionsAction(id: string): Promise<{ ok: true; options: PublicKeyCredentialRequestOptionsJSON } | { ok: false; message: string }> {
+  const session = await currentConsoleSession();
+  if (!session) return { ok: false, message: 'Your Portico session has ended. Reload the page and sign in again.' };
+  if (!(await findConfirmation(db(), id, session.user))) return { ok: false, message: 'There is no such confirmation for you.' };
+  try {
+    return { ok: true, options: await stepUpPasskeyOptions(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), { user: session.user, context: confirmationStepUpContext(id) }) };
+  } catch (error) {
+    if (error instanceof PasskeyRefusal) return { ok: false, message: error.message };
+    throw error;
+  }
+}
 
 export async function answerConfirmationAction(id: string, _previous: ConfirmFormState, data: FormData): Promise<ConfirmFormState> {
   const session = await currentConsoleSession();
@@ -22,11 +39,12 @@ export async function answerConfirmationAction(id: string, _previous: ConfirmFor
     return typeof value === 'string' && value !== '' ? value.slice(0, 1024) : undefined;
   };
   try {
-    await answerConfirmation(db(), runtime().atRestKey, {
+    const { env, atRestKey } = runtime();
+    await answerConfirmation(db(), { atRestKey, rp: relyingPartyOf(env.PORTICO_ISSUER) }, {
       id,
       user: session.user,
       decision,
-      proof: { password: text('password'), code: text('code') },
+      proof: { password: text('password'), code: text('code'), passkey: passkeyAnswer(data.get('passkey')) },
       ip: clientIpFromHeaders(await headers()),
     });
     return { status: 'done', decision: decision === 'confirm' ? 'confirmed' : 'denied' };

@@ -9,7 +9,7 @@ import { db } from '@/lib/runtime';
 import { visibleText } from '@/lib/util/visible-text';
 import { SignInFrame } from '../../../auth/app/_components/sign-in-frame';
 import { currentConsoleSession } from '../../_lib/session';
-import { answerConfirmationAction } from './actions';
+import { answerConfirmationAction, confirmationPasskeyOptionsAction } from './actions';
 import { ConfirmForm } from './confirm-form';
 
 export const dynamic = 'force-dynamic';
@@ -70,7 +70,7 @@ export default async function ConfirmationPage(props: { params: Promise<{ id: st
         </div>
       ) : null}
       {open ? (
-        <ConfirmForm action={answerConfirmationAction.bind(null, view.id)} factor={factor} />
+        <ConfirmForm action={answerConfirmationAction.bind(null, view.id)} passkeyOptions={confirmationPasskeyOptionsAction.bind(null, view.id)} factor={factor} />
       ) : (
         <div className="alert alert-error" role="status" data-testid="confirmation-closed">
           {view.state === 'confirmed' ? 'You confirmed this call.' : view.state === 'denied' ? 'You denied this call.' : 'This confirmation has expired: the agent has to ask again.'}

@@ -3,7 +3,8 @@
 import { cookies } from 'next/headers';
 import { consoleSessionCookie, createConsoleSession } from '@/lib/accounts/console-sessions';
 import { consoleReturnPath } from '@/lib/accounts/console-sign-in';
-import { clearedSecondStepCookie, completeSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
+import { relyingPartyOf } from '@/lib/accounts/passkeys';
+import { clearedSecondStepCookie, completeSecondStep, SECOND_STEP_COOKIE, secondFactorFormInput } from '@/lib/accounts/sign-in-second-step';
 import { recordSignInSuccess } from '@/lib/accounts/sign-in-events';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
@@ -21,13 +22,11 @@ export async function POST(request: Request) {
   const { env } = runtime();
   // Login CSRF, as for the password step.
   if (request.headers.get('origin') !== env.PORTICO_ISSUER) return new Response('Cross-origin request refused.', { status: 403, headers: { 'Content-Type': 'text/plain' } });
-  const form = await readCappedForm(request, 4 * 1024).catch(() => undefined);
-  const code = form?.get('code');
-  const method = form?.get('method') === 'recovery_code' ? 'recovery_code' : 'totp';
-  const retry = method === 'recovery_code' ? '&method=recovery_code' : '';
-  if (typeof code !== 'string' || !code || code.length > 64) return seeOther(`/console/login?second_factor=wrong${retry}`);
+  const form = await readCappedForm(request, 32 * 1024).catch(() => undefined);
+  const { code, method, retry } = secondFactorFormInput(form);
+  if (!code) return seeOther(`/console/login?second_factor=wrong${retry}`);
   const ip = clientIpFromHeaders(request.headers);
-  const outcome = await completeSecondStep(db(), runtime().atRestKey, { token: (await cookies()).get(SECOND_STEP_COOKIE)?.value, code, method, ip });
+  const outcome = await completeSecondStep(db(), runtime().atRestKey, { token: (await cookies()).get(SECOND_STEP_COOKIE)?.value, code, method, ip, rp: relyingPartyOf(runtime().env.PORTICO_ISSUER) });
   if (outcome.kind === 'wrong') return seeOther(`/console/login?second_factor=wrong${retry}`);
   const cleared = clearedSecondStepCookie(env.issuerIsHttps);
   if (outcome.kind === 'throttled') return seeOther('/console/login?second_factor=throttled', cleared);

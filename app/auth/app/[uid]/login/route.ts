@@ -1,6 +1,7 @@
 // POST /auth/app/<uid>/login – the sign-in card's form (lib/oidc/password-sign-in.ts does the work).
 // A plain form POST (not a server action) so that any client, scripted or not, can complete it. The interaction
 // cookie is SameSite=Lax and scoped to /auth/app/<uid>, so a cross-site POST carries no interaction.
+import { relyingPartyOf } from '@/lib/accounts/passkeys';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { completePasswordSignIn } from '@/lib/oidc/password-sign-in';
@@ -13,7 +14,21 @@ export const POST = interactionRoute(async (request, { uid, card: cardPath, cook
   const card = cardPath;
 
   // The card's form is small: a larger body, or anything but a plain form, is answered like an empty form.
-  const form = await readCappedForm(request, 8 * 1024).catch(() => undefined);
+  const form = await readCappedForm(request, 32 * 1024).catch(() => undefined);
+  const passkey = form?.get('passkey');
+  if (passkey) {
+    // "Sign in with a passkey": the same card, no email or password.
+    const outcome = await completePasswordSignIn({
+      provider: runtime().provider,
+      db: db(),
+      cookieHeader,
+      uid,
+      credential: { kind: 'passkey', answer: passkey, rp: relyingPartyOf(runtime().env.PORTICO_ISSUER) },
+      clientIp: clientIpFromHeaders(request.headers),
+      issuer: runtime().env.PORTICO_ISSUER,
+    });
+    return afterOutcome(card, outcome);
+  }
   const email = form?.get('email') ?? null;
   const password = form?.get('password') ?? null;
   // Bounded lengths: the password goes into a memory-hard KDF.
@@ -26,8 +41,7 @@ export const POST = interactionRoute(async (request, { uid, card: cardPath, cook
     db: db(),
     cookieHeader,
     uid,
-    email,
-    password,
+    credential: { kind: 'password', email, password },
     clientIp: clientIpFromHeaders(request.headers),
     issuer: runtime().env.PORTICO_ISSUER,
   });

@@ -2,7 +2,8 @@
 // recovery code) for the pending sign-in of this very interaction; then the interaction continues as after a
 // password alone, with `amr` and `acr` saying two factors were used.
 import { cookies } from 'next/headers';
-import { ACR_MFA, clearedSecondStepCookie, completeSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
+import { relyingPartyOf } from '@/lib/accounts/passkeys';
+import { ACR_MFA, clearedSecondStepCookie, completeSecondStep, SECOND_STEP_COOKIE, secondFactorFormInput } from '@/lib/accounts/sign-in-second-step';
 import { recordSignInSuccess } from '@/lib/accounts/sign-in-events';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
@@ -13,13 +14,11 @@ import { interactionRoute, seeOther } from '../../_lib/responses';
 export const dynamic = 'force-dynamic';
 
 export const POST = interactionRoute(async (request, { uid, card, cookieHeader }) => {
-  const form = await readCappedForm(request, 4 * 1024).catch(() => undefined);
-  const code = form?.get('code');
-  const method = form?.get('method') === 'recovery_code' ? 'recovery_code' : 'totp';
-  const retry = method === 'recovery_code' ? '&method=recovery_code' : '';
-  if (typeof code !== 'string' || !code || code.length > 64) return seeOther(`${card}?second_factor=wrong${retry}`);
+  const form = await readCappedForm(request, 32 * 1024).catch(() => undefined);
+  const { code, method, retry } = secondFactorFormInput(form);
+  if (!code) return seeOther(`${card}?second_factor=wrong${retry}`);
   const { env, provider } = runtime();
-  const outcome = await completeSecondStep(db(), runtime().atRestKey, { token: (await cookies()).get(SECOND_STEP_COOKIE)?.value, code, method, ip: clientIpFromHeaders(request.headers) });
+  const outcome = await completeSecondStep(db(), runtime().atRestKey, { token: (await cookies()).get(SECOND_STEP_COOKIE)?.value, code, method, ip: clientIpFromHeaders(request.headers), rp: relyingPartyOf(env.PORTICO_ISSUER) });
   if (outcome.kind === 'wrong') return seeOther(`${card}?second_factor=wrong${retry}`);
   const cleared = (response: Response) => {
     response.headers.append('Set-Cookie', clearedSecondStepCookie(env.issuerIsHttps));

@@ -1,0 +1,297 @@
+// Passkeys (WebAuthn Level 3) with @simplewebauthn/server: a person registers several, names them and removes them;
+// a passkey signs them in without a password (discoverable credentials, user verification required), serves as the
+// second step after a password, and as step-up for decisions.
+//
+// The relying party is the issuer: RP ID = its host name, the only origin accepted = its origin (WebAuthn §5.1.4.1,
+// §7.1 step 9). Every ceremony's challenge lives in PostgreSQL (webauthn_challenges) and is consumed by one DELETE …
+// RETURNING matching its purpose, its person and its context, so an assertion made for one sign-in, confirmation or
+// decision serves no other, and a response is accepted once. The signature counter only grows (a conditional UPDATE),
+// so a cloned authenticator shows itself (WebAuthn §6.1.1).
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { recordAuditEvent } from '../audit/events';
+import type { Database, Queryable } from '../db/client';
+import { passkeys, recoveryCodes, totpFactors, webauthnChallenges } from '../db/schema';
+import type { AccountMailContext } from './password-reset';
+import { personActor, personSubject, queueFactorNotice, replaceRecoveryCodes, requireCurrentPassword, SecondFactorRefusal } from './second-factors';
+import { findUserById, type User } from './users';
+
+export const WEBAUTHN_CHALLENGE_SECONDS = 5 * 60;
+export const MAX_PASSKEYS = 10;
+
+/** The relying party: Portico's issuer. */
+export interface RelyingParty {
+  rpID: string;
+  origin: string;
+  name: string;
+}
+
+export function relyingPartyOf(issuer: string): RelyingParty {
+  const url = new URL(issuer);
+  return { rpID: url.hostname, origin: url.origin, name: 'Portico' };
+}
+
+export type CeremonyPurpose = 'sign_in' | 'second_factor' | 'step_up';
+
+/** A passkey assertion or registration refused; the message is for the person, never the library's. */
+export class PasskeyRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PasskeyRefusal';
+  }
+}
+
+export interface PasskeySummary {
+  id: string;
+  name: string;
+  deviceType: 'singleDevice' | 'multiDevice';
+  backedUp: boolean;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export async function listPasskeys(db: Queryable, userId: string): Promise<PasskeySummary[]> {
+  return db
+    .select({ id: passkeys.id, name: passkeys.name, deviceType: passkeys.deviceType, backedUp: passkeys.backedUp, createdAt: passkeys.createdAt, lastUsedAt: passkeys.lastUsedAt })
+    .from(passkeys)
+    .where(eq(passkeys.userId, userId))
+    .orderBy(passkeys.createdAt);
+}
+
+async function storeChallenge(db: Queryable, challenge: string, purpose: CeremonyPurpose | 'register', userId: string | null, context: string): Promise<void> {
+  await db.delete(webauthnChallenges).where(lt(webauthnChallenges.expiresAt, sql`now()`));
+  await db.insert(webauthnChallenges).values({ challenge, purpose, userId, context, expiresAt: sql`now() + make_interval(secs => ${WEBAUTHN_CHALLENGE_SECONDS})` });
+}
+
+/** The challenge a response answers (from its clientDataJSON), consumed if it was made for exactly this. */
+async function consumeChallenge(db: Queryable, clientDataJSON: unknown, purpose: CeremonyPurpose | 'register', userId: string | null, context: string): Promise<string> {
+  let challenge: unknown;
+  try {
+    challenge = (JSON.parse(Buffer.from(String(clientDataJSON), 'base64url').toString('utf8')) as { challenge?: unknown }).challenge;
+  } catch {
+    challenge = undefined;
+  }
+  if (typeof challenge !== 'string' || challenge.length > 128) throw new PasskeyRefusal('This passkey answer is not readable. Try again.');
+  const [consumed] = await db
+    .delete(webauthnChallenges)
+    .where(
+      and(
+        eq(webauthnChallenges.challenge, challenge),
+        eq(webauthnChallenges.purpose, purpose),
+        userId ? eq(webauthnChallenges.userId, userId) : isNull(webauthnChallenges.userId),
+        eq(webauthnChallenges.context, context),
+        gt(webauthnChallenges.expiresAt, sql`now()`),
+      ),
+    )
+    .returning({ challenge: webauthnChallenges.challenge });
+  if (!consumed) throw new PasskeyRefusal('This passkey request expired or was used already. Try again.');
+  return consumed.challenge;
+}
+
+const userHandle = (userId: string) => new Uint8Array(Buffer.from(userId.replaceAll('-', ''), 'hex'));
+
+/**
+ * Options for registering one more passkey of this person (discoverable, user verification required), after their
+ * password again: a session left open must not bind someone else's authenticator to the account. The challenge then
+ * carries that step-up to the registration (five minutes, once).
+ */
+export async function passkeyRegistrationOptions(db: Queryable, rp: RelyingParty, input: { user: User; currentPassword: string; ip: string }): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const { user } = input;
+  await requireCurrentPassword(db, input);
+  const existing = await db.select({ credentialId: passkeys.credentialId, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, user.id));
+  if (existing.length >= MAX_PASSKEYS) throw new SecondFactorRefusal(`You have ${MAX_PASSKEYS} passkeys, the most an account may have. Remove one first.`, 'form');
+  const options = await generateRegistrationOptions({
+    rpName: rp.name,
+    rpID: rp.rpID,
+    userName: user.email,
+    userDisplayName: user.name,
+    userID: userHandle(user.id),
+    attestationType: 'none',
+    excludeCredentials: existing.map((key) => ({ id: key.credentialId, transports: key.transports })),
+    authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+  });
+  await storeChallenge(db, options.challenge, 'register', user.id, '');
+  return options;
+}
+
+/**
+ * Registers a passkey for the person, answering a registration challenge they got with their password
+ * (passkeyRegistrationOptions), audited. When it is their first second factor, recovery codes are made and
+ * returned, once.
+ */
+/** Parses a registration as a browser sends it (a JSON string); anything else is refused, never thrown as a 500. */
+export function parseRegistrationResponse(value: unknown): RegistrationResponseJSON {
+  if (typeof value !== 'string' || value.length > 32 * 1024) throw new SecondFactorRefusal('The passkey answer is missing or too large. Try again.', 'form');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new SecondFactorRefusal('The passkey answer is not readable. Try again.', 'form');
+  }
+  const candidate = parsed as Partial<RegistrationResponseJSON> | null;
+  if (!candidate || typeof candidate.id !== 'string' || typeof candidate.response !== 'object' || candidate.response === null || typeof candidate.response.clientDataJSON !== 'string') {
+    throw new SecondFactorRefusal('The passkey answer is not a registration. Try again.', 'form');
+  }
+  return candidate as RegistrationResponseJSON;
+}
+
+export async function registerOwnPasskey(db: Database, rp: RelyingParty, input: { user: User; name: string; response: RegistrationResponseJSON; ip: string; mail: AccountMailContext }): Promise<{ recoveryCodes?: string[] }> {
+  const name = input.name.trim();
+  if (name.length < 1 || name.length > 64) throw new SecondFactorRefusal('Give the passkey a name of 1 to 64 characters ("Work laptop").', 'name');
+  const expectedChallenge = await consumeChallenge(db, input.response?.response?.clientDataJSON, 'register', input.user.id, '');
+  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+  try {
+    verified = await verifyRegistrationResponse({ response: input.response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.rpID, requireUserVerification: true });
+  } catch {
+    throw new SecondFactorRefusal('Your browser’s answer did not check out. Try again.', 'form');
+  }
+  if (!verified.verified) throw new SecondFactorRefusal('Your browser’s answer did not check out. Try again.', 'form');
+  const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
+  return db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(passkeys)
+      .values({
+        userId: input.user.id,
+        credentialId: credential.id,
+        publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+        signCount: credential.counter,
+        transports: credential.transports ?? [],
+        name,
+        deviceType: credentialDeviceType,
+        backedUp: credentialBackedUp,
+      })
+      .onConflictDoNothing()
+      .returning({ id: passkeys.id });
+    if (inserted.length === 0) throw new SecondFactorRefusal('This passkey is registered already.', 'form');
+    await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'passkey', name } });
+    await queueFactorNotice(tx, input.mail, input.user, 'added', 'passkey');
+    const [anyCode] = await tx.select({ id: recoveryCodes.id }).from(recoveryCodes).where(eq(recoveryCodes.userId, input.user.id)).limit(1);
+    return anyCode ? {} : { recoveryCodes: await replaceRecoveryCodes(tx, input.user.id) };
+  });
+}
+
+/** Removes one of the person's passkeys (with their password again), audited; recovery codes go with the last factor. */
+export async function removeOwnPasskey(db: Database, input: { user: User; passkeyId: string; currentPassword: string; ip: string; mail: AccountMailContext }): Promise<void> {
+  await requireCurrentPassword(db, input);
+  await db.transaction(async (tx) => {
+    const [removed] = await tx
+      .delete(passkeys)
+      .where(and(eq(passkeys.id, input.passkeyId), eq(passkeys.userId, input.user.id)))
+      .returning({ name: passkeys.name });
+    if (!removed) throw new SecondFactorRefusal('That passkey is not one of yours (or was removed already).', 'form');
+    await tx
+      .delete(recoveryCodes)
+      .where(
+        and(
+          eq(recoveryCodes.userId, input.user.id),
+          sql`not exists (select 1 from ${passkeys} where ${passkeys.userId} = ${input.user.id})`,
+          sql`not exists (select 1 from ${totpFactors} where ${totpFactors.userId} = ${input.user.id} and ${totpFactors.confirmedAt} is not null)`,
+        ),
+      );
+    await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.removed', subject: personSubject(input.user), details: { kind: 'passkey', name: removed.name } });
+    await queueFactorNotice(tx, input.mail, input.user, 'removed', 'passkey');
+  });
+}
+
+/**
+ * Options for an assertion. Passwordless sign-in names no person (the passkey says who); the second step and
+ * step-up name the person and allow only their passkeys. User verification is required, except as a second step
+ * after a password (there it only has to prove possession).
+ */
+export async function passkeyAssertionOptions(db: Queryable, rp: RelyingParty, input: { purpose: CeremonyPurpose; userId?: string; context?: string }): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const allowed = input.userId ? await db.select({ id: passkeys.credentialId, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, input.userId)) : [];
+  if (input.userId && allowed.length === 0) throw new PasskeyRefusal('You have no passkey on this account.');
+  const options = await generateAuthenticationOptions({
+    rpID: rp.rpID,
+    allowCredentials: allowed,
+    userVerification: input.purpose === 'second_factor' ? 'preferred' : 'required',
+  });
+  await storeChallenge(db, options.challenge, input.purpose, input.userId ?? null, input.context ?? '');
+  return options;
+}
+
+export interface PasskeyAssertion {
+  user: User;
+  passkeyId: string;
+  /** RFC 8176: `hwk` (bound to one authenticator) or `swk` (synced), `user` (presence), `pin` style verification as `mfa`. */
+  amr: string[];
+  userVerified: boolean;
+}
+
+/** Parses an assertion as a browser sends it (a JSON string); anything else is refused, never thrown as a 500. */
+export function parseAuthenticationResponse(value: unknown): AuthenticationResponseJSON {
+  if (typeof value !== 'string' || value.length > 16 * 1024) throw new PasskeyRefusal('The passkey answer is missing or too large.');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new PasskeyRefusal('The passkey answer is not JSON.');
+  }
+  const candidate = parsed as Partial<AuthenticationResponseJSON> | null;
+  if (!candidate || typeof candidate.id !== 'string' || typeof candidate.response !== 'object' || candidate.response === null || typeof candidate.response.clientDataJSON !== 'string') {
+    throw new PasskeyRefusal('The passkey answer is not an assertion.');
+  }
+  return candidate as AuthenticationResponseJSON;
+}
+
+/**
+ * Verifies an assertion made for this purpose (and person and context), consuming its challenge; answers who it
+ * proves. Refuses a disabled account, a passkey of someone else, a counter that went backwards.
+ */
+export async function verifyPasskeyAssertion(
+  db: Queryable,
+  rp: RelyingParty,
+  input: { purpose: CeremonyPurpose; userId?: string; context?: string; response: AuthenticationResponseJSON },
+): Promise<PasskeyAssertion> {
+  const expectedChallenge = await consumeChallenge(db, input.response.response?.clientDataJSON, input.purpose, input.userId ?? null, input.context ?? '');
+  const [key] = await db
+    .select()
+    .from(passkeys)
+    .where(and(eq(passkeys.credentialId, input.response.id), ...(input.userId ? [eq(passkeys.userId, input.userId)] : [])));
+  if (!key) throw new PasskeyRefusal(input.userId ? 'That passkey is not one of yours.' : 'This passkey is not registered with Portico (it may have been removed).');
+  const requireUserVerification = input.purpose !== 'second_factor';
+  let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+  try {
+    verified = await verifyAuthenticationResponse({
+      response: input.response,
+      expectedChallenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.rpID,
+      credential: { id: key.credentialId, publicKey: new Uint8Array(Buffer.from(key.publicKey, 'base64url')), counter: key.signCount, transports: key.transports },
+      requireUserVerification,
+    });
+  } catch {
+    throw new PasskeyRefusal('The passkey’s answer did not check out. Try again.');
+  }
+  if (!verified.verified) throw new PasskeyRefusal('The passkey’s answer did not check out. Try again.');
+  const { newCounter, userVerified } = verified.authenticationInfo;
+  // The counter only grows (both zero: the authenticator keeps none). Conditional, so two uses cannot both pass.
+  const [used] = await db
+    .update(passkeys)
+    .set({ signCount: newCounter, lastUsedAt: sql`now()` })
+    .where(and(eq(passkeys.id, key.id), or(and(eq(passkeys.signCount, 0), eq(sql`${newCounter}::bigint`, 0)), lt(passkeys.signCount, newCounter))))
+    .returning({ id: passkeys.id });
+  if (!used) throw new PasskeyRefusal('This passkey’s counter went backwards: it may have been copied. Remove it and register a new one.');
+  const user = await findUserById(db, key.userId);
+  if (!user || user.disabledAt) throw new PasskeyRefusal('This account is disabled.');
+  return { user, passkeyId: key.id, userVerified, amr: [key.deviceType === 'singleDevice' ? 'hwk' : 'swk', 'user', ...(userVerified ? ['mfa'] : [])] };
+}
+
+/** "Sign in with a passkey": the person the passkey proves, or undefined (any refusal: the form says "did not sign you in"). */
+export async function passwordlessSignIn(db: Queryable, rp: RelyingParty, answer: string): Promise<PasskeyAssertion | undefined> {
+  try {
+    return await verifyPasskeyAssertion(db, rp, { purpose: 'sign_in', response: parseAuthenticationResponse(answer) });
+  } catch (error) {
+    if (error instanceof PasskeyRefusal) return undefined;
+    throw error;
+  }
+}

@@ -132,11 +132,32 @@ test('a tool confirmation takes the passkey with user verification, and refuses 
   expect((await call({ _confirmation_token: token })).status).toBe(428);
 });
 
-test('the central signs in with a passkey alone', async () => {
+test('the central signs in with a passkey alone, and approving work access steps up with it, bound to the decision', async ({}, testInfo) => {
+  // An access request for work on an app the person operates (an owner of the demo organization), from their own token.
+  const asked = await fetch(`${E2E_ISSUER}/api/tools/permissions.request_sensitive_access`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${apiToken}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ org: 'demo', app: 'vault', resource: '/keys/rotation', profile: 'work', duration_seconds: 600, reason: 'rotate the keys' }),
+  });
+  expect(asked.status).toBe(200);
+  const { result } = (await asked.json()) as { result: { request_id: string; operator_approval_url: string } };
+
   await context.clearCookies();
   await page.goto('/central');
   await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   await expect(page.getByRole('heading', { name: 'Pending requests' })).toBeVisible();
+  await page.goto(result.operator_approval_url);
+  await expect(page.getByTestId('step-up-passkey')).toBeVisible();
+  await expectAccessible(page);
+  await page.screenshot({ path: testInfo.outputPath('central-passkey-step-up.png'), fullPage: true });
+  // Without user verification the passkey does not step up: nothing is decided.
+  await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: false });
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await expect(page.getByTestId('decision-error')).toBeVisible();
+  await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: true });
+  await page.reload();
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await expect(page.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
 });
 
 test('removing the passkey needs the password; afterwards it signs nobody in', async ({}, testInfo) => {

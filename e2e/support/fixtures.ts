@@ -35,7 +35,7 @@ export const ROCKETS = {
   outsider: { email: 'outsider@demo.e2e.test', password: 'outsider-password-123' },
   /** A member of the demo organization who turns on two-step sign-in (e2e/two-step.spec.ts). */
   twoStep: { email: 'twostep@demo.e2e.test', password: 'two-step-password-123' },
-  /** An admin of the demo organization who sets up passkeys (e2e/passkeys.spec.ts). */
+  /** An owner of the demo organization (so an operator of its apps) who sets up passkeys (e2e/passkeys.spec.ts). */
   passkey: { email: 'passkey@demo.e2e.test', password: 'passkey-person-password-1' },
 } as const;
 
@@ -147,7 +147,7 @@ export async function seedE2EData(db: Database): Promise<void> {
     const twoStep = await createUser(tx, { email: ROCKETS.twoStep.email, name: 'Two Step', passwordHash: await hashPassword(ROCKETS.twoStep.password) });
     if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: twoStep.id, role: 'member' });
     const passkeyPerson = await createUser(tx, { email: ROCKETS.passkey.email, name: 'Passkey Person', passwordHash: await hashPassword(ROCKETS.passkey.password) });
-    if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: passkeyPerson.id, role: 'admin' });
+    if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: passkeyPerson.id, role: 'owner' });
 
     // An organization the console's deletion test may delete: the demo owner owns it, the outsider administers it.
     const doomed = await createOrganization(tx, { slug: 'doomed-co', name: 'Doomed Co' });

@@ -5,7 +5,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isApprovalRequestId } from './central-urls';
 import { and, asc, desc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
-import { throttledPasswordCheck } from '../accounts/throttled-password-check';
+import { relyingPartyOf } from '../accounts/passkeys';
+import { stepUpFactorOf, StepUpRefusal, verifyStepUp, type StepUpProof } from '../accounts/step-up';
 import type { User } from '../accounts/users';
 import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
@@ -187,14 +188,23 @@ async function insertNonce(db: Queryable, values: Omit<typeof decisionNonces.$in
   }
 }
 
+const STEP_UP_WORDS = { passkey: 'your passkey', totp: 'the code of your authenticator app', password: 'your password' } as const;
+
+/** What a passkey step-up of a decision is bound to: its nonce (by hash), used once with it. */
+export const decisionStepUpContext = (nonce: string) => `decision:${sha256(nonce)}`;
+
 export interface CentralDecision {
   sessionToken: string | undefined;
   requestId: string;
   fingerprint: string;
   nonce: string;
   decision: 'approve' | 'deny';
-  /** Step-up: the operator's password, typed again for this request (work and compose). */
+  /** Step-up: the operator's password, typed again for this request (work and compose), when that is their strongest factor. */
   password?: string;
+  /** Step-up by the operator's strongest factor (lib/accounts/step-up.ts); a passkey's assertion is bound to this nonce. */
+  proof?: StepUpProof;
+  /** Checks authenticator codes (the at-rest key decrypts their secrets). */
+  atRestKey?: Uint8Array;
   /** The explicit confirmation a read approval needs each time. */
   confirmed?: boolean;
   ip: string;
@@ -215,9 +225,19 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
   if (!view) throw new ApprovalRefusal('not_authorized', 'no such request that you may decide');
   if (input.decision === 'approve') {
     if (view.stepUp) {
-      if (!input.password) throw new CentralRefusal('step_up', `approving ${view.profile} access needs your password, typed again for this request`);
-      const check = await throttledPasswordCheck(db, session.user.email, input.password, input.ip);
-      if (!check.ok || check.user.id !== session.user.id) throw new CentralRefusal('step_up', 'that password is not right (or too many tries: wait a moment)');
+      // The strongest factor the operator has (a passkey, else their authenticator's code, else the password); a
+      // passkey's assertion was made for this very nonce, which the decision consumes below.
+      const proof: StepUpProof = input.proof ?? { password: input.password };
+      const factor = await stepUpFactorOf(db, session.user.id);
+      const given = factor === 'passkey' ? proof.passkey : factor === 'totp' ? proof.code : proof.password;
+      if (!given) throw new CentralRefusal('step_up', `approving ${view.profile} access needs ${STEP_UP_WORDS[factor]}, again for this request`);
+      if (factor === 'totp' && !input.atRestKey) throw new Error('decideInCentral needs the at-rest key to check an authenticator code');
+      try {
+        await verifyStepUp(db, input.atRestKey ?? new Uint8Array(), { user: session.user, proof, ip: input.ip, rp: relyingPartyOf(binding.installation), context: decisionStepUpContext(input.nonce) });
+      } catch (error) {
+        if (error instanceof StepUpRefusal) throw new CentralRefusal('step_up', error.message);
+        throw error;
+      }
     } else if (input.confirmed !== true) {
       throw new CentralRefusal('step_up', 'confirm this approval explicitly');
     }

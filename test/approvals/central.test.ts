@@ -4,7 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { and, count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Secret, TOTP } from 'otpauth';
 import { addMember } from '../../lib/accounts/memberships';
+import { confirmTotpEnrollment, startTotpEnrollment } from '../../lib/accounts/second-factors';
 import type { User } from '../../lib/accounts/users';
 import { createApprovalRequest, type ApprovalProfile } from '../../lib/approvals/broker';
 import {
@@ -130,6 +132,35 @@ describe('the operator central', () => {
     );
     expect(approved.grant).toBeDefined();
     expect((await database.db.select().from(approvalRequests).where(eq(approvalRequests.id, compose.id)))[0]!.decidedBy).toBe(owner.id);
+  });
+
+  it('asks an operator with an authenticator app for its code, not the password (the strongest factor), once per code', async () => {
+    const atRestKey = randomBytes(32);
+    const enrollment = await startTotpEnrollment(database.db, atRestKey, owner);
+    const codeAt = (at: number) => new TOTP({ secret: Secret.fromBase32(enrollment.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: at });
+    await confirmTotpEnrollment(database.db, atRestKey, owner, codeAt(Date.now() - 30_000), Date.now() - 30_000);
+    try {
+      const token = await openCentralSession(database.db, owner, binding);
+      const session = (await findCentralSession(database.db, token, binding))!;
+      const decide = async (request: { id: string; fingerprint: string }, proof: { password?: string; code?: string }) =>
+        decideInCentral(
+          database.db,
+          { sessionToken: token, requestId: request.id, fingerprint: request.fingerprint, nonce: await issueDecisionNonce(database.db, session, request.id, binding), decision: 'approve', proof, atRestKey, ip: '192.0.2.4' },
+          binding,
+        );
+      const work = await ask('work');
+      const before = await writes();
+      // A phished password does not stand in for the authenticator the operator has.
+      await expect(decide(work, { password: TEST_PASSWORD })).rejects.toThrow(/code of your authenticator app/);
+      await expect(decide(work, { code: '000000' })).rejects.toThrow(/not right/);
+      expect(await writes()).toBe(before);
+      const code = codeAt(Date.now());
+      expect((await decide(work, { code })).grant).toBeDefined();
+      // The same code again, for another decision: spent.
+      await expect(decide(await ask('compose'), { code })).rejects.toThrow(/not right|already used/);
+    } finally {
+      await database.db.execute(sql`delete from totp_factors where user_id = ${owner.id}`);
+    }
   });
 
   it('lets a member of another organization decide nothing here', async () => {

@@ -2,12 +2,23 @@
 // One decision at a time: a click freezes the controls, fetches a fresh nonce (60 s) for this request and its
 // fingerprint, and posts the decision. The answer must name the request shown; anything else is an error and
 // changes nothing on screen. Once decided (or refused for good), the controls do not come back.
+import { startAuthentication } from '@simplewebauthn/browser';
 import { useState } from 'react';
 
 type Phase = { kind: 'idle' } | { kind: 'working' } | { kind: 'decided'; state: string; detail: string } | { kind: 'error'; message: string; final: boolean };
 
-export function DecisionPanel(props: { requestId: string; fingerprint: string; stepUp: boolean; profile: string | null; base?: '/central' | '/embedded-central'; onDecided?: (state: string) => void }) {
+export function DecisionPanel(props: {
+  requestId: string;
+  fingerprint: string;
+  stepUp: boolean;
+  /** The operator's strongest factor, which the step-up asks for (the password when not given). */
+  stepUpFactor?: 'passkey' | 'totp' | 'password';
+  profile: string | null;
+  base?: '/central' | '/embedded-central';
+  onDecided?: (state: string) => void;
+}) {
   const base = props.base ?? '/central';
+  const factor = props.stepUpFactor ?? 'password';
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
   const [password, setPassword] = useState('');
   const [confirmed, setConfirmed] = useState(false);
@@ -18,7 +29,13 @@ export function DecisionPanel(props: { requestId: string; fingerprint: string; s
     const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), cache: 'no-store' });
     try {
       const nonceAnswer = await post(`${base}/api/nonce`, { request_id: props.requestId });
-      const proof = (await nonceAnswer.json()) as { request_id?: string; nonce?: string; fingerprint?: string; error_description?: string };
+      const proof = (await nonceAnswer.json()) as {
+        request_id?: string;
+        nonce?: string;
+        fingerprint?: string;
+        error_description?: string;
+        step_up?: { factor: string; passkey_options?: Parameters<typeof startAuthentication>[0]['optionsJSON'] };
+      };
       if (!nonceAnswer.ok || proof.request_id !== props.requestId || !proof.nonce) {
         setPhase({ kind: 'error', message: proof.error_description ?? 'Portico could not prepare this decision.', final: nonceAnswer.status === 401 });
         return;
@@ -27,12 +44,23 @@ export function DecisionPanel(props: { requestId: string; fingerprint: string; s
         setPhase({ kind: 'error', message: 'This request is not the one on screen any more: reload it before deciding.', final: true });
         return;
       }
+      // A passkey step-up: the browser asks the operator, for options bound to this very nonce.
+      let passkey: string | undefined;
+      if (decision === 'approve' && props.stepUp && proof.step_up?.passkey_options) {
+        try {
+          passkey = JSON.stringify(await startAuthentication({ optionsJSON: proof.step_up.passkey_options }));
+        } catch {
+          setPhase({ kind: 'error', message: 'Your passkey did not answer (cancelled, or not on this device). Try again.', final: false });
+          return;
+        }
+      }
+      const stepUp = factor === 'passkey' ? { passkey } : factor === 'totp' ? { code: password } : { password };
       const answer = await post(`${base}/api/decisions`, {
         request_id: props.requestId,
         fingerprint: props.fingerprint,
         nonce: proof.nonce,
         decision,
-        ...(decision === 'approve' && props.stepUp ? { password } : {}),
+        ...(decision === 'approve' && props.stepUp ? stepUp : {}),
         ...(decision === 'approve' && !props.stepUp ? { confirmed } : {}),
       });
       const result = (await answer.json()) as { request_id?: string; state?: string; grant_expires_at?: string | null; error?: string; error_description?: string };
@@ -68,13 +96,18 @@ export function DecisionPanel(props: { requestId: string; fingerprint: string; s
   const locked = phase.kind === 'working' || (phase.kind === 'error' && phase.final);
   return (
     <div className="grid gap-3" data-testid="decision-panel">
-      {props.stepUp ? (
+      {props.stepUp && factor === 'passkey' ? (
+        <p className="text-sm" data-testid="step-up-passkey">
+          Approving {props.profile} access asks for your passkey (your fingerprint, face or device PIN).
+        </p>
+      ) : props.stepUp ? (
         <div className="field">
-          <label htmlFor="step-up-password">Your password, again, to approve {props.profile} access</label>
+          <label htmlFor="step-up-password">{factor === 'totp' ? `The code of your authenticator app, to approve ${props.profile} access` : `Your password, again, to approve ${props.profile} access`}</label>
           <input
             id="step-up-password"
-            type="password"
-            autoComplete="current-password"
+            type={factor === 'totp' ? 'text' : 'password'}
+            inputMode={factor === 'totp' ? 'numeric' : undefined}
+            autoComplete={factor === 'totp' ? 'one-time-code' : 'current-password'}
             value={password}
             disabled={locked}
             onChange={(event) => setPassword(event.target.value)}

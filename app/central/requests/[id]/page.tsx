@@ -2,6 +2,7 @@
 // long, and the decision. Only an operator of the request's organization sees it.
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
+import { stepUpFactorOf } from '@/lib/accounts/step-up';
 import { findCentralRequest } from '@/lib/approvals/central';
 import { centralRequestUrl, isApprovalRequestId } from '@/lib/approvals/central-urls';
 import { db } from '@/lib/runtime';
@@ -38,7 +39,7 @@ export default async function CentralRequestPage(props: { params: Promise<{ id: 
         <RequestSummary view={view} />
         <div className="mt-5">
           {decidable ? (
-            <DecisionPanel requestId={view.id} fingerprint={view.fingerprint} stepUp={view.stepUp} profile={view.profile} />
+            <DecisionPanel requestId={view.id} fingerprint={view.fingerprint} stepUp={view.stepUp} stepUpFactor={await stepUpFactorOf(db(), session.user.id)} profile={view.profile} />
           ) : view.activeGrantId ? (
             <RevokePanel grantId={view.activeGrantId} />
           ) : (

@@ -37,12 +37,21 @@ export const ROCKETS = {
   twoStep: { email: 'twostep@demo.e2e.test', password: 'two-step-password-123' },
   /** An owner of the demo organization (so an operator of its apps) who sets up passkeys (e2e/passkeys.spec.ts). */
   passkey: { email: 'passkey@demo.e2e.test', password: 'passkey-person-password-1' },
+  /** A member of the demo organization with no second factor, whom an app's acr_values sends to set one up. */
+  acr: { email: 'acr@demo.e2e.test', password: 'acr-person-password-123' },
 } as const;
 
 /**
  * An app of Acme Rockets that serves MCP for real (the example app, e2e/support/flight-deck.ts, started by the tests), and the agents
  * the consent tests choose from.
  */
+/** An organization of its own for the second-factor policy test. */
+export const POLICY_CO = {
+  orgName: 'Policy Co',
+  owner: { email: 'owner@policy.e2e.test', password: 'policy-owner-password-1' },
+  member: { email: 'member@policy.e2e.test', password: 'policy-member-password-1' },
+};
+
 export const FLIGHT_DECK = {
   appId: '0f1d6000-0000-4000-8000-00000000f1d6',
   identity: 'urn:portico:app:0f1d6000-0000-4000-8000-00000000f1d6',
@@ -148,6 +157,15 @@ export async function seedE2EData(db: Database): Promise<void> {
     if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: twoStep.id, role: 'member' });
     const passkeyPerson = await createUser(tx, { email: ROCKETS.passkey.email, name: 'Passkey Person', passwordHash: await hashPassword(ROCKETS.passkey.password) });
     if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: passkeyPerson.id, role: 'owner' });
+
+    const acrPerson = await createUser(tx, { email: ROCKETS.acr.email, name: 'Acr Person', passwordHash: await hashPassword(ROCKETS.acr.password) });
+    if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: acrPerson.id, role: 'member' });
+    // An organization whose second-factor policy e2e/second-factor-policy.spec.ts changes (nobody else signs in to it).
+    const policyOrg = await createOrganization(tx, { slug: 'policy-co', name: POLICY_CO.orgName });
+    const policyOwner = await createUser(tx, { email: POLICY_CO.owner.email, name: 'Policy Owner', passwordHash: await hashPassword(POLICY_CO.owner.password) });
+    await addMember(tx, { orgId: policyOrg.id, userId: policyOwner.id, role: 'owner' });
+    const policyMember = await createUser(tx, { email: POLICY_CO.member.email, name: 'Policy Member', passwordHash: await hashPassword(POLICY_CO.member.password) });
+    await addMember(tx, { orgId: policyOrg.id, userId: policyMember.id, role: 'member' });
 
     // An organization the console's deletion test may delete: the demo owner owns it, the outsider administers it.
     const doomed = await createOrganization(tx, { slug: 'doomed-co', name: 'Doomed Co' });

@@ -6,7 +6,7 @@ import { createConsoleSession } from './console-sessions';
 import { requiredPasswordChangePath } from './self-service';
 import { recordSignInRefusal, recordSignInSuccess } from './sign-in-events';
 import { throttledPasswordCheck } from './throttled-password-check';
-import { beginSecondStep, hasSecondFactor } from './sign-in-second-step';
+import { beginSecondStep, stepAfterPassword } from './sign-in-second-step';
 import { passwordlessSignIn, type RelyingParty } from './passkeys';
 
 export type ConsoleSignInResult =
@@ -14,7 +14,9 @@ export type ConsoleSignInResult =
   | { kind: 'refused'; error: SignInErrorCode }
   | { kind: 'change_password'; path: string }
   /** The password was right and the account has a second factor: the login page asks for it (cookie: `token`). */
-  | { kind: 'second_factor'; token: string };
+  | { kind: 'second_factor'; token: string }
+  /** The password was right, a policy requires a second factor and there is none: it is set up first (cookie: `token`). */
+  | { kind: 'enroll'; token: string };
 
 /**
  * Where the console sign-in may continue besides the console: a tool confirmation page (its link brought the person
@@ -32,7 +34,11 @@ export async function signInToConsole(db: Database, input: { email: string; pass
     return { kind: 'refused', error: result.reason };
   }
   if (result.user.passwordChangeRequired) return { kind: 'change_password', path: await requiredPasswordChangePath(db, result.user, '/console/login') };
-  if (await hasSecondFactor(db, result.user.id)) return { kind: 'second_factor', token: await beginSecondStep(db, { userId: result.user.id, continuation: { surface: 'console', next: consoleReturnPath(input.next), events: context } }) };
+  const next = await stepAfterPassword(db, result.user.id, {});
+  if (next !== 'none') {
+    const token = await beginSecondStep(db, { userId: result.user.id, continuation: { surface: 'console', next: consoleReturnPath(input.next), events: context, ...(next === 'enroll' ? { enroll: true } : {}) } });
+    return { kind: next, token };
+  }
   await recordSignInSuccess(db, context, result.user);
   return { kind: 'signed_in', token: await createConsoleSession(db, result.user, { ip: input.ip, userAgent: input.userAgent }) };
 }

@@ -11,6 +11,8 @@ export const PERMISSIONS = [
   'clients.manage',
   'agents.manage',
   'branding.manage',
+  // The organization's sign-in security (who must have a second factor): owners only, since it can also be weakened.
+  'security.manage',
   'audit.read',
   // Deciding approval requests and revoking their grants: the organization's operators, its owners.
   'approvals.decide',
@@ -20,7 +22,7 @@ export const PERMISSIONS = [
 export type OrgPermission = (typeof PERMISSIONS)[number];
 
 /** What only an owner may do: everything else an admin may do too. */
-const OWNER_ONLY: readonly OrgPermission[] = ['ownership.transfer', 'org.delete', 'approvals.decide'];
+const OWNER_ONLY: readonly OrgPermission[] = ['ownership.transfer', 'org.delete', 'approvals.decide', 'security.manage'];
 const ADMIN = PERMISSIONS.filter((permission) => !OWNER_ONLY.includes(permission));
 
 const ROLE_PERMISSIONS: Record<MembershipRole, ReadonlySet<OrgPermission>> = {

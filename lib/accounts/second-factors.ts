@@ -208,6 +208,19 @@ export async function confirmOwnTotp(db: Database, atRestKey: Uint8Array, input:
   });
 }
 
+/**
+ * Turns on an authenticator during a sign-in that requires one (an organization's policy, an app's `acr_values`):
+ * the password was just checked (the pending sign-in says so), the first code confirms it. Audited, the owner told.
+ */
+export async function enrollTotpAtSignIn(db: Database, atRestKey: Uint8Array, input: { user: User; code: string; ip: string; mail: AccountMailContext }): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    const { recoveryCodes: codes } = await confirmTotpEnrollment(tx, atRestKey, input.user, input.code);
+    await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'totp', during: 'sign_in' } });
+    await queueFactorNotice(tx, input.mail, input.user, 'added', 'authenticator app');
+    return codes;
+  });
+}
+
 export async function removeOwnTotp(db: Database, input: { user: User; currentPassword: string; ip: string; mail: AccountMailContext }): Promise<void> {
   await requireCurrentPassword(db, input);
   await db.transaction(async (tx) => {

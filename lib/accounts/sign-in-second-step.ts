@@ -10,6 +10,7 @@ import { and, eq, gt, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { passkeys, pendingSignIns, totpFactors, users } from '../db/schema';
 import { useRecoveryCode, verifyTotpCode } from './second-factors';
+import { secondFactorRequired } from './second-factor-policy';
 import { parseAuthenticationResponse, PasskeyRefusal, verifyPasskeyAssertion, type PasskeyAssertion, type RelyingParty } from './passkeys';
 import { hitRateLimit, peekRateLimit, undoRateLimitHit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { recordSignInRefusal, type SignInContext } from './sign-in-events';
@@ -28,15 +29,33 @@ export const SECOND_FACTOR_THROTTLE: RateLimitRule = { name: 'second_factor:acco
 export const ACR_PASSWORD = 'urn:portico:acr:pwd';
 export const ACR_MFA = 'urn:portico:acr:mfa';
 export const AMR_PASSWORD = ['pwd'];
+
+/** True when an authorization request asks for a second factor (`acr_values` naming Portico's MFA level, OIDC Core §3.1.2.1). */
+export function requestsMfa(params: Record<string, unknown>): boolean {
+  return typeof params.acr_values === 'string' && params.acr_values.split(' ').includes(ACR_MFA);
+}
 export const AMR_PASSWORD_AND_OTP = ['pwd', 'otp', 'mfa'];
 
 /** Where a sign-in continues once both steps are done. */
-export type SecondStepContinuation =
+export type SecondStepContinuation = (
   /** `next`: where the console sign-in continues (consoleReturnPath); the console when absent. */
   | { surface: 'console'; next?: string; events: SignInContext }
   | { surface: 'central'; next: string; events: SignInContext }
   /** An app's sign-in card: the interaction, and whether its client is first-party (signing in is the consent). */
-  | { surface: 'app'; uid: string; firstParty: boolean; events: SignInContext };
+  | { surface: 'app'; uid: string; firstParty: boolean; events: SignInContext }
+) & {
+  /**
+   * The person must have a second factor (an organization's policy, or an app asking for `acr_values=…:mfa`) and has
+   * none: they set one up (/account/two-step-setup) before the sign-in continues.
+   */
+  enroll?: boolean;
+};
+
+/** Where a person who must set up a second factor does it, between their password and the rest of the sign-in. */
+export const TWO_STEP_SETUP_PATH = '/account/two-step-setup';
+
+/** How long a person who must set up a second factor has for it (scanning a code takes longer than typing one). */
+export const ENROLLMENT_SECONDS = 15 * 60;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
@@ -58,8 +77,20 @@ export async function hasSecondFactor(db: Queryable, userId: string): Promise<bo
   return factors.totp || factors.passkey;
 }
 
+/**
+ * What follows a right password: the second step (the person has a factor), setting one up first (a policy of the
+ * organization — or of any of their organizations for the console and the central — or the app's `acr_values`
+ * requires one, and they have none), or nothing.
+ */
+export async function stepAfterPassword(db: Queryable, userId: string, requirement: { orgId?: string | null; mfaRequested?: boolean }): Promise<'none' | 'second_factor' | 'enroll'> {
+  if (await hasSecondFactor(db, userId)) return 'second_factor';
+  if (requirement.mfaRequested || (await secondFactorRequired(db, userId, requirement.orgId ?? undefined))) return 'enroll';
+  return 'none';
+}
+
 /** Records that the password was right and the second step is due; returns the browser's token. */
 export async function beginSecondStep(db: Queryable, input: { userId: string; continuation: SecondStepContinuation }): Promise<string> {
+  const seconds = input.continuation.enroll ? ENROLLMENT_SECONDS : SECOND_STEP_SECONDS;
   const token = randomBytes(32).toString('base64url');
   // A person's abandoned second steps go when they start another.
   await db.delete(pendingSignIns).where(and(eq(pendingSignIns.userId, input.userId), lt(pendingSignIns.expiresAt, sql`now()`)));
@@ -67,9 +98,28 @@ export async function beginSecondStep(db: Queryable, input: { userId: string; co
     tokenHash: sha256(token),
     userId: input.userId,
     continuation: input.continuation as unknown as Record<string, unknown>,
-    expiresAt: sql`now() + make_interval(secs => ${SECOND_STEP_SECONDS})`,
+    expiresAt: sql`now() + make_interval(secs => ${seconds})`,
   });
   return token;
+}
+
+/**
+ * Ends an enrollment sign-in: once the person has set up a second factor (with its first code), the pending sign-in
+ * is used (once) and continues as after both steps.
+ */
+export async function finishEnrollment(
+  db: Queryable,
+  token: string | undefined,
+  /** Where it is being continued: an app's interaction only under its own path (the console and central elsewhere). */
+  at: { surface: 'app'; uid: string } | { surface: 'console_or_central' },
+): Promise<{ user: User; continuation: SecondStepContinuation; amr: string[] } | undefined> {
+  const pending = await pendingSecondStep(db, token);
+  if (!pending || !token || !pending.continuation.enroll || !(await hasSecondFactor(db, pending.user.id))) return undefined;
+  const { continuation } = pending;
+  if (at.surface === 'app' ? continuation.surface !== 'app' || continuation.uid !== at.uid : continuation.surface === 'app') return undefined;
+  const [used] = await db.delete(pendingSignIns).where(eq(pendingSignIns.tokenHash, sha256(token))).returning({ id: pendingSignIns.id });
+  if (!used) return undefined;
+  return { user: pending.user, continuation: pending.continuation, amr: AMR_PASSWORD_AND_OTP };
 }
 
 /** The sign-in waiting for this browser's second step, if it is still open. */
@@ -166,9 +216,9 @@ async function passkeyOfSecondStep(db: Queryable, rp: RelyingParty, user: User, 
   }
 }
 
-/** The cookie that carries the token between the two steps: HttpOnly, SameSite=Lax, five minutes. */
-export function secondStepCookie(token: string, secure: boolean): string {
-  return `${SECOND_STEP_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SECOND_STEP_SECONDS}${secure ? '; Secure' : ''}`;
+/** The cookie that carries the token between the two steps: HttpOnly, SameSite=Lax, five minutes (fifteen to set one up). */
+export function secondStepCookie(token: string, secure: boolean, seconds = SECOND_STEP_SECONDS): string {
+  return `${SECOND_STEP_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${seconds}${secure ? '; Secure' : ''}`;
 }
 
 export function clearedSecondStepCookie(secure: boolean): string {

@@ -6,7 +6,7 @@ import { isActiveMember } from '../accounts/memberships';
 import { requiredPasswordChangePath } from '../accounts/self-service';
 import { recordSignInRefusal, recordSignInSuccess, type SignInContext } from '../accounts/sign-in-events';
 import { throttledPasswordCheck } from '../accounts/throttled-password-check';
-import { ACR_MFA, ACR_PASSWORD, AMR_PASSWORD, beginSecondStep, hasSecondFactor } from '../accounts/sign-in-second-step';
+import { ACR_MFA, ACR_PASSWORD, AMR_PASSWORD, beginSecondStep, requestsMfa, stepAfterPassword } from '../accounts/sign-in-second-step';
 import { passwordlessSignIn, type PasskeyAssertion, type RelyingParty } from '../accounts/passkeys';
 import type { User } from '../accounts/users';
 import { isUuid } from '../util/uuid';
@@ -23,6 +23,8 @@ export type PasswordSignInOutcome =
   | { kind: 'refused'; error: SignInErrorCode }
   /** The password was right and the account has a second factor: the card asks for it (the cookie carries `token`). */
   | { kind: 'second_factor'; token: string }
+  /** The password was right, a second factor is required (policy, `acr_values`) and there is none: set up first. */
+  | { kind: 'enroll'; token: string }
   | { kind: 'expired' };
 
 export interface PasswordSignInInput {
@@ -83,9 +85,12 @@ export async function completePasswordSignIn(input: PasswordSignInInput): Promis
     const location = await finishAppSignIn(provider, cookieHeader, uid, { accountId: result.user.id, amr: passkey.amr, acr: ACR_MFA, firstParty: target.kind === 'app_client' });
     return { kind: 'continue', location };
   }
-  if (await hasSecondFactor(db, result.user.id)) {
-    const token = await beginSecondStep(db, { userId: result.user.id, continuation: { surface: 'app', uid, firstParty: target.kind === 'app_client', events } });
-    return { kind: 'second_factor', token };
+  // The organization's policy (for Portico's own API: any of the person's organizations), or the app asking for a
+  // second factor (acr_values), decides whether one must be used — or set up first.
+  const step = await stepAfterPassword(db, result.user.id, { orgId: org?.id ?? null, mfaRequested: requestsMfa(lookup.interaction.params) });
+  if (step !== 'none') {
+    const token = await beginSecondStep(db, { userId: result.user.id, continuation: { surface: 'app', uid, firstParty: target.kind === 'app_client', events, ...(step === 'enroll' ? { enroll: true } : {}) } });
+    return { kind: step, token };
   }
   await recordSignInSuccess(db, events, result.user);
   const location = await finishAppSignIn(provider, cookieHeader, uid, { accountId: result.user.id, amr: AMR_PASSWORD, acr: ACR_PASSWORD, firstParty: target.kind === 'app_client' });

@@ -24,7 +24,7 @@ import type { KeyMaterial } from './keys';
 import { createAdapterClass } from './adapter';
 import { applyProviderOverrides } from './provider-overrides';
 import { OIDC_SCOPES } from './resource-scope';
-import { ACR_MFA, ACR_PASSWORD } from '../accounts/sign-in-second-step';
+import { ACR_MFA, ACR_PASSWORD, requestsMfa } from '../accounts/sign-in-second-step';
 import { logoutSource, postLogoutSuccessSource, renderError } from './provider-pages';
 import { PORTICO_CLIENT_FIELDS } from '../clients/client-metadata';
 
@@ -234,7 +234,8 @@ async function organizationOfRequest(db: Database, issuer: string, ctx: KoaConte
 }
 
 /**
- * oidc-provider's default prompts, plus one rule: an MCP client (external, dynamic, CIMD) always goes through the
+ * oidc-provider's default prompts (max_age among them: an older sign-in, or max_age=0, signs in again), plus a login
+ * rule for acr_values, and one consent rule: an MCP client (external, dynamic, CIMD) always goes through the
  * consent screen, because the consent is where the person says who acts and where the grant is bound to its app.
  * The defaults would not always ask (a request naming none of the app's permissions has no missing resource scope);
  * this makes it true by construction. A grant without a binding is refused at the token
@@ -242,6 +243,13 @@ async function organizationOfRequest(db: Database, issuer: string, ctx: KoaConte
  */
 function interactionPolicyWithMcpConsent() {
   const policy = interactionPolicy.base();
+  // acr_values naming the MFA level (OIDC Core §3.1.2.1): a session signed in with a password alone signs in again,
+  // with a second factor (or sets one up first). oidc-provider treats acr_values as voluntary; Portico honours it.
+  policy.get('login')?.checks.add(
+    new interactionPolicy.Check('acr_values_mfa', 'The application asked for a second factor', (ctx) =>
+      requestsMfa(ctx.oidc.params ?? {}) && ctx.oidc.session?.acr !== ACR_MFA ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT,
+    ),
+  );
   policy.get('consent')?.checks.add(
     new interactionPolicy.Check('mcp_client_consent', 'MCP clients need the consent screen', (ctx) =>
       !clientPolicyOf(ctx.oidc.client)?.firstParty && !ctx.oidc.result?.consent ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT,

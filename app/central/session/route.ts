@@ -9,7 +9,7 @@ import { centralRequestUrl, isApprovalRequestId } from '@/lib/approvals/central-
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { readCappedForm } from '@/lib/http/body';
 import { db, runtime } from '@/lib/runtime';
-import { beginSecondStep, hasSecondFactor, secondStepCookie } from '@/lib/accounts/sign-in-second-step';
+import { beginSecondStep, ENROLLMENT_SECONDS, secondStepCookie, stepAfterPassword, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import { centralBinding, centralCookie, sameOrigin } from '../_lib/central';
 
 export const dynamic = 'force-dynamic';
@@ -46,9 +46,12 @@ export async function POST(request: Request): Promise<Response> {
     return seeOther(`/central?error=${check.reason}${back === '/central' ? '' : `&next=${encodeURIComponent(back)}`}`);
   }
   if (check.user.passwordChangeRequired) return seeOther(await requiredPasswordChangePath(db(), check.user, '/central'));
-  if (await hasSecondFactor(db(), check.user.id)) {
-    const token = await beginSecondStep(db(), { userId: check.user.id, continuation: { surface: 'central', next: back, events: { surface: 'central', ip } } });
-    return seeOther('/central', secondStepCookie(token, runtime().env.issuerIsHttps));
+  const step = await stepAfterPassword(db(), check.user.id, {});
+  if (step !== 'none') {
+    const token = await beginSecondStep(db(), { userId: check.user.id, continuation: { surface: 'central', next: back, events: { surface: 'central', ip }, ...(step === 'enroll' ? { enroll: true } : {}) } });
+    return step === 'enroll'
+      ? seeOther(TWO_STEP_SETUP_PATH, secondStepCookie(token, runtime().env.issuerIsHttps, ENROLLMENT_SECONDS))
+      : seeOther('/central', secondStepCookie(token, runtime().env.issuerIsHttps));
   }
   await recordSignInSuccess(db(), { surface: 'central', ip }, check.user);
   return seeOther(back, centralCookie(await openCentralSession(db(), check.user, centralBinding())));

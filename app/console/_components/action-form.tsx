@@ -19,6 +19,8 @@ export function ActionForm(props: {
   testId?: string;
   /** Keep the form (and the result it shows, such as a secret shown once) but offer no submit button. */
   hideSubmit?: boolean;
+  /** A settings form: after a save it keeps showing what was saved instead of starting over. */
+  keepValues?: boolean;
 }) {
   const [state, formAction, pending] = useActionState(props.action, { status: 'idle' } as ActionState);
   const [armed, setArmed] = useState(false);
@@ -26,8 +28,8 @@ export function ActionForm(props: {
   useEffect(() => {
     if (state.status !== 'idle') setArmed(false);
     // A form the server accepted starts over; one it refused keeps everything the person typed.
-    if (state.status === 'ok') formRef.current?.reset();
-  }, [state]);
+    if (state.status === 'ok' && !props.keepValues) formRef.current?.reset();
+  }, [state, props.keepValues]);
   const variant = props.variant ?? 'primary';
   return (
     <form

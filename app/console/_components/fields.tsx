@@ -24,11 +24,21 @@ export function Field(props: InputHTMLAttributes<HTMLInputElement> & { label: st
   );
 }
 
-export function Select(props: { label: string; name: string; options: readonly { value: string; label: string }[]; defaultValue?: string; id?: string }) {
+export function Select(props: {
+  label: string;
+  name: string;
+  options: readonly { value: string; label: string }[];
+  defaultValue?: string;
+  id?: string;
+  /** Controlled: the form keeps showing the chosen value after it is saved (a form action resets uncontrolled fields). */
+  value?: string;
+  onChange?: (value: string) => void;
+}) {
   const inputId = props.id ?? `field-${props.name}`;
+  const control = props.value !== undefined ? { value: props.value, onChange: (event: { target: { value: string } }) => props.onChange?.(event.target.value) } : { defaultValue: props.defaultValue };
   return (
     <Labelled id={inputId} label={props.label}>
-      <select id={inputId} name={props.name} defaultValue={props.defaultValue} className="input">
+      <select id={inputId} name={props.name} {...control} className="input">
         {props.options.map((option) => (
           <option key={option.value} value={option.value}>
             {option.label}

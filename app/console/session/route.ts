@@ -2,7 +2,7 @@
 import { consoleSessionCookie } from '@/lib/accounts/console-sessions';
 import { consoleReturnPath, signInToConsole, signInToConsoleWithPasskey } from '@/lib/accounts/console-sign-in';
 import { relyingPartyOf } from '@/lib/accounts/passkeys';
-import { secondStepCookie } from '@/lib/accounts/sign-in-second-step';
+import { ENROLLMENT_SECONDS, secondStepCookie, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
 
@@ -54,5 +54,6 @@ export async function POST(request: Request) {
   if (result.kind === 'refused') return seeOther(again(`error=${result.error}`));
   if (result.kind === 'change_password') return seeOther(result.path);
   if (result.kind === 'second_factor') return seeOther('/console/login', secondStepCookie(result.token, runtime().env.issuerIsHttps));
+  if (result.kind === 'enroll') return seeOther(TWO_STEP_SETUP_PATH, secondStepCookie(result.token, runtime().env.issuerIsHttps, ENROLLMENT_SECONDS));
   return seeOther(next, consoleSessionCookie(result.token, runtime().env.issuerIsHttps));
 }

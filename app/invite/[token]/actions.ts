@@ -5,7 +5,7 @@ import { redirect } from 'next/navigation';
 import { acceptInvitationWithPassword, requiredPasswordChangePath } from '@/lib/accounts/self-service';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
-import { beginSecondStep, hasSecondFactor, SECOND_STEP_COOKIE, SECOND_STEP_SECONDS } from '@/lib/accounts/sign-in-second-step';
+import { beginSecondStep, ENROLLMENT_SECONDS, SECOND_STEP_COOKIE, SECOND_STEP_SECONDS, stepAfterPassword, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import type { CardFormState } from '../../account/_lib/form-state';
 import { startConsoleSession } from '../../console/_lib/session';
 
@@ -28,10 +28,12 @@ export async function acceptInvitationAction(_previous: CardFormState, data: For
     redirect(await requiredPasswordChangePath(db(), user, '/console/login'));
   }
   // An account with a second factor signs in with it here too: the code comes next, on the console's sign-in page.
-  if (await hasSecondFactor(db(), user.id)) {
-    const token = await beginSecondStep(db(), { userId: user.id, continuation: { surface: 'console', events: { surface: 'console', ip } } });
-    (await cookies()).set(SECOND_STEP_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: runtime().env.issuerIsHttps, path: '/', maxAge: SECOND_STEP_SECONDS });
-    redirect('/console/login');
+  // An organization that requires one: it is set up now, before the console opens.
+  const step = await stepAfterPassword(db(), user.id, {});
+  if (step !== 'none') {
+    const token = await beginSecondStep(db(), { userId: user.id, continuation: { surface: 'console', events: { surface: 'console', ip }, ...(step === 'enroll' ? { enroll: true } : {}) } });
+    (await cookies()).set(SECOND_STEP_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: runtime().env.issuerIsHttps, path: '/', maxAge: step === 'enroll' ? ENROLLMENT_SECONDS : SECOND_STEP_SECONDS });
+    redirect(step === 'enroll' ? TWO_STEP_SETUP_PATH : '/console/login');
   }
   await startConsoleSession(user, { ip, userAgent: requestHeaders.get('user-agent') ?? undefined });
   redirect(`/console/${orgSlug}/apps`);

@@ -13,10 +13,16 @@ export const organizations = pgTable(
     brandLogoUrl: text('brand_logo_url'),
     brandPrimaryColor: text('brand_primary_color'),
     brandBackgroundColor: text('brand_background_color'),
+    /**
+     * Who must have a second factor (lib/accounts/second-factor-policy.ts): none, the owners and admins, the approval
+     * operators, or everyone. A person who must and has none is taken to set one up after their password.
+     */
+    secondFactorPolicy: text('second_factor_policy', { enum: ['none', 'admins', 'operators', 'everyone'] }).notNull().default('none'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex('organizations_slug_key').on(t.slug),
+    check('organizations_second_factor_policy', sql`${t.secondFactorPolicy} IN ('none', 'admins', 'operators', 'everyone')`),
     check('organizations_slug_format', sql`${t.slug} ~ '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$'`),
     check('organizations_brand_primary_color_hex', sql`${t.brandPrimaryColor} IS NULL OR ${t.brandPrimaryColor} ~ '^#[0-9a-fA-F]{6}$'`),
     check('organizations_brand_background_color_hex', sql`${t.brandBackgroundColor} IS NULL OR ${t.brandBackgroundColor} ~ '^#[0-9a-fA-F]{6}$'`),

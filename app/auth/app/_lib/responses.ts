@@ -1,7 +1,7 @@
 // The authorization screens' form routes: each is a POST under its interaction's path, answered with a 303 to the
 // next screen (never cached). interactionRoute checks the uid once for all of them.
 import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
-import { secondStepCookie } from '@/lib/accounts/sign-in-second-step';
+import { ENROLLMENT_SECONDS, secondStepCookie, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import { runtime } from '@/lib/runtime';
 
 export interface InteractionRequest {
@@ -30,9 +30,14 @@ export function seeOther(location: string): Response {
  */
 export function afterOutcome(
   card: string,
-  outcome: { kind: 'continue' | 'change_password'; location: string } | { kind: 'refused'; error: string } | { kind: 'second_factor'; token: string } | { kind: 'expired' },
+  outcome: { kind: 'continue' | 'change_password'; location: string } | { kind: 'refused'; error: string } | { kind: 'second_factor' | 'enroll'; token: string } | { kind: 'expired' },
 ): Response {
   if (outcome.kind === 'continue' || outcome.kind === 'change_password') return seeOther(outcome.location);
+  if (outcome.kind === 'enroll') {
+    const response = seeOther(TWO_STEP_SETUP_PATH);
+    response.headers.append('Set-Cookie', secondStepCookie(outcome.token, runtime().env.issuerIsHttps, ENROLLMENT_SECONDS));
+    return response;
+  }
   if (outcome.kind === 'second_factor') {
     const response = seeOther(card);
     response.headers.append('Set-Cookie', secondStepCookie(outcome.token, runtime().env.issuerIsHttps));

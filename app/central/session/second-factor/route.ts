@@ -1,14 +1,13 @@
 // POST /central/session/second-factor – the central sign-in's second step: a code from the operator's authenticator
 // (or a recovery code) for this browser's pending central sign-in; then the 15-minute central session.
+import { continueSignIn } from '@/app/auth/_lib/continue-sign-in';
 import { cookies } from 'next/headers';
 import { relyingPartyOf } from '@/lib/accounts/passkeys';
 import { clearedSecondStepCookie, completeSecondStep, SECOND_STEP_COOKIE, secondFactorFormInput } from '@/lib/accounts/sign-in-second-step';
-import { recordSignInSuccess } from '@/lib/accounts/sign-in-events';
-import { openCentralSession } from '@/lib/approvals/central';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
-import { centralBinding, centralCookie, sameOrigin } from '../../_lib/central';
+import { sameOrigin } from '../../_lib/central';
 
 export const dynamic = 'force-dynamic';
 
@@ -29,7 +28,5 @@ export async function POST(request: Request): Promise<Response> {
   const cleared = clearedSecondStepCookie(runtime().env.issuerIsHttps);
   if (outcome.kind === 'throttled') return seeOther('/central?second_factor=throttled', cleared);
   if (outcome.kind === 'expired' || outcome.continuation.surface !== 'central') return seeOther('/central?second_factor=expired', cleared);
-  await recordSignInSuccess(db(), { ...outcome.continuation.events, ip }, outcome.user);
-  // Where the sign-in was headed was checked (a central URL only) when the password step stored it.
-  return seeOther(outcome.continuation.next, centralCookie(await openCentralSession(db(), outcome.user, centralBinding())), cleared);
+  return continueSignIn(request, outcome);
 }

@@ -1,6 +1,7 @@
 'use server';
 import { z } from 'zod';
 import { deleteOrganization, setBranding } from '@/lib/accounts/organizations';
+import { SECOND_FACTOR_POLICIES, SECOND_FACTOR_POLICY_LABELS, setSecondFactorPolicy } from '@/lib/accounts/second-factor-policy';
 import { ActionRefusal, orgAction } from '../../_lib/action';
 
 const optional = (schema: z.ZodString) =>
@@ -20,6 +21,21 @@ export const saveBrandingAction = orgAction(
     await setBranding(tx, access.org.id, input);
     await audit({ action: 'org.branding_updated', subject: { type: 'organization', id: access.org.id, label: access.org.name }, details: input });
     return { status: 'ok', message: 'Branding saved. The sign-in card of every app of this organization shows it now.' };
+  },
+);
+
+export const saveSecondFactorPolicyAction = orgAction(
+  { permission: 'security.manage', input: z.object({ policy: z.enum(SECOND_FACTOR_POLICIES, { error: 'choose who must have a second factor' }) }) },
+  async ({ tx, input, access, audit }) => {
+    await setSecondFactorPolicy(tx, access.org.id, input.policy);
+    await audit({ action: 'org.second_factor_policy_updated', subject: { type: 'organization', id: access.org.id, label: access.org.name }, details: { policy: input.policy } });
+    return {
+      status: 'ok',
+      message:
+        input.policy === 'none'
+          ? 'Saved: nobody is required to have a second factor.'
+          : `Saved: ${SECOND_FACTOR_POLICY_LABELS[input.policy].toLowerCase()} must have a second factor. Whoever has none sets one up at their next sign-in; sessions already open go on until they end.`,
+    };
   },
 );
 

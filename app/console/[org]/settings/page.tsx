@@ -3,6 +3,8 @@ import { requireOrgAccess } from '../../_lib/access';
 import { PageHeader } from '../../_components/page-header';
 import { ActionForm } from '../../_components/action-form';
 import { Field } from '../../_components/fields';
+import { SecondFactorPolicyForm } from './second-factor-policy-form';
+import { SECOND_FACTOR_POLICIES, SECOND_FACTOR_POLICY_LABELS } from '@/lib/accounts/second-factor-policy';
 import { deleteOrganizationAction } from './actions';
 import { BrandingForm } from './branding-form';
 
@@ -26,6 +28,22 @@ export default async function SettingsPage(props: { params: Promise<{ org: strin
           backgroundColor: org.brandBackgroundColor ?? '',
         }}
       />
+      {access.can('security.manage') ? (
+        <section className="panel mt-8" aria-labelledby="two-step-policy-heading">
+          <h2 id="two-step-policy-heading" className="mb-1 font-semibold">
+            Two-step sign-in
+          </h2>
+          <p className="mb-3 text-sm text-slate-600">
+            Who must have a second factor (a passkey or an authenticator app) to sign in to this organization’s apps, the console and the central. Whoever has
+            none is taken to set one up right after their password; they are mailed a notice when it is added. Owners only.
+          </p>
+          <SecondFactorPolicyForm
+            org={org.slug}
+            initial={org.secondFactorPolicy}
+            options={SECOND_FACTOR_POLICIES.map((value) => ({ value, label: SECOND_FACTOR_POLICY_LABELS[value] }))}
+          />
+        </section>
+      ) : null}
       {access.can('org.delete') ? (
         <section className="panel mt-8 border-red-200" aria-labelledby="danger-heading">
           <h2 id="danger-heading" className="mb-1 font-semibold text-red-800">

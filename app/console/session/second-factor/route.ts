@@ -1,11 +1,9 @@
 // POST /console/session/second-factor – the console sign-in's second step: a code from the person's authenticator
 // (or a recovery code) for this browser's pending console sign-in; then the console session, as after a password.
+import { continueSignIn } from '@/app/auth/_lib/continue-sign-in';
 import { cookies } from 'next/headers';
-import { consoleSessionCookie, createConsoleSession } from '@/lib/accounts/console-sessions';
-import { consoleReturnPath } from '@/lib/accounts/console-sign-in';
 import { relyingPartyOf } from '@/lib/accounts/passkeys';
 import { clearedSecondStepCookie, completeSecondStep, SECOND_STEP_COOKIE, secondFactorFormInput } from '@/lib/accounts/sign-in-second-step';
-import { recordSignInSuccess } from '@/lib/accounts/sign-in-events';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
@@ -31,7 +29,5 @@ export async function POST(request: Request) {
   const cleared = clearedSecondStepCookie(env.issuerIsHttps);
   if (outcome.kind === 'throttled') return seeOther('/console/login?second_factor=throttled', cleared);
   if (outcome.kind === 'expired' || outcome.continuation.surface !== 'console') return seeOther('/console/login?second_factor=expired', cleared);
-  await recordSignInSuccess(db(), { ...outcome.continuation.events, ip }, outcome.user);
-  const token = await createConsoleSession(db(), outcome.user, { ip, userAgent: request.headers.get('user-agent') ?? undefined });
-  return seeOther(consoleReturnPath(outcome.continuation.next), consoleSessionCookie(token, env.issuerIsHttps), cleared);
+  return continueSignIn(request, outcome);
 }

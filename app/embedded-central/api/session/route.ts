@@ -3,7 +3,7 @@
 // signs in. The same throttle as every sign-in; a 15-minute session of its own (SameSite=None, Partitioned).
 // GET – whether this frame's cookie names a live session (the page checks the browser kept it).
 import { throttledPasswordCheck } from '@/lib/accounts/throttled-password-check';
-import { hasSecondFactor } from '@/lib/accounts/sign-in-second-step';
+import { stepAfterPassword } from '@/lib/accounts/sign-in-second-step';
 import { openCentralSession } from '@/lib/approvals/central';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
@@ -33,8 +33,15 @@ export async function POST(request: Request): Promise<Response> {
     return oauthError(403, 'password_change_required', `Choose a new password first: sign in at ${runtime().env.PORTICO_ISSUER}/central in a tab of its own.`);
   }
   // A second factor is typed into Portico's own tab, never inside another site's frame.
-  if (await hasSecondFactor(db(), check.user.id)) {
-    return oauthError(403, 'second_factor_required', `Your account has two-step sign-in: sign in at ${runtime().env.PORTICO_ISSUER}/central in a tab of its own.`);
+  const step = await stepAfterPassword(db(), check.user.id, {});
+  if (step !== 'none') {
+    return oauthError(
+      403,
+      'second_factor_required',
+      step === 'enroll'
+        ? `Your organization requires two-step sign-in: sign in at ${runtime().env.PORTICO_ISSUER}/central in a tab of its own to set it up.`
+        : `Your account has two-step sign-in: sign in at ${runtime().env.PORTICO_ISSUER}/central in a tab of its own.`,
+    );
   }
   await recordSignInSuccess(db(), { surface: 'central', ip }, check.user);
   const token = await openCentralSession(db(), check.user, centralBinding(EMBEDDED_CENTRAL));

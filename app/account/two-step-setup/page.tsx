@@ -1,0 +1,66 @@
+// Setting up a second factor in the middle of a sign-in that requires one (an organization's policy, or an app that
+// asked for it with acr_values): after the password, before any session or code. An authenticator app here (a passkey
+// can be added afterwards, from the account page); the recovery codes are shown once; then the sign-in continues.
+import type { Metadata } from 'next';
+import { cookies } from 'next/headers';
+import { pendingTotpEnrollment, startTotpEnrollment } from '@/lib/accounts/second-factors';
+import { hasSecondFactor, pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
+import { interactionPath } from '@/lib/oidc/interactions';
+import { db, runtime } from '@/lib/runtime';
+import { SignInFrame } from '../../auth/app/_components/sign-in-frame';
+import { CardForm } from '../_components/card-form';
+import { enrollAtSignInAction } from './actions';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'Set up two-step sign-in' };
+
+const SURFACE_NAMES = { console: 'the console', central: 'the operator central', app: 'the app' } as const;
+
+export default async function TwoStepSetupPage() {
+  const pending = await pendingSecondStep(db(), (await cookies()).get(SECOND_STEP_COOKIE)?.value);
+  if (!pending?.continuation.enroll) {
+    return (
+      <SignInFrame>
+        <h1>This sign-in has ended</h1>
+        <p data-testid="setup-ended">Setting up two-step sign-in takes at most 15 minutes after your password. Go back to where you were signing in and start again.</p>
+      </SignInFrame>
+    );
+  }
+  const { user, continuation } = pending;
+  if (await hasSecondFactor(db(), user.id)) {
+    return (
+      <SignInFrame>
+        <h1>Two-step sign-in is on</h1>
+        <p>From now on, signing in asks for a code from your authenticator app after your password.</p>
+        <form method="post" action={continuation.surface === 'app' ? `${interactionPath(continuation.uid)}/enrolled` : '/account/two-step-setup/continue'}>
+          <button className="button" type="submit" data-testid="continue-sign-in">
+            Continue to {SURFACE_NAMES[continuation.surface]}
+          </button>
+        </form>
+      </SignInFrame>
+    );
+  }
+  const { atRestKey } = runtime();
+  const enrollment = (await pendingTotpEnrollment(db(), atRestKey, user)) ?? (await startTotpEnrollment(db(), atRestKey, user));
+  return (
+    <SignInFrame>
+      <h1>Set up two-step sign-in</h1>
+      <p data-testid="setup-required">
+        Signing in to {SURFACE_NAMES[continuation.surface]} as <strong>{user.email}</strong> needs a second factor: your organization requires it, or the app asked
+        for it. Set up an authenticator app now (you can add a passkey afterwards, from your account page).
+      </p>
+      <p>1. Scan this code with an authenticator app (or type the key below into it).</p>
+      <img src={enrollment.qrCode} alt="QR code to add Portico to your authenticator app" width={180} height={180} />
+      <p className="text-sm">
+        Key: <code data-testid="totp-secret">{enrollment.secret.match(/.{1,4}/g)?.join(' ')}</code>
+      </p>
+      <p>2. Enter the code it shows.</p>
+      <CardForm
+        action={enrollAtSignInAction}
+        testId="setup-totp"
+        submitLabel="Turn on two-step sign-in"
+        fields={[{ name: 'code', label: 'Code from the app', autoComplete: 'one-time-code', required: true, maxLength: 8 }]}
+      />
+    </SignInFrame>
+  );
+}

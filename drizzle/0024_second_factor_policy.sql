@@ -1,0 +1,2 @@
+ALTER TABLE "organizations" ADD COLUMN "second_factor_policy" text DEFAULT 'none' NOT NULL;--> statement-breakpoint
+ALTER TABLE "organizations" ADD CONSTRAINT "organizations_second_factor_policy" CHECK ("organizations"."second_factor_policy" IN ('none', 'admins', 'operators', 'everyone'));

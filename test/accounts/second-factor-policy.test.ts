@@ -1,0 +1,87 @@
+// An organization's second-factor policy and an app's acr_values, against the real provider and database: who must
+// have a second factor under each policy; a person who must and has none is sent to set one up after the password
+// (app sign-in, console), nothing is issued before; a person with one gets the second step; the enrollment ends the
+// pending sign-in once, and only after a factor exists.
+import { randomBytes } from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
+import { describe, expect, it } from 'vitest';
+import { signInToConsole } from '../../lib/accounts/console-sign-in';
+import { designateAppOperator } from '../../lib/approvals/operators';
+import { enrollTotpAtSignIn, startTotpEnrollment } from '../../lib/accounts/second-factors';
+import { secondFactorRequired, setSecondFactorPolicy } from '../../lib/accounts/second-factor-policy';
+import { beginSecondStep, finishEnrollment } from '../../lib/accounts/sign-in-second-step';
+import { createMember, createOrgWithApp, relyingParty, signIn, TEST_PASSWORD, useProviderHarness } from '../support/provider-harness';
+
+describe('second-factor policy', () => {
+  const context = useProviderHarness();
+  const atRestKey = randomBytes(32);
+  const mail = { issuer: 'http://localhost:3000', atRestKey };
+  const email = (name: string) => `${name}-${randomBytes(3).toString('hex')}@policy.test`;
+
+  it('requires a second factor of exactly the people each policy names, in that organization', async () => {
+    const { database } = context;
+    const fixture = await createOrgWithApp(database, 'Policy');
+    const [owner, admin, member, operator] = await Promise.all([
+      createMember(database, fixture.orgId, email('owner'), 'owner'),
+      createMember(database, fixture.orgId, email('admin'), 'admin'),
+      createMember(database, fixture.orgId, email('member'), 'member'),
+      createMember(database, fixture.orgId, email('operator'), 'member'),
+    ]);
+    await designateAppOperator(database.db, { orgId: fixture.orgId, appId: fixture.app.id, userId: operator.id });
+    const required = async () => Promise.all([owner, admin, member, operator].map((person) => secondFactorRequired(database.db, person.id, fixture.orgId)));
+    expect(await required()).toEqual([false, false, false, false]);
+    await setSecondFactorPolicy(database.db, fixture.orgId, 'admins');
+    expect(await required()).toEqual([true, true, false, false]);
+    await setSecondFactorPolicy(database.db, fixture.orgId, 'operators');
+    expect(await required()).toEqual([true, false, false, true]);
+    await setSecondFactorPolicy(database.db, fixture.orgId, 'everyone');
+    expect(await required()).toEqual([true, true, true, true]);
+    // The console and the central serve every organization of a person: any policy that names them counts.
+    expect(await secondFactorRequired(database.db, member.id)).toBe(true);
+    const elsewhere = await createOrgWithApp(database, 'Elsewhere');
+    expect(await secondFactorRequired(database.db, member.id, elsewhere.orgId)).toBe(false);
+  });
+
+  it('sends a person who must and has none to set one up after the password, and issues nothing before', async () => {
+    const { database, harness } = context;
+    const fixture = await createOrgWithApp(database, 'Strict');
+    const person = await createMember(database, fixture.orgId, email('strict'));
+    const config = await relyingParty(harness, fixture);
+    expect((await signIn(harness, database, config, fixture, { email: person.email })).outcome.kind).toBe('continue');
+    await setSecondFactorPolicy(database.db, fixture.orgId, 'everyone');
+    const attempt = await signIn(harness, database, config, fixture, { email: person.email });
+    expect(attempt.outcome.kind).toBe('enroll');
+    expect(attempt.callbackUrl).toBeUndefined();
+    // The console too (a policy of any of their organizations).
+    expect((await signInToConsole(database.db, { email: person.email, password: TEST_PASSWORD, ip: '192.0.2.30' })).kind).toBe('enroll');
+  });
+
+  it('sends a person to set one up when an app asks for it with acr_values, whatever the policy', async () => {
+    const { database, harness } = context;
+    const fixture = await createOrgWithApp(database, 'Lenient');
+    const person = await createMember(database, fixture.orgId, email('lenient'));
+    const config = await relyingParty(harness, fixture);
+    expect((await signIn(harness, database, config, fixture, { email: person.email }, { acr_values: 'urn:portico:acr:pwd' })).outcome.kind).toBe('continue');
+    expect((await signIn(harness, database, config, fixture, { email: person.email }, { acr_values: 'urn:portico:acr:mfa' })).outcome.kind).toBe('enroll');
+  });
+
+  it('ends the enrollment sign-in once, and only after a second factor exists', async () => {
+    const { database } = context;
+    const fixture = await createOrgWithApp(database, 'Enroll');
+    const person = await createMember(database, fixture.orgId, email('enroll'));
+    const token = await beginSecondStep(database.db, { userId: person.id, continuation: { surface: 'console', events: { surface: 'console', ip: '192.0.2.31' }, enroll: true } });
+    expect(await finishEnrollment(database.db, token, { surface: 'console_or_central' })).toBeUndefined();
+    const { secret } = await startTotpEnrollment(database.db, atRestKey, person);
+    const code = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
+    await expect(enrollTotpAtSignIn(database.db, atRestKey, { user: person, code: '000000', ip: '192.0.2.31', mail })).rejects.toThrow();
+    expect(await enrollTotpAtSignIn(database.db, atRestKey, { user: person, code, ip: '192.0.2.31', mail })).toHaveLength(10);
+    // Not as an app's interaction: the continuation is the console's.
+    expect(await finishEnrollment(database.db, token, { surface: 'app', uid: 'someinteraction' })).toBeUndefined();
+    const [first, second] = await Promise.all([finishEnrollment(database.db, token, { surface: 'console_or_central' }), finishEnrollment(database.db, token, { surface: 'console_or_central' })]);
+    expect([first, second].filter(Boolean)).toHaveLength(1);
+    expect((first ?? second)!.amr).toEqual(['pwd', 'otp', 'mfa']);
+    // An ordinary second step (not an enrollment) is not ended this way.
+    const ordinary = await beginSecondStep(database.db, { userId: person.id, continuation: { surface: 'console', events: { surface: 'console', ip: '192.0.2.31' } } });
+    expect(await finishEnrollment(database.db, ordinary, { surface: 'console_or_central' })).toBeUndefined();
+  });
+});

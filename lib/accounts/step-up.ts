@@ -10,6 +10,7 @@ import type { Queryable } from '../db/client';
 import { hitRateLimit, peekRateLimit, undoRateLimitHit } from '../rate-limit/fixed-window';
 import { verifyTotpCode } from './second-factors';
 import { parseAuthenticationResponse, passkeyAssertionOptions, PasskeyRefusal, verifyPasskeyAssertion, type RelyingParty } from './passkeys';
+import { secondFactorRequired } from './second-factor-policy';
 import { SECOND_FACTOR_THROTTLE, secondFactorsOf } from './sign-in-second-step';
 import { throttledPasswordCheck } from './throttled-password-check';
 import type { User } from './users';
@@ -50,8 +51,23 @@ export function stepUpPasskeyOptions(db: Queryable, rp: RelyingParty, input: { u
  * Checks a step-up proof with the person's strongest factor; answers the factor used (for the audit) or throws a
  * StepUpRefusal naming the field. A TOTP code is accepted once (a code seen by someone else is already spent).
  */
-export async function verifyStepUp(db: Queryable, atRestKey: Uint8Array, input: { user: User; proof: StepUpProof; ip: string; rp: RelyingParty; context: string }): Promise<StepUpFactor> {
+export async function verifyStepUp(
+  db: Queryable,
+  atRestKey: Uint8Array,
+  input: {
+    user: User;
+    proof: StepUpProof;
+    ip: string;
+    rp: RelyingParty;
+    context: string;
+    /** The organization the decision is about: where its policy requires a second factor, a password alone is refused. */
+    orgId?: string | null;
+  },
+): Promise<StepUpFactor> {
   const factor = await stepUpFactorOf(db, input.user.id);
+  if (factor === 'password' && (await secondFactorRequired(db, input.user.id, input.orgId ?? undefined))) {
+    throw new StepUpRefusal('Your organization requires a second factor for this: add a passkey or an authenticator app on your account page first.', 'password');
+  }
   if (factor === 'passkey') {
     if (!input.proof.passkey) throw new StepUpRefusal('Confirm with your passkey.', 'passkey');
     try {

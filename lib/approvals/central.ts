@@ -85,6 +85,8 @@ export async function endCentralSession(db: Queryable, token: string | undefined
 
 export interface CentralRequestView {
   id: string;
+  /** The organization the request is in (its second-factor policy governs the step-up). */
+  orgId: string;
   state: string;
   expired: boolean;
   app: string;
@@ -129,6 +131,7 @@ async function views(db: Queryable, where: ReturnType<typeof and>, order: 'newes
     .limit(300);
   return rows.map(({ request, app, email, expired, activeGrantId, grantState }) => ({
     id: request.id,
+    orgId: request.orgId,
     state: request.state,
     expired,
     app,
@@ -233,7 +236,7 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
       if (!given) throw new CentralRefusal('step_up', `approving ${view.profile} access needs ${STEP_UP_WORDS[factor]}, again for this request`);
       if (factor === 'totp' && !input.atRestKey) throw new Error('decideInCentral needs the at-rest key to check an authenticator code');
       try {
-        await verifyStepUp(db, input.atRestKey ?? new Uint8Array(), { user: session.user, proof, ip: input.ip, rp: relyingPartyOf(binding.installation), context: decisionStepUpContext(input.nonce) });
+        await verifyStepUp(db, input.atRestKey ?? new Uint8Array(), { user: session.user, proof, ip: input.ip, rp: relyingPartyOf(binding.installation), context: decisionStepUpContext(input.nonce), orgId: view.orgId });
       } catch (error) {
         if (error instanceof StepUpRefusal) throw new CentralRefusal('step_up', error.message);
         throw error;

@@ -32,6 +32,8 @@ export interface ConfirmationView {
   agentOnItsOwn: boolean;
   state: 'pending' | 'confirmed' | 'denied';
   decidedWith: string | null;
+  /** The organization the call is about, when known (its second-factor policy governs the step-up). */
+  orgId: string | null;
   expiresAt: Date;
   expired: boolean;
 }
@@ -93,6 +95,7 @@ export async function findConfirmation(db: Queryable, id: string, viewer: User):
     agentOnItsOwn: challenge.actor === '' && challenge.subject.startsWith('agt_'),
     state: challenge.deniedAt ? 'denied' : challenge.confirmedAt ? 'confirmed' : 'pending',
     decidedWith: challenge.decidedWith,
+    orgId: challenge.orgId,
     expiresAt: challenge.expiresAt,
     expired: row.expired,
   };
@@ -118,7 +121,7 @@ export async function answerConfirmation(db: Database, keys: { atRestKey: Uint8A
   const view = await findConfirmation(db, input.id, input.user);
   if (!view) throw new ConfirmationRefusal('not_found', 'There is no such confirmation for you.');
   if (view.state !== 'pending' || view.expired) throw new ConfirmationRefusal('decided', view.expired ? 'This confirmation has expired: the agent has to ask again.' : `This call was already ${view.state}.`);
-  const factor = input.decision === 'confirm' ? await verifyStepUp(db, keys.atRestKey, { user: input.user, proof: input.proof, ip: input.ip, rp: keys.rp, context: confirmationStepUpContext(input.id) }) : undefined;
+  const factor = input.decision === 'confirm' ? await verifyStepUp(db, keys.atRestKey, { user: input.user, proof: input.proof, ip: input.ip, rp: keys.rp, context: confirmationStepUpContext(input.id), orgId: view.orgId }) : undefined;
   return db.transaction(async (tx) => {
     const [answered] = await tx
       .update(confirmationChallenges)

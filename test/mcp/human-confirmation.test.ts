@@ -12,6 +12,7 @@ import { CONFIRMATION_META, RISK_MODEL_CAPABILITY } from '../../app-kit/tools';
 import { createAgent } from '../../lib/accounts/agents';
 import { confirmTotpEnrollment, startTotpEnrollment } from '../../lib/accounts/second-factors';
 import { StepUpRefusal } from '../../lib/accounts/step-up';
+import { setSecondFactorPolicy } from '../../lib/accounts/second-factor-policy';
 import { relyingPartyOf } from '../../lib/accounts/passkeys';
 import type { User } from '../../lib/accounts/users';
 import { addPermission } from '../../lib/clients/permission-catalog';
@@ -165,6 +166,20 @@ describe('confirmations a person gives (human mode)', () => {
     expect(metaOf(await client.callTool({ name: 'agents.grant', arguments: { ...grantArgs('h:deny'), _confirmation_token: first.token } }))).toMatchObject({ status: 'confirmation_required' });
     expect(await grantsRun('h:deny')).toBe(0);
     expect(await database.db.select().from(auditEvents).where(and(eq(auditEvents.action, 'mcp.tool_denied'), sql`${auditEvents.details}->>'confirmation' = ${first.id}`))).toHaveLength(1);
+    await client.close();
+  });
+
+  it('refuses a password-only step-up where the organization requires a second factor', async () => {
+    const client = await connect(instances[0]!.url);
+    const first = await challenge(client, 'h:two');
+    await setSecondFactorPolicy(database.db, fixture.orgId, 'admins');
+    try {
+      await expect(answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip })).rejects.toThrow(/requires a second factor/);
+      expect((await findConfirmation(database.db, first.id, owner))?.state).toBe('pending');
+    } finally {
+      await setSecondFactorPolicy(database.db, fixture.orgId, 'none');
+    }
+    await answerConfirmation(database.db, keys, { id: first.id, user: owner, decision: 'deny', proof: {}, ip });
     await client.close();
   });
 

@@ -5,7 +5,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { VerifiedAccessToken } from './protected-resource';
-import { annotationsFor, CONFIRMATION_TOKEN_PARAMETER, isAudited, RISK_MODEL_VERSION, type ConfirmationGate, type ConfirmationMode, type RiskLevel } from './risk';
+import { annotationsFor, CONFIRMATION_TOKEN_PARAMETER, isAudited, RISK_MODEL_VERSION, type ConfirmationChallenge, type ConfirmationGate, type ConfirmationMode, type GateDecision, type RiskLevel } from './risk';
 import { normalizeSurface, type SurfaceTool } from './surface';
 
 export interface ToolContext {
@@ -87,12 +87,22 @@ export function callShapeOf(tool: AnyKitTool<never>, level: RiskLevel): z.ZodRaw
   };
 }
 
+/** A challenge a person confirms in Portico, offered to them inline (URL-mode elicitation) during the call itself. */
+export interface InlineConfirmation {
+  /** Offers the confirmation page; true when the person went to it (the call then waits for their answer). */
+  offer(challenge: { tool: string; token: string; confirmationUrl: string; expiresAt: Date }): Promise<boolean>;
+  /** How long the call waits in all for the person's answer (below the clients' usual 60 s request timeout). */
+  waitMs: number;
+}
+
 export interface ToolRunOptions<Extra> {
   token: VerifiedAccessToken;
   gate: ConfirmationGate;
   level: RiskLevel;
   extra: Extra;
   onEvent?: (event: ToolEvent) => void | Promise<void>;
+  /** Human mode, where the client can show it: the confirmation offered inline; the call runs once it is given. */
+  inlineConfirmation?: InlineConfirmation;
 }
 
 export type ToolRun =
@@ -132,37 +142,28 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
       return { kind: 'ran', result: { isError: true, content: [{ type: 'text', text: `"${tool.name}" refused: ${error instanceof Error ? error.message : String(error)}` }] } };
     }
   }
-  const decision = await options.gate.check({ name: tool.name, description: tool.description, riskLevel: level, warning: tool.warning }, args, {
-    subject: token.subject,
-    actor: token.actor,
-    clientId: token.clientId,
-  });
-  if (!decision.run) {
-    if (decision.outcome === 'waiting') {
-      return { kind: 'waiting', result: { content: [{ type: 'text', text: decision.text }], _meta: { [CONFIRMATION_META]: { status: 'waiting' } } } };
-    }
-    if (decision.outcome === 'denied') {
-      return { kind: 'denied', result: { isError: true, content: [{ type: 'text', text: decision.text }], _meta: { [CONFIRMATION_META]: { status: 'denied' } } } };
-    }
+  const caller = { subject: token.subject, actor: token.actor, clientId: token.clientId };
+  const gated = { name: tool.name, description: tool.description, riskLevel: level, warning: tool.warning };
+  let decision = await options.gate.check(gated, args, caller);
+  const started = Date.now();
+  if (!decision.run && decision.outcome === 'challenge' && decision.challenge.confirmationUrl && options.inlineConfirmation) {
     await emit('challenge_issued');
     const { challenge } = decision;
-    return {
-      kind: 'challenge',
-      token: challenge.token,
-      expiresAt: challenge.expiresAt,
-      ...(challenge.confirmationUrl ? { confirmationUrl: challenge.confirmationUrl } : {}),
-      result: {
-        content: [{ type: 'text', text: challenge.text }],
-        _meta: {
-          [CONFIRMATION_META]: {
-            status: 'confirmation_required',
-            token: challenge.token,
-            expires_at: challenge.expiresAt.toISOString(),
-            ...(challenge.confirmationUrl ? { confirmation_url: challenge.confirmationUrl } : {}),
-          },
-        },
-      },
-    };
+    // The person is offered Portico's confirmation page inside the client; the call waits for their answer there
+    // (step-up happens on Portico's page, never in the client), then runs once — or says why not.
+    if (await options.inlineConfirmation.offer({ tool: tool.name, token: challenge.token, confirmationUrl: challenge.confirmationUrl!, expiresAt: challenge.expiresAt })) {
+      const retry = { ...callArguments, [CONFIRMATION_TOKEN_PARAMETER]: challenge.token };
+      for (;;) {
+        decision = await options.gate.check(gated, retry, caller);
+        if (decision.run || decision.outcome !== 'waiting' || Date.now() - started >= options.inlineConfirmation.waitMs) break;
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
+    if (!decision.run) return challengeOrWaiting(decision, decision.outcome === 'challenge' ? decision.challenge : challenge);
+  }
+  if (!decision.run) {
+    if (decision.outcome === 'challenge') await emit('challenge_issued');
+    return challengeOrWaiting(decision, decision.outcome === 'challenge' ? decision.challenge : undefined);
   }
   let result: CallToolResult;
   try {
@@ -177,6 +178,38 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
     console.error(`audit of ${tool.name} failed after it ran: ${error instanceof Error ? error.message : String(error)}`);
   });
   return { kind: 'ran', result };
+}
+
+/** What a call that did not run answers: the challenge, "waiting for confirmation" (with the token kept), or the denial. */
+function challengeOrWaiting(decision: Exclude<GateDecision, { run: true }>, challenge: ConfirmationChallenge | undefined): ToolRun {
+  if (decision.outcome === 'waiting') {
+    return {
+      kind: 'waiting',
+      result: {
+        content: [{ type: 'text', text: challenge ? `${decision.text}\nThe confirmation page: ${challenge.confirmationUrl}\nThe token: "${challenge.token}".` : decision.text }],
+        _meta: { [CONFIRMATION_META]: { status: 'waiting', ...(challenge ? { token: challenge.token, confirmation_url: challenge.confirmationUrl, expires_at: challenge.expiresAt.toISOString() } : {}) } },
+      },
+    };
+  }
+  if (decision.outcome === 'denied') return { kind: 'denied', result: { isError: true, content: [{ type: 'text', text: decision.text }], _meta: { [CONFIRMATION_META]: { status: 'denied' } } } };
+  const issued = decision.challenge;
+  return {
+    kind: 'challenge',
+    token: issued.token,
+    expiresAt: issued.expiresAt,
+    ...(issued.confirmationUrl ? { confirmationUrl: issued.confirmationUrl } : {}),
+    result: {
+      content: [{ type: 'text', text: issued.text }],
+      _meta: {
+        [CONFIRMATION_META]: {
+          status: 'confirmation_required',
+          token: issued.token,
+          expires_at: issued.expiresAt.toISOString(),
+          ...(issued.confirmationUrl ? { confirmation_url: issued.confirmationUrl } : {}),
+        },
+      },
+    },
+  };
 }
 
 function firstText(result: CallToolResult): string {
@@ -199,6 +232,7 @@ export function registerKitTools<Extra>(
     onEvent?: (event: ToolEvent) => void | Promise<void>;
     /** More `_meta` for a tool's definition on this connection (an MCP Apps view it may show, say). */
     metaOf?: (toolName: string) => Record<string, unknown> | undefined;
+    inlineConfirmation?: InlineConfirmation;
   },
 ): void {
   const { token } = options;

@@ -10,12 +10,12 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcont
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JWK } from 'jose';
 import type { ConfirmationGate, ConfirmationMode, RiskLevel } from '../../app-kit/risk';
-import { registerKitTools, riskModelCapability } from '../../app-kit/tools';
+import { registerKitTools, riskModelCapability, type InlineConfirmation } from '../../app-kit/tools';
 import { auditToolEvent } from './audit';
 import { authenticateApiRequest, type ApiCaller } from '../api/authenticate';
 import type { Database } from '../db/client';
 import { readCappedText } from '../http/body';
-import { advertisesMcpApps, MCP_APP_MIME_TYPE, selectApprovalChannel } from '../approvals/channel';
+import { advertisedElicitationModes, advertisesMcpApps, MCP_APP_MIME_TYPE, selectApprovalChannel } from '../approvals/channel';
 import { APPROVAL_VIEW_URI, approvalViewHtml } from './approval-view';
 import { porticoConfirmationGate } from './confirmation-store';
 import { DEFAULT_APPROVAL_SURFACES, type ApprovalSurfaceConfig, type PorticoToolExtra } from './context';
@@ -59,7 +59,26 @@ export function gateFor(deps: PorticoMcpDeps): ConfirmationGate {
  */
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSession, elicit?: Elicit): McpServer {
+/**
+ * A human confirmation offered inside the client: URL-mode elicitation of Portico's confirmation page (the person
+ * signs in and steps up there, in Portico's own origin; the client only opens the link).
+ */
+function inlineConfirmationOver(elicit: Elicit, waitMs: number): InlineConfirmation {
+  return {
+    waitMs,
+    async offer(challenge) {
+      const answer = await elicit({
+        mode: 'url',
+        approvalRequestId: challenge.confirmationUrl.slice(challenge.confirmationUrl.lastIndexOf('/') + 1),
+        message: `Confirm "${challenge.tool}" in Portico: open the page, check the call, and confirm it with your passkey, code or password. It runs once you do.`,
+        url: challenge.confirmationUrl,
+      });
+      return answer.outcome === 'accept';
+    },
+  };
+}
+
+function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSession, elicit?: Elicit, inlineConfirmation?: InlineConfirmation): McpServer {
   const server = new McpServer(
     { name: 'portico', version: '0.1.0' },
     {
@@ -81,6 +100,7 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSes
     levels: deps.levels,
     extra,
     onEvent: auditToolEvent(deps.db, deps.clientIp, caller),
+    inlineConfirmation,
     // Both keys: `ui.resourceUri` and the older `ui/resourceUri` some hosts still read.
     metaOf: (name) => (showsView && name === VIEW_TOOL ? { ui: { resourceUri: APPROVAL_VIEW_URI }, 'ui/resourceUri': APPROVAL_VIEW_URI } : undefined),
   });
@@ -172,7 +192,9 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
   const approvals = deps.approvals ?? DEFAULT_APPROVAL_SURFACES;
   const toolCall = isToolCall(message) ? message : undefined;
   const sessionChannel = session ? selectApprovalChannel({ ...approvals, centralEligible: true, clientCapabilities: session.clientCapabilities }) : 'cli';
-  const mayElicit = toolCall !== undefined && (sessionChannel === 'elicitation_url' || sessionChannel === 'elicitation_form');
+  // Human confirmations are offered inline too (adaptive mode), where the client can open a URL for its person.
+  const confirmsInline = approvals.surface === 'adaptive' && (deps.confirmationMode ?? 'human') === 'human' && session !== undefined && advertisedElicitationModes(session.clientCapabilities).url;
+  const mayElicit = toolCall !== undefined && (sessionChannel === 'elicitation_url' || sessionChannel === 'elicitation_form' || confirmsInline);
 
   const newId = initializing ? newSessionId() : undefined;
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -186,7 +208,7 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
     mayElicit && session && toolCall
       ? elicitOver({ db: deps.db, sessionId: session.id, send: (outgoing) => transport.send(outgoing as never, { relatedRequestId: toolCall.id }), waitMs: deps.elicitationWaitMs ?? 50_000 })
       : undefined;
-  const server = porticoServer(deps, caller, session, elicit);
+  const server = porticoServer(deps, caller, session, elicit, confirmsInline && elicit ? inlineConfirmationOver(elicit, deps.elicitationWaitMs ?? 50_000) : undefined);
   await server.connect(transport);
   if (mayElicit) {
     // A stream: the tool is still running when the response starts. The server closes once the stream ends.

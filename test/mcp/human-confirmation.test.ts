@@ -4,6 +4,7 @@
 // retry runs; a denial ends the token; everything is audited; REST answers 428 the same way.
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { and, eq, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
@@ -67,7 +68,7 @@ describe('confirmations a person gives (human mode)', () => {
     database = await openTestDatabase();
     harness = await startProviderHarness(database);
     fixture = await createOrgWithApp(database, 'Human');
-    for (const scope of ['h:one', 'h:two', 'h:race', 'h:deny', 'h:rest', 'h:totp', 'h:other', 'h:answer-race', 'h:expired']) {
+    for (const scope of ['h:one', 'h:two', 'h:race', 'h:deny', 'h:rest', 'h:totp', 'h:other', 'h:answer-race', 'h:expired', 'h:inline', 'h:inline-denied', 'h:inline-declined']) {
       await addPermission(database.db, fixture.app.id, { scope, description: `Test permission ${scope}` });
     }
     owner = await createMember(database, fixture.orgId, `owner-${randomBytes(3).toString('hex')}@human.test`, 'owner');
@@ -229,6 +230,38 @@ describe('confirmations a person gives (human mode)', () => {
     expect(await stores.mine.redeem(nonceHash, { ...binding, clientId: 'another-client' }, new Date())).toBe('invalid');
     expect(await stores.mine.redeem(nonceHash, binding, new Date())).toBe('run');
     expect(await stores.mine.redeem(nonceHash, binding, new Date())).toBe('invalid');
+  });
+
+  it('offers the confirmation inline (URL elicitation, adaptive mode): the call runs once the person confirmed in Portico', async () => {
+    const adaptive = await startMcpInstance(database, harness, { approvals: { surface: 'adaptive', centralEnabled: true, frameAncestors: [] }, elicitationWaitMs: 10_000 });
+    instances.push(adaptive);
+    let personAnswers: 'confirm' | 'deny' | 'decline' = 'confirm';
+    const offered: string[] = [];
+    const client = new Client({ name: 'inline-test', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const url = (request.params as { url?: string }).url ?? '';
+      offered.push(url);
+      if (personAnswers === 'decline') return { action: 'decline' };
+      // The client opens the page; the person signs in there and answers with step-up (played here, in Portico).
+      setTimeout(() => void answerConfirmation(database.db, keys, { id: idOf(url), user: owner, decision: personAnswers === 'confirm' ? 'confirm' : 'deny', proof: { password: TEST_PASSWORD }, ip }), 300);
+      return { action: 'accept' };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(adaptive.url), { requestInit: { headers: { Authorization: `Bearer ${ownerToken}` } } }));
+
+    // One call: offered, confirmed in Portico, run.
+    expect(text(await client.callTool({ name: 'agents.grant', arguments: grantArgs('h:inline') }))).toContain('now holds h:inline');
+    expect(offered[0]).toMatch(new RegExp(`^${harness.issuer}/console/confirm/cnf_`));
+    expect(await grantsRun('h:inline')).toBe(1);
+    // Denied in Portico: the call says so and nothing runs.
+    personAnswers = 'deny';
+    const denied = await client.callTool({ name: 'agents.grant', arguments: grantArgs('h:inline-denied') });
+    expect(text(denied)).toContain('denied');
+    expect(await grantsRun('h:inline-denied')).toBe(0);
+    // Declined in the client: the ordinary challenge, nothing runs.
+    personAnswers = 'decline';
+    expect(metaOf(await client.callTool({ name: 'agents.grant', arguments: grantArgs('h:inline-declined') }))).toMatchObject({ status: 'confirmation_required' });
+    expect(await grantsRun('h:inline-declined')).toBe(0);
+    await client.close();
   });
 
   it('answers 428 over REST until the person confirmed, then runs the retry once', async () => {

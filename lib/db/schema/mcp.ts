@@ -79,6 +79,7 @@ export const mcpElicitations = pgTable(
     sessionId: text('session_id')
       .notNull()
       .references(() => mcpSessions.id, { onDelete: 'cascade' }),
+    /** The approval request (apr_…) or, for a confirmation offered inline, the confirmation (cnf_…) it is about. */
     approvalRequestId: text('approval_request_id').notNull(),
     mode: text('mode', { enum: ['url', 'form'] }).notNull(),
     /** accept, decline or cancel (form: with the intent), once the client answered; null while waiting. */

@@ -147,15 +147,21 @@ test('Portico keeps an app’s challenges only from signed calls whose arguments
     action: 'save',
     nonce_hash: digest(`confirm_${randomBytes(24).toString('base64url')}`),
     tool: 'notes.delete',
-    subject: '00000000-0000-4000-8000-000000000001',
+    // An agent of the app's organization acting on its own (an own-mode token: Portico's internal client).
+    subject: FLIGHT_DECK.copilot.id,
     actor: '',
-    client_id: 'some-client',
+    client_id: 'portico-internal',
     arguments_digest: digest('{"id":1}'),
     risk_level: 'approval_required',
     description: 'Deletes one of your notes.',
     canonical_arguments: '{"id":1}',
   };
   expect((await post(challenge, { secret: `pss_${'A'.repeat(43)}` })).status).toBe(401);
+  // Only the app's own calls: a person who is not a member of its organization, or a client that is not the app's.
+  expect((await post({ ...challenge, subject: '00000000-0000-4000-8000-000000000001' })).status).toBe(403);
+  expect((await post({ ...challenge, client_id: 'someone-elses-client' })).status).toBe(403);
+  // Arguments the gate could not have bound (1e400 parses as Infinity): refused, not a server error.
+  expect((await post({ ...challenge, canonical_arguments: '{"id":1e400}' })).status).toBe(400);
   // The page must show what the token binds: other arguments than the digest covers are refused.
   const tampered = await post({ ...challenge, canonical_arguments: '{"id":2}' });
   expect(tampered.status).toBe(400);

@@ -47,7 +47,7 @@ test('a person adds a passkey on their account page: the password again, a name,
   await add.getByLabel('Name for this passkey').fill('Test laptop');
   await add.getByLabel('Your password').fill('not my password at all');
   await add.getByRole('button', { name: 'Add a passkey' }).click();
-  await expect(add.getByTestId('error-currentPassword')).toContainText('not your password');
+  await expect(add.getByTestId('error-currentPassword')).toContainText('not right');
   // What was typed stays.
   await expect(add.getByLabel('Name for this passkey')).toHaveValue('Test laptop');
   await add.getByLabel('Your password').fill(PERSON.password);

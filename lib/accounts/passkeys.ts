@@ -70,6 +70,13 @@ export async function listPasskeys(db: Queryable, userId: string): Promise<Passk
 async function storeChallenge(db: Queryable, challenge: string, purpose: CeremonyPurpose | 'register', userId: string | null, context: string): Promise<void> {
   await db.delete(webauthnChallenges).where(lt(webauthnChallenges.expiresAt, sql`now()`));
   await db.insert(webauthnChallenges).values({ challenge, purpose, userId, context, expiresAt: sql`now() + make_interval(secs => ${WEBAUTHN_CHALLENGE_SECONDS})` });
+  // A person's open ceremonies are bounded (the newest 20 stay): asking again and again cannot grow the table.
+  if (userId) {
+    await db.execute(sql`
+      delete from ${webauthnChallenges} where ${webauthnChallenges.userId} = ${userId} and ${webauthnChallenges.challenge} in (
+        select ${webauthnChallenges.challenge} from ${webauthnChallenges} where ${webauthnChallenges.userId} = ${userId}
+        order by ${webauthnChallenges.expiresAt} desc offset 20)`);
+  }
 }
 
 /** The challenge a response answers (from its clientDataJSON), consumed if it was made for exactly this. */
@@ -100,13 +107,12 @@ async function consumeChallenge(db: Queryable, clientDataJSON: unknown, purpose:
 const userHandle = (userId: string) => new Uint8Array(Buffer.from(userId.replaceAll('-', ''), 'hex'));
 
 /**
- * Options for registering one more passkey of this person (discoverable, user verification required), after their
- * password again: a session left open must not bind someone else's authenticator to the account. The challenge then
- * carries that step-up to the registration (five minutes, once).
+ * Options for registering one more passkey of this person (discoverable, user verification required). Only through
+ * passkeyRegistrationAfterStepUp (lib/accounts/step-up.ts): a passkey is a whole sign-in and the strongest step-up, so
+ * adding one needs the strongest factor the person has now; the challenge then carries that step-up to the
+ * registration (five minutes, once).
  */
-export async function passkeyRegistrationOptions(db: Queryable, rp: RelyingParty, input: { user: User; currentPassword: string; ip: string }): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  const { user } = input;
-  await requireCurrentPassword(db, input);
+export async function passkeyRegistrationOptions(db: Queryable, rp: RelyingParty, user: User): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const existing = await db.select({ credentialId: passkeys.credentialId, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, user.id));
   if (existing.length >= MAX_PASSKEYS) throw new SecondFactorRefusal(`You have ${MAX_PASSKEYS} passkeys, the most an account may have. Remove one first.`, 'form');
   const options = await generateRegistrationOptions({

@@ -209,16 +209,45 @@ export async function confirmOwnTotp(db: Database, atRestKey: Uint8Array, input:
 }
 
 /**
- * Turns on an authenticator during a sign-in that requires one (an organization's policy, an app's `acr_values`):
- * the password was just checked (the pending sign-in says so), the first code confirms it. Audited, the owner told.
+ * An authenticator secret for a sign-in that requires one (an organization's policy, an app's `acr_values`): kept
+ * encrypted with that pending sign-in only (never in totp_factors until its first code), so a secret shown during
+ * someone's sign-in can never reappear on the account page, and only that sign-in can finish with it.
  */
-export async function enrollTotpAtSignIn(db: Database, atRestKey: Uint8Array, input: { user: User; code: string; ip: string; mail: AccountMailContext }): Promise<string[]> {
-  return db.transaction(async (tx) => {
-    const { recoveryCodes: codes } = await confirmTotpEnrollment(tx, atRestKey, input.user, input.code);
-    await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'totp', during: 'sign_in' } });
-    await queueFactorNotice(tx, input.mail, input.user, 'added', 'authenticator app');
-    return codes;
-  });
+export async function newSignInTotpSecret(atRestKey: Uint8Array): Promise<string> {
+  return encryptAtRest(new Secret({ size: 20 }).base32, atRestKey);
+}
+
+/** How a sign-in's secret is shown: QR code and text. */
+export async function totpEnrollmentOf(secretEncrypted: string, atRestKey: Uint8Array, user: { email: string }): Promise<TotpEnrollment> {
+  const secret = await decryptAtRest(secretEncrypted, atRestKey);
+  const uri = totpOf(secret, user.email).toString();
+  return { uri, secret, qrCode: await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 1, scale: 5 }) };
+}
+
+/**
+ * Turns on the authenticator of a sign-in's secret with its first code (refused when the account has a confirmed one
+ * meanwhile): the factor, ten recovery codes (returned once), the audit event and the owner's notice, in the caller's
+ * transaction.
+ */
+export async function confirmSignInTotp(
+  tx: Queryable,
+  atRestKey: Uint8Array,
+  input: { user: User; secretEncrypted: string; code: string; ip: string; mail: AccountMailContext; now?: number },
+): Promise<string[]> {
+  const typed = normalizeCode(input.code);
+  if (!typed) throw new SecondFactorRefusal('Type the 6 digits your authenticator app shows.');
+  const step = matchingStep(totpOf(await decryptAtRest(input.secretEncrypted, atRestKey), input.user.email), typed, input.now ?? Date.now());
+  if (step === undefined) throw new SecondFactorRefusal('That code is not the one your authenticator app shows now. Check the app and its clock, then try again.');
+  const confirmed = await tx
+    .insert(totpFactors)
+    .values({ userId: input.user.id, secretEncrypted: input.secretEncrypted, confirmedAt: sql`now()`, lastUsedStep: step })
+    .onConflictDoUpdate({ target: totpFactors.userId, set: { secretEncrypted: input.secretEncrypted, confirmedAt: sql`now()`, lastUsedStep: step, createdAt: sql`now()` }, where: isNull(totpFactors.confirmedAt) })
+    .returning({ userId: totpFactors.userId });
+  if (confirmed.length === 0) throw new SecondFactorRefusal('Your account has an authenticator app already: sign in again and use it.', 'form');
+  const codes = await replaceRecoveryCodes(tx, input.user.id);
+  await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'totp', during: 'sign_in' } });
+  await queueFactorNotice(tx, input.mail, input.user, 'added', 'authenticator app');
+  return codes;
 }
 
 export async function removeOwnTotp(db: Database, input: { user: User; currentPassword: string; ip: string; mail: AccountMailContext }): Promise<void> {

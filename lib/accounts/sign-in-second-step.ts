@@ -7,9 +7,10 @@
 // continues is stored with it and never taken from the request.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, isNotNull, lt, sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client';
+import type { Database, Queryable } from '../db/client';
 import { passkeys, pendingSignIns, totpFactors, users } from '../db/schema';
-import { useRecoveryCode, verifyTotpCode } from './second-factors';
+import { confirmSignInTotp, newSignInTotpSecret, SecondFactorRefusal, useRecoveryCode, verifyTotpCode } from './second-factors';
+import type { AccountMailContext } from './password-reset';
 import { secondFactorRequired } from './second-factor-policy';
 import { parseAuthenticationResponse, PasskeyRefusal, verifyPasskeyAssertion, type PasskeyAssertion, type RelyingParty } from './passkeys';
 import { hitRateLimit, peekRateLimit, undoRateLimitHit, type RateLimitRule } from '../rate-limit/fixed-window';
@@ -107,6 +108,44 @@ export async function beginSecondStep(db: Queryable, input: { userId: string; co
  * Ends an enrollment sign-in: once the person has set up a second factor (with its first code), the pending sign-in
  * is used (once) and continues as after both steps.
  */
+/** The authenticator secret (encrypted) of this enrollment sign-in: made on first view, kept with the pending row. */
+export async function enrollmentSecret(db: Queryable, atRestKey: Uint8Array, token: string): Promise<string | undefined> {
+  const tokenHash = sha256(token);
+  const candidate = await newSignInTotpSecret(atRestKey);
+  // Set once (the first view); later views read the same secret. Conditional, so two tabs agree on one.
+  await db
+    .update(pendingSignIns)
+    .set({ continuation: sql`${pendingSignIns.continuation} || jsonb_build_object('totpSecret', ${candidate}::text)` })
+    .where(and(eq(pendingSignIns.tokenHash, tokenHash), gt(pendingSignIns.expiresAt, sql`now()`), sql`${pendingSignIns.continuation}->>'enroll' = 'true'`, sql`${pendingSignIns.continuation}->>'totpSecret' is null`));
+  const [row] = await db.select({ continuation: pendingSignIns.continuation }).from(pendingSignIns).where(and(eq(pendingSignIns.tokenHash, tokenHash), gt(pendingSignIns.expiresAt, sql`now()`)));
+  const secret = row?.continuation.totpSecret;
+  return typeof secret === 'string' ? secret : undefined;
+}
+
+/**
+ * Turns on the authenticator of this enrollment sign-in with its first code, and marks the sign-in as enrolled (only
+ * then may it continue), in one transaction; answers the recovery codes, once.
+ */
+export async function enrollAtSignIn(db: Database, atRestKey: Uint8Array, input: { token: string | undefined; code: string; ip: string; mail: AccountMailContext; now?: number }): Promise<string[]> {
+  if (!input.token || input.token.length > 128) throw new SecondFactorRefusal('This sign-in has ended. Sign in again with your password.', 'form');
+  const tokenHash = sha256(input.token);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(pendingSignIns)
+      .where(and(eq(pendingSignIns.tokenHash, tokenHash), gt(pendingSignIns.expiresAt, sql`now()`)))
+      .for('update');
+    const continuation = row?.continuation as (SecondStepContinuation & { totpSecret?: string; enrolled?: boolean }) | undefined;
+    const user = row ? await findUserById(tx, row.userId) : undefined;
+    if (!row || !continuation?.enroll || continuation.enrolled || typeof continuation.totpSecret !== 'string' || !user || user.disabledAt) {
+      throw new SecondFactorRefusal('This sign-in has ended. Sign in again with your password.', 'form');
+    }
+    const codes = await confirmSignInTotp(tx, atRestKey, { user, secretEncrypted: continuation.totpSecret, code: input.code, ip: input.ip, mail: input.mail, now: input.now });
+    await tx.update(pendingSignIns).set({ continuation: sql`${pendingSignIns.continuation} || '{"enrolled": true}'::jsonb` }).where(eq(pendingSignIns.id, row.id));
+    return codes;
+  });
+}
+
 export async function finishEnrollment(
   db: Queryable,
   token: string | undefined,
@@ -114,7 +153,8 @@ export async function finishEnrollment(
   at: { surface: 'app'; uid: string } | { surface: 'console_or_central' },
 ): Promise<{ user: User; continuation: SecondStepContinuation; amr: string[] } | undefined> {
   const pending = await pendingSecondStep(db, token);
-  if (!pending || !token || !pending.continuation.enroll || !(await hasSecondFactor(db, pending.user.id))) return undefined;
+  // Only a factor set up through this very sign-in finishes it (not one added elsewhere meanwhile).
+  if (!pending || !token || !pending.continuation.enroll || !(pending.continuation as { enrolled?: boolean }).enrolled || !(await hasSecondFactor(db, pending.user.id))) return undefined;
   const { continuation } = pending;
   if (at.surface === 'app' ? continuation.surface !== 'app' || continuation.uid !== at.uid : continuation.surface === 'app') return undefined;
   const [used] = await db.delete(pendingSignIns).where(eq(pendingSignIns.tokenHash, sha256(token))).returning({ id: pendingSignIns.id });

@@ -9,7 +9,7 @@
 import type { Queryable } from '../db/client';
 import { hitRateLimit, peekRateLimit, undoRateLimitHit } from '../rate-limit/fixed-window';
 import { verifyTotpCode } from './second-factors';
-import { parseAuthenticationResponse, passkeyAssertionOptions, PasskeyRefusal, verifyPasskeyAssertion, type RelyingParty } from './passkeys';
+import { parseAuthenticationResponse, passkeyAssertionOptions, PasskeyRefusal, passkeyRegistrationOptions, verifyPasskeyAssertion, type RelyingParty } from './passkeys';
 import { secondFactorRequired } from './second-factor-policy';
 import { SECOND_FACTOR_THROTTLE, secondFactorsOf } from './sign-in-second-step';
 import { throttledPasswordCheck } from './throttled-password-check';
@@ -94,4 +94,17 @@ export async function verifyStepUp(
   const check = await throttledPasswordCheck(db, input.user.email, password, input.ip);
   if (!check.ok || check.user.id !== input.user.id) throw new StepUpRefusal('That password is not right (or too many tries: wait a moment).', 'password');
   return 'password';
+}
+
+/** What a step-up for a change of the person's own sign-in factors is bound to. */
+export const accountFactorsContext = (userId: string) => `account_factors:${userId}`;
+
+/**
+ * Options to add a passkey, after step-up with the strongest factor the person has (a passkey, with user verification,
+ * made for this; else their authenticator's code; else their password): a stolen session with a phished password
+ * cannot add an authenticator of its own where a stronger factor exists.
+ */
+export async function passkeyRegistrationAfterStepUp(db: Queryable, atRestKey: Uint8Array, rp: RelyingParty, input: { user: User; proof: StepUpProof; ip: string }) {
+  await verifyStepUp(db, atRestKey, { ...input, rp, context: accountFactorsContext(input.user.id) });
+  return passkeyRegistrationOptions(db, rp, input.user);
 }

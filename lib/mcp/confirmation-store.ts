@@ -58,10 +58,12 @@ export function postgresConfirmationStore(db: Queryable, issuer: string, owner: 
         confirmedAt: challenge.needsHuman ? null : sql`now()`,
         expiresAt: challenge.expiresAt,
       });
-      // At most MAX_PER_SUBJECT open challenges a subject: the oldest go (a dropped token only means a new challenge).
+      // At most MAX_PER_SUBJECT open challenges a subject, per owner (an app, or Portico): the oldest go (a dropped
+      // token only means a new challenge). Per owner, so that one app cannot push out challenges of another.
+      const sameOwner = owner.appId ? sql`${confirmationChallenges.appId} = ${owner.appId}` : sql`${confirmationChallenges.appId} is null`;
       await db.execute(sql`
-        delete from ${confirmationChallenges} where ${confirmationChallenges.subject} = ${binding.subject} and ${confirmationChallenges.nonceHash} in (
-          select ${confirmationChallenges.nonceHash} from ${confirmationChallenges} where ${confirmationChallenges.subject} = ${binding.subject}
+        delete from ${confirmationChallenges} where ${confirmationChallenges.subject} = ${binding.subject} and ${sameOwner} and ${confirmationChallenges.nonceHash} in (
+          select ${confirmationChallenges.nonceHash} from ${confirmationChallenges} where ${confirmationChallenges.subject} = ${binding.subject} and ${sameOwner}
           order by ${confirmationChallenges.expiresAt} desc offset ${MAX_PER_SUBJECT})`);
       return challenge.needsHuman ? { confirmationUrl: confirmationPageUrl(issuer, id) } : {};
     },

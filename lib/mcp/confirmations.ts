@@ -11,7 +11,9 @@ import type { User } from '../accounts/users';
 import { mayDecide } from '../approvals/operators';
 import { recordAuditEvent } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
-import { agents, apps, clients, confirmationChallenges } from '../db/schema';
+import { agents, apps, clientAppLinks, clients, confirmationChallenges, grantBindings } from '../db/schema';
+import { isActiveMember } from '../accounts/memberships';
+import { PORTICO_INTERNAL_CLIENT_ID } from '../oidc/agent-token-exchange';
 import { isConfirmationId } from './confirmation-store';
 
 export interface ConfirmationView {
@@ -145,4 +147,32 @@ export async function answerConfirmation(db: Database, keys: { atRestKey: Uint8A
     });
     return { view: { ...view, state: input.decision === 'confirm' ? 'confirmed' : 'denied', decidedWith: factor ?? null }, ...(factor ? { factor } : {}) };
   });
+}
+
+/**
+ * Whether a binding an app sends (the app kit's `confirmations: 'portico'`) is one of that app's calls: the subject a
+ * member of its organization (or an agent of it, acting on its own), the actor an agent of it, the client the app's
+ * own, one linked or bound to the app, or Portico's internal client (own-mode agent tokens). Anything else would let
+ * an app put prompts in front of people it does not serve.
+ */
+export async function isCallOfApp(db: Queryable, app: { appId: string; orgId: string }, binding: { subject: string; actor: string; clientId: string }): Promise<boolean> {
+  const agentOfOrg = async (id: string) => (await db.select({ id: agents.id }).from(agents).where(and(eq(agents.id, id), eq(agents.orgId, app.orgId))).limit(1)).length === 1;
+  const subjectOk = binding.subject.startsWith('agt_') ? await agentOfOrg(binding.subject) : await isActiveMember(db, app.orgId, binding.subject);
+  if (!subjectOk || (binding.actor !== '' && !(await agentOfOrg(binding.actor)))) return false;
+  if (binding.clientId === PORTICO_INTERNAL_CLIENT_ID) return true;
+  const [served] = await db
+    .select({ id: clients.id })
+    .from(clients)
+    .where(
+      and(
+        eq(clients.id, binding.clientId),
+        or(
+          eq(clients.appId, app.appId),
+          sql`exists (select 1 from ${clientAppLinks} where ${clientAppLinks.clientId} = ${clients.id} and ${clientAppLinks.appId} = ${app.appId} and ${clientAppLinks.revokedAt} is null)`,
+          sql`exists (select 1 from ${grantBindings} where ${grantBindings.clientId} = ${clients.id} and ${grantBindings.appId} = ${app.appId})`,
+        ),
+      ),
+    )
+    .limit(1);
+  return served !== undefined;
 }

@@ -25,6 +25,7 @@ import { createAdapterClass } from './adapter';
 import { applyProviderOverrides } from './provider-overrides';
 import { OIDC_SCOPES } from './resource-scope';
 import { ACR_MFA, ACR_PASSWORD, requestsMfa } from '../accounts/sign-in-second-step';
+import { secondFactorRequired } from '../accounts/second-factor-policy';
 import { logoutSource, postLogoutSuccessSource, renderError } from './provider-pages';
 import { PORTICO_CLIENT_FIELDS } from '../clients/client-metadata';
 
@@ -150,7 +151,7 @@ export function createProvider(options: ProviderOptions): Provider {
     // Refresh tokens rotate on every use (OAuth 2.1 §4.3.1, RFC 9700 §4.14.2).
     rotateRefreshToken: true,
     ttl: { ...TOKEN_TTL },
-    interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid), policy: interactionPolicyWithMcpConsent() },
+    interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid), policy: interactionPolicyWithMcpConsent(options) },
     renderError: renderError as Configuration['renderError'],
     loadExistingGrant,
     // Runs at sign-in, at every code exchange and refresh, and at userinfo: returning nothing ends the flow with
@@ -234,15 +235,25 @@ async function organizationOfRequest(db: Database, issuer: string, ctx: KoaConte
 }
 
 /**
- * oidc-provider's default prompts (max_age among them: an older sign-in, or max_age=0, signs in again), plus a login
- * rule for acr_values, and one consent rule: an MCP client (external, dynamic, CIMD) always goes through the
+ * oidc-provider's default prompts (max_age among them: an older sign-in, or max_age=0, signs in again), plus two login
+ * rules (acr_values, the organization's second-factor policy), and one consent rule: an MCP client (external, dynamic, CIMD) always goes through the
  * consent screen, because the consent is where the person says who acts and where the grant is bound to its app.
  * The defaults would not always ask (a request naming none of the app's permissions has no missing resource scope);
  * this makes it true by construction. A grant without a binding is refused at the token
  * endpoint in any case.
  */
-function interactionPolicyWithMcpConsent() {
+function interactionPolicyWithMcpConsent(options: Pick<ProviderOptions, 'db' | 'issuer'>) {
   const policy = interactionPolicy.base();
+  // The organization's second-factor policy holds for an existing session too: a person it names, signed in with a
+  // password alone (for another organization's app, or before the policy), signs in again for this one.
+  policy.get('login')?.checks.add(
+    new interactionPolicy.Check('organization_requires_mfa', 'The organization requires a second factor', async (ctx) => {
+      const session = ctx.oidc.session;
+      if (!session?.accountId || session.acr === ACR_MFA) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      const org = await organizationOfRequest(options.db(), options.issuer, ctx, session.accountId, undefined);
+      return (await secondFactorRequired(options.db(), session.accountId, org.id)) ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+    }),
+  );
   // acr_values naming the MFA level (OIDC Core §3.1.2.1): a session signed in with a password alone signs in again,
   // with a second factor (or sets one up first). oidc-provider treats acr_values as voluntary; Portico honours it.
   policy.get('login')?.checks.add(

@@ -7,10 +7,11 @@ import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { signInToConsole } from '../../lib/accounts/console-sign-in';
 import { designateAppOperator } from '../../lib/approvals/operators';
-import { enrollTotpAtSignIn, startTotpEnrollment } from '../../lib/accounts/second-factors';
+import { confirmTotpEnrollment, secondFactorStateOf, startTotpEnrollment, totpEnrollmentOf } from '../../lib/accounts/second-factors';
 import { secondFactorRequired, setSecondFactorPolicy } from '../../lib/accounts/second-factor-policy';
-import { beginSecondStep, finishEnrollment } from '../../lib/accounts/sign-in-second-step';
-import { createMember, createOrgWithApp, relyingParty, signIn, TEST_PASSWORD, useProviderHarness } from '../support/provider-harness';
+import { beginSecondStep, enrollAtSignIn, enrollmentSecret, finishEnrollment } from '../../lib/accounts/sign-in-second-step';
+import { addMember } from '../../lib/accounts/memberships';
+import { CookieJar, createMember, createOrgWithApp, relyingParty, signIn, TEST_PASSWORD, useProviderHarness } from '../support/provider-harness';
 
 describe('second-factor policy', () => {
   const context = useProviderHarness();
@@ -56,6 +57,23 @@ describe('second-factor policy', () => {
     expect((await signInToConsole(database.db, { email: person.email, password: TEST_PASSWORD, ip: '192.0.2.30' })).kind).toBe('enroll');
   });
 
+  it('holds for a session signed in with a password alone elsewhere: that session signs in again for the strict organization', async () => {
+    const { database, harness } = context;
+    const [strict, lenient] = [await createOrgWithApp(database, 'Strict SSO'), await createOrgWithApp(database, 'Lenient SSO')];
+    const person = await createMember(database, strict.orgId, email('sso'));
+    await addMember(database.db, { orgId: lenient.orgId, userId: person.id, role: 'member' });
+    await setSecondFactorPolicy(database.db, strict.orgId, 'everyone');
+    const browser = new CookieJar();
+    const lenientConfig = await relyingParty(harness, lenient);
+    expect((await signIn(harness, database, lenientConfig, lenient, { email: person.email }, {}, browser)).outcome.kind).toBe('continue');
+    // The session serves the lenient organization's app again without a card (single sign-on)…
+    const again = await signIn(harness, database, lenientConfig, lenient, { email: person.email }, {}, browser);
+    expect(again.callbackUrl?.searchParams.get('code')).toBeTruthy();
+    // …but not the strict one's: its card comes back, and the password leads to the setup, not to a code.
+    const strictAttempt = await signIn(harness, database, await relyingParty(harness, strict), strict, { email: person.email }, {}, browser);
+    expect(strictAttempt.outcome.kind).toBe('enroll');
+  });
+
   it('sends a person to set one up when an app asks for it with acr_values, whatever the policy', async () => {
     const { database, harness } = context;
     const fixture = await createOrgWithApp(database, 'Lenient');
@@ -65,23 +83,41 @@ describe('second-factor policy', () => {
     expect((await signIn(harness, database, config, fixture, { email: person.email }, { acr_values: 'urn:portico:acr:mfa' })).outcome.kind).toBe('enroll');
   });
 
-  it('ends the enrollment sign-in once, and only after a second factor exists', async () => {
+  it('ends the enrollment sign-in once, only after a factor was set up through that very sign-in', async () => {
     const { database } = context;
     const fixture = await createOrgWithApp(database, 'Enroll');
     const person = await createMember(database, fixture.orgId, email('enroll'));
+    const onConsole = { surface: 'console_or_central' } as const;
     const token = await beginSecondStep(database.db, { userId: person.id, continuation: { surface: 'console', events: { surface: 'console', ip: '192.0.2.31' }, enroll: true } });
-    expect(await finishEnrollment(database.db, token, { surface: 'console_or_central' })).toBeUndefined();
-    const { secret } = await startTotpEnrollment(database.db, atRestKey, person);
+    expect(await finishEnrollment(database.db, token, onConsole)).toBeUndefined();
+    const secretEncrypted = (await enrollmentSecret(database.db, atRestKey, token))!;
+    // The same secret on every view of this sign-in; none of it in the account's factors until its first code.
+    expect(await enrollmentSecret(database.db, atRestKey, token)).toBe(secretEncrypted);
+    expect((await secondFactorStateOf(database.db, person.id)).totp).toBe('none');
+    const { secret } = await totpEnrollmentOf(secretEncrypted, atRestKey, person);
     const code = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
-    await expect(enrollTotpAtSignIn(database.db, atRestKey, { user: person, code: '000000', ip: '192.0.2.31', mail })).rejects.toThrow();
-    expect(await enrollTotpAtSignIn(database.db, atRestKey, { user: person, code, ip: '192.0.2.31', mail })).toHaveLength(10);
+    await expect(enrollAtSignIn(database.db, atRestKey, { token, code: '000000', ip: '192.0.2.31', mail })).rejects.toThrow();
+    expect(await enrollAtSignIn(database.db, atRestKey, { token, code, ip: '192.0.2.31', mail })).toHaveLength(10);
     // Not as an app's interaction: the continuation is the console's.
     expect(await finishEnrollment(database.db, token, { surface: 'app', uid: 'someinteraction' })).toBeUndefined();
-    const [first, second] = await Promise.all([finishEnrollment(database.db, token, { surface: 'console_or_central' }), finishEnrollment(database.db, token, { surface: 'console_or_central' })]);
+    const [first, second] = await Promise.all([finishEnrollment(database.db, token, onConsole), finishEnrollment(database.db, token, onConsole)]);
     expect([first, second].filter(Boolean)).toHaveLength(1);
     expect((first ?? second)!.amr).toEqual(['pwd', 'otp', 'mfa']);
-    // An ordinary second step (not an enrollment) is not ended this way.
-    const ordinary = await beginSecondStep(database.db, { userId: person.id, continuation: { surface: 'console', events: { surface: 'console', ip: '192.0.2.31' } } });
-    expect(await finishEnrollment(database.db, ordinary, { surface: 'console_or_central' })).toBeUndefined();
+  });
+
+  it('does not let a sign-in that only saw the password finish because a factor was added elsewhere meanwhile', async () => {
+    const { database } = context;
+    const fixture = await createOrgWithApp(database, 'Elsewhere enrolled');
+    const person = await createMember(database, fixture.orgId, email('meanwhile'));
+    const attacker = await beginSecondStep(database.db, { userId: person.id, continuation: { surface: 'console', events: { surface: 'console', ip: '192.0.2.32' }, enroll: true } });
+    await enrollmentSecret(database.db, atRestKey, attacker);
+    // The owner sets up an authenticator from their own session meanwhile.
+    const own = await startTotpEnrollment(database.db, atRestKey, person);
+    await confirmTotpEnrollment(database.db, atRestKey, person, new TOTP({ secret: Secret.fromBase32(own.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate());
+    expect(await finishEnrollment(database.db, attacker, { surface: 'console_or_central' })).toBeUndefined();
+    // And the sign-in's own secret cannot replace the owner's confirmed authenticator.
+    const shown = await totpEnrollmentOf((await enrollmentSecret(database.db, atRestKey, attacker))!, atRestKey, person);
+    const code = new TOTP({ secret: Secret.fromBase32(shown.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
+    await expect(enrollAtSignIn(database.db, atRestKey, { token: attacker, code, ip: '192.0.2.32', mail })).rejects.toThrow(/authenticator app already/);
   });
 });

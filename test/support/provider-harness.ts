@@ -135,6 +135,8 @@ export async function signIn(
   app: AppFixture,
   credentials: { email: string; password?: string; clientIp?: string },
   parameters: Record<string, string> = {},
+  /** The browser's cookies: pass one jar to several sign-ins to keep the provider's session between them. */
+  jar = new CookieJar(),
 ): Promise<SignInAttempt> {
   const pkceCodeVerifier = oidc.randomPKCECodeVerifier();
   const checks = { pkceCodeVerifier, expectedState: oidc.randomState(), expectedNonce: oidc.randomNonce() };
@@ -147,8 +149,7 @@ export async function signIn(
     nonce: checks.expectedNonce,
     ...parameters,
   });
-  const jar = new CookieJar();
-  const start = await fetch(url, { redirect: 'manual' });
+  const start = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
   jar.store(start);
   const location = start.headers.get('location') ?? '';
   const uid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(location)?.[1];
@@ -167,6 +168,7 @@ export async function signIn(
   });
   if (outcome.kind !== 'continue') return { outcome, checks, cookieHeader: jar.header() };
   const resumed = await fetch(outcome.location, { redirect: 'manual', headers: { cookie: jar.header() } });
+  jar.store(resumed);
   return { outcome, callbackUrl: new URL(resumed.headers.get('location') ?? '', harness.issuer), checks };
 }
 

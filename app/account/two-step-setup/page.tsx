@@ -3,8 +3,8 @@
 // can be added afterwards, from the account page); the recovery codes are shown once; then the sign-in continues.
 import type { Metadata } from 'next';
 import { cookies } from 'next/headers';
-import { pendingTotpEnrollment, startTotpEnrollment } from '@/lib/accounts/second-factors';
-import { hasSecondFactor, pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
+import { totpEnrollmentOf } from '@/lib/accounts/second-factors';
+import { enrollmentSecret, pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
 import { interactionPath } from '@/lib/oidc/interactions';
 import { db, runtime } from '@/lib/runtime';
 import { SignInFrame } from '../../auth/app/_components/sign-in-frame';
@@ -17,8 +17,9 @@ export const metadata: Metadata = { title: 'Set up two-step sign-in' };
 const SURFACE_NAMES = { console: 'the console', central: 'the operator central', app: 'the app' } as const;
 
 export default async function TwoStepSetupPage() {
-  const pending = await pendingSecondStep(db(), (await cookies()).get(SECOND_STEP_COOKIE)?.value);
-  if (!pending?.continuation.enroll) {
+  const token = (await cookies()).get(SECOND_STEP_COOKIE)?.value;
+  const pending = await pendingSecondStep(db(), token);
+  if (!pending?.continuation.enroll || !token) {
     return (
       <SignInFrame>
         <h1>This sign-in has ended</h1>
@@ -27,7 +28,7 @@ export default async function TwoStepSetupPage() {
     );
   }
   const { user, continuation } = pending;
-  if (await hasSecondFactor(db(), user.id)) {
+  if ((continuation as { enrolled?: boolean }).enrolled) {
     return (
       <SignInFrame>
         <h1>Two-step sign-in is on</h1>
@@ -41,7 +42,9 @@ export default async function TwoStepSetupPage() {
     );
   }
   const { atRestKey } = runtime();
-  const enrollment = (await pendingTotpEnrollment(db(), atRestKey, user)) ?? (await startTotpEnrollment(db(), atRestKey, user));
+  const secret = await enrollmentSecret(db(), atRestKey, token);
+  if (!secret) return null;
+  const enrollment = await totpEnrollmentOf(secret, atRestKey, user);
   return (
     <SignInFrame>
       <h1>Set up two-step sign-in</h1>

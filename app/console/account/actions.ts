@@ -3,8 +3,9 @@
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { revalidatePath } from 'next/cache';
-import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
-import { parseRegistrationResponse, passkeyRegistrationOptions, PasskeyRefusal, registerOwnPasskey, relyingPartyOf, removeOwnPasskey } from '@/lib/accounts/passkeys';
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { accountFactorsContext, passkeyRegistrationAfterStepUp, StepUpRefusal, stepUpPasskeyOptions } from '@/lib/accounts/step-up';
+import { parseRegistrationResponse, PasskeyRefusal, registerOwnPasskey, relyingPartyOf, removeOwnPasskey } from '@/lib/accounts/passkeys';
 import { isUuid } from '@/lib/util/uuid';
 import { confirmOwnTotp, removeOwnTotp, replaceOwnRecoveryCodes, SecondFactorRefusal, startTotpEnrollment } from '@/lib/accounts/second-factors';
 import { changeOwnPassword, sendVerificationLink } from '@/lib/accounts/self-service';
@@ -112,15 +113,33 @@ export async function replaceRecoveryCodesAction(_previous: CardFormState, data:
   }
 }
 
-/** Step one of adding a passkey: the password again, then the browser's registration options (bound to this person). */
-export async function passkeyRegistrationOptionsAction(currentPassword: string): Promise<{ ok: true; options: PublicKeyCredentialCreationOptionsJSON } | { ok: false; field: string; message: string }> {
+/** A passkey step-up for a change of the person's own factors (adding a passkey), when a passkey is their strongest. */
+export async function accountStepUpOptionsAction(): Promise<{ ok: true; options: PublicKeyCredentialRequestOptionsJSON } | { ok: false; message: string }> {
+  const session = await currentConsoleSession();
+  if (!session) return { ok: false, message: 'Your console session has ended. Sign in again.' };
+  try {
+    return { ok: true, options: await stepUpPasskeyOptions(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), { user: session.user, context: accountFactorsContext(session.user.id) }) };
+  } catch (error) {
+    if (error instanceof PasskeyRefusal) return { ok: false, message: error.message };
+    throw error;
+  }
+}
+
+/** Step one of adding a passkey: step-up with the strongest factor, then the browser's registration options. */
+export async function passkeyRegistrationOptionsAction(proof: { password?: string; code?: string; passkey?: string }): Promise<{ ok: true; options: PublicKeyCredentialCreationOptionsJSON } | { ok: false; field: string; message: string }> {
   const session = await currentConsoleSession();
   if (!session) return { ok: false, field: 'form', message: 'Your console session has ended. Sign in again.' };
-  if (typeof currentPassword !== 'string' || currentPassword === '') return { ok: false, field: 'currentPassword', message: 'Enter your password to confirm it is you.' };
+  const text = (value: unknown, max: number) => (typeof value === 'string' && value !== '' ? value.slice(0, max) : undefined);
+  const { env, atRestKey } = runtime();
   try {
-    const options = await passkeyRegistrationOptions(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), { user: session.user, currentPassword: currentPassword.slice(0, 1024), ip: clientIpFromHeaders(await headers()) });
+    const options = await passkeyRegistrationAfterStepUp(db(), atRestKey, relyingPartyOf(env.PORTICO_ISSUER), {
+      user: session.user,
+      proof: { password: text(proof?.password, 1024), code: text(proof?.code, 16), passkey: text(proof?.passkey, 16 * 1024) },
+      ip: clientIpFromHeaders(await headers()),
+    });
     return { ok: true, options };
   } catch (error) {
+    if (error instanceof StepUpRefusal) return { ok: false, field: error.field === 'password' ? 'currentPassword' : error.field === 'code' ? 'stepUpCode' : 'form', message: error.message };
     if (error instanceof SecondFactorRefusal) return { ok: false, field: error.field, message: error.message };
     throw error;
   }

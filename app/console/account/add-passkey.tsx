@@ -1,25 +1,47 @@
 'use client';
-// Adding a passkey: a name and the password again (step-up), then the browser's registration ceremony with the
-// options Portico gives for exactly this person; the answer goes to the server action with the name.
-import { startRegistration } from '@simplewebauthn/browser';
-import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
-import { CardForm } from '../../account/_components/card-form';
+// Adding a passkey: a name and step-up with the strongest factor the person has (their password, their
+// authenticator's code, or — asked by the browser — one of their passkeys), then the browser's registration ceremony
+// with the options Portico gives for exactly this person; the answer goes to the server action with the name.
+import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { CardForm, type CardField } from '../../account/_components/card-form';
 import type { CardFormState } from '../../account/_lib/form-state';
 
-type OptionsAction = (currentPassword: string) => Promise<{ ok: true; options: PublicKeyCredentialCreationOptionsJSON } | { ok: false; field: string; message: string }>;
+type Proof = { password?: string; code?: string; passkey?: string };
+type OptionsAction = (proof: Proof) => Promise<{ ok: true; options: PublicKeyCredentialCreationOptionsJSON } | { ok: false; field: string; message: string }>;
+type StepUpOptionsAction = () => Promise<{ ok: true; options: PublicKeyCredentialRequestOptionsJSON } | { ok: false; message: string }>;
 
-export function AddPasskey({ optionsAction, registerAction }: { optionsAction: OptionsAction; registerAction: (state: CardFormState, data: FormData) => Promise<CardFormState> }) {
+export function AddPasskey(props: {
+  factor: 'passkey' | 'totp' | 'password';
+  optionsAction: OptionsAction;
+  stepUpOptionsAction: StepUpOptionsAction;
+  registerAction: (state: CardFormState, data: FormData) => Promise<CardFormState>;
+}) {
+  const stepUpField: CardField[] =
+    props.factor === 'password'
+      ? [{ name: 'currentPassword', label: 'Your password', type: 'password', autoComplete: 'current-password', required: true }]
+      : props.factor === 'totp'
+        ? [{ name: 'stepUpCode', label: 'Code from your authenticator app', autoComplete: 'one-time-code', required: true, maxLength: 8 }]
+        : [];
   return (
     <CardForm
-      action={registerAction}
+      action={props.registerAction}
       testId="add-passkey"
       submitLabel="Add a passkey"
-      fields={[
-        { name: 'name', label: 'Name for this passkey', required: true, maxLength: 64, hint: 'So you can tell your passkeys apart: “Work laptop”, “Phone”.' },
-        { name: 'currentPassword', label: 'Your password', type: 'password', autoComplete: 'current-password', required: true },
-      ]}
+      fields={[{ name: 'name', label: 'Name for this passkey', required: true, maxLength: 64, hint: props.factor === 'passkey' ? 'So you can tell your passkeys apart. Your browser asks for one of your passkeys first, then creates the new one.' : 'So you can tell your passkeys apart: “Work laptop”, “Phone”.' }, ...stepUpField]}
       prepare={async (data) => {
-        const answer = await optionsAction(String(data.get('currentPassword') ?? ''));
+        const proof: Proof = {};
+        if (props.factor === 'passkey') {
+          const stepUp = await props.stepUpOptionsAction();
+          if (!stepUp.ok) return { form: stepUp.message };
+          try {
+            proof.passkey = JSON.stringify(await startAuthentication({ optionsJSON: stepUp.options }));
+          } catch {
+            return { form: 'Your passkey did not answer (cancelled, or not on this device). Try again.' };
+          }
+        } else if (props.factor === 'totp') proof.code = String(data.get('stepUpCode') ?? '');
+        else proof.password = String(data.get('currentPassword') ?? '');
+        const answer = await props.optionsAction(proof);
         if (!answer.ok) return { [answer.field]: answer.message };
         try {
           data.set('response', JSON.stringify(await startRegistration({ optionsJSON: answer.options })));
@@ -27,6 +49,7 @@ export function AddPasskey({ optionsAction, registerAction }: { optionsAction: O
           return { form: 'Your browser did not create a passkey (cancelled, or this device cannot). Try again.' };
         }
         data.delete('currentPassword');
+        data.delete('stepUpCode');
         return undefined;
       }}
     />

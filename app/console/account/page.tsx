@@ -7,9 +7,10 @@ import { minimumPasswordLength } from '@/lib/accounts/password-policy';
 import { listSessions } from '@/lib/accounts/sessions';
 import { listRecentSignIns } from '@/lib/accounts/sign-in-events';
 import { CardForm } from '../../account/_components/card-form';
-import { changePasswordAction, confirmTotpAction, passkeyRegistrationOptionsAction, registerPasskeyAction, removePasskeyAction, removeTotpAction, replaceRecoveryCodesAction, sendVerificationAction, startTotpAction } from './actions';
+import { accountStepUpOptionsAction, changePasswordAction, confirmTotpAction, passkeyRegistrationOptionsAction, registerPasskeyAction, removePasskeyAction, removeTotpAction, replaceRecoveryCodesAction, sendVerificationAction, startTotpAction } from './actions';
 import { AddPasskey } from './add-passkey';
 import { listPasskeys } from '@/lib/accounts/passkeys';
+import { stepUpFactorOf } from '@/lib/accounts/step-up';
 import { visibleText } from '@/lib/util/visible-text';
 import { pendingTotpEnrollment, secondFactorStateOf } from '@/lib/accounts/second-factors';
 import { db, runtime } from '@/lib/runtime';
@@ -35,6 +36,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
     pendingTotpEnrollment(db(), runtime().atRestKey, user),
     listPasskeys(db(), user.id),
   ]);
+  const stepUpFactor = await stepUpFactorOf(db(), user.id);
   return (
     <div className="min-h-screen bg-slate-50">
       <main className="mx-auto max-w-3xl px-4 py-8">
@@ -169,7 +171,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
           <div className="grid gap-6 md:grid-cols-2">
             <div className="card-form">
               <h3 className="mb-2 font-semibold">Add a passkey</h3>
-              <AddPasskey optionsAction={passkeyRegistrationOptionsAction} registerAction={registerPasskeyAction} />
+              <AddPasskey factor={stepUpFactor} optionsAction={passkeyRegistrationOptionsAction} stepUpOptionsAction={accountStepUpOptionsAction} registerAction={registerPasskeyAction} />
             </div>
             {keys.map((key) => (
               <div className="card-form" key={key.id}>

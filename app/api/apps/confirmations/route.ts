@@ -9,6 +9,8 @@ import { authenticateSignedAppCall } from '@/lib/clients/surface';
 import { readCappedText } from '@/lib/http/body';
 import { oauthError, parseJsonObject } from '@/lib/http/errors';
 import { postgresConfirmationStore } from '@/lib/mcp/confirmation-store';
+import { isCallOfApp } from '@/lib/mcp/confirmations';
+import { hitRateLimit, type RateLimitRule } from '@/lib/rate-limit/fixed-window';
 import { isUuid } from '@/lib/util/uuid';
 import { db, runtime } from '@/lib/runtime';
 
@@ -18,6 +20,17 @@ const refuse = oauthError;
 const MAX_BODY_BYTES = 64 * 1024;
 const DIGEST = /^[A-Za-z0-9_-]{43}$/;
 const isText = (value: unknown, max: number): value is string => typeof value === 'string' && value.length <= max;
+
+const APP_CONFIRMATION_CALLS: RateLimitRule = { name: 'confirmations:app', limit: 600, windowSeconds: 60 };
+
+/** The digest of parsed arguments, or undefined for JSON the gate could not have bound (1e400 parses as Infinity). */
+function digestOrUndefined(args: Record<string, unknown>): string | undefined {
+  try {
+    return argumentsDigestOf(args);
+  } catch {
+    return undefined;
+  }
+}
 
 export async function POST(request: Request): Promise<Response> {
   const database = db();
@@ -41,6 +54,9 @@ export async function POST(request: Request): Promise<Response> {
   if (!isText(actor, 80) || (actor !== '' && !/^agt_[A-Za-z0-9_-]{1,64}$/.test(actor))) return refuse(400, 'invalid_request', 'actor must be the token’s act.sub, or "" when the subject acts itself');
   if (!isText(clientId, 200) || clientId === '') return refuse(400, 'invalid_request', 'client_id must be the token’s client_id');
   const binding: ConfirmationBinding = { tool, subject, actor, clientId, argumentsDigest };
+  // Each save or redeem counts against the app (in PostgreSQL, across instances): an app cannot flood the table.
+  if ((await hitRateLimit(database, APP_CONFIRMATION_CALLS, app.appId)).limited) return refuse(429, 'slow_down', 'too many confirmation calls from this app: wait a minute', { 'Retry-After': '60' });
+  if (!(await isCallOfApp(database, app, binding))) return refuse(403, 'invalid_request', 'the subject, the agent or the client is not one of this app’s (a member or agent of its organization, a client of the app)');
   const store = postgresConfirmationStore(database, env.PORTICO_ISSUER, { appId: app.appId, orgId: async () => app.orgId });
   const noStore = { 'Cache-Control': 'no-store' };
 
@@ -60,7 +76,7 @@ export async function POST(request: Request): Promise<Response> {
   } catch {
     return refuse(400, 'invalid_request', 'canonical_arguments is not JSON');
   }
-  if (typeof shown !== 'object' || shown === null || Array.isArray(shown) || argumentsDigestOf(shown as Record<string, unknown>) !== argumentsDigest) {
+  if (typeof shown !== 'object' || shown === null || Array.isArray(shown) || digestOrUndefined(shown as Record<string, unknown>) !== argumentsDigest) {
     return refuse(400, 'invalid_request', 'canonical_arguments does not match arguments_digest');
   }
   const now = new Date();

@@ -137,7 +137,7 @@ test('the central signs in with a passkey alone, and approving work access steps
   const asked = await fetch(`${E2E_ISSUER}/api/tools/permissions.request_sensitive_access`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${apiToken}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ org: 'demo', app: 'vault', resource: '/keys/rotation', profile: 'work', duration_seconds: 600, reason: 'rotate the keys' }),
+    body: JSON.stringify({ org: 'demo', app: 'demo-app', resource: '/keys/rotation', profile: 'work', duration_seconds: 600, reason: 'rotate the keys' }),
   });
   expect(asked.status).toBe(200);
   const { result } = (await asked.json()) as { result: { request_id: string; operator_approval_url: string } };

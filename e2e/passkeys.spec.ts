@@ -2,8 +2,8 @@
 // platform authenticator with resident keys and user verification): a person adds one on their account page (the
 // password again; recovery codes shown once), signs in with it alone (console, an app's card with openid-client as
 // the app, the central), uses it as the second step after a password, confirms a tool call with it (user
-// verification required: without it the step-up is refused), and removes it (the password again), after which it
-// signs nobody in.
+// verification required: without it the step-up is refused), and removes it (step-up with the passkey itself), after
+// which it signs nobody in.
 import { expect, test, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
 import * as oidc from 'openid-client';
 import { expectAccessible } from './support/accessibility';
@@ -160,17 +160,19 @@ test('the central signs in with a passkey alone, and approving work access steps
   await expect(page.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
 });
 
-test('removing the passkey needs the password; afterwards it signs nobody in', async ({}, testInfo) => {
+test('removing the passkey needs step-up with it (the strongest factor); afterwards it signs nobody in', async ({}, testInfo) => {
   await context.clearCookies();
   await page.goto('/console/login');
   await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   await page.waitForURL(/\/console\/demo\//);
   await page.goto('/console/account#passkeys');
   const remove = page.locator('[data-testid^="remove-passkey-"]');
-  await remove.getByLabel('Your password').fill('not my password at all');
+  // No password field: the passkey itself is asked for, with user verification.
+  await expect(remove.getByLabel('Your password')).toHaveCount(0);
+  await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: false });
   await remove.getByRole('button', { name: 'Remove this passkey' }).click();
-  await expect(remove.getByTestId('error-currentPassword')).toBeVisible();
-  await remove.getByLabel('Your password').fill(PERSON.password);
+  await expect(remove.getByTestId('form-error')).toBeVisible();
+  await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: true });
   await remove.getByRole('button', { name: 'Remove this passkey' }).click();
   await expect(page.getByText('The passkey is removed')).toBeVisible();
 

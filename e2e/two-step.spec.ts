@@ -60,7 +60,7 @@ test('a person turns on two-step sign-in from their account page and stores reco
   await confirm.getByLabel('Code from the app').fill('000000');
   await confirm.getByLabel('Your password').fill('not the password at all');
   await confirm.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
-  await expect(confirm.getByText('This is not your password.')).toBeVisible();
+  await expect(confirm.getByText('That password is not right')).toBeVisible();
   await expect(confirm.getByLabel('Code from the app')).toHaveValue('000000');
   await confirm.getByLabel('Your password').fill(PERSON.password);
   await confirm.getByRole('button', { name: 'Turn on two-step sign-in' }).click();

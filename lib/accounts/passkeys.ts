@@ -22,7 +22,7 @@ import { recordAuditEvent } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
 import { passkeys, recoveryCodes, totpFactors, webauthnChallenges } from '../db/schema';
 import type { AccountMailContext } from './password-reset';
-import { personActor, personSubject, queueFactorNotice, replaceRecoveryCodes, requireCurrentPassword, SecondFactorRefusal } from './second-factors';
+import { personActor, personSubject, queueFactorNotice, replaceRecoveryCodes, SecondFactorRefusal } from './second-factors';
 import { findUserById, type User } from './users';
 
 export const WEBAUTHN_CHALLENGE_SECONDS = 5 * 60;
@@ -182,29 +182,6 @@ export async function registerOwnPasskey(db: Database, rp: RelyingParty, input: 
     await queueFactorNotice(tx, input.mail, input.user, 'added', 'passkey');
     const [anyCode] = await tx.select({ id: recoveryCodes.id }).from(recoveryCodes).where(eq(recoveryCodes.userId, input.user.id)).limit(1);
     return anyCode ? {} : { recoveryCodes: await replaceRecoveryCodes(tx, input.user.id) };
-  });
-}
-
-/** Removes one of the person's passkeys (with their password again), audited; recovery codes go with the last factor. */
-export async function removeOwnPasskey(db: Database, input: { user: User; passkeyId: string; currentPassword: string; ip: string; mail: AccountMailContext }): Promise<void> {
-  await requireCurrentPassword(db, input);
-  await db.transaction(async (tx) => {
-    const [removed] = await tx
-      .delete(passkeys)
-      .where(and(eq(passkeys.id, input.passkeyId), eq(passkeys.userId, input.user.id)))
-      .returning({ name: passkeys.name });
-    if (!removed) throw new SecondFactorRefusal('That passkey is not one of yours (or was removed already).', 'form');
-    await tx
-      .delete(recoveryCodes)
-      .where(
-        and(
-          eq(recoveryCodes.userId, input.user.id),
-          sql`not exists (select 1 from ${passkeys} where ${passkeys.userId} = ${input.user.id})`,
-          sql`not exists (select 1 from ${totpFactors} where ${totpFactors.userId} = ${input.user.id} and ${totpFactors.confirmedAt} is not null)`,
-        ),
-      );
-    await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.removed', subject: personSubject(input.user), details: { kind: 'passkey', name: removed.name } });
-    await queueFactorNotice(tx, input.mail, input.user, 'removed', 'passkey');
   });
 }
 

@@ -16,7 +16,6 @@ import { recordAuditEvent } from '../audit/events';
 import { secondFactorChangedMail } from '../mail/messages';
 import { enqueueMail } from '../mail/outbox';
 import type { AccountMailContext } from './password-reset';
-import { throttledPasswordCheck } from './throttled-password-check';
 import type { User } from './users';
 import { passkeys, recoveryCodes, totpFactors } from '../db/schema';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
@@ -31,7 +30,7 @@ const TOTP_WINDOW = 1;
 export class SecondFactorRefusal extends Error {
   constructor(
     message: string,
-    readonly field: 'code' | 'currentPassword' | 'name' | 'form' = 'code',
+    readonly field: 'code' | 'currentPassword' | 'stepUpCode' | 'name' | 'form' = 'code',
   ) {
     super(message);
   }
@@ -194,21 +193,6 @@ export async function pendingTotpEnrollment(db: Queryable, atRestKey: Uint8Array
 }
 
 /**
- * The person's own changes to their second factor, each audited in the installation's chain. Turning it on, removing
- * it and replacing the recovery codes ask for the password again (step-up): a session left open is not enough.
- */
-export async function confirmOwnTotp(db: Database, atRestKey: Uint8Array, input: { user: User; code: string; currentPassword: string; ip: string; mail: AccountMailContext }): Promise<string[]> {
-  // The password too: a session someone else holds must not be able to bind the account to their phone.
-  await requireCurrentPassword(db, input);
-  return db.transaction(async (tx) => {
-    const { recoveryCodes: codes } = await confirmTotpEnrollment(tx, atRestKey, input.user, input.code);
-    await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'totp' } });
-    await queueFactorNotice(tx, input.mail, input.user, 'added', 'authenticator app');
-    return codes;
-  });
-}
-
-/**
  * An authenticator secret for a sign-in that requires one (an organization's policy, an app's `acr_values`): kept
  * encrypted with that pending sign-in only (never in totp_factors until its first code), so a secret shown during
  * someone's sign-in can never reappear on the account page, and only that sign-in can finish with it.
@@ -250,38 +234,9 @@ export async function confirmSignInTotp(
   return codes;
 }
 
-export async function removeOwnTotp(db: Database, input: { user: User; currentPassword: string; ip: string; mail: AccountMailContext }): Promise<void> {
-  await requireCurrentPassword(db, input);
-  await db.transaction(async (tx) => {
-    if (!(await removeTotp(tx, input.user.id))) throw new SecondFactorRefusal('You have no authenticator app set up.', 'form');
-    await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.removed', subject: personSubject(input.user), details: { kind: 'totp' } });
-    await queueFactorNotice(tx, input.mail, input.user, 'removed', 'authenticator app');
-  });
-}
-
-export async function replaceOwnRecoveryCodes(db: Database, input: { user: User; currentPassword: string; ip: string }): Promise<string[]> {
-  await requireCurrentPassword(db, input);
-  return db.transaction(async (tx) => {
-    const state = await secondFactorStateOf(tx, input.user.id);
-    if (state.totp !== 'confirmed' && state.passkeys === 0) throw new SecondFactorRefusal('Set up an authenticator app or a passkey first.', 'form');
-    const codes = await replaceRecoveryCodes(tx, input.user.id);
-    await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.recovery_codes_replaced', subject: personSubject(input.user) });
-    return codes;
-  });
-}
-
 /** The owner hears of every change of their factors, in the change's transaction (lost with it, never without it). */
 export async function queueFactorNotice(db: Queryable, mail: AccountMailContext, user: User, change: 'added' | 'removed', factor: string): Promise<void> {
   await enqueueMail(db, mail.atRestKey, secondFactorChangedMail({ to: user.email, when: new Date(), change, factor, accountLink: `${mail.issuer}/console/account` }));
-}
-
-/** The password again, for a change to the person's own sign-in factors (a session left open is not enough). */
-export async function requireCurrentPassword(db: Queryable, input: { user: User; currentPassword: string; ip: string }): Promise<void> {
-  if (!input.currentPassword) throw new SecondFactorRefusal('Enter your password to confirm it is you.', 'currentPassword');
-  const check = await throttledPasswordCheck(db, input.user.email, input.currentPassword, input.ip);
-  if (!check.ok || check.user.id !== input.user.id) {
-    throw new SecondFactorRefusal(!check.ok && check.reason === 'throttled' ? 'Too many wrong passwords. Wait up to 30 minutes, then try again.' : 'This is not your password.', 'currentPassword');
-  }
 }
 
 export const personActor = (user: User, ip: string) => ({ type: 'person' as const, id: user.id, label: user.email, ip });

@@ -4,11 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { confirmOwnTotp, removeOwnTotp, replaceOwnRecoveryCodes } from '../../lib/accounts/own-factors';
+import { relyingPartyOf } from '../../lib/accounts/passkeys';
 import {
-  confirmOwnTotp,
   confirmTotpEnrollment,
-  removeOwnTotp,
-  replaceOwnRecoveryCodes,
   removeTotp,
   secondFactorStateOf,
   startTotpEnrollment,
@@ -112,17 +111,20 @@ describe('second factors: TOTP and recovery codes', () => {
     expect(await useRecoveryCode(database.db, user.id, recoveryCodes[3]!)).toBe(false);
   });
 
-  it('turning it on from one’s account, removing it and new recovery codes all need the password again', async () => {
+  it('turning it on from one’s account needs the password; removing it and new codes need its own code (the strongest factor)', async () => {
     const user = await createUser(database.db, { email: `own-${randomBytes(3).toString('hex')}@factors.test`, name: 'Own', passwordHash: await hashPassword('a long own password 42') });
+    const keys = { atRestKey, rp: relyingPartyOf('http://localhost:3000') };
+    const change = (proof: { password?: string; code?: string }) => ({ user, proof, ip: '192.0.2.8', keys });
     const { secret } = await startTotpEnrollment(database.db, atRestKey, user);
     const now = Date.now();
-    await expect(confirmOwnTotp(database.db, atRestKey, { user, code: codeAt(secret, now), currentPassword: 'wrong password here', ip: '192.0.2.8', mail })).rejects.toMatchObject({ field: 'currentPassword' });
+    await expect(confirmOwnTotp(database.db, { ...change({ password: 'wrong password here' }), code: codeAt(secret, now), mail })).rejects.toMatchObject({ field: 'currentPassword' });
     expect((await secondFactorStateOf(database.db, user.id)).totp).toBe('pending');
-    expect(await confirmOwnTotp(database.db, atRestKey, { user, code: codeAt(secret, now), currentPassword: 'a long own password 42', ip: '192.0.2.8', mail })).toHaveLength(10);
-    await expect(replaceOwnRecoveryCodes(database.db, { user, currentPassword: '', ip: '192.0.2.8' })).rejects.toMatchObject({ field: 'currentPassword' });
-    await expect(removeOwnTotp(database.db, { user, currentPassword: 'wrong password here', ip: '192.0.2.8', mail })).rejects.toMatchObject({ field: 'currentPassword' });
+    expect(await confirmOwnTotp(database.db, { ...change({ password: 'a long own password 42' }), code: codeAt(secret, now), mail })).toHaveLength(10);
+    // From now on the authenticator is the strongest factor: the password alone changes nothing.
+    await expect(replaceOwnRecoveryCodes(database.db, change({ password: 'a long own password 42' }))).rejects.toMatchObject({ field: 'stepUpCode' });
+    await expect(removeOwnTotp(database.db, { ...change({ password: 'a long own password 42' }), mail })).rejects.toMatchObject({ field: 'stepUpCode' });
     expect((await secondFactorStateOf(database.db, user.id)).totp).toBe('confirmed');
-    await removeOwnTotp(database.db, { user, currentPassword: 'a long own password 42', ip: '192.0.2.8', mail });
+    await removeOwnTotp(database.db, { ...change({ code: codeAt(secret, Date.now() + 30_000) }), mail });
     expect((await secondFactorStateOf(database.db, user.id)).totp).toBe('none');
     // The owner was told of both changes (queued in the changes' transactions), and of nothing that was refused.
     const notices: MailMessage[] = [];

@@ -5,9 +5,11 @@ import { redirect } from 'next/navigation';
 import { revalidatePath } from 'next/cache';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { accountFactorsContext, passkeyRegistrationAfterStepUp, StepUpRefusal, stepUpPasskeyOptions } from '@/lib/accounts/step-up';
-import { parseRegistrationResponse, PasskeyRefusal, registerOwnPasskey, relyingPartyOf, removeOwnPasskey } from '@/lib/accounts/passkeys';
+import { parseRegistrationResponse, PasskeyRefusal, registerOwnPasskey, relyingPartyOf } from '@/lib/accounts/passkeys';
 import { isUuid } from '@/lib/util/uuid';
-import { confirmOwnTotp, removeOwnTotp, replaceOwnRecoveryCodes, SecondFactorRefusal, startTotpEnrollment } from '@/lib/accounts/second-factors';
+import { SecondFactorRefusal, startTotpEnrollment } from '@/lib/accounts/second-factors';
+import { confirmOwnTotp, removeOwnPasskey, removeOwnTotp, replaceOwnRecoveryCodes, STEP_UP_FIELDS, type OwnFactorChange } from '@/lib/accounts/own-factors';
+import type { User } from '@/lib/accounts/users';
 import { changeOwnPassword, sendVerificationLink } from '@/lib/accounts/self-service';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
@@ -16,6 +18,21 @@ import { currentConsoleSession } from '../_lib/session';
 
 /** Where notices of account changes are queued (the outbox) and what they link to. */
 const accountMail = () => ({ issuer: runtime().env.PORTICO_ISSUER, atRestKey: runtime().atRestKey });
+
+/** A change of the person's own factors, with the step-up the form carried (password, code, or a passkey's answer). */
+async function ownFactorChange(user: User, data: FormData): Promise<OwnFactorChange> {
+  const text = (name: string, max: number) => {
+    const value = data.get(name);
+    return typeof value === 'string' && value !== '' ? value.slice(0, max) : undefined;
+  };
+  const { env, atRestKey } = runtime();
+  return {
+    user,
+    proof: { password: text('currentPassword', 1024), code: text('stepUpCode', 16), passkey: text('stepUpPasskey', 16 * 1024) },
+    ip: clientIpFromHeaders(await headers()),
+    keys: { atRestKey, rp: relyingPartyOf(env.PORTICO_ISSUER) },
+  };
+}
 
 const SESSION_ENDED: CardFormState = { status: 'error', fieldErrors: { form: 'Your console session has ended. Sign in again.' } };
 
@@ -67,11 +84,9 @@ export async function confirmTotpAction(_previous: CardFormState, data: FormData
   const session = await currentConsoleSession();
   if (!session) return SESSION_ENDED;
   const code = data.get('code');
-  const currentPassword = data.get('currentPassword');
   if (typeof code !== 'string' || code.trim() === '') return { status: 'error', fieldErrors: { code: 'Enter the 6 digits your authenticator app shows.' } };
-  if (typeof currentPassword !== 'string' || currentPassword === '') return { status: 'error', fieldErrors: { currentPassword: 'Enter your password to confirm it is you.' } };
   try {
-    const codes = await confirmOwnTotp(db(), runtime().atRestKey, { user: session.user, code: code.slice(0, 32), currentPassword: currentPassword.slice(0, 1024), ip: clientIpFromHeaders(await headers()), mail: accountMail() });
+    const codes = await confirmOwnTotp(db(), { ...(await ownFactorChange(session.user, data)), code: code.slice(0, 32), mail: accountMail() });
     runtime().mail.kick();
     return {
       status: 'done',
@@ -89,9 +104,8 @@ export async function confirmTotpAction(_previous: CardFormState, data: FormData
 export async function removeTotpAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
   const session = await currentConsoleSession();
   if (!session) return SESSION_ENDED;
-  const currentPassword = data.get('currentPassword');
   try {
-    await removeOwnTotp(db(), { user: session.user, currentPassword: typeof currentPassword === 'string' ? currentPassword.slice(0, 1024) : '', ip: clientIpFromHeaders(await headers()), mail: accountMail() });
+    await removeOwnTotp(db(), { ...(await ownFactorChange(session.user, data)), mail: accountMail() });
     runtime().mail.kick();
     return { status: 'done', message: 'Two-step sign-in is off: your password alone signs you in again.', next: { href: '/console/account?done=two-step#two-step', label: 'Back to your account' } };
   } catch (error) {
@@ -103,9 +117,8 @@ export async function removeTotpAction(_previous: CardFormState, data: FormData)
 export async function replaceRecoveryCodesAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
   const session = await currentConsoleSession();
   if (!session) return SESSION_ENDED;
-  const currentPassword = data.get('currentPassword');
   try {
-    const codes = await replaceOwnRecoveryCodes(db(), { user: session.user, currentPassword: typeof currentPassword === 'string' ? currentPassword.slice(0, 1024) : '', ip: clientIpFromHeaders(await headers()) });
+    const codes = await replaceOwnRecoveryCodes(db(), await ownFactorChange(session.user, data));
     return { status: 'done', message: 'New recovery codes: the previous ones no longer work. They are shown only now.', codes, next: { href: '/console/account?done=two-step#two-step', label: 'I have stored them' } };
   } catch (error) {
     if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
@@ -139,7 +152,7 @@ export async function passkeyRegistrationOptionsAction(proof: { password?: strin
     });
     return { ok: true, options };
   } catch (error) {
-    if (error instanceof StepUpRefusal) return { ok: false, field: error.field === 'password' ? 'currentPassword' : error.field === 'code' ? 'stepUpCode' : 'form', message: error.message };
+    if (error instanceof StepUpRefusal) return { ok: false, field: STEP_UP_FIELDS[error.field], message: error.message };
     if (error instanceof SecondFactorRefusal) return { ok: false, field: error.field, message: error.message };
     throw error;
   }
@@ -177,11 +190,10 @@ export async function registerPasskeyAction(_previous: CardFormState, data: Form
 export async function removePasskeyAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
   const session = await currentConsoleSession();
   if (!session) return SESSION_ENDED;
-  const currentPassword = data.get('currentPassword');
   const passkeyId = data.get('passkeyId');
   if (typeof passkeyId !== 'string' || !isUuid(passkeyId)) return { status: 'error', fieldErrors: { form: 'That passkey is not one of yours.' } };
   try {
-    await removeOwnPasskey(db(), { user: session.user, passkeyId, currentPassword: typeof currentPassword === 'string' ? currentPassword.slice(0, 1024) : '', ip: clientIpFromHeaders(await headers()), mail: accountMail() });
+    await removeOwnPasskey(db(), { ...(await ownFactorChange(session.user, data)), passkeyId, mail: accountMail() });
     runtime().mail.kick();
     return { status: 'done', message: 'The passkey is removed: it no longer signs you in.', next: { href: '/console/account?done=passkey#passkeys', label: 'Back to your account' } };
   } catch (error) {

@@ -4,7 +4,8 @@
 // with the options Portico gives for exactly this person; the answer goes to the server action with the name.
 import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
-import { CardForm, type CardField } from '../../account/_components/card-form';
+import { CardForm } from '../../account/_components/card-form';
+import { stepUpFields } from './step-up-card-form';
 import type { CardFormState } from '../../account/_lib/form-state';
 
 type Proof = { password?: string; code?: string; passkey?: string };
@@ -17,12 +18,7 @@ export function AddPasskey(props: {
   stepUpOptionsAction: StepUpOptionsAction;
   registerAction: (state: CardFormState, data: FormData) => Promise<CardFormState>;
 }) {
-  const stepUpField: CardField[] =
-    props.factor === 'password'
-      ? [{ name: 'currentPassword', label: 'Your password', type: 'password', autoComplete: 'current-password', required: true }]
-      : props.factor === 'totp'
-        ? [{ name: 'stepUpCode', label: 'Code from your authenticator app', autoComplete: 'one-time-code', required: true, maxLength: 8 }]
-        : [];
+  const stepUpField = stepUpFields(props.factor);
   return (
     <CardForm
       action={props.registerAction}

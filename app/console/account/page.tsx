@@ -9,6 +9,7 @@ import { listRecentSignIns } from '@/lib/accounts/sign-in-events';
 import { CardForm } from '../../account/_components/card-form';
 import { accountStepUpOptionsAction, changePasswordAction, confirmTotpAction, passkeyRegistrationOptionsAction, registerPasskeyAction, removePasskeyAction, removeTotpAction, replaceRecoveryCodesAction, sendVerificationAction, startTotpAction } from './actions';
 import { AddPasskey } from './add-passkey';
+import { StepUpCardForm } from './step-up-card-form';
 import { listPasskeys } from '@/lib/accounts/passkeys';
 import { stepUpFactorOf } from '@/lib/accounts/step-up';
 import { visibleText } from '@/lib/util/visible-text';
@@ -82,20 +83,10 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               </p>
               <div className="grid gap-6 md:grid-cols-2">
                 <div className="card-form">
-                  <CardForm
-                    action={replaceRecoveryCodesAction}
-                    testId="replace-recovery-codes"
-                    submitLabel="New recovery codes"
-                    fields={[{ name: 'currentPassword', label: 'Your password', type: 'password', autoComplete: 'current-password', required: true }]}
-                  />
+                  <StepUpCardForm factor={stepUpFactor} stepUpOptionsAction={accountStepUpOptionsAction} action={replaceRecoveryCodesAction} testId="replace-recovery-codes" submitLabel="New recovery codes" />
                 </div>
                 <div className="card-form">
-                  <CardForm
-                    action={removeTotpAction}
-                    testId="remove-totp"
-                    submitLabel="Turn off two-step sign-in"
-                    fields={[{ name: 'currentPassword', label: 'Your password', type: 'password', autoComplete: 'current-password', required: true }]}
-                  />
+                  <StepUpCardForm factor={stepUpFactor} stepUpOptionsAction={accountStepUpOptionsAction} action={removeTotpAction} testId="remove-totp" submitLabel="Turn off two-step sign-in" />
                 </div>
               </div>
             </>
@@ -111,14 +102,13 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               </div>
               <div className="card-form">
                 <p className="mb-2 text-sm">2. Enter the code it shows, to finish.</p>
-                <CardForm
+                <StepUpCardForm
+                  factor={stepUpFactor}
+                  stepUpOptionsAction={accountStepUpOptionsAction}
                   action={confirmTotpAction}
                   testId="confirm-totp"
                   submitLabel="Turn on two-step sign-in"
-                  fields={[
-                    { name: 'code', label: 'Code from the app', type: 'text', autoComplete: 'one-time-code', required: true },
-                    { name: 'currentPassword', label: 'Your password', type: 'password', autoComplete: 'current-password', required: true },
-                  ]}
+                  fields={[{ name: 'code', label: 'Code from the app', type: 'text', autoComplete: 'one-time-code', required: true }]}
                 />
               </div>
             </div>
@@ -176,12 +166,13 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
             {keys.map((key) => (
               <div className="card-form" key={key.id}>
                 <h3 className="mb-2 font-semibold">Remove “{visibleText(key.name)}”</h3>
-                <CardForm
+                <StepUpCardForm
+                  factor={stepUpFactor}
+                  stepUpOptionsAction={accountStepUpOptionsAction}
                   action={removePasskeyAction}
                   testId={`remove-passkey-${key.id}`}
                   hidden={{ passkeyId: key.id }}
                   submitLabel="Remove this passkey"
-                  fields={[{ name: 'currentPassword', label: 'Your password', type: 'password', autoComplete: 'current-password', required: true }]}
                 />
               </div>
             ))}

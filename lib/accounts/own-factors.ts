@@ -1,0 +1,88 @@
+// A person's own changes to their sign-in factors, from their account page: turning on an authenticator app, removing
+// it, replacing the recovery codes, removing a passkey (adding one: passkeyRegistrationAfterStepUp). Each asks for
+// step-up with the strongest factor the person has now (a passkey made for this, else their authenticator's code,
+// else their password): a session left open, even with a phished password, cannot bind its own authenticator or
+// strip the account down to the password. Each change is audited and mailed to the owner, in its transaction.
+import { and, eq, sql } from 'drizzle-orm';
+import { recordAuditEvent } from '../audit/events';
+import type { Database } from '../db/client';
+import { passkeys, recoveryCodes, totpFactors } from '../db/schema';
+import type { RelyingParty } from './passkeys';
+import type { AccountMailContext } from './password-reset';
+import { confirmTotpEnrollment, personActor, personSubject, queueFactorNotice, removeTotp, replaceRecoveryCodes, SecondFactorRefusal, secondFactorStateOf } from './second-factors';
+import { accountFactorsContext, StepUpRefusal, verifyStepUp, type StepUpProof } from './step-up';
+import type { User } from './users';
+
+/** What every change needs: the person, the step-up proof, where it comes from, and what checks it. */
+export interface OwnFactorChange {
+  user: User;
+  proof: StepUpProof;
+  ip: string;
+  keys: { atRestKey: Uint8Array; rp: RelyingParty };
+}
+
+/** The form field a step-up refusal stands next to on the account page. */
+export const STEP_UP_FIELDS = { password: 'currentPassword', code: 'stepUpCode', passkey: 'form' } as const;
+
+async function stepUp(db: Database, change: OwnFactorChange): Promise<void> {
+  try {
+    await verifyStepUp(db, change.keys.atRestKey, { user: change.user, proof: change.proof, ip: change.ip, rp: change.keys.rp, context: accountFactorsContext(change.user.id) });
+  } catch (error) {
+    if (error instanceof StepUpRefusal) throw new SecondFactorRefusal(error.message, STEP_UP_FIELDS[error.field]);
+    throw error;
+  }
+}
+
+/** Turns on the authenticator waiting for its first code; answers the recovery codes, once. */
+export async function confirmOwnTotp(db: Database, change: OwnFactorChange & { code: string; mail: AccountMailContext }): Promise<string[]> {
+  await stepUp(db, change);
+  return db.transaction(async (tx) => {
+    const { recoveryCodes: codes } = await confirmTotpEnrollment(tx, change.keys.atRestKey, change.user, change.code);
+    await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.enrolled', subject: personSubject(change.user), details: { kind: 'totp' } });
+    await queueFactorNotice(tx, change.mail, change.user, 'added', 'authenticator app');
+    return codes;
+  });
+}
+
+export async function removeOwnTotp(db: Database, change: OwnFactorChange & { mail: AccountMailContext }): Promise<void> {
+  await stepUp(db, change);
+  await db.transaction(async (tx) => {
+    if (!(await removeTotp(tx, change.user.id))) throw new SecondFactorRefusal('You have no authenticator app set up.', 'form');
+    await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.removed', subject: personSubject(change.user), details: { kind: 'totp' } });
+    await queueFactorNotice(tx, change.mail, change.user, 'removed', 'authenticator app');
+  });
+}
+
+export async function replaceOwnRecoveryCodes(db: Database, change: OwnFactorChange): Promise<string[]> {
+  await stepUp(db, change);
+  return db.transaction(async (tx) => {
+    const state = await secondFactorStateOf(tx, change.user.id);
+    if (state.totp !== 'confirmed' && state.passkeys === 0) throw new SecondFactorRefusal('Set up an authenticator app or a passkey first.', 'form');
+    const codes = await replaceRecoveryCodes(tx, change.user.id);
+    await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.recovery_codes_replaced', subject: personSubject(change.user) });
+    return codes;
+  });
+}
+
+/** Removes one of the person's passkeys; the recovery codes go with the last second factor. */
+export async function removeOwnPasskey(db: Database, change: OwnFactorChange & { passkeyId: string; mail: AccountMailContext }): Promise<void> {
+  await stepUp(db, change);
+  await db.transaction(async (tx) => {
+    const [removed] = await tx
+      .delete(passkeys)
+      .where(and(eq(passkeys.id, change.passkeyId), eq(passkeys.userId, change.user.id)))
+      .returning({ name: passkeys.name });
+    if (!removed) throw new SecondFactorRefusal('That passkey is not one of yours (or was removed already).', 'form');
+    await tx
+      .delete(recoveryCodes)
+      .where(
+        and(
+          eq(recoveryCodes.userId, change.user.id),
+          sql`not exists (select 1 from ${passkeys} where ${passkeys.userId} = ${change.user.id})`,
+          sql`not exists (select 1 from ${totpFactors} where ${totpFactors.userId} = ${change.user.id} and ${totpFactors.confirmedAt} is not null)`,
+        ),
+      );
+    await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.removed', subject: personSubject(change.user), details: { kind: 'passkey', name: removed.name } });
+    await queueFactorNotice(tx, change.mail, change.user, 'removed', 'passkey');
+  });
+}

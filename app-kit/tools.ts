@@ -159,11 +159,11 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
     }
-    if (!decision.run) return challengeOrWaiting(decision, decision.outcome === 'challenge' ? decision.challenge : challenge);
+    if (!decision.run) return challengeOrWaiting(tool.name, decision, decision.outcome === 'challenge' ? decision.challenge : challenge);
   }
   if (!decision.run) {
     if (decision.outcome === 'challenge') await emit('challenge_issued');
-    return challengeOrWaiting(decision, decision.outcome === 'challenge' ? decision.challenge : undefined);
+    return challengeOrWaiting(tool.name, decision, decision.outcome === 'challenge' ? decision.challenge : undefined);
   }
   let result: CallToolResult;
   try {
@@ -181,17 +181,17 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
 }
 
 /** What a call that did not run answers: the challenge, "waiting for confirmation" (with the token kept), or the denial. */
-function challengeOrWaiting(decision: Exclude<GateDecision, { run: true }>, challenge: ConfirmationChallenge | undefined): ToolRun {
+function challengeOrWaiting(tool: string, decision: Exclude<GateDecision, { run: true }>, challenge: ConfirmationChallenge | undefined): ToolRun {
   if (decision.outcome === 'waiting') {
     return {
       kind: 'waiting',
       result: {
         content: [{ type: 'text', text: challenge ? `${decision.text}\nThe confirmation page: ${challenge.confirmationUrl}\nThe token: "${challenge.token}".` : decision.text }],
-        _meta: { [CONFIRMATION_META]: { status: 'waiting', ...(challenge ? { token: challenge.token, confirmation_url: challenge.confirmationUrl, expires_at: challenge.expiresAt.toISOString() } : {}) } },
+        _meta: { [CONFIRMATION_META]: { status: 'waiting', tool, ...(challenge ? { token: challenge.token, confirmation_url: challenge.confirmationUrl, expires_at: challenge.expiresAt.toISOString() } : {}) } },
       },
     };
   }
-  if (decision.outcome === 'denied') return { kind: 'denied', result: { isError: true, content: [{ type: 'text', text: decision.text }], _meta: { [CONFIRMATION_META]: { status: 'denied' } } } };
+  if (decision.outcome === 'denied') return { kind: 'denied', result: { isError: true, content: [{ type: 'text', text: decision.text }], _meta: { [CONFIRMATION_META]: { status: 'denied', tool } } } };
   const issued = decision.challenge;
   return {
     kind: 'challenge',
@@ -203,6 +203,7 @@ function challengeOrWaiting(decision: Exclude<GateDecision, { run: true }>, chal
       _meta: {
         [CONFIRMATION_META]: {
           status: 'confirmation_required',
+          tool,
           token: issued.token,
           expires_at: issued.expiresAt.toISOString(),
           ...(issued.confirmationUrl ? { confirmation_url: issued.confirmationUrl } : {}),

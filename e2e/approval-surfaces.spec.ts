@@ -11,15 +11,17 @@ import { DEMO, E2E_ISSUER, FOREIGN_HOST_PORT, MCP_HOST_PORT } from './support/co
 import { ROCKETS } from './support/fixtures';
 import { startMcpHost, type McpHost } from './support/mcp-host';
 import { accessTokenThroughConsent } from './support/mcp-oauth';
+import { confirmInPortico } from './support/confirmation';
 
 const VIEW_URI = 'ui://portico/authorizations-v1.html';
+const CONFIRMATION_VIEW_URI = 'ui://portico/confirmations-v1.html';
 const PILOT = ROCKETS.member;
 const FULL_HOST = { openLinks: {}, serverTools: {}, sandbox: { csp: { frameDomains: [E2E_ISSUER] } } };
 
 test.use({ ignoreHTTPSErrors: true });
 
-async function agentWithViews(page: Page): Promise<Client> {
-  const token = await accessTokenThroughConsent(page, E2E_ISSUER, { resource: `${E2E_ISSUER}/api/mcp`, scope: 'mcp', person: PILOT });
+async function agentWithViews(page: Page, person: { email: string; password: string } = PILOT): Promise<Client> {
+  const token = await accessTokenThroughConsent(page, E2E_ISSUER, { resource: `${E2E_ISSUER}/api/mcp`, scope: 'mcp', person });
   const agent = new Client({ name: 'chat-with-views', version: '1.0.0' }, { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } as ClientCapabilities });
   await agent.connect(new StreamableHTTPClientTransport(new URL(`${E2E_ISSUER}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   return agent;
@@ -164,6 +166,62 @@ test('a host on an origin that is not listed cannot frame the embedded central: 
   } finally {
     await context.close();
     await host.close();
+    await agent.close();
+  }
+});
+
+test('a held call is shown by the confirmation view: the person opens Portico’s page on a click, confirms there, and the retry runs once', async ({ page, browser }, testInfo) => {
+  const agent = await agentWithViews(page, { email: DEMO.email, password: DEMO.password });
+  const { tools } = await agent.listTools();
+  expect(tools.find((tool) => tool.name === 'clients.revoke')?._meta).toMatchObject({ ui: { resourceUri: CONFIRMATION_VIEW_URI } });
+  const call = (extra: Record<string, unknown> = {}) => agent.callTool({ name: 'clients.revoke', arguments: { org: 'demo', app: 'no-such-app', client_id: 'no-such-client', ...extra } });
+  const held = await call();
+  const meta = (held._meta as Record<string, Record<string, string>>)['io.portico/confirmation']!;
+  expect(meta).toMatchObject({ status: 'confirmation_required', tool: 'clients.revoke' });
+  const viewHtml = ((await agent.readResource({ uri: CONFIRMATION_VIEW_URI })).contents[0] as { text: string }).text;
+
+  const host = await startMcpHost(MCP_HOST_PORT, { client: agent, viewHtml, toolResult: held, hostCapabilities: FULL_HOST });
+  const context = await browser.newContext({ ignoreHTTPSErrors: true });
+  try {
+    const chat = await context.newPage();
+    await chat.goto(`${host.origin}/`);
+    const view = chat.frameLocator('#view');
+    await expect(view.locator('#tool')).toHaveText('clients.revoke');
+    await expect(view.locator('#status')).toHaveText('needs your confirmation');
+    await expect(view.locator('#confirmation-url')).toHaveValue(meta.confirmation_url!);
+    await chat.screenshot({ path: testInfo.outputPath('mcp-host-confirmation.png'), fullPage: true });
+    // The view offers the page on the person's click; nothing it does confirms the call.
+    expect(await chat.evaluate(() => window.porticoHost.openedLinks)).toEqual([]);
+    await view.getByRole('button', { name: 'Open in the browser' }).click();
+    await expect.poll(() => chat.evaluate(() => window.porticoHost.openedLinks)).toEqual([meta.confirmation_url]);
+    expect(await chat.evaluate(() => window.porticoHost.toolCalls)).toEqual([]);
+    const early = await call({ _confirmation_token: meta.token });
+    expect((early._meta as Record<string, Record<string, string>>)['io.portico/confirmation']).toMatchObject({ status: 'waiting' });
+
+    // The person confirms in Portico (their own origin, step-up there); the agent's retry runs once.
+    await confirmInPortico(page, meta.confirmation_url!, { email: DEMO.email, password: DEMO.password });
+    const ran = await call({ _confirmation_token: meta.token });
+    expect(ran._meta?.['io.portico/confirmation']).toBeUndefined();
+    expect(JSON.stringify(ran.content)).toContain('clients.revoke');
+    expect((await call({ _confirmation_token: meta.token }))._meta).toMatchObject({ 'io.portico/confirmation': { status: 'confirmation_required' } });
+  } finally {
+    await host.close();
+  }
+
+  // A result whose link is not this Portico's confirmation page (another origin): the view shows no link to open.
+  const foreignResult = { ...held, _meta: { 'io.portico/confirmation': { ...meta, confirmation_url: `https://evil.example/console/confirm/${meta.confirmation_url!.split('/').pop()}` } } };
+  const tampered = await startMcpHost(MCP_HOST_PORT, { client: agent, viewHtml, toolResult: foreignResult, hostCapabilities: FULL_HOST });
+  try {
+    const chat = await context.newPage();
+    await chat.goto(`${tampered.origin}/`);
+    const view = chat.frameLocator('#view');
+    await expect(view.locator('#summary')).toContainText('did not receive a Portico page');
+    await expect(view.locator('#link-section')).toBeHidden();
+    await expect(view.getByRole('button', { name: 'Open in the browser' })).toBeHidden();
+    await chat.screenshot({ path: testInfo.outputPath('mcp-host-confirmation-foreign.png'), fullPage: true });
+  } finally {
+    await context.close();
+    await tampered.close();
     await agent.close();
   }
 });

@@ -7,15 +7,10 @@ import { and, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import { createConfirmationGate, type ConfirmationBinding, type ConfirmationGate, type ConfirmationMode, type ConfirmationStore, type Redemption, type StoredChallenge } from '../../app-kit/risk';
 import type { Queryable } from '../db/client';
 import { confirmationChallenges, memberships, organizations } from '../db/schema';
+import { confirmationPageUrl } from './confirmation-urls';
 
 const MAX_PER_SUBJECT = 50;
 
-/** The page where a person confirms a challenge: in the console (its session cookie is scoped there), by the challenge's public id. */
-export function confirmationPageUrl(issuer: string, id: string): string {
-  return `${issuer}/console/confirm/${id}`;
-}
-
-export const isConfirmationId = (value: string) => /^cnf_[A-Za-z0-9_-]{32}$/.test(value);
 
 /** Where a challenge belongs: an app (the kit's tools) or Portico itself; the organization its audit goes to. */
 export interface ChallengeOwner {

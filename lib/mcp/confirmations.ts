@@ -14,7 +14,7 @@ import type { Database, Queryable } from '../db/client';
 import { agents, apps, clientAppLinks, clients, confirmationChallenges, grantBindings } from '../db/schema';
 import { isActiveMember } from '../accounts/memberships';
 import { PORTICO_INTERNAL_CLIENT_ID } from '../oidc/agent-token-exchange';
-import { isConfirmationId } from './confirmation-store';
+import { isConfirmationId } from './confirmation-urls';
 
 export interface ConfirmationView {
   id: string;

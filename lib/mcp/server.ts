@@ -17,6 +17,7 @@ import type { Database } from '../db/client';
 import { readCappedText } from '../http/body';
 import { advertisedElicitationModes, advertisesMcpApps, MCP_APP_MIME_TYPE, selectApprovalChannel } from '../approvals/channel';
 import { APPROVAL_VIEW_URI, approvalViewHtml } from './approval-view';
+import { CONFIRMATION_VIEW_URI, confirmationViewHtml } from './confirmation-view';
 import { porticoConfirmationGate } from './confirmation-store';
 import { DEFAULT_APPROVAL_SURFACES, type ApprovalSurfaceConfig, type PorticoToolExtra } from './context';
 import { elicitOver, isElicitationResponse, recordElicitationResponse, type Elicit } from './elicitation';
@@ -94,6 +95,11 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSes
   const extra: PorticoToolExtra = { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, session, approvals, elicit };
   const appsView = approvals.surface === 'adaptive' && approvals.centralEnabled;
   const showsView = appsView && advertisesMcpApps(session?.clientCapabilities);
+  // Held calls (human mode) are shown by the confirmation view, for clients that render MCP Apps.
+  const confirmationView = approvals.surface === 'adaptive' && (deps.confirmationMode ?? 'human') === 'human';
+  const showsConfirmationView = confirmationView && advertisesMcpApps(session?.clientCapabilities);
+  const viewOf = (name: string) =>
+    showsView && name === VIEW_TOOL ? APPROVAL_VIEW_URI : showsConfirmationView && deps.levels[name] === 'approval_required' ? CONFIRMATION_VIEW_URI : undefined;
   registerKitTools(server, PORTICO_TOOLS, {
     token: caller.token,
     gate: gateFor(deps),
@@ -102,9 +108,13 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSes
     onEvent: auditToolEvent(deps.db, deps.clientIp, caller),
     inlineConfirmation,
     // Both keys: `ui.resourceUri` and the older `ui/resourceUri` some hosts still read.
-    metaOf: (name) => (showsView && name === VIEW_TOOL ? { ui: { resourceUri: APPROVAL_VIEW_URI }, 'ui/resourceUri': APPROVAL_VIEW_URI } : undefined),
+    metaOf: (name) => {
+      const view = viewOf(name);
+      return view ? { ui: { resourceUri: view }, 'ui/resourceUri': view } : undefined;
+    },
   });
   if (appsView) registerApprovalView(server, deps.issuer, approvals);
+  if (confirmationView) registerConfirmationView(server, deps.issuer);
   return server;
 }
 
@@ -122,6 +132,16 @@ function registerApprovalView(server: McpServer, issuer: string, approvals: Appr
   );
 }
 
+/** The confirmation view: it frames nothing and fetches nothing (the person opens Portico's page in the browser). */
+function registerConfirmationView(server: McpServer, issuer: string): void {
+  const ui = { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true };
+  server.registerResource(
+    'portico-confirmations',
+    CONFIRMATION_VIEW_URI,
+    { title: 'Portico confirmation', description: 'Shows a call held for the person’s confirmation and the Portico page where they give it. It cannot confirm anything.', mimeType: MCP_APP_MIME_TYPE, _meta: { ui } },
+    async () => ({ contents: [{ uri: CONFIRMATION_VIEW_URI, mimeType: MCP_APP_MIME_TYPE, text: await confirmationViewHtml(issuer), _meta: { ui } }] }),
+  );
+}
 
 function isInitialize(message: unknown): message is { method: 'initialize'; params?: { protocolVersion?: unknown } } {
   return typeof message === 'object' && message !== null && !Array.isArray(message) && (message as { method?: unknown }).method === 'initialize';
@@ -192,8 +212,14 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
   const approvals = deps.approvals ?? DEFAULT_APPROVAL_SURFACES;
   const toolCall = isToolCall(message) ? message : undefined;
   const sessionChannel = session ? selectApprovalChannel({ ...approvals, centralEligible: true, clientCapabilities: session.clientCapabilities }) : 'cli';
-  // Human confirmations are offered inline too (adaptive mode), where the client can open a URL for its person.
-  const confirmsInline = approvals.surface === 'adaptive' && (deps.confirmationMode ?? 'human') === 'human' && session !== undefined && advertisedElicitationModes(session.clientCapabilities).url;
+  // Human confirmations are offered inline too (adaptive mode): by the confirmation view where the client renders
+  // MCP Apps (the same order as approvals), else by URL elicitation where it can open a URL for its person.
+  const confirmsInline =
+    approvals.surface === 'adaptive' &&
+    (deps.confirmationMode ?? 'human') === 'human' &&
+    session !== undefined &&
+    !advertisesMcpApps(session.clientCapabilities) &&
+    advertisedElicitationModes(session.clientCapabilities).url;
   const mayElicit = toolCall !== undefined && (sessionChannel === 'elicitation_url' || sessionChannel === 'elicitation_form' || confirmsInline);
 
   const newId = initializing ? newSessionId() : undefined;

@@ -68,7 +68,7 @@ describe('confirmations a person gives (human mode)', () => {
     database = await openTestDatabase();
     harness = await startProviderHarness(database);
     fixture = await createOrgWithApp(database, 'Human');
-    for (const scope of ['h:one', 'h:two', 'h:race', 'h:deny', 'h:rest', 'h:totp', 'h:other', 'h:answer-race', 'h:expired', 'h:inline', 'h:inline-denied', 'h:inline-declined']) {
+    for (const scope of ['h:one', 'h:two', 'h:race', 'h:deny', 'h:rest', 'h:totp', 'h:other', 'h:answer-race', 'h:expired', 'h:inline', 'h:inline-denied', 'h:inline-declined', 'h:view']) {
       await addPermission(database.db, fixture.app.id, { scope, description: `Test permission ${scope}` });
     }
     owner = await createMember(database, fixture.orgId, `owner-${randomBytes(3).toString('hex')}@human.test`, 'owner');
@@ -262,6 +262,44 @@ describe('confirmations a person gives (human mode)', () => {
     expect(metaOf(await client.callTool({ name: 'agents.grant', arguments: grantArgs('h:inline-declined') }))).toMatchObject({ status: 'confirmation_required' });
     expect(await grantsRun('h:inline-declined')).toBe(0);
     await client.close();
+  });
+
+  it('points MCP Apps clients at the confirmation view instead of eliciting: the definition names it, the result carries the link', async () => {
+    const adaptive = await startMcpInstance(database, harness, { approvals: { surface: 'adaptive', centralEnabled: true, frameAncestors: [] }, elicitationWaitMs: 2_000 });
+    instances.push(adaptive);
+    const elicited: unknown[] = [];
+    // Both MCP Apps and URL elicitation: the view comes first, as for approvals.
+    const client = new Client(
+      { name: 'view-test', version: '1.0.0' },
+      { capabilities: { elicitation: { url: {} }, extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } as never },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      elicited.push(request.params);
+      return { action: 'decline' };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(adaptive.url), { requestInit: { headers: { Authorization: `Bearer ${ownerToken}` } } }));
+    const { tools } = await client.listTools();
+    const viewOf = (name: string) => (tools.find((tool) => tool.name === name)?._meta as { ui?: { resourceUri?: string } } | undefined)?.ui?.resourceUri;
+    expect(viewOf('agents.grant')).toBe('ui://portico/confirmations-v1.html');
+    expect(viewOf('clients.revoke')).toBe('ui://portico/confirmations-v1.html');
+    expect(viewOf('apps.list')).toBeUndefined();
+    expect(viewOf('permissions.request_sensitive_access')).toBe('ui://portico/authorizations-v1.html');
+
+    const result = await client.callTool({ name: 'agents.grant', arguments: grantArgs('h:view') });
+    expect(elicited).toEqual([]);
+    expect(metaOf(result)).toMatchObject({ status: 'confirmation_required', tool: 'agents.grant', confirmation_url: expect.stringMatching(new RegExp(`^${harness.issuer}/console/confirm/cnf_`)) });
+    expect(await grantsRun('h:view')).toBe(0);
+
+    const view = (await client.readResource({ uri: 'ui://portico/confirmations-v1.html' })).contents[0] as { mimeType: string; text: string };
+    expect(view.mimeType).toBe('text/html;profile=mcp-app');
+    expect(view.text).toContain(`data-issuer="${harness.issuer}"`);
+    expect(view.text).not.toContain(metaOf(result)!.token!);
+    await client.close();
+
+    // Outside adaptive mode there is no view.
+    const plain = await connect(instances[0]!.url);
+    expect(((await plain.listTools()).tools.find((tool) => tool.name === 'agents.grant')?._meta as { ui?: unknown }).ui).toBeUndefined();
+    await plain.close();
   });
 
   it('answers 428 over REST until the person confirmed, then runs the retry once', async () => {

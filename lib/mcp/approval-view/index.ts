@@ -1,30 +1,13 @@
 // The approval view served as the MCP Apps resource `ui://portico/authorizations-v1.html` (MIME
 // `text/html;profile=mcp-app`): one static page, the same for every request and person, with no credential in it.
-// Its script (./view.ts with @modelcontextprotocol/ext-apps) is bundled once per process with esbuild and inlined,
-// since a host renders the resource's text as the whole document.
-import path from 'node:path';
+// Its script (./view.ts with @modelcontextprotocol/ext-apps) is bundled once per process (../view-bundle.ts).
+import { escapeAttribute, viewScript } from '../view-bundle';
 
 export const APPROVAL_VIEW_URI = 'ui://portico/authorizations-v1.html';
 
-let bundled: Promise<string> | undefined;
-
-async function viewScript(): Promise<string> {
-  const { build } = await import('esbuild');
-  // From the working directory, not import.meta.url: Next.js bundles this module elsewhere.
-  const result = await build({ entryPoints: [path.join(process.cwd(), 'lib/mcp/approval-view/view.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', minify: true, write: false, logLevel: 'silent' });
-  // Inlined in a <script>: a "</script" inside the bundle would end it early.
-  return result.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1');
-}
-
-const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-
 /** The view's HTML for this Portico (its origin only: where the central is). */
 export async function approvalViewHtml(issuer: string): Promise<string> {
-  bundled ??= viewScript().catch((error: unknown) => {
-    bundled = undefined;
-    throw error;
-  });
-  const script = await bundled;
+  const script = await viewScript('lib/mcp/approval-view/view.ts');
   const origin = escapeAttribute(new URL(issuer).origin);
   return `<!doctype html>
 <html lang="en">

@@ -1,0 +1,28 @@
+// The script of an MCP Apps view (browser code under lib/mcp/*-view/view.ts), bundled once per process with esbuild
+// and inlined: a host renders the resource's text as the whole document, so nothing is fetched.
+import path from 'node:path';
+
+const bundles = new Map<string, Promise<string>>();
+
+async function bundle(entry: string): Promise<string> {
+  const { build } = await import('esbuild');
+  // From the working directory, not import.meta.url: Next.js bundles this module elsewhere.
+  const result = await build({ entryPoints: [path.join(process.cwd(), entry)], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', minify: true, write: false, logLevel: 'silent' });
+  // Inlined in a <script>: a "</script" inside the bundle would end it early.
+  return result.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1');
+}
+
+/** The bundled script of one view (a failed build is retried on the next request, not cached). */
+export function viewScript(entry: string): Promise<string> {
+  let pending = bundles.get(entry);
+  if (!pending) {
+    pending = bundle(entry).catch((error: unknown) => {
+      bundles.delete(entry);
+      throw error;
+    });
+    bundles.set(entry, pending);
+  }
+  return pending;
+}
+
+export const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');

@@ -84,6 +84,48 @@ test('an app asking acr_values=…:mfa signs a password-only session in again, w
   expect(second.claims()).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: 'urn:portico:acr:mfa' });
 });
 
+test('the setup offers a passkey too: created there (virtual authenticator), the sign-in continues and the ID token says so', async ({ browser }, testInfo) => {
+  const person = ROCKETS.acrPasskey;
+  const context = await browser.newContext({ baseURL: E2E_ISSUER });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  try {
+    const config = await demoRelyingParty(E2E_ISSUER);
+    const strict = await newAuthorizationRequest(config, 'openid email', { acr_values: 'urn:portico:acr:mfa' });
+    const callback = await interceptCallback(page);
+    await page.goto(strict.url.href);
+    await fillSignIn(page, person.email, person.password);
+    await page.waitForURL(/\/account\/two-step-setup$/);
+    const form = page.getByTestId('setup-passkey');
+    await expect(form.getByRole('button', { name: 'Create a passkey' })).toBeVisible();
+    await page.screenshot({ path: testInfo.outputPath('two-step-setup-passkey.png'), fullPage: true });
+    // A name is required (said next to the field, before any passkey is made), then the browser creates the passkey.
+    await form.getByLabel('Name for this passkey').fill('   ');
+    await form.getByRole('button', { name: 'Create a passkey' }).click();
+    await expect(form.getByLabel('Name for this passkey')).toHaveAttribute('aria-invalid', 'true');
+    await expect(form.getByTestId('error-name')).toContainText('Give the passkey a name');
+    await form.getByLabel('Name for this passkey').fill('Laptop');
+    await form.getByRole('button', { name: 'Create a passkey' }).click();
+    await expect(page.getByTestId('setup-passkey-done').getByTestId('recovery-codes').locator('li')).toHaveCount(10);
+    await page.getByRole('link', { name: 'I have stored them' }).click();
+    await expect(page.getByText('your passkey signs you in')).toBeVisible();
+    await expectAccessible(page);
+    await page.getByTestId('continue-sign-in').click();
+    const tokens = await oidc.authorizationCodeGrant(config, await callback(), { pkceCodeVerifier: strict.codeVerifier, expectedState: strict.state, expectedNonce: strict.nonce });
+    const claims = tokens.claims()!;
+    expect(claims.acr).toBe('urn:portico:acr:mfa');
+    expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'user', 'mfa']));
+    expect(claims.amr).not.toContain('otp');
+    expect((claims.amr as string[]).some((method) => method === 'hwk' || method === 'swk')).toBe(true);
+  } finally {
+    await context.close();
+  }
+});
+
 test('max_age=0 makes a signed-in browser sign in again', async ({ page }) => {
   const config = await demoRelyingParty(E2E_ISSUER);
   const first = await newAuthorizationRequest(config, 'openid email');

@@ -39,6 +39,8 @@ export const ROCKETS = {
   passkey: { email: 'passkey@demo.e2e.test', password: 'passkey-person-password-1' },
   /** A member of the demo organization with no second factor, whom an app's acr_values sends to set one up. */
   acr: { email: 'acr@demo.e2e.test', password: 'acr-person-password-123' },
+  /** Another such member, who sets up a passkey (not an authenticator app) when acr_values asks for a second factor. */
+  acrPasskey: { email: 'acr-passkey@demo.e2e.test', password: 'acr-passkey-password-123' },
 } as const;
 
 /**
@@ -160,6 +162,8 @@ export async function seedE2EData(db: Database): Promise<void> {
 
     const acrPerson = await createUser(tx, { email: ROCKETS.acr.email, name: 'Acr Person', passwordHash: await hashPassword(ROCKETS.acr.password) });
     if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: acrPerson.id, role: 'member' });
+    const acrPasskeyPerson = await createUser(tx, { email: ROCKETS.acrPasskey.email, name: 'Acr Passkey Person', passwordHash: await hashPassword(ROCKETS.acrPasskey.password) });
+    if (demoOrg) await addMember(tx, { orgId: demoOrg.id, userId: acrPasskeyPerson.id, role: 'member' });
     // An organization whose second-factor policy e2e/second-factor-policy.spec.ts changes (nobody else signs in to it).
     const policyOrg = await createOrganization(tx, { slug: 'policy-co', name: POLICY_CO.orgName });
     const policyOwner = await createUser(tx, { email: POLICY_CO.owner.email, name: 'Policy Owner', passwordHash: await hashPassword(POLICY_CO.owner.password) });

@@ -112,7 +112,7 @@ const userHandle = (userId: string) => new Uint8Array(Buffer.from(userId.replace
  * adding one needs the strongest factor the person has now; the challenge then carries that step-up to the
  * registration (five minutes, once).
  */
-export async function passkeyRegistrationOptions(db: Queryable, rp: RelyingParty, user: User): Promise<PublicKeyCredentialCreationOptionsJSON> {
+export async function passkeyRegistrationOptions(db: Queryable, rp: RelyingParty, user: User, context = ''): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const existing = await db.select({ credentialId: passkeys.credentialId, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, user.id));
   if (existing.length >= MAX_PASSKEYS) throw new SecondFactorRefusal(`You have ${MAX_PASSKEYS} passkeys, the most an account may have. Remove one first.`, 'form');
   const options = await generateRegistrationOptions({
@@ -125,15 +125,10 @@ export async function passkeyRegistrationOptions(db: Queryable, rp: RelyingParty
     excludeCredentials: existing.map((key) => ({ id: key.credentialId, transports: key.transports })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
   });
-  await storeChallenge(db, options.challenge, 'register', user.id, '');
+  await storeChallenge(db, options.challenge, 'register', user.id, context);
   return options;
 }
 
-/**
- * Registers a passkey for the person, answering a registration challenge they got with their password
- * (passkeyRegistrationOptions), audited. When it is their first second factor, recovery codes are made and
- * returned, once.
- */
 /** Parses a registration as a browser sends it (a JSON string); anything else is refused, never thrown as a 500. */
 export function parseRegistrationResponse(value: unknown): RegistrationResponseJSON {
   if (typeof value !== 'string' || value.length > 32 * 1024) throw new SecondFactorRefusal('The passkey answer is missing or too large. Try again.', 'form');
@@ -150,10 +145,28 @@ export function parseRegistrationResponse(value: unknown): RegistrationResponseJ
   return candidate as RegistrationResponseJSON;
 }
 
-export async function registerOwnPasskey(db: Database, rp: RelyingParty, input: { user: User; name: string; response: RegistrationResponseJSON; ip: string; mail: AccountMailContext }): Promise<{ recoveryCodes?: string[] }> {
+/**
+ * Registers a passkey for the person, answering a registration challenge made for exactly this person and context
+ * (passkeyRegistrationOptions: the account page after step-up, or an enrollment sign-in), audited and mailed. When it
+ * is their first second factor, recovery codes are made and returned, once. `within` runs in the same transaction
+ * (an enrollment sign-in marks itself enrolled there, or the passkey is not kept).
+ */
+export async function registerOwnPasskey(
+  db: Database,
+  rp: RelyingParty,
+  input: {
+    user: User;
+    name: string;
+    response: RegistrationResponseJSON;
+    ip: string;
+    mail: AccountMailContext;
+    context?: string;
+    within?: (tx: Queryable, registered: { amr: string[] }) => Promise<void>;
+  },
+): Promise<{ recoveryCodes?: string[] }> {
   const name = input.name.trim();
   if (name.length < 1 || name.length > 64) throw new SecondFactorRefusal('Give the passkey a name of 1 to 64 characters ("Work laptop").', 'name');
-  const expectedChallenge = await consumeChallenge(db, input.response?.response?.clientDataJSON, 'register', input.user.id, '');
+  const expectedChallenge = await consumeChallenge(db, input.response?.response?.clientDataJSON, 'register', input.user.id, input.context ?? '');
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     verified = await verifyRegistrationResponse({ response: input.response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.rpID, requireUserVerification: true });
@@ -178,6 +191,8 @@ export async function registerOwnPasskey(db: Database, rp: RelyingParty, input: 
       .onConflictDoNothing()
       .returning({ id: passkeys.id });
     if (inserted.length === 0) throw new SecondFactorRefusal('This passkey is registered already.', 'form');
+    // Registration required user verification: the new key was made and unlocked by the person just now.
+    await input.within?.(tx, { amr: [credentialDeviceType === 'singleDevice' ? 'hwk' : 'swk', 'user', 'mfa'] });
     await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'passkey', name } });
     await queueFactorNotice(tx, input.mail, input.user, 'added', 'passkey');
     const [anyCode] = await tx.select({ id: recoveryCodes.id }).from(recoveryCodes).where(eq(recoveryCodes.userId, input.user.id)).limit(1);

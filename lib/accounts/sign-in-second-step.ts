@@ -12,7 +12,8 @@ import { passkeys, pendingSignIns, totpFactors, users } from '../db/schema';
 import { confirmSignInTotp, newSignInTotpSecret, SecondFactorRefusal, useRecoveryCode, verifyTotpCode } from './second-factors';
 import type { AccountMailContext } from './password-reset';
 import { secondFactorRequired } from './second-factor-policy';
-import { parseAuthenticationResponse, PasskeyRefusal, verifyPasskeyAssertion, type PasskeyAssertion, type RelyingParty } from './passkeys';
+import { parseAuthenticationResponse, PasskeyRefusal, passkeyRegistrationOptions, registerOwnPasskey, verifyPasskeyAssertion, type PasskeyAssertion, type RelyingParty } from './passkeys';
+import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { hitRateLimit, peekRateLimit, undoRateLimitHit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { recordSignInRefusal, type SignInContext } from './sign-in-events';
 import { findUserById, type User } from './users';
@@ -138,12 +139,80 @@ export async function enrollAtSignIn(db: Database, atRestKey: Uint8Array, input:
     const continuation = row?.continuation as (SecondStepContinuation & { totpSecret?: string; enrolled?: boolean }) | undefined;
     const user = row ? await findUserById(tx, row.userId) : undefined;
     if (!row || !continuation?.enroll || continuation.enrolled || typeof continuation.totpSecret !== 'string' || !user || user.disabledAt) {
-      throw new SecondFactorRefusal('This sign-in has ended. Sign in again with your password.', 'form');
+      throw new SecondFactorRefusal(SIGN_IN_ENDED, 'form');
     }
     const codes = await confirmSignInTotp(tx, atRestKey, { user, secretEncrypted: continuation.totpSecret, code: input.code, ip: input.ip, mail: input.mail, now: input.now });
-    await tx.update(pendingSignIns).set({ continuation: sql`${pendingSignIns.continuation} || '{"enrolled": true}'::jsonb` }).where(eq(pendingSignIns.id, row.id));
+    await markEnrolled(tx, row.id, AMR_PASSWORD_AND_OTP);
     return codes;
   });
+}
+
+const SIGN_IN_ENDED = 'This sign-in has ended. Sign in again with your password.';
+
+/** Only this sign-in's own factor continues it; the methods it proved are what the sign-in then says (`amr`). */
+async function markEnrolled(db: Queryable, pendingId: string, amr: string[]): Promise<void> {
+  await db
+    .update(pendingSignIns)
+    .set({ continuation: sql`${pendingSignIns.continuation} || jsonb_build_object('enrolled', true, 'enrolledAmr', ${JSON.stringify(amr)}::jsonb)` })
+    .where(eq(pendingSignIns.id, pendingId));
+}
+
+/** A passkey ceremony made for this enrollment sign-in only (the account page's ceremonies do not fit here, nor these there). */
+const enrollmentContext = (token: string) => `enrollment:${sha256(token)}`;
+
+/** The person of an enrollment sign-in that is still open and not yet enrolled. */
+async function openEnrollment(db: Queryable, token: string | undefined): Promise<{ user: User; token: string }> {
+  const pending = await pendingSecondStep(db, token);
+  if (!pending || !token || !pending.continuation.enroll || (pending.continuation as { enrolled?: boolean }).enrolled) throw new SecondFactorRefusal(SIGN_IN_ENDED, 'form');
+  return { user: pending.user, token };
+}
+
+/** Options to create a passkey as the second factor this sign-in requires (instead of an authenticator app). */
+export async function enrollmentPasskeyOptions(db: Queryable, rp: RelyingParty, token: string | undefined): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const { user, token: open } = await openEnrollment(db, token);
+  return passkeyRegistrationOptions(db, rp, user, enrollmentContext(open));
+}
+
+/**
+ * Registers the passkey of this enrollment sign-in and marks the sign-in enrolled, in one transaction (the pending row
+ * locked, so a second registration or a TOTP confirmation racing it finds it enrolled and fails); answers the recovery
+ * codes, once.
+ */
+export async function enrollPasskeyAtSignIn(
+  db: Database,
+  rp: RelyingParty,
+  input: { token: string | undefined; name: string; response: RegistrationResponseJSON; ip: string; mail: AccountMailContext },
+): Promise<string[]> {
+  const { user, token } = await openEnrollment(db, input.token);
+  const { recoveryCodes } = await registerOwnPasskey(db, rp, {
+    user,
+    name: input.name,
+    response: input.response,
+    ip: input.ip,
+    mail: input.mail,
+    context: enrollmentContext(token),
+    within: async (tx, registered) => {
+      const [row] = await tx
+        .select()
+        .from(pendingSignIns)
+        .where(and(eq(pendingSignIns.tokenHash, sha256(token)), gt(pendingSignIns.expiresAt, sql`now()`)))
+        .for('update');
+      const continuation = row?.continuation as { enroll?: boolean; enrolled?: boolean } | undefined;
+      if (!row || row.userId !== user.id || !continuation?.enroll || continuation.enrolled) throw new SecondFactorRefusal(SIGN_IN_ENDED, 'form');
+      // Only as the account's first factor: once the person has one (set up elsewhere meanwhile), a sign-in that saw
+      // only the password may not add a passkey — that needs step-up with the factor they have (the account page).
+      const [factors] = await tx
+        .select({
+          passkeys: sql<number>`(select count(*)::int from ${passkeys} where ${passkeys.userId} = ${user.id})`,
+          totp: sql<boolean>`exists (select 1 from ${totpFactors} where ${totpFactors.userId} = ${user.id} and ${totpFactors.confirmedAt} is not null)`,
+        })
+        .from(sql`(select 1) as one`);
+      if (!factors || factors.passkeys !== 1 || factors.totp) throw new SecondFactorRefusal('You have a second factor already: sign in again and use it.', 'form');
+      await markEnrolled(tx, row.id, ['pwd', ...registered.amr]);
+    },
+  });
+  // The first factor of the account: recovery codes were made with it (none only if codes existed already).
+  return recoveryCodes ?? [];
 }
 
 export async function finishEnrollment(
@@ -159,7 +228,8 @@ export async function finishEnrollment(
   if (at.surface === 'app' ? continuation.surface !== 'app' || continuation.uid !== at.uid : continuation.surface === 'app') return undefined;
   const [used] = await db.delete(pendingSignIns).where(eq(pendingSignIns.tokenHash, sha256(token))).returning({ id: pendingSignIns.id });
   if (!used) return undefined;
-  return { user: pending.user, continuation: pending.continuation, amr: AMR_PASSWORD_AND_OTP };
+  const enrolledAmr = (continuation as { enrolledAmr?: unknown }).enrolledAmr;
+  return { user: pending.user, continuation: pending.continuation, amr: Array.isArray(enrolledAmr) && enrolledAmr.every((method) => typeof method === 'string') ? enrolledAmr : AMR_PASSWORD_AND_OTP };
 }
 
 /** The sign-in waiting for this browser's second step, if it is still open. */

@@ -9,7 +9,9 @@ import { signInToConsole } from '../../lib/accounts/console-sign-in';
 import { designateAppOperator } from '../../lib/approvals/operators';
 import { confirmTotpEnrollment, secondFactorStateOf, startTotpEnrollment, totpEnrollmentOf } from '../../lib/accounts/second-factors';
 import { secondFactorRequired, setSecondFactorPolicy } from '../../lib/accounts/second-factor-policy';
-import { beginSecondStep, enrollAtSignIn, enrollmentSecret, finishEnrollment } from '../../lib/accounts/sign-in-second-step';
+import { beginSecondStep, enrollAtSignIn, enrollmentPasskeyOptions, enrollmentSecret, enrollPasskeyAtSignIn, finishEnrollment } from '../../lib/accounts/sign-in-second-step';
+import { passkeyRegistrationOptions, relyingPartyOf } from '../../lib/accounts/passkeys';
+import { registrationResponse } from '../support/software-authenticator';
 import { addMember } from '../../lib/accounts/memberships';
 import { CookieJar, createMember, createOrgWithApp, relyingParty, signIn, TEST_PASSWORD, useProviderHarness } from '../support/provider-harness';
 
@@ -119,5 +121,39 @@ describe('second-factor policy', () => {
     const shown = await totpEnrollmentOf((await enrollmentSecret(database.db, atRestKey, attacker))!, atRestKey, person);
     const code = new TOTP({ secret: Secret.fromBase32(shown.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
     await expect(enrollAtSignIn(database.db, atRestKey, { token: attacker, code, ip: '192.0.2.32', mail })).rejects.toThrow(/authenticator app already/);
+  });
+  it('takes a passkey instead: only a ceremony made for this very sign-in, once, as the account’s first factor', async () => {
+    const { database } = context;
+    const rp = relyingPartyOf(mail.issuer);
+    const fixture = await createOrgWithApp(database, 'Enroll by passkey');
+    const person = await createMember(database, fixture.orgId, email('passkey-enroll'));
+    const begin = () => beginSecondStep(database.db, { userId: person.id, continuation: { surface: 'console', events: { surface: 'console', ip: '192.0.2.33' }, enroll: true } });
+    const token = await begin();
+    const enroll = (answer: ReturnType<typeof registrationResponse>, name = 'Laptop', on = token) => enrollPasskeyAtSignIn(database.db, rp, { token: on, name, response: answer, ip: '192.0.2.33', mail });
+
+    // A ceremony made elsewhere (the account page's, or another sign-in's) does not fit this one.
+    const accountPage = await passkeyRegistrationOptions(database.db, rp, person);
+    await expect(enroll(registrationResponse(accountPage, rp.origin))).rejects.toThrow(/expired or was used/);
+    const otherSignIn = await begin();
+    await expect(enroll(registrationResponse(await enrollmentPasskeyOptions(database.db, rp, otherSignIn), rp.origin))).rejects.toThrow(/expired or was used/);
+    // No sign-in, no options.
+    await expect(enrollmentPasskeyOptions(database.db, rp, undefined)).rejects.toThrow(/sign-in has ended/);
+
+    // Two registrations at once for the same sign-in: one is kept, and the sign-in is enrolled once.
+    const [one, two] = await Promise.allSettled([
+      enroll(registrationResponse(await enrollmentPasskeyOptions(database.db, rp, token), rp.origin), 'One'),
+      enroll(registrationResponse(await enrollmentPasskeyOptions(database.db, rp, token), rp.origin), 'Two'),
+    ]);
+    expect([one, two].filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    expect(((one.status === 'fulfilled' ? one : two) as PromiseFulfilledResult<string[]>).value).toHaveLength(10);
+    expect((await secondFactorStateOf(database.db, person.id)).passkeys).toBe(1);
+    // Enrolled: nothing more through this sign-in, and a replayed answer is refused.
+    await expect(enrollmentPasskeyOptions(database.db, rp, token)).rejects.toThrow(/sign-in has ended/);
+    const finished = await finishEnrollment(database.db, token, { surface: 'console_or_central' });
+    expect(finished!.amr).toEqual(['pwd', expect.stringMatching(/^(hwk|swk)$/), 'user', 'mfa']);
+
+    // The other sign-in saw only the password: now that the account has a factor, it may not add a passkey.
+    await expect(enroll(registrationResponse(await enrollmentPasskeyOptions(database.db, rp, otherSignIn), rp.origin), 'Late', otherSignIn)).rejects.toThrow(/second factor already/);
+    expect((await secondFactorStateOf(database.db, person.id)).passkeys).toBe(1);
   });
 });

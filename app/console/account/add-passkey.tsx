@@ -25,7 +25,9 @@ export function AddPasskey(props: {
       testId="add-passkey"
       submitLabel="Add a passkey"
       fields={[{ name: 'name', label: 'Name for this passkey', required: true, maxLength: 64, hint: props.factor === 'passkey' ? 'So you can tell your passkeys apart. Your browser asks for one of your passkeys first, then creates the new one.' : 'So you can tell your passkeys apart: “Work laptop”, “Phone”.' }, ...stepUpField]}
-      prepare={async (data) => {
+      prepare={async (data): Promise<Record<string, string> | undefined> => {
+        // Before the ceremony: a name the server would refuse must not leave a passkey made for nothing on the device.
+        if (String(data.get('name') ?? '').trim() === '') return { name: 'Give the passkey a name ("Work laptop").' };
         const proof: Proof = {};
         if (props.factor === 'passkey') {
           const stepUp = await props.stepUpOptionsAction();

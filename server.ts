@@ -10,6 +10,8 @@ import { envOrExit } from './lib/env';
 import { CLIENT_IP_HEADER, clientIpOf } from './lib/http/client-ip';
 import { createProviderHandler, isProviderPath } from './lib/oidc/bridge';
 import { MCP_PATH, serveMcp } from './lib/mcp/node-route';
+import { startControlSocket } from './lib/cli/control-socket';
+import { drizzleFor } from './lib/db/client';
 import { describeStartupFailure, printBanner } from './lib/startup-messages';
 
 const development = process.argv.includes('--dev');
@@ -64,6 +66,13 @@ function listen(host: string): Promise<Server | undefined> {
 
 const servers = (await Promise.all(env.listenHosts.map(listen))).filter((server): server is Server => server !== undefined);
 booted.runtime.mail.start();
+// CLI commands run here while the server holds the data folder (the embedded database admits one process).
+const controlDb = drizzleFor(booted.runtime.raw);
+const control = await startControlSocket({
+  dataDir: env.dataDir,
+  context: () => ({ db: controlDb, issuer: env.PORTICO_ISSUER, atRestKey: booted.runtime.atRestKey }),
+  afterCommand: () => booted.runtime.mail.kick(),
+});
 printBanner(
   env,
   booted,
@@ -82,6 +91,7 @@ async function shutdown(signal: string) {
     server.close();
     server.closeAllConnections();
   }
+  await control?.close().catch(() => {});
   await booted.runtime.mail.stop().catch(() => {});
   await booted.runtime.raw.close().catch(() => {});
   process.exit(0);

@@ -1,11 +1,17 @@
 // Acceptance: kill -9 the server and start it again: same JWKS kid, the demo account still signs in,
 // the seed did not run twice (and a restart with the central turned off serves no central).
+import { execFile } from 'node:child_process';
 import { expect, test } from '@playwright/test';
 import { signInAndExchange, demoRelyingParty } from './support/relying-party';
 import { createStorage, startPortico } from './support/portico-process';
-import { env } from '../lib/env';
+import { childProcessEnvironment, env } from '../lib/env';
+import { DEMO } from './support/constants';
+import { accessTokenThroughConsent } from './support/mcp-oauth';
+import type { PorticoStorage } from './support/portico-process';
 
 const PORT = 3211;
+// The CLI beside a running server (its own port: no other spec uses it).
+const CLI_PORT = 3220;
 
 test('a server killed with SIGKILL restarts with the same keys and data', async ({ page, request }) => {
   const storage = await createStorage('portico-restart');
@@ -75,6 +81,64 @@ test('a newcomer can try the demo sign-in from the home page, with nothing confi
   } finally {
     portico.process.kill('SIGTERM');
     await portico.exited;
+    await storage.dispose();
+  }
+});
+
+/** `npm run portico -- …` on a storage's data folder, as its own process (no terminal). */
+function portico(storage: PorticoStorage, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/portico.ts', ...args],
+      { env: childProcessEnvironment({ PORTICO_DATA_DIR: storage.dataDir, DATABASE_URL: storage.databaseUrl }), timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test('the CLI works beside a running server on the embedded database: a root request only the CLI may decide is decided through it', async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const storage = await createStorage('pc-cli');
+  const running = await startPortico(CLI_PORT, storage);
+  const issuer = `http://localhost:${CLI_PORT}`;
+  try {
+    // Help needs nothing; a command goes to the server (no lock error, no second process on the data folder).
+    expect((await portico(storage, '--help')).stdout).toContain('approvals approve');
+    const orgs = await portico(storage, 'orgs', 'list');
+    expect(orgs.stderr).toBe('');
+    expect(orgs.code).toBe(0);
+    expect(orgs.stdout).toContain('demo\t');
+
+    // Root access, permanent: the central may not decide it; the CLI does, while Portico keeps running.
+    const token = await accessTokenThroughConsent(page, issuer, { resource: `${issuer}/api/mcp`, scope: 'mcp', person: { email: DEMO.email, password: DEMO.password } });
+    const asked = await request.post(`${issuer}/api/tools/permissions.request_root_access`, { headers: { Authorization: `Bearer ${token}` }, data: { org: 'demo', app: 'demo-app', reason: 'database migration' } });
+    expect(asked.status()).toBe(200);
+    const requestId = ((await asked.json()) as { result: { request_id: string } }).result.request_id;
+    expect((await portico(storage, 'approvals', 'list')).stdout).toContain(`${requestId}\tpending`);
+    // Without a terminal and without --yes nothing is decided.
+    const unconfirmed = await portico(storage, 'approvals', 'approve', requestId);
+    expect(unconfirmed.code).toBe(1);
+    expect(unconfirmed.stderr).toContain('Not confirmed');
+    const approved = await portico(storage, 'approvals', 'approve', requestId, '--yes');
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toContain('Approved: grant apg_');
+    const status = await request.post(`${issuer}/api/tools/permissions.approval_status`, { headers: { Authorization: `Bearer ${token}` }, data: { request_id: requestId } });
+    expect(((await status.json()) as { result: { status: string } }).result.status).toBe('approved');
+    // The server is still the one serving, and the decision is in the audit trail as the CLI's.
+    expect(running.process.exitCode).toBeNull();
+    expect((await portico(storage, 'audit', 'verify')).stdout).toContain('All audit chains are intact');
+    running.process.kill('SIGTERM');
+    await running.exited;
+    // Stopped: the CLI opens the database itself again.
+    const alone = await portico(storage, 'orgs', 'list');
+    expect(alone.stderr).toBe('');
+    expect(alone.stdout).toContain('demo\t');
+  } finally {
+    if (running.process.exitCode === null) {
+      running.process.kill('SIGTERM');
+      await running.exited;
+    }
     await storage.dispose();
   }
 });

@@ -18,7 +18,9 @@ export function printBanner(env: Env, booted: BootResult, listening: string[]): 
     '',
     `  Portico is running at ${env.PORTICO_ISSUER}  (listening on ${listening.join(', ')})`,
     `  Database: ${env.DATABASE_URL ? `PostgreSQL at ${safeDatabaseLocation(env.DATABASE_URL)}` : `embedded (PGlite) in ${env.dataDir}`}`,
+    `  Console: ${env.PORTICO_ISSUER}/console${env.PORTICO_CENTRAL_ENABLED ? `   Operator central: ${env.PORTICO_ISSUER}/central` : ''}`,
     `  Discovery: ${env.PORTICO_ISSUER}/.well-known/openid-configuration`,
+    '  Operator CLI (works while this server runs): npm run portico -- --help',
     env.PORTICO_SMTP_URL
       ? `  Mail: over SMTP to ${safeSmtpLocation(env.PORTICO_SMTP_URL)}, from ${env.PORTICO_MAIL_FROM}`
       : `  Mail: development outbox (no PORTICO_SMTP_URL): messages are written to ${developmentOutboxFolder(env.dataDir)} and their links printed here`,

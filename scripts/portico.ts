@@ -1,56 +1,86 @@
-// `npm run portico -- <noun> <verb> [options]`: the operator CLI (lib/cli). It opens the configured database
-// directly; with the embedded database, stop the server first (one process per data folder).
-import { hostname, userInfo } from 'node:os';
+// `npm run portico -- <noun> <verb> [options]`: the operator CLI. Help and misuse are answered from the catalog alone
+// (lib/cli/catalog.ts). A command goes to the running Portico when one holds the data folder (its control socket,
+// lib/cli/control-client.ts), and opens the configured database itself only when none does. Heavy modules load only
+// on that last path.
 import { createInterface } from 'node:readline/promises';
-import { openConfiguredDatabase } from '../lib/boot';
-import { runCli } from '../lib/cli';
-import { drizzleFor } from '../lib/db/client';
-import { migrateDatabase } from '../lib/db/migrate';
-import { resolveSecretKey } from '../lib/security/at-rest';
-import { envOrExit } from '../lib/env';
+import { parseCommandLine } from '../lib/cli/catalog';
 import { terminalLine } from '../lib/util/visible-text';
-import { describeStartupFailure } from '../lib/startup-messages';
 
-const env = envOrExit();
+const argv = process.argv.slice(2);
 
 /** A second guard behind terminalText on each value: no control character reaches the terminal raw. */
 function printable(text: string): string {
   return text.split('\n').map(terminalLine).join('\n');
 }
+const out = (line: string) => console.log(printable(line));
+const err = (line: string) => console.error(printable(line));
 
 /** A yes/no question at the terminal; no terminal (a pipe, a script) means no. */
 async function askAtTerminal(question: string): Promise<boolean> {
   if (!process.stdin.isTTY) return false;
   const prompt = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    return /^y(es)?$/i.test((await prompt.question(`${question} [y/N] `)).trim());
+    return /^y(es)?$/i.test((await prompt.question(`${printable(question)} [y/N] `)).trim());
   } finally {
     prompt.close();
   }
 }
-let code: number;
-try {
-  const raw = await openConfiguredDatabase(env);
-  try {
-    await migrateDatabase(raw);
-    const operator = `cli:${userInfo().username}@${hostname()}`;
-    code = await runCli(
-      process.argv.slice(2),
-      {
-        db: drizzleFor(raw),
-        issuer: env.PORTICO_ISSUER,
-        atRestKey: resolveSecretKey(env.PORTICO_SECRET_KEY, env.dataDir).key,
-        operator,
-        out: (line) => console.log(printable(line)),
-        confirm: askAtTerminal,
-      },
-      (line) => console.error(printable(line)),
-    );
-  } finally {
-    await raw.close();
+
+async function main(): Promise<number> {
+  const line = parseCommandLine(argv);
+  if (line.kind === 'help') {
+    out(line.text);
+    return 0;
   }
-} catch (error) {
-  console.error(describeStartupFailure(error));
-  code = 1;
+  if (line.kind === 'misuse') {
+    err(line.text);
+    return 2;
+  }
+  const { envOrExit } = await import('../lib/env');
+  const env = envOrExit();
+  const { ControlSocketError, runThroughServer } = await import('../lib/cli/control-client');
+  try {
+    const viaServer = await runThroughServer(env.dataDir, argv, { out, err, ask: askAtTerminal, interactive: process.stdin.isTTY === true });
+    if (viaServer !== undefined) return viaServer;
+  } catch (error) {
+    if (!(error instanceof ControlSocketError)) throw error;
+    err(error.message);
+    return 1;
+  }
+
+  // No server holds the folder: this process opens the database (and, for the embedded one, takes the folder's lock).
+  const [{ hostname, userInfo }, { openConfiguredDatabase }, { runCli }, { drizzleFor }, { migrateDatabase }, { resolveSecretKey }, { describeStartupFailure }] = await Promise.all([
+    import('node:os'),
+    import('../lib/boot'),
+    import('../lib/cli'),
+    import('../lib/db/client'),
+    import('../lib/db/migrate'),
+    import('../lib/security/at-rest'),
+    import('../lib/startup-messages'),
+  ]);
+  try {
+    const raw = await openConfiguredDatabase(env);
+    try {
+      await migrateDatabase(raw);
+      return await runCli(
+        argv,
+        {
+          db: drizzleFor(raw),
+          issuer: env.PORTICO_ISSUER,
+          atRestKey: resolveSecretKey(env.PORTICO_SECRET_KEY, env.dataDir).key,
+          operator: `cli:${userInfo().username}@${hostname()}`,
+          out,
+          confirm: askAtTerminal,
+        },
+        err,
+      );
+    } finally {
+      await raw.close();
+    }
+  } catch (error) {
+    err(describeStartupFailure(error));
+    return 1;
+  }
 }
-process.exit(code);
+
+process.exit(await main());

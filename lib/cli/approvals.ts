@@ -36,7 +36,7 @@ async function describeRequest(ctx: CliContext, request: ApprovalRequest): Promi
 async function requestOrThrow(ctx: CliContext, id: string | undefined): Promise<ApprovalRequest> {
   if (!id) throw new UsageError('name the request (apr_…)');
   const request = await findApprovalRequest(ctx.db, id);
-  if (!request) throw new CommandError(`No approval request ${id}. List the pending ones with: portico approvals list`);
+  if (!request) throw new CommandError(`No approval request ${id}. List the pending ones with: npm run portico -- approvals list`);
   return request;
 }
 
@@ -47,8 +47,6 @@ async function confirmOrStop(ctx: CliContext, values: Record<string, unknown>, q
 
 function decide(decision: 'approve' | 'deny'): Command {
   return {
-    usage: `approvals ${decision} <request id> [--yes]`,
-    options: { yes: { type: 'boolean' } },
     async run(ctx, values, positionals) {
       const request = await requestOrThrow(ctx, positionals[0]);
       for (const line of await describeRequest(ctx, request)) ctx.out(line);
@@ -77,8 +75,6 @@ function decide(decision: 'approve' | 'deny'): Command {
 
 export const APPROVAL_COMMANDS: Record<string, Command> = {
   list: {
-    usage: 'approvals list [--org <slug>] [--all]',
-    options: { org: { type: 'string' }, all: { type: 'boolean' } },
     async run(ctx, values) {
       const org = typeof values.org === 'string' ? await findOrganizationBySlug(ctx.db, values.org) : undefined;
       if (typeof values.org === 'string' && !org) throw new CommandError(`No organization has the slug "${values.org}".`);
@@ -103,8 +99,6 @@ export const APPROVAL_COMMANDS: Record<string, Command> = {
     },
   },
   show: {
-    usage: 'approvals show <request id>',
-    options: {},
     async run(ctx, _values, positionals) {
       for (const line of await describeRequest(ctx, await requestOrThrow(ctx, positionals[0]))) ctx.out(line);
     },
@@ -112,8 +106,6 @@ export const APPROVAL_COMMANDS: Record<string, Command> = {
   approve: decide('approve'),
   deny: decide('deny'),
   revoke: {
-    usage: 'approvals revoke <grant id (apg_…) | request id> [--yes]',
-    options: { yes: { type: 'boolean' } },
     async run(ctx, values, positionals) {
       const id = positionals[0];
       if (!id) throw new UsageError('name the grant (apg_…) or its request (apr_…)');

@@ -6,8 +6,6 @@ import { CommandError, type Command } from './command';
 
 export const AUDIT_COMMANDS: Record<string, Command> = {
   verify: {
-    usage: 'audit verify [--org <slug>]',
-    options: { org: { type: 'string' } },
     async run(ctx, values) {
       let orgId: string | undefined;
       if (typeof values.org === 'string') {

@@ -1,5 +1,4 @@
-// What every CLI command is made of: the context it runs with, its options, and the two kinds of failure.
-import type { ParseArgsConfig } from 'node:util';
+// What every CLI command is made of: the context it runs with, its implementation, and the two kinds of failure.
 import type { Database } from '../db/client';
 
 export interface CliContext {
@@ -23,10 +22,7 @@ export class UsageError extends Error {}
 /** The command was understood but cannot be done: printed as is, exit code 1. */
 export class CommandError extends Error {}
 
-export type Options = NonNullable<ParseArgsConfig['options']>;
+/** A command's implementation; its options and help are in ./catalog.ts, parsed before it runs. */
 export interface Command {
-  usage: string;
-  options: Options;
   run(ctx: CliContext, values: Record<string, string | boolean | (string | boolean)[] | undefined>, positionals: string[]): Promise<void>;
 }
-

@@ -1,6 +1,7 @@
-// The operator CLI (`npm run portico -- <noun> <verb> [options]`): acts directly on the database, for people
-// with local authority on the server machine. Later issues add nouns and verbs to COMMANDS.
-import { parseArgs } from 'node:util';
+// The operator CLI (`npm run portico -- <noun> <verb> [options]`): the commands' implementations, for people with
+// local authority on the server machine. What each takes and says in its help is in ./catalog.ts (a command there
+// without an implementation here, or the reverse, fails test/console/cli.test.ts). They run in the CLI's own process
+// on the database, or inside the running server when one holds the data folder (./control-socket.ts).
 import { addMember } from '../accounts/memberships';
 import { createOrganization, findOrganizationBySlug, listOrganizations, type MembershipRole, type Organization } from '../accounts/organizations';
 import { ACCOUNT_LINK_TTL_SECONDS, accountLinkUrl, issueAccountLink } from '../accounts/account-links';
@@ -22,6 +23,7 @@ import type { Queryable } from '../db/client';
 import { terminalText } from '../util/visible-text';
 import { CommandError, UsageError, type CliContext, type Command } from './command';
 import { APPROVAL_COMMANDS } from './approvals';
+import { commandHelp, parseCommandLine } from './catalog';
 import { AUDIT_COMMANDS } from './audit';
 
 export { CommandError, UsageError, type CliContext, type Command };
@@ -43,7 +45,7 @@ function orThrow<T>(result: { ok: true; value: T } | { ok: false; error: string 
 
 async function organization(ctx: CliContext, slug: string) {
   const org = await findOrganizationBySlug(ctx.db, slug);
-  if (!org) throw new CommandError(`No organization has the slug "${slug}". List them with: portico orgs list`);
+  if (!org) throw new CommandError(`No organization has the slug "${slug}". List them with: npm run portico -- orgs list`);
   return org;
 }
 
@@ -74,8 +76,6 @@ async function orgApp(ctx: CliContext, org: Organization, reference: string) {
 
 function teamScopeCommand(verb: 'grant' | 'revoke'): Command {
   return {
-    usage: `teams ${verb} --org <org> --team <name> --app <app> --scope <scope>`,
-    options: { org: { type: 'string' }, team: { type: 'string' }, app: { type: 'string' }, scope: { type: 'string' } },
     async run(ctx, values) {
       const org = await organization(ctx, required(values, 'org'));
       const team = await teamNamed(ctx, org, required(values, 'team'));
@@ -91,8 +91,6 @@ function teamScopeCommand(verb: 'grant' | 'revoke'): Command {
 
 function personScopeCommand(verb: 'grant' | 'revoke'): Command {
   return {
-    usage: `people ${verb} --org <org> --email <email> --app <app> --scope <scope>`,
-    options: { org: { type: 'string' }, email: { type: 'string' }, app: { type: 'string' }, scope: { type: 'string' } },
     async run(ctx, values) {
       const org = await organization(ctx, required(values, 'org'));
       const user = await person(ctx, required(values, 'email'));
@@ -120,15 +118,11 @@ function memberCommands(ctx: CliContext, tx: Queryable, org: Organization): Memb
 export const COMMANDS: Record<string, Record<string, Command>> = {
   orgs: {
     list: {
-      usage: 'orgs list',
-      options: {},
       async run(ctx) {
         for (const org of await listOrganizations(ctx.db)) ctx.out(`${org.slug}\t${terminalText(org.name)}`);
       },
     },
     create: {
-      usage: 'orgs create --slug <slug> --name <name>',
-      options: { slug: { type: 'string' }, name: { type: 'string' } },
       async run(ctx, values) {
         const slug = orThrow(validateSlug(required(values, 'slug')));
         if (await findOrganizationBySlug(ctx.db, slug)) throw new CommandError(`An organization with the slug "${slug}" exists already.`);
@@ -143,8 +137,6 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
   },
   users: {
     create: {
-      usage: 'users create --email <email> --name <name>',
-      options: { email: { type: 'string' }, name: { type: 'string' } },
       async run(ctx, values) {
         const email = required(values, 'email');
         if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
@@ -163,8 +155,6 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       },
     },
     'reset-link': {
-      usage: 'users reset-link --email <email>',
-      options: { email: { type: 'string' } },
       async run(ctx, values) {
         const user = await person(ctx, required(values, 'email'));
         if (user.disabledAt) throw new CommandError(`${user.email} is disabled.`);
@@ -184,8 +174,6 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
   },
   members: {
     invite: {
-      usage: 'members invite --org <slug> --email <email> [--role owner|admin|member]',
-      options: { org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
       async run(ctx, values) {
         const role = (typeof values.role === 'string' ? values.role : 'member') as MembershipRole;
         if (!ROLES.includes(role)) throw new UsageError('--role must be owner, admin or member');
@@ -195,14 +183,12 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const days = env().PORTICO_INVITATION_DAYS;
         // The link goes to the invitee by mail only: whoever held it could create the account.
         const invitation = await ctx.db.transaction((tx) => inviteMemberCommand(memberCommands(ctx, tx, org), { email, role }));
-        ctx.out(`Invitation to ${invitation.email} queued (${role} of ${org.slug}, valid ${days} days). The running Portico mails it; with the`);
-        ctx.out('embedded database, it goes out when the server starts. The link is sent to the invitee only.');
+        ctx.out(`Invitation to ${invitation.email} queued (${role} of ${org.slug}, valid ${days} days). A running Portico mails it at once;`);
+        ctx.out('with none running, it goes out when the server starts. The link is sent to the invitee only.');
       },
     },
     add: {
       // Local authority only: adds an account that exists (its person chose its password) without an invitation.
-      usage: 'members add --org <slug> --email <email> [--role owner|admin|member]',
-      options: { org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
       async run(ctx, values) {
         const role = (typeof values.role === 'string' ? values.role : 'member') as MembershipRole;
         if (!ROLES.includes(role)) throw new UsageError('--role must be owner, admin or member');
@@ -216,8 +202,6 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       },
     },
     remove: {
-      usage: 'members remove --org <slug> --email <email>',
-      options: { org: { type: 'string' }, email: { type: 'string' } },
       async run(ctx, values) {
         const org = await organization(ctx, required(values, 'org'));
         const user = await person(ctx, required(values, 'email'));
@@ -229,8 +213,6 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
   },
   apps: {
     list: {
-      usage: 'apps list [--org <slug>]',
-      options: { org: { type: 'string' } },
       async run(ctx, values) {
         for (const row of await listApps(ctx.db, typeof values.org === 'string' ? values.org : undefined)) {
           ctx.out(`${row.orgSlug}/${row.app.slug}\t${terminalText(row.app.name)}\t${terminalText(row.app.publishOrigin)}\t${row.clientId}`);
@@ -238,15 +220,6 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       },
     },
     create: {
-      usage: 'apps create --org <slug> --name <name> --origin <https://app.example> --redirect-uri <uri> [--redirect-uri <uri>…] [--slug <slug>] [--auth-method client_secret_basic|client_secret_post]',
-      options: {
-        org: { type: 'string' },
-        name: { type: 'string' },
-        origin: { type: 'string' },
-        'redirect-uri': { type: 'string', multiple: true },
-        slug: { type: 'string' },
-        'auth-method': { type: 'string' },
-      },
       async run(ctx, values) {
         const org = await organization(ctx, required(values, 'org'));
         const name = required(values, 'name');
@@ -277,8 +250,6 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       },
     },
     permissions: {
-      usage: 'apps permissions add|list --app <org>/<app> [--scope <scope> --description <text>]',
-      options: { app: { type: 'string' }, scope: { type: 'string' }, description: { type: 'string' } },
       async run(ctx, values, positionals) {
         const action = positionals[0];
         if (action !== 'add' && action !== 'list') throw new UsageError('say add or list: apps permissions add --app <org>/<app> --scope <scope> --description <text>');
@@ -299,21 +270,17 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       },
     },
     env: {
-      usage: 'apps env <org-slug>/<app-slug> | <app id> | <client id>',
-      options: {},
       async run(ctx, _values, positionals) {
         const reference = positionals[0];
         if (!reference) throw new UsageError('name the app');
         const listing = await findAppListing(ctx.db, reference);
-        if (!listing) throw new CommandError(`No app matches "${reference}". List them with: portico apps list`);
+        if (!listing) throw new CommandError(`No app matches "${reference}". List them with: npm run portico -- apps list`);
         for (const line of appEnvironmentLines({ issuer: ctx.issuer, clientId: listing.clientId, appIdentity: listing.app.identity })) ctx.out(line);
       },
     },
   },
   teams: {
     create: {
-      usage: 'teams create --org <org> --name <name>',
-      options: { org: { type: 'string' }, name: { type: 'string' } },
       async run(ctx, values) {
         const org = await organization(ctx, required(values, 'org'));
         const team = await ctx.db.transaction((tx) => createTeamCommand(orgCommands(ctx, tx, org), required(values, 'name')));
@@ -321,8 +288,6 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       },
     },
     'add-member': {
-      usage: 'teams add-member --org <org> --team <name> --email <email>',
-      options: { org: { type: 'string' }, team: { type: 'string' }, email: { type: 'string' } },
       async run(ctx, values) {
         const org = await organization(ctx, required(values, 'org'));
         const team = await teamNamed(ctx, org, required(values, 'team'));
@@ -342,23 +307,19 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
   audit: AUDIT_COMMANDS,
 };
 
-export function usage(): string {
-  const lines = ['Usage: npm run portico -- <command> [options]', '', 'Commands:'];
-  for (const verbs of Object.values(COMMANDS)) for (const command of Object.values(verbs)) lines.push(`  ${command.usage}`);
-  return lines.join('\n');
-}
-
-/** Runs one command; returns the process exit code (0 done, 1 failed, 2 misused). */
+/** Runs one command line; returns the process exit code (0 done or help, 1 failed, 2 misused). */
 export async function runCli(argv: string[], ctx: CliContext, err: (line: string) => void): Promise<number> {
-  const [noun, verb, ...rest] = argv;
-  const command = noun && verb ? COMMANDS[noun]?.[verb] : undefined;
-  if (!command) {
-    err(noun && noun !== 'help' && noun !== '--help' ? `Unknown command: ${[noun, verb].filter(Boolean).join(' ')}\n\n${usage()}` : usage());
-    return noun === 'help' || noun === '--help' ? 0 : 2;
+  const line = parseCommandLine(argv);
+  if (line.kind === 'help') {
+    ctx.out(line.text);
+    return 0;
+  }
+  if (line.kind === 'misuse') {
+    err(line.text);
+    return 2;
   }
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
-    await command.run(ctx, values, positionals);
+    await COMMANDS[line.noun]![line.verb]!.run(ctx, line.values, line.positionals);
     return 0;
   } catch (error) {
     // A domain command's refusal (not a member, the last owner, a conflict) is the command's refusal.
@@ -366,8 +327,8 @@ export async function runCli(argv: string[], ctx: CliContext, err: (line: string
       err(error.message);
       return 1;
     }
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      err(`${(error as Error).message}\nUsage: npm run portico -- ${command.usage}`);
+    if (error instanceof UsageError) {
+      err(`${error.message}\n\n${commandHelp(line.noun, line.verb)}`);
       return 2;
     }
     throw error;

@@ -7,7 +7,8 @@ export class DataDirInUseError extends Error {
   constructor(dataDir: string, pid: number) {
     super(
       `Another Portico process (pid ${pid}) is already using the embedded database in ${dataDir}. ` +
-        'Stop it first, point PORTICO_DATA_DIR at another folder, or set DATABASE_URL to share a PostgreSQL server between processes.',
+        'Stop it first, point PORTICO_DATA_DIR at another folder, or set DATABASE_URL to share a PostgreSQL server between processes. ' +
+        '(The operator CLI needs none of this: it sends its commands to the running server.)',
     );
     this.name = 'DataDirInUseError';
   }

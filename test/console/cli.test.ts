@@ -109,9 +109,45 @@ describe('operator CLI', () => {
       timeout: 60_000,
     });
     expect(usage.status).toBe(2);
-    expect(usage.stderr).toContain('apps env <org-slug>/<app-slug>');
+    expect(usage.stderr).toContain('Unknown command "nothing"');
+    expect(usage.stderr).toContain('apps env');
     // Two processes, each opening (and, embedded, migrating) a database: slow on a busy machine.
   }, 150_000);
+
+  it('answers --help, a command’s help and a misuse without any database, in plain words', () => {
+    // A database nobody listens on: help must not need one.
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'scripts/portico.ts', ...args], {
+        env: childProcessEnvironment({ PORTICO_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'portico-help-')), DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing' }),
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const overview = cli('--help');
+    expect(overview.status).toBe(0);
+    expect(overview.stdout).toContain('Usage: npm run portico -- <command> [options]');
+    expect(overview.stdout).toMatch(/approvals approve +Approve an access request/);
+    expect(overview.stdout).not.toMatch(/(^|\s)portico (orgs|apps|approvals) /m);
+    const create = cli('apps', 'create', '--help');
+    expect(create.status).toBe(0);
+    expect(create.stdout).toContain('Usage: npm run portico -- apps create --org <slug>');
+    expect(create.stdout).toMatch(/--redirect-uri +where sign-ins return/);
+    expect(create.stdout).toContain('Example: npm run portico -- apps create --org acme');
+    const unknown = cli('apps', 'list', '--organisation', 'acme');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('Unknown option --organisation. This command takes --org.');
+    expect(unknown.stderr).not.toContain('ERR_PARSE_ARGS');
+    const missing = cli('apps', 'list', '--org');
+    expect(missing.stderr).toContain('--org needs a value: --org <value>.');
+    const verb = cli('apps', 'destroy');
+    expect(verb.stderr).toContain('"apps" has no command "destroy"');
+  }, 150_000);
+
+  it('has an implementation for every command in the catalog, and a catalog entry (help) for every implementation', async () => {
+    const { CATALOG } = await import('../../lib/cli/catalog');
+    const { COMMANDS } = await import('../../lib/cli');
+    const names = (table: Record<string, Record<string, unknown>>) => Object.entries(table).flatMap(([noun, verbs]) => Object.keys(verbs).map((verb) => `${noun} ${verb}`)).sort();
+    expect(names(COMMANDS)).toEqual(names(CATALOG));
+  });
 
   it('approvals: lists, shows, and decides only after the operator confirms; a permanent request is the CLI’s to approve', async () => {
     expect((await run('orgs', 'create', '--slug', 'ops', '--name', 'Ops')).code).toBe(0);

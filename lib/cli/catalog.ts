@@ -1,0 +1,232 @@
+// What the CLI offers, and how a command line is read: every command's one-line summary, usage, options (each with
+// a line of help) and an example. Light on purpose — no database, no domain module — so `--help`, a misspelt command
+// or an unknown option are answered at once, and the CLI decides before loading anything whether the command goes to
+// a running server (lib/cli/control-socket.ts) or opens the database itself.
+import { parseArgs } from 'node:util';
+
+export const CLI_PREFIX = 'npm run portico --';
+
+interface OptionSpec {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  /** One line for the help: what it takes and means. */
+  help: string;
+}
+
+export interface CommandSpec {
+  summary: string;
+  /** The arguments after the noun and verb (positionals and options). */
+  usage: string;
+  options: Record<string, OptionSpec>;
+  example: string;
+}
+
+const org = (help = 'the organization’s slug'): OptionSpec => ({ type: 'string', help });
+const yes: OptionSpec = { type: 'boolean', help: 'decide without asking (no terminal, or a script)' };
+
+export const CATALOG: Record<string, Record<string, CommandSpec>> = {
+  orgs: {
+    list: { summary: 'List the organizations (slug and name).', usage: '', options: {}, example: 'orgs list' },
+    create: {
+      summary: 'Create an organization (nobody is its member until you add one).',
+      usage: '--slug <slug> --name <name>',
+      options: { slug: { type: 'string', help: 'lowercase letters, digits and dashes; kept for good' }, name: { type: 'string', help: 'the name people see' } },
+      example: 'orgs create --slug acme --name "Acme Rockets"',
+    },
+  },
+  users: {
+    create: {
+      summary: 'Create an account without a password and print its single-use setup link.',
+      usage: '--email <email> --name <name>',
+      options: { email: { type: 'string', help: 'the person’s email address' }, name: { type: 'string', help: 'their name' } },
+      example: 'users create --email ada@example.com --name "Ada Lovelace"',
+    },
+    'reset-link': {
+      summary: 'Print a single-use link with which the person chooses a new password.',
+      usage: '--email <email>',
+      options: { email: { type: 'string', help: 'the person’s email address' } },
+      example: 'users reset-link --email ada@example.com',
+    },
+  },
+  members: {
+    invite: {
+      summary: 'Invite someone to an organization by mail (the link goes to them only).',
+      usage: '--org <slug> --email <email> [--role owner|admin|member]',
+      options: { org: org(), email: { type: 'string', help: 'the invitee’s email address' }, role: { type: 'string', help: 'owner, admin or member (default member)' } },
+      example: 'members invite --org acme --email grace@example.com --role admin',
+    },
+    add: {
+      summary: 'Add an existing account to an organization, without an invitation.',
+      usage: '--org <slug> --email <email> [--role owner|admin|member]',
+      options: { org: org(), email: { type: 'string', help: 'the account’s email address' }, role: { type: 'string', help: 'owner, admin or member (default member)' } },
+      example: 'members add --org acme --email ada@example.com --role owner',
+    },
+    remove: {
+      summary: 'Remove a person from an organization and revoke their grants there.',
+      usage: '--org <slug> --email <email>',
+      options: { org: org(), email: { type: 'string', help: 'the member’s email address' } },
+      example: 'members remove --org acme --email grace@example.com',
+    },
+  },
+  apps: {
+    list: { summary: 'List the apps (org/app, name, publish address, client id).', usage: '[--org <slug>]', options: { org: org('only this organization’s apps') }, example: 'apps list --org acme' },
+    create: {
+      summary: 'Create an app with its OIDC client and print its credentials (shown only now).',
+      usage: '--org <slug> --name <name> --origin <https://app.example> --redirect-uri <uri> [--redirect-uri <uri>…] [--slug <slug>] [--auth-method client_secret_basic|client_secret_post]',
+      options: {
+        org: org(),
+        name: { type: 'string', help: 'the name people see when they sign in' },
+        origin: { type: 'string', help: 'where the app is published (https, or http on loopback)' },
+        'redirect-uri': { type: 'string', multiple: true, help: 'where sign-ins return; repeat for several' },
+        slug: { type: 'string', help: 'defaults to one made from the name' },
+        'auth-method': { type: 'string', help: 'how the app authenticates at the token endpoint (default client_secret_basic)' },
+      },
+      example: 'apps create --org acme --name Notes --origin https://notes.acme.example --redirect-uri https://notes.acme.example/callback',
+    },
+    permissions: {
+      summary: 'List an app’s permission catalog, or add a permission to it.',
+      usage: 'add|list --app <org>/<app> [--scope <scope> --description <text>]',
+      options: { app: { type: 'string', help: 'the app as <org>/<app>' }, scope: { type: 'string', help: 'the permission’s scope (add)' }, description: { type: 'string', help: 'what it allows, as people read it (add)' } },
+      example: 'apps permissions add --app acme/notes --scope notes:write --description "Write your notes"',
+    },
+    env: {
+      summary: 'Print the environment an app needs (without its secrets).',
+      usage: '<org>/<app> | <app id> | <client id>',
+      options: {},
+      example: 'apps env acme/notes',
+    },
+  },
+  teams: {
+    create: { summary: 'Create a team in an organization.', usage: '--org <org> --name <name>', options: { org: org(), name: { type: 'string', help: 'the team’s name' } }, example: 'teams create --org acme --name Pilots' },
+    'add-member': {
+      summary: 'Add a member of the organization to a team.',
+      usage: '--org <org> --team <name> --email <email>',
+      options: { org: org(), team: { type: 'string', help: 'the team’s name' }, email: { type: 'string', help: 'the member’s email address' } },
+      example: 'teams add-member --org acme --team Pilots --email ada@example.com',
+    },
+    grant: {
+      summary: 'Give a team a permission of an app.',
+      usage: '--org <org> --team <name> --app <app> --scope <scope>',
+      options: { org: org(), team: { type: 'string', help: 'the team’s name' }, app: { type: 'string', help: 'the app’s slug' }, scope: { type: 'string', help: 'the permission' } },
+      example: 'teams grant --org acme --team Pilots --app notes --scope notes:write',
+    },
+    revoke: {
+      summary: 'Take a permission of an app from a team.',
+      usage: '--org <org> --team <name> --app <app> --scope <scope>',
+      options: { org: org(), team: { type: 'string', help: 'the team’s name' }, app: { type: 'string', help: 'the app’s slug' }, scope: { type: 'string', help: 'the permission' } },
+      example: 'teams revoke --org acme --team Pilots --app notes --scope notes:write',
+    },
+  },
+  people: {
+    grant: {
+      summary: 'Give one person a permission of an app directly.',
+      usage: '--org <org> --email <email> --app <app> --scope <scope>',
+      options: { org: org(), email: { type: 'string', help: 'the member’s email address' }, app: { type: 'string', help: 'the app’s slug' }, scope: { type: 'string', help: 'the permission' } },
+      example: 'people grant --org acme --email ada@example.com --app notes --scope notes:write',
+    },
+    revoke: {
+      summary: 'Take a directly given permission of an app from a person.',
+      usage: '--org <org> --email <email> --app <app> --scope <scope>',
+      options: { org: org(), email: { type: 'string', help: 'the member’s email address' }, app: { type: 'string', help: 'the app’s slug' }, scope: { type: 'string', help: 'the permission' } },
+      example: 'people revoke --org acme --email ada@example.com --app notes --scope notes:write',
+    },
+  },
+  approvals: {
+    list: {
+      summary: 'List the pending access requests (all of them with --all).',
+      usage: '[--org <slug>] [--all]',
+      options: { org: org('only this organization’s requests'), all: { type: 'boolean', help: 'decided and expired ones too' } },
+      example: 'approvals list --org acme',
+    },
+    show: { summary: 'Show one access request: who asks, for what, for how long, where it may be decided.', usage: '<request id>', options: {}, example: 'approvals show apr_…' },
+    approve: {
+      summary: 'Approve an access request (asks first; the only way for permanent, broad or root requests).',
+      usage: '<request id> [--yes]',
+      options: { yes },
+      example: 'approvals approve apr_…',
+    },
+    deny: { summary: 'Deny an access request (asks first).', usage: '<request id> [--yes]', options: { yes }, example: 'approvals deny apr_…' },
+    revoke: { summary: 'Revoke an access grant before it expires (asks first).', usage: '<grant id (apg_…) | request id> [--yes]', options: { yes }, example: 'approvals revoke apg_…' },
+  },
+  audit: {
+    verify: {
+      summary: 'Check every audit chain and name the first broken link of each.',
+      usage: '[--org <slug>]',
+      options: { org: org('only this organization’s chain') },
+      example: 'audit verify',
+    },
+  },
+};
+
+function usageLine(noun: string, verb: string, spec: CommandSpec): string {
+  return `${CLI_PREFIX} ${noun} ${verb}${spec.usage ? ` ${spec.usage}` : ''}`;
+}
+
+/** The whole list: each command with its summary, then how to get a command's own help. */
+export function overviewHelp(): string {
+  const lines = [`Usage: ${CLI_PREFIX} <command> [options]`, '', 'Commands:'];
+  const width = Math.max(...Object.entries(CATALOG).flatMap(([noun, verbs]) => Object.keys(verbs).map((verb) => `${noun} ${verb}`.length)));
+  for (const [noun, verbs] of Object.entries(CATALOG)) {
+    for (const [verb, spec] of Object.entries(verbs)) lines.push(`  ${`${noun} ${verb}`.padEnd(width)}  ${spec.summary}`);
+  }
+  lines.push('', `A command's options and an example: ${CLI_PREFIX} <command> --help`);
+  lines.push('While Portico runs on this machine, commands go to it (its control socket); otherwise they open the database.');
+  return lines.join('\n');
+}
+
+/** One command's help: summary, usage, every option with its line, an example. */
+export function commandHelp(noun: string, verb: string): string {
+  const spec = CATALOG[noun]![verb]!;
+  const lines = [spec.summary, '', `Usage: ${usageLine(noun, verb, spec)}`];
+  const options = Object.entries(spec.options);
+  if (options.length > 0) {
+    lines.push('', 'Options:');
+    const width = Math.max(...options.map(([name]) => name.length + 2));
+    for (const [name, option] of options) lines.push(`  ${`--${name}`.padEnd(width)}  ${option.help}`);
+  }
+  lines.push('', `Example: ${CLI_PREFIX} ${spec.example}`);
+  return lines.join('\n');
+}
+
+export type CommandLine =
+  | { kind: 'help'; text: string }
+  /** A misuse: the message and the usage that helps; exit code 2. */
+  | { kind: 'misuse'; text: string }
+  | { kind: 'run'; noun: string; verb: string; values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] };
+
+const isHelp = (word: string | undefined) => word === '--help' || word === '-h' || word === 'help';
+
+/** Reads a command line: help, a misuse (said in plain words), or a command with its parsed options. */
+export function parseCommandLine(argv: readonly string[]): CommandLine {
+  const [noun, verb, ...rest] = argv;
+  if (noun === undefined || isHelp(noun)) return { kind: 'help', text: overviewHelp() };
+  const verbs = CATALOG[noun];
+  if (!verbs) return { kind: 'misuse', text: `Unknown command "${noun}".\n\n${overviewHelp()}` };
+  if (verb === undefined || isHelp(verb) || !verbs[verb]) {
+    const list = Object.keys(verbs)
+      .map((name) => `  ${CLI_PREFIX} ${noun} ${name}  — ${verbs[name]!.summary}`)
+      .join('\n');
+    const known = verb === undefined || isHelp(verb);
+    return { kind: known ? 'help' : 'misuse', text: `${known ? '' : `"${noun}" has no command "${verb}". `}The ${noun} commands:\n${list}` };
+  }
+  const spec = verbs[verb]!;
+  if (rest.some(isHelp)) return { kind: 'help', text: commandHelp(noun, verb) };
+  const options = Object.fromEntries(Object.entries(spec.options).map(([name, option]) => [name, { type: option.type, ...(option.multiple ? { multiple: true } : {}) }]));
+  try {
+    const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+    return { kind: 'run', noun, verb, values, positionals };
+  } catch (error) {
+    return { kind: 'misuse', text: `${plainParseError(error, spec)}\n\n${commandHelp(noun, verb)}` };
+  }
+}
+
+/** node:util's parse errors in the CLI's words (the option named as typed, and what this command takes). */
+function plainParseError(error: unknown, spec: CommandSpec): string {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const named = /'(-{1,2}[^' ]+)/.exec(message)?.[1] ?? 'an option';
+  const known = Object.keys(spec.options).map((name) => `--${name}`);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `Unknown option ${named}.${known.length > 0 ? ` This command takes ${known.join(', ')}.` : ' This command takes no options.'}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return message.includes('argument missing') ? `${named} needs a value: ${named} <value>.` : `${named} takes no value: write it alone.`;
+  return message;
+}

@@ -89,6 +89,19 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
       options: { app: { type: 'string', help: 'the app as <org>/<app>' }, scope: { type: 'string', help: 'the permission’s scope (add)' }, description: { type: 'string', help: 'what it allows, as people read it (add)' } },
       example: 'apps permissions add --app acme/notes --scope notes:write --description "Write your notes"',
     },
+    disable: {
+      summary: 'Turn an app off: sign-ins refused with a page that says so, no new tokens; everything is kept.',
+      usage: '--app <org>/<app>',
+      options: { app: { type: 'string', help: 'the app as <org>/<app>' } },
+      example: 'apps disable --app acme/notes',
+    },
+    enable: { summary: 'Turn an app on again.', usage: '--app <org>/<app>', options: { app: { type: 'string', help: 'the app as <org>/<app>' } }, example: 'apps enable --app acme/notes' },
+    delete: {
+      summary: 'Delete an app for good, with its clients, grants and tokens (asks first).',
+      usage: '--app <org>/<app> [--yes]',
+      options: { app: { type: 'string', help: 'the app as <org>/<app>' }, yes },
+      example: 'apps delete --app acme/notes',
+    },
     env: {
       summary: 'Print the environment an app needs (without its secrets).',
       usage: '<org>/<app> | <app id> | <client id>',

@@ -16,7 +16,7 @@ import { appEnvironmentLines } from '../clients/app-environment';
 import { issueSurfaceSecret } from '../clients/surface';
 import { addAppPermission } from '../clients/app-commands';
 import { listPermissionCatalog } from '../clients/permission-catalog';
-import { assertPublishOriginAvailable, createApp, findAppListing, listApps, PublishOriginTaken, RedirectOriginTaken } from '../clients/apps';
+import { assertPublishOriginAvailable, createApp, deleteApp, findAppListing, listApps, PublishOriginTaken, RedirectOriginTaken, setAppDisabled } from '../clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '../clients/validation';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
@@ -98,6 +98,30 @@ function personScopeCommand(verb: 'grant' | 'revoke'): Command {
       const input = { userId: user.id, appId: app.app.id, scope: required(values, 'scope') };
       await ctx.db.transaction((tx) => (verb === 'grant' ? grantPersonPermissionCommand(orgCommands(ctx, tx, org), input) : revokePersonPermissionCommand(orgCommands(ctx, tx, org), input)));
       ctx.out(verb === 'grant' ? `${user.email} now holds ${input.scope} on ${terminalText(app.app.name)} directly.` : `${user.email} no longer holds ${input.scope} on ${terminalText(app.app.name)} directly.`);
+    },
+  };
+}
+
+/** An app named as <org>/<app> (its org in the reference must be its own). */
+async function namedApp(ctx: CliContext, reference: string) {
+  const [orgSlug] = reference.split('/');
+  const listing = await findAppListing(ctx.db, reference);
+  if (!listing || listing.orgSlug !== orgSlug || !reference.includes('/')) throw new CommandError(`No app matches "${reference}". Name it as <org>/<app>; list them with: npm run portico -- apps list`);
+  return listing;
+}
+
+function appSwitch(disabled: boolean): Command {
+  return {
+    async run(ctx, values) {
+      const listing = await namedApp(ctx, required(values, 'app'));
+      const changed = await ctx.db.transaction(async (tx) => {
+        if (!(await setAppDisabled(tx, listing.app.id, disabled))) return false;
+        await audit(ctx, tx, { orgId: listing.app.orgId, action: disabled ? 'app.disabled' : 'app.enabled', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId });
+        return true;
+      });
+      const name = `${listing.orgSlug}/${listing.app.slug}`;
+      if (!changed) throw new CommandError(disabled ? `${name} is off already.` : `${name} is on already.`);
+      ctx.out(disabled ? `${name} is off: sign-ins are refused with a page that says so, and its clients get no new tokens.` : `${name} is on again.`);
     },
   };
 }
@@ -267,6 +291,23 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const input = { scope: required(values, 'scope'), description: required(values, 'description') };
         await ctx.db.transaction((tx) => addAppPermission({ tx, audit: (record) => audit(ctx, tx, { ...record, orgId: listing.app.orgId }) }, listing, input));
         ctx.out(`${input.scope} is in the catalog of ${reference}.`);
+      },
+    },
+    disable: appSwitch(true),
+    enable: appSwitch(false),
+    delete: {
+      async run(ctx, values) {
+        const listing = await namedApp(ctx, required(values, 'app'));
+        ctx.out(`${listing.orgSlug}/${listing.app.slug}\t${terminalText(listing.app.name)}\t${terminalText(listing.app.publishOrigin)}\t${listing.clientId}`);
+        if (values.yes !== true && !(await ctx.confirm(`Delete ${terminalText(listing.app.name)} (${listing.orgSlug}/${listing.app.slug}) for good, with its clients, grants and tokens?`))) {
+          throw new CommandError('Not confirmed: nothing was changed. (Without a terminal, pass --yes.)');
+        }
+        const ended = await ctx.db.transaction(async (tx) => {
+          const result = await deleteApp(tx, listing.app.id);
+          await audit(ctx, tx, { orgId: listing.app.orgId, action: 'app.deleted', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { slug: listing.app.slug, grantsEnded: result.grants } });
+          return result;
+        });
+        ctx.out(`Deleted ${listing.orgSlug}/${listing.app.slug}; ${ended.grants} grant(s) ended with their tokens. Access tokens already issued end within 10 minutes.`);
       },
     },
     env: {

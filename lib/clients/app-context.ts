@@ -7,6 +7,8 @@ import { apps, clients, organizations, redirectUris } from '../db/schema';
 
 export interface AppSignInContext {
   clientKind: 'app' | 'external' | 'dynamic' | 'cimd';
+  /** The app is disabled: its sign-in card refuses, saying so. */
+  appDisabled: boolean;
   app: { id: string; name: string; avatarUrl: string | null; publishOrigin: string | null };
   /** The client's registered redirect URIs (dev-only ones excluded). */
   redirectUris: string[];
@@ -32,6 +34,7 @@ export async function findAppSignInContext(db: Queryable, clientId: string): Pro
     .where(eq(redirectUris.clientId, clientId));
   return {
     clientKind: row.client.kind,
+    appDisabled: row.app.disabledAt !== null,
     redirectUris: registered.filter((uri) => !uri.devOnly).map((uri) => uri.uri),
     ...contextOf(row.app, row.org),
   };

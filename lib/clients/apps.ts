@@ -1,8 +1,9 @@
 // Apps an organization publishes: each one is a protected resource with a fixed identity and its own
 // confidential OIDC client, so a token for one app can never be used at another.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { and, eq, isNull, like, ne, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, like, ne, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
+import { endAppGrants, type EndedGrants } from '../grants';
 import { apps, clientSecrets, clients, organizations, redirectUris } from '../db/schema';
 import { generateClientSecret, hashClientSecret } from './secrets';
 import { isUuid } from '../util/uuid';
@@ -238,4 +239,30 @@ export async function removeRedirectUri(db: Queryable, clientId: string, uri: st
     .where(and(eq(redirectUris.clientId, clientId), eq(redirectUris.uri, uri)))
     .returning({ id: redirectUris.id });
   return removed.length === 1;
+}
+
+/**
+ * Turns the app off or on again. Off: nobody signs in to it (its card says it is turned off), its clients get no
+ * code, refresh or userinfo, and MCP clients cannot reach it; grants and tokens are kept for when it is on again
+ * (access tokens already issued stay valid until they expire, ten minutes at most). Answers whether anything changed.
+ */
+export async function setAppDisabled(db: Queryable, appId: string, disabled: boolean): Promise<boolean> {
+  const changed = await db
+    .update(apps)
+    .set({ disabledAt: disabled ? sql`now()` : null })
+    .where(and(eq(apps.id, appId), disabled ? isNull(apps.disabledAt) : isNotNull(apps.disabledAt)))
+    .returning({ id: apps.id });
+  return changed.length > 0;
+}
+
+/**
+ * Deletes the app for good: first every grant at it and everything issued from them (refresh tokens, codes, opaque
+ * tokens) and its clients' provider state, then the app with its clients, redirect URIs, permissions, bindings and
+ * approval requests (foreign keys cascade). Run it in the caller's transaction with its audit event. Its audit
+ * events stay: the trail outlives what it describes.
+ */
+export async function deleteApp(db: Queryable, appId: string): Promise<EndedGrants> {
+  const ended = await endAppGrants(db, appId);
+  await db.delete(apps).where(eq(apps.id, appId));
+  return ended;
 }

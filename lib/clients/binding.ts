@@ -3,7 +3,7 @@
 // consent then binds the grant to that app (and to who acts) once, in `grant_bindings`.
 import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { agents, clientAppLinks, clients, grantBindings } from '../db/schema';
+import { agents, apps, clientAppLinks, clients, grantBindings } from '../db/schema';
 import { endGrants, grantsOfClientAtApp } from '../grants';
 import { findUsableAgent } from '../accounts/agents';
 import { findAppByResource, type App } from './apps';
@@ -19,7 +19,7 @@ export interface RequestingClient {
 }
 
 /** Why a resource cannot be granted to the client; each has its own message on the authorization screen. */
-export type ResourceRefusal = 'missing_resource' | 'several_resources' | 'unknown_resource' | 'other_app' | 'revoked_for_app' | 'no_scope';
+export type ResourceRefusal = 'missing_resource' | 'several_resources' | 'unknown_resource' | 'other_app' | 'revoked_for_app' | 'no_scope' | 'app_disabled';
 
 export const RESOURCE_REFUSAL_MESSAGES: Record<ResourceRefusal, string> = {
   missing_resource:
@@ -30,6 +30,7 @@ export const RESOURCE_REFUSAL_MESSAGES: Record<ResourceRefusal, string> = {
   no_scope:
     "The application asked for nothing Portico knows (its scope parameter names none of the app's permissions, such as mcp, and no OpenID Connect scope), so there is nothing to allow. Ask its developer to update it.",
   revoked_for_app: "The organization that publishes this app has revoked this application's access to it.",
+  app_disabled: 'The organization that publishes this app has turned it off for now: nobody can sign in to it or connect to it until they turn it on again. Ask its administrators.',
 };
 
 /** What a resource names: one app of an organization, or Portico's own API (`<issuer>/api/mcp`). */
@@ -63,6 +64,7 @@ export async function resolveClientResource(
   }
   const app = await findAppByResource(db, resource);
   if (!app) return { ok: false, reason: 'unknown_resource' };
+  if (app.disabledAt) return { ok: false, reason: 'app_disabled' };
   // An app's own client and an external client each serve one app: their own, their target.
   if (policyOfKind(client.kind).servesOneApp && app.id !== client.appId) return { ok: false, reason: 'other_app' };
   if (!policyOfKind(client.kind).firstParty) {
@@ -76,11 +78,17 @@ export async function resolveClientResource(
   return { ok: true, target: { kind: 'app', app }, resource };
 }
 
-export type GrantBinding = typeof grantBindings.$inferSelect;
+/** A grant's binding, and whether the app it binds to is disabled (read in the same statement). */
+export type GrantBinding = typeof grantBindings.$inferSelect & { appDisabled: boolean };
 
 export async function findGrantBinding(db: Queryable, grantId: string): Promise<GrantBinding | undefined> {
-  const [binding] = await db.select().from(grantBindings).where(eq(grantBindings.grantId, grantId)).limit(1);
-  return binding;
+  const [row] = await db
+    .select({ binding: grantBindings, appDisabledAt: apps.disabledAt })
+    .from(grantBindings)
+    .leftJoin(apps, eq(apps.id, grantBindings.appId))
+    .where(eq(grantBindings.grantId, grantId))
+    .limit(1);
+  return row ? { ...row.binding, appDisabled: row.appDisabledAt !== null } : undefined;
 }
 
 export interface ConsentRecord {

@@ -1,11 +1,11 @@
 // Portico's clients table seen as RFC 7591 client metadata, the form oidc-provider's Client model takes.
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { clients, redirectUris } from '../db/schema';
+import { apps, clients, redirectUris } from '../db/schema';
 import { devEnvironmentActive } from './dev-environment';
 
 /** Extra metadata fields Portico attaches to every client it hands to oidc-provider (never client-settable). */
-export const PORTICO_CLIENT_FIELDS = ['portico_kind', 'portico_app_id', 'portico_org_id'] as const;
+export const PORTICO_CLIENT_FIELDS = ['portico_kind', 'portico_app_id', 'portico_org_id', 'portico_app_disabled'] as const;
 
 export interface PorticoClientMetadata {
   client_id: string;
@@ -18,6 +18,8 @@ export interface PorticoClientMetadata {
   portico_kind: 'app' | 'external' | 'dynamic' | 'cimd';
   portico_app_id: string | null;
   portico_org_id: string | null;
+  /** The client's app is disabled (apps.disabled_at): nobody signs in through it and it gets no tokens. */
+  portico_app_disabled: boolean;
   [extra: string]: unknown;
 }
 
@@ -31,7 +33,8 @@ export async function loadClientMetadata(
   clientId: string,
   secretPlaceholder: string,
 ): Promise<PorticoClientMetadata | undefined> {
-  const [client] = await db.select().from(clients).where(eq(clients.id, clientId)).limit(1);
+  const [row] = await db.select({ client: clients, appDisabledAt: apps.disabledAt }).from(clients).leftJoin(apps, eq(apps.id, clients.appId)).where(eq(clients.id, clientId)).limit(1);
+  const client = row?.client;
   // A CIMD client's row only mirrors its document for the console; oidc-provider fetches the document itself.
   if (!client || client.revokedAt || client.kind === 'cimd') return undefined;
   const uris = await db.select({ uri: redirectUris.uri, devOnly: redirectUris.devOnly }).from(redirectUris).where(eq(redirectUris.clientId, clientId));
@@ -50,5 +53,6 @@ export async function loadClientMetadata(
     portico_kind: client.kind,
     portico_app_id: client.appId,
     portico_org_id: client.orgId,
+    portico_app_disabled: row.appDisabledAt !== null,
   };
 }

@@ -100,6 +100,23 @@ export async function endPersonGrantsInOrganization(db: Queryable, orgId: string
   return (await endGrants(db, await grantsOfPersonInOrganization(db, orgId, userId))).grants;
 }
 
+/** Every client whose grants reach the app: its own client and clients that target it (external). */
+function clientsOfApp(db: Queryable, appId: string) {
+  return db.select({ id: clients.id }).from(clients).where(eq(clients.appId, appId));
+}
+
+/** Every grant at the app's clients or bound to the app (MCP clients that reached it by `resource`). */
+export function grantsOfApp(db: Queryable, appId: string): Promise<string[]> {
+  return grantIdsWhere(db, inArray(oidcPayloads.clientId, clientsOfApp(db, appId)), eq(grantBindings.appId, appId));
+}
+
+/** Before an app goes: every grant at it (with what was issued from them) and its clients' provider state in flight. */
+export async function endAppGrants(db: Queryable, appId: string): Promise<EndedGrants> {
+  const ended = await endGrants(db, await grantsOfApp(db, appId));
+  await db.delete(oidcPayloads).where(inArray(oidcPayloads.clientId, clientsOfApp(db, appId)));
+  return ended;
+}
+
 /** Before an organization goes: every grant at its clients or bound to its apps, and its clients' provider state. */
 export async function endOrganizationGrants(db: Queryable, orgId: string): Promise<void> {
   await endGrants(db, await grantsOfOrganization(db, orgId));

@@ -217,11 +217,12 @@ async function organizationOfRequest(db: Database, issuer: string, ctx: KoaConte
   const client = ctx.oidc?.client as PorticoClient | undefined;
   const policy = clientPolicyOf(client);
   if (!policy) return {};
-  if (policy.organizationFrom === 'client') return { id: client?.portico_org_id ?? undefined };
+  // A disabled app (apps.disabled_at): nobody signs in to it, and no code, refresh or userinfo succeeds for it.
+  if (policy.organizationFrom === 'client') return client?.portico_app_disabled ? { refuse: true } : { id: client?.portico_org_id ?? undefined };
   const grantId = (token as { grantId?: string } | undefined)?.grantId ?? (ctx.oidc?.route === 'token' ? exchangedGrantId(ctx) : undefined);
   if (grantId) {
     const binding = await grantBindingFor(db, ctx, grantId);
-    if (!binding) return { refuse: true };
+    if (!binding || binding.appDisabled) return { refuse: true };
     // The agent a binding names must still be one this person may use there (enabled, same org, still shared).
     if (binding.agentId && (!binding.orgId || !(await findUsableAgent(db, binding.orgId, accountId, binding.agentId)))) return { refuse: true };
     // A binding to Portico's own API has no organization: the API authorizes each request by role instead.
@@ -231,6 +232,7 @@ async function organizationOfRequest(db: Database, issuer: string, ctx: KoaConte
   const resource = ctx.oidc?.params?.resource;
   if (resource === porticoApiResource(issuer)) return {};
   const app = typeof resource === 'string' ? await findAppByResource(db, resource) : undefined;
+  if (app?.disabledAt) return { refuse: true };
   return app ? { id: app.orgId } : {};
 }
 
@@ -244,6 +246,15 @@ async function organizationOfRequest(db: Database, issuer: string, ctx: KoaConte
  */
 function interactionPolicyWithMcpConsent(options: Pick<ProviderOptions, 'db' | 'issuer'>) {
   const policy = interactionPolicy.base();
+  // A disabled app: even a signed-in browser goes to the sign-in screen, which says the app is turned off (instead of
+  // a code the token endpoint would refuse).
+  policy.get('login')?.checks.add(
+    new interactionPolicy.Check('app_disabled', 'The app is disabled', async (ctx) => {
+      const accountId = ctx.oidc.session?.accountId;
+      if (!accountId) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      return (await organizationOfRequest(options.db(), options.issuer, ctx, accountId, undefined)).refuse ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+    }),
+  );
   // The organization's second-factor policy holds for an existing session too: a person it names, signed in with a
   // password alone (for another organization's app, or before the policy), signs in again for this one.
   policy.get('login')?.checks.add(

@@ -16,6 +16,7 @@ export type PorticoClient = {
   portico_kind?: ClientKind;
   portico_app_id?: string | null;
   portico_org_id?: string | null;
+  portico_app_disabled?: boolean;
   clientIdMetadataDocument?: boolean;
 };
 

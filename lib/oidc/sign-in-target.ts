@@ -61,7 +61,8 @@ export async function findSignInTarget(db: Database, provider: Provider, issuer:
 
   if (policyOfKind(client.kind).firstParty) {
     const context = await findAppSignInContext(db, client.id);
-    return context ? { kind: 'app_client', client, context } : { kind: 'unknown_client' };
+    if (!context) return { kind: 'unknown_client' };
+    return context.appDisabled ? { kind: 'refused', reason: 'app_disabled', client, context } : { kind: 'app_client', client, context };
   }
 
   const resolution = await resolveClientResource(db, client, params.resource, porticoApiResource(issuer));

@@ -3,6 +3,7 @@ import { displayedAppAddress, type AppSignInContext } from '../../lib/clients/ap
 
 const context: AppSignInContext = {
   clientKind: 'app',
+    appDisabled: false,
   app: { id: 'a', name: 'Billing', avatarUrl: null, publishOrigin: 'https://billing.example' },
   redirectUris: ['https://eu.billing.example/callback'],
   org: { id: 'o', name: 'Acme', brand: null },

@@ -142,6 +142,34 @@ describe('operator CLI', () => {
     expect(verb.stderr).toContain('"apps" has no command "destroy"');
   }, 150_000);
 
+  it('turns an app off and on, and deletes it only when confirmed, audited as the CLI', async () => {
+    expect((await run('orgs', 'create', '--slug', 'life', '--name', 'Life')).code).toBe(0);
+    expect((await run('apps', 'create', '--org', 'life', '--name', 'Short Lived', '--origin', 'https://short.life.test', '--redirect-uri', 'https://short.life.test/cb')).code).toBe(0);
+    const listing = (await findAppListing(database.db, 'life/short-lived'))!;
+    expect((await run('apps', 'disable', '--app', 'life/short-lived')).out).toContain('is off');
+    expect((await findAppListing(database.db, 'life/short-lived'))!.app.disabledAt).not.toBeNull();
+    const twice = await run('apps', 'disable', '--app', 'life/short-lived');
+    expect(twice.code).toBe(1);
+    expect(twice.err).toContain('off already');
+    expect((await run('apps', 'enable', '--app', 'life/short-lived')).code).toBe(0);
+    expect((await run('apps', 'disable', '--app', 'short-lived')).err).toContain('Name it as <org>/<app>');
+    // Not confirmed (no terminal, no --yes): nothing is deleted.
+    const unconfirmed = await run('apps', 'delete', '--app', 'life/short-lived');
+    expect(unconfirmed.code).toBe(1);
+    expect(await findAppListing(database.db, 'life/short-lived')).toBeDefined();
+    answers.push(true);
+    const deleted = await run('apps', 'delete', '--app', 'life/short-lived');
+    expect(deleted.code).toBe(0);
+    expect(await findAppListing(database.db, 'life/short-lived')).toBeUndefined();
+    const events = await database.db.select().from(auditEvents).where(sql`${auditEvents.appId} = ${listing.app.id}`).orderBy(auditEvents.id);
+    expect(events.map((event) => [event.action, event.actorType])).toEqual([
+      ['app.created', 'operator_cli'],
+      ['app.disabled', 'operator_cli'],
+      ['app.enabled', 'operator_cli'],
+      ['app.deleted', 'operator_cli'],
+    ]);
+  });
+
   it('has an implementation for every command in the catalog, and a catalog entry (help) for every implementation', async () => {
     const { CATALOG } = await import('../../lib/cli/catalog');
     const { COMMANDS } = await import('../../lib/cli');

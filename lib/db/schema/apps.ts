@@ -35,6 +35,8 @@ export const apps = pgTable(
     identity: text('identity').notNull(),
     /** Dev-only redirect URIs are accepted while this lies in the future; null: the dev environment is off. */
     devEnvironmentUntil: timestamp('dev_environment_until', { withTimezone: true }),
+    /** While set, the app is disabled: nobody signs in to it and its clients get no tokens (reversible). */
+    disabledAt: timestamp('disabled_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
 import { issueSurfaceSecret } from '@/lib/clients/surface';
-import { addRedirectUri, assertPublishOriginAvailable, createApp, listApps, PublishOriginTaken, RedirectOriginTaken, removeRedirectUri, updateApp } from '@/lib/clients/apps';
+import { addRedirectUri, assertPublishOriginAvailable, createApp, deleteApp, listApps, PublishOriginTaken, RedirectOriginTaken, removeRedirectUri, setAppDisabled, updateApp } from '@/lib/clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '@/lib/clients/validation';
 import { runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../_lib/action';
@@ -106,5 +106,33 @@ export const removeRedirectUriAction = orgAction(
     if (!(await removeRedirectUri(tx, listing.clientId, input.uri))) throw new ActionRefusal('This redirect URI is not registered.');
     await audit({ action: 'app.redirect_uri_removed', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.uri } });
     return { status: 'ok', message: 'Redirect URI removed.' };
+  },
+);
+
+export const setAppDisabledAction = orgAction(
+  { permission: 'apps.manage', input: z.object({ appId, disabled: z.enum(['true', 'false']) }) },
+  async ({ tx, input, access, audit }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    const disabled = input.disabled === 'true';
+    if (!(await setAppDisabled(tx, listing.app.id, disabled))) throw new ActionRefusal(disabled ? 'This app is turned off already.' : 'This app is on already.');
+    await audit({ action: disabled ? 'app.disabled' : 'app.enabled', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId });
+    return {
+      status: 'ok',
+      message: disabled
+        ? `${listing.app.name} is off: sign-ins are refused with a page that says so, and its clients get no new tokens. Access tokens already issued end within 10 minutes.`
+        : `${listing.app.name} is on again: people sign in as before.`,
+    };
+  },
+);
+
+export const deleteAppAction = orgAction(
+  { permission: 'apps.manage', input: z.object({ appId, confirmSlug: z.string().trim(), confirmed: z.literal('yes', { error: 'confirm the deletion' }) }) },
+  async ({ tx, input, access, audit }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    if (input.confirmSlug !== listing.app.slug) throw new ActionRefusal(`Type the app's slug, ${listing.app.slug}, to confirm.`);
+    // One transaction: the grants and tokens end, the app goes, and the event (which outlives it) is written.
+    const ended = await deleteApp(tx, listing.app.id);
+    await audit({ action: 'app.deleted', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { slug: listing.app.slug, grantsEnded: ended.grants } });
+    return { status: 'ok', message: `${listing.app.name} was deleted.`, redirect: `/console/${access.org.slug}/apps?deleted=1` };
   },
 );

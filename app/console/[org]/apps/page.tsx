@@ -8,8 +8,10 @@ import { EmptyState, PageHeader } from '../../_components/page-header';
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Apps' };
 
-export default async function AppsPage(props: { params: Promise<{ org: string }> }) {
+export default async function AppsPage(props: { params: Promise<{ org: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const access = await requireOrgAccess((await props.params).org);
+  const deleted = (await props.searchParams).deleted;
+  // Only that something was deleted: the query string names nothing the page repeats.
   const apps = await listApps(db(), access.org.slug);
   const base = `/console/${access.org.slug}/apps`;
   return (
@@ -19,6 +21,11 @@ export default async function AppsPage(props: { params: Promise<{ org: string }>
         description="Each app is its own OpenID Connect client and protected resource: a token for one app is never accepted by another."
         actions={access.can('apps.manage') ? <Link className="btn btn-primary" href={`${base}/new`}>New app</Link> : null}
       />
+      {typeof deleted === 'string' ? (
+        <div className="alert alert-success mb-4" role="status" data-testid="app-deleted">
+          The app was deleted: its clients, grants and tokens are gone. The audit log keeps its history.
+        </div>
+      ) : null}
       {apps.length === 0 ? (
         <EmptyState title="No apps yet">{access.can('apps.manage') ? 'Create the first one with “New app”.' : 'Admins of this organization can create one.'}</EmptyState>
       ) : (
@@ -36,6 +43,11 @@ export default async function AppsPage(props: { params: Promise<{ org: string }>
                 <tr key={app.id}>
                   <td>
                     <Link href={`${base}/${app.id}`}>{app.name}</Link>
+                    {app.disabledAt ? (
+                      <span className="badge badge-warning" data-testid={`app-off-${app.slug}`}>
+                        off
+                      </span>
+                    ) : null}
                   </td>
                   <td className="text-slate-600">{app.publishOrigin}</td>
                   <td>

@@ -10,7 +10,7 @@ import { requireOrgAccess } from '../../../_lib/access';
 import { ActionForm } from '../../../_components/action-form';
 import { Field, Select } from '../../../_components/fields';
 import { PageHeader, ReadOnlyNotice } from '../../../_components/page-header';
-import { addRedirectUriAction, updateAppAction } from '../actions';
+import { addRedirectUriAction, deleteAppAction, setAppDisabledAction, updateAppAction } from '../actions';
 import { RedirectUriList } from '../redirect-uri-list';
 import { designateOperatorAction, removeOperatorAction } from './operators-actions';
 
@@ -46,6 +46,12 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
         }
       />
       {manage ? null : <ReadOnlyNotice />}
+      {app.disabledAt ? (
+        <div className="alert alert-error mb-6" role="status" data-testid="app-disabled">
+          This app is turned off: sign-ins are refused with a page that says so, and its clients get no tokens.
+          {manage ? ' Turn it on again below.' : ''}
+        </div>
+      ) : null}
       <div className="grid gap-6 lg:grid-cols-2">
         <section className="panel" aria-labelledby="identity-heading">
           <h2 id="identity-heading" className="mb-3 font-semibold">
@@ -111,6 +117,46 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
             </ActionForm>
           ) : null}
         </section>
+        {manage ? (
+          <section className="panel lg:col-span-2 border-red-200" aria-labelledby="lifecycle-heading" data-testid="app-lifecycle">
+            <h2 id="lifecycle-heading" className="mb-1 font-semibold text-red-800">
+              Turn off or delete
+            </h2>
+            <p className="mb-3 text-sm text-slate-600">
+              {app.disabledAt
+                ? 'The app is off. Turning it on lets people sign in again; grants and refresh tokens kept while it was off work again.'
+                : 'Turning the app off refuses every sign-in (with a page that says so) and every new token, and keeps everything else, so you can turn it on again. Access tokens already issued end within 10 minutes.'}
+            </p>
+            <ActionForm
+              action={setAppDisabledAction}
+              org={org}
+              submitLabel={app.disabledAt ? 'Turn the app on' : 'Turn the app off'}
+              variant="secondary"
+              inline
+              testId="set-app-disabled"
+            >
+              <input type="hidden" name="appId" value={app.id} />
+              <input type="hidden" name="disabled" value={app.disabledAt ? 'false' : 'true'} />
+            </ActionForm>
+            <h3 className="mb-1 mt-6 font-semibold text-red-800">Delete this app</h3>
+            <p className="mb-3 text-sm text-slate-600">
+              For good: its clients, permissions, grants, refresh tokens and access requests are deleted in one step, and every client connected to it
+              loses access. The audit log keeps its history.
+            </p>
+            <ActionForm
+              action={deleteAppAction}
+              org={org}
+              submitLabel="Delete app"
+              variant="danger"
+              confirm={`Delete ${app.name} for good? Sign-ins are refused at once and every refresh token ends; access tokens already issued end within 10 minutes.`}
+              confirmLabel="Yes, delete it"
+              testId="delete-app"
+            >
+              <input type="hidden" name="appId" value={app.id} />
+              <Field label={`Type ${app.slug} to confirm`} name="confirmSlug" autoComplete="off" required />
+            </ActionForm>
+          </section>
+        ) : null}
       </div>
       <p className="mt-6 text-sm">
         <Link href={`/console/${org}/apps`}>Back to apps</Link>

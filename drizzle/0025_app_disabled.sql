@@ -1,0 +1,1 @@
+ALTER TABLE "apps" ADD COLUMN "disabled_at" timestamp with time zone;

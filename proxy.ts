@@ -2,7 +2,7 @@
 // frame Portico, except the embedded central by the origins listed in PORTICO_OPERATOR_FRAME_ANCESTORS.
 import { NextResponse, type NextRequest } from 'next/server';
 import { runtime } from './lib/runtime';
-import { pageContentSecurityPolicy, securityHeaders } from './lib/security/headers';
+import { pageContentSecurityPolicy, REQUESTED_PATH_HEADER, securityHeaders } from './lib/security/headers';
 
 const isUnder = (pathname: string, prefix: string) => pathname === prefix || pathname.startsWith(`${prefix}/`);
 
@@ -21,6 +21,8 @@ export function proxy(request: NextRequest) {
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set('Content-Security-Policy', csp);
   requestHeaders.set('x-nonce', nonce);
+  // The page asked for, for a sign-in to come back to (set here, so a client's own header never counts).
+  requestHeaders.set(REQUESTED_PATH_HEADER, `${pathname}${request.nextUrl.search}`);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   for (const [name, value] of Object.entries(securityHeaders({ https: env.issuerIsHttps, contentSecurityPolicy: csp, frameable: frameAncestors.length > 0 }))) {
     response.headers.set(name, value);

@@ -57,19 +57,26 @@ test('an agent asks, the operator decides in the central, and the status follows
   // Read: approved with an explicit confirmation, no password.
   await central.goto(read.operator_approval_url!);
   await expect(central.getByTestId('request-access')).toContainText('read access to /ledgers/2026');
-  await central.getByRole('button', { name: 'Approve' }).click();
-  await expect(central.getByTestId('decision-error')).toContainText('confirm');
+  // Who asks through which client, when, and how long is left (counting down).
+  await expect(central.getByTestId('request-client')).not.toBeEmpty();
+  await expect(central.getByTestId('request-asked').locator('time')).toHaveAttribute('datetime', /^\d{4}-\d{2}-\d{2}T/);
+  const left = await central.getByTestId('countdown').textContent();
+  expect(left).toMatch(/\d+ (min|s)/);
+  await expect.poll(() => central.getByTestId('countdown').textContent(), { timeout: 5_000 }).not.toBe(left);
+  // Approve waits for the box.
+  await expect(central.getByRole('button', { name: 'Approve' })).toBeDisabled();
   await central.getByLabel('I have read what is asked, and I approve it.').check();
+  await expect(central.getByRole('button', { name: 'Approve' })).toBeEnabled();
   await central.screenshot({ path: testInfo.outputPath('central-read-request.png'), fullPage: true });
   await central.getByRole('button', { name: 'Approve' }).click();
   await expect(central.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
+  await expect(central.getByTestId('back-to-requests')).toHaveAttribute('href', '/central');
   expect(await status(read.request_id!)).toBe('approved');
 
   // Work: only with the password typed again for this request.
   await central.goto(work.operator_approval_url!);
   await expect(central.getByTestId('request-reason')).toHaveText('quarter close ⟨U+202E⟩etirw ylno⟨U+202C⟩');
-  await central.getByRole('button', { name: 'Approve' }).click();
-  await expect(central.getByTestId('decision-error')).toContainText('needs your password');
+  await expect(central.getByRole('button', { name: 'Approve' })).toBeDisabled();
   await central.getByLabel(/Your password, again/).fill('not my password at all');
   await central.getByRole('button', { name: 'Approve' }).click();
   await expect(central.getByTestId('decision-error')).toContainText('not right');
@@ -114,7 +121,8 @@ test('an agent asks, the operator decides in the central, and the status follows
   await expect(central.getByTestId('decision-result')).toHaveAttribute('data-state', 'denied');
   expect(await status(denied.request_id!)).toBe('denied');
   await central.goto(`/central/requests/${root.request_id}`);
-  await expect(central.getByTestId('request-state')).toContainText('operator CLI only');
+  await expect(central.getByTestId('request-state')).toContainText('with the CLI');
+  await expect(central.getByTestId('cli-command')).toContainText(`npm run portico -- approvals approve ${root.request_id}`);
   // The agent may cancel its own pending request; nothing is granted.
   expect((await tool('permissions.cancel_approval', { request_id: root.request_id })).status).toBe('cancelled');
   expect(await status(root.request_id!)).toBe('cancelled');

@@ -138,6 +138,9 @@ const schema = z.object({
       .regex(/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, 'must be an address such as portico@example.com or "Portico <portico@example.com>"')
       .optional(),
   ),
+  // Who may create an organization: `anyone` signed in to the console (and becomes its owner), or `cli` (only the
+  // installation's operators, with the CLI on the server machine).
+  PORTICO_ORG_CREATION: z.enum(['anyone', 'cli'], { error: 'must be anyone or cli' }).default('anyone'),
   PORTICO_INVITATION_DAYS: z.coerce.number({ error: 'must be a number of days' }).int('must be a whole number of days').min(1, 'must be between 1 and 30').max(30, 'must be between 1 and 30').default(7),
   // Operator overrides of MCP tool risk levels: `tool=level` pairs separated by commas. They may only raise a level.
   PORTICO_RISK_OVERRIDES: z.string().trim().max(4000).default(''),

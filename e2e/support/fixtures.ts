@@ -47,6 +47,9 @@ export const ROCKETS = {
  * An app of Acme Rockets that serves MCP for real (the example app, e2e/support/flight-deck.ts, started by the tests), and the agents
  * the consent tests choose from.
  */
+/** A person who belongs to no organization yet, and creates one (e2e/organizations.spec.ts). */
+export const FOUNDER = { email: 'founder@e2e.portico.test', password: 'founder-password-12345' } as const;
+
 /** An organization of its own for the second-factor policy test. */
 export const POLICY_CO = {
   orgName: 'Policy Co',
@@ -170,6 +173,7 @@ export async function seedE2EData(db: Database): Promise<void> {
     await addMember(tx, { orgId: policyOrg.id, userId: policyOwner.id, role: 'owner' });
     const policyMember = await createUser(tx, { email: POLICY_CO.member.email, name: 'Policy Member', passwordHash: await hashPassword(POLICY_CO.member.password) });
     await addMember(tx, { orgId: policyOrg.id, userId: policyMember.id, role: 'member' });
+    await createUser(tx, { email: FOUNDER.email, name: 'Founder', passwordHash: await hashPassword(FOUNDER.password) });
 
     // An organization the console's deletion test may delete: the demo owner owns it, the outsider administers it.
     const doomed = await createOrganization(tx, { slug: 'doomed-co', name: 'Doomed Co' });

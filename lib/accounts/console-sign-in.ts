@@ -18,12 +18,24 @@ export type ConsoleSignInResult =
   /** The password was right, a policy requires a second factor and there is none: it is set up first (cookie: `token`). */
   | { kind: 'enroll'; token: string };
 
+/** Console pages a sign-in never continues to (the sign-in itself, the session endpoints). */
+const NOT_A_RETURN = /^\/console\/(login|session)(\/|$)/;
+
 /**
- * Where the console sign-in may continue besides the console: a tool confirmation page (its link brought the person
- * here). Anything else, and anything not exactly that shape, is the console (no open redirect).
+ * Where the console sign-in continues: the console page the person asked for (a deep link, a confirmation page) —
+ * only a path of this origin under /console/, resolved and re-serialized so nothing else survives (no scheme, host,
+ * `//`, backslash or dot segments: no open redirect). Anything else is the console.
  */
 export function consoleReturnPath(value: unknown): string {
-  return typeof value === 'string' && /^\/console\/confirm\/cnf_[A-Za-z0-9_-]{32}$/.test(value) ? value : '/console';
+  if (typeof value !== 'string' || value.length > 512 || !value.startsWith('/console/') || value.includes('\\') || value.startsWith('//')) return '/console';
+  let url: URL;
+  try {
+    url = new URL(value, 'http://portico.invalid');
+  } catch {
+    return '/console';
+  }
+  if (url.origin !== 'http://portico.invalid' || !url.pathname.startsWith('/console/') || NOT_A_RETURN.test(url.pathname) || url.pathname.includes('//')) return '/console';
+  return `${url.pathname}${url.search}`;
 }
 
 export async function signInToConsole(db: Database, input: { email: string; password: string; ip: string; userAgent?: string; next?: string }): Promise<ConsoleSignInResult> {

@@ -1,10 +1,12 @@
 // Organizations and memberships.
-import { eq } from 'drizzle-orm';
+import { eq, like } from 'drizzle-orm';
+import { recordAuditEvent } from '../audit/events';
 import type { Queryable } from '../db/client';
 import { memberships, organizations } from '../db/schema';
 import { endOrganizationGrants } from '../grants';
+import { hitRateLimit } from '../rate-limit/fixed-window';
+import { freeSlug } from '../util/slug';
 import { isUuid } from '../util/uuid';
-
 
 export type Organization = typeof organizations.$inferSelect;
 export type MembershipRole = (typeof memberships.$inferSelect)['role'];
@@ -56,4 +58,58 @@ export async function setBranding(db: Queryable, orgId: string, branding: Brandi
 export async function deleteOrganization(db: Queryable, orgId: string): Promise<void> {
   await endOrganizationGrants(db, orgId);
   await db.delete(organizations).where(eq(organizations.id, orgId));
+}
+
+/** Slugs the console's own pages use (/console/<slug> would never reach the organization). */
+export const RESERVED_ORG_SLUGS: ReadonlySet<string> = new Set(['account', 'confirm', 'login', 'session', 'orgs', 'new', 'api']);
+
+/** At most this many organizations a person creates per day from the console (abuse bound; the CLI has no limit). */
+export const ORG_CREATION_LIMIT = { name: 'org_create:person', limit: 10, windowSeconds: 24 * 3600 } as const;
+
+export class OrganizationRefusal extends Error {
+  constructor(
+    message: string,
+    readonly field: 'name' | 'slug' | 'form' = 'form',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A person creates an organization and becomes its owner: the organization, the membership and the audit event in
+ * the caller's transaction. The slug is the one given (checked) and is kept for good; a taken slug is refused with the
+ * next free one suggested, never silently changed.
+ */
+export async function createOwnedOrganization(
+  db: Queryable,
+  input: { name: string; slug: string; owner: { id: string; email: string }; ip: string },
+): Promise<Organization> {
+  const name = input.name.trim();
+  if (name.length === 0) throw new OrganizationRefusal('Give the organization a name.', 'name');
+  if (name.length > 80) throw new OrganizationRefusal('A name has at most 80 characters.', 'name');
+  if (!/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/.test(input.slug)) {
+    throw new OrganizationRefusal('Use 1 to 64 lowercase letters, digits and inner hyphens (for example acme-rockets).', 'slug');
+  }
+  if (RESERVED_ORG_SLUGS.has(input.slug)) throw new OrganizationRefusal(`${input.slug} is the address of a console page: choose another.`, 'slug');
+  const limited = await hitRateLimit(db, ORG_CREATION_LIMIT, input.owner.id);
+  if (limited.limited) throw new OrganizationRefusal('You created many organizations today. Try again tomorrow, or ask an installation operator.');
+  const [org] = await db.insert(organizations).values({ slug: input.slug, name }).onConflictDoNothing().returning();
+  if (!org) {
+    const taken = new Set((await db.select({ slug: organizations.slug }).from(organizations).where(like(organizations.slug, `${input.slug.slice(0, 60)}%`))).map((row) => row.slug));
+    throw new OrganizationRefusal(`The address ${input.slug} is taken. ${freeSlug(input.slug, (candidate) => taken.has(candidate))} is free.`, 'slug');
+  }
+  await db.insert(memberships).values({ orgId: org.id, userId: input.owner.id, role: 'owner' });
+  await recordAuditEvent(db, {
+    orgId: org.id,
+    actor: { type: 'person', id: input.owner.id, label: input.owner.email, ip: input.ip },
+    action: 'org.created',
+    subject: { type: 'organization', id: org.id, label: org.name },
+    details: { slug: org.slug },
+  });
+  return org;
+}
+
+/** Renames the organization (its slug stays). */
+export async function renameOrganization(db: Queryable, orgId: string, name: string): Promise<void> {
+  await db.update(organizations).set({ name }).where(eq(organizations.id, orgId));
 }

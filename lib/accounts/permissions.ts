@@ -17,18 +17,20 @@ export const PERMISSIONS = [
   // Deciding approval requests and revoking their grants: the organization's operators, its owners.
   'approvals.decide',
   'ownership.transfer',
+  // The organization's name (its slug never changes: links and tokens name it).
+  'org.rename',
   'org.delete',
 ] as const;
 export type OrgPermission = (typeof PERMISSIONS)[number];
 
 /** What only an owner may do: everything else an admin may do too. */
-const OWNER_ONLY: readonly OrgPermission[] = ['ownership.transfer', 'org.delete', 'approvals.decide', 'security.manage'];
+const OWNER_ONLY: readonly OrgPermission[] = ['ownership.transfer', 'org.rename', 'org.delete', 'approvals.decide', 'security.manage'];
 const ADMIN = PERMISSIONS.filter((permission) => !OWNER_ONLY.includes(permission));
 
 const ROLE_PERMISSIONS: Record<MembershipRole, ReadonlySet<OrgPermission>> = {
   // Everything.
   owner: new Set(PERMISSIONS),
-  // Everything but transferring ownership and deleting the organization.
+  // Everything but what is the owners' alone (OWNER_ONLY).
   admin: new Set(ADMIN),
   // Reads what concerns them: the organization, its apps, who belongs to it.
   member: new Set<OrgPermission>(['org.read', 'apps.read', 'members.read']),

@@ -10,7 +10,7 @@ import { stepUpFactorOf, StepUpRefusal, verifyStepUp, type StepUpProof } from '.
 import type { User } from '../accounts/users';
 import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
-import { approvalGrants, approvalRequests, apps, centralSessions, decisionNonces, users } from '../db/schema';
+import { approvalGrants, approvalRequests, apps, centralSessions, clients, decisionNonces, users } from '../db/schema';
 import { ApprovalRefusal, decideApprovalRequest, revokeGrantIn, type ApprovalGrant, type ApprovalRequest } from './broker';
 import { mayDecide } from './operators';
 
@@ -92,6 +92,9 @@ export interface CentralRequestView {
   app: string;
   askedBy: string;
   actor: string;
+  /** The OAuth client the request came through, and its registered name when it has a row. */
+  clientId: string;
+  clientName: string | null;
   kind: ApprovalRequest['kind'];
   resource: string | null;
   profile: ApprovalRequest['profile'];
@@ -117,6 +120,7 @@ async function views(db: Queryable, where: ReturnType<typeof and>, order: 'newes
       request: approvalRequests,
       app: apps.name,
       email: users.email,
+      clientName: clients.name,
       expired: sql<boolean>`${approvalRequests.expiresAt} <= now()`,
       activeGrantId: sql<string | null>`case when ${approvalGrants.revokedAt} is null and (${approvalGrants.expiresAt} is null or ${approvalGrants.expiresAt} > now()) then ${approvalGrants.id} end`,
       grantState: sql<'active' | 'revoked' | 'expired' | null>`case when ${approvalGrants.id} is null then null when ${approvalGrants.revokedAt} is not null then 'revoked' when ${approvalGrants.expiresAt} <= now() then 'expired' else 'active' end`,
@@ -124,12 +128,13 @@ async function views(db: Queryable, where: ReturnType<typeof and>, order: 'newes
     .from(approvalRequests)
     .innerJoin(apps, eq(apps.id, approvalRequests.appId))
     .innerJoin(users, eq(users.id, approvalRequests.subjectUserId))
+    .leftJoin(clients, eq(clients.id, approvalRequests.clientId))
     .leftJoin(approvalGrants, eq(approvalGrants.requestId, approvalRequests.id))
     .where(where)
     // Pending lists: the ones that expire first come first, so none is hidden behind newer ones.
     .orderBy(order === 'expiring' ? asc(approvalRequests.expiresAt) : desc(approvalRequests.createdAt))
     .limit(300);
-  return rows.map(({ request, app, email, expired, activeGrantId, grantState }) => ({
+  return rows.map(({ request, app, email, clientName, expired, activeGrantId, grantState }) => ({
     id: request.id,
     orgId: request.orgId,
     state: request.state,
@@ -137,6 +142,8 @@ async function views(db: Queryable, where: ReturnType<typeof and>, order: 'newes
     app,
     askedBy: email,
     actor: request.actor,
+    clientId: request.clientId,
+    clientName: clientName ?? null,
     kind: request.kind,
     resource: request.resource,
     profile: request.profile,

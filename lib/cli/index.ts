@@ -3,7 +3,7 @@
 // without an implementation here, or the reverse, fails test/console/cli.test.ts). They run in the CLI's own process
 // on the database, or inside the running server when one holds the data folder (./control-socket.ts).
 import { addMember } from '../accounts/memberships';
-import { createOrganization, findOrganizationBySlug, listOrganizations, type MembershipRole, type Organization } from '../accounts/organizations';
+import { createOrganization, findOrganizationBySlug, listOrganizations, RESERVED_ORG_SLUGS, type MembershipRole, type Organization } from '../accounts/organizations';
 import { ACCOUNT_LINK_TTL_SECONDS, accountLinkUrl, issueAccountLink } from '../accounts/account-links';
 import { grantPersonPermissionCommand, inviteMemberCommand, removeMemberCommand, revokePersonPermissionCommand, type MemberCommandContext } from '../accounts/member-commands';
 import { addTeamMemberCommand, createTeamCommand, grantTeamScopeCommand, revokeTeamScopeCommand } from '../accounts/team-commands';
@@ -20,6 +20,7 @@ import { assertPublishOriginAvailable, createApp, deleteApp, findAppListing, lis
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '../clients/validation';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
+import { slugFromName } from '../util/slug';
 import { terminalText } from '../util/visible-text';
 import { CommandError, UsageError, type CliContext, type Command } from './command';
 import { APPROVAL_COMMANDS } from './approvals';
@@ -149,6 +150,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
     create: {
       async run(ctx, values) {
         const slug = orThrow(validateSlug(required(values, 'slug')));
+        if (RESERVED_ORG_SLUGS.has(slug)) throw new UsageError(`"${slug}" is the address of a console page: choose another slug.`);
         if (await findOrganizationBySlug(ctx.db, slug)) throw new CommandError(`An organization with the slug "${slug}" exists already.`);
         const org = await ctx.db.transaction(async (tx) => {
           const created = await createOrganization(tx, { slug, name: required(values, 'name') });
@@ -250,7 +252,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const origin = orThrow(validateAppOrigin(required(values, 'origin')));
         const uris = (Array.isArray(values['redirect-uri']) ? values['redirect-uri'] : []).map((uri) => orThrow(validateRedirectUri(String(uri))));
         if (uris.length === 0) throw new UsageError('at least one --redirect-uri is required');
-        const slug = orThrow(validateSlug(typeof values.slug === 'string' ? values.slug : name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')));
+        const slug = orThrow(validateSlug(typeof values.slug === 'string' ? values.slug : slugFromName(name)));
         if ((await listApps(ctx.db, org.slug)).some((row) => row.app.slug === slug)) {
           throw new CommandError(`${org.slug} already has an app with the slug "${slug}"; choose another with --slug.`);
         }

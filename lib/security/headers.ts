@@ -57,3 +57,6 @@ export const PROVIDER_CONTENT_SECURITY_POLICY = [
 
 /** CSP for JSON API responses (/api/*): nothing to run, nothing to frame. */
 export const API_CONTENT_SECURITY_POLICY = ["default-src 'none'", "frame-ancestors 'none'"].join('; ');
+
+/** Set by proxy.ts on every page request: the path and query asked for (a console sign-in returns there). */
+export const REQUESTED_PATH_HEADER = 'x-portico-requested-path';

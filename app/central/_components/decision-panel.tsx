@@ -89,11 +89,18 @@ export function DecisionPanel(props: {
   if (phase.kind === 'decided') {
     return (
       <div role="status" className="rounded-md border border-green-300 bg-green-50 p-3 text-green-900" data-testid="decision-result" data-state={phase.state}>
-        <strong>{phase.state === 'approved' ? 'Approved' : 'Denied'}.</strong> {phase.detail}
+        <strong>{phase.state === 'approved' ? 'Approved' : 'Denied'}.</strong> {phase.detail}{' '}
+        {props.onDecided ? null : (
+          <a href={base} data-testid="back-to-requests">
+            Back to the requests
+          </a>
+        )}
       </div>
     );
   }
   const locked = phase.kind === 'working' || (phase.kind === 'error' && phase.final);
+  // Approve waits for what it needs: the box ticked, or the step-up typed (a passkey is asked for on the click).
+  const approvable = props.stepUp ? factor === 'passkey' || password.trim() !== '' : confirmed;
   return (
     <div className="grid gap-3" data-testid="decision-panel">
       {props.stepUp && factor === 'passkey' ? (
@@ -112,7 +119,7 @@ export function DecisionPanel(props: {
             disabled={locked}
             onChange={(event) => setPassword(event.target.value)}
             onKeyDown={(event) => {
-              if (event.key === 'Enter') void decide('approve');
+              if (event.key === 'Enter' && password.trim() !== '') void decide('approve');
             }}
           />
         </div>
@@ -122,7 +129,7 @@ export function DecisionPanel(props: {
         </label>
       )}
       <div className="flex gap-2">
-        <button type="button" className="btn btn-primary" disabled={locked} onClick={() => void decide('approve')}>
+        <button type="button" className="btn btn-primary" disabled={locked || !approvable} onClick={() => void decide('approve')}>
           {phase.kind === 'working' ? 'Working…' : 'Approve'}
         </button>
         <button type="button" className="btn btn-danger" disabled={locked} onClick={() => void decide('deny')}>

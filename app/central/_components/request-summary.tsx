@@ -1,6 +1,7 @@
 // What is asked, by whom, for how long: the same lines in the list and on a request's own page.
 import type { CentralRequestView } from '@/lib/approvals/central';
 import { visibleText } from '@/lib/util/visible-text';
+import { Countdown, When } from '../../_components/when';
 
 export function accessLabel(view: Pick<CentralRequestView, 'kind' | 'profile' | 'resource'>): string {
   return view.kind === 'root_access' ? 'elevated (root) access' : `${view.profile} access to ${visibleText(view.resource)}`;
@@ -20,6 +21,11 @@ export function RequestSummary({ view }: { view: CentralRequestView }) {
         {visibleText(view.askedBy)}
         {view.actor ? <span className="badge">through agent {visibleText(view.actor)}</span> : null}
       </dd>
+      <dt className="text-slate-500">Client</dt>
+      <dd data-testid="request-client">
+        {view.clientName ? <>{visibleText(view.clientName)} </> : null}
+        <code className="text-xs">{visibleText(view.clientId)}</code>
+      </dd>
       <dt className="text-slate-500">App</dt>
       <dd>{visibleText(view.app)}</dd>
       <dt className="text-slate-500">Access</dt>
@@ -28,6 +34,18 @@ export function RequestSummary({ view }: { view: CentralRequestView }) {
       </dd>
       <dt className="text-slate-500">Reason</dt>
       <dd data-testid="request-reason">{visibleText(view.reason)}</dd>
+      <dt className="text-slate-500">Asked</dt>
+      <dd data-testid="request-asked">
+        <When value={view.createdAt} />
+      </dd>
+      {view.state === 'pending' ? (
+        <>
+          <dt className="text-slate-500">Decide within</dt>
+          <dd data-testid="request-expiry">
+            <Countdown until={view.expiresAt} expiredText="expired: the agent must ask again" />
+          </dd>
+        </>
+      ) : null}
       <dt className="text-slate-500">Request</dt>
       <dd>
         <code>{view.id}</code>

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { membershipsForSwitcher, requireOrgAccess } from '../_lib/access';
 import { NavLink } from '../_components/nav-link';
+import { runtime } from '@/lib/runtime';
 
 export const dynamic = 'force-dynamic';
 
@@ -41,6 +42,13 @@ export default async function OrgLayout(props: { children: ReactNode; params: Pr
                   </Link>
                 </li>
               ))}
+              {runtime().env.PORTICO_ORG_CREATION === 'anyone' ? (
+                <li className="border-t border-slate-200">
+                  <Link className="block rounded px-3 py-2 text-sm no-underline hover:bg-slate-100" href="/console/orgs/new">
+                    + New organization
+                  </Link>
+                </li>
+              ) : null}
             </ul>
           </details>
           <nav aria-label="Organization" className="flex flex-wrap gap-1">

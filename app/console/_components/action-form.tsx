@@ -3,6 +3,7 @@
 // shown once, and — for destructive actions — a second, explicit confirmation step naming the consequence.
 import { startTransition, useActionState, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ActionState } from '../_lib/action';
+import { CopyButton } from '../../_components/copy-button';
 
 type Action = (state: ActionState, formData: FormData) => Promise<ActionState>;
 
@@ -106,21 +107,5 @@ export function ConfirmedAction(props: { action: Action; org: string; label: str
         <input key={name} type="hidden" name={name} value={value} />
       ))}
     </ActionForm>
-  );
-}
-
-function CopyButton({ text }: { text: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <button
-      type="button"
-      className="btn btn-secondary mt-2"
-      onClick={async () => {
-        await navigator.clipboard.writeText(text);
-        setCopied(true);
-      }}
-    >
-      {copied ? 'Copied' : 'Copy to clipboard'}
-    </button>
   );
 }

@@ -24,6 +24,15 @@ export type ActionState =
 
 export const idle: ActionState = { status: 'idle' };
 
+/** A form field's name as people read it: redirectUri → "Redirect URI", confirmSlug → "Confirm slug". */
+function fieldLabel(field: string): string {
+  const words = field
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/\b(uri|url|id)\b/g, (word) => word.toUpperCase());
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 /** A refusal the handler decides (a conflict, a rule): rolled back and shown as is. */
 export class ActionRefusal extends Error {}
 
@@ -66,8 +75,9 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
       const fieldErrors: Record<string, string> = {};
       for (const issue of parsed.error.issues) {
         const field = String(issue.path[0] ?? 'form');
-        // Messages that do not name their value get the field's name in front.
-        fieldErrors[field] ??= issue.message.startsWith('"') ? issue.message : `${field}: ${issue.message}`;
+        // A sentence (capitalized, or naming its value in quotes) stands as is; a fragment ("is required") gets the
+        // field's name in plain words in front ("Name is required").
+        fieldErrors[field] ??= /^["A-Z]/.test(issue.message) ? issue.message : `${fieldLabel(field)} ${issue.message}`;
       }
       return { status: 'error', message: 'Check the highlighted fields.', fieldErrors };
     }

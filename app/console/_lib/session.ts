@@ -1,6 +1,8 @@
 // The console's signed-in person, from the session cookie. Every console page and action goes through here.
 import 'server-only';
-import { cookies } from 'next/headers';
+import { cookies, headers } from 'next/headers';
+import { consoleReturnPath } from '@/lib/accounts/console-sign-in';
+import { REQUESTED_PATH_HEADER } from '@/lib/security/headers';
 import { redirect } from 'next/navigation';
 import { CONSOLE_SESSION_COOKIE, CONSOLE_SESSION_HOURS, createConsoleSession, findConsoleSession, type ConsoleSession } from '@/lib/accounts/console-sessions';
 import type { User } from '@/lib/accounts/users';
@@ -12,7 +14,11 @@ export async function currentConsoleSession(): Promise<ConsoleSession | undefine
 
 export async function requireConsoleSession(): Promise<ConsoleSession> {
   const session = await currentConsoleSession();
-  if (!session) redirect('/console/login');
+  if (!session) {
+    // Back to the page asked for after the sign-in (consoleReturnPath decides what counts).
+    const asked = consoleReturnPath((await headers()).get(REQUESTED_PATH_HEADER));
+    redirect(asked === '/console' ? '/console/login' : `/console/login?next=${encodeURIComponent(asked)}`);
+  }
   return session;
 }
 

@@ -180,6 +180,14 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
         </Section>
         <Section id="orgs" title="Organizations">
           {memberships.length === 0 ? <p className="text-sm text-slate-600">You do not belong to any organization yet.</p> : null}
+          {runtime().env.PORTICO_ORG_CREATION === 'anyone' ? (
+            <p className="mb-2 text-sm">
+              <Link href="/console/orgs/new" data-testid="new-org-link">
+                Create an organization
+              </Link>{' '}
+              (you will be its owner).
+            </p>
+          ) : null}
           <ul className="grid gap-2">
             {memberships.map((membership) => (
               <li key={membership.orgId}>

@@ -11,6 +11,7 @@ import { CentralFrame } from '../../_components/central-frame';
 import { DecisionPanel } from '../../_components/decision-panel';
 import { RequestSummary } from '../../_components/request-summary';
 import { RevokePanel } from '../../_components/revoke-panel';
+import { CliCommand } from '../../../_components/cli-command';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Access request' };
@@ -44,8 +45,14 @@ export default async function CentralRequestPage(props: { params: Promise<{ id: 
             <RevokePanel grantId={view.activeGrantId} />
           ) : (
             <p className="text-sm" data-testid="request-state">
-              {!view.centralEligible
-                ? 'This request is permanent, broad or elevated: it is decided with the operator CLI only (npm run portico -- approvals).'
+              {!view.centralEligible && view.state === 'pending' && !view.expired ? (
+                <>
+                  This request is permanent, broad or elevated: an operator decides it on the Portico host, with the CLI:
+                  <CliCommand command={`npm run portico -- approvals approve ${view.id}`} />
+                  (or <code>approvals deny {view.id}</code>).
+                </>
+              ) : !view.centralEligible
+                ? 'This request is permanent, broad or elevated: it is decided with the operator CLI only.'
                 : view.state === 'pending'
                   ? 'This request has expired: the agent must ask again.'
                   : view.state === 'approved' && view.grantState && view.grantState !== 'active'

@@ -8,6 +8,7 @@ import { requireOrgAccess } from '../../_lib/access';
 import { ActionForm } from '../../_components/action-form';
 import { EmptyState, PageHeader } from '../../_components/page-header';
 import { revokeGrantAction } from './actions';
+import { CliCommand } from '../../../_components/cli-command';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Approvals' };
@@ -66,7 +67,15 @@ export default async function ApprovalsPage(props: { params: Promise<{ org: stri
                   <td>{entry.app}</td>
                   <td>{access(entry)}</td>
                   <td className="max-w-xs">{visibleText(entry.request.reason)}</td>
-                  <td data-testid="approval-outcome">{outcome(entry)}</td>
+                  <td data-testid="approval-outcome">
+                    {outcome(entry)}
+                    {entry.request.state === 'pending' && !entry.request.centralEligible && entry.request.expiresAt > new Date() ? (
+                      <div className="text-xs text-slate-600">
+                        Decided with the CLI only, on the Portico host:
+                        <CliCommand command={`npm run portico -- approvals approve ${entry.request.id}`} />
+                      </div>
+                    ) : null}
+                  </td>
                   <td>
                     {entry.grant ? (
                       // Stays mounted once revoked (without its button) so its outcome stays visible.

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
 import { issueSurfaceSecret } from '@/lib/clients/surface';
 import { addRedirectUri, assertPublishOriginAvailable, createApp, deleteApp, listApps, PublishOriginTaken, RedirectOriginTaken, removeRedirectUri, setAppDisabled, updateApp } from '@/lib/clients/apps';
-import { validateAppOrigin, validateRedirectUri, validateSlug } from '@/lib/clients/validation';
+import { validateAppOrigin, validateRedirectUri } from '@/lib/clients/validation';
+import { freeSlug, slugFromName } from '@/lib/util/slug';
 import { runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../_lib/action';
 import { orgAppOrRefuse } from '../../_lib/org-app';
@@ -42,11 +43,9 @@ export const createAppAction = orgAction(
     input: z.object({ name, origin, redirectUri, authMethod: z.enum(['client_secret_basic', 'client_secret_post'], { error: 'choose how the app authenticates' }) }),
   },
   async ({ tx, input, access, audit }) => {
-    const slugResult = validateSlug(input.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'app');
-    if (!slugResult.ok) throw new ActionRefusal(slugResult.error);
+    // Made from the name (cut to a valid length, never refused), with a number when another app has it.
     const taken = new Set((await listApps(tx, access.org.slug)).map((row) => row.app.slug));
-    let slug = slugResult.value;
-    for (let n = 2; taken.has(slug); n++) slug = `${slugResult.value}-${n}`;
+    const slug = freeSlug(slugFromName(input.name), (candidate) => taken.has(candidate));
     await refuseTakenOrigin(() => assertPublishOriginAvailable(tx, { origin: input.origin, issuer: runtime().env.PORTICO_ISSUER }));
     const created = await refuseTakenOrigin(() => createApp(tx, { orgId: access.org.id, slug, name: input.name, publishOrigin: input.origin, redirectUris: [input.redirectUri], tokenEndpointAuthMethod: input.authMethod }));
     const surfaceSecret = await issueSurfaceSecret(tx, created.app.id, runtime().atRestKey);

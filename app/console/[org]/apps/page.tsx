@@ -21,6 +21,11 @@ export default async function AppsPage(props: { params: Promise<{ org: string }>
         description="Each app is its own OpenID Connect client and protected resource: a token for one app is never accepted by another."
         actions={access.can('apps.manage') ? <Link className="btn btn-primary" href={`${base}/new`}>New app</Link> : null}
       />
+      {(await props.searchParams).created === 'org' ? (
+        <div className="alert alert-success mb-4" role="status" data-testid="org-created">
+          {access.org.name} is ready, with you as its owner. Next: create its first app, then invite people from Members.
+        </div>
+      ) : null}
       {typeof deleted === 'string' ? (
         <div className="alert alert-success mb-4" role="status" data-testid="app-deleted">
           The app was deleted: its clients, grants and tokens are gone. The audit log keeps its history.

@@ -1,6 +1,6 @@
 'use server';
 import { z } from 'zod';
-import { deleteOrganization, setBranding } from '@/lib/accounts/organizations';
+import { deleteOrganization, renameOrganization, setBranding } from '@/lib/accounts/organizations';
 import { SECOND_FACTOR_POLICIES, SECOND_FACTOR_POLICY_LABELS, setSecondFactorPolicy } from '@/lib/accounts/second-factor-policy';
 import { ActionRefusal, orgAction } from '../../_lib/action';
 
@@ -46,5 +46,15 @@ export const deleteOrganizationAction = orgAction(
     await audit({ action: 'org.deleted', subject: { type: 'organization', id: access.org.id, label: access.org.name } });
     await deleteOrganization(tx, access.org.id);
     return { status: 'ok', message: `${access.org.name} was deleted.`, redirect: '/console' };
+  },
+);
+
+export const renameOrganizationAction = orgAction(
+  { permission: 'org.rename', input: z.object({ name: z.string().trim().min(1, 'Give the organization a name.').max(80, 'A name has at most 80 characters.') }) },
+  async ({ tx, input, access, audit }) => {
+    if (input.name === access.org.name) throw new ActionRefusal('That is its name already.');
+    await renameOrganization(tx, access.org.id, input.name);
+    await audit({ action: 'org.renamed', subject: { type: 'organization', id: access.org.id, label: input.name }, details: { from: access.org.name, to: input.name } });
+    return { status: 'ok', message: `Renamed to ${input.name}. The address stays /console/${access.org.slug}.` };
   },
 );

@@ -5,7 +5,7 @@ import { ActionForm } from '../../_components/action-form';
 import { Field } from '../../_components/fields';
 import { SecondFactorPolicyForm } from './second-factor-policy-form';
 import { SECOND_FACTOR_POLICIES, SECOND_FACTOR_POLICY_LABELS } from '@/lib/accounts/second-factor-policy';
-import { deleteOrganizationAction } from './actions';
+import { deleteOrganizationAction, renameOrganizationAction } from './actions';
 import { BrandingForm } from './branding-form';
 
 export const dynamic = 'force-dynamic';
@@ -17,7 +17,25 @@ export default async function SettingsPage(props: { params: Promise<{ org: strin
   const { org } = access;
   return (
     <>
-      <PageHeader title="Organization settings" description="Whitelabel branding: the sign-in card of every app of this organization wears it." />
+      <PageHeader title="Organization settings" description="Its name and address, whitelabel branding, two-step sign-in." />
+      <section className="panel mb-8" aria-labelledby="identity-heading" data-testid="org-identity">
+        <h2 id="identity-heading" className="mb-1 font-semibold">
+          Name and address
+        </h2>
+        <p className="mb-3 text-sm text-slate-600">
+          Address (slug): <code data-testid="org-slug">{org.slug}</code> — the console is at /console/{org.slug}. It never changes, so links, invitations and
+          the CLI keep working.
+        </p>
+        {access.can('org.rename') ? (
+          <ActionForm action={renameOrganizationAction} org={org.slug} submitLabel="Rename" keepValues testId="rename-org">
+            <Field label="Name" name="name" defaultValue={org.name} required maxLength={80} />
+          </ActionForm>
+        ) : (
+          <p className="text-sm">
+            Name: <strong>{org.name}</strong> (owners rename it).
+          </p>
+        )}
+      </section>
       <BrandingForm
         org={org.slug}
         orgName={org.name}

@@ -1,0 +1,16 @@
+// A page that does not exist inside an organization (an app id that is not one of its apps, a mistyped path): said
+// inside the console, with its navigation, and answered with status 404. (No loading.tsx in this segment: a streamed
+// page would have sent 200 before knowing.)
+import Link from 'next/link';
+
+export default function OrgNotFound() {
+  return (
+    <div className="panel" data-testid="console-not-found">
+      <h1 className="mb-2 text-lg font-semibold">Not found</h1>
+      <p className="mb-4 text-sm text-slate-600">This page does not exist in this organization, or it was deleted.</p>
+      <Link href="/console" className="btn btn-secondary">
+        Back to the console
+      </Link>
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+'use server';
+// Creating an organization from the console: any signed-in person (unless PORTICO_ORG_CREATION=cli), who becomes
+// its owner. A refusal keeps what was typed and says what is wrong next to its field.
+import { headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { createOwnedOrganization, OrganizationRefusal } from '@/lib/accounts/organizations';
+import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { db, runtime } from '@/lib/runtime';
+import { currentConsoleSession } from '../../_lib/session';
+
+export type NewOrgState = { status: 'idle' } | { status: 'error'; values: { name: string; slug: string }; fieldErrors: Partial<Record<'name' | 'slug' | 'form', string>> };
+
+export async function createOrganizationAction(_previous: NewOrgState, data: FormData): Promise<NewOrgState> {
+  const text = (key: string) => {
+    const value = data.get(key);
+    return typeof value === 'string' ? value.slice(0, 200) : '';
+  };
+  const values = { name: text('name'), slug: text('slug').trim().toLowerCase() };
+  const session = await currentConsoleSession();
+  if (!session) return { status: 'error', values, fieldErrors: { form: 'Your console session has ended. Sign in again.' } };
+  if (runtime().env.PORTICO_ORG_CREATION !== 'anyone') return { status: 'error', values, fieldErrors: { form: 'On this installation, organizations are created by its operators (with the CLI).' } };
+  const ip = clientIpFromHeaders(await headers());
+  let slug: string;
+  try {
+    const org = await db().transaction((tx) => createOwnedOrganization(tx, { name: values.name, slug: values.slug, owner: session.user, ip }));
+    slug = org.slug;
+  } catch (error) {
+    if (error instanceof OrganizationRefusal) return { status: 'error', values, fieldErrors: { [error.field]: error.message } };
+    throw error;
+  }
+  redirect(`/console/${slug}/apps?created=org`);
+}

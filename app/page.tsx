@@ -26,6 +26,19 @@ export default async function HomePage() {
       <h2>Where to go</h2>
       <ul>
         <li>
+          <a href="/console">The console</a>: org admins manage apps, clients, agents, members and settings; anyone signed in can create an
+          organization.
+        </li>
+        {runtime().env.PORTICO_CENTRAL_ENABLED ? (
+          <li>
+            <a href="/central">The operator central</a>: operators decide the access agents ask for.
+          </li>
+        ) : null}
+        <li>
+          The documentation is in the <code>docs/</code> folder of Portico&apos;s source (start with <code>README.md</code>); the operator
+          CLI explains itself: <code>npm run portico -- --help</code>.
+        </li>
+        <li>
           Apps sign people in through the issuer <code>{issuer}</code>; its metadata is at{' '}
           <a href="/.well-known/openid-configuration">/.well-known/openid-configuration</a> (also served as{' '}
           <a href="/.well-known/oauth-authorization-server">/.well-known/oauth-authorization-server</a>).

@@ -73,10 +73,13 @@ test('rotation: start shows the new secret once, both work during the overlap, c
   await page.reload();
   await page.getByTestId('start-rotation').getByRole('button', { name: 'Start rotation' }).click();
   const discarded = /PORTICO_CLIENT_SECRET=(\S+)/.exec((await page.getByTestId('secret-once').textContent()) ?? '')?.[1];
-  await page.reload();
+  // Cancelled from the same page: the discarded secret is no longer shown.
   await page.getByTestId('cancel-rotation').getByRole('button', { name: 'Cancel rotation' }).click();
   await page.getByTestId('cancel-rotation').getByRole('button', { name: 'Yes, cancel' }).click();
-  await expect(page.getByTestId('cancel-rotation').getByRole('status')).toContainText('Rotation cancelled');
+  await page.waitForURL(/\/security\?rotation=cancelled$/);
+  await expect(page.getByTestId('rotation-cancelled')).toContainText('Rotation cancelled');
+  await expect(page.getByTestId('secret-once')).toHaveCount(0);
+  await expect(page.locator('body')).not.toContainText(discarded!);
   expect(await secretWorks(discarded!)).toBe(false);
   expect(await secretWorks(newSecret!)).toBe(true);
 

@@ -4,6 +4,7 @@ import { expect, test, type Browser, type Page, type Request } from '@playwright
 import { DEMO, E2E_ISSUER } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 import { consoleSignIn } from './support/console';
+import { expectAccessible } from './support/accessibility';
 import { linkPath, waitForMail } from './support/mail';
 
 async function auditEvents(page: Page): Promise<{ action: string; actorLabel: string; subjectLabel: string | null }[]> {
@@ -138,11 +139,20 @@ test.describe('the console, as an admin', () => {
     await consoleSignIn(page, DEMO);
     await page.getByRole('link', { name: 'Audit log' }).click();
     await expect(page.getByTestId('audit-events')).toContainText('app.created');
-    await page.getByLabel('Type').fill('team.');
+    // The types come from a list of those in the log: a whole family, or one type.
+    await page.getByLabel('Type').selectOption('team.');
     await page.getByRole('button', { name: 'Filter' }).click();
     await expect(page.getByTestId('audit-events')).toContainText('team.created');
     await expect(page.getByTestId('audit-events')).not.toContainText('app.created');
     await page.screenshot({ path: testInfo.outputPath('audit.png'), fullPage: true });
+    // Each event opens whole: its details and its place in the chain.
+    await page.getByTestId('audit-events').getByRole('link', { name: /: team\.created$/ }).first().click();
+    await expect(page.getByRole('heading', { name: /^Audit event #\d+$/ })).toBeVisible();
+    await expect(page.getByTestId('audit-event')).toContainText('team.created');
+    await expect(page.getByTestId('audit-event')).toContainText(/[0-9a-f]{64}/);
+    await expectAccessible(page);
+    await page.screenshot({ path: testInfo.outputPath('audit-event.png'), fullPage: true });
+    expect((await page.request.get('/console/demo/audit/999999999')).status()).toBe(404);
     const csv = await page.request.get('/console/demo/audit/export?format=csv&action=member.');
     expect(csv.headers()['content-type']).toContain('text/csv');
     const lines = (await csv.text()).split('\r\n');

@@ -97,3 +97,16 @@ export async function searchAuditEvents(
   const events = rows.slice(0, page.limit);
   return { events, nextBefore: rows.length > page.limit ? events.at(-1)?.id : undefined };
 }
+
+/** The event types that occur in the organization's log, for the filter's list. */
+export async function listAuditActions(db: Queryable, orgId: string): Promise<string[]> {
+  const rows = await db.selectDistinct({ action: auditEvents.action }).from(auditEvents).where(eq(auditEvents.orgId, orgId)).orderBy(auditEvents.action);
+  return rows.map((row) => row.action);
+}
+
+/** One event of the organization's log (an id of another organization's event finds nothing). */
+export async function findAuditEvent(db: Queryable, orgId: string, id: number): Promise<AuditEvent | undefined> {
+  if (!Number.isSafeInteger(id) || id < 1) return undefined;
+  const [event] = await db.select().from(auditEvents).where(and(eq(auditEvents.orgId, orgId), eq(auditEvents.id, id))).limit(1);
+  return event;
+}

@@ -93,6 +93,13 @@ export function ActionForm(props: {
               <CopyButton text={state.secret.join('\n')} />
             </>
           ) : null}
+          {state.next ? (
+            <p className="mt-3">
+              <a className="btn btn-primary" href={state.next.href} data-testid="action-next">
+                {state.next.label}
+              </a>
+            </p>
+          ) : null}
         </div>
       ) : null}
     </form>

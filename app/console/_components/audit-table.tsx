@@ -1,15 +1,15 @@
+import Link from 'next/link';
 import type { AuditEvent } from '@/lib/audit/events';
 import { visibleText } from '@/lib/util/visible-text';
+import { When } from '../../_components/when';
 
-const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' });
-
-/** Audit events as a table, newest first as given. */
-export function AuditTable({ events, testId, showSubject = true }: { events: AuditEvent[]; testId: string; showSubject?: boolean }) {
+/** Audit events as a table, newest first as given; each opens its detail page (under `detailBase`). */
+export function AuditTable({ events, testId, showSubject = true, detailBase }: { events: AuditEvent[]; testId: string; showSubject?: boolean; detailBase: string }) {
   return (
     <table className="table" data-testid={testId}>
       <thead>
         <tr>
-          <th scope="col">When (UTC)</th>
+          <th scope="col">When</th>
           <th scope="col">Actor</th>
           <th scope="col">Type</th>
           {showSubject ? <th scope="col">Subject</th> : null}
@@ -19,7 +19,11 @@ export function AuditTable({ events, testId, showSubject = true }: { events: Aud
       <tbody>
         {events.map((event) => (
           <tr key={event.id}>
-            <td className="whitespace-nowrap">{time.format(event.occurredAt)}</td>
+            <td>
+              <Link href={`${detailBase}/${event.id}`} aria-label={`Event ${event.id}: ${event.action}`}>
+                <When value={event.occurredAt} relative={false} />
+              </Link>
+            </td>
             <td>{visibleText(event.actorLabel ?? event.actorId ?? event.actorType)}</td>
             <td>
               <code className="text-xs">{event.action}</code>

@@ -19,7 +19,8 @@ import { authorizeOrgAction, type OrgAccess } from './access';
 
 export type ActionState =
   | { status: 'idle' }
-  | { status: 'ok'; message: string; secret?: string[]; redirect?: string }
+  /** `next`: where the person goes once they have read it (after a secret shown once: "I have stored these"). */
+  | { status: 'ok'; message: string; secret?: string[]; redirect?: string; next?: { href: string; label: string } }
   | { status: 'error'; message: string; fieldErrors?: Record<string, string> };
 
 export const idle: ActionState = { status: 'idle' };

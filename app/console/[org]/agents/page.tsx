@@ -55,7 +55,12 @@ export default async function AgentsPage(props: { params: Promise<{ org: string 
           <Field label="Agent name" name="name" required maxLength={80} placeholder="Release bot" />
         </ActionForm>
       </section>
-      {agents.length === 0 ? <EmptyState title="No agents yet" /> : null}
+      {agents.length === 0 ? (
+        <EmptyState title="No agents yet">
+          An agent is software that acts for people here, with its own name in every token (<code>act</code>) and only the permissions you give it. Create
+          one above, choose who may use it, then grant it permissions; people connect it from their MCP client.
+        </EmptyState>
+      ) : null}
       <div className="grid gap-4">
         {agents.map(({ agent, ownerEmail, users, grants, connections }) => (
           <section key={agent.id} className="panel" data-testid={`agent-${agent.name}`} aria-label={`Agent ${agent.name}`}>

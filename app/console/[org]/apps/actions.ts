@@ -52,7 +52,8 @@ export const createAppAction = orgAction(
     await audit({ action: 'app.created', subject: { type: 'app', id: created.app.id, label: created.app.name }, appId: created.app.id, clientId: created.clientId });
     return {
       status: 'ok',
-      message: `Created ${created.app.name}. Copy these values into the app's environment now: the secrets are shown only once.`,
+      message: `Created ${created.app.name}. Copy these values into the app's environment now: the secrets are shown only once. Next, on the app's page: its permissions, who operates it, and (Security) its sign-in settings.`,
+      next: { href: `/console/${access.org.slug}/apps/${created.app.id}`, label: 'I have stored these — open the app' },
       secret: appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret }),
     };
   },

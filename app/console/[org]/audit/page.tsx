@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { searchAuditEvents } from '@/lib/audit/events';
+import { listAuditActions, searchAuditEvents } from '@/lib/audit/events';
 import { listApps } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
@@ -19,9 +19,10 @@ export default async function AuditPage(props: { params: Promise<{ org: string }
   const query = await props.searchParams;
   const { filter, values } = auditFilterFrom(query);
   const before = typeof query.before === 'string' && /^\d+$/.test(query.before) ? Number(query.before) : undefined;
-  const [{ events, nextBefore }, apps] = await Promise.all([
+  const [{ events, nextBefore }, apps, actions] = await Promise.all([
     searchAuditEvents(db(), access.org.id, filter, { before, limit: PAGE_SIZE }),
     listApps(db(), access.org.slug),
+    listAuditActions(db(), access.org.id),
   ]);
   const base = `/console/${access.org.slug}/audit`;
   const filterQuery = new URLSearchParams(Object.entries(values).filter(([, v]) => v !== '')).toString();
@@ -63,7 +64,21 @@ export default async function AuditPage(props: { params: Promise<{ org: string }
         </label>
         <label className="grid gap-1 text-sm">
           Type
-          <input className="input" name="action" defaultValue={values.action} placeholder="app.created or app." />
+          <select className="input" name="action" defaultValue={values.action}>
+            <option value="">Any</option>
+            {[...new Set(actions.map((action) => `${action.split('.')[0]}.`))].map((family) => (
+              <optgroup key={family} label={`${family}*`}>
+                <option value={family}>every {family}* event</option>
+                {actions
+                  .filter((action) => action.startsWith(family))
+                  .map((action) => (
+                    <option key={action} value={action}>
+                      {action}
+                    </option>
+                  ))}
+              </optgroup>
+            ))}
+          </select>
         </label>
         <label className="grid gap-1 text-sm">
           From
@@ -86,7 +101,7 @@ export default async function AuditPage(props: { params: Promise<{ org: string }
         <EmptyState title="No events match">Change the filters, or make a change: it appears here.</EmptyState>
       ) : (
         <div className="panel overflow-x-auto p-0">
-          <AuditTable events={events} testId="audit-events" />
+          <AuditTable events={events} testId="audit-events" detailBase={base} />
         </div>
       )}
       {nextBefore ? (

@@ -30,7 +30,12 @@ export default async function TeamsPage(props: { params: Promise<{ org: string }
           <Field label="Team name" name="name" required maxLength={60} />
         </ActionForm>
       </section>
-      {teams.length === 0 ? <EmptyState title="No teams yet" /> : null}
+      {teams.length === 0 ? (
+        <EmptyState title="No teams yet">
+          A team gives its members an app’s permissions together: grant “Read invoices” to Finance once, instead of to each person. Create the first
+          team above, add members, then grant it permissions from an app’s catalog.
+        </EmptyState>
+      ) : null}
       <div className="grid gap-4">
         {teams.map(({ team, members: teamMembers, grants }) => (
           <section key={team.id} className="panel" data-testid={`team-${team.name}`} aria-label={`Team ${team.name}`}>

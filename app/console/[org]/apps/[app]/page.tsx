@@ -78,7 +78,7 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
           <h2 id="redirects-heading" className="mb-3 font-semibold">
             Redirect URIs
           </h2>
-          <RedirectUriList org={org} appId={app.id} uris={uris} manage={manage} testId="redirect-uris" />
+          <RedirectUriList org={org} appId={app.id} uris={uris} manage={manage} testId="redirect-uris" publishOrigin={app.publishOrigin} />
           {manage ? (
             <ActionForm action={addRedirectUriAction} org={org} submitLabel="Add redirect URI" inline testId="add-redirect-uri">
               <input type="hidden" name="appId" value={app.id} />

@@ -42,8 +42,10 @@ export const completeRotationAction = orgAction(
 export const cancelRotationAction = orgAction(
   { permission: 'apps.manage', input: z.object({ appId, generation, confirmed }) },
   async ({ tx, input, access, audit }) => {
-    await cancelSecretRotation({ tx, audit }, await orgAppOrRefuse(tx, access.org.id, input.appId), input.generation);
-    return { status: 'ok', message: 'Rotation cancelled: the new secret is discarded, the old one works as before.' };
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    await cancelSecretRotation({ tx, audit }, listing, input.generation);
+    // A fresh page: the discarded secret, still on screen in the start form, must not stay there.
+    return { status: 'ok', message: 'Rotation cancelled.', redirect: `/console/${access.org.slug}/apps/${listing.app.id}/security?rotation=cancelled` };
   },
 );
 

@@ -33,8 +33,9 @@ export const metadata: Metadata = { title: 'App security' };
 const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' });
 const SLACK = 'Neither rotation nor revocation reaches an access token already issued: it stays valid until it expires, at most 10 minutes.';
 
-export default async function SecurityPage(props: { params: Promise<{ org: string; app: string }> }) {
+export default async function SecurityPage(props: { params: Promise<{ org: string; app: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await props.params;
+  const cancelled = (await props.searchParams).rotation === 'cancelled';
   const access = await requireOrgAccess(params.org);
   const listing = await findOrgApp(db(), access.org.id, params.app);
   if (!listing) notFound();
@@ -54,6 +55,11 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
   return (
     <>
       <PageHeader title={`${app.name} · Security`} description={SLACK} />
+      {cancelled ? (
+        <div className="alert alert-success mb-4" role="status" data-testid="rotation-cancelled">
+          Rotation cancelled: the new secret is discarded, the old one works as before.
+        </div>
+      ) : null}
       <div className="grid gap-6 lg:grid-cols-2">
         <section className="panel" aria-labelledby="rotation-heading" data-testid="rotation">
           <h2 id="rotation-heading" className="mb-2 font-semibold">
@@ -166,7 +172,7 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
           <h2 id="recent-heading" className="mb-2 font-semibold">
             Recent activity
           </h2>
-          <AuditTable events={recent.events} testId="security-audit" showSubject={false} />
+          <AuditTable events={recent.events} testId="security-audit" showSubject={false} detailBase={`/console/${access.org.slug}/audit`} />
         </section>
       </div>
       <p className="mt-6 text-sm">

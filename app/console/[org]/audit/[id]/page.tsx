@@ -1,0 +1,57 @@
+// One audit event, whole: who, what, when, from where, its details as recorded, and its place in the tamper-evident
+// chain (sequence, previous hash, hash). Only an event of this organization's log is shown.
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { findAuditEvent } from '@/lib/audit/events';
+import { db } from '@/lib/runtime';
+import { visibleText } from '@/lib/util/visible-text';
+import { When } from '../../../../_components/when';
+import { requireOrgAccess } from '../../../_lib/access';
+import { PageHeader } from '../../../_components/page-header';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'Audit event' };
+
+export default async function AuditEventPage(props: { params: Promise<{ org: string; id: string }> }) {
+  const params = await props.params;
+  const access = await requireOrgAccess(params.org);
+  if (!access.can('audit.read')) notFound();
+  const event = /^\d{1,15}$/.test(params.id) ? await findAuditEvent(db(), access.org.id, Number(params.id)) : undefined;
+  if (!event) notFound();
+  const rows: [string, React.ReactNode][] = [
+    ['When', <When key="when" value={event.occurredAt} />],
+    ['Type', <code key="type">{event.action}</code>],
+    ['Actor', `${visibleText(event.actorLabel ?? event.actorId ?? '—')} (${event.actorType}${event.actorId ? `, ${visibleText(event.actorId)}` : ''})`],
+    ['From', event.ip ?? '—'],
+    ['Subject', event.subjectType ? `${visibleText(event.subjectLabel ?? event.subjectId ?? '—')} (${event.subjectType}${event.subjectId ? `, ${visibleText(event.subjectId)}` : ''})` : '—'],
+    ['App', event.appId ?? '—'],
+    ['Client', event.clientId ? visibleText(event.clientId) : '—'],
+    ['Acting agent', event.act ? visibleText(event.act) : '—'],
+    ['Chain', `event #${event.chainSeq} of ${access.org.slug}'s chain`],
+    ['Previous hash', <code key="prev" className="break-all text-xs">{event.prevHash || '(first event)'}</code>],
+    ['Hash', <code key="hash" className="break-all text-xs">{event.hash}</code>],
+  ];
+  return (
+    <>
+      <PageHeader title={`Audit event #${event.id}`} description="As recorded, in the same transaction as the change it describes." />
+      <section className="panel" data-testid="audit-event">
+        <dl className="grid grid-cols-1 gap-x-4 gap-y-2 text-sm sm:grid-cols-[10rem_1fr]">
+          {rows.map(([label, value]) => (
+            <div key={label} className="contents">
+              <dt className="text-slate-500">{label}</dt>
+              <dd>{value}</dd>
+            </div>
+          ))}
+        </dl>
+        <h2 className="mb-2 mt-6 font-semibold">Details</h2>
+        <pre className="overflow-x-auto rounded-md bg-slate-100 p-3 text-xs" data-testid="audit-event-details">
+          {visibleText(JSON.stringify(event.details, null, 2))}
+        </pre>
+      </section>
+      <p className="mt-6 text-sm">
+        <Link href={`/console/${access.org.slug}/audit`}>Back to the audit log</Link>
+      </p>
+    </>
+  );
+}

@@ -22,8 +22,16 @@ test('an app is created, turned off and on, and deleted; its sign-ins and tokens
 
   await page.goto('/console/demo/apps/new');
   await page.getByLabel('Name').fill('Lifecycle');
-  await page.getByLabel('Publish address').fill('https://lifecycle.demo.test');
+  await page.getByLabel('Publish address').fill('ftp://lifecycle.demo.test');
   await page.getByLabel('Redirect URI').fill(REDIRECT);
+  await page.getByTestId('create-app').getByRole('button', { name: 'Create app' }).click();
+  // Refused: the error stands next to its field, which is marked; everything typed stays.
+  await expect(page.getByLabel('Publish address')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByTestId('create-app').getByTestId('field-error-field-origin')).toBeVisible();
+  await expect(page.getByLabel('Name')).toHaveValue('Lifecycle');
+  await expect(page.getByLabel('Redirect URI')).toHaveValue(REDIRECT);
+  await expectAccessible(page);
+  await page.getByLabel('Publish address').fill('https://lifecycle.demo.test');
   await page.getByTestId('create-app').getByRole('button', { name: 'Create app' }).click();
   const credentials = (await page.getByTestId('secret-once').textContent()) ?? '';
   const clientId = /PORTICO_CLIENT_ID=(\S+?)(?=PORTICO_|\s|$)/.exec(credentials)?.[1];

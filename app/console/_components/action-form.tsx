@@ -4,6 +4,7 @@
 import { startTransition, useActionState, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ActionState } from '../_lib/action';
 import { CopyButton } from '../../_components/copy-button';
+import { FieldErrorsContext } from './fields';
 
 type Action = (state: ActionState, formData: FormData) => Promise<ActionState>;
 
@@ -51,7 +52,7 @@ export function ActionForm(props: {
     >
       <input type="hidden" name="org" value={props.org} />
       {props.confirm ? <input type="hidden" name="confirmed" value={armed ? 'yes' : 'no'} /> : null}
-      {props.children}
+      <FieldErrorsContext.Provider value={state.status === 'error' ? state.fieldErrors : undefined}>{props.children}</FieldErrorsContext.Provider>
       {armed && props.confirm ? (
         <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-900">
           <p className="mb-2">{props.confirm}</p>

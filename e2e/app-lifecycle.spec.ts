@@ -99,6 +99,13 @@ test('an app is created, turned off and on, and deleted; its sign-ins and tokens
   await page.waitForURL(/\/console\/demo\/apps\?deleted=1$/);
   await expect(page.getByTestId('app-deleted')).toBeVisible();
   await expect(page.getByRole('link', { name: 'Lifecycle' })).toHaveCount(0);
+  // On a phone the navigation folds into one menu.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(page.getByRole('navigation', { name: 'Organization', exact: true })).toBeHidden();
+  await page.getByTestId('nav-menu').getByText('Menu').click();
+  await expect(page.getByRole('navigation', { name: 'Organization menu' }).getByRole('link', { name: 'Audit log' })).toBeVisible();
+  await page.screenshot({ path: testInfo.outputPath('apps-390.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 720 });
   await expect(oidc.refreshTokenGrant(config, refreshed.refresh_token!)).rejects.toThrow();
   // Its page is gone: 404, said inside the console (its navigation stays); so is any path the console does not serve.
   for (const missing of [appUrl, `${E2E_ISSUER}/console/demo/no-such-page`]) {

@@ -51,13 +51,24 @@ export default async function OrgLayout(props: { children: ReactNode; params: Pr
               ) : null}
             </ul>
           </details>
-          <nav aria-label="Organization" className="flex flex-wrap gap-1">
+          <nav aria-label="Organization" className="hidden flex-wrap gap-1 lg:flex">
             {nav.map((item) => (
               <NavLink key={item.href} href={item.href}>
                 {item.label}
               </NavLink>
             ))}
           </nav>
+          {/* Narrow screens: the same links behind one menu button. */}
+          <details className="relative lg:hidden" data-testid="nav-menu">
+            <summary className="cursor-pointer rounded-md border border-slate-300 px-3 py-1 text-sm">Menu</summary>
+            <nav aria-label="Organization menu" className="absolute z-10 mt-1 grid min-w-48 gap-1 rounded-md border border-slate-200 bg-white p-2 shadow-lg">
+              {nav.map((item) => (
+                <NavLink key={item.href} href={item.href}>
+                  {item.label}
+                </NavLink>
+              ))}
+            </nav>
+          </details>
           <div className="ml-auto flex items-center gap-3 text-sm">
             <Link href="/console/account" className="no-underline">
               {access.user.email}

@@ -112,7 +112,7 @@ test('an app is created, turned off and on, and deleted; its sign-ins and tokens
     const response = await page.goto(missing);
     expect(response?.status(), missing).toBe(404);
     await expect(page.getByTestId('console-not-found')).toBeVisible();
-    await expect(page.getByRole('navigation', { name: 'Organization' })).toBeVisible();
+    await expect(page.getByRole('navigation', { name: 'Organization', exact: true })).toBeVisible();
   }
   const events = (await (await page.request.get('/console/demo/audit/export?format=json')).json()) as { action: string; subjectLabel: string | null }[];
   expect(events.filter((event) => event.subjectLabel === 'Lifecycle').map((event) => event.action)).toEqual(['app.deleted', 'app.enabled', 'app.disabled', 'app.created']);

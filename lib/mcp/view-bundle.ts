@@ -26,3 +26,12 @@ export function viewScript(entry: string): Promise<string> {
 }
 
 export const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/** The styles every view shares (each adds its own after them). */
+export const VIEW_BASE_STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#0f172a;background:#fff}
+main{padding:14px;max-width:720px}
+h1{font-size:16px;margin:0 0 6px}
+dl{display:grid;grid-template-columns:7rem 1fr;gap:2px 10px;margin:8px 0}
+dt{color:#64748b}
+input{width:100%;box-sizing:border-box;font:inherit;padding:5px 7px;border:1px solid #cbd5e1;border-radius:6px}
+button{font:inherit;padding:5px 12px;border-radius:6px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;margin-top:6px}`;

@@ -1,7 +1,7 @@
 // The approval view served as the MCP Apps resource `ui://portico/authorizations-v1.html` (MIME
 // `text/html;profile=mcp-app`): one static page, the same for every request and person, with no credential in it.
 // Its script (./view.ts with @modelcontextprotocol/ext-apps) is bundled once per process (../view-bundle.ts).
-import { escapeAttribute, viewScript } from '../view-bundle';
+import { escapeAttribute, VIEW_BASE_STYLE, viewScript } from '../view-bundle';
 
 export const APPROVAL_VIEW_URI = 'ui://portico/authorizations-v1.html';
 
@@ -16,13 +16,7 @@ export async function approvalViewHtml(issuer: string): Promise<string> {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Portico access request</title>
 <style>
-body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#0f172a;background:#fff}
-main{padding:14px;max-width:720px}
-h1{font-size:16px;margin:0 0 6px}
-dl{display:grid;grid-template-columns:7rem 1fr;gap:2px 10px;margin:8px 0}
-dt{color:#64748b}
-input{width:100%;box-sizing:border-box;font:inherit;padding:5px 7px;border:1px solid #cbd5e1;border-radius:6px}
-button{font:inherit;padding:5px 12px;border-radius:6px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;margin-top:6px}
+${VIEW_BASE_STYLE}
 code{background:#f1f5f9;padding:1px 4px;border-radius:4px}
 iframe{width:100%;height:460px;border:1px solid #cbd5e1;border-radius:8px;margin-top:8px}
 .note{background:#fef9c3;border:1px solid #fde047;border-radius:6px;padding:6px 8px}

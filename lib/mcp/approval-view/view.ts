@@ -8,6 +8,7 @@
 //   - the status is read through the host only if `serverTools` is an object (true, lists or text enable nothing).
 import { App, LATEST_PROTOCOL_VERSION, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-with-deps';
 import { centralRequestUrl, embeddedCentralRequestUrl, isApprovalRequestId } from '../../approvals/central-urls';
+import { element, isObject, note, setText, show } from '../view-dom';
 
 const STATUS_TOOL = 'permissions.approval_status';
 const HANDSHAKE_TIMEOUT_MS = 5000;
@@ -15,19 +16,9 @@ const FRAME_READY_TIMEOUT_MS = 10000;
 const STATUS_POLL_MS = 3000;
 const STATUS_POLL_LIMIT = 200;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 const main = element<HTMLElement>('view');
 const issuerOrigin = main.dataset.origin ?? '';
-const show = (id: string, visible = true) => element(id).toggleAttribute('hidden', !visible);
-const setText = (id: string, text: string) => {
-  element(id).textContent = text;
-};
-function note(text: string) {
-  setText('note', text);
-  show('note');
-}
 
 // The version the host answered ui/initialize with: the App does not keep it, so the handshake is watched here.
 let negotiatedVersion: string | undefined;

@@ -1,7 +1,7 @@
 // The confirmation view served as the MCP Apps resource `ui://portico/confirmations-v1.html` (MIME
 // `text/html;profile=mcp-app`): one static page, the same for every call and person, with no credential in it. Its
 // script (./view.ts) is bundled once per process (../view-bundle.ts).
-import { escapeAttribute, viewScript } from '../view-bundle';
+import { escapeAttribute, VIEW_BASE_STYLE, viewScript } from '../view-bundle';
 
 export const CONFIRMATION_VIEW_URI = 'ui://portico/confirmations-v1.html';
 
@@ -15,13 +15,7 @@ export async function confirmationViewHtml(issuer: string): Promise<string> {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Portico confirmation</title>
 <style>
-body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#0f172a;background:#fff}
-main{padding:14px;max-width:720px}
-h1{font-size:16px;margin:0 0 6px}
-dl{display:grid;grid-template-columns:7rem 1fr;gap:2px 10px;margin:8px 0}
-dt{color:#64748b}
-input{width:100%;box-sizing:border-box;font:inherit;padding:5px 7px;border:1px solid #cbd5e1;border-radius:6px}
-button{font:inherit;padding:5px 12px;border-radius:6px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;margin-top:6px}
+${VIEW_BASE_STYLE}
 pre{white-space:pre-wrap;word-break:break-word;background:#f8fafc;border:1px solid #e2e8f0;border-radius:6px;padding:8px;margin:4px 0 0}
 .note{background:#fef9c3;border:1px solid #fde047;border-radius:6px;padding:6px 8px}
 .muted{color:#64748b}

@@ -6,23 +6,14 @@
 //   - `ui/open-link` is offered only as a button (the person's click) and only if the host advertised openLinks.
 import { App, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-with-deps';
 import { confirmationIdOfUrl } from '../confirmation-urls';
+import { element, isObject, note, setText, show } from '../view-dom';
 
 const CONFIRMATION_META = 'io.portico/confirmation';
 const HANDSHAKE_TIMEOUT_MS = 5000;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 const main = element<HTMLElement>('view');
 const issuer = main.dataset.issuer ?? '';
-const show = (id: string, visible = true) => element(id).toggleAttribute('hidden', !visible);
-const setText = (id: string, text: string) => {
-  element(id).textContent = text;
-};
-function note(text: string) {
-  setText('note', text);
-  show('note');
-}
 
 interface HeldCall {
   status: 'confirmation_required' | 'waiting' | 'denied';

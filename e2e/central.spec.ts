@@ -145,10 +145,14 @@ test('an agent asks, the operator decides in the central, and the status follows
   await expect(workRow.getByTestId('action-ok')).toBeVisible();
   expect(await status(work.request_id!)).toBe('grant_revoked');
 
+  // Decided with the keyboard alone: tick the box with Space, Tab to Approve, Enter.
   const archive = await ask('read', '/ledgers/archive');
   await central.goto(archive.operator_approval_url!);
-  await central.getByLabel('I have read what is asked, and I approve it.').check();
-  await central.getByRole('button', { name: 'Approve' }).click();
+  await central.getByLabel('I have read what is asked, and I approve it.').focus();
+  await central.keyboard.press('Space');
+  await central.keyboard.press('Tab');
+  await expect(central.getByRole('button', { name: 'Approve' })).toBeFocused();
+  await central.keyboard.press('Enter');
   await expect(central.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
   // The owner's own API client, authorized in a browser of its own (this page's Portico session is the pilot's).
   const ownerBrowser = await browser.newContext({ baseURL: E2E_ISSUER });

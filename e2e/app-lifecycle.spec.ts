@@ -53,7 +53,13 @@ test('an app is created, turned off and on, and deleted; its sign-ins and tokens
     return { request, callback };
   };
   const first = await signIn();
-  await fillSignIn(member, PERSON.email, PERSON.password);
+  // With the keyboard alone: the email field has the focus first, Tab to the password, Enter.
+  await expect(member.getByLabel('Email')).toBeFocused();
+  await member.keyboard.type(PERSON.email);
+  await member.keyboard.press('Tab');
+  await expect(member.getByLabel('Password')).toBeFocused();
+  await member.keyboard.type(PERSON.password);
+  await member.keyboard.press('Enter');
   const tokens = await oidc.authorizationCodeGrant(config, await first.callback(), { pkceCodeVerifier: first.request.codeVerifier, expectedState: first.request.state, expectedNonce: first.request.nonce });
   expect(tokens.refresh_token).toBeTruthy();
 

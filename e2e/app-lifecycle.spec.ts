@@ -9,7 +9,7 @@ import { DEMO, E2E_ISSUER } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 import { fillSignIn, interceptCallback, newAuthorizationRequest } from './support/relying-party';
 
-const REDIRECT = 'http://127.0.0.1:4999/lifecycle/callback';
+const REDIRECT = 'http://127.0.0.1:4995/lifecycle/callback';
 const PERSON = ROCKETS.outsider;
 
 test('an app is created, turned off and on, and deleted; its sign-ins and tokens follow', async ({ page, browser }, testInfo) => {
@@ -47,7 +47,7 @@ test('an app is created, turned off and on, and deleted; its sign-ins and tokens
   // A member signs in to it, in their own browser (kept: its session is what a turned-off app must not honour).
   const member = await (await browser.newContext({ baseURL: E2E_ISSUER })).newPage();
   const signIn = async () => {
-    const request = await newAuthorizationRequest(config, 'openid email offline_access', { prompt: 'consent' });
+    const request = await newAuthorizationRequest(config, 'openid email offline_access', { prompt: 'consent', redirect_uri: REDIRECT });
     const callback = await interceptCallback(member, REDIRECT);
     await member.goto(request.url.href);
     return { request, callback };
@@ -66,6 +66,7 @@ test('an app is created, turned off and on, and deleted; its sign-ins and tokens
   // Off.
   await page.goto('/console/demo/apps');
   await page.getByRole('link', { name: 'Lifecycle' }).click();
+  await page.waitForURL(/\/console\/demo\/apps\/[0-9a-f-]{36}$/);
   const appUrl = page.url();
   await page.getByTestId('set-app-disabled').getByRole('button', { name: 'Turn the app off' }).click();
   await expect(page.getByTestId('set-app-disabled').getByRole('status')).toContainText('Lifecycle is off');
@@ -75,7 +76,7 @@ test('an app is created, turned off and on, and deleted; its sign-ins and tokens
   await expect(page.getByTestId('app-off-lifecycle')).toHaveText('off');
 
   // The member's browser, still signed in: the card says the app is off; no password is asked, no code comes.
-  await member.goto((await newAuthorizationRequest(config, 'openid email')).url.href);
+  await member.goto((await newAuthorizationRequest(config, 'openid email', { redirect_uri: REDIRECT })).url.href);
   await expect(member.getByTestId('authorization-refused')).toHaveAttribute('data-reason', 'app_disabled');
   await expect(member.getByTestId('authorization-refused')).toContainText('turned it off for now');
   await expect(member.getByLabel('Password')).toHaveCount(0);

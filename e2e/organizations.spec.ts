@@ -36,7 +36,7 @@ test('a person with no organization creates one, owns it, and renames it; the ad
   await page.goto('/console/founder-works/settings');
   await expect(page.getByTestId('org-slug')).toHaveText('founder-works');
   const rename = page.getByTestId('rename-org');
-  await rename.getByLabel('Name').fill('');
+  await rename.getByLabel('Name').fill('   ');
   await rename.getByRole('button', { name: 'Rename' }).click();
   await expect(rename.getByTestId('action-error')).toContainText('Give the organization a name.');
   await expect(rename.getByTestId('action-error')).not.toContainText('name:');

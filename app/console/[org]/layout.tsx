@@ -26,7 +26,7 @@ export default async function OrgLayout(props: { children: ReactNode; params: Pr
   return (
     <div className="min-h-screen bg-slate-50">
       <header className="border-b border-slate-200 bg-white">
-        <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-4 px-4 py-3">
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-3 px-4 py-3">
           <Link href="/console" className="font-semibold text-indigo-700 no-underline">
             Portico
           </Link>
@@ -70,7 +70,7 @@ export default async function OrgLayout(props: { children: ReactNode; params: Pr
             </nav>
           </details>
           <div className="ml-auto flex items-center gap-3 text-sm">
-            <Link href="/console/account" className="no-underline">
+            <Link href="/console/account" className="block max-w-48 truncate no-underline" title={access.user.email}>
               {access.user.email}
             </Link>
             <form method="post" action="/console/session/end">

@@ -88,7 +88,7 @@ export function ActionForm(props: {
           <p>{state.message}</p>
           {state.secret ? (
             <>
-              <pre className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-50" data-testid="secret-once">
+              <pre className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-50" data-testid="secret-once" tabIndex={0} aria-label="Shown once">
                 {state.secret.join('\n')}
               </pre>
               <CopyButton text={state.secret.join('\n')} />

@@ -57,7 +57,7 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
           <h2 id="identity-heading" className="mb-3 font-semibold">
             Identity variables
           </h2>
-          <pre className="overflow-x-auto rounded-md bg-slate-100 p-3 text-xs" data-testid="app-env">
+          <pre className="overflow-x-auto rounded-md bg-slate-100 p-3 text-xs" data-testid="app-env" tabIndex={0} aria-label="Identity variables">
             {appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId, appIdentity: app.identity }).join('\n')}
           </pre>
         </section>

@@ -45,7 +45,7 @@ export default async function AuditEventPage(props: { params: Promise<{ org: str
           ))}
         </dl>
         <h2 className="mb-2 mt-6 font-semibold">Details</h2>
-        <pre className="overflow-x-auto rounded-md bg-slate-100 p-3 text-xs" data-testid="audit-event-details">
+        <pre className="overflow-x-auto rounded-md bg-slate-100 p-3 text-xs" data-testid="audit-event-details" tabIndex={0} aria-label="Details as recorded">
           {visibleText(JSON.stringify(event.details, null, 2))}
         </pre>
       </section>

@@ -171,7 +171,7 @@ test('a password change ends the other console sessions and mails a notice; an a
   await page.goto('/console/account');
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
   await other.goto('/console/account');
-  await other.waitForURL(/\/console\/login$/);
+  await other.waitForURL(/\/console\/login\?next=%2Fconsole%2Faccount$/);
   await page.screenshot({ path: testInfo.outputPath('account.png'), fullPage: true });
 
   // The demo owner sends alice a reset link: the admin sees a confirmation, never a link or a password.

@@ -172,7 +172,7 @@ test.describe('the console, as an admin', () => {
     await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
     await expect(page.getByRole('status')).toHaveText('Every other session has ended.');
     await otherPage.goto('/console/demo/apps');
-    await expect(otherPage).toHaveURL(/\/console\/login$/);
+    await expect(otherPage).toHaveURL(/\/console\/login\?next=%2Fconsole%2Fdemo%2Fapps$/);
     await other.close();
   });
 });

@@ -286,8 +286,10 @@ test.describe('the console, as a member', () => {
     await consoleSignIn(page, ROCKETS.member);
     await page.getByTestId('org-switcher').locator('summary').click();
     await page.screenshot({ path: testInfo.outputPath('switcher.png'), fullPage: true });
-    const other = page.getByTestId('org-switcher').getByRole('link');
+    // Both organizations, and a way to create another.
+    const other = page.getByTestId('org-switcher').getByRole('link').filter({ hasNotText: 'New organization' });
     await expect(other).toHaveCount(2);
+    await expect(page.getByTestId('org-switcher').getByRole('link', { name: '+ New organization' })).toHaveAttribute('href', '/console/orgs/new');
     const current = new URL(page.url()).pathname.split('/')[2];
     await other.filter({ hasNotText: current === 'demo' ? 'Demo Organization' : ROCKETS.orgName }).click();
     await expect(page).not.toHaveURL(new RegExp(`/console/${current}/`));

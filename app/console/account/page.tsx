@@ -182,7 +182,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
           {memberships.length === 0 ? <p className="text-sm text-slate-600">You do not belong to any organization yet.</p> : null}
           {runtime().env.PORTICO_ORG_CREATION === 'anyone' ? (
             <p className="mb-2 text-sm">
-              <Link href="/console/orgs/new" data-testid="new-org-link">
+              <Link href="/console/orgs/new" className="underline" data-testid="new-org-link">
                 Create an organization
               </Link>{' '}
               (you will be its owner).

@@ -24,9 +24,9 @@ export interface OwnFactorChange {
 /** The form field a step-up refusal stands next to on the account page. */
 export const STEP_UP_FIELDS = { password: 'currentPassword', code: 'stepUpCode', passkey: 'form' } as const;
 
-async function stepUp(db: Database, change: OwnFactorChange): Promise<void> {
+async function stepUp(db: Database, change: OwnFactorChange, addsFactor = false): Promise<void> {
   try {
-    await verifyStepUp(db, change.keys.atRestKey, { user: change.user, proof: change.proof, ip: change.ip, rp: change.keys.rp, context: accountFactorsContext(change.user.id) });
+    await verifyStepUp(db, change.keys.atRestKey, { user: change.user, proof: change.proof, ip: change.ip, rp: change.keys.rp, context: accountFactorsContext(change.user.id), addsFactor });
   } catch (error) {
     if (error instanceof StepUpRefusal) throw new SecondFactorRefusal(error.message, STEP_UP_FIELDS[error.field]);
     throw error;
@@ -35,7 +35,7 @@ async function stepUp(db: Database, change: OwnFactorChange): Promise<void> {
 
 /** Turns on the authenticator waiting for its first code; answers the recovery codes, once. */
 export async function confirmOwnTotp(db: Database, change: OwnFactorChange & { code: string; mail: AccountMailContext }): Promise<string[]> {
-  await stepUp(db, change);
+  await stepUp(db, change, true);
   return db.transaction(async (tx) => {
     const { recoveryCodes: codes } = await confirmTotpEnrollment(tx, change.keys.atRestKey, change.user, change.code);
     await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.enrolled', subject: personSubject(change.user), details: { kind: 'totp' } });

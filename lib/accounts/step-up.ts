@@ -62,10 +62,15 @@ export async function verifyStepUp(
     context: string;
     /** The organization the decision is about: where its policy requires a second factor, a password alone is refused. */
     orgId?: string | null;
+    /**
+     * The change adds a second factor: with none yet, the password is all the person has, and a policy requiring a
+     * factor asks for exactly this change, so it is not refused for being a password alone.
+     */
+    addsFactor?: boolean;
   },
 ): Promise<StepUpFactor> {
   const factor = await stepUpFactorOf(db, input.user.id);
-  if (factor === 'password' && (await secondFactorRequired(db, input.user.id, input.orgId ?? undefined))) {
+  if (factor === 'password' && !input.addsFactor && (await secondFactorRequired(db, input.user.id, input.orgId ?? undefined))) {
     throw new StepUpRefusal('Your organization requires a second factor for this: add a passkey or an authenticator app on your account page first.', 'password');
   }
   if (factor === 'passkey') {
@@ -105,6 +110,6 @@ export const accountFactorsContext = (userId: string) => `account_factors:${user
  * cannot add an authenticator of its own where a stronger factor exists.
  */
 export async function passkeyRegistrationAfterStepUp(db: Queryable, atRestKey: Uint8Array, rp: RelyingParty, input: { user: User; proof: StepUpProof; ip: string }) {
-  await verifyStepUp(db, atRestKey, { ...input, rp, context: accountFactorsContext(input.user.id) });
+  await verifyStepUp(db, atRestKey, { ...input, rp, context: accountFactorsContext(input.user.id), addsFactor: true });
   return passkeyRegistrationOptions(db, rp, input.user);
 }

@@ -213,9 +213,10 @@ const isHelp = (word: string | undefined) => word === '--help' || word === '-h' 
 export function parseCommandLine(argv: readonly string[]): CommandLine {
   const [noun, verb, ...rest] = argv;
   if (noun === undefined || isHelp(noun)) return { kind: 'help', text: overviewHelp() };
-  const verbs = CATALOG[noun];
+  // Own keys only: "constructor" or "__proto__" are no commands.
+  const verbs = Object.hasOwn(CATALOG, noun) ? CATALOG[noun] : undefined;
   if (!verbs) return { kind: 'misuse', text: `Unknown command "${noun}".\n\n${overviewHelp()}` };
-  if (verb === undefined || isHelp(verb) || !verbs[verb]) {
+  if (verb === undefined || isHelp(verb) || !Object.hasOwn(verbs, verb)) {
     const list = Object.keys(verbs)
       .map((name) => `  ${CLI_PREFIX} ${noun} ${name}  — ${verbs[name]!.summary}`)
       .join('\n');
@@ -223,7 +224,10 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     return { kind: known ? 'help' : 'misuse', text: `${known ? '' : `"${noun}" has no command "${verb}". `}The ${noun} commands:\n${list}` };
   }
   const spec = verbs[verb]!;
-  if (rest.some(isHelp)) return { kind: 'help', text: commandHelp(noun, verb) };
+  // --help (or -h) as an option asks for help; the same word as an option's value (--name help) or after `--` does not.
+  const optionsEnd = rest.indexOf('--');
+  const asked = (optionsEnd === -1 ? rest : rest.slice(0, optionsEnd)).some((word, index, words) => (word === '--help' || word === '-h') && !takesValue(spec, words[index - 1]));
+  if (asked) return { kind: 'help', text: commandHelp(noun, verb) };
   const options = Object.fromEntries(Object.entries(spec.options).map(([name, option]) => [name, { type: option.type, ...(option.multiple ? { multiple: true } : {}) }]));
   try {
     const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
@@ -231,6 +235,11 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   } catch (error) {
     return { kind: 'misuse', text: `${plainParseError(error, spec)}\n\n${commandHelp(noun, verb)}` };
   }
+}
+
+/** Whether the word before names a string option (so the word after it is that option's value). */
+function takesValue(spec: CommandSpec, previous: string | undefined): boolean {
+  return previous !== undefined && previous.startsWith('--') && !previous.includes('=') && spec.options[previous.slice(2)]?.type === 'string';
 }
 
 /** node:util's parse errors in the CLI's words (the option named as typed, and what this command takes). */

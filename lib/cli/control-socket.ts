@@ -17,6 +17,10 @@ const MAX_SOCKET_PATH = 100;
 const MAX_CONNECTIONS = 8;
 /** A command that waits this long (a question nobody answers) is ended. */
 const IDLE_MS = 10 * 60_000;
+/** A connection that has not asked and proved who it is by then is ended (it holds one of the few slots). */
+const PROOF_MS = 10_000;
+/** Messages waiting to be read; a peer sending more than a command needs is cut off. */
+const MAX_QUEUED = 4;
 
 export interface ControlSocketOptions {
   dataDir: string;
@@ -83,8 +87,10 @@ export async function startControlSocket(options: ControlSocketOptions): Promise
   const operator = `cli:${userInfo().username}@${hostname()}`;
   const open = new Set<Socket>();
   const server = createServer((socket) => {
+    // A peer that went away must never crash the server (EPIPE, ECONNRESET).
+    socket.on('error', () => {});
     if (open.size >= MAX_CONNECTIONS) {
-      socket.end(`${JSON.stringify({ type: 'refused', message: 'Too many CLI commands at once: try again in a moment.' } satisfies ServerMessage)}\n`);
+      socket.end(`${JSON.stringify({ type: 'refused', message: 'Too many CLI commands at once: try again in a moment.' } satisfies ServerMessage)}\n`, () => socket.destroy());
       return;
     }
     open.add(socket);
@@ -94,23 +100,28 @@ export async function startControlSocket(options: ControlSocketOptions): Promise
       socket.destroy();
     });
   });
-  // Created owner-only (the umask, process-wide, only for the synchronous bind), then made so again in case.
-  const previousUmask = process.umask(0o177);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(socketPath, () => {
-        server.off('error', reject);
-        resolve();
-      });
+      // Created owner-only: the umask (process-wide) only around the bind, which listen() makes synchronously.
+      const previousUmask = process.umask(0o177);
+      try {
+        server.listen(socketPath, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      } finally {
+        process.umask(previousUmask);
+      }
     });
+    await chmod(socketPath, 0o600);
   } catch (error) {
     log(`No CLI control socket on ${socketPath}: ${error instanceof Error ? error.message : String(error)}`);
+    server.close();
     return undefined;
-  } finally {
-    process.umask(previousUmask);
   }
-  await chmod(socketPath, 0o600);
+  // Later failures (out of file descriptors on accept) are logged; they must not end the identity provider.
+  server.on('error', (error) => log(`CLI control socket: ${error.message}`));
   return {
     path: socketPath,
     close: () =>
@@ -129,7 +140,7 @@ async function serveCommand(socket: Socket, options: ControlSocketOptions, opera
     send({ type: 'refused', message });
     socket.end();
   };
-  socket.setTimeout(IDLE_MS, () => socket.destroy());
+  socket.setTimeout(PROOF_MS, () => socket.destroy());
   const nonce = randomBytes(18).toString('base64url');
   const inbox: unknown[] = [];
   let waiting: ((message: unknown) => void) | undefined;
@@ -146,14 +157,14 @@ async function serveCommand(socket: Socket, options: ControlSocketOptions, opera
       const resolve = waiting;
       waiting = undefined;
       resolve(message);
-    } else inbox.push(message);
+    } else if (inbox.length >= MAX_QUEUED) socket.destroy();
+    else inbox.push(message);
   };
   socket.on('data', jsonLines(deliver, () => socket.destroy()));
   socket.once('close', () => {
     closed = true;
     waiting?.(undefined);
   });
-  socket.on('error', () => {});
 
   send({ type: 'hello', nonce });
   const run = (await next()) as { type?: unknown; argv?: unknown; interactive?: unknown } | undefined;
@@ -166,6 +177,7 @@ async function serveCommand(socket: Socket, options: ControlSocketOptions, opera
     refuse(`Refused: ${refusal}.`);
     return;
   }
+  socket.setTimeout(IDLE_MS, () => socket.destroy());
   const interactive = run.interactive === true;
   let code: number;
   try {

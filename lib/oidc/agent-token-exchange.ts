@@ -104,6 +104,8 @@ export function registerAgentTokenExchange(provider: Provider, db: () => Databas
       }
       const connection = await findConnection(db(), params.subject_token);
       if (!connection || connection.agentDisabled) throw new errors.InvalidGrant('the subject is not an active agent connection');
+      // A turned-off app issues no token of any kind (lib/clients/apps.ts setAppDisabled).
+      if (connection.app.disabledAt) throw new errors.InvalidGrant('the app is turned off');
       const resource = appResource(connection.app.publishOrigin);
       if (params.resource !== undefined && params.resource !== resource) throw new errors.InvalidTarget('the resource is not the connection’s app');
 
@@ -206,6 +208,7 @@ export async function requestAgentToken(
   const connection = await findConnection(db, input.connectionId);
   if (!connection || connection.orgId !== input.orgId) return { ok: false, status: 404, error: 'not_found', description: 'no such connection in this organization' };
   if (connection.agentDisabled) return { ok: false, status: 409, error: 'invalid_grant', description: 'the agent is disabled: no token is issued for it' };
+  if (connection.app.disabledAt) return { ok: false, status: 409, error: 'invalid_grant', description: 'the app is turned off: no token is issued for it' };
   const allowed =
     connection.mode === 'delegated'
       ? connection.delegateUserId === input.personId

@@ -11,6 +11,7 @@ import { createOrganization } from '../../lib/accounts/organizations';
 import { addMember } from '../../lib/accounts/memberships';
 import { agentConnections } from '../../lib/db/schema';
 import { addPermission } from '../../lib/clients/permission-catalog';
+import { setAppDisabled } from '../../lib/clients/apps';
 import { agentTokenRequestBody, porticoClientAssertion, requestAgentToken, PORTICO_INTERNAL_CLIENT_ID, TOKEN_EXCHANGE_GRANT, AGENT_CONNECTION_TOKEN_TYPE } from '../../lib/oidc/agent-token-exchange';
 import { authorizeBearer, remoteKeys } from '../../app-kit/protected-resource';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
@@ -117,6 +118,18 @@ describe('agents as token subjects', () => {
     const moved = await make('To move');
     await database.db.transaction((tx) => moveAgent(tx, moved.agent.id, other.id, owner.id));
     expect((await exchange(moved.connection.id)).body.error).toBe('invalid_grant');
+
+    // A turned-off app: no agent token for it either (the exchange and the request through Portico), until it is on.
+    const switched = await make('App switched off');
+    await setAppDisabled(database.db, app.app.id, true);
+    try {
+      expect((await exchange(switched.connection.id)).body.error).toBe('invalid_grant');
+      const asked = await requestAgentToken(database.db, { issuer: harness.issuer, signingKeys: harness.keys.signingKeys, orgId: app.orgId, personId: owner.id, connectionId: switched.connection.id });
+      expect(asked).toMatchObject({ ok: false, status: 409, error: 'invalid_grant' });
+    } finally {
+      await setAppDisabled(database.db, app.app.id, false);
+    }
+    expect((await exchange(switched.connection.id)).status).toBe(200);
   });
 
   it('only Portico itself can exchange: replayed or foreign assertions, other clients and other resources are refused', async () => {

@@ -11,6 +11,7 @@ import { confirmTotpEnrollment, secondFactorStateOf, startTotpEnrollment, totpEn
 import { secondFactorRequired, setSecondFactorPolicy } from '../../lib/accounts/second-factor-policy';
 import { beginSecondStep, enrollAtSignIn, enrollmentPasskeyOptions, enrollmentSecret, enrollPasskeyAtSignIn, finishEnrollment } from '../../lib/accounts/sign-in-second-step';
 import { passkeyRegistrationOptions, relyingPartyOf } from '../../lib/accounts/passkeys';
+import { confirmOwnTotp, removeOwnTotp } from '../../lib/accounts/own-factors';
 import { registrationResponse } from '../support/software-authenticator';
 import { addMember } from '../../lib/accounts/memberships';
 import { CookieJar, createMember, createOrgWithApp, relyingParty, signIn, TEST_PASSWORD, useProviderHarness } from '../support/provider-harness';
@@ -155,5 +156,18 @@ describe('second-factor policy', () => {
     // The other sign-in saw only the password: now that the account has a factor, it may not add a passkey.
     await expect(enroll(registrationResponse(await enrollmentPasskeyOptions(database.db, rp, otherSignIn), rp.origin), 'Late', otherSignIn)).rejects.toThrow(/second factor already/);
     expect((await secondFactorStateOf(database.db, person.id)).passkeys).toBe(1);
+  });
+  it('lets a person with none add their first factor with the password where the policy requires one (and nothing weaker)', async () => {
+    const { database } = context;
+    const fixture = await createOrgWithApp(database, 'First factor');
+    const person = await createMember(database, fixture.orgId, email('first-factor'));
+    await setSecondFactorPolicy(database.db, fixture.orgId, 'everyone');
+    const change = { user: person, ip: '192.0.2.34', keys: { atRestKey, rp: relyingPartyOf(mail.issuer) }, mail };
+    const { secret } = await startTotpEnrollment(database.db, atRestKey, person);
+    const code = () => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
+    await expect(confirmOwnTotp(database.db, { ...change, proof: { password: 'not the password' }, code: code() })).rejects.toThrow(/not right/);
+    expect(await confirmOwnTotp(database.db, { ...change, proof: { password: TEST_PASSWORD }, code: code() })).toHaveLength(10);
+    // Removing it again is a change that takes a factor away: the authenticator's code, never the password.
+    await expect(removeOwnTotp(database.db, { ...change, proof: { password: TEST_PASSWORD } })).rejects.toThrow();
   });
 });

@@ -170,6 +170,18 @@ describe('operator CLI', () => {
     ]);
   });
 
+  it('reads help only as an option, and no inherited name as a command', async () => {
+    // "help" as a value is a value: the account is created.
+    const named = await run('users', 'create', '--email', `help-${Date.now()}@cli.test`, '--name', 'help');
+    expect(named.code).toBe(0);
+    expect(named.out).toContain('Created');
+    expect((await run('users', 'create', '--help')).out).toContain('Usage: npm run portico -- users create');
+    for (const argv of [['constructor', 'name'], ['__proto__', 'x'], ['orgs', 'constructor'], ['orgs', 'toString']]) {
+      const misuse = await run(...argv);
+      expect(misuse.code, argv.join(' ')).toBe(2);
+    }
+  });
+
   it('has an implementation for every command in the catalog, and a catalog entry (help) for every implementation', async () => {
     const { CATALOG } = await import('../../lib/cli/catalog');
     const { COMMANDS } = await import('../../lib/cli');

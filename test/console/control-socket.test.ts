@@ -160,6 +160,36 @@ describe('CLI control socket', () => {
     expect(await runThroughServer(dataDir, ['orgs', 'list'], io)).toBe(0);
   });
 
+  it('stays up when peers misbehave: too many at once, gone before the answer, or flooding it', async () => {
+    const connect = () =>
+      new Promise<import('node:net').Socket>((resolve) => {
+        const socket = createConnection(controlSocketPath(dataDir));
+        socket.on('error', () => {});
+        socket.once('connect', () => resolve(socket));
+      });
+    const silent = await Promise.all(Array.from({ length: 8 }, connect));
+    // The ninth is refused; gone at once, its refusal has nowhere to go (must not crash the server).
+    const ninth = createConnection(controlSocketPath(dataDir));
+    ninth.on('error', () => {});
+    ninth.destroy();
+    const tenth = await connect();
+    const refused = await new Promise<string>((resolve) => {
+      let text = '';
+      tenth.on('data', (chunk) => (text += chunk.toString()));
+      tenth.on('close', () => resolve(text));
+    });
+    expect(refused).toContain('Too many CLI commands at once');
+    for (const socket of silent) socket.destroy();
+    // A peer sending junk instead of a command is ended, and only it.
+    const flooder = await connect();
+    flooder.resume();
+    const closed = new Promise<void>((resolve) => flooder.on('close', () => resolve()));
+    for (let n = 0; n < 20; n++) flooder.write(`${JSON.stringify({ type: 'answer', yes: true })}\n`);
+    await closed;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await runThroughServer(dataDir, ['orgs', 'list'], terminal().io)).toBe(0);
+  });
+
   it('sends the CLI on alone when no server answers: no socket, or one left by a server that stopped', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'pc-'));
     expect(await runThroughServer(empty, ['orgs', 'list'], terminal().io)).toBeUndefined();

@@ -27,7 +27,8 @@ export const POST = interactionRoute(async (request, { uid, card: cardPath, cook
     appId: target.context?.app.id ?? null,
     details: { reason: target.reason, resource: String(lookup.interaction.params.resource ?? '').slice(0, 300) },
   });
-  const error = target.reason === 'revoked_for_app' ? 'access_denied' : target.reason === 'no_scope' ? 'invalid_scope' : 'invalid_target';
+  // RFC 6749 §4.1.2.1: a revoked or turned-off app is the authorization server's refusal (access_denied), not the request's fault.
+  const error = target.reason === 'revoked_for_app' || target.reason === 'app_disabled' ? 'access_denied' : target.reason === 'no_scope' ? 'invalid_scope' : 'invalid_target';
   const location = await finishInteraction(provider, cookieHeader, uid, { error, error_description: RESOURCE_REFUSAL_MESSAGES[target.reason] });
   return seeOther(location);
 });

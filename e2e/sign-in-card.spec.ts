@@ -3,6 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import * as oidc from 'openid-client';
 import { DEMO, E2E_ISSUER } from './support/constants';
 import { ROCKETS } from './support/fixtures';
+import { expectAccessible } from './support/accessibility';
 import { demoRelyingParty, fillSignIn, interceptCallback, newAuthorizationRequest, signInAndExchange } from './support/relying-party';
 
 async function rocketsAuthorizationUrl(extra: Record<string, string> = {}) {
@@ -108,23 +109,46 @@ test.describe('platform sessions', () => {
     await expect(page.getByRole('heading', { name: 'Sign in to Demo App' })).toBeVisible();
   });
 
-  test('a person sees their sessions and can sign out everywhere', async ({ page }, testInfo) => {
+  test('one account area: the app sign-in is listed with its app named, and ends on its own', async ({ page }, testInfo) => {
     const config = await demoRelyingParty(E2E_ISSUER);
     await signInAndExchange(page, config);
+    // The old address leads to the account area; the console asks who this is first and comes back.
     await page.goto('/account/sessions');
-    await expect(page.getByRole('heading', { name: 'Your sessions' })).toBeVisible();
-    await expect(page.getByText(DEMO.email)).toBeVisible();
-    await expect(page.getByTestId('session-list').getByText('This browser')).toHaveCount(1);
-    await page.screenshot({ path: testInfo.outputPath('sessions.png'), fullPage: true });
-    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
-    await expect(page.getByRole('heading', { name: 'Signed out everywhere' })).toBeVisible();
+    await page.waitForURL(/\/console\/login/);
+    await page.getByLabel('Email').fill(DEMO.email);
+    await page.getByLabel('Password').fill(DEMO.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(/\/console\/account/);
+    const sessions = page.getByTestId('account-sessions');
+    await expect(sessions.locator('[data-kind="console"]').getByText('This browser')).toBeVisible();
+    // Newest first: this browser's app sign-in (earlier tests may have left other sessions of this person).
+    const appSessions = sessions.locator('[data-kind="app"]');
+    const appSession = appSessions.first();
+    await expect(appSession.getByTestId('session-apps')).toHaveText('Demo App');
+    const before = await appSessions.count();
+    await page.screenshot({ path: testInfo.outputPath('account-sessions.png'), fullPage: true });
+    await expectAccessible(page);
 
-    // Silent sign-in is over: the app gets the card again.
+    await appSession.getByRole('button', { name: 'Sign out of Apps: Demo App' }).click();
+    await expect(page.getByTestId('session-ended')).toBeVisible();
+    await expect(appSessions).toHaveCount(before - 1);
+    // This browser's console session is untouched.
+    await expect(sessions.locator('[data-kind="console"]')).toHaveCount(1);
+
+    // Silent sign-in at the app is over: the app gets the card again.
     const request = await newAuthorizationRequest(config);
     const callback = await interceptCallback(page);
     await page.goto(request.url.href);
     await expect(page.getByRole('heading', { name: 'Sign in to Demo App' })).toBeVisible();
     await fillSignIn(page, DEMO.email, DEMO.password);
     expect((await callback()).searchParams.get('code')).toBeTruthy();
+
+    // "Sign out everywhere else" ends that new app session too, and keeps this console.
+    await page.goto('/console/account');
+    await expect(appSessions.first().getByTestId('session-apps')).toHaveText('Demo App');
+    await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
+    await expect(page.getByText('Every other session has ended.')).toBeVisible();
+    await expect(sessions.locator('[data-kind="app"]')).toHaveCount(0);
+    await expect(sessions.locator('[data-kind="console"]')).toHaveCount(1);
   });
 });

@@ -6,7 +6,9 @@ import * as oidc from 'openid-client';
 import { rowsOf } from '../../lib/db/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, removeMember } from '../../lib/accounts/memberships';
-import { listSessions, signOutEverywhere } from '../../lib/accounts/sessions';
+import { endAccountSession, endOtherAccountSessions, listAccountSessions, listSessions, signOutEverywhere } from '../../lib/accounts/sessions';
+import { createConsoleSession, findConsoleSession } from '../../lib/accounts/console-sessions';
+import { openCentralSession } from '../../lib/approvals/central';
 import { memberships, oidcPayloads, users } from '../../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
@@ -142,6 +144,37 @@ describe('identity core', () => {
     await createMember(database, appB.orgId, 'outsider@globex.test');
     const attempt = await signIn(harness, database, configA, appA, { email: 'outsider@globex.test' });
     expect(attempt.outcome).toEqual({ kind: 'refused', error: 'not_a_member' });
+  });
+
+  it('lists every session of the person with the apps named, and ends one only for its owner and of its kind', async () => {
+    await tokensFor(configA, appA);
+    const person = (await database.db.select().from(users).where(eq(users.id, personId)))[0]!;
+    const consoleToken = await createConsoleSession(database.db, person, { userAgent: 'Test browser' });
+    const consoleHash = (await findConsoleSession(database.db, consoleToken))!.tokenHash;
+    await openCentralSession(database.db, person, { origin: harness.issuer, installation: harness.issuer, surface: 'external' });
+    const otherId = (await createMember(database, appA.orgId, 'grace@acme.test')).id;
+
+    const sessions = await listAccountSessions(database.db, personId, consoleHash);
+    expect(sessions[0]).toMatchObject({ kind: 'console', current: true, device: 'Test browser' });
+    expect(sessions.some((session) => session.kind === 'central')).toBe(true);
+    const appSession = sessions.find((session) => session.kind === 'app')!;
+    expect(appSession.apps).toEqual([appA.app.name]);
+
+    // Another person naming this session, or the right id under another kind, ends nothing.
+    expect(await endAccountSession(database.db, otherId, 'app', appSession.id)).toBe(false);
+    expect(await endAccountSession(database.db, personId, 'central', consoleHash)).toBe(false);
+    expect(await endAccountSession(database.db, personId, 'app', `${appSession.id}x`)).toBe(false);
+    expect((await listAccountSessions(database.db, personId)).length).toBe(sessions.length);
+
+    expect(await endAccountSession(database.db, personId, 'app', appSession.id)).toBe(true);
+    const after = await listAccountSessions(database.db, personId, consoleHash);
+    expect(after.some((session) => session.id === appSession.id)).toBe(false);
+    expect(after.length).toBe(sessions.length - 1);
+
+    // "Everywhere else": only this console session stays.
+    await tokensFor(configA, appA);
+    expect(await endOtherAccountSessions(database.db, personId, consoleHash)).toMatchObject({ centralSessions: 1, appSessions: expect.any(Number) });
+    expect((await listAccountSessions(database.db, personId, consoleHash)).map((session) => session.kind)).toEqual(['console']);
   });
 
   it('lists a person’s sessions and signs them out everywhere', async () => {

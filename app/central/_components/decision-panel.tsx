@@ -78,7 +78,7 @@ export function DecisionPanel(props: {
       setPhase({
         kind: 'decided',
         state: result.state!,
-        detail: result.state === 'approved' ? `Granted${result.grant_expires_at ? ` until ${new Date(result.grant_expires_at).toUTCString()}` : ''}.` : 'Nothing was granted.',
+        detail: result.state === 'approved' ? `Granted${result.grant_expires_at ? ` until ${new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(result.grant_expires_at))}` : ''}.` : 'Nothing was granted.',
       });
     } catch {
       // The answer was lost: the state must be read again before anything is retried.

@@ -28,7 +28,7 @@ export function ReadOnlyNotice() {
 /** A titled panel of a page: the heading names the section for assistive technology. */
 export function Section({ id, title, children, className }: { id: string; title: string; children: ReactNode; className?: string }) {
   return (
-    <section className={`panel ${className ?? 'mb-6'}`} aria-labelledby={`${id}-heading`}>
+    <section id={id} className={`panel scroll-mt-4 ${className ?? 'mb-6'}`} aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`} className="mb-3 font-semibold">
         {title}
       </h2>

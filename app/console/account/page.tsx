@@ -1,10 +1,11 @@
-// The signed-in person's own page: organizations, sessions on every device, sign out everywhere.
+// The person's one account area: email, password, second factors, passkeys, organizations, every session (console,
+// central, apps — each with its own sign-out) and recent sign-ins. /account/sessions leads here.
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { listConsoleSessions } from '@/lib/accounts/console-sessions';
 import { listMembershipsOf } from '@/lib/accounts/memberships';
 import { minimumPasswordLength } from '@/lib/accounts/password-policy';
-import { listSessions } from '@/lib/accounts/sessions';
+import { listAccountSessions, type AccountSessionKind } from '@/lib/accounts/sessions';
+import { When } from '../../_components/when';
 import { listRecentSignIns } from '@/lib/accounts/sign-in-events';
 import { CardForm } from '../../account/_components/card-form';
 import { accountStepUpOptionsAction, changePasswordAction, confirmTotpAction, passkeyRegistrationOptionsAction, registerPasskeyAction, removePasskeyAction, removeTotpAction, replaceRecoveryCodesAction, sendVerificationAction, startTotpAction } from './actions';
@@ -23,15 +24,14 @@ export const metadata: Metadata = { title: 'Your account' };
 
 const SURFACES: Record<string, string> = { console: 'Console', central: 'Operator central', app: 'App', invitation: 'Invitation accepted' };
 
-const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+const SESSION_KINDS: Record<AccountSessionKind, string> = { console: 'Console', central: 'Operator central', 'embedded-central': 'Operator central (in an app)', app: 'Apps' };
 
 export default async function AccountPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { user, tokenHash } = await requireConsoleSession();
   const { done } = await props.searchParams;
-  const [memberships, consoleSessions, appSessions, signIns, factors, enrollment, keys] = await Promise.all([
+  const [memberships, sessions, signIns, factors, enrollment, keys] = await Promise.all([
     listMembershipsOf(db(), user.id),
-    listConsoleSessions(db(), user.id),
-    listSessions(db(), user.id),
+    listAccountSessions(db(), user.id, tokenHash),
     listRecentSignIns(db(), user.id),
     secondFactorStateOf(db(), user.id),
     pendingTotpEnrollment(db(), runtime().atRestKey, user),
@@ -45,11 +45,6 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
           <Link href="/console">← Console</Link>
         </p>
         <PageHeader title="Your account" description={`Signed in as ${user.email}.`} />
-        {done === 'others-signed-out' ? (
-          <p role="status" className="mb-4 rounded-md bg-green-50 p-3 text-sm text-green-900">
-            Every other session has ended.
-          </p>
-        ) : null}
         <Section id="email" title="Email">
           <p className="mb-3 text-sm" data-testid="email-status">
             {user.email} · {user.emailVerifiedAt ? <strong className="text-green-800">confirmed</strong> : <strong className="text-amber-800">not confirmed yet</strong>}
@@ -138,8 +133,8 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
                 <tr>
                   <th scope="col">Name</th>
                   <th scope="col">Kind</th>
-                  <th scope="col">Added (UTC)</th>
-                  <th scope="col">Last used (UTC)</th>
+                  <th scope="col">Added</th>
+                  <th scope="col">Last used</th>
                 </tr>
               </thead>
               <tbody>
@@ -147,8 +142,10 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
                   <tr key={key.id}>
                     <td>{visibleText(key.name)}</td>
                     <td>{key.deviceType === 'multiDevice' ? 'Synced across your devices' : 'This device only'}</td>
-                    <td>{time.format(key.createdAt)}</td>
-                    <td>{key.lastUsedAt ? time.format(key.lastUsedAt) : 'Never'}</td>
+                    <td>
+                      <When value={key.createdAt} relative={false} />
+                    </td>
+                    <td>{key.lastUsedAt ? <When value={key.lastUsedAt} /> : 'Never'}</td>
                   </tr>
                 ))}
               </tbody>
@@ -196,47 +193,78 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
             ))}
           </ul>
         </Section>
-        <Section id="sessions" title="Sessions" className="">
-          <table className="table mb-4" data-testid="account-sessions">
-            <thead>
-              <tr>
-                <th scope="col">Where</th>
-                <th scope="col">Since (UTC)</th>
-                <th scope="col">Device</th>
-              </tr>
-            </thead>
-            <tbody>
-              {consoleSessions.map((session) => (
-                <tr key={session.tokenHash}>
-                  <td>
-                    Console {session.tokenHash === tokenHash ? <strong className="badge">This browser</strong> : null}
-                  </td>
-                  <td>{time.format(session.createdAt)}</td>
-                  <td className="text-slate-600">{session.userAgent?.slice(0, 60) ?? '—'}</td>
-                </tr>
-              ))}
-              {appSessions.map((session) => (
-                <tr key={session.uid}>
-                  <td>App sign-in ({session.clientIds.length} app{session.clientIds.length === 1 ? '' : 's'})</td>
-                  <td>{time.format(session.signedInAt)}</td>
-                  <td className="text-slate-600">—</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        <Section id="sessions" title="Where you are signed in">
+          {done === 'session-ended' ? (
+            <p role="status" className="mb-3 rounded-md bg-green-50 p-3 text-sm text-green-900" data-testid="session-ended">
+              That session has ended. Refresh tokens it gave apps end with it; access tokens already issued end within 10 minutes.
+            </p>
+          ) : done === 'session-unknown' ? (
+            <p role="status" className="mb-3 rounded-md bg-amber-50 p-3 text-sm text-amber-900">
+              That session had already ended.
+            </p>
+          ) : done === 'session-current' ? (
+            <p role="status" className="mb-3 rounded-md bg-amber-50 p-3 text-sm text-amber-900">
+              To end this browser’s session, sign out.
+            </p>
+          ) : done === 'others-signed-out' ? (
+            <p role="status" className="mb-3 rounded-md bg-green-50 p-3 text-sm text-green-900">
+              Every other session has ended.
+            </p>
+          ) : null}
+          <ul className="mb-4 grid gap-2" data-testid="account-sessions">
+            {sessions.map((session) => {
+              const label = `${SESSION_KINDS[session.kind]}${session.apps.length > 0 ? `: ${session.apps.join(', ')}` : ''}`;
+              return (
+                <li key={`${session.kind}:${session.id}`} className="flex flex-wrap items-center justify-between gap-3 rounded-md border border-slate-200 px-3 py-2" data-kind={session.kind}>
+                  <div className="min-w-0">
+                    <p className="font-medium">
+                      {SESSION_KINDS[session.kind]} {session.current ? <strong className="badge">This browser</strong> : null}
+                    </p>
+                    {session.apps.length > 0 ? (
+                      <p className="text-sm" data-testid="session-apps">
+                        {session.apps.map((name) => visibleText(name)).join(', ')}
+                      </p>
+                    ) : null}
+                    <p className="text-sm text-slate-600">
+                      Signed in <When value={session.since} />
+                      {session.device ? <span className="block truncate">{visibleText(session.device)}</span> : null}
+                    </p>
+                  </div>
+                  {session.current ? (
+                    <form method="post" action="/console/session/end">
+                      <button className="btn btn-secondary" type="submit">
+                        Sign out
+                      </button>
+                    </form>
+                  ) : (
+                    <form method="post" action="/console/account/sessions/end">
+                      <input type="hidden" name="kind" value={session.kind} />
+                      <input type="hidden" name="id" value={session.id} />
+                      <button className="btn btn-secondary" type="submit" aria-label={`Sign out of ${visibleText(label)}`}>
+                        Sign out
+                      </button>
+                    </form>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
           <form method="post" action="/console/account/sign-out-everywhere">
             <button className="btn btn-danger" type="submit">
               Sign out everywhere else
             </button>
           </form>
-          <p className="mt-2 text-xs text-slate-500">Ends every other console session and every app sign-in session. Access tokens already issued end within 10 minutes.</p>
+          <p className="mt-2 text-xs text-slate-500">
+            Ends every other console session, the central and every app sign-in. Access tokens already issued end within 10 minutes; apps given
+            offline access keep it until you remove it from the app.
+          </p>
         </Section>
         <Section id="sign-ins" title="Recent sign-ins" className="mt-6">
           {signIns.length === 0 ? <p className="text-sm text-slate-600">None recorded yet.</p> : null}
           <table className="table" data-testid="recent-sign-ins">
             <thead>
               <tr>
-                <th scope="col">When (UTC)</th>
+                <th scope="col">When</th>
                 <th scope="col">Where</th>
                 <th scope="col">From</th>
               </tr>
@@ -244,7 +272,9 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
             <tbody>
               {signIns.map((signIn, index) => (
                 <tr key={index}>
-                  <td>{time.format(signIn.at)}</td>
+                  <td>
+                    <When value={signIn.at} />
+                  </td>
                   <td>{SURFACES[signIn.surface] ?? signIn.surface}{signIn.target ? ` · ${signIn.target}` : ''}</td>
                   <td className="text-slate-600">{signIn.ip ?? '—'}</td>
                 </tr>

@@ -1,6 +1,8 @@
 // The organization's approvals: requests and their decisions, newest first, and the grants in force, which the
 // operators (owners) can revoke. Decisions themselves are taken in the operator central or with the CLI.
 import type { Metadata } from 'next';
+import type { ReactNode } from 'react';
+import { When } from '@/app/_components/when';
 import { visibleText } from '@/lib/util/visible-text';
 import { listOrgApprovals, type ApprovalHistoryEntry } from '@/lib/approvals/broker';
 import { db } from '@/lib/runtime';
@@ -13,7 +15,6 @@ import { CliCommand } from '../../../_components/cli-command';
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Approvals' };
 
-const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 
 function access(entry: ApprovalHistoryEntry): string {
   const { request } = entry;
@@ -21,13 +22,25 @@ function access(entry: ApprovalHistoryEntry): string {
   return `${what}, ${request.durationSeconds === null ? 'permanent' : `${Math.round(request.durationSeconds / 60)} min`}`;
 }
 
-function outcome(entry: ApprovalHistoryEntry): string {
+function outcome(entry: ApprovalHistoryEntry): ReactNode {
   const { request, grant, active } = entry;
   if (request.state === 'pending') return request.expiresAt <= new Date() ? 'Expired' : 'Pending';
   if (request.state !== 'approved') return request.state === 'denied' ? 'Denied' : 'Cancelled';
   if (!grant) return 'Approved (no grant: inconsistent)';
-  if (grant.revokedAt) return `Revoked ${time.format(grant.revokedAt)}`;
-  return active ? (grant.expiresAt ? `Granted until ${time.format(grant.expiresAt)}` : 'Granted, permanent') : 'Grant expired';
+  if (grant.revokedAt)
+    return (
+      <>
+        Revoked <When value={grant.revokedAt} relative={false} />
+      </>
+    );
+  if (!active) return 'Grant expired';
+  return grant.expiresAt ? (
+    <>
+      Granted until <When value={grant.expiresAt} />
+    </>
+  ) : (
+    'Granted, permanent'
+  );
 }
 
 export default async function ApprovalsPage(props: { params: Promise<{ org: string }> }) {
@@ -59,7 +72,9 @@ export default async function ApprovalsPage(props: { params: Promise<{ org: stri
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.request.id} data-testid={`approval-${entry.request.id}`}>
-                  <td className="whitespace-nowrap">{time.format(entry.request.createdAt)}</td>
+                  <td>
+                    <When value={entry.request.createdAt} />
+                  </td>
                   <td>
                     {entry.askedBy}
                     {entry.request.actor ? <div className="text-xs text-slate-500">agent {visibleText(entry.request.actor)}</div> : null}

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { When } from '@/app/_components/when';
 import { listApps } from '@/lib/clients/apps';
 import { listOrgClients, MAX_EXTERNAL_REDIRECT_URIS, type OrgClientListing } from '@/lib/clients/external';
 import { db } from '@/lib/runtime';
@@ -81,7 +82,9 @@ export default async function ClientsPage(props: { params: Promise<{ org: string
                     </ul>
                   </td>
                   <td>{client.consents}</td>
-                  <td>{client.revokedAt ? <span className="text-red-700">Revoked {client.revokedAt.toISOString().slice(0, 10)}</span> : 'Active'}</td>
+                  <td>{client.revokedAt ? <span className="text-red-700">
+                        Revoked <When value={client.revokedAt} relative={false} />
+                      </span> : 'Active'}</td>
                   <td>
                     {/* Stays mounted once revoked (without its button) so the outcome it reports stays visible. */}
                     <ActionForm

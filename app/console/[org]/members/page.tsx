@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { When } from '@/app/_components/when';
 import Link from 'next/link';
 import { listOpenInvitations } from '@/lib/accounts/invitations';
 import { listMembers } from '@/lib/accounts/memberships';
@@ -19,7 +20,6 @@ const ROLE_OPTIONS = [
   { value: 'owner', label: 'Owner' },
 ] as const;
 
-const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 
 export default async function MembersPage(props: { params: Promise<{ org: string }> }) {
   const access = await requireOrgAccess((await props.params).org);
@@ -87,7 +87,13 @@ export default async function MembersPage(props: { params: Promise<{ org: string
                     {invitation.teamIds.length > 0 ? <div className="text-xs text-slate-500">{invitation.teamIds.map((id) => teamName.get(id) ?? 'a deleted team').join(', ')}</div> : null}
                   </td>
                   <td className="text-sm">
-                    {invitation.expired ? <span className="badge">Expired</span> : `Sent ${time.format(invitation.lastSentAt)} UTC, valid until ${time.format(invitation.expiresAt)} UTC`}
+                    {invitation.expired ? (
+                      <span className="badge">Expired</span>
+                    ) : (
+                      <>
+                        Sent <When value={invitation.lastSentAt} />, valid until <When value={invitation.expiresAt} relative={false} />
+                      </>
+                    )}
                   </td>
                   <td className="grid gap-2">
                     <ActionForm action={resendInvitationAction} org={org} submitLabel="Resend" variant="secondary" inline>

@@ -1,7 +1,6 @@
-// POST /console/account/sign-out-everywhere – ends the person's other console sessions and every app sign-in
-// session, in one transaction with its audit event. CSRF: SameSite cookie, and the Origin must be Portico's.
-import { endOtherConsoleSessions } from '@/lib/accounts/console-sessions';
-import { signOutEverywhere } from '@/lib/accounts/sessions';
+// POST /console/account/sign-out-everywhere – ends every other session of the person (other consoles, the central,
+// every app sign-in), in one transaction with its audit event. CSRF: SameSite cookie, and the Origin must be Portico's.
+import { endOtherAccountSessions } from '@/lib/accounts/sessions';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
@@ -16,15 +15,14 @@ export async function POST(request: Request) {
   const session = await currentConsoleSession();
   if (!session) return new Response(null, { status: 303, headers: { Location: '/console/login' } });
   await db().transaction(async (tx) => {
-    const consoleEnded = await endOtherConsoleSessions(tx, session.user.id, session.tokenHash);
-    const appEnded = await signOutEverywhere(tx, session.user.id);
+    const ended = await endOtherAccountSessions(tx, session.user.id, session.tokenHash);
     await recordAuditEvent(tx, {
       orgId: null,
       actor: { type: 'person', id: session.user.id, label: session.user.email, ip: clientIpFromHeaders(request.headers) },
       action: 'person.signed_out_everywhere',
       subject: { type: 'person', id: session.user.id, label: session.user.email },
-      details: { consoleSessions: consoleEnded, appSessions: appEnded },
+      details: ended,
     });
   });
-  return new Response(null, { status: 303, headers: { Location: '/console/account?done=others-signed-out', 'Cache-Control': 'no-store' } });
+  return new Response(null, { status: 303, headers: { Location: '/console/account?done=others-signed-out#sessions', 'Cache-Control': 'no-store' } });
 }

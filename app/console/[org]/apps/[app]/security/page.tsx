@@ -1,6 +1,7 @@
 // The security tab of an app: credential rotation with its overlap, revocation, dev environment and dev-only
 // redirect URIs, and the recent audit entries of these actions. Owners and admins only, enforced on the server.
 import type { Metadata } from 'next';
+import { When } from '@/app/_components/when';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { searchAuditEvents } from '@/lib/audit/events';
@@ -30,7 +31,6 @@ import { SurfacePanel } from './surface-panel';
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'App security' };
 
-const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' });
 const SLACK = 'Neither rotation nor revocation reaches an access token already issued: it stays valid until it expires, at most 10 minutes.';
 
 export default async function SecurityPage(props: { params: Promise<{ org: string; app: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
@@ -68,10 +68,13 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
           {state ? (
             <>
               <p className="mb-3 text-sm text-slate-600" data-testid="rotation-state">
-                {rotating
-                  ? `Rotation in progress: the old and the new secret both work until ${time.format(state.rotationEndsAt!)} UTC.`
-                  : 'One secret is active. Rotate it without downtime: both secrets work during an overlap window.'}{' '}
-                Generation {state.generation}.
+                {rotating ? (
+                  <>
+                    Rotation in progress: the old and the new secret both work until <When value={state.rotationEndsAt!} />.
+                  </>
+                ) : (
+                  'One secret is active. Rotate it without downtime: both secrets work during an overlap window.'
+                )}
               </p>
               {/* The three forms stay mounted whatever the state, so that what each shows (the new secret, shown once;
                   its outcome) survives the refresh that follows the step. */}
@@ -111,7 +114,13 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
             Dev environment
           </h2>
           <p className="mb-3 text-sm text-slate-600" data-testid="dev-state">
-            {devActive ? `On until ${time.format(app.devEnvironmentUntil!)} UTC: dev-only redirect URIs are accepted.` : 'Off: dev-only redirect URIs are refused.'}
+            {devActive ? (
+              <>
+                On until <When value={app.devEnvironmentUntil!} />: dev-only redirect URIs are accepted.
+              </>
+            ) : (
+              'Off: dev-only redirect URIs are refused.'
+            )}
           </p>
           <ActionForm action={setDevEnvironmentAction} org={org} submitLabel={devActive ? 'Change' : 'Turn on'} inline testId="dev-on">
             <input type="hidden" name="appId" value={app.id} />
@@ -145,7 +154,13 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
           <div className="grid gap-4 lg:grid-cols-2">
             <div>
               <p className="mb-2 text-sm" data-testid="surface-secret-state">
-                {surface.hasSecret ? `Surface secret created ${time.format(surface.secretCreatedAt!)} UTC.` : 'No surface secret yet: the app can neither declare its surface nor be verified.'}
+                {surface.hasSecret ? (
+                  <>
+                    Surface secret created <When value={surface.secretCreatedAt!} />.
+                  </>
+                ) : (
+                  'No surface secret yet: the app can neither declare its surface nor be verified.'
+                )}
               </p>
               {/* Stays mounted whatever the state, so the secret shown once survives the refresh after the action. */}
               <ActionForm

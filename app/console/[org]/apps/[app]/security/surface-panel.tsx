@@ -2,8 +2,8 @@
 // only "clean" is green, and an app that could not be asked is never shown as clean.
 import type { SurfaceTool } from '@/app-kit/surface';
 import type { SurfaceOutcome, SurfaceState } from '@/lib/clients/surface';
+import { When } from '@/app/_components/when';
 
-const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' });
 
 const OUTCOMES: Record<SurfaceOutcome, { label: string; className: string }> = {
   clean: { label: 'Clean', className: 'border-green-300 bg-green-50 text-green-900' },
@@ -33,7 +33,7 @@ export function SurfacePanel({ state }: { state: SurfaceState }) {
         {state.declaration ? (
           <>
             <p className="mb-2 text-xs text-slate-600" data-testid="surface-declared-at">
-              {state.declaration.length} tool(s), declared {time.format(state.declaredAt!)} UTC (kit contract {state.declaredContractVersion}).
+              {state.declaration.length} tool(s), declared <When value={state.declaredAt!} /> (kit contract {state.declaredContractVersion}).
             </p>
             <ToolList tools={state.declaration} testId="surface-declared" />
           </>
@@ -48,7 +48,7 @@ export function SurfacePanel({ state }: { state: SurfaceState }) {
         {check ? (
           <div className={`rounded-md border p-3 text-sm ${OUTCOMES[check.outcome].className}`} data-testid="surface-outcome" data-outcome={check.outcome}>
             <p>
-              <strong>{OUTCOMES[check.outcome].label}</strong> · {time.format(state.lastCheckedAt!)} UTC
+              <strong>{OUTCOMES[check.outcome].label}</strong> · <When value={state.lastCheckedAt!} />
             </p>
             <p className="mt-1">{check.detail}</p>
             {check.difference?.undeclared.length ? (

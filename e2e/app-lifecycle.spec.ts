@@ -38,8 +38,9 @@ test('an app is created, turned off and on, and deleted; its sign-ins and tokens
   const clientSecret = /PORTICO_CLIENT_SECRET=(\S+?)(?=PORTICO_|\s|$)/.exec(credentials)?.[1];
   expect(clientId && clientSecret).toBeTruthy();
   const config = await oidc.discovery(new URL(E2E_ISSUER), clientId!, undefined, oidc.ClientSecretBasic(clientSecret!), { execute: [oidc.allowInsecureRequests] });
-  // Stored: on to the app's page, where the redirect URI on another origin than the publish address is marked.
-  await page.getByTestId('action-next').click();
+  // Stored: the app's page, where the redirect URI on another origin than the publish address is marked.
+  await page.getByTestId('credentials-stored').click();
+  await expect(page.getByTestId('new-credentials')).toHaveCount(0);
   await expect(page.getByRole('heading', { name: 'Lifecycle' })).toBeVisible();
   await expect(page.getByTestId('redirect-other-origin')).toContainText('not the publish address (https://lifecycle.demo.test)');
   await expect(page.getByTestId('app-env')).not.toContainText(clientSecret!);

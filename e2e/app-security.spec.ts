@@ -37,7 +37,8 @@ test.describe.configure({ mode: 'serial' });
 test('rotation: start shows the new secret once, both work during the overlap, complete keeps only the new one', async ({ page, browser }, testInfo) => {
   await openSecurityTab(page, DEMO.email, DEMO.password);
   await page.getByRole('link', { name: 'Security' }).click();
-  await expect(page.getByRole('heading', { name: `${VAULT.appName} · Security` })).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'App sections' }).getByRole('link', { name: 'Security' })).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByRole('heading', { name: VAULT.appName, level: 1 })).toBeVisible();
   await page.screenshot({ path: testInfo.outputPath('security.png'), fullPage: true });
 
   // A second tab keeps the view from before the rotation.

@@ -180,6 +180,7 @@ test('an agent asks, the operator decides in the central, and the status follows
   // The owner designates operators for the app: then they, not the owners, decide its requests.
   await consolePage.goto('/console/demo/apps');
   await consolePage.getByRole('link', { name: ROCKETS.vault.appName, exact: true }).click();
+  await consolePage.getByRole('navigation', { name: 'App sections' }).getByRole('link', { name: 'Operators' }).click();
   const operators = consolePage.getByTestId('app-operators');
   await expect(operators).toContainText('Nobody is designated');
   await operators.getByLabel('Member').selectOption({ label: `Outsider (${ROCKETS.outsider.email})` });

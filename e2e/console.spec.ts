@@ -40,10 +40,26 @@ test.describe('the console, as an admin', () => {
     await page.getByLabel('Publish address').fill('https://invoices.demo.test');
     await page.getByLabel('Redirect URI').fill('https://invoices.demo.test/callback');
     await expectOneEvent(page, 'app.created', () => submit(page, 'create-app', 'Create app'));
-    const secret = page.getByTestId('secret-once');
+    // On to the app's own page, with its credentials shown once there (never in the URL).
+    await page.waitForURL(/\/console\/demo\/apps\/[0-9a-f-]{36}$/);
+    const secret = page.getByTestId('new-credentials').getByTestId('secret-once');
     await expect(secret).toContainText('PORTICO_CLIENT_SECRET=');
     await expect(secret).toContainText(`PORTICO_ISSUER=${E2E_ISSUER}`);
+    expect(page.url()).not.toContain('SECRET');
     await page.screenshot({ path: testInfo.outputPath('app-created.png'), fullPage: true });
+    await expectAccessible(page);
+    // Another browser session of the same person, sent to the same page, is not shown them.
+    const elsewhere = await page.context().browser()!.newPage();
+    await consoleSignIn(elsewhere, DEMO);
+    await elsewhere.goto(page.url());
+    await expect(elsewhere.getByTestId('app-env')).toBeVisible();
+    await expect(elsewhere.getByTestId('new-credentials')).toHaveCount(0);
+    await elsewhere.close();
+    // Stored: they are gone, also after a reload.
+    await page.getByTestId('credentials-stored').click();
+    await expect(page.getByTestId('new-credentials')).toHaveCount(0);
+    await page.reload();
+    await expect(page.getByTestId('new-credentials')).toHaveCount(0);
 
     await page.goto('/console/demo/apps');
     await page.getByRole('link', { name: 'Invoices' }).click();

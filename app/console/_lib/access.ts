@@ -4,6 +4,7 @@ import { notFound } from 'next/navigation';
 import { findMembershipRole, listMembershipsOf } from '@/lib/accounts/memberships';
 import { findOrganizationBySlug, type MembershipRole, type Organization } from '@/lib/accounts/organizations';
 import { can, type OrgPermission } from '@/lib/accounts/permissions';
+import type { ConsoleSession } from '@/lib/accounts/console-sessions';
 import type { User } from '@/lib/accounts/users';
 import { db } from '@/lib/runtime';
 import { currentConsoleSession, requireConsoleSession } from './session';
@@ -12,16 +13,19 @@ export interface OrgAccess {
   user: User;
   org: Organization;
   role: MembershipRole;
+  /** The console session's token hash (never the token): what values sealed for this session are bound to. */
+  consoleSession: string;
   can(permission: OrgPermission): boolean;
 }
 
-async function accessFor(user: User, orgSlug: unknown): Promise<OrgAccess | undefined> {
+async function accessFor(session: ConsoleSession, orgSlug: unknown): Promise<OrgAccess | undefined> {
+  const { user } = session;
   if (typeof orgSlug !== 'string') return undefined;
   const org = await findOrganizationBySlug(db(), orgSlug);
   if (!org) return undefined;
   const role = await findMembershipRole(db(), org.id, user.id);
   if (!role) return undefined;
-  return { user, org, role, can: (permission) => can(role, permission) };
+  return { user, org, role, consoleSession: session.tokenHash, can: (permission) => can(role, permission) };
 }
 
 /**
@@ -30,7 +34,7 @@ async function accessFor(user: User, orgSlug: unknown): Promise<OrgAccess | unde
  */
 export async function requireOrgAccess(orgSlug: string): Promise<OrgAccess> {
   const session = await requireConsoleSession();
-  const access = await accessFor(session.user, orgSlug);
+  const access = await accessFor(session, orgSlug);
   if (!access) notFound();
   return access;
 }
@@ -39,7 +43,7 @@ export async function requireOrgAccess(orgSlug: string): Promise<OrgAccess> {
 export async function authorizeOrgAction(orgSlug: unknown, permission: OrgPermission): Promise<{ ok: true; access: OrgAccess } | { ok: false; error: string }> {
   const session = await currentConsoleSession();
   if (!session) return { ok: false, error: 'Your console session has ended. Sign in again.' };
-  const access = await accessFor(session.user, orgSlug);
+  const access = await accessFor(session, orgSlug);
   if (!access || !access.can(permission)) return { ok: false, error: 'You do not have permission to do this in this organization.' };
   return { ok: true, access };
 }

@@ -1,5 +1,6 @@
 'use server';
 // Server actions of the Apps pages. Each: validate, authorize, one domain call, one audit event (orgAction).
+import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
 import { issueSurfaceSecret } from '@/lib/clients/surface';
@@ -7,6 +8,8 @@ import { addRedirectUri, assertPublishOriginAvailable, createApp, deleteApp, lis
 import { validateAppOrigin, validateRedirectUri } from '@/lib/clients/validation';
 import { freeSlug, slugFromName } from '@/lib/util/slug';
 import { runtime } from '@/lib/runtime';
+import { isUuid } from '@/lib/util/uuid';
+import { forgetNewCredentials, keepNewCredentials } from '../../_lib/new-credentials';
 import { ActionRefusal, orgAction } from '../../_lib/action';
 import { orgAppOrRefuse } from '../../_lib/org-app';
 
@@ -50,12 +53,10 @@ export const createAppAction = orgAction(
     const created = await refuseTakenOrigin(() => createApp(tx, { orgId: access.org.id, slug, name: input.name, publishOrigin: input.origin, redirectUris: [input.redirectUri], tokenEndpointAuthMethod: input.authMethod }));
     const surfaceSecret = await issueSurfaceSecret(tx, created.app.id, runtime().atRestKey);
     await audit({ action: 'app.created', subject: { type: 'app', id: created.app.id, label: created.app.name }, appId: created.app.id, clientId: created.clientId });
-    return {
-      status: 'ok',
-      message: `Created ${created.app.name}. Copy these values into the app's environment now: the secrets are shown only once. Next, on the app's page: its permissions, who operates it, and (Security) its sign-in settings.`,
-      next: { href: `/console/${access.org.slug}/apps/${created.app.id}`, label: 'I have stored these — open the app' },
-      secret: appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret }),
-    };
+    // Shown once on the app's own page (sealed into a cookie for that page; never in the URL).
+    const lines = appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret });
+    await keepNewCredentials({ org: access.org.slug, appId: created.app.id, consoleSession: access.consoleSession, lines });
+    return { status: 'ok', message: `Created ${created.app.name}.`, redirect: `/console/${access.org.slug}/apps/${created.app.id}` };
   },
 );
 
@@ -136,3 +137,12 @@ export const deleteAppAction = orgAction(
     return { status: 'ok', message: `${listing.app.name} was deleted.`, redirect: `/console/${access.org.slug}/apps?deleted=1` };
   },
 );
+
+/** "I have stored these": the new app's credentials are forgotten by this browser; back to the app's page. */
+export async function dismissNewCredentialsAction(form: FormData): Promise<void> {
+  const org = form.get('org');
+  const app = form.get('appId');
+  if (typeof org !== 'string' || !/^[a-z0-9-]{1,64}$/.test(org) || typeof app !== 'string' || !isUuid(app)) redirect('/console');
+  await forgetNewCredentials(org, app);
+  redirect(`/console/${org}/apps/${app}`);
+}

@@ -1,21 +1,19 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
-import { appResource, findOrgApp, listRedirectUris } from '@/lib/clients/apps';
-import { listMembers } from '@/lib/accounts/memberships';
-import { listAppOperators } from '@/lib/approvals/operators';
+import { findOrgApp, listRedirectUris } from '@/lib/clients/apps';
 import { db, runtime } from '@/lib/runtime';
 import { requireOrgAccess } from '../../../_lib/access';
 import { ActionForm } from '../../../_components/action-form';
-import { Field, Select } from '../../../_components/fields';
-import { PageHeader, ReadOnlyNotice } from '../../../_components/page-header';
+import { Field } from '../../../_components/fields';
+import { ReadOnlyNotice } from '../../../_components/page-header';
 import { addRedirectUriAction, deleteAppAction, setAppDisabledAction, updateAppAction } from '../actions';
 import { RedirectUriList } from '../redirect-uri-list';
-import { designateOperatorAction, removeOperatorAction } from './operators-actions';
+import { newCredentialsFor } from '../../../_lib/new-credentials';
+import { NewCredentialsPanel } from './new-credentials-panel';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'App' };
+export const metadata: Metadata = { title: 'App overview' };
 
 export default async function AppPage(props: { params: Promise<{ org: string; app: string }> }) {
   const params = await props.params;
@@ -23,35 +21,13 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
   const listing = await findOrgApp(db(), access.org.id, params.app);
   if (!listing) notFound();
   const { app, clientId } = listing;
-  const [uris, operators, members] = await Promise.all([listRedirectUris(db(), clientId), listAppOperators(db(), app.id), listMembers(db(), access.org.id)]);
-  const canDesignate = access.can('approvals.decide');
+  const [uris, newCredentials] = await Promise.all([listRedirectUris(db(), clientId), newCredentialsFor(app.id, access.consoleSession)]);
   const manage = access.can('apps.manage');
   const org = access.org.slug;
   return (
     <>
-      <PageHeader
-        title={app.name}
-        description={`Resource ${appResource(app.publishOrigin)}`}
-        actions={
-          <div className="flex gap-2">
-            <Link className="btn btn-secondary" href={`/console/${org}/apps/${app.id}/permissions`}>
-              Permissions
-            </Link>
-            {manage ? (
-              <Link className="btn btn-secondary" href={`/console/${org}/apps/${app.id}/security`}>
-                Security
-              </Link>
-            ) : null}
-          </div>
-        }
-      />
       {manage ? null : <ReadOnlyNotice />}
-      {app.disabledAt ? (
-        <div className="alert alert-error mb-6" role="status" data-testid="app-disabled">
-          This app is turned off: sign-ins are refused with a page that says so, and its clients get no tokens.
-          {manage ? ' Turn it on again below.' : ''}
-        </div>
-      ) : null}
+      {newCredentials ? <NewCredentialsPanel org={org} appId={app.id} appName={app.name} lines={newCredentials} /> : null}
       <div className="grid gap-6 lg:grid-cols-2">
         <section className="panel" aria-labelledby="identity-heading">
           <h2 id="identity-heading" className="mb-3 font-semibold">
@@ -83,37 +59,6 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
             <ActionForm action={addRedirectUriAction} org={org} submitLabel="Add redirect URI" inline testId="add-redirect-uri">
               <input type="hidden" name="appId" value={app.id} />
               <Field label="New redirect URI" name="redirectUri" required placeholder="https://app.example.com/callback" />
-            </ActionForm>
-          ) : null}
-        </section>
-        <section className="panel lg:col-span-2" aria-labelledby="operators-heading" data-testid="app-operators">
-          <h2 id="operators-heading" className="mb-2 font-semibold">
-            Approval operators
-          </h2>
-          <p className="mb-3 text-sm text-slate-600">
-            {operators.length === 0
-              ? 'Nobody is designated: the organization’s owners decide this app’s access requests in the operator central.'
-              : 'These people decide this app’s access requests in the operator central (instead of the owners).'}
-          </p>
-          <ul className="mb-3 grid gap-2">
-            {operators.map((operator) => (
-              <li key={operator.userId} className="flex items-center justify-between gap-3 rounded-md border border-slate-200 px-3 py-2">
-                <span>
-                  {operator.name} <span className="text-slate-500">{operator.email}</span>
-                </span>
-                {canDesignate ? (
-                  <ActionForm action={removeOperatorAction} org={org} submitLabel="Remove" variant="secondary" inline testId={`remove-operator-${operator.userId}`}>
-                    <input type="hidden" name="appId" value={app.id} />
-                    <input type="hidden" name="userId" value={operator.userId} />
-                  </ActionForm>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-          {canDesignate ? (
-            <ActionForm action={designateOperatorAction} org={org} submitLabel="Add operator" inline testId="add-operator">
-              <input type="hidden" name="appId" value={app.id} />
-              <Select label="Member" name="userId" options={members.filter((member) => !operators.some((operator) => operator.userId === member.userId)).map((member) => ({ value: member.userId, label: `${member.name} (${member.email})` }))} />
             </ActionForm>
           ) : null}
         </section>
@@ -158,9 +103,6 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
           </section>
         ) : null}
       </div>
-      <p className="mt-6 text-sm">
-        <Link href={`/console/${org}/apps`}>Back to apps</Link>
-      </p>
     </>
   );
 }

@@ -1,7 +1,6 @@
 // An app's permission catalog: what may be granted on it — the baseline, the scopes its surface declares, and the
 // ones admins added — each with a description people read on consent screens and pickers.
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { findOrgApp } from '@/lib/clients/apps';
 import { explainPermissions } from '@/lib/accounts/effective-permissions';
@@ -12,7 +11,7 @@ import { visibleText } from '@/lib/util/visible-text';
 import { requireOrgAccess } from '../../../../_lib/access';
 import { ActionForm, ConfirmedAction } from '../../../../_components/action-form';
 import { Field } from '../../../../_components/fields';
-import { DataTable, EmptyState, PageHeader, ReadOnlyNotice, Section } from '../../../../_components/page-header';
+import { DataTable, EmptyState, ReadOnlyNotice, Section } from '../../../../_components/page-header';
 import { addPermissionAction, describePermissionAction, restorePermissionAction, retirePermissionAction } from './actions';
 
 export const dynamic = 'force-dynamic';
@@ -37,13 +36,10 @@ export default async function PermissionsPage(props: { params: Promise<{ org: st
   const org = access.org.slug;
   return (
     <>
-      <p className="mb-4 text-sm">
-        <Link href={`/console/${org}/apps/${app.id}`}>← {app.name}</Link>
+      <p className="mb-4 max-w-2xl text-sm text-slate-600">
+        What may be granted on this app: the baseline every member holds, every scope its tools declare, and the permissions you add — each with
+        the short description people read.
       </p>
-      <PageHeader
-        title={`Permissions of ${app.name}`}
-        description="What may be granted on this app: the baseline every member holds, every scope its tools declare, and the permissions you add — each with the short description people read."
-      />
       {manage ? null : <ReadOnlyNotice />}
       {manage ? (
         <Section id="add-permission" title="Add a permission">

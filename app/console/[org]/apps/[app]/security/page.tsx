@@ -13,7 +13,6 @@ import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../../../_lib/access';
 import { ActionForm } from '../../../../_components/action-form';
 import { Field } from '../../../../_components/fields';
-import { PageHeader } from '../../../../_components/page-header';
 import { RedirectUriList } from '../../redirect-uri-list';
 import { AuditTable } from '../../../../_components/audit-table';
 import {
@@ -40,7 +39,7 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
   const listing = await findOrgApp(db(), access.org.id, params.app);
   if (!listing) notFound();
   if (!access.can('apps.manage')) {
-    return <PageHeader title={`${listing.app.name} · Security`} description="Only the organization’s owners and admins can open an app’s security tab." />;
+    return <p className="text-sm text-slate-600">Only the organization’s owners and admins can open an app’s security tab.</p>;
   }
   const { app, clientId } = listing;
   const org = access.org.slug;
@@ -54,7 +53,7 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
   const rotating = Boolean(state?.rotationEndsAt);
   return (
     <>
-      <PageHeader title={`${app.name} · Security`} description={SLACK} />
+      <p className="mb-4 max-w-2xl text-sm text-slate-600">{SLACK}</p>
       {cancelled ? (
         <div className="alert alert-success mb-4" role="status" data-testid="rotation-cancelled">
           Rotation cancelled: the new secret is discarded, the old one works as before.

@@ -1,0 +1,48 @@
+// Shown once on a new app's page: its environment with the secrets, a copy button for each value and for all of them,
+// what to do next, and "I have stored these", which forgets them (app/console/_lib/new-credentials.ts).
+import { CopyButton } from '@/app/_components/copy-button';
+import { dismissNewCredentialsAction } from '../actions';
+
+export function NewCredentialsPanel(props: { org: string; appId: string; appName: string; lines: string[] }) {
+  const all = props.lines.join('\n');
+  return (
+    <section className="panel mb-6 border-amber-300 bg-amber-50" aria-labelledby="new-credentials-heading" data-testid="new-credentials">
+      <h2 id="new-credentials-heading" className="mb-1 font-semibold">
+        {props.appName} is created: store its credentials now
+      </h2>
+      <p className="mb-3 text-sm text-slate-700">
+        Copy these values into the app’s environment. The client secret and the surface secret are shown only here, only now: Portico keeps
+        nothing it could show again (lost secrets are replaced on the Security tab).
+      </p>
+      <pre className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-50" data-testid="secret-once" tabIndex={0} aria-label="Credentials, shown once">
+        {all}
+      </pre>
+      <ul className="mt-2 flex flex-wrap gap-2" aria-label="Copy one value">
+        {props.lines.map((line) => {
+          const name = line.split('=')[0] ?? line;
+          return (
+            <li key={name}>
+              <CopyButton text={line.slice(name.length + 1)} label={`Copy ${name}`} className="btn btn-secondary text-xs" />
+            </li>
+          );
+        })}
+        <li>
+          <CopyButton text={all} label="Copy all" className="btn btn-secondary text-xs" />
+        </li>
+      </ul>
+      <h3 className="mb-1 mt-4 text-sm font-semibold">Next</h3>
+      <ol className="mb-4 list-decimal pl-5 text-sm text-slate-700">
+        <li>Start the app with these values: people sign in to it through Portico.</li>
+        <li>On the Permissions tab, add what the app can grant besides the baseline.</li>
+        <li>On the Operators tab, choose who decides its agents’ access requests (the owners do until then).</li>
+      </ol>
+      <form action={dismissNewCredentialsAction}>
+        <input type="hidden" name="org" value={props.org} />
+        <input type="hidden" name="appId" value={props.appId} />
+        <button type="submit" className="btn btn-primary" data-testid="credentials-stored">
+          I have stored these
+        </button>
+      </form>
+    </section>
+  );
+}

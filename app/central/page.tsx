@@ -6,6 +6,7 @@ import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
 import { db } from '@/lib/runtime';
 import { cookies } from 'next/headers';
 import { pendingSecondStep, SECOND_STEP_COOKIE, secondFactorsOf } from '@/lib/accounts/sign-in-second-step';
+import { typedEmail } from '../auth/_lib/typed-email';
 import { endedSecondStepMessage, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../auth/app/_components/sign-in-frame';
 import { currentCentralSession } from './_lib/central';
 import { CentralFrame } from './_components/central-frame';
@@ -42,6 +43,7 @@ export default async function CentralHome(props: { searchParams: Promise<Record<
           recoverHref="/account/recover"
           error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : endedSecondStepMessage(secondFactor)}
           hidden={typeof next === 'string' ? { next } : undefined}
+          email={error ? await typedEmail() : undefined}
         />
       </SignInFrame>
     );

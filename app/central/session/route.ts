@@ -11,6 +11,7 @@ import { readCappedForm } from '@/lib/http/body';
 import { db, runtime } from '@/lib/runtime';
 import { beginSecondStep, ENROLLMENT_SECONDS, secondStepCookie, stepAfterPassword, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import { centralBinding, centralCookie, sameOrigin } from '../_lib/central';
+import { keepTypedEmail } from '../../auth/_lib/typed-email';
 
 export const dynamic = 'force-dynamic';
 
@@ -39,11 +40,11 @@ export async function POST(request: Request): Promise<Response> {
     await recordSignInSuccess(db(), { surface: 'central', ip }, assertion.user);
     return seeOther(back, centralCookie(await openCentralSession(db(), assertion.user, centralBinding())));
   }
-  if (!email || !password || email.length > 320 || password.length > 1024) return seeOther(`/central?error=invalid_request`);
+  if (!email || !password || email.length > 320 || password.length > 1024) return seeOther(`/central?error=invalid_request`, keepTypedEmail('/central', email, runtime().env.issuerIsHttps));
   const check = await throttledPasswordCheck(db(), email, password, ip);
   if (!check.ok) {
     await recordSignInRefusal(db(), { surface: 'central', ip }, email, check);
-    return seeOther(`/central?error=${check.reason}${back === '/central' ? '' : `&next=${encodeURIComponent(back)}`}`);
+    return seeOther(`/central?error=${check.reason}${back === '/central' ? '' : `&next=${encodeURIComponent(back)}`}`, keepTypedEmail('/central', email, runtime().env.issuerIsHttps));
   }
   if (check.user.passwordChangeRequired) return seeOther(await requiredPasswordChangePath(db(), check.user, '/central'));
   const step = await stepAfterPassword(db(), check.user.id, {});

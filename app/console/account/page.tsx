@@ -215,8 +215,8 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
             {sessions.map((session) => {
               const label = `${SESSION_KINDS[session.kind]}${session.apps.length > 0 ? `: ${session.apps.join(', ')}` : ''}`;
               return (
-                <li key={`${session.kind}:${session.id}`} className="flex flex-wrap items-center justify-between gap-3 rounded-md border border-slate-200 px-3 py-2" data-kind={session.kind}>
-                  <div className="min-w-0">
+                <li key={`${session.kind}:${session.id}`} className="flex items-center justify-between gap-3 rounded-md border border-slate-200 px-3 py-2" data-kind={session.kind}>
+                  <div className="min-w-0 flex-1">
                     <p className="font-medium">
                       {SESSION_KINDS[session.kind]} {session.current ? <strong className="badge">This browser</strong> : null}
                     </p>
@@ -231,13 +231,13 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
                     </p>
                   </div>
                   {session.current ? (
-                    <form method="post" action="/console/session/end">
+                    <form method="post" action="/console/session/end" className="shrink-0">
                       <button className="btn btn-secondary" type="submit">
                         Sign out
                       </button>
                     </form>
                   ) : (
-                    <form method="post" action="/console/account/sessions/end">
+                    <form method="post" action="/console/account/sessions/end" className="shrink-0">
                       <input type="hidden" name="kind" value={session.kind} />
                       <input type="hidden" name="id" value={session.id} />
                       <button className="btn btn-secondary" type="submit" aria-label={`Sign out of ${visibleText(label)}`}>

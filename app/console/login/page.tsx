@@ -5,6 +5,7 @@ import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
 import { cookies } from 'next/headers';
 import { pendingSecondStep, SECOND_STEP_COOKIE, secondFactorsOf } from '@/lib/accounts/sign-in-second-step';
 import { db } from '@/lib/runtime';
+import { typedEmail } from '../../auth/_lib/typed-email';
 import { endedSecondStepMessage, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../../auth/app/_components/sign-in-frame';
 import { currentConsoleSession } from '../_lib/session';
 import { consoleReturnPath } from '@/lib/accounts/console-sign-in';
@@ -40,6 +41,7 @@ export default async function ConsoleLoginPage(props: { searchParams: Promise<Re
         recoverHref="/account/recover"
         error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : endedSecondStepMessage(secondFactor)}
         hidden={next === '/console' ? undefined : { next }}
+        email={error ? await typedEmail() : undefined}
       />
     </SignInFrame>
   );

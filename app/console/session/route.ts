@@ -5,6 +5,7 @@ import { relyingPartyOf } from '@/lib/accounts/passkeys';
 import { ENROLLMENT_SECONDS, secondStepCookie, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
+import { keepTypedEmail } from '../../auth/_lib/typed-email';
 
 export const dynamic = 'force-dynamic';
 
@@ -42,7 +43,7 @@ export async function POST(request: Request) {
   const email = form.get('email');
   const password = form.get('password');
   if (typeof email !== 'string' || typeof password !== 'string' || !email || !password || email.length > 320 || password.length > 1024) {
-    return seeOther(again('error=invalid_request'));
+    return seeOther(again('error=invalid_request'), keepTypedEmail('/console/login', email, runtime().env.issuerIsHttps));
   }
   const result = await signInToConsole(db(), {
     email,
@@ -51,7 +52,7 @@ export async function POST(request: Request) {
     userAgent: request.headers.get('user-agent') ?? undefined,
     next,
   });
-  if (result.kind === 'refused') return seeOther(again(`error=${result.error}`));
+  if (result.kind === 'refused') return seeOther(again(`error=${result.error}`), keepTypedEmail('/console/login', email, runtime().env.issuerIsHttps));
   if (result.kind === 'change_password') return seeOther(result.path);
   if (result.kind === 'second_factor') return seeOther('/console/login', secondStepCookie(result.token, runtime().env.issuerIsHttps));
   if (result.kind === 'enroll') return seeOther(TWO_STEP_SETUP_PATH, secondStepCookie(result.token, runtime().env.issuerIsHttps, ENROLLMENT_SECONDS));

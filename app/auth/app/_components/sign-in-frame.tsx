@@ -49,16 +49,17 @@ export function AppHeader({ app, address }: { app: AppSignInContext['app']; addr
  * Every Portico sign-in form (an app's card, the console, the central): the refusal, when there is one, then email
  * and password, the way back in for a forgotten password, and the button.
  */
-export function PasswordSignInForm(props: { action: string; recoverHref: string; error?: ReactNode; hidden?: Record<string, string> }) {
+/** `email`: what the person typed before the server refused the form (app/auth/_lib/typed-email.ts), typed again for them. */
+export function PasswordSignInForm(props: { action: string; recoverHref: string; error?: ReactNode; hidden?: Record<string, string>; email?: string }) {
   return (
     <>
       {props.error ? (
-        <div className="alert alert-error" role="alert" data-testid="sign-in-error">
+        <div className="alert alert-error" role="alert" id="sign-in-error" data-testid="sign-in-error">
           {props.error}
         </div>
       ) : null}
       <form method="post" action={props.action}>
-        <PasswordFields recoverHref={props.recoverHref} />
+        <PasswordFields recoverHref={props.recoverHref} email={props.email} refused={Boolean(props.error)} />
         {Object.entries(props.hidden ?? {}).map(([name, value]) => (
           <input key={name} type="hidden" name={name} value={value} />
         ))}
@@ -76,16 +77,26 @@ export function PasswordSignInForm(props: { action: string; recoverHref: string;
 }
 
 /** The email and password inputs of every Portico sign-in form, with the way back in for a forgotten password. */
-export function PasswordFields({ recoverHref }: { recoverHref: string }) {
+export function PasswordFields({ recoverHref, email, refused }: { recoverHref: string; email?: string; refused?: boolean }) {
   return (
     <>
       <div className="field">
         <label htmlFor="email">Email</label>
-        <input id="email" name="email" type="email" autoComplete="username" required maxLength={320} autoFocus />
+        <input id="email" name="email" type="email" autoComplete="username" required maxLength={320} autoFocus={!email} defaultValue={email} />
       </div>
       <div className="field">
         <label htmlFor="password">Password</label>
-        <input id="password" name="password" type="password" autoComplete="current-password" required maxLength={1024} />
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          maxLength={1024}
+          autoFocus={Boolean(email)}
+          aria-invalid={refused ? true : undefined}
+          aria-describedby={refused ? 'sign-in-error' : undefined}
+        />
         <a href={recoverHref} className="field-hint" data-testid="forgot-password">
           Forgot password?
         </a>

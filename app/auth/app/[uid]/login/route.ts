@@ -7,6 +7,7 @@ import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { completePasswordSignIn } from '@/lib/oidc/password-sign-in';
 import { db, runtime } from '@/lib/runtime';
 import { afterOutcome, interactionRoute, seeOther } from '../../_lib/responses';
+import { keepTypedEmail } from '../../../_lib/typed-email';
 
 export const dynamic = 'force-dynamic';
 
@@ -33,7 +34,7 @@ export const POST = interactionRoute(async (request, { uid, card: cardPath, cook
   const password = form?.get('password') ?? null;
   // Bounded lengths: the password goes into a memory-hard KDF.
   if (typeof email !== 'string' || typeof password !== 'string' || !email || !password || email.length > 320 || password.length > 1024) {
-    return seeOther(`${card}?error=invalid_request`);
+    return keepingEmail(seeOther(`${card}?error=invalid_request`), card, email);
   }
 
   const outcome = await completePasswordSignIn({
@@ -45,5 +46,13 @@ export const POST = interactionRoute(async (request, { uid, card: cardPath, cook
     clientIp: clientIpFromHeaders(request.headers),
     issuer: runtime().env.PORTICO_ISSUER,
   });
-  return afterOutcome(card, outcome);
+  const response = afterOutcome(card, outcome);
+  return outcome.kind === 'refused' ? keepingEmail(response, card, email) : response;
 });
+
+/** A refused form goes back to the card with the email the person typed (app/auth/_lib/typed-email.ts). */
+function keepingEmail(response: Response, card: string, email: unknown): Response {
+  const cookie = keepTypedEmail(card, email, runtime().env.issuerIsHttps);
+  if (cookie) response.headers.append('Set-Cookie', cookie);
+  return response;
+}

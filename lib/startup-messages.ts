@@ -2,7 +2,7 @@
 import type { BootResult } from './boot';
 import { DataDirInUseError } from './db/data-dir-lock';
 import { DatabaseUnavailableError, safeDatabaseLocation } from './db/client';
-import type { Env } from './env';
+import { DEMO_CALLBACK_PATH, type Env } from './env';
 import { developmentOutboxFolder } from './mail/transport';
 
 /** The SMTP server's address without its credentials. */
@@ -12,6 +12,19 @@ function safeSmtpLocation(url: string): string {
 }
 import { SecretKeyMismatchError } from './security/at-rest';
 import { RiskConfigurationError } from '../app-kit/risk';
+
+/**
+ * The demo app's client secret as the banner (and `npm run db:seed`) prints it: only when something will use it. On
+ * Portico's own stand-in callback page nothing redeems a code, so a generated secret is not printed at all (a secret
+ * shown for nothing only ends up in terminal logs); with another redirect URI a relying party needs it, shown once.
+ */
+export function demoClientSecretText(seed: { secretGenerated: boolean; clientSecret: string; redirectUri: string }, issuer: string): string {
+  if (!seed.secretGenerated) return '(from PORTICO_DEMO_CLIENT_SECRET)';
+  if (seed.redirectUri === `${issuer}${DEMO_CALLBACK_PATH}`) {
+    return "not printed: Portico's stand-in callback page does not use it (for a relying party of your own, rotate it on the app's Security tab)";
+  }
+  return `${seed.clientSecret}   (generated; shown only now)`;
+}
 
 export function printBanner(env: Env, booted: BootResult, listening: string[]): void {
   const lines = [
@@ -36,7 +49,7 @@ export function printBanner(env: Env, booted: BootResult, listening: string[]): 
       '  Demo app (an OIDC client):',
       `    issuer:         ${env.PORTICO_ISSUER}`,
       `    client_id:      ${seed.clientId}`,
-      `    client_secret:  ${seed.secretGenerated ? `${seed.clientSecret}   (generated; shown only now)` : '(from PORTICO_DEMO_CLIENT_SECRET)'}`,
+      `    client_secret:  ${demoClientSecretText(seed, env.PORTICO_ISSUER)}`,
       `    app identity:   ${seed.appIdentity}`,
       `    redirect_uri:   ${seed.redirectUri}`,
     );

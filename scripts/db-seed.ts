@@ -4,7 +4,7 @@ import { drizzleFor } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
 import { envOrExit } from '../lib/env';
 import { seedDemo } from '../lib/seed/demo';
-import { describeStartupFailure } from '../lib/startup-messages';
+import { demoClientSecretText, describeStartupFailure } from '../lib/startup-messages';
 
 const env = envOrExit();
 try {
@@ -20,7 +20,7 @@ try {
   await raw.close();
   if (result.status === 'created') {
     console.log(`Demo seeded. Owner ${result.email}, password ${result.passwordGenerated ? result.password : '(from PORTICO_DEMO_PASSWORD)'}`);
-    console.log(`Demo app client_id ${result.clientId}, client_secret ${result.secretGenerated ? result.clientSecret : '(from PORTICO_DEMO_CLIENT_SECRET)'}`);
+    console.log(`Demo app client_id ${result.clientId}, client_secret ${demoClientSecretText(result, env.PORTICO_ISSUER)}`);
   } else if (result.status === 'present') {
     console.log(`The demo seed already ran (owner ${result.email}); nothing changed.`);
   } else {

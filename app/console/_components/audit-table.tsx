@@ -1,3 +1,4 @@
+import { columnLabels } from './page-header';
 import Link from 'next/link';
 import type { AuditEvent } from '@/lib/audit/events';
 import { visibleText } from '@/lib/util/visible-text';
@@ -6,7 +7,7 @@ import { When } from '../../_components/when';
 /** Audit events as a table, newest first as given; each opens its detail page (under `detailBase`). */
 export function AuditTable({ events, testId, showSubject = true, detailBase }: { events: AuditEvent[]; testId: string; showSubject?: boolean; detailBase: string }) {
   return (
-    <table className="table" data-testid={testId}>
+    <table className="table" data-testid={testId} style={columnLabels(showSubject ? ['When', 'Actor', 'Type', 'Subject', 'From'] : ['When', 'Actor', 'Type', 'From'])}>
       <thead>
         <tr>
           <th scope="col">When</th>

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import type { CSSProperties, ReactNode } from 'react';
 
 export function PageHeader({ title, description, actions }: { title: string; description?: string; actions?: ReactNode }) {
   return (
@@ -37,11 +37,19 @@ export function Section({ id, title, children, className }: { id: string; title:
   );
 }
 
+/**
+ * The column headings a table passes to its cells for narrow screens, where each row becomes a card and each cell
+ * shows its heading (app/globals.css). `null` for a column that needs no label (actions).
+ */
+export function columnLabels(columns: readonly (string | null)[]): CSSProperties {
+  return Object.fromEntries(columns.slice(0, 8).flatMap((label, index) => (label ? [[`--col-${index + 1}`, JSON.stringify(label)]] : []))) as CSSProperties;
+}
+
 /** A console table in its panel: the column headings (an Actions column for those who may act), then the rows. */
 export function DataTable({ testId, columns, actions, children }: { testId: string; columns: string[]; actions?: boolean; children: ReactNode }) {
   return (
     <div className="panel overflow-x-auto p-0">
-      <table className="table" data-testid={testId}>
+      <table className="table" data-testid={testId} style={columnLabels(columns)}>
         <thead>
           <tr>
             {columns.map((column) => (

@@ -17,7 +17,7 @@ import { visibleText } from '@/lib/util/visible-text';
 import { pendingTotpEnrollment, secondFactorStateOf } from '@/lib/accounts/second-factors';
 import { db, runtime } from '@/lib/runtime';
 import { requireConsoleSession } from '../_lib/session';
-import { PageHeader, Section } from '../_components/page-header';
+import { columnLabels, PageHeader, Section } from '../_components/page-header';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Your account' };
@@ -76,7 +76,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               <p className="mb-3 text-sm" data-testid="two-step-status">
                 <strong className="text-green-800">On</strong>: every sign-in asks for a code from your authenticator app. {factors.recoveryCodesLeft} of 10 recovery codes left.
               </p>
-              <div className="grid gap-6 md:grid-cols-2">
+              <div className="grid grid-cols-1 gap-6 md:grid-cols-2">
                 <div className="card-form">
                   <StepUpCardForm factor={stepUpFactor} stepUpOptionsAction={accountStepUpOptionsAction} action={replaceRecoveryCodesAction} testId="replace-recovery-codes" submitLabel="New recovery codes" />
                 </div>
@@ -86,7 +86,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               </div>
             </>
           ) : enrollment ? (
-            <div className="grid gap-4 md:grid-cols-2" data-testid="totp-enrollment">
+            <div className="grid grid-cols-1 gap-4 md:grid-cols-2" data-testid="totp-enrollment">
               <div>
                 <p className="mb-2 text-sm">1. Scan this code with an authenticator app (or type the key below into it).</p>
                 {/* eslint-disable-next-line @next/next/no-img-element */}
@@ -128,7 +128,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
             confirms important decisions. It only works on Portico’s own address, so a look-alike site cannot use it.
           </p>
           {keys.length > 0 ? (
-            <table className="table mb-4" data-testid="passkey-list">
+            <table className="table mb-4" data-testid="passkey-list" style={columnLabels(['Name', 'Kind', 'Added', 'Last used'])}>
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -155,7 +155,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               You have no passkey yet.
             </p>
           )}
-          <div className="grid gap-6 md:grid-cols-2">
+          <div className="grid grid-cols-1 gap-6 md:grid-cols-2">
             <div className="card-form">
               <h3 className="mb-2 font-semibold">Add a passkey</h3>
               <AddPasskey factor={stepUpFactor} optionsAction={passkeyRegistrationOptionsAction} stepUpOptionsAction={accountStepUpOptionsAction} registerAction={registerPasskeyAction} />
@@ -211,7 +211,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               Every other session has ended.
             </p>
           ) : null}
-          <ul className="mb-4 grid gap-2" data-testid="account-sessions">
+          <ul className="mb-4 grid grid-cols-1 gap-2" data-testid="account-sessions">
             {sessions.map((session) => {
               const label = `${SESSION_KINDS[session.kind]}${session.apps.length > 0 ? `: ${session.apps.join(', ')}` : ''}`;
               return (
@@ -261,7 +261,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
         </Section>
         <Section id="sign-ins" title="Recent sign-ins" className="mt-6">
           {signIns.length === 0 ? <p className="text-sm text-slate-600">None recorded yet.</p> : null}
-          <table className="table" data-testid="recent-sign-ins">
+          <table className="table" data-testid="recent-sign-ins" style={columnLabels(['When', 'Where', 'From'])}>
             <thead>
               <tr>
                 <th scope="col">When</th>

@@ -72,7 +72,7 @@ export default async function AgentsPage(props: { params: Promise<{ org: string 
                 Owner {ownerEmail} · <code className="text-xs">{agent.id}</code> · <Link href={`/console/${org}/agents/${agent.id}`}>What it may do, and why</Link>
               </p>
             </div>
-            <div className="grid gap-6 md:grid-cols-3">
+            <div className="grid grid-cols-1 gap-6 md:grid-cols-3">
               <PeopleList
                 org={org}
                 title="People who may use it"

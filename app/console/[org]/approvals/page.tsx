@@ -8,7 +8,7 @@ import { listOrgApprovals, type ApprovalHistoryEntry } from '@/lib/approvals/bro
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
 import { ActionForm } from '../../_components/action-form';
-import { EmptyState, PageHeader } from '../../_components/page-header';
+import { columnLabels, EmptyState, PageHeader } from '../../_components/page-header';
 import { revokeGrantAction } from './actions';
 import { CliCommand } from '../../../_components/cli-command';
 
@@ -57,7 +57,7 @@ export default async function ApprovalsPage(props: { params: Promise<{ org: stri
         <EmptyState title="No requests for you">When an agent asks for access to an app you are an operator of, its request and the decision appear here.</EmptyState>
       ) : (
         <div className="panel overflow-x-auto">
-          <table className="table" data-testid="approvals-table">
+          <table className="table" data-testid="approvals-table" style={columnLabels(['Asked', 'By', 'App', 'Access', 'Reason', 'Outcome', null])}>
             <thead>
               <tr>
                 <th>Asked</th>

@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { listApps } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
-import { EmptyState, PageHeader } from '../../_components/page-header';
+import { columnLabels, EmptyState, PageHeader } from '../../_components/page-header';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Apps' };
@@ -35,7 +35,7 @@ export default async function AppsPage(props: { params: Promise<{ org: string }>
         <EmptyState title="No apps yet">{access.can('apps.manage') ? 'Create the first one with “New app”.' : 'Admins of this organization can create one.'}</EmptyState>
       ) : (
         <div className="panel overflow-x-auto p-0">
-          <table className="table">
+          <table className="table" style={columnLabels(['Name', 'Address', 'Client ID'])}>
             <thead>
               <tr>
                 <th scope="col">Name</th>

@@ -42,7 +42,7 @@ export default async function AuditPage(props: { params: Promise<{ org: string }
           </div>
         }
       />
-      <form method="get" className="panel mb-4 grid gap-3 md:grid-cols-6" aria-label="Filter the audit log">
+      <form method="get" className="panel mb-4 grid grid-cols-1 gap-3 md:grid-cols-6" aria-label="Filter the audit log">
         <label className="grid gap-1 text-sm">
           Actor
           <input className="input" name="actor" defaultValue={values.actor} placeholder="email or id" />

@@ -6,7 +6,7 @@ import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
 import { ActionForm } from '../../_components/action-form';
 import { Field, Select, TextArea } from '../../_components/fields';
-import { EmptyState, PageHeader } from '../../_components/page-header';
+import { columnLabels, EmptyState, PageHeader } from '../../_components/page-header';
 import { createExternalClientAction, revokeClientAction } from './actions';
 
 export const dynamic = 'force-dynamic';
@@ -51,7 +51,7 @@ export default async function ClientsPage(props: { params: Promise<{ org: string
         <EmptyState title="No clients yet">External clients you register, and MCP clients your members connect, appear here.</EmptyState>
       ) : (
         <div className="panel overflow-x-auto">
-          <table className="table" data-testid="clients-table">
+          <table className="table" data-testid="clients-table" style={columnLabels(['Client', 'App', 'Kind', 'Redirect URIs', 'Consents', 'Status', null])}>
             <thead>
               <tr>
                 <th>Client</th>

@@ -8,7 +8,7 @@ import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
 import { ActionForm, ConfirmedAction } from '../../_components/action-form';
 import { Field, Select } from '../../_components/fields';
-import { DataTable, EmptyState, PageHeader, ReadOnlyNotice } from '../../_components/page-header';
+import { columnLabels, DataTable, EmptyState, PageHeader, ReadOnlyNotice } from '../../_components/page-header';
 import { changeRoleAction, inviteMemberAction, removeMemberAction, resendInvitationAction, revokeInvitationAction, sendPasswordResetAction } from './actions';
 
 export const dynamic = 'force-dynamic';
@@ -69,7 +69,7 @@ export default async function MembersPage(props: { params: Promise<{ org: string
           <h2 id="pending-heading" className="mb-3 font-semibold">
             Pending invitations
           </h2>
-          <table className="table" data-testid="pending-invitations">
+          <table className="table" data-testid="pending-invitations" style={columnLabels(['Email', 'Role and teams', 'Link', 'Actions'])}>
             <thead>
               <tr>
                 <th scope="col">Email</th>

@@ -22,7 +22,7 @@ export function BrandingForm({ org, orgName, initial }: { org: string; orgName: 
   const primary = HEX.test(brand.primaryColor) ? brand.primaryColor : '#3346d3';
   const background = HEX.test(brand.backgroundColor) ? brand.backgroundColor : '#f4f5f7';
   return (
-    <div className="grid gap-6 lg:grid-cols-2">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
       <div className="panel">
         <ActionForm action={saveBrandingAction} org={org} submitLabel="Save branding" testId="branding">
           <Field label="Display name" name="displayName" value={brand.displayName} onChange={set('displayName')} placeholder={orgName} />

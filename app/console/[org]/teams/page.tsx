@@ -40,7 +40,7 @@ export default async function TeamsPage(props: { params: Promise<{ org: string }
         {teams.map(({ team, members: teamMembers, grants }) => (
           <section key={team.id} className="panel" data-testid={`team-${team.name}`} aria-label={`Team ${team.name}`}>
             <h2 className="mb-3 text-lg font-semibold">{team.name}</h2>
-            <div className="grid gap-6 md:grid-cols-2">
+            <div className="grid grid-cols-1 gap-6 md:grid-cols-2">
               <PeopleList
                 org={org}
                 title="Members"

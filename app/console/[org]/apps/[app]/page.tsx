@@ -28,7 +28,7 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
     <>
       {manage ? null : <ReadOnlyNotice />}
       {newCredentials ? <NewCredentialsPanel org={org} appId={app.id} appName={app.name} lines={newCredentials} /> : null}
-      <div className="grid gap-6 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <section className="panel" aria-labelledby="identity-heading">
           <h2 id="identity-heading" className="mb-3 font-semibold">
             Identity variables

@@ -2,7 +2,6 @@
 // redirect URIs, and the recent audit entries of these actions. Owners and admins only, enforced on the server.
 import type { Metadata } from 'next';
 import { When } from '@/app/_components/when';
-import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { searchAuditEvents } from '@/lib/audit/events';
 import { findOrgApp, listRedirectUris } from '@/lib/clients/apps';
@@ -59,7 +58,7 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
           Rotation cancelled: the new secret is discarded, the old one works as before.
         </div>
       ) : null}
-      <div className="grid gap-6 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <section className="panel" aria-labelledby="rotation-heading" data-testid="rotation">
           <h2 id="rotation-heading" className="mb-2 font-semibold">
             Client secret
@@ -150,7 +149,7 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
             What the app exposes over MCP: its tools, the scopes they need and their risk levels. The app declares it with its surface secret; verification asks the
             app&apos;s introspection route (signed with the same secret) for the real, unfiltered list and compares. It runs only when you start it.
           </p>
-          <div className="grid gap-4 lg:grid-cols-2">
+          <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
             <div>
               <p className="mb-2 text-sm" data-testid="surface-secret-state">
                 {surface.hasSecret ? (
@@ -186,12 +185,15 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
           <h2 id="recent-heading" className="mb-2 font-semibold">
             Recent activity
           </h2>
-          <AuditTable events={recent.events} testId="security-audit" showSubject={false} detailBase={`/console/${access.org.slug}/audit`} />
+          {recent.events.length === 0 ? (
+            <p className="text-sm text-slate-600" data-testid="security-audit">
+              No rotation, revocation or dev-environment change yet.
+            </p>
+          ) : (
+            <AuditTable events={recent.events} testId="security-audit" showSubject={false} detailBase={`/console/${access.org.slug}/audit`} />
+          )}
         </section>
       </div>
-      <p className="mt-6 text-sm">
-        <Link href={`/console/${org}/apps/${app.id}`}>Back to {app.name}</Link>
-      </p>
     </>
   );
 }

@@ -27,7 +27,7 @@ function ToolList(props: { tools: SurfaceTool[]; testId: string }) {
 export function SurfacePanel({ state }: { state: SurfaceState }) {
   const check = state.lastCheck;
   return (
-    <div className="mt-4 grid gap-4 lg:grid-cols-2">
+    <div className="mt-4 grid grid-cols-1 gap-4 lg:grid-cols-2">
       <div>
         <h3 className="mb-1 text-sm font-semibold">Declared</h3>
         {state.declaration ? (

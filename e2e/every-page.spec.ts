@@ -1,0 +1,122 @@
+// Every page of Portico, at a desktop (1280 px) and a phone (390 px) width: axe finds no serious or critical
+// violation, nothing is wider than the screen, and a screenshot of each is kept in the artifacts (look at them).
+// The page files are found on disk, so a page added later fails this test until it is visited here.
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { expectAccessible } from './support/accessibility';
+import { consoleSignIn } from './support/console';
+import { DEMO, E2E_ISSUER } from './support/constants';
+import { demoRelyingParty, newAuthorizationRequest } from './support/relying-party';
+
+const WIDTHS = [
+  { name: '1280', width: 1280, height: 800 },
+  { name: '390', width: 390, height: 844 },
+] as const;
+
+/** The route pattern of every page.tsx under app/ ("/console/[org]/apps/[app]"), private folders left out. */
+function pagePatterns(dir = path.join(process.cwd(), 'app'), prefix = ''): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) {
+      if (!entry.startsWith('_')) found.push(...pagePatterns(full, `${prefix}/${entry}`));
+    } else if (entry === 'page.tsx') {
+      found.push(prefix || '/');
+    }
+  }
+  return found;
+}
+
+const visited = new Set<string>();
+
+/** Opens `url` at both widths; checks and photographs it; records which page file it covers. */
+async function check(page: Page, testInfo: TestInfo, pattern: string, url: string, ready?: (page: Page) => Promise<void>) {
+  visited.add(pattern);
+  for (const size of WIDTHS) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    const response = await page.goto(url);
+    expect(response?.status(), `${url} answered`).toBeLessThan(500);
+    if (ready) await ready(page);
+    await page.waitForLoadState('networkidle');
+    const name = `${pattern.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'}-${size.name}.png`;
+    await page.screenshot({ path: testInfo.outputPath(name), fullPage: true });
+    await expectAccessible(page);
+    // Usable on a phone: the page itself never scrolls sideways (wide content scrolls inside its own box).
+    const overflow = await page.evaluate(() => {
+      const excess = document.documentElement.scrollWidth - window.innerWidth;
+      // The deepest elements that reach past the screen's edge, to say what to fix.
+      const culprits = [...document.querySelectorAll('body *')]
+        .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 1 && ![...element.children].some((child) => child.getBoundingClientRect().right > window.innerWidth + 1))
+        .slice(0, 3)
+        .map((element) => `<${element.tagName.toLowerCase()} class="${element.getAttribute('class') ?? ''}">${(element.textContent ?? '').slice(0, 40)}`);
+      return { excess, culprits };
+    });
+    expect(overflow.excess, `${url} at ${size.width} px is wider than the screen by ${overflow.excess} px: ${overflow.culprits.join(' | ')}`).toBeLessThanOrEqual(1);
+  }
+}
+
+test.describe.configure({ mode: 'serial' });
+
+test('signed out: the home page, the sign-in forms and every page a link in a mail opens', async ({ page }, testInfo) => {
+  test.setTimeout(300_000);
+  await check(page, testInfo, '/', '/');
+  await check(page, testInfo, '/console/login', '/console/login');
+  await check(page, testInfo, '/central', '/central');
+  await check(page, testInfo, '/central/requests/[id]', '/central/requests/apr_aaaaaaaaaaaaaaaaaaaaaaaa');
+  await check(page, testInfo, '/embedded-central/requests/[id]', '/embedded-central/requests/apr_aaaaaaaaaaaaaaaaaaaaaaaa');
+  await check(page, testInfo, '/account/recover', '/account/recover');
+  // Links that are no longer (or never were) valid answer a readable page; their valid states are checked by the
+  // specs of their flows (accounts, two-step, approval-surfaces).
+  await check(page, testInfo, '/account/password/[token]', '/account/password/not-a-valid-link-token');
+  await check(page, testInfo, '/account/verify/[token]', '/account/verify/not-a-valid-link-token');
+  await check(page, testInfo, '/invite/[token]', '/invite/not-a-valid-link-token');
+  await check(page, testInfo, '/account/two-step-setup', '/account/two-step-setup');
+  await check(page, testInfo, '/demo/callback', '/demo/callback?code=x&state=y');
+  // A real sign-in card of the demo app, and its "forgot password" page.
+  const request = await newAuthorizationRequest(await demoRelyingParty(E2E_ISSUER));
+  await page.goto(request.url.href);
+  await page.waitForURL(/\/auth\/app\/[^/]+$/);
+  const card = new URL(page.url()).pathname;
+  await check(page, testInfo, '/auth/app/[uid]', card, (page) => expect(page.getByRole('heading', { name: 'Sign in to Demo App' })).toBeVisible());
+  await check(page, testInfo, '/auth/app/[uid]/recover', `${card}/recover`);
+});
+
+test('signed in to the console: every page of an organization, the account and the rest', async ({ page }, testInfo) => {
+  test.setTimeout(600_000);
+  await consoleSignIn(page, DEMO);
+  // Something in the organization's audit log (and a team on the Teams page), whatever ran before this spec.
+  await page.goto('/console/demo/teams');
+  await page.getByTestId('create-team').getByLabel('Team name').fill(`Reviewers ${Date.now()}`);
+  await page.getByTestId('create-team').getByRole('button', { name: 'Create team' }).click();
+  await expect(page.getByTestId('create-team').getByRole('status')).toBeVisible();
+  await check(page, testInfo, '/console', '/console');
+  await check(page, testInfo, '/console/account', '/console/account');
+  await check(page, testInfo, '/console/orgs/new', '/console/orgs/new');
+  await check(page, testInfo, '/console/confirm/[id]', '/console/confirm/cnf_aaaaaaaaaaaaaaaaaaaaaaaa');
+  const org = '/console/demo';
+  for (const section of ['apps', 'apps/new', 'clients', 'agents', 'members', 'teams', 'settings', 'approvals', 'audit']) {
+    await check(page, testInfo, `/console/[org]/${section}`, `${org}/${section}`);
+  }
+  await check(page, testInfo, '/console/[org]/[...missing]', `${org}/no-such-page`, (page) => expect(page.getByRole('heading', { name: 'Not found' })).toBeVisible());
+
+  // Pages of one thing: reached through the links a person would follow.
+  await page.goto(`${org}/apps`);
+  const app = await page.getByRole('link', { name: 'Demo App', exact: true }).getAttribute('href');
+  for (const tab of ['', '/security', '/permissions', '/operators']) {
+    await check(page, testInfo, `/console/[org]/apps/[app]${tab}`, `${app}${tab}`);
+  }
+  await page.goto(`${org}/members`);
+  const member = await page.getByRole('link', { name: `Permissions of ${DEMO.email}` }).getAttribute('href');
+  await check(page, testInfo, '/console/[org]/members/[userId]', member!);
+  await page.goto(`${org}/agents`);
+  const agent = await page.getByRole('link', { name: 'What it may do, and why' }).first().getAttribute('href');
+  await check(page, testInfo, '/console/[org]/agents/[agentId]', agent!);
+  await page.goto(`${org}/audit`);
+  const event = await page.getByRole('link', { name: /^Event / }).first().getAttribute('href');
+  await check(page, testInfo, '/console/[org]/audit/[id]', event!);
+});
+
+test('no page is left out', () => {
+  expect(pagePatterns().sort()).toEqual([...visited].sort());
+});

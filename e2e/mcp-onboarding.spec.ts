@@ -71,11 +71,12 @@ test('the MCP SDK client registers itself, the person consents, tools work, and 
   await client.close();
 });
 
-test('a person may let one of their agents act: the token carries act, the subject stays the person', async ({ page }, testInfo) => {
+test('a person may let one of their agents act: the token carries act, the subject stays the person (keyboard only)', async ({ page }, testInfo) => {
   const provider = new PageOAuthProvider(CLIENT_REDIRECT, { clientName: 'Agent Runner' });
   const client = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, {
     ...PILOT,
     actsAs: FLIGHT_DECK.copilot.name,
+    keyboardOnly: true,
     screenshot: { testInfo, name: 'consent-choose-agent.png' },
   });
   const me = whoami(await client.callTool({ name: 'whoami' }));

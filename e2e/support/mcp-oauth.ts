@@ -2,7 +2,7 @@
 // the SDK discovers, registers (or uses a CIMD URL), builds the PKCE authorization request with `resource`; the
 // page signs in and answers the consent screen; the SDK exchanges the code and refreshes.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Page, TestInfo } from '@playwright/test';
+import type { Locator, Page, TestInfo } from '@playwright/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -79,6 +79,17 @@ export interface PersonAtTheBrowser {
   signedIn?: boolean;
   /** Assertions on the consent screen, before answering it. */
   onConsent?: (page: Page) => Promise<void>;
+  /** Sign in and answer the consent screen with the keyboard alone (Tab, arrow keys, Enter): no click. */
+  keyboardOnly?: boolean;
+}
+
+/** Presses Tab until `target` has the focus: it is reachable with the keyboard, in a sensible number of steps. */
+async function tabTo(page: Page, target: Locator, maxSteps = 25): Promise<void> {
+  for (let step = 0; step < maxSteps; step += 1) {
+    if (await target.evaluate((element) => element === document.activeElement)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`not reached with ${maxSteps} presses of Tab: ${target}`);
 }
 
 /**
@@ -98,14 +109,38 @@ export async function authorizeInBrowser(page: Page, provider: PageOAuthProvider
     await route.fulfill({ status: 200, contentType: 'text/plain', body: 'authorization finished' });
   });
   await page.goto(authorizationUrl.href);
-  if (!person.signedIn) await fillSignIn(page, person.email, person.password);
+  if (!person.signedIn) {
+    if (person.keyboardOnly) {
+      // The email field has the focus when the card opens.
+      await page.getByLabel('Email').waitFor();
+      await page.keyboard.type(person.email);
+      await tabTo(page, page.getByLabel('Password'));
+      await page.keyboard.type(person.password);
+      await page.keyboard.press('Enter');
+    } else {
+      await fillSignIn(page, person.email, person.password);
+    }
+  }
   await page.getByTestId('who-acts').waitFor();
   // Let React hydrate the page first: hydration may reset a radio button checked before it.
   await page.waitForLoadState('networkidle');
   if (person.onConsent) await person.onConsent(page);
-  if (person.actsAs && person.actsAs !== 'self') await page.getByLabel(person.actsAs).check();
-  if (person.screenshot) await page.screenshot({ path: person.screenshot.testInfo.outputPath(person.screenshot.name), fullPage: true });
-  await page.getByRole('button', { name: 'Allow' }).click();
+  if (person.keyboardOnly) {
+    // A radio group takes one Tab stop (its checked radio); the arrow keys move the choice.
+    if (person.actsAs && person.actsAs !== 'self') {
+      await tabTo(page, page.getByTestId('who-acts').locator('input[type=radio]:checked'));
+      const choice = page.getByLabel(person.actsAs);
+      for (let step = 0; step < 10 && !(await choice.isChecked()); step += 1) await page.keyboard.press('ArrowDown');
+      if (!(await choice.isChecked())) throw new Error(`${person.actsAs} cannot be chosen with the arrow keys`);
+    }
+    if (person.screenshot) await page.screenshot({ path: person.screenshot.testInfo.outputPath(person.screenshot.name), fullPage: true });
+    await tabTo(page, page.getByRole('button', { name: 'Allow' }));
+    await page.keyboard.press('Enter');
+  } else {
+    if (person.actsAs && person.actsAs !== 'self') await page.getByLabel(person.actsAs).check();
+    if (person.screenshot) await page.screenshot({ path: person.screenshot.testInfo.outputPath(person.screenshot.name), fullPage: true });
+    await page.getByRole('button', { name: 'Allow' }).click();
+  }
   await page.waitForURL((url) => url.href.startsWith(provider.redirectUrl));
   await page.unroute(`${redirect.origin}${redirect.pathname}**`);
   const code = (callback ?? new URL(page.url())).searchParams.get('code');

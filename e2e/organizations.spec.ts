@@ -16,10 +16,10 @@ test('a person with no organization creates one, owns it, and renames it; the ad
   await form.getByLabel('Name').fill('Demo');
   // The address follows the name and is previewed.
   await expect(form.getByLabel('Address (slug)')).toHaveValue('demo');
-  await expect(form.getByTestId('slug-preview')).toContainText('/console/demo');
+  await expect(form.getByLabel('Address (slug)')).toHaveAccessibleDescription(/\/console\/demo\b/);
   await form.getByRole('button', { name: 'Create organization' }).click();
   // Taken (the demo organization has it): said next to the field, what was typed kept, a free one suggested.
-  await expect(form.getByTestId('error-slug')).toContainText('The address demo is taken. demo-2 is free.');
+  await expect(form.getByTestId('field-error-org-slug')).toContainText('The address demo is taken. demo-2 is free.');
   await expect(form.getByLabel('Address (slug)')).toHaveAttribute('aria-invalid', 'true');
   await expect(form.getByLabel('Name')).toHaveValue('Demo');
   await expectAccessible(page);

@@ -6,12 +6,11 @@
 //     for and the host's sandbox lists Portico's origin in `sandbox.csp.frameDomains`, and Portico offered it;
 //   - `ui/open-link` is offered only as a button (a click by the operator) and only if the host advertised openLinks;
 //   - the status is read through the host only if `serverTools` is an object (true, lists or text enable nothing).
-import { App, LATEST_PROTOCOL_VERSION, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-with-deps';
+import { App, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/ext-apps/app-with-deps';
 import { centralRequestUrl, embeddedCentralRequestUrl, isApprovalRequestId } from '../../approvals/central-urls';
-import { element, isObject, note, setText, show } from '../view-dom';
+import { connectView, element, isObject, note, setText, show } from '../view-dom';
 
 const STATUS_TOOL = 'permissions.approval_status';
-const HANDSHAKE_TIMEOUT_MS = 5000;
 const FRAME_READY_TIMEOUT_MS = 10000;
 const STATUS_POLL_MS = 3000;
 const STATUS_POLL_LIMIT = 200;
@@ -104,19 +103,12 @@ async function pollStatus(app: App, request: ShownRequest) {
 async function start() {
   const app = new App({ name: 'Portico access request', version: '1.0.0' }, {}, { autoResize: true });
   let shown: ShownRequest | undefined;
-  let resolveResult: (value: unknown) => void = () => {};
-  const firstResult = new Promise((resolve) => (resolveResult = resolve));
-  app.ontoolresult = (params) => resolveResult(params);
-  try {
-    await Promise.race([
-      app.connect(new PostMessageTransport(window.parent, window.parent)),
-      new Promise((_, reject) => window.setTimeout(() => reject(new Error('timeout')), HANDSHAKE_TIMEOUT_MS)),
-    ]);
-  } catch {
+  const connected = await connectView(app);
+  if (!connected) {
     note('The chat did not connect this view. Open the operator central or use the CLI command below.');
     return;
   }
-  const result = await firstResult;
+  const result = await connected.firstResult;
   shown = requestFrom(result);
   if (!shown) {
     // A request the central may not decide (permanent, broad, elevated) comes without a link: the CLI decides it.

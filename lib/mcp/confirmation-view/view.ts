@@ -4,12 +4,11 @@
 // confirm anything — nothing a click inside the chat sends confirms a call. Richer behaviour needs the host's proof:
 //   - the link is shown only if it is this Portico's confirmation page (any other address in a result is ignored);
 //   - `ui/open-link` is offered only as a button (the person's click) and only if the host advertised openLinks.
-import { App, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-with-deps';
+import { App } from '@modelcontextprotocol/ext-apps/app-with-deps';
 import { confirmationIdOfUrl } from '../confirmation-urls';
-import { element, isObject, note, setText, show } from '../view-dom';
+import { connectView, element, isObject, note, setText, show } from '../view-dom';
 
 const CONFIRMATION_META = 'io.portico/confirmation';
-const HANDSHAKE_TIMEOUT_MS = 5000;
 
 
 const main = element<HTMLElement>('view');
@@ -64,19 +63,12 @@ function showHeldCall(call: HeldCall) {
 
 async function start() {
   const app = new App({ name: 'Portico confirmation', version: '1.0.0' }, {}, { autoResize: true });
-  let resolveResult: (value: unknown) => void = () => {};
-  const firstResult = new Promise((resolve) => (resolveResult = resolve));
-  app.ontoolresult = (params) => resolveResult(params);
-  try {
-    await Promise.race([
-      app.connect(new PostMessageTransport(window.parent, window.parent)),
-      new Promise((_, reject) => window.setTimeout(() => reject(new Error('timeout')), HANDSHAKE_TIMEOUT_MS)),
-    ]);
-  } catch {
+  const connected = await connectView(app);
+  if (!connected) {
     note('The chat did not connect this view. Ask the agent for the confirmation link.');
     return;
   }
-  const result = await firstResult;
+  const result = await connected.firstResult;
   const call = heldCallOf(result);
   if (!call) {
     // The same tool's later results (it ran, or it refused) come to this view too.

@@ -4,6 +4,7 @@
 // stays when the server refuses, and each error stands next to its field.
 import { useActionState, useState } from 'react';
 import { slugFromName } from '@/lib/util/slug';
+import { Field, FieldErrorsContext } from '../../_components/fields';
 import { createOrganizationAction, type NewOrgState } from './actions';
 
 export function NewOrgForm() {
@@ -14,11 +15,6 @@ export function NewOrgForm() {
   const [slug, setSlug] = useState(kept?.slug ?? '');
   const [slugEdited, setSlugEdited] = useState(Boolean(kept?.slug));
   const shownSlug = slugEdited ? slug : slugFromName(name, '');
-  const field = (id: 'name' | 'slug') => ({
-    id: `org-${id}`,
-    'aria-invalid': errors[id] ? true : undefined,
-    'aria-describedby': [`org-${id}-hint`, errors[id] ? `org-${id}-error` : ''].filter(Boolean).join(' '),
-  });
   return (
     <form action={action} className="grid gap-4" data-testid="new-org" noValidate>
       {errors.form ? (
@@ -26,28 +22,12 @@ export function NewOrgForm() {
           {errors.form}
         </p>
       ) : null}
-      <div className="grid gap-1">
-        <label htmlFor="org-name" className="text-sm font-medium text-slate-800">
-          Name
-        </label>
-        <input {...field('name')} name="name" className="input" value={name} maxLength={80} required onChange={(event) => setName(event.target.value)} />
-        <p id="org-name-hint" className="text-xs text-slate-500">
-          What people see: on sign-in cards, in invitations, in the console.
-        </p>
-        {errors.name ? (
-          <p id="org-name-error" className="text-sm text-red-700" data-testid="error-name">
-            {errors.name}
-          </p>
-        ) : null}
-      </div>
-      <div className="grid gap-1">
-        <label htmlFor="org-slug" className="text-sm font-medium text-slate-800">
-          Address (slug)
-        </label>
-        <input
-          {...field('slug')}
+      <FieldErrorsContext.Provider value={errors}>
+        <Field id="org-name" label="Name" name="name" value={name} maxLength={80} required onChange={(event) => setName(event.target.value)} hint="What people see: on sign-in cards, in invitations, in the console." />
+        <Field
+          id="org-slug"
+          label="Address (slug)"
           name="slug"
-          className="input"
           value={shownSlug}
           maxLength={64}
           required
@@ -55,16 +35,9 @@ export function NewOrgForm() {
             setSlugEdited(true);
             setSlug(event.target.value.toLowerCase());
           }}
+          hint={`The console will be at /console/${shownSlug || '…'}. Lowercase letters, digits and hyphens; it never changes.`}
         />
-        <p id="org-slug-hint" className="text-xs text-slate-500" data-testid="slug-preview">
-          The console will be at /console/{shownSlug || '…'}. Lowercase letters, digits and hyphens; it never changes.
-        </p>
-        {errors.slug ? (
-          <p id="org-slug-error" className="text-sm text-red-700" data-testid="error-slug">
-            {errors.slug}
-          </p>
-        ) : null}
-      </div>
+      </FieldErrorsContext.Provider>
       <div>
         <button type="submit" className="btn btn-primary" disabled={pending}>
           {pending ? 'Creating…' : 'Create organization'}

@@ -33,6 +33,7 @@ export function openConfiguredDatabase(env: Env): Promise<RawDatabase> {
     databaseUrl: env.DATABASE_URL,
     embeddedLocation: path.join(env.dataDir, 'pglite'),
     poolSize: env.DATABASE_POOL_SIZE,
+    preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
   });
 }
 

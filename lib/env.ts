@@ -77,6 +77,7 @@ const schema = z.object({
       }, 'must be a PostgreSQL URL such as postgres://user:password@127.0.0.1:5432/portico (leave it unset to use the embedded database)')
       .optional(),
   ),
+  DATABASE_PREPARED_STATEMENTS: boolean.default(true),
   DATABASE_POOL_SIZE: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be between 1 and 500').max(500, 'must be between 1 and 500').default(20),
   PORTICO_DATA_DIR: z.string().trim().min(1).default('./.data'),
   PORTICO_SECRET_KEY: optionalText.pipe(

@@ -1,9 +1,29 @@
 // Who belongs to which organization. Leaving an organization closes its apps to the person at once.
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Database, Queryable, Transaction } from '../db/client';
 import { agents, agentUsers, appOperators, memberships, organizations, personGrants, teamMembers, teams, users } from '../db/schema';
 import { endPersonGrantsInOrganization } from '../grants';
 import type { MembershipRole } from './organizations';
+import type { User } from './users';
+import { isUuid } from '../util/uuid';
+
+/**
+ * The person a token names, for oidc-provider's findAccount, in one statement: the user, and whether they are a
+ * member of `orgId` (when the request belongs to an organization). Undefined for an unknown id.
+ */
+export async function findAccountInOrganization(db: Queryable, userId: string, orgId: string | undefined): Promise<{ user: User; member: boolean } | undefined> {
+  // Ids come from tokens and cookies; anything that is not a UUID cannot name a user.
+  if (!isUuid(userId)) return undefined;
+  const [row] = await db
+    .select({
+      user: users,
+      member: orgId ? sql<boolean>`exists (select 1 from ${memberships} where ${memberships.orgId} = ${orgId} and ${memberships.userId} = ${users.id})` : sql<boolean>`true`,
+    })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  return row ? { user: row.user, member: row.member === true || (row.member as unknown) === 't' } : undefined;
+}
 
 /** True when the person is a member of the organization and not disabled. */
 export async function isActiveMember(db: Queryable, orgId: string, userId: string): Promise<boolean> {

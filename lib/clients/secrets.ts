@@ -33,10 +33,16 @@ export async function verifyClientSecret(db: Queryable, clientId: string, presen
         or(isNull(clientSecrets.validUntil), gt(clientSecrets.validUntil, now)),
       ),
     );
+  return matchesSecretHash(presented, candidates.map((candidate) => candidate.secretHash));
+}
+
+/** True when `presented` hashes to one of `hashes`; every one is compared in constant time, whichever matches. */
+export function matchesSecretHash(presented: string, hashes: readonly string[]): boolean {
   const presentedHash = Buffer.from(hashClientSecret(presented), 'hex');
   let matched = false;
-  for (const candidate of candidates) {
-    if (timingSafeEqual(presentedHash, Buffer.from(candidate.secretHash, 'hex'))) matched = true;
+  for (const hash of hashes) {
+    const candidate = Buffer.from(hash, 'hex');
+    if (candidate.length === presentedHash.length && timingSafeEqual(presentedHash, candidate)) matched = true;
   }
   return matched;
 }

@@ -17,7 +17,7 @@ export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 export type Queryable = Database | Transaction;
 
 export type RawDatabase =
-  | { kind: 'postgres'; url: string; sql: postgres.Sql; close(): Promise<void> }
+  | { kind: 'postgres'; url: string; sql: postgres.Sql; preparedStatements: boolean; close(): Promise<void> }
   | { kind: 'pglite'; location: string; pglite: PGlite; close(): Promise<void> };
 
 export interface OpenDatabaseOptions {
@@ -26,6 +26,8 @@ export interface OpenDatabaseOptions {
   /** Folder for the embedded database's files, or 'memory://' for a throwaway one. */
   embeddedLocation?: string;
   poolSize?: number;
+  /** Prepare every parameterized query (default true): see preparingEveryQuery. */
+  preparedStatements?: boolean;
 }
 
 export async function openRawDatabase(options: OpenDatabaseOptions): Promise<RawDatabase> {
@@ -42,7 +44,7 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
       await sql.end({ timeout: 1 });
       throw new DatabaseUnavailableError(options.databaseUrl, error);
     }
-    return { kind: 'postgres', url: options.databaseUrl, sql, close: () => sql.end({ timeout: 5 }) };
+    return { kind: 'postgres', url: options.databaseUrl, sql, preparedStatements: options.preparedStatements ?? true, close: () => sql.end({ timeout: 5 }) };
   }
 
   const location = options.embeddedLocation ?? 'memory://';
@@ -71,10 +73,41 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
   }
 }
 
-/** Wraps a raw connection in drizzle. Cheap: every bundle of the app (server, Next) wraps the one shared client. */
-export function drizzleFor(raw: RawDatabase): Database {
-  if (raw.kind === 'postgres') return drizzlePostgres({ client: raw.sql, schema }) as unknown as Database;
-  return drizzlePglite({ client: raw.pglite, schema }) as unknown as Database;
+/**
+ * Wraps a raw connection in drizzle. Cheap: every bundle of the app (server, Next) wraps the one shared client.
+ * `onQuery` sees the text of every statement drizzle sends (tests count the statements of a request with it).
+ */
+export function drizzleFor(raw: RawDatabase, options: { onQuery?: (query: string) => void } = {}): Database {
+  const logger = options.onQuery ? { logQuery: (query: string) => options.onQuery!(query) } : undefined;
+  if (raw.kind === 'postgres') return drizzlePostgres({ client: raw.preparedStatements ? preparingEveryQuery(raw.sql) : raw.sql, schema, logger }) as unknown as Database;
+  return drizzlePglite({ client: raw.pglite, schema, logger }) as unknown as Database;
+}
+
+/**
+ * drizzle runs every query through postgres.js's `unsafe()` with `prepare: false` (it prepares only queries given a
+ * name): each one is then described before it runs (a second round trip) and parsed and planned afresh by PostgreSQL.
+ * This makes postgres.js prepare every parameterized query instead, once per connection and query text (its own
+ * statement cache; a statement PostgreSQL invalidates, after a migration, is re-prepared by postgres.js). Transactions
+ * and savepoints hand drizzle a scoped client: wrapped too. Queries without parameters keep the simple protocol.
+ * Mind on hot paths: a query text that varies (an IN list of varying length) is a new statement each time.
+ */
+function preparingEveryQuery<Client extends postgres.Sql | postgres.TransactionSql>(client: Client): Client {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property === 'unsafe') {
+        return (query: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
+          target.unsafe(query, parameters, { ...options, prepare: (parameters?.length ?? 0) > 0 });
+      }
+      if (property === 'begin' || property === 'savepoint') {
+        const open = Reflect.get(target, property, receiver) as (...args: unknown[]) => unknown;
+        return (...args: unknown[]) => {
+          const work = args.pop() as (scoped: postgres.TransactionSql) => unknown;
+          return open.call(target, ...args, (scoped: postgres.TransactionSql) => work(preparingEveryQuery(scoped)));
+        };
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
 }
 
 export class DatabaseUnavailableError extends Error {

@@ -4,9 +4,9 @@ import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Database } from '../db/client';
 import { oidcPayloads } from '../db/schema';
-import { loadClientMetadata } from '../clients/client-metadata';
+import { loadClient } from '../clients/client-metadata';
 import { endGrants } from '../grants';
-import { noteRefreshTokenRotated } from './request-scope';
+import { noteClientSecrets, noteRefreshTokenRotated } from './request-scope';
 
 function notExpired() {
   return or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now()`));
@@ -61,7 +61,10 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.kind === 'Client') {
-        return (await loadClientMetadata(db(), id, options.clientSecretPlaceholder)) as AdapterPayload | undefined;
+        const loaded = await loadClient(db(), id, options.clientSecretPlaceholder);
+        // The token endpoint authenticates the client right after finding it: it compares with these, no second query.
+        if (loaded) noteClientSecrets(id, loaded.secretHashesValidNow);
+        return loaded?.metadata as AdapterPayload | undefined;
       }
       return this.findWhere(eq(oidcPayloads.id, id));
     }

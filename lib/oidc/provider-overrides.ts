@@ -36,9 +36,9 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AdapterPayload } from 'oidc-provider';
 import type { Database } from '../db/client';
 import { oidcPayloads } from '../db/schema';
-import { verifyClientSecret } from '../clients/secrets';
+import { matchesSecretHash, verifyClientSecret } from '../clients/secrets';
 import { payloadColumns } from './adapter';
-import { currentProviderContext, inProviderRequestScope, refreshTokenBeingRotated } from './request-scope';
+import { currentProviderContext, inProviderRequestScope, notedClientSecrets, refreshTokenBeingRotated } from './request-scope';
 import { scopeOfAppAccessToken } from './resource-scope';
 
 interface SavableToken {
@@ -57,7 +57,9 @@ export function applyProviderOverrides(provider: Provider, db: () => Database): 
   };
   clientPrototype.compareClientSecret = async function compareClientSecret(actual: string) {
     if (typeof actual !== 'string' || actual.length === 0 || actual.length > 512) return false;
-    return verifyClientSecret(db(), this.clientId, actual);
+    // The secrets valid when this request loaded the client (same statement, the database's clock), else asked now.
+    const noted = notedClientSecrets(this.clientId);
+    return noted ? matchesSecretHash(actual, noted) : verifyClientSecret(db(), this.clientId, actual);
   };
 
   // Deviations 2 and 3. Each provider request gets a scope of its own: the adapter notes there the refresh token

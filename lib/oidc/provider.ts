@@ -4,9 +4,9 @@ import { clientPolicyOf } from './client-policy';
 import { randomBytes } from 'node:crypto';
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../db/client';
-import { isActiveMember } from '../accounts/memberships';
+import { findAccountInOrganization } from '../accounts/memberships';
+import { isUuid } from '../util/uuid';
 import { findUsableAgent } from '../accounts/agents';
-import { findUserById } from '../accounts/users';
 import { findAppByIdentity, findAppByResource } from '../clients/apps';
 import { cimdConfiguration, cimdFetch } from './cimd';
 import { interactionPath } from './interactions';
@@ -157,11 +157,15 @@ export function createProvider(options: ProviderOptions): Provider {
     // Runs at sign-in, at every code exchange and refresh, and at userinfo: returning nothing ends the flow with
     // invalid_grant (or a new login), so a person who left the organization or was disabled is out at once.
     async findAccount(ctx, sub, token) {
-      const user = await findUserById(options.db(), sub);
-      if (!user || user.disabledAt) return undefined;
-      const org = await organizationOfRequest(options.db(), options.issuer, ctx, user.id, token);
+      // Ids come from tokens: anything that is not a UUID cannot name a person (and must not reach a uuid column).
+      if (!isUuid(sub)) return undefined;
+      // Which organization the request belongs to comes first (from the client, or the grant's binding), so that the
+      // person and their membership there are read in one statement.
+      const org = await organizationOfRequest(options.db(), options.issuer, ctx, sub, token);
       if (org.refuse) return undefined;
-      if (org.id && !(await isActiveMember(options.db(), org.id, user.id))) return undefined;
+      const account = await findAccountInOrganization(options.db(), sub, org.id);
+      if (!account || account.user.disabledAt || !account.member) return undefined;
+      const { user } = account;
       return {
         accountId: user.id,
         async claims() {

@@ -9,6 +9,8 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 interface ProviderRequestScope {
   ctx: KoaContextWithOIDC;
   rotatedFrom?: string;
+  /** The secrets valid now of the clients this request loaded, by client id (lib/clients/client-metadata.ts). */
+  clientSecretHashes?: Map<string, readonly string[]>;
 }
 
 const scope = new AsyncLocalStorage<ProviderRequestScope>();
@@ -27,6 +29,19 @@ export function currentProviderContext(): KoaContextWithOIDC | undefined {
 export function noteRefreshTokenRotated(id: string): void {
   const store = scope.getStore();
   if (store) store.rotatedFrom = id;
+}
+
+/** The adapter loaded this client, with the hashes of its secrets valid at that moment. */
+export function noteClientSecrets(clientId: string, hashes: readonly string[]): void {
+  const store = scope.getStore();
+  if (!store) return;
+  store.clientSecretHashes ??= new Map();
+  store.clientSecretHashes.set(clientId, hashes);
+}
+
+/** The hashes noted for this client in this request: undefined when it was not loaded here (ask the database). */
+export function notedClientSecrets(clientId: string): readonly string[] | undefined {
+  return scope.getStore()?.clientSecretHashes?.get(clientId);
 }
 
 /** The refresh token this request is rotating, if any. */

@@ -1,0 +1,62 @@
+// How many statements a hot request sends to the database, held here so that it cannot grow unnoticed (issue 25:
+// every statement is a round trip and PostgreSQL CPU). Counted with drizzle's query log on the real provider
+// configuration; a change that adds a statement to these paths must change this test and say why.
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drizzleFor } from '../../lib/db/client';
+import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
+
+describe('statements per request', () => {
+  let database: TestDatabase;
+  let counted: TestDatabase;
+  let harness: Harness;
+  let app: AppFixture;
+  let config: oidc.Configuration;
+  const statements: string[] = [];
+  let counting = false;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    counted = { ...database, db: drizzleFor(database.raw, { onQuery: (query) => counting && statements.push(query) }) };
+    harness = await startProviderHarness(counted);
+    app = await createOrgWithApp(database, 'Counted');
+    await createMember(database, app.orgId, 'counted@acme.test');
+    config = await relyingParty(harness, app);
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await database?.close();
+  });
+
+  async function countDuring(work: () => Promise<unknown>): Promise<string[]> {
+    statements.length = 0;
+    counting = true;
+    try {
+      await work();
+    } finally {
+      counting = false;
+    }
+    return [...statements];
+  }
+
+  it('a refresh grant of an app client', async () => {
+    const attempt = await signIn(harness, database, config, app, { email: 'counted@acme.test' }, { scope: 'openid offline_access', prompt: 'consent' });
+    const first = await oidc.authorizationCodeGrant(config, attempt.callbackUrl!, attempt.checks);
+    // Warm: the first refresh may load what a process keeps afterwards.
+    let refreshToken = (await oidc.refreshTokenGrant(config, first.refresh_token!)).refresh_token!;
+    let accessToken = '';
+    const sent = await countDuring(async () => {
+      const refreshed = await oidc.refreshTokenGrant(config, refreshToken);
+      refreshToken = refreshed.refresh_token!;
+      accessToken = refreshed.access_token;
+    });
+    expect(accessToken).toBeTruthy();
+    // 1 the client with its app's state, redirect URIs and secrets valid now (authentication compares with those);
+    // 2 the refresh token; 3 its grant; 4 the person with their membership; 5 the token consumed; 6 its successor
+    // (one head per family); 7 the grant saved. Lower this number when a statement goes; never raise it silently.
+    expect(sent.length, sent.join('\n')).toBe(EXPECTED_REFRESH_STATEMENTS);
+  });
+});
+
+const EXPECTED_REFRESH_STATEMENTS = 7;

@@ -10,7 +10,7 @@ import { childProcessEnvironment, envOrExit } from '../lib/env';
 import { createScratchPostgres, dropScratchPostgres } from '../test/support/databases';
 import { approvalDecision } from './approval-decision';
 import { codeExchange } from './code-exchange';
-import { demoClient, repoPath, startPorticoForBench, startProcess, type BenchEnvironment, type Figures, type ScenarioResult, type ServerProcess } from './lib/harness';
+import { demoClient, PRODUCTION_NODE_FLAGS, repoPath, startPorticoForBench, startProcess, type BenchEnvironment, type Figures, type ScenarioResult, type ServerProcess } from './lib/harness';
 import { porticoApiToken, PorticoSession, BENCH_VERIFIER } from './lib/portico-flow';
 import { mcpCall } from './mcp-call';
 import { passwordLogin } from './password-login';
@@ -62,7 +62,7 @@ const servers: ServerProcess[] = [];
 let benchEnv: BenchEnvironment | undefined;
 const results: ScenarioResult[] = [];
 try {
-  benchEnv = await startPorticoForBench(databaseUrl, mkdtempSync(path.join(tmpdir(), 'portico-bench-')), profile ? ['--cpu-prof', `--cpu-prof-dir=${repoPath('bench', 'results', 'profiles')}`] : []);
+  benchEnv = await startPorticoForBench(databaseUrl, mkdtempSync(path.join(tmpdir(), 'portico-bench-')), [...PRODUCTION_NODE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${repoPath('bench', 'results', 'profiles')}`] : [])]);
   servers.push(benchEnv.portico);
   const oidcBaseline = await startProcess(['--import', 'tsx', 'bench/baselines/oidc-provider.ts', '3231', databaseUrl, benchEnv.secretKey, demoClient.clientId, demoClient.clientSecret, demoClient.redirectUri], {}, 'baseline oidc-provider ready', 'http://127.0.0.1:3231');
   servers.push(oidcBaseline);

@@ -141,6 +141,7 @@ const schema = z.object({
   ),
   // Who may create an organization: `anyone` signed in to the console (and becomes its owner), or `cli` (only the
   // installation's operators, with the CLI on the server machine).
+  PORTICO_HEAP_MB: z.coerce.number({ error: 'must be a number of megabytes' }).int('must be a whole number').min(96, 'must be at least 96').max(65536, 'must be at most 65536').default(256),
   PORTICO_ORG_CREATION: z.enum(['anyone', 'cli'], { error: 'must be anyone or cli' }).default('anyone'),
   PORTICO_INVITATION_DAYS: z.coerce.number({ error: 'must be a number of days' }).int('must be a whole number of days').min(1, 'must be between 1 and 30').max(30, 'must be between 1 and 30').default(7),
   // Operator overrides of MCP tool risk levels: `tool=level` pairs separated by commas. They may only raise a level.
@@ -262,6 +263,15 @@ export function envOrExit(): Env {
     }
     throw error;
   }
+}
+
+/** V8 flags that limit the server's heap (set by `npm start` through NODE_OPTIONS from PORTICO_HEAP_MB). */
+const HEAP_FLAG = /^--max-(old|semi)-space-size=/;
+
+/** For the `next build` that `npm start` may run first: NODE_OPTIONS without the server's heap limits (a build needs more). */
+export function buildEnvironment(): NodeJS.ProcessEnv {
+  const options = (process.env.NODE_OPTIONS ?? '').split(/\s+/).filter((flag) => flag !== '' && !HEAP_FLAG.test(flag)).join(' ');
+  return childProcessEnvironment({ NODE_OPTIONS: options === '' ? undefined : options });
 }
 
 /** The environment for a child process (tests, tools): this process's variables with some replaced or removed. */

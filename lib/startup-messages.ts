@@ -1,4 +1,5 @@
 // What Portico prints at start: where it listens and how to sign in to the demo, or why it could not start.
+import { getHeapStatistics } from 'node:v8';
 import type { BootResult } from './boot';
 import { DataDirInUseError } from './db/data-dir-lock';
 import { DatabaseUnavailableError, safeDatabaseLocation } from './db/client';
@@ -26,6 +27,15 @@ export function demoClientSecretText(seed: { secretGenerated: boolean; clientSec
   return `${seed.clientSecret}   (generated; shown only now)`;
 }
 
+/** The heap limit this process runs with, and whether it is the configured one (npm start applies PORTICO_HEAP_MB). */
+function heapLine(configuredMb: number): string {
+  const oldSpaceMb = Math.round(getHeapStatistics().heap_size_limit / 1048576);
+  // heap_size_limit adds the young generation (a few MB) to the old-space limit.
+  return oldSpaceMb <= configuredMb + 64
+    ? `  Memory: V8 heap limit ${oldSpaceMb} MB (PORTICO_HEAP_MB=${configuredMb})`
+    : `  Memory: V8 heap limit ${oldSpaceMb} MB: PORTICO_HEAP_MB=${configuredMb} applies through npm start (or node --max-old-space-size)`;
+}
+
 export function printBanner(env: Env, booted: BootResult, listening: string[]): void {
   const lines = [
     '',
@@ -34,6 +44,7 @@ export function printBanner(env: Env, booted: BootResult, listening: string[]): 
     `  Console: ${env.PORTICO_ISSUER}/console${env.PORTICO_CENTRAL_ENABLED ? `   Operator central: ${env.PORTICO_ISSUER}/central` : ''}`,
     `  Discovery: ${env.PORTICO_ISSUER}/.well-known/openid-configuration`,
     '  Operator CLI (works while this server runs): npm run portico -- --help',
+    heapLine(env.PORTICO_HEAP_MB),
     env.PORTICO_SMTP_URL
       ? `  Mail: over SMTP to ${safeSmtpLocation(env.PORTICO_SMTP_URL)}, from ${env.PORTICO_MAIL_FROM}`
       : `  Mail: development outbox (no PORTICO_SMTP_URL): messages are written to ${developmentOutboxFolder(env.dataDir)} and their links printed here`,

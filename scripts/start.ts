@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { buildEnvironment } from '../lib/env';
 
 const root = process.cwd();
 const buildId = path.join(root, '.next', 'BUILD_ID');
@@ -19,7 +20,7 @@ const builtAt = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
 const changedAt = Math.max(...sources.map((source) => newestModification(path.join(root, source))));
 if (builtAt < changedAt) {
   console.log(builtAt === 0 ? 'Building Portico (first start)…' : 'Sources changed since the last build: rebuilding…');
-  const build = spawnSync('npx', ['next', 'build'], { stdio: 'inherit', cwd: root });
+  const build = spawnSync('npx', ['next', 'build'], { stdio: 'inherit', cwd: root, env: buildEnvironment() });
   if (build.status !== 0) {
     console.error('Portico cannot start: `next build` failed (see above).');
     process.exit(build.status ?? 1);

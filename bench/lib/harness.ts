@@ -60,7 +60,10 @@ export interface BenchEnvironment {
 }
 
 /** Portico in production mode on the scratch database, with limits raised so that the load measures work, not refusals. */
-export async function startPorticoForBench(databaseUrl: string, dataDir: string, nodeOptions: string[] = []): Promise<BenchEnvironment> {
+/** What `npm start` gives the server (package.json, PORTICO_HEAP_MB's default): the bench measures production. */
+export const PRODUCTION_NODE_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=8'];
+
+export async function startPorticoForBench(databaseUrl: string, dataDir: string, nodeOptions: string[] = PRODUCTION_NODE_FLAGS): Promise<BenchEnvironment> {
   const secretKey = randomBytes(32).toString('base64url');
   const portico = await startProcess(
     [...nodeOptions, '--import', 'tsx', 'server.ts'],

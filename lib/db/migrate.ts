@@ -1,10 +1,8 @@
 // Applies drizzle-kit's generated migrations (drizzle/) on start and through `npm run db:migrate`.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import postgres from 'postgres';
 import type { RawDatabase } from './client';
 
@@ -16,7 +14,9 @@ const MIGRATION_LOCK_KEY = 727_001;
 
 export async function migrateDatabase(raw: RawDatabase): Promise<void> {
   if (raw.kind === 'pglite') {
-    await migratePglite(drizzlePglite({ client: raw.pglite }), { migrationsFolder });
+    // Loaded only for the embedded database (see loadPglite in ./client).
+    const { migrate } = await import('drizzle-orm/pglite/migrator');
+    await migrate(raw.drizzle({ client: raw.pglite }), { migrationsFolder });
     return;
   }
   // A session-level advisory lock needs one dedicated connection for the whole run.

@@ -146,6 +146,22 @@ describe('identity core', () => {
     expect(attempt.outcome).toEqual({ kind: 'refused', error: 'not_a_member' });
   });
 
+  it("signs an app's ID tokens with ES256, and with RS256 when its client asks for it", async () => {
+    const es = await tokensFor(configA, appA);
+    expect(decodeProtectedHeader(es.id_token!).alg).toBe('ES256');
+    const jwks = createRemoteJWKSet(new URL(`${harness.issuer}/oidc/jwks`));
+    expect((await jwtVerify(es.id_token!, jwks, { issuer: harness.issuer, audience: appA.clientId })).payload.sub).toBe(personId);
+    // A client that registered RS256 gets RS256 (the key stays published).
+    await database.db.execute(sql`update clients set metadata = metadata || '{"id_token_signed_response_alg":"RS256"}'::jsonb where id = ${appA.clientId}`);
+    try {
+      const rs = await tokensFor(configA, appA);
+      expect(decodeProtectedHeader(rs.id_token!).alg).toBe('RS256');
+      await jwtVerify(rs.id_token!, jwks, { issuer: harness.issuer, audience: appA.clientId });
+    } finally {
+      await database.db.execute(sql`update clients set metadata = metadata - 'id_token_signed_response_alg' where id = ${appA.clientId}`);
+    }
+  });
+
   it('lists every session of the person with the apps named, and ends one only for its owner and of its kind', async () => {
     await tokensFor(configA, appA);
     const person = (await database.db.select().from(users).where(eq(users.id, personId)))[0]!;

@@ -78,6 +78,18 @@ export function riskModelCapability(confirmationMode: ConfirmationMode = 'in_ban
 }
 
 /** The input schema a tool is called with: its own, plus the confirmation token for approval_required tools. */
+/**
+ * The call's input schema as one zod object, built once per tool and level for the process: a server made for each
+ * request (Portico's MCP route) then reuses it instead of rebuilding its schemas on every call.
+ */
+const callSchemas = new WeakMap<object, Partial<Record<RiskLevel, z.ZodObject<z.ZodRawShape>>>>();
+
+export function callSchemaOf(tool: AnyKitTool<never>, level: RiskLevel): z.ZodObject<z.ZodRawShape> {
+  let byLevel = callSchemas.get(tool);
+  if (!byLevel) callSchemas.set(tool, (byLevel = {}));
+  return (byLevel[level] ??= z.object(callShapeOf(tool, level)));
+}
+
 export function callShapeOf(tool: AnyKitTool<never>, level: RiskLevel): z.ZodRawShape {
   return {
     ...((tool as KitTool).inputSchema ?? {}),
@@ -245,7 +257,7 @@ export function registerKitTools<Extra>(
       {
         title: tool.title,
         description: `${tool.description} Risk level: ${level}.`,
-        inputSchema: callShapeOf(tool as AnyKitTool<never>, level),
+        inputSchema: callSchemaOf(tool as AnyKitTool<never>, level),
         annotations: { ...annotationsFor(level), ...(tool.title ? { title: tool.title } : {}) },
         _meta: { ...options.metaOf?.(tool.name), 'io.portico/risk_level': level },
       },

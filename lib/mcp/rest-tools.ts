@@ -2,7 +2,7 @@
 // as a JSON object. A challenge answers `confirmation_required` with its token (428 in human mode, with the page the
 // person confirms on; a retry before that answers 428 `waiting_for_confirmation`); errors have OAuth's shape.
 import { z } from 'zod';
-import { callShapeOf, runGatedTool, type ToolRun } from '../../app-kit/tools';
+import { callSchemaOf, runGatedTool, type ToolRun } from '../../app-kit/tools';
 import { authenticateApiRequest } from '../api/authenticate';
 import { readCappedText } from '../http/body';
 import { oauthError } from '../http/errors';
@@ -30,7 +30,7 @@ export async function handleToolOverRest(request: Request, toolName: string, dep
   } catch {
     return refuse(400, 'invalid_request', 'the body is not JSON');
   }
-  const parsed = z.object(callShapeOf(tool as never, level)).safeParse(raw);
+  const parsed = callSchemaOf(tool as never, level).safeParse(raw);
   if (!parsed.success) return refuse(400, 'invalid_arguments', parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`).join('; '));
 
   const run: ToolRun = await runGatedTool(tool, parsed.data, {

@@ -79,7 +79,12 @@ function inlineConfirmationOver(elicit: Elicit, waitMs: number): InlineConfirmat
   };
 }
 
-function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSession, elicit?: Elicit, inlineConfirmation?: InlineConfirmation): McpServer {
+/**
+ * The MCP server for one request. `calledTool`: the request is a tools/call of that tool, so only it is registered
+ * (registering Portico's twelve tools for a call that runs one was most of a call's CPU); a name that matches none
+ * registers all, so an unknown tool is refused exactly as before.
+ */
+function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSession, elicit?: Elicit, inlineConfirmation?: InlineConfirmation, calledTool?: string): McpServer {
   const server = new McpServer(
     { name: 'portico', version: '0.1.0' },
     {
@@ -100,7 +105,8 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSes
   const showsConfirmationView = confirmationView && advertisesMcpApps(session?.clientCapabilities);
   const viewOf = (name: string) =>
     showsView && name === VIEW_TOOL ? APPROVAL_VIEW_URI : showsConfirmationView && deps.levels[name] === 'approval_required' ? CONFIRMATION_VIEW_URI : undefined;
-  registerKitTools(server, PORTICO_TOOLS, {
+  const called = calledTool === undefined ? [] : PORTICO_TOOLS.filter((tool) => tool.name === calledTool);
+  registerKitTools(server, called.length > 0 ? called : PORTICO_TOOLS, {
     token: caller.token,
     gate: gateFor(deps),
     levels: deps.levels,
@@ -147,7 +153,7 @@ function isInitialize(message: unknown): message is { method: 'initialize'; para
   return typeof message === 'object' && message !== null && !Array.isArray(message) && (message as { method?: unknown }).method === 'initialize';
 }
 
-function isToolCall(message: unknown): message is { method: 'tools/call'; id: string | number } {
+function isToolCall(message: unknown): message is { method: 'tools/call'; id: string | number; params?: { name?: unknown } } {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
   const candidate = message as { method?: unknown; id?: unknown };
   return candidate.method === 'tools/call' && (typeof candidate.id === 'string' || typeof candidate.id === 'number');
@@ -234,7 +240,7 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
     mayElicit && session && toolCall
       ? elicitOver({ db: deps.db, sessionId: session.id, send: (outgoing) => transport.send(outgoing as never, { relatedRequestId: toolCall.id }), waitMs: deps.elicitationWaitMs ?? 50_000 })
       : undefined;
-  const server = porticoServer(deps, caller, session, elicit, confirmsInline && elicit ? inlineConfirmationOver(elicit, deps.elicitationWaitMs ?? 50_000) : undefined);
+  const server = porticoServer(deps, caller, session, elicit, confirmsInline && elicit ? inlineConfirmationOver(elicit, deps.elicitationWaitMs ?? 50_000) : undefined, typeof toolCall?.params?.name === 'string' ? toolCall.params.name : undefined);
   await server.connect(transport);
   if (mayElicit) {
     // A stream: the tool is still running when the response starts. The server closes once the stream ends.

@@ -87,6 +87,14 @@ describe("Portico's MCP server", () => {
     expect(annotations['clients.revoke']).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     const apps = JSON.parse(text(await client.callTool({ name: 'apps.list', arguments: { org: orgSlug } }))) as { apps: { slug: string }[] };
     expect(apps.apps.map((app) => app.slug)).toEqual([fixture.app.slug]);
+    // A call registers only the tool it names; a name that is no tool is still refused as an unknown tool, and a
+    // call with bad arguments is still checked against the tool's schema.
+    const unknown = await client.callTool({ name: 'apps.no_such_tool', arguments: {} });
+    expect(unknown.isError).toBe(true);
+    expect(text(unknown)).toMatch(/Tool apps\.no_such_tool not found/);
+    const malformed = await client.callTool({ name: 'apps.list', arguments: { org: 42 } });
+    expect(malformed.isError).toBe(true);
+    expect(text(malformed)).toMatch(/Input validation error/);
     const sessions = await database.db.select().from(mcpSessions);
     expect(sessions.some((session) => (session.clientInfo as { name?: string }).name === 'portico-test')).toBe(true);
     await client.close();

@@ -4,10 +4,11 @@
 // or a disabled or deleted agent, is refused at once, whatever the token's remaining lifetime.
 import { oauthError } from '../http/errors';
 import { createLocalJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { agents } from '../db/schema';
-import { findUserById, type User } from '../accounts/users';
+import { agents, users } from '../db/schema';
+import type { User } from '../accounts/users';
+import { isUuid } from '../util/uuid';
 import { authorizeBearer, type ProtectedResourceConfig, type VerifiedAccessToken } from '../../app-kit/protected-resource';
 import { PORTICO_API_ADVERTISED_SCOPES, porticoApiResource } from '../resource/portico-api';
 
@@ -45,11 +46,17 @@ export async function authenticateApiRequest(
     // RFC 6750 §3.1: the challenge repeats the error.
     response: oauthError(401, 'invalid_token', description, { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"` }),
   });
-  const user = await findUserById(deps.db, gate.token.subject);
-  if (!user || user.disabledAt) return refuse('the account of this token is disabled or gone');
-  if (gate.token.actor) {
-    const [agent] = await deps.db.select({ disabledAt: agents.disabledAt }).from(agents).where(eq(agents.id, gate.token.actor)).limit(1);
-    if (!agent || agent.disabledAt) return refuse('the agent of this token is disabled or gone');
-  }
-  return { ok: true, caller: { user, agentId: gate.token.actor, token: gate.token } };
+  // The person and the agent acting for them (if any) in one statement: every API request and MCP call pays it.
+  const actor = gate.token.actor;
+  const [row] = isUuid(gate.token.subject)
+    ? await deps.db
+        .select({ user: users, agentId: agents.id, agentDisabledAt: agents.disabledAt })
+        .from(users)
+        .leftJoin(agents, actor ? eq(agents.id, actor) : sql`false`)
+        .where(eq(users.id, gate.token.subject))
+        .limit(1)
+    : [];
+  if (!row || row.user.disabledAt) return refuse('the account of this token is disabled or gone');
+  if (actor && (!row.agentId || row.agentDisabledAt)) return refuse('the agent of this token is disabled or gone');
+  return { ok: true, caller: { user: row.user, agentId: actor, token: gate.token } };
 }

@@ -15,7 +15,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RISK_MODEL_CAPABILITY } from '../../app-kit/tools';
 import { createAgent } from '../../lib/accounts/agents';
-import { auditEvents, confirmationChallenges, mcpSessions } from '../../lib/db/schema';
+import { auditEvents, confirmationChallenges, mcpSessions, users } from '../../lib/db/schema';
 import { childProcessEnvironment } from '../../lib/env';
 import { porticoRiskLevels } from '../../lib/mcp/tools';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
@@ -98,6 +98,26 @@ describe("Portico's MCP server", () => {
     const sessions = await database.db.select().from(mcpSessions);
     expect(sessions.some((session) => (session.clientInfo as { name?: string }).name === 'portico-test')).toBe(true);
     await client.close();
+  });
+
+  it('refuses a token whose person was disabled since, at once, and serves it again once re-enabled', async () => {
+    // (Agents act only at apps: Portico's own API is always used by the person, so only the person is checked here.)
+    const instance = await startInstance();
+    const person = await createMember(database, fixture.orgId, `disabled-${randomBytes(3).toString('hex')}@gate.test`);
+    const token = await porticoToken(person.email);
+    const post = () =>
+      fetch(instance.url, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      });
+    expect((await post()).status).toBe(200);
+    await database.db.update(users).set({ disabledAt: new Date() }).where(eq(users.id, person.id));
+    const refused = await post();
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: 'invalid_token', error_description: 'the account of this token is disabled or gone' });
+    await database.db.update(users).set({ disabledAt: null }).where(eq(users.id, person.id));
+    expect((await post()).status).toBe(200);
   });
 
   it('serves a session on another instance, but never to another person, and refuses a request without one', async () => {

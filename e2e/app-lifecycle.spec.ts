@@ -31,7 +31,18 @@ test('an app is created, turned off and on, and deleted; its sign-ins and tokens
   await expect(page.getByLabel('Name')).toHaveValue('Lifecycle');
   await expect(page.getByLabel('Redirect URI')).toHaveValue(REDIRECT);
   await expectAccessible(page);
+  // The address follows the name; a long name gives a valid one (cut), and one chosen by hand that another app has
+  // is refused next to its field with a free one suggested.
+  await expect(page.getByLabel('Address (slug)')).toHaveValue('lifecycle');
+  await page.getByLabel('Name').fill(`Lifecycle ${'x'.repeat(70)}`);
+  await expect(page.getByLabel('Address (slug)')).toHaveValue(`lifecycle-${'x'.repeat(54)}`);
+  await page.getByLabel('Name').fill('Lifecycle');
+  await page.getByLabel('Address (slug)').fill('demo-app');
   await page.getByLabel('Publish address').fill('https://lifecycle.demo.test');
+  await page.getByTestId('create-app').getByRole('button', { name: 'Create app' }).click();
+  await expect(page.getByTestId('create-app').getByTestId('field-error-app-slug')).toHaveText('The address demo-app is taken by another app. demo-app-2 is free.');
+  await expect(page.getByLabel('Address (slug)')).toHaveAttribute('aria-invalid', 'true');
+  await page.getByLabel('Address (slug)').fill('lifecycle');
   await page.getByTestId('create-app').getByRole('button', { name: 'Create app' }).click();
   const credentials = (await page.getByTestId('secret-once').textContent()) ?? '';
   const clientId = /PORTICO_CLIENT_ID=(\S+?)(?=PORTICO_|\s|$)/.exec(credentials)?.[1];

@@ -34,8 +34,15 @@ function fieldLabel(field: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** A refusal the handler decides (a conflict, a rule): rolled back and shown as is. */
-export class ActionRefusal extends Error {}
+/** A refusal the handler decides (a conflict, a rule): rolled back and shown as is — next to `field` when it names one. */
+export class ActionRefusal extends Error {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
 
 type AuditInput = Omit<AuditRecord, 'orgId' | 'actor'>;
 
@@ -109,6 +116,7 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
       revalidatePath(`/console/${access.org.slug}`, 'layout');
       return result;
     } catch (error) {
+      if (error instanceof ActionRefusal && error.field) return { status: 'error', message: error.message, fieldErrors: { [error.field]: error.message } };
       if (error instanceof ActionRefusal || error instanceof CommandRefusal) return { status: 'error', message: error.message };
       throw error; // includes Next's redirect signal
     }

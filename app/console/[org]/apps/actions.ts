@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
 import { issueSurfaceSecret } from '@/lib/clients/surface';
 import { addRedirectUri, assertPublishOriginAvailable, createApp, deleteApp, listApps, PublishOriginTaken, RedirectOriginTaken, removeRedirectUri, setAppDisabled, updateApp } from '@/lib/clients/apps';
-import { validateAppOrigin, validateRedirectUri } from '@/lib/clients/validation';
+import { validateAppOrigin, validateRedirectUri, validateSlug } from '@/lib/clients/validation';
 import { freeSlug, slugFromName } from '@/lib/util/slug';
 import { runtime } from '@/lib/runtime';
 import { isUuid } from '@/lib/util/uuid';
@@ -39,16 +39,35 @@ const avatarUrl = z
   .transform((value) => (value === '' ? null : value));
 
 const name = z.string().trim().min(1, 'is required').max(80, 'must be at most 80 characters');
+/** An app's address in its organization: empty means "made from the name". */
+const appSlug = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .optional()
+  .transform((value, ctx) => {
+    if (!value) return undefined;
+    const result = validateSlug(value);
+    if (!result.ok) {
+      ctx.addIssue({ code: 'custom', message: result.error });
+      return z.NEVER;
+    }
+    return result.value;
+  });
 
 export const createAppAction = orgAction(
   {
     permission: 'apps.manage',
-    input: z.object({ name, origin, redirectUri, authMethod: z.enum(['client_secret_basic', 'client_secret_post'], { error: 'choose how the app authenticates' }) }),
+    input: z.object({ name, slug: appSlug, origin, redirectUri, authMethod: z.enum(['client_secret_basic', 'client_secret_post'], { error: 'choose how the app authenticates' }) }),
   },
   async ({ tx, input, access, audit }) => {
-    // Made from the name (cut to a valid length, never refused), with a number when another app has it.
     const taken = new Set((await listApps(tx, access.org.slug)).map((row) => row.app.slug));
-    const slug = freeSlug(slugFromName(input.name), (candidate) => taken.has(candidate));
+    // Chosen by the person: refused next to the field when another app has it, with a free one suggested. Left empty:
+    // made from the name (cut to a valid length, never refused), with a number when another app has it.
+    if (input.slug && taken.has(input.slug)) {
+      throw new ActionRefusal(`The address ${input.slug} is taken by another app. ${freeSlug(input.slug, (candidate) => taken.has(candidate))} is free.`, 'slug');
+    }
+    const slug = input.slug || freeSlug(slugFromName(input.name), (candidate) => taken.has(candidate));
     await refuseTakenOrigin(() => assertPublishOriginAvailable(tx, { origin: input.origin, issuer: runtime().env.PORTICO_ISSUER }));
     const created = await refuseTakenOrigin(() => createApp(tx, { orgId: access.org.id, slug, name: input.name, publishOrigin: input.origin, redirectUris: [input.redirectUri], tokenEndpointAuthMethod: input.authMethod }));
     const surfaceSecret = await issueSurfaceSecret(tx, created.app.id, runtime().atRestKey);

@@ -2,19 +2,15 @@
 // The new organization's name and its address (slug): the slug follows the name until the person edits it, is cut to
 // a valid length instead of refused, and is previewed as the console address it will have. What the person typed
 // stays when the server refuses, and each error stands next to its field.
-import { useActionState, useState } from 'react';
-import { slugFromName } from '@/lib/util/slug';
-import { Field, FieldErrorsContext } from '../../_components/fields';
+import { useActionState } from 'react';
+import { FieldErrorsContext } from '../../_components/fields';
+import { NameAndSlugFields } from '../../_components/name-and-slug';
 import { createOrganizationAction, type NewOrgState } from './actions';
 
 export function NewOrgForm() {
   const [state, action, pending] = useActionState(createOrganizationAction, { status: 'idle' } as NewOrgState);
   const kept = state.status === 'error' ? state.values : undefined;
   const errors = state.status === 'error' ? state.fieldErrors : {};
-  const [name, setName] = useState(kept?.name ?? '');
-  const [slug, setSlug] = useState(kept?.slug ?? '');
-  const [slugEdited, setSlugEdited] = useState(Boolean(kept?.slug));
-  const shownSlug = slugEdited ? slug : slugFromName(name, '');
   return (
     <form action={action} className="grid gap-4" data-testid="new-org" noValidate>
       {errors.form ? (
@@ -23,19 +19,12 @@ export function NewOrgForm() {
         </p>
       ) : null}
       <FieldErrorsContext.Provider value={errors}>
-        <Field id="org-name" label="Name" name="name" value={name} maxLength={80} required onChange={(event) => setName(event.target.value)} hint="What people see: on sign-in cards, in invitations, in the console." />
-        <Field
-          id="org-slug"
-          label="Address (slug)"
-          name="slug"
-          value={shownSlug}
-          maxLength={64}
-          required
-          onChange={(event) => {
-            setSlugEdited(true);
-            setSlug(event.target.value.toLowerCase());
-          }}
-          hint={`The console will be at /console/${shownSlug || '…'}. Lowercase letters, digits and hyphens; it never changes.`}
+        <NameAndSlugFields
+          idPrefix="org"
+          nameHint="What people see: on sign-in cards, in invitations, in the console."
+          preview="The console will be at /console/{slug}."
+          fallback="…"
+          initial={kept}
         />
       </FieldErrorsContext.Provider>
       <div>

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { requireOrgAccess } from '../../../_lib/access';
 import { ActionForm } from '../../../_components/action-form';
 import { Field, Select } from '../../../_components/fields';
+import { NameAndSlugFields } from '../../../_components/name-and-slug';
 import { PageHeader } from '../../../_components/page-header';
 import { createAppAction } from '../actions';
 
@@ -19,7 +20,13 @@ export default async function NewAppPage(props: { params: Promise<{ org: string 
       <PageHeader title="New app" description="Portico creates the app's own OIDC client and shows its credentials once." />
       <div className="panel max-w-xl">
         <ActionForm action={createAppAction} org={access.org.slug} submitLabel="Create app" testId="create-app">
-          <Field label="Name" name="name" required maxLength={80} placeholder="Billing" />
+          <NameAndSlugFields
+            idPrefix="app"
+            nameHint="What people see on the sign-in card and the consent screen."
+            preview={`Used in commands: npm run portico -- apps … --app ${access.org.slug}/{slug}.`}
+            fallback="app"
+            placeholder="Billing"
+          />
           <Field label="Publish address" name="origin" required placeholder="https://billing.example.com" hint="The app's origin. Its MCP resource is <origin>/api/mcp." />
           <Field label="Redirect URI" name="redirectUri" required placeholder="https://billing.example.com/auth/callback" hint="Matched exactly. Add more on the app's page." />
           <Select

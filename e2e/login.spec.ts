@@ -84,6 +84,13 @@ test.describe('signing in to the demo app', () => {
     await expect(page.getByTestId('sign-in-error')).toBeVisible();
     await expect(page.getByLabel('Email')).toHaveValue('typed@e2e.portico.test');
     await expectAccessible(page);
+    // A sign-in that succeeds forgets the kept email: the next person at this browser does not see it.
+    expect((await page.context().cookies(`${E2E_ISSUER}/central`)).some((cookie) => cookie.name === 'portico_typed_email')).toBe(true);
+    await page.getByLabel('Email').fill(DEMO.email);
+    await page.getByLabel('Password').fill(DEMO.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect(page.getByRole('heading', { name: 'Pending requests' })).toBeVisible();
+    expect((await page.context().cookies(`${E2E_ISSUER}/central`)).some((cookie) => cookie.name === 'portico_typed_email')).toBe(false);
   });
 
   test('an authorization code is single use: a replay is refused', async ({ page }) => {

@@ -72,10 +72,6 @@ export async function loadClient(db: Queryable, clientId: string, secretPlacehol
     portico_org_id: client.orgId,
     portico_app_disabled: row.appDisabledAt !== null,
   };
-  // An app's own client gets ES256 ID tokens (smaller and ~0.7 ms cheaper per token than RS256, the key that signs
-  // access tokens); relying parties that read the discovery document accept it. RS256 stays for clients that ask
-  // (their registered id_token_signed_response_alg) and is OIDC's default for all other clients (Core §15.1).
-  if (client.kind === 'app' && typeof client.metadata.id_token_signed_response_alg !== 'string') metadata.id_token_signed_response_alg = 'ES256';
   return { metadata, secretHashesValidNow: secretHashes };
 }
 

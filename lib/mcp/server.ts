@@ -10,7 +10,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcont
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JWK } from 'jose';
 import type { ConfirmationGate, ConfirmationMode, RiskLevel } from '../../app-kit/risk';
-import { registerKitTools, riskModelCapability, type InlineConfirmation } from '../../app-kit/tools';
+import { registerKitTools, requiredScopesOf, riskModelCapability, type InlineConfirmation } from '../../app-kit/tools';
 import { auditToolEvent } from './audit';
 import { authenticateApiRequest, type ApiCaller } from '../api/authenticate';
 import type { Database } from '../db/client';
@@ -82,7 +82,7 @@ function inlineConfirmationOver(elicit: Elicit, waitMs: number): InlineConfirmat
 /**
  * The MCP server for one request. `calledTool`: the request is a tools/call of that tool, so only it is registered
  * (registering Portico's twelve tools for a call that runs one was most of a call's CPU); a name that matches none
- * registers all, so an unknown tool is refused exactly as before.
+ * registers all, so an unknown tool (or one the token's scopes do not reach) is refused exactly as before.
  */
 function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSession, elicit?: Elicit, inlineConfirmation?: InlineConfirmation, calledTool?: string): McpServer {
   const server = new McpServer(
@@ -105,7 +105,8 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSes
   const showsConfirmationView = confirmationView && advertisesMcpApps(session?.clientCapabilities);
   const viewOf = (name: string) =>
     showsView && name === VIEW_TOOL ? APPROVAL_VIEW_URI : showsConfirmationView && deps.levels[name] === 'approval_required' ? CONFIRMATION_VIEW_URI : undefined;
-  const called = calledTool === undefined ? [] : PORTICO_TOOLS.filter((tool) => tool.name === calledTool);
+  // Only a tool this token may call is registered alone: otherwise all are, and the SDK answers as it always did.
+  const called = calledTool === undefined ? [] : PORTICO_TOOLS.filter((tool) => tool.name === calledTool && requiredScopesOf(tool).every((scope) => caller.token.scopes.includes(scope)));
   registerKitTools(server, called.length > 0 ? called : PORTICO_TOOLS, {
     token: caller.token,
     gate: gateFor(deps),

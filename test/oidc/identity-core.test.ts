@@ -146,7 +146,7 @@ describe('identity core', () => {
     expect(attempt.outcome).toEqual({ kind: 'refused', error: 'not_a_member' });
   });
 
-  it("signs an app's ID tokens with ES256, and with RS256 when its client asks for it", async () => {
+  it("signs an app's ID tokens with ES256, and with RS256 when its client asks for it or was created before ES256", async () => {
     const es = await tokensFor(configA, appA);
     expect(decodeProtectedHeader(es.id_token!).alg).toBe('ES256');
     const jwks = createRemoteJWKSet(new URL(`${harness.issuer}/oidc/jwks`));
@@ -157,8 +157,11 @@ describe('identity core', () => {
       const rs = await tokensFor(configA, appA);
       expect(decodeProtectedHeader(rs.id_token!).alg).toBe('RS256');
       await jwtVerify(rs.id_token!, jwks, { issuer: harness.issuer, audience: appA.clientId });
-    } finally {
+      // An app created before ES256 (no registered algorithm) keeps OIDC's default, so its relying parties keep working.
       await database.db.execute(sql`update clients set metadata = metadata - 'id_token_signed_response_alg' where id = ${appA.clientId}`);
+      expect(decodeProtectedHeader((await tokensFor(configA, appA)).id_token!).alg).toBe('RS256');
+    } finally {
+      await database.db.execute(sql`update clients set metadata = metadata || '{"id_token_signed_response_alg":"ES256"}'::jsonb where id = ${appA.clientId}`);
     }
   });
 

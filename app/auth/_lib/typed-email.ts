@@ -14,6 +14,11 @@ export function keepTypedEmail(path: string, email: unknown, secure: boolean): s
   return `${TYPED_EMAIL_COOKIE}=${encodeURIComponent(email)}; Path=${path}; HttpOnly; SameSite=Lax; Max-Age=${LIFETIME_SECONDS}${secure ? '; Secure' : ''}`;
 }
 
+/** The Set-Cookie value that forgets a kept email: sent with a successful sign-in, so nobody after sees it. */
+export function forgetTypedEmail(path: string, secure: boolean): string {
+  return `${TYPED_EMAIL_COOKIE}=; Path=${path}; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`;
+}
+
 /** For the sign-in pages: the email kept by the refusal that sent the person back, if any. */
 export async function typedEmail(): Promise<string | undefined> {
   const value = (await cookies()).get(TYPED_EMAIL_COOKIE)?.value;

@@ -11,13 +11,13 @@ import { readCappedForm } from '@/lib/http/body';
 import { db, runtime } from '@/lib/runtime';
 import { beginSecondStep, ENROLLMENT_SECONDS, secondStepCookie, stepAfterPassword, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import { centralBinding, centralCookie, sameOrigin } from '../_lib/central';
-import { keepTypedEmail } from '../../auth/_lib/typed-email';
+import { forgetTypedEmail, keepTypedEmail } from '../../auth/_lib/typed-email';
 
 export const dynamic = 'force-dynamic';
 
-function seeOther(location: string, cookie?: string): Response {
+function seeOther(location: string, ...cookies: (string | undefined)[]): Response {
   const headers = new Headers({ Location: location, 'Cache-Control': 'no-store' });
-  if (cookie) headers.append('Set-Cookie', cookie);
+  for (const cookie of cookies) if (cookie) headers.append('Set-Cookie', cookie);
   return new Response(null, { status: 303, headers });
 }
 
@@ -47,13 +47,15 @@ export async function POST(request: Request): Promise<Response> {
     return seeOther(`/central?error=${check.reason}${back === '/central' ? '' : `&next=${encodeURIComponent(back)}`}`, keepTypedEmail('/central', email, runtime().env.issuerIsHttps));
   }
   if (check.user.passwordChangeRequired) return seeOther(await requiredPasswordChangePath(db(), check.user, '/central'));
+  // The password was right: an email kept by an earlier refusal is forgotten.
+  const forget = forgetTypedEmail('/central', runtime().env.issuerIsHttps);
   const step = await stepAfterPassword(db(), check.user.id, {});
   if (step !== 'none') {
     const token = await beginSecondStep(db(), { userId: check.user.id, continuation: { surface: 'central', next: back, events: { surface: 'central', ip }, ...(step === 'enroll' ? { enroll: true } : {}) } });
     return step === 'enroll'
-      ? seeOther(TWO_STEP_SETUP_PATH, secondStepCookie(token, runtime().env.issuerIsHttps, ENROLLMENT_SECONDS))
-      : seeOther('/central', secondStepCookie(token, runtime().env.issuerIsHttps));
+      ? seeOther(TWO_STEP_SETUP_PATH, secondStepCookie(token, runtime().env.issuerIsHttps, ENROLLMENT_SECONDS), forget)
+      : seeOther('/central', secondStepCookie(token, runtime().env.issuerIsHttps), forget);
   }
   await recordSignInSuccess(db(), { surface: 'central', ip }, check.user);
-  return seeOther(back, centralCookie(await openCentralSession(db(), check.user, centralBinding())));
+  return seeOther(back, centralCookie(await openCentralSession(db(), check.user, centralBinding())), forget);
 }

@@ -1,7 +1,8 @@
 'use client';
 // A name and the address (slug) made from it: the slug follows the name until the person edits it, is cut to a valid
 // length instead of refused, and is previewed where it will be used. Inside an ActionForm (or a FieldErrorsContext)
-// each field shows the server's refusal next to itself; what was typed stays.
+// each field shows the server's refusal next to itself; what was typed stays. The slug is not `required`: a name with
+// no Latin letters or digits makes none, and the server then picks one (the fallback the hint shows).
 import { useState } from 'react';
 import { slugFromName } from '@/lib/util/slug';
 import { Field } from './fields';
@@ -28,7 +29,6 @@ export function NameAndSlugFields(props: {
         name="slug"
         value={shownSlug}
         maxLength={64}
-        required
         onChange={(event) => {
           setSlugEdited(true);
           setSlug(event.target.value.toLowerCase());

@@ -14,7 +14,11 @@ import { runtime } from '@/lib/runtime';
 const COOKIE = 'portico_new_app_credentials';
 const LIFETIME_SECONDS = 600;
 
+/** Marks what the sealed value is for: nothing else sealed with the at-rest key opens as new-app credentials. */
+const PURPOSE = 'portico:new-app-credentials';
+
 interface Sealed {
+  purpose: typeof PURPOSE;
   appId: string;
   session: string;
   lines: string[];
@@ -26,7 +30,7 @@ function appPath(org: string, appId: string): string {
 }
 
 export async function keepNewCredentials(input: { org: string; appId: string; consoleSession: string; lines: string[] }): Promise<void> {
-  const sealed: Sealed = { appId: input.appId, session: input.consoleSession, lines: input.lines, expiresAt: Date.now() + LIFETIME_SECONDS * 1000 };
+  const sealed: Sealed = { purpose: PURPOSE, appId: input.appId, session: input.consoleSession, lines: input.lines, expiresAt: Date.now() + LIFETIME_SECONDS * 1000 };
   (await cookies()).set(COOKIE, await encryptAtRest(JSON.stringify(sealed), runtime().atRestKey), {
     path: appPath(input.org, input.appId),
     httpOnly: true,
@@ -42,7 +46,7 @@ export async function newCredentialsFor(appId: string, consoleSession: string): 
   if (!value || value.length > 8192) return undefined;
   try {
     const sealed = JSON.parse(await decryptAtRest(value, runtime().atRestKey)) as Sealed;
-    if (sealed.appId !== appId || sealed.session !== consoleSession || !(sealed.expiresAt > Date.now()) || !Array.isArray(sealed.lines)) return undefined;
+    if (sealed.purpose !== PURPOSE || sealed.appId !== appId || sealed.session !== consoleSession || !(sealed.expiresAt > Date.now()) || !Array.isArray(sealed.lines)) return undefined;
     return sealed.lines.filter((line): line is string => typeof line === 'string');
   } catch {
     return undefined;

@@ -5,13 +5,13 @@ import { relyingPartyOf } from '@/lib/accounts/passkeys';
 import { ENROLLMENT_SECONDS, secondStepCookie, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
-import { keepTypedEmail } from '../../auth/_lib/typed-email';
+import { forgetTypedEmail, keepTypedEmail } from '../../auth/_lib/typed-email';
 
 export const dynamic = 'force-dynamic';
 
-function seeOther(location: string, cookie?: string): Response {
+function seeOther(location: string, ...cookies: (string | undefined)[]): Response {
   const headers = new Headers({ Location: location, 'Cache-Control': 'no-store' });
-  if (cookie) headers.append('Set-Cookie', cookie);
+  for (const cookie of cookies) if (cookie) headers.append('Set-Cookie', cookie);
   return new Response(null, { status: 303, headers });
 }
 
@@ -54,7 +54,9 @@ export async function POST(request: Request) {
   });
   if (result.kind === 'refused') return seeOther(again(`error=${result.error}`), keepTypedEmail('/console/login', email, runtime().env.issuerIsHttps));
   if (result.kind === 'change_password') return seeOther(result.path);
-  if (result.kind === 'second_factor') return seeOther('/console/login', secondStepCookie(result.token, runtime().env.issuerIsHttps));
-  if (result.kind === 'enroll') return seeOther(TWO_STEP_SETUP_PATH, secondStepCookie(result.token, runtime().env.issuerIsHttps, ENROLLMENT_SECONDS));
-  return seeOther(next, consoleSessionCookie(result.token, runtime().env.issuerIsHttps));
+  // The password was right: an email kept by an earlier refusal is forgotten.
+  const forget = forgetTypedEmail('/console/login', runtime().env.issuerIsHttps);
+  if (result.kind === 'second_factor') return seeOther('/console/login', secondStepCookie(result.token, runtime().env.issuerIsHttps), forget);
+  if (result.kind === 'enroll') return seeOther(TWO_STEP_SETUP_PATH, secondStepCookie(result.token, runtime().env.issuerIsHttps, ENROLLMENT_SECONDS), forget);
+  return seeOther(next, consoleSessionCookie(result.token, runtime().env.issuerIsHttps), forget);
 }

@@ -9,6 +9,7 @@ import { validateAppOrigin, validateRedirectUri, validateSlug } from '@/lib/clie
 import { freeSlug, slugFromName } from '@/lib/util/slug';
 import { runtime } from '@/lib/runtime';
 import { isUuid } from '@/lib/util/uuid';
+import { postgresErrorCode } from '@/lib/db/client';
 import { forgetNewCredentials, keepNewCredentials } from '../../_lib/new-credentials';
 import { ActionRefusal, orgAction } from '../../_lib/action';
 import { orgAppOrRefuse } from '../../_lib/org-app';
@@ -88,6 +89,8 @@ async function refuseTakenOrigin<T>(step: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof PublishOriginTaken) throw new ActionRefusal(error.message);
     if (error instanceof RedirectOriginTaken) throw new ActionRefusal(`${error.origin} is already the address of another app on Portico. Each app's redirect origins name its resource (${error.origin}/api/mcp), so they must be its own.`);
+    // Two creations with the same address at once: the unique index lets one in; the other is told next to the field.
+    if (postgresErrorCode(error) === '23505') throw new ActionRefusal('Another app took this address a moment ago. Choose another.', 'slug');
     throw error;
   }
 }

@@ -7,7 +7,7 @@ import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { completePasswordSignIn } from '@/lib/oidc/password-sign-in';
 import { db, runtime } from '@/lib/runtime';
 import { afterOutcome, interactionRoute, seeOther } from '../../_lib/responses';
-import { keepTypedEmail } from '../../../_lib/typed-email';
+import { forgetTypedEmail, keepTypedEmail } from '../../../_lib/typed-email';
 
 export const dynamic = 'force-dynamic';
 
@@ -47,7 +47,9 @@ export const POST = interactionRoute(async (request, { uid, card: cardPath, cook
     issuer: runtime().env.PORTICO_ISSUER,
   });
   const response = afterOutcome(card, outcome);
-  return outcome.kind === 'refused' ? keepingEmail(response, card, email) : response;
+  if (outcome.kind === 'refused') return keepingEmail(response, card, email);
+  response.headers.append('Set-Cookie', forgetTypedEmail(card, runtime().env.issuerIsHttps));
+  return response;
 });
 
 /** A refused form goes back to the card with the email the person typed (app/auth/_lib/typed-email.ts). */

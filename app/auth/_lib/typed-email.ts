@@ -14,8 +14,12 @@ export function keepTypedEmail(path: string, email: unknown, secure: boolean): s
   return `${TYPED_EMAIL_COOKIE}=${encodeURIComponent(email)}; Path=${path}; HttpOnly; SameSite=Lax; Max-Age=${LIFETIME_SECONDS}${secure ? '; Secure' : ''}`;
 }
 
-/** The Set-Cookie value that forgets a kept email: sent with a successful sign-in, so nobody after sees it. */
-export function forgetTypedEmail(path: string, secure: boolean): string {
+/**
+ * The Set-Cookie value that forgets a kept email, for a successful sign-in, so nobody after sees it; undefined when
+ * the request carried none (a sign-in sets only the cookies it needs).
+ */
+export function forgetTypedEmail(path: string, secure: boolean, cookieHeader: string | null): string | undefined {
+  if (!cookieHeader || !new RegExp(`(?:^|;\\s*)${TYPED_EMAIL_COOKIE}=`).test(cookieHeader)) return undefined;
   return `${TYPED_EMAIL_COOKIE}=; Path=${path}; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`;
 }
 

@@ -48,7 +48,7 @@ export async function POST(request: Request): Promise<Response> {
   }
   if (check.user.passwordChangeRequired) return seeOther(await requiredPasswordChangePath(db(), check.user, '/central'));
   // The password was right: an email kept by an earlier refusal is forgotten.
-  const forget = forgetTypedEmail('/central', runtime().env.issuerIsHttps);
+  const forget = forgetTypedEmail('/central', runtime().env.issuerIsHttps, request.headers.get('cookie'));
   const step = await stepAfterPassword(db(), check.user.id, {});
   if (step !== 'none') {
     const token = await beginSecondStep(db(), { userId: check.user.id, continuation: { surface: 'central', next: back, events: { surface: 'central', ip }, ...(step === 'enroll' ? { enroll: true } : {}) } });

@@ -55,7 +55,7 @@ export async function POST(request: Request) {
   if (result.kind === 'refused') return seeOther(again(`error=${result.error}`), keepTypedEmail('/console/login', email, runtime().env.issuerIsHttps));
   if (result.kind === 'change_password') return seeOther(result.path);
   // The password was right: an email kept by an earlier refusal is forgotten.
-  const forget = forgetTypedEmail('/console/login', runtime().env.issuerIsHttps);
+  const forget = forgetTypedEmail('/console/login', runtime().env.issuerIsHttps, request.headers.get('cookie'));
   if (result.kind === 'second_factor') return seeOther('/console/login', secondStepCookie(result.token, runtime().env.issuerIsHttps), forget);
   if (result.kind === 'enroll') return seeOther(TWO_STEP_SETUP_PATH, secondStepCookie(result.token, runtime().env.issuerIsHttps, ENROLLMENT_SECONDS), forget);
   return seeOther(next, consoleSessionCookie(result.token, runtime().env.issuerIsHttps), forget);

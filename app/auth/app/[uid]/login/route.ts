@@ -48,7 +48,8 @@ export const POST = interactionRoute(async (request, { uid, card: cardPath, cook
   });
   const response = afterOutcome(card, outcome);
   if (outcome.kind === 'refused') return keepingEmail(response, card, email);
-  response.headers.append('Set-Cookie', forgetTypedEmail(card, runtime().env.issuerIsHttps));
+  const forget = forgetTypedEmail(card, runtime().env.issuerIsHttps, cookieHeader);
+  if (forget) response.headers.append('Set-Cookie', forget);
   return response;
 });
 

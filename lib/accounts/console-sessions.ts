@@ -2,7 +2,7 @@
 // instance can check it, and a database leak yields no usable cookie). A password change ends them all
 // (credential version), and so does "sign out everywhere".
 import { createHash, randomBytes } from 'node:crypto';
-import { and, desc, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { consoleSessions, users } from '../db/schema';
 import type { User } from './users';
@@ -60,20 +60,6 @@ export async function endAllConsoleSessions(db: Queryable, userId: string): Prom
   const ended = await db.delete(consoleSessions).where(eq(consoleSessions.userId, userId)).returning({ tokenHash: consoleSessions.tokenHash });
   await db.delete(consoleSessions).where(lt(consoleSessions.expiresAt, sql`now()`));
   return ended.length;
-}
-
-export async function listConsoleSessions(db: Queryable, userId: string) {
-  return db
-    .select({
-      tokenHash: consoleSessions.tokenHash,
-      createdAt: consoleSessions.createdAt,
-      expiresAt: consoleSessions.expiresAt,
-      ip: consoleSessions.ip,
-      userAgent: consoleSessions.userAgent,
-    })
-    .from(consoleSessions)
-    .where(and(eq(consoleSessions.userId, userId), gt(consoleSessions.expiresAt, sql`now()`)))
-    .orderBy(desc(consoleSessions.createdAt));
 }
 
 /** Ends every console session of the person except the one named (this browser's). */

@@ -35,11 +35,20 @@ export async function sendWebResponse(res: ServerResponse, response: Response): 
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
-  res.writeHead(response.status, headers);
   if (!response.body) {
+    res.writeHead(response.status, headers);
     res.end();
     return;
   }
+  // A complete answer (JSON, not an event stream): status line, headers and body in one write, with its length.
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    const body = Buffer.from(await response.arrayBuffer());
+    headers['content-length'] = String(body.length);
+    res.writeHead(response.status, headers);
+    res.end(body);
+    return;
+  }
+  res.writeHead(response.status, headers);
   // Streamed, not buffered: an MCP answer may be an event stream that carries a request to the client (an
   // elicitation) before its result.
   res.flushHeaders();

@@ -6,7 +6,8 @@ import { oauthError } from '../http/errors';
 import { createLocalJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { agents, users } from '../db/schema';
+import { agents, mcpSessions, users } from '../db/schema';
+import { isSessionId, liveSessionCondition, type McpSession } from '../mcp/sessions';
 import type { User } from '../accounts/users';
 import { isUuid } from '../util/uuid';
 import { authorizeBearer, type ProtectedResourceConfig, type VerifiedAccessToken } from '../../app-kit/protected-resource';
@@ -29,6 +30,8 @@ export interface ApiCaller {
   /** The agent acting for the person (RFC 8693 `act`), when the consent named one. */
   agentId?: string;
   token: VerifiedAccessToken;
+  /** The MCP session the request names, when asked for (`mcpSessionId`) and live for this token. */
+  mcpSession?: McpSession;
 }
 
 export type ApiAuthentication = { ok: true; caller: ApiCaller } | { ok: false; response: Response };
@@ -37,6 +40,7 @@ export async function authenticateApiRequest(
   request: Request,
   deps: { db: Database; issuer: string; publicJwks: JWK[] },
   requiredScopes: readonly string[] = ['mcp'],
+  options: { mcpSessionId?: string } = {},
 ): Promise<ApiAuthentication> {
   const config = porticoApiConfig(deps.issuer);
   const gate = await authorizeBearer(request, config, localKeys(deps.publicJwks), requiredScopes);
@@ -46,17 +50,20 @@ export async function authenticateApiRequest(
     // RFC 6750 §3.1: the challenge repeats the error.
     response: oauthError(401, 'invalid_token', description, { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"` }),
   });
-  // The person and the agent acting for them (if any) in one statement: every API request and MCP call pays it.
+  // The person, the agent acting for them (if any) and the MCP session the request names (if any) in one statement:
+  // every API request and MCP call pays it.
   const actor = gate.token.actor;
+  const sessionId = options.mcpSessionId !== undefined && isSessionId(options.mcpSessionId) ? options.mcpSessionId : undefined;
   const [row] = isUuid(gate.token.subject)
     ? await deps.db
-        .select({ user: users, agentId: agents.id, agentDisabledAt: agents.disabledAt })
+        .select({ user: users, agentId: agents.id, agentDisabledAt: agents.disabledAt, session: mcpSessions })
         .from(users)
         .leftJoin(agents, actor ? eq(agents.id, actor) : sql`false`)
+        .leftJoin(mcpSessions, sessionId ? liveSessionCondition(sessionId, gate.token) : sql`false`)
         .where(eq(users.id, gate.token.subject))
         .limit(1)
     : [];
   if (!row || row.user.disabledAt) return refuse('the account of this token is disabled or gone');
   if (actor && (!row.agentId || row.agentDisabledAt)) return refuse('the agent of this token is disabled or gone');
-  return { ok: true, caller: { user: row.user, agentId: actor, token: gate.token } };
+  return { ok: true, caller: { user: row.user, agentId: actor, token: gate.token, ...(row.session ? { mcpSession: row.session } : {}) } };
 }

@@ -21,7 +21,7 @@ import { CONFIRMATION_VIEW_URI, confirmationViewHtml } from './confirmation-view
 import { porticoConfirmationGate } from './confirmation-store';
 import { DEFAULT_APPROVAL_SURFACES, type ApprovalSurfaceConfig, type PorticoToolExtra } from './context';
 import { elicitOver, isElicitationResponse, recordElicitationResponse, type Elicit } from './elicitation';
-import { newSessionId, recordSession, resumeSession, endSession, type McpSession } from './sessions';
+import { newSessionId, recordSession, extendSessionIfDue, endSession, type McpSession } from './sessions';
 import { PORTICO_TOOLS } from './tools';
 
 export const MAX_MCP_BODY_BYTES = 256 * 1024;
@@ -172,10 +172,12 @@ function rebindingRefusal(request: Request, deps: Pick<PorticoMcpDeps, 'allowedH
 }
 
 export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): Promise<Response> {
-  const authentication = await authenticateApiRequest(request, deps);
+  const sessionId = request.headers.get('mcp-session-id');
+  // The session is read with the person, in the caller's statement (the header is only a lookup key: an initialize
+  // request ignores it).
+  const authentication = await authenticateApiRequest(request, deps, undefined, { mcpSessionId: sessionId ?? undefined });
   if (!authentication.ok) return authentication.response;
   const { caller } = authentication;
-  const sessionId = request.headers.get('mcp-session-id');
 
   if (request.method === 'DELETE') {
     // Answered here, not by the transport: the same DNS rebinding check it would make.
@@ -201,8 +203,9 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
   if (!initializing) {
     if (!sessionId) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     // Unknown, expired, or opened by someone else: the client starts a new session (MCP 2025-11-25 §Session Management).
-    session = await resumeSession(deps.db, sessionId, caller.token);
+    session = caller.mcpSession;
     if (!session) return jsonRpcError(404, -32001, 'Session not found');
+    await extendSessionIfDue(deps.db, session);
   }
 
   // A client's answer to one of Portico's elicitations: kept for the tool call waiting on it (any instance).

@@ -2,7 +2,7 @@
 // named by `Mcp-Session-Id`, usable on any instance, bound to the person, the client and the acting agent that
 // opened them. An unknown, expired or foreign session id gets 404, which tells the client to initialize again.
 import { randomBytes } from 'node:crypto';
-import { and, eq, gt, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, lte, sql, type SQL } from 'drizzle-orm';
 import type { VerifiedAccessToken } from '../../app-kit/protected-resource';
 import type { Queryable } from '../db/client';
 import { mcpSessions } from '../db/schema';
@@ -40,30 +40,42 @@ export async function recordSession(
  */
 export const MCP_SESSION_EXTEND_EVERY_SECONDS = 3600;
 
+/** A well-formed session id: anything else names no session (and never reaches the database). */
+export function isSessionId(id: string): boolean {
+  return /^mcs_[A-Za-z0-9_-]{32}$/.test(id);
+}
+
+/**
+ * The one rule for which session a request may resume: this id, opened by the same person, client and agent as the
+ * token, not expired. Used by resumeSession and folded into the API caller's statement (lib/api/authenticate.ts).
+ */
+export function liveSessionCondition(id: string, token: VerifiedAccessToken): SQL {
+  return and(
+    eq(mcpSessions.id, id),
+    eq(mcpSessions.userId, token.subject),
+    eq(mcpSessions.clientId, token.clientId),
+    eq(mcpSessions.actor, token.actor ?? ''),
+    gt(mcpSessions.expiresAt, sql`now()`),
+  )!;
+}
+
 /** The live session with this id opened by the same person, client and agent as this token; extended by use. */
 export async function resumeSession(db: Queryable, id: string, token: VerifiedAccessToken): Promise<McpSession | undefined> {
-  if (!/^mcs_[A-Za-z0-9_-]{32}$/.test(id)) return undefined;
-  const [session] = await db
-    .select()
-    .from(mcpSessions)
-    .where(
-      and(
-        eq(mcpSessions.id, id),
-        eq(mcpSessions.userId, token.subject),
-        eq(mcpSessions.clientId, token.clientId),
-        eq(mcpSessions.actor, token.actor ?? ''),
-        gt(mcpSessions.expiresAt, sql`now()`),
-      ),
-    );
+  if (!isSessionId(id)) return undefined;
+  const [session] = await db.select().from(mcpSessions).where(liveSessionCondition(id, token));
   if (!session) return undefined;
-  if (session.expiresAt.getTime() - Date.now() < (MCP_SESSION_TTL_SECONDS - MCP_SESSION_EXTEND_EVERY_SECONDS) * 1000) {
-    // Only one of several concurrent requests needs to move it; none waits for another's lock.
-    await db
-      .update(mcpSessions)
-      .set({ expiresAt: sql`now() + make_interval(secs => ${MCP_SESSION_TTL_SECONDS})` })
-      .where(and(eq(mcpSessions.id, id), lte(mcpSessions.expiresAt, sql`now() + make_interval(secs => ${MCP_SESSION_TTL_SECONDS - MCP_SESSION_EXTEND_EVERY_SECONDS})`)));
-  }
+  await extendSessionIfDue(db, session);
   return session;
+}
+
+/** Moves a resumed session's expiry when it is due (at most once in MCP_SESSION_EXTEND_EVERY_SECONDS). */
+export async function extendSessionIfDue(db: Queryable, session: McpSession): Promise<void> {
+  if (session.expiresAt.getTime() - Date.now() >= (MCP_SESSION_TTL_SECONDS - MCP_SESSION_EXTEND_EVERY_SECONDS) * 1000) return;
+  // Only one of several concurrent requests needs to move it; none waits for another's lock.
+  await db
+    .update(mcpSessions)
+    .set({ expiresAt: sql`now() + make_interval(secs => ${MCP_SESSION_TTL_SECONDS})` })
+    .where(and(eq(mcpSessions.id, session.id), lte(mcpSessions.expiresAt, sql`now() + make_interval(secs => ${MCP_SESSION_TTL_SECONDS - MCP_SESSION_EXTEND_EVERY_SECONDS})`)));
 }
 
 export async function endSession(db: Queryable, id: string, token: VerifiedAccessToken): Promise<boolean> {

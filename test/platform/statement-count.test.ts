@@ -3,7 +3,10 @@
 // configuration; a change that adds a statement to these paths must change this test and say why.
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { drizzleFor } from '../../lib/db/client';
+import { porticoApiToken, startMcpInstance, type McpInstance } from '../support/portico-mcp';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
 
@@ -13,6 +16,7 @@ describe('statements per request', () => {
   let harness: Harness;
   let app: AppFixture;
   let config: oidc.Configuration;
+  let mcp: McpInstance;
   const statements: string[] = [];
   let counting = false;
 
@@ -23,8 +27,10 @@ describe('statements per request', () => {
     app = await createOrgWithApp(database, 'Counted');
     await createMember(database, app.orgId, 'counted@acme.test');
     config = await relyingParty(harness, app);
+    mcp = await startMcpInstance(counted, harness, { confirmationMode: 'in_band' });
   });
   afterAll(async () => {
+    await mcp?.close();
     await harness?.close();
     await database?.close();
   });
@@ -57,6 +63,26 @@ describe('statements per request', () => {
     // (one head per family); 7 the grant saved. Lower this number when a statement goes; never raise it silently.
     expect(sent.length, sent.join('\n')).toBe(EXPECTED_REFRESH_STATEMENTS);
   });
+
+  it('an MCP tools/call of a safe tool in a live session', async () => {
+    const token = await porticoApiToken(harness, database, 'counted@acme.test');
+    const client = new Client({ name: 'counted', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcp.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      await client.callTool({ name: 'whoami', arguments: {} });
+      let answer: unknown;
+      const sent = await countDuring(async () => {
+        answer = await client.callTool({ name: 'whoami', arguments: {} });
+      });
+      expect(JSON.stringify(answer)).toContain('counted@acme.test');
+      // 1 the person, the acting agent (none here) and the live MCP session, in one statement; 2 the tool's own
+      // work (whoami lists the person's organizations). Nothing else: no session, person or schema statement.
+      expect(sent.length, sent.join('\n')).toBe(EXPECTED_MCP_CALL_STATEMENTS);
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 const EXPECTED_REFRESH_STATEMENTS = 7;
+const EXPECTED_MCP_CALL_STATEMENTS = 2;

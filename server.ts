@@ -2,14 +2,16 @@
 // endpoint straight to its handler (lib/mcp/node-route.ts), everything else to Next.js. The two hot API paths skip
 // Next.js routing, a large share of their cost (docs/benchmarks.md). Run through `npm start` (production) or
 // `npm run dev`.
+//
+// With PORTICO_WORKERS above 1 (PostgreSQL only), this process is the primary of a node:cluster: it boots first
+// (migrations, keys, the demo seed), owns the operator CLI's control socket and the banner, and forks that many
+// server processes sharing the port; everything they share (sessions, tokens, limits, caches' invalidations) is in
+// PostgreSQL. A server process that dies is replaced.
+import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import next from 'next';
 import { bootPortico, type BootResult } from './lib/boot';
-import { envOrExit } from './lib/env';
-import { CLIENT_IP_HEADER, clientIpOf } from './lib/http/client-ip';
-import { createProviderHandler, isProviderPath } from './lib/oidc/bridge';
-import { MCP_PATH, serveMcp } from './lib/mcp/node-route';
+import { envOrExit, type Env } from './lib/env';
 import { startControlSocket } from './lib/cli/control-socket';
 import { drizzleFor } from './lib/db/client';
 import { describeStartupFailure, printBanner } from './lib/startup-messages';
@@ -17,35 +19,94 @@ import { describeStartupFailure, printBanner } from './lib/startup-messages';
 const development = process.argv.includes('--dev');
 const env = envOrExit();
 
-let booted: BootResult;
-try {
-  booted = await bootPortico(env);
-} catch (error) {
-  console.error(describeStartupFailure(error));
-  process.exit(1);
+/** What a server process tells its primary once it listens. */
+interface ListeningMessage {
+  type: 'portico:listening';
+  addresses: string[];
 }
 
-const nextApp = next({ dev: development, dir: process.cwd(), hostname: env.listenHosts[0], port: env.listenPort });
-await nextApp.prepare();
-const handleNext = nextApp.getRequestHandler();
-const handleProvider = createProviderHandler(booted.runtime.provider, { https: env.issuerIsHttps });
+async function boot(options: { seedDemo: boolean }): Promise<BootResult> {
+  try {
+    return await bootPortico(env, options);
+  } catch (error) {
+    console.error(describeStartupFailure(error));
+    process.exit(1);
+  }
+}
 
-function handle(req: IncomingMessage, res: ServerResponse) {
-  req.headers[CLIENT_IP_HEADER] = clientIpOf(req, env.PORTICO_TRUST_PROXY);
-  const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
-  if (isProviderPath(pathname)) {
-    handleProvider(req, res);
-    return;
-  }
-  if (pathname === MCP_PATH) {
-    serveMcp(req, res);
-    return;
-  }
-  void handleNext(req, res);
+/** One server process: Next.js, the provider and the MCP endpoint on the configured port. */
+async function runServer(role: 'single' | 'worker'): Promise<void> {
+  const booted = await boot({ seedDemo: role === 'single' });
+  // Loaded here, not at the top: a cluster's primary serves nothing and needs none of it.
+  const [{ default: next }, { CLIENT_IP_HEADER, clientIpOf }, { createProviderHandler, isProviderPath }, { MCP_PATH, serveMcp }] = await Promise.all([
+    import('next'),
+    import('./lib/http/client-ip'),
+    import('./lib/oidc/bridge'),
+    import('./lib/mcp/node-route'),
+  ]);
+  const nextApp = next({ dev: development, dir: process.cwd(), hostname: env.listenHosts[0], port: env.listenPort });
+  await nextApp.prepare();
+  const handleNext = nextApp.getRequestHandler();
+  const handleProvider = createProviderHandler(booted.runtime.provider, { https: env.issuerIsHttps });
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    req.headers[CLIENT_IP_HEADER] = clientIpOf(req, env.PORTICO_TRUST_PROXY);
+    const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    if (isProviderPath(pathname)) {
+      handleProvider(req, res);
+      return;
+    }
+    if (pathname === MCP_PATH) {
+      serveMcp(req, res);
+      return;
+    }
+    void handleNext(req, res);
+  };
+
+  const servers = (await Promise.all(env.listenHosts.map((host) => listen(host, handle)))).filter((server): server is Server => server !== undefined);
+  const addresses = servers.map((server) => {
+    const { address, family, port } = server.address() as AddressInfo;
+    return family === 'IPv6' ? `[${address}]:${port}` : `${address}:${port}`;
+  });
+  booted.runtime.mail.start();
+
+  // CLI commands run here while the server holds the data folder (the embedded database admits one process); in a
+  // cluster, the primary answers them.
+  const control =
+    role === 'single'
+      ? await startControlSocket({
+          dataDir: env.dataDir,
+          context: () => ({ db: drizzleFor(booted.runtime.raw), issuer: env.PORTICO_ISSUER, atRestKey: booted.runtime.atRestKey }),
+          afterCommand: () => booted.runtime.mail.kick(),
+        })
+      : undefined;
+  if (role === 'single') printBanner(env, booted, addresses);
+  else process.send?.({ type: 'portico:listening', addresses } satisfies ListeningMessage);
+
+  let stopping = false;
+  const shutdown = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (role === 'single') console.log(`\n${reason}: stopping Portico…`);
+    for (const server of servers) {
+      server.close();
+      server.closeAllConnections();
+    }
+    await control?.close().catch(() => {});
+    await booted.runtime.mail.stop().catch(() => {});
+    await booted.runtime.raw.close().catch(() => {});
+    process.exit(0);
+  };
+  // Ctrl-C reaches every process of the terminal's group: a cluster's server processes leave stopping to their
+  // primary (which sends SIGTERM), so that it never takes their exit for a crash to repair.
+  process.on('SIGINT', () => void (role === 'single' && shutdown('SIGINT')));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // A primary that went away (killed) takes its server processes with it.
+  if (role === 'worker') process.on('disconnect', () => void shutdown('primary gone'));
 }
 
 /** Listens on one address; a loopback family the machine lacks (no IPv6) is skipped, anything else is fatal. */
-function listen(host: string): Promise<Server | undefined> {
+function listen(host: string, handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server | undefined> {
   return new Promise((resolve) => {
     const server = createServer(handle);
     server.once('error', (error: NodeJS.ErrnoException) => {
@@ -64,37 +125,88 @@ function listen(host: string): Promise<Server | undefined> {
   });
 }
 
-const servers = (await Promise.all(env.listenHosts.map(listen))).filter((server): server is Server => server !== undefined);
-booted.runtime.mail.start();
-// CLI commands run here while the server holds the data folder (the embedded database admits one process).
-const controlDb = drizzleFor(booted.runtime.raw);
-const control = await startControlSocket({
-  dataDir: env.dataDir,
-  context: () => ({ db: controlDb, issuer: env.PORTICO_ISSUER, atRestKey: booted.runtime.atRestKey }),
-  afterCommand: () => booted.runtime.mail.kick(),
-});
-printBanner(
-  env,
-  booted,
-  servers.map((server) => {
-    const { address, family, port } = server.address() as AddressInfo;
-    return family === 'IPv6' ? `[${address}]:${port}` : `${address}:${port}`;
-  }),
-);
+/** More restarts than this within RESTART_WINDOW_MS means something is wrong with every start: stop. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
 
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  console.log(`\n${signal}: stopping Portico…`);
-  for (const server of servers) {
-    server.close();
-    server.closeAllConnections();
+/** The cluster's primary: boots once, forks the server processes, replaces one that dies, stops them all. */
+async function runPrimary(config: Env): Promise<void> {
+  const booted = await boot({ seedDemo: true });
+  booted.runtime.mail.start();
+  const control = await startControlSocket({
+    dataDir: config.dataDir,
+    context: () => ({ db: drizzleFor(booted.runtime.raw), issuer: config.PORTICO_ISSUER, atRestKey: booted.runtime.atRestKey }),
+    afterCommand: () => booted.runtime.mail.kick(),
+  });
+  let stopping = false;
+  const restarts: number[] = [];
+
+  const fork = () =>
+    new Promise<ListeningMessage>((resolve, reject) => {
+      const worker = cluster.fork();
+      const onMessage = (message: unknown) => {
+        if ((message as ListeningMessage | undefined)?.type !== 'portico:listening') return;
+        worker.off('message', onMessage);
+        worker.off('exit', onEarlyExit);
+        worker.on('exit', (code, signal) => void replace(worker, code, signal));
+        resolve(message as ListeningMessage);
+      };
+      const onEarlyExit = (code: number | null, signal: string | null) => reject(new Error(`a server process exited while starting (${signal ?? `code ${code}`})`));
+      worker.on('message', onMessage);
+      worker.once('exit', onEarlyExit);
+    });
+
+  const replace = async (worker: Worker, code: number | null, signal: string | null) => {
+    if (stopping) return;
+    const now = Date.now();
+    restarts.push(now);
+    while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
+    if (restarts.length > MAX_RESTARTS) {
+      console.error(`Portico: server processes keep exiting (${restarts.length} in a minute); stopping.`);
+      await shutdown('restart limit', 1);
+      return;
+    }
+    console.error(`Portico: server process ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another.`);
+    await fork().catch((error: unknown) => console.error(`Portico: ${error instanceof Error ? error.message : String(error)}`));
+  };
+
+  const shutdown = async (reason: string, exitCode = 0) => {
+    if (stopping) return;
+    stopping = true;
+    if (exitCode === 0) console.log(`\n${reason}: stopping Portico…`);
+    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+    await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            if (worker.isDead()) return resolve();
+            const force = setTimeout(() => worker.process.kill('SIGKILL'), 10_000);
+            worker.once('exit', () => {
+              clearTimeout(force);
+              resolve();
+            });
+            worker.process.kill('SIGTERM');
+          }),
+      ),
+    );
+    await control?.close().catch(() => {});
+    await booted.runtime.mail.stop().catch(() => {});
+    await booted.runtime.raw.close().catch(() => {});
+    process.exit(exitCode);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  let started: ListeningMessage[];
+  try {
+    started = await Promise.all(Array.from({ length: config.workers }, fork));
+  } catch (error) {
+    console.error(`Portico cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    await shutdown('start-up failed', 1);
+    return;
   }
-  await control?.close().catch(() => {});
-  await booted.runtime.mail.stop().catch(() => {});
-  await booted.runtime.raw.close().catch(() => {});
-  process.exit(0);
+  printBanner(config, booted, started[0]!.addresses);
 }
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+if (env.workers > 1 && cluster.isPrimary) await runPrimary(env);
+else await runServer(cluster.isWorker ? 'worker' : 'single');

@@ -1,7 +1,8 @@
 // Several instances on one PostgreSQL: two Portico processes behind one issuer, as behind a load balancer. Keys are
 // the same on both; a person signs in at A, the code is exchanged at B and the refresh happens at A; a confirmation
 // token and a decision nonce are consumed once across both; the approval queue limit holds under 300 concurrent
-// requests spread over both; and neither process writes a token to its output. (The registration limits across
+// requests spread over both; a client changed through A is seen by B's next request (read caches invalidated by
+// pg_notify); and neither process writes a token to its output. (The registration limits across
 // processes are in registration-limits.spec.ts.) The embedded database belongs to one process: PostgreSQL only.
 import { confirmInPortico } from './support/confirmation';
 import { expect, test } from '@playwright/test';
@@ -100,6 +101,24 @@ test.describe('two instances on one database', () => {
     expect(statuses.filter((answer) => answer.http >= 500)).toEqual([]);
     expect(statuses.filter((answer) => answer.body.status === 'ok')).toHaveLength(64);
     expect(statuses.filter((answer) => answer.body.status === 'error').every((answer) => /pending requests/i.test(String(answer.body.error)))).toBe(true);
+
+    // A changes a client, B's next request sees it. B holds the demo client in its read cache (it just served a
+    // refresh); the client's secret is rotated through A; B's very next refresh, authenticated with the new secret
+    // (which B has never read), succeeds: A's commit reached B's cache by pg_notify.
+    const warm = await oidc.refreshTokenGrant(configB, refreshed.refresh_token!);
+    const rotate = (extra: Record<string, unknown>) => tool(PORT_A, 'clients.rotate_secret', { org: 'demo', app: demoApp, overlap_hours: 1, ...extra });
+    const rotation = await (await rotate({})).json();
+    expect(rotation.status).toBe('confirmation_required');
+    await confirmInPortico(page, rotation.confirmation_url, { email: DEMO.email, password: DEMO.password });
+    const rotated = await (await rotate({ _confirmation_token: rotation.confirmation_token })).json();
+    expect(rotated.status).toBe('ok');
+    const newSecret = (rotated.result as { client_secret: string }).client_secret;
+    secrets.push(warm.access_token, warm.refresh_token!, rotation.confirmation_token, newSecret);
+    const configBWithNewSecret = new oidc.Configuration(configB.serverMetadata(), DEMO.clientId, undefined, oidc.ClientSecretBasic(newSecret));
+    oidc.allowInsecureRequests(configBWithNewSecret);
+    const afterRotation = await oidc.refreshTokenGrant(configBWithNewSecret, warm.refresh_token!);
+    expect(afterRotation.access_token).toBeTruthy();
+    secrets.push(afterRotation.access_token, afterRotation.refresh_token!);
 
     // Nothing secret in either process's output.
     for (const instance of running) for (const secret of secrets) expect(instance.output().includes(secret)).toBe(false);

@@ -34,10 +34,16 @@ export function openConfiguredDatabase(env: Env): Promise<RawDatabase> {
     embeddedLocation: path.join(env.dataDir, 'pglite'),
     poolSize: env.DATABASE_POOL_SIZE,
     preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
+    readCache: env.PORTICO_READ_CACHE,
+    listenUrl: env.DATABASE_LISTEN_URL,
   });
 }
 
-export async function bootPortico(env: Env): Promise<BootResult> {
+/**
+ * `seedDemo: false` for the server processes a primary forks (PORTICO_WORKERS): the primary booted first, migrated,
+ * created the keys and seeded the demo; each worker only loads them.
+ */
+export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}): Promise<BootResult> {
   // First, before anything is opened: a risk configuration that would lower a level stops the start here.
   const riskLevels = porticoRiskLevels(parseRiskOverrides(env.PORTICO_RISK_OVERRIDES));
   const secret = resolveSecretKey(env.PORTICO_SECRET_KEY, env.dataDir);
@@ -58,7 +64,7 @@ export async function bootPortico(env: Env): Promise<BootResult> {
     const mail = createMailDispatcher(() => db, secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir }));
     const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key, riskLevels, mail };
     installRuntime(runtime);
-    const seed = env.PORTICO_DEMO_SEED
+    const seed = env.PORTICO_DEMO_SEED && options.seedDemo !== false
       ? await seedDemo(db, {
           email: env.PORTICO_DEMO_EMAIL,
           password: env.PORTICO_DEMO_PASSWORD,

@@ -1,6 +1,7 @@
 // The only module that reads process.env. Every variable is documented in .env.example.
 // Parsing is strict and fails fast: a bad value stops Portico at start with a message that names the
 // variable and says how to fix it, instead of a stack trace somewhere deep in a request.
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { isLoopbackHost } from './http/loopback-host';
@@ -28,6 +29,18 @@ const port = z.coerce
   .int('must be a whole number')
   .min(1, 'must be between 1 and 65535')
   .max(65535, 'must be between 1 and 65535');
+
+/** A postgres:// URL with a host. */
+function postgresUrl(otherwise: string) {
+  return z.string().refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, `must be a PostgreSQL URL such as postgres://user:password@127.0.0.1:5432/portico (${otherwise})`);
+}
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -64,19 +77,12 @@ const schema = z.object({
   PORTICO_HOST: optionalText,
   PORTICO_PORT: port.optional(),
   PORTICO_TRUST_PROXY: boolean.default(false),
-  DATABASE_URL: optionalText.pipe(
-    z
-      .string()
-      .refine((value) => {
-        try {
-          const url = new URL(value);
-          return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== '';
-        } catch {
-          return false;
-        }
-      }, 'must be a PostgreSQL URL such as postgres://user:password@127.0.0.1:5432/portico (leave it unset to use the embedded database)')
-      .optional(),
-  ),
+  DATABASE_URL: optionalText.pipe(postgresUrl('leave it unset to use the embedded database').optional()),
+  // The connection that LISTENs for cache invalidations, when DATABASE_URL goes through a transaction-mode pooler
+  // (which cannot hold a LISTEN): a direct or session-mode URL of the same database.
+  DATABASE_LISTEN_URL: optionalText.pipe(postgresUrl('leave it unset to listen through DATABASE_URL').optional()),
+  // Per-process caches of hot rows (clients, people, memberships), invalidated through PostgreSQL notifications.
+  PORTICO_READ_CACHE: boolean.default(true),
   DATABASE_PREPARED_STATEMENTS: boolean.default(true),
   DATABASE_POOL_SIZE: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be between 1 and 500').max(500, 'must be between 1 and 500').default(20),
   PORTICO_DATA_DIR: z.string().trim().min(1).default('./.data'),
@@ -141,6 +147,13 @@ const schema = z.object({
   ),
   // Who may create an organization: `anyone` signed in to the console (and becomes its owner), or `cli` (only the
   // installation's operators, with the CLI on the server machine).
+  // Server processes (node:cluster) sharing the port: a number, or `auto` for the cores this machine offers. More
+  // than one needs PostgreSQL (the embedded database belongs to one process).
+  PORTICO_WORKERS: z
+    .string()
+    .trim()
+    .default('1')
+    .refine((value) => value === 'auto' || /^[1-9][0-9]{0,2}$/.test(value), 'must be a whole number from 1 to 999, or auto'),
   PORTICO_HEAP_MB: z.coerce.number({ error: 'must be a number of megabytes' }).int('must be a whole number').min(96, 'must be at least 96').max(65536, 'must be at most 65536').default(256),
   PORTICO_ORG_CREATION: z.enum(['anyone', 'cli'], { error: 'must be anyone or cli' }).default('anyone'),
   PORTICO_INVITATION_DAYS: z.coerce.number({ error: 'must be a number of days' }).int('must be a whole number of days').min(1, 'must be between 1 and 30').max(30, 'must be between 1 and 30').default(7),
@@ -206,6 +219,8 @@ export type Env = Omit<z.infer<typeof schema>, 'PORTICO_DEMO_REDIRECT_URI' | 'PO
   issuerIsHttps: boolean;
   /** PORTICO_OUTBOUND_ALLOW_LOOPBACK or its alias PORTICO_CIMD_ALLOW_LOOPBACK. */
   outboundAllowLoopback: boolean;
+  /** How many server processes to run (PORTICO_WORKERS, `auto` resolved to the available cores). */
+  workers: number;
 };
 
 /** Parses a set of variables. Pure: tests pass their own object. */
@@ -217,6 +232,11 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     );
   }
   const parsed = result.data;
+  if (parsed.PORTICO_WORKERS !== '1' && !parsed.DATABASE_URL) {
+    throw new EnvError([
+      `PORTICO_WORKERS: ${parsed.PORTICO_WORKERS} needs PostgreSQL (set DATABASE_URL): the embedded database belongs to one server process. Unset PORTICO_WORKERS, or set it to 1.`,
+    ]);
+  }
   const issuer = new URL(parsed.PORTICO_ISSUER);
   const loopback = isLoopbackHost(issuer.hostname);
   const issuerPort = issuer.port ? Number(issuer.port) : undefined;
@@ -238,6 +258,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     listenPort: parsed.PORTICO_PORT ?? (loopback && issuerPort ? issuerPort : 3000),
     issuerIsHttps: issuer.protocol === 'https:',
     outboundAllowLoopback: parsed.PORTICO_OUTBOUND_ALLOW_LOOPBACK || parsed.PORTICO_CIMD_ALLOW_LOOPBACK,
+    workers: parsed.PORTICO_WORKERS === 'auto' ? availableParallelism() : Number(parsed.PORTICO_WORKERS),
   };
 }
 

@@ -44,6 +44,7 @@ export function printBanner(env: Env, booted: BootResult, listening: string[]): 
     `  Console: ${env.PORTICO_ISSUER}/console${env.PORTICO_CENTRAL_ENABLED ? `   Operator central: ${env.PORTICO_ISSUER}/central` : ''}`,
     `  Discovery: ${env.PORTICO_ISSUER}/.well-known/openid-configuration`,
     '  Operator CLI (works while this server runs): npm run portico -- --help',
+    ...(env.workers > 1 ? [`  Server processes: ${env.workers} (PORTICO_WORKERS), each with its own heap and database pool; this one supervises them`] : []),
     heapLine(env.PORTICO_HEAP_MB),
     env.PORTICO_SMTP_URL
       ? `  Mail: over SMTP to ${safeSmtpLocation(env.PORTICO_SMTP_URL)}, from ${env.PORTICO_MAIL_FROM}`

@@ -1,6 +1,6 @@
 // Who belongs to which organization. Leaving an organization closes its apps to the person at once.
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { Database, Queryable, Transaction } from '../db/client';
+import { readCacheOf, type Database, type Queryable, type Transaction } from '../db/client';
 import { agents, agentUsers, appOperators, memberships, organizations, personGrants, teamMembers, teams, users } from '../db/schema';
 import { endPersonGrantsInOrganization } from '../grants';
 import type { MembershipRole } from './organizations';
@@ -9,14 +9,28 @@ import { isUuid } from '../util/uuid';
 
 /**
  * The person a token names, for oidc-provider's findAccount, in one statement: the user, and whether they are a
- * member of `orgId` (when the request belongs to an organization). Undefined for an unknown id.
+ * member of `orgId` (when the request belongs to an organization). Undefined for an unknown id. Read through the
+ * per-process read cache (lib/db/read-cache.ts): any change to the person or to their memberships, on any
+ * instance, drops it.
  */
-export async function findAccountInOrganization(db: Queryable, userId: string, orgId: string | undefined): Promise<{ user: User; member: boolean } | undefined> {
+export async function findAccountInOrganization(db: Queryable, userId: string, orgId: string | undefined): Promise<AccountInOrganization | undefined> {
   // Ids come from tokens and cookies; anything that is not a UUID cannot name a user.
   if (!isUuid(userId)) return undefined;
+  const cache = readCacheOf(db);
+  const read = () => readAccountInOrganization(db, userId, orgId);
+  return cache ? cache.read(`account:${userId}:${orgId ?? ''}`, read, () => [`users:${userId}`]) : read();
+}
+
+/** What a token's person needs checked and claimed: no secret (the password hash) is read or kept. */
+export interface AccountInOrganization {
+  user: Pick<User, 'id' | 'email' | 'name' | 'emailVerifiedAt' | 'disabledAt'>;
+  member: boolean;
+}
+
+async function readAccountInOrganization(db: Queryable, userId: string, orgId: string | undefined): Promise<AccountInOrganization | undefined> {
   const [row] = await db
     .select({
-      user: users,
+      user: { id: users.id, email: users.email, name: users.name, emailVerifiedAt: users.emailVerifiedAt, disabledAt: users.disabledAt },
       member: orgId ? sql<boolean>`exists (select 1 from ${memberships} where ${memberships.orgId} = ${orgId} and ${memberships.userId} = ${users.id})` : sql<boolean>`true`,
     })
     .from(users)

@@ -1,6 +1,6 @@
 // Portico's clients table seen as RFC 7591 client metadata, the form oidc-provider's Client model takes.
 import { eq, sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client';
+import { readCacheOf, type Queryable } from '../db/client';
 import { apps, clientSecrets, clients, redirectUris } from '../db/schema';
 
 /** Extra metadata fields Portico attaches to every client it hands to oidc-provider (never client-settable). */
@@ -25,54 +25,90 @@ export interface PorticoClientMetadata {
 export interface LoadedClient {
   metadata: PorticoClientMetadata;
   /**
-   * SHA-256 hashes of the client's secrets that are valid at this moment (the database's clock, in the same statement):
-   * what the token endpoint compares a presented secret with, in this same request (lib/oidc/provider-overrides.ts).
+   * SHA-256 hashes of the client's secrets that are valid at this moment (checked at this use, from the rows'
+   * validity windows): what the token endpoint compares a presented secret with, in this same request
+   * (lib/oidc/provider-overrides.ts).
    */
   secretHashesValidNow: string[];
 }
 
+/** What loadClient reads, as stored in the per-process read cache: rows and their time windows, never decisions. */
+interface ClientRows {
+  client: typeof clients.$inferSelect;
+  appDisabled: boolean;
+  /** Until when the app's dev environment is on (ms since the epoch), or null. */
+  devEnvironmentUntil: number | null;
+  uris: { uri: string; devOnly: boolean }[];
+  /** Secrets not yet expired, with their windows (ms since the epoch). */
+  secrets: { hash: string; validFrom: number; validUntil: number | null }[];
+}
+
 /**
  * Loads an active client — its row, its app's state, its redirect URIs and its secrets valid now — in one statement
- * (the refresh and code grants read this on every call), or undefined for an unknown or revoked client.
+ * (the refresh and code grants read this on every call), or undefined for an unknown or revoked client. The rows
+ * come from the per-process read cache when they are there (lib/db/read-cache.ts: dropped on any change to the
+ * client, its URIs, its secrets or its app, by any instance); the time windows are checked here, at each use.
  * `secretPlaceholder` stands in for client_secret: oidc-provider's schema insists on one for confidential
  * clients, but Portico keeps only hashes and authenticates secrets itself (lib/oidc/provider-overrides.ts).
  */
 export async function loadClient(db: Queryable, clientId: string, secretPlaceholder: string): Promise<LoadedClient | undefined> {
-  const [row] = await db
-    .select({
-      client: clients,
-      appDisabledAt: apps.disabledAt,
-      // Dev-only redirect URIs count only while the app's dev environment is on: checked at every authorization request.
-      devActive: sql<boolean>`coalesce(${apps.devEnvironmentUntil} > now(), false)`,
-      uris: sql<{ uri: string; devOnly: boolean }[]>`coalesce((select json_agg(json_build_object('uri', ${redirectUris.uri}, 'devOnly', ${redirectUris.devOnly})) from ${redirectUris} where ${redirectUris.clientId} = ${clients.id}), '[]'::json)`,
-      secretHashes: sql<string[]>`coalesce((select json_agg(${clientSecrets.secretHash}) from ${clientSecrets} where ${clientSecrets.clientId} = ${clients.id} and ${clientSecrets.validFrom} <= now() and (${clientSecrets.validUntil} is null or ${clientSecrets.validUntil} > now())), '[]'::json)`,
-    })
-    .from(clients)
-    .leftJoin(apps, eq(apps.id, clients.appId))
-    .where(eq(clients.id, clientId))
-    .limit(1);
-  const client = row?.client;
+  const cache = readCacheOf(db);
+  const rows = cache
+    ? await cache.read(`client:${clientId}`, () => readClientRows(db, clientId), (found) => [`clients:${found.client.id}`, ...(found.client.appId ? [`apps:${found.client.appId}`] : [])])
+    : await readClientRows(db, clientId);
   // A CIMD client's row only mirrors its document for the console; oidc-provider fetches the document itself.
-  if (!row || !client || client.revokedAt || client.kind === 'cimd') return undefined;
-  const uris = typeof row.uris === 'string' ? (JSON.parse(row.uris) as typeof row.uris) : row.uris;
-  const secretHashes = typeof row.secretHashes === 'string' ? (JSON.parse(row.secretHashes) as string[]) : row.secretHashes;
-  const devActive = row.devActive === true || (row.devActive as unknown) === 't';
+  if (!rows || rows.client.revokedAt || rows.client.kind === 'cimd') return undefined;
+  const { client } = rows;
+  const now = Date.now();
+  // Dev-only redirect URIs count only while the app's dev environment is on: checked at every authorization request.
+  const devActive = rows.devEnvironmentUntil !== null && rows.devEnvironmentUntil > now;
   const metadata: PorticoClientMetadata = {
-    ...client.metadata,
+    // A copy: the cached row is shared by every request of this process.
+    ...structuredClone(client.metadata),
     client_id: client.id,
     client_name: client.name,
-    redirect_uris: uris.filter((row) => !row.devOnly || devActive).map((row) => row.uri),
+    redirect_uris: rows.uris.filter((row) => !row.devOnly || devActive).map((row) => row.uri),
     // What the client registered (dynamic clients may leave out refresh_token); apps' own clients get both.
-    grant_types: Array.isArray(client.metadata.grant_types) ? (client.metadata.grant_types as string[]) : ['authorization_code', 'refresh_token'],
+    grant_types: Array.isArray(client.metadata.grant_types) ? [...(client.metadata.grant_types as string[])] : ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     ...(client.type === 'confidential' ? { client_secret: secretPlaceholder } : {}),
     portico_kind: client.kind,
     portico_app_id: client.appId,
     portico_org_id: client.orgId,
-    portico_app_disabled: row.appDisabledAt !== null,
+    portico_app_disabled: rows.appDisabled,
   };
-  return { metadata, secretHashesValidNow: secretHashes };
+  const secretHashesValidNow = rows.secrets.filter((secret) => secret.validFrom <= now && (secret.validUntil === null || secret.validUntil > now)).map((secret) => secret.hash);
+  return { metadata, secretHashesValidNow };
+}
+
+async function readClientRows(db: Queryable, clientId: string): Promise<ClientRows | undefined> {
+  const [row] = await db
+    .select({
+      client: clients,
+      appDisabledAt: apps.disabledAt,
+      devEnvironmentUntil: apps.devEnvironmentUntil,
+      uris: sql<{ uri: string; devOnly: boolean }[]>`coalesce((select json_agg(json_build_object('uri', ${redirectUris.uri}, 'devOnly', ${redirectUris.devOnly})) from ${redirectUris} where ${redirectUris.clientId} = ${clients.id}), '[]'::json)`,
+      // Expired secrets never come back; the ones not yet valid do (they become valid while cached).
+      secrets: sql<{ hash: string; validFrom: string; validUntil: string | null }[]>`coalesce((select json_agg(json_build_object('hash', ${clientSecrets.secretHash}, 'validFrom', ${clientSecrets.validFrom}, 'validUntil', ${clientSecrets.validUntil})) from ${clientSecrets} where ${clientSecrets.clientId} = ${clients.id} and (${clientSecrets.validUntil} is null or ${clientSecrets.validUntil} > now())), '[]'::json)`,
+    })
+    .from(clients)
+    .leftJoin(apps, eq(apps.id, clients.appId))
+    .where(eq(clients.id, clientId))
+    .limit(1);
+  if (!row) return undefined;
+  const json = <Value>(value: Value | string): Value => (typeof value === 'string' ? (JSON.parse(value) as Value) : value);
+  return {
+    client: row.client,
+    appDisabled: row.appDisabledAt !== null,
+    devEnvironmentUntil: row.devEnvironmentUntil ? row.devEnvironmentUntil.getTime() : null,
+    uris: json(row.uris),
+    secrets: json(row.secrets).map((secret) => ({
+      hash: secret.hash,
+      validFrom: Date.parse(secret.validFrom),
+      validUntil: secret.validUntil === null ? null : Date.parse(secret.validUntil),
+    })),
+  };
 }
 
 /** The client's metadata alone (see loadClient). */

@@ -7,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { acquireDataDirLock } from './data-dir-lock';
+import { pgliteInvalidationFeed, postgresInvalidationFeed, ReadCache } from './read-cache';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -16,8 +17,8 @@ export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 export type Queryable = Database | Transaction;
 
 export type RawDatabase =
-  | { kind: 'postgres'; url: string; sql: postgres.Sql; preparedStatements: boolean; close(): Promise<void> }
-  | { kind: 'pglite'; location: string; pglite: PGlite; drizzle: PgliteDrizzle; close(): Promise<void> };
+  | { kind: 'postgres'; url: string; sql: postgres.Sql; preparedStatements: boolean; readCache?: ReadCache; close(): Promise<void> }
+  | { kind: 'pglite'; location: string; pglite: PGlite; drizzle: PgliteDrizzle; readCache?: ReadCache; close(): Promise<void> };
 
 /** drizzle's PGlite driver, loaded with PGlite itself: a server on PostgreSQL never loads either (15–25 MB less). */
 type PgliteDrizzle = (typeof import('drizzle-orm/pglite'))['drizzle'];
@@ -33,8 +34,12 @@ export interface OpenDatabaseOptions {
   /** Folder for the embedded database's files, or 'memory://' for a throwaway one. */
   embeddedLocation?: string;
   poolSize?: number;
-  /** Prepare every parameterized query (default true): see preparingEveryQuery. */
+  /** Prepare every parameterized query (default true): see instrumentedClient. */
   preparedStatements?: boolean;
+  /** Keep hot rows in a per-process cache invalidated by notifications (default true): lib/db/read-cache.ts. */
+  readCache?: boolean;
+  /** Where the cache's LISTEN connection goes (default databaseUrl): never a transaction-mode pooler. */
+  listenUrl?: string;
 }
 
 export async function openRawDatabase(options: OpenDatabaseOptions): Promise<RawDatabase> {
@@ -51,14 +56,36 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
       await sql.end({ timeout: 1 });
       throw new DatabaseUnavailableError(options.databaseUrl, error);
     }
-    return { kind: 'postgres', url: options.databaseUrl, sql, preparedStatements: options.preparedStatements ?? true, close: () => sql.end({ timeout: 5 }) };
+    const readCache = options.readCache === false ? undefined : new ReadCache(postgresInvalidationFeed(options.listenUrl ?? options.databaseUrl));
+    return {
+      kind: 'postgres',
+      url: options.databaseUrl,
+      sql,
+      preparedStatements: options.preparedStatements ?? true,
+      readCache,
+      close: async () => {
+        await readCache?.stop();
+        await sql.end({ timeout: 5 });
+      },
+    };
   }
 
   const location = options.embeddedLocation ?? 'memory://';
   const { PGlite, drizzle } = await loadPglite();
   if (location.startsWith('memory://')) {
     const pglite = await PGlite.create(location);
-    return { kind: 'pglite', location, pglite, drizzle, close: () => pglite.close() };
+    const readCache = options.readCache === false ? undefined : new ReadCache(pgliteInvalidationFeed(pglite));
+    return {
+      kind: 'pglite',
+      location,
+      pglite,
+      drizzle,
+      readCache,
+      close: async () => {
+        await readCache?.stop();
+        await pglite.close();
+      },
+    };
   }
 
   // PGlite creates only the last folder level, and only one process may open a folder at a time.
@@ -66,12 +93,15 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
   const releaseLock = acquireDataDirLock(path.dirname(location));
   try {
     const pglite = await PGlite.create(location);
+    const readCache = options.readCache === false ? undefined : new ReadCache(pgliteInvalidationFeed(pglite));
     return {
       kind: 'pglite',
       location,
       pglite,
       drizzle,
+      readCache,
       close: async () => {
+        await readCache?.stop();
         await pglite.close();
         releaseLock();
       },
@@ -88,35 +118,84 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
  */
 export function drizzleFor(raw: RawDatabase, options: { onQuery?: (query: string) => void } = {}): Database {
   const logger = options.onQuery ? { logQuery: (query: string) => options.onQuery!(query) } : undefined;
-  if (raw.kind === 'postgres') return drizzlePostgres({ client: raw.preparedStatements ? preparingEveryQuery(raw.sql) : raw.sql, schema, logger }) as unknown as Database;
-  return raw.drizzle({ client: raw.pglite, schema, logger }) as unknown as Database;
+  const db =
+    raw.kind === 'postgres'
+      ? (drizzlePostgres({ client: instrumentedClient(raw.sql, { prepare: raw.preparedStatements, onCommittedWrite: () => raw.readCache?.invalidate('*') }), schema, logger }) as unknown as Database)
+      : (raw.drizzle({ client: raw.pglite, schema, logger }) as unknown as Database);
+  if (raw.readCache) readCaches.set(db, raw.readCache);
+  return db;
+}
+
+const readCaches = new WeakMap<Queryable, ReadCache>();
+
+/**
+ * The per-process cache of hot rows (lib/db/read-cache.ts) behind a database handle; none for a transaction, whose
+ * reads must see its own writes.
+ */
+export function readCacheOf(db: Queryable): ReadCache | undefined {
+  return readCaches.get(db);
 }
 
 /**
- * drizzle runs every query through postgres.js's `unsafe()` with `prepare: false` (it prepares only queries given a
- * name): each one is then described before it runs (a second round trip) and parsed and planned afresh by PostgreSQL.
- * This makes postgres.js prepare every parameterized query instead, once per connection and query text (its own
- * statement cache; a statement PostgreSQL invalidates, after a migration, is re-prepared by postgres.js). Transactions
- * and savepoints hand drizzle a scoped client: wrapped too. Queries without parameters keep the simple protocol.
- * Mind on hot paths: a query text that varies (an IN list of varying length) is a new statement each time.
+ * The postgres.js client drizzle is given, with two additions:
+ * - Prepared statements (when `prepare`): drizzle runs every query through `unsafe()` with `prepare: false` (it
+ *   prepares only queries given a name): each one is then described before it runs (a second round trip) and parsed
+ *   and planned afresh by PostgreSQL. Here postgres.js prepares every parameterized query instead, once per
+ *   connection and query text (its own statement cache; a statement PostgreSQL invalidates, after a migration, is
+ *   re-prepared by postgres.js). Queries without parameters keep the simple protocol. Mind on hot paths: a query
+ *   text that varies (an IN list of varying length) is a new statement each time.
+ * - This process reads its own writes (`onCommittedWrite`): a write to a table the read cache keeps rows of empties
+ *   it once committed (at the statement's end, or the transaction's), without waiting for the notification the
+ *   trigger sends to every instance (lib/db/read-cache.ts).
+ * Transactions and savepoints hand drizzle a scoped client: wrapped too.
  */
-function preparingEveryQuery<Client extends postgres.Sql | postgres.TransactionSql>(client: Client): Client {
+function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSql>(
+  client: Client,
+  options: { prepare: boolean; onCommittedWrite: () => void; transaction?: { wroteCachedRows: boolean } },
+): Client {
   return new Proxy(client, {
     get(target, property, receiver) {
       if (property === 'unsafe') {
-        return (query: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
-          target.unsafe(query, parameters, { ...options, prepare: (parameters?.length ?? 0) > 0 });
+        return (query: string, parameters?: postgres.ParameterOrJSON<never>[], queryOptions?: postgres.UnsafeQueryOptions) => {
+          const pending = target.unsafe(query, parameters, options.prepare ? { ...queryOptions, prepare: (parameters?.length ?? 0) > 0 } : queryOptions);
+          if (!writesCachedRows(query)) return pending;
+          if (options.transaction) {
+            options.transaction.wroteCachedRows = true;
+            return pending;
+          }
+          // The query itself goes back (drizzle may still call `.values()` on it: postgres.js starts a query a microtask
+          // after its first `then`, so the mode set now still applies); its end is observed beside.
+          const settle = () => options.onCommittedWrite();
+          void pending.then(settle, settle);
+          return pending;
+        };
       }
       if (property === 'begin' || property === 'savepoint') {
-        const open = Reflect.get(target, property, receiver) as (...args: unknown[]) => unknown;
+        const open = Reflect.get(target, property, receiver) as (...args: unknown[]) => Promise<unknown>;
         return (...args: unknown[]) => {
           const work = args.pop() as (scoped: postgres.TransactionSql) => unknown;
-          return open.call(target, ...args, (scoped: postgres.TransactionSql) => work(preparingEveryQuery(scoped)));
+          const transaction = options.transaction ?? { wroteCachedRows: false };
+          const ran = open.call(target, ...args, (scoped: postgres.TransactionSql) => work(instrumentedClient(scoped, { ...options, transaction })));
+          if (options.transaction) return ran; // a savepoint: the outer transaction's end counts
+          const settle = () => transaction.wroteCachedRows && options.onCommittedWrite();
+          return ran.then(
+            (result) => (settle(), result),
+            (error: unknown) => {
+              settle();
+              throw error;
+            },
+          );
         };
       }
       return Reflect.get(target, property, receiver);
     },
   });
+}
+
+/** Tables the read cache keeps rows of, and organizations (whose deletion cascades into them). */
+const CACHED_ROW_WRITE = /^\s*(?:insert\s+into|update|delete\s+from)\s+"(?:clients|redirect_uris|client_secrets|apps|users|memberships|organizations)"/i;
+function writesCachedRows(query: string): boolean {
+  return CACHED_ROW_WRITE.test(query);
 }
 
 export class DatabaseUnavailableError extends Error {

@@ -23,6 +23,17 @@ describe('configuration', () => {
     expect(env.PORTICO_DEMO_SEED).toBe(true);
   });
 
+  it('runs one server process unless told otherwise, several only on PostgreSQL', () => {
+    expect(parseEnv({}).workers).toBe(1);
+    const postgres = { DATABASE_URL: 'postgres://db.internal/portico' };
+    expect(parseEnv({ ...postgres, PORTICO_WORKERS: '3' }).workers).toBe(3);
+    expect(parseEnv({ ...postgres, PORTICO_WORKERS: 'auto' }).workers).toBeGreaterThanOrEqual(1);
+    expect(problemsOf({ PORTICO_WORKERS: '2' })[0]).toMatch(/^PORTICO_WORKERS: 2 needs PostgreSQL \(set DATABASE_URL\): the embedded database belongs to one server process/);
+    expect(problemsOf({ PORTICO_WORKERS: 'auto' })[0]).toMatch(/^PORTICO_WORKERS: auto needs PostgreSQL/);
+    expect(problemsOf({ ...postgres, PORTICO_WORKERS: '0' })[0]).toMatch(/^PORTICO_WORKERS: must be a whole number from 1 to 999, or auto/);
+    expect(problemsOf({ ...postgres, PORTICO_WORKERS: 'many' })[0]).toMatch(/^PORTICO_WORKERS: must be/);
+  });
+
   it('allows outbound loopback only when asked, under the new name or the old one', () => {
     expect(parseEnv({}).outboundAllowLoopback).toBe(false);
     expect(parseEnv({ PORTICO_OUTBOUND_ALLOW_LOOPBACK: 'true' }).outboundAllowLoopback).toBe(true);

@@ -8,7 +8,7 @@ import { createUser } from '../lib/accounts/users';
 import { createApprovalRequest, decideApprovalRequest, type ApprovalRequest } from '../lib/approvals/broker';
 import { listApps } from '../lib/clients/apps';
 import { approvalGrants } from '../lib/db/schema';
-import { mean, measureInProcess, type Figures, type ScenarioResult } from './lib/harness';
+import { measureInProcess, median, type Figures, type ScenarioResult } from './lib/harness';
 import type { BenchContext } from './run';
 
 const CONCURRENCY = 32;
@@ -45,7 +45,7 @@ export async function approvalDecision(ctx: BenchContext): Promise<ScenarioResul
     decided.push(...requests.map((request) => request.id));
   }
   const [grants] = await db.select({ n: count() }).from(approvalGrants).where(and(inArray(approvalGrants.requestId, decided), eq(approvalGrants.appId, app.id)));
-  const figures = mean(runs);
+  const figures = median(runs);
   if (grants!.n !== decided.length - figures.errors) throw new Error(`grants (${grants!.n}) differ from approvals made (${decided.length - figures.errors})`);
   return { name: 'approval decision', portico: figures, notes: [`${CONCURRENCY} concurrent, ${ROUNDS} rounds of ${SUBJECTS * PER_SUBJECT}; checked afterwards: ${grants!.n} grants = ${decided.length - figures.errors} approvals`] };
 }

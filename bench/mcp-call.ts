@@ -1,9 +1,11 @@
 // Authorized MCP call: tools/call of a safe tool (whoami) on Portico's /api/mcp with a bearer token and a session,
-// against an MCP SDK server with the same tool and no authorization on plain node:http.
-import { alternate, load, ratio, type ScenarioResult } from './lib/harness';
+// against an MCP SDK server with the same tool on plain node:http that does the equivalent work (one shared
+// validator, the bearer token verified, one prepared statement for the person and the session), and the bare SDK
+// server (no authorization, its default per-server validator) measured beside.
+import { alternate, load, ratio, repeat, type ScenarioResult } from './lib/harness';
 import type { BenchContext } from './run';
 
-const CONNECTIONS = 32;
+const CONNECTIONS = 16;
 const AMOUNT = 8000;
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
 const ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' };
@@ -17,9 +19,20 @@ export async function mcpCall(ctx: BenchContext): Promise<ScenarioResult> {
   });
   const sessionId = initialize.headers.get('mcp-session-id');
   if (!sessionId) throw new Error(`initialize failed: ${initialize.status} ${await initialize.text()}`);
+  const baselineToken = await (await fetch(`${ctx.mcpBaseline.url}/__token`)).text();
   const porticoRun = () =>
     load({ url: `${ctx.env.portico.url}/api/mcp`, method: 'POST', connections: CONNECTIONS, amount: AMOUNT, headers: { ...ACCEPT, Authorization: `Bearer ${token}`, 'Mcp-Session-Id': sessionId }, body: CALL }, ctx.env.portico.pid);
-  const baselineRun = () => load({ url: `${ctx.mcpBaseline.url}/mcp`, method: 'POST', connections: CONNECTIONS, amount: AMOUNT, headers: ACCEPT, body: CALL }, ctx.mcpBaseline.pid);
+  const baselineRun = () =>
+    load({ url: `${ctx.mcpBaseline.url}/mcp`, method: 'POST', connections: CONNECTIONS, amount: AMOUNT, headers: { ...ACCEPT, Authorization: `Bearer ${baselineToken}`, 'Mcp-Session-Id': sessionId }, body: CALL }, ctx.mcpBaseline.pid);
+  const bareRun = () => load({ url: `${ctx.mcpBaseline.url}/mcp-bare`, method: 'POST', connections: CONNECTIONS, amount: AMOUNT, headers: ACCEPT, body: CALL }, ctx.mcpBaseline.pid);
   const { portico, baseline } = await alternate(porticoRun, baselineRun);
-  return { name: 'authorized MCP call', portico, baseline: { ...baseline, label: 'MCP SDK server, same tool, no auth, node:http' }, ratio: ratio(portico, baseline), notes: [`${CONNECTIONS} connections, ${AMOUNT} calls a run, one MCP session`] };
+  const bare = await repeat(bareRun);
+  return {
+    name: 'authorized MCP call',
+    portico,
+    baseline: { ...baseline, label: 'MCP SDK server, shared validator, bearer verified, 1 prepared statement, node:http' },
+    limit: { ...bare, label: 'bare MCP SDK server: no auth, default validator' },
+    ratio: ratio(portico, baseline),
+    notes: [`${CONNECTIONS} connections, ${AMOUNT} calls a run, one MCP session; ratio to the bare server ${ratio(portico, bare)}×`],
+  };
 }

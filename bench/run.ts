@@ -3,18 +3,20 @@
 // with its baseline and ratio, writes bench/results/<date>.json, and rewrites the results table of
 // docs/benchmarks.md (between its markers). Figures are measured, never asserted.
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
+import postgres from 'postgres';
 import { childProcessEnvironment, envOrExit } from '../lib/env';
 import { createScratchPostgres, dropScratchPostgres } from '../test/support/databases';
 import { approvalDecision } from './approval-decision';
 import { codeExchange } from './code-exchange';
-import { demoClient, PRODUCTION_NODE_FLAGS, repoPath, startPorticoForBench, startProcess, type BenchEnvironment, type Figures, type ScenarioResult, type ServerProcess } from './lib/harness';
+import { demoClient, openBenchDatabase, PRODUCTION_NODE_FLAGS, repoPath, startPorticoForBench, startProcess, type BenchEnvironment, type Figures, type ScenarioResult, type ServerProcess } from './lib/harness';
 import { porticoApiToken, PorticoSession, BENCH_VERIFIER } from './lib/portico-flow';
 import { mcpCall } from './mcp-call';
 import { passwordLogin } from './password-login';
-import { refreshGrant } from './refresh-grant';
+import { refreshGrant, refreshWorkers } from './refresh-grant';
 import { registration } from './registration';
 import { tokenVerification } from './token-verification';
 
@@ -25,10 +27,13 @@ export interface BenchContext {
   baselineFixtures(kind: 'code' | 'refresh', count: number): Promise<string[]>;
   /** A Portico API access token (made once). */
   apiToken(): Promise<string>;
+  /** Another Portico process on the same database and keys (its own port, or several server processes). */
+  startPortico(options: { port?: number; workers?: number }): Promise<ServerProcess>;
 }
 
 const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> = {
   'refresh-grant': refreshGrant,
+  'refresh-workers': refreshWorkers,
   'code-exchange': codeExchange,
   'mcp-call': mcpCall,
   'token-verification': tokenVerification,
@@ -40,7 +45,7 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
 const env = envOrExit();
 // --profile: Portico runs with --cpu-prof; the profiles land in bench/results/profiles (not committed).
 const profile = process.argv.includes('--profile');
-const chosen = process.argv.slice(2).filter((argument) => argument !== '--' && argument !== '--profile');
+const chosen = process.argv.slice(2).filter((argument) => argument !== '--' && argument !== '--profile' && argument !== '--durable');
 for (const name of chosen) {
   if (!SCENARIOS[name]) {
     console.error(`Unknown scenario "${name}". Scenarios: ${Object.keys(SCENARIOS).join(', ')}`);
@@ -58,19 +63,32 @@ if (!existsSync(repoPath('.next', 'BUILD_ID'))) {
 
 const baseUrl = env.DATABASE_URL;
 const databaseUrl = await createScratchPostgres(baseUrl, 'portico_bench');
+// --durable keeps PostgreSQL's synchronous commit. By default the scratch database commits without waiting for the
+// WAL flush (on both sides alike): the figures then measure CPU, not this machine's disk (docs/benchmarks.md).
+const durable = process.argv.includes('--durable');
+if (!durable) {
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`alter database "${new URL(databaseUrl).pathname.slice(1)}" set synchronous_commit = off`).finally(() => admin.end({ timeout: 5 }));
+}
 const servers: ServerProcess[] = [];
 let benchEnv: BenchEnvironment | undefined;
+let database: Awaited<ReturnType<typeof openBenchDatabase>> | undefined;
 const results: ScenarioResult[] = [];
+const secretKey = randomBytes(32).toString('base64url');
+const dataDir = mkdtempSync(path.join(tmpdir(), 'portico-bench-'));
+const porticoNodeFlags = [...PRODUCTION_NODE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${repoPath('bench', 'results', 'profiles')}`] : [])];
 try {
-  benchEnv = await startPorticoForBench(databaseUrl, mkdtempSync(path.join(tmpdir(), 'portico-bench-')), [...PRODUCTION_NODE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${repoPath('bench', 'results', 'profiles')}`] : [])]);
-  servers.push(benchEnv.portico);
-  const oidcBaseline = await startProcess(['--import', 'tsx', 'bench/baselines/oidc-provider.ts', '3231', databaseUrl, benchEnv.secretKey, demoClient.clientId, demoClient.clientSecret, demoClient.redirectUri], {}, 'baseline oidc-provider ready', 'http://127.0.0.1:3231');
+  const first = await startPorticoForBench(databaseUrl, dataDir, { secretKey, nodeOptions: porticoNodeFlags });
+  database = await openBenchDatabase(databaseUrl);
+  benchEnv = { databaseUrl, secretKey, portico: first, ...database };
+  const oidcBaseline = await startProcess(['--import', 'tsx', 'bench/baselines/oidc-provider.ts', '3231', databaseUrl, secretKey, demoClient.clientId, demoClient.clientSecret, demoClient.redirectUri], {}, 'baseline oidc-provider ready', 'http://127.0.0.1:3231');
   servers.push(oidcBaseline);
-  const mcpBaseline = await startProcess(['--import', 'tsx', 'bench/baselines/mcp-server.ts', '3232'], {}, 'baseline MCP server ready', 'http://127.0.0.1:3232');
+  const mcpBaseline = await startProcess(['--import', 'tsx', 'bench/baselines/mcp-server.ts', '3232', databaseUrl], {}, 'baseline MCP server ready', 'http://127.0.0.1:3232');
   servers.push(mcpBaseline);
   let apiToken: Promise<string> | undefined;
+  const environment = benchEnv;
   const ctx: BenchContext = {
-    env: benchEnv,
+    env: environment,
     oidcBaseline,
     mcpBaseline,
     baselineFixtures: async (kind, count) => {
@@ -79,22 +97,35 @@ try {
       return (await response.json()) as string[];
     },
     apiToken: () => (apiToken ??= porticoApiToken(new PorticoSession())),
+    startPortico: (options) => startPorticoForBench(databaseUrl, dataDir, { secretKey, nodeOptions: porticoNodeFlags, ...options }),
   };
 
-  for (const name of chosen.length > 0 ? chosen : Object.keys(SCENARIOS)) {
+  const names = chosen.length > 0 ? chosen : Object.keys(SCENARIOS);
+  for (const [index, name] of names.entries()) {
     process.stdout.write(`\n▶ ${name}\n`);
+    // A fresh Portico per scenario: its peak RSS is that scenario's alone.
+    if (index > 0) {
+      await environment.portico.stop();
+      environment.portico = await ctx.startPortico({});
+    }
     const result = await SCENARIOS[name]!(ctx);
     results.push(result);
     print(result);
   }
 } finally {
+  await benchEnv?.portico.stop().catch(() => {});
   for (const server of servers.reverse()) await server.stop().catch(() => {});
-  await benchEnv?.raw.close().catch(() => {});
+  await database?.raw.close().catch(() => {});
   await dropScratchPostgres(baseUrl, databaseUrl).catch(() => {});
 }
 
+function cpuText(figures: Figures): string {
+  if (figures.serverCpuUs === undefined) return '';
+  return `  CPU/req: server ${figures.serverCpuUs} µs, PostgreSQL ${figures.postgresCpuUs ?? '?'} µs, load generator ${figures.generatorCpuUs ?? '?'} µs`;
+}
+
 function line(label: string, figures: Figures): string {
-  return `  ${label.padEnd(46)} ${String(figures.requestsPerSecond).padStart(7)}/s  p50 ${String(figures.p50Ms).padStart(7)} ms  p99 ${String(figures.p99Ms).padStart(7)} ms  errors ${figures.errors}${figures.peakRssMb !== undefined ? `  peak RSS ${figures.peakRssMb} MB` : ''}`;
+  return `  ${label.padEnd(46)} ${String(figures.requestsPerSecond).padStart(7)}/s  p50 ${String(figures.p50Ms).padStart(7)} ms  p99 ${String(figures.p99Ms).padStart(7)} ms  errors ${figures.errors}${figures.peakRssMb !== undefined ? `  peak RSS ${figures.peakRssMb} MB` : ''}${cpuText(figures)}`;
 }
 
 function print(result: ScenarioResult) {
@@ -106,20 +137,22 @@ function print(result: ScenarioResult) {
 }
 
 // The record of this run, and the table in docs/benchmarks.md.
-const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 1024 ** 3), node: process.version };
+const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 1024 ** 3), node: process.version, synchronousCommit: durable };
 const date = new Date().toISOString().slice(0, 10);
 // A partial run (some scenarios) never overwrites the day's full record.
 const resultsFile = `${date}${chosen.length === 0 ? '' : '-partial'}.json`;
 writeFileSync(repoPath('bench', 'results', resultsFile), `${JSON.stringify({ date, machine, results }, null, 2)}\n`);
 
+const cpuCell = (figures?: Figures) => (figures?.serverCpuUs !== undefined ? `${figures.serverCpuUs} / ${figures.postgresCpuUs} / ${figures.generatorCpuUs}` : '—');
 const cell = (figures?: Figures) => (figures ? `${figures.requestsPerSecond}/s · p50 ${figures.p50Ms} · p99 ${figures.p99Ms} ms` : '—');
 const table = [
-  `Measured ${date} on ${machine.cores} cores (${machine.cpu}), ${machine.memoryGb} GB, Node ${machine.node}, PostgreSQL on the same machine.`,
+  `Measured ${date} on ${machine.cores} cores (${machine.cpu}), ${machine.memoryGb} GB, Node ${machine.node}, PostgreSQL on the same machine${durable ? '' : ' (synchronous_commit off on both sides: CPU, not the disk, is measured)'}.`,
+  'Each figure is the median of 3 alternating rounds after a warm-up; throughput on the runner\'s clock. CPU per request in µs: server / PostgreSQL / load generator.',
   '',
-  '| scenario | Portico | baseline (same run) | ratio | limit | errors | peak RSS |',
-  '|---|---|---|---|---|---|---|',
+  '| scenario | Portico | CPU µs/req | baseline (same run) | CPU µs/req | ratio | limit or other | errors | peak RSS |',
+  '|---|---|---|---|---|---|---|---|---|',
   ...results.map((result) =>
-    `| ${result.name} | ${cell(result.portico)} | ${result.baseline ? `${cell(result.baseline)} (${result.baseline.label})` : '—'} | ${result.ratio !== undefined ? `${result.ratio}×` : '—'} | ${result.limit ? `${cell(result.limit)} (${result.limit.label})` : '—'} | ${result.portico.errors} | ${result.portico.peakRssMb !== undefined ? `${result.portico.peakRssMb} MB` : 'in process'} |`,
+    `| ${result.name} | ${cell(result.portico)} | ${cpuCell(result.portico)} | ${result.baseline ? `${cell(result.baseline)} (${result.baseline.label})` : '—'} | ${cpuCell(result.baseline)} | ${result.ratio !== undefined ? `${result.ratio}×` : '—'} | ${result.limit ? `${cell(result.limit)} (${result.limit.label})` : '—'} | ${result.portico.errors} | ${result.portico.peakRssMb !== undefined ? `${result.portico.peakRssMb} MB` : 'in process'} |`,
   ),
 ].join('\n');
 const docs = repoPath('docs', 'benchmarks.md');

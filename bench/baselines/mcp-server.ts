@@ -1,27 +1,86 @@
-// Baseline for the authorized MCP call: an MCP SDK server with the same safe tool (whoami's answer shape) and no
-// authorization, on plain node:http, stateless (a new server and transport per request, as Portico makes them).
-import { createServer } from 'node:http';
+// Baselines for the authorized MCP call: an MCP SDK server with the same safe tool (whoami's answer shape) on plain
+// node:http, stateless (a new server and transport per request, as Portico makes them), in two forms:
+// - POST /mcp, the fair one: one JSON Schema validator for the process (as Portico shares one), a bearer access token
+//   verified with jose (ES256, a local key, as Portico verifies its own), and one prepared statement per call that
+//   reads the person and the MCP session (the equivalent of Portico's one statement);
+// - POST /mcp-bare: the SDK's defaults (a validator built per server), no authorization, no database.
+// GET /__token gives the bearer token the fair one accepts. Started by bench/run.ts as a process of its own:
+//   tsx bench/baselines/mcp-server.ts <port> <database url>
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { exportJWK, generateKeyPair, jwtVerify, SignJWT, createLocalJWKSet } from 'jose';
+import postgres from 'postgres';
 
 const port = Number(process.argv[2]);
+const databaseUrl = process.argv[3]!;
+const issuer = `http://127.0.0.1:${port}`;
+const sql = postgres(databaseUrl, { max: 20, onnotice: () => {} });
+const [person] = await sql<{ id: string }[]>`select id from users order by created_at limit 1`;
+if (!person) throw new Error('the bench database has no person');
 
-function server(): McpServer {
-  const mcp = new McpServer({ name: 'baseline', version: '1.0.0' });
+const { publicKey, privateKey } = await generateKeyPair('ES256');
+const keys = createLocalJWKSet({ keys: [{ ...(await exportJWK(publicKey)), kid: 'baseline', alg: 'ES256' }] });
+const token = await new SignJWT({ scope: 'mcp', client_id: 'bench' })
+  .setProtectedHeader({ alg: 'ES256', kid: 'baseline', typ: 'at+jwt' })
+  .setIssuer(issuer)
+  .setAudience(`${issuer}/mcp`)
+  .setSubject(person.id)
+  .setIssuedAt()
+  .setExpirationTime('2h')
+  .sign(privateKey);
+
+const sharedValidator = new AjvJsonSchemaValidator();
+
+function server(shared: boolean): McpServer {
+  const mcp = new McpServer({ name: 'baseline', version: '1.0.0' }, shared ? { jsonSchemaValidator: sharedValidator } : {});
   mcp.registerTool('whoami', { description: 'Who the caller is.', inputSchema: {} }, async () => {
-    const answer = { sub: 'bench-account', email: 'owner@bench.test', client_id: 'bench', act: null, scopes: ['mcp'] };
+    const answer = { sub: person!.id, email: 'owner@bench.test', client_id: 'bench', act: null, scopes: ['mcp'] };
     return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
   });
   return mcp;
 }
 
+async function authorize(req: IncomingMessage): Promise<boolean> {
+  const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+  if (!bearer) return false;
+  try {
+    const { payload } = await jwtVerify(bearer, keys, { issuer, audience: `${issuer}/mcp`, typ: 'at+jwt' });
+    const sessionId = String(req.headers['mcp-session-id'] ?? '');
+    const [row] = await sql<{ disabled_at: Date | null; session: string | null }[]>`
+      select u.disabled_at, s.id as session from users u
+      left join mcp_sessions s on s.id = ${sessionId} and s.user_id = u.id and s.expires_at > now()
+      where u.id = ${payload.sub!}`;
+    return row !== undefined && row.disabled_at === null;
+  } catch {
+    return false;
+  }
+}
+
+function answer(req: IncomingMessage, res: ServerResponse, body: unknown, shared: boolean): void {
+  const mcp = server(shared);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  res.on('close', () => void mcp.close());
+  void mcp.connect(transport).then(() => transport.handleRequest(req, res, body));
+}
+
 createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/__token') {
+    res.writeHead(200, { 'Content-Type': 'text/plain' }).end(token);
+    return;
+  }
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
-    const mcp = server();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => void mcp.close());
-    void mcp.connect(transport).then(() => transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString())));
+    const body = JSON.parse(Buffer.concat(chunks).toString()) as unknown;
+    if (req.url === '/mcp-bare') return answer(req, res, body, false);
+    void authorize(req).then((ok) => {
+      if (!ok) {
+        res.writeHead(401, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }).end();
+        return;
+      }
+      answer(req, res, body, true);
+    });
   });
-}).listen(port, '127.0.0.1', () => console.log(`baseline MCP server ready at http://127.0.0.1:${port}`));
+}).listen(port, '127.0.0.1', () => console.log(`baseline MCP server ready at ${issuer}`));

@@ -1,8 +1,8 @@
 // What every benchmark scenario shares: Portico as in production (the `next build` output served by server.ts) on a
 // scratch database of the local PostgreSQL, baseline servers in processes of their own, load from autocannon in this
 // process (never inside a server), bounded in requests and time, on loopback only, and peak RSS sampled from /proc.
-import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { drizzleFor, openRawDatabase, type Database, type RawDatabase } from '../../lib/db/client';
@@ -17,6 +17,10 @@ export interface Figures {
   requests: number;
   /** Peak resident memory of the server measured, in MB (absent for in-process measurements). */
   peakRssMb?: number;
+  /** CPU time per request, in µs: the server's processes, PostgreSQL's, and this process's (the load generator). */
+  serverCpuUs?: number;
+  postgresCpuUs?: number;
+  generatorCpuUs?: number;
 }
 
 export interface ScenarioResult {
@@ -54,48 +58,79 @@ export const ISSUER = `http://localhost:${PORTICO_PORT}`;
 export interface BenchEnvironment {
   databaseUrl: string;
   secretKey: string;
+  /** The Portico of the scenario under way (a fresh process per scenario). */
   portico: ServerProcess;
   raw: RawDatabase;
   db: Database;
 }
 
-/** Portico in production mode on the scratch database, with limits raised so that the load measures work, not refusals. */
 /** What `npm start` gives the server (package.json, PORTICO_HEAP_MB's default): the bench measures production. */
 export const PRODUCTION_NODE_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=8'];
 
-export async function startPorticoForBench(databaseUrl: string, dataDir: string, nodeOptions: string[] = PRODUCTION_NODE_FLAGS): Promise<BenchEnvironment> {
-  const secretKey = randomBytes(32).toString('base64url');
+export interface PorticoBenchOptions {
+  /** The same key for every Portico of a run: the keys in the database are sealed with it. */
+  secretKey: string;
+  nodeOptions?: string[];
+  /** Where this one listens (the issuer stays ISSUER, as behind a load balancer). */
+  port?: number;
+  workers?: number;
+}
+
+/** Portico in production mode on the scratch database, with limits raised so that the load measures work, not refusals. */
+export async function startPorticoForBench(databaseUrl: string, dataDir: string, options: PorticoBenchOptions): Promise<ServerProcess> {
+  const port = options.port ?? PORTICO_PORT;
   const portico = await startProcess(
-    [...nodeOptions, '--import', 'tsx', 'server.ts'],
+    [...(options.nodeOptions ?? PRODUCTION_NODE_FLAGS), '--import', 'tsx', 'server.ts'],
     {
       ...demoEnvironment(PORTICO_PORT),
+      PORTICO_PORT: String(port),
+      PORTICO_WORKERS: String(options.workers ?? 1),
       DATABASE_URL: databaseUrl,
       DATABASE_POOL_SIZE: '40',
       PORTICO_DATA_DIR: dataDir,
-      PORTICO_SECRET_KEY: secretKey,
+      PORTICO_SECRET_KEY: options.secretKey,
       PORTICO_DCR_PER_IP_PER_HOUR: '100000',
       PORTICO_DCR_GLOBAL_PER_HOUR: '10000000',
       NODE_ENV: 'production',
     },
     'Portico is running at',
-    `http://127.0.0.1:${PORTICO_PORT}`,
+    `http://127.0.0.1:${port}`,
   );
+  return portico;
+}
+
+/** The runner's own connection to the bench database (fixtures, checks). */
+export async function openBenchDatabase(databaseUrl: string): Promise<{ raw: RawDatabase; db: Database }> {
   const raw = await openRawDatabase({ databaseUrl, poolSize: 40 });
-  return { databaseUrl, secretKey, portico, raw, db: drizzleFor(raw) };
+  return { raw, db: drizzleFor(raw) };
 }
 
 export const demoClient = { clientId: DEMO.clientId, clientSecret: DEMO.clientSecret, redirectUri: DEMO.redirectUri, email: DEMO.email, password: DEMO.password };
 
-/** Samples a process's resident memory every 100 ms; `stop` gives the peak in MB. */
+/** A process and its children (a cluster's server processes), from /proc. */
+export function processTree(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    // The process ended, or the kernel does not expose children.
+  }
+  return [pid, ...children.flatMap(processTree)];
+}
+
+/** Samples the resident memory of a process tree every 100 ms (the sum of its processes); `stop` gives the peak in MB. */
 export function sampleRss(pid: number): { stop(): number } {
   let peak = 0;
   const read = () => {
-    try {
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-      peak = Math.max(peak, kb);
-    } catch {
-      // The process ended.
+    let kb = 0;
+    for (const member of processTree(pid)) {
+      try {
+        kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${member}/status`, 'utf8'))?.[1] ?? 0);
+      } catch {
+        // The process ended.
+      }
     }
+    peak = Math.max(peak, kb);
   };
   read();
   const timer = setInterval(read, 100);
@@ -104,6 +139,58 @@ export function sampleRss(pid: number): { stop(): number } {
       clearInterval(timer);
       read();
       return Math.round(peak / 1024);
+    },
+  };
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ). */
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** User + system CPU time of one process, in µs (0 when it is gone). */
+function cpuOfProcess(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces, inside parentheses): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time of every PostgreSQL process on this machine (the server and its backends), in µs, by pid. */
+function postgresCpu(): Map<number, number> {
+  const byPid = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue;
+    }
+    byPid.set(Number(entry), cpuOfProcess(Number(entry)));
+  }
+  return byPid;
+}
+
+/** CPU spent between `start()` and `stop()` by a server's process tree, by PostgreSQL and by this process. */
+function cpuMeter(pid?: number): { stop(): { server?: number; postgres: number; generator: number } } {
+  const serverTree = pid ? processTree(pid) : [];
+  const serverBefore = serverTree.map(cpuOfProcess);
+  const postgresBefore = postgresCpu();
+  const generatorBefore = process.cpuUsage();
+  return {
+    stop: () => {
+      const generator = process.cpuUsage(generatorBefore);
+      const postgresAfter = postgresCpu();
+      // A backend that started during the run counts from zero; one that ended is lost (rare: pools stay open).
+      let postgres = 0;
+      for (const [member, after] of postgresAfter) postgres += after - (postgresBefore.get(member) ?? 0);
+      return {
+        ...(pid ? { server: serverTree.reduce((sum, member, index) => sum + cpuOfProcess(member) - serverBefore[index]!, 0) } : {}),
+        postgres,
+        generator: generator.user + generator.system,
+      };
     },
   };
 }
@@ -131,6 +218,14 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
   const rss = pid ? sampleRss(pid) : undefined;
   let counter = 0;
   let unexpected = 0;
+  // Throughput on this process's own clock, to the last answer: autocannon ends an `amount` run only at its next
+  // one-second tick, which understates the faster side.
+  let answered = 0;
+  let lastAnswerAt = 0;
+  const answer = () => {
+    answered += 1;
+    lastAnswerAt = performance.now();
+  };
   const expected = options.expectStatus ?? 200;
   const url = new URL(options.url);
   const requests: autocannon.Request[] = [];
@@ -143,6 +238,7 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
       method: options.method ?? 'POST',
       setupRequest: (request) => ({ ...request, body: pool.shift() ?? 'exhausted' }),
       onResponse: (status, body) => {
+        answer();
         if (status !== expected) unexpected += 1;
         const next = status === expected ? chain.next(body) : undefined;
         if (next !== undefined) pool.push(next);
@@ -157,10 +253,13 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
         return { ...request, ...(custom?.path ? { path: custom.path } : {}), ...(custom?.body !== undefined ? { body: custom.body } : {}), headers: { ...request.headers, ...custom?.headers } };
       },
       onResponse: (status, _body, _context, headers) => {
+        answer();
         if (status !== expected || (options.accept && !options.accept(headers as Record<string, unknown> | undefined))) unexpected += 1;
       },
     });
   }
+  const cpu = cpuMeter(pid);
+  const startedAt = performance.now();
   const result = await autocannon({
     url: url.origin,
     connections: options.connections,
@@ -171,15 +270,21 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
     body: options.body,
     requests: requests.map((request) => ({ path: url.pathname + url.search, headers: options.headers, body: options.body, ...request })),
   });
+  const spent = cpu.stop();
   const peakRssMb = rss?.stop();
   const total = result.requests.total;
+  const seconds = lastAnswerAt > startedAt ? (lastAnswerAt - startedAt) / 1000 : result.duration || 1;
+  const perRequest = (microseconds: number) => Math.round(microseconds / Math.max(1, answered));
   return {
-    requestsPerSecond: Math.round(total / (result.duration || 1)),
+    requestsPerSecond: Math.round(answered / seconds),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     errors: result.errors + result.timeouts + unexpected,
     requests: total,
     ...(peakRssMb !== undefined ? { peakRssMb } : {}),
+    ...(spent.server !== undefined ? { serverCpuUs: perRequest(spent.server) } : {}),
+    postgresCpuUs: perRequest(spent.postgres),
+    generatorCpuUs: perRequest(spent.generator),
   };
 }
 
@@ -209,27 +314,52 @@ export async function measureInProcess(operation: (index: number) => Promise<unk
   return { requestsPerSecond: Math.round(amount / seconds), p50Ms: at(0.5), p99Ms: at(0.99), errors, requests: amount };
 }
 
-/** A B A B: each side measured twice, alternating, to cancel machine drift; the figures are the means. */
-export async function alternate(portico: () => Promise<Figures>, baseline: () => Promise<Figures>, rounds = 2): Promise<{ portico: Figures; baseline: Figures }> {
+/**
+ * Warm-up, then A B A B A B: each side run once unmeasured (JIT, pools, caches), then `rounds` times alternating, to
+ * cancel machine drift; each figure is the median of the rounds (peak RSS: the highest).
+ */
+export async function alternate(portico: () => Promise<Figures>, baseline: () => Promise<Figures>, rounds = 3): Promise<{ portico: Figures; baseline: Figures }> {
+  await portico();
+  await baseline();
   const a: Figures[] = [];
   const b: Figures[] = [];
   for (let round = 0; round < rounds; round += 1) {
     a.push(await portico());
     b.push(await baseline());
   }
-  return { portico: mean(a), baseline: mean(b) };
+  return { portico: median(a), baseline: median(b) };
 }
 
-export function mean(runs: Figures[]): Figures {
-  const avg = (pick: (figures: Figures) => number) => Number((runs.reduce((sum, run) => sum + pick(run), 0) / runs.length).toFixed(2));
+/** One side alone: a warm-up run, then `rounds` runs; the median. */
+export async function repeat(run: () => Promise<Figures>, rounds = 3): Promise<Figures> {
+  await run();
+  const runs: Figures[] = [];
+  for (let round = 0; round < rounds; round += 1) runs.push(await run());
+  return median(runs);
+}
+
+export function median(runs: Figures[]): Figures {
+  const middle = (pick: (figures: Figures) => number | undefined): number | undefined => {
+    const values = runs.map(pick).filter((value): value is number => value !== undefined).sort((x, y) => x - y);
+    if (values.length === 0) return undefined;
+    const half = Math.floor(values.length / 2);
+    return values.length % 2 ? values[half]! : (values[half - 1]! + values[half]!) / 2;
+  };
   const peaks = runs.map((run) => run.peakRssMb).filter((value): value is number => value !== undefined);
+  const optional = (name: 'serverCpuUs' | 'postgresCpuUs' | 'generatorCpuUs') => {
+    const value = middle((run) => run[name]);
+    return value === undefined ? {} : { [name]: Math.round(value) };
+  };
   return {
-    requestsPerSecond: Math.round(avg((run) => run.requestsPerSecond)),
-    p50Ms: avg((run) => run.p50Ms),
-    p99Ms: avg((run) => run.p99Ms),
+    requestsPerSecond: Math.round(middle((run) => run.requestsPerSecond)!),
+    p50Ms: Number(middle((run) => run.p50Ms)!.toFixed(2)),
+    p99Ms: Number(middle((run) => run.p99Ms)!.toFixed(2)),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
     requests: runs.reduce((sum, run) => sum + run.requests, 0),
     ...(peaks.length > 0 ? { peakRssMb: Math.max(...peaks) } : {}),
+    ...optional('serverCpuUs'),
+    ...optional('postgresCpuUs'),
+    ...optional('generatorCpuUs'),
   };
 }
 

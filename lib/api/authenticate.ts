@@ -5,13 +5,31 @@
 import { oauthError } from '../http/errors';
 import { createLocalJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { eq, sql } from 'drizzle-orm';
-import type { Database } from '../db/client';
+import { preparedQuery, type Database } from '../db/client';
 import { agents, mcpSessions, users } from '../db/schema';
 import { isSessionId, liveSessionCondition, type McpSession } from '../mcp/sessions';
 import type { User } from '../accounts/users';
 import { isUuid } from '../util/uuid';
 import { authorizeBearer, type ProtectedResourceConfig, type VerifiedAccessToken } from '../../app-kit/protected-resource';
 import { PORTICO_API_ADVERTISED_SCOPES, porticoApiResource } from '../resource/portico-api';
+
+/**
+ * The caller's statement, built once per database handle: the person, the agent named by `actor` ('' names none:
+ * agent ids are never empty) and the live MCP session named by `sessionId` ('' names none).
+ */
+function callerStatement(db: Database) {
+  const value = (name: string) => sql.placeholder(name);
+  return preparedQuery(db, 'api.caller', () =>
+    db
+      .select({ user: users, agentId: agents.id, agentDisabledAt: agents.disabledAt, session: mcpSessions })
+      .from(users)
+      .leftJoin(agents, eq(agents.id, value('actor')))
+      .leftJoin(mcpSessions, liveSessionCondition(value('sessionId'), { subject: value('subject'), clientId: value('clientId'), actor: value('actor') }))
+      .where(eq(users.id, value('subject')))
+      .limit(1)
+      .prepare('api_caller'),
+  );
+}
 
 export function porticoApiConfig(issuer: string): ProtectedResourceConfig {
   const resource = porticoApiResource(issuer);
@@ -53,15 +71,9 @@ export async function authenticateApiRequest(
   // The person, the agent acting for them (if any) and the MCP session the request names (if any) in one statement:
   // every API request and MCP call pays it.
   const actor = gate.token.actor;
-  const sessionId = options.mcpSessionId !== undefined && isSessionId(options.mcpSessionId) ? options.mcpSessionId : undefined;
+  const sessionId = options.mcpSessionId !== undefined && isSessionId(options.mcpSessionId) ? options.mcpSessionId : '';
   const [row] = isUuid(gate.token.subject)
-    ? await deps.db
-        .select({ user: users, agentId: agents.id, agentDisabledAt: agents.disabledAt, session: mcpSessions })
-        .from(users)
-        .leftJoin(agents, actor ? eq(agents.id, actor) : sql`false`)
-        .leftJoin(mcpSessions, sessionId ? liveSessionCondition(sessionId, gate.token) : sql`false`)
-        .where(eq(users.id, gate.token.subject))
-        .limit(1)
+    ? await callerStatement(deps.db).execute({ subject: gate.token.subject, actor: actor ?? '', sessionId, clientId: gate.token.clientId })
     : [];
   if (!row || row.user.disabledAt) return refuse('the account of this token is disabled or gone');
   if (actor && (!row.agentId || row.agentDisabledAt)) return refuse('the agent of this token is disabled or gone');

@@ -128,6 +128,21 @@ export function drizzleFor(raw: RawDatabase, options: { onQuery?: (query: string
 
 const readCaches = new WeakMap<Queryable, ReadCache>();
 
+const preparedByDatabase = new WeakMap<Queryable, Map<string, unknown>>();
+
+/**
+ * A query drizzle builds once per database handle (its SQL text and parameter layout, with `sql.placeholder`s for
+ * what varies) and then only runs: on hot paths building a query cost more CPU than running it (issue 25's
+ * profile: drizzle's query building was a quarter of an MCP call). `name` must be unique per query shape.
+ */
+export function preparedQuery<Query>(db: Queryable, name: string, build: () => Query): Query {
+  let queries = preparedByDatabase.get(db);
+  if (!queries) preparedByDatabase.set(db, (queries = new Map()));
+  let query = queries.get(name) as Query | undefined;
+  if (!query) queries.set(name, (query = build()));
+  return query;
+}
+
 /**
  * The per-process cache of hot rows (lib/db/read-cache.ts) behind a database handle; none for a transaction, whose
  * reads must see its own writes.

@@ -2,7 +2,7 @@
 // named by `Mcp-Session-Id`, usable on any instance, bound to the person, the client and the acting agent that
 // opened them. An unknown, expired or foreign session id gets 404, which tells the client to initialize again.
 import { randomBytes } from 'node:crypto';
-import { and, eq, gt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, lte, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { VerifiedAccessToken } from '../../app-kit/protected-resource';
 import type { Queryable } from '../db/client';
 import { mcpSessions } from '../db/schema';
@@ -47,22 +47,24 @@ export function isSessionId(id: string): boolean {
 
 /**
  * The one rule for which session a request may resume: this id, opened by the same person, client and agent as the
- * token, not expired. Used by resumeSession and folded into the API caller's statement (lib/api/authenticate.ts).
+ * token, not expired. Used by resumeSession and folded into the API caller's statement (lib/api/authenticate.ts),
+ * where the values are a prepared statement's placeholders.
  */
-export function liveSessionCondition(id: string, token: VerifiedAccessToken): SQL {
+export function liveSessionCondition(id: SessionKey, opener: { subject: SessionKey; clientId: SessionKey; actor: SessionKey }): SQL {
   return and(
     eq(mcpSessions.id, id),
-    eq(mcpSessions.userId, token.subject),
-    eq(mcpSessions.clientId, token.clientId),
-    eq(mcpSessions.actor, token.actor ?? ''),
+    eq(mcpSessions.userId, opener.subject),
+    eq(mcpSessions.clientId, opener.clientId),
+    eq(mcpSessions.actor, opener.actor),
     gt(mcpSessions.expiresAt, sql`now()`),
   )!;
 }
+type SessionKey = string | Placeholder<string>;
 
 /** The live session with this id opened by the same person, client and agent as this token; extended by use. */
 export async function resumeSession(db: Queryable, id: string, token: VerifiedAccessToken): Promise<McpSession | undefined> {
   if (!isSessionId(id)) return undefined;
-  const [session] = await db.select().from(mcpSessions).where(liveSessionCondition(id, token));
+  const [session] = await db.select().from(mcpSessions).where(liveSessionCondition(id, { ...token, actor: token.actor ?? '' }));
   if (!session) return undefined;
   await extendSessionIfDue(db, session);
   return session;

@@ -2,7 +2,7 @@
 // which is read from Portico's own clients table.
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
-import type { Database } from '../db/client';
+import { preparedQuery, type Database } from '../db/client';
 import { oidcPayloads } from '../db/schema';
 import { loadClient } from '../clients/client-metadata';
 import { endGrants } from '../grants';
@@ -30,6 +30,31 @@ export function payloadColumns(payload: AdapterPayload, expiresIn?: number) {
   };
 }
 
+const placeholder = (name: string) => sql.placeholder(name);
+
+/** The columns payloadColumns fills, as placeholders of a prepared statement. */
+export const columnPlaceholders = {
+  payload: placeholder('payload'),
+  grantId: placeholder('grantId'),
+  accountId: placeholder('accountId'),
+  clientId: placeholder('clientId'),
+  uid: placeholder('uid'),
+  userCode: placeholder('userCode'),
+  // Bare, without the column's encoder: drizzle would map a null through it (and a timestamp's encoder fails on null).
+  expiresAt: sql`${placeholder('expiresAt')}`,
+};
+
+/** An upsert's update takes the row it tried to insert (no second copy of every parameter). */
+const fromExcluded = {
+  payload: sql`excluded.payload`,
+  grantId: sql`excluded.grant_id`,
+  accountId: sql`excluded.account_id`,
+  clientId: sql`excluded.client_id`,
+  uid: sql`excluded.uid`,
+  userCode: sql`excluded.user_code`,
+  expiresAt: sql`excluded.expires_at`,
+};
+
 export interface AdapterOptions {
   clientSecretPlaceholder: string;
   /**
@@ -52,11 +77,16 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
     constructor(private readonly kind: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      const database = db();
+      const upsert = preparedQuery(database, `adapter.upsert`, () =>
+        database
+          .insert(oidcPayloads)
+          .values({ id: placeholder('id'), kind: placeholder('kind'), ...columnPlaceholders })
+          .onConflictDoUpdate({ target: [oidcPayloads.kind, oidcPayloads.id], set: fromExcluded })
+          .prepare('adapter_upsert'),
+      );
       const values = payloadColumns(payload, expiresIn);
-      await db()
-        .insert(oidcPayloads)
-        .values({ id, kind: this.kind, ...values })
-        .onConflictDoUpdate({ target: [oidcPayloads.kind, oidcPayloads.id], set: values });
+      await upsert.execute({ id, kind: this.kind, ...values, expiresAt: values.expiresAt?.toISOString() ?? null });
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -66,23 +96,28 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
         if (loaded) noteClientSecrets(id, loaded.secretHashesValidNow);
         return loaded?.metadata as AdapterPayload | undefined;
       }
-      return this.findWhere(eq(oidcPayloads.id, id));
+      return this.findWhere('id', id);
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      return this.findWhere(eq(oidcPayloads.uid, uid));
+      return this.findWhere('uid', uid);
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-      return this.findWhere(eq(oidcPayloads.userCode, userCode));
+      return this.findWhere('userCode', userCode);
     }
 
-    private async findWhere(condition: ReturnType<typeof eq>): Promise<AdapterPayload | undefined> {
-      const [row] = await db()
-        .select({ payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt, inGrace: withinGrace(this.kind) })
-        .from(oidcPayloads)
-        .where(and(eq(oidcPayloads.kind, this.kind), condition, notExpired()))
-        .limit(1);
+    private async findWhere(column: 'id' | 'uid' | 'userCode', value: string): Promise<AdapterPayload | undefined> {
+      const database = db();
+      const find = preparedQuery(database, `adapter.find.${this.kind}.${column}`, () =>
+        database
+          .select({ payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt, inGrace: withinGrace(this.kind) })
+          .from(oidcPayloads)
+          .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads[column], placeholder('value')), notExpired()))
+          .limit(1)
+          .prepare(`adapter_find_${this.kind}_${column}`),
+      );
+      const [row] = await find.execute({ value });
       if (!row) return undefined;
       // A refresh token consumed moments ago is shown as unconsumed: the replay is allowed (see AdapterOptions).
       return withConsumed(row.payload, row.inGrace ? null : row.consumedAt);
@@ -96,11 +131,16 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
      * exception: it may be consumed again.
      */
     async consume(id: string): Promise<void> {
-      const claimed = await db()
-        .update(oidcPayloads)
-        .set({ consumedAt: sql`now()` })
-        .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, id), isNull(oidcPayloads.consumedAt)))
-        .returning({ id: oidcPayloads.id });
+      const database = db();
+      const consume = preparedQuery(database, `adapter.consume.${this.kind}`, () =>
+        database
+          .update(oidcPayloads)
+          .set({ consumedAt: sql`now()` })
+          .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, placeholder('id')), isNull(oidcPayloads.consumedAt)))
+          .returning({ id: oidcPayloads.id })
+          .prepare(`adapter_consume_${this.kind}`),
+      );
+      const claimed = await consume.execute({ id });
       if (claimed.length === 1) {
         if (this.kind === 'RefreshToken') noteRefreshTokenRotated(id);
         return;

@@ -34,10 +34,10 @@ import { and, eq, sql } from 'drizzle-orm';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AdapterPayload } from 'oidc-provider';
-import type { Database } from '../db/client';
+import { preparedQuery, type Database } from '../db/client';
 import { oidcPayloads } from '../db/schema';
 import { matchesSecretHash, verifyClientSecret } from '../clients/secrets';
-import { payloadColumns } from './adapter';
+import { columnPlaceholders, payloadColumns } from './adapter';
 import { currentProviderContext, inProviderRequestScope, notedClientSecrets, refreshTokenBeingRotated } from './request-scope';
 import { scopeOfAppAccessToken } from './resource-scope';
 
@@ -73,11 +73,17 @@ export function applyProviderOverrides(provider: Provider, db: () => Database): 
     this.jti ??= this.generateTokenId();
     const { value, payload } = await this.getValueAndPayload();
     // One statement in the common case: the unique index on rotated_from lets only the first successor in.
-    const [inserted] = await db()
-      .insert(oidcPayloads)
-      .values({ id: this.jti, kind: 'RefreshToken', ...payloadColumns(payload, this.remainingTTL), rotatedFrom })
-      .onConflictDoNothing({ target: oidcPayloads.rotatedFrom, where: sql`${oidcPayloads.rotatedFrom} IS NOT NULL` })
-      .returning({ id: oidcPayloads.id });
+    const database = db();
+    const insertSuccessor = preparedQuery(database, 'refresh.successor', () =>
+      database
+        .insert(oidcPayloads)
+        .values({ id: sql.placeholder('id'), kind: 'RefreshToken', ...columnPlaceholders, rotatedFrom: sql.placeholder('rotatedFrom') })
+        .onConflictDoNothing({ target: oidcPayloads.rotatedFrom, where: sql`${oidcPayloads.rotatedFrom} IS NOT NULL` })
+        .returning({ id: oidcPayloads.id })
+        .prepare('refresh_successor'),
+    );
+    const columns = payloadColumns(payload, this.remainingTTL);
+    const [inserted] = await insertSuccessor.execute({ id: this.jti, rotatedFrom, ...columns, expiresAt: columns.expiresAt?.toISOString() ?? null });
     if (inserted) {
       this.emit('saved');
       return value;

@@ -2,7 +2,7 @@
 // confidential OIDC client, so a token for one app can never be used at another.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, isNotNull, isNull, like, ne, sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client';
+import { readCacheOf, type Queryable } from '../db/client';
 import { endAppGrants, type EndedGrants } from '../grants';
 import { apps, clientSecrets, clients, organizations, redirectUris } from '../db/schema';
 import { generateClientSecret, hashClientSecret } from './secrets';
@@ -152,6 +152,14 @@ export function originOfAppResource(resource: string): string | undefined {
 export async function findAppByResource(db: Queryable, resource: string): Promise<App | undefined> {
   const origin = originOfAppResource(resource);
   if (!origin) return undefined;
+  // Read on every token request bound to an app. The answer depends on every app client's redirect URIs (two apps
+  // claiming one origin name none), so any change to a client, its URIs or an app drops it (lib/db/read-cache.ts).
+  const cache = readCacheOf(db);
+  const read = () => readAppByOrigin(db, origin);
+  return cache ? cache.read(`app-by-origin:${origin}`, read, () => ['clients:*', 'apps:*']) : read();
+}
+
+async function readAppByOrigin(db: Queryable, origin: string): Promise<App | undefined> {
   const rows = await db
     .select({ app: apps, uri: redirectUris.uri })
     .from(redirectUris)
@@ -165,9 +173,11 @@ export async function findAppByResource(db: Queryable, resource: string): Promis
   return matching.size === 1 ? [...matching.values()][0] : undefined;
 }
 
+/** The app an access token's audience names; read through the per-process read cache (any change to the app drops it). */
 export async function findAppByIdentity(db: Queryable, identity: string): Promise<App | undefined> {
-  const [app] = await db.select().from(apps).where(eq(apps.identity, identity)).limit(1);
-  return app;
+  const read = async () => (await db.select().from(apps).where(eq(apps.identity, identity)).limit(1))[0];
+  const cache = readCacheOf(db);
+  return cache ? cache.read(`app-by-identity:${identity}`, read, (app) => [`apps:${app.id}`]) : read();
 }
 
 export async function findAppById(db: Queryable, id: string): Promise<App | undefined> {

@@ -72,7 +72,7 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
 
   const location = options.embeddedLocation ?? 'memory://';
   const { PGlite, drizzle } = await loadPglite();
-  if (location.startsWith('memory://')) {
+  const embedded = async (release: () => void): Promise<RawDatabase> => {
     const pglite = await PGlite.create(location);
     const readCache = options.readCache === false ? undefined : new ReadCache(pgliteInvalidationFeed(pglite));
     return {
@@ -84,28 +84,17 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
       close: async () => {
         await readCache?.stop();
         await pglite.close();
+        release();
       },
     };
-  }
+  };
+  if (location.startsWith('memory://')) return embedded(() => {});
 
   // PGlite creates only the last folder level, and only one process may open a folder at a time.
   mkdirSync(path.dirname(location), { recursive: true });
   const releaseLock = acquireDataDirLock(path.dirname(location));
   try {
-    const pglite = await PGlite.create(location);
-    const readCache = options.readCache === false ? undefined : new ReadCache(pgliteInvalidationFeed(pglite));
-    return {
-      kind: 'pglite',
-      location,
-      pglite,
-      drizzle,
-      readCache,
-      close: async () => {
-        await readCache?.stop();
-        await pglite.close();
-        releaseLock();
-      },
-    };
+    return await embedded(releaseLock);
   } catch (error) {
     releaseLock();
     throw error;

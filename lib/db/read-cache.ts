@@ -1,5 +1,5 @@
-// Rows read on every request (a client with its redirect URIs and secrets, a person with a membership) kept per
-// process, and dropped the moment any instance changes them: triggers on the tables they come from send
+// Rows read on every request (a client with its redirect URIs and secrets, an app, a person with a membership) kept
+// per process, and dropped the moment any instance changes them: triggers on the tables they come from send
 // `pg_notify('portico_cache', '<tag>')` at commit (migration 0026), every process LISTENs on one connection of its
 // own, and each notification drops the entries read from the rows it names.
 //
@@ -66,9 +66,12 @@ export class ReadCache {
     // '*': a TRUNCATE (or anything else too wide to name) empties the cache.
     if (tag === '*') return this.#clear();
     this.#generation += 1;
-    const keys = this.#keysByTag.get(tag);
-    if (!keys) return;
-    for (const key of [...keys]) this.#forget(key);
+    // An entry that depends on every row of a table (an app found by origin) is tagged '<table>:*'.
+    const table = tag.slice(0, tag.indexOf(':'));
+    for (const dropped of [tag, `${table}:*`]) {
+      const keys = this.#keysByTag.get(dropped);
+      if (keys) for (const key of [...keys]) this.#forget(key);
+    }
   }
 
   /** The feed is (again) connected (`true`): start from nothing; or it dropped (`false`): store nothing until then. */

@@ -4,10 +4,11 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, findAccountInOrganization } from '../../lib/accounts/memberships';
+import { findAppByIdentity, findAppByResource } from '../../lib/clients/apps';
 import { loadClient } from '../../lib/clients/client-metadata';
 import { drizzleFor, openRawDatabase, readCacheOf, type Database, type RawDatabase } from '../../lib/db/client';
 import { CACHE_TTL_MS, ReadCache } from '../../lib/db/read-cache';
-import { clientSecrets, clients, memberships, users } from '../../lib/db/schema';
+import { clientSecrets, clients, memberships, redirectUris, users } from '../../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp, type AppFixture } from '../support/provider-harness';
 
@@ -72,6 +73,18 @@ describe('read cache', () => {
     // Revoking the client is seen at once.
     await database.db.update(clients).set({ revokedAt: new Date() }).where(eq(clients.id, app.clientId));
     expect(await loadClient(counted, app.clientId, 'x')).toBeUndefined();
+  });
+
+  it('drops an app found by its resource when any app client or its redirect URIs change', async () => {
+    const fixture = await createOrgWithApp(database, 'Resource');
+    const found = await findAppByResource(counted, fixture.resource);
+    expect(found?.id).toBe(fixture.app.id);
+    await becomesCached(() => findAppByResource(counted, fixture.resource));
+    // Another app claims the same origin: now the resource names no app at all.
+    const other = await createOrgWithApp(database, 'Claimant');
+    await database.db.insert(redirectUris).values({ clientId: other.clientId, uri: fixture.redirectUri.replace('/callback', '/other-callback'), devOnly: false });
+    await until(async () => (await findAppByResource(counted, fixture.resource)) === undefined, 'the shared origin to name no app', 2000);
+    expect(await findAppByIdentity(counted, fixture.app.identity)).toBeDefined();
   });
 
   it('drops a person when their membership changes', async () => {

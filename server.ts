@@ -157,17 +157,27 @@ async function runPrimary(config: Env): Promise<void> {
     });
 
   const replace = async (worker: Worker, code: number | null, signal: string | null) => {
-    if (stopping) return;
-    const now = Date.now();
-    restarts.push(now);
-    while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
-    if (restarts.length > MAX_RESTARTS) {
-      console.error(`Portico: server processes keep exiting (${restarts.length} in a minute); stopping.`);
-      await shutdown('restart limit', 1);
-      return;
-    }
     console.error(`Portico: server process ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another.`);
-    await fork().catch((error: unknown) => console.error(`Portico: ${error instanceof Error ? error.message : String(error)}`));
+    // A replacement that fails to start (the database briefly away) counts as another exit and is tried again, a
+    // second later, until the restart limit stops everything: the cluster never stays short of a process unseen.
+    for (;;) {
+      if (stopping) return;
+      const now = Date.now();
+      restarts.push(now);
+      while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
+      if (restarts.length > MAX_RESTARTS) {
+        console.error(`Portico: server processes keep exiting (${restarts.length} in a minute); stopping.`);
+        await shutdown('restart limit', 1);
+        return;
+      }
+      try {
+        await fork();
+        return;
+      } catch (error) {
+        console.error(`Portico: ${error instanceof Error ? error.message : String(error)}; trying again.`);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
   };
 
   const shutdown = async (reason: string, exitCode = 0) => {

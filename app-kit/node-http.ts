@@ -40,8 +40,9 @@ export async function sendWebResponse(res: ServerResponse, response: Response): 
     res.end();
     return;
   }
-  // A complete answer (JSON, not an event stream): status line, headers and body in one write, with its length.
-  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+  // A JSON answer (complete by nature): status line, headers and body in one write, with its length. Anything else
+  // (an event stream carrying an elicitation before its result, a download) is streamed as it comes.
+  if (/^application\/(?:[\w.+-]+\+)?json\b/i.test(response.headers.get('content-type') ?? '')) {
     const body = Buffer.from(await response.arrayBuffer());
     headers['content-length'] = String(body.length);
     res.writeHead(response.status, headers);

@@ -59,7 +59,8 @@ export async function loadClient(db: Queryable, clientId: string, secretPlacehol
   // A CIMD client's row only mirrors its document for the console; oidc-provider fetches the document itself.
   if (!rows || rows.client.revokedAt || rows.client.kind === 'cimd') return undefined;
   const { client } = rows;
-  const now = Date.now();
+  // The database's time (the windows were written with its now()), as the cache's feed last measured it.
+  const now = Date.now() + (cache?.clockOffsetMs ?? 0);
   // Dev-only redirect URIs count only while the app's dev environment is on: checked at every authorization request.
   const devActive = rows.devEnvironmentUntil !== null && rows.devEnvironmentUntil > now;
   const metadata: PorticoClientMetadata = {

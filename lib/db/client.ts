@@ -196,8 +196,11 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
   });
 }
 
-/** Tables the read cache keeps rows of, and organizations (whose deletion cascades into them). */
-const CACHED_ROW_WRITE = /^\s*(?:insert\s+into|update|delete\s+from)\s+"(?:clients|redirect_uris|client_secrets|apps|users|memberships|organizations)"/i;
+/**
+ * A write to a table the read cache keeps rows of, or to organizations (whose deletion cascades into them); anywhere
+ * in the statement, so that a write inside a CTE (`with … update "clients"`) counts too.
+ */
+const CACHED_ROW_WRITE = /\b(?:insert\s+into|update|delete\s+from|truncate(?:\s+table)?)\s+"(?:clients|redirect_uris|client_secrets|apps|users|memberships|organizations)"/i;
 function writesCachedRows(query: string): boolean {
   return CACHED_ROW_WRITE.test(query);
 }

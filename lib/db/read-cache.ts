@@ -14,6 +14,7 @@
 // - Reads inside a transaction never use the cache (they must see the transaction's own writes).
 // The window left is the delivery of one notification (milliseconds): a request on instance B that starts before
 // B hears of a commit on instance A can still see the row as it was, as it could have without a cache.
+import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 
 export const CACHE_CHANNEL = 'portico_cache';
@@ -41,7 +42,11 @@ export class ReadCache {
   #startFeed: ((cache: ReadCache) => InvalidationFeed) | undefined;
   readonly #clock: () => number;
 
-  constructor(startFeed?: (cache: ReadCache) => InvalidationFeed, clock: () => number = Date.now) {
+  /** The database's clock minus this process's, in ms, as the feed last measured it (time windows use it). */
+  clockOffsetMs = 0;
+
+  // Monotonic by default: a clock stepped back must not stretch the TTL.
+  constructor(startFeed?: (cache: ReadCache) => InvalidationFeed, clock: () => number = () => performance.now()) {
     this.#startFeed = startFeed;
     this.#clock = clock;
   }
@@ -135,55 +140,119 @@ export class ReadCache {
   }
 }
 
+export const LISTENER_APPLICATION_NAME = 'portico-cache-listener';
+
+/** How often the feed proves it still hears notifications, and how long a proof may take. */
+const HEARTBEAT_EVERY_MS = 5000;
+const HEARTBEAT_WITHIN_MS = 2000;
+
 /**
  * LISTEN on a PostgreSQL connection of its own (outside the pool: a pooled connection is shared and may be
- * recycled). When it closes, the cache stops storing and the feed reconnects with a growing delay; once listening
- * again the cache starts empty.
+ * recycled). The cache counts as live only while this connection demonstrably delivers: every few seconds it sends
+ * itself a notification (`ping:<nonce>`), and one that does not come back in time — a silently dead TCP path, or a
+ * transaction-mode pooler that lost the LISTEN — takes the cache out of service and reconnects, as a closed
+ * connection does, with a growing delay. Once listening again the cache starts empty. Each (re)connection also
+ * measures the database's clock against this process's, so that time windows are checked on the database's time.
  */
 export function postgresInvalidationFeed(url: string): (cache: ReadCache) => InvalidationFeed {
   return (cache) => {
     let stopped = false;
     let attempt = 0;
-    let timer: NodeJS.Timeout | undefined;
-    const listener = postgres(url, {
-      max: 1,
-      idle_timeout: 0,
-      max_lifetime: null,
-      fetch_types: false,
-      onnotice: () => {},
-      // postgres.js's own `listen()` is built on this option (not in its types); used directly so that a closed
-      // connection is seen (onclose), which `listen()` hides behind a single silent re-listen.
-      ...({ onnotify: (channel: string, payload: string) => channel === CACHE_CHANNEL && cache.invalidate(payload) } as object),
-      onclose: () => {
-        cache.setLive(false);
-        if (!stopped) schedule();
-      },
-    });
+    let retry: NodeJS.Timeout | undefined;
+    let listener: postgres.Sql | undefined;
+    let awaitedPing: string | undefined;
+    let pingDeadline: NodeJS.Timeout | undefined;
+
+    const open = (): postgres.Sql => {
+      const connection: postgres.Sql = postgres(url, {
+        max: 1,
+        idle_timeout: 0,
+        max_lifetime: null,
+        fetch_types: false,
+        keep_alive: 10,
+        // Named, so that an operator (and a test) can tell it in pg_stat_activity.
+        connection: { application_name: LISTENER_APPLICATION_NAME },
+        onnotice: () => {},
+        // postgres.js's own `listen()` is built on this option (not in its types); used directly so that a closed
+        // connection is seen (onclose), which `listen()` hides behind a single silent re-listen.
+        ...({
+          onnotify: (channel: string, payload: string) => {
+            if (channel !== CACHE_CHANNEL) return;
+            if (payload.startsWith('ping:')) {
+              if (payload === awaitedPing) awaitedPing = undefined;
+              return;
+            }
+            cache.invalidate(payload);
+          },
+        } as object),
+        onclose: () => {
+          if (connection === listener) drop();
+        },
+      });
+      return connection;
+    };
+
+    /** Out of service until a new connection listens. */
+    const drop = () => {
+      cache.setLive(false);
+      awaitedPing = undefined;
+      if (pingDeadline) clearTimeout(pingDeadline);
+      const old = listener;
+      listener = undefined;
+      void old?.end({ timeout: 0 }).catch(() => {});
+      if (!stopped) schedule();
+    };
+
     const listen = async () => {
-      timer = undefined;
+      retry = undefined;
       if (stopped) return;
+      const connection = open();
+      listener = connection;
       try {
-        await listener.unsafe(`listen ${CACHE_CHANNEL}`);
+        await connection.unsafe(`listen ${CACHE_CHANNEL}`);
+        const sentAt = Date.now();
+        const [row] = await connection.unsafe<{ now: string }[]>('select (extract(epoch from clock_timestamp()) * 1000)::text as now');
+        const receivedAt = Date.now();
+        if (connection !== listener) return;
+        cache.clockOffsetMs = Number(row?.now ?? receivedAt) - (sentAt + receivedAt) / 2;
         attempt = 0;
         cache.setLive(true);
       } catch {
-        // Closing the connection calls onclose, which schedules the next attempt; a refused connection may not.
-        if (!stopped && !timer) schedule();
+        if (connection === listener) drop();
       }
     };
+
     const schedule = () => {
-      if (timer) return;
+      if (retry || stopped) return;
       const delay = RECONNECT_DELAYS_MS[Math.min(attempt, RECONNECT_DELAYS_MS.length - 1)]!;
       attempt += 1;
-      timer = setTimeout(() => void listen(), delay);
-      timer.unref();
+      retry = setTimeout(() => void listen(), delay);
+      retry.unref();
     };
+
+    const heartbeat = setInterval(() => {
+      const connection = listener;
+      if (!connection || !cache.live || awaitedPing) return;
+      const ping = `ping:${randomUUID()}`;
+      awaitedPing = ping;
+      pingDeadline = setTimeout(() => {
+        if (awaitedPing === ping && connection === listener) drop();
+      }, HEARTBEAT_WITHIN_MS);
+      pingDeadline.unref();
+      connection.unsafe(`select pg_notify('${CACHE_CHANNEL}', $1)`, [ping]).catch(() => {});
+    }, HEARTBEAT_EVERY_MS);
+    heartbeat.unref();
+
     void listen();
     return {
       stop: async () => {
         stopped = true;
-        if (timer) clearTimeout(timer);
-        await listener.end({ timeout: 1 });
+        clearInterval(heartbeat);
+        if (retry) clearTimeout(retry);
+        if (pingDeadline) clearTimeout(pingDeadline);
+        const connection = listener;
+        listener = undefined;
+        await connection?.end({ timeout: 1 });
       },
     };
   };

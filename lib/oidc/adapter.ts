@@ -109,13 +109,13 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
 
     private async findWhere(column: 'id' | 'uid' | 'userCode', value: string): Promise<AdapterPayload | undefined> {
       const database = db();
-      const find = preparedQuery(database, `adapter.find.${this.kind}.${column}`, () =>
+      const find = preparedQuery(database, `adapter.find.${this.kind}.${column}.grace${graceSeconds}`, () =>
         database
           .select({ payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt, inGrace: withinGrace(this.kind) })
           .from(oidcPayloads)
           .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads[column], placeholder('value')), notExpired()))
           .limit(1)
-          .prepare(`adapter_find_${this.kind}_${column}`),
+          .prepare(`adapter_find_${this.kind}_${column}_${graceSeconds}`),
       );
       const [row] = await find.execute({ value });
       if (!row) return undefined;

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, findAccountInOrganization } from '../../lib/accounts/memberships';
 import { findAppByIdentity, findAppByResource } from '../../lib/clients/apps';
 import { loadClient } from '../../lib/clients/client-metadata';
-import { drizzleFor, openRawDatabase, readCacheOf, type Database, type RawDatabase } from '../../lib/db/client';
-import { CACHE_TTL_MS, ReadCache } from '../../lib/db/read-cache';
+import { drizzleFor, openRawDatabase, readCacheOf, rowsOf, type Database, type RawDatabase } from '../../lib/db/client';
+import { CACHE_TTL_MS, LISTENER_APPLICATION_NAME, ReadCache } from '../../lib/db/read-cache';
 import { clientSecrets, clients, memberships, redirectUris, users } from '../../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp, type AppFixture } from '../support/provider-harness';
@@ -158,7 +158,7 @@ describe('read cache', () => {
 
       // The listening connection is cut: nothing is served or kept until it is back, then the cache starts empty.
       await becomesCached(() => loadClient(counted, fresh.clientId, 'x'));
-      await drizzleFor(other).execute(sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'listen portico_cache'`);
+      await drizzleFor(other).execute(sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`);
       await until(() => !database.raw.readCache!.live, 'the feed to drop');
       expect(database.raw.readCache!.size).toBe(0);
       expect(await readsOf(() => loadClient(counted, fresh.clientId, 'x'))).toBe(1);
@@ -166,6 +166,25 @@ describe('read cache', () => {
       await becomesCached(() => loadClient(counted, fresh.clientId, 'x'));
       await drizzleFor(other).update(clients).set({ name: 'Renamed after reconnect' }).where(eq(clients.id, fresh.clientId));
       await until(async () => (await loadClient(counted, fresh.clientId, 'x'))?.metadata.client_name === 'Renamed after reconnect', 'the rename after reconnect', 2000);
+    });
+
+    it('takes itself out of service when its connection stops delivering without closing (a frozen path)', async (context) => {
+      if (database.kind !== 'postgres') return context.skip();
+      await until(() => database.raw.readCache!.live, 'the feed');
+      const [backend] = rowsOf<{ pid: number }>(await drizzleFor(other).execute(sql`select pid from pg_stat_activity where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`));
+      try {
+        process.kill(backend!.pid, 'SIGSTOP');
+      } catch {
+        return context.skip(); // not allowed to signal PostgreSQL's processes here
+      }
+      try {
+        // The socket stays open; only the heartbeat can tell.
+        await until(() => !database.raw.readCache!.live, 'the heartbeat to notice', 15_000);
+        expect(database.raw.readCache!.size).toBe(0);
+      } finally {
+        process.kill(backend!.pid, 'SIGCONT');
+      }
+      await until(() => database.raw.readCache!.live, 'a new listening connection', 15_000);
     });
   });
 });

@@ -6,13 +6,23 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The request as a web Request, its body read whole; a body over `maxBodyBytes` throws a RangeError (answer 413). */
 export async function toWebRequest(req: IncomingMessage, origin: string, maxBodyBytes = MAX_BODY_BYTES): Promise<Request> {
+  const { request, body } = await toWebRequestWithBody(req, origin, maxBodyBytes);
+  return body === undefined ? request : new Request(request, { body: new Uint8Array(body) });
+}
+
+/**
+ * The request's method, URL and headers as a web Request without a body, and its body read whole beside it (for a
+ * handler that takes the body as it is: no web stream is built to carry it). A body over `maxBodyBytes` throws a
+ * RangeError (answer 413).
+ */
+export async function toWebRequestWithBody(req: IncomingMessage, origin: string, maxBodyBytes = MAX_BODY_BYTES): Promise<{ request: Request; body?: Buffer }> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === 'string') headers.set(name, value);
     else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
   }
   const method = req.method ?? 'GET';
-  let body: Uint8Array<ArrayBuffer> | undefined;
+  let body: Buffer | undefined;
   if (method !== 'GET' && method !== 'HEAD') {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -22,9 +32,9 @@ export async function toWebRequest(req: IncomingMessage, origin: string, maxBody
       if (size > maxBodyBytes) throw new RangeError('request body too large');
       chunks.push(chunk);
     }
-    body = new Uint8Array(Buffer.concat(chunks));
+    body = Buffer.concat(chunks);
   }
-  return new Request(new URL(req.url ?? '/', origin), { method, headers, body });
+  return { request: new Request(new URL(req.url ?? '/', origin), { method, headers }), body };
 }
 
 export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {

@@ -1,6 +1,6 @@
 // Who belongs to which organization. Leaving an organization closes its apps to the person at once.
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { readCacheOf, type Database, type Queryable, type Transaction } from '../db/client';
+import { preparedQuery, readCacheOf, type Database, type Queryable, type Transaction } from '../db/client';
 import { agents, agentUsers, appOperators, memberships, organizations, personGrants, teamMembers, teams, users } from '../db/schema';
 import { endPersonGrantsInOrganization } from '../grants';
 import type { MembershipRole } from './organizations';
@@ -105,12 +105,17 @@ export interface OrganizationMembership {
 
 /** The organizations a person belongs to, with their role in each. */
 export async function listMembershipsOf(db: Queryable, userId: string): Promise<OrganizationMembership[]> {
-  return db
-    .select({ orgId: organizations.id, slug: organizations.slug, name: organizations.name, role: memberships.role })
-    .from(memberships)
-    .innerJoin(organizations, eq(organizations.id, memberships.orgId))
-    .where(eq(memberships.userId, userId))
-    .orderBy(organizations.name);
+  // Built once per database handle: MCP's whoami runs it on every call.
+  const query = preparedQuery(db, 'memberships.of', () =>
+    db
+      .select({ orgId: organizations.id, slug: organizations.slug, name: organizations.name, role: memberships.role })
+      .from(memberships)
+      .innerJoin(organizations, eq(organizations.id, memberships.orgId))
+      .where(eq(memberships.userId, sql.placeholder('userId')))
+      .orderBy(organizations.name)
+      .prepare('memberships_of'),
+  );
+  return query.execute({ userId });
 }
 
 export interface MemberListing {

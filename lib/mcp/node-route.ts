@@ -3,7 +3,7 @@
 // response carries the same security headers as the rest of the JSON API.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { jsonRpcError } from '../http/errors';
-import { sendWebResponse, toWebRequest } from '../../app-kit/node-http';
+import { sendWebResponse, toWebRequestWithBody } from '../../app-kit/node-http';
 import { runtime } from '../runtime';
 import { API_CONTENT_SECURITY_POLICY, securityHeaders } from '../security/headers';
 import { porticoMcpDeps } from './route-deps';
@@ -14,8 +14,8 @@ export const MCP_PATH = '/api/mcp';
 
 export function serveMcp(req: IncomingMessage, res: ServerResponse): void {
   const { env } = runtime();
-  void toWebRequest(req, env.PORTICO_ISSUER, MAX_MCP_BODY_BYTES)
-    .then((request) => handlePorticoMcp(request, porticoMcpDeps(request)))
+  void toWebRequestWithBody(req, env.PORTICO_ISSUER, MAX_MCP_BODY_BYTES)
+    .then(({ request, body }) => handlePorticoMcp(request, porticoMcpDeps(request), body?.toString('utf8')))
     .catch((error: unknown) => {
       if (error instanceof RangeError) return jsonRpcError(413, -32600, `Request body larger than ${MAX_MCP_BODY_BYTES} bytes`);
       console.error(`/api/mcp failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -171,7 +171,11 @@ function rebindingRefusal(request: Request, deps: Pick<PorticoMcpDeps, 'allowedH
   return undefined;
 }
 
-export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): Promise<Response> {
+/**
+ * `bodyText`: the request's body when the caller has already read it (server.ts reads it from node:http, and then
+ * builds the Request without one, which spares a web stream each way).
+ */
+export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps, bodyText?: string): Promise<Response> {
   const sessionId = request.headers.get('mcp-session-id');
   // The session is read with the person, in the caller's statement (the header is only a lookup key: an initialize
   // request ignores it).
@@ -189,7 +193,7 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
   // No server-initiated stream: the server never sends requests of its own outside a response.
   if (request.method !== 'POST') return new Response(null, { status: 405, headers: { Allow: 'POST, DELETE' } });
 
-  const body = await readCappedText(request, MAX_MCP_BODY_BYTES);
+  const body = bodyText ?? (await readCappedText(request, MAX_MCP_BODY_BYTES));
   if (body === undefined) return jsonRpcError(413, -32600, `Request body larger than ${MAX_MCP_BODY_BYTES} bytes`);
   let message: unknown;
   try {
@@ -276,6 +280,8 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps): 
     }
     return response;
   } finally {
-    void server.close();
+    // After the handler's own bookkeeping (it forgets its abort controller once its answer is sent): closing sooner
+    // would abort a finished call's controller, a DOMException for nothing on every call.
+    setImmediate(() => void server.close());
   }
 }

@@ -6,8 +6,8 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The request as a web Request, its body read whole; a body over `maxBodyBytes` throws a RangeError (answer 413). */
 export async function toWebRequest(req: IncomingMessage, origin: string, maxBodyBytes = MAX_BODY_BYTES): Promise<Request> {
-  const { request, body } = await toWebRequestWithBody(req, origin, maxBodyBytes);
-  return body === undefined ? request : new Request(request, { body: new Uint8Array(body) });
+  const body = await readBody(req, maxBodyBytes);
+  return new Request(new URL(req.url ?? '/', origin), { method: req.method ?? 'GET', headers: headersOf(req), body: body && new Uint8Array(body) });
 }
 
 /**
@@ -16,25 +16,32 @@ export async function toWebRequest(req: IncomingMessage, origin: string, maxBody
  * RangeError (answer 413).
  */
 export async function toWebRequestWithBody(req: IncomingMessage, origin: string, maxBodyBytes = MAX_BODY_BYTES): Promise<{ request: Request; body?: Buffer }> {
+  const body = await readBody(req, maxBodyBytes);
+  return { request: new Request(new URL(req.url ?? '/', origin), { method: req.method ?? 'GET', headers: headersOf(req) }), body };
+}
+
+function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === 'string') headers.set(name, value);
     else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
   }
+  return headers;
+}
+
+/** The whole body (none for GET and HEAD), refused past `maxBodyBytes`. */
+async function readBody(req: IncomingMessage, maxBodyBytes: number): Promise<Buffer | undefined> {
   const method = req.method ?? 'GET';
-  let body: Buffer | undefined;
-  if (method !== 'GET' && method !== 'HEAD') {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) throw new RangeError('request body too large');
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > maxBodyBytes) throw new RangeError('request body too large');
-      chunks.push(chunk);
-    }
-    body = Buffer.concat(chunks);
+  if (method === 'GET' || method === 'HEAD') return undefined;
+  if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) throw new RangeError('request body too large');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBodyBytes) throw new RangeError('request body too large');
+    chunks.push(chunk);
   }
-  return { request: new Request(new URL(req.url ?? '/', origin), { method, headers }), body };
+  return Buffer.concat(chunks);
 }
 
 export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {

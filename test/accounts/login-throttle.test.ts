@@ -1,7 +1,10 @@
 // Login throttling per account and per IP, in PostgreSQL so that every instance shares the counts.
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hitRateLimit, peekRateLimit } from '../../lib/rate-limit/fixed-window';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
+import { hitRateLimit, peekRateLimit, slidingWindowState } from '../../lib/rate-limit/fixed-window';
+import { rowsOf } from '../../lib/db/client';
 import { LOGIN_THROTTLE } from '../../lib/oidc/password-sign-in';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
@@ -71,5 +74,35 @@ describe('login throttling', () => {
     expect(peek).toMatchObject({ count: 40, limited: true });
     expect(peek.retryAfterSeconds).toBeGreaterThan(0);
     expect(peek.retryAfterSeconds).toBeLessThanOrEqual(600);
+  });
+
+  it('sees a burst that straddles a window boundary (a fixed window would let twice the limit through)', async () => {
+    const rule = { name: 'test:boundary', limit: 5, windowSeconds: 2 };
+    const secondsIntoWindow = async () => {
+      const [row] = rowsOf<{ into: number | string }>(await database.db.execute(sql`select mod(extract(epoch from now())::numeric, 2) as into`));
+      return Number(row!.into);
+    };
+    // Start early in a window, so that the whole burst lands in it.
+    if ((await secondsIntoWindow()) > 0.5) await sleep((2 - (await secondsIntoWindow())) * 1000 + 20);
+    const burst = await Promise.all(Array.from({ length: rule.limit }, () => hitRateLimit(database.db, rule, 'straddler')));
+    expect(burst.filter((state) => state.limited)).toHaveLength(0);
+    // Just past the boundary the previous window still weighs almost fully: the next event is over the limit.
+    await sleep((2 - (await secondsIntoWindow())) * 1000 + 20);
+    const across = await hitRateLimit(database.db, rule, 'straddler');
+    expect(across).toMatchObject({ count: 1, limited: true });
+    expect(across.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(across.retryAfterSeconds).toBeLessThanOrEqual(2 * rule.windowSeconds);
+  });
+
+  it('says how long until one more event fits under the sliding estimate', () => {
+    const rule = { name: 'test:arithmetic', limit: 10, windowSeconds: 100 };
+    // Not limited: 4 now + 10 × 0.5 = 9.
+    expect(slidingWindowState(rule, 4, 10, 50)).toMatchObject({ limited: false });
+    // 6 now + 10 × 0.5 = 11 > 10; one more fits once the previous weighs 0.3 (7 + 3 = 10): 20 s later.
+    expect(slidingWindowState(rule, 6, 10, 50)).toEqual({ count: 6, limited: true, retryAfterSeconds: 20 });
+    // 11 now: over the limit in this window alone; the next window admits one once 11 × (1 − s) ≤ 9: s = 2/11.
+    expect(slidingWindowState(rule, 11, 0, 50)).toEqual({ count: 11, limited: true, retryAfterSeconds: Math.ceil(50 + (2 / 11) * 100) });
+    // At the limit exactly with nothing before: not limited; the next event waits until 10 × (1 − s) ≤ 9 in the next window.
+    expect(slidingWindowState(rule, 10, 0, 30)).toEqual({ count: 10, limited: false, retryAfterSeconds: 70 + 10 });
   });
 });

@@ -47,8 +47,8 @@ export function isSessionId(id: string): boolean {
 
 /**
  * The one rule for which session a request may resume: this id, opened by the same person, client and agent as the
- * token, not expired. Used by resumeSession and folded into the API caller's statement (lib/api/authenticate.ts),
- * where the values are a prepared statement's placeholders.
+ * token, not expired. Folded into the API caller's statement (lib/api/authenticate.ts), where the values are a
+ * prepared statement's placeholders: every MCP request reads its session together with its person and agent.
  */
 export function liveSessionCondition(id: SessionKey, opener: { subject: SessionKey; clientId: SessionKey; actor: SessionKey }): SQL {
   return and(
@@ -60,15 +60,6 @@ export function liveSessionCondition(id: SessionKey, opener: { subject: SessionK
   )!;
 }
 type SessionKey = string | Placeholder<string>;
-
-/** The live session with this id opened by the same person, client and agent as this token; extended by use. */
-export async function resumeSession(db: Queryable, id: string, token: VerifiedAccessToken): Promise<McpSession | undefined> {
-  if (!isSessionId(id)) return undefined;
-  const [session] = await db.select().from(mcpSessions).where(liveSessionCondition(id, { ...token, actor: token.actor ?? '' }));
-  if (!session) return undefined;
-  await extendSessionIfDue(db, session);
-  return session;
-}
 
 /** Moves a resumed session's expiry when it is due (at most once in MCP_SESSION_EXTEND_EVERY_SECONDS). */
 export async function extendSessionIfDue(db: Queryable, session: McpSession): Promise<void> {

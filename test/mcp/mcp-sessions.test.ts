@@ -4,7 +4,8 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifiedAccessToken } from '../../app-kit/protected-resource';
 import { mcpSessions } from '../../lib/db/schema';
-import { MCP_SESSION_TTL_SECONDS, newSessionId, recordSession, resumeSession } from '../../lib/mcp/sessions';
+import type { Queryable } from '../../lib/db/client';
+import { extendSessionIfDue, liveSessionCondition, MCP_SESSION_TTL_SECONDS, newSessionId, recordSession } from '../../lib/mcp/sessions';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp } from '../support/provider-harness';
 
@@ -19,6 +20,14 @@ describe('MCP sessions', () => {
     token = { subject: person.id, clientId: 'client-1', scopes: ['mcp'], expiresAt: 0, claims: {} };
   });
   afterAll(async () => database?.close());
+
+  // What an MCP request does with the session it names: the live-session rule (in production, joined into the API
+  // caller's prepared statement), then the extension when due.
+  const resumeSession = async (db: Queryable, id: string, caller: VerifiedAccessToken) => {
+    const [session] = await db.select().from(mcpSessions).where(liveSessionCondition(id, { ...caller, actor: caller.actor ?? '' }));
+    if (session) await extendSessionIfDue(db, session);
+    return session;
+  };
 
   const expiryOf = async (id: string) => (await database.db.select({ at: mcpSessions.expiresAt }).from(mcpSessions).where(eq(mcpSessions.id, id)))[0]!.at.getTime();
 

@@ -31,8 +31,16 @@ export interface RateLimitState {
   retryAfterSeconds: number;
 }
 
-function windowStart(windowSeconds: number) {
-  return sql`to_timestamp(floor(extract(epoch from now()) / ${windowSeconds}) * ${windowSeconds})`;
+/**
+ * The instant a limit is decided at: the database's clock, so that instances agree, unless a test injects one
+ * (`at`) to put events on either side of a window boundary without waiting for the real clock to get there.
+ */
+function instant(at: Date | undefined) {
+  return at ? sql`${at.toISOString()}::timestamptz` : sql`now()`;
+}
+
+function windowStart(windowSeconds: number, at: Date | undefined) {
+  return sql`to_timestamp(floor(extract(epoch from ${instant(at)}) / ${windowSeconds}) * ${windowSeconds})`;
 }
 
 function state(rule: RateLimitRule, row: { count: number | string; retry_after: number | string } | undefined): RateLimitState {
@@ -42,9 +50,9 @@ function state(rule: RateLimitRule, row: { count: number | string; retry_after: 
 }
 
 /** Counts one event and returns the state after it. */
-export async function hitRateLimit(db: Queryable, rule: RateLimitRule, subject: string): Promise<RateLimitState> {
+export async function hitRateLimit(db: Queryable, rule: RateLimitRule, subject: string, at?: Date): Promise<RateLimitState> {
   const key = keyOf(rule, subject);
-  const start = windowStart(rule.windowSeconds);
+  const start = windowStart(rule.windowSeconds, at);
   const result = await db.execute(sql`
     with hit as (
       insert into ${rateLimits} (key, window_start, count, expires_at)
@@ -55,7 +63,7 @@ export async function hitRateLimit(db: Queryable, rule: RateLimitRule, subject: 
     select hit.count,
       coalesce((select previous.count from ${rateLimits} previous
         where previous.key = ${key} and previous.window_start = hit.window_start - make_interval(secs => ${rule.windowSeconds})), 0) as previous,
-      extract(epoch from (now() - hit.window_start)) as elapsed
+      extract(epoch from (${instant(at)} - hit.window_start)) as elapsed
     from hit`);
   const row = rowsOf<{ count: number | string; previous: number | string; elapsed: number | string }>(result)[0];
   return slidingWindowState(rule, Number(row?.count ?? 1), Number(row?.previous ?? 0), Number(row?.elapsed ?? 0));
@@ -87,19 +95,19 @@ export function slidingWindowState(rule: RateLimitRule, current: number, previou
 }
 
 /** Events in the current and the previous window, without counting. `limited` when they reach the limit. */
-export async function peekRateLimit(db: Queryable, rule: RateLimitRule, subject: string): Promise<RateLimitState> {
+export async function peekRateLimit(db: Queryable, rule: RateLimitRule, subject: string, at?: Date): Promise<RateLimitState> {
   const result = await db.execute(sql`
-    select coalesce(sum(count), 0) as count, extract(epoch from (max(window_start) + make_interval(secs => ${rule.windowSeconds}) - now())) as retry_after from ${rateLimits}
+    select coalesce(sum(count), 0) as count, extract(epoch from (max(window_start) + make_interval(secs => ${rule.windowSeconds}) - ${instant(at)})) as retry_after from ${rateLimits}
     where key = ${keyOf(rule, subject)}
-      and window_start >= ${windowStart(rule.windowSeconds)} - make_interval(secs => ${rule.windowSeconds})`);
+      and window_start >= ${windowStart(rule.windowSeconds, at)} - make_interval(secs => ${rule.windowSeconds})`);
   return state(rule, rowsOf<{ count: number; retry_after: number }>(result)[0]);
 }
 
 /** Takes back one event of the current window (an attempt that turned out not to count, such as a success). */
-export async function undoRateLimitHit(db: Queryable, rule: RateLimitRule, subject: string): Promise<void> {
+export async function undoRateLimitHit(db: Queryable, rule: RateLimitRule, subject: string, at?: Date): Promise<void> {
   await db.execute(sql`
     update ${rateLimits} set count = greatest(count - 1, 0)
-    where key = ${keyOf(rule, subject)} and window_start = ${windowStart(rule.windowSeconds)}`);
+    where key = ${keyOf(rule, subject)} and window_start = ${windowStart(rule.windowSeconds, at)}`);
 }
 
 /** Rows are kept two windows long: peekRateLimit looks back one window. */

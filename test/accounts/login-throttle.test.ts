@@ -1,10 +1,7 @@
 // Login throttling per account and per IP, in PostgreSQL so that every instance shares the counts.
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'drizzle-orm';
 import { hitRateLimit, peekRateLimit, slidingWindowState } from '../../lib/rate-limit/fixed-window';
-import { rowsOf } from '../../lib/db/client';
 import { LOGIN_THROTTLE } from '../../lib/oidc/password-sign-in';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
@@ -78,20 +75,19 @@ describe('login throttling', () => {
 
   it('sees a burst that straddles a window boundary (a fixed window would let twice the limit through)', async () => {
     const rule = { name: 'test:boundary', limit: 5, windowSeconds: 2 };
-    const secondsIntoWindow = async () => {
-      const [row] = rowsOf<{ into: number | string }>(await database.db.execute(sql`select mod(extract(epoch from now())::numeric, 2) as into`));
-      return Number(row!.into);
-    };
-    // Start early in a window, so that the whole burst lands in it.
-    if ((await secondsIntoWindow()) > 0.5) await sleep((2 - (await secondsIntoWindow())) * 1000 + 20);
-    const burst = await Promise.all(Array.from({ length: rule.limit }, () => hitRateLimit(database.db, rule, 'straddler')));
+    // An injected clock puts the events on either side of a boundary; the real one is never waited for.
+    const boundary = Date.parse('2030-01-01T00:00:00Z');
+    const at = (offsetMs: number) => new Date(boundary + offsetMs);
+    const burst = await Promise.all(Array.from({ length: rule.limit }, (_, i) => hitRateLimit(database.db, rule, 'straddler', at(-1_900 + i))));
     expect(burst.filter((state) => state.limited)).toHaveLength(0);
     // Just past the boundary the previous window still weighs almost fully: the next event is over the limit.
-    await sleep((2 - (await secondsIntoWindow())) * 1000 + 20);
-    const across = await hitRateLimit(database.db, rule, 'straddler');
+    const across = await hitRateLimit(database.db, rule, 'straddler', at(20));
     expect(across).toMatchObject({ count: 1, limited: true });
     expect(across.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(across.retryAfterSeconds).toBeLessThanOrEqual(2 * rule.windowSeconds);
+    expect(await peekRateLimit(database.db, rule, 'straddler', at(20))).toMatchObject({ count: rule.limit + 1, limited: true });
+    // A window later the burst has faded out of the estimate: one event fits again.
+    expect(await hitRateLimit(database.db, rule, 'straddler', at(2_500))).toMatchObject({ count: 1, limited: false });
   });
 
   it('says how long until one more event fits under the sliding estimate', () => {

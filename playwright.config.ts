@@ -13,26 +13,46 @@ const chromiumArgs = [
   '--disable-quic',
 ];
 
+// Specs that start Portico servers of their own (own ports, own data folders and databases) and never touch the
+// shared e2e server. They run in a worker of their own beside the specs of the shared server, which run one at a
+// time: those share the demo data, and some change what the others read (policies, passwords, grants).
+const OWN_SERVER_SPECS = /\/(cimd-ssrf|database-restart|instances|registration-limits|server-process|workers)\.spec\.ts$/;
+// What only the embedded database does, end to end: `npm test` runs it on the embedded database when the full run
+// was on PostgreSQL (PORTICO_E2E_SCOPE=embedded-smoke; scripts/test.ts).
+const EMBEDDED_SMOKE = /\/server-process\.spec\.ts$/;
+const smoke = env().PORTICO_E2E_SCOPE === 'embedded-smoke';
+
 export default defineConfig({
   testDir: './e2e',
   outputDir: './e2e-artifacts',
   timeout: 120_000,
   fullyParallel: false,
-  workers: 1,
-  reporter: [['list']],
+  workers: 2,
+  // Flaky is failing: nothing is retried (the report below names any test that was).
+  retries: 0,
+  reporter: [['list'], ['./e2e/support/playwright-report.ts']],
   use: {
     baseURL: `http://localhost:${E2E_PORT}`,
     screenshot: 'on',
     trace: 'retain-on-failure',
     launchOptions: { executablePath: env().CHROMIUM_PATH, args: chromiumArgs },
   },
-  webServer: {
-    command: 'node --import tsx e2e/support/serve.ts',
-    url: `http://127.0.0.1:${E2E_PORT}/api/ready`,
-    timeout: 180_000,
-    reuseExistingServer: false,
-    stdout: 'ignore',
-    stderr: 'pipe',
-    gracefulShutdown: { signal: 'SIGTERM', timeout: 15_000 },
-  },
+  projects: smoke
+    ? [{ name: 'embedded-smoke', testMatch: EMBEDDED_SMOKE }]
+    : [
+        { name: 'shared-server', testIgnore: OWN_SERVER_SPECS, workers: 1 },
+        { name: 'own-servers', testMatch: OWN_SERVER_SPECS, workers: 1 },
+      ],
+  // The smoke's specs start their own servers: no shared one for them.
+  webServer: smoke
+    ? undefined
+    : {
+        command: 'node --import tsx e2e/support/serve.ts',
+        url: `http://127.0.0.1:${E2E_PORT}/api/ready`,
+        timeout: 180_000,
+        reuseExistingServer: false,
+        stdout: 'ignore',
+        stderr: 'pipe',
+        gracefulShutdown: { signal: 'SIGTERM', timeout: 15_000 },
+      },
 });

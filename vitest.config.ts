@@ -9,5 +9,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Each file opens its own database; two workers match this machine's two cores.
     maxWorkers: 2,
+    // The slowest files and tests, and any retried test, at the end of every run (test/support/slowest.ts).
+    reporters: ['default', './test/support/vitest-report.ts'],
   },
 });

@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { expect, test, type Page } from '@playwright/test';
+import { FRAME_READY_TIMEOUT_MS } from '../lib/mcp/approval-view/timing';
 import { DEMO, E2E_ISSUER, FOREIGN_HOST_PORT, MCP_HOST_PORT } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 import { startMcpHost, type McpHost } from './support/mcp-host';
@@ -133,6 +134,8 @@ test('a host on an origin that is not listed cannot frame the embedded central: 
   const { result, fields, viewHtml } = await askInView(agent, '/ledgers/foreign');
   const host = await startMcpHost(FOREIGN_HOST_PORT, { client: agent, viewHtml, toolResult: result, hostCapabilities: FULL_HOST });
   const context = await browser.newContext({ ignoreHTTPSErrors: true });
+  // The view's own clock: its wait for the framed central's "ready" is jumped over, not waited for.
+  await context.clock.install();
   try {
     const chat = await context.newPage();
     const refused = chat.waitForResponse((response) => response.url().startsWith(`${E2E_ISSUER}/embedded-central/requests/`));
@@ -141,8 +144,11 @@ test('a host on an origin that is not listed cannot frame the embedded central: 
     expect(csp).toContain(`frame-ancestors https://127.0.0.1:${MCP_HOST_PORT}`);
     expect(csp).not.toContain(String(FOREIGN_HOST_PORT));
     const view = chat.frameLocator('#view');
-    // The browser blocks the frame; the view notices no "ready" and removes it.
-    await expect(view.locator('#note')).toContainText('could not be shown here', { timeout: 20_000 });
+    // The browser blocks the frame; the view hears no "ready" within its wait and removes the frame.
+    await expect(view.locator('#central-frame')).toHaveCount(1);
+    await expect(view.locator('#note')).not.toContainText('could not be shown here');
+    await context.clock.fastForward(FRAME_READY_TIMEOUT_MS);
+    await expect(view.locator('#note')).toContainText('could not be shown here');
     await expect(view.locator('#central-frame')).toHaveCount(0);
     await expect(view.locator('#approval-url')).toHaveValue(fields.operator_approval_url!);
     await expect(view.locator('#cli')).toContainText(fields.request_id!);

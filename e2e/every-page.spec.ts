@@ -30,15 +30,19 @@ function pagePatterns(dir = path.join(process.cwd(), 'app'), prefix = ''): strin
 
 const visited = new Set<string>();
 
-/** Opens `url` at both widths; checks and photographs it; records which page file it covers. */
+/**
+ * Opens `url` once and checks it at both widths (the layout follows the viewport; a reload per width added nothing
+ * but time): axe, overflow and a screenshot each. Records which page file it covers.
+ */
 async function check(page: Page, testInfo: TestInfo, pattern: string, url: string, ready?: (page: Page) => Promise<void>) {
   visited.add(pattern);
+  await page.setViewportSize({ width: WIDTHS[0].width, height: WIDTHS[0].height });
+  const response = await page.goto(url);
+  expect(response?.status(), `${url} answered`).toBeLessThan(500);
+  if (ready) await ready(page);
+  await page.waitForLoadState('networkidle');
   for (const size of WIDTHS) {
     await page.setViewportSize({ width: size.width, height: size.height });
-    const response = await page.goto(url);
-    expect(response?.status(), `${url} answered`).toBeLessThan(500);
-    if (ready) await ready(page);
-    await page.waitForLoadState('networkidle');
     const name = `${pattern.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'}-${size.name}.png`;
     await page.screenshot({ path: testInfo.outputPath(name), fullPage: true });
     await expectAccessible(page);

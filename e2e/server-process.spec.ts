@@ -1,9 +1,11 @@
 // Acceptance: kill -9 the server and start it again: same JWKS kid, the demo account still signs in,
 // the seed did not run twice (and a restart with the central turned off serves no central).
 import { execFile } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect, test } from '@playwright/test';
 import { signInAndExchange, demoRelyingParty } from './support/relying-party';
-import { createStorage, startPortico } from './support/portico-process';
+import { createStorage, spawnUntilReady, startPortico } from './support/portico-process';
 import { childProcessEnvironment, env } from '../lib/env';
 import { DEMO } from './support/constants';
 import { accessTokenThroughConsent } from './support/mcp-oauth';
@@ -62,9 +64,19 @@ test('a second process on the same embedded data folder is refused with a clear 
   }
 });
 
-test('a newcomer can try the demo sign-in from the home page, with nothing configured', async ({ page }, testInfo) => {
+test('a newcomer runs `npm start` with nothing configured and tries the demo sign-in from the home page', async ({ page }, testInfo) => {
   const storage = await createStorage('portico-newcomer');
-  const portico = await startPortico(PORT + 2, storage, { PORTICO_DEMO_PASSWORD: '', PORTICO_DEMO_CLIENT_ID: '', PORTICO_DEMO_CLIENT_SECRET: '', PORTICO_DEMO_REDIRECT_URI: '', PORTICO_DEMO_EMAIL: '' });
+  // `npm start` as the README says (the build is there already): only an issuer and a data folder are given, and
+  // whatever demo settings the test run's own environment may hold are cleared.
+  const nothingConfigured = { PORTICO_DEMO_PASSWORD: '', PORTICO_DEMO_CLIENT_ID: '', PORTICO_DEMO_CLIENT_SECRET: '', PORTICO_DEMO_REDIRECT_URI: '', PORTICO_DEMO_EMAIL: '' };
+  const portico = await spawnUntilReady(
+    ['start'],
+    { ...nothingConfigured, PORTICO_ISSUER: `http://localhost:${PORT + 2}`, PORTICO_DATA_DIR: storage.dataDir, DATABASE_URL: storage.databaseUrl },
+    'Portico is running at',
+    'npm start',
+    90,
+    { npm: true },
+  );
   try {
     const printed = /password:\s+(\S+)\s+\(generated; shown only now\)/.exec(portico.output());
     expect(printed?.[1]).toBeTruthy();
@@ -81,8 +93,7 @@ test('a newcomer can try the demo sign-in from the home page, with nothing confi
     await expect(page.getByRole('heading', { name: 'Signed in to Demo App' })).toBeVisible();
     await page.screenshot({ path: testInfo.outputPath('demo-callback.png'), fullPage: true });
   } finally {
-    portico.process.kill('SIGTERM');
-    await portico.exited;
+    await portico.stop();
     await storage.dispose();
   }
 });
@@ -114,6 +125,13 @@ test('the CLI works beside a running server on the embedded database: a root req
 
     // Root access, permanent: the central may not decide it; the CLI does, while Portico keeps running.
     const token = await accessTokenThroughConsent(page, issuer, { resource: `${issuer}/api/mcp`, scope: 'mcp', person: { email: DEMO.email, password: DEMO.password } });
+    // One MCP call through the SDK client with that token: Portico's own MCP server on this database.
+    const agent = new Client({ name: 'smoke-agent', version: '1.0.0' });
+    await agent.connect(new StreamableHTTPClientTransport(new URL(`${issuer}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const whoami = await agent.callTool({ name: 'whoami', arguments: {} });
+    expect(whoami.isError).toBeFalsy();
+    expect(JSON.stringify(whoami.content)).toContain(DEMO.email);
+    await agent.close();
     const asked = await request.post(`${issuer}/api/tools/permissions.request_root_access`, { headers: { Authorization: `Bearer ${token}` }, data: { org: 'demo', app: 'demo-app', reason: 'database migration' } });
     expect(asked.status()).toBe(200);
     const requestId = ((await asked.json()) as { result: { request_id: string } }).result.request_id;

@@ -9,6 +9,9 @@ export const DEMO = {
   redirectUri: 'http://127.0.0.1:4999/callback',
 } as const;
 
+/** The redirect URI of the clients the tests register with a script (e2e/support/mcp-oauth.ts). */
+export const SCRIPTED_CLIENT_REDIRECT_URI = 'http://127.0.0.1:4994/callback';
+
 export function demoEnvironment(port: number): Record<string, string> {
   return {
     PORTICO_ISSUER: `http://localhost:${port}`,

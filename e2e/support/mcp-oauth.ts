@@ -8,6 +8,7 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { SCRIPTED_CLIENT_REDIRECT_URI } from './constants';
 import { ensureCallbackServer, fillSignIn } from './relying-party';
 
 export class PageOAuthProvider implements OAuthClientProvider {
@@ -191,7 +192,7 @@ export async function accessTokenThroughConsent(
   issuer: string,
   input: { resource: string; scope: string; person: { email: string; password: string } },
 ): Promise<string> {
-  const redirectUri = 'http://127.0.0.1:4994/callback';
+  const redirectUri = SCRIPTED_CLIENT_REDIRECT_URI;
   const registered = await fetch(`${issuer}/oauth/register`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },

@@ -40,15 +40,47 @@ export interface RunningPortico {
   output(): string;
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
+  /**
+   * Sends `signal` to the server and resolves once it is gone. Under npm that is the whole process group (npm, tsx and
+   * the server), which npm does not pass a signal on to reliably.
+   */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Spawns `node <args>` and resolves once its output contains `ready`; rejects if it exits first or takes too long. */
-export async function spawnUntilReady(args: string[], env: Record<string, string | undefined>, ready: string, label: string, timeoutSeconds = 90): Promise<RunningPortico> {
-  const child = spawn(process.execPath, args, { cwd: process.cwd(), env: childProcessEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+const groupAlive = (pid: number) => {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Spawns `node <args>` (or `npm <args>` with `{ npm: true }`) and resolves once its output contains `ready`; rejects
+ * if it exits first or takes too long.
+ */
+export async function spawnUntilReady(args: string[], env: Record<string, string | undefined>, ready: string, label: string, timeoutSeconds = 90, options: { npm?: boolean } = {}): Promise<RunningPortico> {
+  const child = options.npm
+    ? spawn('npm', args, { cwd: process.cwd(), env: childProcessEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    : spawn(process.execPath, args, { cwd: process.cwd(), env: childProcessEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (!options.npm) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+      return;
+    }
+    if (child.pid === undefined) return;
+    if (groupAlive(child.pid)) process.kill(-child.pid, signal);
+    for (let waited = 0; groupAlive(child.pid) && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  };
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label} did not start within ${timeoutSeconds} s:\n${output}`)), timeoutSeconds * 1000);
+    const timer = setTimeout(() => {
+      reject(new Error(`${label} did not start within ${timeoutSeconds} s:\n${output}`));
+      void stop('SIGKILL');
+    }, timeoutSeconds * 1000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes(ready)) {
@@ -63,7 +95,7 @@ export async function spawnUntilReady(args: string[], env: Record<string, string
       reject(new Error(`${label} exited with ${code} before starting:\n${output}`));
     });
   });
-  return { process: child, output: () => output, exited };
+  return { process: child, output: () => output, exited, stop };
 }
 
 /** Spawns server.ts and resolves once it prints that it is running. */

@@ -1,5 +1,5 @@
 // openid-client as the demo app's relying party, and a person signing in through the real browser.
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { Page, TestInfo } from '@playwright/test';
 import * as oidc from 'openid-client';
 import { DEMO } from './constants';
@@ -37,13 +37,15 @@ export async function newAuthorizationRequest(
   return { url, codeVerifier, state, nonce };
 }
 
-const callbackServers = new Map<string, Promise<Server>>();
+const callbackServers = new Map<string, Promise<void>>();
 
 /**
  * The fixture apps' redirect URIs, served for real on loopback (a browser redirect cannot be routed reliably).
  * Each app has an origin of its own: an app's redirect origins name its resource, so no two apps share one.
+ * Playwright's workers are processes of their own: a port another process of this run listens on already (the e2e
+ * server's process serves the shared ones for the whole run, e2e/support/serve.ts) answers the same, and is used.
  */
-export function ensureCallbackServer(redirectUri: string = DEMO.redirectUri): Promise<Server> {
+export function ensureCallbackServer(redirectUri: string = DEMO.redirectUri): Promise<void> {
   const redirect = new URL(redirectUri);
   let started = callbackServers.get(redirect.origin);
   if (!started) {
@@ -52,10 +54,10 @@ export function ensureCallbackServer(redirectUri: string = DEMO.redirectUri): Pr
         res.writeHead(200, { 'Content-Type': 'text/plain' });
         res.end('callback reached');
       });
-      server.once('error', reject);
+      server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve() : reject(error)));
       server.listen(Number(redirect.port), redirect.hostname, () => {
         server.unref();
-        resolve(server);
+        resolve();
       });
     });
     callbackServers.set(redirect.origin, started);

@@ -2,8 +2,9 @@
 // Playwright stops it.
 import { createServer } from 'node:http';
 import { startMailbox } from '../../test/support/mailbox';
-import { E2E_PORT, MAILBOX_HTTP_PORT, MAILBOX_SMTP_PORT, MCP_HOST_PORT } from './constants';
-import { seedE2EData } from './fixtures';
+import { DEMO, E2E_PORT, MAILBOX_HTTP_PORT, MAILBOX_SMTP_PORT, MCP_HOST_PORT, SCRIPTED_CLIENT_REDIRECT_URI } from './constants';
+import { ROCKETS, seedE2EData } from './fixtures';
+import { ensureCallbackServer } from './relying-party';
 import { createStorage, startPortico, withStorageDatabase } from './portico-process';
 import { loopbackTlsFiles } from './tls';
 
@@ -19,6 +20,9 @@ const mailboxView = createServer((_req, res) => {
   res.end(JSON.stringify(mailbox.messages));
 });
 await new Promise<void>((resolve) => mailboxView.listen(MAILBOX_HTTP_PORT, '127.0.0.1', resolve));
+// The redirect URIs that specs in both Playwright workers land on, served from this process for the whole run (a
+// worker's own listener would close with its worker while the other still needs it).
+await Promise.all([DEMO.redirectUri, ROCKETS.redirectUri, ROCKETS.vault.redirectUri, SCRIPTED_CLIENT_REDIRECT_URI].map((uri) => ensureCallbackServer(uri)));
 // Every spec registers MCP clients from 127.0.0.1: the per-IP limit is raised here; registration-limits.spec.ts
 // tests the limits on servers of its own.
 const portico = await startPortico(E2E_PORT, storage, {

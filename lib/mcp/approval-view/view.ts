@@ -9,9 +9,9 @@
 import { App, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/ext-apps/app-with-deps';
 import { centralRequestUrl, embeddedCentralRequestUrl, isApprovalRequestId } from '../../approvals/central-urls';
 import { connectView, element, isObject, note, setText, show } from '../view-dom';
+import { FRAME_READY_TIMEOUT_MS } from './timing';
 
 const STATUS_TOOL = 'permissions.approval_status';
-const FRAME_READY_TIMEOUT_MS = 10000;
 const STATUS_POLL_MS = 3000;
 const STATUS_POLL_LIMIT = 200;
 

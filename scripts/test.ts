@@ -1,0 +1,54 @@
+// `npm test`: everything a developer needs, in one command, in the order that fails fastest.
+//
+//   1. typecheck (tsc)
+//   2. the unit/integration suite (vitest) on the configured database, and again on the embedded database when the
+//      configured one is PostgreSQL: it is the cheap half, and the two databases differ underneath
+//   3. one production build (`next build`), shared by every end-to-end run that follows
+//   4. the whole end-to-end suite (Playwright) once, on the configured database
+//   5. when that was PostgreSQL: the embedded database's end-to-end smoke (e2e/server-process.spec.ts: `npm start`
+//      with nothing configured, the first-start seed, the data-folder lock, the CLI through the control socket, a
+//      sign-in and an MCP call)
+//
+// With no DATABASE_URL every step runs on the embedded database, so a fresh machine needs nothing installed.
+// Each runner prints its ten slowest files and tests, and any test that needed a retry, at its end; this script
+// prints how long each step took. The first failing step stops the run with its exit code.
+import { spawnSync } from 'node:child_process';
+import { buildEnvironment, childProcessEnvironment, envOrExit } from '../lib/env';
+
+interface Step {
+  name: string;
+  command: string[];
+  environment?: NodeJS.ProcessEnv;
+}
+
+const onPostgres = Boolean(envOrExit().DATABASE_URL);
+const embedded = childProcessEnvironment({ DATABASE_URL: undefined });
+const configured = onPostgres ? 'PostgreSQL' : 'the embedded database';
+
+const steps: Step[] = [
+  { name: 'typecheck', command: ['npx', 'tsc', '--noEmit'] },
+  { name: `unit and integration tests on ${configured}`, command: ['npx', 'vitest', 'run'] },
+  ...(onPostgres ? [{ name: 'unit and integration tests on the embedded database', command: ['npx', 'vitest', 'run'], environment: embedded }] : []),
+  { name: 'production build', command: ['npx', 'next', 'build'], environment: { ...buildEnvironment(), NODE_ENV: 'production' } },
+  { name: `end-to-end tests on ${configured}`, command: ['npx', 'playwright', 'test'], environment: childProcessEnvironment({ PORTICO_E2E_SCOPE: 'full' }) },
+  ...(onPostgres
+    ? [{ name: 'end-to-end smoke on the embedded database', command: ['npx', 'playwright', 'test'], environment: { ...embedded, PORTICO_E2E_SCOPE: 'embedded-smoke' } }]
+    : []),
+];
+
+const minutes = (milliseconds: number) => `${Math.floor(milliseconds / 60_000)}:${String(Math.round((milliseconds % 60_000) / 1000)).padStart(2, '0')}`;
+const timings: string[] = [];
+const started = Date.now();
+for (const step of steps) {
+  console.log(`\n=== ${step.name} ===`);
+  const stepStarted = Date.now();
+  const [command, ...args] = step.command as [string, ...string[]];
+  const run = spawnSync(command, args, { stdio: 'inherit', env: step.environment ?? process.env });
+  timings.push(`${minutes(Date.now() - stepStarted).padStart(6)}  ${step.name}`);
+  if (run.status !== 0) {
+    console.error(`\n${step.name} failed${run.signal ? ` (${run.signal})` : ''}.`);
+    console.log(`\nTime per step:\n${timings.join('\n')}`);
+    process.exit(run.status ?? 1);
+  }
+}
+console.log(`\nTime per step:\n${timings.join('\n')}\n${minutes(Date.now() - started).padStart(6)}  in all`);

@@ -1,5 +1,6 @@
 // oidc-provider's storage adapter on drizzle: one table (oidc_payloads) for every model, except Client,
-// which is read from Portico's own clients table.
+// which is read from Portico's own clients table. Models whose id is a bearer secret are stored under its hash,
+// without it in the payload, and found by the hash of the presented value (lib/oidc/stored-ids.ts).
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import { preparedQuery, type Database } from '../db/client';
@@ -7,6 +8,7 @@ import { oidcPayloads } from '../db/schema';
 import { loadClient } from '../clients/client-metadata';
 import { endGrants } from '../grants';
 import { noteClientSecrets, noteRefreshTokenRotated } from './request-scope';
+import { storablePayload, storedHashed, storedIdOf } from './stored-ids';
 
 function notExpired() {
   return or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now()`));
@@ -18,9 +20,9 @@ function withConsumed(payload: Record<string, unknown>, consumedAt: Date | null)
 
 
 /** The indexed columns of a stored payload, copied out of it (one mapping for every write). */
-export function payloadColumns(payload: AdapterPayload, expiresIn?: number) {
+export function payloadColumns(kind: string, payload: AdapterPayload, expiresIn?: number) {
   return {
-    payload: payload as Record<string, unknown>,
+    payload: storablePayload(kind, payload) as Record<string, unknown>,
     grantId: payload.grantId ?? null,
     accountId: payload.accountId ?? null,
     clientId: payload.clientId ?? null,
@@ -85,8 +87,8 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
           .onConflictDoUpdate({ target: [oidcPayloads.kind, oidcPayloads.id], set: fromExcluded })
           .prepare('adapter_upsert'),
       );
-      const values = payloadColumns(payload, expiresIn);
-      await upsert.execute({ id, kind: this.kind, ...values, expiresAt: values.expiresAt?.toISOString() ?? null });
+      const values = payloadColumns(this.kind, payload, expiresIn);
+      await upsert.execute({ id: storedIdOf(this.kind, id), kind: this.kind, ...values, expiresAt: values.expiresAt?.toISOString() ?? null });
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -96,9 +98,15 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
         if (loaded) noteClientSecrets(id, loaded.secretHashesValidNow);
         return loaded?.metadata as AdapterPayload | undefined;
       }
-      return this.findWhere('id', id);
+      const found = await this.findWhere('id', storedIdOf(this.kind, id));
+      // The id was left out of the stored payload: the presented value is it.
+      return found && storedHashed(this.kind) ? { ...found, jti: id } : found;
     }
 
+    /**
+     * A session found by its uid (a token bound to its session, an interaction's session check) comes without its id,
+     * which only its cookie holds: those callers read it and never save it.
+     */
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
       return this.findWhere('uid', uid);
     }
@@ -140,7 +148,7 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
           .returning({ id: oidcPayloads.id })
           .prepare(`adapter_consume_${this.kind}`),
       );
-      const claimed = await consume.execute({ id });
+      const claimed = await consume.execute({ id: storedIdOf(this.kind, id) });
       if (claimed.length === 1) {
         if (this.kind === 'RefreshToken') noteRefreshTokenRotated(id);
         return;
@@ -148,7 +156,7 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
       const [row] = await db()
         .select({ grantId: oidcPayloads.grantId, inGrace: withinGrace(this.kind) })
         .from(oidcPayloads)
-        .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, id)))
+        .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, storedIdOf(this.kind, id))))
         .limit(1);
       if (row?.inGrace) {
         // The replay gets the successor the first exchange created, not a chain of its own.
@@ -160,7 +168,7 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
     }
 
     async destroy(id: string): Promise<void> {
-      await db().delete(oidcPayloads).where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, id)));
+      await db().delete(oidcPayloads).where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, storedIdOf(this.kind, id))));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {

@@ -20,7 +20,9 @@
 //   one it consumed, lib/oidc/request-scope.ts), saves the successor only if that token has none yet (a unique index on
 //   rotated_from, so concurrent replays on any instance agree) and otherwise returns the one already saved. The
 //   access token of each answer is fresh; the refresh token is the same one. Reuse after the interval still
-//   revokes the whole grant (lib/oidc/adapter.ts).
+//   revokes the whole grant (lib/oidc/adapter.ts). Refresh tokens are stored as hashes (lib/oidc/stored-ids.ts), so
+//   the successor is kept sealed with a key derived from the token it replaced: the replay presents that token and
+//   opens it; the database alone cannot.
 //
 // Upstream: lib/helpers/grant_authorization.js and lib/actions/grants/refresh_token.js (an access token's scope).
 //
@@ -32,12 +34,14 @@
 //   scope of an app's token before upstream saves it; the token response states that scope (RFC 6749 §5.1).
 import { and, eq, sql } from 'drizzle-orm';
 import type Provider from 'oidc-provider';
+import { errors } from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AdapterPayload } from 'oidc-provider';
 import { preparedQuery, type Database } from '../db/client';
 import { oidcPayloads } from '../db/schema';
 import { matchesSecretHash, verifyClientSecret } from '../clients/secrets';
 import { columnPlaceholders, payloadColumns } from './adapter';
+import { openSuccessor, sealSuccessor, storedIdOf } from './stored-ids';
 import { currentProviderContext, inProviderRequestScope, notedClientSecrets, refreshTokenBeingRotated } from './request-scope';
 import { scopeOfAppAccessToken } from './resource-scope';
 
@@ -77,26 +81,34 @@ export function applyProviderOverrides(provider: Provider, db: () => Database): 
     const insertSuccessor = preparedQuery(database, 'refresh.successor', () =>
       database
         .insert(oidcPayloads)
-        .values({ id: sql.placeholder('id'), kind: 'RefreshToken', ...columnPlaceholders, rotatedFrom: sql.placeholder('rotatedFrom') })
+        .values({ id: sql.placeholder('id'), kind: 'RefreshToken', ...columnPlaceholders, rotatedFrom: sql.placeholder('rotatedFrom'), successorSealed: sql.placeholder('successorSealed') })
         .onConflictDoNothing({ target: oidcPayloads.rotatedFrom, where: sql`${oidcPayloads.rotatedFrom} IS NOT NULL` })
         .returning({ id: oidcPayloads.id })
         .prepare('refresh_successor'),
     );
-    const columns = payloadColumns(payload, this.remainingTTL);
-    const [inserted] = await insertSuccessor.execute({ id: this.jti, rotatedFrom, ...columns, expiresAt: columns.expiresAt?.toISOString() ?? null });
+    const columns = payloadColumns('RefreshToken', payload, this.remainingTTL);
+    const [inserted] = await insertSuccessor.execute({
+      id: storedIdOf('RefreshToken', this.jti),
+      rotatedFrom: storedIdOf('RefreshToken', rotatedFrom),
+      successorSealed: await sealSuccessor(this.jti, rotatedFrom),
+      ...columns,
+      expiresAt: columns.expiresAt?.toISOString() ?? null,
+    });
     if (inserted) {
       this.emit('saved');
       return value;
     }
-    // A replay: the successor the first exchange saved (committed before the conflict was reported).
+    // A replay: the successor the first exchange saved (committed before the conflict was reported), opened with the
+    // replayed token. A successor saved before successors were sealed (migration 0028) cannot be handed out again.
     const [successor] = await db()
-      .select({ id: oidcPayloads.id })
+      .select({ sealed: oidcPayloads.successorSealed })
       .from(oidcPayloads)
-      .where(and(eq(oidcPayloads.kind, 'RefreshToken'), eq(oidcPayloads.rotatedFrom, rotatedFrom)))
+      .where(and(eq(oidcPayloads.kind, 'RefreshToken'), eq(oidcPayloads.rotatedFrom, storedIdOf('RefreshToken', rotatedFrom))))
       .limit(1);
-    if (!successor) throw new Error('the successor of a rotated refresh token is gone');
-    this.jti = successor.id;
-    return successor.id;
+    const opened = await openSuccessor(successor?.sealed ?? null, rotatedFrom);
+    if (!opened) throw new errors.InvalidGrant('the successor of this refresh token cannot be handed out again');
+    this.jti = opened;
+    return opened;
   };
 
   // Deviation 3.

@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { and, eq, sql } from 'drizzle-orm';
 import { errors } from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oidcPayloads } from '../../lib/db/schema';
 import { createAdapterClass } from '../../lib/oidc/adapter';
+import { hashStoredId } from '../../lib/oidc/stored-ids';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 
 describe('oidc-provider adapter on drizzle', () => {
@@ -26,6 +29,41 @@ describe('oidc-provider adapter on drizzle', () => {
     expect(await codes.find('missing')).toBeUndefined();
   });
 
+  it('keeps a bearer secret only as its hash: not in the key, not in the payload; a grant under its own id', async () => {
+    const secret = 'a-refresh-token-value-0123456789abcdefghijklmn';
+    const tokens = new Adapter('RefreshToken');
+    await tokens.upsert(secret, { jti: secret, grantId: 'grant-h', kind: 'RefreshToken' }, 60);
+    const rows = await database.db.select().from(oidcPayloads).where(eq(oidcPayloads.grantId, 'grant-h'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.id).toBe(hashStoredId(secret));
+    expect(JSON.stringify(rows[0])).not.toContain(secret);
+    // Found by the value presented, with its id given back to oidc-provider.
+    expect(await tokens.find(secret)).toMatchObject({ jti: secret, grantId: 'grant-h' });
+    // The stored hash is not itself a token.
+    expect(await tokens.find(hashStoredId(secret))).toBeUndefined();
+    await new Adapter('Grant').upsert('grant-h', { jti: 'grant-h', kind: 'Grant' }, 60);
+    const [grant] = await database.db.select().from(oidcPayloads).where(and(eq(oidcPayloads.kind, 'Grant'), eq(oidcPayloads.id, 'grant-h')));
+    expect(grant?.payload).toMatchObject({ jti: 'grant-h' });
+  });
+
+  it('migration 0028 converts rows stored under their ids: the same hash as the adapter, found by the old value', async () => {
+    // Rows as the adapter wrote them before: the id itself, in the key and in the payload.
+    await database.db.insert(oidcPayloads).values([
+      { id: 'old-session-cookie-value', kind: 'Session', payload: { jti: 'old-session-cookie-value', kind: 'Session', uid: 'old-uid' }, uid: 'old-uid', grantId: null },
+      { id: 'old-successor', kind: 'RefreshToken', payload: { jti: 'old-successor', kind: 'RefreshToken' }, rotatedFrom: 'old-predecessor', grantId: 'grant-old' },
+      { id: 'grant-old', kind: 'Grant', payload: { jti: 'grant-old', kind: 'Grant' }, grantId: null },
+    ]);
+    const conversion = readFileSync(path.join(process.cwd(), 'drizzle/0028_oidc_ids_hashed.sql'), 'utf8');
+    await database.db.execute(sql.raw(conversion.replace(/\bWHERE "kind" <> 'Grant'/, `WHERE "kind" <> 'Grant' AND "id" LIKE 'old-%'`)));
+    expect(await new Adapter('Session').find('old-session-cookie-value')).toMatchObject({ jti: 'old-session-cookie-value', uid: 'old-uid' });
+    expect(await new Adapter('RefreshToken').find('old-successor')).toMatchObject({ jti: 'old-successor' });
+    const [successor] = await database.db.select().from(oidcPayloads).where(eq(oidcPayloads.grantId, 'grant-old'));
+    expect(successor).toMatchObject({ id: hashStoredId('old-successor'), rotatedFrom: hashStoredId('old-predecessor') });
+    expect(successor!.payload).not.toHaveProperty('jti');
+    const [grant] = await database.db.select().from(oidcPayloads).where(and(eq(oidcPayloads.kind, 'Grant'), eq(oidcPayloads.id, 'grant-old')));
+    expect(grant?.payload).toMatchObject({ jti: 'grant-old' });
+  });
+
   it('honours expiry: an expired payload is not found', async () => {
     const tokens = new Adapter('AccessToken');
     await tokens.upsert('expiring', { kind: 'AccessToken' }, 60);
@@ -33,7 +71,7 @@ describe('oidc-provider adapter on drizzle', () => {
     await database.db
       .update(oidcPayloads)
       .set({ expiresAt: sql`now() - interval '1 second'` })
-      .where(and(eq(oidcPayloads.kind, 'AccessToken'), eq(oidcPayloads.id, 'expiring')));
+      .where(and(eq(oidcPayloads.kind, 'AccessToken'), eq(oidcPayloads.id, hashStoredId('expiring'))));
     expect(await tokens.find('expiring')).toBeUndefined();
   });
 
@@ -79,7 +117,7 @@ describe('oidc-provider adapter on drizzle', () => {
     await database.db
       .update(oidcPayloads)
       .set({ consumedAt: sql`now() - interval '61 seconds'` })
-      .where(and(eq(oidcPayloads.kind, 'RefreshToken'), eq(oidcPayloads.id, 'rt-g')));
+      .where(and(eq(oidcPayloads.kind, 'RefreshToken'), eq(oidcPayloads.id, hashStoredId('rt-g'))));
     expect(typeof (await refresh.find('rt-g'))?.consumed).toBe('number');
     await expect(refresh.consume('rt-g')).rejects.toBeInstanceOf(errors.InvalidGrant);
     expect(await refresh.find('rt-g')).toBeUndefined();

@@ -10,6 +10,7 @@ import { endAccountSession, endOtherAccountSessions, listAccountSessions, listSe
 import { createConsoleSession, findConsoleSession } from '../../lib/accounts/console-sessions';
 import { openCentralSession } from '../../lib/approvals/central';
 import { memberships, oidcPayloads, users } from '../../lib/db/schema';
+import { hashStoredId } from '../../lib/oidc/stored-ids';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
 
@@ -97,7 +98,7 @@ describe('identity core', () => {
     const results = await Promise.all([1, 2, 3].map(() => oidc.refreshTokenGrant(configA, tokens.refresh_token!)));
     expect(new Set(results.map((r) => r.refresh_token)).size).toBe(1);
     const successors = rowsOf<{ n: number }>(
-      await database.db.execute(sql`select count(*)::int as n from oidc_payloads where kind = 'RefreshToken' and rotated_from = ${tokens.refresh_token!}`),
+      await database.db.execute(sql`select count(*)::int as n from oidc_payloads where kind = 'RefreshToken' and rotated_from = ${hashStoredId(tokens.refresh_token!)}`),
     );
     expect(successors[0]?.n).toBe(1);
   });

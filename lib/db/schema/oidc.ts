@@ -6,6 +6,7 @@ import { index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, un
 export const oidcPayloads = pgTable(
   'oidc_payloads',
   {
+    /** The model's id, or for a bearer secret (every model but Grant) its SHA-256 (lib/oidc/stored-ids.ts). */
     id: text('id').notNull(),
     /** oidc-provider model name: Session, Grant, AuthorizationCode, RefreshToken, Interaction, ... */
     kind: text('kind').notNull(),
@@ -17,10 +18,15 @@ export const oidcPayloads = pgTable(
     uid: text('uid'),
     userCode: text('user_code'),
     /**
-     * RefreshToken only: the token this one replaced by rotation. A family has one head: a replay inside the grace
+     * RefreshToken only: the token this one replaced by rotation (its stored id, a hash). A family has one head: a replay inside the grace
      * interval gets this same successor back instead of forking a new chain (lib/oidc/provider-overrides.ts).
      */
     rotatedFrom: text('rotated_from'),
+    /**
+     * RefreshToken successors only: this token's value, sealed with a key derived from the token it replaced, so that
+     * a replay of that token inside the grace interval gets this one back (lib/oidc/stored-ids.ts `sealSuccessor`).
+     */
+    successorSealed: text('successor_sealed'),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     consumedAt: timestamp('consumed_at', { withTimezone: true }),
   },

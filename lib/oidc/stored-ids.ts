@@ -1,0 +1,63 @@
+// How oidc-provider's models are keyed at rest. For most models the id *is* the secret: a refresh token, an
+// authorization code, an opaque access token, a session cookie's value, an interaction, a device or backchannel code.
+// The adapter stores them under the SHA-256 of the id and never the id itself (not in the key, not in the payload's
+// `jti`), and looks a presented value up by its hash. A copy of the database — a backup, a read replica, the
+// embedded database's files read by another local account — holds nothing that can be redeemed. The values are
+// random (≥ 256 bits), so a plain hash is enough: there is nothing to guess from it.
+//
+// Grants are the exception: a grant's id is a reference that other rows and Portico's own tables carry (grant_id,
+// grant bindings), never presented by anyone as a credential.
+import { createHash } from 'node:crypto';
+import { decryptAtRest, encryptAtRest } from '../security/at-rest';
+
+/** Models stored under their own id (see above). */
+const STORED_AS_IS = new Set(['Grant']);
+
+/** Whether the adapter keeps this model under the hash of its id. */
+export function storedHashed(kind: string): boolean {
+  return !STORED_AS_IS.has(kind);
+}
+
+/** SHA-256, base64url without padding (43 characters): the same in SQL (migration 0028) and here. */
+export function hashStoredId(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}
+
+/** The id a model is stored under. */
+export function storedIdOf(kind: string, id: string): string {
+  return storedHashed(kind) ? hashStoredId(id) : id;
+}
+
+/**
+ * A payload as stored: without the secret id (`jti`) of a hashed model. (A device flow's user code stays: it is what
+ * the person types to approve a device on their own signed-in account, not a credential of theirs.)
+ */
+export function storablePayload<T extends { jti?: unknown }>(kind: string, payload: T): T {
+  if (!storedHashed(kind)) return payload;
+  const { jti: _jti, ...rest } = payload;
+  return rest as T;
+}
+
+/**
+ * A rotated refresh token's successor, sealed for a replay of the token it replaced: a replay inside the grace
+ * interval must get the very same successor back (lib/oidc/provider-overrides.ts, deviation 2), and the successor's
+ * value is not stored. The key is derived from the replaced token's value, which only its holder presents and the
+ * database holds only a hash of: the database alone opens nothing.
+ */
+function replayKey(replacedToken: string): Uint8Array {
+  return createHash('sha256').update(`portico refresh-token successor\0${replacedToken}`).digest();
+}
+
+export function sealSuccessor(successor: string, replacedToken: string): Promise<string> {
+  return encryptAtRest(successor, replayKey(replacedToken));
+}
+
+/** The successor's value, or undefined when the seal does not open with this token (or there is none). */
+export async function openSuccessor(sealed: string | null, replacedToken: string): Promise<string | undefined> {
+  if (!sealed) return undefined;
+  try {
+    return await decryptAtRest(sealed, replayKey(replacedToken));
+  } catch {
+    return undefined;
+  }
+}

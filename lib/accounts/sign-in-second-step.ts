@@ -141,19 +141,46 @@ export async function enrollAtSignIn(db: Database, atRestKey: Uint8Array, input:
     if (!row || !continuation?.enroll || continuation.enrolled || typeof continuation.totpSecret !== 'string' || !user || user.disabledAt) {
       throw new SecondFactorRefusal(SIGN_IN_ENDED, 'form');
     }
+    await refuseUnlessFirstFactor(tx, user.id, undefined);
     const codes = await confirmSignInTotp(tx, atRestKey, { user, secretEncrypted: continuation.totpSecret, code: input.code, ip: input.ip, mail: input.mail, now: input.now });
-    await markEnrolled(tx, row.id, AMR_PASSWORD_AND_OTP);
+    await markEnrolled(tx, row.id, 'totp', AMR_PASSWORD_AND_OTP);
     return codes;
   });
 }
 
 const SIGN_IN_ENDED = 'This sign-in has ended. Sign in again with your password.';
+const FACTOR_EXISTS = 'You have a second factor already: sign in again and use it.';
+
+type EnrolledFactor = 'totp' | 'passkey';
+
+/**
+ * The one rule of enrollment at sign-in: it sets up the account's first factor, never one beside another. A sign-in
+ * that proved only the password may not add a factor next to one the account has (that takes step-up with the
+ * factor it has, on the account page): otherwise a stolen password would turn into a second factor of the thief's.
+ * `enrolled` is the factor this very sign-in has added, which does not count against it. Called in the transaction
+ * that locks the pending sign-in, for both kinds of factor, and again when the sign-in finishes.
+ */
+async function firstFactorOnly(db: Queryable, userId: string, enrolled: EnrolledFactor | undefined): Promise<boolean> {
+  const [factors] = await db
+    .select({
+      passkeys: sql<number>`(select count(*)::int from ${passkeys} where ${passkeys.userId} = ${userId})`,
+      totp: sql<boolean>`exists (select 1 from ${totpFactors} where ${totpFactors.userId} = ${userId} and ${totpFactors.confirmedAt} is not null)`,
+    })
+    .from(sql`(select 1) as one`);
+  if (!factors) return false;
+  const others = Number(factors.passkeys) - (enrolled === 'passkey' ? 1 : 0) + (factors.totp && enrolled !== 'totp' ? 1 : 0);
+  return others === 0 && (enrolled !== 'passkey' || Number(factors.passkeys) === 1) && (enrolled !== 'totp' || factors.totp);
+}
+
+async function refuseUnlessFirstFactor(db: Queryable, userId: string, enrolled: EnrolledFactor | undefined): Promise<void> {
+  if (!(await firstFactorOnly(db, userId, enrolled))) throw new SecondFactorRefusal(FACTOR_EXISTS, 'form');
+}
 
 /** Only this sign-in's own factor continues it; the methods it proved are what the sign-in then says (`amr`). */
-async function markEnrolled(db: Queryable, pendingId: string, amr: string[]): Promise<void> {
+async function markEnrolled(db: Queryable, pendingId: string, factor: EnrolledFactor, amr: string[]): Promise<void> {
   await db
     .update(pendingSignIns)
-    .set({ continuation: sql`${pendingSignIns.continuation} || jsonb_build_object('enrolled', true, 'enrolledAmr', ${JSON.stringify(amr)}::jsonb)` })
+    .set({ continuation: sql`${pendingSignIns.continuation} || jsonb_build_object('enrolled', true, 'enrolledFactor', ${factor}::text, 'enrolledAmr', ${JSON.stringify(amr)}::jsonb)` })
     .where(eq(pendingSignIns.id, pendingId));
 }
 
@@ -199,16 +226,9 @@ export async function enrollPasskeyAtSignIn(
         .for('update');
       const continuation = row?.continuation as { enroll?: boolean; enrolled?: boolean } | undefined;
       if (!row || row.userId !== user.id || !continuation?.enroll || continuation.enrolled) throw new SecondFactorRefusal(SIGN_IN_ENDED, 'form');
-      // Only as the account's first factor: once the person has one (set up elsewhere meanwhile), a sign-in that saw
-      // only the password may not add a passkey — that needs step-up with the factor they have (the account page).
-      const [factors] = await tx
-        .select({
-          passkeys: sql<number>`(select count(*)::int from ${passkeys} where ${passkeys.userId} = ${user.id})`,
-          totp: sql<boolean>`exists (select 1 from ${totpFactors} where ${totpFactors.userId} = ${user.id} and ${totpFactors.confirmedAt} is not null)`,
-        })
-        .from(sql`(select 1) as one`);
-      if (!factors || factors.passkeys !== 1 || factors.totp) throw new SecondFactorRefusal('You have a second factor already: sign in again and use it.', 'form');
-      await markEnrolled(tx, row.id, ['pwd', ...registered.amr]);
+      // Only as the account's first factor (the passkey just registered in this transaction being the one).
+      await refuseUnlessFirstFactor(tx, user.id, 'passkey');
+      await markEnrolled(tx, row.id, 'passkey', ['pwd', ...registered.amr]);
     },
   });
   // The first factor of the account: recovery codes were made with it (none only if codes existed already).
@@ -222,8 +242,11 @@ export async function finishEnrollment(
   at: { surface: 'app'; uid: string } | { surface: 'console_or_central' },
 ): Promise<{ user: User; continuation: SecondStepContinuation; amr: string[] } | undefined> {
   const pending = await pendingSecondStep(db, token);
-  // Only a factor set up through this very sign-in finishes it (not one added elsewhere meanwhile).
-  if (!pending || !token || !pending.continuation.enroll || !(pending.continuation as { enrolled?: boolean }).enrolled || !(await hasSecondFactor(db, pending.user.id))) return undefined;
+  // Only a factor set up through this very sign-in finishes it (not one added elsewhere meanwhile), and only while it
+  // is the account's one factor (firstFactorOnly): a factor added beside it meanwhile ends this sign-in.
+  const enrolled = pending?.continuation as { enroll?: boolean; enrolled?: boolean; enrolledFactor?: unknown } | undefined;
+  const factor = enrolled?.enrolledFactor === 'passkey' || enrolled?.enrolledFactor === 'totp' ? enrolled.enrolledFactor : undefined;
+  if (!pending || !token || !enrolled?.enroll || !enrolled.enrolled || !factor || !(await firstFactorOnly(db, pending.user.id, factor))) return undefined;
   const { continuation } = pending;
   if (at.surface === 'app' ? continuation.surface !== 'app' || continuation.uid !== at.uid : continuation.surface === 'app') return undefined;
   const [used] = await db.delete(pendingSignIns).where(eq(pendingSignIns.tokenHash, sha256(token))).returning({ id: pendingSignIns.id });

@@ -10,7 +10,7 @@ import { designateAppOperator } from '../../lib/approvals/operators';
 import { confirmTotpEnrollment, secondFactorStateOf, startTotpEnrollment, totpEnrollmentOf } from '../../lib/accounts/second-factors';
 import { secondFactorRequired, setSecondFactorPolicy } from '../../lib/accounts/second-factor-policy';
 import { beginSecondStep, enrollAtSignIn, enrollmentPasskeyOptions, enrollmentSecret, enrollPasskeyAtSignIn, finishEnrollment } from '../../lib/accounts/sign-in-second-step';
-import { passkeyRegistrationOptions, relyingPartyOf } from '../../lib/accounts/passkeys';
+import { passkeyRegistrationOptions, registerOwnPasskey, relyingPartyOf } from '../../lib/accounts/passkeys';
 import { confirmOwnTotp, removeOwnTotp } from '../../lib/accounts/own-factors';
 import { registrationResponse } from '../support/software-authenticator';
 import { addMember } from '../../lib/accounts/memberships';
@@ -121,7 +121,58 @@ describe('second-factor policy', () => {
     // And the sign-in's own secret cannot replace the owner's confirmed authenticator.
     const shown = await totpEnrollmentOf((await enrollmentSecret(database.db, atRestKey, attacker))!, atRestKey, person);
     const code = new TOTP({ secret: Secret.fromBase32(shown.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
-    await expect(enrollAtSignIn(database.db, atRestKey, { token: attacker, code, ip: '192.0.2.32', mail })).rejects.toThrow(/authenticator app already/);
+    await expect(enrollAtSignIn(database.db, atRestKey, { token: attacker, code, ip: '192.0.2.32', mail })).rejects.toThrow(/second factor already/);
+  });
+
+  // One rule for both kinds of factor (firstFactorOnly): a sign-in that proved only the password sets up the account's
+  // first factor, never one beside another, in either order, and cannot finish once another factor appeared.
+  const enrollmentSignIn = (database: { db: Parameters<typeof beginSecondStep>[0] }, userId: string) =>
+    beginSecondStep(database.db, { userId, continuation: { surface: 'console', events: { surface: 'console', ip: '192.0.2.34' }, enroll: true } });
+  const codeOf = (secret: string) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
+
+  it('passkey, then authenticator: a password-only sign-in cannot add an authenticator beside the passkey the account gained', async () => {
+    const { database } = context;
+    const rp = relyingPartyOf(mail.issuer);
+    const fixture = await createOrgWithApp(database, 'Passkey first');
+    const person = await createMember(database, fixture.orgId, email('passkey-first'));
+    const thief = await enrollmentSignIn(database, person.id);
+    const shown = await totpEnrollmentOf((await enrollmentSecret(database.db, atRestKey, thief))!, atRestKey, person);
+    // The owner's own enrollment sign-in sets up a passkey meanwhile.
+    const owner = await enrollmentSignIn(database, person.id);
+    const options = await enrollmentPasskeyOptions(database.db, rp, owner);
+    await enrollPasskeyAtSignIn(database.db, rp, { token: owner, name: 'Laptop', response: registrationResponse(options, rp.origin), ip: '192.0.2.34', mail });
+    await expect(enrollAtSignIn(database.db, atRestKey, { token: thief, code: codeOf(shown.secret), ip: '192.0.2.34', mail })).rejects.toThrow(/second factor already/);
+    expect(await secondFactorStateOf(database.db, person.id)).toMatchObject({ totp: 'none', passkeys: 1 });
+    expect(await finishEnrollment(database.db, thief, { surface: 'console_or_central' })).toBeUndefined();
+  });
+
+  it('authenticator, then passkey: a password-only sign-in cannot add a passkey beside the authenticator the account gained', async () => {
+    const { database } = context;
+    const rp = relyingPartyOf(mail.issuer);
+    const fixture = await createOrgWithApp(database, 'Authenticator first');
+    const person = await createMember(database, fixture.orgId, email('totp-first'));
+    const thief = await enrollmentSignIn(database, person.id);
+    const options = await enrollmentPasskeyOptions(database.db, rp, thief);
+    const owner = await enrollmentSignIn(database, person.id);
+    const ownSecret = await totpEnrollmentOf((await enrollmentSecret(database.db, atRestKey, owner))!, atRestKey, person);
+    await enrollAtSignIn(database.db, atRestKey, { token: owner, code: codeOf(ownSecret.secret), ip: '192.0.2.35', mail });
+    await expect(enrollPasskeyAtSignIn(database.db, rp, { token: thief, name: 'Thief', response: registrationResponse(options, rp.origin), ip: '192.0.2.35', mail })).rejects.toThrow(/second factor already/);
+    // Refused in the transaction that registered it: no passkey is left behind.
+    expect(await secondFactorStateOf(database.db, person.id)).toMatchObject({ totp: 'confirmed', passkeys: 0 });
+  });
+
+  it('an enrolled sign-in does not finish once a factor other than its own was added beside it', async () => {
+    const { database } = context;
+    const rp = relyingPartyOf(mail.issuer);
+    const fixture = await createOrgWithApp(database, 'Beside');
+    const person = await createMember(database, fixture.orgId, email('beside'));
+    const token = await enrollmentSignIn(database, person.id);
+    const shown = await totpEnrollmentOf((await enrollmentSecret(database.db, atRestKey, token))!, atRestKey, person);
+    await enrollAtSignIn(database.db, atRestKey, { token, code: codeOf(shown.secret), ip: '192.0.2.36', mail });
+    // A passkey appears beside the authenticator (from a session of the account's own) before this sign-in finishes.
+    const elsewhere = await passkeyRegistrationOptions(database.db, rp, person);
+    await registerOwnPasskey(database.db, rp, { user: person, name: 'Elsewhere', response: registrationResponse(elsewhere, rp.origin), ip: '192.0.2.36', mail });
+    expect(await finishEnrollment(database.db, token, { surface: 'console_or_central' })).toBeUndefined();
   });
   it('takes a passkey instead: only a ceremony made for this very sign-in, once, as the account’s first factor', async () => {
     const { database } = context;

@@ -1,8 +1,9 @@
 // Start-up: open the database, migrate, load or create keys, build the provider, seed the demo once.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Env } from './env';
 import { drizzleFor, openRawDatabase, type RawDatabase } from './db/client';
+import { preparePrivateFolder } from './db/data-folder';
 import { migrateDatabase } from './db/migrate';
 import { resolveSecretKey } from './security/at-rest';
 import { loadOrCreateKeyMaterial, publicJwksOf } from './oidc/keys';
@@ -24,7 +25,7 @@ export const EXAMPLE_ENV_FILE = 'example-app.env';
 
 /** Owner-only, like secret.key: it holds the example app's client and surface secrets. */
 function writeExampleEnvironment(dataDir: string, lines: string[]): void {
-  mkdirSync(dataDir, { recursive: true });
+  preparePrivateFolder(dataDir);
   writeFileSync(path.join(dataDir, EXAMPLE_ENV_FILE), `# Written once by the demo seed for npm run example. Holds secrets: keep it private.\n${lines.join('\n')}\n`, { mode: 0o600 });
 }
 
@@ -46,6 +47,8 @@ export function openConfiguredDatabase(env: Env): Promise<RawDatabase> {
 export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}): Promise<BootResult> {
   // First, before anything is opened: a risk configuration that would lower a level stops the start here.
   const riskLevels = porticoRiskLevels(parseRiskOverrides(env.PORTICO_RISK_OVERRIDES));
+  // Owner-only or refused, on PostgreSQL too: it holds the secret key and the control socket.
+  preparePrivateFolder(env.dataDir);
   const secret = resolveSecretKey(env.PORTICO_SECRET_KEY, env.dataDir);
   const raw = await openConfiguredDatabase(env);
   try {

@@ -2,6 +2,7 @@
 import { getHeapStatistics } from 'node:v8';
 import type { BootResult } from './boot';
 import { DataDirInUseError } from './db/data-dir-lock';
+import { DataFolderExposedError } from './db/data-folder';
 import { DatabaseUnavailableError, safeDatabaseLocation } from './db/client';
 import { DEMO_CALLBACK_PATH, type Env } from './env';
 import { developmentOutboxFolder } from './mail/transport';
@@ -87,7 +88,7 @@ export function printBanner(env: Env, booted: BootResult, listening: string[]): 
 
 /** A start-up failure as one readable message: known causes without a stack trace. */
 export function describeStartupFailure(error: unknown): string {
-  if (error instanceof DataDirInUseError || error instanceof DatabaseUnavailableError || error instanceof SecretKeyMismatchError || error instanceof RiskConfigurationError) {
+  if (error instanceof DataDirInUseError || error instanceof DataFolderExposedError || error instanceof DatabaseUnavailableError || error instanceof SecretKeyMismatchError || error instanceof RiskConfigurationError) {
     return `Portico cannot start: ${error.message}`;
   }
   // Anything else is a defect: keep the stack, it is what a bug report needs.

@@ -1,12 +1,12 @@
 // One factory for the database: postgres.js when DATABASE_URL is set, else an embedded PGlite in the data folder.
 // Both speak the same SQL, share one drizzle schema and one set of migrations.
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { acquireDataDirLock } from './data-dir-lock';
+import { preparePrivateFolder, restrictToOwner } from './data-folder';
 import { pgliteInvalidationFeed, postgresInvalidationFeed, ReadCache } from './read-cache';
 import * as schema from './schema';
 
@@ -74,6 +74,8 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
   const { PGlite, drizzle } = await loadPglite();
   const embedded = async (release: () => void): Promise<RawDatabase> => {
     const pglite = await PGlite.create(location);
+    const onDisk = !location.startsWith('memory://');
+    if (onDisk) restrictToOwner(location);
     const readCache = options.readCache === false ? undefined : new ReadCache(pgliteInvalidationFeed(pglite));
     return {
       kind: 'pglite',
@@ -84,14 +86,18 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
       close: async () => {
         await readCache?.stop();
         await pglite.close();
+        // Files PGlite created while it ran (WAL segments, relations) came out 0666 as well.
+        if (onDisk) restrictToOwner(location);
         release();
       },
     };
   };
   if (location.startsWith('memory://')) return embedded(() => {});
 
-  // PGlite creates only the last folder level, and only one process may open a folder at a time.
-  mkdirSync(path.dirname(location), { recursive: true });
+  // Owner-only folders, made here (PGlite keeps the mode of a folder it finds) or refused (lib/db/data-folder.ts);
+  // only one process may open a folder at a time.
+  preparePrivateFolder(path.dirname(location));
+  preparePrivateFolder(location);
   const releaseLock = acquireDataDirLock(path.dirname(location));
   try {
     return await embedded(releaseLock);

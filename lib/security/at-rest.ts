@@ -1,9 +1,10 @@
 // Encryption of key material at rest: compact JWE with direct key agreement and AES-256-GCM (RFC 7516, RFC 7518 §4.5).
 // jose does the cryptography; this module only fixes the algorithms and turns failures into a clear message.
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { CompactEncrypt, compactDecrypt } from 'jose';
+import { preparePrivateFolder } from '../db/data-folder';
 
 export class SecretKeyMismatchError extends Error {
   constructor() {
@@ -45,7 +46,7 @@ export function resolveSecretKey(configured: string | undefined, dataDir: string
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  mkdirSync(dataDir, { recursive: true });
+  preparePrivateFolder(dataDir);
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
   return { key, source: 'generated' };

@@ -25,6 +25,17 @@ async function backgroundOf(page: Page, selector: string): Promise<string> {
 }
 
 test.describe('the sign-in card', () => {
+  test('starts with the email of an email-shaped login_hint, and ignores any other hint', async ({ page }) => {
+    await page.goto((await rocketsAuthorizationUrl({ login_hint: ROCKETS.member.email })).href);
+    await expect(page.getByLabel('Email')).toHaveValue(ROCKETS.member.email);
+    for (const hint of ['"><script>alert(1)</script>', 'not an email', `${ROCKETS.member.email}\u0000`]) {
+      await page.goto((await rocketsAuthorizationUrl({ login_hint: hint })).href);
+      await expect(page.getByRole('heading', { name: `Sign in to ${ROCKETS.appName}` })).toBeVisible();
+      await expect(page.getByLabel('Email')).toHaveValue('');
+      expect(await page.content()).not.toContain('<script>alert(1)</script>');
+    }
+  });
+
   test("shows the app's name and address dressed in the organization's whitelabel brand", async ({ page }, testInfo) => {
     await page.goto((await rocketsAuthorizationUrl()).href);
     await expect(page.getByRole('heading', { name: `Sign in to ${ROCKETS.appName}` })).toBeVisible();

@@ -11,6 +11,7 @@ import { findInteraction } from '@/lib/oidc/interactions';
 import { findSignInTarget } from '@/lib/oidc/sign-in-target';
 import { db, runtime } from '@/lib/runtime';
 import { typedEmail } from '../../_lib/typed-email';
+import { emailFromLoginHint } from '@/lib/oidc/login-hint';
 import { AppHeader, endedSecondStepMessage, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../_components/sign-in-frame';
 import { ConsentCard } from '../_components/consent-card';
 import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
@@ -152,7 +153,7 @@ export default async function SignInPage(props: {
               ? SIGN_IN_ERRORS[errorCode]
               : expiredSecondStep
         }
-        email={searchParams.error ? await typedEmail() : undefined}
+        email={(searchParams.error ? await typedEmail() : undefined) ?? emailFromLoginHint(interaction.params.login_hint)}
       />
     </SignInFrame>
   );

@@ -32,6 +32,14 @@
 //   this moment (teams and direct grants change between refreshes) and reads a request naming none of the app's
 //   permissions as "everything the grant allows" (lib/oidc/resource-scope.ts). Here `AccessToken#save` sets the
 //   scope of an app's token before upstream saves it; the token response states that scope (RFC 6749 §5.1).
+//
+// Upstream: lib/models/client.js `includeSid` and lib/helpers/process_response_types.js.
+//
+// Deviation 4 — every ID token carries `sid`.
+//   Upstream puts the session id (`sid`) in ID tokens only for clients registered with a back-channel logout URI that
+//   requires it, or when the request's `claims` asks for it. Relying parties need it to tie their session to
+//   Portico's: RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2, an ID token hint naming the session)
+//   and the logout notices Portico sends (Back-Channel Logout 1.0 §2.4). `includeSid` answers true for every client.
 import { and, eq, sql } from 'drizzle-orm';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -58,7 +66,10 @@ export function applyProviderOverrides(provider: Provider, db: () => Database): 
   const clientPrototype = provider.Client.prototype as unknown as {
     clientId: string;
     compareClientSecret(actual: string): Promise<boolean>;
+    includeSid(): boolean;
   };
+  // Deviation 4.
+  clientPrototype.includeSid = () => true;
   clientPrototype.compareClientSecret = async function compareClientSecret(actual: string) {
     if (typeof actual !== 'string' || actual.length === 0 || actual.length > 512) return false;
     // The secrets valid when this request loaded the client (same statement, the database's clock), else asked now.

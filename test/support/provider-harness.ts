@@ -137,6 +137,8 @@ export async function signIn(
   parameters: Record<string, string> = {},
   /** The browser's cookies: pass one jar to several sign-ins to keep the provider's session between them. */
   jar = new CookieJar(),
+  /** POST: the request's parameters as a form, as an auto-submitted form sends them (OIDC Core §3.1.2.1). */
+  method: 'GET' | 'POST' = 'GET',
 ): Promise<SignInAttempt> {
   const pkceCodeVerifier = oidc.randomPKCECodeVerifier();
   const checks = { pkceCodeVerifier, expectedState: oidc.randomState(), expectedNonce: oidc.randomNonce() };
@@ -149,7 +151,13 @@ export async function signIn(
     nonce: checks.expectedNonce,
     ...parameters,
   });
-  const start = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
+  let authorizationUrl: URL = url;
+  if (method === 'POST') {
+    const posted = await fetch(new URL(url.pathname, url), { method: 'POST', body: url.searchParams, redirect: 'manual', headers: { cookie: jar.header() } });
+    if (posted.status !== 303) throw new Error(`POST ${url.pathname} answered ${posted.status}: ${await posted.text()}`);
+    authorizationUrl = new URL(posted.headers.get('location') ?? '', url);
+  }
+  const start = await fetch(authorizationUrl, { redirect: 'manual', headers: { cookie: jar.header() } });
   jar.store(start);
   const location = start.headers.get('location') ?? '';
   const uid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(location)?.[1];

@@ -89,6 +89,12 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
       options: { app: { type: 'string', help: 'the app as <org>/<app>' }, scope: { type: 'string', help: 'the permission’s scope (add)' }, description: { type: 'string', help: 'what it allows, as people read it (add)' } },
       example: 'apps permissions add --app acme/notes --scope notes:write --description "Write your notes"',
     },
+    'logout-uris': {
+      summary: 'List, add or remove where RP-initiated logout may return for an app (post_logout_redirect_uris, exact match).',
+      usage: 'list|add|remove --app <org>/<app> [--uri <uri>]',
+      options: { app: { type: 'string', help: 'the app as <org>/<app>' }, uri: { type: 'string', help: 'the return address (add, remove): https, or http on loopback' } },
+      example: 'apps logout-uris add --app acme/notes --uri https://notes.acme.example/signed-out',
+    },
     disable: {
       summary: 'Turn an app off: sign-ins refused with a page that says so, no new tokens; everything is kept.',
       usage: '--app <org>/<app>',

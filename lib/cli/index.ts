@@ -16,7 +16,7 @@ import { appEnvironmentLines } from '../clients/app-environment';
 import { issueSurfaceSecret } from '../clients/surface';
 import { addAppPermission } from '../clients/app-commands';
 import { listPermissionCatalog } from '../clients/permission-catalog';
-import { assertPublishOriginAvailable, createApp, deleteApp, findAppListing, listApps, PublishOriginTaken, RedirectOriginTaken, setAppDisabled } from '../clients/apps';
+import { addPostLogoutRedirectUri, appClientRegistration, assertPublishOriginAvailable, createApp, deleteApp, findAppListing, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, setAppDisabled } from '../clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '../clients/validation';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
@@ -293,6 +293,29 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const input = { scope: required(values, 'scope'), description: required(values, 'description') };
         await ctx.db.transaction((tx) => addAppPermission({ tx, audit: (record) => audit(ctx, tx, { ...record, orgId: listing.app.orgId }) }, listing, input));
         ctx.out(`${input.scope} is in the catalog of ${reference}.`);
+      },
+    },
+    'logout-uris': {
+      async run(ctx, values, positionals) {
+        const action = positionals[0];
+        if (action !== 'add' && action !== 'remove' && action !== 'list') throw new UsageError('say list, add or remove: apps logout-uris add --app <org>/<app> --uri <uri>');
+        const listing = await namedApp(ctx, required(values, 'app'));
+        if (action === 'list') {
+          for (const uri of (await appClientRegistration(ctx.db, listing.clientId)).postLogoutRedirectUris) ctx.out(terminalText(uri));
+          return;
+        }
+        const given = required(values, 'uri').trim();
+        const checked = action === 'add' ? validateRedirectUri(given) : { ok: true as const };
+        if (!checked.ok) throw new CommandError(`--uri: ${checked.error}`);
+        const changed = await ctx.db.transaction(async (tx) => {
+          const done = action === 'add' ? await addPostLogoutRedirectUri(tx, listing.clientId, given) : await removePostLogoutRedirectUri(tx, listing.clientId, given);
+          if (done) {
+            await audit(ctx, tx, { orgId: listing.app.orgId, action: action === 'add' ? 'app.post_logout_redirect_uri_added' : 'app.post_logout_redirect_uri_removed', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: given } });
+          }
+          return done;
+        });
+        if (!changed) throw new CommandError(action === 'add' ? `${terminalText(given)} is registered already.` : `${terminalText(given)} is not registered.`);
+        ctx.out(action === 'add' ? `Sign-outs of ${listing.orgSlug}/${listing.app.slug} may return to ${terminalText(given)}.` : `Removed ${terminalText(given)}.`);
       },
     },
     disable: appSwitch(true),

@@ -247,6 +247,43 @@ export async function addRedirectUri(db: Queryable, clientId: string, uri: strin
   return inserted.length === 1;
 }
 
+/**
+ * What an app's own client registered that is not a redirect URI: where RP-initiated logout may return
+ * (`post_logout_redirect_uris`, OpenID Connect RP-Initiated Logout 1.0 §3.1, compared by exact match) and the ID
+ * token's signing algorithm. Kept in the client's metadata, which oidc-provider reads as registered: a sign-out
+ * return address names no resource, so it stays out of redirect_uris (which the resource binding reads).
+ */
+export async function appClientRegistration(db: Queryable, clientId: string): Promise<{ postLogoutRedirectUris: string[]; idTokenAlg: string }> {
+  const [row] = await db.select({ metadata: clients.metadata }).from(clients).where(eq(clients.id, clientId)).limit(1);
+  const registered = row?.metadata.post_logout_redirect_uris;
+  const alg = row?.metadata.id_token_signed_response_alg;
+  return {
+    postLogoutRedirectUris: Array.isArray(registered) ? registered.filter((uri): uri is string => typeof uri === 'string') : [],
+    // oidc-provider's default for a client that registered none (apps created before ES256 was their default).
+    idTokenAlg: typeof alg === 'string' ? alg : 'RS256',
+  };
+}
+
+/** Adds a sign-out return address to an app's own client; false when it has it already. */
+export async function addPostLogoutRedirectUri(db: Queryable, clientId: string, uri: string): Promise<boolean> {
+  const changed = await db
+    .update(clients)
+    .set({ metadata: sql`jsonb_set(${clients.metadata}, '{post_logout_redirect_uris}', coalesce(${clients.metadata}->'post_logout_redirect_uris', '[]'::jsonb) || to_jsonb(${uri}::text))` })
+    .where(and(eq(clients.id, clientId), sql`not coalesce(${clients.metadata}->'post_logout_redirect_uris', '[]'::jsonb) @> to_jsonb(${uri}::text)`))
+    .returning({ id: clients.id });
+  return changed.length === 1;
+}
+
+/** Removes one; false when the client does not have it. */
+export async function removePostLogoutRedirectUri(db: Queryable, clientId: string, uri: string): Promise<boolean> {
+  const changed = await db
+    .update(clients)
+    .set({ metadata: sql`jsonb_set(${clients.metadata}, '{post_logout_redirect_uris}', (select coalesce(jsonb_agg(kept), '[]'::jsonb) from jsonb_array_elements(${clients.metadata}->'post_logout_redirect_uris') kept where kept <> to_jsonb(${uri}::text)))` })
+    .where(and(eq(clients.id, clientId), sql`coalesce(${clients.metadata}->'post_logout_redirect_uris', '[]'::jsonb) @> to_jsonb(${uri}::text)`))
+    .returning({ id: clients.id });
+  return changed.length === 1;
+}
+
 export async function removeRedirectUri(db: Queryable, clientId: string, uri: string): Promise<boolean> {
   const removed = await db
     .delete(redirectUris)

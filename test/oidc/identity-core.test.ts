@@ -11,8 +11,9 @@ import { createConsoleSession, findConsoleSession } from '../../lib/accounts/con
 import { openCentralSession } from '../../lib/approvals/central';
 import { memberships, oidcPayloads, users } from '../../lib/db/schema';
 import { hashStoredId } from '../../lib/oidc/stored-ids';
+import { addPostLogoutRedirectUri, appClientRegistration, removePostLogoutRedirectUri } from '../../lib/clients/apps';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
-import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
+import { CookieJar, createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
 
 describe('identity core', () => {
   let database: TestDatabase;
@@ -72,6 +73,50 @@ describe('identity core', () => {
     expect(tokens.claims()).toMatchObject({ iss: harness.issuer, aud: appA.clientId, sub: personId });
     const userinfo = await oidc.fetchUserInfo(configA, tokens.access_token, personId);
     expect(userinfo).toMatchObject({ sub: personId, email });
+  });
+
+  it('takes the authorization request by POST as well as GET (OIDC Core §3.1.2.1), and every ID token names its session (sid)', async () => {
+    const attempt = await signIn(harness, database, configA, appA, { email }, { scope: 'openid offline_access', prompt: 'consent' }, undefined, 'POST');
+    expect(attempt.outcome.kind).toBe('continue');
+    const tokens = await oidc.authorizationCodeGrant(configA, attempt.callbackUrl!, attempt.checks);
+    const sid = tokens.claims()?.sid;
+    expect(sid).toEqual(expect.any(String));
+    // The refresh grant's ID token names the same session.
+    expect((await oidc.refreshTokenGrant(configA, tokens.refresh_token!)).claims()?.sid).toBe(sid);
+    // Not a form: refused in plain words, nothing redirected.
+    const notForm = await fetch(`${harness.issuer}/oidc/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', redirect: 'manual' });
+    expect(notForm.status).toBe(415);
+    const tooLarge = await fetch(`${harness.issuer}/oidc/auth`, { method: 'POST', body: new URLSearchParams({ request: 'x'.repeat(9000) }), redirect: 'manual' });
+    expect(tooLarge.status).toBe(413);
+  });
+
+  it('RP-initiated logout returns to a sign-out address registered for the app, exactly matched, and to no other', async () => {
+    const jar = new CookieJar();
+    const attempt = await signIn(harness, database, configA, appA, { email }, {}, jar);
+    const tokens = await oidc.authorizationCodeGrant(configA, attempt.callbackUrl!, attempt.checks);
+    const signedOut = `${new URL(appA.redirectUri).origin}/signed-out`;
+    expect(await addPostLogoutRedirectUri(database.db, appA.clientId, signedOut)).toBe(true);
+    expect(await addPostLogoutRedirectUri(database.db, appA.clientId, signedOut)).toBe(false);
+    expect((await appClientRegistration(database.db, appA.clientId)).postLogoutRedirectUris).toEqual([signedOut]);
+    // openid-client builds the request (RP-Initiated Logout 1.0 §2); the person confirms on Portico's page.
+    const endSession = async (postLogoutRedirectUri: string) => {
+      const url = oidc.buildEndSessionUrl(configA, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: postLogoutRedirectUri, state: 'bye' });
+      const page = await fetch(url, { headers: { cookie: jar.header() } });
+      jar.store(page);
+      return { status: page.status, html: await page.text() };
+    };
+    const elsewhere = await endSession(`${signedOut}/elsewhere`);
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.html).toContain('post_logout_redirect_uri');
+    const confirm = await endSession(signedOut);
+    expect(confirm.status).toBe(200);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.html)?.[1];
+    expect(xsrf).toBeTruthy();
+    const done = await fetch(`${harness.issuer}/oidc/session/end/confirm`, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header() }, body: new URLSearchParams({ xsrf: xsrf!, logout: 'yes' }) });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe(`${signedOut}?state=bye`);
+    expect(await removePostLogoutRedirectUri(database.db, appA.clientId, signedOut)).toBe(true);
+    expect((await appClientRegistration(database.db, appA.clientId)).postLogoutRedirectUris).toEqual([]);
   });
 
   it('rotates refresh tokens; replays inside the grace interval get the same successor (one head), reuse after it revokes the grant', async () => {

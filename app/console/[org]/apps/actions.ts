@@ -4,7 +4,7 @@ import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
 import { issueSurfaceSecret } from '@/lib/clients/surface';
-import { addRedirectUri, assertPublishOriginAvailable, createApp, deleteApp, listApps, PublishOriginTaken, RedirectOriginTaken, removeRedirectUri, setAppDisabled, updateApp } from '@/lib/clients/apps';
+import { addPostLogoutRedirectUri, addRedirectUri, assertPublishOriginAvailable, createApp, deleteApp, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, removeRedirectUri, setAppDisabled, updateApp } from '@/lib/clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '@/lib/clients/validation';
 import { freeSlug, slugFromName } from '@/lib/util/slug';
 import { runtime } from '@/lib/runtime';
@@ -129,6 +129,26 @@ export const removeRedirectUriAction = orgAction(
     if (!(await removeRedirectUri(tx, listing.clientId, input.uri))) throw new ActionRefusal('This redirect URI is not registered.');
     await audit({ action: 'app.redirect_uri_removed', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.uri } });
     return { status: 'ok', message: 'Redirect URI removed.' };
+  },
+);
+
+export const addPostLogoutRedirectUriAction = orgAction(
+  { permission: 'apps.manage', input: z.object({ appId, postLogoutRedirectUri: redirectUri }) },
+  async ({ tx, input, access, audit }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    if (!(await addPostLogoutRedirectUri(tx, listing.clientId, input.postLogoutRedirectUri))) throw new ActionRefusal('This sign-out return address is registered already.', 'postLogoutRedirectUri');
+    await audit({ action: 'app.post_logout_redirect_uri_added', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.postLogoutRedirectUri } });
+    return { status: 'ok', message: 'Sign-out return address added.' };
+  },
+);
+
+export const removePostLogoutRedirectUriAction = orgAction(
+  { permission: 'apps.manage', input: z.object({ appId, uri: z.string().min(1), confirmed: z.literal('yes', { error: 'confirm the removal' }) }) },
+  async ({ tx, input, access, audit }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    if (!(await removePostLogoutRedirectUri(tx, listing.clientId, input.uri))) throw new ActionRefusal('This sign-out return address is not registered.');
+    await audit({ action: 'app.post_logout_redirect_uri_removed', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.uri } });
+    return { status: 'ok', message: 'Sign-out return address removed.' };
   },
 );
 

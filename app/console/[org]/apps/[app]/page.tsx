@@ -1,13 +1,13 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
-import { findOrgApp, listRedirectUris } from '@/lib/clients/apps';
+import { appClientRegistration, findOrgApp, listRedirectUris } from '@/lib/clients/apps';
 import { db, runtime } from '@/lib/runtime';
 import { requireOrgAccess } from '../../../_lib/access';
 import { ActionForm } from '../../../_components/action-form';
 import { Field } from '../../../_components/fields';
 import { ReadOnlyNotice } from '../../../_components/page-header';
-import { addRedirectUriAction, deleteAppAction, setAppDisabledAction, updateAppAction } from '../actions';
+import { addPostLogoutRedirectUriAction, addRedirectUriAction, deleteAppAction, removePostLogoutRedirectUriAction, setAppDisabledAction, updateAppAction } from '../actions';
 import { RedirectUriList } from '../redirect-uri-list';
 import { newCredentialsFor } from '../../../_lib/new-credentials';
 import { NewCredentialsPanel } from './new-credentials-panel';
@@ -21,7 +21,7 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
   const listing = await findOrgApp(db(), access.org.id, params.app);
   if (!listing) notFound();
   const { app, clientId } = listing;
-  const [uris, newCredentials] = await Promise.all([listRedirectUris(db(), clientId), newCredentialsFor(app.id, access.consoleSession)]);
+  const [uris, registration, newCredentials] = await Promise.all([listRedirectUris(db(), clientId), appClientRegistration(db(), clientId), newCredentialsFor(app.id, access.consoleSession)]);
   const manage = access.can('apps.manage');
   const org = access.org.slug;
   return (
@@ -36,6 +36,9 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
           <pre className="overflow-x-auto rounded-md bg-slate-100 p-3 text-xs" data-testid="app-env" tabIndex={0} aria-label="Identity variables">
             {appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId, appIdentity: app.identity }).join('\n')}
           </pre>
+          <p className="mt-3 text-sm text-slate-600" data-testid="id-token-alg">
+            ID tokens are signed with <code>{registration.idTokenAlg}</code> (the keys at <code>/oidc/jwks</code>). A relying party that accepts only RS256 unless told must be told: go-oidc, for one.
+          </p>
         </section>
         {manage ? (
           <section className="panel" aria-labelledby="details-heading">
@@ -59,6 +62,41 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
             <ActionForm action={addRedirectUriAction} org={org} submitLabel="Add redirect URI" inline testId="add-redirect-uri">
               <input type="hidden" name="appId" value={app.id} />
               <Field label="New redirect URI" name="redirectUri" required placeholder="https://app.example.com/callback" />
+            </ActionForm>
+          ) : null}
+        </section>
+        <section className="panel lg:col-span-2" aria-labelledby="logout-returns-heading">
+          <h2 id="logout-returns-heading" className="mb-1 font-semibold">
+            Sign-out return addresses
+          </h2>
+          <p className="mb-3 text-sm text-slate-600">
+            Where Portico may send a person back after the app signs them out (<code>post_logout_redirect_uri</code>), matched exactly. None: Portico shows its own signed-out page.
+          </p>
+          <ul className="mb-4 grid gap-2" data-testid="post-logout-uris">
+            {registration.postLogoutRedirectUris.map((uri) => (
+              <li key={uri} className="flex flex-wrap items-center justify-between gap-2 rounded-md border border-slate-200 p-2">
+                <code className="text-sm">{uri}</code>
+                {manage ? (
+                  <ActionForm
+                    action={removePostLogoutRedirectUriAction}
+                    org={org}
+                    submitLabel="Remove"
+                    variant="secondary"
+                    inline
+                    confirm={`Sign-outs will no longer return to ${uri}.`}
+                    confirmLabel="Yes, remove it"
+                  >
+                    <input type="hidden" name="appId" value={app.id} />
+                    <input type="hidden" name="uri" value={uri} />
+                  </ActionForm>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+          {manage ? (
+            <ActionForm action={addPostLogoutRedirectUriAction} org={org} submitLabel="Add return address" inline testId="add-post-logout-uri">
+              <input type="hidden" name="appId" value={app.id} />
+              <Field label="New sign-out return address" name="postLogoutRedirectUri" required placeholder="https://app.example.com/signed-out" />
             </ActionForm>
           ) : null}
         </section>

@@ -203,8 +203,9 @@ export function createAppKit(options: AppKitOptions): AppKit {
 
     async handleMcp(request, onAccepted) {
       // Any valid token for this app passes the gate; what it may do is per tool (a token holding only
-      // `notes:read` sees and calls only the tools that need no more).
-      const gateResult = await authorizeBearer(request, config, keys, []);
+      // `notes:read` sees and calls only the tools that need no more). A client without one is told the minimal
+      // scope to ask for, `mcp` (MCP authorization, scope selection), not left to ask for every scope supported.
+      const gateResult = await authorizeBearer(request, config, keys, [], ['mcp']);
       if (!gateResult.ok) return gateResult.response;
       // A call of a tool the token lacks scopes for: 403 insufficient_scope naming them (RFC 6750 §3.1, MCP
       // authorization's scope challenge), so the client can ask the person for more.

@@ -136,14 +136,22 @@ export type ResourceAuthorization = { ok: true; token: VerifiedAccessToken } | {
 
 /**
  * The gate in front of a protected resource. No token: 401 with the challenge only (RFC 6750 §3.1: no error code).
- * Bad token: 401 invalid_token. Missing scope: 403 insufficient_scope naming the scope needed.
+ * Bad token: 401 invalid_token. Missing scope: 403 insufficient_scope naming the scope needed. A 401 names
+ * `challengeScope` (by default the scope required): the minimal scope a client should ask for (MCP authorization,
+ * scope selection), even where the gate itself lets any valid token through and decides per operation.
  */
-export async function authorizeBearer(request: Request, config: ProtectedResourceConfig, keys: JWTVerifyGetKey, requiredScope: readonly string[]): Promise<ResourceAuthorization> {
+export async function authorizeBearer(
+  request: Request,
+  config: ProtectedResourceConfig,
+  keys: JWTVerifyGetKey,
+  requiredScope: readonly string[],
+  challengeScope: readonly string[] = requiredScope,
+): Promise<ResourceAuthorization> {
   const deny = (status: number, error?: BearerError): ResourceAuthorization => ({
     ok: false,
     response: new Response(JSON.stringify(error ? { error: error.error, error_description: error.description } : { error: 'unauthorized', error_description: 'a bearer access token is required' }), {
       status,
-      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'WWW-Authenticate': bearerChallenge(config, requiredScope, error) },
+      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'WWW-Authenticate': bearerChallenge(config, challengeScope, error) },
     }),
   });
   const bearer = bearerTokenOf(request);

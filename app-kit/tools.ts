@@ -249,8 +249,10 @@ export function registerKitTools<Extra>(
   },
 ): void {
   const { token } = options;
+  let registered = 0;
   for (const tool of tools) {
     if (!requiredScopesOf(tool).every((scope) => token.scopes.includes(scope))) continue;
+    registered += 1;
     const level = options.levels[tool.name] ?? tool.riskLevel;
     server.registerTool(
       tool.name,
@@ -263,5 +265,11 @@ export function registerKitTools<Extra>(
       },
       async (args: Record<string, unknown>): Promise<CallToolResult> => (await runGatedTool(tool, args, { ...options, level })).result,
     );
+  }
+  if (registered === 0) {
+    // The SDK sets up tools/list with the first tool registered; before that it answers "Method not found". A token
+    // that may use none of the tools (an own-mode agent with no grant yet) gets what MCP says: an empty list. A
+    // placeholder registered and removed at once leaves the handlers in place and lists nothing.
+    server.registerTool('portico.none', { description: 'never listed' }, () => ({ content: [] })).remove();
   }
 }

@@ -125,6 +125,20 @@ describe('the app kit', () => {
       expect((await client.callTool({ name: 'notes.list', arguments: {} })).isError).toBeFalsy();
       await client.close();
 
+      // An own-mode agent with no grant at all: an empty list, not "Method not found".
+      const idle = await createAgent(database.db, { orgId: appA.orgId, name: 'Idle', ownerUserId: owner.id });
+      const idleConnection = await createConnection(database.db, { agentId: idle.id, orgId: appA.orgId, appId: appA.app.id, createdByUserId: owner.id, connection: { mode: 'own' } });
+      const idleToken = String(((await (await fetch(`${harness.issuer}/oidc/token`, { method: 'POST', body: await agentTokenRequestBody(harness.keys.signingKeys, harness.issuer, idleConnection.id) })).json()) as { access_token: string }).access_token);
+      const idleClient = new Client({ name: 'kit-test-idle', version: '1.0.0' });
+      await idleClient.connect(new StreamableHTTPClientTransport(new URL(app.resource), { requestInit: { headers: { Authorization: `Bearer ${idleToken}` } } }));
+      expect((await idleClient.listTools()).tools).toEqual([]);
+      await idleClient.close();
+
+      // Without a token: the challenge names the minimal scope to ask for (MCP authorization, scope selection).
+      const anonymous = await fetch(app.resource, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' });
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${app.origin}/.well-known/oauth-protected-resource/api/mcp", scope="mcp"`);
+
       const call = (name: string) =>
         fetch(app.resource, {
           method: 'POST',

@@ -127,8 +127,9 @@ const preparedByDatabase = new WeakMap<Queryable, Map<string, unknown>>();
 
 /**
  * A query drizzle builds once per database handle (its SQL text and parameter layout, with `sql.placeholder`s for
- * what varies) and then only runs: on hot paths building a query cost more CPU than running it (issue 25's
- * profile: drizzle's query building was a quarter of an MCP call). `name` must be unique per query shape.
+ * what varies) and then only runs: on hot paths building a query cost more CPU than running it (profiled in
+ * docs/benchmarks.md: drizzle's query building was a quarter of an MCP call's CPU). `name` must be unique per query
+ * shape.
  */
 export function preparedQuery<Query>(db: Queryable, name: string, build: () => Query): Query {
   let queries = preparedByDatabase.get(db);

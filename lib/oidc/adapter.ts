@@ -88,6 +88,9 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
           .prepare('adapter_upsert'),
       );
       const values = payloadColumns(this.kind, payload, expiresIn);
+      // PostgreSQL's jsonb holds no NUL character: a request parameter carrying one (an authorization request's
+      // login_hint, say) is refused as the bad input it is, in the protocol's shape, instead of failing the write.
+      if (JSON.stringify(values.payload).includes('\\u0000')) throw new errors.InvalidRequest('request parameters must not contain NUL characters');
       await upsert.execute({ id: storedIdOf(this.kind, id), kind: this.kind, ...values, expiresAt: values.expiresAt?.toISOString() ?? null });
     }
 

@@ -65,6 +65,17 @@ test.describe('the console, as an admin', () => {
     await page.getByRole('link', { name: 'Invoices' }).click();
     await expect(page.getByTestId('app-env')).toContainText('PORTICO_APP_IDENTITY=urn:portico:app:');
     await expect(page.getByTestId('app-env')).not.toContainText('PORTICO_CLIENT_SECRET=');
+    // What signs its ID tokens, next to its credentials (a new app's client registers ES256).
+    await expect(page.getByTestId('id-token-alg')).toContainText('ID tokens are signed with ES256');
+
+    // A sign-out return address: added, listed, a bad one refused next to the field with what was typed kept.
+    await page.getByLabel('New sign-out return address').fill('https://invoices.demo.test/signed-out');
+    await expectOneEvent(page, 'app.post_logout_redirect_uri_added', () => submit(page, 'add-post-logout-uri', 'Add return address'));
+    await expect(page.getByTestId('post-logout-uris')).toContainText('https://invoices.demo.test/signed-out');
+    await page.getByLabel('New sign-out return address').fill('ftp://invoices.demo.test/out');
+    await submit(page, 'add-post-logout-uri', 'Add return address');
+    await expect(page.getByTestId('add-post-logout-uri').getByTestId('action-error')).toContainText('must use https');
+    await expect(page.getByLabel('New sign-out return address')).toHaveValue('ftp://invoices.demo.test/out');
 
     await page.getByTestId('update-app').getByLabel('Name').fill('Invoices & Billing');
     await expectOneEvent(page, 'app.updated', () => submit(page, 'update-app', 'Save'));

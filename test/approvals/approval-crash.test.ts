@@ -26,7 +26,7 @@ describe('a decision killed mid-transaction', () => {
   it('leaves the whole decision or none: never a grant without its decision and audit event', async () => {
     const scratch = await openTestDatabase();
     // PostgreSQL: the scratch database. Embedded: a data folder the child process opens after we close it.
-    const location = scratch.url ? { url: scratch.url } : { dir: mkdtempSync(path.join(tmpdir(), 'portico-crash-')) };
+    const location = scratch.url ? { url: scratch.url } : { dir: path.join(mkdtempSync(path.join(tmpdir(), 'portico-crash-')), 'pglite') };
     let { raw, database } = scratch.url ? { raw: scratch.raw, database: scratch } : await openWhere(location);
     const fixture = await createOrgWithApp(database, 'Crash');
     const asker = await createMember(database, fixture.orgId, `crash-${randomBytes(3).toString('hex')}@crash.test`);

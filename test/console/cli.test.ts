@@ -11,7 +11,7 @@ import { approvalStatusFor, createApprovalRequest } from '../../lib/approvals/br
 import { sql } from 'drizzle-orm';
 import { findUserByEmail } from '../../lib/accounts/users';
 import { runCli } from '../../lib/cli';
-import { findAppListing } from '../../lib/clients/apps';
+import { appClientRegistration, findAppListing } from '../../lib/clients/apps';
 import { verifyClientSecret } from '../../lib/clients/secrets';
 import { surfaceSecretOf } from '../../lib/clients/surface';
 import { auditEvents } from '../../lib/db/schema';
@@ -168,6 +168,22 @@ describe('operator CLI', () => {
       ['app.enabled', 'operator_cli'],
       ['app.deleted', 'operator_cli'],
     ]);
+  });
+
+  it('registers, lists and removes an app’s sign-out return addresses, refusing a bad one', async () => {
+    expect((await run('orgs', 'create', '--slug', 'bye', '--name', 'Bye')).code).toBe(0);
+    expect((await run('apps', 'create', '--org', 'bye', '--name', 'Farewell', '--origin', 'https://farewell.bye.test', '--redirect-uri', 'https://farewell.bye.test/cb')).code).toBe(0);
+    const added = await run('apps', 'logout-uris', 'add', '--app', 'bye/farewell', '--uri', 'https://farewell.bye.test/signed-out');
+    expect(added.code).toBe(0);
+    expect((await run('apps', 'logout-uris', 'add', '--app', 'bye/farewell', '--uri', 'https://farewell.bye.test/signed-out')).err).toContain('registered already');
+    const bad = await run('apps', 'logout-uris', 'add', '--app', 'bye/farewell', '--uri', 'http://farewell.bye.test/out');
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toContain('--uri');
+    expect((await run('apps', 'logout-uris', 'list', '--app', 'bye/farewell')).out.trim()).toBe('https://farewell.bye.test/signed-out');
+    const listing = (await findAppListing(database.db, 'bye/farewell'))!;
+    expect((await appClientRegistration(database.db, listing.clientId)).postLogoutRedirectUris).toEqual(['https://farewell.bye.test/signed-out']);
+    expect((await run('apps', 'logout-uris', 'remove', '--app', 'bye/farewell', '--uri', 'https://farewell.bye.test/signed-out')).code).toBe(0);
+    expect((await run('apps', 'logout-uris', 'list', '--app', 'bye/farewell')).out.trim()).toBe('');
   });
 
   it('reads help only as an option, and no inherited name as a command', async () => {

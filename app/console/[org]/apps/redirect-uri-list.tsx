@@ -1,4 +1,3 @@
-import type { listRedirectUris } from '@/lib/clients/apps';
 import { ActionForm } from '../../_components/action-form';
 import { removeRedirectUriAction } from './actions';
 
@@ -11,11 +10,21 @@ function originOf(uri: string): string | undefined {
 }
 
 /**
- * An app's redirect URIs, with removal (confirmed) for those who manage apps. One on another origin than the app's
- * publish address is marked: it is allowed (a staging host, a native app's loopback), but also names the app's
- * resource (<origin>/api/mcp), so it should be on purpose.
+ * An app's redirect URIs (or, with `removeAction`, its sign-out return addresses), with removal (confirmed) for those
+ * who manage apps. A redirect URI on another origin than the app's publish address is marked: it is allowed (a
+ * staging host, a native app's loopback), but also names the app's resource (<origin>/api/mcp), so it should be on
+ * purpose.
  */
-export function RedirectUriList(props: { org: string; appId: string; uris: Awaited<ReturnType<typeof listRedirectUris>>; manage: boolean; testId: string; publishOrigin?: string }) {
+export function RedirectUriList(props: {
+  org: string;
+  appId: string;
+  uris: readonly { id: string; uri: string; devOnly?: boolean }[];
+  manage: boolean;
+  testId: string;
+  publishOrigin?: string;
+  removeAction?: typeof removeRedirectUriAction;
+  removalWarning?: (uri: string) => string;
+}) {
   return (
     <ul className="mb-4 grid gap-2" data-testid={props.testId}>
       {props.uris.map((uri) => (
@@ -30,12 +39,12 @@ export function RedirectUriList(props: { org: string; appId: string; uris: Await
           </span>
           {props.manage ? (
             <ActionForm
-              action={removeRedirectUriAction}
+              action={props.removeAction ?? removeRedirectUriAction}
               org={props.org}
               submitLabel="Remove"
               variant="secondary"
               inline
-              confirm={`Sign-ins that return to ${uri.uri} will be refused from now on.`}
+              confirm={props.removalWarning?.(uri.uri) ?? `Sign-ins that return to ${uri.uri} will be refused from now on.`}
               confirmLabel="Yes, remove it"
             >
               <input type="hidden" name="appId" value={props.appId} />

@@ -72,27 +72,15 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
           <p className="mb-3 text-sm text-slate-600">
             Where Portico may send a person back after the app signs them out (<code>post_logout_redirect_uri</code>), matched exactly. None: Portico shows its own signed-out page.
           </p>
-          <ul className="mb-4 grid gap-2" data-testid="post-logout-uris">
-            {registration.postLogoutRedirectUris.map((uri) => (
-              <li key={uri} className="flex flex-wrap items-center justify-between gap-2 rounded-md border border-slate-200 p-2">
-                <code className="text-sm">{uri}</code>
-                {manage ? (
-                  <ActionForm
-                    action={removePostLogoutRedirectUriAction}
-                    org={org}
-                    submitLabel="Remove"
-                    variant="secondary"
-                    inline
-                    confirm={`Sign-outs will no longer return to ${uri}.`}
-                    confirmLabel="Yes, remove it"
-                  >
-                    <input type="hidden" name="appId" value={app.id} />
-                    <input type="hidden" name="uri" value={uri} />
-                  </ActionForm>
-                ) : null}
-              </li>
-            ))}
-          </ul>
+          <RedirectUriList
+            org={org}
+            appId={app.id}
+            uris={registration.postLogoutRedirectUris.map((uri) => ({ id: uri, uri }))}
+            manage={manage}
+            testId="post-logout-uris"
+            removeAction={removePostLogoutRedirectUriAction}
+            removalWarning={(uri) => `Sign-outs will no longer return to ${uri}.`}
+          />
           {manage ? (
             <ActionForm action={addPostLogoutRedirectUriAction} org={org} submitLabel="Add return address" inline testId="add-post-logout-uri">
               <input type="hidden" name="appId" value={app.id} />

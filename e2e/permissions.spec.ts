@@ -10,7 +10,7 @@ import { consoleSignIn } from './support/console';
 import { DEMO, E2E_ISSUER } from './support/constants';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { startFlightDeck, type ExampleApp } from './support/flight-deck';
-import { connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
+import { callAfterStepUp, connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
 import { fillSignIn } from './support/relying-party';
 
 test('an admin keeps the app’s permission catalog: the baseline, added permissions, retired ones', async ({ page }, testInfo) => {
@@ -204,16 +204,28 @@ test.describe('permissions reach the example app’s tools', () => {
     const client = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, {
       ...DECKHAND,
       onConsent: async (consent) => {
-        // Asked for the metadata's scopes_supported: the baseline is granted, the notes permissions are not held.
+        // The 401 named the minimal scope (MCP authorization, scope selection): only the baseline is asked for.
         await expect(consent.getByTestId('consent-permissions').locator('li[data-scope="mcp"]')).toContainText('Use the app’s tools');
-        await expect(consent.getByTestId('consent-not-held')).toContainText('Read notes');
-        await expect(consent.getByTestId('consent-not-held')).toContainText('Delete notes');
+        await expect(consent.getByTestId('consent-permissions').locator('li')).toHaveCount(1);
         await consent.screenshot({ path: testInfo.outputPath('consent-permissions-baseline.png'), fullPage: true });
         await expectAccessible(consent);
       },
     });
     expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('notes.delete');
     await client.close();
+
+    // A call of notes.delete before the deckhand holds it: the step-up's consent says the permission is not held,
+    // and the new token still carries only the baseline.
+    const notHeld = await callAfterStepUp(page, FLIGHT_DECK.resource, provider, {
+      ...DECKHAND,
+      onConsent: async (consent) => {
+        await expect(consent.getByTestId('consent-not-held')).toContainText('Delete notes');
+        await expectAccessible(consent);
+      },
+    }, (connected) => connected.callTool({ name: 'notes.delete', arguments: { id: 1 } }));
+    expect(String(notHeld.error)).toMatch(/403/);
+    expect(scopeOf(provider.tokens()!.access_token)).toBe('mcp');
+    await notHeld.client.close();
 
     // The deckhand now holds the notes permissions through the crew…
     await crewMembership(admin, 'add');
@@ -237,22 +249,21 @@ test.describe('permissions reach the example app’s tools', () => {
     expect(scopeOf(provider.tokens()!.access_token)).toBe('mcp');
     await upscoping.close();
 
-    // Authorizing again (same registered client) asks for more than consented: the consent screen comes back,
-    // listing the newly held permissions, and the new token carries them.
-    provider.forgetTokens();
-    const again = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, {
+    // Without a refresh token the SDK authorizes again with the challenge's scope (same registered client): the
+    // consent screen comes back listing the newly held permission, and the new token carries it.
+    const again = await callAfterStepUp(page, FLIGHT_DECK.resource, provider, {
       ...DECKHAND,
-      signedIn: true,
       onConsent: async (consent) => {
         const deletion = consent.getByTestId('consent-permissions').locator('li[data-scope="notes:delete"]');
         await expect(deletion).toContainText('Delete notes');
         await expect(deletion).toContainText('asks for confirmation');
         await consent.screenshot({ path: testInfo.outputPath('consent-permissions-delete.png'), fullPage: true });
       },
-    });
-    expect(scopeOf(provider.tokens()!.access_token)).toBe('mcp notes:delete notes:read');
-    expect((await again.listTools()).tools.map((tool) => tool.name)).toContain('notes.delete');
-    await again.close();
+    }, (connected) => connected.callTool({ name: 'notes.delete', arguments: { id: 1 } }));
+    expect(again.error).toBeUndefined();
+    expect(scopeOf(provider.tokens()!.access_token)).toBe('mcp notes:delete');
+    expect((await again.client.listTools()).tools.map((tool) => tool.name)).toContain('notes.delete');
+    await again.client.close();
 
     await crewMembership(admin, 'remove');
     await admin.context().close();

@@ -54,6 +54,13 @@ export class PageOAuthProvider implements OAuthClientProvider {
   forgetTokens() {
     this.saved = undefined;
   }
+  /**
+   * Drops the refresh token (keeps the access token): the SDK answers a 403 insufficient_scope with a refresh
+   * first, which cannot widen a consent; without one it starts an authorization with the challenge's scope.
+   */
+  forgetRefreshToken() {
+    if (this.saved) this.saved = { ...this.saved, refresh_token: undefined };
+  }
   /** Replaces the access token with a dead one, so the next call must refresh. */
   spoilAccessToken() {
     if (this.saved) this.saved = { ...this.saved, access_token: 'expired.access.token' };
@@ -164,6 +171,39 @@ export async function connectWithOAuth(page: Page, resource: string, provider: P
   const connected = new Client({ name: 'portico-e2e', version: '1.0.0' });
   await connected.connect(new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider }));
   return connected;
+}
+
+/**
+ * Step-up as an MCP client does it (MCP authorization, scope challenge handling): `call` meets a 403
+ * insufficient_scope, the SDK starts an authorization with the scope the challenge names, the person answers the
+ * consent screen in the browser, and a new connection makes the call again with the new token (its result, or
+ * what it threw).
+ */
+export async function callAfterStepUp<T>(
+  page: Page,
+  resource: string,
+  provider: PageOAuthProvider,
+  person: PersonAtTheBrowser,
+  call: (client: Client) => Promise<T>,
+): Promise<{ client: Client; result?: T; error?: unknown }> {
+  provider.forgetRefreshToken();
+  const transport = new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider });
+  const client = new Client({ name: 'portico-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  const refused = await call(client).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  if (!(refused instanceof UnauthorizedError)) throw new Error(`the call did not start a step-up authorization: ${String(refused)}`);
+  const code = await authorizeInBrowser(page, provider, { ...person, signedIn: true });
+  await transport.finishAuth(code);
+  await client.close();
+  const again = new Client({ name: 'portico-e2e', version: '1.0.0' });
+  await again.connect(new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider }));
+  return call(again).then(
+    (result) => ({ client: again, result }),
+    (error: unknown) => ({ client: again, error }),
+  );
 }
 
 /** A public client's PKCE authorization request (S256), built by hand for the cases the SDK would never send. */

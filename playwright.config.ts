@@ -11,6 +11,8 @@ const chromiumArgs = [
   '--disable-sync',
   '--no-first-run',
   '--disable-quic',
+  // English unless a test asks otherwise, whatever the machine's locale (pages follow Accept-Language).
+  '--lang=en-US',
 ];
 
 // Specs that start Portico servers of their own (own ports, own data folders and databases) and never touch the
@@ -35,6 +37,8 @@ export default defineConfig({
     baseURL: `http://localhost:${E2E_PORT}`,
     screenshot: 'on',
     trace: 'retain-on-failure',
+    // Every browser asks for English unless a test says otherwise (e2e/locales.spec.ts): pages follow Accept-Language.
+    locale: 'en-US',
     launchOptions: { executablePath: env().CHROMIUM_PATH, args: chromiumArgs },
   },
   projects: smoke

@@ -1,17 +1,30 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
+import { clientMessages } from '@/lib/i18n/catalogs';
+import { getT, requestLocale } from '@/lib/i18n/server';
+import { PorticoIntlProvider } from './_components/intl-provider';
+import { LanguageFooter } from './_components/language-footer';
 import './globals.css';
 
-export const metadata: Metadata = {
-  title: { default: 'Portico', template: '%s · Portico' },
-  description: 'Identity and approval plane for apps and AI agents.',
-  referrer: 'same-origin',
-};
+export async function generateMetadata(): Promise<Metadata> {
+  const t = await getT('meta');
+  return {
+    title: { default: 'Portico', template: '%s · Portico' },
+    description: t('description'),
+    referrer: 'same-origin',
+  };
+}
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const locale = await requestLocale();
   return (
-    <html lang="en">
-      <body>{children}</body>
+    <html lang={locale}>
+      <body>
+        <PorticoIntlProvider locale={locale} messages={clientMessages(locale)}>
+          {children}
+        </PorticoIntlProvider>
+        <LanguageFooter />
+      </body>
     </html>
   );
 }

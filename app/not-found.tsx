@@ -1,13 +1,15 @@
 import Link from 'next/link';
+import { getT } from '@/lib/i18n/server';
 import { SignInFrame } from './auth/app/_components/sign-in-frame';
 
-export default function NotFound() {
+export default async function NotFound() {
+  const t = await getT('notFound');
   return (
     <SignInFrame>
-      <h1>Not found</h1>
-      <p>There is nothing here, or you do not have access to it.</p>
+      <h1>{t('title')}</h1>
+      <p>{t('body')}</p>
       <p>
-        <Link href="/">Portico home</Link> · <Link href="/console">Console</Link>
+        <Link href="/">{t('home')}</Link> · <Link href="/console">{t('console')}</Link>
       </p>
     </SignInFrame>
   );

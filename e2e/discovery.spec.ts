@@ -19,6 +19,8 @@ test.describe('discovery', () => {
       response_types_supported: ['code'],
       code_challenge_methods_supported: ['S256'],
       authorization_response_iss_parameter_supported: true,
+      // One per catalog in messages/ (OpenID Connect Discovery §3).
+      ui_locales_supported: ['en', 'pt-BR'],
     });
     expect(metadata.grant_types_supported).not.toContain('implicit');
   });

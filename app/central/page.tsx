@@ -2,32 +2,36 @@
 // a way to open any request by its id.
 import type { Metadata } from 'next';
 import { listCentralRequests } from '@/lib/approvals/central';
-import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
+import { isSignInErrorCode, signInErrorMessage } from '@/lib/oidc/sign-in-errors';
+import { getT, requestLocale } from '@/lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { cookies } from 'next/headers';
 import { pendingSecondStep, SECOND_STEP_COOKIE, secondFactorsOf } from '@/lib/accounts/sign-in-second-step';
 import { typedEmail } from '../auth/_lib/typed-email';
-import { endedSecondStepMessage, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../auth/app/_components/sign-in-frame';
+import { endedSecondStepMessage, PasswordSignInForm, secondFactorError, SecondFactorForm, SignInFrame } from '../auth/app/_components/sign-in-frame';
 import { currentCentralSession } from './_lib/central';
 import { CentralFrame } from './_components/central-frame';
 import { LiveRequests } from './_components/live-requests';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Operator central' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('centralSignIn'))('pageTitle') };
+}
 
 export default async function CentralHome(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const session = await currentCentralSession();
+  const t = await getT('centralSignIn');
   const { error, next, second_factor: secondFactor, method } = await props.searchParams;
   // The password was right and the account has a second factor: the code comes next.
   const pending = session ? undefined : await pendingSecondStep(db(), (await cookies()).get(SECOND_STEP_COOKIE)?.value);
   if (pending?.continuation.surface === 'central') {
     return (
       <SignInFrame>
-        <h1>Operator central</h1>
+        <h1>{t('title')}</h1>
         <SecondFactorForm
           action="/central/session/second-factor"
           factors={await secondFactorsOf(db(), pending.user.id)}
-          error={secondFactor === 'wrong' ? SECOND_FACTOR_ERRORS.wrong : undefined}
+          error={secondFactor === 'wrong' ? await secondFactorError('wrong') : undefined}
           recovery={method === 'recovery_code'}
         />
       </SignInFrame>
@@ -36,12 +40,12 @@ export default async function CentralHome(props: { searchParams: Promise<Record<
   if (!session) {
     return (
       <SignInFrame>
-        <h1>Operator central</h1>
-        <p>Sign in to decide access requests. This session is separate from the console and lasts 15 minutes.</p>
+        <h1>{t('title')}</h1>
+        <p>{t('intro')}</p>
         <PasswordSignInForm
           action="/central/session"
           recoverHref="/account/recover"
-          error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : endedSecondStepMessage(secondFactor)}
+          error={isSignInErrorCode(error) ? signInErrorMessage(error, await requestLocale()) : await endedSecondStepMessage(secondFactor)}
           hidden={typeof next === 'string' ? { next } : undefined}
           email={error ? await typedEmail() : undefined}
         />

@@ -47,6 +47,17 @@ export const ROCKETS = {
  * An app of Acme Rockets that serves MCP for real (the example app, e2e/support/flight-deck.ts, started by the tests), and the agents
  * the consent tests choose from.
  */
+/**
+ * The languages test (e2e/locales.spec.ts): a member of Acme Rockets who reads Portuguese (their choices change
+ * nobody else's pages), and an organization of its own whose default language its owner sets.
+ */
+export const LINGUA = {
+  reader: { email: 'leitora@rockets.e2e.test', password: 'leitora-password-123', name: 'Leitora' },
+  orgSlug: 'lingua-co',
+  orgName: 'Lingua Co',
+  owner: { email: 'owner@lingua.e2e.test', password: 'lingua-owner-password-1' },
+} as const;
+
 /** A person who belongs to no organization yet, and creates one (e2e/organizations.spec.ts). */
 export const FOUNDER = { email: 'founder@e2e.portico.test', password: 'founder-password-12345' } as const;
 
@@ -174,6 +185,12 @@ export async function seedE2EData(db: Database): Promise<void> {
     const policyMember = await createUser(tx, { email: POLICY_CO.member.email, name: 'Policy Member', passwordHash: await hashPassword(POLICY_CO.member.password) });
     await addMember(tx, { orgId: policyOrg.id, userId: policyMember.id, role: 'member' });
     await createUser(tx, { email: FOUNDER.email, name: 'Founder', passwordHash: await hashPassword(FOUNDER.password) });
+
+    const reader = await createUser(tx, { email: LINGUA.reader.email, name: LINGUA.reader.name, passwordHash: await hashPassword(LINGUA.reader.password) });
+    await addMember(tx, { orgId: org.id, userId: reader.id, role: 'member' });
+    const linguaOrg = await createOrganization(tx, { slug: LINGUA.orgSlug, name: LINGUA.orgName });
+    const linguaOwner = await createUser(tx, { email: LINGUA.owner.email, name: 'Lingua Owner', passwordHash: await hashPassword(LINGUA.owner.password) });
+    await addMember(tx, { orgId: linguaOrg.id, userId: linguaOwner.id, role: 'owner' });
 
     // An organization the console's deletion test may delete: the demo owner owns it, the outsider administers it.
     const doomed = await createOrganization(tx, { slug: 'doomed-co', name: 'Doomed Co' });

@@ -7,6 +7,7 @@ import { findOrgApp } from '../clients/apps';
 import { refuseUnlessOffered } from '../clients/permission-catalog';
 import { personGrants } from '../db/schema';
 import type { Queryable } from '../db/client';
+import { mailLocaleFor } from '../i18n/recipient';
 import { invitationMail, type MailMessage } from '../mail/messages';
 import { InvitationRefusal, invitationUrl, inviteToOrganization, resendInvitation, revokeInvitation, type Invitation } from './invitations';
 import { addMember, countOwners, findMembershipRole, lockOrganization, removeMember } from './memberships';
@@ -33,8 +34,9 @@ function organizationName(ctx: MemberCommandContext): string {
   return ctx.org.brandDisplayName ?? ctx.org.name;
 }
 
-function mailInvitation(ctx: MemberCommandContext, invitation: Invitation, token: string): Promise<void> {
-  return ctx.queueMail(invitationMail({ to: invitation.email, organization: organizationName(ctx), inviter: ctx.inviter?.name, link: invitationUrl(ctx.issuer, token), expiresInDays: ctx.invitationDays }));
+async function mailInvitation(ctx: MemberCommandContext, invitation: Invitation, token: string): Promise<void> {
+  const locale = await mailLocaleFor(ctx.tx, { email: invitation.email, orgId: ctx.org.id });
+  return ctx.queueMail(invitationMail({ to: invitation.email, locale, organization: organizationName(ctx), inviter: ctx.inviter?.name, link: invitationUrl(ctx.issuer, token), expiresInDays: ctx.invitationDays }));
 }
 
 /** Invites an email (or renews its open invitation). The answer never depends on whether the email has an account. */

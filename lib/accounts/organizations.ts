@@ -39,6 +39,11 @@ export interface Branding {
   backgroundColor: string | null;
 }
 
+/** An organization's default language (lib/i18n/negotiate.ts): one of the catalogs, or null for the browser's. */
+export async function setDefaultLocale(db: Queryable, orgId: string, locale: string | null): Promise<void> {
+  await db.update(organizations).set({ defaultLocale: locale }).where(eq(organizations.id, orgId));
+}
+
 export async function setBranding(db: Queryable, orgId: string, branding: Branding): Promise<void> {
   await db
     .update(organizations)

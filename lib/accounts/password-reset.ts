@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database, Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
 import { enqueueMail } from '../mail/outbox';
+import { mailLocaleFor } from '../i18n/recipient';
 import { passwordResetMail, type MailMessage } from '../mail/messages';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { ACCOUNT_LINK_TTL_SECONDS, accountLinkUrl, issueAccountLink } from './account-links';
@@ -37,7 +38,8 @@ export async function issuePasswordResetMail(
 ): Promise<MailMessage> {
   const { token } = await issueAccountLink(db, { purpose: 'reset', user: input.user, orgId: input.orgId });
   return passwordResetMail({
-      to: input.user.email,
+    to: input.user.email,
+    locale: await mailLocaleFor(db, { email: input.user.email, orgId: input.orgId }),
       organization: input.organizationName,
     link: accountLinkUrl(issuer, 'reset', token),
     expiresInMinutes: ACCOUNT_LINK_TTL_SECONDS.reset / 60,

@@ -13,7 +13,8 @@ import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import type { Database, Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
-import { secondFactorChangedMail } from '../mail/messages';
+import { mailLocaleFor } from '../i18n/recipient';
+import { secondFactorChangedMail, type SecondFactorKind } from '../mail/messages';
 import { enqueueMail } from '../mail/outbox';
 import type { AccountMailContext } from './password-reset';
 import type { User } from './users';
@@ -235,8 +236,9 @@ export async function confirmSignInTotp(
 }
 
 /** The owner hears of every change of their factors, in the change's transaction (lost with it, never without it). */
-export async function queueFactorNotice(db: Queryable, mail: AccountMailContext, user: User, change: 'added' | 'removed', factor: string): Promise<void> {
-  await enqueueMail(db, mail.atRestKey, secondFactorChangedMail({ to: user.email, when: new Date(), change, factor, accountLink: `${mail.issuer}/console/account` }));
+export async function queueFactorNotice(db: Queryable, mail: AccountMailContext, user: User, change: 'added' | 'removed', factor: SecondFactorKind): Promise<void> {
+  const locale = await mailLocaleFor(db, { email: user.email });
+  await enqueueMail(db, mail.atRestKey, secondFactorChangedMail({ to: user.email, locale, when: new Date(), change, factor, accountLink: `${mail.issuer}/console/account` }));
 }
 
 export const personActor = (user: User, ip: string) => ({ type: 'person' as const, id: user.id, label: user.email, ip });

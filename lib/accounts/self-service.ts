@@ -6,6 +6,7 @@ import { recordAuditEvent } from '../audit/events';
 import type { Database } from '../db/client';
 import { postgresErrorCode } from '../db/client';
 import { enqueueMail } from '../mail/outbox';
+import { mailLocaleFor } from '../i18n/recipient';
 import { passwordChangedMail, verifyEmailMail } from '../mail/messages';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { ACCOUNT_LINK_TTL_SECONDS, accountLinkUrl, consumeAccountLink, findAccountLink, issueAccountLink, type AccountLinkPurpose } from './account-links';
@@ -35,7 +36,8 @@ async function organizationNamesOf(db: Database, userId: string): Promise<string
 }
 
 async function queueChangeNotice(db: Parameters<typeof enqueueMail>[0], mail: AccountMailContext, user: Pick<User, 'email'>, how: 'changed' | 'reset'): Promise<void> {
-  await enqueueMail(db, mail.atRestKey, passwordChangedMail({ to: user.email, when: new Date(), how, recoverLink: `${mail.issuer}/account/recover` }));
+  const locale = await mailLocaleFor(db, { email: user.email });
+  await enqueueMail(db, mail.atRestKey, passwordChangedMail({ to: user.email, locale, when: new Date(), how, recoverLink: `${mail.issuer}/account/recover` }));
 }
 
 /** Sets the password through a setup, reset or forced-change link, and ends every session and refresh token. */
@@ -102,7 +104,8 @@ export async function sendVerificationLink(db: Database, mail: AccountMailContex
   if ((await hitRateLimit(db, VERIFY_THROTTLE, user.id)).limited) return { status: 'throttled' };
   await db.transaction(async (tx) => {
     const { token } = await issueAccountLink(tx, { purpose: 'verify_email', user });
-    await enqueueMail(tx, mail.atRestKey, verifyEmailMail({ to: user.email, link: accountLinkUrl(mail.issuer, 'verify_email', token), expiresInHours: ACCOUNT_LINK_TTL_SECONDS.verify_email / 3600 }));
+    const locale = await mailLocaleFor(tx, { email: user.email });
+    await enqueueMail(tx, mail.atRestKey, verifyEmailMail({ to: user.email, locale, link: accountLinkUrl(mail.issuer, 'verify_email', token), expiresInHours: ACCOUNT_LINK_TTL_SECONDS.verify_email / 3600 }));
   });
   return { status: 'sent' };
 }

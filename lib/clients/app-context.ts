@@ -15,6 +15,8 @@ export interface AppSignInContext {
   org: {
     id: string;
     name: string;
+    /** The organization's default language (lib/i18n/negotiate.ts), or null. */
+    defaultLocale: string | null;
     brand: { displayName: string; logoUrl: string | null; primaryColor: string | null; backgroundColor: string | null } | null;
   };
 }
@@ -66,6 +68,7 @@ export function organizationFrame(org: typeof organizations.$inferSelect): AppSi
   return {
     id: org.id,
     name: org.name,
+    defaultLocale: org.defaultLocale,
     brand: branded
       ? {
           displayName: org.brandDisplayName ?? org.name,

@@ -1,6 +1,7 @@
 // Resource binding (RFC 8707) for clients that are not an app's own: external, dynamically registered and CIMD
 // clients. Such a client reaches an app only through the `resource` its authorization request names; the person's
 // consent then binds the grant to that app (and to who acts) once, in `grant_bindings`.
+import { DEFAULT_LOCALE, translator } from '../i18n/catalogs';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { agents, apps, clientAppLinks, clients, grantBindings } from '../db/schema';
@@ -21,17 +22,10 @@ export interface RequestingClient {
 /** Why a resource cannot be granted to the client; each has its own message on the authorization screen. */
 export type ResourceRefusal = 'missing_resource' | 'several_resources' | 'unknown_resource' | 'other_app' | 'revoked_for_app' | 'no_scope' | 'app_disabled';
 
-export const RESOURCE_REFUSAL_MESSAGES: Record<ResourceRefusal, string> = {
-  missing_resource:
-    "The application did not say which app it wants to reach. An MCP client must name the app's MCP address (the resource parameter, RFC 8707); ask its developer to update it.",
-  several_resources: 'The application asked for several apps at once. Each connection reaches exactly one app: connect to them one at a time.',
-  unknown_resource: 'The app this application asked to reach is not published on Portico. Check the address you connected to.',
-  other_app: 'This application is registered for another app and cannot connect to the one it asked for.',
-  no_scope:
-    "The application asked for nothing Portico knows (its scope parameter names none of the app's permissions, such as mcp, and no OpenID Connect scope), so there is nothing to allow. Ask its developer to update it.",
-  revoked_for_app: "The organization that publishes this app has revoked this application's access to it.",
-  app_disabled: 'The organization that publishes this app has turned it off for now: nobody can sign in to it or connect to it until they turn it on again. Ask its administrators.',
-};
+/** Why a connection is refused, in a language (messages/*.json, signIn.refusals; English on the wire). */
+export function resourceRefusalMessage(reason: ResourceRefusal, locale: string = DEFAULT_LOCALE): string {
+  return translator(locale, 'signIn')(`refusals.${reason}`);
+}
 
 /** What a resource names: one app of an organization, or Portico's own API (`<issuer>/api/mcp`). */
 export type ResourceTarget = { kind: 'app'; app: App } | { kind: 'portico' };

@@ -24,15 +24,12 @@ export type ConsentOutcome =
   | { kind: 'refused'; error: ConsentErrorCode }
   | { kind: 'expired' };
 
-export const CONSENT_ERRORS = {
-  agent_not_allowed: 'That agent is not one you may use in this organization. Choose yourself or one of the agents listed.',
-  invalid_request: 'Choose who acts, then allow or deny.',
-  revoked: 'The organization revoked this application’s access to the app while you were deciding.',
-} as const;
-export type ConsentErrorCode = keyof typeof CONSENT_ERRORS;
+/** The consent screen's error codes; their messages are in the catalogs (consent.errors). */
+export const CONSENT_ERROR_CODES = ['agent_not_allowed', 'invalid_request', 'revoked'] as const;
+export type ConsentErrorCode = (typeof CONSENT_ERROR_CODES)[number];
 
 export function isConsentErrorCode(value: unknown): value is ConsentErrorCode {
-  return typeof value === 'string' && Object.hasOwn(CONSENT_ERRORS, value);
+  return typeof value === 'string' && (CONSENT_ERROR_CODES as readonly string[]).includes(value);
 }
 
 export interface PermissionToGrant {

@@ -1,6 +1,8 @@
 // The few HTML pages oidc-provider renders itself (errors, RP-initiated logout), in Portico's look.
 // Every dynamic value is escaped; no value from the request is shown unless oidc-provider validated it.
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { translator } from '../i18n/catalogs';
+import { chooseLocale, LOCALE_COOKIE } from '../i18n/negotiate';
 
 export function escapeHtml(value: unknown): string {
   return String(value)
@@ -24,9 +26,18 @@ const STYLE = `
   button:focus-visible{outline:3px solid #9aa6ff;outline-offset:2px}
 `;
 
-export function providerPage(title: string, body: string): string {
+/**
+ * The language of a page oidc-provider renders: the request's ui_locales (RP-Initiated Logout 1.0 §2 has it too),
+ * this browser's choice, Accept-Language (lib/i18n/negotiate.ts).
+ */
+function pageLocale(ctx: KoaContextWithOIDC): string {
+  const params = (ctx.oidc as { params?: Record<string, unknown> } | undefined)?.params;
+  return chooseLocale({ uiLocales: params?.ui_locales, personChoice: ctx.cookies.get(LOCALE_COOKIE), acceptLanguage: ctx.get('accept-language') });
+}
+
+export function providerPage(title: string, body: string, locale = 'en'): string {
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${escapeHtml(locale)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -38,29 +49,38 @@ export function providerPage(title: string, body: string): string {
 }
 
 export async function renderError(ctx: KoaContextWithOIDC, out: { error?: string; error_description?: string }): Promise<void> {
+  const locale = pageLocale(ctx);
+  const t = translator(locale, 'providerPages');
   ctx.type = 'html';
+  // The description is oidc-provider's, in English (RFC 6749 error_description); the words around it are the person's.
   ctx.body = providerPage(
-    'Sign-in cannot continue',
-    `<h1>Sign-in cannot continue</h1>
-<p>${escapeHtml(out.error_description ?? 'The request could not be processed.')}</p>
-<p>Error code: <code>${escapeHtml(out.error ?? 'server_error')}</code></p>
-<p>Go back to the application you came from and start again. If this keeps happening, contact its administrator.</p>`,
+    t('errorTitle'),
+    `<h1>${escapeHtml(t('errorTitle'))}</h1>
+<p lang="en">${escapeHtml(out.error_description ?? 'The request could not be processed.')}</p>
+<p>${escapeHtml(t('errorCode'))} <code>${escapeHtml(out.error ?? 'server_error')}</code></p>
+<p>${escapeHtml(t('errorAdvice'))}</p>`,
+    locale,
   );
 }
 
 export async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
+  const locale = pageLocale(ctx);
+  const t = translator(locale, 'providerPages');
   const client = ctx.oidc.client;
-  const from = client?.clientName ? ` of ${escapeHtml(client.clientName)}` : '';
+  const title = client?.clientName ? t('signOutOf', { client: client.clientName }) : t('signOutTitle');
   ctx.body = providerPage(
-    'Sign out',
-    `<h1>Sign out${from}?</h1>
-<p>You will be signed out of Portico on this browser.</p>
+    t('signOut'),
+    `<h1>${escapeHtml(title)}</h1>
+<p>${escapeHtml(t('signOutBody'))}</p>
 ${form}
-<button class="primary" autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button>
-<button type="submit" form="op.logoutForm">No, stay signed in</button>`,
+<button class="primary" autofocus type="submit" form="op.logoutForm" value="yes" name="logout">${escapeHtml(t('signOutYes'))}</button>
+<button type="submit" form="op.logoutForm">${escapeHtml(t('signOutNo'))}</button>`,
+    locale,
   );
 }
 
 export async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
-  ctx.body = providerPage('Signed out', '<h1>You are signed out</h1><p>You can close this window.</p>');
+  const locale = pageLocale(ctx);
+  const t = translator(locale, 'providerPages');
+  ctx.body = providerPage(t('signedOut'), `<h1>${escapeHtml(t('signedOutTitle'))}</h1><p>${escapeHtml(t('signedOutBody'))}</p>`, locale);
 }

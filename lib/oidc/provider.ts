@@ -1,5 +1,6 @@
 // oidc-provider's configuration: an OAuth 2.1 / OpenID Connect profile. The issuer is the origin root (so both
 // discovery documents sit at /.well-known/ where MCP clients look first) and endpoints live under /oidc/*.
+import { supportedLocales } from '../i18n/catalogs';
 import { clientPolicyOf } from './client-policy';
 import { randomBytes } from 'node:crypto';
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
@@ -104,7 +105,9 @@ export function createProvider(options: ProviderOptions): Provider {
     claims: { openid: ['sub', 'acr', 'amr'], email: ['email', 'email_verified'], profile: ['name'] },
     extraClientMetadata: { properties: [...PORTICO_CLIENT_FIELDS] },
     // Registration is Portico's own endpoint (abuse limits before the body is read), announced here (RFC 8414 §2).
-    discovery: { registration_endpoint: `${options.issuer}/oauth/register` },
+    // ui_locales_supported (OpenID Connect Discovery §3): the languages of the sign-in card and consent, one per
+    // catalog in messages/ (a request's ui_locales picks among them, lib/i18n/negotiate.ts).
+    discovery: { registration_endpoint: `${options.issuer}/oauth/register`, ui_locales_supported: [...supportedLocales()] },
     features: {
       devInteractions: { enabled: false },
       revocation: { enabled: true },

@@ -1,16 +1,16 @@
-// Product error codes of the sign-in card and the message each shows. The query string only selects a code;
-// no text from a request is ever displayed.
-export const SIGN_IN_ERRORS = {
-  invalid_credentials: 'The email or password is incorrect.',
-  account_disabled: 'This account is disabled. Contact your organization’s administrator.',
-  invalid_request: 'Enter your email and password.',
-  throttled: 'Too many failed sign-in attempts. Wait up to 30 minutes, then try again.',
-  not_a_member: 'Your account is not a member of the organization that publishes this app. Ask one of its administrators to add you.',
-  passkey: 'That passkey did not sign you in (it may have been removed, or the request expired). Try again, or use your email and password.',
-} as const;
+// Product error codes of the sign-in card; the query string only selects a code, and the message comes from the
+// catalogs (messages/*.json, signIn.errors). No text from a request is ever displayed.
+import { DEFAULT_LOCALE, translator } from '../i18n/catalogs';
 
-export type SignInErrorCode = keyof typeof SIGN_IN_ERRORS;
+export const SIGN_IN_ERROR_CODES = ['invalid_credentials', 'account_disabled', 'invalid_request', 'throttled', 'not_a_member', 'passkey'] as const;
+
+export type SignInErrorCode = (typeof SIGN_IN_ERROR_CODES)[number];
 
 export function isSignInErrorCode(value: unknown): value is SignInErrorCode {
-  return typeof value === 'string' && Object.hasOwn(SIGN_IN_ERRORS, value);
+  return typeof value === 'string' && (SIGN_IN_ERROR_CODES as readonly string[]).includes(value);
+}
+
+/** The message of a code in a language (English on the wire: error_description). */
+export function signInErrorMessage(code: SignInErrorCode, locale: string = DEFAULT_LOCALE): string {
+  return translator(locale, 'signIn')(`errors.${code}`);
 }

@@ -21,3 +21,23 @@ export function readableTextOn(background: string): string {
   if (luminance === undefined) return '#ffffff';
   return 1.05 / (luminance + 0.05) >= 4.5 ? '#ffffff' : DARK_TEXT;
 }
+
+function contrastWithWhite(hex: string): number | undefined {
+  const luminance = relativeLuminance(hex);
+  return luminance === undefined ? undefined : 1.05 / (luminance + 0.05);
+}
+
+/**
+ * The brand colour as a link colour on the card's white: the colour itself when it reaches 4.5:1 there, else the
+ * same hue darkened just enough (links in a brand's orange or yellow stay readable).
+ */
+export function readableOnWhite(color: string): string {
+  const contrast = contrastWithWhite(color);
+  if (contrast === undefined || contrast >= 4.5) return color;
+  const [r, g, b] = [1, 3, 5].map((start) => Number.parseInt(color.trim().slice(start, start + 2), 16)) as [number, number, number];
+  for (let keep = 0.95; keep > 0; keep -= 0.05) {
+    const darker = `#${[r, g, b].map((channel) => Math.round(channel * keep).toString(16).padStart(2, '0')).join('')}`;
+    if ((contrastWithWhite(darker) ?? 0) >= 4.5) return darker;
+  }
+  return DARK_TEXT;
+}

@@ -81,7 +81,7 @@ describe('invitations', () => {
     const unknown = await invite(org.id, 'nobody@example.test');
     expect(Object.keys(known).sort()).toEqual(Object.keys(unknown).sort());
     const { invitationMail } = await import('../../lib/mail/messages');
-    const text = (to: string) => invitationMail({ to, organization: 'Same Answer', link: 'L', expiresInDays: 7 }).text;
+    const text = (to: string) => invitationMail({ to, locale: 'en', organization: 'Same Answer', link: 'L', expiresInDays: 7 }).text;
     expect(text('exists@example.test')).toBe(text('nobody@example.test'));
     // The stored token is a hash: the link's token appears nowhere in the row.
     const [row] = await database.db.select().from(invitations).where(eq(invitations.id, known.invitation.id));

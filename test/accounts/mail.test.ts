@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 function invitation(to: string) {
-  return invitationMail({ to, organization: 'Acme <script>', inviter: 'Ada', link: 'https://id.example/invite/abc', expiresInDays: 7 });
+  return invitationMail({ to, locale: 'en', organization: 'Acme <script>', inviter: 'Ada', link: 'https://id.example/invite/abc', expiresInDays: 7 });
 }
 
 describe('mail outbox', () => {

@@ -6,7 +6,7 @@ const context: AppSignInContext = {
     appDisabled: false,
   app: { id: 'a', name: 'Billing', avatarUrl: null, publishOrigin: 'https://billing.example' },
   redirectUris: ['https://eu.billing.example/callback'],
-  org: { id: 'o', name: 'Acme', brand: null },
+  org: { id: 'o', name: 'Acme', defaultLocale: null, brand: null },
 };
 
 describe('the address on the sign-in card', () => {

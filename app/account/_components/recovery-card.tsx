@@ -1,13 +1,16 @@
+import { getT } from '@/lib/i18n/server';
+
 // The "Forgot password?" card: an email field, then — whatever the email — the same "check your mail" answer.
-export function RecoveryCard(props: { action: string; sent: boolean; invalidEmail: boolean; back: { href: string; label: string } }) {
+export async function RecoveryCard(props: { action: string; sent: boolean; invalidEmail: boolean; back: { href: string; label: string } }) {
+  const t = await getT('recovery');
   if (props.sent) {
     return (
       <>
-        <h1>Check your mail</h1>
+        <h1>{t('sentTitle')}</h1>
         <div className="alert alert-success" role="status" data-testid="recovery-sent">
-          If an account has this address, a link to choose a new password is on its way. It works once, for 30 minutes.
+          {t('sent')}
         </div>
-        <p>No mail after a few minutes? Check the spam folder, or ask again.</p>
+        <p>{t('noMail')}</p>
         <p>
           <a href={props.back.href}>{props.back.label}</a>
         </p>
@@ -16,11 +19,11 @@ export function RecoveryCard(props: { action: string; sent: boolean; invalidEmai
   }
   return (
     <>
-      <h1>Forgot your password?</h1>
-      <p>Enter the email of your account. We will mail you a link to choose a new password.</p>
+      <h1>{t('title')}</h1>
+      <p>{t('intro')}</p>
       <form method="post" action={props.action} data-testid="recovery-form">
         <div className="field">
-          <label htmlFor="email">Email</label>
+          <label htmlFor="email">{t('email')}</label>
           <input
             id="email"
             name="email"
@@ -34,12 +37,12 @@ export function RecoveryCard(props: { action: string; sent: boolean; invalidEmai
           />
           {props.invalidEmail ? (
             <p className="field-error" id="email-error">
-              Enter an email address, such as ada@example.com.
+              {t('invalidEmail')}
             </p>
           ) : null}
         </div>
         <button className="button" type="submit">
-          Send me a link
+          {t('submit')}
         </button>
       </form>
       <div className="form-links">

@@ -1,32 +1,36 @@
 // Sign-in to Portico's console (independent of any app's sign-in).
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
+import { isSignInErrorCode, signInErrorMessage } from '@/lib/oidc/sign-in-errors';
+import { getT, requestLocale } from '@/lib/i18n/server';
 import { cookies } from 'next/headers';
 import { pendingSecondStep, SECOND_STEP_COOKIE, secondFactorsOf } from '@/lib/accounts/sign-in-second-step';
 import { db } from '@/lib/runtime';
 import { typedEmail } from '../../auth/_lib/typed-email';
-import { endedSecondStepMessage, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../../auth/app/_components/sign-in-frame';
+import { endedSecondStepMessage, PasswordSignInForm, secondFactorError, SecondFactorForm, SignInFrame } from '../../auth/app/_components/sign-in-frame';
 import { currentConsoleSession } from '../_lib/session';
 import { consoleReturnPath } from '@/lib/accounts/console-sign-in';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Console sign-in' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('consoleSignIn'))('pageTitle') };
+}
 
 export default async function ConsoleLoginPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { error, second_factor: secondFactor, method, next: nextParam } = await props.searchParams;
   const next = consoleReturnPath(nextParam);
+  const t = await getT('consoleSignIn');
   if (await currentConsoleSession()) redirect(next);
   // The password was right and the account has a second factor: the code comes next.
   const pending = await pendingSecondStep(db(), (await cookies()).get(SECOND_STEP_COOKIE)?.value);
   if (pending?.continuation.surface === 'console') {
     return (
       <SignInFrame>
-        <h1>Sign in to the console</h1>
+        <h1>{t('title')}</h1>
         <SecondFactorForm
           action="/console/session/second-factor"
           factors={await secondFactorsOf(db(), pending.user.id)}
-          error={secondFactor === 'wrong' ? SECOND_FACTOR_ERRORS.wrong : undefined}
+          error={secondFactor === 'wrong' ? await secondFactorError('wrong') : undefined}
           recovery={method === 'recovery_code'}
         />
       </SignInFrame>
@@ -34,12 +38,12 @@ export default async function ConsoleLoginPage(props: { searchParams: Promise<Re
   }
   return (
     <SignInFrame>
-      <h1>{next === '/console' ? 'Sign in to the console' : 'Sign in to Portico'}</h1>
-      <p>{next === '/console' ? 'Manage your organization’s apps, members and audit log.' : 'Sign in to confirm or deny what an agent asked to do for you.'}</p>
+      <h1>{next === '/console' ? t('title') : t('confirmTitle')}</h1>
+      <p>{next === '/console' ? t('intro') : t('confirmIntro')}</p>
       <PasswordSignInForm
         action="/console/session"
         recoverHref="/account/recover"
-        error={isSignInErrorCode(error) ? SIGN_IN_ERRORS[error] : endedSecondStepMessage(secondFactor)}
+        error={isSignInErrorCode(error) ? signInErrorMessage(error, await requestLocale()) : await endedSecondStepMessage(secondFactor)}
         hidden={next === '/console' ? undefined : { next }}
         email={error ? await typedEmail() : undefined}
       />

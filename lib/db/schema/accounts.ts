@@ -18,6 +18,11 @@ export const organizations = pgTable(
      * operators, or everyone. A person who must and has none is taken to set one up after their password.
      */
     secondFactorPolicy: text('second_factor_policy', { enum: ['none', 'admins', 'operators', 'everyone'] }).notNull().default('none'),
+    /**
+     * The language of its people who chose none (BCP 47, one of messages/*.json; lib/i18n/negotiate.ts). Null: the
+     * browser's. No check constraint: the languages are the catalogs there are, and adding one is a file.
+     */
+    defaultLocale: text('default_locale'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -51,6 +56,8 @@ export const users = pgTable(
     /** Incremented on every password change: sessions bound to an older version end. */
     credentialVersion: integer('credential_version').notNull().default(1),
     disabledAt: timestamp('disabled_at', { withTimezone: true }),
+    /** The language the person chose (footer or account page), for pages and for the mail they receive; null: none. */
+    locale: text('locale'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -2,24 +2,26 @@
 // consent (MCP clients only: who acts), or a refusal that says why. Everything shown is resolved on the server
 // from the interaction (which oidc-provider validated): nothing is echoed from the query string.
 import type { Metadata } from 'next';
-import { cookies, headers } from 'next/headers';
+import { cookies } from 'next/headers';
 import { pendingSecondStep, SECOND_STEP_COOKIE, secondFactorsOf } from '@/lib/accounts/sign-in-second-step';
 import { notFound } from 'next/navigation';
 import { displayedAppAddress } from '@/lib/clients/app-context';
-import { RESOURCE_REFUSAL_MESSAGES } from '@/lib/clients/binding';
-import { findInteraction } from '@/lib/oidc/interactions';
-import { findSignInTarget } from '@/lib/oidc/sign-in-target';
-import { db, runtime } from '@/lib/runtime';
+import { resourceRefusalMessage } from '@/lib/clients/binding';
+import { currentInteraction, currentSignInTarget } from '@/lib/oidc/current-interaction';
+import { getT, requestLocale } from '@/lib/i18n/server';
+import { db } from '@/lib/runtime';
 import { typedEmail } from '../../_lib/typed-email';
 import { emailFromLoginHint } from '@/lib/oidc/login-hint';
-import { AppHeader, endedSecondStepMessage, PasswordSignInForm, SECOND_FACTOR_ERRORS, SecondFactorForm, SignInFrame } from '../_components/sign-in-frame';
+import { AppHeader, endedSecondStepMessage, PasswordSignInForm, secondFactorError, SecondFactorForm, SignInFrame } from '../_components/sign-in-frame';
 import { ConsentCard } from '../_components/consent-card';
-import { isSignInErrorCode, SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
+import { isSignInErrorCode, signInErrorMessage } from '@/lib/oidc/sign-in-errors';
 import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
 import { isConsentErrorCode } from '@/lib/oidc/consent';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Sign in' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('signIn'))('pageTitle') };
+}
 
 export default async function SignInPage(props: {
   params: Promise<{ uid: string }>;
@@ -29,24 +31,24 @@ export default async function SignInPage(props: {
   if (!isInteractionUid(uid)) notFound();
   const searchParams = await props.searchParams;
 
-  const { provider } = runtime();
-  const lookup = await findInteraction(provider, (await headers()).get('cookie'), uid);
-  if (!lookup.ok) {
+  const t = await getT('signIn');
+  const lookup = await currentInteraction(uid);
+  const target = await currentSignInTarget(uid);
+  if (!lookup.ok || !target) {
     return (
       <SignInFrame>
-        <h1>This sign-in has expired</h1>
-        <p>Sign-in links are valid for a limited time and only in the browser that opened them. Go back to the application and sign in again.</p>
+        <h1>{t('expiredTitle')}</h1>
+        <p>{t('expiredBody')}</p>
       </SignInFrame>
     );
   }
 
   const { interaction } = lookup;
-  const target = await findSignInTarget(db(), provider, runtime().env.PORTICO_ISSUER, interaction.params);
   if (target.kind === 'unknown_client') {
     return (
       <SignInFrame>
-        <h1>Unknown application</h1>
-        <p>This sign-in request does not come from an application registered with Portico.</p>
+        <h1>{t('unknownAppTitle')}</h1>
+        <p>{t('unknownAppBody')}</p>
       </SignInFrame>
     );
   }
@@ -55,13 +57,13 @@ export default async function SignInPage(props: {
     return (
       <SignInFrame org={target.context?.org}>
         {target.context ? <AppHeader app={target.context.app} address={target.context.app.publishOrigin ?? undefined} /> : null}
-        <h1>{target.client.name} cannot connect</h1>
+        <h1>{t('cannotConnectTitle', { client: target.client.name })}</h1>
         <div className="alert alert-error" role="alert" data-testid="authorization-refused" data-reason={target.reason}>
-          {RESOURCE_REFUSAL_MESSAGES[target.reason]}
+          {resourceRefusalMessage(target.reason, await requestLocale())}
         </div>
         <form method="post" action={`${interactionPath(uid)}/abort`}>
           <button className="button" type="submit">
-            Return to {target.client.name}
+            {t('returnTo', { client: target.client.name })}
           </button>
         </form>
       </SignInFrame>
@@ -77,11 +79,11 @@ export default async function SignInPage(props: {
     return (
       <SignInFrame org={org}>
         <AppHeader app={context.app} address={address} />
-        <h1>Continue to {context.app.name}</h1>
-        <p>You are signed in. {context.app.name} asks you to confirm before it continues.</p>
+        <h1>{t('continueTitle', { app: context.app.name })}</h1>
+        <p>{t('continueBody', { app: context.app.name })}</p>
         <form method="post" action={`${interactionPath(uid)}/continue`}>
           <button className="button" type="submit">
-            Continue
+            {t('continueButton')}
           </button>
         </form>
       </SignInFrame>
@@ -106,8 +108,8 @@ export default async function SignInPage(props: {
     return (
       <SignInFrame org={org}>
         <AppHeader app={context.app} address={address} />
-        <h1>This request cannot continue</h1>
-        <p>The application asked for a step that Portico does not offer. Go back to the application and try again.</p>
+        <h1>{t('unsupportedTitle')}</h1>
+        <p>{t('unsupportedBody')}</p>
       </SignInFrame>
     );
   }
@@ -115,15 +117,15 @@ export default async function SignInPage(props: {
   // The password was right and the account has a second factor: this browser's pending sign-in for this interaction.
   const pending = await pendingSecondStep(db(), (await cookies()).get(SECOND_STEP_COOKIE)?.value);
   if (pending?.continuation.surface === 'app' && pending.continuation.uid === uid) {
-    const secondFactorError = searchParams.second_factor === 'wrong' ? SECOND_FACTOR_ERRORS.wrong : undefined;
+    const wrongSecondFactor = searchParams.second_factor === 'wrong' ? await secondFactorError('wrong') : undefined;
     return (
       <SignInFrame org={org}>
         <AppHeader app={context.app} address={address} />
-        <h1>Sign in to {context.app.name}</h1>
+        <h1>{t('title', { app: context.app.name })}</h1>
         <SecondFactorForm
           action={`${interactionPath(uid)}/second-factor`}
           factors={await secondFactorsOf(db(), pending.user.id)}
-          error={secondFactorError}
+          error={wrongSecondFactor}
           recovery={searchParams.method === 'recovery_code'}
         />
       </SignInFrame>
@@ -131,26 +133,24 @@ export default async function SignInPage(props: {
   }
 
   const errorCode = isSignInErrorCode(searchParams.error) ? searchParams.error : undefined;
-  const expiredSecondStep = endedSecondStepMessage(searchParams.second_factor);
+  const expiredSecondStep = await endedSecondStepMessage(searchParams.second_factor);
   return (
     <SignInFrame org={org}>
       <AppHeader app={context.app} address={address} />
-      <h1>Sign in to {context.app.name}</h1>
+      <h1>{t('title', { app: context.app.name })}</h1>
       {target.kind === 'mcp_client' ? (
-        <p>
-          <strong>{target.client.name}</strong> wants to connect to {context.app.name}. Sign in with your {accountName} account first; you will then choose what it may do.
-        </p>
+        <p>{t.rich('mcpIntro', { strong: (chunks) => <strong>{chunks}</strong>, client: target.client.name, app: context.app.name, account: accountName })}</p>
       ) : (
-        <p>Use your {accountName} account.</p>
+        <p>{t('appIntro', { account: accountName })}</p>
       )}
       <PasswordSignInForm
         action={`${interactionPath(uid)}/login`}
         recoverHref={`${interactionPath(uid)}/recover`}
         error={
-          errorCode === 'not_a_member'
-            ? `Your account is not a member of ${org?.name ?? 'the organization'}, which publishes ${context.app.name}. Ask one of its administrators to add you.`
+          errorCode === 'not_a_member' && org
+            ? t('notMemberOf', { org: org.name, app: context.app.name })
             : errorCode
-              ? SIGN_IN_ERRORS[errorCode]
+              ? signInErrorMessage(errorCode, await requestLocale())
               : expiredSecondStep
         }
         email={(searchParams.error ? await typedEmail() : undefined) ?? emailFromLoginHint(interaction.params.login_hint)}

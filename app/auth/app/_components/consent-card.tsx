@@ -3,8 +3,11 @@
 import { interactionPath } from '@/lib/oidc/interactions';
 import { delegatedAgentFor, listUsableAgents } from '@/lib/accounts/agents';
 import { findUserById } from '@/lib/accounts/users';
-import { appConsentScope, CONSENT_ERRORS, groupPermissions, type AppConsentScope, type ConsentErrorCode } from '@/lib/oidc/consent';
+import { appConsentScope, groupPermissions, type AppConsentScope, type ConsentErrorCode } from '@/lib/oidc/consent';
+import type { Translator } from '@/lib/i18n/catalogs';
+import { getT } from '@/lib/i18n/server';
 import { redirectsOnlyToLocalhost, type SignInTarget } from '@/lib/oidc/sign-in-target';
+import { BASELINE_SCOPE } from '@/lib/clients/permission-catalog';
 import { db } from '@/lib/runtime';
 import { AppHeader, SignInFrame } from './sign-in-frame';
 
@@ -14,17 +17,14 @@ type McpTarget = Extract<SignInTarget, { kind: 'mcp_client' }>;
  * What the account scopes and Portico's own API's scopes allow, in words. An app's permissions have their own
  * descriptions (its catalog), listed apart.
  */
-function accountScopeDescriptions(scope: string, porticoApi: boolean): string[] {
-  const known: Record<string, string> = {
-    ...(porticoApi ? { mcp: 'Use Portico’s tools (MCP) with your permissions' } : {}),
-    openid: 'Know your Portico account',
-    profile: 'See your name',
-    email: 'See your email address',
-    offline_access: 'Stay connected while you are away',
-    'agents:tokens': 'Obtain access tokens for the agents you may use, as those agents or as you through them',
-  };
-  return [...new Set(scope.split(' '))].flatMap((name) => (known[name] ? [known[name]] : []));
+const ACCOUNT_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'agents:tokens'] as const;
+
+function accountScopeDescriptions(t: ConsentTranslator, scope: string, porticoApi: boolean): string[] {
+  const known = new Set<string>([...(porticoApi ? ['mcp'] : []), ...ACCOUNT_SCOPES]);
+  return [...new Set(scope.split(' '))].flatMap((name) => (known.has(name) ? [t(`scopes.${name as 'mcp' | (typeof ACCOUNT_SCOPES)[number]}`)] : []));
 }
+
+type ConsentTranslator = Translator<'consent'>;
 
 /** Where the code goes: a host for http(s), the scheme for a private-use URI (RFC 8252 §7.1). */
 function redirectTarget(uri: string): string {
@@ -36,11 +36,11 @@ function redirectTarget(uri: string): string {
   }
 }
 
-function provenance(target: McpTarget): string {
+function provenance(t: ConsentTranslator, target: McpTarget): string {
   const { client, context } = target;
-  if (client.kind === 'external') return `Registered for ${context.app.name} by the administrators of ${context.org?.name ?? 'its organization'}.`;
-  if (client.kind === 'cimd') return `Described by its own metadata document at ${redirectTarget(client.id)}. Portico has not verified who runs it.`;
-  return 'Registered itself with Portico (dynamic registration). Portico has not verified who made it.';
+  if (client.kind === 'external') return context.org ? t('provenance.external', { app: context.app.name, org: context.org.name }) : t('provenance.externalNoOrg', { app: context.app.name });
+  if (client.kind === 'cimd') return t('provenance.cimd', { host: redirectTarget(client.id) });
+  return t('provenance.dynamic');
 }
 
 export async function ConsentCard(props: { uid: string; target: McpTarget; accountId: string; redirectUri: string; scope: string; error?: ConsentErrorCode }) {
@@ -55,7 +55,8 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
     appId ? delegatedAgentFor(db(), appId, props.accountId) : undefined,
     appId && org ? appConsentScope(db(), { appId, orgId: org.id, accountId: props.accountId, requestedScope: props.scope }) : undefined,
   ]);
-  const scopes = accountScopeDescriptions(props.scope, !appId);
+  const t = await getT('consent');
+  const scopes = accountScopeDescriptions(t, props.scope, !appId);
   // Pre-selected only when it is one of the agents offered (usable by this person in this organization).
   const connected = agents.some((agent) => agent.id === connectedAgentId) ? connectedAgentId : undefined;
   const localOnly = redirectsOnlyToLocalhost(client.redirectUris);
@@ -63,22 +64,20 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
   return (
     <SignInFrame org={org ?? undefined}>
       <AppHeader app={context.app} address={context.app.publishOrigin ?? undefined} />
-      <h1>
-        Allow {client.name} to use {context.app.name}?
-      </h1>
+      <h1>{t('title', { client: client.name, app: context.app.name })}</h1>
       <ul className="consent-facts" data-testid="consent-facts">
         <li>
-          <span className="label">Application</span>
+          <span className="label">{t('application')}</span>
           <span className="value" data-testid="consent-client-name">{client.name}</span>
-          <span className="muted">{provenance(target)}</span>
+          <span className="muted">{provenance(t, target)}</span>
         </li>
         <li>
-          <span className="label">Returns to</span>
+          <span className="label">{t('returnsTo')}</span>
           <span className="value" data-testid="consent-redirect-host">{redirectTarget(props.redirectUri)}</span>
         </li>
         <li>
-          <span className="label">It will be able to</span>
-          {appScope ? <AppPermissions scope={appScope} appName={context.app.name} /> : null}
+          <span className="label">{t('willBeAbleTo')}</span>
+          {appScope ? <AppPermissions t={t} scope={appScope} appName={context.app.name} /> : null}
           {scopes.map((line) => (
             <span className="value" key={line}>
               {line}
@@ -86,28 +85,28 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
           ))}
           {scopes.length === 0 && (!appScope || appScope.granted.length === 0) ? (
             <span className="muted" data-testid="consent-nothing">
-              Nothing: {appScope ? `you hold none of the permissions it asks for in ${context.app.name}.` : 'it asked for no permission.'}
+              {appScope ? t('nothingNotHeld', { app: context.app.name }) : t('nothingAsked')}
             </span>
           ) : null}
         </li>
       </ul>
       {localOnly ? (
         <div className="alert alert-warning" role="note" data-testid="localhost-warning">
-          {client.name} returns only to this computer (localhost). Any program running here could claim that name: allow it only if you started it yourself just now.
+          {t('localhostWarning', { client: client.name })}
         </div>
       ) : null}
       {props.error ? (
         <div className="alert alert-error" role="alert" data-testid="consent-error">
-          {CONSENT_ERRORS[props.error]}
+          {t(`errors.${props.error}`)}
         </div>
       ) : null}
       <form method="post" action={`${interactionPath(props.uid)}/consent`}>
         <fieldset className="actor-choice" data-testid="who-acts">
-          <legend>Who acts</legend>
+          <legend>{t('whoActs')}</legend>
           <label>
             <input type="radio" name="actor" value="self" defaultChecked={!connected} />
             <span>
-              Me{user ? ` — ${user.name}` : ''}
+              {user ? t('meNamed', { name: user.name }) : t('me')}
               <small>{user?.email}</small>
             </span>
           </label>
@@ -116,19 +115,19 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
               <input type="radio" name="actor" value={agent.id} defaultChecked={agent.id === connected} />
               <span>
                 {agent.name}
-                {agent.id === connected ? <span className="badge">connected to this app for you</span> : null}
-                <small>An agent of {org?.name}, acting for you with your permissions, never more.</small>
+                {agent.id === connected ? <span className="badge">{t('connectedBadge')}</span> : null}
+                <small>{t('agentActsForYou', { org: org?.name ?? '' })}</small>
               </span>
             </label>
           ))}
-          {agents.length === 0 ? <small className="muted">{org ? `You have no agents in ${org.name}.` : 'Portico’s own API is used by you in person.'}</small> : null}
+          {agents.length === 0 ? <small className="muted">{org ? t('noAgents', { org: org.name }) : t('porticoApiInPerson')}</small> : null}
         </fieldset>
         <div className="button-row">
           <button className="button button-secondary" type="submit" name="decision" value="deny">
-            Deny
+            {t('deny')}
           </button>
           <button className="button" type="submit" name="decision" value="allow">
-            Allow
+            {t('allow')}
           </button>
         </div>
       </form>
@@ -137,7 +136,7 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
 }
 
 /** The app permissions allowing grants, grouped and by their descriptions; those asked for but not held, apart. */
-function AppPermissions({ scope, appName }: { scope: AppConsentScope; appName: string }) {
+function AppPermissions({ t, scope, appName }: { t: ConsentTranslator; scope: AppConsentScope; appName: string }) {
   return (
     <>
       {groupPermissions(scope.granted).map(({ group, permissions }) => (
@@ -146,10 +145,11 @@ function AppPermissions({ scope, appName }: { scope: AppConsentScope; appName: s
           <ul>
             {permissions.map((permission) => (
               <li key={permission.scope} data-scope={permission.scope}>
-                {permission.description}
+                {/* The baseline's words are Portico's (in the person's language); every other description is the admin's, as written. */}
+                {permission.scope === BASELINE_SCOPE ? t('baselinePermission') : permission.description}
                 {permission.approvalRequired ? (
-                  <span className="badge badge-warning" title="A tool that needs this permission waits for a human’s confirmation before it runs.">
-                    asks for confirmation
+                  <span className="badge badge-warning" title={t('asksForConfirmationHint')}>
+                    {t('asksForConfirmation')}
                   </span>
                 ) : null}
               </li>
@@ -159,7 +159,7 @@ function AppPermissions({ scope, appName }: { scope: AppConsentScope; appName: s
       ))}
       {scope.notHeld.length > 0 ? (
         <span className="muted" data-testid="consent-not-held">
-          Asked for, but you do not hold them in {appName}, so it will not get them: {scope.notHeld.map((permission) => permission.description).join('; ')}.
+          {t('notHeld', { app: appName, permissions: scope.notHeld.map((permission) => permission.description).join('; ') })}
         </span>
       ) : null}
     </>

@@ -4,6 +4,7 @@
 // the person, and the answer is posted like any other sign-in form, to the surface's own sign-in route.
 import { startAuthentication } from '@simplewebauthn/browser';
 import { useRef, useState } from 'react';
+import { useTranslations } from 'use-intl/react';
 
 export function PasskeyButton(props: {
   /** Where the answer is posted: the surface's sign-in route (password step) or its second-factor route. */
@@ -14,6 +15,7 @@ export function PasskeyButton(props: {
   hidden?: Record<string, string>;
   secondary?: boolean;
 }) {
+  const t = useTranslations('passkey');
   const form = useRef<HTMLFormElement>(null);
   const answer = useRef<HTMLInputElement>(null);
   const [error, setError] = useState<string | undefined>();
@@ -27,14 +29,14 @@ export function PasskeyButton(props: {
       const response = await fetch('/auth/passkey/options', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ purpose: props.purpose }) });
       const options = await response.json();
       if (!response.ok) {
-        setError(typeof options.error_description === 'string' ? options.error_description : 'Passkeys are not available right now.');
+        setError(options.error === 'slow_down' ? t('throttled') : t('unavailable'));
         return;
       }
       const credential = await startAuthentication({ optionsJSON: options });
       answer.current!.value = JSON.stringify(credential);
       form.current!.submit();
     } catch {
-      setError('Your passkey did not answer (cancelled, or none on this device for this site). Try again, or sign in another way.');
+      setError(t('noAnswer'));
     } finally {
       setBusy(false);
     }
@@ -48,7 +50,7 @@ export function PasskeyButton(props: {
       ))}
       <input ref={answer} type="hidden" name={field} />
       <button type="button" className={props.secondary === false ? 'button' : 'button button-secondary'} onClick={() => void ask()} disabled={busy} aria-describedby={error ? `passkey-error-${props.purpose}` : undefined}>
-        {busy ? 'Waiting for your passkey…' : props.label}
+        {busy ? t('waiting') : props.label}
       </button>
       {error ? (
         <p className="field-error" id={`passkey-error-${props.purpose}`} role="alert" data-testid="passkey-error">

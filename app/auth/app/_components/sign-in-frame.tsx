@@ -1,17 +1,19 @@
 import type { CSSProperties, ReactNode } from 'react';
 import type { AppSignInContext } from '@/lib/clients/app-context';
-import { readableTextOn } from '@/lib/util/contrast';
+import { readableOnWhite, readableTextOn } from '@/lib/util/contrast';
+import { getT } from '@/lib/i18n/server';
 import { PasskeyButton } from './passkey-button';
 
 /**
  * The screen around every sign-in card: the owning organization's whitelabel brand when it has one
  * (it takes the whole screen), otherwise Portico's own.
  */
-export function SignInFrame({ org, children }: { org?: AppSignInContext['org']; children: ReactNode }) {
+export async function SignInFrame({ org, children }: { org?: AppSignInContext['org']; children: ReactNode }) {
+  const t = await getT('frame');
   const brand = org?.brand ?? null;
   const style = {
     ...(brand?.backgroundColor ? { background: brand.backgroundColor } : {}),
-    ...(brand?.primaryColor ? { '--color-primary': brand.primaryColor, '--color-primary-text': readableTextOn(brand.primaryColor) } : {}),
+    ...(brand?.primaryColor ? { '--color-primary': brand.primaryColor, '--color-primary-text': readableTextOn(brand.primaryColor), '--color-link': readableOnWhite(brand.primaryColor) } : {}),
   } as CSSProperties;
   return (
     <div className="center-screen" style={style} data-brand={brand ? 'organization' : 'portico'}>
@@ -21,7 +23,7 @@ export function SignInFrame({ org, children }: { org?: AppSignInContext['org']; 
           <span>{brand ? brand.displayName : 'Portico'}</span>
         </div>
         {children}
-        {brand ? <p className="footnote">Secured by Portico</p> : null}
+        {brand ? <p className="footnote">{t('securedBy')}</p> : null}
       </div>
     </div>
   );
@@ -50,7 +52,8 @@ export function AppHeader({ app, address }: { app: AppSignInContext['app']; addr
  * and password, the way back in for a forgotten password, and the button.
  */
 /** `email`: what the person typed before the server refused the form (app/auth/_lib/typed-email.ts), typed again for them. */
-export function PasswordSignInForm(props: { action: string; recoverHref: string; error?: ReactNode; hidden?: Record<string, string>; email?: string }) {
+export async function PasswordSignInForm(props: { action: string; recoverHref: string; error?: ReactNode; hidden?: Record<string, string>; email?: string }) {
+  const t = await getT('signIn');
   return (
     <>
       {props.error ? (
@@ -64,28 +67,29 @@ export function PasswordSignInForm(props: { action: string; recoverHref: string;
           <input key={name} type="hidden" name={name} value={value} />
         ))}
         <button className="button" type="submit">
-          Sign in
+          {t('submit')}
         </button>
       </form>
       <p className="divider" aria-hidden="true">
-        or
+        {t('or')}
       </p>
       {/* The same route takes the passkey's answer instead of email and password. */}
-      <PasskeyButton action={props.action} purpose="sign_in" label="Sign in with a passkey" hidden={props.hidden} />
+      <PasskeyButton action={props.action} purpose="sign_in" label={t('withPasskey')} hidden={props.hidden} />
     </>
   );
 }
 
 /** The email and password inputs of every Portico sign-in form, with the way back in for a forgotten password. */
-export function PasswordFields({ recoverHref, email, refused }: { recoverHref: string; email?: string; refused?: boolean }) {
+export async function PasswordFields({ recoverHref, email, refused }: { recoverHref: string; email?: string; refused?: boolean }) {
+  const t = await getT('signIn');
   return (
     <>
       <div className="field">
-        <label htmlFor="email">Email</label>
+        <label htmlFor="email">{t('email')}</label>
         <input id="email" name="email" type="email" autoComplete="username" required maxLength={320} autoFocus={!email} defaultValue={email} />
       </div>
       <div className="field">
-        <label htmlFor="password">Password</label>
+        <label htmlFor="password">{t('password')}</label>
         <input
           id="password"
           name="password"
@@ -98,7 +102,7 @@ export function PasswordFields({ recoverHref, email, refused }: { recoverHref: s
           aria-describedby={refused ? 'sign-in-error' : undefined}
         />
         <a href={recoverHref} className="field-hint" data-testid="forgot-password">
-          Forgot password?
+          {t('forgotPassword')}
         </a>
       </div>
     </>
@@ -109,18 +113,15 @@ export function PasswordFields({ recoverHref, email, refused }: { recoverHref: s
  * The second step of every Portico sign-in (app card, console, central): a code from the person's authenticator
  * app, or one of their recovery codes. The error stands next to the field it is about.
  */
-export function SecondFactorForm(props: { action: string; factors: { totp: boolean; passkey: boolean }; error?: string; attemptsLeft?: number; recovery?: boolean }) {
+export async function SecondFactorForm(props: { action: string; factors: { totp: boolean; passkey: boolean }; error?: string; attemptsLeft?: number; recovery?: boolean }) {
+  const t = await getT('secondFactor');
   const errorId = props.error ? 'second-factor-error' : undefined;
   const codeForm = props.recovery || props.factors.totp;
   return (
     <>
       <p>
-        Your account has two-step sign-in.{' '}
-        {props.recovery
-          ? 'Enter one of your recovery codes.'
-          : props.factors.totp
-            ? `Enter the 6-digit code your authenticator app shows now${props.factors.passkey ? ', or use a passkey' : ''}.`
-            : 'Confirm with one of your passkeys.'}
+        {t('intro')}{' '}
+        {props.recovery ? t('enterRecoveryCode') : props.factors.totp ? (props.factors.passkey ? t('enterCodeOrPasskey') : t('enterCode')) : t('usePasskeyOnly')}
       </p>
       {props.error && !codeForm ? (
         <div className="alert alert-error" role="alert" data-testid="second-factor-error">
@@ -131,7 +132,7 @@ export function SecondFactorForm(props: { action: string; factors: { totp: boole
         <form method="post" action={props.action} data-testid="second-factor-form">
           <input type="hidden" name="method" value={props.recovery ? 'recovery_code' : 'totp'} />
           <div className="field">
-            <label htmlFor="code">{props.recovery ? 'Recovery code' : 'Code from your authenticator app'}</label>
+            <label htmlFor="code">{props.recovery ? t('recoveryCodeLabel') : t('codeLabel')}</label>
             <input
               id="code"
               name="code"
@@ -151,19 +152,19 @@ export function SecondFactorForm(props: { action: string; factors: { totp: boole
             ) : null}
           </div>
           <button className="button" type="submit">
-            Continue
+            {t('continue')}
           </button>
         </form>
       ) : null}
       {props.factors.passkey && !props.recovery ? (
-        <PasskeyButton action={props.action} purpose="second_factor" label="Use a passkey" secondary={props.factors.totp} />
+        <PasskeyButton action={props.action} purpose="second_factor" label={t('usePasskey')} secondary={props.factors.totp} />
       ) : null}
       <p className="footnote">
         {props.recovery ? (
-          <a href="?">Use your {props.factors.totp ? 'authenticator app' : 'passkey'} instead</a>
+          <a href="?">{props.factors.totp ? t('useAuthenticatorInstead') : t('usePasskeyInstead')}</a>
         ) : (
           <a href="?method=recovery_code" data-testid="use-recovery-code">
-            Lost your {props.factors.totp ? 'authenticator' : 'passkey'}? Use a recovery code
+            {props.factors.totp ? t('lostAuthenticator') : t('lostPasskey')}
           </a>
         )}
       </p>
@@ -171,13 +172,14 @@ export function SecondFactorForm(props: { action: string; factors: { totp: boole
   );
 }
 
-export const SECOND_FACTOR_ERRORS = {
-  wrong: 'That code is not right (a code works once), or the passkey did not answer. Try again.',
-  expired: 'This sign-in took too long or had too many tries. Sign in again with your password.',
-  throttled: 'Too many wrong codes for this account. Wait up to 15 minutes, then sign in again.',
-} as const;
+export type SecondFactorErrorCode = 'wrong' | 'expired' | 'throttled';
+
+/** The message of a second-step error code, in the request's language. */
+export async function secondFactorError(code: SecondFactorErrorCode): Promise<string> {
+  return (await getT('secondFactor'))(`errors.${code}`);
+}
 
 /** The message for a second step that ended (the password step shows it), from the query's code only. */
-export function endedSecondStepMessage(value: unknown): string | undefined {
-  return value === 'expired' ? SECOND_FACTOR_ERRORS.expired : value === 'throttled' ? SECOND_FACTOR_ERRORS.throttled : undefined;
+export async function endedSecondStepMessage(value: unknown): Promise<string | undefined> {
+  return value === 'expired' || value === 'throttled' ? secondFactorError(value) : undefined;
 }

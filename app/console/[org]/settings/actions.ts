@@ -1,6 +1,8 @@
 'use server';
 import { z } from 'zod';
-import { deleteOrganization, renameOrganization, setBranding } from '@/lib/accounts/organizations';
+import { deleteOrganization, renameOrganization, setBranding, setDefaultLocale } from '@/lib/accounts/organizations';
+import { supportedLocale } from '@/lib/i18n/catalogs';
+import { getT } from '@/lib/i18n/server';
 import { SECOND_FACTOR_POLICIES, SECOND_FACTOR_POLICY_LABELS, setSecondFactorPolicy } from '@/lib/accounts/second-factor-policy';
 import { ActionRefusal, orgAction } from '../../_lib/action';
 
@@ -36,6 +38,19 @@ export const saveSecondFactorPolicyAction = orgAction(
           ? 'Saved: nobody is required to have a second factor.'
           : `Saved: ${SECOND_FACTOR_POLICY_LABELS[input.policy].toLowerCase()} must have a second factor. Whoever has none sets one up at their next sign-in; sessions already open go on until they end.`,
     };
+  },
+);
+
+/** The organization's default language: '' for the browser's, otherwise one of the catalogs. */
+export const saveDefaultLocaleAction = orgAction(
+  { permission: 'branding.manage', input: z.object({ locale: z.string().trim().max(35) }) },
+  async ({ tx, input, access, audit }) => {
+    const t = await getT('console.settings.language');
+    const locale = input.locale === '' ? null : supportedLocale(input.locale);
+    if (locale === undefined) throw new ActionRefusal(t('unknown'), 'locale');
+    await setDefaultLocale(tx, access.org.id, locale);
+    await audit({ action: 'org.default_locale_updated', subject: { type: 'organization', id: access.org.id, label: access.org.name }, details: { locale } });
+    return { status: 'ok', message: locale ? t('saved') : t('savedBrowser') };
   },
 );
 

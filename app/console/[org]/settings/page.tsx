@@ -7,6 +7,9 @@ import { SecondFactorPolicyForm } from './second-factor-policy-form';
 import { SECOND_FACTOR_POLICIES, SECOND_FACTOR_POLICY_LABELS } from '@/lib/accounts/second-factor-policy';
 import { deleteOrganizationAction, renameOrganizationAction } from './actions';
 import { BrandingForm } from './branding-form';
+import { DefaultLocaleForm } from './default-locale-form';
+import { localeName, supportedLocales } from '@/lib/i18n/catalogs';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Organization settings' };
@@ -15,6 +18,7 @@ export default async function SettingsPage(props: { params: Promise<{ org: strin
   const access = await requireOrgAccess((await props.params).org);
   if (!access.can('branding.manage')) return <PageHeader title="Settings" description="Only the organization’s owners and admins change its settings." />;
   const { org } = access;
+  const t = await getT('console.settings.language');
   return (
     <>
       <PageHeader title="Organization settings" description="Its name and address, whitelabel branding, two-step sign-in." />
@@ -46,6 +50,13 @@ export default async function SettingsPage(props: { params: Promise<{ org: strin
           backgroundColor: org.brandBackgroundColor ?? '',
         }}
       />
+      <section className="panel mt-8" aria-labelledby="default-locale-heading" data-testid="org-language">
+        <h2 id="default-locale-heading" className="mb-1 font-semibold">
+          {t('title')}
+        </h2>
+        <p className="mb-3 text-sm text-slate-600">{t('description')}</p>
+        <DefaultLocaleForm org={org.slug} initial={org.defaultLocale} languages={supportedLocales().map((value) => ({ value, label: localeName(value) }))} />
+      </section>
       {access.can('security.manage') ? (
         <section className="panel mt-8" aria-labelledby="two-step-policy-heading">
           <h2 id="two-step-policy-heading" className="mb-1 font-semibold">

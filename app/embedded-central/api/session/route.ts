@@ -6,7 +6,7 @@ import { throttledPasswordCheck } from '@/lib/accounts/throttled-password-check'
 import { stepAfterPassword } from '@/lib/accounts/sign-in-second-step';
 import { openCentralSession } from '@/lib/approvals/central';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { SIGN_IN_ERRORS } from '@/lib/oidc/sign-in-errors';
+import { signInErrorMessage } from '@/lib/oidc/sign-in-errors';
 import { oauthError, readJsonObject } from '@/lib/http/errors';
 import { recordSignInRefusal, recordSignInSuccess } from '@/lib/accounts/sign-in-events';
 import { db, runtime } from '@/lib/runtime';
@@ -26,7 +26,7 @@ export async function POST(request: Request): Promise<Response> {
   const check = await throttledPasswordCheck(db(), email, password, ip);
   if (!check.ok) {
     await recordSignInRefusal(db(), { surface: 'central', ip }, email, check);
-    return oauthError(check.reason === 'throttled' ? 429 : 401, check.reason, SIGN_IN_ERRORS[check.reason]);
+    return oauthError(check.reason === 'throttled' ? 429 : 401, check.reason, signInErrorMessage(check.reason));
   }
   // Someone else once knew this password: the new one is chosen in Portico's own tab, not inside another site's frame.
   if (check.user.passwordChangeRequired) {

@@ -2,7 +2,7 @@
 // that says why (RFC 8707 §2: invalid_target for a resource Portico cannot grant; access_denied when revoked).
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { recordAuditEvent } from '@/lib/audit/events';
-import { RESOURCE_REFUSAL_MESSAGES } from '@/lib/clients/binding';
+import { resourceRefusalMessage } from '@/lib/clients/binding';
 import { findInteraction, finishInteraction } from '@/lib/oidc/interactions';
 import { findSignInTarget } from '@/lib/oidc/sign-in-target';
 import { db, runtime } from '@/lib/runtime';
@@ -29,6 +29,6 @@ export const POST = interactionRoute(async (request, { uid, card: cardPath, cook
   });
   // RFC 6749 §4.1.2.1: a revoked or turned-off app is the authorization server's refusal (access_denied), not the request's fault.
   const error = target.reason === 'revoked_for_app' || target.reason === 'app_disabled' ? 'access_denied' : target.reason === 'no_scope' ? 'invalid_scope' : 'invalid_target';
-  const location = await finishInteraction(provider, cookieHeader, uid, { error, error_description: RESOURCE_REFUSAL_MESSAGES[target.reason] });
+  const location = await finishInteraction(provider, cookieHeader, uid, { error, error_description: resourceRefusalMessage(target.reason) });
   return seeOther(location);
 });

@@ -1,0 +1,83 @@
+// The message catalogs: one JSON file per language in messages/ (ICU messages, nested by screen). The languages
+// Portico speaks are the files that are there — adding one is adding a file, never code. English is the reference:
+// every other catalog has exactly its keys (test/i18n/catalogs.test.ts).
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createTranslator, type AbstractIntlMessages, type NamespaceKeys, type NestedKeyOf } from 'use-intl/core';
+import type english from '../../messages/en.json';
+
+export type Messages = typeof english;
+
+/** The language every other falls back to (and the catalog that defines the keys). */
+export const DEFAULT_LOCALE = 'en';
+
+// Resolved from the working directory, like the migrations: bundlers cannot follow import.meta.url to a data folder.
+export const CATALOGS_FOLDER = path.join(process.cwd(), 'messages');
+
+let cachedLocales: readonly string[] | undefined;
+const cachedMessages = new Map<string, Messages>();
+
+/** Every language with a catalog, English first, as BCP 47 tags (the file names: `pt-BR.json` → `pt-BR`). */
+export function supportedLocales(): readonly string[] {
+  cachedLocales ??= Object.freeze(
+    readdirSync(CATALOGS_FOLDER)
+      .filter((name) => /^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*\.json$/.test(name))
+      .map((name) => name.slice(0, -'.json'.length))
+      .sort((a, b) => (a === DEFAULT_LOCALE ? -1 : b === DEFAULT_LOCALE ? 1 : a.localeCompare(b))),
+  );
+  return cachedLocales;
+}
+
+/** The supported tag equal to `value` regardless of case (`pt-br` → `pt-BR`), or undefined. */
+export function supportedLocale(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const lower = value.toLowerCase();
+  return supportedLocales().find((locale) => locale.toLowerCase() === lower);
+}
+
+export function messagesFor(locale: string): Messages {
+  const known = supportedLocale(locale) ?? DEFAULT_LOCALE;
+  let messages = cachedMessages.get(known);
+  if (!messages) {
+    messages = JSON.parse(readFileSync(path.join(CATALOGS_FOLDER, `${known}.json`), 'utf8')) as Messages;
+    cachedMessages.set(known, messages);
+  }
+  return messages;
+}
+
+/** The language's own name for itself ("Português (Brasil)"), for the language switcher. */
+export function localeName(locale: string): string {
+  return messagesFor(locale).language.name;
+}
+
+/** A namespace of the catalogs (`signIn`, `mail.invitation`): a translator's keys are relative to it. */
+export type Namespace = NamespaceKeys<Messages, NestedKeyOf<Messages>>;
+
+function englishText(fullKey: string): string {
+  const english = fullKey.split('.').reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined), messagesFor(DEFAULT_LOCALE));
+  return typeof english === 'string' ? english : fullKey;
+}
+
+/**
+ * A translator for one language (mails, MCP texts, server components through lib/i18n/server.ts). A key missing
+ * from a catalog shows the English text instead of failing the page (the catalog test keeps that from happening).
+ */
+export function translator<N extends Namespace = never>(locale: string, namespace?: N) {
+  const known = supportedLocale(locale) ?? DEFAULT_LOCALE;
+  return createTranslator<Messages, N>({
+    locale: known,
+    messages: messagesFor(known),
+    namespace,
+    timeZone: 'UTC',
+    onError: () => undefined,
+    getMessageFallback: ({ key, namespace: within }) => englishText(within ? `${within}.${key}` : key),
+  });
+}
+
+/** A translator of one namespace, for helpers that take one as an argument. */
+export type Translator<N extends Namespace = never> = ReturnType<typeof translator<N>>;
+
+/** For the client provider: plain JSON. */
+export function clientMessages(locale: string): AbstractIntlMessages {
+  return messagesFor(locale) as unknown as AbstractIntlMessages;
+}

@@ -1,0 +1,33 @@
+// The language of a mail: the recipient's own choice (saved on their account), else the default of the
+// organization the mail is about, else the default of the first organization they joined, else English. A person
+// without an account yet (an invitation) gets the inviting organization's default.
+import { asc, eq, sql } from 'drizzle-orm';
+import type { Queryable } from '../db/client';
+import { memberships, organizations, users } from '../db/schema';
+import { supportedLocale } from './catalogs';
+import { recipientLocale } from './negotiate';
+
+export async function mailLocaleFor(db: Queryable, input: { email: string; orgId?: string | null }): Promise<string> {
+  const [account] = await db
+    .select({ id: users.id, locale: users.locale })
+    .from(users)
+    .where(eq(users.email, input.email.trim().toLowerCase()))
+    .limit(1);
+  // A stored value no catalog has any more is no choice.
+  const own = supportedLocale(account?.locale);
+  if (own) return own;
+  if (input.orgId) {
+    const [org] = await db.select({ defaultLocale: organizations.defaultLocale }).from(organizations).where(eq(organizations.id, input.orgId));
+    const ofOrganization = supportedLocale(org?.defaultLocale);
+    if (ofOrganization) return ofOrganization;
+  }
+  if (!account) return recipientLocale({});
+  const [first] = await db
+    .select({ defaultLocale: organizations.defaultLocale })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.orgId))
+    .where(sql`${memberships.userId} = ${account.id} AND ${organizations.defaultLocale} IS NOT NULL`)
+    .orderBy(asc(memberships.createdAt))
+    .limit(1);
+  return recipientLocale({ organizationDefault: first?.defaultLocale });
+}

@@ -1,0 +1,57 @@
+// The language of the page being rendered, from what this request tells (lib/i18n/negotiate.ts has the order):
+// the authorization request's ui_locales on its sign-in card and consent, the language chosen in this browser (the
+// footer's cookie) or saved on the signed-in person's account, the organization's default where the page belongs
+// to one, and Accept-Language. Computed once per render.
+import 'server-only';
+import { cache } from 'react';
+import { cookies, headers } from 'next/headers';
+import { CONSOLE_SESSION_COOKIE, findConsoleSession } from '../accounts/console-sessions';
+import { findOrganizationBySlug } from '../accounts/organizations';
+import { findUserById } from '../accounts/users';
+import { CENTRAL_COOKIE, findCentralSession } from '../approvals/central';
+import { currentInteraction, currentSignInTarget } from '../oidc/current-interaction';
+import { isInteractionUid } from '../oidc/interactions';
+import { db, runtime } from '../runtime';
+import { REQUESTED_PATH_HEADER } from '../security/headers';
+import { chooseLocale, LOCALE_COOKIE, type LocaleWishes } from './negotiate';
+
+export { LOCALE_COOKIE };
+
+/** Console paths that are not an organization's slug. */
+const CONSOLE_PAGES_OF_NO_ORGANIZATION = new Set(['login', 'account', 'confirm', 'orgs', 'session']);
+
+async function wishesOfPath(pathname: string): Promise<Pick<LocaleWishes, 'uiLocales' | 'organizationDefault' | 'accountChoice'>> {
+  const parts = pathname.split('/').filter(Boolean);
+  if (parts[0] === 'auth' && parts[1] === 'app' && parts[2] && isInteractionUid(parts[2])) {
+    const lookup = await currentInteraction(parts[2]);
+    if (!lookup.ok) return {};
+    const target = await currentSignInTarget(parts[2]);
+    const org = target && target.kind !== 'unknown_client' ? target.context?.org : undefined;
+    const accountId = lookup.interaction.session?.accountId;
+    const account = accountId ? await findUserById(db(), accountId).catch(() => undefined) : undefined;
+    return { uiLocales: lookup.interaction.params.ui_locales, organizationDefault: org?.defaultLocale, accountChoice: account?.locale };
+  }
+  if (parts[0] === 'console') {
+    const session = await findConsoleSession(db(), (await cookies()).get(CONSOLE_SESSION_COOKIE)?.value);
+    const slug = parts[1] && !CONSOLE_PAGES_OF_NO_ORGANIZATION.has(parts[1]) ? parts[1] : undefined;
+    const org = slug ? await findOrganizationBySlug(db(), slug) : undefined;
+    return { accountChoice: session?.user.locale, organizationDefault: org?.defaultLocale };
+  }
+  if (parts[0] === 'central') {
+    const issuer = runtime().env.PORTICO_ISSUER;
+    const session = await findCentralSession(db(), (await cookies()).get(CENTRAL_COOKIE)?.value, { origin: new URL(issuer).origin, installation: issuer, surface: 'external' });
+    return { accountChoice: session?.user.locale };
+  }
+  return {};
+}
+
+export const requestLocale = cache(async (): Promise<string> => {
+  const requestHeaders = await headers();
+  const requested = requestHeaders.get(REQUESTED_PATH_HEADER) ?? '/';
+  const pathname = new URL(requested, 'http://portico.invalid').pathname;
+  return chooseLocale({
+    ...(await wishesOfPath(pathname)),
+    personChoice: (await cookies()).get(LOCALE_COOKIE)?.value,
+    acceptLanguage: requestHeaders.get('accept-language'),
+  });
+});

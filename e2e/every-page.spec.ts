@@ -1,6 +1,7 @@
-// Every page of Portico, at a desktop (1280 px) and a phone (390 px) width: axe finds no serious or critical
-// violation, nothing is wider than the screen, and a screenshot of each is kept in the artifacts (look at them).
-// The page files are found on disk, so a page added later fails this test until it is visited here.
+// Every page of Portico, at a desktop (1280 px) and a phone (390 px) width, once in each language (the browser asks
+// for it with Accept-Language): axe finds no serious or critical violation, nothing is wider than the screen (the
+// Portuguese strings are longer), and a screenshot of each is kept in the artifacts (look at them). The page files
+// are found on disk, so a page added later fails this test until it is visited here.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
@@ -8,6 +9,7 @@ import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
 import { DEMO, E2E_ISSUER } from './support/constants';
 import { demoRelyingParty, newAuthorizationRequest } from './support/relying-party';
+import { supportedLocales, translator } from '../lib/i18n/catalogs';
 
 const WIDTHS = [
   { name: '1280', width: 1280, height: 800 },
@@ -28,19 +30,23 @@ function pagePatterns(dir = path.join(process.cwd(), 'app'), prefix = ''): strin
   return found;
 }
 
-const visited = new Set<string>();
+const visited = new Map<string, Set<string>>();
+/** The language the pages are being checked in (each describe below sets it before its tests run). */
+let pageLanguage = 'en';
+const visitedIn = (language: string) => visited.get(language) ?? visited.set(language, new Set()).get(language)!;
 
 /**
  * Opens `url` once and checks it at both widths (the layout follows the viewport; a reload per width added nothing
  * but time): axe, overflow and a screenshot each. Records which page file it covers.
  */
 async function check(page: Page, testInfo: TestInfo, pattern: string, url: string, ready?: (page: Page) => Promise<void>) {
-  visited.add(pattern);
+  visitedIn(pageLanguage).add(pattern);
   await page.setViewportSize({ width: WIDTHS[0].width, height: WIDTHS[0].height });
   const response = await page.goto(url);
   expect(response?.status(), `${url} answered`).toBeLessThan(500);
   if (ready) await ready(page);
   await page.waitForLoadState('networkidle');
+  await expect(page.locator('html'), `${url} in ${pageLanguage}`).toHaveAttribute('lang', pageLanguage);
   for (const size of WIDTHS) {
     await page.setViewportSize({ width: size.width, height: size.height });
     const name = `${pattern.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'}-${size.name}.png`;
@@ -60,67 +66,74 @@ async function check(page: Page, testInfo: TestInfo, pattern: string, url: strin
   }
 }
 
-test.describe.configure({ mode: 'serial' });
+for (const language of supportedLocales()) {
+  test.describe(`in ${language}`, () => {
+    test.describe.configure({ mode: 'serial' });
+    test.use({ locale: language });
+    test.beforeAll(() => {
+      pageLanguage = language;
+    });
+    test('signed out: the home page, the sign-in forms and every page a link in a mail opens', async ({ page }, testInfo) => {
+      test.setTimeout(300_000);
+      await check(page, testInfo, '/', '/');
+      await check(page, testInfo, '/console/login', '/console/login');
+      await check(page, testInfo, '/central', '/central');
+      await check(page, testInfo, '/central/requests/[id]', '/central/requests/apr_aaaaaaaaaaaaaaaaaaaaaaaa');
+      await check(page, testInfo, '/embedded-central/requests/[id]', '/embedded-central/requests/apr_aaaaaaaaaaaaaaaaaaaaaaaa');
+      await check(page, testInfo, '/account/recover', '/account/recover');
+      // Links that are no longer (or never were) valid answer a readable page; their valid states are checked by the
+      // specs of their flows (accounts, two-step, approval-surfaces).
+      await check(page, testInfo, '/account/password/[token]', '/account/password/not-a-valid-link-token');
+      await check(page, testInfo, '/account/verify/[token]', '/account/verify/not-a-valid-link-token');
+      await check(page, testInfo, '/invite/[token]', '/invite/not-a-valid-link-token');
+      await check(page, testInfo, '/account/two-step-setup', '/account/two-step-setup');
+      await check(page, testInfo, '/demo/callback', '/demo/callback?code=x&state=y');
+      // A real sign-in card of the demo app, and its "forgot password" page.
+      const request = await newAuthorizationRequest(await demoRelyingParty(E2E_ISSUER));
+      await page.goto(request.url.href);
+      await page.waitForURL(/\/auth\/app\/[^/]+$/);
+      const card = new URL(page.url()).pathname;
+      await check(page, testInfo, '/auth/app/[uid]', card, (page) => expect(page.getByRole('heading', { name: translator(pageLanguage, 'signIn')('title', { app: 'Demo App' }) })).toBeVisible());
+      await check(page, testInfo, '/auth/app/[uid]/recover', `${card}/recover`);
+    });
 
-test('signed out: the home page, the sign-in forms and every page a link in a mail opens', async ({ page }, testInfo) => {
-  test.setTimeout(300_000);
-  await check(page, testInfo, '/', '/');
-  await check(page, testInfo, '/console/login', '/console/login');
-  await check(page, testInfo, '/central', '/central');
-  await check(page, testInfo, '/central/requests/[id]', '/central/requests/apr_aaaaaaaaaaaaaaaaaaaaaaaa');
-  await check(page, testInfo, '/embedded-central/requests/[id]', '/embedded-central/requests/apr_aaaaaaaaaaaaaaaaaaaaaaaa');
-  await check(page, testInfo, '/account/recover', '/account/recover');
-  // Links that are no longer (or never were) valid answer a readable page; their valid states are checked by the
-  // specs of their flows (accounts, two-step, approval-surfaces).
-  await check(page, testInfo, '/account/password/[token]', '/account/password/not-a-valid-link-token');
-  await check(page, testInfo, '/account/verify/[token]', '/account/verify/not-a-valid-link-token');
-  await check(page, testInfo, '/invite/[token]', '/invite/not-a-valid-link-token');
-  await check(page, testInfo, '/account/two-step-setup', '/account/two-step-setup');
-  await check(page, testInfo, '/demo/callback', '/demo/callback?code=x&state=y');
-  // A real sign-in card of the demo app, and its "forgot password" page.
-  const request = await newAuthorizationRequest(await demoRelyingParty(E2E_ISSUER));
-  await page.goto(request.url.href);
-  await page.waitForURL(/\/auth\/app\/[^/]+$/);
-  const card = new URL(page.url()).pathname;
-  await check(page, testInfo, '/auth/app/[uid]', card, (page) => expect(page.getByRole('heading', { name: 'Sign in to Demo App' })).toBeVisible());
-  await check(page, testInfo, '/auth/app/[uid]/recover', `${card}/recover`);
-});
+    test('signed in to the console: every page of an organization, the account and the rest', async ({ page }, testInfo) => {
+      test.setTimeout(600_000);
+      await consoleSignIn(page, DEMO);
+      // Something in the organization's audit log (and a team on the Teams page), whatever ran before this spec.
+      await page.goto('/console/demo/teams');
+      await page.getByTestId('create-team').locator('input[name="name"]').fill(`Reviewers ${Date.now()}`);
+      await page.getByTestId('create-team').locator('button[type="submit"]').click();
+      await expect(page.getByTestId('create-team').getByRole('status')).toBeVisible();
+      await check(page, testInfo, '/console', '/console');
+      await check(page, testInfo, '/console/account', '/console/account');
+      await check(page, testInfo, '/console/orgs/new', '/console/orgs/new');
+      await check(page, testInfo, '/console/confirm/[id]', '/console/confirm/cnf_aaaaaaaaaaaaaaaaaaaaaaaa');
+      const org = '/console/demo';
+      for (const section of ['apps', 'apps/new', 'clients', 'agents', 'members', 'teams', 'settings', 'approvals', 'audit']) {
+        await check(page, testInfo, `/console/[org]/${section}`, `${org}/${section}`);
+      }
+      await check(page, testInfo, '/console/[org]/[...missing]', `${org}/no-such-page`, (page) => expect(page.getByRole('heading', { name: translator(pageLanguage, 'notFound')('title') })).toBeVisible());
 
-test('signed in to the console: every page of an organization, the account and the rest', async ({ page }, testInfo) => {
-  test.setTimeout(600_000);
-  await consoleSignIn(page, DEMO);
-  // Something in the organization's audit log (and a team on the Teams page), whatever ran before this spec.
-  await page.goto('/console/demo/teams');
-  await page.getByTestId('create-team').getByLabel('Team name').fill(`Reviewers ${Date.now()}`);
-  await page.getByTestId('create-team').getByRole('button', { name: 'Create team' }).click();
-  await expect(page.getByTestId('create-team').getByRole('status')).toBeVisible();
-  await check(page, testInfo, '/console', '/console');
-  await check(page, testInfo, '/console/account', '/console/account');
-  await check(page, testInfo, '/console/orgs/new', '/console/orgs/new');
-  await check(page, testInfo, '/console/confirm/[id]', '/console/confirm/cnf_aaaaaaaaaaaaaaaaaaaaaaaa');
-  const org = '/console/demo';
-  for (const section of ['apps', 'apps/new', 'clients', 'agents', 'members', 'teams', 'settings', 'approvals', 'audit']) {
-    await check(page, testInfo, `/console/[org]/${section}`, `${org}/${section}`);
-  }
-  await check(page, testInfo, '/console/[org]/[...missing]', `${org}/no-such-page`, (page) => expect(page.getByRole('heading', { name: 'Not found' })).toBeVisible());
+      // Pages of one thing: reached through the links a person would follow.
+      await page.goto(`${org}/apps`);
+      const app = await page.getByRole('link', { name: 'Demo App', exact: true }).getAttribute('href');
+      for (const tab of ['', '/security', '/permissions', '/operators']) {
+        await check(page, testInfo, `/console/[org]/apps/[app]${tab}`, `${app}${tab}`);
+      }
+      await page.goto(`${org}/members`);
+      const member = await page.getByRole('link', { name: `Permissions of ${DEMO.email}` }).getAttribute('href');
+      await check(page, testInfo, '/console/[org]/members/[userId]', member!);
+      await page.goto(`${org}/agents`);
+      const agent = await page.getByRole('link', { name: 'What it may do, and why' }).first().getAttribute('href');
+      await check(page, testInfo, '/console/[org]/agents/[agentId]', agent!);
+      await page.goto(`${org}/audit`);
+      const event = await page.getByRole('link', { name: /^Event / }).first().getAttribute('href');
+      await check(page, testInfo, '/console/[org]/audit/[id]', event!);
+    });
 
-  // Pages of one thing: reached through the links a person would follow.
-  await page.goto(`${org}/apps`);
-  const app = await page.getByRole('link', { name: 'Demo App', exact: true }).getAttribute('href');
-  for (const tab of ['', '/security', '/permissions', '/operators']) {
-    await check(page, testInfo, `/console/[org]/apps/[app]${tab}`, `${app}${tab}`);
-  }
-  await page.goto(`${org}/members`);
-  const member = await page.getByRole('link', { name: `Permissions of ${DEMO.email}` }).getAttribute('href');
-  await check(page, testInfo, '/console/[org]/members/[userId]', member!);
-  await page.goto(`${org}/agents`);
-  const agent = await page.getByRole('link', { name: 'What it may do, and why' }).first().getAttribute('href');
-  await check(page, testInfo, '/console/[org]/agents/[agentId]', agent!);
-  await page.goto(`${org}/audit`);
-  const event = await page.getByRole('link', { name: /^Event / }).first().getAttribute('href');
-  await check(page, testInfo, '/console/[org]/audit/[id]', event!);
-});
-
-test('no page is left out', () => {
-  expect(pagePatterns().sort()).toEqual([...visited].sort());
-});
+    test('no page is left out', () => {
+      expect(pagePatterns().sort()).toEqual([...visitedIn(pageLanguage)].sort());
+    });
+  });
+}

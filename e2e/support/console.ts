@@ -3,8 +3,9 @@ import type { Page } from '@playwright/test';
 
 export async function consoleSignIn(page: Page, person: { email: string; password: string }, landing = /\/console\/[a-z0-9-]+\/apps$|\/console\/account$/) {
   await page.goto('/console/login');
-  await page.getByLabel('Email').fill(person.email);
-  await page.getByLabel('Password').fill(person.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  // By the fields' names, not their labels: the page may be in any language.
+  await page.locator('input[name="email"]').fill(person.email);
+  await page.locator('input[name="password"]').fill(person.password);
+  await page.locator('form:has(input[name="password"]) button[type="submit"]').click();
   await page.waitForURL(landing);
 }

@@ -3,6 +3,7 @@
 // audit event with the same shape. The doors differ only in how they authenticate the person and how they answer a
 // refusal; what an operation does and how it is recorded is decided once, here and in the domain commands
 // (lib/accounts/agent-commands.ts, lib/clients/app-commands.ts).
+import { textIn, type LocalizedText } from '../i18n/catalogs';
 import type { AuditRecord } from '../audit/events';
 import { recordAuditEvent } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
@@ -40,13 +41,16 @@ export class OperationRefusal extends Error {
  * next to the form, REST as `status`, an MCP tool as its error text.
  */
 export class CommandRefusal extends Error {
+  /** The refusal in words for a person, translated where it is shown (lib/i18n/catalogs.ts); `message` is English. */
+  readonly text?: LocalizedText;
   constructor(
     readonly status: 400 | 404 | 409,
-    message: string,
+    message: string | LocalizedText,
     /** The machine-readable error a REST answer carries (default: from the status). */
     readonly code?: string,
   ) {
-    super(message);
+    super(typeof message === 'string' ? message : textIn(message));
+    if (typeof message !== 'string') this.text = message;
     this.name = 'CommandRefusal';
   }
 }

@@ -3,7 +3,7 @@
 // every other catalog has exactly its keys (test/i18n/catalogs.test.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createTranslator, type AbstractIntlMessages, type NamespaceKeys, type NestedKeyOf } from 'use-intl/core';
+import { createTranslator, type AbstractIntlMessages, type MessageKeys, type NamespaceKeys, type NestedKeyOf } from 'use-intl/core';
 import type english from '../../messages/en.json';
 
 export type Messages = typeof english;
@@ -80,4 +80,26 @@ export type Translator<N extends Namespace = never> = ReturnType<typeof translat
 /** For the client provider: plain JSON. */
 export function clientMessages(locale: string): AbstractIntlMessages {
   return messagesFor(locale) as unknown as AbstractIntlMessages;
+}
+
+/** A full key of the catalogs (`refusals.nameTaken`). */
+export type MessageKey = MessageKeys<Messages, NestedKeyOf<Messages>>;
+
+/**
+ * Words to show a person later, in their language: a catalog key and its values. Refusals thrown deep in lib
+ * (CommandRefusal, ActionRefusal) carry one; the page that shows the refusal translates it, and their `message`
+ * stays English for logs, the CLI and error_description on the wire.
+ */
+export interface LocalizedText {
+  key: MessageKey;
+  values?: Record<string, string | number | Date>;
+}
+
+export function localized(key: MessageKey, values?: LocalizedText['values']): LocalizedText {
+  return { key, values };
+}
+
+/** The text in a language (English when none is given). */
+export function textIn(text: LocalizedText, locale: string = DEFAULT_LOCALE): string {
+  return (translator(locale) as unknown as (key: string, values?: LocalizedText['values']) => string)(text.key, text.values);
 }

@@ -100,12 +100,16 @@ function translationsIn(source: string) {
   // A translator called where it is made: `(await getT('recovery'))('pageTitle')`, `translator(locale, 'signIn')(…)`.
   const direct = [...source.matchAll(/(?:getT\(\s*'([\w.]+)'\s*\)\)|translator\([^()]*?'([\w.]+)'\s*\))\(\s*(?:'([\w.:-]+)'|`([\w.:-]*)\$\{)/g)];
   const directKey = (match: RegExpMatchArray, part: string) => `${match[1] ?? match[2]}.${part}`;
+  // A catalog key carried by a refusal: `localized('refusals.nameTaken', { name })`.
+  const carried = [...source.matchAll(/\blocalized\(\s*'([\w.:-]+)'/g)].map((match) => match[1]!);
   return {
-    namespaces: namespaces.length > 0 ? namespaces : [''],
+    // '' too: a translator made without a namespace (a form schema's `(t) => …`) names whole keys.
+    namespaces: [...new Set([...namespaces, ''])],
     literals: calls.flatMap((call) => (call[1] !== undefined ? [call[1]] : [])),
     templates: calls.flatMap((call) => (call[2] !== undefined ? [call[2]] : [])),
     directLiterals: direct.flatMap((match) => (match[3] !== undefined ? [directKey(match, match[3])] : [])),
     directTemplates: direct.flatMap((match) => (match[4] !== undefined ? [directKey(match, match[4])] : [])),
+    carried,
   };
 }
 
@@ -123,15 +127,15 @@ describe('the keys the code uses', () => {
   });
 
   it('exist in English, under one of the file’s namespaces', () => {
-    const missing = uses.flatMap(({ file, namespaces, literals, directLiterals }) => [
+    const missing = uses.flatMap(({ file, namespaces, literals, directLiterals, carried }) => [
       ...literals.filter((key) => !namespaces.some((namespace) => english.has(under(namespace, key)))).map((key) => `${file}: ${key}`),
-      ...directLiterals.filter((key) => !english.has(key)).map((key) => `${file}: ${key}`),
+      ...[...directLiterals, ...carried].filter((key) => !english.has(key)).map((key) => `${file}: ${key}`),
     ]);
     expect(missing).toEqual([]);
   });
 
   it('cover every English key (none unused)', () => {
-    const exact = new Set(uses.flatMap(({ namespaces, literals, directLiterals }) => [...namespaces.flatMap((namespace) => literals.map((key) => under(namespace, key))), ...directLiterals]));
+    const exact = new Set(uses.flatMap(({ namespaces, literals, directLiterals, carried }) => [...namespaces.flatMap((namespace) => literals.map((key) => under(namespace, key))), ...directLiterals, ...carried]));
     const prefixes = uses.flatMap(({ namespaces, templates, directTemplates }) => [...namespaces.flatMap((namespace) => templates.map((key) => under(namespace, key))), ...directTemplates]);
     const unused = [...english.keys()].filter((key) => !exact.has(key) && !prefixes.some((prefix) => key.startsWith(prefix)) && !readStructurally.includes(key));
     expect(unused).toEqual([]);

@@ -15,6 +15,8 @@ import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { enqueueMail } from '@/lib/mail/outbox';
 import type { MailMessage } from '@/lib/mail/messages';
 import { db, runtime } from '@/lib/runtime';
+import { textIn, translator, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';
+import { requestLocale } from '@/lib/i18n/request-locale';
 import { authorizeOrgAction, type OrgAccess } from './access';
 
 export type ActionState =
@@ -34,14 +36,24 @@ function fieldLabel(field: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** A refusal the handler decides (a conflict, a rule): rolled back and shown as is — next to `field` when it names one. */
+/**
+ * A refusal the handler decides (a conflict, a rule): rolled back and shown — next to `field` when it names one. Its
+ * words: a catalog key (`localized('refusals.…')`), shown in the person's language, or a string already translated.
+ */
 export class ActionRefusal extends Error {
+  readonly text?: LocalizedText;
   constructor(
-    message: string,
+    message: string | LocalizedText,
     readonly field?: string,
   ) {
-    super(message);
+    super(typeof message === 'string' ? message : textIn(message));
+    if (typeof message !== 'string') this.text = message;
   }
+}
+
+/** What a refusal says, in the request's language when it carries a catalog key. */
+async function refusalWords(error: ActionRefusal | CommandRefusal): Promise<string> {
+  return error.text ? textIn(error.text, await requestLocale()) : error.message;
 }
 
 type AuditInput = Omit<AuditRecord, 'orgId' | 'actor'>;
@@ -60,7 +72,12 @@ interface HandlerContext<Input, Prepared> {
 export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
   options: {
     permission: OrgPermission;
-    input: Schema;
+    /**
+     * The form's schema; or a function of the request's translator that builds it, so that its messages are in the
+     * person's language (a `(t) => z.object(…)` whose messages are `t(…)` of whole keys): write
+     * whole sentences there.
+     */
+    input: Schema | ((t: Translator) => Schema);
     /**
      * Slow work that must not hold a transaction open (a call to another server), run after authorization and
      * validation, before the transaction. It must not write: the handler records its result.
@@ -78,7 +95,9 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
       const values = formData.getAll(key);
       return [key, values.length > 1 ? values : values[0]];
     }));
-    const parsed = options.input.safeParse(raw);
+    const locale = await requestLocale();
+    const schema = typeof options.input === 'function' ? (options.input as (t: Translator) => Schema)(translator(locale)) : options.input;
+    const parsed = schema.safeParse(raw);
     if (!parsed.success) {
       const fieldErrors: Record<string, string> = {};
       for (const issue of parsed.error.issues) {
@@ -87,7 +106,7 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
         // field's name in plain words in front ("Name is required").
         fieldErrors[field] ??= /^["A-Z]/.test(issue.message) ? issue.message : `${fieldLabel(field)} ${issue.message}`;
       }
-      return { status: 'error', message: 'Check the highlighted fields.', fieldErrors };
+      return { status: 'error', message: translator(locale, 'console.action')('checkFields'), fieldErrors };
     }
 
     const ip = clientIpFromHeaders(await headers());
@@ -116,8 +135,11 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
       revalidatePath(`/console/${access.org.slug}`, 'layout');
       return result;
     } catch (error) {
-      if (error instanceof ActionRefusal && error.field) return { status: 'error', message: error.message, fieldErrors: { [error.field]: error.message } };
-      if (error instanceof ActionRefusal || error instanceof CommandRefusal) return { status: 'error', message: error.message };
+      if (error instanceof ActionRefusal && error.field) {
+        const words = await refusalWords(error);
+        return { status: 'error', message: words, fieldErrors: { [error.field]: words } };
+      }
+      if (error instanceof ActionRefusal || error instanceof CommandRefusal) return { status: 'error', message: await refusalWords(error) };
       throw error; // includes Next's redirect signal
     }
   };

@@ -122,13 +122,13 @@ for (const language of supportedLocales()) {
         await check(page, testInfo, `/console/[org]/apps/[app]${tab}`, `${app}${tab}`);
       }
       await page.goto(`${org}/members`);
-      const member = await page.getByRole('link', { name: `Permissions of ${DEMO.email}` }).getAttribute('href');
+      const member = await page.getByRole('link', { name: translator(pageLanguage, 'console.members.list')('permissionsOf', { email: DEMO.email }) }).getAttribute('href');
       await check(page, testInfo, '/console/[org]/members/[userId]', member!);
       await page.goto(`${org}/agents`);
-      const agent = await page.getByRole('link', { name: 'What it may do, and why' }).first().getAttribute('href');
+      const agent = await page.getByRole('link', { name: translator(pageLanguage, 'console.agents')('explainLink') }).first().getAttribute('href');
       await check(page, testInfo, '/console/[org]/agents/[agentId]', agent!);
       await page.goto(`${org}/audit`);
-      const event = await page.getByRole('link', { name: /^Event / }).first().getAttribute('href');
+      const event = await page.getByRole('link', { name: new RegExp(`^${translator(pageLanguage, 'console.auditTable')('eventLabel', { id: '', action: '' }).split(' ')[0]} `) }).first().getAttribute('href');
       await check(page, testInfo, '/console/[org]/audit/[id]', event!);
     });
 

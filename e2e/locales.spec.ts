@@ -195,3 +195,44 @@ test('a person’s choice in the footer is kept on their account: another browse
   await other.context().close();
   await signedOut.context().close();
 });
+
+test('an app’s description per language: its admins write it, the sign-in card shows the reader’s', async ({ page, browser }) => {
+  await consoleSignIn(page, FLIGHT_DECK.engineer);
+  await page.goto(`/console/acme-rockets/apps/${FLIGHT_DECK.appId}`);
+  const form = page.getByTestId('save-app-descriptions');
+  await form.getByLabel('In English').fill('Shared notes for the launch crew.');
+  await form.getByLabel('In Brazilian Portuguese').fill('Notas compartilhadas da equipe de lançamento.');
+  await form.getByRole('button', { name: 'Save descriptions' }).click();
+  await expect(form.getByTestId('action-ok')).toBeVisible();
+
+  const config = await oidc.discovery(new URL(E2E_ISSUER), FLIGHT_DECK.clientId, undefined, oidc.ClientSecretBasic(FLIGHT_DECK.clientSecret), { execute: [oidc.allowInsecureRequests] });
+  const cardUrl = async (uiLocales: string) =>
+    oidc.buildAuthorizationUrl(config, {
+      redirect_uri: FLIGHT_DECK.redirectUri,
+      scope: 'openid',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+      state: oidc.randomState(),
+      ui_locales: uiLocales,
+    }).href;
+  const reader = await (await browser.newContext()).newPage();
+  await reader.goto(await cardUrl('pt-BR'));
+  await expect(reader.getByTestId('app-description')).toHaveText('Notas compartilhadas da equipe de lançamento.');
+  await reader.goto(await cardUrl('en'));
+  await expect(reader.getByTestId('app-description')).toHaveText('Shared notes for the launch crew.');
+
+  // Only English left: a Portuguese reader gets the English one rather than nothing.
+  await form.getByLabel('In Brazilian Portuguese').fill('');
+  await form.getByRole('button', { name: 'Save descriptions' }).click();
+  await expect(form.getByTestId('action-ok')).toBeVisible();
+  await reader.goto(await cardUrl('pt-BR'));
+  await expect(reader.getByTestId('app-description')).toHaveText('Shared notes for the launch crew.');
+
+  // Leaves the app as the other specs know it.
+  await form.getByLabel('In English').fill('');
+  await form.getByRole('button', { name: 'Save descriptions' }).click();
+  await expect(form.getByTestId('action-ok')).toBeVisible();
+  await reader.goto(await cardUrl('en'));
+  await expect(reader.getByTestId('app-description')).toHaveCount(0);
+  await reader.context().close();
+});

@@ -1,8 +1,10 @@
 'use client';
 // Copies a text (a command, credentials) to the clipboard, and says so; where the browser refuses, says to select it.
 import { useState } from 'react';
+import { useTranslations } from 'use-intl/react';
 
 export function CopyButton(props: { text: string; label?: string; className?: string }) {
+  const t = useTranslations('copy');
   const [state, setState] = useState<'idle' | 'copied' | 'refused'>('idle');
   return (
     <button
@@ -17,7 +19,7 @@ export function CopyButton(props: { text: string; label?: string; className?: st
         }
       }}
     >
-      {state === 'copied' ? 'Copied' : state === 'refused' ? 'Select and copy it by hand' : (props.label ?? 'Copy to clipboard')}
+      {state === 'copied' ? t('copied') : state === 'refused' ? t('refused') : (props.label ?? t('toClipboard'))}
     </button>
   );
 }

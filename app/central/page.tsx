@@ -53,22 +53,28 @@ export default async function CentralHome(props: { searchParams: Promise<Record<
     );
   }
   const requests = await listCentralRequests(db(), session.user);
+  return <PendingRequests email={session.user.email} requests={requests} />;
+}
+
+/** The signed-in central: the pending requests (live), and a request opened by its id. */
+async function PendingRequests({ email, requests }: { email: string; requests: Awaited<ReturnType<typeof listCentralRequests>> }) {
+  const t = await getT('central.home');
   return (
-    <CentralFrame email={session.user.email}>
+    <CentralFrame email={email}>
       <section className="panel mb-6" aria-labelledby="pending-heading">
         <h1 id="pending-heading" className="mb-3 text-xl font-semibold">
-          Pending requests
+          {t('pendingHeading')}
         </h1>
         <LiveRequests initial={requests} />
       </section>
       <section className="panel" aria-labelledby="open-heading">
         <h2 id="open-heading" className="mb-2 font-semibold">
-          Open a request by its id
+          {t('openHeading')}
         </h2>
         <form method="get" action="/central/requests" className="flex gap-2">
-          <input name="id" aria-label="Request id" placeholder="apr_…" className="flex-1 rounded-md border border-slate-300 px-3 py-2" required pattern="apr_[A-Za-z0-9_\-]{24}" />
+          <input name="id" aria-label={t('requestIdLabel')} placeholder="apr_…" className="flex-1 rounded-md border border-slate-300 px-3 py-2" required pattern="apr_[A-Za-z0-9_\-]{24}" />
           <button type="submit" className="btn btn-secondary">
-            Open
+            {t('open')}
           </button>
         </form>
       </section>

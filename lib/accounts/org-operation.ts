@@ -3,7 +3,7 @@
 // audit event with the same shape. The doors differ only in how they authenticate the person and how they answer a
 // refusal; what an operation does and how it is recorded is decided once, here and in the domain commands
 // (lib/accounts/agent-commands.ts, lib/clients/app-commands.ts).
-import { textIn, type LocalizedText } from '../i18n/catalogs';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import type { AuditRecord } from '../audit/events';
 import { recordAuditEvent } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
@@ -27,11 +27,14 @@ export type OperationRefusalReason = 'not_found' | 'forbidden';
 
 /** The organization is not one the person belongs to (not revealed), or their role does not allow the operation. */
 export class OperationRefusal extends Error {
+  /** The refusal in words for a person (the catalogs); `message` is English (REST, MCP). */
+  readonly text: LocalizedText;
   constructor(
     readonly reason: OperationRefusalReason,
-    message: string,
+    text: LocalizedText,
   ) {
-    super(message);
+    super(textIn(text));
+    this.text = text;
     this.name = 'OperationRefusal';
   }
 }
@@ -69,8 +72,8 @@ export async function authorizeOrgOperation(db: Queryable, orgSlug: string, pers
   const org = typeof orgSlug === 'string' && orgSlug !== '' ? await findOrganizationBySlug(db, orgSlug) : undefined;
   const role = org ? await findMembershipRole(db, org.id, person.id) : undefined;
   // An organization the person does not belong to is not revealed.
-  if (!org || !role) throw new OperationRefusal('not_found', 'no such organization');
-  if (!can(role, permission)) throw new OperationRefusal('forbidden', `your role in ${org.slug} (${role}) does not allow this`);
+  if (!org || !role) throw new OperationRefusal('not_found', localized('refusals.operation.notFound'));
+  if (!can(role, permission)) throw new OperationRefusal('forbidden', localized('refusals.operation.forbidden', { org: org.slug, role }));
   return { org, role };
 }
 

@@ -5,6 +5,7 @@ import type { Queryable } from '../db/client';
 import { memberships, organizations } from '../db/schema';
 import { endOrganizationGrants } from '../grants';
 import { hitRateLimit } from '../rate-limit/fixed-window';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { freeSlug } from '../util/slug';
 import { isUuid } from '../util/uuid';
 
@@ -71,12 +72,15 @@ export const RESERVED_ORG_SLUGS: ReadonlySet<string> = new Set(['account', 'conf
 /** At most this many organizations a person creates per day from the console (abuse bound; the CLI has no limit). */
 export const ORG_CREATION_LIMIT = { name: 'org_create:person', limit: 10, windowSeconds: 24 * 3600 } as const;
 
+/** A refusal of a new organization: `message` is English (CLI, tests); `text` its catalog key, for a person's language. */
 export class OrganizationRefusal extends Error {
+  readonly text: LocalizedText;
   constructor(
-    message: string,
+    text: LocalizedText,
     readonly field: 'name' | 'slug' | 'form' = 'form',
   ) {
-    super(message);
+    super(textIn(text));
+    this.text = text;
   }
 }
 
@@ -90,18 +94,18 @@ export async function createOwnedOrganization(
   input: { name: string; slug: string; owner: { id: string; email: string }; ip: string },
 ): Promise<Organization> {
   const name = input.name.trim();
-  if (name.length === 0) throw new OrganizationRefusal('Give the organization a name.', 'name');
-  if (name.length > 80) throw new OrganizationRefusal('A name has at most 80 characters.', 'name');
+  if (name.length === 0) throw new OrganizationRefusal(localized('refusals.organization.nameMissing'), 'name');
+  if (name.length > 80) throw new OrganizationRefusal(localized('refusals.organization.nameTooLong'), 'name');
   if (!/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/.test(input.slug)) {
-    throw new OrganizationRefusal('Use 1 to 64 lowercase letters, digits and inner hyphens (for example acme-rockets).', 'slug');
+    throw new OrganizationRefusal(localized('refusals.organization.slugInvalid'), 'slug');
   }
-  if (RESERVED_ORG_SLUGS.has(input.slug)) throw new OrganizationRefusal(`${input.slug} is the address of a console page: choose another.`, 'slug');
+  if (RESERVED_ORG_SLUGS.has(input.slug)) throw new OrganizationRefusal(localized('refusals.organization.slugReserved', { slug: input.slug }), 'slug');
   const limited = await hitRateLimit(db, ORG_CREATION_LIMIT, input.owner.id);
-  if (limited.limited) throw new OrganizationRefusal('You created many organizations today. Try again tomorrow, or ask an installation operator.');
+  if (limited.limited) throw new OrganizationRefusal(localized('refusals.organization.rateLimited'));
   const [org] = await db.insert(organizations).values({ slug: input.slug, name }).onConflictDoNothing().returning();
   if (!org) {
     const taken = new Set((await db.select({ slug: organizations.slug }).from(organizations).where(like(organizations.slug, `${input.slug.slice(0, 60)}%`))).map((row) => row.slug));
-    throw new OrganizationRefusal(`The address ${input.slug} is taken. ${freeSlug(input.slug, (candidate) => taken.has(candidate))} is free.`, 'slug');
+    throw new OrganizationRefusal(localized('refusals.organization.slugTaken', { slug: input.slug, free: freeSlug(input.slug, (candidate) => taken.has(candidate)) }), 'slug');
   }
   await db.insert(memberships).values({ orgId: org.id, userId: input.owner.id, role: 'owner' });
   await recordAuditEvent(db, {

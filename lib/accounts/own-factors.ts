@@ -6,6 +6,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { recordAuditEvent } from '../audit/events';
 import type { Database } from '../db/client';
+import { localized } from '../i18n/catalogs';
 import { passkeys, recoveryCodes, totpFactors } from '../db/schema';
 import type { RelyingParty } from './passkeys';
 import type { AccountMailContext } from './password-reset';
@@ -28,7 +29,7 @@ async function stepUp(db: Database, change: OwnFactorChange, addsFactor = false)
   try {
     await verifyStepUp(db, change.keys.atRestKey, { user: change.user, proof: change.proof, ip: change.ip, rp: change.keys.rp, context: accountFactorsContext(change.user.id), addsFactor });
   } catch (error) {
-    if (error instanceof StepUpRefusal) throw new SecondFactorRefusal(error.message, STEP_UP_FIELDS[error.field]);
+    if (error instanceof StepUpRefusal) throw new SecondFactorRefusal(error.text ?? error.message, STEP_UP_FIELDS[error.field]);
     throw error;
   }
 }
@@ -47,7 +48,7 @@ export async function confirmOwnTotp(db: Database, change: OwnFactorChange & { c
 export async function removeOwnTotp(db: Database, change: OwnFactorChange & { mail: AccountMailContext }): Promise<void> {
   await stepUp(db, change);
   await db.transaction(async (tx) => {
-    if (!(await removeTotp(tx, change.user.id))) throw new SecondFactorRefusal('You have no authenticator app set up.', 'form');
+    if (!(await removeTotp(tx, change.user.id))) throw new SecondFactorRefusal(localized('account.refusals.noAuthenticator'), 'form');
     await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.removed', subject: personSubject(change.user), details: { kind: 'totp' } });
     await queueFactorNotice(tx, change.mail, change.user, 'removed', 'authenticator app');
   });
@@ -57,7 +58,7 @@ export async function replaceOwnRecoveryCodes(db: Database, change: OwnFactorCha
   await stepUp(db, change);
   return db.transaction(async (tx) => {
     const state = await secondFactorStateOf(tx, change.user.id);
-    if (state.totp !== 'confirmed' && state.passkeys === 0) throw new SecondFactorRefusal('Set up an authenticator app or a passkey first.', 'form');
+    if (state.totp !== 'confirmed' && state.passkeys === 0) throw new SecondFactorRefusal(localized('account.refusals.noSecondFactorYet'), 'form');
     const codes = await replaceRecoveryCodes(tx, change.user.id);
     await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.recovery_codes_replaced', subject: personSubject(change.user) });
     return codes;
@@ -72,7 +73,7 @@ export async function removeOwnPasskey(db: Database, change: OwnFactorChange & {
       .delete(passkeys)
       .where(and(eq(passkeys.id, change.passkeyId), eq(passkeys.userId, change.user.id)))
       .returning({ name: passkeys.name });
-    if (!removed) throw new SecondFactorRefusal('That passkey is not one of yours (or was removed already).', 'form');
+    if (!removed) throw new SecondFactorRefusal(localized('account.refusals.passkeyNotYoursOrRemoved'), 'form');
     await tx
       .delete(recoveryCodes)
       .where(

@@ -20,6 +20,7 @@ import {
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import { recordAuditEvent } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { passkeys, recoveryCodes, totpFactors, webauthnChallenges } from '../db/schema';
 import type { AccountMailContext } from './password-reset';
 import { personActor, personSubject, queueFactorNotice, replaceRecoveryCodes, SecondFactorRefusal } from './second-factors';
@@ -42,10 +43,15 @@ export function relyingPartyOf(issuer: string): RelyingParty {
 
 export type CeremonyPurpose = 'sign_in' | 'second_factor' | 'step_up';
 
-/** A passkey assertion or registration refused; the message is for the person, never the library's. */
+/**
+ * A passkey assertion or registration refused; the words are for the person, never the library's: a catalog key
+ * (`text`, shown in the person's language by the page), `message` its English.
+ */
 export class PasskeyRefusal extends Error {
-  constructor(message: string) {
-    super(message);
+  readonly text?: LocalizedText;
+  constructor(message: string | LocalizedText) {
+    super(typeof message === 'string' ? message : textIn(message));
+    if (typeof message !== 'string') this.text = message;
     this.name = 'PasskeyRefusal';
   }
 }
@@ -87,7 +93,7 @@ async function consumeChallenge(db: Queryable, clientDataJSON: unknown, purpose:
   } catch {
     challenge = undefined;
   }
-  if (typeof challenge !== 'string' || challenge.length > 128) throw new PasskeyRefusal('This passkey answer is not readable. Try again.');
+  if (typeof challenge !== 'string' || challenge.length > 128) throw new PasskeyRefusal(localized('account.refusals.passkeyAnswerUnreadable'));
   const [consumed] = await db
     .delete(webauthnChallenges)
     .where(
@@ -100,7 +106,7 @@ async function consumeChallenge(db: Queryable, clientDataJSON: unknown, purpose:
       ),
     )
     .returning({ challenge: webauthnChallenges.challenge });
-  if (!consumed) throw new PasskeyRefusal('This passkey request expired or was used already. Try again.');
+  if (!consumed) throw new PasskeyRefusal(localized('account.refusals.passkeyRequestExpired'));
   return consumed.challenge;
 }
 
@@ -114,7 +120,7 @@ const userHandle = (userId: string) => new Uint8Array(Buffer.from(userId.replace
  */
 export async function passkeyRegistrationOptions(db: Queryable, rp: RelyingParty, user: User, context = ''): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const existing = await db.select({ credentialId: passkeys.credentialId, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, user.id));
-  if (existing.length >= MAX_PASSKEYS) throw new SecondFactorRefusal(`You have ${MAX_PASSKEYS} passkeys, the most an account may have. Remove one first.`, 'form');
+  if (existing.length >= MAX_PASSKEYS) throw new SecondFactorRefusal(localized('account.refusals.tooManyPasskeys', { max: MAX_PASSKEYS }), 'form');
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.rpID,
@@ -131,16 +137,16 @@ export async function passkeyRegistrationOptions(db: Queryable, rp: RelyingParty
 
 /** Parses a registration as a browser sends it (a JSON string); anything else is refused, never thrown as a 500. */
 export function parseRegistrationResponse(value: unknown): RegistrationResponseJSON {
-  if (typeof value !== 'string' || value.length > 32 * 1024) throw new SecondFactorRefusal('The passkey answer is missing or too large. Try again.', 'form');
+  if (typeof value !== 'string' || value.length > 32 * 1024) throw new SecondFactorRefusal(localized('account.refusals.registrationMissing'), 'form');
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw new SecondFactorRefusal('The passkey answer is not readable. Try again.', 'form');
+    throw new SecondFactorRefusal(localized('account.refusals.registrationUnreadable'), 'form');
   }
   const candidate = parsed as Partial<RegistrationResponseJSON> | null;
   if (!candidate || typeof candidate.id !== 'string' || typeof candidate.response !== 'object' || candidate.response === null || typeof candidate.response.clientDataJSON !== 'string') {
-    throw new SecondFactorRefusal('The passkey answer is not a registration. Try again.', 'form');
+    throw new SecondFactorRefusal(localized('account.refusals.notARegistration'), 'form');
   }
   return candidate as RegistrationResponseJSON;
 }
@@ -165,15 +171,15 @@ export async function registerOwnPasskey(
   },
 ): Promise<{ recoveryCodes?: string[] }> {
   const name = input.name.trim();
-  if (name.length < 1 || name.length > 64) throw new SecondFactorRefusal('Give the passkey a name of 1 to 64 characters ("Work laptop").', 'name');
+  if (name.length < 1 || name.length > 64) throw new SecondFactorRefusal(localized('account.refusals.passkeyNameLength'), 'name');
   const expectedChallenge = await consumeChallenge(db, input.response?.response?.clientDataJSON, 'register', input.user.id, input.context ?? '');
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     verified = await verifyRegistrationResponse({ response: input.response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.rpID, requireUserVerification: true });
   } catch {
-    throw new SecondFactorRefusal('Your browser’s answer did not check out. Try again.', 'form');
+    throw new SecondFactorRefusal(localized('account.refusals.browserAnswerFailed'), 'form');
   }
-  if (!verified.verified) throw new SecondFactorRefusal('Your browser’s answer did not check out. Try again.', 'form');
+  if (!verified.verified) throw new SecondFactorRefusal(localized('account.refusals.browserAnswerFailed'), 'form');
   const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
   return db.transaction(async (tx) => {
     const inserted = await tx
@@ -190,7 +196,7 @@ export async function registerOwnPasskey(
       })
       .onConflictDoNothing()
       .returning({ id: passkeys.id });
-    if (inserted.length === 0) throw new SecondFactorRefusal('This passkey is registered already.', 'form');
+    if (inserted.length === 0) throw new SecondFactorRefusal(localized('account.refusals.passkeyRegisteredAlready'), 'form');
     // Registration required user verification: the new key was made and unlocked by the person just now.
     await input.within?.(tx, { amr: [credentialDeviceType === 'singleDevice' ? 'hwk' : 'swk', 'user', 'mfa'] });
     await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'passkey', name } });
@@ -207,7 +213,7 @@ export async function registerOwnPasskey(
  */
 export async function passkeyAssertionOptions(db: Queryable, rp: RelyingParty, input: { purpose: CeremonyPurpose; userId?: string; context?: string }): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const allowed = input.userId ? await db.select({ id: passkeys.credentialId, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, input.userId)) : [];
-  if (input.userId && allowed.length === 0) throw new PasskeyRefusal('You have no passkey on this account.');
+  if (input.userId && allowed.length === 0) throw new PasskeyRefusal(localized('account.refusals.noPasskey'));
   const options = await generateAuthenticationOptions({
     rpID: rp.rpID,
     allowCredentials: allowed,
@@ -227,16 +233,16 @@ export interface PasskeyAssertion {
 
 /** Parses an assertion as a browser sends it (a JSON string); anything else is refused, never thrown as a 500. */
 export function parseAuthenticationResponse(value: unknown): AuthenticationResponseJSON {
-  if (typeof value !== 'string' || value.length > 16 * 1024) throw new PasskeyRefusal('The passkey answer is missing or too large.');
+  if (typeof value !== 'string' || value.length > 16 * 1024) throw new PasskeyRefusal(localized('account.refusals.assertionMissing'));
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw new PasskeyRefusal('The passkey answer is not JSON.');
+    throw new PasskeyRefusal(localized('account.refusals.assertionNotJson'));
   }
   const candidate = parsed as Partial<AuthenticationResponseJSON> | null;
   if (!candidate || typeof candidate.id !== 'string' || typeof candidate.response !== 'object' || candidate.response === null || typeof candidate.response.clientDataJSON !== 'string') {
-    throw new PasskeyRefusal('The passkey answer is not an assertion.');
+    throw new PasskeyRefusal(localized('account.refusals.notAnAssertion'));
   }
   return candidate as AuthenticationResponseJSON;
 }
@@ -255,7 +261,7 @@ export async function verifyPasskeyAssertion(
     .select()
     .from(passkeys)
     .where(and(eq(passkeys.credentialId, input.response.id), ...(input.userId ? [eq(passkeys.userId, input.userId)] : [])));
-  if (!key) throw new PasskeyRefusal(input.userId ? 'That passkey is not one of yours.' : 'This passkey is not registered with Portico (it may have been removed).');
+  if (!key) throw new PasskeyRefusal(input.userId ? localized('account.refusals.passkeyNotYours') : localized('account.refusals.passkeyNotRegistered'));
   const requireUserVerification = input.purpose !== 'second_factor';
   let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
@@ -268,9 +274,9 @@ export async function verifyPasskeyAssertion(
       requireUserVerification,
     });
   } catch {
-    throw new PasskeyRefusal('The passkey’s answer did not check out. Try again.');
+    throw new PasskeyRefusal(localized('account.refusals.passkeyAnswerFailed'));
   }
-  if (!verified.verified) throw new PasskeyRefusal('The passkey’s answer did not check out. Try again.');
+  if (!verified.verified) throw new PasskeyRefusal(localized('account.refusals.passkeyAnswerFailed'));
   const { newCounter, userVerified } = verified.authenticationInfo;
   // The counter only grows (both zero: the authenticator keeps none). Conditional, so two uses cannot both pass.
   const [used] = await db
@@ -278,9 +284,9 @@ export async function verifyPasskeyAssertion(
     .set({ signCount: newCounter, lastUsedAt: sql`now()` })
     .where(and(eq(passkeys.id, key.id), or(and(eq(passkeys.signCount, 0), eq(sql`${newCounter}::bigint`, 0)), lt(passkeys.signCount, newCounter))))
     .returning({ id: passkeys.id });
-  if (!used) throw new PasskeyRefusal('This passkey’s counter went backwards: it may have been copied. Remove it and register a new one.');
+  if (!used) throw new PasskeyRefusal(localized('account.refusals.counterBackwards'));
   const user = await findUserById(db, key.userId);
-  if (!user || user.disabledAt) throw new PasskeyRefusal('This account is disabled.');
+  if (!user || user.disabledAt) throw new PasskeyRefusal(localized('account.refusals.accountDisabled'));
   return { user, passkeyId: key.id, userVerified, amr: [key.deviceType === 'singleDevice' ? 'hwk' : 'swk', 'user', ...(userVerified ? ['mfa'] : [])] };
 }
 

@@ -3,6 +3,7 @@
 // email, the organization's name). The guessability check is zxcvbn-ts with its common-password dictionary.
 import { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { adjacencyGraphs, dictionary } from '@zxcvbn-ts/language-common';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 /** When the password is the only factor (NIST: 15). */
 export const MIN_PASSWORD_LENGTH_SINGLE_FACTOR = 15;
@@ -24,7 +25,12 @@ export interface PasswordContext {
   hasSecondFactor?: boolean;
 }
 
-export type PasswordVerdict = { ok: true } | { ok: false; message: string };
+/** A refusal's words: `text` (a catalog key) for the person's language, `message` its English. */
+export type PasswordVerdict = { ok: true } | { ok: false; message: string; text: LocalizedText };
+
+function refused(text: LocalizedText): PasswordVerdict {
+  return { ok: false, message: textIn(text), text };
+}
 
 export function minimumPasswordLength(hasSecondFactor = false): number {
   return hasSecondFactor ? MIN_PASSWORD_LENGTH_WITH_SECOND_FACTOR : MIN_PASSWORD_LENGTH_SINGLE_FACTOR;
@@ -38,19 +44,19 @@ function characters(value: string): number {
 export function checkNewPassword(password: string, context: PasswordContext): PasswordVerdict {
   const minimum = minimumPasswordLength(context.hasSecondFactor);
   const length = characters(password);
-  if (length < minimum) return { ok: false, message: `Use at least ${minimum} characters (this one has ${length}). A few unrelated words make a long password easy to remember.` };
-  if (length > MAX_PASSWORD_LENGTH) return { ok: false, message: `Use at most ${MAX_PASSWORD_LENGTH} characters.` };
+  if (length < minimum) return refused(localized('selfService.passwordRules.tooShort', { minimum, length }));
+  if (length > MAX_PASSWORD_LENGTH) return refused(localized('selfService.passwordRules.tooLong', { maximum: MAX_PASSWORD_LENGTH }));
   const folded = password.trim().toLowerCase();
   const email = context.email.trim().toLowerCase();
-  if (folded === email || folded === email.split('@')[0]) return { ok: false, message: 'Your password must not be your email address.' };
+  if (folded === email || folded === email.split('@')[0]) return refused(localized('selfService.passwordRules.isEmail'));
   for (const name of context.organizationNames ?? []) {
-    if (folded === name.trim().toLowerCase()) return { ok: false, message: 'Your password must not be your organization’s name.' };
+    if (folded === name.trim().toLowerCase()) return refused(localized('selfService.passwordRules.isOrganizationName'));
   }
   // Alone, score 3 of 4 ("safely unguessable": 10^8 guesses do not find it); beside a second factor, which stops
   // online guessing by itself, score 2 (not in the first 10^6 guesses: no common password, no trivial pattern).
   const result = strengthEstimator().check(password, [email, email.split('@')[0] ?? '', ...(context.organizationNames ?? [])]);
   if (result.score < (context.hasSecondFactor ? 2 : 3)) {
-    return { ok: false, message: 'This password is too easy to guess: it is a common password, or built from a pattern, a repetition or your own details. Choose another.' };
+    return refused(localized('selfService.passwordRules.tooGuessable'));
   }
   return { ok: true };
 }

@@ -8,13 +8,7 @@ import { appOperators, memberships, organizations } from '../db/schema';
 
 export const SECOND_FACTOR_POLICIES = ['none', 'admins', 'operators', 'everyone'] as const;
 export type SecondFactorPolicy = (typeof SECOND_FACTOR_POLICIES)[number];
-
-export const SECOND_FACTOR_POLICY_LABELS: Record<SecondFactorPolicy, string> = {
-  none: 'Nobody (each person chooses)',
-  admins: 'Owners and admins',
-  operators: 'Approval operators (the owners and the people designated for an app)',
-  everyone: 'Everyone',
-};
+// Their names for people are in the catalogs (console.settings.twoStep.policies).
 
 export const isSecondFactorPolicy = (value: unknown): value is SecondFactorPolicy => typeof value === 'string' && (SECOND_FACTOR_POLICIES as readonly string[]).includes(value);
 

@@ -13,6 +13,7 @@ import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import type { Database, Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { mailLocaleFor } from '../i18n/recipient';
 import { secondFactorChangedMail, type SecondFactorKind } from '../mail/messages';
 import { enqueueMail } from '../mail/outbox';
@@ -27,13 +28,18 @@ export const RECOVERY_CODE_COUNT = 10;
 /** RFC 6238 §6: accept the previous and the next time step too (clock drift). */
 const TOTP_WINDOW = 1;
 
-/** A refusal, with the form field it is about (the code, or the password typed again). */
+/**
+ * A refusal, with the form field it is about (the code, or the password typed again). Its words: a catalog key
+ * (`text`), shown in the person's language by the page; `message` is English (logs, tests).
+ */
 export class SecondFactorRefusal extends Error {
+  readonly text?: LocalizedText;
   constructor(
-    message: string,
+    message: string | LocalizedText,
     readonly field: 'code' | 'currentPassword' | 'stepUpCode' | 'name' | 'form' = 'code',
   ) {
-    super(message);
+    super(typeof message === 'string' ? message : textIn(message));
+    if (typeof message !== 'string') this.text = message;
   }
 }
 
@@ -68,7 +74,7 @@ export interface TotpEnrollment {
  */
 export async function startTotpEnrollment(db: Queryable, atRestKey: Uint8Array, user: { id: string; email: string }): Promise<TotpEnrollment> {
   const [current] = await db.select({ confirmedAt: totpFactors.confirmedAt }).from(totpFactors).where(eq(totpFactors.userId, user.id));
-  if (current?.confirmedAt) throw new SecondFactorRefusal('You have an authenticator app already. Remove it first to set up another one.');
+  if (current?.confirmedAt) throw new SecondFactorRefusal(localized('account.refusals.authenticatorExists'));
   const secret = new Secret({ size: 20 }).base32;
   const secretEncrypted = await encryptAtRest(secret, atRestKey);
   await db
@@ -91,17 +97,17 @@ export async function confirmTotpEnrollment(
   now = Date.now(),
 ): Promise<{ recoveryCodes: string[] }> {
   const typed = normalizeCode(code);
-  if (!typed) throw new SecondFactorRefusal('Type the 6 digits your authenticator app shows.');
+  if (!typed) throw new SecondFactorRefusal(localized('account.refusals.typeSixDigits'));
   const [pending] = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, user.id), isNull(totpFactors.confirmedAt)));
-  if (!pending) throw new SecondFactorRefusal('Start the setup again: there is no authenticator waiting for its first code.');
+  if (!pending) throw new SecondFactorRefusal(localized('account.refusals.noPendingAuthenticator'));
   const step = matchingStep(totpOf(await decryptAtRest(pending.secretEncrypted, atRestKey), user.email), typed, now);
-  if (step === undefined) throw new SecondFactorRefusal('That code is not the one your authenticator app shows now. Check the app and its clock, then try again.');
+  if (step === undefined) throw new SecondFactorRefusal(localized('account.refusals.wrongEnrollmentCode'));
   const confirmed = await db
     .update(totpFactors)
     .set({ confirmedAt: sql`now()`, lastUsedStep: step })
     .where(and(eq(totpFactors.userId, user.id), isNull(totpFactors.confirmedAt), eq(totpFactors.secretEncrypted, pending.secretEncrypted)))
     .returning({ userId: totpFactors.userId });
-  if (confirmed.length === 0) throw new SecondFactorRefusal('Start the setup again: this authenticator was replaced meanwhile.');
+  if (confirmed.length === 0) throw new SecondFactorRefusal(localized('account.refusals.authenticatorReplaced'));
   return { recoveryCodes: await replaceRecoveryCodes(db, user.id) };
 }
 
@@ -220,15 +226,15 @@ export async function confirmSignInTotp(
   input: { user: User; secretEncrypted: string; code: string; ip: string; mail: AccountMailContext; now?: number },
 ): Promise<string[]> {
   const typed = normalizeCode(input.code);
-  if (!typed) throw new SecondFactorRefusal('Type the 6 digits your authenticator app shows.');
+  if (!typed) throw new SecondFactorRefusal(localized('account.refusals.typeSixDigits'));
   const step = matchingStep(totpOf(await decryptAtRest(input.secretEncrypted, atRestKey), input.user.email), typed, input.now ?? Date.now());
-  if (step === undefined) throw new SecondFactorRefusal('That code is not the one your authenticator app shows now. Check the app and its clock, then try again.');
+  if (step === undefined) throw new SecondFactorRefusal(localized('account.refusals.wrongEnrollmentCode'));
   const confirmed = await tx
     .insert(totpFactors)
     .values({ userId: input.user.id, secretEncrypted: input.secretEncrypted, confirmedAt: sql`now()`, lastUsedStep: step })
     .onConflictDoUpdate({ target: totpFactors.userId, set: { secretEncrypted: input.secretEncrypted, confirmedAt: sql`now()`, lastUsedStep: step, createdAt: sql`now()` }, where: isNull(totpFactors.confirmedAt) })
     .returning({ userId: totpFactors.userId });
-  if (confirmed.length === 0) throw new SecondFactorRefusal('Your account has an authenticator app already: sign in again and use it.', 'form');
+  if (confirmed.length === 0) throw new SecondFactorRefusal(localized('account.refusals.authenticatorExistsSignIn'), 'form');
   const codes = await replaceRecoveryCodes(tx, input.user.id);
   await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'totp', during: 'sign_in' } });
   await queueFactorNotice(tx, input.mail, input.user, 'added', 'authenticator app');

@@ -6,6 +6,7 @@ import { recordAuditEvent } from '../audit/events';
 import type { Database } from '../db/client';
 import { postgresErrorCode } from '../db/client';
 import { enqueueMail } from '../mail/outbox';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { mailLocaleFor } from '../i18n/recipient';
 import { passwordChangedMail, verifyEmailMail } from '../mail/messages';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
@@ -22,13 +23,19 @@ import { hasSecondFactor } from './sign-in-second-step';
 import { createUser, type User } from './users';
 
 export type SelfServiceField = 'name' | 'password' | 'currentPassword' | 'form';
-export type SelfServiceResult<T> = { ok: true; value: T } | { ok: false; fieldErrors: Partial<Record<SelfServiceField, string>> };
+/**
+ * A refusal's words by field: `fieldTexts` are catalog keys, for the page to show in the person's language (only
+ * app/ knows it); `fieldErrors` their English.
+ */
+export type SelfServiceResult<T> =
+  | { ok: true; value: T }
+  | { ok: false; fieldErrors: Partial<Record<SelfServiceField, string>>; fieldTexts: Partial<Record<SelfServiceField, LocalizedText>> };
 
-const LINK_SPENT = 'This link has expired or was already used. Ask for a new one.';
+const LINK_SPENT = localized('selfService.linkSpent');
 export const PASSWORD_LINK_PURPOSES: readonly AccountLinkPurpose[] = ['setup', 'reset', 'change_required'];
 
-function refused<T>(field: SelfServiceField, message: string): SelfServiceResult<T> {
-  return { ok: false, fieldErrors: { [field]: message } };
+function refused<T>(field: SelfServiceField, text: LocalizedText): SelfServiceResult<T> {
+  return { ok: false, fieldErrors: { [field]: textIn(text) }, fieldTexts: { [field]: text } };
 }
 
 async function organizationNamesOf(db: Database, userId: string): Promise<string[]> {
@@ -49,7 +56,7 @@ export async function setPasswordWithLink(
   const link = await findAccountLink(db, input.token, PASSWORD_LINK_PURPOSES);
   if (!link) return refused('form', LINK_SPENT);
   const verdict = checkNewPassword(input.password, { email: link.user.email, organizationNames: await organizationNamesOf(db, link.user.id), hasSecondFactor: await hasSecondFactor(db, link.user.id) });
-  if (!verdict.ok) return refused('password', verdict.message);
+  if (!verdict.ok) return refused('password', verdict.text);
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (tx) => {
     const spent = await consumeAccountLink(tx, input.token, PASSWORD_LINK_PURPOSES);
@@ -74,14 +81,14 @@ export async function changeOwnPassword(
   mail: AccountMailContext,
   input: { user: User; keepConsoleSessionHash: string; currentPassword: string; newPassword: string; ip: string },
 ): Promise<SelfServiceResult<null>> {
-  if (!input.currentPassword) return refused('currentPassword', 'Enter your current password.');
+  if (!input.currentPassword) return refused('currentPassword', localized('selfService.enterCurrentPassword'));
   const check = await throttledPasswordCheck(db, input.user.email, input.currentPassword, input.ip);
   if (!check.ok) {
-    return refused('currentPassword', check.reason === 'throttled' ? 'Too many wrong passwords. Wait up to 30 minutes, then try again.' : 'This is not your current password.');
+    return refused('currentPassword', check.reason === 'throttled' ? localized('selfService.tooManyWrongPasswords') : localized('selfService.notCurrentPassword'));
   }
-  if (input.newPassword === input.currentPassword) return refused('password', 'Choose a password different from the current one.');
+  if (input.newPassword === input.currentPassword) return refused('password', localized('selfService.sameAsCurrent'));
   const verdict = checkNewPassword(input.newPassword, { email: input.user.email, organizationNames: await organizationNamesOf(db, input.user.id), hasSecondFactor: await hasSecondFactor(db, input.user.id) });
-  if (!verdict.ok) return refused('password', verdict.message);
+  if (!verdict.ok) return refused('password', verdict.text);
   const passwordHash = await hashPassword(input.newPassword);
   await db.transaction(async (tx) => {
     await setOwnPassword(tx, { user: input.user, passwordHash, keepConsoleSessionHash: input.keepConsoleSessionHash });
@@ -124,7 +131,7 @@ export async function verifyEmailWithLink(db: Database, input: { token: unknown;
   });
 }
 
-const INVITATION_SPENT = 'This invitation has expired, was revoked or was already used. Ask the organization for a new one.';
+const INVITATION_SPENT = localized('selfService.invitationSpent');
 
 export interface AcceptedInvitation {
   user: User;
@@ -146,13 +153,13 @@ export async function acceptInvitationWithPassword(
   if (!view) return refused('form', INVITATION_SPENT);
   const { invitation, organization, account } = view;
   const context = { surface: 'invitation' as const, ip: input.ip, orgId: organization.id, target: organization.name };
-  if (account?.disabledAt) return refused('form', 'This account is disabled. Contact the administrators of your organization.');
+  if (account?.disabledAt) return refused('form', localized('selfService.accountDisabledContact'));
 
   if (account?.passwordHash) {
     const check = await throttledPasswordCheck(db, invitation.email, input.password, input.ip);
     if (!check.ok) {
       await recordSignInRefusal(db, context, invitation.email, check);
-      return refused('password', check.reason === 'throttled' ? 'Too many wrong passwords. Wait up to 30 minutes, then try again.' : check.reason === 'account_disabled' ? 'This account is disabled.' : 'This is not the password of your account.');
+      return refused('password', check.reason === 'throttled' ? localized('selfService.tooManyWrongPasswords') : check.reason === 'account_disabled' ? localized('selfService.accountDisabled') : localized('selfService.notAccountPassword'));
     }
     return db.transaction(async (tx) => {
       const accepted = await acceptInvitation(tx, input.token, check.user);
@@ -170,10 +177,10 @@ export async function acceptInvitationWithPassword(
   }
 
   const name = (input.name ?? '').trim();
-  if (!account && name === '') return refused('name', 'Enter your name.');
-  if (name.length > 80) return refused('name', 'Use at most 80 characters for your name.');
+  if (!account && name === '') return refused('name', localized('selfService.enterName'));
+  if (name.length > 80) return refused('name', localized('selfService.nameTooLong'));
   const verdict = checkNewPassword(input.password, { email: invitation.email, organizationNames: [organization.name] });
-  if (!verdict.ok) return refused('password', verdict.message);
+  if (!verdict.ok) return refused('password', verdict.text);
   const passwordHash = await hashPassword(input.password);
   try {
     return await db.transaction(async (tx) => {
@@ -196,7 +203,7 @@ export async function acceptInvitationWithPassword(
   } catch (error) {
     if (error instanceof SpentInvitation) return refused('form', INVITATION_SPENT);
     // Two tabs creating the same account at once: the second finds the email taken.
-    if (postgresErrorCode(error) === '23505') return refused('form', 'An account with this email was created meanwhile. Open the invitation again and sign in.');
+    if (postgresErrorCode(error) === '23505') return refused('form', localized('selfService.emailTakenMeanwhile'));
     throw error;
   }
 }

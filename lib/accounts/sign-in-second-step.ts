@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client';
+import { localized } from '../i18n/catalogs';
 import { passkeys, pendingSignIns, totpFactors, users } from '../db/schema';
 import { confirmSignInTotp, newSignInTotpSecret, SecondFactorRefusal, useRecoveryCode, verifyTotpCode } from './second-factors';
 import type { AccountMailContext } from './password-reset';
@@ -128,7 +129,7 @@ export async function enrollmentSecret(db: Queryable, atRestKey: Uint8Array, tok
  * then may it continue), in one transaction; answers the recovery codes, once.
  */
 export async function enrollAtSignIn(db: Database, atRestKey: Uint8Array, input: { token: string | undefined; code: string; ip: string; mail: AccountMailContext; now?: number }): Promise<string[]> {
-  if (!input.token || input.token.length > 128) throw new SecondFactorRefusal('This sign-in has ended. Sign in again with your password.', 'form');
+  if (!input.token || input.token.length > 128) throw new SecondFactorRefusal(SIGN_IN_ENDED, 'form');
   const tokenHash = sha256(input.token);
   return db.transaction(async (tx) => {
     const [row] = await tx
@@ -148,8 +149,8 @@ export async function enrollAtSignIn(db: Database, atRestKey: Uint8Array, input:
   });
 }
 
-const SIGN_IN_ENDED = 'This sign-in has ended. Sign in again with your password.';
-const FACTOR_EXISTS = 'You have a second factor already: sign in again and use it.';
+const SIGN_IN_ENDED = localized('account.refusals.signInEnded');
+const FACTOR_EXISTS = localized('account.refusals.factorExists');
 
 type EnrolledFactor = 'totp' | 'passkey';
 

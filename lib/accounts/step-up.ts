@@ -7,6 +7,7 @@
 // Both are throttled per account in PostgreSQL: the password by the sign-in throttle, codes by the second-factor
 // throttle (counted first, taken back on success), so parallel guesses cannot pass either.
 import type { Queryable } from '../db/client';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { hitRateLimit, peekRateLimit, undoRateLimitHit } from '../rate-limit/fixed-window';
 import { verifyTotpCode } from './second-factors';
 import { parseAuthenticationResponse, passkeyAssertionOptions, PasskeyRefusal, passkeyRegistrationOptions, verifyPasskeyAssertion, type RelyingParty } from './passkeys';
@@ -25,13 +26,18 @@ export interface StepUpProof {
   passkey?: string;
 }
 
-/** A step-up refused; `field` is the form field the message belongs next to. */
+/**
+ * A step-up refused; `field` is the form field the message belongs next to. Its words: a catalog key (`text`, shown
+ * in the person's language where the refusal is shown), `message` its English.
+ */
 export class StepUpRefusal extends Error {
+  readonly text?: LocalizedText;
   constructor(
-    message: string,
+    message: string | LocalizedText,
     readonly field: 'password' | 'code' | 'passkey',
   ) {
-    super(message);
+    super(typeof message === 'string' ? message : textIn(message));
+    if (typeof message !== 'string') this.text = message;
     this.name = 'StepUpRefusal';
   }
 }
@@ -71,33 +77,33 @@ export async function verifyStepUp(
 ): Promise<StepUpFactor> {
   const factor = await stepUpFactorOf(db, input.user.id);
   if (factor === 'password' && !input.addsFactor && (await secondFactorRequired(db, input.user.id, input.orgId ?? undefined))) {
-    throw new StepUpRefusal('Your organization requires a second factor for this: add a passkey or an authenticator app on your account page first.', 'password');
+    throw new StepUpRefusal(localized('account.refusals.secondFactorRequired'), 'password');
   }
   if (factor === 'passkey') {
-    if (!input.proof.passkey) throw new StepUpRefusal('Confirm with your passkey.', 'passkey');
+    if (!input.proof.passkey) throw new StepUpRefusal(localized('account.refusals.confirmWithPasskey'), 'passkey');
     try {
       await verifyPasskeyAssertion(db, input.rp, { purpose: 'step_up', userId: input.user.id, context: input.context, response: parseAuthenticationResponse(input.proof.passkey) });
     } catch (error) {
-      if (error instanceof PasskeyRefusal) throw new StepUpRefusal(error.message, 'passkey');
+      if (error instanceof PasskeyRefusal) throw new StepUpRefusal(error.text ?? error.message, 'passkey');
       throw error;
     }
     return 'passkey';
   }
   if (factor === 'totp') {
     const code = input.proof.code?.trim();
-    if (!code) throw new StepUpRefusal('Type the code your authenticator app shows now.', 'code');
+    if (!code) throw new StepUpRefusal(localized('account.refusals.typeCurrentCode'), 'code');
     await hitRateLimit(db, SECOND_FACTOR_THROTTLE, input.user.id);
     if ((await peekRateLimit(db, SECOND_FACTOR_THROTTLE, input.user.id)).count > SECOND_FACTOR_THROTTLE.limit) {
-      throw new StepUpRefusal('Too many wrong codes for this account lately: wait a few minutes, then try again.', 'code');
+      throw new StepUpRefusal(localized('account.refusals.tooManyWrongCodes'), 'code');
     }
-    if (!(await verifyTotpCode(db, atRestKey, input.user, code))) throw new StepUpRefusal('That code is not right, or was already used: wait for the next one.', 'code');
+    if (!(await verifyTotpCode(db, atRestKey, input.user, code))) throw new StepUpRefusal(localized('account.refusals.wrongCode'), 'code');
     await undoRateLimitHit(db, SECOND_FACTOR_THROTTLE, input.user.id);
     return 'totp';
   }
   const password = input.proof.password;
-  if (!password) throw new StepUpRefusal('Type your password again.', 'password');
+  if (!password) throw new StepUpRefusal(localized('account.refusals.typePasswordAgain'), 'password');
   const check = await throttledPasswordCheck(db, input.user.email, password, input.ip);
-  if (!check.ok || check.user.id !== input.user.id) throw new StepUpRefusal('That password is not right (or too many tries: wait a moment).', 'password');
+  if (!check.ok || check.user.id !== input.user.id) throw new StepUpRefusal(localized('account.refusals.wrongPassword'), 'password');
   return 'password';
 }
 

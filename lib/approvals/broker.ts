@@ -11,6 +11,7 @@ import { recordAuditEvent, type AuditActor } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
 import { approvalGrants, approvalRequests, apps, memberships, users } from '../db/schema';
 import { mayDecide } from './operators';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 export const APPROVAL_CONTRACT_VERSION = 1;
 export const MAX_PENDING_PER_SUBJECT = 64;
@@ -44,11 +45,15 @@ export class ApprovalRefusal extends Error {
       | 'not_eligible'
       | 'already_revoked'
       | 'not_authorized',
-    message: string,
+    message: string | LocalizedText,
   ) {
-    super(message);
+    super(typeof message === 'string' ? message : textIn(message));
     this.name = 'ApprovalRefusal';
+    if (typeof message !== 'string') this.text = message;
   }
+
+  /** Its words as a catalog key (approvals.refusals.…): the central and the MCP tools show them in the reader's language; `message` stays English (logs, CLI, REST). */
+  readonly text?: LocalizedText;
 }
 
 export interface NewApprovalRequest {
@@ -94,18 +99,18 @@ function lockKey(scope: string, id: string) {
  */
 export async function createApprovalRequest(db: Database, input: NewApprovalRequest, actor: AuditActor): Promise<ApprovalRequest> {
   const reason = input.reason.trim();
-  if (reason.length < 1 || reason.length > 1000) throw new ApprovalRefusal('invalid_request', 'give a reason of 1-1000 characters');
+  if (reason.length < 1 || reason.length > 1000) throw new ApprovalRefusal('invalid_request', localized('approvals.refusals.reasonLength'));
   if (input.durationSeconds !== null && (!Number.isInteger(input.durationSeconds) || input.durationSeconds < 60 || input.durationSeconds > MAX_DURATION_SECONDS)) {
-    throw new ApprovalRefusal('invalid_request', `the duration must be 60-${MAX_DURATION_SECONDS} seconds (or none, for a permanent grant)`);
+    throw new ApprovalRefusal('invalid_request', localized('approvals.refusals.durationRange', { max: String(MAX_DURATION_SECONDS) }));
   }
   // A path is normalized once, here: the request, its fingerprint, the decision and the grant all hold that form.
   let resource: string | null = null;
   if (input.kind === 'sensitive_access') {
-    if (input.resource === undefined) throw new ApprovalRefusal('invalid_request', 'name the protected resource');
+    if (input.resource === undefined) throw new ApprovalRefusal('invalid_request', localized('approvals.refusals.resourceMissing'));
     const normalized = normalizeResourcePath(input.resource);
     if (!normalized.ok) throw new ApprovalRefusal('invalid_request', normalized.error);
     resource = normalized.path;
-    if (!input.profile) throw new ApprovalRefusal('invalid_request', 'choose a profile: read, work or compose');
+    if (!input.profile) throw new ApprovalRefusal('invalid_request', localized('approvals.refusals.profileMissing'));
   }
   const id = `apr_${randomBytes(18).toString('base64url')}`;
   const fields = {
@@ -131,9 +136,9 @@ export async function createApprovalRequest(db: Database, input: NewApprovalRequ
         .where(and(condition, eq(approvalRequests.state, 'pending'), gt(approvalRequests.expiresAt, sql`now()`)));
     const [[bySubject], [byInstallation]] = await Promise.all([pending(eq(approvalRequests.subjectUserId, input.subjectUserId)), pending(eq(approvalRequests.appId, input.appId))]);
     if (bySubject!.n >= MAX_PENDING_PER_SUBJECT) {
-      throw new ApprovalRefusal('queue_full', `you have ${MAX_PENDING_PER_SUBJECT} pending requests already: wait for decisions, or cancel some (permissions.cancel_approval)`);
+      throw new ApprovalRefusal('queue_full', localized('approvals.refusals.subjectQueueFull', { max: MAX_PENDING_PER_SUBJECT }));
     }
-    if (byInstallation!.n >= MAX_PENDING_PER_INSTALLATION) throw new ApprovalRefusal('queue_full', `this app has ${MAX_PENDING_PER_INSTALLATION} pending requests already: try again later`);
+    if (byInstallation!.n >= MAX_PENDING_PER_INSTALLATION) throw new ApprovalRefusal('queue_full', localized('approvals.refusals.appQueueFull', { max: MAX_PENDING_PER_INSTALLATION }));
     const [created] = await tx
       .insert(approvalRequests)
       .values({ ...fields, fingerprint: requestFingerprint(fields), centralEligible: isCentralEligible({ kind: input.kind, resource: fields.resource ?? undefined, durationSeconds: input.durationSeconds }), expiresAt: sql`now() + make_interval(secs => ${REQUEST_TTL_SECONDS})` })
@@ -203,7 +208,7 @@ export async function cancelApprovalRequest(db: Database, requestId: string, sub
       .returning();
     if (!cancelled) {
       const { status } = await approvalStatusFor(tx, requestId, subjectUserId);
-      throw new ApprovalRefusal(status === 'unknown' ? 'not_found' : 'not_pending', status === 'unknown' ? 'no such request of yours' : `the request is ${status.replace('_', ' ')}: only a pending request can be cancelled`);
+      throw new ApprovalRefusal(status === 'unknown' ? 'not_found' : 'not_pending', status === 'unknown' ? localized('approvals.refusals.notYours') : localized('approvals.refusals.notCancellable', { status }));
     }
     await recordAuditEvent(tx, { orgId: cancelled.orgId, actor, act: cancelled.actor || null, clientId: cancelled.clientId, action: 'approval.cancelled', subject: { type: 'approval_request', id: requestId }, appId: cancelled.appId });
     return cancelled;
@@ -239,19 +244,19 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
       .from(approvalRequests)
       .where(eq(approvalRequests.id, decision.requestId))
       .for('update');
-    if (!row) throw new ApprovalRefusal('not_found', 'no such request');
+    if (!row) throw new ApprovalRefusal('not_found', localized('approvals.refusals.noSuchRequest'));
     const { request } = row;
-    if (request.state !== 'pending') throw new ApprovalRefusal('not_pending', `the request is ${request.state} already`);
-    if (row.expired) throw new ApprovalRefusal('expired', 'the request has expired: the agent must ask again');
+    if (request.state !== 'pending') throw new ApprovalRefusal('not_pending', localized('approvals.refusals.decidedAlready', { state: request.state }));
+    if (row.expired) throw new ApprovalRefusal('expired', localized('approvals.refusals.expired'));
     if (requestFingerprint(request) !== request.fingerprint || decision.fingerprint !== request.fingerprint) {
-      throw new ApprovalRefusal('fingerprint_mismatch', 'the request is not the one that was shown: reload it before deciding');
+      throw new ApprovalRefusal('fingerprint_mismatch', localized('approvals.refusals.fingerprintMismatch'));
     }
     // The stored flag, and the rule itself again: permanent, broad or elevated requests are never the central's.
     if (decision.channel === 'central' && (!request.centralEligible || !isCentralEligible({ kind: request.kind, resource: request.resource ?? undefined, durationSeconds: request.durationSeconds }))) {
-      throw new ApprovalRefusal('not_eligible', 'a permanent, broad or elevated request is decided with the CLI only (npm run portico -- approvals)');
+      throw new ApprovalRefusal('not_eligible', localized('approvals.refusals.cliOnly'));
     }
     const [subject] = await tx.select({ ok: sql<boolean>`${subjectInGood(approvalRequests.orgId, approvalRequests.subjectUserId)}` }).from(approvalRequests).where(eq(approvalRequests.id, request.id));
-    if (!subject?.ok) throw new ApprovalRefusal('not_authorized', 'the person who asked is no longer an enabled member of the organization');
+    if (!subject?.ok) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.subjectGone'));
     await decision.verifyInTransaction?.(tx, request);
     const state = decision.decision === 'approve' ? 'approved' : 'denied';
     const [decided] = await tx
@@ -259,7 +264,7 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
       .set({ state, decidedAt: sql`now()`, decidedBy: decision.decidedBy })
       .where(and(eq(approvalRequests.id, request.id), eq(approvalRequests.state, 'pending')))
       .returning();
-    if (!decided) throw new ApprovalRefusal('not_pending', 'the request was decided meanwhile');
+    if (!decided) throw new ApprovalRefusal('not_pending', localized('approvals.refusals.decidedMeanwhile'));
     await decision.afterWrite?.('decision');
     let grant: ApprovalGrant | undefined;
     if (state === 'approved') {
@@ -310,7 +315,7 @@ export async function revokeGrantIn(tx: Queryable, grantId: string, revokedBy: s
       ),
     )
     .returning();
-  if (!revoked) throw new ApprovalRefusal('already_revoked', 'no such active grant (unknown, or revoked already)');
+  if (!revoked) throw new ApprovalRefusal('already_revoked', localized('approvals.refusals.noActiveGrant'));
   return revoked;
 }
 

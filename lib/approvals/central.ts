@@ -13,16 +13,21 @@ import { recordAuditEvent } from '../audit/events';
 import { approvalGrants, approvalRequests, apps, centralSessions, clients, decisionNonces, users } from '../db/schema';
 import { ApprovalRefusal, decideApprovalRequest, revokeGrantIn, type ApprovalGrant, type ApprovalRequest } from './broker';
 import { mayDecide } from './operators';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 /** A refusal only the central gives: its session ended, a decision proof spent or foreign, a step-up missing or wrong. */
 export class CentralRefusal extends Error {
   constructor(
     readonly code: 'session' | 'nonce' | 'step_up',
-    message: string,
+    message: string | LocalizedText,
   ) {
-    super(message);
+    super(typeof message === 'string' ? message : textIn(message));
     this.name = 'CentralRefusal';
+    if (typeof message !== 'string') this.text = message;
   }
+
+  /** Its words as a catalog key (approvals.refusals.…), shown in the operator's language; `message` stays English. */
+  readonly text?: LocalizedText;
 }
 
 export const CENTRAL_COOKIE = 'portico_central';
@@ -174,7 +179,7 @@ export async function findCentralRequest(db: Queryable, operator: User, requestI
 /** A decision nonce for this session, request and fingerprint: the proof a decision POST must carry. */
 export async function issueDecisionNonce(db: Queryable, session: CentralSession, requestId: string, binding: CentralBinding): Promise<string> {
   const request = await findCentralRequest(db, session.user, requestId);
-  if (!request) throw new ApprovalRefusal('not_found', 'no such request that you may decide');
+  if (!request) throw new ApprovalRefusal('not_found', localized('approvals.refusals.notYoursToDecide'));
   const nonce = randomBytes(24).toString('base64url');
   await db.delete(decisionNonces).where(sql`${decisionNonces.expiresAt} < now()`);
   await insertNonce(db, {
@@ -193,12 +198,15 @@ async function insertNonce(db: Queryable, values: Omit<typeof decisionNonces.$in
   try {
     await db.insert(decisionNonces).values(values);
   } catch (error) {
-    if (postgresErrorCode(error) === '23503') throw new CentralRefusal('session', 'your central session has ended: sign in again');
+    if (postgresErrorCode(error) === '23503') throw new CentralRefusal('session', localized('approvals.refusals.sessionEnded'));
     throw error;
   }
 }
 
-const STEP_UP_WORDS = { passkey: 'your passkey', totp: 'the code of your authenticator app', password: 'your password' } as const;
+/** A step-up refusal's words for the operator: its catalog key when it carries one, else its English message as it is. */
+function stepUpWords(error: StepUpRefusal): string | LocalizedText {
+  return error.text ?? error.message;
+}
 
 /** What a passkey step-up of a decision is bound to: its nonce (by hash), used once with it. */
 export const decisionStepUpContext = (nonce: string) => `decision:${sha256(nonce)}`;
@@ -230,9 +238,9 @@ export interface CentralDecision {
  */
 export async function decideInCentral(db: Database, input: CentralDecision, binding: CentralBinding): Promise<{ request: ApprovalRequest; grant?: ApprovalGrant }> {
   const session = await findCentralSession(db, input.sessionToken, binding);
-  if (!session) throw new CentralRefusal('session', 'your central session has ended: sign in again');
+  if (!session) throw new CentralRefusal('session', localized('approvals.refusals.sessionEnded'));
   const view = await findCentralRequest(db, session.user, input.requestId);
-  if (!view) throw new ApprovalRefusal('not_authorized', 'no such request that you may decide');
+  if (!view) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.notYoursToDecide'));
   if (input.decision === 'approve') {
     if (view.stepUp) {
       // The strongest factor the operator has (a passkey, else their authenticator's code, else the password); a
@@ -240,16 +248,16 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
       const proof: StepUpProof = input.proof ?? { password: input.password };
       const factor = await stepUpFactorOf(db, session.user.id);
       const given = factor === 'passkey' ? proof.passkey : factor === 'totp' ? proof.code : proof.password;
-      if (!given) throw new CentralRefusal('step_up', `approving ${view.profile} access needs ${STEP_UP_WORDS[factor]}, again for this request`);
+      if (!given) throw new CentralRefusal('step_up', localized('approvals.refusals.stepUpNeeded', { profile: view.profile ?? '', factor }));
       if (factor === 'totp' && !input.atRestKey) throw new Error('decideInCentral needs the at-rest key to check an authenticator code');
       try {
         await verifyStepUp(db, input.atRestKey ?? new Uint8Array(), { user: session.user, proof, ip: input.ip, rp: relyingPartyOf(binding.installation), context: decisionStepUpContext(input.nonce), orgId: view.orgId });
       } catch (error) {
-        if (error instanceof StepUpRefusal) throw new CentralRefusal('step_up', error.message);
+        if (error instanceof StepUpRefusal) throw new CentralRefusal('step_up', stepUpWords(error));
         throw error;
       }
     } else if (input.confirmed !== true) {
-      throw new CentralRefusal('step_up', 'confirm this approval explicitly');
+      throw new CentralRefusal('step_up', localized('approvals.refusals.confirmExplicitly'));
     }
   }
   await input.afterStepUp?.();
@@ -268,10 +276,10 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
         .innerJoin(users, eq(users.id, centralSessions.userId))
         .where(and(eq(centralSessions.tokenHash, session.tokenHash), gt(centralSessions.expiresAt, sql`now()`), isNull(users.disabledAt)))
         .for('share', { of: centralSessions });
-      if (!live || live.credentialVersion !== live.current) throw new CentralRefusal('session', 'your central session ended before the decision: nothing was decided');
+      if (!live || live.credentialVersion !== live.current) throw new CentralRefusal('session', localized('approvals.refusals.sessionEndedBeforeDecision'));
       // The authority again, now: an operator removed or an owner demoted meanwhile decides nothing.
       const [authorized] = await tx.select({ id: approvalRequests.id }).from(approvalRequests).where(and(eq(approvalRequests.id, input.requestId), mayDecide(approvalRequests.appId, approvalRequests.orgId, session.user.id)));
-      if (!authorized) throw new ApprovalRefusal('not_authorized', 'you may no longer decide this request');
+      if (!authorized) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.noLongerYours'));
       const consumed = await tx
         .delete(decisionNonces)
         .where(
@@ -285,7 +293,7 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
           ),
         )
         .returning({ nonceHash: decisionNonces.nonceHash });
-      if (consumed.length !== 1) throw new CentralRefusal('nonce', 'this decision’s proof is used, expired, or for another request or session: reload the request');
+      if (consumed.length !== 1) throw new CentralRefusal('nonce', localized('approvals.refusals.proofSpent'));
     },
   });
 }
@@ -293,13 +301,13 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
 /** Revocation from the central: explicit, by an operator of the grant's organization, audited. */
 export async function revokeInCentral(db: Database, input: { sessionToken: string | undefined; grantId: string; ip: string }, binding: CentralBinding): Promise<ApprovalGrant> {
   const session = await findCentralSession(db, input.sessionToken, binding);
-  if (!session) throw new CentralRefusal('session', 'your central session has ended: sign in again');
+  if (!session) throw new CentralRefusal('session', localized('approvals.refusals.sessionEnded'));
   return db.transaction(async (tx) => {
     const [grant] = await tx
       .select({ orgId: approvalGrants.orgId })
       .from(approvalGrants)
       .where(and(eq(approvalGrants.id, input.grantId), mayDecide(approvalGrants.appId, approvalGrants.orgId, session.user.id)));
-    if (!grant) throw new ApprovalRefusal('not_authorized', 'no such grant that you may revoke');
+    if (!grant) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.notYoursToRevoke'));
     const revoked = await revokeGrantIn(tx, input.grantId, session.user.id, { orgId: grant.orgId, operatorUserId: session.user.id });
     await recordAuditEvent(tx, {
       orgId: revoked.orgId,

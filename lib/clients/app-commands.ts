@@ -3,6 +3,7 @@
 // `apps.manage` through the organization-operation kernel (lib/accounts/org-operation.ts), which gives the context.
 import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
 import { endClientAccess } from '../grants';
+import { localized } from '../i18n/catalogs';
 import { setDevEnvironment } from './dev-environment';
 import { addPermission, CatalogRefusal, describePermission, restorePermission, retirePermission } from './permission-catalog';
 import { cancelRotation, completeRotation, credentialState, startRotation } from './rotation';
@@ -21,23 +22,23 @@ function about(listing: AppListing) {
  */
 export async function startSecretRotation(ctx: Context, listing: AppListing, input: { generation?: number; overlapSeconds: number }) {
   const generation = input.generation ?? (await credentialState(ctx.tx, listing.clientId))?.generation;
-  if (generation === undefined) throw new CommandRefusal(409, 'This app’s client has no secret.');
+  if (generation === undefined) throw new CommandRefusal(409, localized('refusals.rotation.appNoSecret'));
   const result = await startRotation(ctx.tx, listing.clientId, generation, input.overlapSeconds);
-  if (!result.ok) throw new CommandRefusal(409, result.message);
+  if (!result.ok) throw new CommandRefusal(409, result.text);
   await ctx.audit({ action: 'app.secret_rotation_started', ...about(listing), details: { generation: result.generation, overlapEndsAt: result.rotationEndsAt.toISOString() } });
   return result;
 }
 
 export async function completeSecretRotation(ctx: Context, listing: AppListing, generation: number) {
   const result = await completeRotation(ctx.tx, listing.clientId, generation);
-  if (!result.ok) throw new CommandRefusal(409, result.message);
+  if (!result.ok) throw new CommandRefusal(409, result.text);
   await ctx.audit({ action: 'app.secret_rotation_completed', ...about(listing), details: { generation: result.generation } });
   return result;
 }
 
 export async function cancelSecretRotation(ctx: Context, listing: AppListing, generation: number) {
   const result = await cancelRotation(ctx.tx, listing.clientId, generation);
-  if (!result.ok) throw new CommandRefusal(409, result.message);
+  if (!result.ok) throw new CommandRefusal(409, result.text);
   await ctx.audit({ action: 'app.secret_rotation_cancelled', ...about(listing), details: { generation: result.generation } });
   return result;
 }
@@ -59,7 +60,7 @@ export async function setAppDevEnvironment(ctx: Context, listing: AppListing, ho
 
 function catalogStep<T>(step: () => Promise<T>): Promise<T> {
   return step().catch((error: unknown) => {
-    throw error instanceof CatalogRefusal ? new CommandRefusal(400, error.message) : error;
+    throw error instanceof CatalogRefusal ? new CommandRefusal(400, error.text) : error;
   });
 }
 

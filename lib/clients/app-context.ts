@@ -9,7 +9,7 @@ export interface AppSignInContext {
   clientKind: 'app' | 'external' | 'dynamic' | 'cimd';
   /** The app is disabled: its sign-in card refuses, saying so. */
   appDisabled: boolean;
-  app: { id: string; name: string; avatarUrl: string | null; publishOrigin: string | null };
+  app: { id: string; name: string; avatarUrl: string | null; publishOrigin: string | null; descriptions: Record<string, string> };
   /** The client's registered redirect URIs (dev-only ones excluded). */
   redirectUris: string[];
   org: {
@@ -57,7 +57,7 @@ export async function findAppContext(db: Queryable, appId: string): Promise<AppC
 
 function contextOf(app: typeof apps.$inferSelect, org: typeof organizations.$inferSelect): AppContext {
   return {
-    app: { id: app.id, name: app.name, avatarUrl: app.avatarUrl, publishOrigin: app.publishOrigin },
+    app: { id: app.id, name: app.name, avatarUrl: app.avatarUrl, publishOrigin: app.publishOrigin, descriptions: app.descriptions },
     org: organizationFrame(org),
   };
 }
@@ -90,4 +90,10 @@ export function displayedAppAddress(context: AppSignInContext, requestedRedirect
     return new URL(requestedRedirectUri).origin;
   }
   return context.app.publishOrigin ?? undefined;
+}
+
+/** An app's description in a language: that language's, else the English one, else none (admins' words, as written). */
+export function descriptionIn(descriptions: Record<string, string> | undefined, locale: string): string | undefined {
+  const text = descriptions?.[locale] ?? descriptions?.en;
+  return text?.trim() ? text : undefined;
 }

@@ -7,6 +7,7 @@ import { endAppGrants, type EndedGrants } from '../grants';
 import { apps, clientSecrets, clients, organizations, redirectUris } from '../db/schema';
 import { generateClientSecret, hashClientSecret } from './secrets';
 import { isUuid } from '../util/uuid';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 export type App = typeof apps.$inferSelect;
 
@@ -62,7 +63,12 @@ async function assertOriginFree(db: Queryable, uri: string, appId: string): Prom
 }
 
 /** A publish origin that would show one thing as another: Portico itself, or another app's address. */
-export class PublishOriginTaken extends Error {}
+export class PublishOriginTaken extends Error {
+  /** The refusal's words for a person (the catalogs); `message` is English (the CLI). */
+  constructor(readonly text: LocalizedText) {
+    super(textIn(text));
+  }
+}
 
 /**
  * Refuses a publish origin an admin sets when it is Portico's own origin (the consent card would present Portico
@@ -72,7 +78,7 @@ export class PublishOriginTaken extends Error {}
  */
 export async function assertPublishOriginAvailable(db: Queryable, input: { origin: string; issuer: string; appId?: string }): Promise<void> {
   const origin = new URL(input.origin).origin;
-  if (origin === new URL(input.issuer).origin) throw new PublishOriginTaken(`${origin} is Portico's own address: an app must be published at an address of its own.`);
+  if (origin === new URL(input.issuer).origin) throw new PublishOriginTaken(localized('refusals.apps.porticoOrigin', { origin }));
   await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:redirect-origin:${origin}`}))`);
   const other = input.appId ? ne(apps.id, input.appId) : undefined;
   const [published] = await db.select({ id: apps.id }).from(apps).where(and(eq(apps.publishOrigin, origin), other)).limit(1);
@@ -82,7 +88,7 @@ export async function assertPublishOriginAvailable(db: Queryable, input: { origi
     .innerJoin(clients, eq(clients.id, redirectUris.clientId))
     .where(and(eq(clients.kind, 'app'), input.appId ? ne(clients.appId, input.appId) : undefined, eq(redirectUris.devOnly, false), like(redirectUris.uri, `${origin}/%`)));
   if (published || redirects.some((row) => new URL(row.uri).origin === origin)) {
-    throw new PublishOriginTaken(`${origin} is already the address of another app on Portico: choose the address where this app is served.`);
+    throw new PublishOriginTaken(localized('refusals.apps.originTaken', { origin }));
   }
 }
 
@@ -228,6 +234,11 @@ export async function findOrgApp(db: Queryable, orgId: string, appId: string): P
 export async function updateApp(db: Queryable, appId: string, changes: { name: string; avatarUrl: string | null; publishOrigin: string }): Promise<void> {
   await db.update(apps).set(changes).where(eq(apps.id, appId));
   await db.update(clients).set({ name: changes.name }).where(and(eq(clients.appId, appId), eq(clients.kind, 'app')));
+}
+
+/** An app's description per language (only the catalogs' languages; an empty text removes that language's). */
+export async function setAppDescriptions(db: Queryable, appId: string, descriptions: Record<string, string>): Promise<void> {
+  await db.update(apps).set({ descriptions }).where(eq(apps.id, appId));
 }
 
 export async function listRedirectUris(db: Queryable, clientId: string) {

@@ -2,6 +2,7 @@
 // clients.revoke tool call these, so each operation is refused, done and audited the same way whichever door it
 // came through. The caller has authorized `clients.manage` through the organization-operation kernel.
 import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
+import { localized, type LocalizedText } from '../i18n/catalogs';
 import type { findOrgApp } from './apps';
 import { revokeClientAtApp } from './binding';
 import { createExternalClient, validateExternalClient } from './external';
@@ -13,7 +14,7 @@ type Context = Pick<OrgOperationContext, 'tx' | 'org' | 'audit'>;
 export class ClientMetadataRefusal extends CommandRefusal {
   constructor(
     readonly field: 'label' | 'redirect_uris',
-    message: string,
+    message: string | LocalizedText,
   ) {
     super(400, message);
   }
@@ -22,7 +23,7 @@ export class ClientMetadataRefusal extends CommandRefusal {
 /** Registers a public MCP client for one app of the organization (no secret; PKCE). */
 export async function registerExternalClient(ctx: Context, app: AppListing, input: { label: unknown; redirectUris: unknown }) {
   const valid = validateExternalClient(input.label, input.redirectUris);
-  if (!valid.ok) throw new ClientMetadataRefusal(valid.field, valid.message);
+  if (!valid.ok) throw new ClientMetadataRefusal(valid.field, valid.text);
   const { clientId } = await createExternalClient(ctx.tx, { orgId: ctx.org.id, appId: app.app.id, label: valid.label, redirectUris: valid.redirectUris, native: valid.native });
   await ctx.audit({ action: 'client.external_registered', subject: { type: 'client', id: clientId, label: valid.label }, appId: app.app.id, clientId, details: { redirectUris: valid.redirectUris } });
   return { clientId, label: valid.label, redirectUris: valid.redirectUris };
@@ -34,7 +35,7 @@ export async function revokeClientAtAppCommand(ctx: Context, app: AppListing, cl
   if (!outcome.ok) {
     throw new CommandRefusal(
       409,
-      outcome.reason === 'not_linked' ? `This client is not a client of ${app.app.name}: revoke it from its own app.` : 'This client is revoked at this app already.',
+      outcome.reason === 'not_linked' ? localized('refusals.clients.notLinked', { app: app.app.name }) : localized('refusals.clients.revokedAlready'),
       outcome.reason,
     );
   }

@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { apps, clientAppLinks, clients, grantBindings, redirectUris } from '../db/schema';
-import { checkRegisteredRedirectUri } from './registration';
+import { registeredRedirectUriProblem } from './registration';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 export const MAX_EXTERNAL_REDIRECT_URIS = 10;
 
@@ -16,24 +17,29 @@ export interface ExternalClientInput {
   redirectUris: string[];
 }
 
-export type ExternalClientValidation = { ok: true; label: string; redirectUris: string[]; native: boolean } | { ok: false; field: 'label' | 'redirect_uris'; message: string };
+/** A refusal: `message` in English (REST, after the field's name), `text` its catalog words (the console). */
+export type ExternalClientValidation = { ok: true; label: string; redirectUris: string[]; native: boolean } | { ok: false; field: 'label' | 'redirect_uris'; message: string; text: LocalizedText };
+
+function refused(field: 'label' | 'redirect_uris', text: LocalizedText): ExternalClientValidation {
+  return { ok: false, field, message: textIn(text), text };
+}
 
 /** The same redirect URI rules as dynamic registration (RFC 8252): https, loopback http, private-use schemes. */
 export function validateExternalClient(label: unknown, uris: unknown): ExternalClientValidation {
   if (typeof label !== 'string' || label.trim().length === 0 || label.trim().length > 80) {
-    return { ok: false, field: 'label', message: 'label must be 1 to 80 characters' };
+    return refused('label', localized('refusals.externalClient.label'));
   }
-  if (!Array.isArray(uris) || uris.length === 0) return { ok: false, field: 'redirect_uris', message: 'at least one redirect URI is required' };
+  if (!Array.isArray(uris) || uris.length === 0) return refused('redirect_uris', localized('refusals.externalClient.noUri'));
   const unique = [...new Set(uris.map((uri) => (typeof uri === 'string' ? uri.trim() : uri)))];
-  if (unique.length > MAX_EXTERNAL_REDIRECT_URIS) return { ok: false, field: 'redirect_uris', message: `at most ${MAX_EXTERNAL_REDIRECT_URIS} redirect URIs per client` };
+  if (unique.length > MAX_EXTERNAL_REDIRECT_URIS) return refused('redirect_uris', localized('refusals.externalClient.tooMany', { max: MAX_EXTERNAL_REDIRECT_URIS }));
   for (const uri of unique) {
-    const problem = checkRegisteredRedirectUri(uri);
-    if (problem) return { ok: false, field: 'redirect_uris', message: problem };
+    const problem = registeredRedirectUriProblem(uri);
+    if (problem) return refused('redirect_uris', problem);
   }
   const strings = unique as string[];
   const native = strings.some((uri) => !uri.startsWith('https:'));
   if (native && strings.some((uri) => uri.startsWith('https:'))) {
-    return { ok: false, field: 'redirect_uris', message: 'do not mix https redirect URIs with loopback or private-use ones' };
+    return refused('redirect_uris', localized('refusals.externalClient.mixed'));
   }
   return { ok: true, label: label.trim(), redirectUris: strings, native };
 }

@@ -8,9 +8,9 @@ import type { Queryable } from '../db/client';
 import { appPermissions } from '../db/schema';
 import { surfaceStateOf } from './surface';
 import { CommandRefusal } from '../accounts/org-operation';
+import { DEFAULT_LOCALE, localized, textIn, translator, type LocalizedText } from '../i18n/catalogs';
 
 export const BASELINE_SCOPE = 'mcp';
-const BASELINE_DESCRIPTION = 'Use the app’s tools';
 
 /** The baseline first, then by name: tokens, consent screens and explanations list scopes alike. */
 export function sortScopes(scopes: Iterable<string>): string[] {
@@ -31,18 +31,36 @@ export interface CatalogPermission {
   /** The declared tools that need it (from the surface). */
   tools: string[];
   retired: boolean;
+  /** The description is Portico's words (the baseline's, or made from the tools), not an admin's: see `describedIn`. */
+  portico: boolean;
 }
 
-export class CatalogRefusal extends Error {}
+/** Portico's own description of a catalog entry in a language: the baseline's, or the tools that need it. */
+function porticoDescription(entry: { baseline: boolean; tools: readonly string[] }, locale: string = DEFAULT_LOCALE): string {
+  const t = translator(locale, 'console.catalog');
+  return entry.baseline ? t('baseline') : t('neededBy', { tools: entry.tools.join(', ') });
+}
+
+/** An entry's description as a person reads it: an admin's as written, Portico's in the person's language. */
+export function describedIn(entry: Pick<CatalogPermission, 'description' | 'baseline' | 'tools' | 'portico'>, locale: string): string {
+  return entry.portico ? porticoDescription(entry, locale) : entry.description;
+}
+
+/** A refusal of a catalog change; its words in the catalogs (`message` is English). */
+export class CatalogRefusal extends Error {
+  constructor(readonly text: LocalizedText) {
+    super(textIn(text));
+  }
+}
 
 function checkScope(scope: string): void {
-  if (!SCOPE_TOKEN.test(scope)) throw new CatalogRefusal('A permission is 1-64 letters, digits or : . _ - (an OAuth scope, RFC 6749 §3.3).');
-  if (scope === BASELINE_SCOPE) throw new CatalogRefusal(`${BASELINE_SCOPE} is the baseline every member holds: it is always in the catalog.`);
+  if (!SCOPE_TOKEN.test(scope)) throw new CatalogRefusal(localized('refusals.catalog.scopeToken'));
+  if (scope === BASELINE_SCOPE) throw new CatalogRefusal(localized('refusals.catalog.baseline', { scope: BASELINE_SCOPE }));
 }
 
 function checkDescription(description: string): string {
   const trimmed = description.trim();
-  if (trimmed.length < 1 || trimmed.length > 200) throw new CatalogRefusal('Describe the permission in 1-200 characters, such as “Delete invoices”.');
+  if (trimmed.length < 1 || trimmed.length > 200) throw new CatalogRefusal(localized('refusals.catalog.description'));
   return trimmed;
 }
 
@@ -61,17 +79,22 @@ export async function listPermissionCatalog(db: Queryable, appId: string): Promi
     const tools = declared.get(scope) ?? [];
     return {
       scope,
-      description: row?.description ?? `Needed by ${tools.join(', ')}`,
+      description: row?.description ?? porticoDescription({ baseline: false, tools }),
       baseline: false,
       declared: tools.length > 0,
       added: row?.added ?? false,
       tools,
       retired: Boolean(row?.retiredAt),
+      portico: row?.description === undefined,
     };
   });
   // A row for a scope neither declared nor added is a description left over from a declaration: not in the catalog.
   const offered = entries.filter((entry) => entry.declared || entry.added);
-  return [{ scope: BASELINE_SCOPE, description: BASELINE_DESCRIPTION, baseline: true, declared: (declared.get(BASELINE_SCOPE) ?? []).length > 0, added: false, tools: declared.get(BASELINE_SCOPE) ?? [], retired: false }, ...offered];
+  const baselineTools = declared.get(BASELINE_SCOPE) ?? [];
+  return [
+    { scope: BASELINE_SCOPE, description: porticoDescription({ baseline: true, tools: baselineTools }), baseline: true, declared: baselineTools.length > 0, added: false, tools: baselineTools, retired: false, portico: true },
+    ...offered,
+  ];
 }
 
 /** The scopes the app offers now (no retired ones). */
@@ -85,7 +108,7 @@ export async function offeredScopes(db: Queryable, appId: string): Promise<strin
  */
 export async function refuseUnlessOffered(db: Queryable, app: { id: string; name: string }, scope: string): Promise<void> {
   if (!(await offeredScopes(db, app.id)).includes(scope)) {
-    throw new CommandRefusal(400, `${scope} is not in ${app.name}’s permission catalog: add it there first.`, 'unknown_scope');
+    throw new CommandRefusal(400, localized('refusals.catalog.notOffered', { scope, app: app.name }), 'unknown_scope');
   }
 }
 
@@ -110,7 +133,7 @@ export async function describePermission(db: Queryable, appId: string, input: { 
   checkScope(input.scope);
   const description = checkDescription(input.description);
   const entry = (await listPermissionCatalog(db, appId)).find((permission) => permission.scope === input.scope);
-  if (!entry) throw new CatalogRefusal(`${input.scope} is not in this app’s catalog.`);
+  if (!entry) throw new CatalogRefusal(localized('refusals.catalog.notInCatalog', { scope: input.scope }));
   await db
     .insert(appPermissions)
     .values({ appId, scope: input.scope, description, added: false })
@@ -121,7 +144,7 @@ export async function describePermission(db: Queryable, appId: string, input: { 
 export async function retirePermission(db: Queryable, appId: string, scope: string): Promise<void> {
   checkScope(scope);
   const entry = (await listPermissionCatalog(db, appId)).find((permission) => permission.scope === scope);
-  if (!entry || entry.retired) throw new CatalogRefusal(`${scope} is not an active permission of this app.`);
+  if (!entry || entry.retired) throw new CatalogRefusal(localized('refusals.catalog.notActive', { scope }));
   await db
     .insert(appPermissions)
     .values({ appId, scope, description: entry.description.slice(0, 200), added: entry.added, retiredAt: sql`now()` })
@@ -135,6 +158,6 @@ export async function restorePermission(db: Queryable, appId: string, scope: str
     .set({ retiredAt: null })
     .where(and(eq(appPermissions.appId, appId), eq(appPermissions.scope, scope)))
     .returning({ scope: appPermissions.scope });
-  if (updated.length === 0) throw new CatalogRefusal(`${scope} was not retired.`);
+  if (updated.length === 0) throw new CatalogRefusal(localized('refusals.catalog.notRetired', { scope }));
 }
 

@@ -9,6 +9,7 @@ import type { Database } from '../db/client';
 import { clients, redirectUris } from '../db/schema';
 import { recordAuditEvent } from '../audit/events';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 export interface RegistrationLimits {
   perIp: RateLimitRule;
@@ -30,27 +31,32 @@ export type RegistrationError = { error: 'invalid_redirect_uri' | 'invalid_clien
 
 /** RFC 8252 §7: https, http on a loopback host (any port), or a private-use scheme in reverse-domain form (§7.1). */
 export function checkRegisteredRedirectUri(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 2000) return 'each redirect URI must be a non-empty string of at most 2000 characters';
+  const problem = registeredRedirectUriProblem(value);
+  return problem ? textIn(problem) : undefined;
+}
+
+/** The same check, its problem as catalog words (the console shows them in the person's language). */
+export function registeredRedirectUriProblem(value: unknown): LocalizedText | undefined {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 2000) return localized('refusals.registration.uriLength');
+  const shown = value.slice(0, 100);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return `"${value.slice(0, 100)}" is not an absolute URI`;
+    return localized('refusals.registration.notAbsolute', { value: shown });
   }
-  if (url.hash || value.includes('#')) return `"${value.slice(0, 100)}" must not contain a fragment (RFC 6749 §3.1.2)`;
-  if (url.username || url.password) return `"${value.slice(0, 100)}" must not contain credentials`;
+  if (url.hash || value.includes('#')) return localized('refusals.registration.fragment', { value: shown });
+  if (url.username || url.password) return localized('refusals.registration.credentials', { value: shown });
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:') {
     // The loopback literals oidc-provider matches port-agnostically for native clients (RFC 8252 §7.3, §8.3).
-    return ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)
-      ? undefined
-      : `"${value.slice(0, 100)}": plain http is allowed on localhost, 127.0.0.1 or [::1] only (RFC 8252 §7.3)`;
+    return ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname) ? undefined : localized('refusals.registration.plainHttp', { value: shown });
   }
   const scheme = url.protocol.slice(0, -1);
   if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+$/.test(scheme) && !['javascript', 'data', 'file', 'vbscript', 'blob', 'about'].includes(scheme)) {
     return undefined;
   }
-  return `"${value.slice(0, 100)}": use https, http on a loopback host, or a private-use scheme in reverse-domain form such as com.example.app:/callback (RFC 8252 §7.1)`;
+  return localized('refusals.registration.scheme', { value: shown });
 }
 
 export interface ValidRegistration {

@@ -6,13 +6,17 @@ import { and, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client';
 import { clientSecrets, clients } from '../db/schema';
 import { generateClientSecret, hashClientSecret } from './secrets';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 export const DEFAULT_OVERLAP_SECONDS = 24 * 60 * 60;
 export const MAX_OVERLAP_SECONDS = 30 * 24 * 60 * 60;
 
-export type RotationRefusal =
-  | { ok: false; reason: 'conflict'; message: string }
-  | { ok: false; reason: 'not_rotating' | 'already_rotating' | 'not_confidential'; message: string };
+/** `message` is English (the CLI, MCP); `text` its catalog key, for the console. */
+export type RotationRefusal = { ok: false; reason: 'conflict' | 'not_rotating' | 'already_rotating' | 'not_confidential'; message: string; text: LocalizedText };
+
+function refusal(reason: RotationRefusal['reason'], text: LocalizedText): RotationRefusal {
+  return { ok: false, reason, message: textIn(text), text };
+}
 
 export interface CredentialState {
   generation: number;
@@ -38,11 +42,7 @@ export async function credentialState(db: Queryable, clientId: string): Promise<
   return { generation: client.generation, rotationEndsAt: client.rotationEndsAt, secrets };
 }
 
-const conflict: RotationRefusal = {
-  ok: false,
-  reason: 'conflict',
-  message: 'The credential changed since you looked at it (another rotation step happened). Reload to see its current state.',
-};
+const conflict = (): RotationRefusal => refusal('conflict', localized('refusals.rotation.conflict'));
 
 /** Moves the generation from `expected` to `expected + 1` if nobody else did; the row lock serializes the step. */
 async function advance(tx: Queryable, clientId: string, expected: number, rotationEndsAt: SQL | null) {
@@ -83,10 +83,10 @@ export async function startRotation(
   const secret = generateClientSecret();
   return db.transaction(async (tx) => {
     const current = await lockClient(tx, clientId);
-    if (!current) return { ok: false, reason: 'not_confidential', message: 'This client has no secret.' } as const;
+    if (!current) return refusal('not_confidential', localized('refusals.rotation.noSecret'));
     const advanced = await advance(tx, clientId, expectedGeneration, sql`now() + make_interval(secs => ${overlap})`);
-    if (!advanced) return conflict;
-    if (current.rotating) throw new RotationAbort({ ok: false, reason: 'already_rotating', message: 'A rotation is in progress: complete or cancel it first.' });
+    if (!advanced) return conflict();
+    if (current.rotating) throw new RotationAbort(refusal('already_rotating', localized('refusals.rotation.inProgress')));
     const endsAt = advanced.rotationEndsAt!;
     // The old secret(s) stop by themselves when the window ends, even if nobody completes the rotation.
     await tx
@@ -103,8 +103,8 @@ export async function completeRotation(db: Database, clientId: string, expectedG
   return db.transaction(async (tx) => {
     const current = await lockClient(tx, clientId);
     const advanced = await advance(tx, clientId, expectedGeneration, null);
-    if (!advanced) return conflict;
-    if (!current?.rotationEndsAt) throw new RotationAbort({ ok: false, reason: 'not_rotating', message: 'No rotation is in progress.' });
+    if (!advanced) return conflict();
+    if (!current?.rotationEndsAt) throw new RotationAbort(refusal('not_rotating', localized('refusals.rotation.notRotating')));
     await tx
       .update(clientSecrets)
       .set({ validUntil: sql`least(${clientSecrets.validUntil}, now())` })
@@ -118,11 +118,11 @@ export async function cancelRotation(db: Database, clientId: string, expectedGen
   return db.transaction(async (tx) => {
     const current = await lockClient(tx, clientId);
     const advanced = await advance(tx, clientId, expectedGeneration, null);
-    if (!advanced) return conflict;
-    if (!current?.rotationEndsAt) throw new RotationAbort({ ok: false, reason: 'not_rotating', message: 'No rotation is in progress.' });
+    if (!advanced) return conflict();
+    if (!current?.rotationEndsAt) throw new RotationAbort(refusal('not_rotating', localized('refusals.rotation.notRotating')));
     // Never bring back a secret whose window has ended: that rotation is complete (and the old secret may be the
     // very one being replaced because it leaked).
-    if (!current.rotating) throw new RotationAbort({ ok: false, reason: 'not_rotating', message: 'The overlap window has ended: the rotation is complete and can no longer be cancelled.' });
+    if (!current.rotating) throw new RotationAbort(refusal('not_rotating', localized('refusals.rotation.windowEnded')));
     // The new secret is the one this rotation created: the only one without an end.
     await tx.delete(clientSecrets).where(and(eq(clientSecrets.clientId, clientId), isNull(clientSecrets.validUntil)));
     await tx

@@ -24,6 +24,7 @@ import { outboundFetch, OutboundRefused, type OutboundPolicy } from '../http/out
 import { apps, appSurfaces, clients, signedRequestNonces } from '../db/schema';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
 import { EXPECTED_APP_KIT_CONTRACT_VERSION } from './app-environment';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 export const SURFACE_SECRET_PREFIX = 'pss_';
 /** How long Portico waits for an app's introspection route. */
@@ -110,8 +111,10 @@ export type SurfaceOutcome = 'clean' | 'drift' | 'unsupported' | 'unreachable';
 
 export interface SurfaceVerification {
   outcome: SurfaceOutcome;
-  /** One sentence for the admin: what was found, or why nothing could be compared. */
+  /** One sentence for the admin: what was found, or why nothing could be compared (English). */
   detail: string;
+  /** The same sentence as catalog words, for the console to show in the person's language (absent in older records). */
+  text?: LocalizedText;
   difference?: SurfaceDifference;
   /** The exposed surface, when the app answered. */
   exposedTools?: number;
@@ -125,6 +128,11 @@ export interface SurfaceVerification {
 /** The fetch surface verification uses: Portico's outbound guard, with verification's caps. */
 export function surfaceVerificationFetch(policy: OutboundPolicy): typeof fetch {
   return outboundFetch(policy, { timeoutMs: VERIFICATION_TIMEOUT_MS, maxBytes: MAX_SURFACE_BYTES });
+}
+
+/** A verification's outcome with its sentence, in English (`detail`) and as catalog words (`text`). */
+function found<T extends Omit<SurfaceVerification, 'detail' | 'text'>>(outcome: T, text: LocalizedText): T & { detail: string; text: LocalizedText } {
+  return { ...outcome, detail: textIn(text), text };
 }
 
 export async function verifyAppSurface(input: { publishOrigin: string; secret: string; declaration: SurfaceTool[] | null }, fetchImpl: typeof fetch): Promise<SurfaceVerification> {
@@ -148,52 +156,53 @@ export async function verifyAppSurface(input: { publishOrigin: string; secret: s
       return attempt();
     }));
     const read = await readStreamCapped(response.body, MAX_SURFACE_BYTES);
-    if (read === undefined) return { outcome: 'unreachable', detail: `The app's answer is larger than ${MAX_SURFACE_BYTES} bytes.` };
+    if (read === undefined) return found({ outcome: 'unreachable' }, localized('console.app.surface.details.tooLarge', { max: MAX_SURFACE_BYTES }));
     body = read.toString('utf8');
   } catch (error) {
     // One sentence per kind of refusal, never the network error itself: which error a private address produced
     // (refused, reset, a TLS name) would map the network behind Portico for whoever sets the address.
     if (error instanceof OutboundRefused && error.reason === 'address_not_allowed') {
-      return { outcome: 'unreachable', detail: `Portico does not call ${target.origin}: it is not a public internet address (loopback, private and link-local addresses are refused).` };
+      return found({ outcome: 'unreachable' }, localized('console.app.surface.details.notPublic', { origin: target.origin }));
     }
-    if (error instanceof OutboundRefused && error.reason === 'too_large') return { outcome: 'unreachable', detail: `The app's answer is larger than ${MAX_SURFACE_BYTES} bytes.` };
+    if (error instanceof OutboundRefused && error.reason === 'too_large') return found({ outcome: 'unreachable' }, localized('console.app.surface.details.tooLarge', { max: MAX_SURFACE_BYTES }));
     const timedOut = error instanceof OutboundRefused ? error.reason === 'timeout' : error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-    return { outcome: 'unreachable', detail: timedOut ? `The app did not answer within ${VERIFICATION_TIMEOUT_MS / 1000} seconds at ${target.href}.` : `The app could not be reached at ${target.href}.` };
+    return found(
+      { outcome: 'unreachable' },
+      timedOut ? localized('console.app.surface.details.timeout', { seconds: VERIFICATION_TIMEOUT_MS / 1000, url: target.href }) : localized('console.app.surface.details.unreachable', { url: target.href }),
+    );
   }
   if (response.status === 404 || response.status === 405 || response.status === 501) {
-    return { outcome: 'unsupported', detail: `The app has no introspection route at ${target.pathname} (HTTP ${response.status}): it runs an older kit, has no PORTICO_SURFACE_SECRET, or switched the route off.` };
+    return found({ outcome: 'unsupported' }, localized('console.app.surface.details.noRoute', { path: target.pathname, status: response.status }));
   }
   if (response.status === 401 || response.status === 403) {
-    return { outcome: 'unreachable', detail: `The app refused Portico's signature (HTTP ${response.status}): its PORTICO_SURFACE_SECRET is not the current one.` };
+    return found({ outcome: 'unreachable' }, localized('console.app.surface.details.signatureRefused', { status: response.status }));
   }
-  if (response.status !== 200) return { outcome: 'unreachable', detail: `The app answered HTTP ${response.status} instead of its surface.` };
+  if (response.status !== 200) return found({ outcome: 'unreachable' }, localized('console.app.surface.details.httpStatus', { status: response.status }));
   if (!verifyResponseSignature(input.secret, nonce, 200, body, response.headers.get(RESPONSE_SIGNATURE_HEADER))) {
-    return { outcome: 'unreachable', detail: 'The answer is not signed with the app’s surface secret: it cannot be trusted, so nothing was compared.' };
+    return found({ outcome: 'unreachable' }, localized('console.app.surface.details.unsigned'));
   }
   let parsed: ReturnType<typeof parseSurfaceDocument>;
   try {
     parsed = parseSurfaceDocument(JSON.parse(body));
   } catch {
-    return { outcome: 'unreachable', detail: 'The app’s answer is not JSON.' };
+    return found({ outcome: 'unreachable' }, localized('console.app.surface.details.notJson'));
   }
-  if (!parsed.ok) return { outcome: 'unreachable', detail: `The app’s answer is not a surface: ${parsed.error}.` };
+  if (!parsed.ok) return found({ outcome: 'unreachable' }, localized('console.app.surface.details.notSurface', { error: parsed.error }));
   if (parsed.surface.resource !== `${new URL(input.publishOrigin).origin}/api/mcp`) {
-    return { outcome: 'unreachable', detail: `The answer describes another resource (${parsed.surface.resource.slice(0, 200)}), not this app's.` };
+    return found({ outcome: 'unreachable' }, localized('console.app.surface.details.otherResource', { resource: parsed.surface.resource.slice(0, 200) }));
   }
   if (parsed.surface.kit_contract_version !== EXPECTED_APP_KIT_CONTRACT_VERSION) {
-    return { outcome: 'unsupported', detail: `The app runs kit contract ${parsed.surface.kit_contract_version}; this Portico verifies contract ${EXPECTED_APP_KIT_CONTRACT_VERSION}.` };
+    return found({ outcome: 'unsupported' }, localized('console.app.surface.details.contract', { version: parsed.surface.kit_contract_version, expected: EXPECTED_APP_KIT_CONTRACT_VERSION }));
   }
   const difference = compareSurfaces(input.declaration ?? [], parsed.surface.tools);
   const exposedTools = parsed.surface.tools.length;
   // Without a declaration there is nothing to be clean against, even for an app with no tools.
-  if (input.declaration && isSameSurface(difference)) return { outcome: 'clean', detail: `The app exposes exactly the ${exposedTools} tool(s) it declared, at the declared risk levels and scopes.`, exposedTools };
-  if (!input.declaration) return { outcome: 'drift', detail: `The app has never declared its surface; it exposes ${exposedTools} tool(s).`, difference, exposedTools };
-  const parts = [
-    difference.undeclared.length ? `${difference.undeclared.length} undeclared` : '',
-    difference.missing.length ? `${difference.missing.length} declared but missing` : '',
-    difference.changed.length ? `${difference.changed.length} changed` : '',
-  ].filter(Boolean);
-  return { outcome: 'drift', detail: `The app exposes something other than it declared: ${parts.join(', ')}.`, difference, exposedTools };
+  if (input.declaration && isSameSurface(difference)) return found({ outcome: 'clean', exposedTools }, localized('console.app.surface.details.clean', { count: exposedTools }));
+  if (!input.declaration) return found({ outcome: 'drift', difference, exposedTools }, localized('console.app.surface.details.neverDeclared', { count: exposedTools }));
+  return found(
+    { outcome: 'drift', difference, exposedTools },
+    localized('console.app.surface.details.drift', { undeclared: difference.undeclared.length, missing: difference.missing.length, changed: difference.changed.length }),
+  );
 }
 
 export async function recordVerification(db: Queryable, appId: string, verification: SurfaceVerification): Promise<void> {

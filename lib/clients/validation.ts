@@ -1,13 +1,17 @@
 // Checks on what people register for an app: its origin, redirect URIs and slug. Each returns a message that
-// says what is wrong, for the CLI, the console and the API alike.
+// says what is wrong, for the CLI, the console and the API alike: `error` in English, `text` its catalog key (the
+// console shows it in the person's language).
 import { isLoopbackHost } from '../http/loopback-host';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
-export type Validated<T> = { ok: true; value: T } | { ok: false; error: string };
+export type Validated<T> = { ok: true; value: T } | { ok: false; error: string; text: LocalizedText };
+
+function refused(text: LocalizedText): { ok: false; error: string; text: LocalizedText } {
+  return { ok: false, error: textIn(text), text };
+}
 
 export function validateSlug(value: string): Validated<string> {
-  return /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/.test(value)
-    ? { ok: true, value }
-    : { ok: false, error: `"${value}" is not a valid slug: use 1-64 lowercase letters, digits and inner hyphens` };
+  return /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/.test(value) ? { ok: true, value } : refused(localized('refusals.validation.slug', { value }));
 }
 
 /** An app's publish origin: https, or http on a loopback host; a bare origin. */
@@ -16,13 +20,13 @@ export function validateAppOrigin(value: string): Validated<string> {
   try {
     url = new URL(value);
   } catch {
-    return { ok: false, error: `"${value}" is not a URL; give the app's origin, e.g. https://app.example.com` };
+    return refused(localized('refusals.validation.originNotUrl', { value }));
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    return { ok: false, error: `"${value}" must use https (plain http only on a loopback host)` };
+    return refused(localized('refusals.validation.https', { value }));
   }
   if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {
-    return { ok: false, error: `"${value}" must be a bare origin, without path, query or credentials` };
+    return refused(localized('refusals.validation.bareOrigin', { value }));
   }
   return { ok: true, value: url.origin };
 }
@@ -36,16 +40,16 @@ export function validateRedirectUri(value: string): Validated<string> {
   try {
     url = new URL(value);
   } catch {
-    return { ok: false, error: `"${value}" is not an absolute URL` };
+    return refused(localized('refusals.validation.notAbsolute', { value }));
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    return { ok: false, error: `"${value}" must use https (plain http only on a loopback host)` };
+    return refused(localized('refusals.validation.https', { value }));
   }
-  if (url.hash || value.includes('#')) return { ok: false, error: `"${value}" must not contain a fragment` };
-  if (url.username || url.password) return { ok: false, error: `"${value}" must not contain credentials` };
-  if (value.includes('*')) return { ok: false, error: `"${value}": wildcards are not allowed; register each URI exactly` };
+  if (url.hash || value.includes('#')) return refused(localized('refusals.validation.fragment', { value }));
+  if (url.username || url.password) return refused(localized('refusals.validation.credentials', { value }));
+  if (value.includes('*')) return refused(localized('refusals.validation.wildcard', { value }));
   // One spelling per URI: the origins of these URIs name the app's resource and must be exclusive, which a second
   // spelling of one origin (upper-case host, explicit default port) would slip past.
-  if (url.href !== value) return { ok: false, error: `"${value}": write it in its canonical form, ${url.href}` };
+  if (url.href !== value) return refused(localized('refusals.validation.canonical', { value, canonical: url.href }));
   return { ok: true, value };
 }

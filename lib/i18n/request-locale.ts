@@ -8,7 +8,7 @@ import { cookies, headers } from 'next/headers';
 import { CONSOLE_SESSION_COOKIE, findConsoleSession } from '../accounts/console-sessions';
 import { findOrganizationBySlug } from '../accounts/organizations';
 import { findUserById } from '../accounts/users';
-import { CENTRAL_COOKIE, findCentralSession } from '../approvals/central';
+import { CENTRAL_COOKIE, EMBEDDED_CENTRAL_COOKIE, findCentralSession } from '../approvals/central';
 import { currentInteraction, currentSignInTarget } from '../oidc/current-interaction';
 import { isInteractionUid } from '../oidc/interactions';
 import { db, runtime } from '../runtime';
@@ -37,9 +37,11 @@ async function wishesOfPath(pathname: string): Promise<Pick<LocaleWishes, 'uiLoc
     const org = slug ? await findOrganizationBySlug(db(), slug) : undefined;
     return { accountChoice: session?.user.locale, organizationDefault: org?.defaultLocale };
   }
-  if (parts[0] === 'central') {
+  if (parts[0] === 'central' || parts[0] === 'embedded-central') {
     const issuer = runtime().env.PORTICO_ISSUER;
-    const session = await findCentralSession(db(), (await cookies()).get(CENTRAL_COOKIE)?.value, { origin: new URL(issuer).origin, installation: issuer, surface: 'external' });
+    const embedded = parts[0] === 'embedded-central';
+    const token = (await cookies()).get(embedded ? EMBEDDED_CENTRAL_COOKIE : CENTRAL_COOKIE)?.value;
+    const session = await findCentralSession(db(), token, { origin: new URL(issuer).origin, installation: issuer, surface: embedded ? 'embedded' : 'external' });
     return { accountChoice: session?.user.locale };
   }
   return {};

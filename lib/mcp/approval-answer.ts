@@ -8,6 +8,7 @@ import { selectApprovalChannel, type ApprovalChannel } from '../approvals/channe
 import { APPROVAL_VIEW_URI } from './approval-view';
 import { appOfOrganization, brokerStep, requireOrgPermission, type PorticoToolExtra } from './context';
 import type { ElicitationAnswer } from './elicitation';
+import { translator, type Translator } from '../i18n/catalogs';
 
 export const STATUS_TOOL = 'permissions.approval_status';
 export const CANCEL_TOOL = 'permissions.cancel_approval';
@@ -21,7 +22,12 @@ export function approvalChannelFor(request: Pick<ApprovalRequest, 'centralEligib
   });
 }
 
-export function approvalAnswer(request: ApprovalRequest, status: ApprovalStatus, extra: PorticoToolExtra, options: { grantExpiresAt?: Date | null; elicitation?: ElicitationAnswer & { mode: 'url' | 'form' } } = {}) {
+/**
+ * The answer: the contract's fields (key=value lines and structuredContent, exactly as they are), then what to do
+ * next in words, in the language of the person the agent acts for.
+ */
+export async function approvalAnswer(request: ApprovalRequest, status: ApprovalStatus, extra: PorticoToolExtra, options: { grantExpiresAt?: Date | null; elicitation?: ElicitationAnswer & { mode: 'url' | 'form' } } = {}) {
+  const t = translator(await extra.locale(), 'mcp.approval');
   const channel = approvalChannelFor(request, extra);
   const linked = channel !== 'cli';
   const embedded = channel === 'mcp_app' && extra.approvals.frameAncestors.length > 0;
@@ -47,20 +53,22 @@ export function approvalAnswer(request: ApprovalRequest, status: ApprovalStatus,
     ['retry_after_seconds', '3'],
     ...(options.grantExpiresAt !== undefined ? ([['grant_expires_at', options.grantExpiresAt?.toISOString() ?? 'never']] as [string, string][]) : []),
   ];
-  const guidance =
-    status === 'pending'
-      ? `An operator must decide this request; nothing is granted yet. ${linked ? 'Give the person the operator_approval_url (the operator signs in there), ' : 'Tell the person an operator must run the operator_cli command, '}then call permissions.approval_status with the request_id (wait retry_after_seconds between calls) and act only when its status is approved.`
-      : status === 'approved'
-        ? 'The grant exists; the app checks it with Portico on every operation.'
-        : 'There is no grant: do not proceed.';
+  const guidance = status === 'pending' ? (linked ? t('pendingLinked') : t('pendingCli')) : status === 'approved' ? t('approved') : t('noGrant');
   return {
     content: [{ type: 'text' as const, text: `${fields.map(([key, value]) => `${key}=${value}`).join('\n')}\n\n${guidance}` }],
     structuredContent: Object.fromEntries(fields) as Record<string, unknown>,
   };
 }
 
-const describe = (request: ApprovalRequest) =>
-  request.kind === 'root_access' ? 'elevated (root) access' : `${request.profile} access to ${request.resource}`;
+type Profile = NonNullable<ApprovalRequest['profile']>;
+const PROFILES: readonly string[] = ['read', 'work', 'compose'] satisfies Profile[];
+
+/** What is asked, in words: "read access to /finance/q3" (a profile the catalog does not know is named as it is). */
+function describe(t: Translator<'mcp.approval'>, request: ApprovalRequest): string {
+  if (request.kind === 'root_access') return t('accessRoot');
+  const profile = request.profile && PROFILES.includes(request.profile) ? t(`profiles.${request.profile}`) : (request.profile ?? '');
+  return t('accessTo', { profile, resource: request.resource ?? '' });
+}
 
 /**
  * A new request from the caller (the person, with the acting agent) on one app of an organization they belong to.
@@ -84,18 +92,19 @@ export function requestThroughBroker(
     const channel = approvalChannelFor(request, extra);
     if (channel === 'mcp_app') {
       // Hosts that render MCP Apps show the view this points to; the text keeps the link for everyone else.
-      return { ...approvalAnswer(request, 'pending', extra), _meta: { ui: { resourceUri: APPROVAL_VIEW_URI } } };
+      return { ...(await approvalAnswer(request, 'pending', extra)), _meta: { ui: { resourceUri: APPROVAL_VIEW_URI } } };
     }
     if ((channel === 'elicitation_url' || channel === 'elicitation_form') && extra.elicit) {
       const mode = channel === 'elicitation_url' ? 'url' : 'form';
+      const locale = await extra.locale();
+      const t = translator(locale, 'mcp.approval');
+      const asked = { id: request.id, kind: request.kind, access: describe(t, request) };
       const answer = await extra.elicit({
         mode,
         approvalRequestId: request.id,
-        message:
-          mode === 'url'
-            ? `Access request ${request.id} (${request.kind}: ${describe(request)}) needs an operator. Open the Portico central to decide it; the operator signs in there.`
-            : `Access request ${request.id} (${request.kind}: ${describe(request)}) needs an operator's approval.`,
+        message: mode === 'url' ? t('elicitUrl', asked) : t('elicitForm', asked),
         url: mode === 'url' ? centralRequestUrl(request.id, extra.issuer) : undefined,
+        locale,
       });
       // Form mode: the person withdrew (chose to, or declined the form). Nothing the client sends approves.
       if (mode === 'form' && (answer.outcome === 'decline' || answer.intent === 'withdraw')) {

@@ -4,9 +4,22 @@
 // the person confirmed. Times of the gate are its clock (passed in), so tests can move time forward.
 import { randomBytes } from 'node:crypto';
 import { and, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
-import { createConfirmationGate, type ConfirmationBinding, type ConfirmationGate, type ConfirmationMode, type ConfirmationStore, type Redemption, type StoredChallenge } from '../../app-kit/risk';
+import canonicalize from 'canonicalize';
+import {
+  CONFIRMATION_TOKEN_PARAMETER,
+  CONFIRMATION_TTL_SECONDS,
+  createConfirmationGate,
+  type ConfirmationBinding,
+  type ConfirmationGate,
+  type ConfirmationMode,
+  type ConfirmationStore,
+  type Redemption,
+  type StoredChallenge,
+} from '../../app-kit/risk';
 import type { Queryable } from '../db/client';
 import { confirmationChallenges, memberships, organizations } from '../db/schema';
+import { DEFAULT_LOCALE, translator } from '../i18n/catalogs';
+import { localeOfUser } from '../i18n/recipient';
 import { confirmationPageUrl } from './confirmation-urls';
 
 const MAX_PER_SUBJECT = 50;
@@ -107,7 +120,79 @@ function organizationOfCall(db: Queryable): (challenge: StoredChallenge) => Prom
   };
 }
 
-/** The gate of Portico's own tools (MCP, REST): its challenges in PostgreSQL, confirmed as the mode says. */
-export function porticoConfirmationGate(db: Queryable, options: { issuer: string; mode: ConfirmationMode; now?: () => Date }): ConfirmationGate {
-  return createConfirmationGate({ store: postgresConfirmationStore(db, options.issuer, { orgId: organizationOfCall(db) }), mode: options.mode, now: options.now });
+/**
+ * The gate of Portico's own tools (MCP, REST): its challenges in PostgreSQL, confirmed as the mode says, and its
+ * words in the language of the person the call is for (`locale`: theirs, when the caller knows it already; else
+ * looked up by the call's subject).
+ */
+export function porticoConfirmationGate(db: Queryable, options: { issuer: string; mode: ConfirmationMode; now?: () => Date; locale?: () => Promise<string> }): ConfirmationGate {
+  const gate = createConfirmationGate({ store: postgresConfirmationStore(db, options.issuer, { orgId: organizationOfCall(db) }), mode: options.mode, now: options.now });
+  return inSubjectsLanguage(gate, options.locale ?? ((subject) => localeOfUser(db, subject)));
+}
+
+/** Portico's own tools, by their keys in the catalogs (mcp.tools): what they do, and the warning of those that have one. */
+const TOOL_KEYS = {
+  whoami: 'whoami',
+  'apps.list': 'apps_list',
+  'apps.set_dev_environment': 'apps_set_dev_environment',
+  'audit.search': 'audit_search',
+  'clients.list': 'clients_list',
+  'clients.revoke': 'clients_revoke',
+  'clients.rotate_secret': 'clients_rotate_secret',
+  'agents.grant': 'agents_grant',
+  'permissions.request_sensitive_access': 'permissions_request_sensitive_access',
+  'permissions.request_root_access': 'permissions_request_root_access',
+  'permissions.approval_status': 'permissions_approval_status',
+  'permissions.cancel_approval': 'permissions_cancel_approval',
+} as const;
+const WARNED = ['clients_revoke', 'clients_rotate_secret', 'agents_grant'] as const;
+
+/**
+ * A tool's description and warning in a language: the catalogs' words for one of Portico's own tools — while their
+ * English is still the tool's own (a tool whose words changed since shows its own, never an outdated translation) —
+ * else the tool's, as written.
+ */
+function toolWords(locale: string, tool: { name: string; description: string; warning?: string }): { description: string; warning?: string } {
+  const key = Object.prototype.hasOwnProperty.call(TOOL_KEYS, tool.name) ? TOOL_KEYS[tool.name as keyof typeof TOOL_KEYS] : undefined;
+  if (!key) return tool;
+  const t = translator(locale, 'mcp.tools');
+  const english = translator(DEFAULT_LOCALE, 'mcp.tools');
+  const description = english(`descriptions.${key}`) === tool.description ? t(`descriptions.${key}`) : tool.description;
+  const warned = (WARNED as readonly string[]).includes(key) ? (key as (typeof WARNED)[number]) : undefined;
+  const warning = tool.warning && warned && english(`warnings.${warned}`) === tool.warning ? t(`warnings.${warned}`) : tool.warning;
+  return { description, ...(warning ? { warning } : {}) };
+}
+
+/**
+ * What the gate says of a call that did not run — the challenge, "waiting for confirmation", the denial — in the
+ * language of its subject (lib/i18n/recipient.ts): the agent relays it to them. The kit writes the same lines in
+ * English; here they come from the catalogs (mcp.gate), and the tokens, links, arguments and every field of the
+ * decision stay exactly as the kit made them. A call that runs costs no lookup.
+ */
+export function inSubjectsLanguage(gate: ConfirmationGate, localeOf: (subject: string) => Promise<string>): ConfirmationGate {
+  return {
+    mode: gate.mode,
+    async check(tool, args, caller) {
+      const decision = await gate.check(tool, args, caller);
+      if (decision.run) return decision;
+      const locale = await localeOf(caller.subject);
+      const t = translator(locale, 'mcp.gate');
+      if (decision.outcome === 'waiting') return { ...decision, text: [t('waiting', { tool: tool.name }), t('waitingNext')].join('\n') };
+      if (decision.outcome === 'denied') return { ...decision, text: t('denied', { tool: tool.name }) };
+      const { challenge } = decision;
+      const { [CONFIRMATION_TOKEN_PARAMETER]: _presented, ...rest } = args;
+      const retry = { tool: tool.name, parameter: CONFIRMATION_TOKEN_PARAMETER, token: challenge.token };
+      const { description, warning } = toolWords(locale, tool);
+      const text = [
+        t('required', { tool: tool.name }),
+        ...(decision.reason === 'token_not_valid' ? [t('tokenNotValid')] : []),
+        t('whatItDoes', { description }),
+        ...(warning ? [t('warning', { warning })] : []),
+        t('arguments', { arguments: canonicalize(rest) ?? '{}' }),
+        ...(challenge.confirmationUrl ? [t('relayToPerson', { url: challenge.confirmationUrl }), t('retryAfterConfirmation', retry)] : [t('relayInBand', retry)]),
+        t('expiry', { seconds: String(CONFIRMATION_TTL_SECONDS), expiresAt: challenge.expiresAt.toISOString() }),
+      ].join('\n');
+      return { ...decision, challenge: { ...challenge, text } };
+    },
+  };
 }

@@ -15,6 +15,7 @@ import { agents, apps, clientAppLinks, clients, confirmationChallenges, grantBin
 import { isActiveMember } from '../accounts/memberships';
 import { PORTICO_INTERNAL_CLIENT_ID } from '../oidc/agent-token-exchange';
 import { isConfirmationId } from './confirmation-urls';
+import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 export interface ConfirmationView {
   id: string;
@@ -41,12 +42,16 @@ export interface ConfirmationView {
 }
 
 export class ConfirmationRefusal extends Error {
+  /** Its words as a catalog key (mcp.confirmationRefusals.…), for the page to show in the person's language; `message` is their English. */
+  readonly text: LocalizedText;
+
   constructor(
     readonly code: 'not_found' | 'decided',
-    message: string,
+    text: LocalizedText,
   ) {
-    super(message);
+    super(textIn(text));
     this.name = 'ConfirmationRefusal';
+    this.text = text;
   }
 }
 
@@ -121,8 +126,8 @@ export const confirmationStepUpContext = (id: string) => `confirmation:${id}`;
 
 export async function answerConfirmation(db: Database, keys: { atRestKey: Uint8Array; rp: RelyingParty }, input: ConfirmationAnswer): Promise<{ view: ConfirmationView; factor?: StepUpFactor }> {
   const view = await findConfirmation(db, input.id, input.user);
-  if (!view) throw new ConfirmationRefusal('not_found', 'There is no such confirmation for you.');
-  if (view.state !== 'pending' || view.expired) throw new ConfirmationRefusal('decided', view.expired ? 'This confirmation has expired: the agent has to ask again.' : `This call was already ${view.state}.`);
+  if (!view) throw new ConfirmationRefusal('not_found', localized('mcp.confirmationRefusals.notFound'));
+  if (view.state !== 'pending' || view.expired) throw new ConfirmationRefusal('decided', view.expired ? localized('mcp.confirmationRefusals.expired') : localized('mcp.confirmationRefusals.decidedAlready', { state: view.state }));
   const factor = input.decision === 'confirm' ? await verifyStepUp(db, keys.atRestKey, { user: input.user, proof: input.proof, ip: input.ip, rp: keys.rp, context: confirmationStepUpContext(input.id), orgId: view.orgId }) : undefined;
   return db.transaction(async (tx) => {
     const [answered] = await tx
@@ -134,7 +139,7 @@ export async function answerConfirmation(db: Database, keys: { atRestKey: Uint8A
       )
       .where(and(eq(confirmationChallenges.id, input.id), eq(confirmationChallenges.needsHuman, true), isNull(confirmationChallenges.confirmedAt), isNull(confirmationChallenges.deniedAt), gt(confirmationChallenges.expiresAt, sql`now()`)))
       .returning();
-    if (!answered) throw new ConfirmationRefusal('decided', 'This call was answered a moment ago, or its confirmation expired.');
+    if (!answered) throw new ConfirmationRefusal('decided', localized('mcp.confirmationRefusals.answeredMeanwhile'));
     await recordAuditEvent(tx, {
       orgId: answered.orgId,
       actor: { type: 'person', id: input.user.id, label: input.user.email, ip: input.ip },

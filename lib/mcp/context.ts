@@ -9,6 +9,8 @@ import { ApprovalRefusal } from '../approvals/broker';
 import type { AuditActor, AuditRecord } from '../audit/events';
 import { findOrgApp, listApps } from '../clients/apps';
 import type { Database, Queryable } from '../db/client';
+import { textIn } from '../i18n/catalogs';
+import { localeOfUser } from '../i18n/recipient';
 import type { Elicit } from './elicitation';
 import type { McpSession } from './sessions';
 import type { KitTool } from '../../app-kit/tools';
@@ -25,6 +27,17 @@ export interface PorticoToolExtra {
   approvals: ApprovalSurfaceConfig;
   /** Elicitation on this call's response stream; only over MCP, in adaptive mode, for a client that advertised it. */
   elicit?: Elicit;
+  /**
+   * The language of the person the call is for (subjectLocale): what the agent relays to them — approval texts,
+   * elicitations, refusals of the broker — is in it. Codes and fields stay as they are.
+   */
+  locale(): Promise<string>;
+}
+
+/** The caller's language, looked up once and only when a text needs it (lib/i18n/recipient.ts: their choice, else their first organization's default, else English). */
+export function subjectLocale(db: Queryable, caller: Pick<ApiCaller, 'user'>): () => Promise<string> {
+  let found: Promise<string> | undefined;
+  return () => (found ??= localeOfUser(db, caller.user));
 }
 
 export interface ApprovalSurfaceConfig {
@@ -99,7 +112,7 @@ export async function brokerStep<T>(extra: PorticoToolExtra, work: (actor: Audit
   try {
     return await work({ type: 'person', id: extra.caller.user.id, label: extra.caller.user.email, ip: extra.ip });
   } catch (error) {
-    if (error instanceof ApprovalRefusal) throw new ToolRefusal(error.message);
+    if (error instanceof ApprovalRefusal) throw new ToolRefusal(error.text ? textIn(error.text, await extra.locale()) : error.message);
     throw error;
   }
 }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { mcpElicitations } from '../db/schema';
+import { translator } from '../i18n/catalogs';
 
 export type ElicitationOutcome = 'accept' | 'decline' | 'cancel' | 'error' | 'timeout';
 export type ElicitationIntent = 'send' | 'withdraw';
@@ -24,25 +25,30 @@ export interface ApprovalElicitation {
   message: string;
   /** URL mode: the central's page for the request (not pre-authenticated: the operator signs in there). */
   url?: string;
+  /** The language of the person asked (the message is in it already); form mode's choices are written in it. */
+  locale?: string;
 }
 
 export type Elicit = (elicitation: ApprovalElicitation) => Promise<ElicitationAnswer>;
 
-/** Form mode asks for intent only: an enum, never a password, a token or any other credential. */
-export const INTENT_SCHEMA = {
-  type: 'object',
-  properties: {
-    intent: {
-      type: 'string',
-      title: 'Send this access request to an operator?',
-      oneOf: [
-        { const: 'send', title: 'Send it: an operator decides in the Portico central' },
-        { const: 'withdraw', title: 'Withdraw it' },
-      ],
+/** Form mode asks for intent only: an enum, never a password, a token or any other credential. Its titles are the person's words, in their language. */
+export function intentSchema(locale = 'en') {
+  const t = translator(locale, 'mcp.elicitation');
+  return {
+    type: 'object',
+    properties: {
+      intent: {
+        type: 'string',
+        title: t('intentTitle'),
+        oneOf: [
+          { const: 'send', title: t('send') },
+          { const: 'withdraw', title: t('withdraw') },
+        ],
+      },
     },
-  },
-  required: ['intent'],
-} as const;
+    required: ['intent'],
+  } as const;
+}
 
 const ELICITATION_ID = /^eli_[A-Za-z0-9_-]{32}$/;
 const POLL_MS = 200;
@@ -70,7 +76,7 @@ export function elicitOver(channel: ElicitationChannel): Elicit {
     const params =
       elicitation.mode === 'url'
         ? { mode: 'url', message: elicitation.message, url: elicitation.url, elicitationId: elicitation.approvalRequestId }
-        : { mode: 'form', message: elicitation.message, requestedSchema: INTENT_SCHEMA };
+        : { mode: 'form', message: elicitation.message, requestedSchema: intentSchema(elicitation.locale) };
     try {
       await channel.send({ jsonrpc: '2.0', id, method: 'elicitation/create', params });
     } catch {

@@ -7,7 +7,7 @@ import { authenticateApiRequest } from '../api/authenticate';
 import { readCappedText } from '../http/body';
 import { oauthError } from '../http/errors';
 import { auditToolEvent } from './audit';
-import { DEFAULT_APPROVAL_SURFACES } from './context';
+import { DEFAULT_APPROVAL_SURFACES, subjectLocale } from './context';
 import { gateFor, MAX_MCP_BODY_BYTES, type PorticoMcpDeps } from './server';
 import { findPorticoTool } from './tools';
 
@@ -33,11 +33,12 @@ export async function handleToolOverRest(request: Request, toolName: string, dep
   const parsed = callSchemaOf(tool as never, level).safeParse(raw);
   if (!parsed.success) return refuse(400, 'invalid_arguments', parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`).join('; '));
 
+  const locale = subjectLocale(deps.db, caller);
   const run: ToolRun = await runGatedTool(tool, parsed.data, {
     token: caller.token,
-    gate: gateFor(deps),
+    gate: gateFor(deps, locale),
     level,
-    extra: { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, approvals: deps.approvals ?? DEFAULT_APPROVAL_SURFACES },
+    extra: { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, approvals: deps.approvals ?? DEFAULT_APPROVAL_SURFACES, locale },
     onEvent: auditToolEvent(deps.db, deps.clientIp, caller),
   });
   const text = run.result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');

@@ -19,7 +19,8 @@ import { advertisedElicitationModes, advertisesMcpApps, MCP_APP_MIME_TYPE, selec
 import { APPROVAL_VIEW_URI, approvalViewHtml } from './approval-view';
 import { CONFIRMATION_VIEW_URI, confirmationViewHtml } from './confirmation-view';
 import { porticoConfirmationGate } from './confirmation-store';
-import { DEFAULT_APPROVAL_SURFACES, type ApprovalSurfaceConfig, type PorticoToolExtra } from './context';
+import { DEFAULT_APPROVAL_SURFACES, subjectLocale, type ApprovalSurfaceConfig, type PorticoToolExtra } from './context';
+import { translator } from '../i18n/catalogs';
 import { elicitOver, isElicitationResponse, recordElicitationResponse, type Elicit } from './elicitation';
 import { newSessionId, recordSession, extendSessionIfDue, endSession, type McpSession } from './sessions';
 import { PORTICO_TOOLS } from './tools';
@@ -49,8 +50,9 @@ export interface PorticoMcpDeps {
 /** The tool whose definition points MCP Apps hosts at the approval view. */
 const VIEW_TOOL = 'permissions.request_sensitive_access';
 
-export function gateFor(deps: PorticoMcpDeps): ConfirmationGate {
-  return porticoConfirmationGate(deps.db, { issuer: deps.issuer, mode: deps.confirmationMode ?? 'human', now: deps.now });
+/** `locale`: the language of the person the calls are for, when the caller has it (its words are in it). */
+export function gateFor(deps: PorticoMcpDeps, locale?: () => Promise<string>): ConfirmationGate {
+  return porticoConfirmationGate(deps.db, { issuer: deps.issuer, mode: deps.confirmationMode ?? 'human', now: deps.now, locale });
 }
 
 
@@ -64,15 +66,17 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
  * A human confirmation offered inside the client: URL-mode elicitation of Portico's confirmation page (the person
  * signs in and steps up there, in Portico's own origin; the client only opens the link).
  */
-function inlineConfirmationOver(elicit: Elicit, waitMs: number): InlineConfirmation {
+function inlineConfirmationOver(elicit: Elicit, waitMs: number, locale: () => Promise<string>): InlineConfirmation {
   return {
     waitMs,
     async offer(challenge) {
+      const language = await locale();
       const answer = await elicit({
         mode: 'url',
         approvalRequestId: challenge.confirmationUrl.slice(challenge.confirmationUrl.lastIndexOf('/') + 1),
-        message: `Confirm "${challenge.tool}" in Portico: open the page, check the call, and confirm it with your passkey, code or password. It runs once you do.`,
+        message: translator(language, 'mcp.gate')('inlineOffer', { tool: challenge.tool }),
         url: challenge.confirmationUrl,
+        locale: language,
       });
       return answer.outcome === 'accept';
     },
@@ -84,7 +88,7 @@ function inlineConfirmationOver(elicit: Elicit, waitMs: number): InlineConfirmat
  * (registering Portico's twelve tools for a call that runs one was most of a call's CPU); a name that matches none
  * registers all, so an unknown tool (or one the token's scopes do not reach) is refused exactly as before.
  */
-function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSession, elicit?: Elicit, inlineConfirmation?: InlineConfirmation, calledTool?: string): McpServer {
+function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, locale: () => Promise<string>, session?: McpSession, elicit?: Elicit, inlineConfirmation?: InlineConfirmation, calledTool?: string): McpServer {
   const server = new McpServer(
     { name: 'portico', version: '0.1.0' },
     {
@@ -97,7 +101,7 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSes
     },
   );
   const approvals = deps.approvals ?? DEFAULT_APPROVAL_SURFACES;
-  const extra: PorticoToolExtra = { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, session, approvals, elicit };
+  const extra: PorticoToolExtra = { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, session, approvals, elicit, locale };
   const appsView = approvals.surface === 'adaptive' && approvals.centralEnabled;
   const showsView = appsView && advertisesMcpApps(session?.clientCapabilities);
   // Held calls (human mode) are shown by the confirmation view, for clients that render MCP Apps.
@@ -109,7 +113,7 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSes
   const called = calledTool === undefined ? [] : PORTICO_TOOLS.filter((tool) => tool.name === calledTool && requiredScopesOf(tool).every((scope) => caller.token.scopes.includes(scope)));
   registerKitTools(server, called.length > 0 ? called : PORTICO_TOOLS, {
     token: caller.token,
-    gate: gateFor(deps),
+    gate: gateFor(deps, locale),
     levels: deps.levels,
     extra,
     onEvent: auditToolEvent(deps.db, deps.clientIp, caller),
@@ -120,8 +124,8 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSes
       return view ? { ui: { resourceUri: view }, 'ui/resourceUri': view } : undefined;
     },
   });
-  if (appsView) registerApprovalView(server, deps.issuer, approvals);
-  if (confirmationView) registerConfirmationView(server, deps.issuer);
+  if (appsView) registerApprovalView(server, deps.issuer, approvals, locale);
+  if (confirmationView) registerConfirmationView(server, deps.issuer, locale);
   return server;
 }
 
@@ -129,24 +133,24 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, session?: McpSes
  * The MCP Apps resource. Its CSP metadata asks the host to allow framing Portico's origin only when the embedded
  * central is on (listed frame ancestors); the view needs no network access of its own.
  */
-function registerApprovalView(server: McpServer, issuer: string, approvals: ApprovalSurfaceConfig): void {
+function registerApprovalView(server: McpServer, issuer: string, approvals: ApprovalSurfaceConfig, locale: () => Promise<string>): void {
   const ui = { csp: { connectDomains: [], resourceDomains: [], ...(approvals.frameAncestors.length > 0 ? { frameDomains: [new URL(issuer).origin] } : {}) }, prefersBorder: true };
   server.registerResource(
     'portico-authorizations',
     APPROVAL_VIEW_URI,
     { title: 'Portico access request', description: 'Shows a pending access request and where an operator decides it. It cannot approve anything.', mimeType: MCP_APP_MIME_TYPE, _meta: { ui } },
-    async () => ({ contents: [{ uri: APPROVAL_VIEW_URI, mimeType: MCP_APP_MIME_TYPE, text: await approvalViewHtml(issuer), _meta: { ui } }] }),
+    async () => ({ contents: [{ uri: APPROVAL_VIEW_URI, mimeType: MCP_APP_MIME_TYPE, text: await approvalViewHtml(issuer, await locale()), _meta: { ui } }] }),
   );
 }
 
 /** The confirmation view: it frames nothing and fetches nothing (the person opens Portico's page in the browser). */
-function registerConfirmationView(server: McpServer, issuer: string): void {
+function registerConfirmationView(server: McpServer, issuer: string, locale: () => Promise<string>): void {
   const ui = { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true };
   server.registerResource(
     'portico-confirmations',
     CONFIRMATION_VIEW_URI,
     { title: 'Portico confirmation', description: 'Shows a call held for the person’s confirmation and the Portico page where they give it. It cannot confirm anything.', mimeType: MCP_APP_MIME_TYPE, _meta: { ui } },
-    async () => ({ contents: [{ uri: CONFIRMATION_VIEW_URI, mimeType: MCP_APP_MIME_TYPE, text: await confirmationViewHtml(issuer), _meta: { ui } }] }),
+    async () => ({ contents: [{ uri: CONFIRMATION_VIEW_URI, mimeType: MCP_APP_MIME_TYPE, text: await confirmationViewHtml(issuer, await locale()), _meta: { ui } }] }),
   );
 }
 
@@ -248,7 +252,17 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps, b
     mayElicit && session && toolCall
       ? elicitOver({ db: deps.db, sessionId: session.id, send: (outgoing) => transport.send(outgoing as never, { relatedRequestId: toolCall.id }), waitMs: deps.elicitationWaitMs ?? 50_000 })
       : undefined;
-  const server = porticoServer(deps, caller, session, elicit, confirmsInline && elicit ? inlineConfirmationOver(elicit, deps.elicitationWaitMs ?? 50_000) : undefined, typeof toolCall?.params?.name === 'string' ? toolCall.params.name : undefined);
+  // The person's language, looked up only if a text of this request needs it.
+  const locale = subjectLocale(deps.db, caller);
+  const server = porticoServer(
+    deps,
+    caller,
+    locale,
+    session,
+    elicit,
+    confirmsInline && elicit ? inlineConfirmationOver(elicit, deps.elicitationWaitMs ?? 50_000, locale) : undefined,
+    typeof toolCall?.params?.name === 'string' ? toolCall.params.name : undefined,
+  );
   await server.connect(transport);
   if (mayElicit) {
     // A stream: the tool is still running when the response starts. The server closes once the stream ends.

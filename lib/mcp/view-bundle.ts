@@ -27,6 +27,9 @@ export function viewScript(entry: string): Promise<string> {
 
 export const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
+/** Text for an element's content (the catalogs' words are text, never markup). */
+export const escapeHtml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
 /** The styles every view shares (each adds its own after them). */
 export const VIEW_BASE_STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#0f172a;background:#fff}
 main{padding:14px;max-width:720px}

@@ -35,3 +35,16 @@ export function note(text: string) {
   setText('note', text);
   show('note');
 }
+
+/**
+ * The view's words, in the language of the person it is shown to: the server wrote them into the page, as JSON in
+ * the main element's `data-texts` (the script carries no words of its own).
+ */
+export function viewTexts<Texts>(main: HTMLElement): Texts {
+  return JSON.parse(main.dataset.texts ?? '{}') as Texts;
+}
+
+/** A word for a status code the texts name; the code itself for any other. */
+export function wordFor(words: Readonly<Record<string, string>>, code: string): string {
+  return Object.prototype.hasOwnProperty.call(words, code) ? words[code]! : code;
+}

@@ -82,7 +82,7 @@ export async function findSignInTarget(db: Database, provider: Provider, issuer:
   }
   if (target.kind === 'portico') {
     // Portico's own API: Portico's header and brand, no organization.
-    const context = { app: { id: 'portico', name: 'Portico', avatarUrl: null, publishOrigin: issuer }, org: null };
+    const context = { app: { id: 'portico', name: 'Portico', avatarUrl: null, publishOrigin: issuer, descriptions: {} }, org: null };
     return { kind: 'mcp_client', client, context, target, resource };
   }
   const context = await findAppContext(db, target.app.id);

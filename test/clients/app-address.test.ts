@@ -4,7 +4,7 @@ import { displayedAppAddress, type AppSignInContext } from '../../lib/clients/ap
 const context: AppSignInContext = {
   clientKind: 'app',
     appDisabled: false,
-  app: { id: 'a', name: 'Billing', avatarUrl: null, publishOrigin: 'https://billing.example' },
+  app: { id: 'a', name: 'Billing', avatarUrl: null, publishOrigin: 'https://billing.example', descriptions: {} },
   redirectUris: ['https://eu.billing.example/callback'],
   org: { id: 'o', name: 'Acme', defaultLocale: null, brand: null },
 };

@@ -3,6 +3,7 @@
 // (the form is submitted by hand: React would reset it after an action), and each error stands under its field,
 // tied to it with aria-describedby. A password field shows its length against the minimum as the person types.
 import { startTransition, useActionState, useId, useState, type ReactNode } from 'react';
+import { useTranslations } from 'use-intl/react';
 import { idleCardForm, type CardFormState } from '../_lib/form-state';
 
 export interface CardField {
@@ -34,6 +35,7 @@ export function CardForm(props: {
    */
   prepare?: (data: FormData) => Promise<Record<string, string> | undefined>;
 }) {
+  const t = useTranslations('account.cardForm');
   const [state, formAction, pending] = useActionState(props.action, idleCardForm);
   const [preparing, setPreparing] = useState(false);
   const [browserErrors, setBrowserErrors] = useState<Record<string, string> | undefined>();
@@ -98,7 +100,7 @@ export function CardForm(props: {
         <FieldRow key={field.name} formId={formId} field={field} error={errors[field.name]} />
       ))}
       <button className="button" type="submit" disabled={busy}>
-        {busy ? 'Working…' : props.submitLabel}
+        {busy ? t('working') : props.submitLabel}
       </button>
       {props.footer}
     </form>
@@ -106,11 +108,12 @@ export function CardForm(props: {
 }
 
 function FieldRow({ formId, field, error }: { formId: string; field: CardField; error?: string }) {
+  const t = useTranslations('account.cardForm');
   const [length, setLength] = useState([...(field.defaultValue ?? '')].length);
   const id = `field-${field.name}-${formId.replace(/[^A-Za-z0-9_-]/g, '')}`;
   const described = [field.hint || field.newPasswordMinimum ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   const hint = field.newPasswordMinimum
-    ? `${length} character${length === 1 ? '' : 's'}${length < field.newPasswordMinimum ? ` — at least ${field.newPasswordMinimum}` : ' — long enough'}. No rules about digits or symbols: a few unrelated words work well. Common passwords and your email are refused.`
+    ? t('passwordHint', { length, minimum: field.newPasswordMinimum, state: length < field.newPasswordMinimum ? 'short' : 'enough' })
     : field.hint;
   return (
     <div className="field">

@@ -5,6 +5,8 @@ import 'server-only';
 import { requestPasswordReset } from '@/lib/accounts/password-reset';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { translator } from '@/lib/i18n/catalogs';
+import { requestLocale } from '@/lib/i18n/server';
 import { escapeHtml } from '@/lib/oidc/provider-pages';
 import { db, runtime } from '@/lib/runtime';
 
@@ -12,14 +14,17 @@ function seeOther(location: string): Response {
   return new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } });
 }
 
-function tooManyRequests(retryAfterSeconds: number, back: string): Response {
+/** The page answering a throttled request, in the request's language (its words escaped like any other text). */
+function tooManyRequests(locale: string, retryAfterSeconds: number, back: string): Response {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Too many requests</title></head>
+  const t = translator(locale, 'account.tooManyRequests');
+  const title = escapeHtml(t('title'));
+  const body = `<!doctype html><html lang="${escapeHtml(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head>
 <body style="font-family:system-ui,sans-serif;background:#f4f5f7;color:#1d2330;display:grid;place-items:center;min-height:100vh;margin:0">
 <main style="background:#fff;border:1px solid #e1e4ea;border-radius:12px;padding:32px;max-width:420px">
-<h1 style="font-size:1.25rem;margin:0 0 8px">Too many requests</h1>
-<p>Too many password reset requests came for this address or from this network. Try again in about ${minutes} minute${minutes === 1 ? '' : 's'}.</p>
-<p><a href="${escapeHtml(back)}" style="color:#3346d3">Back</a></p></main></body></html>`;
+<h1 style="font-size:1.25rem;margin:0 0 8px">${title}</h1>
+<p>${escapeHtml(t('body', { minutes }))}</p>
+<p><a href="${escapeHtml(back)}" style="color:#3346d3">${escapeHtml(t('back'))}</a></p></main></body></html>`;
   return new Response(body, { status: 429, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Retry-After': String(retryAfterSeconds), 'Cache-Control': 'no-store' } });
 }
 
@@ -38,7 +43,7 @@ export async function handleRecoveryRequest(request: Request, input: { page: str
     { issuer: env.PORTICO_ISSUER, atRestKey },
     { email, ip: clientIpFromHeaders(request.headers), orgId: input.orgId, organizationName: input.organizationName },
   );
-  if (outcome.status === 'throttled') return tooManyRequests(outcome.retryAfterSeconds, input.page);
+  if (outcome.status === 'throttled') return tooManyRequests(await requestLocale(), outcome.retryAfterSeconds, input.page);
   runtime().mail.kick();
   return seeOther(`${input.page}?sent=1`);
 }

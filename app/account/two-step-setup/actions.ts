@@ -8,12 +8,15 @@ import { parseRegistrationResponse, PasskeyRefusal, relyingPartyOf } from '@/lib
 import { SecondFactorRefusal } from '@/lib/accounts/second-factors';
 import { enrollAtSignIn, enrollmentPasskeyOptions, enrollPasskeyAtSignIn, SECOND_STEP_COOKIE, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { getT } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import type { CardFormState } from '../_lib/form-state';
+import { refusalWords } from '../_lib/refusal-words';
 
 export async function enrollAtSignInAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
+  const t = await getT('account.twoStepSetup');
   const code = data.get('code');
-  if (typeof code !== 'string' || code.trim() === '') return { status: 'error', fieldErrors: { code: 'Enter the 6 digits your authenticator app shows.' } };
+  if (typeof code !== 'string' || code.trim() === '') return { status: 'error', fieldErrors: { code: t('enterSixDigits') } };
   const { env, atRestKey } = runtime();
   try {
     const codes = await enrollAtSignIn(db(), atRestKey, {
@@ -25,12 +28,12 @@ export async function enrollAtSignInAction(_previous: CardFormState, data: FormD
     runtime().mail.kick();
     return {
       status: 'done',
-      message: 'Two-step sign-in is on. Store these recovery codes somewhere safe — each works once, if you lose your phone. They are shown only now.',
+      message: t('totpOn'),
       codes,
-      next: { href: TWO_STEP_SETUP_PATH, label: 'I have stored them' },
+      next: { href: TWO_STEP_SETUP_PATH, label: t('storedThem') },
     };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field === 'form' ? 'form' : 'code']: error.message } };
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field === 'form' ? 'form' : 'code']: await refusalWords(error) } };
     throw error;
   }
 }
@@ -40,12 +43,13 @@ export async function enrollmentPasskeyOptionsAction(): Promise<{ ok: true; opti
   try {
     return { ok: true, options: await enrollmentPasskeyOptions(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), (await cookies()).get(SECOND_STEP_COOKIE)?.value) };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal || error instanceof PasskeyRefusal) return { ok: false, message: error.message };
+    if (error instanceof SecondFactorRefusal || error instanceof PasskeyRefusal) return { ok: false, message: await refusalWords(error) };
     throw error;
   }
 }
 
 export async function enrollPasskeyAtSignInAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
+  const t = await getT('account.twoStepSetup');
   const name = data.get('name');
   const { env, atRestKey } = runtime();
   try {
@@ -59,13 +63,13 @@ export async function enrollPasskeyAtSignInAction(_previous: CardFormState, data
     runtime().mail.kick();
     return {
       status: 'done',
-      message: 'Your passkey is added and two-step sign-in is on. Store these recovery codes somewhere safe — each works once, if you lose your passkey. They are shown only now.',
+      message: t('passkeyOn'),
       codes,
-      next: { href: TWO_STEP_SETUP_PATH, label: 'I have stored them' },
+      next: { href: TWO_STEP_SETUP_PATH, label: t('storedThem') },
     };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field === 'name' ? 'name' : 'form']: error.message } };
-    if (error instanceof PasskeyRefusal) return { status: 'error', fieldErrors: { form: error.message } };
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field === 'name' ? 'name' : 'form']: await refusalWords(error) } };
+    if (error instanceof PasskeyRefusal) return { status: 'error', fieldErrors: { form: await refusalWords(error) } };
     throw error;
   }
 }

@@ -4,6 +4,8 @@
 // changes nothing on screen. Once decided (or refused for good), the controls do not come back.
 import { startAuthentication } from '@simplewebauthn/browser';
 import { useState } from 'react';
+import { useLocale, useTranslations } from 'use-intl/react';
+import { useRequestLabels } from './request-summary';
 
 type Phase = { kind: 'idle' } | { kind: 'working' } | { kind: 'decided'; state: string; detail: string } | { kind: 'error'; message: string; final: boolean };
 
@@ -17,6 +19,10 @@ export function DecisionPanel(props: {
   base?: '/central' | '/embedded-central';
   onDecided?: (state: string) => void;
 }) {
+  const t = useTranslations('central.decision');
+  const locale = useLocale();
+  const labels = useRequestLabels();
+  const profile = labels.profile(props.profile);
   const base = props.base ?? '/central';
   const factor = props.stepUpFactor ?? 'password';
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
@@ -37,11 +43,11 @@ export function DecisionPanel(props: {
         step_up?: { factor: string; passkey_options?: Parameters<typeof startAuthentication>[0]['optionsJSON'] };
       };
       if (!nonceAnswer.ok || proof.request_id !== props.requestId || !proof.nonce) {
-        setPhase({ kind: 'error', message: proof.error_description ?? 'Portico could not prepare this decision.', final: nonceAnswer.status === 401 });
+        setPhase({ kind: 'error', message: proof.error_description ?? t('couldNotPrepare'), final: nonceAnswer.status === 401 });
         return;
       }
       if (proof.fingerprint !== props.fingerprint) {
-        setPhase({ kind: 'error', message: 'This request is not the one on screen any more: reload it before deciding.', final: true });
+        setPhase({ kind: 'error', message: t('notOnScreen'), final: true });
         return;
       }
       // A passkey step-up: the browser asks the operator, for options bound to this very nonce.
@@ -50,7 +56,7 @@ export function DecisionPanel(props: {
         try {
           passkey = JSON.stringify(await startAuthentication({ optionsJSON: proof.step_up.passkey_options }));
         } catch {
-          setPhase({ kind: 'error', message: 'Your passkey did not answer (cancelled, or not on this device). Try again.', final: false });
+          setPhase({ kind: 'error', message: t('passkeyNoAnswer'), final: false });
           return;
         }
       }
@@ -65,12 +71,12 @@ export function DecisionPanel(props: {
       });
       const result = (await answer.json()) as { request_id?: string; state?: string; grant_expires_at?: string | null; error?: string; error_description?: string };
       if (answer.ok && (result.request_id !== props.requestId || (result.state !== 'approved' && result.state !== 'denied'))) {
-        setPhase({ kind: 'error', message: 'Portico answered about another request: nothing is shown as decided. Reload the page.', final: true });
+        setPhase({ kind: 'error', message: t('otherRequest'), final: true });
         return;
       }
       if (!answer.ok) {
         const final = answer.status === 401 || result.error === 'not_pending' || result.error === 'expired';
-        setPhase({ kind: 'error', message: result.error_description ?? 'The decision was refused.', final });
+        setPhase({ kind: 'error', message: result.error_description ?? t('refused'), final });
         return;
       }
       setPassword('');
@@ -78,21 +84,26 @@ export function DecisionPanel(props: {
       setPhase({
         kind: 'decided',
         state: result.state!,
-        detail: result.state === 'approved' ? `Granted${result.grant_expires_at ? ` until ${new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(result.grant_expires_at))}` : ''}.` : 'Nothing was granted.',
+        detail:
+          result.state !== 'approved'
+            ? t('nothingGranted')
+            : result.grant_expires_at
+              ? t('grantedUntil', { until: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(result.grant_expires_at)) })
+              : t('granted'),
       });
     } catch {
       // The answer was lost: the state must be read again before anything is retried.
-      setPhase({ kind: 'error', message: 'No answer from Portico: reload the request to see whether it was decided before trying again.', final: true });
+      setPhase({ kind: 'error', message: t('noAnswer'), final: true });
     }
   }
 
   if (phase.kind === 'decided') {
     return (
       <div role="status" className="rounded-md border border-green-300 bg-green-50 p-3 text-green-900" data-testid="decision-result" data-state={phase.state}>
-        <strong>{phase.state === 'approved' ? 'Approved' : 'Denied'}.</strong> {phase.detail}{' '}
+        <strong>{phase.state === 'approved' ? t('approvedResult') : t('deniedResult')}</strong> {phase.detail}{' '}
         {props.onDecided ? null : (
           <a href={base} data-testid="back-to-requests">
-            Back to the requests
+            {t('backToRequests')}
           </a>
         )}
       </div>
@@ -105,11 +116,11 @@ export function DecisionPanel(props: {
     <div className="grid gap-3" data-testid="decision-panel">
       {props.stepUp && factor === 'passkey' ? (
         <p className="text-sm" data-testid="step-up-passkey">
-          Approving {props.profile} access asks for your passkey (your fingerprint, face or device PIN).
+          {t('stepUpPasskey', { profile })}
         </p>
       ) : props.stepUp ? (
         <div className="field">
-          <label htmlFor="step-up-password">{factor === 'totp' ? `The code of your authenticator app, to approve ${props.profile} access` : `Your password, again, to approve ${props.profile} access`}</label>
+          <label htmlFor="step-up-password">{factor === 'totp' ? t('stepUpCode', { profile }) : t('stepUpPassword', { profile })}</label>
           <input
             id="step-up-password"
             type={factor === 'totp' ? 'text' : 'password'}
@@ -125,15 +136,16 @@ export function DecisionPanel(props: {
         </div>
       ) : (
         <label className="flex items-center gap-2 text-sm">
-          <input type="checkbox" checked={confirmed} disabled={locked} onChange={(event) => setConfirmed(event.target.checked)} />I have read what is asked, and I approve it.
+          <input type="checkbox" checked={confirmed} disabled={locked} onChange={(event) => setConfirmed(event.target.checked)} />
+          {t('confirmRead')}
         </label>
       )}
       <div className="flex gap-2">
         <button type="button" className="btn btn-primary" disabled={locked || !approvable} onClick={() => void decide('approve')}>
-          {phase.kind === 'working' ? 'Working…' : 'Approve'}
+          {phase.kind === 'working' ? t('working') : t('approve')}
         </button>
         <button type="button" className="btn btn-danger" disabled={locked} onClick={() => void decide('deny')}>
-          Deny
+          {t('deny')}
         </button>
       </div>
       {phase.kind === 'error' ? (

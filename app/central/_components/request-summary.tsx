@@ -1,52 +1,68 @@
+'use client';
 // What is asked, by whom, for how long: the same lines in the list and on a request's own page.
+import { useTranslations } from 'use-intl/react';
 import type { CentralRequestView } from '@/lib/approvals/central';
 import { visibleText } from '@/lib/util/visible-text';
 import { Countdown, When } from '../../_components/when';
 
-export function accessLabel(view: Pick<CentralRequestView, 'kind' | 'profile' | 'resource'>): string {
-  return view.kind === 'root_access' ? 'elevated (root) access' : `${view.profile} access to ${visibleText(view.resource)}`;
-}
+type Profile = NonNullable<CentralRequestView['profile']>;
+const PROFILES: readonly string[] = ['read', 'work', 'compose'] satisfies Profile[];
 
-export function durationLabel(seconds: number | null): string {
-  if (seconds === null) return 'permanently';
-  if (seconds % 3600 === 0) return `for ${seconds / 3600} hour${seconds === 3600 ? '' : 's'}`;
-  return `for ${Math.round(seconds / 60)} minutes`;
+/**
+ * The words of a request's access and duration, in the page's language: "read access to /ledgers/2026", "for 2
+ * hours". A profile is named in words; one this catalog does not know is shown as it is.
+ */
+export function useRequestLabels() {
+  const t = useTranslations('central.request');
+  const profile = (value: string | null): string => (value && PROFILES.includes(value) ? t(`profiles.${value as Profile}`) : (value ?? ''));
+  return {
+    profile,
+    access: (view: Pick<CentralRequestView, 'kind' | 'profile' | 'resource'>): string =>
+      view.kind === 'root_access' ? t('accessRoot') : t('accessTo', { profile: profile(view.profile), resource: visibleText(view.resource) }),
+    duration: (seconds: number | null): string => {
+      if (seconds === null) return t('permanently');
+      if (seconds % 3600 === 0) return t('forHours', { hours: seconds / 3600 });
+      return t('forMinutes', { minutes: Math.round(seconds / 60) });
+    },
+  };
 }
 
 export function RequestSummary({ view }: { view: CentralRequestView }) {
+  const t = useTranslations('central.request');
+  const labels = useRequestLabels();
   return (
     <dl className="grid grid-cols-[9rem_1fr] gap-x-4 gap-y-1 text-sm" data-testid="request-summary">
-      <dt className="text-slate-500">Asked by</dt>
+      <dt className="text-slate-500">{t('askedBy')}</dt>
       <dd>
         {visibleText(view.askedBy)}
-        {view.actor ? <span className="badge">through agent {visibleText(view.actor)}</span> : null}
+        {view.actor ? <span className="badge">{t('throughAgent', { agent: visibleText(view.actor) })}</span> : null}
       </dd>
-      <dt className="text-slate-500">Client</dt>
+      <dt className="text-slate-500">{t('client')}</dt>
       <dd data-testid="request-client">
         {view.clientName ? <>{visibleText(view.clientName)} </> : null}
         <code className="text-xs">{visibleText(view.clientId)}</code>
       </dd>
-      <dt className="text-slate-500">App</dt>
+      <dt className="text-slate-500">{t('app')}</dt>
       <dd>{visibleText(view.app)}</dd>
-      <dt className="text-slate-500">Access</dt>
+      <dt className="text-slate-500">{t('access')}</dt>
       <dd data-testid="request-access">
-        <strong>{accessLabel(view)}</strong> {durationLabel(view.durationSeconds)}
+        <strong>{labels.access(view)}</strong> {labels.duration(view.durationSeconds)}
       </dd>
-      <dt className="text-slate-500">Reason</dt>
+      <dt className="text-slate-500">{t('reason')}</dt>
       <dd data-testid="request-reason">{visibleText(view.reason)}</dd>
-      <dt className="text-slate-500">Asked</dt>
+      <dt className="text-slate-500">{t('asked')}</dt>
       <dd data-testid="request-asked">
         <When value={view.createdAt} />
       </dd>
       {view.state === 'pending' ? (
         <>
-          <dt className="text-slate-500">Decide within</dt>
+          <dt className="text-slate-500">{t('decideWithin')}</dt>
           <dd data-testid="request-expiry">
-            <Countdown until={view.expiresAt} expiredText="expired: the agent must ask again" />
+            <Countdown until={view.expiresAt} expiredText={t('expired')} />
           </dd>
         </>
       ) : null}
-      <dt className="text-slate-500">Request</dt>
+      <dt className="text-slate-500">{t('request')}</dt>
       <dd>
         <code>{view.id}</code>
       </dd>

@@ -1,45 +1,47 @@
 'use client';
 // Revoking a grant from the central: a second click confirms; the answer must name the grant shown.
 import { useState } from 'react';
+import { useTranslations } from 'use-intl/react';
 
 export function RevokePanel({ grantId }: { grantId: string }) {
+  const t = useTranslations('central.revoke');
   const [phase, setPhase] = useState<'idle' | 'armed' | 'working' | 'revoked' | { error: string }>('idle');
   async function revoke() {
     setPhase('working');
     try {
       const response = await fetch('/central/api/revocations', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ grant_id: grantId }) });
       const body = (await response.json()) as { grant_id?: string; error_description?: string };
-      setPhase(response.ok && body.grant_id === grantId ? 'revoked' : { error: body.error_description ?? 'The grant was not revoked.' });
+      setPhase(response.ok && body.grant_id === grantId ? 'revoked' : { error: body.error_description ?? t('notRevoked') });
     } catch {
-      setPhase({ error: 'No answer from Portico: reload the request to see whether the grant was revoked.' });
+      setPhase({ error: t('noAnswer') });
     }
   }
   if (phase === 'revoked') {
     return (
       <p role="status" className="text-sm text-green-800" data-testid="revoke-result">
-        Revoked: the app’s next grant check is refused.
+        {t('revoked')}
       </p>
     );
   }
   return (
     <div className="grid gap-2" data-testid="revoke-panel">
-      <p className="text-sm">This request was approved and its grant is in force.</p>
+      <p className="text-sm">{t('inForce')}</p>
       {phase === 'armed' ? (
         <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-900">
-          <p className="mb-2">Revoke the grant now? Nothing the agent already did is undone.</p>
+          <p className="mb-2">{t('confirm')}</p>
           <div className="flex gap-2">
             <button type="button" className="btn btn-danger" onClick={() => void revoke()}>
-              Yes, revoke
+              {t('yesRevoke')}
             </button>
             <button type="button" className="btn btn-secondary" onClick={() => setPhase('idle')}>
-              Cancel
+              {t('cancel')}
             </button>
           </div>
         </div>
       ) : (
         <div>
           <button type="button" className="btn btn-danger" disabled={phase === 'working'} onClick={() => setPhase('armed')}>
-            Revoke grant
+            {t('revokeGrant')}
           </button>
         </div>
       )}

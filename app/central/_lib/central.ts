@@ -5,6 +5,8 @@ import { cookies } from 'next/headers';
 import { CENTRAL_COOKIE, CENTRAL_SESSION_SECONDS, CentralRefusal, EMBEDDED_CENTRAL_COOKIE, findCentralSession, type CentralBinding, type CentralSession, type CentralSurfaceKind } from '@/lib/approvals/central';
 import { ApprovalRefusal } from '@/lib/approvals/broker';
 import { approvalRefusalStatus, oauthError } from '@/lib/http/errors';
+import { localized, textIn } from '@/lib/i18n/catalogs';
+import { requestLocale } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 
 /** The two centrals: the external one (its own tab) and the embedded one (framed by listed origins only). */
@@ -47,8 +49,18 @@ export function centralCookie(token: string | null, surface: CentralSurface = EX
   return `${surface.cookie}=${token ?? ''}; Path=${surface.path}; HttpOnly; SameSite=Strict; ${maxAge}${secure}`;
 }
 
-/** A refusal of the broker or the central as an answer, in the status lib/http/errors.ts gives it everywhere. */
-export function refusalResponse(error: unknown): Response | undefined {
-  if (error instanceof ApprovalRefusal || error instanceof CentralRefusal) return oauthError(approvalRefusalStatus(error.code), error.code, error.message);
+/**
+ * A refusal of the broker or the central as an answer, in the status lib/http/errors.ts gives it everywhere. Its
+ * `error_description` is what the central's page shows the operator: in their language (the page's).
+ */
+export async function refusalResponse(error: unknown): Promise<Response | undefined> {
+  if (error instanceof ApprovalRefusal || error instanceof CentralRefusal) {
+    return oauthError(approvalRefusalStatus(error.code), error.code, error.text ? textIn(error.text, await requestLocale()) : error.message);
+  }
   return undefined;
+}
+
+/** The answer when the central's session has ended (the page shows its words and asks the operator to sign in again). */
+export async function sessionEndedResponse(): Promise<Response> {
+  return oauthError(401, 'session', textIn(localized('approvals.refusals.sessionEnded'), await requestLocale()));
 }

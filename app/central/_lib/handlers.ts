@@ -7,7 +7,7 @@ import { decideInCentral, decisionStepUpContext, findCentralRequest, issueDecisi
 import { oauthError, readJsonObject } from '@/lib/http/errors';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
-import { centralBinding, centralSessionToken, currentCentralSession, refusalResponse, sameOrigin, type CentralSurface } from './central';
+import { centralBinding, centralSessionToken, currentCentralSession, refusalResponse, sameOrigin, sessionEndedResponse, type CentralSurface } from './central';
 
 
 /** POST …/api/nonce {"request_id"}: a decision nonce (single use, 60 s) for this session and request, with the fingerprint it is bound to. */
@@ -15,7 +15,7 @@ export function nonceHandler(surface: CentralSurface) {
   return async (request: Request): Promise<Response> => {
     if (!sameOrigin(request)) return oauthError(403, 'forbidden', 'cross-origin request refused');
     const session = await currentCentralSession(surface);
-    if (!session) return oauthError(401, 'session', 'your central session has ended: sign in again');
+    if (!session) return sessionEndedResponse();
     const read = await readJsonObject(request, 4096);
     const body = read.ok ? read.value : undefined;
     if (typeof body?.request_id !== 'string') return oauthError(400, 'invalid_request', 'send {"request_id": "apr_…"}');
@@ -32,7 +32,7 @@ export function nonceHandler(surface: CentralSurface) {
       );
     } catch (error) {
       // The same status as the decision's: an ended session is 401 here too (the page signs the operator in again).
-      const answer = refusalResponse(error);
+      const answer = await refusalResponse(error);
       if (answer) return answer;
       throw error;
     }
@@ -78,7 +78,7 @@ export function decisionHandler(surface: CentralSurface) {
         { headers: { 'Cache-Control': 'no-store' } },
       );
     } catch (error) {
-      const answer = refusalResponse(error);
+      const answer = await refusalResponse(error);
       if (answer) return answer;
       throw error;
     }

@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import { membershipsForSwitcher, requireOrgAccess } from '../_lib/access';
 import { NavLink } from '../_components/nav-link';
 import { runtime } from '@/lib/runtime';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,15 +13,16 @@ export default async function OrgLayout(props: { children: ReactNode; params: Pr
   const access = await requireOrgAccess(slug);
   const memberships = await membershipsForSwitcher(access.user);
   const base = `/console/${access.org.slug}`;
+  const t = await getT('console');
   const nav = [
-    { href: `${base}/apps`, label: 'Apps', show: access.can('apps.read') },
-    { href: `${base}/clients`, label: 'Clients', show: access.can('clients.manage') },
-    { href: `${base}/agents`, label: 'Agents', show: access.can('agents.manage') },
-    { href: `${base}/members`, label: 'Members', show: access.can('members.read') },
-    { href: `${base}/teams`, label: 'Teams', show: access.can('teams.manage') },
-    { href: `${base}/settings`, label: 'Settings', show: access.can('branding.manage') },
-    { href: `${base}/approvals`, label: 'Approvals', show: access.can('audit.read') },
-    { href: `${base}/audit`, label: 'Audit log', show: access.can('audit.read') },
+    { href: `${base}/apps`, label: t('layout.nav.apps'), show: access.can('apps.read') },
+    { href: `${base}/clients`, label: t('layout.nav.clients'), show: access.can('clients.manage') },
+    { href: `${base}/agents`, label: t('layout.nav.agents'), show: access.can('agents.manage') },
+    { href: `${base}/members`, label: t('layout.nav.members'), show: access.can('members.read') },
+    { href: `${base}/teams`, label: t('layout.nav.teams'), show: access.can('teams.manage') },
+    { href: `${base}/settings`, label: t('layout.nav.settings'), show: access.can('branding.manage') },
+    { href: `${base}/approvals`, label: t('layout.nav.approvals'), show: access.can('audit.read') },
+    { href: `${base}/audit`, label: t('layout.nav.audit'), show: access.can('audit.read') },
   ].filter((item) => item.show);
 
   return (
@@ -32,26 +34,26 @@ export default async function OrgLayout(props: { children: ReactNode; params: Pr
           </Link>
           <details className="relative" data-testid="org-switcher">
             <summary className="cursor-pointer rounded-md border border-slate-300 px-3 py-1 text-sm">
-              {access.org.name} <span className="text-slate-500">({access.role})</span>
+              {access.org.name} <span className="text-slate-500">({t('role', { role: access.role })})</span>
             </summary>
             <ul className="absolute z-10 mt-1 min-w-56 rounded-md border border-slate-200 bg-white p-1 shadow-lg">
               {memberships.map((membership) => (
                 <li key={membership.orgId}>
                   <Link className="block rounded px-3 py-2 text-sm no-underline hover:bg-slate-100" href={`/console/${membership.slug}/apps`}>
-                    {membership.name} <span className="text-slate-500">· {membership.role}</span>
+                    {membership.name} <span className="text-slate-500">· {t('role', { role: membership.role })}</span>
                   </Link>
                 </li>
               ))}
               {runtime().env.PORTICO_ORG_CREATION === 'anyone' ? (
                 <li className="border-t border-slate-200">
                   <Link className="block rounded px-3 py-2 text-sm no-underline hover:bg-slate-100" href="/console/orgs/new">
-                    + New organization
+                    {t('layout.newOrganization')}
                   </Link>
                 </li>
               ) : null}
             </ul>
           </details>
-          <nav aria-label="Organization" className="hidden flex-wrap gap-1 lg:flex">
+          <nav aria-label={t('layout.organization')} className="hidden flex-wrap gap-1 lg:flex">
             {nav.map((item) => (
               <NavLink key={item.href} href={item.href}>
                 {item.label}
@@ -60,8 +62,8 @@ export default async function OrgLayout(props: { children: ReactNode; params: Pr
           </nav>
           {/* Narrow screens: the same links behind one menu button. */}
           <details className="relative lg:hidden" data-testid="nav-menu">
-            <summary className="cursor-pointer rounded-md border border-slate-300 px-3 py-1 text-sm">Menu</summary>
-            <nav aria-label="Organization menu" className="absolute z-10 mt-1 grid min-w-48 gap-1 rounded-md border border-slate-200 bg-white p-2 shadow-lg">
+            <summary className="cursor-pointer rounded-md border border-slate-300 px-3 py-1 text-sm">{t('layout.menu')}</summary>
+            <nav aria-label={t('layout.organizationMenu')} className="absolute z-10 mt-1 grid min-w-48 gap-1 rounded-md border border-slate-200 bg-white p-2 shadow-lg">
               {nav.map((item) => (
                 <NavLink key={item.href} href={item.href}>
                   {item.label}
@@ -75,7 +77,7 @@ export default async function OrgLayout(props: { children: ReactNode; params: Pr
             </Link>
             <form method="post" action="/console/session/end">
               <button className="btn btn-secondary" type="submit">
-                Sign out
+                {t('layout.signOut')}
               </button>
             </form>
           </div>

@@ -2,6 +2,7 @@
 // A form bound to a console server action: shows pending, success and error states, field errors, a secret
 // shown once, and — for destructive actions — a second, explicit confirmation step naming the consequence.
 import { startTransition, useActionState, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useTranslations } from 'use-intl/react';
 import type { ActionState } from '../_lib/action';
 import { CopyButton } from '../../_components/copy-button';
 import { FieldErrorsContext } from './fields';
@@ -24,6 +25,7 @@ export function ActionForm(props: {
   /** A settings form: after a save it keeps showing what was saved instead of starting over. */
   keepValues?: boolean;
 }) {
+  const t = useTranslations('console.action');
   const [state, formAction, pending] = useActionState(props.action, { status: 'idle' } as ActionState);
   const [armed, setArmed] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
@@ -58,17 +60,17 @@ export function ActionForm(props: {
           <p className="mb-2">{props.confirm}</p>
           <div className="flex gap-2">
             <button type="submit" className="btn btn-danger" disabled={pending}>
-              {props.confirmLabel ?? 'Yes, continue'}
+              {props.confirmLabel ?? t('yesContinue')}
             </button>
             <button type="button" className="btn btn-secondary" onClick={() => setArmed(false)}>
-              Cancel
+              {t('cancel')}
             </button>
           </div>
         </div>
       ) : props.hideSubmit ? null : (
         <div>
           <button type="submit" className={`btn btn-${variant}`} disabled={pending}>
-            {pending ? 'Working…' : props.submitLabel}
+            {pending ? t('working') : props.submitLabel}
           </button>
         </div>
       )}
@@ -88,7 +90,7 @@ export function ActionForm(props: {
           <p>{state.message}</p>
           {state.secret ? (
             <>
-              <pre className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-50" data-testid="secret-once" tabIndex={0} aria-label="Shown once">
+              <pre className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-50" data-testid="secret-once" tabIndex={0} aria-label={t('shownOnce')}>
                 {state.secret.join('\n')}
               </pre>
               <CopyButton text={state.secret.join('\n')} />

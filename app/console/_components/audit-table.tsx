@@ -3,25 +3,28 @@ import Link from 'next/link';
 import type { AuditEvent } from '@/lib/audit/events';
 import { visibleText } from '@/lib/util/visible-text';
 import { When } from '../../_components/when';
+import { getT } from '@/lib/i18n/server';
 
 /** Audit events as a table, newest first as given; each opens its detail page (under `detailBase`). */
-export function AuditTable({ events, testId, showSubject = true, detailBase }: { events: AuditEvent[]; testId: string; showSubject?: boolean; detailBase: string }) {
+export async function AuditTable({ events, testId, showSubject = true, detailBase }: { events: AuditEvent[]; testId: string; showSubject?: boolean; detailBase: string }) {
+  const t = await getT('console.auditTable');
+  const columns = showSubject ? [t('when'), t('actor'), t('type'), t('subject'), t('from')] : [t('when'), t('actor'), t('type'), t('from')];
   return (
-    <table className="table" data-testid={testId} style={columnLabels(showSubject ? ['When', 'Actor', 'Type', 'Subject', 'From'] : ['When', 'Actor', 'Type', 'From'])}>
+    <table className="table" data-testid={testId} style={columnLabels(columns)}>
       <thead>
         <tr>
-          <th scope="col">When</th>
-          <th scope="col">Actor</th>
-          <th scope="col">Type</th>
-          {showSubject ? <th scope="col">Subject</th> : null}
-          <th scope="col">From</th>
+          <th scope="col">{t('when')}</th>
+          <th scope="col">{t('actor')}</th>
+          <th scope="col">{t('type')}</th>
+          {showSubject ? <th scope="col">{t('subject')}</th> : null}
+          <th scope="col">{t('from')}</th>
         </tr>
       </thead>
       <tbody>
         {events.map((event) => (
           <tr key={event.id}>
             <td>
-              <Link href={`${detailBase}/${event.id}`} aria-label={`Event ${event.id}: ${event.action}`}>
+              <Link href={`${detailBase}/${event.id}`} aria-label={t('eventLabel', { id: event.id, action: event.action })}>
                 <When value={event.occurredAt} relative={false} />
               </Link>
             </td>

@@ -4,6 +4,7 @@
 // each field shows the server's refusal next to itself; what was typed stays. The slug is not `required`: a name with
 // no Latin letters or digits makes none, and the server then picks one (the fallback the hint shows).
 import { useState } from 'react';
+import { useTranslations } from 'use-intl/react';
 import { slugFromName } from '@/lib/util/slug';
 import { Field } from './fields';
 
@@ -16,16 +17,17 @@ export function NameAndSlugFields(props: {
   initial?: { name: string; slug: string };
   placeholder?: string;
 }) {
+  const t = useTranslations('console.nameAndSlug');
   const [name, setName] = useState(props.initial?.name ?? '');
   const [slug, setSlug] = useState(props.initial?.slug ?? '');
   const [slugEdited, setSlugEdited] = useState(Boolean(props.initial?.slug));
   const shownSlug = slugEdited ? slug : slugFromName(name, '');
   return (
     <>
-      <Field id={`${props.idPrefix}-name`} label="Name" name="name" value={name} maxLength={80} required placeholder={props.placeholder} onChange={(event) => setName(event.target.value)} hint={props.nameHint} />
+      <Field id={`${props.idPrefix}-name`} label={t('name')} name="name" value={name} maxLength={80} required placeholder={props.placeholder} onChange={(event) => setName(event.target.value)} hint={props.nameHint} />
       <Field
         id={`${props.idPrefix}-slug`}
-        label="Address (slug)"
+        label={t('slug')}
         name="slug"
         value={shownSlug}
         maxLength={64}
@@ -33,7 +35,7 @@ export function NameAndSlugFields(props: {
           setSlugEdited(true);
           setSlug(event.target.value.toLowerCase());
         }}
-        hint={`${props.preview.replace('{slug}', shownSlug || props.fallback)} Lowercase letters, digits and hyphens; it never changes.`}
+        hint={t('slugHint', { preview: props.preview.replace('{slug}', shownSlug || props.fallback) })}
       />
     </>
   );

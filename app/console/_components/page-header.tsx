@@ -1,4 +1,5 @@
 import type { CSSProperties, ReactNode } from 'react';
+import { getT } from '@/lib/i18n/server';
 
 export function PageHeader({ title, description, actions }: { title: string; description?: string; actions?: ReactNode }) {
   return (
@@ -21,8 +22,9 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
-export function ReadOnlyNotice() {
-  return <p className="mb-4 text-sm text-slate-600">You can view this page. Changes are made by the organization’s owners and admins.</p>;
+export async function ReadOnlyNotice() {
+  const t = await getT('console.page');
+  return <p className="mb-4 text-sm text-slate-600">{t('readOnly')}</p>;
 }
 
 /** A titled panel of a page: the heading names the section for assistive technology. */
@@ -46,7 +48,8 @@ export function columnLabels(columns: readonly (string | null)[]): CSSProperties
 }
 
 /** A console table in its panel: the column headings (an Actions column for those who may act), then the rows. */
-export function DataTable({ testId, columns, actions, children }: { testId: string; columns: string[]; actions?: boolean; children: ReactNode }) {
+export async function DataTable({ testId, columns, actions, children }: { testId: string; columns: string[]; actions?: boolean; children: ReactNode }) {
+  const t = await getT('console.page');
   return (
     <div className="panel overflow-x-auto p-0">
       <table className="table" data-testid={testId} style={columnLabels(columns)}>
@@ -57,7 +60,7 @@ export function DataTable({ testId, columns, actions, children }: { testId: stri
                 {column}
               </th>
             ))}
-            {actions ? <th scope="col">Actions</th> : null}
+            {actions ? <th scope="col">{t('actions')}</th> : null}
           </tr>
         </thead>
         <tbody>{children}</tbody>

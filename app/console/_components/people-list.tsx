@@ -1,13 +1,14 @@
 // People attached to a holder (a team's members, an agent's users): the list with a remove button each, and the
 // form that adds a member of the organization. The holder's id travels as the hidden field `holder.field`.
 import type { ReactNode } from 'react';
+import { getT } from '@/lib/i18n/server';
 import type { ActionState } from '../_lib/action';
 import { ActionForm } from './action-form';
 import { Select } from './fields';
 
 type Action = (state: ActionState, formData: FormData) => Promise<ActionState>;
 
-export function PeopleList(props: {
+export async function PeopleList(props: {
   org: string;
   title: string;
   holder: { field: 'teamId' | 'agentId'; id: string };
@@ -22,6 +23,7 @@ export function PeopleList(props: {
   removeAction: Action;
 }) {
   const { holder } = props;
+  const t = await getT('console.peopleList');
   return (
     <div>
       <h3 className="mb-2 text-sm font-semibold text-slate-700">{props.title}</h3>
@@ -31,7 +33,7 @@ export function PeopleList(props: {
         {props.people.map((person) => (
           <li key={person.userId} className="flex items-center justify-between gap-2">
             {person.email}
-            <ActionForm action={props.removeAction} org={props.org} submitLabel="Remove" variant="secondary" inline confirm={props.removeConsequence(person.email)} confirmLabel="Yes, remove">
+            <ActionForm action={props.removeAction} org={props.org} submitLabel={t('remove')} variant="secondary" inline confirm={props.removeConsequence(person.email)} confirmLabel={t('confirmRemove')}>
               <input type="hidden" name={holder.field} value={holder.id} />
               <input type="hidden" name="userId" value={person.userId} />
             </ActionForm>
@@ -40,7 +42,7 @@ export function PeopleList(props: {
       </ul>
       <ActionForm action={props.addAction} org={props.org} submitLabel={props.addLabel} inline>
         <input type="hidden" name={holder.field} value={holder.id} />
-        <Select label="Member" id={`member-${holder.id}`} name="userId" options={props.memberOptions} />
+        <Select label={t('member')} id={`member-${holder.id}`} name="userId" options={props.memberOptions} />
       </ActionForm>
     </div>
   );

@@ -7,6 +7,7 @@ import { can, type OrgPermission } from '@/lib/accounts/permissions';
 import type { ConsoleSession } from '@/lib/accounts/console-sessions';
 import type { User } from '@/lib/accounts/users';
 import { db } from '@/lib/runtime';
+import { getT } from '@/lib/i18n/server';
 import { currentConsoleSession, requireConsoleSession } from './session';
 
 export interface OrgAccess {
@@ -42,9 +43,10 @@ export async function requireOrgAccess(orgSlug: string): Promise<OrgAccess> {
 /** For actions: the same check, answering instead of redirecting. */
 export async function authorizeOrgAction(orgSlug: unknown, permission: OrgPermission): Promise<{ ok: true; access: OrgAccess } | { ok: false; error: string }> {
   const session = await currentConsoleSession();
-  if (!session) return { ok: false, error: 'Your console session has ended. Sign in again.' };
+  const t = await getT('console.access');
+  if (!session) return { ok: false, error: t('sessionEnded') };
   const access = await accessFor(session, orgSlug);
-  if (!access || !access.can(permission)) return { ok: false, error: 'You do not have permission to do this in this organization.' };
+  if (!access || !access.can(permission)) return { ok: false, error: t('forbidden') };
   return { ok: true, access };
 }
 

@@ -51,6 +51,14 @@ export class ActionRefusal extends Error {
   }
 }
 
+/**
+ * A catalog text in the translator's language: a lib validation message (`{ ok: false, text }`) inside a form
+ * schema's `(t) => z.object(…)`.
+ */
+export function spoken(t: Translator, text: LocalizedText): string {
+  return (t as unknown as (key: string, values?: LocalizedText['values']) => string)(text.key, text.values);
+}
+
 /** What a refusal says, in the request's language when it carries a catalog key. */
 async function refusalWords(error: ActionRefusal | CommandRefusal): Promise<string> {
   return error.text ? textIn(error.text, await requestLocale()) : error.message;

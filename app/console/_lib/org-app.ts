@@ -2,10 +2,11 @@
 import 'server-only';
 import { findOrgApp } from '@/lib/clients/apps';
 import type { Queryable } from '@/lib/db/client';
+import { localized } from '@/lib/i18n/catalogs';
 import { ActionRefusal } from './action';
 
 export async function orgAppOrRefuse(tx: Queryable, orgId: string, appId: string) {
   const listing = await findOrgApp(tx, orgId, appId);
-  if (!listing) throw new ActionRefusal('This app does not exist in this organization.');
+  if (!listing) throw new ActionRefusal(localized('refusals.appNotInOrg'));
   return listing;
 }

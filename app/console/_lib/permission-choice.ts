@@ -3,8 +3,9 @@
 // refuses anything else all the same (lib/clients/permission-catalog.ts `refuseUnlessOffered`).
 import { z } from 'zod';
 import type { Queryable } from '@/lib/db/client';
-import { listPermissionCatalog } from '@/lib/clients/permission-catalog';
-import { SCOPE_TOKEN } from '@/lib/clients/permission-catalog';
+import { describedIn, listPermissionCatalog, SCOPE_TOKEN } from '@/lib/clients/permission-catalog';
+import type { Translator } from '@/lib/i18n/catalogs';
+import { requestLocale } from '@/lib/i18n/server';
 
 export interface PermissionPickerGroup {
   appId: string;
@@ -12,25 +13,38 @@ export interface PermissionPickerGroup {
   permissions: { scope: string; description: string }[];
 }
 
-/** Each app's offered permissions (retired ones left out), for a picker. */
+/** Each app's offered permissions (retired ones left out), for a picker: Portico's descriptions in the person's language. */
 export async function permissionPickerGroups(db: Queryable, apps: readonly { id: string; name: string }[]): Promise<PermissionPickerGroup[]> {
+  const locale = await requestLocale();
   return Promise.all(
     apps.map(async (app) => ({
       appId: app.id,
       appName: app.name,
-      permissions: (await listPermissionCatalog(db, app.id)).filter((entry) => !entry.retired).map(({ scope, description }) => ({ scope, description })),
+      permissions: (await listPermissionCatalog(db, app.id)).filter((entry) => !entry.retired).map((entry) => ({ scope: entry.scope, description: describedIn(entry, locale) })),
     })),
   );
 }
 
 export const permissionChoiceValue = (appId: string, scope: string) => `${appId} ${scope}`;
 
-/** The picker's value, back into the app and the scope. */
-export const permissionChoice = z
-  .string({ error: 'choose a permission' })
-  .regex(/^[0-9a-f-]{36} [A-Za-z0-9:._-]{1,64}$/i, 'choose a permission from the list')
-  .transform((value) => {
-    const [appId = '', scope = ''] = value.split(' ');
-    return { appId, scope };
-  })
-  .refine((choice) => SCOPE_TOKEN.test(choice.scope), 'choose a permission from the list');
+const CHOICE = /^[0-9a-f-]{36} [A-Za-z0-9:._-]{1,64}$/i;
+
+function choiceOf(value: string) {
+  const [appId = '', scope = ''] = value.split(' ');
+  return { appId, scope };
+}
+
+/** A picker's value, back into the app and the scope (or undefined when it is not one). */
+export function parsePermissionChoice(value: string): { appId: string; scope: string } | undefined {
+  if (!CHOICE.test(value)) return undefined;
+  const choice = choiceOf(value);
+  return SCOPE_TOKEN.test(choice.scope) ? choice : undefined;
+}
+
+/** The picker's field (`permission`) in a form schema, its messages in the person's language. */
+export const permissionChoice = (t: Translator) =>
+  z
+    .string({ error: t('console.permissionChoice.missing') })
+    .regex(CHOICE, t('console.permissionChoice.notInList'))
+    .transform(choiceOf)
+    .refine((choice) => SCOPE_TOKEN.test(choice.scope), t('console.permissionChoice.notInList'));

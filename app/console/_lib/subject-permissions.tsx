@@ -4,6 +4,8 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { explainPermissions } from '@/lib/accounts/effective-permissions';
 import { listApps } from '@/lib/clients/apps';
+import { listPermissionCatalog } from '@/lib/clients/permission-catalog';
+import { getT } from '@/lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { visibleText } from '@/lib/util/visible-text';
 import { PermissionExplanationList } from '../_components/permission-explanation';
@@ -14,34 +16,36 @@ export async function SubjectPermissionsPage(props: { orgSlug: string; subject: 
   const access = await requireOrgAccess(props.orgSlug);
   if (!access.can('members.read')) notFound();
   const apps = await listApps(db(), access.org.slug);
-  const explained = await Promise.all(apps.map(async (listing) => ({ app: listing.app, explanation: await explainPermissions(db(), { orgId: access.org.id, appId: listing.app.id, subject: props.subject }) })));
+  const explained = await Promise.all(
+    apps.map(async (listing) => {
+      const [catalog, explanation] = await Promise.all([listPermissionCatalog(db(), listing.app.id), explainPermissions(db(), { orgId: access.org.id, appId: listing.app.id, subject: props.subject })]);
+      return { app: listing.app, catalog, explanation };
+    }),
+  );
   const subject = explained.find((entry) => entry.explanation)?.explanation?.subject;
   if (apps.length > 0 && !subject) notFound();
   const org = access.org.slug;
+  const t = await getT('console.subjectPermissions');
   return (
     <>
       <p className="mb-4 text-sm">
         <Link href={props.back.href}>← {props.back.label}</Link>
       </p>
       <PageHeader
-        title={subject ? visibleText(subject.label) : 'Permissions'}
-        description={
-          subject?.kind === 'agent'
-            ? 'What this agent may do in each app, and why: acting as itself it holds only its direct grants; acting for a person (a delegated connection), that person’s permissions, never more.'
-            : 'What this person may do in each app, and why: the baseline every member holds, their teams’ grants and their direct grants. Tokens for an app carry these, of what they ask for, from the next refresh.'
-        }
+        title={subject ? visibleText(subject.label) : t('title')}
+        description={subject?.kind === 'agent' ? t('agentDescription') : t('personDescription')}
       />
       {props.children}
-      {apps.length === 0 ? <EmptyState title="No apps yet" /> : null}
-      {explained.map(({ app, explanation }) => (
+      {apps.length === 0 ? <EmptyState title={t('noApps')} /> : null}
+      {explained.map(({ app, catalog, explanation }) => (
         <Section key={app.id} id={`app-${app.id}`} title={app.name}>
           <div data-testid={`permissions-${app.slug}`}>
             {explanation?.subject.kind === 'agent' ? (
-              <p className="mb-2 text-sm text-slate-600">{explanation.subject.mode === 'delegated' ? 'Connected in delegated mode: it acts for a person.' : 'Acts as itself here.'}</p>
+              <p className="mb-2 text-sm text-slate-600">{explanation.subject.mode === 'delegated' ? t('delegated') : t('own')}</p>
             ) : null}
-            <PermissionExplanationList permissions={explanation?.permissions ?? []} emptyText="Holds no permission on this app." />
+            <PermissionExplanationList permissions={explanation?.permissions ?? []} emptyText={t('holdsNothing')} catalog={catalog} />
             <p className="mt-2 text-xs">
-              <Link href={`/console/${org}/apps/${app.id}/permissions`}>The app’s permission catalog</Link>
+              <Link href={`/console/${org}/apps/${app.id}/permissions`}>{t('catalogLink')}</Link>
             </p>
           </div>
         </Section>

@@ -12,8 +12,10 @@ import { confirmOwnTotp, removeOwnPasskey, removeOwnTotp, replaceOwnRecoveryCode
 import type { User } from '@/lib/accounts/users';
 import { changeOwnPassword, sendVerificationLink } from '@/lib/accounts/self-service';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { getT } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import type { CardFormState } from '../../account/_lib/form-state';
+import { fieldErrorsIn, refusalWords } from '../../account/_lib/refusal-words';
 import { currentConsoleSession } from '../_lib/session';
 
 /** Where notices of account changes are queued (the outbox) and what they link to. */
@@ -34,14 +36,17 @@ async function ownFactorChange(user: User, data: FormData): Promise<OwnFactorCha
   };
 }
 
-const SESSION_ENDED: CardFormState = { status: 'error', fieldErrors: { form: 'Your console session has ended. Sign in again.' } };
+async function sessionEnded(): Promise<CardFormState> {
+  return { status: 'error', fieldErrors: { form: (await getT('account.actions'))('sessionEnded') } };
+}
 
 export async function changePasswordAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
   const session = await currentConsoleSession();
-  if (!session) return SESSION_ENDED;
+  if (!session) return sessionEnded();
+  const t = await getT('account.actions');
   const currentPassword = data.get('currentPassword');
   const newPassword = data.get('password');
-  if (typeof newPassword !== 'string' || newPassword === '') return { status: 'error', fieldErrors: { password: 'Enter a new password.' } };
+  if (typeof newPassword !== 'string' || newPassword === '') return { status: 'error', fieldErrors: { password: t('enterNewPassword') } };
   const { env, atRestKey } = runtime();
   const result = await changeOwnPassword(db(), { issuer: env.PORTICO_ISSUER, atRestKey }, {
     user: session.user,
@@ -50,19 +55,20 @@ export async function changePasswordAction(_previous: CardFormState, data: FormD
     newPassword: newPassword.slice(0, 1024),
     ip: clientIpFromHeaders(await headers()),
   });
-  if (!result.ok) return { status: 'error', fieldErrors: result.fieldErrors };
+  if (!result.ok) return { status: 'error', fieldErrors: await fieldErrorsIn(result.fieldTexts) };
   runtime().mail.kick();
-  return { status: 'done', message: 'Your password is changed. Every other session and every app sign-in has ended; a notice was mailed to you.', next: { href: '/console/account', label: 'Back to your account' } };
+  return { status: 'done', message: t('passwordChanged'), next: { href: '/console/account', label: t('backToAccount') } };
 }
 
 export async function sendVerificationAction(_previous: CardFormState): Promise<CardFormState> {
   const session = await currentConsoleSession();
-  if (!session) return SESSION_ENDED;
+  if (!session) return sessionEnded();
+  const t = await getT('account.actions');
   const { env, atRestKey } = runtime();
   const outcome = await sendVerificationLink(db(), { issuer: env.PORTICO_ISSUER, atRestKey }, session.user);
-  if (outcome.status === 'throttled') return { status: 'error', fieldErrors: { form: 'A link was sent a short while ago. Wait a few minutes before asking again.' } };
+  if (outcome.status === 'throttled') return { status: 'error', fieldErrors: { form: t('linkThrottled') } };
   runtime().mail.kick();
-  return { status: 'done', message: outcome.status === 'verified' ? 'Your email is already confirmed.' : `A confirmation link is on its way to ${session.user.email}. It works once, for 24 hours.` };
+  return { status: 'done', message: outcome.status === 'verified' ? t('emailAlreadyConfirmed') : t('linkSent', { email: session.user.email }) };
 }
 
 // Two-step sign-in: set up an authenticator app (confirmed by a first code), remove it or replace the recovery codes
@@ -82,46 +88,49 @@ export async function startTotpAction(): Promise<void> {
 
 export async function confirmTotpAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
   const session = await currentConsoleSession();
-  if (!session) return SESSION_ENDED;
+  if (!session) return sessionEnded();
+  const t = await getT('account.actions');
   const code = data.get('code');
-  if (typeof code !== 'string' || code.trim() === '') return { status: 'error', fieldErrors: { code: 'Enter the 6 digits your authenticator app shows.' } };
+  if (typeof code !== 'string' || code.trim() === '') return { status: 'error', fieldErrors: { code: t('enterSixDigits') } };
   try {
     const codes = await confirmOwnTotp(db(), { ...(await ownFactorChange(session.user, data)), code: code.slice(0, 32), mail: accountMail() });
     runtime().mail.kick();
     return {
       status: 'done',
-      message: 'Two-step sign-in is on: every sign-in now asks for a code from your app. Store these recovery codes somewhere safe — each works once, if you lose your phone. They are shown only now.',
+      message: t('totpOn'),
       codes,
-      next: { href: '/console/account?done=two-step#two-step', label: 'I have stored them' },
+      next: { href: '/console/account?done=two-step#two-step', label: t('storedThem') },
     };
   } catch (error) {
     // Each refusal stands next to the field it is about.
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
     throw error;
   }
 }
 
 export async function removeTotpAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
   const session = await currentConsoleSession();
-  if (!session) return SESSION_ENDED;
+  if (!session) return sessionEnded();
+  const t = await getT('account.actions');
   try {
     await removeOwnTotp(db(), { ...(await ownFactorChange(session.user, data)), mail: accountMail() });
     runtime().mail.kick();
-    return { status: 'done', message: 'Two-step sign-in is off: your password alone signs you in again.', next: { href: '/console/account?done=two-step#two-step', label: 'Back to your account' } };
+    return { status: 'done', message: t('totpOff'), next: { href: '/console/account?done=two-step#two-step', label: t('backToAccount') } };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
     throw error;
   }
 }
 
 export async function replaceRecoveryCodesAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
   const session = await currentConsoleSession();
-  if (!session) return SESSION_ENDED;
+  if (!session) return sessionEnded();
+  const t = await getT('account.actions');
   try {
     const codes = await replaceOwnRecoveryCodes(db(), await ownFactorChange(session.user, data));
-    return { status: 'done', message: 'New recovery codes: the previous ones no longer work. They are shown only now.', codes, next: { href: '/console/account?done=two-step#two-step', label: 'I have stored them' } };
+    return { status: 'done', message: t('newRecoveryCodes'), codes, next: { href: '/console/account?done=two-step#two-step', label: t('storedThem') } };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
     throw error;
   }
 }
@@ -129,11 +138,11 @@ export async function replaceRecoveryCodesAction(_previous: CardFormState, data:
 /** A passkey step-up for a change of the person's own factors (adding a passkey), when a passkey is their strongest. */
 export async function accountStepUpOptionsAction(): Promise<{ ok: true; options: PublicKeyCredentialRequestOptionsJSON } | { ok: false; message: string }> {
   const session = await currentConsoleSession();
-  if (!session) return { ok: false, message: 'Your console session has ended. Sign in again.' };
+  if (!session) return { ok: false, message: (await getT('account.actions'))('sessionEnded') };
   try {
     return { ok: true, options: await stepUpPasskeyOptions(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), { user: session.user, context: accountFactorsContext(session.user.id) }) };
   } catch (error) {
-    if (error instanceof PasskeyRefusal) return { ok: false, message: error.message };
+    if (error instanceof PasskeyRefusal) return { ok: false, message: await refusalWords(error) };
     throw error;
   }
 }
@@ -141,7 +150,7 @@ export async function accountStepUpOptionsAction(): Promise<{ ok: true; options:
 /** Step one of adding a passkey: step-up with the strongest factor, then the browser's registration options. */
 export async function passkeyRegistrationOptionsAction(proof: { password?: string; code?: string; passkey?: string }): Promise<{ ok: true; options: PublicKeyCredentialCreationOptionsJSON } | { ok: false; field: string; message: string }> {
   const session = await currentConsoleSession();
-  if (!session) return { ok: false, field: 'form', message: 'Your console session has ended. Sign in again.' };
+  if (!session) return { ok: false, field: 'form', message: (await getT('account.actions'))('sessionEnded') };
   const text = (value: unknown, max: number) => (typeof value === 'string' && value !== '' ? value.slice(0, max) : undefined);
   const { env, atRestKey } = runtime();
   try {
@@ -152,8 +161,8 @@ export async function passkeyRegistrationOptionsAction(proof: { password?: strin
     });
     return { ok: true, options };
   } catch (error) {
-    if (error instanceof StepUpRefusal) return { ok: false, field: STEP_UP_FIELDS[error.field], message: error.message };
-    if (error instanceof SecondFactorRefusal) return { ok: false, field: error.field, message: error.message };
+    if (error instanceof StepUpRefusal) return { ok: false, field: STEP_UP_FIELDS[error.field], message: await refusalWords(error) };
+    if (error instanceof SecondFactorRefusal) return { ok: false, field: error.field, message: await refusalWords(error) };
     throw error;
   }
 }
@@ -161,7 +170,8 @@ export async function passkeyRegistrationOptionsAction(proof: { password?: strin
 /** Step two: the browser's answer, with the name the person gave it. */
 export async function registerPasskeyAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
   const session = await currentConsoleSession();
-  if (!session) return SESSION_ENDED;
+  if (!session) return sessionEnded();
+  const t = await getT('account.actions');
   const name = data.get('name');
   try {
     const { recoveryCodes } = await registerOwnPasskey(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), {
@@ -175,29 +185,30 @@ export async function registerPasskeyAction(_previous: CardFormState, data: Form
     return recoveryCodes
       ? {
           status: 'done',
-          message: 'Your passkey is added: it signs you in without a password, and two-step sign-in is on. Store these recovery codes somewhere safe — each works once, if you lose your passkeys. They are shown only now.',
+          message: t('passkeyAddedWithCodes'),
           codes: recoveryCodes,
-          next: { href: '/console/account?done=passkey#passkeys', label: 'I have stored them' },
+          next: { href: '/console/account?done=passkey#passkeys', label: t('storedThem') },
         }
-      : { status: 'done', message: 'Your passkey is added.', next: { href: '/console/account?done=passkey#passkeys', label: 'Back to your account' } };
+      : { status: 'done', message: t('passkeyAdded'), next: { href: '/console/account?done=passkey#passkeys', label: t('backToAccount') } };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
-    if (error instanceof PasskeyRefusal) return { status: 'error', fieldErrors: { form: error.message } };
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
+    if (error instanceof PasskeyRefusal) return { status: 'error', fieldErrors: { form: await refusalWords(error) } };
     throw error;
   }
 }
 
 export async function removePasskeyAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
   const session = await currentConsoleSession();
-  if (!session) return SESSION_ENDED;
+  if (!session) return sessionEnded();
+  const t = await getT('account.actions');
   const passkeyId = data.get('passkeyId');
-  if (typeof passkeyId !== 'string' || !isUuid(passkeyId)) return { status: 'error', fieldErrors: { form: 'That passkey is not one of yours.' } };
+  if (typeof passkeyId !== 'string' || !isUuid(passkeyId)) return { status: 'error', fieldErrors: { form: t('passkeyNotYours') } };
   try {
     await removeOwnPasskey(db(), { ...(await ownFactorChange(session.user, data)), passkeyId, mail: accountMail() });
     runtime().mail.kick();
-    return { status: 'done', message: 'The passkey is removed: it no longer signs you in.', next: { href: '/console/account?done=passkey#passkeys', label: 'Back to your account' } };
+    return { status: 'done', message: t('passkeyRemoved'), next: { href: '/console/account?done=passkey#passkeys', label: t('backToAccount') } };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
+    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
     throw error;
   }
 }

@@ -4,8 +4,9 @@
 // with the options Portico gives for exactly this person; the answer goes to the server action with the name.
 import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { useTranslations } from 'use-intl/react';
 import { CardForm } from '../../account/_components/card-form';
-import { stepUpFields } from './step-up-card-form';
+import { useStepUpFields } from './step-up-card-form';
 import type { CardFormState } from '../../account/_lib/form-state';
 
 type Proof = { password?: string; code?: string; passkey?: string };
@@ -18,16 +19,17 @@ export function AddPasskey(props: {
   stepUpOptionsAction: StepUpOptionsAction;
   registerAction: (state: CardFormState, data: FormData) => Promise<CardFormState>;
 }) {
-  const stepUpField = stepUpFields(props.factor);
+  const t = useTranslations('account.factorForms');
+  const stepUpField = useStepUpFields(props.factor);
   return (
     <CardForm
       action={props.registerAction}
       testId="add-passkey"
-      submitLabel="Add a passkey"
-      fields={[{ name: 'name', label: 'Name for this passkey', required: true, maxLength: 64, hint: props.factor === 'passkey' ? 'So you can tell your passkeys apart. Your browser asks for one of your passkeys first, then creates the new one.' : 'So you can tell your passkeys apart: “Work laptop”, “Phone”.' }, ...stepUpField]}
+      submitLabel={t('add')}
+      fields={[{ name: 'name', label: t('nameLabel'), required: true, maxLength: 64, hint: props.factor === 'passkey' ? t('nameHintStepUp') : t('nameHint') }, ...stepUpField]}
       prepare={async (data): Promise<Record<string, string> | undefined> => {
         // Before the ceremony: a name the server would refuse must not leave a passkey made for nothing on the device.
-        if (String(data.get('name') ?? '').trim() === '') return { name: 'Give the passkey a name ("Work laptop").' };
+        if (String(data.get('name') ?? '').trim() === '') return { name: t('nameMissing') };
         const proof: Proof = {};
         if (props.factor === 'passkey') {
           const stepUp = await props.stepUpOptionsAction();
@@ -35,7 +37,7 @@ export function AddPasskey(props: {
           try {
             proof.passkey = JSON.stringify(await startAuthentication({ optionsJSON: stepUp.options }));
           } catch {
-            return { form: 'Your passkey did not answer (cancelled, or not on this device). Try again.' };
+            return { form: t('noAnswer') };
           }
         } else if (props.factor === 'totp') proof.code = String(data.get('stepUpCode') ?? '');
         else proof.password = String(data.get('currentPassword') ?? '');
@@ -44,7 +46,7 @@ export function AddPasskey(props: {
         try {
           data.set('response', JSON.stringify(await startRegistration({ optionsJSON: answer.options })));
         } catch {
-          return { form: 'Your browser did not create a passkey (cancelled, or this device cannot). Try again.' };
+          return { form: t('notCreated') };
         }
         data.delete('currentPassword');
         data.delete('stepUpCode');

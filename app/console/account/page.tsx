@@ -15,16 +15,19 @@ import { listPasskeys } from '@/lib/accounts/passkeys';
 import { stepUpFactorOf } from '@/lib/accounts/step-up';
 import { visibleText } from '@/lib/util/visible-text';
 import { pendingTotpEnrollment, secondFactorStateOf } from '@/lib/accounts/second-factors';
+import { getT } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import { requireConsoleSession } from '../_lib/session';
 import { columnLabels, PageHeader, Section } from '../_components/page-header';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Your account' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('account.page'))('title') };
+}
 
-const SURFACES: Record<string, string> = { console: 'Console', central: 'Operator central', app: 'App', invitation: 'Invitation accepted' };
-
-const SESSION_KINDS: Record<AccountSessionKind, string> = { console: 'Console', central: 'Operator central', 'embedded-central': 'Operator central (in an app)', app: 'Apps' };
+/** Where a sign-in happened, as recorded (sign-in events): named in the person's language, anything else as is. */
+const SURFACES = ['console', 'central', 'app', 'invitation'] as const;
+const isSurface = (value: string): value is (typeof SURFACES)[number] => (SURFACES as readonly string[]).includes(value);
 
 export default async function AccountPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { user, tokenHash } = await requireConsoleSession();
@@ -38,72 +41,74 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
     listPasskeys(db(), user.id),
   ]);
   const stepUpFactor = await stepUpFactorOf(db(), user.id);
+  const t = await getT('account.page');
+  const sessionKind = (kind: AccountSessionKind) => t(`sessionKinds.${kind}`);
   return (
     <div className="min-h-screen bg-slate-50">
       <main className="mx-auto max-w-3xl px-4 py-8">
         <p className="mb-4 text-sm">
-          <Link href="/console">← Console</Link>
+          <Link href="/console">{t('backToConsole')}</Link>
         </p>
-        <PageHeader title="Your account" description={`Signed in as ${user.email}.`} />
-        <Section id="email" title="Email">
+        <PageHeader title={t('title')} description={t('signedInAs', { email: user.email })} />
+        <Section id="email" title={t('email')}>
           <p className="mb-3 text-sm" data-testid="email-status">
-            {user.email} · {user.emailVerifiedAt ? <strong className="text-green-800">confirmed</strong> : <strong className="text-amber-800">not confirmed yet</strong>}
+            {user.email} · {user.emailVerifiedAt ? <strong className="text-green-800">{t('emailConfirmed')}</strong> : <strong className="text-amber-800">{t('emailNotConfirmed')}</strong>}
           </p>
           {user.emailVerifiedAt ? null : (
             <div className="card-form max-w-md">
-              <CardForm action={sendVerificationAction} fields={[]} submitLabel="Send me a confirmation link" testId="send-verification" />
+              <CardForm action={sendVerificationAction} fields={[]} submitLabel={t('sendConfirmation')} testId="send-verification" />
             </div>
           )}
         </Section>
-        <Section id="password" title="Password">
-          <p className="mb-3 text-sm text-slate-600">Changing it signs you out everywhere else: other browsers, the central and every app.</p>
+        <Section id="password" title={t('password')}>
+          <p className="mb-3 text-sm text-slate-600">{t('passwordIntro')}</p>
           <div className="card-form max-w-md">
             <CardForm
               action={changePasswordAction}
               testId="change-password"
-              submitLabel="Change password"
+              submitLabel={t('changePassword')}
               fields={[
-                { name: 'email', label: 'Email', type: 'email', readOnly: true, defaultValue: user.email, autoComplete: 'username' },
-                { name: 'currentPassword', label: 'Current password', type: 'password', autoComplete: 'current-password', required: true },
-                { name: 'password', label: 'New password', type: 'password', autoComplete: 'new-password', required: true, newPasswordMinimum: minimumPasswordLength(factors.totp === 'confirmed' || factors.passkeys > 0) },
+                { name: 'email', label: t('email'), type: 'email', readOnly: true, defaultValue: user.email, autoComplete: 'username' },
+                { name: 'currentPassword', label: t('currentPassword'), type: 'password', autoComplete: 'current-password', required: true },
+                { name: 'password', label: t('newPassword'), type: 'password', autoComplete: 'new-password', required: true, newPasswordMinimum: minimumPasswordLength(factors.totp === 'confirmed' || factors.passkeys > 0) },
               ]}
             />
           </div>
         </Section>
-        <Section id="two-step" title="Two-step sign-in">
+        <Section id="two-step" title={t('twoStep')}>
           {factors.totp === 'confirmed' ? (
             <>
               <p className="mb-3 text-sm" data-testid="two-step-status">
-                <strong className="text-green-800">On</strong>: every sign-in asks for a code from your authenticator app. {factors.recoveryCodesLeft} of 10 recovery codes left.
+                {t.rich('totpOnStatus', { strong: (chunks) => <strong className="text-green-800">{chunks}</strong>, left: factors.recoveryCodesLeft })}
               </p>
               <div className="grid grid-cols-1 gap-6 md:grid-cols-2">
                 <div className="card-form">
-                  <StepUpCardForm factor={stepUpFactor} stepUpOptionsAction={accountStepUpOptionsAction} action={replaceRecoveryCodesAction} testId="replace-recovery-codes" submitLabel="New recovery codes" />
+                  <StepUpCardForm factor={stepUpFactor} stepUpOptionsAction={accountStepUpOptionsAction} action={replaceRecoveryCodesAction} testId="replace-recovery-codes" submitLabel={t('newRecoveryCodes')} />
                 </div>
                 <div className="card-form">
-                  <StepUpCardForm factor={stepUpFactor} stepUpOptionsAction={accountStepUpOptionsAction} action={removeTotpAction} testId="remove-totp" submitLabel="Turn off two-step sign-in" />
+                  <StepUpCardForm factor={stepUpFactor} stepUpOptionsAction={accountStepUpOptionsAction} action={removeTotpAction} testId="remove-totp" submitLabel={t('turnOff')} />
                 </div>
               </div>
             </>
           ) : enrollment ? (
             <div className="grid grid-cols-1 gap-4 md:grid-cols-2" data-testid="totp-enrollment">
               <div>
-                <p className="mb-2 text-sm">1. Scan this code with an authenticator app (or type the key below into it).</p>
+                <p className="mb-2 text-sm">{t('scanStep')}</p>
                 {/* eslint-disable-next-line @next/next/no-img-element */}
-                <img src={enrollment.qrCode} alt="QR code to add Portico to your authenticator app" width={180} height={180} className="mb-2 rounded border border-slate-200" />
+                <img src={enrollment.qrCode} alt={t('qrAlt')} width={180} height={180} className="mb-2 rounded border border-slate-200" />
                 <p className="text-sm">
-                  Key: <code data-testid="totp-secret">{enrollment.secret.match(/.{1,4}/g)?.join(' ')}</code>
+                  {t('key')} <code data-testid="totp-secret">{enrollment.secret.match(/.{1,4}/g)?.join(' ')}</code>
                 </p>
               </div>
               <div className="card-form">
-                <p className="mb-2 text-sm">2. Enter the code it shows, to finish.</p>
+                <p className="mb-2 text-sm">{t('enterCodeStep')}</p>
                 <StepUpCardForm
                   factor={stepUpFactor}
                   stepUpOptionsAction={accountStepUpOptionsAction}
                   action={confirmTotpAction}
                   testId="confirm-totp"
-                  submitLabel="Turn on two-step sign-in"
-                  fields={[{ name: 'code', label: 'Code from the app', type: 'text', autoComplete: 'one-time-code', required: true }]}
+                  submitLabel={t('turnOn')}
+                  fields={[{ name: 'code', label: t('codeFromApp'), type: 'text', autoComplete: 'one-time-code', required: true }]}
                 />
               </div>
             </div>
@@ -111,114 +116,114 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
             <>
               <p className="mb-3 text-sm text-slate-600" data-testid="two-step-status">
                 {factors.passkeys > 0
-                  ? `On through your passkeys: after your password, a sign-in asks for one of them. ${factors.recoveryCodesLeft} of 10 recovery codes left. You can add an authenticator app as well.`
-                  : 'Off. With it on, a sign-in needs a code from an authenticator app on your phone (or one of your passkeys) as well as your password — in the console, the central and every app.'}
+                  ? t('onThroughPasskeys', { left: factors.recoveryCodesLeft })
+                  : t('off')}
               </p>
               <form action={startTotpAction}>
                 <button type="submit" className="btn btn-primary">
-                  Set up an authenticator app
+                  {t('setUpAuthenticator')}
                 </button>
               </form>
             </>
           )}
         </Section>
-        <Section id="passkeys" title="Passkeys">
-          <p className="mb-3 text-sm text-slate-700">
-            A passkey signs you in without a password (your fingerprint, face or device PIN), works as the second step after your password, and
-            confirms important decisions. It only works on Portico’s own address, so a look-alike site cannot use it.
-          </p>
+        <Section id="passkeys" title={t('passkeys')}>
+          <p className="mb-3 text-sm text-slate-700">{t('passkeysIntro')}</p>
           {keys.length > 0 ? (
-            <table className="table mb-4" data-testid="passkey-list" style={columnLabels(['Name', 'Kind', 'Added', 'Last used'])}>
+            <table className="table mb-4" data-testid="passkey-list" style={columnLabels([t('columns.name'), t('columns.kind'), t('columns.added'), t('columns.lastUsed')])}>
               <thead>
                 <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Added</th>
-                  <th scope="col">Last used</th>
+                  <th scope="col">{t('columns.name')}</th>
+                  <th scope="col">{t('columns.kind')}</th>
+                  <th scope="col">{t('columns.added')}</th>
+                  <th scope="col">{t('columns.lastUsed')}</th>
                 </tr>
               </thead>
               <tbody>
                 {keys.map((key) => (
                   <tr key={key.id}>
                     <td>{visibleText(key.name)}</td>
-                    <td>{key.deviceType === 'multiDevice' ? 'Synced across your devices' : 'This device only'}</td>
+                    <td>{key.deviceType === 'multiDevice' ? t('synced') : t('deviceOnly')}</td>
                     <td>
                       <When value={key.createdAt} relative={false} />
                     </td>
-                    <td>{key.lastUsedAt ? <When value={key.lastUsedAt} /> : 'Never'}</td>
+                    <td>{key.lastUsedAt ? <When value={key.lastUsedAt} /> : t('never')}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
           ) : (
             <p className="mb-3 text-sm" data-testid="passkey-list">
-              You have no passkey yet.
+              {t('noPasskey')}
             </p>
           )}
           <div className="grid grid-cols-1 gap-6 md:grid-cols-2">
             <div className="card-form">
-              <h3 className="mb-2 font-semibold">Add a passkey</h3>
+              <h3 className="mb-2 font-semibold">{t('addPasskey')}</h3>
               <AddPasskey factor={stepUpFactor} optionsAction={passkeyRegistrationOptionsAction} stepUpOptionsAction={accountStepUpOptionsAction} registerAction={registerPasskeyAction} />
             </div>
             {keys.map((key) => (
               <div className="card-form" key={key.id}>
-                <h3 className="mb-2 font-semibold">Remove “{visibleText(key.name)}”</h3>
+                <h3 className="mb-2 font-semibold">{t('removePasskeyHeading', { name: visibleText(key.name) })}</h3>
                 <StepUpCardForm
                   factor={stepUpFactor}
                   stepUpOptionsAction={accountStepUpOptionsAction}
                   action={removePasskeyAction}
                   testId={`remove-passkey-${key.id}`}
                   hidden={{ passkeyId: key.id }}
-                  submitLabel="Remove this passkey"
+                  submitLabel={t('removePasskey')}
                 />
               </div>
             ))}
           </div>
         </Section>
-        <Section id="orgs" title="Organizations">
-          {memberships.length === 0 ? <p className="text-sm text-slate-600">You do not belong to any organization yet.</p> : null}
+        <Section id="orgs" title={t('organizations')}>
+          {memberships.length === 0 ? <p className="text-sm text-slate-600">{t('noOrganizations')}</p> : null}
           {runtime().env.PORTICO_ORG_CREATION === 'anyone' ? (
             <p className="mb-2 text-sm">
-              <Link href="/console/orgs/new" className="underline" data-testid="new-org-link">
-                Create an organization
-              </Link>{' '}
-              (you will be its owner).
+              {t.rich('createOrganization', {
+                link: (chunks) => (
+                  <Link href="/console/orgs/new" className="underline" data-testid="new-org-link">
+                    {chunks}
+                  </Link>
+                ),
+              })}
             </p>
           ) : null}
           <ul className="grid gap-2">
             {memberships.map((membership) => (
               <li key={membership.orgId}>
-                <Link href={`/console/${membership.slug}/apps`}>{membership.name}</Link> <span className="text-sm text-slate-500">· {membership.role}</span>
+                <Link href={`/console/${membership.slug}/apps`}>{membership.name}</Link> <span className="text-sm text-slate-500">· {t('role', { role: membership.role })}</span>
               </li>
             ))}
           </ul>
         </Section>
-        <Section id="sessions" title="Where you are signed in">
+        <Section id="sessions" title={t('sessions')}>
           {done === 'session-ended' ? (
             <p role="status" className="mb-3 rounded-md bg-green-50 p-3 text-sm text-green-900" data-testid="session-ended">
-              That session has ended. Refresh tokens it gave apps end with it; access tokens already issued end within 10 minutes.
+              {t('sessionEnded')}
             </p>
           ) : done === 'session-unknown' ? (
             <p role="status" className="mb-3 rounded-md bg-amber-50 p-3 text-sm text-amber-900">
-              That session had already ended.
+              {t('sessionUnknown')}
             </p>
           ) : done === 'session-current' ? (
             <p role="status" className="mb-3 rounded-md bg-amber-50 p-3 text-sm text-amber-900">
-              To end this browser’s session, sign out.
+              {t('sessionCurrent')}
             </p>
           ) : done === 'others-signed-out' ? (
             <p role="status" className="mb-3 rounded-md bg-green-50 p-3 text-sm text-green-900">
-              Every other session has ended.
+              {t('othersSignedOut')}
             </p>
           ) : null}
           <ul className="mb-4 grid grid-cols-1 gap-2" data-testid="account-sessions">
             {sessions.map((session) => {
-              const label = `${SESSION_KINDS[session.kind]}${session.apps.length > 0 ? `: ${session.apps.join(', ')}` : ''}`;
+              const label = `${sessionKind(session.kind)}${session.apps.length > 0 ? `: ${session.apps.join(', ')}` : ''}`;
               return (
                 <li key={`${session.kind}:${session.id}`} className="flex items-center justify-between gap-3 rounded-md border border-slate-200 px-3 py-2" data-kind={session.kind}>
                   <div className="min-w-0 flex-1">
                     <p className="font-medium">
-                      {SESSION_KINDS[session.kind]} {session.current ? <strong className="badge">This browser</strong> : null}
+                      {sessionKind(session.kind)} {session.current ? <strong className="badge">{t('thisBrowser')}</strong> : null}
                     </p>
                     {session.apps.length > 0 ? (
                       <p className="text-sm" data-testid="session-apps">
@@ -226,22 +231,22 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
                       </p>
                     ) : null}
                     <p className="text-sm text-slate-600">
-                      Signed in <When value={session.since} />
+                      {t.rich('signedIn', { when: () => <When value={session.since} /> })}
                       {session.device ? <span className="block truncate">{visibleText(session.device)}</span> : null}
                     </p>
                   </div>
                   {session.current ? (
                     <form method="post" action="/console/session/end" className="shrink-0">
                       <button className="btn btn-secondary" type="submit">
-                        Sign out
+                        {t('signOut')}
                       </button>
                     </form>
                   ) : (
                     <form method="post" action="/console/account/sessions/end" className="shrink-0">
                       <input type="hidden" name="kind" value={session.kind} />
                       <input type="hidden" name="id" value={session.id} />
-                      <button className="btn btn-secondary" type="submit" aria-label={`Sign out of ${visibleText(label)}`}>
-                        Sign out
+                      <button className="btn btn-secondary" type="submit" aria-label={t('signOutOf', { session: visibleText(label) })}>
+                        {t('signOut')}
                       </button>
                     </form>
                   )}
@@ -251,22 +256,19 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
           </ul>
           <form method="post" action="/console/account/sign-out-everywhere">
             <button className="btn btn-danger" type="submit">
-              Sign out everywhere else
+              {t('signOutEverywhere')}
             </button>
           </form>
-          <p className="mt-2 text-xs text-slate-500">
-            Ends every other console session, the central and every app sign-in. Access tokens already issued end within 10 minutes; apps given
-            offline access keep it until you remove it from the app.
-          </p>
+          <p className="mt-2 text-xs text-slate-500">{t('signOutEverywhereHint')}</p>
         </Section>
-        <Section id="sign-ins" title="Recent sign-ins" className="mt-6">
-          {signIns.length === 0 ? <p className="text-sm text-slate-600">None recorded yet.</p> : null}
-          <table className="table" data-testid="recent-sign-ins" style={columnLabels(['When', 'Where', 'From'])}>
+        <Section id="sign-ins" title={t('recentSignIns')} className="mt-6">
+          {signIns.length === 0 ? <p className="text-sm text-slate-600">{t('noSignIns')}</p> : null}
+          <table className="table" data-testid="recent-sign-ins" style={columnLabels([t('columns.when'), t('columns.where'), t('columns.from')])}>
             <thead>
               <tr>
-                <th scope="col">When</th>
-                <th scope="col">Where</th>
-                <th scope="col">From</th>
+                <th scope="col">{t('columns.when')}</th>
+                <th scope="col">{t('columns.where')}</th>
+                <th scope="col">{t('columns.from')}</th>
               </tr>
             </thead>
             <tbody>
@@ -275,7 +277,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
                   <td>
                     <When value={signIn.at} />
                   </td>
-                  <td>{SURFACES[signIn.surface] ?? signIn.surface}{signIn.target ? ` · ${signIn.target}` : ''}</td>
+                  <td>{isSurface(signIn.surface) ? t(`surfaces.${signIn.surface}`) : signIn.surface}{signIn.target ? ` · ${signIn.target}` : ''}</td>
                   <td className="text-slate-600">{signIn.ip ?? '—'}</td>
                 </tr>
               ))}

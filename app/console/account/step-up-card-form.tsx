@@ -4,15 +4,17 @@
 // this change — sent along as currentPassword, stepUpCode or stepUpPasskey.
 import { startAuthentication } from '@simplewebauthn/browser';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { useTranslations } from 'use-intl/react';
 import { CardForm, type CardField } from '../../account/_components/card-form';
 import type { CardFormState } from '../../account/_lib/form-state';
 
 type StepUpOptionsAction = () => Promise<{ ok: true; options: PublicKeyCredentialRequestOptionsJSON } | { ok: false; message: string }>;
 
 /** The step-up field a factor asks for on the account page (a passkey asks through the browser, no field). */
-export function stepUpFields(factor: 'passkey' | 'totp' | 'password'): CardField[] {
-  if (factor === 'password') return [{ name: 'currentPassword', label: 'Your password', type: 'password', autoComplete: 'current-password', required: true }];
-  if (factor === 'totp') return [{ name: 'stepUpCode', label: 'Code from your authenticator app', autoComplete: 'one-time-code', required: true, maxLength: 8 }];
+export function useStepUpFields(factor: 'passkey' | 'totp' | 'password'): CardField[] {
+  const t = useTranslations('account.factorForms');
+  if (factor === 'password') return [{ name: 'currentPassword', label: t('passwordLabel'), type: 'password', autoComplete: 'current-password', required: true }];
+  if (factor === 'totp') return [{ name: 'stepUpCode', label: t('codeLabel'), autoComplete: 'one-time-code', required: true, maxLength: 8 }];
   return [];
 }
 
@@ -25,7 +27,8 @@ export function StepUpCardForm(props: {
   submitLabel: string;
   testId?: string;
 }) {
-  const stepUpField = stepUpFields(props.factor);
+  const t = useTranslations('account.factorForms');
+  const stepUpField = useStepUpFields(props.factor);
   return (
     <CardForm
       action={props.action}
@@ -33,7 +36,7 @@ export function StepUpCardForm(props: {
       hidden={props.hidden}
       submitLabel={props.submitLabel}
       fields={[...(props.fields ?? []), ...stepUpField]}
-      footer={props.factor === 'passkey' ? <p className="field-hint">Your browser asks for one of your passkeys to confirm it is you.</p> : undefined}
+      footer={props.factor === 'passkey' ? <p className="field-hint">{t('passkeyHint')}</p> : undefined}
       prepare={
         props.factor === 'passkey'
           ? async (data) => {
@@ -42,7 +45,7 @@ export function StepUpCardForm(props: {
               try {
                 data.set('stepUpPasskey', JSON.stringify(await startAuthentication({ optionsJSON: options.options })));
               } catch {
-                return { form: 'Your passkey did not answer (cancelled, or not on this device). Try again.' };
+                return { form: t('noAnswer') };
               }
               return undefined;
             }

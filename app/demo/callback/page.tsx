@@ -1,10 +1,13 @@
 // The demo app's redirect URI when no real app is configured: it shows what the app received, without echoing it.
 import type { Metadata } from 'next';
+import { getT } from '@/lib/i18n/server';
 import { runtime } from '@/lib/runtime';
 import { SignInFrame } from '../../auth/app/_components/sign-in-frame';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Demo app' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('demo'))('pageTitle') };
+}
 
 // RFC 6749 §4.1.2.1 error codes: only these are named on the page.
 const AUTHORIZATION_ERRORS = new Set([
@@ -26,25 +29,23 @@ export default async function DemoCallbackPage(props: { searchParams: Promise<Re
   const fromThisIssuer = query.iss === issuer; // RFC 9207
   const code = typeof query.code === 'string' && /^[A-Za-z0-9_-]{16,256}$/.test(query.code);
   const error = typeof query.error === 'string' && AUTHORIZATION_ERRORS.has(query.error) ? query.error : undefined;
+  const t = await getT('demo');
 
   return (
     <SignInFrame>
       {code && fromThisIssuer ? (
         <>
-          <h1>Signed in to Demo App</h1>
-          <p>
-            Portico sent Demo App an authorization code. This page stands in for the app: a real app now exchanges the
-            code at <code>/oidc/token</code> with its client secret and PKCE verifier, and receives tokens.
-          </p>
+          <h1>{t('signedInTitle')}</h1>
+          <p>{t.rich('signedInBody', { code: (chunks) => <code>{chunks}</code> })}</p>
         </>
       ) : (
         <>
-          <h1>Demo App did not sign you in</h1>
-          <p>{error ? `Portico answered with the error “${error}”.` : 'This page did not receive a valid authorization response.'}</p>
+          <h1>{t('failedTitle')}</h1>
+          <p>{error ? t('error', { error }) : t('noResponse')}</p>
         </>
       )}
       <p>
-        <a href="/">Back to Portico</a>
+        <a href="/">{t('back')}</a>
       </p>
     </SignInFrame>
   );

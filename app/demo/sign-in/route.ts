@@ -2,6 +2,8 @@
 // sign-in card from the home page. Only when the demo app's redirect URI is Portico's own stand-in page.
 import { createHash, randomBytes } from 'node:crypto';
 import { DEMO_CALLBACK_PATH } from '@/lib/env';
+import { translator } from '@/lib/i18n/catalogs';
+import { requestLocale } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import { readDemoSeed } from '@/lib/seed/demo';
 
@@ -11,7 +13,8 @@ export async function GET() {
   const { env } = runtime();
   const demo = await readDemoSeed(db());
   if (!demo || demo.redirectUri !== `${env.PORTICO_ISSUER}${DEMO_CALLBACK_PATH}`) {
-    return new Response('The demo app is not set up on this Portico.', { status: 404, headers: { 'Content-Type': 'text/plain' } });
+    const t = translator(await requestLocale(), 'demo');
+    return new Response(t('notSetUp'), { status: 404, headers: { 'Content-Type': 'text/plain' } });
   }
   // The stand-in page never redeems the code, so the PKCE verifier is not kept; the challenge is still a real one.
   const codeChallenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');

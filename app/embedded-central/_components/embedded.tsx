@@ -4,6 +4,7 @@
 // form submission. It tells the frame around it what happened (ready, signed in, decided, cookie refused) with
 // messages that carry no secret, so the view can fall back to the link when something here cannot work.
 import { useEffect, useState } from 'react';
+import { useTranslations } from 'use-intl/react';
 import { DecisionPanel } from '../../central/_components/decision-panel';
 
 type FrameEvent = { event: 'ready'; signedIn: boolean } | { event: 'signed_in' } | { event: 'cookies_unavailable' } | { event: 'decided'; state: string };
@@ -18,29 +19,30 @@ export function FrameReady({ requestId, signedIn }: { requestId: string; signedI
 }
 
 export function EmbeddedSignIn({ requestId }: { requestId: string }) {
+  const t = useTranslations('embeddedCentral.signIn');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [state, setState] = useState<{ kind: 'idle' | 'working' } | { kind: 'error'; message: string }>({ kind: 'idle' });
 
   async function signIn() {
     if (state.kind === 'working') return;
-    if (!email || !password) return setState({ kind: 'error', message: 'Enter your email and password.' });
+    if (!email || !password) return setState({ kind: 'error', message: t('enterBoth') });
     setState({ kind: 'working' });
     try {
       const answer = await fetch('/embedded-central/api/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, password }), cache: 'no-store' });
       const body = (await answer.json()) as { error_description?: string };
-      if (!answer.ok) return setState({ kind: 'error', message: body.error_description ?? 'Signing in failed.' });
+      if (!answer.ok) return setState({ kind: 'error', message: body.error_description ?? t('failed') });
       setPassword('');
       // The browser may refuse a cookie set inside another site's frame: check it was kept before going on.
       const check = await fetch('/embedded-central/api/session', { cache: 'no-store' });
       if (!check.ok) {
         tellParent({ event: 'cookies_unavailable', requestId });
-        return setState({ kind: 'error', message: 'This browser does not keep the central’s session inside this frame. Open the request’s link in a tab of its own instead.' });
+        return setState({ kind: 'error', message: t('cookiesRefused') });
       }
       tellParent({ event: 'signed_in', requestId });
       window.location.reload();
     } catch {
-      setState({ kind: 'error', message: 'No answer from Portico. Open the request’s link in a tab of its own instead.' });
+      setState({ kind: 'error', message: t('noAnswer') });
     }
   }
 
@@ -49,17 +51,17 @@ export function EmbeddedSignIn({ requestId }: { requestId: string }) {
   };
   return (
     <div className="grid gap-3" data-testid="embedded-sign-in">
-      <p className="text-sm">Sign in to decide this request. This session belongs to this frame only and lasts 15 minutes.</p>
+      <p className="text-sm">{t('intro')}</p>
       <div className="field">
-        <label htmlFor="embedded-email">Email</label>
+        <label htmlFor="embedded-email">{t('email')}</label>
         <input id="embedded-email" type="email" autoComplete="username" value={email} onChange={(event) => setEmail(event.target.value)} onKeyDown={onEnter} />
       </div>
       <div className="field">
-        <label htmlFor="embedded-password">Password</label>
+        <label htmlFor="embedded-password">{t('password')}</label>
         <input id="embedded-password" type="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} onKeyDown={onEnter} />
       </div>
       <button type="button" className="button" disabled={state.kind === 'working'} onClick={() => void signIn()}>
-        {state.kind === 'working' ? 'Signing in…' : 'Sign in'}
+        {state.kind === 'working' ? t('signingIn') : t('signIn')}
       </button>
       {state.kind === 'error' ? (
         <p role="alert" className="alert alert-error" data-testid="sign-in-error">
@@ -71,6 +73,7 @@ export function EmbeddedSignIn({ requestId }: { requestId: string }) {
 }
 
 export function EmbeddedSignOut({ requestId }: { requestId: string }) {
+  const t = useTranslations('embeddedCentral');
   return (
     <button
       type="button"
@@ -82,7 +85,7 @@ export function EmbeddedSignOut({ requestId }: { requestId: string }) {
         });
       }}
     >
-      Sign out
+      {t('signOut')}
     </button>
   );
 }

@@ -4,9 +4,11 @@ import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { acceptInvitationWithPassword, requiredPasswordChangePath } from '@/lib/accounts/self-service';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { getT } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import { beginSecondStep, ENROLLMENT_SECONDS, SECOND_STEP_COOKIE, SECOND_STEP_SECONDS, stepAfterPassword, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import type { CardFormState } from '../../account/_lib/form-state';
+import { fieldErrorsIn } from '../../account/_lib/refusal-words';
 import { startConsoleSession } from '../../console/_lib/session';
 
 export async function acceptInvitationAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
@@ -14,14 +16,14 @@ export async function acceptInvitationAction(_previous: CardFormState, data: For
   const ip = clientIpFromHeaders(requestHeaders);
   const password = data.get('password');
   const name = data.get('name');
-  if (typeof password !== 'string' || password === '') return { status: 'error', fieldErrors: { password: 'Enter a password.' } };
+  if (typeof password !== 'string' || password === '') return { status: 'error', fieldErrors: { password: (await getT('invite'))('enterPassword') } };
   const result = await acceptInvitationWithPassword(db(), {
     token: data.get('token'),
     password: password.slice(0, 1024),
     name: typeof name === 'string' ? name : undefined,
     ip,
   });
-  if (!result.ok) return { status: 'error', fieldErrors: result.fieldErrors };
+  if (!result.ok) return { status: 'error', fieldErrors: await fieldErrorsIn(result.fieldTexts) };
   const { user, orgSlug, passwordChangeRequired } = result.value;
   if (passwordChangeRequired) {
     // Someone else once knew this password: the invitee chooses a new one before anything else.

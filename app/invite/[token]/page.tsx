@@ -3,6 +3,7 @@
 import type { Metadata } from 'next';
 import { findOpenInvitation } from '@/lib/accounts/invitations';
 import { minimumPasswordLength } from '@/lib/accounts/password-policy';
+import { getT } from '@/lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { CardForm } from '../../account/_components/card-form';
 import { SignInFrame } from '../../auth/app/_components/sign-in-frame';
@@ -10,18 +11,21 @@ import { organizationFrame } from '@/lib/clients/app-context';
 import { acceptInvitationAction } from './actions';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Invitation', referrer: 'no-referrer' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('invite'))('pageTitle'), referrer: 'no-referrer' };
+}
 
 export default async function InvitationPage(props: { params: Promise<{ token: string }> }) {
   const { token } = await props.params;
+  const t = await getT('invite');
   const view = await findOpenInvitation(db(), token);
   if (!view) {
     return (
       <SignInFrame>
-        <h1>This invitation is no longer valid</h1>
-        <p>It has expired, was revoked, or was already accepted. Ask the organization that invited you to send a new one.</p>
+        <h1>{t('invalidTitle')}</h1>
+        <p>{t('invalidBody')}</p>
         <p>
-          <a href="/console/login">Sign in to the console</a>
+          <a href="/console/login">{t('signInToConsole')}</a>
         </p>
       </SignInFrame>
     );
@@ -31,41 +35,39 @@ export default async function InvitationPage(props: { params: Promise<{ token: s
   const hasPassword = Boolean(account?.passwordHash);
   return (
     <SignInFrame org={organizationFrame(organization)}>
-      <h1>Join {orgName}</h1>
-      <p>
-        You are invited as <strong>{invitation.role}</strong> for <strong>{invitation.email}</strong>.
-      </p>
+      <h1>{t('title', { org: orgName })}</h1>
+      <p>{t.rich('invitedAs', { role: invitation.role, email: invitation.email, strong: (chunks) => <strong>{chunks}</strong> })}</p>
       {hasPassword ? (
         <>
-          <p>This address already has a Portico account. Sign in with its password to accept; your password stays as it is.</p>
+          <p>{t('hasAccount')}</p>
           <CardForm
             action={acceptInvitationAction}
             hidden={{ token }}
             testId="accept-invitation"
-            submitLabel={`Sign in and join ${orgName}`}
+            submitLabel={t('signInAndJoin', { org: orgName })}
             fields={[
-              { name: 'email', label: 'Email', type: 'email', readOnly: true, defaultValue: invitation.email, autoComplete: 'username' },
-              { name: 'password', label: 'Password', type: 'password', autoComplete: 'current-password', required: true },
+              { name: 'email', label: t('email'), type: 'email', readOnly: true, defaultValue: invitation.email, autoComplete: 'username' },
+              { name: 'password', label: t('password'), type: 'password', autoComplete: 'current-password', required: true },
             ]}
             footer={
               <div className="form-links">
-                <a href="/account/recover">Forgot your password?</a>
+                <a href="/account/recover">{t('forgotPassword')}</a>
               </div>
             }
           />
         </>
       ) : (
         <>
-          <p>Create your account: choose your own password. Nobody else ever sees it.</p>
+          <p>{t('createIntro')}</p>
           <CardForm
             action={acceptInvitationAction}
             hidden={{ token }}
             testId="accept-invitation"
-            submitLabel={`Create my account and join ${orgName}`}
+            submitLabel={t('createAndJoin', { org: orgName })}
             fields={[
-              { name: 'email', label: 'Email', type: 'email', readOnly: true, defaultValue: invitation.email, autoComplete: 'username' },
-              ...(account ? [] : [{ name: 'name', label: 'Your name', autoComplete: 'name', required: true, maxLength: 80 }]),
-              { name: 'password', label: 'Choose a password', type: 'password', autoComplete: 'new-password', required: true, newPasswordMinimum: minimumPasswordLength() },
+              { name: 'email', label: t('email'), type: 'email', readOnly: true, defaultValue: invitation.email, autoComplete: 'username' },
+              ...(account ? [] : [{ name: 'name', label: t('name'), autoComplete: 'name', required: true, maxLength: 80 }]),
+              { name: 'password', label: t('choosePassword'), type: 'password', autoComplete: 'new-password', required: true, newPasswordMinimum: minimumPasswordLength() },
             ]}
           />
         </>

@@ -29,6 +29,11 @@ export const apps = pgTable(
     slug: text('slug').notNull(),
     name: text('name').notNull(),
     avatarUrl: text('avatar_url'),
+    /**
+     * What the app is, in the admins' words, one per language (`{ "en": "…", "pt-BR": "…" }`): the sign-in card shows
+     * the one of the page's language, else the English one (lib/clients/app-context.ts `descriptionIn`).
+     */
+    descriptions: jsonb('descriptions').$type<Record<string, string>>().notNull().default({}),
     /** The origin the app is published at; its protected resource is `<origin>/api/mcp`. */
     publishOrigin: text('publish_origin').notNull(),
     /** Fixed for the app's lifetime: the `aud` of every access token issued for it. */

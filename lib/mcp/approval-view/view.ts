@@ -8,7 +8,8 @@
 //   - the status is read through the host only if `serverTools` is an object (true, lists or text enable nothing).
 import { App, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/ext-apps/app-with-deps';
 import { centralRequestUrl, embeddedCentralRequestUrl, isApprovalRequestId } from '../../approvals/central-urls';
-import { connectView, element, isObject, note, setText, show } from '../view-dom';
+import { connectView, element, isObject, note, setText, show, viewTexts, wordFor } from '../view-dom';
+import type { ApprovalViewTexts } from './index';
 import { FRAME_READY_TIMEOUT_MS } from './timing';
 
 const STATUS_TOOL = 'permissions.approval_status';
@@ -18,6 +19,8 @@ const STATUS_POLL_LIMIT = 200;
 
 const main = element<HTMLElement>('view');
 const issuerOrigin = main.dataset.origin ?? '';
+const texts = viewTexts<ApprovalViewTexts>(main);
+const statusWord = (status: string) => wordFor(texts.statuses ?? {}, status);
 
 // The version the host answered ui/initialize with: the App does not keep it, so the handshake is watched here.
 let negotiatedVersion: string | undefined;
@@ -48,9 +51,9 @@ function requestFrom(result: unknown): ShownRequest | undefined {
 }
 
 function showRequest(request: ShownRequest, status: unknown) {
-  setText('summary', 'An operator must approve this access request before the agent may go on. They sign in to Portico themselves; nothing here can approve it.');
+  setText('summary', texts.summary);
   setText('request-id', request.id);
-  setText('status', typeof status === 'string' ? status : 'pending');
+  setText('status', statusWord(typeof status === 'string' ? status : 'pending'));
   (element<HTMLInputElement>('approval-url')).value = request.approvalUrl;
   setText('cli', `npm run portico -- approvals show ${request.id}`);
   show('link-section');
@@ -58,13 +61,13 @@ function showRequest(request: ShownRequest, status: unknown) {
 
 function frameCentral(request: ShownRequest, onDecided: () => void) {
   const frame = document.createElement('iframe');
-  frame.title = 'Portico operator central';
+  frame.title = texts.frameTitle;
   frame.id = 'central-frame';
   let ready = false;
   const timer = window.setTimeout(() => {
     if (ready) return;
     frame.remove();
-    note('The operator central could not be shown here (framing refused or no answer). Use the link above.');
+    note(texts.frameRefused);
   }, FRAME_READY_TIMEOUT_MS);
   window.addEventListener('message', (event) => {
     if (event.source !== frame.contentWindow || event.origin !== issuerOrigin || !isObject(event.data) || event.data.type !== 'portico.embedded-central') return;
@@ -73,7 +76,7 @@ function frameCentral(request: ShownRequest, onDecided: () => void) {
       ready = true;
       window.clearTimeout(timer);
     } else if (event.data.event === 'cookies_unavailable') {
-      note('This browser does not keep the central’s session inside the chat. Use the link above.');
+      note(texts.cookiesRefused);
     } else if (event.data.event === 'decided') {
       onDecided();
     }
@@ -89,11 +92,11 @@ async function pollStatus(app: App, request: ShownRequest) {
       const result = await app.callServerTool({ name: STATUS_TOOL, arguments: { request_id: request.id } });
       const status = isObject(result.structuredContent) ? result.structuredContent.status : undefined;
       if (typeof status === 'string') {
-        setText('status', status);
+        setText('status', statusWord(status));
         if (status !== 'pending') return;
       }
     } catch {
-      setText('status-note', 'The status could not be read through the chat; ask the agent.');
+      setText('status-note', texts.statusUnreadable);
       return;
     }
     await new Promise((resolve) => window.setTimeout(resolve, STATUS_POLL_MS));
@@ -105,7 +108,7 @@ async function start() {
   let shown: ShownRequest | undefined;
   const connected = await connectView(app);
   if (!connected) {
-    note('The chat did not connect this view. Open the operator central or use the CLI command below.');
+    note(texts.notConnected);
     return;
   }
   const result = await connected.firstResult;
@@ -116,9 +119,9 @@ async function start() {
     if (isApprovalRequestId(id)) {
       setText('request-id', id);
       setText('cli', `npm run portico -- approvals show ${id}`);
-      note('An operator decides this request with the Portico CLI (command below).');
+      note(texts.cliOnly);
     } else {
-      note('This view did not receive a Portico request it can show. Open the operator central or use the CLI command below.');
+      note(texts.noRequest);
     }
     return;
   }
@@ -130,16 +133,16 @@ async function start() {
     const button = element<HTMLButtonElement>('open-link');
     show('open-link');
     button.addEventListener('click', () => {
-      app.openLink({ url: request.approvalUrl }).catch(() => note('The chat did not open the link: copy it instead.'));
+      app.openLink({ url: request.approvalUrl }).catch(() => note(texts.linkNotOpened));
     });
   }
 
   const frameDomains = isObject(host.sandbox) && isObject(host.sandbox.csp) ? host.sandbox.csp.frameDomains : undefined;
   const frameable = request.embeddedUrl !== undefined && negotiatedVersion === LATEST_PROTOCOL_VERSION && Array.isArray(frameDomains) && frameDomains.includes(issuerOrigin);
   const statusReadable = isObject(host.serverTools);
-  if (frameable) frameCentral(request, () => (statusReadable ? void pollStatus(app, request) : setText('status', 'decided')));
+  if (frameable) frameCentral(request, () => (statusReadable ? void pollStatus(app, request) : setText('status', statusWord('decided'))));
   if (statusReadable) void pollStatus(app, request);
-  else setText('status-note', 'Ask the agent for the request’s status.');
+  else setText('status-note', texts.askStatus);
 }
 
 void start();

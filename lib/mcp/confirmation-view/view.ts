@@ -6,13 +6,15 @@
 //   - `ui/open-link` is offered only as a button (the person's click) and only if the host advertised openLinks.
 import { App } from '@modelcontextprotocol/ext-apps/app-with-deps';
 import { confirmationIdOfUrl } from '../confirmation-urls';
-import { connectView, element, isObject, note, setText, show } from '../view-dom';
+import { connectView, element, isObject, note, setText, show, viewTexts } from '../view-dom';
+import type { ConfirmationViewTexts } from './index';
 
 const CONFIRMATION_META = 'io.portico/confirmation';
 
 
 const main = element<HTMLElement>('view');
 const issuer = main.dataset.issuer ?? '';
+const texts = viewTexts<ConfirmationViewTexts>(main);
 
 interface HeldCall {
   status: 'confirmation_required' | 'waiting' | 'denied';
@@ -42,21 +44,21 @@ function heldCallOf(result: unknown): HeldCall | undefined {
 
 function showHeldCall(call: HeldCall) {
   setText('tool', call.tool ?? '–');
-  setText('status', call.status === 'denied' ? 'denied' : call.status === 'waiting' ? 'waiting for your confirmation' : 'needs your confirmation');
-  setText('expires', call.expiresAt ? call.expiresAt.toLocaleTimeString() : '–');
+  setText('status', call.status === 'denied' ? texts.statusDenied : call.status === 'waiting' ? texts.statusWaiting : texts.statusRequired);
+  setText('expires', call.expiresAt ? call.expiresAt.toLocaleTimeString(document.documentElement.lang || undefined) : '–');
   if (call.text) {
     setText('details', call.text);
     show('details-section');
   }
   if (call.status === 'denied') {
-    setText('summary', 'This call was denied in Portico. It will not run; the agent may ask again.');
+    setText('summary', texts.summaryDenied);
     return;
   }
   if (!call.confirmationUrl) {
-    setText('summary', 'This call waits for a confirmation, but this view did not receive a Portico page to confirm it on. Ask the agent for the link.');
+    setText('summary', texts.summaryNoLink);
     return;
   }
-  setText('summary', 'The agent asked to run this call. It runs only after you confirm it in Portico, where you sign in and confirm with your passkey, code or password. Then tell the agent to go on: its retry runs the call once.');
+  setText('summary', texts.summaryPending);
   element<HTMLInputElement>('confirmation-url').value = call.confirmationUrl;
   show('link-section');
 }
@@ -65,15 +67,15 @@ async function start() {
   const app = new App({ name: 'Portico confirmation', version: '1.0.0' }, {}, { autoResize: true });
   const connected = await connectView(app);
   if (!connected) {
-    note('The chat did not connect this view. Ask the agent for the confirmation link.');
+    note(texts.notConnected);
     return;
   }
   const result = await connected.firstResult;
   const call = heldCallOf(result);
   if (!call) {
     // The same tool's later results (it ran, or it refused) come to this view too.
-    setText('summary', 'Nothing waits for a confirmation here: the call has run or ended.');
-    setText('status', 'no confirmation pending');
+    setText('summary', texts.summaryNothing);
+    setText('status', texts.statusNone);
     return;
   }
   showHeldCall(call);
@@ -82,7 +84,7 @@ async function start() {
     const url = call.confirmationUrl;
     show('open-link');
     element<HTMLButtonElement>('open-link').addEventListener('click', () => {
-      app.openLink({ url }).catch(() => note('The chat did not open the link: copy it instead.'));
+      app.openLink({ url }).catch(() => note(texts.linkNotOpened));
     });
   }
 }

@@ -6,54 +6,48 @@ import { findAccountLink } from '@/lib/accounts/account-links';
 import { minimumPasswordLength } from '@/lib/accounts/password-policy';
 import { isSignInReturnPath, PASSWORD_LINK_PURPOSES } from '@/lib/accounts/self-service';
 import { organizationFrame } from '@/lib/clients/app-context';
+import { getT } from '@/lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { CardForm } from '../../_components/card-form';
 import { SignInFrame } from '../../../auth/app/_components/sign-in-frame';
 import { setPasswordAction } from './actions';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Choose a password', referrer: 'no-referrer' };
-
-const HEADINGS = {
-  setup: { title: 'Set up your account', lead: 'Choose the password for your Portico account. Nobody else ever sees it.', submit: 'Save my password' },
-  reset: { title: 'Choose a new password', lead: 'Saving it signs you out everywhere: every app will ask you to sign in again.', submit: 'Save the new password' },
-  change_required: {
-    title: 'Choose a new password',
-    lead: 'Your current password was set by someone else, before Portico let every person choose their own. Choose a new one to continue.',
-    submit: 'Save the new password',
-  },
-  verify_email: { title: '', lead: '', submit: '' },
-} as const;
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('account.passwordLink'))('pageTitle'), referrer: 'no-referrer' };
+}
 
 export default async function PasswordLinkPage(props: { params: Promise<{ token: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { token } = await props.params;
   const returnPath = (await props.searchParams).return;
+  const t = await getT('account.passwordLink');
   const link = await findAccountLink(db(), token, PASSWORD_LINK_PURPOSES);
-  if (!link) {
+  // Only password links are found here (never an email confirmation's).
+  if (!link || link.purpose === 'verify_email') {
     return (
       <SignInFrame>
-        <h1>This link has expired</h1>
-        <p>Password links work once and for a short time. Ask for a new one: use “Forgot password?” on any sign-in form.</p>
+        <h1>{t('expiredTitle')}</h1>
+        <p>{t('expiredBody')}</p>
         <p>
-          <a href="/account/recover">Ask for a new link</a>
+          <a href="/account/recover">{t('askNew')}</a>
         </p>
       </SignInFrame>
     );
   }
   const org = link.orgId ? await findOrganizationById(db(), link.orgId) : undefined;
-  const heading = HEADINGS[link.purpose];
+  const purpose = link.purpose;
   return (
     <SignInFrame org={org ? organizationFrame(org) : undefined}>
-      <h1>{heading.title}</h1>
-      <p>{heading.lead}</p>
+      <h1>{t(`headings.${purpose}.title`)}</h1>
+      <p>{t(`headings.${purpose}.lead`)}</p>
       <CardForm
         action={setPasswordAction}
         hidden={{ token, ...(isSignInReturnPath(returnPath) ? { return: returnPath } : {}) }}
         testId="set-password"
-        submitLabel={heading.submit}
+        submitLabel={t(`headings.${purpose}.submit`)}
         fields={[
-          { name: 'email', label: 'Email', type: 'email', readOnly: true, defaultValue: link.email, autoComplete: 'username' },
-          { name: 'password', label: 'New password', type: 'password', autoComplete: 'new-password', required: true, newPasswordMinimum: minimumPasswordLength() },
+          { name: 'email', label: t('email'), type: 'email', readOnly: true, defaultValue: link.email, autoComplete: 'username' },
+          { name: 'password', label: t('newPassword'), type: 'password', autoComplete: 'new-password', required: true, newPasswordMinimum: minimumPasswordLength() },
         ]}
       />
     </SignInFrame>

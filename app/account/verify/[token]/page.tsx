@@ -6,11 +6,14 @@ import { redirect } from 'next/navigation';
 import { findAccountLink } from '@/lib/accounts/account-links';
 import { verifyEmailWithLink } from '@/lib/accounts/self-service';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { getT } from '@/lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { SignInFrame } from '../../../auth/app/_components/sign-in-frame';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Confirm your email', referrer: 'no-referrer' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('account.verify'))('title'), referrer: 'no-referrer' };
+}
 
 async function confirm(data: FormData): Promise<void> {
   'use server';
@@ -20,15 +23,16 @@ async function confirm(data: FormData): Promise<void> {
 
 export default async function VerifyPage(props: { params: Promise<{ token: string }> }) {
   const { token } = await props.params;
+  const t = await getT('account.verify');
   if (token === 'done') {
     return (
       <SignInFrame>
-        <h1>Email confirmed</h1>
+        <h1>{t('doneTitle')}</h1>
         <div className="alert alert-success" role="status" data-testid="email-verified">
-          Thank you: your address is confirmed. Apps you sign in to now see it as verified.
+          {t('doneBody')}
         </div>
         <p>
-          <a href="/console/account">Your account</a>
+          <a href="/console/account">{t('yourAccount')}</a>
         </p>
       </SignInFrame>
     );
@@ -37,24 +41,22 @@ export default async function VerifyPage(props: { params: Promise<{ token: strin
   if (!link) {
     return (
       <SignInFrame>
-        <h1>This link has expired</h1>
-        <p>Confirmation links work once and for 24 hours. Ask for a new one on your account page.</p>
+        <h1>{t('expiredTitle')}</h1>
+        <p>{t('expiredBody')}</p>
         <p>
-          <a href="/console/account">Your account</a>
+          <a href="/console/account">{t('yourAccount')}</a>
         </p>
       </SignInFrame>
     );
   }
   return (
     <SignInFrame>
-      <h1>Confirm your email</h1>
-      <p>
-        Confirm that <strong>{link.email}</strong> is your address.
-      </p>
+      <h1>{t('title')}</h1>
+      <p>{t.rich('body', { email: link.email, strong: (chunks) => <strong>{chunks}</strong> })}</p>
       <form action={confirm}>
         <input type="hidden" name="token" value={token} />
         <button className="button" type="submit">
-          Confirm my email address
+          {t('submit')}
         </button>
       </form>
     </SignInFrame>

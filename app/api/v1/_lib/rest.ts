@@ -128,7 +128,13 @@ async function confirmationRefusal(confirmation: RouteConfirmation, caller: ApiC
   const riskLevel = runtime().riskLevels[tool.name] ?? tool.riskLevel;
   const args = { ...confirmation.args(params, body), ...(body[CONFIRMATION_TOKEN_PARAMETER] !== undefined ? { [CONFIRMATION_TOKEN_PARAMETER]: body[CONFIRMATION_TOKEN_PARAMETER] } : {}) };
   const { env } = runtime();
-  const decision = await porticoConfirmationGate(db(), { issuer: env.PORTICO_ISSUER, mode: env.PORTICO_CONFIRMATION_MODE }).check(
+  const decision = await porticoConfirmationGate(db(), {
+    issuer: env.PORTICO_ISSUER,
+    mode: env.PORTICO_CONFIRMATION_MODE,
+    // The REST door answers programs in OAuth's shape: its error_description and challenge text stay English
+    // (docs/i18n.md); the confirmation page the person opens is in their language.
+    locale: async () => 'en',
+  }).check(
     { name: tool.name, description: tool.description, riskLevel, warning: tool.warning },
     args,
     { subject: caller.user.id, actor: caller.agentId, clientId: caller.token.clientId },

@@ -1,7 +1,7 @@
 import type { CSSProperties, ReactNode } from 'react';
-import type { AppSignInContext } from '@/lib/clients/app-context';
+import { descriptionIn, type AppSignInContext } from '@/lib/clients/app-context';
 import { readableOnWhite, readableTextOn } from '@/lib/util/contrast';
-import { getT } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/lib/i18n/server';
 import { PasskeyButton } from './passkey-button';
 
 /**
@@ -29,7 +29,9 @@ export async function SignInFrame({ org, children }: { org?: AppSignInContext['o
   );
 }
 
-export function AppHeader({ app, address }: { app: AppSignInContext['app']; address?: string }) {
+/** The app's avatar, name and address, and its description in the page's language when its admins wrote one. */
+export async function AppHeader({ app, address }: { app: AppSignInContext['app']; address?: string }) {
+  const description = descriptionIn(app.descriptions, await requestLocale());
   return (
     <div className="app-header" data-testid="app-header">
       {app.avatarUrl ? (
@@ -42,6 +44,11 @@ export function AppHeader({ app, address }: { app: AppSignInContext['app']; addr
       <div>
         <div className="app-name">{app.name}</div>
         {address ? <div className="app-address">{address}</div> : null}
+        {description ? (
+          <div className="app-description" data-testid="app-description">
+            {description}
+          </div>
+        ) : null}
       </div>
     </div>
   );

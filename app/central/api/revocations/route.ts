@@ -17,7 +17,7 @@ export async function POST(request: Request): Promise<Response> {
     const grant = await revokeInCentral(db(), { sessionToken: await centralSessionToken(), grantId: body.grant_id, ip: clientIpFromHeaders(request.headers) }, centralBinding());
     return Response.json({ revoked: true, grant_id: grant.id, request_id: grant.requestId }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (error) {
-    const answer = refusalResponse(error);
+    const answer = await refusalResponse(error);
     if (answer) return answer;
     throw error;
   }

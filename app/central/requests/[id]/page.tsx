@@ -12,20 +12,24 @@ import { DecisionPanel } from '../../_components/decision-panel';
 import { RequestSummary } from '../../_components/request-summary';
 import { RevokePanel } from '../../_components/revoke-panel';
 import { CliCommand } from '../../../_components/cli-command';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Access request' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('central.requestPage'))('pageTitle') };
+}
 
 export default async function CentralRequestPage(props: { params: Promise<{ id: string }> }) {
   const { id } = await props.params;
   const session = await currentCentralSession();
   if (!session) redirect(isApprovalRequestId(id) ? `/central?next=${encodeURIComponent(centralRequestUrl(id))}` : '/central');
   const view = await findCentralRequest(db(), session.user, id);
+  const t = await getT('central.requestPage');
   if (!view) {
     return (
       <CentralFrame email={session.user.email}>
         <p className="alert alert-error" role="alert" data-testid="request-not-found">
-          There is no request <code>{id}</code> that you may decide.
+          {t.rich('notFound', { id, code: (chunks) => <code>{chunks}</code> })}
         </p>
       </CentralFrame>
     );
@@ -35,7 +39,7 @@ export default async function CentralRequestPage(props: { params: Promise<{ id: 
     <CentralFrame email={session.user.email}>
       <section className="panel" aria-labelledby="request-heading" data-testid="central-request" data-request-id={view.id}>
         <h1 id="request-heading" className="mb-4 text-xl font-semibold">
-          Access request
+          {t('title')}
         </h1>
         <RequestSummary view={view} />
         <div className="mt-5">
@@ -47,17 +51,19 @@ export default async function CentralRequestPage(props: { params: Promise<{ id: 
             <p className="text-sm" data-testid="request-state">
               {!view.centralEligible && view.state === 'pending' && !view.expired ? (
                 <>
-                  This request is permanent, broad or elevated: an operator decides it on the Portico host, with the CLI:
+                  {t('cliPending')}
                   <CliCommand command={`npm run portico -- approvals approve ${view.id}`} />
-                  (or <code>approvals deny {view.id}</code>).
+                  {t.rich('cliOrDeny', { id: view.id, code: (chunks) => <code>{chunks}</code> })}
                 </>
               ) : !view.centralEligible
-                ? 'This request is permanent, broad or elevated: it is decided with the operator CLI only.'
+                ? t('cliOnly')
                 : view.state === 'pending'
-                  ? 'This request has expired: the agent must ask again.'
+                  ? t('expired')
                   : view.state === 'approved' && view.grantState && view.grantState !== 'active'
-                    ? `This request was approved; its grant ${view.grantState === 'revoked' ? 'has been revoked' : 'has expired'}.`
-                    : `This request is ${view.state}.`}
+                    ? view.grantState === 'revoked'
+                      ? t('grantRevoked')
+                      : t('grantExpired')
+                    : t('state', { state: view.state })}
             </p>
           )}
         </div>

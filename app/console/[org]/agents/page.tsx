@@ -25,13 +25,17 @@ import {
   revokeAgentScopeAction,
   setAgentDisabledAction,
 } from './actions';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Agents' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('console.agents'))('pageTitle') };
+}
 
 export default async function AgentsPage(props: { params: Promise<{ org: string }> }) {
   const access = await requireOrgAccess((await props.params).org);
-  if (!access.can('agents.manage')) return <PageHeader title="Agents" description="Only the organization’s owners and admins manage agents." />;
+  const t = await getT('console.agents');
+  if (!access.can('agents.manage')) return <PageHeader title={t('title')} description={t('notAllowed')} />;
   const org = access.org.slug;
   const [agents, members, apps, memberships] = await Promise.all([
     listAgents(db(), access.org.id),
@@ -46,65 +50,62 @@ export default async function AgentsPage(props: { params: Promise<{ org: string 
 
   return (
     <>
-      <PageHeader
-        title="Agents"
-        description="Agents act in the organization's apps without a password or secret of their own. In own mode an agent is the token's subject and can do only what is granted to it here — no role and no team grant reaches it. In delegated mode it acts for one person (act), with that person's permissions."
-      />
+      <PageHeader title={t('title')} description={t('description')} />
       <section className="panel mb-6">
-        <ActionForm action={createAgentAction} org={org} submitLabel="Create agent" inline testId="create-agent">
-          <Field label="Agent name" name="name" required maxLength={80} placeholder="Release bot" />
+        <ActionForm action={createAgentAction} org={org} submitLabel={t('create')} inline testId="create-agent">
+          <Field label={t('name')} name="name" required maxLength={80} placeholder={t('namePlaceholder')} />
         </ActionForm>
       </section>
-      {agents.length === 0 ? (
-        <EmptyState title="No agents yet">
-          An agent is software that acts for people here, with its own name in every token (<code>act</code>) and only the permissions you give it. Create
-          one above, choose who may use it, then grant it permissions; people connect it from their MCP client.
-        </EmptyState>
-      ) : null}
+      {agents.length === 0 ? <EmptyState title={t('empty.title')}>{t.rich('empty.body', { code: (chunks) => <code>{chunks}</code> })}</EmptyState> : null}
       <div className="grid gap-4">
         {agents.map(({ agent, ownerEmail, users, grants, connections }) => (
-          <section key={agent.id} className="panel" data-testid={`agent-${agent.name}`} aria-label={`Agent ${agent.name}`}>
+          <section key={agent.id} className="panel" data-testid={`agent-${agent.name}`} aria-label={t('agentLabel', { name: agent.name })}>
             <div className="mb-3 flex flex-wrap items-baseline justify-between gap-2">
               <h2 className="text-lg font-semibold">
-                {agent.name} {agent.disabledAt ? <span className="ml-2 text-sm font-normal text-red-700">disabled</span> : null}
+                {agent.name} {agent.disabledAt ? <span className="ml-2 text-sm font-normal text-red-700">{t('disabled')}</span> : null}
               </h2>
               <p className="text-sm text-slate-600">
-                Owner {ownerEmail} · <code className="text-xs">{agent.id}</code> · <Link href={`/console/${org}/agents/${agent.id}`}>What it may do, and why</Link>
+                {t('owner', { email: ownerEmail })} · <code className="text-xs">{agent.id}</code> · <Link href={`/console/${org}/agents/${agent.id}`}>{t('explainLink')}</Link>
               </p>
             </div>
             <div className="grid grid-cols-1 gap-6 md:grid-cols-3">
               <PeopleList
                 org={org}
-                title="People who may use it"
+                title={t('users.title')}
                 holder={{ field: 'agentId', id: agent.id }}
                 people={users}
-                fixed={`${ownerEmail} (owner)`}
+                fixed={t('users.owner', { email: ownerEmail })}
                 memberOptions={memberOptions}
-                addLabel="Allow"
-                removeConsequence={(email) => `${email} will no longer be able to use ${agent.name}; delegations to them end.`}
+                addLabel={t('users.allow')}
+                removeConsequence={(email) => t('users.confirmRemove', { email, name: agent.name })}
                 addAction={allowAgentUserAction}
                 removeAction={disallowAgentUserAction}
               />
               <ScopeGrants
                 org={org}
-                title="Direct grants"
+                title={t('grants.title')}
                 holder={{ field: 'agentId', id: agent.id, name: agent.name }}
                 grants={grants}
                 catalogs={catalogs}
-                emptyText="None: in own mode it can do nothing."
+                emptyText={t('grants.none')}
                 grantAction={grantAgentScopeAction}
                 revokeAction={revokeAgentScopeAction}
               />
               <div>
-                <h3 className="mb-2 text-sm font-semibold text-slate-700">Connections</h3>
+                <h3 className="mb-2 text-sm font-semibold text-slate-700">{t('connections.title')}</h3>
                 <ul className="mb-3 grid gap-2 text-sm">
-                  {connections.length === 0 ? <li className="text-slate-500">Not connected to any app.</li> : null}
+                  {connections.length === 0 ? <li className="text-slate-500">{t('connections.none')}</li> : null}
                   {connections.map((connection) => (
                     <li key={connection.id} className="flex items-center justify-between gap-2" data-testid={`connection-${connection.appName}`}>
                       <span>
-                        {connection.appName}: {connection.mode === 'own' ? 'own mode (acts as itself)' : `delegated, for ${connection.delegateEmail}`}
+                        {connection.appName}: {connection.mode === 'own' ? t('connections.own') : t('connections.delegated', { email: String(connection.delegateEmail) })}
                       </span>
-                      <ActionForm action={deleteConnectionAction} org={org} submitLabel="Remove" variant="secondary" inline confirm={`Disconnect ${agent.name} from ${connection.appName}?`} confirmLabel="Yes, disconnect">
+                      <ActionForm action={deleteConnectionAction} org={org} submitLabel={t('connections.remove')}
+                        variant="secondary"
+                        inline
+                        confirm={t('connections.confirmRemove', { name: agent.name, app: connection.appName })}
+                        confirmLabel={t('connections.confirmRemoveLabel')}
+                      >
                         <input type="hidden" name="agentId" value={agent.id} />
                         <input type="hidden" name="connectionId" value={connection.id} />
                       </ActionForm>
@@ -112,55 +113,63 @@ export default async function AgentsPage(props: { params: Promise<{ org: string 
                   ))}
                 </ul>
                 {appOptions.length > 0 ? (
-                  <ActionForm action={createConnectionAction} org={org} submitLabel="Connect" testId={`connect-${agent.name}`}>
+                  <ActionForm action={createConnectionAction} org={org} submitLabel={t('connect.submit')} testId={`connect-${agent.name}`}>
                     <input type="hidden" name="agentId" value={agent.id} />
-                    <Select label="App" id={`connect-app-${agent.id}`} name="appId" options={appOptions} />
+                    <Select label={t('connect.app')} id={`connect-app-${agent.id}`} name="appId" options={appOptions} />
                     <fieldset className="grid gap-1 text-sm">
-                      <legend className="font-medium text-slate-800">Mode (required)</legend>
+                      <legend className="font-medium text-slate-800">{t('connect.mode')}</legend>
                       <label className="flex gap-2">
-                        <input type="radio" name="mode" value="own" /> Own: the agent acts as itself, with its direct grants only
+                        <input type="radio" name="mode" value="own" /> {t('connect.own')}
                       </label>
                       <label className="flex gap-2">
-                        <input type="radio" name="mode" value="delegated" /> Delegated: it acts for the person below, with their permissions
+                        <input type="radio" name="mode" value="delegated" /> {t('connect.delegated')}
                       </label>
                     </fieldset>
-                    <Select label="Person (delegated mode)" id={`delegate-${agent.id}`} name="delegateUserId" options={[{ value: '', label: '—' }, ...memberOptions]} />
+                    <Select label={t('connect.person')} id={`delegate-${agent.id}`} name="delegateUserId" options={[{ value: '', label: '—' }, ...memberOptions]} />
                     <PermissionPicker
                       id={`narrow-${agent.id}`}
                       name="narrowedTo"
-                      label="Only these permissions (delegated mode, optional)"
+                      label={t('connect.narrow')}
                       catalogs={catalogs}
                       multiple
-                      hint="Leave empty to act with all the person’s permissions. It never gets more than the person holds."
+                      hint={t('connect.narrowHint')}
                     />
                   </ActionForm>
                 ) : null}
               </div>
             </div>
             <div className="mt-4 flex flex-wrap items-end gap-3 border-t border-slate-200 pt-4">
-              <ActionForm action={renameAgentAction} org={org} submitLabel="Rename" variant="secondary" inline>
+              <ActionForm action={renameAgentAction} org={org} submitLabel={t('rename')} variant="secondary" inline>
                 <input type="hidden" name="agentId" value={agent.id} />
-                <Field label="Name" id={`name-${agent.id}`} name="name" required maxLength={80} defaultValue={agent.name} />
+                <Field label={t('renameLabel')} id={`name-${agent.id}`} name="name" required maxLength={80} defaultValue={agent.name} />
               </ActionForm>
               <ActionForm
                 action={setAgentDisabledAction}
                 org={org}
-                submitLabel={agent.disabledAt ? 'Enable' : 'Disable'}
+                submitLabel={agent.disabledAt ? t('enable') : t('disable')}
                 variant="secondary"
                 inline
-                confirm={agent.disabledAt ? `Enable ${agent.name} again?` : `Disable ${agent.name}? Its access ends at once.`}
-                confirmLabel={agent.disabledAt ? 'Yes, enable' : 'Yes, disable'}
+                confirm={agent.disabledAt ? t('confirmEnable', { name: agent.name }) : t('confirmDisable', { name: agent.name })}
+                confirmLabel={agent.disabledAt ? t('confirmEnableLabel') : t('confirmDisableLabel')}
               >
                 <input type="hidden" name="agentId" value={agent.id} />
                 <input type="hidden" name="disabled" value={agent.disabledAt ? 'no' : 'yes'} />
               </ActionForm>
               {moveTargets.length > 0 ? (
-                <ActionForm action={moveAgentAction} org={org} submitLabel="Move" variant="secondary" inline confirm={`Move ${agent.name} out of ${access.org.name}? It loses every grant, connection and user here.`} confirmLabel="Yes, move">
+                <ActionForm
+                  action={moveAgentAction}
+                  org={org}
+                  submitLabel={t('move')}
+                  variant="secondary"
+                  inline
+                  confirm={t('confirmMove', { name: agent.name, org: access.org.name })}
+                  confirmLabel={t('confirmMoveLabel')}
+                >
                   <input type="hidden" name="agentId" value={agent.id} />
-                  <Select label="To organization" id={`move-${agent.id}`} name="targetOrg" options={moveTargets} />
+                  <Select label={t('moveTo')} id={`move-${agent.id}`} name="targetOrg" options={moveTargets} />
                 </ActionForm>
               ) : null}
-              <ActionForm action={deleteAgentAction} org={org} submitLabel="Delete" variant="danger" inline confirm={`Delete ${agent.name}? Its access ends at once.`} confirmLabel="Yes, delete">
+              <ActionForm action={deleteAgentAction} org={org} submitLabel={t('delete')} variant="danger" inline confirm={t('confirmDelete', { name: agent.name })} confirmLabel={t('confirmDeleteLabel')}>
                 <input type="hidden" name="agentId" value={agent.id} />
               </ActionForm>
             </div>

@@ -3,17 +3,27 @@
 // owners when none are), audited.
 import { z } from 'zod';
 import { ApprovalRefusal, revokeGrantIn } from '@/lib/approvals/broker';
+import { localized } from '@/lib/i18n/catalogs';
+import { getT } from '@/lib/i18n/server';
 import { ActionRefusal, orgAction } from '../../_lib/action';
 
 export const revokeGrantAction = orgAction(
-  { permission: 'org.read', input: z.object({ grantId: z.string().regex(/^apg_[A-Za-z0-9_-]{24}$/, 'is not a grant'), confirmed: z.literal('yes', { error: 'confirm this step' }) }) },
+  {
+    permission: 'org.read',
+    input: (t) =>
+      z.object({
+        grantId: z.string().regex(/^apg_[A-Za-z0-9_-]{24}$/, t('console.approvals.errors.notAGrant')),
+        confirmed: z.literal('yes', { error: t('console.action.confirm.step') }),
+      }),
+  },
   async ({ tx, input, access, audit }) => {
     try {
       const grant = await revokeGrantIn(tx, input.grantId, access.user.id, { orgId: access.org.id, operatorUserId: access.user.id });
       await audit({ action: 'approval.grant_revoked', subject: { type: 'approval_grant', id: grant.id }, appId: grant.appId, details: { requestId: grant.requestId, via: 'console' } });
-      return { status: 'ok', message: 'Revoked: the app’s next grant check is refused.' };
+      const t = await getT('console.approvals');
+      return { status: 'ok', message: t('revoked') };
     } catch (error) {
-      if (error instanceof ApprovalRefusal) throw new ActionRefusal('This grant is not active any more, or not one you may revoke (its app’s operators do).');
+      if (error instanceof ApprovalRefusal) throw new ActionRefusal(localized('console.approvals.errors.notRevocable'));
       throw error;
     }
   },

@@ -11,62 +11,58 @@ import { ActionForm } from '../../_components/action-form';
 import { columnLabels, EmptyState, PageHeader } from '../../_components/page-header';
 import { revokeGrantAction } from './actions';
 import { CliCommand } from '../../../_components/cli-command';
+import type { Translator } from '@/lib/i18n/catalogs';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Approvals' };
-
-
-function access(entry: ApprovalHistoryEntry): string {
-  const { request } = entry;
-  const what = request.kind === 'root_access' ? 'root access' : `${request.profile} ${visibleText(request.resource)}`;
-  return `${what}, ${request.durationSeconds === null ? 'permanent' : `${Math.round(request.durationSeconds / 60)} min`}`;
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('console.approvals'))('pageTitle') };
 }
 
-function outcome(entry: ApprovalHistoryEntry): ReactNode {
+type ApprovalsTranslator = Translator<'console.approvals'>;
+
+function access(t: ApprovalsTranslator, entry: ApprovalHistoryEntry): string {
+  const { request } = entry;
+  const what = request.kind === 'root_access' ? t('rootAccess') : `${request.profile} ${visibleText(request.resource)}`;
+  return request.durationSeconds === null ? t('accessPermanent', { what }) : t('accessMinutes', { what, minutes: Math.round(request.durationSeconds / 60) });
+}
+
+function outcome(t: ApprovalsTranslator, entry: ApprovalHistoryEntry): ReactNode {
   const { request, grant, active } = entry;
-  if (request.state === 'pending') return request.expiresAt <= new Date() ? 'Expired' : 'Pending';
-  if (request.state !== 'approved') return request.state === 'denied' ? 'Denied' : 'Cancelled';
-  if (!grant) return 'Approved (no grant: inconsistent)';
-  if (grant.revokedAt)
-    return (
-      <>
-        Revoked <When value={grant.revokedAt} relative={false} />
-      </>
-    );
-  if (!active) return 'Grant expired';
-  return grant.expiresAt ? (
-    <>
-      Granted until <When value={grant.expiresAt} />
-    </>
-  ) : (
-    'Granted, permanent'
-  );
+  if (request.state === 'pending') return request.expiresAt <= new Date() ? t('outcomes.expired') : t('outcomes.pending');
+  if (request.state !== 'approved') return request.state === 'denied' ? t('outcomes.denied') : t('outcomes.cancelled');
+  if (!grant) return t('outcomes.inconsistent');
+  if (grant.revokedAt) return t.rich('outcomes.revoked', { when: () => <When value={grant.revokedAt!} relative={false} /> });
+  if (!active) return t('outcomes.grantExpired');
+  return grant.expiresAt ? t.rich('outcomes.grantedUntil', { when: () => <When value={grant.expiresAt!} /> }) : t('outcomes.permanent');
 }
 
 export default async function ApprovalsPage(props: { params: Promise<{ org: string }> }) {
   const orgAccess = await requireOrgAccess((await props.params).org);
   // Each operator sees the requests of the apps they decide for (designated operators, or the owners when none are).
   const entries = await listOrgApprovals(db(), orgAccess.org.id, orgAccess.user.id);
+  const t = await getT('console.approvals');
   return (
     <>
-      <PageHeader
-        title="Approvals"
-        description="Access that agents asked for, and what operators decided. Temporary, specific requests are decided in the operator central (/central); permanent, broad or elevated ones with the CLI. You see the requests of the apps you are an operator of (designated on the app's page; the owners when nobody is), and revoke their grants here."
-      />
+      <PageHeader title={t('title')} description={t('description')} />
       {entries.length === 0 ? (
-        <EmptyState title="No requests for you">When an agent asks for access to an app you are an operator of, its request and the decision appear here.</EmptyState>
+        <EmptyState title={t('empty.title')}>{t('empty.body')}</EmptyState>
       ) : (
         <div className="panel overflow-x-auto">
-          <table className="table" data-testid="approvals-table" style={columnLabels(['Asked', 'By', 'App', 'Access', 'Reason', 'Outcome', null])}>
+          <table
+            className="table"
+            data-testid="approvals-table"
+            style={columnLabels([t('columns.asked'), t('columns.by'), t('columns.app'), t('columns.access'), t('columns.reason'), t('columns.outcome'), null])}
+          >
             <thead>
               <tr>
-                <th>Asked</th>
-                <th>By</th>
-                <th>App</th>
-                <th>Access</th>
-                <th>Reason</th>
-                <th>Outcome</th>
-                <th aria-label="Actions" />
+                <th>{t('columns.asked')}</th>
+                <th>{t('columns.by')}</th>
+                <th>{t('columns.app')}</th>
+                <th>{t('columns.access')}</th>
+                <th>{t('columns.reason')}</th>
+                <th>{t('columns.outcome')}</th>
+                <th aria-label={t('columns.actions')} />
               </tr>
             </thead>
             <tbody>
@@ -77,16 +73,16 @@ export default async function ApprovalsPage(props: { params: Promise<{ org: stri
                   </td>
                   <td>
                     {entry.askedBy}
-                    {entry.request.actor ? <div className="text-xs text-slate-500">agent {visibleText(entry.request.actor)}</div> : null}
+                    {entry.request.actor ? <div className="text-xs text-slate-500">{t('agent', { agent: visibleText(entry.request.actor) })}</div> : null}
                   </td>
                   <td>{entry.app}</td>
-                  <td>{access(entry)}</td>
+                  <td>{access(t, entry)}</td>
                   <td className="max-w-xs">{visibleText(entry.request.reason)}</td>
                   <td data-testid="approval-outcome">
-                    {outcome(entry)}
+                    {outcome(t, entry)}
                     {entry.request.state === 'pending' && !entry.request.centralEligible && entry.request.expiresAt > new Date() ? (
                       <div className="text-xs text-slate-600">
-                        Decided with the CLI only, on the Portico host:
+                        {t('cliOnly')}
                         <CliCommand command={`npm run portico -- approvals approve ${entry.request.id}`} />
                       </div>
                     ) : null}
@@ -97,11 +93,11 @@ export default async function ApprovalsPage(props: { params: Promise<{ org: stri
                       <ActionForm
                         action={revokeGrantAction}
                         org={orgAccess.org.slug}
-                        submitLabel="Revoke"
+                        submitLabel={t('revoke')}
                         variant="danger"
                         hideSubmit={!entry.active}
-                        confirm="The app’s next grant check is refused. Nothing the agent already did is undone."
-                        confirmLabel="Yes, revoke"
+                        confirm={t('confirmRevoke')}
+                        confirmLabel={t('confirmRevokeLabel')}
                         testId={`revoke-${entry.grant.id}`}
                       >
                         <input type="hidden" name="grantId" value={entry.grant.id} />

@@ -4,9 +4,12 @@ import { listApps } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
 import { columnLabels, EmptyState, PageHeader } from '../../_components/page-header';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Apps' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('console.apps.list'))('pageTitle') };
+}
 
 export default async function AppsPage(props: { params: Promise<{ org: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const access = await requireOrgAccess((await props.params).org);
@@ -14,33 +17,40 @@ export default async function AppsPage(props: { params: Promise<{ org: string }>
   // Only that something was deleted: the query string names nothing the page repeats.
   const apps = await listApps(db(), access.org.slug);
   const base = `/console/${access.org.slug}/apps`;
+  const t = await getT('console.apps.list');
   return (
     <>
       <PageHeader
-        title="Apps"
-        description="Each app is its own OpenID Connect client and protected resource: a token for one app is never accepted by another."
-        actions={access.can('apps.manage') ? <Link className="btn btn-primary" href={`${base}/new`}>New app</Link> : null}
+        title={t('title')}
+        description={t('description')}
+        actions={
+          access.can('apps.manage') ? (
+            <Link className="btn btn-primary" href={`${base}/new`}>
+              {t('new')}
+            </Link>
+          ) : null
+        }
       />
       {(await props.searchParams).created === 'org' ? (
         <div className="alert alert-success mb-4" role="status" data-testid="org-created">
-          {access.org.name} is ready, with you as its owner. Next: create its first app, then invite people from Members.
+          {t('orgCreated', { name: access.org.name })}
         </div>
       ) : null}
       {typeof deleted === 'string' ? (
         <div className="alert alert-success mb-4" role="status" data-testid="app-deleted">
-          The app was deleted: its clients, grants and tokens are gone. The audit log keeps its history.
+          {t('deleted')}
         </div>
       ) : null}
       {apps.length === 0 ? (
-        <EmptyState title="No apps yet">{access.can('apps.manage') ? 'Create the first one with “New app”.' : 'Admins of this organization can create one.'}</EmptyState>
+        <EmptyState title={t('empty.title')}>{access.can('apps.manage') ? t('empty.manage') : t('empty.read')}</EmptyState>
       ) : (
         <div className="panel overflow-x-auto p-0">
-          <table className="table" style={columnLabels(['Name', 'Address', 'Client ID'])}>
+          <table className="table" style={columnLabels([t('columns.name'), t('columns.address'), t('columns.clientId')])}>
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Address</th>
-                <th scope="col">Client ID</th>
+                <th scope="col">{t('columns.name')}</th>
+                <th scope="col">{t('columns.address')}</th>
+                <th scope="col">{t('columns.clientId')}</th>
               </tr>
             </thead>
             <tbody>
@@ -50,7 +60,7 @@ export default async function AppsPage(props: { params: Promise<{ org: string }>
                     <Link href={`${base}/${app.id}`}>{app.name}</Link>
                     {app.disabledAt ? (
                       <span className="badge badge-warning" data-testid={`app-off-${app.slug}`}>
-                        off
+                        {t('off')}
                       </span>
                     ) : null}
                   </td>

@@ -1,5 +1,6 @@
 import { ActionForm } from '../../_components/action-form';
 import { removeRedirectUriAction } from './actions';
+import { getT } from '@/lib/i18n/server';
 
 function originOf(uri: string): string | undefined {
   try {
@@ -15,7 +16,7 @@ function originOf(uri: string): string | undefined {
  * staging host, a native app's loopback), but also names the app's resource (<origin>/api/mcp), so it should be on
  * purpose.
  */
-export function RedirectUriList(props: {
+export async function RedirectUriList(props: {
   org: string;
   appId: string;
   uris: readonly { id: string; uri: string; devOnly?: boolean }[];
@@ -25,15 +26,16 @@ export function RedirectUriList(props: {
   removeAction?: typeof removeRedirectUriAction;
   removalWarning?: (uri: string) => string;
 }) {
+  const t = await getT('console.apps.redirectUris');
   return (
     <ul className="mb-4 grid gap-2" data-testid={props.testId}>
       {props.uris.map((uri) => (
         <li key={uri.id} className="flex flex-wrap items-center justify-between gap-2 rounded-md border border-slate-200 p-2">
           <span>
-            <code className="text-sm">{uri.uri}</code> {uri.devOnly ? <span className="badge">dev only</span> : null}
+            <code className="text-sm">{uri.uri}</code> {uri.devOnly ? <span className="badge">{t('devOnly')}</span> : null}
             {props.publishOrigin && !uri.devOnly && originOf(uri.uri) !== props.publishOrigin ? (
-              <span className="badge badge-warning" data-testid="redirect-other-origin" title={`The app is published at ${props.publishOrigin}`}>
-                not the publish address ({props.publishOrigin}): check it is yours
+              <span className="badge badge-warning" data-testid="redirect-other-origin" title={t('otherOriginTitle', { origin: props.publishOrigin })}>
+                {t('otherOrigin', { origin: props.publishOrigin })}
               </span>
             ) : null}
           </span>
@@ -41,11 +43,11 @@ export function RedirectUriList(props: {
             <ActionForm
               action={props.removeAction ?? removeRedirectUriAction}
               org={props.org}
-              submitLabel="Remove"
+              submitLabel={t('remove')}
               variant="secondary"
               inline
-              confirm={props.removalWarning?.(uri.uri) ?? `Sign-ins that return to ${uri.uri} will be refused from now on.`}
-              confirmLabel="Yes, remove it"
+              confirm={props.removalWarning?.(uri.uri) ?? t('confirmRemove', { uri: uri.uri })}
+              confirmLabel={t('confirmRemoveLabel')}
             >
               <input type="hidden" name="appId" value={props.appId} />
               <input type="hidden" name="uri" value={uri.uri} />

@@ -7,15 +7,19 @@ import { requireOrgAccess } from '../../_lib/access';
 import { AuditTable } from '../../_components/audit-table';
 import { EmptyState, PageHeader } from '../../_components/page-header';
 import { auditFilterFrom } from './filter';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Audit log' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('console.audit'))('pageTitle') };
+}
 
 const PAGE_SIZE = 50;
 
 export default async function AuditPage(props: { params: Promise<{ org: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const access = await requireOrgAccess((await props.params).org);
-  if (!access.can('audit.read')) return <PageHeader title="Audit log" description="Only the organization’s owners and admins read the audit log." />;
+  const t = await getT('console.audit');
+  if (!access.can('audit.read')) return <PageHeader title={t('title')} description={t('notAllowed')} />;
   const query = await props.searchParams;
   const { filter, values } = auditFilterFrom(query);
   const before = typeof query.before === 'string' && /^\d+$/.test(query.before) ? Number(query.before) : undefined;
@@ -29,32 +33,32 @@ export default async function AuditPage(props: { params: Promise<{ org: string }
   return (
     <>
       <PageHeader
-        title="Audit log"
-        description="Every change, who made it and from where. Newest first."
+        title={t('title')}
+        description={t('description')}
         actions={
           <div className="flex gap-2">
             <a className="btn btn-secondary" href={`${base}/export?format=csv&${filterQuery}`}>
-              Export CSV
+              {t('exportCsv')}
             </a>
             <a className="btn btn-secondary" href={`${base}/export?format=json&${filterQuery}`}>
-              Export JSON
+              {t('exportJson')}
             </a>
           </div>
         }
       />
-      <form method="get" className="panel mb-4 grid grid-cols-1 gap-3 md:grid-cols-6" aria-label="Filter the audit log">
+      <form method="get" className="panel mb-4 grid grid-cols-1 gap-3 md:grid-cols-6" aria-label={t('filter.label')}>
         <label className="grid gap-1 text-sm">
-          Actor
-          <input className="input" name="actor" defaultValue={values.actor} placeholder="email or id" />
+          {t('filter.actor')}
+          <input className="input" name="actor" defaultValue={values.actor} placeholder={t('filter.actorPlaceholder')} />
         </label>
         <label className="grid gap-1 text-sm">
-          Subject
-          <input className="input" name="subject" defaultValue={values.subject} placeholder="name or id" />
+          {t('filter.subject')}
+          <input className="input" name="subject" defaultValue={values.subject} placeholder={t('filter.subjectPlaceholder')} />
         </label>
         <label className="grid gap-1 text-sm">
-          App
+          {t('filter.app')}
           <select className="input" name="app" defaultValue={values.app}>
-            <option value="">Any</option>
+            <option value="">{t('filter.any')}</option>
             {apps.map((row) => (
               <option key={row.app.id} value={row.app.id}>
                 {row.app.name}
@@ -63,12 +67,12 @@ export default async function AuditPage(props: { params: Promise<{ org: string }
           </select>
         </label>
         <label className="grid gap-1 text-sm">
-          Type
+          {t('filter.type')}
           <select className="input" name="action" defaultValue={values.action}>
-            <option value="">Any</option>
+            <option value="">{t('filter.any')}</option>
             {[...new Set(actions.map((action) => `${action.split('.')[0]}.`))].map((family) => (
               <optgroup key={family} label={`${family}*`}>
-                <option value={family}>every {family}* event</option>
+                <option value={family}>{t('filter.family', { family })}</option>
                 {actions
                   .filter((action) => action.startsWith(family))
                   .map((action) => (
@@ -81,24 +85,24 @@ export default async function AuditPage(props: { params: Promise<{ org: string }
           </select>
         </label>
         <label className="grid gap-1 text-sm">
-          From
+          {t('filter.from')}
           <input className="input" type="date" name="from" defaultValue={values.from} />
         </label>
         <label className="grid gap-1 text-sm">
-          To
+          {t('filter.to')}
           <input className="input" type="date" name="to" defaultValue={values.to} />
         </label>
         <div className="md:col-span-6">
           <button className="btn btn-primary" type="submit">
-            Filter
+            {t('filter.submit')}
           </button>{' '}
           <Link className="btn btn-secondary" href={base}>
-            Clear
+            {t('filter.clear')}
           </Link>
         </div>
       </form>
       {events.length === 0 ? (
-        <EmptyState title="No events match">Change the filters, or make a change: it appears here.</EmptyState>
+        <EmptyState title={t('empty.title')}>{t('empty.body')}</EmptyState>
       ) : (
         <div className="panel overflow-x-auto p-0">
           <AuditTable events={events} testId="audit-events" detailBase={base} />
@@ -107,7 +111,7 @@ export default async function AuditPage(props: { params: Promise<{ org: string }
       {nextBefore ? (
         <p className="mt-4">
           <Link className="btn btn-secondary" href={`${base}?${filterQuery}${filterQuery ? '&' : ''}before=${nextBefore}`}>
-            Older events
+            {t('older')}
           </Link>
         </p>
       ) : null}

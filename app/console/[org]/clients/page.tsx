@@ -8,59 +8,59 @@ import { ActionForm } from '../../_components/action-form';
 import { Field, Select, TextArea } from '../../_components/fields';
 import { columnLabels, EmptyState, PageHeader } from '../../_components/page-header';
 import { createExternalClientAction, revokeClientAction } from './actions';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Clients' };
-
-const KIND_LABELS: Record<OrgClientListing['kind'], string> = {
-  external: 'External (registered here)',
-  dynamic: 'Dynamic registration',
-  cimd: 'Metadata document',
-};
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('console.clients'))('pageTitle') };
+}
 
 export default async function ClientsPage(props: { params: Promise<{ org: string }> }) {
   const access = await requireOrgAccess((await props.params).org);
-  if (!access.can('clients.manage')) return <PageHeader title="Clients" description="Only the organization’s owners and admins manage clients." />;
+  const t = await getT('console.clients');
+  if (!access.can('clients.manage')) return <PageHeader title={t('title')} description={t('notAllowed')} />;
+  const kindLabel = (kind: OrgClientListing['kind']) => t(`kinds.${kind}`);
   const org = access.org.slug;
   const [clients, apps] = await Promise.all([listOrgClients(db(), access.org.id), listApps(db(), org)]);
   return (
     <>
-      <PageHeader
-        title="Clients"
-        description="MCP clients that reach this organization's apps: external clients registered here, and clients that registered themselves or use a metadata document once one of your members let them in. Revoking one ends its access to that app only."
-      />
-      <section className="panel mb-6" aria-label="Register an external client">
-        <h2 className="mb-3 text-lg font-semibold">Register an external client</h2>
+      <PageHeader title={t('title')} description={t('description')} />
+      <section className="panel mb-6" aria-label={t('register.title')}>
+        <h2 className="mb-3 text-lg font-semibold">{t('register.title')}</h2>
         {apps.length === 0 ? (
-          <p className="text-sm text-slate-500">Create an app first: an external client reaches exactly one app.</p>
+          <p className="text-sm text-slate-500">{t('register.noApps')}</p>
         ) : (
-          <ActionForm action={createExternalClientAction} org={org} submitLabel="Register client" testId="register-client">
-            <Select label="App" name="appId" options={apps.map((row) => ({ value: row.app.id, label: row.app.name }))} />
-            <Field label="Label" name="label" required maxLength={80} placeholder="Support team's Claude" />
+          <ActionForm action={createExternalClientAction} org={org} submitLabel={t('register.submit')} testId="register-client">
+            <Select label={t('register.app')} name="appId" options={apps.map((row) => ({ value: row.app.id, label: row.app.name }))} />
+            <Field label={t('register.label')} name="label" required maxLength={80} placeholder={t('register.labelPlaceholder')} />
             <TextArea
-              label="Redirect URIs"
+              label={t('register.redirectUris')}
               name="redirectUris"
               required
               placeholder={'http://127.0.0.1/callback\nhttps://client.example/callback'}
-              hint={`One per line, at most ${MAX_EXTERNAL_REDIRECT_URIS}: https, http on localhost/127.0.0.1/[::1], or a private-use scheme such as com.example.app:/callback.`}
+              hint={t('register.redirectUrisHint', { max: MAX_EXTERNAL_REDIRECT_URIS })}
             />
           </ActionForm>
         )}
       </section>
       {clients.length === 0 ? (
-        <EmptyState title="No clients yet">External clients you register, and MCP clients your members connect, appear here.</EmptyState>
+        <EmptyState title={t('empty.title')}>{t('empty.body')}</EmptyState>
       ) : (
         <div className="panel overflow-x-auto">
-          <table className="table" data-testid="clients-table" style={columnLabels(['Client', 'App', 'Kind', 'Redirect URIs', 'Consents', 'Status', null])}>
+          <table
+            className="table"
+            data-testid="clients-table"
+            style={columnLabels([t('columns.client'), t('columns.app'), t('columns.kind'), t('columns.redirectUris'), t('columns.consents'), t('columns.status'), null])}
+          >
             <thead>
               <tr>
-                <th>Client</th>
-                <th>App</th>
-                <th>Kind</th>
-                <th>Redirect URIs</th>
-                <th>Consents</th>
-                <th>Status</th>
-                <th aria-label="Actions" />
+                <th>{t('columns.client')}</th>
+                <th>{t('columns.app')}</th>
+                <th>{t('columns.kind')}</th>
+                <th>{t('columns.redirectUris')}</th>
+                <th>{t('columns.consents')}</th>
+                <th>{t('columns.status')}</th>
+                <th aria-label={t('columns.actions')} />
               </tr>
             </thead>
             <tbody>
@@ -71,7 +71,7 @@ export default async function ClientsPage(props: { params: Promise<{ org: string
                     <code className="text-xs break-all text-slate-500">{client.clientId}</code>
                   </td>
                   <td>{client.app.name}</td>
-                  <td>{KIND_LABELS[client.kind]}</td>
+                  <td>{kindLabel(client.kind)}</td>
                   <td>
                     <ul className="grid gap-1">
                       {client.redirectUris.map((uri) => (
@@ -82,20 +82,24 @@ export default async function ClientsPage(props: { params: Promise<{ org: string
                     </ul>
                   </td>
                   <td>{client.consents}</td>
-                  <td>{client.revokedAt ? <span className="text-red-700">
-                        Revoked <When value={client.revokedAt} relative={false} />
-                      </span> : 'Active'}</td>
+                  <td>
+                    {client.revokedAt ? (
+                      <span className="text-red-700">{t.rich('revokedAt', { when: () => <When value={client.revokedAt!} relative={false} /> })}</span>
+                    ) : (
+                      t('active')
+                    )}
+                  </td>
                   <td>
                     {/* Stays mounted once revoked (without its button) so the outcome it reports stays visible. */}
                     <ActionForm
                       action={revokeClientAction}
                       org={org}
-                      submitLabel="Revoke"
+                      submitLabel={t('revoke')}
                       variant="danger"
                       inline
                       hideSubmit={Boolean(client.revokedAt)}
-                      confirm={`Revoke ${client.name} at ${client.app.name}? It cannot sign anyone in there again, and its live connections end now.`}
-                      confirmLabel="Yes, revoke"
+                      confirm={t('confirmRevoke', { client: client.name, app: client.app.name })}
+                      confirmLabel={t('confirmRevokeLabel')}
                     >
                       <input type="hidden" name="appId" value={client.app.id} />
                       <input type="hidden" name="clientId" value={client.clientId} />

@@ -17,10 +17,12 @@ import { permissionChoice } from '../../_lib/permission-choice';
 import { runtime } from '@/lib/runtime';
 import type { OrgAccess } from '../../_lib/access';
 import { orgAction } from '../../_lib/action';
+import type { Translator } from '@/lib/i18n/catalogs';
+import { getT } from '@/lib/i18n/server';
 
-const role = z.enum(['owner', 'admin', 'member'], { error: 'must be owner, admin or member' });
-const userId = z.string().uuid('is not a person');
-const invitationId = z.uuid('is not an invitation');
+const role = (t: Translator) => z.enum(['owner', 'admin', 'member'], { error: t('console.members.errors.role') });
+const userId = (t: Translator) => z.string().uuid(t('console.members.errors.userId'));
+const invitationId = (t: Translator) => z.uuid(t('console.members.errors.invitationId'));
 
 type ActionContext = Pick<MemberCommandContext, 'tx' | 'audit' | 'queueMail'> & { access: OrgAccess };
 
@@ -33,66 +35,76 @@ function members({ tx, audit, queueMail, access }: ActionContext): MemberCommand
 export const inviteMemberAction = orgAction(
   {
     permission: 'members.manage',
-    input: z.object({
-      email: z.email('Enter an email address, such as ada@example.com.').max(320, 'Use at most 320 characters.'),
-      role,
-      teamIds: z.union([z.string(), z.array(z.string())]).optional().transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value])).pipe(z.array(z.uuid('Choose teams from the list.'))),
-    }),
+    input: (t) =>
+      z.object({
+        email: z.email(t('console.members.errors.email')).max(320, t('console.members.errors.emailLength')),
+        role: role(t),
+        teamIds: z
+          .union([z.string(), z.array(z.string())])
+          .optional()
+          .transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]))
+          .pipe(z.array(z.uuid(t('console.members.errors.teams')))),
+      }),
   },
   async (ctx) => {
     const invitation = await inviteMemberCommand(members(ctx), ctx.input);
     // The same words whether or not the email has an account: the admin learns nothing about other organizations.
-    return { status: 'ok', message: `Invitation sent to ${invitation.email}. They join as ${invitation.role} when they accept it; the link works for ${runtime().env.PORTICO_INVITATION_DAYS} days.` };
+    const t = await getT('console.members.done');
+    return { status: 'ok', message: t('invited', { email: invitation.email, role: invitation.role, days: runtime().env.PORTICO_INVITATION_DAYS }) };
   },
 );
 
-export const resendInvitationAction = orgAction({ permission: 'members.manage', input: z.object({ invitationId }) }, async (ctx) => {
+export const resendInvitationAction = orgAction({ permission: 'members.manage', input: (t) => z.object({ invitationId: invitationId(t) }) }, async (ctx) => {
   const invitation = await resendInvitationCommand(members(ctx), ctx.input.invitationId);
-  return { status: 'ok', message: `A new link was sent to ${invitation.email}; the previous one no longer works.` };
+  return { status: 'ok', message: (await getT('console.members.done'))('resent', { email: invitation.email }) };
 });
 
 export const revokeInvitationAction = orgAction(
-  { permission: 'members.manage', input: z.object({ invitationId, confirmed: z.literal('yes', { error: 'confirm the revocation' }) }) },
+  { permission: 'members.manage', input: (t) => z.object({ invitationId: invitationId(t), confirmed: z.literal('yes', { error: t('console.action.confirm.revocation') }) }) },
   async (ctx) => {
     const invitation = await revokeInvitationCommand(members(ctx), ctx.input.invitationId);
-    return { status: 'ok', message: `The invitation to ${invitation.email} was revoked; its link no longer works.` };
+    return { status: 'ok', message: (await getT('console.members.done'))('invitationRevoked', { email: invitation.email }) };
   },
 );
 
 export const sendPasswordResetAction = orgAction(
-  { permission: 'members.manage', input: z.object({ userId, confirmed: z.literal('yes', { error: 'confirm sending the link' }) }) },
+  { permission: 'members.manage', input: (t) => z.object({ userId: userId(t), confirmed: z.literal('yes', { error: t('console.action.confirm.sendLink') }) }) },
   async (ctx) => {
     const user = await sendPasswordResetCommand(members(ctx), ctx.input.userId);
-    return { status: 'ok', message: `A password reset link was sent to ${user.email}. It works once, for 30 minutes.` };
+    return { status: 'ok', message: (await getT('console.members.done'))('resetSent', { email: user.email }) };
   },
 );
 
-export const changeRoleAction = orgAction({ permission: 'members.manage', input: z.object({ userId, role }) }, async (ctx) => {
+export const changeRoleAction = orgAction({ permission: 'members.manage', input: (t) => z.object({ userId: userId(t), role: role(t) }) }, async (ctx) => {
   await changeMemberRoleCommand(members(ctx), ctx.input.userId, ctx.input.role);
-  return { status: 'ok', message: `Role changed to ${ctx.input.role}.` };
+  return { status: 'ok', message: (await getT('console.members.done'))('roleChanged', { role: ctx.input.role }) };
 });
 
 export const removeMemberAction = orgAction(
-  { permission: 'members.manage', input: z.object({ userId, confirmed: z.literal('yes', { error: 'confirm the removal' }) }) },
+  { permission: 'members.manage', input: (t) => z.object({ userId: userId(t), confirmed: z.literal('yes', { error: t('console.action.confirm.removal') }) }) },
   async (ctx) => {
     const { user } = await removeMemberCommand(members(ctx), ctx.input.userId);
-    return { status: 'ok', message: `Removed ${user?.email ?? 'the member'}. Sign-in to this organization's apps is closed; tokens already issued end within 10 minutes.` };
+    const t = await getT('console.members.done');
+    return { status: 'ok', message: user ? t('removed', { email: user.email }) : t('removedUnknown') };
   },
 );
 
 // A member's direct grants, from their page: a permission of an app's catalog (the picker), or its revocation.
 export const grantPersonPermissionAction = orgAction(
-  { permission: 'members.manage', input: z.object({ userId, permission: permissionChoice }) },
+  { permission: 'members.manage', input: (t) => z.object({ userId: userId(t), permission: permissionChoice(t) }) },
   async ({ tx, input, access, audit }) => {
     await grantPersonPermissionCommand({ tx, org: access.org, audit }, { userId: input.userId, ...input.permission });
-    return { status: 'ok', message: `Granted ${input.permission.scope}.` };
+    return { status: 'ok', message: (await getT('console.members.done'))('granted', { scope: input.permission.scope }) };
   },
 );
 
 export const revokePersonPermissionAction = orgAction(
-  { permission: 'members.manage', input: z.object({ userId, appId: z.string().uuid(), scope: z.string().regex(SCOPE_TOKEN), confirmed: z.literal('yes', { error: 'confirm the revocation' }) }) },
+  {
+    permission: 'members.manage',
+    input: (t) => z.object({ userId: userId(t), appId: z.string().uuid(), scope: z.string().regex(SCOPE_TOKEN), confirmed: z.literal('yes', { error: t('console.action.confirm.revocation') }) }),
+  },
   async ({ tx, input, access, audit }) => {
     await revokePersonPermissionCommand({ tx, org: access.org, audit }, input);
-    return { status: 'ok', message: `Revoked ${input.scope}.` };
+    return { status: 'ok', message: (await getT('console.members.done'))('revoked', { scope: input.scope }) };
   },
 );

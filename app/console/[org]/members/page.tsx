@@ -10,16 +10,12 @@ import { ActionForm, ConfirmedAction } from '../../_components/action-form';
 import { Field, Select } from '../../_components/fields';
 import { columnLabels, DataTable, EmptyState, PageHeader, ReadOnlyNotice } from '../../_components/page-header';
 import { changeRoleAction, inviteMemberAction, removeMemberAction, resendInvitationAction, revokeInvitationAction, sendPasswordResetAction } from './actions';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Members' };
-
-const ROLE_OPTIONS = [
-  { value: 'member', label: 'Member' },
-  { value: 'admin', label: 'Admin' },
-  { value: 'owner', label: 'Owner' },
-] as const;
-
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('console.members'))('pageTitle') };
+}
 
 export default async function MembersPage(props: { params: Promise<{ org: string }> }) {
   const access = await requireOrgAccess((await props.params).org);
@@ -31,26 +27,30 @@ export default async function MembersPage(props: { params: Promise<{ org: string
   ]);
   const teamName = new Map(teams.map(({ team }) => [team.id, team.name]));
   const org = access.org.slug;
+  const t = await getT('console');
+  const ROLE_OPTIONS = [
+    { value: 'member', label: t('members.roleOptions.member') },
+    { value: 'admin', label: t('members.roleOptions.admin') },
+    { value: 'owner', label: t('members.roleOptions.owner') },
+  ];
   return (
     <>
-      <PageHeader title="Members" description="People of this organization sign in to its apps with their own Portico account, and join by accepting an invitation." />
+      <PageHeader title={t('members.title')} description={t('members.description')} />
       {manage ? null : <ReadOnlyNotice />}
       {manage ? (
         <section className="panel mb-6" aria-labelledby="invite-heading">
           <h2 id="invite-heading" className="mb-1 font-semibold">
-            Invite a person
+            {t('members.invite.title')}
           </h2>
-          <p className="mb-3 text-sm text-slate-600">
-            Portico mails them a link. They join when they accept it, with the account they have or one they create with their own password. Nobody else ever sees or sets it.
-          </p>
-          <ActionForm action={inviteMemberAction} org={org} submitLabel="Send invitation" testId="invite-member">
+          <p className="mb-3 text-sm text-slate-600">{t('members.invite.description')}</p>
+          <ActionForm action={inviteMemberAction} org={org} submitLabel={t('members.invite.submit')} testId="invite-member">
             <div className="flex flex-wrap items-end gap-2">
-              <Field label="Email" name="email" type="email" required maxLength={320} autoComplete="off" />
-              <Select label="Role" name="role" options={ROLE_OPTIONS} defaultValue="member" />
+              <Field label={t('members.invite.email')} name="email" type="email" required maxLength={320} autoComplete="off" />
+              <Select label={t('members.invite.role')} name="role" options={ROLE_OPTIONS} defaultValue="member" />
             </div>
             {teams.length > 0 ? (
               <fieldset className="grid gap-1">
-                <legend className="text-sm font-medium text-slate-800">Teams (optional)</legend>
+                <legend className="text-sm font-medium text-slate-800">{t('members.invite.teams')}</legend>
                 <div className="flex flex-wrap gap-4">
                   {teams.map(({ team }) => (
                     <label key={team.id} className="flex items-center gap-2 text-sm">
@@ -67,15 +67,19 @@ export default async function MembersPage(props: { params: Promise<{ org: string
       {manage && invitations.length > 0 ? (
         <section className="panel mb-6 overflow-x-auto" aria-labelledby="pending-heading">
           <h2 id="pending-heading" className="mb-3 font-semibold">
-            Pending invitations
+            {t('members.pending.title')}
           </h2>
-          <table className="table" data-testid="pending-invitations" style={columnLabels(['Email', 'Role and teams', 'Link', 'Actions'])}>
+          <table
+            className="table"
+            data-testid="pending-invitations"
+            style={columnLabels([t('members.pending.email'), t('members.pending.roleAndTeams'), t('members.pending.link'), t('members.pending.actions')])}
+          >
             <thead>
               <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role and teams</th>
-                <th scope="col">Link</th>
-                <th scope="col">Actions</th>
+                <th scope="col">{t('members.pending.email')}</th>
+                <th scope="col">{t('members.pending.roleAndTeams')}</th>
+                <th scope="col">{t('members.pending.link')}</th>
+                <th scope="col">{t('members.pending.actions')}</th>
               </tr>
             </thead>
             <tbody>
@@ -83,28 +87,31 @@ export default async function MembersPage(props: { params: Promise<{ org: string
                 <tr key={invitation.id} data-email={invitation.email}>
                   <td className="font-medium">{invitation.email}</td>
                   <td>
-                    {invitation.role}
-                    {invitation.teamIds.length > 0 ? <div className="text-xs text-slate-500">{invitation.teamIds.map((id) => teamName.get(id) ?? 'a deleted team').join(', ')}</div> : null}
+                    {t('role', { role: invitation.role })}
+                    {invitation.teamIds.length > 0 ? (
+                      <div className="text-xs text-slate-500">{invitation.teamIds.map((id) => teamName.get(id) ?? t('members.pending.deletedTeam')).join(', ')}</div>
+                    ) : null}
                   </td>
                   <td className="text-sm">
                     {invitation.expired ? (
-                      <span className="badge">Expired</span>
+                      <span className="badge">{t('members.pending.expired')}</span>
                     ) : (
-                      <>
-                        Sent <When value={invitation.lastSentAt} />, valid until <When value={invitation.expiresAt} relative={false} />
-                      </>
+                      t.rich('members.pending.sent', {
+                        sent: () => <When value={invitation.lastSentAt} />,
+                        until: () => <When value={invitation.expiresAt} relative={false} />,
+                      })
                     )}
                   </td>
                   <td className="grid gap-2">
-                    <ActionForm action={resendInvitationAction} org={org} submitLabel="Resend" variant="secondary" inline>
+                    <ActionForm action={resendInvitationAction} org={org} submitLabel={t('members.pending.resend')} variant="secondary" inline>
                       <input type="hidden" name="invitationId" value={invitation.id} />
                     </ActionForm>
                     <ConfirmedAction
                       action={revokeInvitationAction}
                       org={org}
-                      label="Revoke"
-                      confirm={`Revoke the invitation to ${invitation.email}? Its link stops working at once.`}
-                      confirmLabel="Yes, revoke"
+                      label={t('members.pending.revoke')}
+                      confirm={t('members.pending.confirmRevoke', { email: invitation.email })}
+                      confirmLabel={t('members.pending.confirmRevokeLabel')}
                       fields={{ invitationId: invitation.id }}
                     />
                   </td>
@@ -115,43 +122,43 @@ export default async function MembersPage(props: { params: Promise<{ org: string
         </section>
       ) : null}
       {members.length === 0 ? (
-        <EmptyState title="No members" />
+        <EmptyState title={t('members.empty')} />
       ) : (
-        <DataTable testId="members" columns={['Person', 'Role']} actions={manage}>
+        <DataTable testId="members" columns={[t('members.list.person'), t('members.list.role')]} actions={manage}>
           {members.map((member) => (
             <tr key={member.userId} data-email={member.email}>
               <td>
                 <div className="font-medium">
-                  <Link href={`/console/${org}/members/${member.userId}`} aria-label={`Permissions of ${member.email}`}>
+                  <Link href={`/console/${org}/members/${member.userId}`} aria-label={t('members.list.permissionsOf', { email: member.email })}>
                     {member.email}
                   </Link>
                 </div>
                 <div className="text-xs text-slate-500">
                   {member.name}
-                  {member.disabled ? ' · disabled' : ''}
+                  {member.disabled ? t('members.list.disabled') : ''}
                 </div>
               </td>
-              <td>{member.role}</td>
+              <td>{t('role', { role: member.role })}</td>
               {manage ? (
                 <td className="grid gap-2">
-                  <ActionForm action={changeRoleAction} org={org} submitLabel="Change role" variant="secondary" inline>
+                  <ActionForm action={changeRoleAction} org={org} submitLabel={t('members.list.changeRole')} variant="secondary" inline>
                     <input type="hidden" name="userId" value={member.userId} />
-                    <Select label="New role" id={`role-${member.userId}`} name="role" options={ROLE_OPTIONS} defaultValue={member.role} />
+                    <Select label={t('members.list.newRole')} id={`role-${member.userId}`} name="role" options={ROLE_OPTIONS} defaultValue={member.role} />
                   </ActionForm>
                   <ConfirmedAction
                     action={sendPasswordResetAction}
                     org={org}
-                    label="Send password reset link"
-                    confirm={`Mail ${member.email} a link to choose a new password? You will not see the link or the password. Using it signs them out everywhere.`}
-                    confirmLabel="Yes, send the link"
+                    label={t('members.list.sendReset')}
+                    confirm={t('members.list.confirmReset', { email: member.email })}
+                    confirmLabel={t('members.list.confirmResetLabel')}
                     fields={{ userId: member.userId }}
                   />
                   <ConfirmedAction
                     action={removeMemberAction}
                     org={org}
-                    label="Remove"
-                    confirm={`Remove ${member.email}? Sign-in to this organization's apps is closed at once and their refresh tokens are revoked; access tokens already issued end within 10 minutes.`}
-                    confirmLabel="Yes, remove"
+                    label={t('members.list.remove')}
+                    confirm={t('members.list.confirmRemove', { email: member.email })}
+                    confirmLabel={t('members.list.confirmRemoveLabel')}
                     fields={{ userId: member.userId }}
                   />
                 </td>

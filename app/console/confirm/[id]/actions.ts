@@ -6,7 +6,9 @@ import { PasskeyRefusal, relyingPartyOf } from '@/lib/accounts/passkeys';
 import { StepUpRefusal, stepUpPasskeyOptions } from '@/lib/accounts/step-up';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { answerConfirmation, ConfirmationRefusal, confirmationStepUpContext, findConfirmation } from '@/lib/mcp/confirmations';
+import { getT } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
+import { refusalWords } from '../../../account/_lib/refusal-words';
 import { currentConsoleSession } from '../../_lib/session';
 
 export type ConfirmFormState =
@@ -18,22 +20,24 @@ const passkeyAnswer = (value: FormDataEntryValue | null) => (typeof value === 's
 
 /** Options for the passkey step-up of this confirmation (bound to it), for the person it is for. */
 export async function confirmationPasskeyOptionsAction(id: string): Promise<{ ok: true; options: PublicKeyCredentialRequestOptionsJSON } | { ok: false; message: string }> {
+  const t = await getT('confirm.actions');
   const session = await currentConsoleSession();
-  if (!session) return { ok: false, message: 'Your Portico session has ended. Reload the page and sign in again.' };
-  if (!(await findConfirmation(db(), id, session.user))) return { ok: false, message: 'There is no such confirmation for you.' };
+  if (!session) return { ok: false, message: t('sessionEnded') };
+  if (!(await findConfirmation(db(), id, session.user))) return { ok: false, message: t('notFound') };
   try {
     return { ok: true, options: await stepUpPasskeyOptions(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), { user: session.user, context: confirmationStepUpContext(id) }) };
   } catch (error) {
-    if (error instanceof PasskeyRefusal) return { ok: false, message: error.message };
+    if (error instanceof PasskeyRefusal) return { ok: false, message: await refusalWords(error) };
     throw error;
   }
 }
 
 export async function answerConfirmationAction(id: string, _previous: ConfirmFormState, data: FormData): Promise<ConfirmFormState> {
+  const t = await getT('confirm.actions');
   const session = await currentConsoleSession();
-  if (!session) return { status: 'error', fieldErrors: { form: 'Your Portico session has ended. Reload the page and sign in again.' } };
+  if (!session) return { status: 'error', fieldErrors: { form: t('sessionEnded') } };
   const decision = data.get('decision') === 'deny' ? 'deny' : data.get('decision') === 'confirm' ? 'confirm' : undefined;
-  if (!decision) return { status: 'error', fieldErrors: { form: 'Choose Confirm or Deny.' } };
+  if (!decision) return { status: 'error', fieldErrors: { form: t('chooseDecision') } };
   const text = (name: string) => {
     const value = data.get(name);
     return typeof value === 'string' && value !== '' ? value.slice(0, 1024) : undefined;
@@ -49,8 +53,8 @@ export async function answerConfirmationAction(id: string, _previous: ConfirmFor
     });
     return { status: 'done', decision: decision === 'confirm' ? 'confirmed' : 'denied' };
   } catch (error) {
-    if (error instanceof StepUpRefusal) return { status: 'error', fieldErrors: { [error.field]: error.message } };
-    if (error instanceof ConfirmationRefusal) return { status: 'error', fieldErrors: { form: error.message } };
+    if (error instanceof StepUpRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
+    if (error instanceof ConfirmationRefusal) return { status: 'error', fieldErrors: { form: await refusalWords(error) } };
     throw error;
   }
 }

@@ -6,24 +6,25 @@
 import { startAuthentication } from '@simplewebauthn/browser';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { startTransition, useActionState, useState } from 'react';
+import { useTranslations } from 'use-intl/react';
 import type { ConfirmFormState } from './actions';
 
 type Action = (state: ConfirmFormState, data: FormData) => Promise<ConfirmFormState>;
 type OptionsAction = () => Promise<{ ok: true; options: PublicKeyCredentialRequestOptionsJSON } | { ok: false; message: string }>;
 
 export function ConfirmForm({ action, passkeyOptions, factor }: { action: Action; passkeyOptions: OptionsAction; factor: 'passkey' | 'totp' | 'password' }) {
+  const t = useTranslations('confirm.form');
   const [state, formAction, pending] = useActionState(action, { status: 'idle' } as ConfirmFormState);
   const [passkeyError, setPasskeyError] = useState<string | undefined>();
   const [asking, setAsking] = useState(false);
   if (state.status === 'done') {
     return state.decision === 'confirmed' ? (
       <div className="alert alert-success" role="status" data-testid="confirmation-done">
-        Confirmed. The agent can now run this call once, with exactly these arguments, within five minutes. Go back to it and let it
-        continue.
+        {t('confirmed')}
       </div>
     ) : (
       <div className="alert alert-success" role="status" data-testid="confirmation-done">
-        Denied. The call will not run; the agent is told so when it tries again.
+        {t('denied')}
       </div>
     );
   }
@@ -54,7 +55,7 @@ export function ConfirmForm({ action, passkeyOptions, factor }: { action: Action
             data.set('passkey', JSON.stringify(answer));
             startTransition(() => formAction(data));
           } catch {
-            setPasskeyError('Your passkey did not answer (cancelled, or not on this device). Try again.');
+            setPasskeyError(t('passkeyNoAnswer'));
           } finally {
             setAsking(false);
           }
@@ -69,17 +70,17 @@ export function ConfirmForm({ action, passkeyOptions, factor }: { action: Action
       <div className="field">
         {factor === 'passkey' ? (
           <p id="passkey" className="field-hint">
-            Confirming asks for your passkey (your fingerprint, face or device PIN): it shows that you, not the agent, are saying yes.
+            {t('passkeyHint')}
           </p>
         ) : (
           <>
-            <label htmlFor={field}>{factor === 'totp' ? 'Code from your authenticator app' : 'Your password'}</label>
+            <label htmlFor={field}>{factor === 'totp' ? t('codeLabel') : t('passwordLabel')}</label>
             {factor === 'totp' ? (
               <input id="code" name="code" autoComplete="one-time-code" inputMode="numeric" maxLength={8} aria-invalid={errorId ? true : undefined} aria-describedby={errorId} />
             ) : (
               <input id="password" name="password" type="password" autoComplete="current-password" maxLength={1024} aria-invalid={errorId ? true : undefined} aria-describedby={errorId} />
             )}
-            <span className="field-hint">Needed to confirm (not to deny): it shows that you, not the agent, are saying yes.</span>
+            <span className="field-hint">{t('stepUpHint')}</span>
           </>
         )}
         {errorId ? (
@@ -90,10 +91,10 @@ export function ConfirmForm({ action, passkeyOptions, factor }: { action: Action
       </div>
       <div className="button-row">
         <button className="button" type="submit" name="decision" value="confirm" disabled={pending || asking} data-testid="confirm-call">
-          {pending || asking ? 'Working…' : factor === 'passkey' ? 'Confirm with passkey' : 'Confirm and let it run once'}
+          {pending || asking ? t('working') : factor === 'passkey' ? t('confirmWithPasskey') : t('confirmOnce')}
         </button>
         <button className="button button-secondary" type="submit" name="decision" value="deny" disabled={pending || asking} formNoValidate data-testid="deny-call">
-          Deny
+          {t('deny')}
         </button>
       </div>
     </form>

@@ -2,9 +2,11 @@
 // (human confirmation mode). It shows the call exactly as it will run: the tool, its risk and warning, who asks, and
 // the arguments in the canonical form the confirmation token is bound to. Confirming needs step-up.
 import type { Metadata } from 'next';
+import type { ReactNode } from 'react';
 import { redirect } from 'next/navigation';
 import { stepUpFactorOf } from '@/lib/accounts/step-up';
 import { findConfirmation } from '@/lib/mcp/confirmations';
+import { getT } from '@/lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { visibleText } from '@/lib/util/visible-text';
 import { SignInFrame } from '../../../auth/app/_components/sign-in-frame';
@@ -13,20 +15,22 @@ import { answerConfirmationAction, confirmationPasskeyOptionsAction } from './ac
 import { ConfirmForm } from './confirm-form';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Confirm a call', referrer: 'no-referrer' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('confirm'))('pageTitle'), referrer: 'no-referrer' };
+}
 
 export default async function ConfirmationPage(props: { params: Promise<{ id: string }> }) {
   const { id } = await props.params;
   const session = await currentConsoleSession();
   if (!session) redirect(`/console/login?next=${encodeURIComponent(`/console/confirm/${id}`)}`);
+  const t = await getT('confirm');
+  const strong = (chunks: ReactNode) => <strong>{chunks}</strong>;
   const view = await findConfirmation(db(), id, session.user);
   if (!view) {
     return (
       <SignInFrame>
-        <h1>Nothing to confirm here</h1>
-        <p data-testid="confirmation-missing">
-          There is no confirmation at this address for {session.user.email}. It may be for someone else, or it expired and was removed.
-        </p>
+        <h1>{t('missingTitle')}</h1>
+        <p data-testid="confirmation-missing">{t('missingBody', { email: session.user.email })}</p>
       </SignInFrame>
     );
   }
@@ -34,30 +38,23 @@ export default async function ConfirmationPage(props: { params: Promise<{ id: st
   const open = view.state === 'pending' && !view.expired;
   return (
     <SignInFrame>
-      <h1>Confirm what {view.agent ? 'an agent' : 'an app'} wants to do</h1>
+      <h1>{t('title', { who: view.agent ? 'agent' : 'app' })}</h1>
       <p>
-        {view.agentOnItsOwn ? (
-          <>
-            The agent <strong>{visibleText(view.agent)}</strong> acts on its own in <strong>{visibleText(view.app)}</strong>; as an operator of the app you decide.
-          </>
-        ) : view.agent ? (
-          <>
-            Your agent <strong>{visibleText(view.agent)}</strong> asks to run this for you, through <strong>{visibleText(view.client)}</strong>.
-          </>
-        ) : (
-          <>
-            <strong>{visibleText(view.client)}</strong> asks to run this as you.
-          </>
-        )}
+        {view.agentOnItsOwn
+          ? t.rich('agentOnItsOwn', { agent: visibleText(view.agent), app: visibleText(view.app), strong })
+          : view.agent
+            ? t.rich('yourAgent', { agent: visibleText(view.agent), client: visibleText(view.client), strong })
+            : t.rich('clientAsks', { client: visibleText(view.client), strong })}
       </p>
       <dl className="call-facts" data-testid="confirmation-call">
-        <dt>Operation</dt>
+        <dt>{t('operation')}</dt>
         <dd>
-          <code>{visibleText(view.tool)}</code> in {view.app ? visibleText(view.app) : 'Portico'} <span className="badge badge-warning">approval required</span>
+          {t.rich('operationIn', { tool: visibleText(view.tool), app: view.app ? visibleText(view.app) : 'Portico', code: (chunks) => <code>{chunks}</code> })}{' '}
+          <span className="badge badge-warning">{t('approvalRequired')}</span>
         </dd>
-        <dt>What it does</dt>
+        <dt>{t('whatItDoes')}</dt>
         <dd>{visibleText(view.description)}</dd>
-        <dt>Arguments</dt>
+        <dt>{t('arguments')}</dt>
         <dd>
           <pre className="arguments" data-testid="confirmation-arguments">
             {visibleText(view.arguments)}
@@ -73,10 +70,10 @@ export default async function ConfirmationPage(props: { params: Promise<{ id: st
         <ConfirmForm action={answerConfirmationAction.bind(null, view.id)} passkeyOptions={confirmationPasskeyOptionsAction.bind(null, view.id)} factor={factor} />
       ) : (
         <div className="alert alert-error" role="status" data-testid="confirmation-closed">
-          {view.state === 'confirmed' ? 'You confirmed this call.' : view.state === 'denied' ? 'You denied this call.' : 'This confirmation has expired: the agent has to ask again.'}
+          {view.state === 'confirmed' ? t('closed.confirmed') : view.state === 'denied' ? t('closed.denied') : t('closed.expired')}
         </div>
       )}
-      <p className="footnote">Only confirm a call you expect. Portico never asks you to confirm something to sign in.</p>
+      <p className="footnote">{t('footnote')}</p>
     </SignInFrame>
   );
 }

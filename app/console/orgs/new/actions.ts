@@ -5,7 +5,9 @@ import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { createOwnedOrganization, OrganizationRefusal } from '@/lib/accounts/organizations';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { getT } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
+import { refusalWords } from '../../../account/_lib/refusal-words';
 import { currentConsoleSession } from '../../_lib/session';
 
 export type NewOrgState = { status: 'idle' } | { status: 'error'; values: { name: string; slug: string }; fieldErrors: Partial<Record<'name' | 'slug' | 'form', string>> };
@@ -16,16 +18,17 @@ export async function createOrganizationAction(_previous: NewOrgState, data: For
     return typeof value === 'string' ? value.slice(0, 200) : '';
   };
   const values = { name: text('name'), slug: text('slug').trim().toLowerCase() };
+  const t = await getT('orgs.actions');
   const session = await currentConsoleSession();
-  if (!session) return { status: 'error', values, fieldErrors: { form: 'Your console session has ended. Sign in again.' } };
-  if (runtime().env.PORTICO_ORG_CREATION !== 'anyone') return { status: 'error', values, fieldErrors: { form: 'On this installation, organizations are created by its operators (with the CLI).' } };
+  if (!session) return { status: 'error', values, fieldErrors: { form: t('sessionEnded') } };
+  if (runtime().env.PORTICO_ORG_CREATION !== 'anyone') return { status: 'error', values, fieldErrors: { form: t('closed') } };
   const ip = clientIpFromHeaders(await headers());
   let slug: string;
   try {
     const org = await db().transaction((tx) => createOwnedOrganization(tx, { name: values.name, slug: values.slug, owner: session.user, ip }));
     slug = org.slug;
   } catch (error) {
-    if (error instanceof OrganizationRefusal) return { status: 'error', values, fieldErrors: { [error.field]: error.message } };
+    if (error instanceof OrganizationRefusal) return { status: 'error', values, fieldErrors: { [error.field]: await refusalWords(error) } };
     throw error;
   }
   redirect(`/console/${slug}/apps?created=org`);

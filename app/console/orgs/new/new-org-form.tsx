@@ -3,11 +3,13 @@
 // a valid length instead of refused, and is previewed as the console address it will have. What the person typed
 // stays when the server refuses, and each error stands next to its field.
 import { useActionState } from 'react';
+import { useTranslations } from 'use-intl/react';
 import { FieldErrorsContext } from '../../_components/fields';
 import { NameAndSlugFields } from '../../_components/name-and-slug';
 import { createOrganizationAction, type NewOrgState } from './actions';
 
 export function NewOrgForm() {
+  const t = useTranslations('orgs.form');
   const [state, action, pending] = useActionState(createOrganizationAction, { status: 'idle' } as NewOrgState);
   const kept = state.status === 'error' ? state.values : undefined;
   const errors = state.status === 'error' ? state.fieldErrors : {};
@@ -21,15 +23,15 @@ export function NewOrgForm() {
       <FieldErrorsContext.Provider value={errors}>
         <NameAndSlugFields
           idPrefix="org"
-          nameHint="What people see: on sign-in cards, in invitations, in the console."
-          preview="The console will be at /console/{slug}."
+          nameHint={t('nameHint')}
+          preview={t('preview', { slug: '{slug}' })}
           fallback="…"
           initial={kept}
         />
       </FieldErrorsContext.Provider>
       <div>
         <button type="submit" className="btn btn-primary" disabled={pending}>
-          {pending ? 'Creating…' : 'Create organization'}
+          {pending ? t('creating') : t('create')}
         </button>
       </div>
     </form>

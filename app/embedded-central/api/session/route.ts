@@ -10,6 +10,8 @@ import { signInErrorMessage } from '@/lib/oidc/sign-in-errors';
 import { oauthError, readJsonObject } from '@/lib/http/errors';
 import { recordSignInRefusal, recordSignInSuccess } from '@/lib/accounts/sign-in-events';
 import { db, runtime } from '@/lib/runtime';
+import { translator } from '@/lib/i18n/catalogs';
+import { requestLocale } from '@/lib/i18n/server';
 import { centralBinding, centralCookie, currentCentralSession, EMBEDDED_CENTRAL, sameOrigin } from '../../../central/_lib/central';
 
 export const dynamic = 'force-dynamic';
@@ -23,14 +25,17 @@ export async function POST(request: Request): Promise<Response> {
     return oauthError(400, 'invalid_request', 'send {"email", "password"}');
   }
   const ip = clientIpFromHeaders(request.headers);
+  // What the frame shows the person: in the page's language (the codes stay as they are).
+  const locale = await requestLocale();
+  const t = translator(locale, 'embeddedCentral.session');
   const check = await throttledPasswordCheck(db(), email, password, ip);
   if (!check.ok) {
     await recordSignInRefusal(db(), { surface: 'central', ip }, email, check);
-    return oauthError(check.reason === 'throttled' ? 429 : 401, check.reason, signInErrorMessage(check.reason));
+    return oauthError(check.reason === 'throttled' ? 429 : 401, check.reason, signInErrorMessage(check.reason, locale));
   }
   // Someone else once knew this password: the new one is chosen in Portico's own tab, not inside another site's frame.
   if (check.user.passwordChangeRequired) {
-    return oauthError(403, 'password_change_required', `Choose a new password first: sign in at ${runtime().env.PORTICO_ISSUER}/central in a tab of its own.`);
+    return oauthError(403, 'password_change_required', t('passwordChangeRequired', { central: `${runtime().env.PORTICO_ISSUER}/central` }));
   }
   // A second factor is typed into Portico's own tab, never inside another site's frame.
   const step = await stepAfterPassword(db(), check.user.id, {});
@@ -39,8 +44,8 @@ export async function POST(request: Request): Promise<Response> {
       403,
       'second_factor_required',
       step === 'enroll'
-        ? `Your organization requires two-step sign-in: sign in at ${runtime().env.PORTICO_ISSUER}/central in a tab of its own to set it up.`
-        : `Your account has two-step sign-in: sign in at ${runtime().env.PORTICO_ISSUER}/central in a tab of its own.`,
+        ? t('twoStepRequired', { central: `${runtime().env.PORTICO_ISSUER}/central` })
+        : t('twoStep', { central: `${runtime().env.PORTICO_ISSUER}/central` }),
     );
   }
   await recordSignInSuccess(db(), { surface: 'central', ip }, check.user);

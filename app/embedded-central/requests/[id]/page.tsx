@@ -8,9 +8,12 @@ import { db } from '@/lib/runtime';
 import { currentCentralSession, EMBEDDED_CENTRAL } from '../../../central/_lib/central';
 import { RequestSummary } from '../../../central/_components/request-summary';
 import { EmbeddedDecision, EmbeddedSignIn, EmbeddedSignOut, FrameReady } from '../../_components/embedded';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Access request' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('embeddedCentral.page'))('pageTitle') };
+}
 
 export default async function EmbeddedRequestPage(props: { params: Promise<{ id: string }> }) {
   const { id } = await props.params;
@@ -18,11 +21,12 @@ export default async function EmbeddedRequestPage(props: { params: Promise<{ id:
   const session = await currentCentralSession(EMBEDDED_CENTRAL);
   const view = session && requestId ? await findCentralRequest(db(), session.user, requestId) : undefined;
   const decidable = view && view.state === 'pending' && !view.expired && view.centralEligible;
+  const t = await getT('embeddedCentral.page');
   return (
     <main className="p-4" data-testid="embedded-central">
       <FrameReady requestId={requestId} signedIn={session !== undefined} />
       <header className="mb-3 flex items-center justify-between gap-3">
-        <h1 className="font-semibold">Portico · Access request</h1>
+        <h1 className="font-semibold">{t('heading')}</h1>
         {session ? (
           <span className="flex items-center gap-2 text-sm">
             <span data-testid="central-operator">{session.user.email}</span>
@@ -32,13 +36,13 @@ export default async function EmbeddedRequestPage(props: { params: Promise<{ id:
       </header>
       {!requestId ? (
         <p className="alert alert-error" role="alert">
-          This is not a request id.
+          {t('notAnId')}
         </p>
       ) : !session ? (
         <EmbeddedSignIn requestId={requestId} />
       ) : !view ? (
         <p className="alert alert-error" role="alert" data-testid="request-not-found">
-          There is no request <code>{requestId}</code> that you may decide.
+          {t.rich('notFound', { id: requestId, code: (chunks) => <code>{chunks}</code> })}
         </p>
       ) : (
         <section data-testid="central-request" data-request-id={view.id}>
@@ -48,7 +52,7 @@ export default async function EmbeddedRequestPage(props: { params: Promise<{ id:
               <EmbeddedDecision requestId={view.id} fingerprint={view.fingerprint} stepUp={view.stepUp} profile={view.profile} />
             ) : (
               <p className="text-sm" data-testid="request-state">
-                {!view.centralEligible ? 'This request is decided with the operator CLI only.' : view.state === 'pending' ? 'This request has expired: the agent must ask again.' : `This request is ${view.state}.`}
+                {!view.centralEligible ? t('cliOnly') : view.state === 'pending' ? t('expired') : t('state', { state: view.state })}
               </p>
             )}
           </div>

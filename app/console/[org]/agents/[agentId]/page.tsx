@@ -3,12 +3,16 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { agentIdSchema } from '@/lib/accounts/agent-commands';
 import { SubjectPermissionsPage } from '../../../_lib/subject-permissions';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Agent' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('console.agent'))('pageTitle') };
+}
 
 export default async function AgentPage(props: { params: Promise<{ org: string; agentId: string }> }) {
   const { org, agentId } = await props.params;
   if (!agentIdSchema.safeParse(agentId).success) notFound();
-  return <SubjectPermissionsPage orgSlug={org} subject={agentId} back={{ href: `/console/${org}/agents`, label: 'Agents' }} />;
+  const t = await getT('console.agent');
+  return <SubjectPermissionsPage orgSlug={org} subject={agentId} back={{ href: `/console/${org}/agents`, label: t('back') }} />;
 }

@@ -5,10 +5,10 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 
-export function AppTabs({ base, tabs }: { base: string; tabs: { segment: string; label: string }[] }) {
+export function AppTabs({ base, tabs, label }: { base: string; tabs: { segment: string; label: string }[]; label: string }) {
   const pathname = usePathname();
   return (
-    <nav aria-label="App sections" className="mb-6 border-b border-slate-200">
+    <nav aria-label={label} className="mb-6 border-b border-slate-200">
       <ul className="-mb-px flex flex-wrap gap-1">
         {tabs.map((tab) => {
           const href = tab.segment ? `${base}/${tab.segment}` : base;

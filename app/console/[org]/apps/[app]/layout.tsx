@@ -6,6 +6,7 @@ import { appResource, findOrgApp } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../../_lib/access';
 import { AppTabs } from './app-tabs';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 
@@ -17,18 +18,19 @@ export default async function AppLayout(props: { children: ReactNode; params: Pr
   const { app } = listing;
   const org = access.org.slug;
   const manage = access.can('apps.manage');
+  const t = await getT('console.app');
   const tabs = [
-    { segment: '', label: 'Overview' },
-    ...(manage ? [{ segment: 'security', label: 'Security' }] : []),
-    { segment: 'permissions', label: 'Permissions' },
-    { segment: 'operators', label: 'Operators' },
+    { segment: '', label: t('tabs.overview') },
+    ...(manage ? [{ segment: 'security', label: t('tabs.security') }] : []),
+    { segment: 'permissions', label: t('tabs.permissions') },
+    { segment: 'operators', label: t('tabs.operators') },
   ];
   return (
     <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm">
+      <nav aria-label={t('breadcrumb')} className="mb-2 text-sm">
         <ol className="flex flex-wrap items-center gap-1 text-slate-600">
           <li>
-            <Link href={`/console/${org}/apps`}>Apps</Link>
+            <Link href={`/console/${org}/apps`}>{t('apps')}</Link>
           </li>
           <li aria-hidden="true">/</li>
           <li>
@@ -38,18 +40,17 @@ export default async function AppLayout(props: { children: ReactNode; params: Pr
       </nav>
       <div className="mb-4 flex flex-wrap items-baseline gap-x-3 gap-y-1">
         <h1 className="text-2xl font-semibold text-slate-900">{app.name}</h1>
-        {app.disabledAt ? <span className="badge">off</span> : null}
+        {app.disabledAt ? <span className="badge">{t('off')}</span> : null}
         <p className="w-full text-sm text-slate-600">
-          Resource <code>{appResource(app.publishOrigin)}</code>
+          {t.rich('resource', { resource: appResource(app.publishOrigin), code: (chunks) => <code>{chunks}</code> })}
         </p>
       </div>
       {app.disabledAt ? (
         <div className="alert alert-error mb-6" role="status" data-testid="app-disabled">
-          This app is turned off: sign-ins are refused with a page that says so, and its clients get no tokens.
-          {manage ? ' Turn it on again on its Overview tab.' : ''}
+          {manage ? t('disabledManage') : t('disabled')}
         </div>
       ) : null}
-      <AppTabs base={`/console/${org}/apps/${app.id}`} tabs={tabs} />
+      <AppTabs base={`/console/${org}/apps/${app.id}`} tabs={tabs} label={t('sections')} />
       {props.children}
     </>
   );

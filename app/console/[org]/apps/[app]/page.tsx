@@ -7,13 +7,17 @@ import { requireOrgAccess } from '../../../_lib/access';
 import { ActionForm } from '../../../_components/action-form';
 import { Field } from '../../../_components/fields';
 import { ReadOnlyNotice } from '../../../_components/page-header';
-import { addPostLogoutRedirectUriAction, addRedirectUriAction, deleteAppAction, removePostLogoutRedirectUriAction, setAppDisabledAction, updateAppAction } from '../actions';
+import { addPostLogoutRedirectUriAction, addRedirectUriAction, deleteAppAction, removePostLogoutRedirectUriAction, saveAppDescriptionsAction, setAppDisabledAction, updateAppAction } from '../actions';
+import { supportedLocales } from '@/lib/i18n/catalogs';
 import { RedirectUriList } from '../redirect-uri-list';
 import { newCredentialsFor } from '../../../_lib/new-credentials';
 import { NewCredentialsPanel } from './new-credentials-panel';
+import { getT, requestLocale } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'App overview' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('console.app.overview'))('pageTitle') };
+}
 
 export default async function AppPage(props: { params: Promise<{ org: string; app: string }> }) {
   const params = await props.params;
@@ -24,6 +28,7 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
   const [uris, registration, newCredentials] = await Promise.all([listRedirectUris(db(), clientId), appClientRegistration(db(), clientId), newCredentialsFor(app.id, access.consoleSession)]);
   const manage = access.can('apps.manage');
   const org = access.org.slug;
+  const t = await getT('console.app.overview');
   return (
     <>
       {manage ? null : <ReadOnlyNotice />}
@@ -31,47 +36,46 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <section className="panel" aria-labelledby="identity-heading">
           <h2 id="identity-heading" className="mb-3 font-semibold">
-            Identity variables
+            {t('identity')}
           </h2>
-          <pre className="overflow-x-auto rounded-md bg-slate-100 p-3 text-xs" data-testid="app-env" tabIndex={0} aria-label="Identity variables">
+          <pre className="overflow-x-auto rounded-md bg-slate-100 p-3 text-xs" data-testid="app-env" tabIndex={0} aria-label={t('identity')}>
             {appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId, appIdentity: app.identity }).join('\n')}
           </pre>
           <p className="mt-3 text-sm text-slate-600" data-testid="id-token-alg">
-            ID tokens are signed with <code>{registration.idTokenAlg}</code> (the keys at <code>/oidc/jwks</code>). A relying party that accepts only RS256 unless told must be told: go-oidc, for one.
+            {t.rich('idTokenAlg', { alg: registration.idTokenAlg, code: (chunks) => <code>{chunks}</code> })}
           </p>
         </section>
         {manage ? (
           <section className="panel" aria-labelledby="details-heading">
             <h2 id="details-heading" className="mb-3 font-semibold">
-              Details
+              {t('details')}
             </h2>
-            <ActionForm action={updateAppAction} org={org} submitLabel="Save" testId="update-app">
+            <ActionForm action={updateAppAction} org={org} submitLabel={t('save')} testId="update-app">
               <input type="hidden" name="appId" value={app.id} />
-              <Field label="Name" name="name" defaultValue={app.name} required maxLength={80} />
-              <Field label="Publish address" name="origin" defaultValue={app.publishOrigin} required />
-              <Field label="Avatar URL" name="avatarUrl" defaultValue={app.avatarUrl ?? ''} placeholder="https://…/logo.png" hint="Optional. Shown on the sign-in card." />
+              <Field label={t('name')} name="name" defaultValue={app.name} required maxLength={80} />
+              <Field label={t('origin')} name="origin" defaultValue={app.publishOrigin} required />
+              <Field label={t('avatarUrl')} name="avatarUrl" defaultValue={app.avatarUrl ?? ''} placeholder="https://…/logo.png" hint={t('avatarUrlHint')} />
             </ActionForm>
           </section>
         ) : null}
+        {manage ? <AppDescriptions org={org} appId={app.id} descriptions={app.descriptions} /> : null}
         <section className="panel lg:col-span-2" aria-labelledby="redirects-heading">
           <h2 id="redirects-heading" className="mb-3 font-semibold">
-            Redirect URIs
+            {t('redirectUris')}
           </h2>
           <RedirectUriList org={org} appId={app.id} uris={uris} manage={manage} testId="redirect-uris" publishOrigin={app.publishOrigin} />
           {manage ? (
-            <ActionForm action={addRedirectUriAction} org={org} submitLabel="Add redirect URI" inline testId="add-redirect-uri">
+            <ActionForm action={addRedirectUriAction} org={org} submitLabel={t('addRedirectUri')} inline testId="add-redirect-uri">
               <input type="hidden" name="appId" value={app.id} />
-              <Field label="New redirect URI" name="redirectUri" required placeholder="https://app.example.com/callback" />
+              <Field label={t('newRedirectUri')} name="redirectUri" required placeholder="https://app.example.com/callback" />
             </ActionForm>
           ) : null}
         </section>
         <section className="panel lg:col-span-2" aria-labelledby="logout-returns-heading">
           <h2 id="logout-returns-heading" className="mb-1 font-semibold">
-            Sign-out return addresses
+            {t('logoutUris')}
           </h2>
-          <p className="mb-3 text-sm text-slate-600">
-            Where Portico may send a person back after the app signs them out (<code>post_logout_redirect_uri</code>), matched exactly. None: Portico shows its own signed-out page.
-          </p>
+          <p className="mb-3 text-sm text-slate-600">{t.rich('logoutUrisDescription', { code: (chunks) => <code>{chunks}</code> })}</p>
           <RedirectUriList
             org={org}
             appId={app.id}
@@ -79,29 +83,25 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
             manage={manage}
             testId="post-logout-uris"
             removeAction={removePostLogoutRedirectUriAction}
-            removalWarning={(uri) => `Sign-outs will no longer return to ${uri}.`}
+            removalWarning={(uri) => t('logoutUriRemoval', { uri })}
           />
           {manage ? (
-            <ActionForm action={addPostLogoutRedirectUriAction} org={org} submitLabel="Add return address" inline testId="add-post-logout-uri">
+            <ActionForm action={addPostLogoutRedirectUriAction} org={org} submitLabel={t('addLogoutUri')} inline testId="add-post-logout-uri">
               <input type="hidden" name="appId" value={app.id} />
-              <Field label="New sign-out return address" name="postLogoutRedirectUri" required placeholder="https://app.example.com/signed-out" />
+              <Field label={t('newLogoutUri')} name="postLogoutRedirectUri" required placeholder="https://app.example.com/signed-out" />
             </ActionForm>
           ) : null}
         </section>
         {manage ? (
           <section className="panel lg:col-span-2 border-red-200" aria-labelledby="lifecycle-heading" data-testid="app-lifecycle">
             <h2 id="lifecycle-heading" className="mb-1 font-semibold text-red-800">
-              Turn off or delete
+              {t('lifecycle')}
             </h2>
-            <p className="mb-3 text-sm text-slate-600">
-              {app.disabledAt
-                ? 'The app is off. Turning it on lets people sign in again; grants and refresh tokens kept while it was off work again.'
-                : 'Turning the app off refuses every sign-in (with a page that says so) and every new token, and keeps everything else, so you can turn it on again. Access tokens already issued end within 10 minutes.'}
-            </p>
+            <p className="mb-3 text-sm text-slate-600">{app.disabledAt ? t('offDescription') : t('onDescription')}</p>
             <ActionForm
               action={setAppDisabledAction}
               org={org}
-              submitLabel={app.disabledAt ? 'Turn the app on' : 'Turn the app off'}
+              submitLabel={app.disabledAt ? t('turnOn') : t('turnOff')}
               variant="secondary"
               inline
               testId="set-app-disabled"
@@ -109,26 +109,44 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
               <input type="hidden" name="appId" value={app.id} />
               <input type="hidden" name="disabled" value={app.disabledAt ? 'false' : 'true'} />
             </ActionForm>
-            <h3 className="mb-1 mt-6 font-semibold text-red-800">Delete this app</h3>
-            <p className="mb-3 text-sm text-slate-600">
-              For good: its clients, permissions, grants, refresh tokens and access requests are deleted in one step, and every client connected to it
-              loses access. The audit log keeps its history.
-            </p>
+            <h3 className="mb-1 mt-6 font-semibold text-red-800">{t('delete')}</h3>
+            <p className="mb-3 text-sm text-slate-600">{t('deleteDescription')}</p>
             <ActionForm
               action={deleteAppAction}
               org={org}
-              submitLabel="Delete app"
+              submitLabel={t('deleteSubmit')}
               variant="danger"
-              confirm={`Delete ${app.name} for good? Sign-ins are refused at once and every refresh token ends; access tokens already issued end within 10 minutes.`}
-              confirmLabel="Yes, delete it"
+              confirm={t('deleteConfirm', { name: app.name })}
+              confirmLabel={t('deleteConfirmLabel')}
               testId="delete-app"
             >
               <input type="hidden" name="appId" value={app.id} />
-              <Field label={`Type ${app.slug} to confirm`} name="confirmSlug" autoComplete="off" required />
+              <Field label={t('typeSlug', { slug: app.slug })} name="confirmSlug" autoComplete="off" required />
             </ActionForm>
           </section>
         ) : null}
       </div>
     </>
+  );
+}
+
+/** What the app is, one line per language: the sign-in card shows the one of the page's language, else English's. */
+async function AppDescriptions(props: { org: string; appId: string; descriptions: Record<string, string> }) {
+  const t = await getT('console.app.descriptions');
+  // Each language named in the reader's ("In Brazilian Portuguese", "Em inglês").
+  const names = new Intl.DisplayNames([await requestLocale()], { type: 'language' });
+  return (
+    <section className="panel lg:col-span-2" aria-labelledby="descriptions-heading" data-testid="app-descriptions">
+      <h2 id="descriptions-heading" className="mb-1 font-semibold">
+        {t('title')}
+      </h2>
+      <p className="mb-3 text-sm text-slate-600">{t('intro')}</p>
+      <ActionForm action={saveAppDescriptionsAction} org={props.org} submitLabel={t('save')} testId="save-app-descriptions" keepValues>
+        <input type="hidden" name="appId" value={props.appId} />
+        {supportedLocales().map((locale) => (
+          <Field key={locale} label={t('inLanguage', { language: names.of(locale) ?? locale })} name={`description_${locale}`} defaultValue={props.descriptions[locale] ?? ''} maxLength={200} />
+        ))}
+      </ActionForm>
+    </section>
   );
 }

@@ -6,42 +6,47 @@ import { Field, Select } from '../../../_components/fields';
 import { NameAndSlugFields } from '../../../_components/name-and-slug';
 import { PageHeader } from '../../../_components/page-header';
 import { createAppAction } from '../actions';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'New app' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('console.apps.new'))('pageTitle') };
+}
 
 export default async function NewAppPage(props: { params: Promise<{ org: string }> }) {
   const access = await requireOrgAccess((await props.params).org);
+  const t = await getT('console.apps.new');
   if (!access.can('apps.manage')) {
-    return <PageHeader title="New app" description="Only the organization’s owners and admins can create apps." />;
+    return <PageHeader title={t('title')} description={t('notAllowed')} />;
   }
   return (
     <>
-      <PageHeader title="New app" description="Portico creates the app's own OIDC client and shows its credentials once." />
+      <PageHeader title={t('title')} description={t('description')} />
       <div className="panel max-w-xl">
-        <ActionForm action={createAppAction} org={access.org.slug} submitLabel="Create app" testId="create-app">
+        <ActionForm action={createAppAction} org={access.org.slug} submitLabel={t('submit')} testId="create-app">
+          {/* The field puts the slug in place of {slug} as the person types. */}
           <NameAndSlugFields
             idPrefix="app"
-            nameHint="What people see on the sign-in card and the consent screen."
-            preview={`Used in commands: npm run portico -- apps … --app ${access.org.slug}/{slug}.`}
+            nameHint={t('nameHint')}
+            preview={t('slugPreview', { org: access.org.slug, slug: '{slug}' })}
             fallback="app"
-            placeholder="Billing"
+            placeholder={t('namePlaceholder')}
           />
-          <Field label="Publish address" name="origin" required placeholder="https://billing.example.com" hint="The app's origin. Its MCP resource is <origin>/api/mcp." />
-          <Field label="Redirect URI" name="redirectUri" required placeholder="https://billing.example.com/auth/callback" hint="Matched exactly. Add more on the app's page." />
+          <Field label={t('origin')} name="origin" required placeholder="https://billing.example.com" hint={t('originHint')} />
+          <Field label={t('redirectUri')} name="redirectUri" required placeholder="https://billing.example.com/auth/callback" hint={t('redirectUriHint')} />
           <Select
-            label="Client authentication"
+            label={t('authMethod')}
             name="authMethod"
             defaultValue="client_secret_basic"
             options={[
-              { value: 'client_secret_basic', label: 'client_secret_basic (HTTP Basic header)' },
-              { value: 'client_secret_post', label: 'client_secret_post (in the form body)' },
+              { value: 'client_secret_basic', label: t('authBasic') },
+              { value: 'client_secret_post', label: t('authPost') },
             ]}
           />
         </ActionForm>
       </div>
       <p className="mt-4 text-sm">
-        <Link href={`/console/${access.org.slug}/apps`}>Back to apps</Link>
+        <Link href={`/console/${access.org.slug}/apps`}>{t('back')}</Link>
       </p>
     </>
   );

@@ -9,9 +9,12 @@ import { visibleText } from '@/lib/util/visible-text';
 import { When } from '../../../../_components/when';
 import { requireOrgAccess } from '../../../_lib/access';
 import { PageHeader } from '../../../_components/page-header';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Audit event' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('console.auditEvent'))('pageTitle') };
+}
 
 export default async function AuditEventPage(props: { params: Promise<{ org: string; id: string }> }) {
   const params = await props.params;
@@ -19,22 +22,23 @@ export default async function AuditEventPage(props: { params: Promise<{ org: str
   if (!access.can('audit.read')) notFound();
   const event = /^\d{1,15}$/.test(params.id) ? await findAuditEvent(db(), access.org.id, Number(params.id)) : undefined;
   if (!event) notFound();
+  const t = await getT('console.auditEvent');
   const rows: [string, React.ReactNode][] = [
-    ['When', <When key="when" value={event.occurredAt} />],
-    ['Type', <code key="type">{event.action}</code>],
-    ['Actor', `${visibleText(event.actorLabel ?? event.actorId ?? '—')} (${event.actorType}${event.actorId ? `, ${visibleText(event.actorId)}` : ''})`],
-    ['From', event.ip ?? '—'],
-    ['Subject', event.subjectType ? `${visibleText(event.subjectLabel ?? event.subjectId ?? '—')} (${event.subjectType}${event.subjectId ? `, ${visibleText(event.subjectId)}` : ''})` : '—'],
-    ['App', event.appId ?? '—'],
-    ['Client', event.clientId ? visibleText(event.clientId) : '—'],
-    ['Acting agent', event.act ? visibleText(event.act) : '—'],
-    ['Chain', `event #${event.chainSeq} of ${access.org.slug}'s chain`],
-    ['Previous hash', <code key="prev" className="break-all text-xs">{event.prevHash || '(first event)'}</code>],
-    ['Hash', <code key="hash" className="break-all text-xs">{event.hash}</code>],
+    [t('when'), <When key="when" value={event.occurredAt} />],
+    [t('type'), <code key="type">{event.action}</code>],
+    [t('actor'), `${visibleText(event.actorLabel ?? event.actorId ?? '—')} (${event.actorType}${event.actorId ? `, ${visibleText(event.actorId)}` : ''})`],
+    [t('from'), event.ip ?? '—'],
+    [t('subject'), event.subjectType ? `${visibleText(event.subjectLabel ?? event.subjectId ?? '—')} (${event.subjectType}${event.subjectId ? `, ${visibleText(event.subjectId)}` : ''})` : '—'],
+    [t('app'), event.appId ?? '—'],
+    [t('client'), event.clientId ? visibleText(event.clientId) : '—'],
+    [t('actingAgent'), event.act ? visibleText(event.act) : '—'],
+    [t('chain'), t('chainPosition', { seq: event.chainSeq, org: access.org.slug })],
+    [t('previousHash'), <code key="prev" className="break-all text-xs">{event.prevHash || t('firstEvent')}</code>],
+    [t('hash'), <code key="hash" className="break-all text-xs">{event.hash}</code>],
   ];
   return (
     <>
-      <PageHeader title={`Audit event #${event.id}`} description="As recorded, in the same transaction as the change it describes." />
+      <PageHeader title={t('title', { id: event.id })} description={t('description')} />
       <section className="panel" data-testid="audit-event">
         <dl className="grid grid-cols-1 gap-x-4 gap-y-2 text-sm sm:grid-cols-[10rem_1fr]">
           {rows.map(([label, value]) => (
@@ -44,13 +48,13 @@ export default async function AuditEventPage(props: { params: Promise<{ org: str
             </div>
           ))}
         </dl>
-        <h2 className="mb-2 mt-6 font-semibold">Details</h2>
-        <pre className="overflow-x-auto rounded-md bg-slate-100 p-3 text-xs" data-testid="audit-event-details" tabIndex={0} aria-label="Details as recorded">
+        <h2 className="mb-2 mt-6 font-semibold">{t('details')}</h2>
+        <pre className="overflow-x-auto rounded-md bg-slate-100 p-3 text-xs" data-testid="audit-event-details" tabIndex={0} aria-label={t('detailsLabel')}>
           {visibleText(JSON.stringify(event.details, null, 2))}
         </pre>
       </section>
       <p className="mt-6 text-sm">
-        <Link href={`/console/${access.org.slug}/audit`}>Back to the audit log</Link>
+        <Link href={`/console/${access.org.slug}/audit`}>{t('back')}</Link>
       </p>
     </>
   );

@@ -7,6 +7,7 @@ import { can } from '@/lib/accounts/permissions';
 import { searchAuditEvents, type AuditEvent } from '@/lib/audit/events';
 import { db } from '@/lib/runtime';
 import { auditFilterFrom } from '../filter';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 
@@ -26,7 +27,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ org:
   const session = await findConsoleSession(db(), (await cookies()).get(CONSOLE_SESSION_COOKIE)?.value);
   const org = await findOrganizationBySlug(db(), (await params).org);
   const role = session && org ? await findMembershipRole(db(), org.id, session.user.id) : undefined;
-  if (!session || !org || !can(role, 'audit.read')) return new Response('Not found', { status: 404 });
+  if (!session || !org || !can(role, 'audit.read')) return new Response((await getT('console.audit'))('exportNotFound'), { status: 404 });
 
   const url = new URL(request.url);
   const format = url.searchParams.get('format') === 'json' ? 'json' : 'csv';

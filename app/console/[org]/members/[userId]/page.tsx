@@ -14,9 +14,12 @@ import { SubjectPermissionsPage } from '../../../_lib/subject-permissions';
 import { Section } from '../../../_components/page-header';
 import { ScopeGrants } from '../../../_components/scope-grants';
 import { grantPersonPermissionAction, revokePersonPermissionAction } from '../actions';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Member' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('console.member'))('pageTitle') };
+}
 
 export default async function MemberPage(props: { params: Promise<{ org: string; userId: string }> }) {
   const { org, userId } = await props.params;
@@ -28,18 +31,19 @@ export default async function MemberPage(props: { params: Promise<{ org: string;
   const [grants, catalogs] = manage
     ? await Promise.all([listDirectPersonGrants(db(), { orgId: access.org.id, userId }), listApps(db(), access.org.slug).then((apps) => permissionPickerGroups(db(), apps.map((a) => a.app)))])
     : [[], []];
+  const t = await getT('console.member');
   return (
-    <SubjectPermissionsPage orgSlug={org} subject={userId} back={{ href: `/console/${org}/members`, label: 'Members' }}>
+    <SubjectPermissionsPage orgSlug={org} subject={userId} back={{ href: `/console/${org}/members`, label: t('back') }}>
       {manage ? (
-        <Section id="direct-grants" title="Direct grants">
+        <Section id="direct-grants" title={t('directGrants')}>
           <div data-testid="direct-grants">
             <ScopeGrants
               org={access.org.slug}
-              title="Granted to this person directly (besides the baseline and their teams)"
+              title={t('grantsTitle')}
               holder={{ field: 'userId', id: userId, name: user.email }}
               grants={grants}
               catalogs={catalogs}
-              emptyText="None."
+              emptyText={t('none')}
               grantAction={grantPersonPermissionAction}
               revokeAction={revokePersonPermissionAction}
             />

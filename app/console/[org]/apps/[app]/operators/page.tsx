@@ -10,9 +10,12 @@ import { requireOrgAccess } from '../../../../_lib/access';
 import { ActionForm } from '../../../../_components/action-form';
 import { Select } from '../../../../_components/fields';
 import { designateOperatorAction, removeOperatorAction } from '../operators-actions';
+import { getT } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'App operators' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT('console.app.operators'))('pageTitle') };
+}
 
 export default async function AppOperatorsPage(props: { params: Promise<{ org: string; app: string }> }) {
   const params = await props.params;
@@ -23,16 +26,13 @@ export default async function AppOperatorsPage(props: { params: Promise<{ org: s
   const [operators, members] = await Promise.all([listAppOperators(db(), app.id), listMembers(db(), access.org.id)]);
   const canDesignate = access.can('approvals.decide');
   const org = access.org.slug;
+  const t = await getT('console.app.operators');
   return (
     <section className="panel max-w-3xl" aria-labelledby="operators-heading" data-testid="app-operators">
       <h2 id="operators-heading" className="mb-2 font-semibold">
-        Approval operators
+        {t('title')}
       </h2>
-      <p className="mb-3 text-sm text-slate-600">
-        {operators.length === 0
-          ? 'Nobody is designated: the organization’s owners decide this app’s access requests in the operator central.'
-          : 'These people decide this app’s access requests in the operator central (instead of the owners).'}
-      </p>
+      <p className="mb-3 text-sm text-slate-600">{operators.length === 0 ? t('nobody') : t('designated')}</p>
       <ul className="mb-3 grid gap-2">
         {operators.map((operator) => (
           <li key={operator.userId} className="flex items-center justify-between gap-3 rounded-md border border-slate-200 px-3 py-2">
@@ -40,7 +40,7 @@ export default async function AppOperatorsPage(props: { params: Promise<{ org: s
               {operator.name} <span className="text-slate-500">{operator.email}</span>
             </span>
             {canDesignate ? (
-              <ActionForm action={removeOperatorAction} org={org} submitLabel="Remove" variant="secondary" inline testId={`remove-operator-${operator.userId}`}>
+              <ActionForm action={removeOperatorAction} org={org} submitLabel={t('remove')} variant="secondary" inline testId={`remove-operator-${operator.userId}`}>
                 <input type="hidden" name="appId" value={app.id} />
                 <input type="hidden" name="userId" value={operator.userId} />
               </ActionForm>
@@ -49,9 +49,9 @@ export default async function AppOperatorsPage(props: { params: Promise<{ org: s
         ))}
       </ul>
       {canDesignate ? (
-        <ActionForm action={designateOperatorAction} org={org} submitLabel="Add operator" inline testId="add-operator">
+        <ActionForm action={designateOperatorAction} org={org} submitLabel={t('add')} inline testId="add-operator">
           <input type="hidden" name="appId" value={app.id} />
-          <Select label="Member" name="userId" options={members.filter((member) => !operators.some((operator) => operator.userId === member.userId)).map((member) => ({ value: member.userId, label: `${member.name} (${member.email})` }))} />
+          <Select label={t('member')} name="userId" options={members.filter((member) => !operators.some((operator) => operator.userId === member.userId)).map((member) => ({ value: member.userId, label: `${member.name} (${member.email})` }))} />
         </ActionForm>
       ) : null}
     </section>

@@ -6,12 +6,14 @@ import { cancelSecretRotation, completeSecretRotation, revokeAppAccess, setAppDe
 import { issueSurfaceSecret, recordVerification, surfaceSecretOf, surfaceStateOf, surfaceVerificationFetch, verifyAppSurface } from '@/lib/clients/surface';
 import { validateRedirectUri } from '@/lib/clients/validation';
 import { db, runtime } from '@/lib/runtime';
-import { ActionRefusal, orgAction } from '../../../../_lib/action';
+import { localized, type Translator } from '@/lib/i18n/catalogs';
+import { getT } from '@/lib/i18n/server';
+import { ActionRefusal, orgAction, spoken } from '../../../../_lib/action';
 import { orgAppOrRefuse } from '../../../../_lib/org-app';
 
-const appId = z.string().uuid('is not an app');
+const appId = (t: Translator) => z.string().uuid(t('console.app.security.errors.appId'));
 const generation = z.coerce.number().int().min(1);
-const confirmed = z.literal('yes', { error: 'confirm this step' });
+const confirmed = (t: Translator) => z.literal('yes', { error: t('console.action.confirm.step') });
 
 
 function subject(listing: Awaited<ReturnType<typeof orgAppOrRefuse>>) {
@@ -19,87 +21,116 @@ function subject(listing: Awaited<ReturnType<typeof orgAppOrRefuse>>) {
 }
 
 export const startRotationAction = orgAction(
-  { permission: 'apps.manage', input: z.object({ appId, generation, overlapHours: z.coerce.number().int().min(1, 'at least 1 hour').max(720, 'at most 720 hours (30 days)') }) },
+  {
+    permission: 'apps.manage',
+    input: (t) =>
+      z.object({
+        appId: appId(t),
+        generation,
+        overlapHours: z.coerce
+          .number({ error: t('console.app.security.errors.overlapNumber') })
+          .int(t('console.app.security.errors.overlapInteger'))
+          .min(1, t('console.app.security.errors.overlapMin'))
+          .max(720, t('console.app.security.errors.overlapMax')),
+      }),
+  },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
     const result = await startSecretRotation({ tx, audit }, listing, { generation: input.generation, overlapSeconds: input.overlapHours * 3600 });
     return {
       status: 'ok',
-      message: `Rotation started. Both secrets work until ${result.rotationEndsAt.toISOString()}. Put the new secret in the app's environment, then complete the rotation. It is shown only now:`,
+      message: (await getT('console.app.security.done'))('rotationStarted', { until: result.rotationEndsAt.toISOString() }),
       secret: [`PORTICO_CLIENT_SECRET=${result.secret}`],
     };
   },
 );
 
 export const completeRotationAction = orgAction(
-  { permission: 'apps.manage', input: z.object({ appId, generation, confirmed }) },
+  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), generation, confirmed: confirmed(t) }) },
   async ({ tx, input, access, audit }) => {
     await completeSecretRotation({ tx, audit }, await orgAppOrRefuse(tx, access.org.id, input.appId), input.generation);
-    return { status: 'ok', message: 'Rotation completed: only the new secret works now.' };
+    return { status: 'ok', message: (await getT('console.app.security.done'))('rotationCompleted') };
   },
 );
 
 export const cancelRotationAction = orgAction(
-  { permission: 'apps.manage', input: z.object({ appId, generation, confirmed }) },
+  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), generation, confirmed: confirmed(t) }) },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
     await cancelSecretRotation({ tx, audit }, listing, input.generation);
     // A fresh page: the discarded secret, still on screen in the start form, must not stay there.
-    return { status: 'ok', message: 'Rotation cancelled.', redirect: `/console/${access.org.slug}/apps/${listing.app.id}/security?rotation=cancelled` };
+    return { status: 'ok', message: (await getT('console.app.security.done'))('rotationCancelled'), redirect: `/console/${access.org.slug}/apps/${listing.app.id}/security?rotation=cancelled` };
   },
 );
 
 export const revokeAccessAction = orgAction(
-  { permission: 'apps.manage', input: z.object({ appId, confirmed }) },
+  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), confirmed: confirmed(t) }) },
   async ({ tx, input, access, audit }) => {
     const counts = await revokeAppAccess({ tx, audit }, await orgAppOrRefuse(tx, access.org.id, input.appId));
-    return { status: 'ok', message: `Revoked ${counts.Grant ?? 0} grant(s), ${counts.RefreshToken ?? 0} refresh token(s) and ${counts.AuthorizationCode ?? 0} code(s) in flight.` };
+    return {
+      status: 'ok',
+      message: (await getT('console.app.security.done'))('accessRevoked', { grants: counts.Grant ?? 0, refreshTokens: counts.RefreshToken ?? 0, codes: counts.AuthorizationCode ?? 0 }),
+    };
   },
 );
 
 export const setDevEnvironmentAction = orgAction(
-  { permission: 'apps.manage', input: z.object({ appId, hours: z.coerce.number().int().min(0).max(720, 'at most 720 hours') }) },
+  {
+    permission: 'apps.manage',
+    input: (t) =>
+      z.object({
+        appId: appId(t),
+        hours: z.coerce
+          .number({ error: t('console.app.security.errors.hoursNumber') })
+          .int(t('console.app.security.errors.hoursInteger'))
+          .min(0, t('console.app.security.errors.hoursMin'))
+          .max(720, t('console.app.security.errors.hoursMax')),
+      }),
+  },
   async ({ tx, input, access, audit }) => {
     const until = await setAppDevEnvironment({ tx, audit }, await orgAppOrRefuse(tx, access.org.id, input.appId), input.hours);
-    return { status: 'ok', message: until ? `Dev environment on until ${until.toISOString()}.` : 'Dev environment off: dev-only redirect URIs are refused.' };
+    const t = await getT('console.app.security.done');
+    return { status: 'ok', message: until ? t('devOn', { until: until.toISOString() }) : t('devOff') };
   },
 );
 
 export const addDevRedirectUriAction = orgAction(
   {
     permission: 'apps.manage',
-    input: z.object({
-      appId,
-      redirectUri: z.string().trim().transform((value, ctx) => {
-        const result = validateRedirectUri(value);
-        if (!result.ok) {
-          ctx.addIssue({ code: 'custom', message: result.error });
-          return z.NEVER;
-        }
-        return result.value;
+    input: (t) =>
+      z.object({
+        appId: appId(t),
+        redirectUri: z.string().trim().transform((value, ctx) => {
+          const result = validateRedirectUri(value);
+          if (!result.ok) {
+            ctx.addIssue({ code: 'custom', message: spoken(t, result.text) });
+            return z.NEVER;
+          }
+          return result.value;
+        }),
       }),
-    }),
   },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
-    if (!(await addRedirectUri(tx, listing.clientId, input.redirectUri, true))) throw new ActionRefusal('This redirect URI is registered already.');
+    if (!(await addRedirectUri(tx, listing.clientId, input.redirectUri, true))) throw new ActionRefusal(localized('console.apps.refusals.redirectUriRegistered'));
     await audit({ action: 'app.redirect_uri_added', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: { uri: input.redirectUri, devOnly: true } });
-    return { status: 'ok', message: 'Dev-only redirect URI added: it works while the dev environment is on.' };
+    return { status: 'ok', message: (await getT('console.app.security.done'))('devUriAdded') };
   },
 );
 
 export const issueSurfaceSecretAction = orgAction(
-  { permission: 'apps.manage', input: z.object({ appId, confirmed: z.enum(['no', 'yes']).optional() }) },
+  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), confirmed: z.enum(['no', 'yes']).optional() }) },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
     const state = await surfaceStateOf(tx, listing.app.id);
     // A second "create" from a stale page must not silently cut off a secret the app already uses.
-    if (state.hasSecret && input.confirmed !== 'yes') throw new ActionRefusal('This app has a surface secret already. Reload the page to replace it.');
+    if (state.hasSecret && input.confirmed !== 'yes') throw new ActionRefusal(localized('console.app.security.refusals.surfaceSecretExists'));
     const secret = await issueSurfaceSecret(tx, listing.app.id, runtime().atRestKey);
+    const t = await getT('console.app.security.done');
     await audit({ action: state.hasSecret ? 'app.surface_secret_replaced' : 'app.surface_secret_created', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId });
     return {
       status: 'ok',
-      message: `${state.hasSecret ? 'The previous surface secret stopped working now. ' : ''}Put this in the app's environment; it is shown only now:`,
+      message: state.hasSecret ? t('surfaceSecretReplaced') : t('surfaceSecretCreated'),
       secret: [`PORTICO_SURFACE_SECRET=${secret}`],
     };
   },
@@ -112,11 +143,11 @@ export const issueSurfaceSecretAction = orgAction(
 export const verifySurfaceAction = orgAction(
   {
     permission: 'apps.manage',
-    input: z.object({ appId }),
+    input: (t) => z.object({ appId: appId(t) }),
     prepare: async ({ input, access }) => {
       const listing = await orgAppOrRefuse(db(), access.org.id, input.appId);
       const secret = await surfaceSecretOf(db(), listing.app.id, runtime().atRestKey);
-      if (!secret) throw new ActionRefusal('Create a surface secret first: Portico signs its call to the app with it.');
+      if (!secret) throw new ActionRefusal(localized('console.app.security.refusals.noSurfaceSecret'));
       const state = await surfaceStateOf(db(), listing.app.id);
       const verification = await verifyAppSurface({ publishOrigin: listing.app.publishOrigin, secret, declaration: state.declaration }, surfaceVerificationFetch({ allowLoopback: runtime().env.outboundAllowLoopback }));
       return { verification, declaredAt: state.declaredAt?.getTime() ?? null, secretCreatedAt: state.secretCreatedAt?.getTime() ?? null };
@@ -128,7 +159,7 @@ export const verifySurfaceAction = orgAction(
     // would be shown against a declaration it never saw.
     const now = await surfaceStateOf(tx, listing.app.id);
     if ((now.declaredAt?.getTime() ?? null) !== declaredAt || (now.secretCreatedAt?.getTime() ?? null) !== secretCreatedAt) {
-      throw new ActionRefusal('The app declared its surface again (or its secret changed) while Portico was verifying: verify again.');
+      throw new ActionRefusal(localized('console.app.security.refusals.surfaceChanged'));
     }
     await recordVerification(tx, listing.app.id, prepared);
     await audit({
@@ -143,6 +174,6 @@ export const verifySurfaceAction = orgAction(
           : {}),
       },
     });
-    return { status: 'ok', message: 'Verification done: the outcome is under “Last verification”.' };
+    return { status: 'ok', message: (await getT('console.app.security.done'))('verified') };
   },
 );

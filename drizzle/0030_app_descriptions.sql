@@ -1,0 +1,1 @@
+ALTER TABLE "apps" ADD COLUMN "descriptions" jsonb DEFAULT '{}'::jsonb NOT NULL;

@@ -3,31 +3,20 @@
 // an organization's default; a person's own choice from the footer, kept on their account and followed by their mail.
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { Secret, TOTP } from 'otpauth';
-import * as oidc from 'openid-client';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
 import { E2E_ISSUER } from './support/constants';
 import { FLIGHT_DECK, LINGUA, ROCKETS } from './support/fixtures';
 import { waitForMail } from './support/mail';
 import { pkceAuthorizationRequest } from './support/mcp-oauth';
-import { fillSignIn, interceptCallback } from './support/relying-party';
+import { appAuthorizationUrl, interceptCallback } from './support/relying-party';
 
 test.describe.configure({ mode: 'serial' });
 
 const READER = LINGUA.reader;
 let recoveryCodes: string[] = [];
 
-async function rocketsAuthorizationUrl(extra: Record<string, string> = {}) {
-  const config = await oidc.discovery(new URL(E2E_ISSUER), ROCKETS.clientId, undefined, oidc.ClientSecretBasic(ROCKETS.clientSecret), { execute: [oidc.allowInsecureRequests] });
-  return oidc.buildAuthorizationUrl(config, {
-    redirect_uri: ROCKETS.redirectUri,
-    scope: 'openid',
-    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-    code_challenge_method: 'S256',
-    state: oidc.randomState(),
-    ...extra,
-  });
-}
+const rocketsAuthorizationUrl = (extra: Record<string, string> = {}) => appAuthorizationUrl(ROCKETS, extra);
 
 async function expectLanguage(page: Page, lang: string) {
   await expect(page.locator('html')).toHaveAttribute('lang', lang);
@@ -205,16 +194,7 @@ test('an app’s description per language: its admins write it, the sign-in card
   await form.getByRole('button', { name: 'Save descriptions' }).click();
   await expect(form.getByTestId('action-ok')).toBeVisible();
 
-  const config = await oidc.discovery(new URL(E2E_ISSUER), FLIGHT_DECK.clientId, undefined, oidc.ClientSecretBasic(FLIGHT_DECK.clientSecret), { execute: [oidc.allowInsecureRequests] });
-  const cardUrl = async (uiLocales: string) =>
-    oidc.buildAuthorizationUrl(config, {
-      redirect_uri: FLIGHT_DECK.redirectUri,
-      scope: 'openid',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-      code_challenge_method: 'S256',
-      state: oidc.randomState(),
-      ui_locales: uiLocales,
-    }).href;
+  const cardUrl = async (uiLocales: string) => (await appAuthorizationUrl(FLIGHT_DECK, { ui_locales: uiLocales })).href;
   const reader = await (await browser.newContext()).newPage();
   await reader.goto(await cardUrl('pt-BR'));
   await expect(reader.getByTestId('app-description')).toHaveText('Notas compartilhadas da equipe de lançamento.');

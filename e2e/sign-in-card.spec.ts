@@ -4,21 +4,9 @@ import * as oidc from 'openid-client';
 import { DEMO, E2E_ISSUER } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 import { expectAccessible } from './support/accessibility';
-import { demoRelyingParty, fillSignIn, interceptCallback, newAuthorizationRequest, signInAndExchange } from './support/relying-party';
+import { appAuthorizationUrl, demoRelyingParty, fillSignIn, interceptCallback, newAuthorizationRequest, signInAndExchange } from './support/relying-party';
 
-async function rocketsAuthorizationUrl(extra: Record<string, string> = {}) {
-  const config = await oidc.discovery(new URL(E2E_ISSUER), ROCKETS.clientId, undefined, oidc.ClientSecretBasic(ROCKETS.clientSecret), {
-    execute: [oidc.allowInsecureRequests],
-  });
-  return oidc.buildAuthorizationUrl(config, {
-    redirect_uri: ROCKETS.redirectUri,
-    scope: 'openid',
-    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-    code_challenge_method: 'S256',
-    state: oidc.randomState(),
-    ...extra,
-  });
-}
+const rocketsAuthorizationUrl = (extra: Record<string, string> = {}) => appAuthorizationUrl(ROCKETS, extra);
 
 async function backgroundOf(page: Page, selector: string): Promise<string> {
   return page.locator(selector).first().evaluate((element) => getComputedStyle(element).backgroundColor);

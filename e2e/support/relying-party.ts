@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import type { Page, TestInfo } from '@playwright/test';
 import * as oidc from 'openid-client';
-import { DEMO } from './constants';
+import { DEMO, E2E_ISSUER } from './constants';
 
 export async function demoRelyingParty(issuer: string, secret: string = DEMO.clientSecret): Promise<oidc.Configuration> {
   return oidc.discovery(new URL(issuer), DEMO.clientId, undefined, oidc.ClientSecretBasic(secret), {
@@ -103,4 +103,20 @@ export async function signInAndExchange(
   const { request, callbackUrl, checks } = await signInForCallback(page, config, testInfo, scope, extra);
   const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, checks);
   return { request, callbackUrl, tokens };
+}
+
+/**
+ * An authorization request of one of the fixture apps' own confidential clients (openid-client builds it), with
+ * PKCE and any extra parameters (ui_locales, login_hint…): the URL a browser opens.
+ */
+export async function appAuthorizationUrl(app: { clientId: string; clientSecret: string; redirectUri: string }, extra: Record<string, string> = {}): Promise<URL> {
+  const config = await oidc.discovery(new URL(E2E_ISSUER), app.clientId, undefined, oidc.ClientSecretBasic(app.clientSecret), { execute: [oidc.allowInsecureRequests] });
+  return oidc.buildAuthorizationUrl(config, {
+    redirect_uri: app.redirectUri,
+    scope: 'openid',
+    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
+    state: oidc.randomState(),
+    ...extra,
+  });
 }

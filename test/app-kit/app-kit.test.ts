@@ -112,7 +112,8 @@ describe('the app kit', () => {
     const issued = await fetch(`${harness.issuer}/oidc/token`, { method: 'POST', body: await agentTokenRequestBody(harness.keys.signingKeys, harness.issuer, connection.id) });
     const accessToken = String(((await issued.json()) as { access_token: string }).access_token);
 
-    const app = await startExampleApp({ origin: 'http://127.0.0.1:45692', issuer: harness.issuer, appIdentity: appA.app.identity });
+    // A fixed port below Linux's ephemeral range (32768–60999), which an outgoing connection may hold at any moment.
+    const app = await startExampleApp({ origin: 'http://127.0.0.1:4792', issuer: harness.issuer, appIdentity: appA.app.identity });
     try {
       // The metadata lists every scope a tool needs (RFC 9728 scopes_supported).
       const metadata = (await (await fetch(`${app.origin}/.well-known/oauth-protected-resource/api/mcp`)).json()) as { scopes_supported: string[] };

@@ -6,7 +6,7 @@
 import { cookies, headers } from 'next/headers';
 import { eq, inArray } from 'drizzle-orm';
 import { CONSOLE_SESSION_COOKIE, findConsoleSession } from '@/lib/accounts/console-sessions';
-import { CENTRAL_COOKIE, findCentralSession } from '@/lib/approvals/central';
+import { CENTRAL_COOKIE, EMBEDDED_CENTRAL_COOKIE, findCentralSession } from '@/lib/approvals/central';
 import { users } from '@/lib/db/schema';
 import { supportedLocale } from '@/lib/i18n/catalogs';
 import { LOCALE_COOKIE } from '@/lib/i18n/request-locale';
@@ -26,8 +26,11 @@ export async function chooseLanguage(formData: FormData): Promise<void> {
   const consoleSession = await findConsoleSession(db(), jar.get(CONSOLE_SESSION_COOKIE)?.value);
   if (consoleSession) signedIn.add(consoleSession.user.id);
   const issuer = env.PORTICO_ISSUER;
-  const centralSession = await findCentralSession(db(), jar.get(CENTRAL_COOKIE)?.value, { origin: new URL(issuer).origin, installation: issuer, surface: 'external' });
-  if (centralSession) signedIn.add(centralSession.user.id);
+  // Both centrals: inside another site's frame this cookie of ours may not be kept (SameSite=Lax), the account's choice is.
+  for (const [cookie, surface] of [[CENTRAL_COOKIE, 'external'], [EMBEDDED_CENTRAL_COOKIE, 'embedded']] as const) {
+    const centralSession = await findCentralSession(db(), jar.get(cookie)?.value, { origin: new URL(issuer).origin, installation: issuer, surface });
+    if (centralSession) signedIn.add(centralSession.user.id);
+  }
   const browserSession = await findBrowserSession(provider, (await headers()).get('cookie')).catch(() => undefined);
   if (browserSession) signedIn.add(browserSession.accountId);
   if (signedIn.size > 0) await db().update(users).set({ locale }).where(signedIn.size === 1 ? eq(users.id, [...signedIn][0]!) : inArray(users.id, [...signedIn]));

@@ -62,16 +62,26 @@ function englishText(fullKey: string): string {
  * A translator for one language (mails, MCP texts, server components through lib/i18n/server.ts). A key missing
  * from a catalog shows the English text instead of failing the page (the catalog test keeps that from happening).
  */
+const translators = new Map<string, unknown>();
+
 export function translator<N extends Namespace = never>(locale: string, namespace?: N) {
   const known = supportedLocale(locale) ?? DEFAULT_LOCALE;
-  return createTranslator<Messages, N>({
-    locale: known,
-    messages: messagesFor(known),
-    namespace,
-    timeZone: 'UTC',
-    onError: () => undefined,
-    getMessageFallback: ({ key, namespace: within }) => englishText(within ? `${within}.${key}` : key),
-  });
+  // One per language and namespace for the process: a translator keeps the messages it has parsed, and every page,
+  // mail and refusal asks for the same few.
+  const cacheKey = `${known} ${namespace ?? ''}`;
+  let made = translators.get(cacheKey) as ReturnType<typeof createTranslator<Messages, N>> | undefined;
+  if (!made) {
+    made = createTranslator<Messages, N>({
+      locale: known,
+      messages: messagesFor(known),
+      namespace,
+      timeZone: 'UTC',
+      onError: () => undefined,
+      getMessageFallback: ({ key, namespace: within }) => englishText(within ? `${within}.${key}` : key),
+    });
+    translators.set(cacheKey, made);
+  }
+  return made;
 }
 
 /** A translator of one namespace, for helpers that take one as an argument. */

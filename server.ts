@@ -68,7 +68,7 @@ async function runServer(role: 'single' | 'worker'): Promise<void> {
     const { address, family, port } = server.address() as AddressInfo;
     return family === 'IPv6' ? `[${address}]:${port}` : `${address}:${port}`;
   });
-  booted.runtime.mail.start();
+  booted.runtime.outbox.start();
 
   // CLI commands run here while the server holds the data folder (the embedded database admits one process); in a
   // cluster, the primary answers them.
@@ -77,7 +77,7 @@ async function runServer(role: 'single' | 'worker'): Promise<void> {
       ? await startControlSocket({
           dataDir: env.dataDir,
           context: () => ({ db: drizzleFor(booted.runtime.raw), issuer: env.PORTICO_ISSUER, atRestKey: booted.runtime.atRestKey }),
-          afterCommand: () => booted.runtime.mail.kick(),
+          afterCommand: () => booted.runtime.outbox.kick(),
         })
       : undefined;
   if (role === 'single') printBanner(env, booted, addresses);
@@ -93,7 +93,7 @@ async function runServer(role: 'single' | 'worker'): Promise<void> {
       server.closeAllConnections();
     }
     await control?.close().catch(() => {});
-    await booted.runtime.mail.stop().catch(() => {});
+    await booted.runtime.outbox.stop().catch(() => {});
     await booted.runtime.raw.close().catch(() => {});
     process.exit(0);
   };
@@ -132,11 +132,11 @@ const RESTART_WINDOW_MS = 60_000;
 /** The cluster's primary: boots once, forks the server processes, replaces one that dies, stops them all. */
 async function runPrimary(config: Env): Promise<void> {
   const booted = await boot({ seedDemo: true });
-  booted.runtime.mail.start();
+  booted.runtime.outbox.start();
   const control = await startControlSocket({
     dataDir: config.dataDir,
     context: () => ({ db: drizzleFor(booted.runtime.raw), issuer: config.PORTICO_ISSUER, atRestKey: booted.runtime.atRestKey }),
-    afterCommand: () => booted.runtime.mail.kick(),
+    afterCommand: () => booted.runtime.outbox.kick(),
   });
   let stopping = false;
   const restarts: number[] = [];
@@ -200,7 +200,7 @@ async function runPrimary(config: Env): Promise<void> {
       ),
     );
     await control?.close().catch(() => {});
-    await booted.runtime.mail.stop().catch(() => {});
+    await booted.runtime.outbox.stop().catch(() => {});
     await booted.runtime.raw.close().catch(() => {});
     process.exit(exitCode);
   };

@@ -11,8 +11,9 @@ import { createProvider } from './oidc/provider';
 import { installRuntime, type PorticoRuntime } from './runtime';
 import { parseRiskOverrides, porticoRiskLevels } from './mcp/tools';
 import { seedDemo, type DemoSeedResult } from './seed/demo';
-import { createMailDispatcher } from './mail/dispatcher';
-import { createMailSender } from './mail/transport';
+import { createDeliveryDispatcher } from './deliveries/dispatcher';
+import { createMailSender, mailDelivery } from './mail/transport';
+import { webhookDelivery } from './webhooks/deliver';
 
 export interface BootResult {
   runtime: PorticoRuntime;
@@ -64,8 +65,11 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
       refreshTokenReuseGraceSeconds: env.PORTICO_REFRESH_REUSE_GRACE_SECONDS,
       outboundAllowLoopback: env.outboundAllowLoopback,
     });
-    const mail = createMailDispatcher(() => db, secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir }));
-    const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key, riskLevels, mail };
+    const outbox = createDeliveryDispatcher(() => db, {
+      mail: mailDelivery(secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir })),
+      webhook: webhookDelivery({ db: () => db, atRestKey: secret.key, outbound: { allowLoopback: env.outboundAllowLoopback } }),
+    });
+    const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key, riskLevels, outbox };
     installRuntime(runtime);
     const seed = env.PORTICO_DEMO_SEED && options.seedDemo !== false
       ? await seedDemo(db, {

@@ -5,7 +5,7 @@ import type Provider from 'oidc-provider';
 import type { JWK } from 'jose';
 import { drizzleFor, type Database, type RawDatabase } from './db/client';
 import type { Env } from './env';
-import type { MailDispatcher } from './mail/dispatcher';
+import type { DeliveryDispatcher } from './deliveries/dispatcher';
 import type { RiskLevel } from '../app-kit/risk';
 
 export interface PorticoRuntime {
@@ -23,8 +23,8 @@ export interface PorticoRuntime {
   atRestKey: Uint8Array;
   /** The effective risk level of each of Portico's MCP tools (declarations raised by PORTICO_RISK_OVERRIDES). */
   riskLevels: Readonly<Record<string, RiskLevel>>;
-  /** Delivers the mail outbox; started by the server process only (the CLI prints links instead of mailing). */
-  mail: MailDispatcher;
+  /** Delivers the outbound outbox (mail, webhooks); started by the server process only (the CLI prints links instead of mailing). */
+  outbox: DeliveryDispatcher;
 }
 
 const REGISTRY = Symbol.for('portico.runtime');

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database, Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
-import { enqueueMail } from '../mail/outbox';
+import { enqueueMail } from '../deliveries/outbox';
 import { mailLocaleFor } from '../i18n/recipient';
 import { passwordResetMail, type MailMessage } from '../mail/messages';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';

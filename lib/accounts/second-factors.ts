@@ -16,7 +16,7 @@ import { recordAuditEvent } from '../audit/events';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { mailLocaleFor } from '../i18n/recipient';
 import { secondFactorChangedMail, type SecondFactorKind } from '../mail/messages';
-import { enqueueMail } from '../mail/outbox';
+import { enqueueMail } from '../deliveries/outbox';
 import type { AccountMailContext } from './password-reset';
 import type { User } from './users';
 import { passkeys, recoveryCodes, totpFactors } from '../db/schema';

@@ -5,7 +5,7 @@
 import { recordAuditEvent } from '../audit/events';
 import type { Database } from '../db/client';
 import { postgresErrorCode } from '../db/client';
-import { enqueueMail } from '../mail/outbox';
+import { enqueueMail } from '../deliveries/outbox';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { mailLocaleFor } from '../i18n/recipient';
 import { passwordChangedMail, verifyEmailMail } from '../mail/messages';

@@ -10,7 +10,7 @@ import { addTeamMemberCommand, createTeamCommand, grantTeamScopeCommand, revokeT
 import { listTeams } from '../accounts/teams';
 import { CommandRefusal } from '../accounts/org-operation';
 import { env } from '../env';
-import { enqueueMail } from '../mail/outbox';
+import { enqueueMail } from '../deliveries/outbox';
 import { createUser, findUserByEmail } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
 import { issueSurfaceSecret } from '../clients/surface';

@@ -79,6 +79,16 @@ async function checkedAddresses(hostname: string, policy: OutboundPolicy): Promi
   return addresses;
 }
 
+/**
+ * Checks a destination before it is saved (a webhook endpoint): the URL's host must resolve, and only to addresses
+ * the policy allows. Every request checks again before it connects (the address may have changed since).
+ */
+export async function assertAllowedDestination(target: string | URL, policy: OutboundPolicy): Promise<void> {
+  const url = new URL(target);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new OutboundRefused('not_http');
+  await checkedAddresses(url.hostname, policy);
+}
+
 export interface OutboundRequest {
   method?: string;
   headers?: HeadersInit;

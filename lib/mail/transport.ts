@@ -7,7 +7,11 @@ import { randomBytes } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { terminalText } from '../util/visible-text';
 import type { MailMessage } from './messages';
-import type { SendMail } from './outbox';
+import type { DeliveryHandler } from '../deliveries/outbox';
+import { decryptAtRest } from '../security/at-rest';
+
+/** Sends one message; throws when the transport refuses it. */
+export type SendMail = (message: MailMessage) => Promise<void>;
 
 export interface MailTransportOptions {
   smtpUrl?: string;
@@ -37,5 +41,12 @@ export function createMailSender(options: MailTransportOptions): SendMail {
     // Owner-only: the message holds a single-use link.
     writeFileSync(file, info.message as Buffer, { mode: 0o600 });
     log(`[mail] development outbox: "${terminalText(message.subject)}" to ${terminalText(message.to)} → ${file}${message.link ? `\n[mail]   link: ${message.link}` : ''}`);
+  };
+}
+
+/** The outbox's mail channel: opens the sealed message and sends it. */
+export function mailDelivery(atRestKey: Uint8Array, send: SendMail): DeliveryHandler {
+  return async (delivery) => {
+    await send(JSON.parse(await decryptAtRest(delivery.sealedPayload ?? '', atRestKey)) as MailMessage);
   };
 }

@@ -19,7 +19,7 @@ import { acceptInvitationWithPassword, changeOwnPassword, sendVerificationLink, 
 import { createTeam } from '../../lib/accounts/teams';
 import { createUser, findUserByEmail } from '../../lib/accounts/users';
 import { runCli } from '../../lib/cli';
-import { accountLinks, auditEvents, invitations, mailOutbox, teamMembers, users } from '../../lib/db/schema';
+import { accountLinks, auditEvents, invitations, outboundDeliveries, teamMembers, users } from '../../lib/db/schema';
 import { decryptAtRest } from '../../lib/security/at-rest';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type Harness } from '../support/provider-harness';
@@ -40,8 +40,8 @@ afterAll(async () => {
 });
 
 async function queuedMailTo(to: string): Promise<{ subject: string; text: string; link?: string }[]> {
-  const rows = await database.db.select().from(mailOutbox).where(eq(mailOutbox.recipient, to));
-  return Promise.all(rows.map(async (row) => JSON.parse(await decryptAtRest(row.sealedMessage, atRestKey))));
+  const rows = await database.db.select().from(outboundDeliveries).where(eq(outboundDeliveries.recipient, to));
+  return Promise.all(rows.map(async (row) => JSON.parse(await decryptAtRest(row.sealedPayload!, atRestKey))));
 }
 
 function invite(orgId: string, email: string, extra: Partial<Parameters<typeof inviteToOrganization>[1]> = {}) {

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mailOutbox } from '../../lib/db/schema';
-import { deliverDueMail, enqueueMail, MAX_DELIVERY_ATTEMPTS } from '../../lib/mail/outbox';
+import { outboundDeliveries as mailOutbox } from '../../lib/db/schema';
+import { deliverDue, enqueueMail, MAX_DELIVERY_ATTEMPTS } from '../../lib/deliveries/outbox';
 import { invitationMail } from '../../lib/mail/messages';
-import { createMailSender } from '../../lib/mail/transport';
+import { createMailSender, mailDelivery, type SendMail } from '../../lib/mail/transport';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { startMailbox, type Mailbox } from '../support/mailbox';
 
@@ -23,6 +23,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([database.close(), mailbox.close()]);
 });
+
+/** The outbox's mail channel alone, as the CLI's process would run it. */
+function deliverDueMail(db: TestDatabase['db'], atRestKey: Uint8Array, send: SendMail, limit?: number) {
+  return deliverDue(db, { mail: mailDelivery(atRestKey, send) }, limit);
+}
 
 function invitation(to: string) {
   return invitationMail({ to, locale: 'en', organization: 'Acme <script>', inviter: 'Ada', link: 'https://id.example/invite/abc', expiresInDays: 7 });
@@ -41,8 +46,8 @@ describe('mail outbox', () => {
       .catch(() => {});
     const [row] = await database.db.select().from(mailOutbox);
     expect(row?.recipient).toBe('ada@example.test');
-    expect(row?.sealedMessage).not.toContain('invite/abc');
-    expect(row?.sealedMessage.split('.')).toHaveLength(5); // a compact JWE
+    expect(row?.sealedPayload).not.toContain('invite/abc');
+    expect(row?.sealedPayload?.split('.')).toHaveLength(5); // a compact JWE
 
     expect(await deliverDueMail(database.db, key, send)).toEqual({ sent: 1, retrying: 0, failed: 0 });
     const received = await mailbox.waitFor('ada@example.test');
@@ -69,7 +74,7 @@ describe('mail outbox', () => {
     expect(await deliverDueMail(database.db, key, send)).toEqual({ sent: 0, retrying: 0, failed: 1 });
     const [failed] = await database.db.select().from(mailOutbox);
     expect(failed?.failedAt).not.toBeNull();
-    expect(failed?.sealedMessage).toBe('');
+    expect(failed?.sealedPayload).toBe('');
     await database.db.delete(mailOutbox);
     mailbox.refuse.clear();
   });

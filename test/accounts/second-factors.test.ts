@@ -17,7 +17,8 @@ import {
 import { createUser, type User } from '../../lib/accounts/users';
 import { hashPassword } from '../../lib/accounts/passwords';
 import { totpFactors } from '../../lib/db/schema';
-import { deliverDueMail } from '../../lib/mail/outbox';
+import { deliverDue } from '../../lib/deliveries/outbox';
+import { mailDelivery } from '../../lib/mail/transport';
 import type { MailMessage } from '../../lib/mail/messages';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 
@@ -128,7 +129,7 @@ describe('second factors: TOTP and recovery codes', () => {
     expect((await secondFactorStateOf(database.db, user.id)).totp).toBe('none');
     // The owner was told of both changes (queued in the changes' transactions), and of nothing that was refused.
     const notices: MailMessage[] = [];
-    await deliverDueMail(database.db, atRestKey, async (message) => void notices.push(message));
+    await deliverDue(database.db, { mail: mailDelivery(atRestKey, async (message) => void notices.push(message)) });
     expect(notices.filter((notice) => notice.to === user.email).map((notice) => notice.subject).sort()).toEqual(['Authenticator app added to your account', 'Authenticator app removed from your account']);
   });
 });

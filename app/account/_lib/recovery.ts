@@ -44,6 +44,6 @@ export async function handleRecoveryRequest(request: Request, input: { page: str
     { email, ip: clientIpFromHeaders(request.headers), orgId: input.orgId, organizationName: input.organizationName },
   );
   if (outcome.status === 'throttled') return tooManyRequests(await requestLocale(), outcome.retryAfterSeconds, input.page);
-  runtime().mail.kick();
+  runtime().outbox.kick();
   return seeOther(`${input.page}?sent=1`);
 }

@@ -12,7 +12,7 @@ import { CommandRefusal, runOrgOperation } from '@/lib/accounts/org-operation';
 import type { AuditRecord } from '@/lib/audit/events';
 import type { Transaction } from '@/lib/db/client';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { enqueueMail } from '@/lib/mail/outbox';
+import { enqueueMail } from '@/lib/deliveries/outbox';
 import type { MailMessage } from '@/lib/mail/messages';
 import { db, runtime } from '@/lib/runtime';
 import { textIn, translator, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';
@@ -138,7 +138,7 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
             },
           }),
       );
-      if (mailQueued) runtime().mail.kick();
+      if (mailQueued) runtime().outbox.kick();
       if (result.redirect) redirect(result.redirect);
       revalidatePath(`/console/${access.org.slug}`, 'layout');
       return result;

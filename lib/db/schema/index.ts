@@ -6,5 +6,5 @@ export * from './system';
 export * from './audit';
 export * from './mcp';
 export * from './approvals';
-export * from './mail';
+export * from './deliveries';
 export * from './second-factors';

@@ -1,0 +1,87 @@
+// Everything Portico sends out — mail, webhooks, and later logout tokens and security event tokens — goes through
+// one durable outbox: written in the transaction of the change that causes it, delivered afterwards by the
+// dispatcher of whichever instance leases it (lib/deliveries/), retried with backoff, one delivery at a time across
+// instances. A crash between commit and delivery loses nothing, and no request waits for a remote server.
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { organizations } from './accounts';
+
+/** What a delivery is, and so who delivers it. */
+export const DELIVERY_CHANNELS = ['mail', 'webhook'] as const;
+export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];
+
+/**
+ * An organization's webhook endpoint (Standard Webhooks). The URL is sealed at rest: an incoming-webhook URL of a
+ * chat service carries its own secret in the path. The signing secret is sealed (HMAC needs it back, so it cannot be
+ * hashed); during a rotation the previous one keeps signing beside the new one until `previous_secret_expires_at`.
+ */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** JWE (lib/security/at-rest.ts) of the endpoint's URL. */
+    sealedUrl: text('sealed_url').notNull(),
+    /** What the console shows: the origin, and the path only where it holds no secret (standard endpoints). */
+    displayUrl: text('display_url').notNull(),
+    /** standard: a Standard Webhooks event; slack: `{"text": …}` for a chat's incoming webhook. */
+    format: text('format', { enum: ['standard', 'slack'] }).notNull().default('standard'),
+    description: text('description').notNull().default(''),
+    /** Event types (`approval.requested`) or whole families (`approval.*`), or `*`. */
+    events: text('events').array().notNull(),
+    /** JWE of `whsec_…`. */
+    sealedSecret: text('sealed_secret').notNull(),
+    sealedPreviousSecret: text('sealed_previous_secret'),
+    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
+    enabled: boolean('enabled').notNull().default(true),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('webhook_endpoints_org_idx').on(t.orgId),
+    check('webhook_endpoints_previous_secret', sql`(${t.sealedPreviousSecret} IS NULL) = (${t.previousSecretExpiresAt} IS NULL)`),
+  ],
+);
+
+export const outboundDeliveries = pgTable(
+  'outbound_deliveries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    channel: text('channel', { enum: DELIVERY_CHANNELS }).notNull(),
+    /** The organization it is about (the console's delivery log), when there is one. */
+    orgId: uuid('org_id'),
+    /** webhook: the endpoint; deleting the endpoint deletes its deliveries. */
+    endpointId: uuid('endpoint_id').references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    /** In clear, for logs and the console: a mail's address, an endpoint's display URL. */
+    recipient: text('recipient').notNull(),
+    /** webhook: the Standard Webhooks `webhook-id` (the same on every retry and redelivery of one message). */
+    messageId: text('message_id'),
+    eventType: text('event_type'),
+    /** The message, when it carries no secret (webhook events). */
+    payload: jsonb('payload'),
+    /** The message sealed (JWE), when it carries one (mail holds single-use links); wiped when delivery gives up. */
+    sealedPayload: text('sealed_payload'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** When it is due; a leased delivery's is pushed past its lease. */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    attempts: integer('attempts').notNull().default(0),
+    /** The last failure, never the message. */
+    lastError: text('last_error'),
+    /** webhook: the HTTP status of the last attempt that got an answer. */
+    lastStatus: integer('last_status'),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+    /** Delivery gave up (after the last retry). */
+    failedAt: timestamp('failed_at', { withTimezone: true }),
+    /** A redelivery names the delivery it repeats. */
+    redeliveryOf: uuid('redelivery_of'),
+    /** The audit event it came from (webhook events), for the console's link. */
+    auditEventId: bigint('audit_event_id', { mode: 'number' }),
+  },
+  (t) => [
+    index('outbound_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.deliveredAt} IS NULL AND ${t.failedAt} IS NULL`),
+    index('outbound_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
+    check('outbound_deliveries_shape', sql`(${t.channel} = 'mail' AND ${t.sealedPayload} IS NOT NULL) OR (${t.channel} = 'webhook' AND ${t.endpointId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL)`),
+  ],
+);

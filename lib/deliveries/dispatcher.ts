@@ -1,0 +1,66 @@
+// The outbound dispatcher of one Portico process: delivers the outbox (lib/deliveries/outbox.ts) every few
+// seconds, and at once when a request of this process has just queued something (kick). Other instances' deliveries
+// are picked up by their own dispatchers or by this one's next round; the lease keeps two from attempting one.
+import type { Database } from '../db/client';
+import { deliverDue, type DeliveryHandlers } from './outbox';
+
+const ROUND_MS = 3_000;
+
+export interface DeliveryDispatcher {
+  start(): void;
+  /** Deliver soon: something was committed to the outbox. */
+  kick(): void;
+  stop(): Promise<void>;
+}
+
+export function createDeliveryDispatcher(db: () => Database, handlers: DeliveryHandlers, log: (line: string) => void = console.error): DeliveryDispatcher {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let started = false;
+  let stopped = false;
+
+  async function round(): Promise<void> {
+    do {
+      again = false;
+      try {
+        const report = await deliverDue(db(), handlers);
+        if (report.retrying + report.failed > 0) log(`[outbox] ${report.sent} delivered, ${report.retrying} to retry, ${report.failed} given up (see the outbound_deliveries table)`);
+        // A full batch: more may be waiting.
+        if (report.sent + report.retrying + report.failed >= 20) again = true;
+      } catch (error) {
+        // The database may be briefly unavailable: the next round tries again.
+        log(`[outbox] delivery round failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    } while (again && !stopped);
+  }
+
+  function run(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = round().finally(() => {
+      running = undefined;
+    });
+  }
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      timer = setInterval(run, ROUND_MS);
+      timer.unref();
+      run();
+    },
+    kick() {
+      if (started) setImmediate(run);
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// A real HTTPS receiver in the test process, serving the loopback certificate the tests trust (test/support/
+// global-setup.ts sets NODE_EXTRA_CA_CERTS for the workers): Portico's webhooks reach it exactly as they would reach
+// an organization's server. It keeps every request and can be told to fail the next ones.
+import { createServer, type IncomingHttpHeaders } from 'node:https';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { loopbackTlsFiles } from '../../e2e/support/tls';
+
+export interface ReceivedWebhook {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  status: number;
+}
+
+export interface WebhookReceiver {
+  /** https://localhost:<port> */
+  origin: string;
+  received: ReceivedWebhook[];
+  /** The statuses of the next answers (then 204 again). */
+  failNext(...statuses: number[]): void;
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const tls = loopbackTlsFiles();
+  const received: ReceivedWebhook[] = [];
+  const failures: number[] = [];
+  const server = createServer({ cert: readFileSync(tls.certPath), key: readFileSync(tls.keyPath) }, (request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const status = failures.shift() ?? 204;
+      received.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), status });
+      response.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `https://localhost:${(server.address() as AddressInfo).port}`,
+    received,
+    failNext: (...statuses) => failures.push(...statuses),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -130,6 +130,22 @@ for (const language of supportedLocales()) {
       await page.goto(`${org}/audit`);
       const event = await page.getByRole('link', { name: new RegExp(`^${translator(pageLanguage, 'console.auditTable')('eventLabel', { id: '', action: '' }).split(' ')[0]} `) }).first().getAttribute('href');
       await check(page, testInfo, '/console/[org]/audit/[id]', event!);
+
+      // Webhooks: an endpoint on a closed loopback port that subscribes to an event nothing here sends, removed after.
+      await check(page, testInfo, '/console/[org]/settings/webhooks', `${org}/settings/webhooks`);
+      const add = page.getByTestId('add-webhook');
+      await add.locator('input[name="url"]').fill('https://localhost:1/every-page');
+      await add.locator('input[value="approval.*"]').uncheck();
+      await add.locator('input[value="approval.escalated"]').check();
+      await add.locator('button[type="submit"]').click();
+      await add.getByTestId('action-next').click();
+      await page.waitForURL(/\/settings\/webhooks\/[0-9a-f-]{36}$/);
+      const endpoint = new URL(page.url()).pathname;
+      await check(page, testInfo, '/console/[org]/settings/webhooks/[endpoint]', endpoint);
+      const webhooks = translator(pageLanguage, 'console.webhooks');
+      await page.getByRole('button', { name: webhooks('endpoint.delete.submit') }).click();
+      await page.getByRole('button', { name: webhooks('endpoint.delete.confirmLabel') }).click();
+      await page.waitForURL(/\/settings\/webhooks$/);
     });
 
     test('no page is left out', () => {

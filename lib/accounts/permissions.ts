@@ -14,6 +14,8 @@ export const PERMISSIONS = [
   // The organization's sign-in security (who must have a second factor): owners only, since it can also be weakened.
   'security.manage',
   'audit.read',
+  // The organization's webhooks: what leaves Portico about it, and where to. Owners and admins (who read the audit).
+  'webhooks.manage',
   // Deciding approval requests and revoking their grants: the organization's operators, its owners.
   'approvals.decide',
   'ownership.transfer',

@@ -167,6 +167,43 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
     deny: { summary: 'Deny an access request (asks first).', usage: '<request id> [--yes]', options: { yes }, example: 'approvals deny apr_…' },
     revoke: { summary: 'Revoke an access grant before it expires (asks first).', usage: '<grant id (apg_…) | request id> [--yes]', options: { yes }, example: 'approvals revoke apg_…' },
   },
+  webhooks: {
+    list: { summary: 'List an organization’s webhook endpoints and what happened to their latest delivery.', usage: '--org <slug>', options: { org: org() }, example: 'webhooks list --org acme' },
+    add: {
+      summary: 'Add a webhook endpoint and print its signing secret (shown only now).',
+      usage: '--org <slug> --url <https://…> --event <type> [--event <type>…] [--format standard|slack] [--description <text>]',
+      options: {
+        org: org(),
+        url: { type: 'string', help: 'the endpoint: https, on a public address' },
+        event: { type: 'string', multiple: true, help: 'an event type (approval.requested), a family (approval.*) or * ; repeat, or separate with commas' },
+        format: { type: 'string', help: 'standard (Standard Webhooks, the default) or slack (one line of text)' },
+        description: { type: 'string', help: 'what receives these events' },
+      },
+      example: 'webhooks add --org acme --url https://hooks.acme.example/portico --event approval.* --event security.*',
+    },
+    update: {
+      summary: 'Change what an endpoint receives, its description, or turn it off and on.',
+      usage: '<endpoint id> --org <slug> [--event <type>…] [--description <text>] [--on | --off]',
+      options: {
+        org: org(),
+        event: { type: 'string', multiple: true, help: 'the events it receives from now on (replaces the list)' },
+        description: { type: 'string', help: 'what receives these events' },
+        on: { type: 'boolean', help: 'turn it on' },
+        off: { type: 'boolean', help: 'turn it off (it receives nothing but test events)' },
+      },
+      example: 'webhooks update 6f1c… --org acme --off',
+    },
+    rotate: {
+      summary: 'Give an endpoint a new signing secret (printed once); the previous one signs beside it for the overlap.',
+      usage: '<endpoint id> --org <slug> [--overlap-hours <0–168>]',
+      options: { org: org(), 'overlap-hours': { type: 'string', help: 'how long the previous secret keeps signing (default 24)' } },
+      example: 'webhooks rotate 6f1c… --org acme --overlap-hours 48',
+    },
+    test: { summary: 'Send a webhook.test event to an endpoint now.', usage: '<endpoint id> --org <slug>', options: { org: org() }, example: 'webhooks test 6f1c… --org acme' },
+    deliveries: { summary: 'Show an endpoint’s latest deliveries: event, webhook-id, state, attempts, answer.', usage: '<endpoint id> --org <slug>', options: { org: org() }, example: 'webhooks deliveries 6f1c… --org acme' },
+    redeliver: { summary: 'Send a delivered or given-up event again, with the same webhook-id.', usage: '<delivery id> --org <slug>', options: { org: org() }, example: 'webhooks redeliver 0b7e… --org acme' },
+    remove: { summary: 'Remove an endpoint and its delivery log (asks first).', usage: '<endpoint id> --org <slug> [--yes]', options: { org: org(), yes }, example: 'webhooks remove 6f1c… --org acme' },
+  },
   audit: {
     verify: {
       summary: 'Check every audit chain and name the first broken link of each.',

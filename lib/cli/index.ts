@@ -9,6 +9,7 @@ import { grantPersonPermissionCommand, inviteMemberCommand, removeMemberCommand,
 import { addTeamMemberCommand, createTeamCommand, grantTeamScopeCommand, revokeTeamScopeCommand } from '../accounts/team-commands';
 import { listTeams } from '../accounts/teams';
 import { CommandRefusal } from '../accounts/org-operation';
+import { WEBHOOK_COMMANDS } from './webhooks';
 import { env } from '../env';
 import { enqueueMail } from '../deliveries/outbox';
 import { createUser, findUserByEmail } from '../accounts/users';
@@ -370,6 +371,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
     revoke: personScopeCommand('revoke'),
   },
   approvals: APPROVAL_COMMANDS,
+  webhooks: WEBHOOK_COMMANDS,
   audit: AUDIT_COMMANDS,
 };
 

@@ -74,7 +74,8 @@ function checkedEvents(events: readonly string[]): string[] {
 
 function checkedDescription(description: string): string {
   const trimmed = description.trim();
-  if (trimmed.length > 200) throw new CommandRefusal(400, localized('refusals.webhooks.description'), 'invalid_description');
+  // A label shown in the console and the CLI: no control characters (a terminal would act on them).
+  if (trimmed.length > 200 || /[\u0000-\u001F\u007F-\u009F]/.test(trimmed)) throw new CommandRefusal(400, localized('refusals.webhooks.description'), 'invalid_description');
   return trimmed;
 }
 

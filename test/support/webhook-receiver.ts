@@ -1,7 +1,8 @@
 // A real HTTPS receiver in the test process, serving the loopback certificate the tests trust (test/support/
 // global-setup.ts sets NODE_EXTRA_CA_CERTS for the workers): Portico's webhooks reach it exactly as they would reach
 // an organization's server. It keeps every request and can be told to fail the next ones.
-import { createServer, type IncomingHttpHeaders } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import { createServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loopbackTlsFiles } from '../../e2e/support/tls';

@@ -10,7 +10,7 @@ import type { OrgOperationContext } from '../../lib/accounts/org-operation';
 import { createOrganization } from '../../lib/accounts/organizations';
 import { createUser, type User } from '../../lib/accounts/users';
 import { recordAuditEvent } from '../../lib/audit/events';
-import { drizzleFor, openRawDatabase, type Database } from '../../lib/db/client';
+import { drizzleFor, openRawDatabase, rowsOf, type Database } from '../../lib/db/client';
 import { auditEvents, outboundDeliveries, webhookEndpoints } from '../../lib/db/schema';
 import { deliverDue, makeDueNow, MAX_DELIVERY_ATTEMPTS } from '../../lib/deliveries/outbox';
 import type { OutboundPolicy } from '../../lib/http/outbound';
@@ -281,7 +281,7 @@ describe('webhooks', () => {
       'webhook.created': null,
     };
     for (const [action, type] of Object.entries(expected)) {
-      const [row] = await database.db.execute<{ type: string | null }>(sql`select portico_webhook_event_type(${action}) as type`).then((result) => ('rows' in result ? result.rows : result) as { type: string | null }[]);
+      const [row] = rowsOf<{ type: string | null }>(await database.db.execute(sql`select portico_webhook_event_type(${action}) as type`));
       expect([action, row!.type]).toEqual([action, type]);
     }
     const named = Object.values(expected).filter((type): type is string => type !== null && !type.startsWith('app.'));

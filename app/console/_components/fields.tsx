@@ -86,3 +86,13 @@ export function TextArea(props: { label: string; name: string; hint?: string; ro
     </Labelled>
   );
 }
+
+/** The server's refusal for a control that is not one of the fields above (a group of checkboxes): shown where it stands. */
+export function FieldError(props: { name: string; id: string }) {
+  const error = useFieldError(props.name);
+  return error ? (
+    <p id={props.id} className="text-sm text-red-700" data-testid={`field-error-${props.name}`}>
+      {error}
+    </p>
+  ) : null;
+}

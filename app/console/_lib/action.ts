@@ -120,7 +120,6 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
     const ip = clientIpFromHeaders(await headers());
     try {
       const prepared = (options.prepare ? await options.prepare({ input: parsed.data, access }) : undefined) as Prepared;
-      let mailQueued = false;
       const result = await runOrgOperation(
         db(),
         { org: access.org, role: access.role, actor: { person: access.user, ip, door: 'console' } },
@@ -133,12 +132,12 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
             prepared,
             audit,
             queueMail: async (message) => {
-              mailQueued = true;
               await enqueueMail(tx, runtime().atRestKey, message);
             },
           }),
       );
-      if (mailQueued) runtime().outbox.kick();
+      // Mail it queued, and the webhook deliveries its audit event fanned out (the audit trigger), go now.
+      runtime().outbox.kick();
       if (result.redirect) redirect(result.redirect);
       revalidatePath(`/console/${access.org.slug}`, 'layout');
       return result;

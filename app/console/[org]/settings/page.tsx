@@ -10,6 +10,7 @@ import { BrandingForm } from './branding-form';
 import { DefaultLocaleForm } from './default-locale-form';
 import { localeName, supportedLocales } from '@/lib/i18n/catalogs';
 import { getT } from '@/lib/i18n/server';
+import { SettingsTabs } from './settings-tabs';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {
@@ -24,6 +25,7 @@ export default async function SettingsPage(props: { params: Promise<{ org: strin
   return (
     <>
       <PageHeader title={t('title')} description={t('description')} />
+      <SettingsTabs access={access} />
       <section className="panel mb-8" aria-labelledby="identity-heading" data-testid="org-identity">
         <h2 id="identity-heading" className="mb-1 font-semibold">
           {t('identity.title')}

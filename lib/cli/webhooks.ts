@@ -1,0 +1,142 @@
+// `npm run portico -- webhooks …`: an organization's webhook endpoints from the server machine, with the CLI's
+// local authority (its events are operator_cli's). The same commands as the console's Settings → Webhooks
+// (lib/webhooks/webhook-commands.ts); a new secret is printed once.
+import { findOrganizationBySlug, type Organization } from '../accounts/organizations';
+import { recordAuditEvent, type AuditRecord } from '../audit/events';
+import type { Queryable } from '../db/client';
+import { env } from '../env';
+import { terminalText } from '../util/visible-text';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  findWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  redeliverWebhook,
+  rotateWebhookSecret,
+  sendWebhookTest,
+  updateWebhookEndpoint,
+  WEBHOOK_FORMATS,
+  type WebhookDeps,
+  type WebhookFormat,
+} from '../webhooks/webhook-commands';
+import { CommandError, UsageError, type CliContext, type Command } from './command';
+
+async function organizationOf(ctx: CliContext, values: Record<string, unknown>): Promise<Organization> {
+  const slug = typeof values.org === 'string' ? values.org.trim() : '';
+  if (!slug) throw new UsageError('--org is required');
+  const org = await findOrganizationBySlug(ctx.db, slug);
+  if (!org) throw new CommandError(`No organization has the slug "${slug}". List them with: npm run portico -- orgs list`);
+  return org;
+}
+
+function positional(positionals: string[], what: string): string {
+  const value = positionals[0];
+  if (!value) throw new UsageError(`name the ${what}`);
+  return value;
+}
+
+function context(ctx: CliContext, tx: Queryable, org: Organization) {
+  return { tx, orgId: org.id, audit: (record: Omit<AuditRecord, 'orgId' | 'actor'>) => recordAuditEvent(tx, { ...record, orgId: org.id, actor: { type: 'operator_cli', label: ctx.operator } }) };
+}
+
+const deps = (ctx: CliContext): WebhookDeps => ({ atRestKey: ctx.atRestKey, outbound: { allowLoopback: env().outboundAllowLoopback } });
+
+function events(values: Record<string, unknown>): string[] | undefined {
+  const given = values.event;
+  if (given === undefined) return undefined;
+  return (Array.isArray(given) ? given : [given]).flatMap((value) => String(value).split(',')).map((value) => value.trim());
+}
+
+export const WEBHOOK_COMMANDS: Record<string, Command> = {
+  list: {
+    async run(ctx, values) {
+      const org = await organizationOf(ctx, values);
+      const endpoints = await listWebhookEndpoints(ctx.db, org.id);
+      if (endpoints.length === 0) ctx.out(`${org.slug} has no webhook endpoints.`);
+      for (const endpoint of endpoints) {
+        ctx.out([endpoint.id, terminalText(endpoint.displayUrl), endpoint.format, endpoint.enabled ? 'on' : 'off', endpoint.events.join(','), endpoint.lastStatus ? `last ${endpoint.lastStatus}` : 'nothing sent', `${endpoint.waiting} waiting`, `${endpoint.failed} given up`].join('\t'));
+      }
+    },
+  },
+  add: {
+    async run(ctx, values) {
+      const org = await organizationOf(ctx, values);
+      const format = (typeof values.format === 'string' ? values.format : 'standard') as WebhookFormat;
+      if (!(WEBHOOK_FORMATS as readonly string[]).includes(format)) throw new UsageError('--format is standard or slack');
+      const url = typeof values.url === 'string' ? values.url : '';
+      if (!url) throw new UsageError('--url is required');
+      const subscribed = events(values);
+      if (!subscribed) throw new UsageError('--event is required (repeat it, or separate events with commas)');
+      const { endpoint, secret } = await ctx.db.transaction((tx) =>
+        createWebhookEndpoint(context(ctx, tx, org), deps(ctx), { url, format, description: typeof values.description === 'string' ? values.description : '', events: subscribed }),
+      );
+      ctx.out(`Added webhook endpoint ${endpoint.id} (${terminalText(endpoint.displayUrl)}) to ${org.slug}.`);
+      ctx.out('Its signing secret, shown only now — give it to the receiver, which verifies every request with it:');
+      ctx.out(`  ${secret}`);
+    },
+  },
+  update: {
+    async run(ctx, values, positionals) {
+      const org = await organizationOf(ctx, values);
+      if (values.on && values.off) throw new UsageError('--on or --off, not both');
+      const id = positional(positionals, 'endpoint (its id, from webhooks list)');
+      const endpoint = await ctx.db.transaction((tx) =>
+        updateWebhookEndpoint(context(ctx, tx, org), id, {
+          events: events(values),
+          description: typeof values.description === 'string' ? values.description : undefined,
+          enabled: values.on ? true : values.off ? false : undefined,
+        }),
+      );
+      ctx.out(`${terminalText(endpoint.displayUrl)}: ${endpoint.enabled ? 'on' : 'off'}, receives ${endpoint.events.join(', ')}.`);
+    },
+  },
+  rotate: {
+    async run(ctx, values, positionals) {
+      const org = await organizationOf(ctx, values);
+      const overlap = typeof values['overlap-hours'] === 'string' ? Number(values['overlap-hours']) : undefined;
+      const id = positional(positionals, 'endpoint (its id, from webhooks list)');
+      const { secret, previousValidUntil } = await ctx.db.transaction((tx) => rotateWebhookSecret(context(ctx, tx, org), deps(ctx), id, overlap));
+      ctx.out('New signing secret, shown only now:');
+      ctx.out(`  ${secret}`);
+      ctx.out(previousValidUntil ? `The previous secret keeps signing beside it until ${previousValidUntil.toISOString()}.` : 'The previous secret no longer signs.');
+    },
+  },
+  test: {
+    async run(ctx, values, positionals) {
+      const org = await organizationOf(ctx, values);
+      const messageId = await ctx.db.transaction((tx) => sendWebhookTest(context(ctx, tx, org), positional(positionals, 'endpoint (its id, from webhooks list)')));
+      ctx.out(`Queued a webhook.test event (webhook-id ${messageId}); see it with: npm run portico -- webhooks deliveries ${positionals[0]} --org ${org.slug}`);
+    },
+  },
+  deliveries: {
+    async run(ctx, values, positionals) {
+      const org = await organizationOf(ctx, values);
+      const endpoint = await findWebhookEndpoint(ctx.db, org.id, positional(positionals, 'endpoint (its id, from webhooks list)'));
+      if (!endpoint) throw new CommandError(`${org.slug} has no webhook endpoint "${positionals[0]}". List them with: npm run portico -- webhooks list --org ${org.slug}`);
+      const deliveries = await listWebhookDeliveries(ctx.db, org.id, endpoint.id);
+      if (deliveries.length === 0) ctx.out('Nothing delivered yet.');
+      for (const delivery of deliveries) {
+        const state = delivery.deliveredAt ? 'delivered' : delivery.failedAt ? 'given up' : delivery.attempts > 0 ? 'retrying' : 'waiting';
+        ctx.out([delivery.id, delivery.createdAt.toISOString(), delivery.eventType ?? '', delivery.messageId ?? '', state, `${delivery.attempts} attempts`, delivery.lastStatus ?? '', terminalText(delivery.lastError ?? '')].join('\t'));
+      }
+    },
+  },
+  redeliver: {
+    async run(ctx, values, positionals) {
+      const org = await organizationOf(ctx, values);
+      await ctx.db.transaction((tx) => redeliverWebhook(context(ctx, tx, org), positional(positionals, 'delivery (its id, from webhooks deliveries)')));
+      ctx.out('Queued again, with the same webhook-id.');
+    },
+  },
+  remove: {
+    async run(ctx, values, positionals) {
+      const org = await organizationOf(ctx, values);
+      const endpoint = await findWebhookEndpoint(ctx.db, org.id, positional(positionals, 'endpoint (its id, from webhooks list)'));
+      if (!endpoint) throw new CommandError(`${org.slug} has no webhook endpoint "${positionals[0]}".`);
+      if (!values.yes && !(await ctx.confirm(`Remove ${terminalText(endpoint.displayUrl)} and its delivery log?`))) throw new CommandError('Nothing removed.');
+      await ctx.db.transaction((tx) => deleteWebhookEndpoint(context(ctx, tx, org), endpoint.id));
+      ctx.out(`Removed ${terminalText(endpoint.displayUrl)}.`);
+    },
+  },
+};

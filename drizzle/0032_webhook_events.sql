@@ -9,7 +9,7 @@ SELECT 'mail', recipient, sealed_message, created_at, next_attempt_at, attempts,
 CREATE FUNCTION portico_webhook_event_type(action text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE
     WHEN action IN ('approval.requested', 'approval.expired', 'approval.escalated', 'approval.grant_revoked') THEN action
-    WHEN action IN ('approval.approved', 'approval.denied', 'approval.cancelled', 'approval.decision_recorded') THEN 'approval.decided'
+    WHEN action IN ('approval.approved', 'approval.denied', 'approval.cancelled') THEN 'approval.decided'
     WHEN action = 'mcp.tool_challenge_issued' THEN 'confirmation.requested'
     WHEN action = 'mcp.tool_confirmed' THEN 'confirmation.confirmed'
     WHEN action = 'mcp.tool_denied' THEN 'confirmation.denied'

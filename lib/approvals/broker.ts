@@ -9,8 +9,9 @@ import { and, count, eq, gt, isNull, sql, type AnyColumn, type SQL } from 'drizz
 import canonicalize from 'canonicalize';
 import { recordAuditEvent, type AuditActor } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
-import { approvalGrants, approvalRequests, apps, memberships, users } from '../db/schema';
-import { mayDecide } from './operators';
+import { approvalGrants, approvalRequests, approvalVotes, apps, memberships, users } from '../db/schema';
+import { mayDecideKind } from './operators';
+import { governingPolicy, policyKindOf } from './policies';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 export const APPROVAL_CONTRACT_VERSION = 1;
@@ -44,7 +45,9 @@ export class ApprovalRefusal extends Error {
       | 'fingerprint_mismatch'
       | 'not_eligible'
       | 'already_revoked'
-      | 'not_authorized',
+      | 'not_authorized'
+      | 'already_decided_by_you'
+      | 'own_request',
     message: string | LocalizedText,
   ) {
     super(typeof message === 'string' ? message : textIn(message));
@@ -54,6 +57,14 @@ export class ApprovalRefusal extends Error {
 
   /** Its words as a catalog key (approvals.refusals.…): the central and the MCP tools show them in the reader's language; `message` stays English (logs, CLI, REST). */
   readonly text?: LocalizedText;
+}
+
+/**
+ * What else happens in the transaction that makes or ends a request: the notifications (lib/notifications/), given
+ * by the door that has the mail's context. Throwing rolls the change back.
+ */
+export interface ApprovalNotifier {
+  requested(tx: Queryable, request: ApprovalRequest): Promise<void>;
 }
 
 export interface NewApprovalRequest {
@@ -97,7 +108,7 @@ function lockKey(scope: string, id: string) {
  * counts are taken under advisory locks (installation first, then subject, always in that order), so concurrent
  * requests cannot overshoot; expiry and cancellation free space at once.
  */
-export async function createApprovalRequest(db: Database, input: NewApprovalRequest, actor: AuditActor): Promise<ApprovalRequest> {
+export async function createApprovalRequest(db: Database, input: NewApprovalRequest, actor: AuditActor, notifier?: ApprovalNotifier): Promise<ApprovalRequest> {
   const reason = input.reason.trim();
   if (reason.length < 1 || reason.length > 1000) throw new ApprovalRefusal('invalid_request', localized('approvals.refusals.reasonLength'));
   if (input.durationSeconds !== null && (!Number.isInteger(input.durationSeconds) || input.durationSeconds < 60 || input.durationSeconds > MAX_DURATION_SECONDS)) {
@@ -139,9 +150,26 @@ export async function createApprovalRequest(db: Database, input: NewApprovalRequ
       throw new ApprovalRefusal('queue_full', localized('approvals.refusals.subjectQueueFull', { max: MAX_PENDING_PER_SUBJECT }));
     }
     if (byInstallation!.n >= MAX_PENDING_PER_INSTALLATION) throw new ApprovalRefusal('queue_full', localized('approvals.refusals.appQueueFull', { max: MAX_PENDING_PER_INSTALLATION }));
+    // The policy of its kind (the app's own, else the organization's): its rules are copied onto the request. An
+    // organization that wrote a policy for a kind named its deciders, so the central may decide that kind; without
+    // one, permanent, broad and root requests stay the CLI's.
+    const policyKind = policyKindOf({ kind: input.kind, resource: fields.resource, profile: fields.profile, durationSeconds: input.durationSeconds });
+    const policy = await governingPolicy(tx, input.orgId, input.appId, policyKind);
+    const escalates = policy?.escalateAfterMinutes != null && policy.escalateAfterMinutes * 60 < REQUEST_TTL_SECONDS;
     const [created] = await tx
       .insert(approvalRequests)
-      .values({ ...fields, fingerprint: requestFingerprint(fields), centralEligible: isCentralEligible({ kind: input.kind, resource: fields.resource ?? undefined, durationSeconds: input.durationSeconds }), expiresAt: sql`now() + make_interval(secs => ${REQUEST_TTL_SECONDS})` })
+      .values({
+        ...fields,
+        fingerprint: requestFingerprint(fields),
+        centralEligible: policy !== undefined || isCentralEligible({ kind: input.kind, resource: fields.resource ?? undefined, durationSeconds: input.durationSeconds }),
+        expiresAt: sql`now() + make_interval(secs => ${REQUEST_TTL_SECONDS})`,
+        policyKind,
+        policyId: policy?.id ?? null,
+        quorum: policy?.quorum ?? 1,
+        anyDenyEnds: policy?.anyDenyEnds ?? true,
+        maxGrantSeconds: policy?.maxGrantSeconds ?? null,
+        escalateAt: escalates ? sql`now() + make_interval(mins => ${policy!.escalateAfterMinutes!})` : null,
+      })
       .returning();
     await recordAuditEvent(tx, {
       orgId: input.orgId,
@@ -151,7 +179,7 @@ export async function createApprovalRequest(db: Database, input: NewApprovalRequ
       action: 'approval.requested',
       subject: { type: 'approval_request', id },
       appId: input.appId,
-      details: { kind: input.kind, resource: fields.resource, profile: fields.profile, durationSeconds: input.durationSeconds, centralEligible: created!.centralEligible },
+      details: { kind: input.kind, resource: fields.resource, profile: fields.profile, durationSeconds: input.durationSeconds, centralEligible: created!.centralEligible, policyKind, policyId: created!.policyId, quorum: created!.quorum },
     });
     return created!;
   });
@@ -175,6 +203,8 @@ export async function approvalStatusFor(db: Queryable, requestId: string, subjec
   switch (request.state) {
     case 'pending':
       return { status: row.expired ? 'request_expired' : 'pending', request };
+    case 'expired':
+      return { status: 'request_expired', request };
     case 'denied':
     case 'cancelled':
       return { status: request.state, request };
@@ -220,7 +250,7 @@ export interface Decision {
   decision: 'approve' | 'deny';
   /** The fingerprint the operator was shown: a request that changed since is not decided. */
   fingerprint: string;
-  /** `central` may decide only eligible requests; `cli` (local authority on the server) any. */
+  /** `central` may decide only eligible requests, and `decidedBy` is then the deciding person's user id; `cli` (local authority on the server) any. */
   channel: 'central' | 'cli';
   decidedBy: string;
   actor: AuditActor;
@@ -237,7 +267,31 @@ export interface Decision {
  * The decision, its grant and its audit event, in one transaction on the locked request. A request that is not
  * pending, has expired, or whose fingerprint differs is refused, and nothing is written.
  */
-export async function decideApprovalRequest(db: Database, decision: Decision): Promise<{ request: ApprovalRequest; grant?: ApprovalGrant }> {
+export interface DecisionResult {
+  request: ApprovalRequest;
+  grant?: ApprovalGrant;
+  /** The approvals recorded so far and how many it needs: a request under a quorum stays pending until they meet. */
+  approvals: number;
+  quorum: number;
+}
+
+/** The grant's length: what was asked, capped by the policy's longest grant (a permanent request then ends too). */
+function grantSeconds(request: Pick<ApprovalRequest, 'durationSeconds' | 'maxGrantSeconds'>): number | null {
+  if (request.maxGrantSeconds === null) return request.durationSeconds;
+  return request.durationSeconds === null ? request.maxGrantSeconds : Math.min(request.durationSeconds, request.maxGrantSeconds);
+}
+
+/**
+ * A decision, on the locked request, in one transaction with what it causes. A request that is not pending, has
+ * expired, or whose fingerprint differs is refused, and nothing is written.
+ *
+ * In the central each decider's decision is a vote (one each, by the primary key). The request is approved, and its
+ * grant made, in the transaction of the vote that reaches its quorum — the row lock serializes racing votes, so the
+ * grant exists exactly once — and denied by a denial (unless its policy lets the others still approve). Under a
+ * policy the person the request is for never decides it (separation of duties); the CLI's local authority decides
+ * at once, whatever the quorum (break-glass, audited as such).
+ */
+export async function decideApprovalRequest(db: Database, decision: Decision): Promise<DecisionResult> {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .select({ request: approvalRequests, expired: sql<boolean>`${approvalRequests.expiresAt} <= now()` })
@@ -251,13 +305,41 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
     if (requestFingerprint(request) !== request.fingerprint || decision.fingerprint !== request.fingerprint) {
       throw new ApprovalRefusal('fingerprint_mismatch', localized('approvals.refusals.fingerprintMismatch'));
     }
-    // The stored flag, and the rule itself again: permanent, broad or elevated requests are never the central's.
-    if (decision.channel === 'central' && (!request.centralEligible || !isCentralEligible({ kind: request.kind, resource: request.resource ?? undefined, durationSeconds: request.durationSeconds }))) {
+    // The stored flag, and the rule itself again: permanent, broad or elevated requests are the central's only under
+    // a policy that still exists (a removed policy sends them back to the CLI).
+    if (decision.channel === 'central' && (!request.centralEligible || (request.policyId === null && !isCentralEligible({ kind: request.kind, resource: request.resource ?? undefined, durationSeconds: request.durationSeconds })))) {
       throw new ApprovalRefusal('not_eligible', localized('approvals.refusals.cliOnly'));
     }
     const [subject] = await tx.select({ ok: sql<boolean>`${subjectInGood(approvalRequests.orgId, approvalRequests.subjectUserId)}` }).from(approvalRequests).where(eq(approvalRequests.id, request.id));
     if (!subject?.ok) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.subjectGone'));
+    if (decision.channel === 'central' && request.policyId !== null && decision.decidedBy === request.subjectUserId) {
+      throw new ApprovalRefusal('own_request', localized('approvals.refusals.ownRequest'));
+    }
     await decision.verifyInTransaction?.(tx, request);
+
+    let approvals = decision.decision === 'approve' ? 1 : 0;
+    let final = true;
+    if (decision.channel === 'central') {
+      const voted = await tx.insert(approvalVotes).values({ requestId: request.id, userId: decision.decidedBy, decision: decision.decision }).onConflictDoNothing().returning();
+      if (voted.length === 0) throw new ApprovalRefusal('already_decided_by_you', localized('approvals.refusals.alreadyVoted'));
+      const [counted] = await tx.select({ n: sql<number>`count(*)::int` }).from(approvalVotes).where(and(eq(approvalVotes.requestId, request.id), eq(approvalVotes.decision, 'approve')));
+      approvals = counted!.n;
+      final = decision.decision === 'deny' ? request.anyDenyEnds : approvals >= request.quorum;
+    }
+    if (!final) {
+      await recordAuditEvent(tx, {
+        orgId: request.orgId,
+        actor: decision.actor,
+        act: request.actor || null,
+        clientId: request.clientId,
+        action: 'approval.vote_recorded',
+        subject: { type: 'approval_request', id: request.id },
+        appId: request.appId,
+        details: { channel: decision.channel, decision: decision.decision, approvals, quorum: request.quorum },
+      });
+      return { request, approvals, quorum: request.quorum };
+    }
+
     const state = decision.decision === 'approve' ? 'approved' : 'denied';
     const [decided] = await tx
       .update(approvalRequests)
@@ -268,6 +350,7 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
     await decision.afterWrite?.('decision');
     let grant: ApprovalGrant | undefined;
     if (state === 'approved') {
+      const seconds = grantSeconds(request);
       [grant] = await tx
         .insert(approvalGrants)
         .values({
@@ -280,7 +363,7 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
           kind: request.kind,
           resource: request.resource,
           profile: request.profile,
-          expiresAt: request.durationSeconds === null ? null : sql`now() + make_interval(secs => ${request.durationSeconds})`,
+          expiresAt: seconds === null ? null : sql`now() + make_interval(secs => ${seconds})`,
         })
         .returning();
       await decision.afterWrite?.('grant');
@@ -293,11 +376,23 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
       action: state === 'approved' ? 'approval.approved' : 'approval.denied',
       subject: { type: 'approval_request', id: request.id },
       appId: request.appId,
-      details: { channel: decision.channel, grantId: grant?.id ?? null, grantExpiresAt: grant?.expiresAt?.toISOString() ?? null, kind: request.kind, resource: request.resource, profile: request.profile },
+      details: {
+        channel: decision.channel,
+        grantId: grant?.id ?? null,
+        grantExpiresAt: grant?.expiresAt?.toISOString() ?? null,
+        kind: request.kind,
+        resource: request.resource,
+        profile: request.profile,
+        ...(request.quorum > 1 || request.policyId ? { approvals, quorum: request.quorum, policyId: request.policyId } : {}),
+        ...(decision.channel === 'cli' && request.quorum > 1 ? { breakGlass: true } : {}),
+      },
     });
-    return { request: decided, grant };
+    return { request: decided, grant, approvals, quorum: request.quorum };
   });
 }
+
+/** The policy kind of the request a grant came from: who decided it may revoke it. */
+export const grantPolicyKind = sql`(select r.policy_kind from ${approvalRequests} r where r.id = ${approvalGrants.requestId})`;
 
 /**
  * Marks a grant revoked in the caller's transaction (the caller writes the audit event). With a scope, only a grant
@@ -311,7 +406,7 @@ export async function revokeGrantIn(tx: Queryable, grantId: string, revokedBy: s
       and(
         eq(approvalGrants.id, grantId),
         isNull(approvalGrants.revokedAt),
-        scope ? and(eq(approvalGrants.orgId, scope.orgId), mayDecide(approvalGrants.appId, approvalGrants.orgId, scope.operatorUserId)) : undefined,
+        scope ? and(eq(approvalGrants.orgId, scope.orgId), mayDecideKind(approvalGrants.appId, approvalGrants.orgId, grantPolicyKind, scope.operatorUserId)) : undefined,
       ),
     )
     .returning();
@@ -394,7 +489,7 @@ export async function listOrgApprovals(db: Queryable, orgId: string, operatorUse
     .innerJoin(users, eq(users.id, approvalRequests.subjectUserId))
     .innerJoin(apps, eq(apps.id, approvalRequests.appId))
     .leftJoin(approvalGrants, eq(approvalGrants.requestId, approvalRequests.id))
-    .where(and(eq(approvalRequests.orgId, orgId), mayDecide(approvalRequests.appId, approvalRequests.orgId, operatorUserId)))
+    .where(and(eq(approvalRequests.orgId, orgId), mayDecideKind(approvalRequests.appId, approvalRequests.orgId, approvalRequests.policyKind, operatorUserId)))
     .orderBy(sql`${approvalRequests.createdAt} desc`)
     .limit(limit);
   return rows;

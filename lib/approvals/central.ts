@@ -10,9 +10,9 @@ import { stepUpFactorOf, StepUpRefusal, verifyStepUp, type StepUpProof } from '.
 import type { User } from '../accounts/users';
 import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
-import { approvalGrants, approvalRequests, apps, centralSessions, clients, decisionNonces, users } from '../db/schema';
-import { ApprovalRefusal, decideApprovalRequest, revokeGrantIn, type ApprovalGrant, type ApprovalRequest } from './broker';
-import { mayDecide } from './operators';
+import { approvalGrants, approvalPolicies, approvalRequests, approvalVotes, apps, centralSessions, clients, decisionNonces, teams, users } from '../db/schema';
+import { ApprovalRefusal, decideApprovalRequest, grantPolicyKind, revokeGrantIn, type ApprovalGrant, type ApprovalRequest, type DecisionResult } from './broker';
+import { mayDecideKind } from './operators';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 /** A refusal only the central gives: its session ended, a decision proof spent or foreign, a step-up missing or wrong. */
@@ -115,6 +115,14 @@ export interface CentralRequestView {
   activeGrantId: string | null;
   /** What became of the grant of an approved request. */
   grantState: 'active' | 'revoked' | 'expired' | null;
+  /** Its kind for the approval policies. */
+  policyKind: ApprovalRequest['policyKind'];
+  /** The approvals it needs, and the decisions recorded so far (who, what, when). */
+  quorum: number;
+  anyDenyEnds: boolean;
+  votes: { email: string; decision: 'approve' | 'deny'; decidedAt: string }[];
+  /** The policy that governs it, in words the page turns into a sentence; null: the default rule. */
+  policy: { scope: 'app' | 'organization'; deciders: string; teamName: string | null; escalateAt: string | null; escalatedAt: string | null; maxGrantSeconds: number | null } | null;
 }
 
 const needsStepUp = (request: Pick<ApprovalRequest, 'profile'>) => request.profile === 'work' || request.profile === 'compose';
@@ -129,6 +137,8 @@ async function views(db: Queryable, where: ReturnType<typeof and>, order: 'newes
       expired: sql<boolean>`${approvalRequests.expiresAt} <= now()`,
       activeGrantId: sql<string | null>`case when ${approvalGrants.revokedAt} is null and (${approvalGrants.expiresAt} is null or ${approvalGrants.expiresAt} > now()) then ${approvalGrants.id} end`,
       grantState: sql<'active' | 'revoked' | 'expired' | null>`case when ${approvalGrants.id} is null then null when ${approvalGrants.revokedAt} is not null then 'revoked' when ${approvalGrants.expiresAt} <= now() then 'expired' else 'active' end`,
+      votes: sql<{ email: string; decision: 'approve' | 'deny'; decidedAt: string }[] | null>`(select json_agg(json_build_object('email', vu.email, 'decision', v.decision, 'decidedAt', v.decided_at) order by v.decided_at) from ${approvalVotes} v join ${users} vu on vu.id = v.user_id where v.request_id = ${approvalRequests.id})`,
+      policy: sql<{ scope: 'app' | 'organization'; deciders: string; teamName: string | null } | null>`(select json_build_object('scope', case when p.app_id is null then 'organization' else 'app' end, 'deciders', p.deciders, 'teamName', (select t.name from ${teams} t where t.id = p.team_id)) from ${approvalPolicies} p where p.id = ${approvalRequests.policyId})`,
     })
     .from(approvalRequests)
     .innerJoin(apps, eq(apps.id, approvalRequests.appId))
@@ -139,7 +149,7 @@ async function views(db: Queryable, where: ReturnType<typeof and>, order: 'newes
     // Pending lists: the ones that expire first come first, so none is hidden behind newer ones.
     .orderBy(order === 'expiring' ? asc(approvalRequests.expiresAt) : desc(approvalRequests.createdAt))
     .limit(300);
-  return rows.map(({ request, app, email, clientName, expired, activeGrantId, grantState }) => ({
+  return rows.map(({ request, app, email, clientName, expired, activeGrantId, grantState, votes, policy }) => ({
     id: request.id,
     orgId: request.orgId,
     state: request.state,
@@ -161,18 +171,35 @@ async function views(db: Queryable, where: ReturnType<typeof and>, order: 'newes
     expiresAt: request.expiresAt.toISOString(),
     activeGrantId: activeGrantId ?? null,
     grantState: grantState ?? null,
+    policyKind: request.policyKind,
+    quorum: request.quorum,
+    anyDenyEnds: request.anyDenyEnds,
+    votes: (typeof votes === 'string' ? (JSON.parse(votes) as typeof votes) : votes) ?? [],
+    policy: policy
+      ? { ...(typeof policy === 'string' ? (JSON.parse(policy) as typeof policy) : policy)!, escalateAt: request.escalateAt?.toISOString() ?? null, escalatedAt: request.escalatedAt?.toISOString() ?? null, maxGrantSeconds: request.maxGrantSeconds }
+      : null,
   }));
 }
 
-/** Pending, unexpired requests the operator may decide here. */
+/** Pending, unexpired requests the operator may decide here (under a policy, not their own). */
 export async function listCentralRequests(db: Queryable, operator: User): Promise<CentralRequestView[]> {
-  return views(db, and(mayDecide(approvalRequests.appId, approvalRequests.orgId, operator.id), eq(approvalRequests.state, 'pending'), gt(approvalRequests.expiresAt, sql`now()`), eq(approvalRequests.centralEligible, true)), 'expiring');
+  return views(
+    db,
+    and(
+      mayDecideKind(approvalRequests.appId, approvalRequests.orgId, approvalRequests.policyKind, operator.id),
+      eq(approvalRequests.state, 'pending'),
+      gt(approvalRequests.expiresAt, sql`now()`),
+      eq(approvalRequests.centralEligible, true),
+      sql`not (${approvalRequests.policyId} is not null and ${approvalRequests.subjectUserId} = ${operator.id})`,
+    ),
+    'expiring',
+  );
 }
 
 /** One request by its id, whatever its state, if the operator has authority over it; undefined otherwise. */
 export async function findCentralRequest(db: Queryable, operator: User, requestId: string): Promise<CentralRequestView | undefined> {
   if (!isApprovalRequestId(requestId)) return undefined;
-  const [view] = await views(db, and(eq(approvalRequests.id, requestId), mayDecide(approvalRequests.appId, approvalRequests.orgId, operator.id)));
+  const [view] = await views(db, and(eq(approvalRequests.id, requestId), mayDecideKind(approvalRequests.appId, approvalRequests.orgId, approvalRequests.policyKind, operator.id)));
   return view;
 }
 
@@ -236,7 +263,7 @@ export interface CentralDecision {
  * step-up refuses) and the nonce, consumed only if it matches session, request, fingerprint and installation and
  * has not expired. Any refusal writes nothing.
  */
-export async function decideInCentral(db: Database, input: CentralDecision, binding: CentralBinding): Promise<{ request: ApprovalRequest; grant?: ApprovalGrant }> {
+export async function decideInCentral(db: Database, input: CentralDecision, binding: CentralBinding): Promise<DecisionResult> {
   const session = await findCentralSession(db, input.sessionToken, binding);
   if (!session) throw new CentralRefusal('session', localized('approvals.refusals.sessionEnded'));
   const view = await findCentralRequest(db, session.user, input.requestId);
@@ -278,7 +305,7 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
         .for('share', { of: centralSessions });
       if (!live || live.credentialVersion !== live.current) throw new CentralRefusal('session', localized('approvals.refusals.sessionEndedBeforeDecision'));
       // The authority again, now: an operator removed or an owner demoted meanwhile decides nothing.
-      const [authorized] = await tx.select({ id: approvalRequests.id }).from(approvalRequests).where(and(eq(approvalRequests.id, input.requestId), mayDecide(approvalRequests.appId, approvalRequests.orgId, session.user.id)));
+      const [authorized] = await tx.select({ id: approvalRequests.id }).from(approvalRequests).where(and(eq(approvalRequests.id, input.requestId), mayDecideKind(approvalRequests.appId, approvalRequests.orgId, approvalRequests.policyKind, session.user.id)));
       if (!authorized) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.noLongerYours'));
       const consumed = await tx
         .delete(decisionNonces)
@@ -306,7 +333,7 @@ export async function revokeInCentral(db: Database, input: { sessionToken: strin
     const [grant] = await tx
       .select({ orgId: approvalGrants.orgId })
       .from(approvalGrants)
-      .where(and(eq(approvalGrants.id, input.grantId), mayDecide(approvalGrants.appId, approvalGrants.orgId, session.user.id)));
+      .where(and(eq(approvalGrants.id, input.grantId), mayDecideKind(approvalGrants.appId, approvalGrants.orgId, grantPolicyKind, session.user.id)));
     if (!grant) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.notYoursToRevoke'));
     const revoked = await revokeGrantIn(tx, input.grantId, session.user.id, { orgId: grant.orgId, operatorUserId: session.user.id });
     await recordAuditEvent(tx, {

@@ -42,7 +42,8 @@ describe('the approval broker', () => {
       { type: 'person', id: overrides.subjectUserId ?? person.id },
     );
   const approve = (requestId: string, fingerprint: string, channel: 'central' | 'cli' = 'cli') =>
-    decideApprovalRequest(database.db, { requestId, decision: 'approve', fingerprint, channel, decidedBy: 'cli:test', actor: operator });
+    // The central's decisions are a person's (their votes need a user id); the CLI's are the operator's.
+    decideApprovalRequest(database.db, { requestId, decision: 'approve', fingerprint, channel, decidedBy: channel === 'central' ? other.id : 'cli:test', actor: operator });
 
   beforeAll(async () => {
     database = await openTestDatabase();
@@ -93,7 +94,7 @@ describe('the approval broker', () => {
 
   it('walks every end: denied, cancelled, request expired, grant revoked, grant expired', async () => {
     const denied = await request();
-    await decideApprovalRequest(database.db, { requestId: denied.id, decision: 'deny', fingerprint: denied.fingerprint, channel: 'central', decidedBy: 'user', actor: operator });
+    await decideApprovalRequest(database.db, { requestId: denied.id, decision: 'deny', fingerprint: denied.fingerprint, channel: 'central', decidedBy: other.id, actor: operator });
     expect((await approvalStatusFor(database.db, denied.id, person.id)).status).toBe('denied');
 
     const cancelled = await request();

@@ -8,3 +8,4 @@ export * from './mcp';
 export * from './approvals';
 export * from './deliveries';
 export * from './second-factors';
+export * from './notifications';

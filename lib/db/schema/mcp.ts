@@ -62,6 +62,8 @@ export const confirmationChallenges = pgTable(
     decidedWith: text('decided_with'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    /** When its expiry without an answer was recorded (audit `confirmation.expired`, once). */
+    expiryReportedAt: timestamp('expiry_reported_at', { withTimezone: true }),
   },
   (t) => [index('confirmation_challenges_expires_idx').on(t.expiresAt), index('confirmation_challenges_subject_idx').on(t.subject)],
 );

@@ -69,6 +69,7 @@ async function runServer(role: 'single' | 'worker'): Promise<void> {
     return family === 'IPv6' ? `[${address}]:${port}` : `${address}:${port}`;
   });
   booted.runtime.outbox.start();
+  booted.runtime.ticker.start();
 
   // CLI commands run here while the server holds the data folder (the embedded database admits one process); in a
   // cluster, the primary answers them.
@@ -93,6 +94,7 @@ async function runServer(role: 'single' | 'worker'): Promise<void> {
       server.closeAllConnections();
     }
     await control?.close().catch(() => {});
+    await booted.runtime.ticker.stop().catch(() => {});
     await booted.runtime.outbox.stop().catch(() => {});
     await booted.runtime.raw.close().catch(() => {});
     process.exit(0);
@@ -133,6 +135,7 @@ const RESTART_WINDOW_MS = 60_000;
 async function runPrimary(config: Env): Promise<void> {
   const booted = await boot({ seedDemo: true });
   booted.runtime.outbox.start();
+  booted.runtime.ticker.start();
   const control = await startControlSocket({
     dataDir: config.dataDir,
     context: () => ({ db: drizzleFor(booted.runtime.raw), issuer: config.PORTICO_ISSUER, atRestKey: booted.runtime.atRestKey }),
@@ -200,6 +203,7 @@ async function runPrimary(config: Env): Promise<void> {
       ),
     );
     await control?.close().catch(() => {});
+    await booted.runtime.ticker.stop().catch(() => {});
     await booted.runtime.outbox.stop().catch(() => {});
     await booted.runtime.raw.close().catch(() => {});
     process.exit(exitCode);

@@ -10,7 +10,6 @@ CREATE FUNCTION portico_webhook_event_type(action text) RETURNS text LANGUAGE sq
   SELECT CASE
     WHEN action IN ('approval.requested', 'approval.expired', 'approval.escalated', 'approval.grant_revoked') THEN action
     WHEN action IN ('approval.approved', 'approval.denied', 'approval.cancelled') THEN 'approval.decided'
-    WHEN action = 'mcp.tool_challenge_issued' THEN 'confirmation.requested'
     WHEN action = 'mcp.tool_confirmed' THEN 'confirmation.confirmed'
     WHEN action = 'mcp.tool_denied' THEN 'confirmation.denied'
     WHEN action LIKE 'confirmation.%' THEN action

@@ -14,6 +14,7 @@ import { seedDemo, type DemoSeedResult } from './seed/demo';
 import { createDeliveryDispatcher } from './deliveries/dispatcher';
 import { createMailSender, mailDelivery } from './mail/transport';
 import { webhookDelivery } from './webhooks/deliver';
+import { createTicker } from './notifications/ticker';
 
 export interface BootResult {
   runtime: PorticoRuntime;
@@ -69,7 +70,8 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
       mail: mailDelivery(secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir })),
       webhook: webhookDelivery({ db: () => db, atRestKey: secret.key, outbound: { allowLoopback: env.outboundAllowLoopback } }),
     });
-    const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key, riskLevels, outbox };
+    const ticker = createTicker(() => db, { issuer: env.PORTICO_ISSUER, atRestKey: secret.key }, () => outbox.kick());
+    const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key, riskLevels, outbox, ticker };
     installRuntime(runtime);
     const seed = env.PORTICO_DEMO_SEED && options.seedDemo !== false
       ? await seedDemo(db, {

@@ -6,6 +6,7 @@ import type { JWK } from 'jose';
 import { drizzleFor, type Database, type RawDatabase } from './db/client';
 import type { Env } from './env';
 import type { DeliveryDispatcher } from './deliveries/dispatcher';
+import type { Ticker } from './notifications/ticker';
 import type { RiskLevel } from '../app-kit/risk';
 
 export interface PorticoRuntime {
@@ -25,6 +26,8 @@ export interface PorticoRuntime {
   riskLevels: Readonly<Record<string, RiskLevel>>;
   /** Delivers the outbound outbox (mail, webhooks); started by the server process only (the CLI prints links instead of mailing). */
   outbox: DeliveryDispatcher;
+  /** Expiry, escalation, reminders and digests (lib/notifications/ticker.ts); started with the outbox. */
+  ticker: Ticker;
 }
 
 const REGISTRY = Symbol.for('portico.runtime');

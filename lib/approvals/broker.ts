@@ -181,6 +181,7 @@ export async function createApprovalRequest(db: Database, input: NewApprovalRequ
       appId: input.appId,
       details: { kind: input.kind, resource: fields.resource, profile: fields.profile, durationSeconds: input.durationSeconds, centralEligible: created!.centralEligible, policyKind, policyId: created!.policyId, quorum: created!.quorum },
     });
+    await notifier?.requested(tx, created!);
     return created!;
   });
 }

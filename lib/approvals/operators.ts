@@ -12,7 +12,7 @@ export class OperatorRefusal extends Error {}
  * Whether this person may decide (and revoke) for the app: one of the people the organization designated for it
  * who is still a member, or, for an app with no such operator, an owner of the organization (the default).
  */
-export function mayDecide(appId: AnyColumn, orgId: AnyColumn, userId: string): SQL {
+export function mayDecide(appId: AnyColumn | SQL, orgId: AnyColumn | SQL, userId: string | AnyColumn | SQL): SQL {
   const designated = sql`select 1 from ${appOperators} o join ${memberships} om on om.org_id = o.org_id and om.user_id = o.user_id where o.app_id = ${appId}`;
   return sql`(
     exists (${designated} and o.user_id = ${userId})
@@ -25,7 +25,7 @@ export function mayDecide(appId: AnyColumn, orgId: AnyColumn, userId: string): S
  * governs the kind for the app (the app's own policy, else the organization's), each still a member; with no policy,
  * the default rule (mayDecide). A policy naming a team that was removed leaves nobody: only the CLI decides then.
  */
-export function mayDecideKind(appId: AnyColumn, orgId: AnyColumn, policyKind: AnyColumn | SQL, userId: string): SQL {
+export function mayDecideKind(appId: AnyColumn | SQL, orgId: AnyColumn | SQL, policyKind: AnyColumn | SQL, userId: string | AnyColumn | SQL): SQL {
   const member = sql`exists (select 1 from ${memberships} pm where pm.org_id = ${orgId} and pm.user_id = ${userId})`;
   const byPolicy = sql`(select case p.deciders
       when 'operators' then ${mayDecide(appId, orgId, userId)}

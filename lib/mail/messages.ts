@@ -2,8 +2,9 @@
 // expires, what to do if it was not you), in the recipient's language (lib/i18n/recipient.ts; the texts are in
 // messages/*.json under mail). Each message has a text part and a simple HTML part; every value that came from
 // outside (names, emails) is escaped for HTML. Branded with the organization's name where there is one.
-import { translator } from '../i18n/catalogs';
+import { translator, type Translator } from '../i18n/catalogs';
 import { escapeHtml } from '../oidc/provider-pages';
+import { terminalText } from '../util/visible-text';
 
 export interface MailMessage {
   to: string;
@@ -21,17 +22,41 @@ interface Layout {
   /** Who the mail is from in words: an organization's name, or Portico. */
   sender: string;
   paragraphs: string[];
+  /**
+   * Words someone outside Portico wrote (an agent's reason, a tool's warning), shown as a quotation under its label:
+   * their control and formatting characters made visible (terminalText), never obeyed, and escaped for HTML.
+   */
+  quotes?: { label: string; text: string }[];
+  /** Lines of a list (a digest), each with its own link. */
+  items?: { text: string; link: string }[];
   action?: { label: string; link: string };
   footer: string;
+}
+
+/** Outside text for a mail: one line, its controls and formatting characters visible, at most `max` characters. */
+export function quoted(value: string, max = 500): string {
+  const text = terminalText(value);
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 function compose(layout: Layout): MailMessage {
   const t = translator(layout.locale, 'mail');
   const signature = t('signature', { sender: layout.sender });
-  const text = [...layout.paragraphs, ...(layout.action ? [`${layout.action.label}:\n${layout.action.link}`] : []), layout.footer, signature].join('\n\n');
+  const quotes = layout.quotes ?? [];
+  const items = layout.items ?? [];
+  const text = [
+    ...layout.paragraphs,
+    ...quotes.map((quote) => `${quote.label}\n> “${quote.text}”`),
+    ...(items.length > 0 ? [items.map((item) => `- ${item.text}\n  ${item.link}`).join('\n')] : []),
+    ...(layout.action ? [`${layout.action.label}:\n${layout.action.link}`] : []),
+    layout.footer,
+    signature,
+  ].join('\n\n');
   const html = [
     `<!doctype html><html lang="${escapeHtml(layout.locale)}"><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#0f172a;max-width:560px">`,
     ...layout.paragraphs.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`),
+    ...quotes.map((quote) => `<p style="margin-bottom:4px;font-size:13px;color:#475569">${escapeHtml(quote.label)}</p><blockquote style="margin:0 0 16px;padding:8px 12px;border-left:3px solid #94a3b8;background:#f1f5f9;white-space:pre-wrap">“${escapeHtml(quote.text)}”</blockquote>`),
+    items.length > 0 ? `<ul>${items.map((item) => `<li><a href="${escapeHtml(item.link)}">${escapeHtml(item.text)}</a></li>`).join('')}</ul>` : '',
     layout.action
       ? `<p><a href="${escapeHtml(layout.action.link)}" style="display:inline-block;padding:10px 16px;background:#1d4ed8;color:#fff;border-radius:6px;text-decoration:none">${escapeHtml(layout.action.label)}</a></p><p style="font-size:13px;color:#475569">${escapeHtml(t('orOpen', { link: layout.action.link }))}</p>`
       : '',
@@ -107,6 +132,98 @@ export function secondFactorChangedMail(input: { to: string; locale: string; whe
     sender: 'Portico',
     paragraphs: [t('body', { ...values, when: input.when }), t('notYou')],
     action: { label: t('action'), link: input.accountLink },
+    footer: t('footer'),
+  });
+}
+
+/** What an approval mail says about the request: the same facts in every approval mail. */
+export interface ApprovalFacts {
+  organization: string;
+  app: string;
+  askedBy: string;
+  /** The agent asking for the person, if any (its name). */
+  agent: string | null;
+  kind: 'read' | 'write' | 'protected' | 'root' | 'permanent';
+  resource: string | null;
+  profile: string | null;
+  durationSeconds: number | null;
+  reason: string;
+  expiresAt: Date;
+  quorum: number;
+  link: string;
+}
+
+function approvalParagraphs(t: Translator<'mail.approval'>, facts: ApprovalFacts): string[] {
+  const who = facts.agent ? t('whoAgent', { agent: quoted(facts.agent, 80), person: quoted(facts.askedBy, 120) }) : t('whoPerson', { person: quoted(facts.askedBy, 120) });
+  const what = facts.resource
+    ? t('whatPath', { kind: facts.kind, profile: facts.profile ?? '', resource: quoted(facts.resource, 200), app: quoted(facts.app, 80) })
+    : t('whatRoot', { kind: facts.kind, app: quoted(facts.app, 80) });
+  const duration = facts.durationSeconds === null ? t('permanent') : t('duration', { minutes: Math.round(facts.durationSeconds / 60) });
+  return [`${who} ${what}`, duration, t('until', { when: facts.expiresAt }), ...(facts.quorum > 1 ? [t('quorum', { quorum: facts.quorum })] : [])];
+}
+
+/** A request someone may decide: to each of its deciders (`moment`: when it arrived, a reminder, an escalation). */
+export function approvalRequestMail(input: { to: string; locale: string; moment: 'requested' | 'reminder' | 'escalated'; facts: ApprovalFacts }): MailMessage {
+  const t = translator(input.locale, 'mail.approval');
+  const { facts } = input;
+  return compose({
+    to: input.to,
+    locale: input.locale,
+    subject: t('subject', { moment: input.moment, app: quoted(facts.app, 80), kind: facts.kind }),
+    sender: facts.organization,
+    paragraphs: [...(input.moment === 'escalated' ? [t('escalated')] : input.moment === 'reminder' ? [t('reminder')] : []), ...approvalParagraphs(t, facts)],
+    quotes: [{ label: t('reasonLabel'), text: quoted(facts.reason, 1000) }],
+    action: { label: t('action'), link: facts.link },
+    footer: t('footer'),
+  });
+}
+
+/** Many notifications at once: one mail listing them. */
+export function notificationDigestMail(input: { to: string; locale: string; items: { text: string; link: string }[] }): MailMessage {
+  const t = translator(input.locale, 'mail.digest');
+  return compose({
+    to: input.to,
+    locale: input.locale,
+    subject: t('subject', { count: input.items.length }),
+    sender: 'Portico',
+    paragraphs: [t('body', { count: input.items.length })],
+    items: input.items.map((item) => ({ text: quoted(item.text, 300), link: item.link })),
+    footer: t('footer'),
+  });
+}
+
+/** An agent's call waits for this person's confirmation (or, for an agent acting on its own, an operator's). */
+export function confirmationRequestMail(input: {
+  to: string;
+  locale: string;
+  organization: string | null;
+  app: string;
+  tool: string;
+  risk: string;
+  description: string;
+  warning: string | null;
+  agent: string | null;
+  /** The person answers for themselves; an operator answers for an agent acting on its own. */
+  forOperator: boolean;
+  expiresAt: Date;
+  link: string;
+}): MailMessage {
+  const t = translator(input.locale, 'mail.confirmation');
+  return compose({
+    to: input.to,
+    locale: input.locale,
+    subject: t('subject', { tool: quoted(input.tool, 80), app: quoted(input.app, 80) }),
+    sender: input.organization ?? 'Portico',
+    paragraphs: [
+      input.forOperator
+        ? t('bodyOperator', { agent: quoted(input.agent ?? '', 80), tool: quoted(input.tool, 80), app: quoted(input.app, 80), risk: input.risk })
+        : input.agent
+          ? t('bodyAgent', { agent: quoted(input.agent, 80), tool: quoted(input.tool, 80), app: quoted(input.app, 80), risk: input.risk })
+          : t('body', { tool: quoted(input.tool, 80), app: quoted(input.app, 80), risk: input.risk }),
+      t('until', { when: input.expiresAt }),
+    ],
+    quotes: [{ label: t('descriptionLabel'), text: quoted(input.description, 500) }, ...(input.warning ? [{ label: t('warningLabel'), text: quoted(input.warning, 500) }] : [])],
+    action: { label: t('action'), link: input.link },
     footer: t('footer'),
   });
 }

@@ -3,6 +3,7 @@
 // decides where the operator is sent: the MCP Apps view, an elicitation, the external link or the CLI. Every
 // channel but the CLI keeps the HTTPS link in the text, so a surface that fails leaves the link.
 import { APPROVAL_CONTRACT_VERSION, cancelApprovalRequest, createApprovalRequest, type ApprovalRequest, type ApprovalStatus, type NewApprovalRequest } from '../approvals/broker';
+import { approvalNotifier } from '../notifications/notify';
 import { centralRequestUrl, embeddedCentralRequestUrl } from '../approvals/central-urls';
 import { selectApprovalChannel, type ApprovalChannel } from '../approvals/channel';
 import { APPROVAL_VIEW_URI } from './approval-view';
@@ -88,6 +89,7 @@ export function requestThroughBroker(
       extra.db,
       { ...what, orgId: org.id, appId: listing.app.id, subjectUserId: extra.caller.user.id, actor: extra.caller.agentId, clientId: extra.caller.token.clientId },
       actor,
+      extra.notify ? approvalNotifier(extra.notify) : undefined,
     );
     const channel = approvalChannelFor(request, extra);
     if (channel === 'mcp_app') {

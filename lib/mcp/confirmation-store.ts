@@ -16,7 +16,9 @@ import {
   type Redemption,
   type StoredChallenge,
 } from '../../app-kit/risk';
-import type { Queryable } from '../db/client';
+import type { Database, Queryable } from '../db/client';
+import { recordAuditEvent } from '../audit/events';
+import { notifyConfirmation, type NotifyDeps } from '../notifications/notify';
 import { confirmationChallenges, memberships, organizations } from '../db/schema';
 import { DEFAULT_LOCALE, translator } from '../i18n/catalogs';
 import { localeOfUser } from '../i18n/recipient';
@@ -45,26 +47,48 @@ const bindingMatches = (nonceHash: string, binding: ConfirmationBinding, now: Da
     gt(confirmationChallenges.expiresAt, now),
   );
 
-export function postgresConfirmationStore(db: Queryable, issuer: string, owner: ChallengeOwner = {}): ConfirmationStore {
+/**
+ * `notify`: mail the person who must confirm (lib/notifications/notify.ts), in the challenge's transaction; a
+ * challenge a person confirms is also audited (`confirmation.requested`, which reaches webhooks) there.
+ */
+export function postgresConfirmationStore(db: Queryable, issuer: string, owner: ChallengeOwner = {}, notify?: NotifyDeps): ConfirmationStore {
+  // The challenge, its audit event and its notice commit together (the pool's transaction, or the caller's).
+  const inTransaction = <T,>(work: (tx: Queryable) => Promise<T>): Promise<T> => ('transaction' in db ? (db as Database).transaction(work) : work(db));
   return {
     confirmsHumans: true,
     async save(challenge) {
       const id = `cnf_${randomBytes(24).toString('base64url')}`;
       const { binding } = challenge;
-      await db.insert(confirmationChallenges).values({
-        nonceHash: challenge.nonceHash,
-        id,
-        ...binding,
-        appId: owner.appId ?? null,
-        orgId: owner.orgId ? await owner.orgId(challenge) : null,
-        riskLevel: challenge.riskLevel,
-        description: challenge.description,
-        warning: challenge.warning ?? null,
-        canonicalArguments: challenge.canonicalArguments,
-        needsHuman: challenge.needsHuman,
-        // In-band: the caller relays the token itself, so it is redeemable at once.
-        confirmedAt: challenge.needsHuman ? null : sql`now()`,
-        expiresAt: challenge.expiresAt,
+      const orgId = owner.orgId ? await owner.orgId(challenge) : null;
+      await inTransaction(async (tx) => {
+        const [saved] = await tx.insert(confirmationChallenges).values({
+          nonceHash: challenge.nonceHash,
+          id,
+          ...binding,
+          appId: owner.appId ?? null,
+          orgId,
+          riskLevel: challenge.riskLevel,
+          description: challenge.description,
+          warning: challenge.warning ?? null,
+          canonicalArguments: challenge.canonicalArguments,
+          needsHuman: challenge.needsHuman,
+          // In-band: the caller relays the token itself, so it is redeemable at once.
+          confirmedAt: challenge.needsHuman ? null : sql`now()`,
+          expiresAt: challenge.expiresAt,
+        }).returning();
+        if (challenge.needsHuman) {
+          await recordAuditEvent(tx, {
+            orgId,
+            actor: { type: binding.subject.startsWith('agt_') ? 'agent' : 'person', id: binding.subject },
+            act: binding.actor || null,
+            clientId: binding.clientId,
+            action: 'confirmation.requested',
+            subject: { type: 'confirmation', id },
+            appId: owner.appId ?? null,
+            details: { tool: binding.tool, riskLevel: challenge.riskLevel, expiresAt: challenge.expiresAt.toISOString() },
+          });
+          if (notify) await notifyConfirmation(tx, notify, saved!);
+        }
       });
       // At most MAX_PER_SUBJECT open challenges a subject, per owner (an app, or Portico): the oldest go (a dropped
       // token only means a new challenge). Per owner, so that one app cannot push out challenges of another.
@@ -92,7 +116,17 @@ export function postgresConfirmationStore(db: Queryable, issuer: string, owner: 
       return 'waiting';
     },
     async purgeExpired(now) {
-      const purged = await db.delete(confirmationChallenges).where(lte(confirmationChallenges.expiresAt, now)).returning({ nonceHash: confirmationChallenges.nonceHash });
+      // An expired challenge a person was asked to confirm stays until its expiry is recorded (the ticker's
+      // confirmation.expired), or a day: the rest go at once.
+      const purged = await db
+        .delete(confirmationChallenges)
+        .where(
+          and(
+            lte(confirmationChallenges.expiresAt, now),
+            sql`(not ${confirmationChallenges.needsHuman} or ${confirmationChallenges.confirmedAt} is not null or ${confirmationChallenges.deniedAt} is not null or ${confirmationChallenges.expiryReportedAt} is not null or ${confirmationChallenges.expiresAt} <= ${now.toISOString()}::timestamptz - interval '1 day')`,
+          ),
+        )
+        .returning({ nonceHash: confirmationChallenges.nonceHash });
       return purged.length;
     },
   };
@@ -125,8 +159,8 @@ function organizationOfCall(db: Queryable): (challenge: StoredChallenge) => Prom
  * words in the language of the person the call is for (`locale`: theirs, when the caller knows it already; else
  * looked up by the call's subject).
  */
-export function porticoConfirmationGate(db: Queryable, options: { issuer: string; mode: ConfirmationMode; now?: () => Date; locale?: () => Promise<string> }): ConfirmationGate {
-  const gate = createConfirmationGate({ store: postgresConfirmationStore(db, options.issuer, { orgId: organizationOfCall(db) }), mode: options.mode, now: options.now });
+export function porticoConfirmationGate(db: Queryable, options: { issuer: string; mode: ConfirmationMode; now?: () => Date; locale?: () => Promise<string>; notify?: NotifyDeps }): ConfirmationGate {
+  const gate = createConfirmationGate({ store: postgresConfirmationStore(db, options.issuer, { orgId: organizationOfCall(db) }, options.notify), mode: options.mode, now: options.now });
   return inSubjectsLanguage(gate, options.locale ?? ((subject) => localeOfUser(db, subject)));
 }
 

@@ -2,6 +2,7 @@
 // that touch an organization go through inOrganization: membership, the role's permission, one transaction, and
 // the change's audit event written as the person with the agent as `act`, exactly like the REST API.
 import { authorizeOrgOperation, CommandRefusal, OperationRefusal, runOrgOperation } from '../accounts/org-operation';
+import type { NotifyDeps } from '../notifications/notify';
 import type { MembershipRole, Organization } from '../accounts/organizations';
 import type { OrgPermission } from '../accounts/permissions';
 import type { ApiCaller } from '../api/authenticate';
@@ -32,6 +33,8 @@ export interface PorticoToolExtra {
    * elicitations, refusals of the broker — is in it. Codes and fields stay as they are.
    */
   locale(): Promise<string>;
+  /** Mail to the people who decide what the call asks for (none: nobody is mailed). */
+  notify?: NotifyDeps;
 }
 
 /** The caller's language, looked up once and only when a text needs it (lib/i18n/recipient.ts: their choice, else their first organization's default, else English). */

@@ -38,7 +38,7 @@ export async function handleToolOverRest(request: Request, toolName: string, dep
     token: caller.token,
     gate: gateFor(deps, locale),
     level,
-    extra: { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, approvals: deps.approvals ?? DEFAULT_APPROVAL_SURFACES, locale },
+    extra: { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, approvals: deps.approvals ?? DEFAULT_APPROVAL_SURFACES, locale, notify: deps.notify },
     onEvent: auditToolEvent(deps.db, deps.clientIp, caller),
   });
   const text = run.result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');

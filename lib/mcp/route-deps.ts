@@ -18,5 +18,6 @@ export function porticoMcpDeps(request: Request): PorticoMcpDeps {
     allowedOrigins: [issuerUrl.origin],
     clientIp: clientIpFromHeaders(request.headers),
     approvals: { surface: env.PORTICO_APPROVAL_SURFACE, centralEnabled: env.PORTICO_CENTRAL_ENABLED, frameAncestors: env.PORTICO_OPERATOR_FRAME_ANCESTORS },
+    notify: { issuer: env.PORTICO_ISSUER, atRestKey: runtime().atRestKey },
   };
 }

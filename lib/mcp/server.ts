@@ -19,6 +19,7 @@ import { advertisedElicitationModes, advertisesMcpApps, MCP_APP_MIME_TYPE, selec
 import { APPROVAL_VIEW_URI, approvalViewHtml } from './approval-view';
 import { CONFIRMATION_VIEW_URI, confirmationViewHtml } from './confirmation-view';
 import { porticoConfirmationGate } from './confirmation-store';
+import type { NotifyDeps } from '../notifications/notify';
 import { DEFAULT_APPROVAL_SURFACES, subjectLocale, type ApprovalSurfaceConfig, type PorticoToolExtra } from './context';
 import { translator } from '../i18n/catalogs';
 import { elicitOver, isElicitationResponse, recordElicitationResponse, type Elicit } from './elicitation';
@@ -45,6 +46,8 @@ export interface PorticoMcpDeps {
   approvals?: ApprovalSurfaceConfig;
   /** How long a tool call waits for the answer to an elicitation (default 50 s). */
   elicitationWaitMs?: number;
+  /** Mail to the people who decide a request or confirm a call (lib/notifications/notify.ts); none: nobody is mailed. */
+  notify?: NotifyDeps;
 }
 
 /** The tool whose definition points MCP Apps hosts at the approval view. */
@@ -52,7 +55,7 @@ const VIEW_TOOL = 'permissions.request_sensitive_access';
 
 /** `locale`: the language of the person the calls are for, when the caller has it (its words are in it). */
 export function gateFor(deps: PorticoMcpDeps, locale?: () => Promise<string>): ConfirmationGate {
-  return porticoConfirmationGate(deps.db, { issuer: deps.issuer, mode: deps.confirmationMode ?? 'human', now: deps.now, locale });
+  return porticoConfirmationGate(deps.db, { issuer: deps.issuer, mode: deps.confirmationMode ?? 'human', now: deps.now, locale, notify: deps.notify });
 }
 
 
@@ -101,7 +104,7 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, locale: () => Pr
     },
   );
   const approvals = deps.approvals ?? DEFAULT_APPROVAL_SURFACES;
-  const extra: PorticoToolExtra = { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, session, approvals, elicit, locale };
+  const extra: PorticoToolExtra = { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, session, approvals, elicit, locale, notify: deps.notify };
   const appsView = approvals.surface === 'adaptive' && approvals.centralEnabled;
   const showsView = appsView && advertisesMcpApps(session?.clientCapabilities);
   // Held calls (human mode) are shown by the confirmation view, for clients that render MCP Apps.

@@ -57,7 +57,7 @@ export async function POST(request: Request): Promise<Response> {
   // Each save or redeem counts against the app (in PostgreSQL, across instances): an app cannot flood the table.
   if ((await hitRateLimit(database, APP_CONFIRMATION_CALLS, app.appId)).limited) return refuse(429, 'slow_down', 'too many confirmation calls from this app: wait a minute', { 'Retry-After': '60' });
   if (!(await isCallOfApp(database, app, binding))) return refuse(403, 'invalid_request', 'the subject, the agent or the client is not one of this app’s (a member or agent of its organization, a client of the app)');
-  const store = postgresConfirmationStore(database, env.PORTICO_ISSUER, { appId: app.appId, orgId: async () => app.orgId });
+  const store = postgresConfirmationStore(database, env.PORTICO_ISSUER, { appId: app.appId, orgId: async () => app.orgId }, { issuer: env.PORTICO_ISSUER, atRestKey: runtime().atRestKey });
   const noStore = { 'Cache-Control': 'no-store' };
 
   if (input.action === 'redeem') {

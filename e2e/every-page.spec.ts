@@ -108,9 +108,10 @@ for (const language of supportedLocales()) {
       await check(page, testInfo, '/console', '/console');
       await check(page, testInfo, '/console/account', '/console/account');
       await check(page, testInfo, '/console/orgs/new', '/console/orgs/new');
+      await check(page, testInfo, '/console/inbox', '/console/inbox');
       await check(page, testInfo, '/console/confirm/[id]', '/console/confirm/cnf_aaaaaaaaaaaaaaaaaaaaaaaa');
       const org = '/console/demo';
-      for (const section of ['apps', 'apps/new', 'clients', 'agents', 'members', 'teams', 'settings', 'approvals', 'audit']) {
+      for (const section of ['apps', 'apps/new', 'clients', 'agents', 'members', 'teams', 'settings', 'settings/approvals', 'approvals', 'audit']) {
         await check(page, testInfo, `/console/[org]/${section}`, `${org}/${section}`);
       }
       await check(page, testInfo, '/console/[org]/[...missing]', `${org}/no-such-page`, (page) => expect(page.getByRole('heading', { name: translator(pageLanguage, 'notFound')('title') })).toBeVisible());

@@ -18,6 +18,9 @@ export const PERMISSIONS = [
   'webhooks.manage',
   // Deciding approval requests and revoking their grants: the organization's operators, its owners.
   'approvals.decide',
+  // Who decides which requests, with what quorum and escalation (approval policies): owners only, since a policy
+  // can also make approvals easier.
+  'approvals.policy',
   'ownership.transfer',
   // The organization's name (its slug never changes: links and tokens name it).
   'org.rename',
@@ -26,7 +29,7 @@ export const PERMISSIONS = [
 export type OrgPermission = (typeof PERMISSIONS)[number];
 
 /** What only an owner may do: everything else an admin may do too. */
-const OWNER_ONLY: readonly OrgPermission[] = ['ownership.transfer', 'org.rename', 'org.delete', 'approvals.decide', 'security.manage'];
+const OWNER_ONLY: readonly OrgPermission[] = ['ownership.transfer', 'org.rename', 'org.delete', 'approvals.decide', 'approvals.policy', 'security.manage'];
 const ADMIN = PERMISSIONS.filter((permission) => !OWNER_ONLY.includes(permission));
 
 const ROLE_PERMISSIONS: Record<MembershipRole, ReadonlySet<OrgPermission>> = {

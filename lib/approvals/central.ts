@@ -107,7 +107,7 @@ export interface CentralRequestView {
   reason: string;
   fingerprint: string;
   centralEligible: boolean;
-  /** Approving needs the operator's password again (work or compose). */
+  /** Approving needs the operator's strongest factor again (needsStepUp). */
   stepUp: boolean;
   createdAt: string;
   expiresAt: string;
@@ -117,6 +117,8 @@ export interface CentralRequestView {
   grantState: 'active' | 'revoked' | 'expired' | null;
   /** Its kind for the approval policies. */
   policyKind: ApprovalRequest['policyKind'];
+  /** The person it is for: under a policy, never one of its deciders. */
+  subjectUserId: string;
   /** The approvals it needs, and the decisions recorded so far (who, what, when). */
   quorum: number;
   anyDenyEnds: boolean;
@@ -125,7 +127,11 @@ export interface CentralRequestView {
   policy: { scope: 'app' | 'organization'; deciders: string; teamName: string | null; escalateAt: string | null; escalatedAt: string | null; maxGrantSeconds: number | null } | null;
 }
 
-const needsStepUp = (request: Pick<ApprovalRequest, 'profile'>) => request.profile === 'work' || request.profile === 'compose';
+/**
+ * Approving needs the operator's strongest factor for everything but reading one path for a while: work and compose,
+ * and whatever only a policy lets the central decide (broad, root, permanent). Read needs an explicit confirmation.
+ */
+const needsStepUp = (request: Pick<ApprovalRequest, 'profile' | 'policyKind'>) => request.profile === 'work' || request.profile === 'compose' || (request.policyKind !== 'read' && request.policyKind !== 'write');
 
 async function views(db: Queryable, where: ReturnType<typeof and>, order: 'newest' | 'expiring' = 'newest'): Promise<CentralRequestView[]> {
   const rows = await db
@@ -172,6 +178,7 @@ async function views(db: Queryable, where: ReturnType<typeof and>, order: 'newes
     activeGrantId: activeGrantId ?? null,
     grantState: grantState ?? null,
     policyKind: request.policyKind,
+    subjectUserId: request.subjectUserId,
     quorum: request.quorum,
     anyDenyEnds: request.anyDenyEnds,
     votes: (typeof votes === 'string' ? (JSON.parse(votes) as typeof votes) : votes) ?? [],

@@ -55,8 +55,8 @@ export class ConfirmationRefusal extends Error {
   }
 }
 
-/** The person answers for themselves; an app's operators answer for an agent acting on its own in that app. */
-function mayAnswer(viewer: User) {
+/** The person answers for themselves; an app's operators answer for an agent acting on its own in that app (the query joins apps). */
+export function mayAnswer(viewer: Pick<User, 'id'>) {
   return or(
     eq(confirmationChallenges.subject, viewer.id),
     and(sql`${confirmationChallenges.subject} like 'agt\\_%'`, sql`${confirmationChallenges.appId} is not null`, mayDecide(confirmationChallenges.appId, apps.orgId, viewer.id)),

@@ -12,7 +12,7 @@ import { policyKindOf, removeApprovalPolicy, setApprovalPolicy, type PolicyInput
 import { recordAuditEvent } from '../../lib/audit/events';
 import { approvalGrants, approvalPolicies, approvalVotes, auditEvents, teamMembers, teams } from '../../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
-import { createMember, createOrgWithApp, type AppFixture } from '../support/provider-harness';
+import { createMember, createOrgWithApp, TEST_PASSWORD, type AppFixture } from '../support/provider-harness';
 
 const binding: CentralBinding = { origin: 'https://portico.test', installation: 'https://portico.test', surface: 'external' };
 
@@ -40,7 +40,7 @@ describe('approval policies', () => {
     const session = (await findCentralSession(database.db, token, binding))!;
     const nonce = await issueDecisionNonce(database.db, session, requestId, binding);
     const view = (await findCentralRequest(database.db, operator, requestId))!;
-    return decideInCentral(database.db, { sessionToken: token, requestId, fingerprint: view.fingerprint, nonce, decision, confirmed: true, ip: '192.0.2.9' }, binding);
+    return decideInCentral(database.db, { sessionToken: token, requestId, fingerprint: view.fingerprint, nonce, decision, confirmed: true, password: TEST_PASSWORD, ip: '192.0.2.9' }, binding);
   };
 
   beforeAll(async () => {
@@ -110,6 +110,17 @@ describe('approval policies', () => {
     // The owners are not the deciders of this kind any more (the policy names the team).
     await expect(decide(owner, own.id)).rejects.toMatchObject({ code: 'not_found' });
     expect(await database.db.select({ n: count() }).from(approvalVotes).where(eq(approvalVotes.requestId, own.id))).toEqual([{ n: 1 }]);
+  });
+
+  it('approving what only a policy lets the central decide (root) needs the decider’s step-up, not a tick', async () => {
+    await policy({ quorum: 1 });
+    const request = await ask();
+    const token = await openCentralSession(database.db, sre[0]!, binding);
+    const session = (await findCentralSession(database.db, token, binding))!;
+    const nonce = await issueDecisionNonce(database.db, session, request.id, binding);
+    expect((await findCentralRequest(database.db, sre[0]!, request.id))!.stepUp).toBe(true);
+    await expect(decideInCentral(database.db, { sessionToken: token, requestId: request.id, fingerprint: request.fingerprint, nonce, decision: 'approve', confirmed: true, ip: '192.0.2.9' }, binding)).rejects.toMatchObject({ code: 'step_up' });
+    expect(await database.db.select({ n: count() }).from(approvalVotes).where(eq(approvalVotes.requestId, request.id))).toEqual([{ n: 0 }]);
   });
 
   it('one denial ends it; a policy that lets the others decide keeps it pending until the quorum', async () => {

@@ -69,8 +69,9 @@ export function DecisionPanel(props: {
         ...(decision === 'approve' && props.stepUp ? stepUp : {}),
         ...(decision === 'approve' && !props.stepUp ? { confirmed } : {}),
       });
-      const result = (await answer.json()) as { request_id?: string; state?: string; grant_expires_at?: string | null; error?: string; error_description?: string };
-      if (answer.ok && (result.request_id !== props.requestId || (result.state !== 'approved' && result.state !== 'denied'))) {
+      const result = (await answer.json()) as { request_id?: string; state?: string; grant_expires_at?: string | null; approvals?: number; quorum?: number; error?: string; error_description?: string };
+      // A decision under a quorum may leave the request pending: this person's part is recorded, others decide next.
+      if (answer.ok && (result.request_id !== props.requestId || (result.state !== 'approved' && result.state !== 'denied' && result.state !== 'pending'))) {
         setPhase({ kind: 'error', message: t('otherRequest'), final: true });
         return;
       }
@@ -85,7 +86,9 @@ export function DecisionPanel(props: {
         kind: 'decided',
         state: result.state!,
         detail:
-          result.state !== 'approved'
+          result.state === 'pending'
+            ? t('waitsForOthers', { approvals: result.approvals ?? 0, quorum: result.quorum ?? 1 })
+            : result.state !== 'approved'
             ? t('nothingGranted')
             : result.grant_expires_at
               ? t('grantedUntil', { until: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(result.grant_expires_at)) })
@@ -100,7 +103,7 @@ export function DecisionPanel(props: {
   if (phase.kind === 'decided') {
     return (
       <div role="status" className="rounded-md border border-green-300 bg-green-50 p-3 text-green-900" data-testid="decision-result" data-state={phase.state}>
-        <strong>{phase.state === 'approved' ? t('approvedResult') : t('deniedResult')}</strong> {phase.detail}{' '}
+        <strong>{phase.state === 'approved' ? t('approvedResult') : phase.state === 'pending' ? t('recordedResult') : t('deniedResult')}</strong> {phase.detail}{' '}
         {props.onDecided ? null : (
           <a href={base} data-testid="back-to-requests">
             {t('backToRequests')}

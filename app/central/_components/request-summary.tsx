@@ -62,10 +62,61 @@ export function RequestSummary({ view }: { view: CentralRequestView }) {
           </dd>
         </>
       ) : null}
+      {view.quorum > 1 || view.votes.length > 0 ? (
+        <>
+          <dt className="text-slate-500">{t('decisions')}</dt>
+          <dd data-testid="request-votes">
+            {t('approvalsOf', { approvals: view.votes.filter((vote) => vote.decision === 'approve').length, quorum: view.quorum })}
+            {view.votes.length > 0 ? (
+              <ul className="mt-1 grid gap-0.5">
+                {view.votes.map((vote) => (
+                  <li key={vote.email}>
+                    {t('vote', { decision: vote.decision, email: visibleText(vote.email) })} <When value={vote.decidedAt} />
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+          </dd>
+        </>
+      ) : null}
+      {view.policy ? (
+        <>
+          <dt className="text-slate-500">{t('policy')}</dt>
+          <dd data-testid="request-policy">
+            <PolicySentence view={view} />
+          </dd>
+        </>
+      ) : null}
       <dt className="text-slate-500">{t('request')}</dt>
       <dd>
         <code>{view.id}</code>
       </dd>
     </dl>
+  );
+}
+
+/** Why the request is decided the way it is: the policy that governs it, in words ("why does this need two people"). */
+function PolicySentence({ view }: { view: CentralRequestView }) {
+  const t = useTranslations('central.request.policyText');
+  const labels = useRequestLabels();
+  const policy = view.policy!;
+  return (
+    <>
+      {t('scope', { scope: policy.scope, kind: view.policyKind })} {t('deciders', { deciders: policy.deciders, team: visibleText(policy.teamName ?? '') })}
+      {view.quorum > 1 ? <> {t('quorum', { quorum: view.quorum })}</> : null}
+      {view.quorum > 1 && !view.anyDenyEnds ? <> {t('denialWaits')}</> : null}
+      {policy.maxGrantSeconds ? <> {t('maxGrant', { duration: labels.duration(policy.maxGrantSeconds) })}</> : null}
+      {policy.escalatedAt ? (
+        <>
+          {' '}
+          {t('escalated')} <When value={policy.escalatedAt} />
+        </>
+      ) : policy.escalateAt ? (
+        <>
+          {' '}
+          {t('escalates')} <When value={policy.escalateAt} />
+        </>
+      ) : null}
+    </>
   );
 }

@@ -74,7 +74,7 @@ export function decisionHandler(surface: CentralSurface) {
         centralBinding(surface),
       );
       return Response.json(
-        { request_id: outcome.request.id, state: outcome.request.state, grant_id: outcome.grant?.id ?? null, grant_expires_at: outcome.grant?.expiresAt?.toISOString() ?? null },
+        { request_id: outcome.request.id, state: outcome.request.state, grant_id: outcome.grant?.id ?? null, grant_expires_at: outcome.grant?.expiresAt?.toISOString() ?? null, approvals: outcome.approvals, quorum: outcome.quorum },
         { headers: { 'Cache-Control': 'no-store' } },
       );
     } catch (error) {

@@ -3,15 +3,16 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { membershipsForSwitcher, requireOrgAccess } from '../_lib/access';
 import { NavLink } from '../_components/nav-link';
-import { runtime } from '@/lib/runtime';
+import { db, runtime } from '@/lib/runtime';
 import { getT } from '@/lib/i18n/server';
+import { inboxCount } from '@/lib/notifications/inbox';
 
 export const dynamic = 'force-dynamic';
 
 export default async function OrgLayout(props: { children: ReactNode; params: Promise<{ org: string }> }) {
   const { org: slug } = await props.params;
   const access = await requireOrgAccess(slug);
-  const memberships = await membershipsForSwitcher(access.user);
+  const [memberships, waiting] = await Promise.all([membershipsForSwitcher(access.user), inboxCount(db(), access.user)]);
   const base = `/console/${access.org.slug}`;
   const t = await getT('console');
   const nav = [
@@ -72,6 +73,10 @@ export default async function OrgLayout(props: { children: ReactNode; params: Pr
             </nav>
           </details>
           <div className="ml-auto flex items-center gap-3 text-sm">
+            <Link href="/console/inbox" className="no-underline" data-testid="inbox-link" aria-label={t('layout.inboxLabel', { count: waiting })}>
+              {t('layout.inbox')}
+              {waiting > 0 ? <span className="ml-1 rounded-full bg-indigo-600 px-2 py-0.5 text-xs font-semibold text-white">{waiting}</span> : null}
+            </Link>
             <Link href="/console/account" className="block max-w-48 truncate no-underline" title={access.user.email}>
               {access.user.email}
             </Link>

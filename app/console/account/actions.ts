@@ -17,6 +17,7 @@ import { db, runtime } from '@/lib/runtime';
 import type { CardFormState } from '../../account/_lib/form-state';
 import { fieldErrorsIn, refusalWords } from '../../account/_lib/refusal-words';
 import { currentConsoleSession } from '../_lib/session';
+import { NOTICE_SETTINGS, saveNoticeSettings, type NoticeSettings } from '@/lib/notifications/settings';
 
 /** Where notices of account changes are queued (the outbox) and what they link to. */
 const accountMail = () => ({ issuer: runtime().env.PORTICO_ISSUER, atRestKey: runtime().atRestKey });
@@ -211,4 +212,14 @@ export async function removePasskeyAction(_previous: CardFormState, data: FormDa
     if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
     throw error;
   }
+}
+
+/** Which notices reach the person by mail (every box sent is on; one not sent is off). */
+export async function saveNotificationSettingsAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
+  const session = await currentConsoleSession();
+  if (!session) return sessionEnded();
+  const settings = Object.fromEntries(NOTICE_SETTINGS.map((name) => [name, data.get(name) === 'on'])) as NoticeSettings;
+  await saveNoticeSettings(db(), session.user.id, settings);
+  revalidatePath('/console/account');
+  return { status: 'done', message: (await getT('account.notifications'))('saved') };
 }

@@ -8,8 +8,10 @@ import { listAccountSessions, type AccountSessionKind } from '@/lib/accounts/ses
 import { When } from '../../_components/when';
 import { listRecentSignIns } from '@/lib/accounts/sign-in-events';
 import { CardForm } from '../../account/_components/card-form';
-import { accountStepUpOptionsAction, changePasswordAction, confirmTotpAction, passkeyRegistrationOptionsAction, registerPasskeyAction, removePasskeyAction, removeTotpAction, replaceRecoveryCodesAction, sendVerificationAction, startTotpAction } from './actions';
+import { accountStepUpOptionsAction, changePasswordAction, saveNotificationSettingsAction, confirmTotpAction, passkeyRegistrationOptionsAction, registerPasskeyAction, removePasskeyAction, removeTotpAction, replaceRecoveryCodesAction, sendVerificationAction, startTotpAction } from './actions';
 import { AddPasskey } from './add-passkey';
+import { NotificationsForm } from './notifications-form';
+import { noticeSettingsOf } from '@/lib/notifications/settings';
 import { StepUpCardForm } from './step-up-card-form';
 import { listPasskeys } from '@/lib/accounts/passkeys';
 import { stepUpFactorOf } from '@/lib/accounts/step-up';
@@ -32,13 +34,14 @@ const isSurface = (value: string): value is (typeof SURFACES)[number] => (SURFAC
 export default async function AccountPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { user, tokenHash } = await requireConsoleSession();
   const { done } = await props.searchParams;
-  const [memberships, sessions, signIns, factors, enrollment, keys] = await Promise.all([
+  const [memberships, sessions, signIns, factors, enrollment, keys, notices] = await Promise.all([
     listMembershipsOf(db(), user.id),
     listAccountSessions(db(), user.id, tokenHash),
     listRecentSignIns(db(), user.id),
     secondFactorStateOf(db(), user.id),
     pendingTotpEnrollment(db(), runtime().atRestKey, user),
     listPasskeys(db(), user.id),
+    noticeSettingsOf(db(), user.id),
   ]);
   const stepUpFactor = await stepUpFactorOf(db(), user.id);
   const t = await getT('account.page');
@@ -176,6 +179,10 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               </div>
             ))}
           </div>
+        </Section>
+        <Section id="notifications" title={t('notifications')}>
+          <p className="mb-3 text-sm text-slate-600">{t.rich('notificationsIntro', { link: (chunks) => <Link href="/console/inbox">{chunks}</Link> })}</p>
+          <NotificationsForm action={saveNotificationSettingsAction} initial={notices} />
         </Section>
         <Section id="orgs" title={t('organizations')}>
           {memberships.length === 0 ? <p className="text-sm text-slate-600">{t('noOrganizations')}</p> : null}

@@ -34,7 +34,10 @@ export default async function CentralRequestPage(props: { params: Promise<{ id: 
       </CentralFrame>
     );
   }
-  const decidable = view.state === 'pending' && !view.expired && view.centralEligible;
+  const mine = view.votes.find((vote) => vote.email === session.user.email);
+  const ownRequest = view.policy !== null && view.subjectUserId === session.user.id;
+  const decidable = view.state === 'pending' && !view.expired && view.centralEligible && !mine && !ownRequest;
+  const approvals = view.votes.filter((vote) => vote.decision === 'approve').length;
   return (
     <CentralFrame email={session.user.email}>
       <section className="panel" aria-labelledby="request-heading" data-testid="central-request" data-request-id={view.id}>
@@ -43,8 +46,12 @@ export default async function CentralRequestPage(props: { params: Promise<{ id: 
         </h1>
         <RequestSummary view={view} />
         <div className="mt-5">
-          {decidable ? (
-            <DecisionPanel requestId={view.id} fingerprint={view.fingerprint} stepUp={view.stepUp} stepUpFactor={await stepUpFactorOf(db(), session.user.id)} profile={view.profile} />
+          {view.state === 'pending' && !view.expired && (mine || ownRequest) ? (
+            <p className="text-sm" data-testid="request-state">
+              {mine ? t('youDecided', { decision: mine.decision, missing: Math.max(view.quorum - approvals, 0) }) : t('ownRequest')}
+            </p>
+          ) : decidable ? (
+            <DecisionPanel requestId={view.id} fingerprint={view.fingerprint} stepUp={view.stepUp} stepUpFactor={await stepUpFactorOf(db(), session.user.id)} profile={view.profile ?? view.policyKind} />
           ) : view.activeGrantId ? (
             <RevokePanel grantId={view.activeGrantId} />
           ) : (

@@ -7,6 +7,7 @@ export async function SettingsTabs({ access }: { access: OrgAccess }) {
   const t = await getT('console.settings');
   const tabs = [
     ...(access.can('branding.manage') ? [{ segment: '', label: t('tabs.general') }] : []),
+    ...(access.can('approvals.policy') ? [{ segment: 'approvals', label: t('tabs.approvals') }] : []),
     ...(access.can('webhooks.manage') ? [{ segment: 'webhooks', label: t('tabs.webhooks') }] : []),
   ];
   return tabs.length > 1 ? <AppTabs base={`/console/${access.org.slug}/settings`} tabs={tabs} label={t('tabs.label')} /> : null;

@@ -20,7 +20,9 @@ export default async function EmbeddedRequestPage(props: { params: Promise<{ id:
   const requestId = isApprovalRequestId(id) ? id : '';
   const session = await currentCentralSession(EMBEDDED_CENTRAL);
   const view = session && requestId ? await findCentralRequest(db(), session.user, requestId) : undefined;
-  const decidable = view && view.state === 'pending' && !view.expired && view.centralEligible;
+  const mine = view ? view.votes.find((vote) => vote.email === session?.user.email) : undefined;
+  const ownRequest = view !== undefined && view.policy !== null && view.subjectUserId === session?.user.id;
+  const decidable = !mine && !ownRequest && view && view.state === 'pending' && !view.expired && view.centralEligible;
   const t = await getT('embeddedCentral.page');
   return (
     <main className="p-4" data-testid="embedded-central">
@@ -49,10 +51,18 @@ export default async function EmbeddedRequestPage(props: { params: Promise<{ id:
           <RequestSummary view={view} />
           <div className="mt-4">
             {decidable ? (
-              <EmbeddedDecision requestId={view.id} fingerprint={view.fingerprint} stepUp={view.stepUp} profile={view.profile} />
+              <EmbeddedDecision requestId={view.id} fingerprint={view.fingerprint} stepUp={view.stepUp} profile={view.profile ?? view.policyKind} />
             ) : (
               <p className="text-sm" data-testid="request-state">
-                {!view.centralEligible ? t('cliOnly') : view.state === 'pending' ? t('expired') : t('state', { state: view.state })}
+                {view.state === 'pending' && mine
+                  ? t('youDecided', { decision: mine.decision })
+                  : view.state === 'pending' && ownRequest
+                    ? t('ownRequest')
+                    : !view.centralEligible
+                      ? t('cliOnly')
+                      : view.state === 'pending'
+                        ? t('expired')
+                        : t('state', { state: view.state })}
               </p>
             )}
           </div>

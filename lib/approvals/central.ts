@@ -129,9 +129,11 @@ export interface CentralRequestView {
 
 /**
  * Approving needs the operator's strongest factor for everything but reading one path for a while: work and compose,
- * and whatever only a policy lets the central decide (broad, root, permanent). Read needs an explicit confirmation.
+ * whatever only a policy lets the central decide (broad, root, permanent), and any decision that is one of a
+ * quorum's (each decider steps up on their own). Read alone needs an explicit confirmation.
  */
-const needsStepUp = (request: Pick<ApprovalRequest, 'profile' | 'policyKind'>) => request.profile === 'work' || request.profile === 'compose' || (request.policyKind !== 'read' && request.policyKind !== 'write');
+const needsStepUp = (request: Pick<ApprovalRequest, 'profile' | 'policyKind' | 'quorum'>) =>
+  request.profile === 'work' || request.profile === 'compose' || (request.policyKind !== 'read' && request.policyKind !== 'write') || request.quorum > 1;
 
 async function views(db: Queryable, where: ReturnType<typeof and>, order: 'newest' | 'expiring' = 'newest'): Promise<CentralRequestView[]> {
   const rows = await db

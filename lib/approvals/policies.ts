@@ -6,7 +6,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
 import type { Queryable } from '../db/client';
-import { APPROVAL_POLICY_KINDS, approvalPolicies, apps, memberships, teams, type ApprovalPolicyKind } from '../db/schema';
+import { APPROVAL_POLICY_KINDS, approvalPolicies, apps, memberships, teams, users, type ApprovalPolicyKind } from '../db/schema';
 import { localized } from '../i18n/catalogs';
 import { isUuid } from '../util/uuid';
 
@@ -122,6 +122,8 @@ export async function removeApprovalPolicy(ctx: Context, policyId: string): Prom
 
 export interface PolicyListing extends ApprovalPolicy {
   appName: string | null;
+  /** The named deciders' emails (deciders = people), those still members. */
+  peopleEmails: string[];
   teamName: string | null;
   escalateTeamName: string | null;
 }
@@ -134,12 +136,20 @@ export async function listApprovalPolicies(db: Queryable, orgId: string): Promis
       appName: apps.name,
       teamName: sql<string | null>`(select name from ${teams} where id = ${approvalPolicies.teamId})`,
       escalateTeamName: sql<string | null>`(select name from ${teams} where id = ${approvalPolicies.escalateTeamId})`,
+      peopleEmails: sql<string[] | string | null>`(select json_agg(u.email order by u.email) from ${users} u join ${memberships} m on m.user_id = u.id and m.org_id = ${approvalPolicies.orgId} where u.id = any (${approvalPolicies.userIds}))`,
     })
     .from(approvalPolicies)
     .leftJoin(apps, eq(apps.id, approvalPolicies.appId))
     .where(eq(approvalPolicies.orgId, orgId));
   const order = (kind: string) => APPROVAL_POLICY_KINDS.indexOf(kind as ApprovalPolicyKind);
   return rows
-    .map(({ policy, appName, teamName, escalateTeamName }) => ({ ...policy, appName: appName ?? null, teamName, escalateTeamName }))
+    .map(({ policy, appName, teamName, escalateTeamName, peopleEmails }) => ({
+      ...policy,
+      appName: appName ?? null,
+      teamName,
+      escalateTeamName,
+      // json_agg comes back parsed on postgres.js and as text on PGlite.
+      peopleEmails: (typeof peopleEmails === 'string' ? (JSON.parse(peopleEmails) as string[]) : peopleEmails) ?? [],
+    }))
     .sort((a, b) => (a.appName ?? '').localeCompare(b.appName ?? '') || order(a.kind) - order(b.kind));
 }

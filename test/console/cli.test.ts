@@ -17,6 +17,7 @@ import { surfaceSecretOf } from '../../lib/clients/surface';
 import { auditEvents } from '../../lib/db/schema';
 import { childProcessEnvironment } from '../../lib/env';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { cliRunner } from '../support/cli';
 
 describe('operator CLI', () => {
   let database: TestDatabase;
@@ -28,12 +29,7 @@ describe('operator CLI', () => {
   });
   afterAll(async () => database.close());
 
-  async function run(...argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(argv, { db: database.db, issuer: 'https://id.example.test', atRestKey, operator: 'cli:test@host', out: (l) => out.push(l), confirm: async () => answers.shift() ?? false }, (l) => err.push(l));
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  const run = (...argv: string[]) => cliRunner(database.db, atRestKey, answers)(...argv);
 
   it('creates an app and prints its identity values, secrets once; apps env prints them again without the secrets', async () => {
     expect((await run('orgs', 'create', '--slug', 'acme', '--name', 'Acme')).code).toBe(0);

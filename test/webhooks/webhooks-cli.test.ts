@@ -4,10 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../lib/accounts/organizations';
-import { runCli } from '../../lib/cli';
 import { auditEvents, outboundDeliveries, webhookEndpoints } from '../../lib/db/schema';
 import { decryptAtRest } from '../../lib/security/at-rest';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { cliRunner } from '../support/cli';
 
 describe('webhooks from the CLI', () => {
   let database: TestDatabase;
@@ -19,12 +19,7 @@ describe('webhooks from the CLI', () => {
   });
   afterAll(async () => database.close());
 
-  async function run(...argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(argv, { db: database.db, issuer: 'https://id.example.test', atRestKey, operator: 'cli:test@host', out: (l) => out.push(l), confirm: async () => answers.shift() ?? false }, (l) => err.push(l));
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  const run = (...argv: string[]) => cliRunner(database.db, atRestKey, answers)(...argv);
 
   it('adds, lists, updates, rotates, tests and removes an endpoint; secrets are printed once', async () => {
     // An address literal: checked without a lookup, and nothing connects to it here.

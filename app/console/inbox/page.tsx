@@ -65,8 +65,9 @@ export default async function InboxPage() {
                 <td>
                   <a href={centralRequestUrl(view.id)}>{t('requests.open', { person: visibleText(view.askedBy), kind: view.policyKind })}</a>
                   <span className="block text-xs text-slate-600">
-                    {view.resource ? visibleText(view.resource) : null}
-                    {view.quorum > 1 ? ` · ${t('requests.approvals', { approvals: view.votes.filter((vote) => vote.decision === 'approve').length, quorum: view.quorum })}` : ''}
+                    {[view.resource ? visibleText(view.resource) : '', view.quorum > 1 ? t('requests.approvals', { approvals: view.votes.filter((vote) => vote.decision === 'approve').length, quorum: view.quorum }) : '']
+                      .filter(Boolean)
+                      .join(' · ')}
                   </span>
                 </td>
                 <td className="text-sm">{visibleText(view.app)}</td>

@@ -43,6 +43,7 @@ export default async function ApprovalPoliciesPage(props: { params: Promise<{ or
               <td>{t(`kinds.${policy.kind}`)}</td>
               <td className="text-sm">
                 {t('decidersText', { deciders: policy.deciders, team: policy.teamName ?? '—', people: policy.userIds.length })}
+                {policy.deciders === 'people' ? <span className="block break-all text-xs text-slate-600">{policy.peopleEmails.join(', ')}</span> : null}
                 <span className="block text-xs text-slate-600">
                   {t('quorumText', { quorum: policy.quorum })}
                   {policy.quorum > 1 && !policy.anyDenyEnds ? ` · ${t('denialWaits')}` : ''}

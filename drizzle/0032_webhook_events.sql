@@ -14,9 +14,9 @@ CREATE FUNCTION portico_webhook_event_type(action text) RETURNS text LANGUAGE sq
     WHEN action = 'mcp.tool_denied' THEN 'confirmation.denied'
     WHEN action LIKE 'confirmation.%' THEN action
     WHEN action LIKE 'member.%' THEN action
-    WHEN action IN ('invitation.sent', 'invitation.accepted', 'invitation.revoked') THEN 'member.' || replace(action, '.', '_')
+    WHEN action IN ('invitation.sent', 'invitation.resent', 'invitation.accepted', 'invitation.revoked') THEN 'member.' || replace(action, '.', '_')
     WHEN action LIKE 'app.%' THEN action
-    WHEN action IN ('second_factor.enrolled', 'second_factor.removed', 'second_factor.recovery_codes_replaced', 'password.changed', 'password.reset_completed', 'password.reset_link_issued', 'person.signed_out_everywhere', 'person.session_ended', 'org.second_factor_policy_updated', 'client.revoked')
+    WHEN action IN ('second_factor.enrolled', 'second_factor.removed', 'second_factor.recovery_codes_replaced', 'password.changed', 'password.set_up', 'password.reset_requested', 'password.reset_completed', 'password.reset_link_issued', 'password.reset_link_sent', 'person.signed_out_everywhere', 'person.session_ended', 'org.second_factor_policy_updated', 'client.revoked')
       THEN 'security.' || replace(action, '.', '_')
     ELSE NULL
   END

@@ -16,7 +16,7 @@ CREATE TABLE "approval_policies" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "approval_policies_quorum" CHECK ("approval_policies"."quorum" BETWEEN 1 AND 10),
-	CONSTRAINT "approval_policies_escalation" CHECK (("approval_policies"."escalate_after_minutes" IS NULL) = ("approval_policies"."escalate_to" IS NULL) AND ("approval_policies"."escalate_after_minutes" IS NULL OR "approval_policies"."escalate_after_minutes" BETWEEN 1 AND 1440)),
+	CONSTRAINT "approval_policies_escalation" CHECK (("approval_policies"."escalate_after_minutes" IS NULL) = ("approval_policies"."escalate_to" IS NULL) AND ("approval_policies"."escalate_after_minutes" IS NULL OR "approval_policies"."escalate_after_minutes" BETWEEN 1 AND 29)),
 	CONSTRAINT "approval_policies_max_grant" CHECK ("approval_policies"."max_grant_seconds" IS NULL OR "approval_policies"."max_grant_seconds" BETWEEN 60 AND 2592000)
 );
 --> statement-breakpoint

@@ -99,6 +99,12 @@ test('a root request under "2 of these people" is mailed to both, recorded as 1 
     const second = await approveInCentral(browser, SECOND, path);
     await expect(second.central.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
     expect((await call('permissions.approval_status', { request_id: root.request_id })).status).toBe('approved');
+    // A decider of the request may revoke what it granted (and the specs after this one expect no root grant).
+    await second.central.reload();
+    await second.central.getByRole('button', { name: 'Revoke grant' }).click();
+    await second.central.getByRole('button', { name: 'Yes, revoke' }).click();
+    await expect(second.central.getByTestId('revoke-result')).toBeVisible();
+    expect((await call('permissions.approval_status', { request_id: root.request_id })).status).toBe('grant_revoked');
     await second.context.close();
     await agent.close();
     await Promise.all([agentContext.close(), secondContext.close()]);

@@ -11,7 +11,7 @@ import { createProvider } from './oidc/provider';
 import { installRuntime, type PorticoRuntime } from './runtime';
 import { parseRiskOverrides, porticoRiskLevels } from './mcp/tools';
 import { seedDemo, type DemoSeedResult } from './seed/demo';
-import { createDeliveryDispatcher } from './deliveries/dispatcher';
+import { createOutbox } from './deliveries/dispatcher';
 import { createMailSender, mailDelivery } from './mail/transport';
 import { webhookDelivery } from './webhooks/deliver';
 import { createTicker } from './notifications/ticker';
@@ -66,7 +66,7 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
       refreshTokenReuseGraceSeconds: env.PORTICO_REFRESH_REUSE_GRACE_SECONDS,
       outboundAllowLoopback: env.outboundAllowLoopback,
     });
-    const outbox = createDeliveryDispatcher(() => db, {
+    const outbox = createOutbox(() => db, {
       mail: mailDelivery(secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir })),
       webhook: webhookDelivery({ db: () => db, atRestKey: secret.key, outbound: { allowLoopback: env.outboundAllowLoopback } }),
     });

@@ -10,7 +10,7 @@ import canonicalize from 'canonicalize';
 import { recordAuditEvent, type AuditActor } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
 import { approvalGrants, approvalRequests, approvalVotes, apps, memberships, users } from '../db/schema';
-import { mayDecideKind } from './operators';
+import { mayDecideRequest, mayRevokeGrant, requestDeciding, requestValues } from './operators';
 import { governingPolicy, policyKindOf } from './policies';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
@@ -93,6 +93,16 @@ export function isCentralEligible(input: Pick<NewApprovalRequest, 'kind' | 'reso
   return input.kind === 'sensitive_access' && input.resource !== undefined && !isBroadResource(input.resource) && input.durationSeconds !== null && input.durationSeconds <= MAX_CENTRAL_DURATION_SECONDS;
 }
 
+/**
+ * Whether a policy lets the central decide what it otherwise would not: an organization that wrote a policy for
+ * permanent, broad or root requests named their deciders; a read or write request longer than the central's 8 hours
+ * only when the policy caps its grant within them.
+ */
+function policyOpensCentral(kind: ReturnType<typeof policyKindOf>, maxGrantSeconds: number | null): boolean {
+  if (kind === 'permanent' || kind === 'root' || kind === 'protected') return true;
+  return maxGrantSeconds !== null && maxGrantSeconds <= MAX_CENTRAL_DURATION_SECONDS;
+}
+
 /** SHA-256 over the request's immutable fields (RFC 8785 form): what an operator saw is what gets decided. */
 export function requestFingerprint(request: Pick<ApprovalRequest, 'id' | 'orgId' | 'appId' | 'subjectUserId' | 'actor' | 'clientId' | 'kind' | 'resource' | 'profile' | 'durationSeconds' | 'reason'>): string {
   const { id, orgId, appId, subjectUserId, actor, clientId, kind, resource, profile, durationSeconds, reason } = request;
@@ -150,9 +160,7 @@ export async function createApprovalRequest(db: Database, input: NewApprovalRequ
       throw new ApprovalRefusal('queue_full', localized('approvals.refusals.subjectQueueFull', { max: MAX_PENDING_PER_SUBJECT }));
     }
     if (byInstallation!.n >= MAX_PENDING_PER_INSTALLATION) throw new ApprovalRefusal('queue_full', localized('approvals.refusals.appQueueFull', { max: MAX_PENDING_PER_INSTALLATION }));
-    // The policy of its kind (the app's own, else the organization's): its rules are copied onto the request. An
-    // organization that wrote a policy for a kind named its deciders, so the central may decide that kind; without
-    // one, permanent, broad and root requests stay the CLI's.
+    // The policy of its kind (the app's own, else the organization's): its rules are copied onto the request.
     const policyKind = policyKindOf({ kind: input.kind, resource: fields.resource, profile: fields.profile, durationSeconds: input.durationSeconds });
     const policy = await governingPolicy(tx, input.orgId, input.appId, policyKind);
     const escalates = policy?.escalateAfterMinutes != null && policy.escalateAfterMinutes * 60 < REQUEST_TTL_SECONDS;
@@ -161,7 +169,7 @@ export async function createApprovalRequest(db: Database, input: NewApprovalRequ
       .values({
         ...fields,
         fingerprint: requestFingerprint(fields),
-        centralEligible: policy !== undefined || isCentralEligible({ kind: input.kind, resource: fields.resource ?? undefined, durationSeconds: input.durationSeconds }),
+        centralEligible: isCentralEligible({ kind: input.kind, resource: fields.resource ?? undefined, durationSeconds: input.durationSeconds }) || (policy !== undefined && policyOpensCentral(policyKind, policy.maxGrantSeconds)),
         expiresAt: sql`now() + make_interval(secs => ${REQUEST_TTL_SECONDS})`,
         policyKind,
         policyId: policy?.id ?? null,
@@ -313,7 +321,7 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
     }
     const [subject] = await tx.select({ ok: sql<boolean>`${subjectInGood(approvalRequests.orgId, approvalRequests.subjectUserId)}` }).from(approvalRequests).where(eq(approvalRequests.id, request.id));
     if (!subject?.ok) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.subjectGone'));
-    if (decision.channel === 'central' && request.policyId !== null && decision.decidedBy === request.subjectUserId) {
+    if (decision.channel === 'central' && (request.policyId !== null || request.quorum > 1) && decision.decidedBy === request.subjectUserId) {
       throw new ApprovalRefusal('own_request', localized('approvals.refusals.ownRequest'));
     }
     await decision.verifyInTransaction?.(tx, request);
@@ -323,7 +331,11 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
     if (decision.channel === 'central') {
       const voted = await tx.insert(approvalVotes).values({ requestId: request.id, userId: decision.decidedBy, decision: decision.decision }).onConflictDoNothing().returning();
       if (voted.length === 0) throw new ApprovalRefusal('already_decided_by_you', localized('approvals.refusals.alreadyVoted'));
-      const [counted] = await tx.select({ n: sql<number>`count(*)::int` }).from(approvalVotes).where(and(eq(approvalVotes.requestId, request.id), eq(approvalVotes.decision, 'approve')));
+      // Only the approvals of people who may still decide it count: someone removed from the team since decides nothing.
+      const [counted] = await tx
+        .select({ n: sql<number>`count(*)::int` })
+        .from(approvalVotes)
+        .where(and(eq(approvalVotes.requestId, request.id), eq(approvalVotes.decision, 'approve'), mayDecideRequest(requestValues(request), approvalVotes.userId)));
       approvals = counted!.n;
       final = decision.decision === 'deny' ? request.anyDenyEnds : approvals >= request.quorum;
     }
@@ -392,9 +404,6 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
   });
 }
 
-/** The policy kind of the request a grant came from: who decided it may revoke it. */
-export const grantPolicyKind = sql`(select r.policy_kind from ${approvalRequests} r where r.id = ${approvalGrants.requestId})`;
-
 /**
  * Marks a grant revoked in the caller's transaction (the caller writes the audit event). With a scope, only a grant
  * of that organization that the operator may decide for. Later grant checks refuse it at once.
@@ -407,7 +416,7 @@ export async function revokeGrantIn(tx: Queryable, grantId: string, revokedBy: s
       and(
         eq(approvalGrants.id, grantId),
         isNull(approvalGrants.revokedAt),
-        scope ? and(eq(approvalGrants.orgId, scope.orgId), mayDecideKind(approvalGrants.appId, approvalGrants.orgId, grantPolicyKind, scope.operatorUserId)) : undefined,
+        scope ? and(eq(approvalGrants.orgId, scope.orgId), mayRevokeGrant(approvalGrants.requestId, approvalGrants.orgId, scope.operatorUserId)) : undefined,
       ),
     )
     .returning();
@@ -490,7 +499,7 @@ export async function listOrgApprovals(db: Queryable, orgId: string, operatorUse
     .innerJoin(users, eq(users.id, approvalRequests.subjectUserId))
     .innerJoin(apps, eq(apps.id, approvalRequests.appId))
     .leftJoin(approvalGrants, eq(approvalGrants.requestId, approvalRequests.id))
-    .where(and(eq(approvalRequests.orgId, orgId), mayDecideKind(approvalRequests.appId, approvalRequests.orgId, approvalRequests.policyKind, operatorUserId)))
+    .where(and(eq(approvalRequests.orgId, orgId), sql`(${mayDecideRequest(requestDeciding, operatorUserId)} or exists (select 1 from ${memberships} ho where ho.org_id = ${approvalRequests.orgId} and ho.user_id = ${operatorUserId} and ho.role = 'owner'))`))
     .orderBy(sql`${approvalRequests.createdAt} desc`)
     .limit(limit);
   return rows;

@@ -11,8 +11,8 @@ import type { User } from '../accounts/users';
 import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
 import { approvalGrants, approvalPolicies, approvalRequests, approvalVotes, apps, centralSessions, clients, decisionNonces, teams, users } from '../db/schema';
-import { ApprovalRefusal, decideApprovalRequest, grantPolicyKind, revokeGrantIn, type ApprovalGrant, type ApprovalRequest, type DecisionResult } from './broker';
-import { mayDecideKind } from './operators';
+import { ApprovalRefusal, decideApprovalRequest, revokeGrantIn, type ApprovalGrant, type ApprovalRequest, type DecisionResult } from './broker';
+import { mayDecideRequest, mayRevokeGrant, requestDeciding } from './operators';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 /** A refusal only the central gives: its session ended, a decision proof spent or foreign, a step-up missing or wrong. */
@@ -190,16 +190,15 @@ async function views(db: Queryable, where: ReturnType<typeof and>, order: 'newes
   }));
 }
 
-/** Pending, unexpired requests the operator may decide here (under a policy, not their own). */
+/** Pending, unexpired requests the operator may decide here. */
 export async function listCentralRequests(db: Queryable, operator: User): Promise<CentralRequestView[]> {
   return views(
     db,
     and(
-      mayDecideKind(approvalRequests.appId, approvalRequests.orgId, approvalRequests.policyKind, operator.id),
+      mayDecideRequest(requestDeciding, operator.id),
       eq(approvalRequests.state, 'pending'),
       gt(approvalRequests.expiresAt, sql`now()`),
       eq(approvalRequests.centralEligible, true),
-      sql`not (${approvalRequests.policyId} is not null and ${approvalRequests.subjectUserId} = ${operator.id})`,
     ),
     'expiring',
   );
@@ -208,7 +207,7 @@ export async function listCentralRequests(db: Queryable, operator: User): Promis
 /** One request by its id, whatever its state, if the operator has authority over it; undefined otherwise. */
 export async function findCentralRequest(db: Queryable, operator: User, requestId: string): Promise<CentralRequestView | undefined> {
   if (!isApprovalRequestId(requestId)) return undefined;
-  const [view] = await views(db, and(eq(approvalRequests.id, requestId), mayDecideKind(approvalRequests.appId, approvalRequests.orgId, approvalRequests.policyKind, operator.id)));
+  const [view] = await views(db, and(eq(approvalRequests.id, requestId), mayDecideRequest(requestDeciding, operator.id)));
   return view;
 }
 
@@ -314,7 +313,7 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
         .for('share', { of: centralSessions });
       if (!live || live.credentialVersion !== live.current) throw new CentralRefusal('session', localized('approvals.refusals.sessionEndedBeforeDecision'));
       // The authority again, now: an operator removed or an owner demoted meanwhile decides nothing.
-      const [authorized] = await tx.select({ id: approvalRequests.id }).from(approvalRequests).where(and(eq(approvalRequests.id, input.requestId), mayDecideKind(approvalRequests.appId, approvalRequests.orgId, approvalRequests.policyKind, session.user.id)));
+      const [authorized] = await tx.select({ id: approvalRequests.id }).from(approvalRequests).where(and(eq(approvalRequests.id, input.requestId), mayDecideRequest(requestDeciding, session.user.id)));
       if (!authorized) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.noLongerYours'));
       const consumed = await tx
         .delete(decisionNonces)
@@ -342,7 +341,7 @@ export async function revokeInCentral(db: Database, input: { sessionToken: strin
     const [grant] = await tx
       .select({ orgId: approvalGrants.orgId })
       .from(approvalGrants)
-      .where(and(eq(approvalGrants.id, input.grantId), mayDecideKind(approvalGrants.appId, approvalGrants.orgId, grantPolicyKind, session.user.id)));
+      .where(and(eq(approvalGrants.id, input.grantId), mayRevokeGrant(approvalGrants.requestId, approvalGrants.orgId, session.user.id)));
     if (!grant) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.notYoursToRevoke'));
     const revoked = await revokeGrantIn(tx, input.grantId, session.user.id, { orgId: grant.orgId, operatorUserId: session.user.id });
     await recordAuditEvent(tx, {

@@ -9,6 +9,7 @@ import type { Queryable } from '../db/client';
 import { APPROVAL_POLICY_KINDS, approvalPolicies, apps, memberships, teams, users, type ApprovalPolicyKind } from '../db/schema';
 import { localized } from '../i18n/catalogs';
 import { isUuid } from '../util/uuid';
+import { REQUEST_TTL_SECONDS } from './broker';
 
 export { APPROVAL_POLICY_KINDS, type ApprovalPolicyKind };
 export type ApprovalPolicy = typeof approvalPolicies.$inferSelect;
@@ -92,7 +93,7 @@ async function checked(tx: Queryable, orgId: string, input: PolicyInput) {
   let escalateTo: 'owners' | 'team' | null = null;
   let escalateTeamId: string | null = null;
   if (escalateAfterMinutes !== null) {
-    if (!Number.isInteger(escalateAfterMinutes) || escalateAfterMinutes < 1 || escalateAfterMinutes > 1440) throw new PolicyRefusal('escalateAfterMinutes', localized('refusals.policies.escalateAfter'));
+    if (!Number.isInteger(escalateAfterMinutes) || escalateAfterMinutes < 1 || escalateAfterMinutes * 60 >= REQUEST_TTL_SECONDS) throw new PolicyRefusal('escalateAfterMinutes', localized('refusals.policies.escalateAfter'));
     escalateTo = input.escalateTo ?? 'owners';
     if (escalateTo === 'team') escalateTeamId = await teamOfOrg(tx, orgId, input.escalateTeamId, 'escalateTeamId');
   }
@@ -104,6 +105,8 @@ async function checked(tx: Queryable, orgId: string, input: PolicyInput) {
 /** Sets the policy for (app or organization, kind): creates it, or replaces the one there. */
 export async function setApprovalPolicy(ctx: Context, input: PolicyInput): Promise<ApprovalPolicy> {
   const values = await checked(ctx.tx, ctx.orgId, input);
+  // Two first saves of one scope at once: the second waits and replaces the first instead of failing on the index.
+  await ctx.tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`approval-policy:${ctx.orgId}:${values.appId ?? ''}:${values.kind}`}, 0))`);
   const scope = and(eq(approvalPolicies.orgId, ctx.orgId), eq(approvalPolicies.kind, values.kind), values.appId === null ? isNull(approvalPolicies.appId) : eq(approvalPolicies.appId, values.appId));
   const [existing] = await ctx.tx.select().from(approvalPolicies).where(scope).for('update');
   const [policy] = existing

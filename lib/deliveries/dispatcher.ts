@@ -13,7 +13,11 @@ export interface DeliveryDispatcher {
   stop(): Promise<void>;
 }
 
-export function createDeliveryDispatcher(db: () => Database, handlers: DeliveryHandlers, log: (line: string) => void = console.error): DeliveryDispatcher {
+/**
+ * One dispatcher per group of channels: mail and webhooks each have their own (createOutbox), so a slow or failing
+ * webhook receiver never holds back an invitation or a reset link.
+ */
+export function createDeliveryDispatcher(db: () => Database, handlers: DeliveryHandlers, log: (line: string) => void = console.error, batch = 20): DeliveryDispatcher {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;
@@ -24,10 +28,10 @@ export function createDeliveryDispatcher(db: () => Database, handlers: DeliveryH
     do {
       again = false;
       try {
-        const report = await deliverDue(db(), handlers);
+        const report = await deliverDue(db(), handlers, batch);
         if (report.retrying + report.failed > 0) log(`[outbox] ${report.sent} delivered, ${report.retrying} to retry, ${report.failed} given up (see the outbound_deliveries table)`);
         // A full batch: more may be waiting.
-        if (report.sent + report.retrying + report.failed >= 20) again = true;
+        if (report.sent + report.retrying + report.failed >= batch) again = true;
       } catch (error) {
         // The database may be briefly unavailable: the next round tries again.
         log(`[outbox] delivery round failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -61,6 +65,19 @@ export function createDeliveryDispatcher(db: () => Database, handlers: DeliveryH
       stopped = true;
       if (timer) clearInterval(timer);
       await running;
+    },
+  };
+}
+
+/** The process's outbox: mail and webhooks, each with its own dispatcher, started, kicked and stopped together. */
+export function createOutbox(db: () => Database, handlers: Required<DeliveryHandlers>, log?: (line: string) => void): DeliveryDispatcher {
+  // Webhooks in batches of 10: a batch is attempted at once, each answer within 10 s.
+  const dispatchers = [createDeliveryDispatcher(db, { mail: handlers.mail }, log, 20), createDeliveryDispatcher(db, { webhook: handlers.webhook }, log, 10)];
+  return {
+    start: () => dispatchers.forEach((dispatcher) => dispatcher.start()),
+    kick: () => dispatchers.forEach((dispatcher) => dispatcher.kick()),
+    stop: async () => {
+      await Promise.all(dispatchers.map((dispatcher) => dispatcher.stop()));
     },
   };
 }

@@ -48,7 +48,10 @@ export function backoffSeconds(attempts: number): number {
   return Math.min(2 ** attempts * 15, 6 * 3600);
 }
 
-/** Claims the deliveries that are due (any channel, oldest first) and attempts each once. */
+/**
+ * Claims the deliveries of these channels that are due (oldest first) and attempts each once, all of the batch at
+ * the same time: a batch takes as long as its slowest delivery (a webhook answers within 10 s), well inside the lease.
+ */
 export async function deliverDue(db: Queryable, handlers: DeliveryHandlers, limit = 20): Promise<DeliveryReport> {
   const channels = Object.keys(handlers) as DeliveryChannel[];
   const report: DeliveryReport = { sent: 0, retrying: 0, failed: 0 };
@@ -67,37 +70,39 @@ export async function deliverDue(db: Queryable, handlers: DeliveryHandlers, limi
     .select()
     .from(outboundDeliveries)
     .where(sql`${outboundDeliveries.id} in (${sql.join(claimed.map((row) => sql`${row.id}`), sql`, `)})`);
-  for (const delivery of rows) {
-    try {
-      const result = await handlers[delivery.channel]!(delivery);
-      if (delivery.channel === 'mail') {
-        // A sent mail is not kept: it held a single-use link, and nothing reads it again.
-        await db.delete(outboundDeliveries).where(eq(outboundDeliveries.id, delivery.id));
-      } else {
-        await db
-          .update(outboundDeliveries)
-          .set({ deliveredAt: sql`now()`, lastStatus: result?.status ?? null, lastError: null })
-          .where(eq(outboundDeliveries.id, delivery.id));
+  await Promise.all(
+    rows.map(async (delivery) => {
+      try {
+        const result = await handlers[delivery.channel]!(delivery);
+        if (delivery.channel === 'mail') {
+          // A sent mail is not kept: it held a single-use link, and nothing reads it again.
+          await db.delete(outboundDeliveries).where(eq(outboundDeliveries.id, delivery.id));
+        } else {
+          await db
+            .update(outboundDeliveries)
+            .set({ deliveredAt: sql`now()`, lastStatus: result?.status ?? null, lastError: null })
+            .where(eq(outboundDeliveries.id, delivery.id));
+        }
+        report.sent += 1;
+      } catch (error) {
+        const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+        const status = error instanceof DeliveryFailed ? (error.status ?? null) : null;
+        if (delivery.attempts >= MAX_DELIVERY_ATTEMPTS) {
+          await db
+            .update(outboundDeliveries)
+            .set({ failedAt: sql`now()`, lastError: reason, lastStatus: status, ...(delivery.channel === 'mail' ? { sealedPayload: '' } : {}) })
+            .where(eq(outboundDeliveries.id, delivery.id));
+          report.failed += 1;
+        } else {
+          await db
+            .update(outboundDeliveries)
+            .set({ lastError: reason, lastStatus: status, nextAttemptAt: sql`now() + make_interval(secs => ${backoffSeconds(delivery.attempts)})` })
+            .where(eq(outboundDeliveries.id, delivery.id));
+          report.retrying += 1;
+        }
       }
-      report.sent += 1;
-    } catch (error) {
-      const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
-      const status = error instanceof DeliveryFailed ? (error.status ?? null) : null;
-      if (delivery.attempts >= MAX_DELIVERY_ATTEMPTS) {
-        await db
-          .update(outboundDeliveries)
-          .set({ failedAt: sql`now()`, lastError: reason, lastStatus: status, ...(delivery.channel === 'mail' ? { sealedPayload: '' } : {}) })
-          .where(eq(outboundDeliveries.id, delivery.id));
-        report.failed += 1;
-      } else {
-        await db
-          .update(outboundDeliveries)
-          .set({ lastError: reason, lastStatus: status, nextAttemptAt: sql`now() + make_interval(secs => ${backoffSeconds(delivery.attempts)})` })
-          .where(eq(outboundDeliveries.id, delivery.id));
-        report.retrying += 1;
-      }
-    }
-  }
+    }),
+  );
   return report;
 }
 

@@ -46,6 +46,8 @@ export function isAllowedAddress(address: string, policy: Pick<OutboundPolicy, '
   // An IPv4-mapped IPv6 address is the IPv4 address it carries.
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   const range = parsed.range();
+  // ipaddr.js calls the deprecated IPv4-compatible block ::/96 (RFC 4291 §2.5.5.1: ::7f00:1 is 127.0.0.1) unicast.
+  if (range !== 'loopback' && parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return false;
   return range === 'unicast' || (policy.allowLoopback && range === 'loopback');
 }
 

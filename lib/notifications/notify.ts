@@ -7,7 +7,7 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { ApprovalNotifier, ApprovalRequest } from '../approvals/broker';
 import { centralRequestUrl } from '../approvals/central-urls';
-import { mayDecide, mayDecideKind } from '../approvals/operators';
+import { mayDecide, mayDecideRequest, requestValues } from '../approvals/operators';
 import type { Queryable } from '../db/client';
 import { agents, apps, confirmationChallenges, memberships, notificationLog, notificationSettings, organizations, teamMembers, users } from '../db/schema';
 import { enqueueMail } from '../deliveries/outbox';
@@ -60,8 +60,8 @@ async function wants(tx: Queryable, userId: string, kind: NoticeKind): Promise<b
   return row ? row[SETTING_OF[kind]] : true;
 }
 
-/** The enabled members who may decide the request now (under a policy, not the person it is for). */
-export async function decidersOf(tx: Queryable, request: Pick<ApprovalRequest, 'orgId' | 'appId' | 'policyKind' | 'policyId' | 'subjectUserId'>): Promise<Recipient[]> {
+/** The enabled members who may decide the request now (mayDecideRequest: under a policy, never the person it is for). */
+export async function decidersOf(tx: Queryable, request: Pick<ApprovalRequest, 'orgId' | 'appId' | 'policyId' | 'subjectUserId' | 'quorum' | 'escalatedAt'>): Promise<Recipient[]> {
   return tx
     .select({ id: users.id, email: users.email })
     .from(memberships)
@@ -70,8 +70,7 @@ export async function decidersOf(tx: Queryable, request: Pick<ApprovalRequest, '
       and(
         eq(memberships.orgId, request.orgId),
         isNull(users.disabledAt),
-        mayDecideKind(sql`${request.appId}::uuid`, sql`${request.orgId}::uuid`, sql`${request.policyKind}`, memberships.userId),
-        request.policyId ? sql`${users.id} <> ${request.subjectUserId}` : undefined,
+        mayDecideRequest(requestValues(request), memberships.userId),
       ),
     )
     .orderBy(users.email);

@@ -8,7 +8,7 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { ApprovalRequest } from '../approvals/broker';
 import { recordAuditEvent } from '../audit/events';
 import { rowsOf, type Database, type Queryable } from '../db/client';
-import { approvalPolicies, approvalRequests, approvalVotes, confirmationChallenges, notificationLog, users } from '../db/schema';
+import { approvalPolicies, approvalRequests, approvalVotes, confirmationChallenges, notificationLog, outboundDeliveries, users } from '../db/schema';
 import { enqueueMail } from '../deliveries/outbox';
 import { mailLocaleFor } from '../i18n/recipient';
 import { notificationDigestMail } from '../mail/messages';
@@ -30,7 +30,12 @@ export interface TickerReport {
   reminded: number;
   confirmationsExpired: number;
   digests: number;
+  /** Old delivery-log and notice rows removed. */
+  purged: number;
 }
+
+/** How long the delivery log and the notice log keep a finished row. */
+export const LOG_RETENTION_DAYS = 30;
 
 /** Claims up to BATCH request rows by a condition, sets `changes` on them and returns them (as drizzle rows). */
 async function claimRequests(tx: Queryable, condition: ReturnType<typeof sql>, changes: Partial<Record<'state' | 'decidedAt' | 'decidedBy' | 'escalatedAt' | 'remindedAt', unknown>>): Promise<ApprovalRequest[]> {
@@ -143,6 +148,23 @@ async function sendDigests(db: Database, deps: NotifyDeps, at: Date): Promise<nu
   return sent;
 }
 
+/**
+ * The delivery log (webhooks delivered or given up, mail given up) and the notice log keep a row for
+ * LOG_RETENTION_DAYS; older ones go, a batch a round, so the tables stay the size of a month of traffic.
+ */
+async function purgeOldLogs(db: Database, at: Date): Promise<number> {
+  const before = sql`${stamp(at)} - make_interval(days => ${LOG_RETENTION_DAYS})`;
+  const deliveries = await db
+    .delete(outboundDeliveries)
+    .where(sql`${outboundDeliveries.id} in (select id from ${outboundDeliveries} where coalesce(delivered_at, failed_at) < ${before} limit 500)`)
+    .returning({ id: outboundDeliveries.id });
+  const notices = await db
+    .delete(notificationLog)
+    .where(sql`${notificationLog.id} in (select id from ${notificationLog} where created_at < ${before} and sent_at is not null limit 500)`)
+    .returning({ id: notificationLog.id });
+  return deliveries.length + notices.length;
+}
+
 /** One round of every step, at `at`. */
 export async function runTicker(db: Database, deps: NotifyDeps, at: Date = new Date()): Promise<TickerReport> {
   return {
@@ -151,6 +173,7 @@ export async function runTicker(db: Database, deps: NotifyDeps, at: Date = new D
     reminded: await remindDeciders(db, deps, at),
     confirmationsExpired: await expireConfirmations(db, at),
     digests: await sendDigests(db, deps, at),
+    purged: await purgeOldLogs(db, at),
   };
 }
 
@@ -167,7 +190,7 @@ export function createTicker(db: () => Database, deps: NotifyDeps, afterWork: ()
   const round = async () => {
     try {
       const report = await runTicker(db(), deps);
-      if (Object.values(report).some((count) => count > 0)) afterWork();
+      if (report.expired + report.escalated + report.reminded + report.confirmationsExpired + report.digests > 0) afterWork();
     } catch (error) {
       // The database may be briefly unavailable: the next round tries again.
       log(`[ticker] round failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -11,6 +11,7 @@ import { assertAllowedDestination, OutboundRefused, type OutboundPolicy } from '
 import { localized } from '../i18n/catalogs';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
 import { isUuid } from '../util/uuid';
+import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { isWebhookSubscription } from './events';
 import { newWebhookSecret } from './signing';
 
@@ -24,6 +25,14 @@ export const DEFAULT_ROTATION_OVERLAP_HOURS = 24;
 
 type Context = Pick<OrgOperationContext, 'tx' | 'audit'> & { orgId: string };
 
+/** Test events and redeliveries an organization may queue by hand: the outbox is shared, and mail must not wait. */
+export const MANUAL_DELIVERIES_PER_ORG: RateLimitRule = { name: 'webhooks:manual', limit: 60, windowSeconds: 3600 };
+
+async function countManualDelivery(ctx: Context): Promise<void> {
+  const state = await hitRateLimit(ctx.tx, MANUAL_DELIVERIES_PER_ORG, ctx.orgId);
+  if (state.limited) throw new CommandRefusal(409, localized('refusals.webhooks.manualLimit', { max: MANUAL_DELIVERIES_PER_ORG.limit, minutes: Math.ceil(state.retryAfterSeconds / 60) }), 'rate_limited');
+}
+
 export interface WebhookDeps {
   atRestKey: Uint8Array;
   outbound: OutboundPolicy;
@@ -36,9 +45,14 @@ export interface WebhookInput {
   events: string[];
 }
 
-/** The URL as the console shows it: a chat webhook's path is its secret, so only its origin is shown. */
-function displayUrlOf(url: URL, format: WebhookFormat): string {
-  return format === 'slack' ? `${url.origin}/…` : `${url.origin}${url.pathname}`;
+/**
+ * The URL as the console, the CLI, the audit and the delivery log show it: a path may be a capability (a chat's
+ * incoming webhook holds its secret there), so only the origin and the path's first segment, never the query.
+ */
+export function displayUrlOf(url: URL, format: WebhookFormat): string {
+  if (format === 'slack') return `${url.origin}/…`;
+  const [first, ...rest] = url.pathname.split('/').filter(Boolean);
+  return `${url.origin}/${first ?? ''}${rest.length > 0 ? '/…' : ''}`;
 }
 
 /** Checks an endpoint's address: https, no credentials in it, and a host that resolves to public addresses only. */
@@ -163,6 +177,7 @@ export async function deleteWebhookEndpoint(ctx: Context, id: string): Promise<v
 /** Queues a `webhook.test` event for one endpoint (enabled or not), to check the receiver and its verification. */
 export async function sendWebhookTest(ctx: Context, id: string): Promise<string> {
   const endpoint = await endpointOf(ctx, id);
+  await countManualDelivery(ctx);
   const messageId = `msg_test_${randomBytes(12).toString('hex')}`;
   await ctx.tx.insert(outboundDeliveries).values({
     channel: 'webhook',
@@ -191,6 +206,7 @@ export async function redeliverWebhook(ctx: Context, deliveryId: string): Promis
   if (!delivery?.endpointId) throw new CommandRefusal(404, localized('refusals.webhooks.deliveryNotFound'), 'not_found');
   if (!delivery.deliveredAt && !delivery.failedAt) throw new CommandRefusal(409, localized('refusals.webhooks.stillWaiting'), 'still_waiting');
   const endpoint = await endpointOf(ctx, delivery.endpointId);
+  await countManualDelivery(ctx);
   const [copy] = await ctx.tx
     .insert(outboundDeliveries)
     .values({

@@ -179,6 +179,16 @@ describe('notifications', () => {
     expect(await database.db.select({ n: count() }).from(auditEvents).where(and(eq(auditEvents.action, 'approval.expired'), eq(auditEvents.subjectId, request.id)))).toEqual([{ n: 1 }]);
   });
 
+  it('keeps the delivery log and the notice log for 30 days, then clears them', async () => {
+    await ask();
+    await send();
+    const old = new Date(Date.now() + 31 * 86400_000);
+    expect((await database.db.select({ n: count() }).from(notificationLog))[0]!.n).toBeGreaterThan(0);
+    expect((await runTicker(database.db, deps, new Date(Date.now() + 29 * 86400_000))).purged).toBe(0);
+    expect((await runTicker(database.db, deps, old)).purged).toBeGreaterThan(0);
+    expect(await database.db.select({ n: count() }).from(notificationLog)).toEqual([{ n: 0 }]);
+  });
+
   it('records an unanswered confirmation as expired once, and only then lets it be purged', async () => {
     await database.db.delete(confirmationChallenges);
     const store = postgresConfirmationStore(database.db, issuer, { appId: fixture.app.id, orgId: async () => fixture.orgId }, deps);

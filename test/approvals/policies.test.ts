@@ -6,11 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { User } from '../../lib/accounts/users';
-import { createApprovalRequest, type NewApprovalRequest } from '../../lib/approvals/broker';
+import { createApprovalRequest, decideApprovalRequest, revokeGrantIn, type NewApprovalRequest } from '../../lib/approvals/broker';
 import { decideInCentral, findCentralRequest, findCentralSession, issueDecisionNonce, listCentralRequests, openCentralSession, type CentralBinding } from '../../lib/approvals/central';
 import { policyKindOf, removeApprovalPolicy, setApprovalPolicy, type PolicyInput } from '../../lib/approvals/policies';
 import { recordAuditEvent } from '../../lib/audit/events';
-import { approvalGrants, approvalPolicies, approvalVotes, auditEvents, teamMembers, teams } from '../../lib/db/schema';
+import { approvalGrants, approvalPolicies, approvalRequests, approvalVotes, auditEvents, teamMembers, teams } from '../../lib/db/schema';
+import { and } from 'drizzle-orm';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp, TEST_PASSWORD, type AppFixture } from '../support/provider-harness';
 
@@ -103,7 +104,9 @@ describe('approval policies', () => {
     const own = await ask({}, asker);
     // The asker is in the team, yet the request is not theirs to decide, nor listed for them.
     expect((await listCentralRequests(database.db, asker)).map((view) => view.id)).not.toContain(own.id);
-    await expect(decide(asker, own.id)).rejects.toMatchObject({ code: 'own_request' });
+    await expect(decide(asker, own.id)).rejects.toMatchObject({ code: 'not_found' });
+    // The broker refuses it too, whoever calls it as the central.
+    await expect(decideApprovalRequest(database.db, { requestId: own.id, decision: 'approve', fingerprint: own.fingerprint, channel: 'central', decidedBy: asker.id, actor: { type: 'person', id: asker.id } })).rejects.toMatchObject({ code: 'own_request' });
     await decide(sre[0]!, own.id);
     await expect(decide(sre[0]!, own.id)).rejects.toMatchObject({ code: 'already_decided_by_you' });
     await expect(decide(outsider, own.id)).rejects.toMatchObject({ code: 'not_found' });
@@ -166,6 +169,57 @@ describe('approval policies', () => {
     await expect(decide(owner, root.id)).rejects.toMatchObject({ code: 'not_eligible' });
   });
 
+  it('a request keeps the rule it was made under: a policy added later neither lets its asker decide nor changes its deciders', async () => {
+    const before = await ask({ kind: 'sensitive_access', resource: '/reports', profile: 'read' });
+    await policy({ kind: 'read', deciders: 'people', userIds: [asker.id, sre[0]!.id], quorum: 2 });
+    await expect(decide(asker, before.id)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(decide(sre[0]!, before.id)).rejects.toMatchObject({ code: 'not_found' });
+    expect((await decide(owner, before.id)).request.state).toBe('approved');
+  });
+
+  it('an approval counts only while its decider may still decide: someone removed from the team meanwhile does not', async () => {
+    await policy();
+    const request = await ask();
+    await decide(sre[0]!, request.id);
+    await database.db.delete(teamMembers).where(and(eq(teamMembers.teamId, sreTeam), eq(teamMembers.userId, sre[0]!.id)));
+    try {
+      const second = await decide(sre[1]!, request.id);
+      expect(second).toMatchObject({ approvals: 1, quorum: 2 });
+      expect(second.request.state).toBe('pending');
+      expect((await decide(sre[2]!, request.id)).request.state).toBe('approved');
+    } finally {
+      await database.db.insert(teamMembers).values({ teamId: sreTeam, userId: sre[0]!.id });
+    }
+  });
+
+  it('once escalated, the escalation group may decide too; before, it may not', async () => {
+    await policy({ quorum: 1, escalateAfterMinutes: 5, escalateTo: 'owners' });
+    const request = await ask();
+    await expect(decide(owner, request.id)).rejects.toMatchObject({ code: 'not_found' });
+    await database.db.update(approvalRequests).set({ escalatedAt: new Date() }).where(eq(approvalRequests.id, request.id));
+    expect((await decide(owner, request.id)).request.state).toBe('approved');
+  });
+
+  it('the owners may revoke a grant a team decided; someone outside it may not', async () => {
+    await policy({ quorum: 1 });
+    const request = await ask();
+    const { grant } = await decide(sre[0]!, request.id);
+    await expect(database.db.transaction((tx) => revokeGrantIn(tx, grant!.id, outsider.id, { orgId: fixture.orgId, operatorUserId: outsider.id }))).rejects.toMatchObject({ code: 'already_revoked' });
+    const revoked = await database.db.transaction((tx) => revokeGrantIn(tx, grant!.id, owner.id, { orgId: fixture.orgId, operatorUserId: owner.id }));
+    expect(revoked.revokedAt).not.toBeNull();
+  });
+
+  it('a read or write policy opens the central to a grant longer than 8 hours only when it caps the grant within them', async () => {
+    await policy({ kind: 'write', deciders: 'owners', quorum: 1 });
+    const month = await ask({ kind: 'sensitive_access', resource: '/ledger', profile: 'work', durationSeconds: 30 * 86400 });
+    expect(month.centralEligible).toBe(false);
+    await policy({ kind: 'write', deciders: 'owners', quorum: 1, maxGrantSeconds: 3600 });
+    const capped = await ask({ kind: 'sensitive_access', resource: '/ledger', profile: 'work', durationSeconds: 30 * 86400 });
+    expect(capped.centralEligible).toBe(true);
+    const { grant } = await decide(owner, capped.id);
+    expect((grant!.expiresAt!.getTime() - grant!.grantedAt.getTime()) / 1000).toBeLessThanOrEqual(3600);
+  });
+
   it('refuses a policy that names what is not the organization’s, or a quorum nobody could reach', async () => {
     const other = await createOrgWithApp(database, 'Elsewhere');
     const stranger = await createMember(database, other.orgId, `stranger-${randomBytes(3).toString('hex')}@policies.test`);
@@ -174,6 +228,8 @@ describe('approval policies', () => {
     await expect(policy({ appId: other.app.id })).rejects.toMatchObject({ field: 'appId' });
     await expect(policy({ quorum: 11 })).rejects.toMatchObject({ field: 'quorum' });
     await expect(policy({ escalateAfterMinutes: 0 })).rejects.toMatchObject({ field: 'escalateAfterMinutes' });
+    // A request expires after 30 minutes: an escalation at 30 or later would never happen.
+    await expect(policy({ escalateAfterMinutes: 30 })).rejects.toMatchObject({ field: 'escalateAfterMinutes' });
     expect(await database.db.select().from(approvalPolicies)).toEqual([]);
   });
 });

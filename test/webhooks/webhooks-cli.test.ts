@@ -31,7 +31,7 @@ describe('webhooks from the CLI', () => {
     expect(endpoint!.events).toEqual(['approval.*', 'security.*']);
 
     const listed = await run('webhooks', 'list', '--org', 'acme');
-    expect(listed.out).toContain(`${endpoint!.id}\thttps://93.184.216.34/hooks/portico\tstandard\ton\tapproval.*,security.*`);
+    expect(listed.out).toContain(`${endpoint!.id}\thttps://93.184.216.34/hooks/…\tstandard\ton\tapproval.*,security.*`);
     expect(listed.out).not.toContain(secret!);
 
     expect((await run('webhooks', 'update', endpoint!.id, '--org', 'acme', '--off', '--event', 'member.added')).out).toContain('off, receives member.added');

@@ -19,8 +19,10 @@ import { webhookDelivery } from '../../lib/webhooks/deliver';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
+  displayUrlOf,
   redeliverWebhook,
   rotateWebhookSecret,
+  MANUAL_DELIVERIES_PER_ORG,
   sendWebhookTest,
   updateWebhookEndpoint,
   type WebhookInput,
@@ -73,6 +75,8 @@ describe('webhooks', () => {
     expect(JSON.stringify(row)).not.toContain(secret.slice(6));
     expect(JSON.stringify(row)).not.toContain('token=abc');
     expect(row!.displayUrl).toBe(`${receiver.origin}/portico`);
+    // Only the path's first segment is ever shown: the rest may be a capability.
+    expect(displayUrlOf(new URL('https://hooks.example.com/in/T0/B0/SECRET?x=1'), 'standard')).toBe('https://hooks.example.com/in/…');
 
     await memberAdded();
     expect(await deliver()).toEqual({ sent: 1, retrying: 0, failed: 0 });
@@ -239,6 +243,17 @@ describe('webhooks', () => {
     expect(await database.db.select().from(outboundDeliveries).where(and(eq(outboundDeliveries.channel, 'webhook'), eq(outboundDeliveries.orgId, orgId)))).toEqual([]);
   });
 
+  it('limits the test events and redeliveries an organization queues by hand (the outbox is shared with mail)', async () => {
+    await database.db.execute(sql`delete from rate_limits`);
+    const { endpoint: created } = await endpoint();
+    for (let index = 0; index < MANUAL_DELIVERIES_PER_ORG.limit; index += 1) await inOrg((ctx) => sendWebhookTest(ctx, created.id));
+    await expect(inOrg((ctx) => sendWebhookTest(ctx, created.id))).rejects.toMatchObject({ code: 'rate_limited' });
+    // Another organization's budget is its own.
+    const { endpoint: theirs } = await inOrg((ctx) => createWebhookEndpoint(ctx, { atRestKey, outbound: loopback }, { url: `${receiver.origin}/theirs`, format: 'standard', description: '', events: ['*'] }), otherOrgId);
+    await inOrg((ctx) => sendWebhookTest(ctx, theirs.id), otherOrgId);
+    await database.db.execute(sql`delete from rate_limits`);
+  });
+
   it('refuses unknown events, an empty subscription and an overlong description, and writes nothing', async () => {
     await expect(endpoint({ events: ['approval.requested', 'nonsense.happened'] })).rejects.toMatchObject({ code: 'invalid_events' });
     await expect(endpoint({ events: [] })).rejects.toMatchObject({ code: 'invalid_events' });
@@ -264,12 +279,16 @@ describe('webhooks', () => {
       'member.removed': 'member.removed',
       'member.role_changed': 'member.role_changed',
       'invitation.sent': 'member.invitation_sent',
+      'invitation.resent': 'member.invitation_resent',
       'invitation.accepted': 'member.invitation_accepted',
       'invitation.revoked': 'member.invitation_revoked',
       'second_factor.enrolled': 'security.second_factor_enrolled',
       'second_factor.removed': 'security.second_factor_removed',
       'second_factor.recovery_codes_replaced': 'security.second_factor_recovery_codes_replaced',
       'password.changed': 'security.password_changed',
+      'password.set_up': 'security.password_set_up',
+      'password.reset_requested': 'security.password_reset_requested',
+      'password.reset_link_sent': 'security.password_reset_link_sent',
       'password.reset_completed': 'security.password_reset_completed',
       'password.reset_link_issued': 'security.password_reset_link_issued',
       'person.signed_out_everywhere': 'security.person_signed_out_everywhere',

@@ -182,7 +182,7 @@ export const approvalPolicies = pgTable(
     userIds: uuid('user_ids').array().notNull().default(sql`'{}'::uuid[]`),
     quorum: integer('quorum').notNull().default(1),
     anyDenyEnds: boolean('any_deny_ends').notNull().default(true),
-    /** Minutes without a decision before the escalation group is told (null: no escalation). */
+    /** Minutes without a decision before the escalation group is told and may decide too (null: no escalation); under a request's 30 minutes. */
     escalateAfterMinutes: integer('escalate_after_minutes'),
     escalateTo: text('escalate_to', { enum: ['owners', 'team'] }),
     escalateTeamId: uuid('escalate_team_id').references(() => teams.id, { onDelete: 'set null' }),
@@ -194,7 +194,7 @@ export const approvalPolicies = pgTable(
     foreignKey({ columns: [t.appId, t.orgId], foreignColumns: [apps.id, apps.orgId] }).onDelete('cascade'),
     uniqueIndex('approval_policies_scope_key').on(t.orgId, sql`coalesce(${t.appId}, '00000000-0000-0000-0000-000000000000'::uuid)`, t.kind),
     check('approval_policies_quorum', sql`${t.quorum} BETWEEN 1 AND 10`),
-    check('approval_policies_escalation', sql`(${t.escalateAfterMinutes} IS NULL) = (${t.escalateTo} IS NULL) AND (${t.escalateAfterMinutes} IS NULL OR ${t.escalateAfterMinutes} BETWEEN 1 AND 1440)`),
+    check('approval_policies_escalation', sql`(${t.escalateAfterMinutes} IS NULL) = (${t.escalateTo} IS NULL) AND (${t.escalateAfterMinutes} IS NULL OR ${t.escalateAfterMinutes} BETWEEN 1 AND 29)`),
     check('approval_policies_max_grant', sql`${t.maxGrantSeconds} IS NULL OR ${t.maxGrantSeconds} BETWEEN 60 AND 2592000`),
   ],
 );

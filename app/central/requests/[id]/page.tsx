@@ -35,8 +35,7 @@ export default async function CentralRequestPage(props: { params: Promise<{ id: 
     );
   }
   const mine = view.votes.find((vote) => vote.email === session.user.email);
-  const ownRequest = view.policy !== null && view.subjectUserId === session.user.id;
-  const decidable = view.state === 'pending' && !view.expired && view.centralEligible && !mine && !ownRequest;
+  const decidable = view.state === 'pending' && !view.expired && view.centralEligible && !mine;
   const approvals = view.votes.filter((vote) => vote.decision === 'approve').length;
   return (
     <CentralFrame email={session.user.email}>
@@ -46,9 +45,9 @@ export default async function CentralRequestPage(props: { params: Promise<{ id: 
         </h1>
         <RequestSummary view={view} />
         <div className="mt-5">
-          {view.state === 'pending' && !view.expired && (mine || ownRequest) ? (
+          {view.state === 'pending' && !view.expired && mine ? (
             <p className="text-sm" data-testid="request-state">
-              {mine ? t('youDecided', { decision: mine.decision, missing: Math.max(view.quorum - approvals, 0) }) : t('ownRequest')}
+              {t('youDecided', { decision: mine.decision, missing: Math.max(view.quorum - approvals, 0) })}
             </p>
           ) : decidable ? (
             <DecisionPanel requestId={view.id} fingerprint={view.fingerprint} stepUp={view.stepUp} stepUpFactor={await stepUpFactorOf(db(), session.user.id)} profile={view.profile ?? view.policyKind} />

@@ -29,7 +29,8 @@ function access(t: ApprovalsTranslator, entry: ApprovalHistoryEntry): string {
 
 function outcome(t: ApprovalsTranslator, entry: ApprovalHistoryEntry): ReactNode {
   const { request, grant, active } = entry;
-  if (request.state === 'pending') return request.expiresAt <= new Date() ? t('outcomes.expired') : t('outcomes.pending');
+  if (request.state === 'expired' || (request.state === 'pending' && request.expiresAt <= new Date())) return t('outcomes.expired');
+  if (request.state === 'pending') return t('outcomes.pending');
   if (request.state !== 'approved') return request.state === 'denied' ? t('outcomes.denied') : t('outcomes.cancelled');
   if (!grant) return t('outcomes.inconsistent');
   if (grant.revokedAt) return t.rich('outcomes.revoked', { when: () => <When value={grant.revokedAt!} relative={false} /> });

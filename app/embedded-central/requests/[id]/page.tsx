@@ -21,8 +21,7 @@ export default async function EmbeddedRequestPage(props: { params: Promise<{ id:
   const session = await currentCentralSession(EMBEDDED_CENTRAL);
   const view = session && requestId ? await findCentralRequest(db(), session.user, requestId) : undefined;
   const mine = view ? view.votes.find((vote) => vote.email === session?.user.email) : undefined;
-  const ownRequest = view !== undefined && view.policy !== null && view.subjectUserId === session?.user.id;
-  const decidable = !mine && !ownRequest && view && view.state === 'pending' && !view.expired && view.centralEligible;
+  const decidable = !mine && view && view.state === 'pending' && !view.expired && view.centralEligible;
   const t = await getT('embeddedCentral.page');
   return (
     <main className="p-4" data-testid="embedded-central">
@@ -56,13 +55,11 @@ export default async function EmbeddedRequestPage(props: { params: Promise<{ id:
               <p className="text-sm" data-testid="request-state">
                 {view.state === 'pending' && mine
                   ? t('youDecided', { decision: mine.decision })
-                  : view.state === 'pending' && ownRequest
-                    ? t('ownRequest')
-                    : !view.centralEligible
-                      ? t('cliOnly')
-                      : view.state === 'pending'
-                        ? t('expired')
-                        : t('state', { state: view.state })}
+                  : !view.centralEligible
+                    ? t('cliOnly')
+                    : view.state === 'pending'
+                      ? t('expired')
+                      : t('state', { state: view.state })}
               </p>
             )}
           </div>

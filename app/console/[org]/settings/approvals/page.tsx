@@ -102,7 +102,7 @@ export default async function ApprovalPoliciesPage(props: { params: Promise<{ or
           </fieldset>
           <fieldset className="grid min-w-0 gap-3 rounded-md border border-slate-200 p-3">
             <legend className="px-1 text-sm font-medium text-slate-800">{t('form.whenNobodyDecides')}</legend>
-            <Field label={t('form.escalateAfter')} name="escalateAfterMinutes" type="number" min={1} max={1440} hint={t('form.escalateAfterHint')} />
+            <Field label={t('form.escalateAfter')} name="escalateAfterMinutes" type="number" min={1} max={29} hint={t('form.escalateAfterHint')} />
             <div className="grid gap-3 sm:grid-cols-2">
               <Select label={t('form.escalateTo')} name="escalateTo" defaultValue="owners" options={[{ value: 'owners', label: t('escalateOptions.owners') }, { value: 'team', label: t('escalateOptions.team') }]} />
               <Select label={t('form.escalateTeam')} name="escalateTeamId" defaultValue="" options={teamOptions} />

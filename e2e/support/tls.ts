@@ -10,8 +10,9 @@ export interface TlsFiles {
   keyPath: string;
 }
 
-export function loopbackTlsFiles(options: { regenerate?: boolean } = {}): TlsFiles {
-  const dir = path.join(tmpdir(), 'portico-e2e-tls');
+/** `dir`: where the files live (the e2e run's shared folder unless a run of its own gives another). */
+export function loopbackTlsFiles(options: { regenerate?: boolean; dir?: string } = {}): TlsFiles {
+  const dir = options.dir ?? path.join(tmpdir(), 'portico-e2e-tls');
   const files = { certPath: path.join(dir, 'cert.pem'), keyPath: path.join(dir, 'key.pem') };
   if (!options.regenerate && existsSync(files.certPath) && existsSync(files.keyPath)) return files;
   mkdirSync(dir, { recursive: true });

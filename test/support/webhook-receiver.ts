@@ -1,5 +1,5 @@
-// A real HTTPS receiver in the test process, serving the loopback certificate the tests trust (test/support/
-// global-setup.ts sets NODE_EXTRA_CA_CERTS for the workers): Portico's webhooks reach it exactly as they would reach
+// A real HTTPS receiver in the test process, serving the loopback certificate the process under test trusts (vitest:
+// test/support/global-setup.ts sets NODE_EXTRA_CA_CERTS for the workers; e2e: the server's): Portico's webhooks reach it exactly as they would reach
 // an organization's server. It keeps every request and can be told to fail the next ones.
 import type { IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:https';
@@ -23,8 +23,9 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const tls = loopbackTlsFiles();
+/** `tlsDir`: the certificate's folder — a vitest run's own (inject('tlsDir')); none: the end-to-end run's. */
+export async function startWebhookReceiver(tlsDir?: string): Promise<WebhookReceiver> {
+  const tls = loopbackTlsFiles({ dir: tlsDir });
   const received: ReceivedWebhook[] = [];
   const failures: number[] = [];
   const server = createServer({ cert: readFileSync(tls.certPath), key: readFileSync(tls.keyPath) }, (request, response) => {

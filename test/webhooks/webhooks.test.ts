@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { addMember } from '../../lib/accounts/memberships';
 import type { OrgOperationContext } from '../../lib/accounts/org-operation';
 import { createOrganization } from '../../lib/accounts/organizations';
@@ -41,7 +41,7 @@ describe('webhooks', () => {
   let owner: User;
 
   beforeAll(async () => {
-    [database, receiver] = await Promise.all([openTestDatabase(), startWebhookReceiver()]);
+    [database, receiver] = await Promise.all([openTestDatabase(), startWebhookReceiver(inject('tlsDir'))]);
     orgId = (await createOrganization(database.db, { slug: 'hooks', name: 'Hooks & <Co>' })).id;
     otherOrgId = (await createOrganization(database.db, { slug: 'elsewhere', name: 'Elsewhere' })).id;
     owner = await createUser(database.db, { email: 'owner@hooks.test', name: 'Owner', passwordHash: null });

@@ -33,6 +33,7 @@ describe('the approval broker', () => {
   let fixture: AppFixture;
   let person: User;
   let other: User;
+  let owner: User;
   let instance: McpInstance;
 
   const request = (overrides: Partial<NewApprovalRequest> = {}) =>
@@ -42,8 +43,8 @@ describe('the approval broker', () => {
       { type: 'person', id: overrides.subjectUserId ?? person.id },
     );
   const approve = (requestId: string, fingerprint: string, channel: 'central' | 'cli' = 'cli') =>
-    // The central's decisions are a person's (their votes need a user id); the CLI's are the operator's.
-    decideApprovalRequest(database.db, { requestId, decision: 'approve', fingerprint, channel, decidedBy: channel === 'central' ? other.id : 'cli:test', actor: operator });
+    // The central's decisions are a decider's (an owner here: their vote counts only while they may decide); the CLI's are the operator's.
+    decideApprovalRequest(database.db, { requestId, decision: 'approve', fingerprint, channel, decidedBy: channel === 'central' ? owner.id : 'cli:test', actor: operator });
 
   beforeAll(async () => {
     database = await openTestDatabase();
@@ -51,6 +52,7 @@ describe('the approval broker', () => {
     fixture = await createOrgWithApp(database, 'Approvals');
     person = await createMember(database, fixture.orgId, `asker-${randomBytes(3).toString('hex')}@approvals.test`);
     other = await createMember(database, fixture.orgId, `other-${randomBytes(3).toString('hex')}@approvals.test`);
+    owner = await createMember(database, fixture.orgId, `owner-${randomBytes(3).toString('hex')}@approvals.test`, 'owner');
     instance = await startMcpInstance(database, harness);
   });
   afterAll(async () => {
@@ -94,7 +96,7 @@ describe('the approval broker', () => {
 
   it('walks every end: denied, cancelled, request expired, grant revoked, grant expired', async () => {
     const denied = await request();
-    await decideApprovalRequest(database.db, { requestId: denied.id, decision: 'deny', fingerprint: denied.fingerprint, channel: 'central', decidedBy: other.id, actor: operator });
+    await decideApprovalRequest(database.db, { requestId: denied.id, decision: 'deny', fingerprint: denied.fingerprint, channel: 'central', decidedBy: owner.id, actor: operator });
     expect((await approvalStatusFor(database.db, denied.id, person.id)).status).toBe('denied');
 
     const cancelled = await request();

@@ -20,6 +20,7 @@ import {
   type ProtectedResourceConfig,
   type ResourceAuthorization,
   type VerifiedAccessToken,
+  verifyAccessToken,
 } from './protected-resource';
 import { createConfirmationGate, memoryConfirmationStore, resolveRiskLevels, RiskConfigurationError, RISK_MODEL_VERSION, type ConfirmationBinding, type ConfirmationStore, type RiskLevel } from './risk';
 import {
@@ -36,6 +37,7 @@ import {
   type ReplayGuard,
   type SurfaceDocument,
 } from './surface';
+import { APPROVED_ACTIONS_PATH, ApprovedActionRefusal, detailCovering, type ApprovedAction, type ExpectedAction } from './approved-actions';
 import { registerKitTools, requiredScopesOf, riskModelCapability, surfaceOfTools, type KitTool, type ToolEvent } from './tools';
 
 // What apps use. Portico itself imports the shared modules (risk.ts, surface.ts, …) directly.
@@ -47,12 +49,13 @@ export { createSignIn, type SignIn, type SignInConfig, type PendingSignIn, type 
 export { memoryConfirmationStore, RISK_LEVELS, RISK_MODEL_VERSION, CONFIRMATION_TOKEN_PARAMETER, RiskConfigurationError } from './risk';
 export { SURFACE_PATH, DECLARATION_PATH, memoryReplayGuard } from './surface';
 export { normalizeResourcePath, resourcePathCovers } from './resource-path';
+export { ApprovedActionRefusal, APPROVED_ACTIONS_PATH, type ApprovedAction, type ExpectedAction } from './approved-actions';
 
 /**
  * The contract between the kit and Portico. Portico states the version it expects (lib/clients/app-environment.ts)
  * and a test compares the two, so they cannot drift apart silently.
  */
-export const APP_KIT_CONTRACT_VERSION = 6;
+export const APP_KIT_CONTRACT_VERSION = 7;
 
 /** The identity variables Portico gives each app (the console shows them once, at creation). */
 export interface AppIdentity {
@@ -124,6 +127,13 @@ export interface AppKit {
    * a grant covers: a revoked or expired grant answers `granted: false` at once.
    */
   checkGrant(query: GrantCheck): Promise<{ granted: boolean; grantId?: string; expiresAt?: string | null }>;
+  /**
+   * Before acting on an approval a person gave through CIBA: checks the access token (this app's audience), that
+   * its `authorization_details` cover exactly this action (the tool and the digest of these arguments, or the action
+   * described in words), and records its use with Portico (a signed call). A second use of the same token, on any
+   * instance, throws `ApprovedActionRefusal('already_used')`; anything else that does not hold throws too.
+   */
+  verifyApprovedAction(token: string, expected: ExpectedAction): Promise<ApprovedAction>;
 }
 
 export interface GrantCheck {
@@ -180,15 +190,20 @@ export function createAppKit(options: AppKitOptions): AppKit {
     return server;
   };
 
-  /** A call to Portico signed with the surface secret, the client id as key id. */
-  async function signedCall<T>(path: string, payload: unknown, what: string): Promise<T> {
+  /** A call to Portico signed with the surface secret, the client id as key id: its status and JSON answer. */
+  async function signedPost<T>(path: string, payload: unknown, what: string): Promise<{ status: number; answer: T & { error?: string; error_description?: string } }> {
     if (!options.surfaceSecret || !options.clientId) throw new Error(`${what} needs PORTICO_CLIENT_ID and PORTICO_SURFACE_SECRET`);
     const target = new URL(`${options.issuer}${path}`);
     const body = JSON.stringify(payload);
     const { header } = signRequest(options.surfaceSecret, { method: 'POST', path: target.pathname, body }, { keyId: options.clientId, now: options.now?.() });
     const response = await fetch(target, { method: 'POST', body, headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: header }, signal: AbortSignal.timeout(10_000) });
-    const answer = (await response.json().catch(() => ({}))) as T & { error?: string; error_description?: string };
-    if (!response.ok) throw new Error(`Portico refused ${what} (${response.status}): ${answer.error_description ?? answer.error ?? 'no reason given'}`);
+    return { status: response.status, answer: (await response.json().catch(() => ({}))) as T & { error?: string; error_description?: string } };
+  }
+
+  /** A signed call that must succeed: Portico's refusal is thrown with its reason. */
+  async function signedCall<T>(path: string, payload: unknown, what: string): Promise<T> {
+    const { status, answer } = await signedPost<T>(path, payload, what);
+    if (status < 200 || status > 299) throw new Error(`Portico refused ${what} (${status}): ${answer.error_description ?? answer.error ?? 'no reason given'}`);
     return answer;
   }
 
@@ -252,6 +267,20 @@ export function createAppKit(options: AppKitOptions): AppKit {
     async declareSurface() {
       const answer = await signedCall<{ declared_at?: string; tools?: number }>(DECLARATION_PATH, surface(), 'the surface declaration');
       return { declaredAt: String(answer.declared_at), tools: Number(answer.tools) };
+    },
+
+    async verifyApprovedAction(token, expected) {
+      // The token first (signature, issuer, this app's audience, expiry), then the approval it carries, then its use.
+      const check = await verifyAccessToken(token, config, keys);
+      if (!check.ok) throw new ApprovedActionRefusal('invalid_token', check.error.description);
+      const detail = detailCovering(check.token.claims, expected);
+      if (!detail) throw new ApprovedActionRefusal('not_approved', 'the token carries no approval of this action (another tool, other arguments, or another action)');
+      const tokenId = check.token.claims.jti;
+      if (typeof tokenId !== 'string') throw new ApprovedActionRefusal('invalid_token', 'the token has no jti');
+      const { status, answer } = await signedPost<{ used?: boolean }>(APPROVED_ACTIONS_PATH, { token }, 'the approved action');
+      if (status === 409) throw new ApprovedActionRefusal('already_used', 'this approval was used already: ask the person again');
+      if (status !== 200 || answer.used !== true) throw new ApprovedActionRefusal('invalid_token', `Portico refused the approval (${status}): ${answer.error_description ?? answer.error ?? 'no reason given'}`);
+      return { subject: check.token.subject, detail, tokenId };
     },
 
     async checkGrant(query) {

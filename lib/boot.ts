@@ -57,7 +57,12 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
     await migrateDatabase(raw);
     const db = drizzleFor(raw);
     const keys = await loadOrCreateKeyMaterial(db, secret.key);
+    // The outbox exists once the provider does; a CIBA notice queued before then waits for its first round.
+    let kickOutbox: (() => void) | undefined;
     const provider = createProvider({
+      atRestKey: secret.key,
+      pollIntervalSeconds: env.PORTICO_POLL_INTERVAL_SECONDS,
+      onDeliveryQueued: () => kickOutbox?.(),
       issuer: env.PORTICO_ISSUER,
       db: () => db,
       keys,
@@ -70,6 +75,7 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
       mail: mailDelivery(secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir })),
       webhook: webhookDelivery({ db: () => db, atRestKey: secret.key, outbound: { allowLoopback: env.outboundAllowLoopback } }),
     });
+    kickOutbox = () => outbox.kick();
     const ticker = createTicker(() => db, { issuer: env.PORTICO_ISSUER, atRestKey: secret.key }, () => outbox.kick());
     const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key, riskLevels, outbox, ticker };
     installRuntime(runtime);

@@ -98,6 +98,12 @@ const schema = z.object({
     .min(0, 'must be between 0 and 60')
     .max(60, 'must be between 0 and 60 (a longer window weakens refresh token reuse detection)')
     .default(5),
+  PORTICO_POLL_INTERVAL_SECONDS: z.coerce
+    .number({ error: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(1, 'must be between 1 and 60')
+    .max(60, 'must be between 1 and 60')
+    .default(5),
   PORTICO_DCR_PER_IP_PER_HOUR: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be between 1 and 100000').max(100_000, 'must be between 1 and 100000').default(20),
   PORTICO_DCR_GLOBAL_PER_HOUR: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be between 1 and 10000000').max(10_000_000, 'must be between 1 and 10000000').default(1000),
   // Development and tests only: outbound fetches (metadata documents, surface verification) may reach loopback.

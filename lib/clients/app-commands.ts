@@ -1,7 +1,9 @@
 // What an admin does to an app's credentials, once: the console's security tab and Portico's MCP tools call these,
 // so an operation is checked and audited the same way whichever door it came through. The caller has authorized
 // `apps.manage` through the organization-operation kernel (lib/accounts/org-operation.ts), which gives the context.
+import { eq } from 'drizzle-orm';
 import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
+import { apps } from '../db/schema';
 import { endClientAccess } from '../grants';
 import { localized } from '../i18n/catalogs';
 import { setDevEnvironment } from './dev-environment';
@@ -56,6 +58,16 @@ export async function setAppDevEnvironment(ctx: Context, listing: AppListing, ho
   await setDevEnvironment(ctx.tx, listing.app.id, until);
   await ctx.audit({ action: until ? 'app.dev_environment_on' : 'app.dev_environment_off', ...about(listing), details: { until: until?.toISOString() ?? null } });
   return until;
+}
+
+/**
+ * Lets the app's own client ask people to approve actions from its backend (CIBA, lib/oidc/ciba.ts), or stops it.
+ * Turning it off refuses new requests at once (the client's grant types change in every instance's cache); requests
+ * already waiting can still be answered and polled until they expire.
+ */
+export async function setAppBackchannelApproval(ctx: Context, listing: AppListing, enabled: boolean): Promise<void> {
+  await ctx.tx.update(apps).set({ cibaEnabled: enabled }).where(eq(apps.id, listing.app.id));
+  await ctx.audit({ action: enabled ? 'app.ciba_enabled' : 'app.ciba_disabled', ...about(listing) });
 }
 
 function catalogStep<T>(step: () => Promise<T>): Promise<T> {

@@ -3,6 +3,11 @@ import { eq, sql } from 'drizzle-orm';
 import { readCacheOf, type Queryable } from '../db/client';
 import { apps, clientSecrets, clients, redirectUris } from '../db/schema';
 
+/** OpenID Connect CIBA Core 1.0 §4: the grant type of the token request that polls for a person's answer. */
+export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
+/** RFC 8628 §3.4: the grant type of the device authorization grant's token request. */
+export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
+
 /** Extra metadata fields Portico attaches to every client it hands to oidc-provider (never client-settable). */
 export const PORTICO_CLIENT_FIELDS = ['portico_kind', 'portico_app_id', 'portico_org_id', 'portico_app_disabled'] as const;
 
@@ -36,6 +41,8 @@ export interface LoadedClient {
 interface ClientRows {
   client: typeof clients.$inferSelect;
   appDisabled: boolean;
+  /** The app lets its own client use CIBA (apps.ciba_enabled). */
+  cibaEnabled: boolean;
   /** Until when the app's dev environment is on (ms since the epoch), or null. */
   devEnvironmentUntil: number | null;
   uris: { uri: string; devOnly: boolean }[];
@@ -63,15 +70,22 @@ export async function loadClient(db: Queryable, clientId: string, secretPlacehol
   const now = Date.now() + (cache?.clockOffsetMs ?? 0);
   // Dev-only redirect URIs count only while the app's dev environment is on: checked at every authorization request.
   const devActive = rows.devEnvironmentUntil !== null && rows.devEnvironmentUntil > now;
+  // What the client registered (dynamic clients may leave out refresh_token); apps' own clients get both.
+  const grantTypes = Array.isArray(client.metadata.grant_types) ? [...(client.metadata.grant_types as string[])] : ['authorization_code', 'refresh_token'];
+  // CIBA (lib/oidc/ciba.ts): only an app's own confidential client, only while the app turned it on, poll mode only.
+  const ciba = client.kind === 'app' && client.type === 'confidential' && rows.cibaEnabled;
+  if (ciba) grantTypes.push(CIBA_GRANT_TYPE);
   const metadata: PorticoClientMetadata = {
     // A copy: the cached row is shared by every request of this process.
     ...structuredClone(client.metadata),
     client_id: client.id,
     client_name: client.name,
     redirect_uris: rows.uris.filter((row) => !row.devOnly || devActive).map((row) => row.uri),
-    // What the client registered (dynamic clients may leave out refresh_token); apps' own clients get both.
-    grant_types: Array.isArray(client.metadata.grant_types) ? [...(client.metadata.grant_types as string[])] : ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
+    grant_types: grantTypes,
+    // A client that registered only the device grant (RFC 8628) has no redirect URIs and no response type.
+    response_types: grantTypes.includes('authorization_code') ? ['code'] : [],
+    // RFC 9396 §10: which detail types the client may send (oidc-provider allows none by default).
+    ...(ciba ? { backchannel_token_delivery_mode: 'poll', backchannel_user_code_parameter: false, authorization_details_types: ['portico_tool_call', 'portico_action'] } : {}),
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     ...(client.type === 'confidential' ? { client_secret: secretPlaceholder } : {}),
     portico_kind: client.kind,
@@ -88,6 +102,7 @@ async function readClientRows(db: Queryable, clientId: string): Promise<ClientRo
     .select({
       client: clients,
       appDisabledAt: apps.disabledAt,
+      cibaEnabled: apps.cibaEnabled,
       devEnvironmentUntil: apps.devEnvironmentUntil,
       uris: sql<{ uri: string; devOnly: boolean }[]>`coalesce((select json_agg(json_build_object('uri', ${redirectUris.uri}, 'devOnly', ${redirectUris.devOnly})) from ${redirectUris} where ${redirectUris.clientId} = ${clients.id}), '[]'::json)`,
       // Expired secrets never come back; the ones not yet valid do (they become valid while cached).
@@ -102,6 +117,7 @@ async function readClientRows(db: Queryable, clientId: string): Promise<ClientRo
   return {
     client: row.client,
     appDisabled: row.appDisabledAt !== null,
+    cibaEnabled: row.cibaEnabled === true,
     devEnvironmentUntil: row.devEnvironmentUntil ? row.devEnvironmentUntil.getTime() : null,
     uris: json(row.uris),
     secrets: json(row.secrets).map((secret) => ({

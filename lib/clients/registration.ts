@@ -10,6 +10,7 @@ import { clients, redirectUris } from '../db/schema';
 import { recordAuditEvent } from '../audit/events';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
+import { DEVICE_CODE_GRANT_TYPE } from './client-metadata';
 
 export interface RegistrationLimits {
   perIp: RateLimitRule;
@@ -26,6 +27,8 @@ export function registrationLimits(perClientPerHour: number, globalPerHour: numb
 
 export const MAX_REGISTRATION_BODY_BYTES = 16 * 1024;
 const MAX_REDIRECT_URIS = 10;
+/** What a dynamically registered client may ask for: the code flow, refresh, and the device grant (RFC 8628). */
+const REGISTRABLE_GRANT_TYPES: readonly unknown[] = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE];
 
 export type RegistrationError = { error: 'invalid_redirect_uri' | 'invalid_client_metadata'; error_description: string };
 
@@ -72,24 +75,30 @@ export function validateRegistration(body: unknown): ValidRegistration | Registr
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid('the request body must be a JSON object');
   const input = body as Record<string, unknown>;
 
-  if (!Array.isArray(input.redirect_uris) || input.redirect_uris.length === 0) {
+  const grantTypes = input.grant_types ?? ['authorization_code', 'refresh_token'];
+  if (!Array.isArray(grantTypes) || grantTypes.length === 0 || !grantTypes.every((g) => REGISTRABLE_GRANT_TYPES.includes(g))) {
+    return invalid(`grant_types may contain only ${REGISTRABLE_GRANT_TYPES.map((g) => `"${g}"`).join(', ')}`);
+  }
+  if (!grantTypes.includes('authorization_code') && !grantTypes.includes(DEVICE_CODE_GRANT_TYPE)) return invalid(`grant_types must include "authorization_code" or "${DEVICE_CODE_GRANT_TYPE}"`);
+  // RFC 8628: a client that signs people in only through the device grant has nowhere to redirect to.
+  const redirects = grantTypes.includes('authorization_code');
+  const givenUris = input.redirect_uris ?? [];
+  if (!Array.isArray(givenUris) || (redirects && givenUris.length === 0)) {
     return { error: 'invalid_redirect_uri', error_description: 'redirect_uris must be a non-empty array' };
   }
-  if (input.redirect_uris.length > MAX_REDIRECT_URIS) return { error: 'invalid_redirect_uri', error_description: `at most ${MAX_REDIRECT_URIS} redirect_uris` };
-  for (const uri of input.redirect_uris) {
+  if (!redirects && givenUris.length > 0) return { error: 'invalid_redirect_uri', error_description: 'a client without the authorization_code grant has no redirect_uris' };
+  if (givenUris.length > MAX_REDIRECT_URIS) return { error: 'invalid_redirect_uri', error_description: `at most ${MAX_REDIRECT_URIS} redirect_uris` };
+  for (const uri of givenUris) {
     const problem = checkRegisteredRedirectUri(uri);
     if (problem) return { error: 'invalid_redirect_uri', error_description: problem };
   }
 
   const method = input.token_endpoint_auth_method ?? 'none';
   if (method !== 'none') return invalid('token_endpoint_auth_method must be "none": dynamically registered clients are public and use PKCE');
-  const grantTypes = input.grant_types ?? ['authorization_code', 'refresh_token'];
-  if (!Array.isArray(grantTypes) || grantTypes.length === 0 || !grantTypes.every((g) => g === 'authorization_code' || g === 'refresh_token')) {
-    return invalid('grant_types may contain only "authorization_code" and "refresh_token"');
+  const responseTypes = input.response_types ?? (redirects ? ['code'] : []);
+  if (redirects ? !Array.isArray(responseTypes) || responseTypes.length !== 1 || responseTypes[0] !== 'code' : !Array.isArray(responseTypes) || responseTypes.length !== 0) {
+    return invalid(redirects ? 'response_types must be ["code"]' : 'response_types must be [] without the authorization_code grant');
   }
-  if (!grantTypes.includes('authorization_code')) return invalid('grant_types must include "authorization_code"');
-  const responseTypes = input.response_types ?? ['code'];
-  if (!Array.isArray(responseTypes) || responseTypes.length !== 1 || responseTypes[0] !== 'code') return invalid('response_types must be ["code"]');
 
   const text = (name: string, max: number): string | undefined | RegistrationError => {
     const value = input[name];
@@ -110,8 +119,9 @@ export function validateRegistration(body: unknown): ValidRegistration | Registr
   }
   // RFC 8252: a client that redirects to loopback http or a private-use scheme is a native app. oidc-provider then
   // accepts those URIs and matches loopback ports flexibly (§7.3); a web client may only use https.
-  const uris = [...new Set(input.redirect_uris as string[])];
-  const native = uris.some((uri) => !uri.startsWith('https:'));
+  const uris = [...new Set(givenUris as string[])];
+  // A device-grant-only client is a native one too (it runs on the person's device or server, RFC 8628).
+  const native = !redirects || uris.some((uri) => !uri.startsWith('https:'));
   if (native && uris.some((uri) => uri.startsWith('https:'))) {
     return { error: 'invalid_redirect_uri', error_description: 'do not mix https redirect URIs with loopback or private-use ones: register a web client or a native one' };
   }
@@ -151,7 +161,7 @@ export async function registerClient(db: Database, registration: ValidRegistrati
       tokenEndpointAuthMethod: 'none',
       metadata: { ...registration.metadata, grant_types: registration.grantTypes },
     });
-    await tx.insert(redirectUris).values(registration.redirectUris.map((uri) => ({ clientId, uri })));
+    if (registration.redirectUris.length > 0) await tx.insert(redirectUris).values(registration.redirectUris.map((uri) => ({ clientId, uri })));
     await recordAuditEvent(tx, {
       orgId: null,
       actor: { type: 'client', id: clientId, label: registration.clientName, ip: clientIp },
@@ -167,7 +177,7 @@ export async function registerClient(db: Database, registration: ValidRegistrati
     client_name: registration.clientName,
     redirect_uris: registration.redirectUris,
     grant_types: registration.grantTypes,
-    response_types: ['code'],
+    response_types: registration.grantTypes.includes('authorization_code') ? ['code'] : [],
     token_endpoint_auth_method: 'none',
     ...registration.metadata,
   };

@@ -75,13 +75,13 @@ export async function surfaceSecretOf(db: Queryable, appId: string, atRestKey: U
 /** The app whose own OIDC client is `clientId`, with its surface secret (the key id of a declaration). */
 export async function appOfSurfaceKey(db: Queryable, clientId: string, atRestKey: Uint8Array) {
   const [row] = await db
-    .select({ appId: apps.id, orgId: apps.orgId, name: apps.name, publishOrigin: apps.publishOrigin, secret: appSurfaces.secretEncrypted })
+    .select({ appId: apps.id, orgId: apps.orgId, name: apps.name, identity: apps.identity, publishOrigin: apps.publishOrigin, secret: appSurfaces.secretEncrypted })
     .from(clients)
     .innerJoin(apps, eq(apps.id, clients.appId))
     .innerJoin(appSurfaces, eq(appSurfaces.appId, apps.id))
     .where(and(eq(clients.id, clientId), eq(clients.kind, 'app'), isNull(clients.revokedAt)));
   if (!row?.secret) return undefined;
-  return { appId: row.appId, orgId: row.orgId, name: row.name, resource: `${row.publishOrigin}/api/mcp`, secret: await decryptAtRest(row.secret, atRestKey) };
+  return { appId: row.appId, orgId: row.orgId, name: row.name, identity: row.identity, resource: `${row.publishOrigin}/api/mcp`, secret: await decryptAtRest(row.secret, atRestKey) };
 }
 
 /** Signed-call nonces in PostgreSQL: a nonce is accepted once, across every instance. */

@@ -16,6 +16,8 @@ import { isActiveMember } from '../accounts/memberships';
 import { PORTICO_INTERNAL_CLIENT_ID } from '../oidc/agent-token-exchange';
 import { isConfirmationId } from './confirmation-urls';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
+import type Provider from 'oidc-provider';
+import { answerBackchannelRequest } from '../oidc/ciba';
 
 export interface ConfirmationView {
   id: string;
@@ -39,6 +41,11 @@ export interface ConfirmationView {
   orgId: string | null;
   expiresAt: Date;
   expired: boolean;
+  /**
+   * A CIBA request (lib/oidc/ciba.ts): the app's backend asks; `description` is its binding message and `arguments`
+   * its authorization details.
+   */
+  backchannel: boolean;
 }
 
 export class ConfirmationRefusal extends Error {
@@ -105,6 +112,7 @@ export async function findConfirmation(db: Queryable, id: string, viewer: User):
     orgId: challenge.orgId,
     expiresAt: challenge.expiresAt,
     expired: row.expired,
+    backchannel: challenge.backchannelRequestSealed !== null,
   };
 }
 
@@ -124,12 +132,17 @@ export interface ConfirmationAnswer {
 /** What a passkey step-up for this confirmation is bound to: an assertion made for one confirmation serves no other. */
 export const confirmationStepUpContext = (id: string) => `confirmation:${id}`;
 
-export async function answerConfirmation(db: Database, keys: { atRestKey: Uint8Array; rp: RelyingParty }, input: ConfirmationAnswer): Promise<{ view: ConfirmationView; factor?: StepUpFactor }> {
+export async function answerConfirmation(
+  db: Database,
+  keys: { atRestKey: Uint8Array; rp: RelyingParty; provider?: Provider },
+  input: ConfirmationAnswer,
+): Promise<{ view: ConfirmationView; factor?: StepUpFactor }> {
   const view = await findConfirmation(db, input.id, input.user);
   if (!view) throw new ConfirmationRefusal('not_found', localized('mcp.confirmationRefusals.notFound'));
   if (view.state !== 'pending' || view.expired) throw new ConfirmationRefusal('decided', view.expired ? localized('mcp.confirmationRefusals.expired') : localized('mcp.confirmationRefusals.decidedAlready', { state: view.state }));
+  if (view.backchannel && !keys.provider) throw new Error('answering a CIBA request needs the provider');
   const factor = input.decision === 'confirm' ? await verifyStepUp(db, keys.atRestKey, { user: input.user, proof: input.proof, ip: input.ip, rp: keys.rp, context: confirmationStepUpContext(input.id), orgId: view.orgId }) : undefined;
-  return db.transaction(async (tx) => {
+  const result = await db.transaction(async (tx) => {
     const [answered] = await tx
       .update(confirmationChallenges)
       .set(
@@ -148,10 +161,17 @@ export async function answerConfirmation(db: Database, keys: { atRestKey: Uint8A
       appId: answered.appId,
       action: input.decision === 'confirm' ? 'mcp.tool_confirmed' : 'mcp.tool_denied',
       subject: { type: 'tool', id: answered.tool },
-      details: { tool: answered.tool, riskLevel: answered.riskLevel, confirmation: answered.id, subject: answered.subject, arguments: JSON.parse(answered.canonicalArguments) as unknown, ...(factor ? { stepUp: factor } : {}) },
+      details: { tool: answered.tool, riskLevel: answered.riskLevel, confirmation: answered.id, subject: answered.subject, arguments: JSON.parse(answered.canonicalArguments) as unknown, ...(factor ? { stepUp: factor } : {}), ...(answered.backchannelRequestSealed ? { via: 'ciba' } : {}) },
     });
-    return { view: { ...view, state: input.decision === 'confirm' ? 'confirmed' : 'denied', decidedWith: factor ?? null }, ...(factor ? { factor } : {}) };
+    return { answered, view: { ...view, state: input.decision === 'confirm' ? 'confirmed' : 'denied', decidedWith: factor ?? null } as ConfirmationView, ...(factor ? { factor } : {}) };
   });
+  // A CIBA request hears the answer once it is recorded (the client's next poll gets the token or access_denied). If
+  // this process stops in between, the request stays pending until it expires: the client never gets a token the
+  // audit does not show.
+  if (keys.provider && result.answered.backchannelRequestSealed) {
+    await answerBackchannelRequest(keys.provider, keys.atRestKey, result.answered, { decision: input.decision, ...(result.factor ? { factor: result.factor } : {}) });
+  }
+  return { view: result.view, ...(result.factor ? { factor: result.factor } : {}) };
 }
 
 /**

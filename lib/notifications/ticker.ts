@@ -8,7 +8,7 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { ApprovalRequest } from '../approvals/broker';
 import { recordAuditEvent } from '../audit/events';
 import { rowsOf, type Database, type Queryable } from '../db/client';
-import { approvalPolicies, approvalRequests, approvalVotes, confirmationChallenges, notificationLog, outboundDeliveries, users } from '../db/schema';
+import { approvalPolicies, approvedActionUses, approvalRequests, approvalVotes, confirmationChallenges, notificationLog, outboundDeliveries, users } from '../db/schema';
 import { enqueueMail } from '../deliveries/outbox';
 import { mailLocaleFor } from '../i18n/recipient';
 import { notificationDigestMail } from '../mail/messages';
@@ -162,7 +162,12 @@ async function purgeOldLogs(db: Database, at: Date): Promise<number> {
     .delete(notificationLog)
     .where(sql`${notificationLog.id} in (select id from ${notificationLog} where created_at < ${before} and sent_at is not null limit 500)`)
     .returning({ id: notificationLog.id });
-  return deliveries.length + notices.length;
+  // A used CIBA approval is remembered while its token could still be presented (lib/oidc/ciba.ts).
+  const approvals = await db
+    .delete(approvedActionUses)
+    .where(sql`${approvedActionUses.tokenId} in (select token_id from ${approvedActionUses} where expires_at < ${stamp(at)} limit 500)`)
+    .returning({ id: approvedActionUses.tokenId });
+  return deliveries.length + notices.length + approvals.length;
 }
 
 /** One round of every step, at `at`. */

@@ -14,6 +14,15 @@ function notExpired() {
   return or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now()`));
 }
 
+/**
+ * A CIBA request or a device code that expired is still found for a while (oidc-provider checks `exp` itself), so
+ * that a client polling it hears expired_token (CIBA Core §11, RFC 8628 §3.5) rather than invalid_grant.
+ */
+const POLLED_KINDS = new Set(['BackchannelAuthenticationRequest', 'DeviceCode']);
+function findable(kind: string) {
+  return POLLED_KINDS.has(kind) ? or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now() - interval '10 minutes'`)) : notExpired();
+}
+
 function withConsumed(payload: Record<string, unknown>, consumedAt: Date | null): AdapterPayload {
   return (consumedAt ? { ...payload, consumed: Math.floor(consumedAt.getTime() / 1000) } : payload) as AdapterPayload;
 }
@@ -124,7 +133,7 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
         database
           .select({ payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt, inGrace: withinGrace(this.kind) })
           .from(oidcPayloads)
-          .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads[column], placeholder('value')), notExpired()))
+          .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads[column], placeholder('value')), findable(this.kind)))
           .limit(1)
           .prepare(`adapter_find_${this.kind}_${column}_${graceSeconds}`),
       );

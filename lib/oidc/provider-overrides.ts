@@ -40,6 +40,14 @@
 //   requires it, or when the request's `claims` asks for it. Relying parties need it to tie their session to
 //   Portico's: RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2, an ID token hint naming the session)
 //   and the logout notices Portico sends (Back-Channel Logout 1.0 §2.4). `includeSid` answers true for every client.
+//
+// Upstream: lib/actions/grants/ciba.js and device_code.js (the token endpoint's polling grants).
+//
+// Deviation 5 — polling too fast is answered with slow_down.
+//   Upstream answers every poll of a pending CIBA request or device code with authorization_pending, however often it
+//   comes. CIBA Core §11 and RFC 8628 §3.5 define slow_down for a client that polls sooner than `interval`. Here the
+//   models' `find`, when the token endpoint looks up the request for its own client, records the poll
+//   (lib/oidc/poll-pace.ts) and throws slow_down when it came too soon.
 import { and, eq, sql } from 'drizzle-orm';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -52,6 +60,7 @@ import { columnPlaceholders, payloadColumns } from './adapter';
 import { openSuccessor, sealSuccessor, storedIdOf } from './stored-ids';
 import { currentProviderContext, inProviderRequestScope, notedClientSecrets, refreshTokenBeingRotated } from './request-scope';
 import { scopeOfAppAccessToken } from './resource-scope';
+import { pollTooSoon } from './poll-pace';
 
 interface SavableToken {
   jti?: string;
@@ -62,7 +71,7 @@ interface SavableToken {
   save(): Promise<string>;
 }
 
-export function applyProviderOverrides(provider: Provider, db: () => Database): void {
+export function applyProviderOverrides(provider: Provider, db: () => Database, options: { pollIntervalSeconds: number }): void {
   const clientPrototype = provider.Client.prototype as unknown as {
     clientId: string;
     compareClientSecret(actual: string): Promise<boolean>;
@@ -130,4 +139,17 @@ export function applyProviderOverrides(provider: Provider, db: () => Database): 
     if (scope) this.scope = scope.join(' ') || undefined;
     return upstreamAccessSave.call(this);
   };
+
+  // Deviation 5.
+  for (const model of [provider.BackchannelAuthenticationRequest, provider.DeviceCode] as unknown as { find(value: string, options?: object): Promise<{ clientId?: string } | undefined> }[]) {
+    const upstreamFind = model.find.bind(model);
+    model.find = async function findAtPace(value: string, findOptions?: object) {
+      const found = await upstreamFind(value, findOptions);
+      const ctx = currentProviderContext();
+      if (found && ctx?.oidc?.route === 'token' && found.clientId === ctx.oidc.client?.clientId && (await pollTooSoon(db(), value, options.pollIntervalSeconds))) {
+        throw new errors.SlowDown(`poll at most once every ${options.pollIntervalSeconds} seconds`);
+      }
+      return found;
+    };
+  }
 }

@@ -24,6 +24,13 @@ const STYLE = `
   button{font:inherit;width:100%;padding:10px 14px;border-radius:8px;border:1px solid #c9ceda;background:#fff;cursor:pointer;margin-top:8px}
   button.primary{background:#3346d3;border-color:#3346d3;color:#fff}
   button:focus-visible{outline:3px solid #9aa6ff;outline-offset:2px}
+  label{display:block;font-weight:600;margin:0 0 6px}
+  input[type=text]{font:inherit;font-size:1.25rem;letter-spacing:.12em;text-transform:uppercase;width:100%;box-sizing:border-box;padding:10px 12px;border:1px solid #9aa1b0;border-radius:8px}
+  input[type=text]:focus-visible{outline:3px solid #9aa6ff;outline-offset:1px}
+  .error{color:#a4161a;margin:8px 0 0}
+  .muted{color:#5b6475;font-size:.875rem}
+  .app{font-weight:600;color:#1d2330;margin-bottom:8px}
+  .code{font:600 1.5rem/1.2 ui-monospace,SFMono-Regular,Menlo,monospace;letter-spacing:.12em;background:#f0f2f5;border-radius:8px;padding:10px 12px;text-align:center;color:#1d2330}
 `;
 
 /**

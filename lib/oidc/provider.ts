@@ -29,6 +29,9 @@ import { ACR_MFA, ACR_PASSWORD, requestsMfa } from '../accounts/sign-in-second-s
 import { secondFactorRequired } from '../accounts/second-factor-policy';
 import { logoutSource, postLogoutSuccessSource, renderError } from './provider-pages';
 import { PORTICO_CLIENT_FIELDS } from '../clients/client-metadata';
+import { richAuthorizationRequestsConfiguration } from './authorization-details';
+import { backchannelRequestTtl, cibaConfiguration } from './ciba';
+import { announcePollInterval, DEVICE_CODE_TTL_SECONDS, deviceFlowConfiguration, limitUserCodeEntries } from './device-flow';
 
 export const OIDC_PREFIX = '/oidc';
 
@@ -42,7 +45,16 @@ export interface ProviderOptions {
   refreshTokenReuseGraceSeconds: number;
   /** Development and tests only (PORTICO_OUTBOUND_ALLOW_LOOPBACK): outbound fetches may reach loopback hosts. */
   outboundAllowLoopback?: boolean;
+  /** Seals what must not be readable from the database alone (a CIBA request's id, lib/oidc/ciba.ts). */
+  atRestKey: Uint8Array;
+  /** The least number of seconds between two polls of a CIBA or device request (PORTICO_POLL_INTERVAL_SECONDS). */
+  pollIntervalSeconds?: number;
+  /** A request queued something for delivery (a CIBA notice's mail): the outbox may send it now. */
+  onDeliveryQueued?: () => void;
 }
+
+/** RFC 8628 §3.2 / CIBA Core §7.3: the default least interval between polls. */
+export const DEFAULT_POLL_INTERVAL_SECONDS = 5;
 
 /** Lifetimes in seconds. */
 export const TOKEN_TTL = {
@@ -123,6 +135,17 @@ export function createProvider(options: ProviderOptions): Provider {
       },
       // Client ID metadata documents (MCP 2025-11-25): a client_id that is an https URL names its own metadata.
       clientIdMetadataDocument: cimdConfiguration(),
+      // CIBA (poll mode) with rich authorization details: an app's backend asks a person to approve one action.
+      ciba: cibaConfiguration({
+        db: options.db,
+        issuer: options.issuer,
+        atRestKey: options.atRestKey,
+        pollIntervalSeconds: options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS,
+        onQueued: options.onDeliveryQueued,
+      }),
+      richAuthorizationRequests: richAuthorizationRequestsConfiguration(),
+      // RFC 8628: headless clients that registered the device grant sign people in through /oidc/device.
+      deviceFlow: deviceFlowConfiguration(options.db),
     },
     fetch: cimdFetch({ allowLoopback: options.outboundAllowLoopback ?? false }),
     fetchResponseBodyLimits: { 'client_id metadata document': 16 * 1024, jwks_uri: 64 * 1024, sector_identifier_uri: 16 * 1024 },
@@ -133,6 +156,8 @@ export function createProvider(options: ProviderOptions): Provider {
      */
     async issueRefreshToken(_ctx, client, code) {
       if (!client.grantTypeAllowed('refresh_token')) return false;
+      // A CIBA approval is for one described action: its token is not renewed.
+      if (code.kind === 'BackchannelAuthenticationRequest') return false;
       return clientPolicyOf(client)?.issuesRefreshToken(code.scopes.has('offline_access')) ?? false;
     },
     async extraTokenClaims(ctx, token) {
@@ -153,7 +178,7 @@ export function createProvider(options: ProviderOptions): Provider {
     },
     // Refresh tokens rotate on every use (OAuth 2.1 §4.3.1, RFC 9700 §4.14.2).
     rotateRefreshToken: true,
-    ttl: { ...TOKEN_TTL },
+    ttl: { ...TOKEN_TTL, BackchannelAuthenticationRequest: (ctx) => backchannelRequestTtl(ctx), DeviceCode: DEVICE_CODE_TTL_SECONDS },
     interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid), policy: interactionPolicyWithMcpConsent(options) },
     renderError: renderError as Configuration['renderError'],
     loadExistingGrant,
@@ -181,8 +206,10 @@ export function createProvider(options: ProviderOptions): Provider {
 
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = options.trustProxy;
-  applyProviderOverrides(provider, options.db);
+  applyProviderOverrides(provider, options.db, { pollIntervalSeconds: options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS });
   registerAgentTokenExchange(provider, options.db);
+  limitUserCodeEntries(provider, options.db, `${OIDC_PREFIX}/device`);
+  announcePollInterval(provider, options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS);
   return provider;
 }
 

@@ -18,6 +18,7 @@ export type PorticoClient = {
   portico_org_id?: string | null;
   portico_app_disabled?: boolean;
   clientIdMetadataDocument?: boolean;
+  clientName?: string;
 };
 
 
@@ -60,8 +61,8 @@ export function grantBindingFor(db: Database, ctx: object, grantId: string): Pro
 
 /** The grant behind the code or refresh token being exchanged at the token endpoint. */
 export function exchangedGrantId(ctx: KoaContextWithOIDC): string | undefined {
-  const entities = ctx.oidc?.entities as { AuthorizationCode?: { grantId?: string }; RefreshToken?: { grantId?: string } } | undefined;
-  return entities?.AuthorizationCode?.grantId ?? entities?.RefreshToken?.grantId;
+  const entities = ctx.oidc?.entities as { AuthorizationCode?: { grantId?: string }; RefreshToken?: { grantId?: string }; DeviceCode?: { grantId?: string } } | undefined;
+  return entities?.AuthorizationCode?.grantId ?? entities?.RefreshToken?.grantId ?? entities?.DeviceCode?.grantId;
 }
 
 export async function getResourceServer(db: Database, issuer: string, ctx: KoaContextWithOIDC, resource: string, client: unknown) {

@@ -25,7 +25,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startProviderHarness(database: TestDatabase, options: { refreshTokenReuseGraceSeconds?: number } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  refreshTokenReuseGraceSeconds?: number;
+  atRestKey?: Uint8Array;
+  pollIntervalSeconds?: number;
+}
+
+export async function startProviderHarness(database: TestDatabase, options: HarnessOptions = {}): Promise<Harness> {
   let handler: RequestListener | undefined;
   const server: Server = createServer((req, res) => (handler ? handler(req, res) : res.end()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -38,6 +44,8 @@ export async function startProviderHarness(database: TestDatabase, options: { re
     trustProxy: false,
     secureCookies: false,
     refreshTokenReuseGraceSeconds: options.refreshTokenReuseGraceSeconds ?? 5,
+    atRestKey: options.atRestKey ?? randomBytes(32),
+    pollIntervalSeconds: options.pollIntervalSeconds,
   });
   handler = createProviderHandler(provider, { https: false });
   return {
@@ -53,7 +61,7 @@ export async function startProviderHarness(database: TestDatabase, options: { re
 }
 
 /** A test file's database and provider harness, opened before its tests and closed after them. */
-export function useProviderHarness(options: { refreshTokenReuseGraceSeconds?: number } = {}): { database: TestDatabase; harness: Harness } {
+export function useProviderHarness(options: HarnessOptions = {}): { database: TestDatabase; harness: Harness } {
   const suite = {} as { database: TestDatabase; harness: Harness };
   beforeAll(async () => {
     suite.database = await openTestDatabase();

@@ -42,6 +42,11 @@ export const apps = pgTable(
     devEnvironmentUntil: timestamp('dev_environment_until', { withTimezone: true }),
     /** While set, the app is disabled: nobody signs in to it and its clients get no tokens (reversible). */
     disabledAt: timestamp('disabled_at', { withTimezone: true }),
+    /**
+     * The app's own client may ask a person to approve an action from its backend (OpenID Connect CIBA, poll mode,
+     * lib/oidc/ciba.ts). Off until an admin turns it on in the console.
+     */
+    cibaEnabled: boolean('ciba_enabled').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

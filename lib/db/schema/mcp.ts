@@ -64,6 +64,13 @@ export const confirmationChallenges = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     /** When its expiry without an answer was recorded (audit `confirmation.expired`, once). */
     expiryReportedAt: timestamp('expiry_reported_at', { withTimezone: true }),
+    /**
+     * A CIBA request (lib/oidc/ciba.ts): the id of oidc-provider's BackchannelAuthenticationRequest the answer goes
+     * to, sealed with the at-rest key (the id is what the client polls with: a bearer secret). Such a challenge is
+     * never redeemed through the gate (nobody holds its token); `description` is the request's binding message and
+     * `canonical_arguments` its authorization details (RFC 9396).
+     */
+    backchannelRequestSealed: text('backchannel_request_sealed'),
   },
   (t) => [index('confirmation_challenges_expires_idx').on(t.expiresAt), index('confirmation_challenges_subject_idx').on(t.subject)],
 );
@@ -91,4 +98,23 @@ export const mcpElicitations = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },
   (t) => [index('mcp_elicitations_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * An action a person approved through CIBA, used once: the app kit's `verifyApprovedAction` records the access
+ * token's `jti` here (a signed call of the app) and a second use of the same token is refused, on any instance of
+ * the app. Kept until the token expires; the ticker removes older rows.
+ */
+export const approvedActionUses = pgTable(
+  'approved_action_uses',
+  {
+    /** The access token's `jti`. */
+    tokenId: text('token_id').primaryKey(),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    usedAt: timestamp('used_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('approved_action_uses_expires_idx').on(t.expiresAt)],
 );

@@ -73,7 +73,8 @@ export async function ConsentCard(props: { uid: string; target: McpTarget; accou
         </li>
         <li>
           <span className="label">{t('returnsTo')}</span>
-          <span className="value" data-testid="consent-redirect-host">{redirectTarget(props.redirectUri)}</span>
+          {/* The device grant (RFC 8628) has no redirect: the token goes to the device that showed the code. */}
+          <span className="value" data-testid="consent-redirect-host">{props.redirectUri ? redirectTarget(props.redirectUri) : t('deviceReturn')}</span>
         </li>
         <li>
           <span className="label">{t('willBeAbleTo')}</span>

@@ -43,8 +43,8 @@ export async function answerConfirmationAction(id: string, _previous: ConfirmFor
     return typeof value === 'string' && value !== '' ? value.slice(0, 1024) : undefined;
   };
   try {
-    const { env, atRestKey } = runtime();
-    await answerConfirmation(db(), { atRestKey, rp: relyingPartyOf(env.PORTICO_ISSUER) }, {
+    const { env, atRestKey, provider } = runtime();
+    await answerConfirmation(db(), { atRestKey, rp: relyingPartyOf(env.PORTICO_ISSUER), provider }, {
       id,
       user: session.user,
       decision,

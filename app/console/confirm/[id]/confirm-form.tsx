@@ -12,19 +12,21 @@ import type { ConfirmFormState } from './actions';
 type Action = (state: ConfirmFormState, data: FormData) => Promise<ConfirmFormState>;
 type OptionsAction = () => Promise<{ ok: true; options: PublicKeyCredentialRequestOptionsJSON } | { ok: false; message: string }>;
 
-export function ConfirmForm({ action, passkeyOptions, factor }: { action: Action; passkeyOptions: OptionsAction; factor: 'passkey' | 'totp' | 'password' }) {
+/** `backchannel`: a CIBA request (an app asks to approve one action), worded as an approval rather than a call. */
+export function ConfirmForm({ action, passkeyOptions, factor, variant = 'call' }: { action: Action; passkeyOptions: OptionsAction; factor: 'passkey' | 'totp' | 'password'; variant?: 'call' | 'backchannel' }) {
   const t = useTranslations('confirm.form');
   const [state, formAction, pending] = useActionState(action, { status: 'idle' } as ConfirmFormState);
   const [passkeyError, setPasskeyError] = useState<string | undefined>();
   const [asking, setAsking] = useState(false);
   if (state.status === 'done') {
+    const backchannel = variant === 'backchannel';
     return state.decision === 'confirmed' ? (
       <div className="alert alert-success" role="status" data-testid="confirmation-done">
-        {t('confirmed')}
+        {backchannel ? t('backchannelConfirmed') : t('confirmed')}
       </div>
     ) : (
       <div className="alert alert-success" role="status" data-testid="confirmation-done">
-        {t('denied')}
+        {backchannel ? t('backchannelDenied') : t('denied')}
       </div>
     );
   }
@@ -91,7 +93,15 @@ export function ConfirmForm({ action, passkeyOptions, factor }: { action: Action
       </div>
       <div className="button-row">
         <button className="button" type="submit" name="decision" value="confirm" disabled={pending || asking} data-testid="confirm-call">
-          {pending || asking ? t('working') : factor === 'passkey' ? t('confirmWithPasskey') : t('confirmOnce')}
+          {pending || asking
+            ? t('working')
+            : variant === 'backchannel'
+              ? factor === 'passkey'
+                ? t('approveWithPasskey')
+                : t('approveOnce')
+              : factor === 'passkey'
+                ? t('confirmWithPasskey')
+                : t('confirmOnce')}
         </button>
         <button className="button button-secondary" type="submit" name="decision" value="deny" disabled={pending || asking} formNoValidate data-testid="deny-call">
           {t('deny')}

@@ -13,6 +13,9 @@ import { SignInFrame } from '../../../auth/app/_components/sign-in-frame';
 import { currentConsoleSession } from '../../_lib/session';
 import { answerConfirmationAction, confirmationPasskeyOptionsAction } from './actions';
 import { ConfirmForm } from './confirm-form';
+import type { AuthorizationDetail } from '@/lib/oidc/authorization-details';
+import type { ConfirmationView } from '@/lib/mcp/confirmations';
+import type { StepUpFactor } from '@/lib/accounts/step-up';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {
@@ -36,6 +39,7 @@ export default async function ConfirmationPage(props: { params: Promise<{ id: st
   }
   const factor = await stepUpFactorOf(db(), session.user.id);
   const open = view.state === 'pending' && !view.expired;
+  if (view.backchannel) return <BackchannelRequest view={view} factor={factor} open={open} />;
   return (
     <SignInFrame>
       <h1>{t('title', { who: view.agent ? 'agent' : 'app' })}</h1>
@@ -74,6 +78,82 @@ export default async function ConfirmationPage(props: { params: Promise<{ id: st
         </div>
       )}
       <p className="footnote">{t('footnote')}</p>
+    </SignInFrame>
+  );
+}
+
+/**
+ * A CIBA request (lib/oidc/ciba.ts): the app's backend asks the person to approve one described action. The binding
+ * message and every authorization detail are shown as data (visibleText), the arguments as the digest binds them.
+ */
+async function BackchannelRequest({ view, factor, open }: { view: ConfirmationView; factor: StepUpFactor; open: boolean }) {
+  const t = await getT('confirm.backchannel');
+  const footnote = (await getT('confirm'))('footnote');
+  const strong = (chunks: ReactNode) => <strong>{chunks}</strong>;
+  const code = (chunks: ReactNode) => <code>{chunks}</code>;
+  let details: AuthorizationDetail[] = [];
+  try {
+    details = JSON.parse(view.arguments) as AuthorizationDetail[];
+  } catch {
+    details = [];
+  }
+  const app = visibleText(view.app ?? view.client);
+  return (
+    <SignInFrame>
+      <h1>{t('title', { app })}</h1>
+      <p>{t.rich('intro', { client: visibleText(view.client), app, strong })}</p>
+      <dl className="call-facts">
+        <dt>{t('bindingMessage')}</dt>
+        <dd>
+          <strong data-testid="binding-message">{visibleText(view.description)}</strong>
+          <br />
+          <span className="field-hint">{t('bindingHint')}</span>
+        </dd>
+      </dl>
+      <h2 className="details-title">{t('details')}</h2>
+      <ul className="authorization-details" data-testid="authorization-details">
+        {details.map((detail, index) =>
+          detail.type === 'portico_tool_call' ? (
+            <li key={index}>
+              <p>
+                {t.rich('toolCall', { tool: visibleText(detail.tool), code })}{' '}
+                <span className={`badge ${detail.risk_level === 'approval_required' ? 'badge-warning' : 'badge'}`}>{t('risk', { risk: detail.risk_level })}</span>
+              </p>
+              <p className="field-hint">{t('arguments')}</p>
+              <pre className="arguments">{visibleText(JSON.stringify(detail.arguments, null, 2))}</pre>
+            </li>
+          ) : (
+            <li key={index}>
+              <dl className="call-facts">
+                <dt>{t('action')}</dt>
+                <dd>{visibleText(detail.description)}</dd>
+                {detail.target ? (
+                  <>
+                    <dt>{t('target')}</dt>
+                    <dd>{visibleText(detail.target)}</dd>
+                  </>
+                ) : null}
+                {detail.amount ? (
+                  <>
+                    <dt>{t('amount')}</dt>
+                    <dd>
+                      {visibleText(detail.amount.value)} {visibleText(detail.amount.currency)}
+                    </dd>
+                  </>
+                ) : null}
+              </dl>
+            </li>
+          ),
+        )}
+      </ul>
+      {open ? (
+        <ConfirmForm action={answerConfirmationAction.bind(null, view.id)} passkeyOptions={confirmationPasskeyOptionsAction.bind(null, view.id)} factor={factor} variant="backchannel" />
+      ) : (
+        <div className="alert alert-error" role="status" data-testid="confirmation-closed">
+          {view.state === 'confirmed' ? t('closedConfirmed') : view.state === 'denied' ? t('closedDenied') : t('closedExpired')}
+        </div>
+      )}
+      <p className="footnote">{footnote}</p>
     </SignInFrame>
   );
 }

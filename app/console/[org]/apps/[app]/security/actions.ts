@@ -2,7 +2,7 @@
 // The security tab's actions: rotation steps, revocation, dev environment, dev-only redirect URIs.
 import { z } from 'zod';
 import { addRedirectUri } from '@/lib/clients/apps';
-import { cancelSecretRotation, completeSecretRotation, revokeAppAccess, setAppDevEnvironment, startSecretRotation } from '@/lib/clients/app-commands';
+import { cancelSecretRotation, completeSecretRotation, revokeAppAccess, setAppBackchannelApproval, setAppDevEnvironment, startSecretRotation } from '@/lib/clients/app-commands';
 import { issueSurfaceSecret, recordVerification, surfaceSecretOf, surfaceStateOf, surfaceVerificationFetch, verifyAppSurface } from '@/lib/clients/surface';
 import { validateRedirectUri } from '@/lib/clients/validation';
 import { db, runtime } from '@/lib/runtime';
@@ -91,6 +91,15 @@ export const setDevEnvironmentAction = orgAction(
     const until = await setAppDevEnvironment({ tx, audit }, await orgAppOrRefuse(tx, access.org.id, input.appId), input.hours);
     const t = await getT('console.app.security.done');
     return { status: 'ok', message: until ? t('devOn', { until: until.toISOString() }) : t('devOff') };
+  },
+);
+
+export const setBackchannelApprovalAction = orgAction(
+  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), enabled: z.enum(['on', 'off']) }) },
+  async ({ tx, input, access, audit }) => {
+    await setAppBackchannelApproval({ tx, audit }, await orgAppOrRefuse(tx, access.org.id, input.appId), input.enabled === 'on');
+    const t = await getT('console.app.security.done');
+    return { status: 'ok', message: input.enabled === 'on' ? t('cibaOn') : t('cibaOff') };
   },
 );
 

@@ -21,6 +21,7 @@ import {
   issueSurfaceSecretAction,
   revokeAccessAction,
   setDevEnvironmentAction,
+  setBackchannelApprovalAction,
   startRotationAction,
   verifySurfaceAction,
 } from './actions';
@@ -137,6 +138,19 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
               <input type="hidden" name="hours" value="0" />
             </ActionForm>
           </div>
+        </section>
+        <section className="panel" aria-labelledby="ciba-heading" data-testid="backchannel-approval">
+          <h2 id="ciba-heading" className="mb-2 font-semibold">
+            {t('ciba.title')}
+          </h2>
+          <p className="mb-2 text-sm text-slate-600">{t('ciba.explain')}</p>
+          <p className="mb-3 text-sm text-slate-600" data-testid="ciba-state">
+            {app.cibaEnabled ? t('ciba.on') : t('ciba.off')}
+          </p>
+          <ActionForm action={setBackchannelApprovalAction} org={org} submitLabel={app.cibaEnabled ? t('ciba.turnOff') : t('ciba.turnOn')} variant={app.cibaEnabled ? 'secondary' : undefined} testId="ciba-toggle">
+            <input type="hidden" name="appId" value={app.id} />
+            <input type="hidden" name="enabled" value={app.cibaEnabled ? 'off' : 'on'} />
+          </ActionForm>
         </section>
         <section className="panel" aria-labelledby="uris-heading">
           <h2 id="uris-heading" className="mb-2 font-semibold">

@@ -3,6 +3,7 @@
 // membership re-check, no Next.js, no custom client authentication. Started by bench/run.ts as a process of its own.
 //
 // POST /__fixtures {"kind": "code" | "refresh", "count": n, "verifier": "…"} mints fixtures outside the measurement.
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import Provider from 'oidc-provider';
 import { calculatePKCECodeChallenge } from 'openid-client';
@@ -18,7 +19,7 @@ const db = drizzleFor(raw);
 const keys = await loadOrCreateKeyMaterial(db, Buffer.from(secretKey, 'base64url'));
 
 const provider = new Provider(issuer, {
-  adapter: createAdapterClass(() => db, { clientSecretPlaceholder: 'unused', refreshTokenReuseGraceSeconds: 5 }),
+  adapter: createAdapterClass(() => db, { clientSecretPlaceholder: 'unused', refreshTokenReuseGraceSeconds: 5, referenceKey: randomBytes(32) }),
   clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], id_token_signed_response_alg: 'ES256' }],
   jwks: { keys: keys.signingKeys as never },
   cookies: { keys: keys.cookieKeys },

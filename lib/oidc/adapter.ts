@@ -7,8 +7,8 @@ import { preparedQuery, type Database } from '../db/client';
 import { oidcPayloads } from '../db/schema';
 import { loadClient } from '../clients/client-metadata';
 import { endGrants } from '../grants';
-import { noteClientSecrets, noteRefreshTokenRotated } from './request-scope';
-import { storablePayload, storedHashed, storedIdOf } from './stored-ids';
+import { currentProviderContext, noteClientSecrets, noteRefreshTokenRotated } from './request-scope';
+import { openReference, referenceTo, storablePayload, storedHashed, storedIdOf } from './stored-ids';
 
 function notExpired() {
   return or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now()`));
@@ -75,6 +75,8 @@ export interface AdapterOptions {
    * whole grant (RFC 9700 §4.14.2).
    */
   refreshTokenReuseGraceSeconds: number;
+  /** Signs the references to hashed rows the adapter hands out (a device code found by its user code). */
+  referenceKey: Uint8Array;
 }
 
 export function createAdapterClass(db: () => Database, options: AdapterOptions) {
@@ -83,6 +85,18 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
     kind === 'RefreshToken' && graceSeconds > 0
       ? sql<boolean>`(${oidcPayloads.consumedAt} > now() - make_interval(secs => ${graceSeconds}))`
       : sql<boolean>`false`;
+
+  /**
+   * Where a presented id is stored: its hash, or — outside the token endpoint, where only the adapter's own references
+   * come back (lib/oidc/stored-ids.ts `referenceTo`) — the row a reference names.
+   */
+  const storedIdFor = (kind: string, id: string): string => {
+    if (storedHashed(kind) && id.startsWith('ref.') && currentProviderContext()?.oidc?.route !== 'token') {
+      const referenced = openReference(id, options.referenceKey);
+      if (referenced) return referenced;
+    }
+    return storedIdOf(kind, id);
+  };
 
   return class PorticoAdapter implements Adapter {
     constructor(private readonly kind: string) {}
@@ -100,7 +114,7 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
       // PostgreSQL's jsonb holds no NUL character: a request parameter carrying one (an authorization request's
       // login_hint, say) is refused as the bad input it is, in the protocol's shape, instead of failing the write.
       if (JSON.stringify(values.payload).includes('\\u0000')) throw new errors.InvalidRequest('request parameters must not contain NUL characters');
-      await upsert.execute({ id: storedIdOf(this.kind, id), kind: this.kind, ...values, expiresAt: values.expiresAt?.toISOString() ?? null });
+      await upsert.execute({ id: storedIdFor(this.kind, id), kind: this.kind, ...values, expiresAt: values.expiresAt?.toISOString() ?? null });
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -110,7 +124,7 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
         if (loaded) noteClientSecrets(id, loaded.secretHashesValidNow);
         return loaded?.metadata as AdapterPayload | undefined;
       }
-      const found = await this.findWhere('id', storedIdOf(this.kind, id));
+      const found = await this.findWhere('id', storedIdFor(this.kind, id));
       // The id was left out of the stored payload: the presented value is it.
       return found && storedHashed(this.kind) ? { ...found, jti: id } : found;
     }
@@ -124,7 +138,18 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-      return this.findWhere('userCode', userCode);
+      const found = await this.findWhereWithId('userCode', userCode);
+      // The device code's value is not stored: it is named by a reference (see storedIdFor).
+      return found ? { ...found.payload, jti: referenceTo(found.id, options.referenceKey) } : undefined;
+    }
+
+    private async findWhereWithId(column: 'userCode', value: string): Promise<{ id: string; payload: AdapterPayload } | undefined> {
+      const [row] = await db()
+        .select({ id: oidcPayloads.id, payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt })
+        .from(oidcPayloads)
+        .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads[column], value), findable(this.kind)))
+        .limit(1);
+      return row ? { id: row.id, payload: withConsumed(row.payload, row.consumedAt) } : undefined;
     }
 
     private async findWhere(column: 'id' | 'uid' | 'userCode', value: string): Promise<AdapterPayload | undefined> {
@@ -160,7 +185,7 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
           .returning({ id: oidcPayloads.id })
           .prepare(`adapter_consume_${this.kind}`),
       );
-      const claimed = await consume.execute({ id: storedIdOf(this.kind, id) });
+      const claimed = await consume.execute({ id: storedIdFor(this.kind, id) });
       if (claimed.length === 1) {
         if (this.kind === 'RefreshToken') noteRefreshTokenRotated(id);
         return;
@@ -168,7 +193,7 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
       const [row] = await db()
         .select({ grantId: oidcPayloads.grantId, inGrace: withinGrace(this.kind) })
         .from(oidcPayloads)
-        .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, storedIdOf(this.kind, id))))
+        .where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, storedIdFor(this.kind, id))))
         .limit(1);
       if (row?.inGrace) {
         // The replay gets the successor the first exchange created, not a chain of its own.
@@ -180,7 +205,7 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
     }
 
     async destroy(id: string): Promise<void> {
-      await db().delete(oidcPayloads).where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, storedIdOf(this.kind, id))));
+      await db().delete(oidcPayloads).where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, storedIdFor(this.kind, id))));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {

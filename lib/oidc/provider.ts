@@ -2,7 +2,7 @@
 // discovery documents sit at /.well-known/ where MCP clients look first) and endpoints live under /oidc/*.
 import { supportedLocales } from '../i18n/catalogs';
 import { clientPolicyOf } from './client-policy';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../db/client';
 import { findAccountInOrganization } from '../accounts/memberships';
@@ -74,6 +74,7 @@ export function createProvider(options: ProviderOptions): Provider {
     adapter: createAdapterClass(options.db, {
       clientSecretPlaceholder: randomBytes(32).toString('base64url'),
       refreshTokenReuseGraceSeconds: options.refreshTokenReuseGraceSeconds,
+      referenceKey: createHmac('sha256', options.atRestKey).update('portico adapter references').digest(),
     }),
     jwks: { keys: options.keys.signingKeys as NonNullable<Configuration['jwks']>['keys'] },
     // Portico's own components (own-mode agent tokens, lib/oidc/agent-token-exchange.ts): no secret, Portico's key.

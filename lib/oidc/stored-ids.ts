@@ -7,7 +7,7 @@
 //
 // Grants are the exception: a grant's id is a reference that other rows and Portico's own tables carry (grant_id,
 // grant bindings), never presented by anyone as a credential.
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
 
 /** Models stored under their own id (see above). */
@@ -16,6 +16,26 @@ const STORED_AS_IS = new Set(['Grant']);
 /** Whether the adapter keeps this model under the hash of its id. */
 export function storedHashed(kind: string): boolean {
   return !STORED_AS_IS.has(kind);
+}
+
+/**
+ * A device code found by its user code (the person's side of RFC 8628) comes without its value, which only the device
+ * holds. oidc-provider saves it back (in flight, then with the person's answer) and keeps its id in the interaction,
+ * so it is given a reference instead: `ref.<stored hash>.<HMAC of the hash under the installation's key>`. Only the
+ * adapter makes references, and a reference is never accepted at the token endpoint (lib/oidc/adapter.ts): a hash
+ * read from a copy of the database cannot be presented as a device code.
+ */
+export function referenceTo(storedId: string, key: Uint8Array): string {
+  return `ref.${storedId}.${createHmac('sha256', key).update(`portico stored reference\0${storedId}`).digest('base64url')}`;
+}
+
+/** The stored id a reference names, when it is one this installation made. */
+export function openReference(value: string, key: Uint8Array): string | undefined {
+  const match = /^ref\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/.exec(value);
+  if (!match) return undefined;
+  const expected = Buffer.from(referenceTo(match[1]!, key));
+  const given = Buffer.from(value);
+  return expected.length === given.length && timingSafeEqual(expected, given) ? match[1] : undefined;
 }
 
 /** SHA-256, base64url without padding (43 characters): the same in SQL (migration 0028) and here. */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { and, eq, sql } from 'drizzle-orm';
@@ -13,7 +14,7 @@ describe('oidc-provider adapter on drizzle', () => {
   let Adapter: ReturnType<typeof createAdapterClass>;
   beforeAll(async () => {
     database = await openTestDatabase();
-    Adapter = createAdapterClass(() => database.db, { clientSecretPlaceholder: 'placeholder', refreshTokenReuseGraceSeconds: 0 });
+    Adapter = createAdapterClass(() => database.db, { clientSecretPlaceholder: 'placeholder', refreshTokenReuseGraceSeconds: 0, referenceKey: randomBytes(32) });
   });
   afterAll(async () => database.close());
 
@@ -100,7 +101,7 @@ describe('oidc-provider adapter on drizzle', () => {
   });
 
   it('lets a just-rotated refresh token be replayed within the grace interval, and only then', async () => {
-    const Graceful = createAdapterClass(() => database.db, { clientSecretPlaceholder: 'placeholder', refreshTokenReuseGraceSeconds: 60 });
+    const Graceful = createAdapterClass(() => database.db, { clientSecretPlaceholder: 'placeholder', refreshTokenReuseGraceSeconds: 60, referenceKey: randomBytes(32) });
     const refresh = new Graceful('RefreshToken');
     const codes = new Graceful('AuthorizationCode');
     await refresh.upsert('rt-g', { grantId: 'grant-g', kind: 'RefreshToken' }, 600);

@@ -1,0 +1,140 @@
+// The device authorization grant (RFC 8628) with openid-client's own device functions as the headless client. The
+// person's side goes through the verification page's forms over HTTP, then the sign-in and consent functions the
+// sign-in card's forms call; e2e/device-flow.spec.ts drives the same pages in Chromium.
+import { createHmac, randomBytes } from 'node:crypto';
+import { decodeJwt } from 'jose';
+import * as oidc from 'openid-client';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createAgent } from '../../lib/accounts/agents';
+import type { User } from '../../lib/accounts/users';
+import { registerClient, validateRegistration, type ValidRegistration } from '../../lib/clients/registration';
+import { completeConsent } from '../../lib/oidc/consent';
+import { DEVICE_CODE_ENTRIES_PER_NETWORK } from '../../lib/oidc/device-flow';
+import { completePasswordSignIn } from '../../lib/oidc/password-sign-in';
+import { hashStoredId, referenceTo } from '../../lib/oidc/stored-ids';
+import { CookieJar, createMember, createOrgWithApp, TEST_PASSWORD, useProviderHarness, type AppFixture } from '../support/provider-harness';
+
+const atRestKey = randomBytes(32);
+const suite = useProviderHarness({ pollIntervalSeconds: 1, atRestKey });
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+let app: AppFixture;
+let person: User;
+let clientId: string;
+let config: oidc.Configuration;
+
+/** The verification page as a browser uses it: GET it, then POST the code; the confirmation page that answers. */
+async function enterCode(jar: CookieJar, userCode: string, headers: Record<string, string> = {}): Promise<{ status: number; html: string }> {
+  const page = await fetch(`${suite.harness.issuer}/oidc/device`, { headers: { cookie: jar.header(), ...headers } });
+  jar.store(page);
+  const html = await page.text();
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  const posted = await fetch(`${suite.harness.issuer}/oidc/device`, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ xsrf, user_code: userCode }) });
+  jar.store(posted);
+  return { status: posted.status, html: await posted.text() };
+}
+
+/** Confirms the code on the confirmation page, signs in and consents (as `actor`); the page the device flow ends on. */
+async function approveDevice(jar: CookieJar, confirmationHtml: string, email: string, actor = 'self'): Promise<string> {
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirmationHtml)?.[1] ?? '';
+  const userCode = /name="user_code" value="([^"]+)"/.exec(confirmationHtml)?.[1] ?? '';
+  const confirmed = await fetch(`${suite.harness.issuer}/oidc/device`, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ xsrf, user_code: userCode, confirm: 'yes' }) });
+  jar.store(confirmed);
+  const uid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(confirmed.headers.get('location') ?? '')?.[1];
+  if (!uid) throw new Error(`no sign-in after the confirmation: ${confirmed.status} ${confirmed.headers.get('location')}`);
+  const common = { provider: suite.harness.provider, db: suite.database.db, issuer: suite.harness.issuer, clientIp: '192.0.2.1' };
+  const signIn = await completePasswordSignIn({ ...common, uid, cookieHeader: jar.header(), credential: { kind: 'password', email, password: TEST_PASSWORD } });
+  if (signIn.kind !== 'continue') throw new Error(`sign-in: ${signIn.kind}`);
+  const resumed = await fetch(signIn.location, { redirect: 'manual', headers: { cookie: jar.header() } });
+  jar.store(resumed);
+  const consentUid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(resumed.headers.get('location') ?? '')?.[1];
+  if (!consentUid) throw new Error(`no consent: ${resumed.headers.get('location')}`);
+  const consent = await completeConsent({ ...common, uid: consentUid, cookieHeader: jar.header(), decision: { decision: 'allow', actor } });
+  if (consent.kind !== 'continue') throw new Error(`consent: ${consent.kind}`);
+  const finished = await fetch(consent.location, { redirect: 'manual', headers: { cookie: jar.header() } });
+  return finished.text();
+}
+
+describe('device authorization grant', () => {
+  beforeAll(async () => {
+    app = await createOrgWithApp(suite.database, 'Console Tool');
+    person = await createMember(suite.database, app.orgId, `cli-${randomBytes(4).toString('hex')}@example.com`);
+    const registration = validateRegistration({ client_name: 'Headless MCP client', grant_types: [DEVICE_GRANT, 'refresh_token'] }) as ValidRegistration;
+    clientId = String((await registerClient(suite.database.db, registration, '192.0.2.1')).client_id);
+    config = new oidc.Configuration(
+      { issuer: suite.harness.issuer, device_authorization_endpoint: `${suite.harness.issuer}/oidc/device/auth`, token_endpoint: `${suite.harness.issuer}/oidc/token` },
+      clientId,
+      undefined,
+      oidc.None(),
+    );
+    oidc.allowInsecureRequests(config);
+  });
+
+  it('registration accepts a device-only client: no redirect URIs, no response types, a native application', () => {
+    expect(validateRegistration({ grant_types: [DEVICE_GRANT] })).toMatchObject({ redirectUris: [], grantTypes: [DEVICE_GRANT], metadata: { application_type: 'native' } });
+    expect(validateRegistration({ grant_types: [DEVICE_GRANT], redirect_uris: ['https://x.example/cb'] })).toMatchObject({ error: 'invalid_redirect_uri' });
+    expect(validateRegistration({ grant_types: ['refresh_token'] })).toMatchObject({ error: 'invalid_client_metadata' });
+    expect(validateRegistration({ grant_types: ['client_credentials'], redirect_uris: ['https://x.example/cb'] })).toMatchObject({ error: 'invalid_client_metadata' });
+  });
+
+  it('signs a person in through the verification page: the token is bound to the app, with the agent as `act`', async () => {
+    const agent = await createAgent(suite.database.db, { orgId: app.orgId, ownerUserId: person.id, name: 'Nightly builder' });
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'mcp offline_access', resource: app.resource });
+    expect(started.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+    expect(started.verification_uri).toBe(`${suite.harness.issuer}/oidc/device`);
+    expect(started.expires_in).toBe(600);
+    expect(started.interval).toBe(1);
+
+    const jar = new CookieJar();
+    // The code is accepted in lower case and without its dash, as people type it.
+    const entered = await enterCode(jar, started.user_code.toLowerCase().replace('-', ''));
+    expect(entered.status).toBe(200);
+    expect(entered.html).toContain('Headless MCP client');
+    expect(entered.html).toContain(`For ${app.app.name}`);
+    expect(entered.html).toContain(started.user_code);
+
+    const polled = oidc.pollDeviceAuthorizationGrant(config, started);
+    const done = await approveDevice(jar, entered.html, person.email, agent.id);
+    expect(done).toContain('Device connected');
+    // The person's side names the device code by a reference to its stored hash (its value is not stored): a
+    // reference is never a device code at the token endpoint, even one this installation made.
+    const reference = referenceTo(hashStoredId(started.device_code), createHmac('sha256', atRestKey).update('portico adapter references').digest());
+    const stolen = await fetch(`${suite.harness.issuer}/oidc/token`, { method: 'POST', body: new URLSearchParams({ client_id: clientId, grant_type: DEVICE_GRANT, device_code: reference }) });
+    expect(await stolen.json()).toMatchObject({ error: 'invalid_grant' });
+    const tokens = await polled;
+    const claims = decodeJwt(tokens.access_token);
+    expect(claims).toMatchObject({ sub: person.id, aud: app.app.identity, client_id: clientId, act: { sub: agent.id } });
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    // The refresh keeps the binding.
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(decodeJwt(refreshed.access_token)).toMatchObject({ aud: app.app.identity, act: { sub: agent.id } });
+  });
+
+  it('polling sooner than the interval is slow_down; a code nobody confirmed stays authorization_pending', async () => {
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'mcp', resource: app.resource });
+    const poll = () =>
+      fetch(`${suite.harness.issuer}/oidc/token`, { method: 'POST', body: new URLSearchParams({ client_id: clientId, grant_type: DEVICE_GRANT, device_code: started.device_code }) }).then(
+        async (response) => ((await response.json()) as { error?: string }).error,
+      );
+    expect(await poll()).toBe('authorization_pending');
+    expect(await poll()).toBe('slow_down');
+  });
+
+  it('a wrong code is refused on the page, and guessing is limited per network before any code is checked', async () => {
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'mcp', resource: app.resource });
+    const jar = new CookieJar();
+    const wrong = await enterCode(jar, 'BCDF-GHJK');
+    expect(wrong.status).toBe(200);
+    expect(wrong.html).toContain('That code is not valid or has expired');
+    let throttled = 0;
+    for (let attempt = 0; attempt < DEVICE_CODE_ENTRIES_PER_NETWORK.limit + 1; attempt += 1) {
+      const answer = await enterCode(jar, 'ZZZZ-ZZZZ');
+      if (answer.status === 429) throttled += 1;
+    }
+    expect(throttled).toBeGreaterThan(0);
+    // Once limited, even the right code is not checked.
+    const right = await enterCode(jar, started.user_code);
+    expect(right.status).toBe(429);
+    expect(right.html).toContain('Too many codes were tried from your network');
+  });
+});

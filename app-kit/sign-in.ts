@@ -85,7 +85,7 @@ export function createSignIn(config: SignInConfig): SignIn {
   };
 }
 
-function isLoopbackHttp(issuer: string): boolean {
+export function isLoopbackHttp(issuer: string): boolean {
   const url = new URL(issuer);
   return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 }

@@ -37,6 +37,12 @@ export const ROCKETS = {
   twoStep: { email: 'twostep@demo.e2e.test', password: 'two-step-password-123' },
   /** An owner of the demo organization (so an operator of its apps) who sets up passkeys (e2e/passkeys.spec.ts). */
   passkey: { email: 'passkey@demo.e2e.test', password: 'passkey-person-password-1' },
+  /** A member of Acme Rockets whom Rocket Launcher's backend asks to approve actions (CIBA, e2e/ciba.spec.ts). */
+  approver: { email: 'approver@rockets.e2e.test', password: 'rocket-approver-password-1' },
+  /** A member of Acme Rockets who connects a headless client with the device grant (e2e/device-flow.spec.ts). */
+  deviceUser: { email: 'device@rockets.e2e.test', password: 'rocket-device-password-1' },
+  /** Rocket Launcher's audience (apps.identity). */
+  identity: 'urn:portico:app:0f1d6000-0000-4000-8000-0000000a0c4e',
   /** A member of the demo organization with no second factor, whom an app's acr_values sends to set one up. */
   acr: { email: 'acr@demo.e2e.test', password: 'acr-person-password-123' },
   /** Another such member, who sets up a passkey (not an authenticator app) when acr_values asks for a second factor. */
@@ -186,6 +192,10 @@ export async function seedE2EData(db: Database): Promise<void> {
     await addMember(tx, { orgId: policyOrg.id, userId: policyMember.id, role: 'member' });
     await createUser(tx, { email: FOUNDER.email, name: 'Founder', passwordHash: await hashPassword(FOUNDER.password) });
 
+    for (const [person, name] of [[ROCKETS.approver, 'Approver'], [ROCKETS.deviceUser, 'Device User']] as const) {
+      const created = await createUser(tx, { email: person.email, name, passwordHash: await hashPassword(person.password) });
+      await addMember(tx, { orgId: org.id, userId: created.id, role: 'member' });
+    }
     const reader = await createUser(tx, { email: LINGUA.reader.email, name: LINGUA.reader.name, passwordHash: await hashPassword(LINGUA.reader.password) });
     await addMember(tx, { orgId: org.id, userId: reader.id, role: 'member' });
     const linguaOrg = await createOrganization(tx, { slug: LINGUA.orgSlug, name: LINGUA.orgName });

@@ -29,6 +29,8 @@ const portico = await startPortico(E2E_PORT, storage, {
   PORTICO_OUTBOUND_ALLOW_LOOPBACK: 'true',
   NODE_EXTRA_CA_CERTS: tls.certPath,
   PORTICO_DCR_PER_IP_PER_HOUR: '500',
+  // CIBA and the device grant (e2e/ciba.spec.ts, e2e/device-flow.spec.ts): clients may poll every second.
+  PORTICO_POLL_INTERVAL_SECONDS: '1',
   // Approvals inside the chat client for clients that advertise it (approval-surfaces.spec.ts), and one test MCP
   // host allowed to frame the embedded central. Clients that advertise nothing still get the link.
   PORTICO_APPROVAL_SURFACE: 'adaptive',

@@ -207,8 +207,22 @@ export function confirmationRequestMail(input: {
   forOperator: boolean;
   expiresAt: Date;
   link: string;
+  /** A CIBA request (lib/oidc/ciba.ts): the app's backend asks; `description` is its binding message. */
+  backchannel?: boolean;
 }): MailMessage {
   const t = translator(input.locale, 'mail.confirmation');
+  if (input.backchannel) {
+    return compose({
+      to: input.to,
+      locale: input.locale,
+      subject: t('backchannelSubject', { app: quoted(input.app, 80) }),
+      sender: input.organization ?? 'Portico',
+      paragraphs: [t('backchannelBody', { app: quoted(input.app, 80), risk: input.risk }), t('backchannelUntil', { when: input.expiresAt })],
+      quotes: [{ label: t('bindingMessageLabel'), text: quoted(input.description, 100) }],
+      action: { label: t('backchannelAction'), link: input.link },
+      footer: t('backchannelFooter'),
+    });
+  }
   return compose({
     to: input.to,
     locale: input.locale,

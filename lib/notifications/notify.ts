@@ -196,6 +196,7 @@ export async function notifyConfirmation(tx: Queryable, deps: NotifyDeps, challe
           forOperator,
           expiresAt: challenge.expiresAt,
           link,
+          backchannel: challenge.backchannelRequestSealed !== null,
         }),
     });
     told += 1;

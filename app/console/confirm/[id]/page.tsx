@@ -101,7 +101,8 @@ async function BackchannelRequest({ view, factor, open }: { view: ConfirmationVi
   return (
     <SignInFrame>
       <h1>{t('title', { app })}</h1>
-      <p>{t.rich('intro', { client: visibleText(view.client), app, strong })}</p>
+      {/* An app's own client usually bears the app's name: say it once. */}
+      <p>{view.client === view.app || !view.app ? t.rich('introApp', { app, strong }) : t.rich('intro', { client: visibleText(view.client), app, strong })}</p>
       <dl className="call-facts">
         <dt>{t('bindingMessage')}</dt>
         <dd>

@@ -40,6 +40,11 @@ export interface OpenDatabaseOptions {
   readCache?: boolean;
   /** Where the cache's LISTEN connection goes (default databaseUrl): never a transaction-mode pooler. */
   listenUrl?: string;
+  /**
+   * A throwaway embedded database only: start from this copy of a data folder (PGlite's `dumpDataDir`) instead of an
+   * empty one. The tests open each file's database from one migrated copy (test/support/global-setup.ts).
+   */
+  embeddedTemplate?: Blob;
 }
 
 export async function openRawDatabase(options: OpenDatabaseOptions): Promise<RawDatabase> {
@@ -73,7 +78,7 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
   const location = options.embeddedLocation ?? 'memory://';
   const { PGlite, drizzle } = await loadPglite();
   const embedded = async (release: () => void): Promise<RawDatabase> => {
-    const pglite = await PGlite.create(location);
+    const pglite = options.embeddedTemplate && location.startsWith('memory://') ? await PGlite.create({ loadDataDir: options.embeddedTemplate }) : await PGlite.create(location);
     const onDisk = !location.startsWith('memory://');
     if (onDisk) restrictToOwner(location);
     const readCache = options.readCache === false ? undefined : new ReadCache(pgliteInvalidationFeed(pglite));

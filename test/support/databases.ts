@@ -1,10 +1,27 @@
 // Scratch databases for tests: a fresh PostgreSQL database per suite when DATABASE_URL is set (created here,
 // dropped afterwards, so runs never collide), else a throwaway in-memory PGlite.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { drizzleFor, openRawDatabase, type Database, type RawDatabase } from '../../lib/db/client';
 import { migrateDatabase } from '../../lib/db/migrate';
 import { env } from '../../lib/env';
+
+let template: Blob | undefined;
+/** The migrated PGlite data folder this vitest run made once, read once per worker. */
+async function pgliteTemplate(): Promise<Blob | undefined> {
+  if (template) return template;
+  let file = '';
+  try {
+    // Imported here: the end-to-end runner and the benches import this module outside vitest.
+    file = (await import('vitest')).inject('pgliteTemplate');
+  } catch {
+    return undefined;
+  }
+  if (!file) return undefined;
+  template = new Blob([readFileSync(file)]);
+  return template;
+}
 
 /** Creates an empty database next to the one `baseUrl` names and returns its URL. */
 export async function createScratchPostgres(baseUrl: string, prefix = 'portico_test'): Promise<string> {
@@ -43,8 +60,10 @@ export interface TestDatabase {
 export async function openTestDatabase(): Promise<TestDatabase> {
   const baseUrl = env().DATABASE_URL;
   if (!baseUrl) {
-    const raw = await openRawDatabase({ embeddedLocation: 'memory://' });
-    await migrateDatabase(raw);
+    // The run's migrated copy (test/support/global-setup.ts); without one (outside vitest), a new database, migrated.
+    const copy = await pgliteTemplate();
+    const raw = await openRawDatabase({ embeddedLocation: 'memory://', ...(copy ? { embeddedTemplate: copy } : {}) });
+    if (!copy) await migrateDatabase(raw);
     return { raw, db: drizzleFor(raw), kind: 'pglite', close: () => raw.close() };
   }
   const url = await createScratchPostgres(baseUrl);

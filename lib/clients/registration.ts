@@ -27,8 +27,8 @@ export function registrationLimits(perClientPerHour: number, globalPerHour: numb
 
 export const MAX_REGISTRATION_BODY_BYTES = 16 * 1024;
 const MAX_REDIRECT_URIS = 10;
-/** What a dynamically registered client may ask for: the code flow, refresh, and the device grant (RFC 8628). */
-const REGISTRABLE_GRANT_TYPES: readonly unknown[] = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE];
+/** What a public client may register (dynamically or in its metadata document): the code flow, refresh, the device grant (RFC 8628). */
+export const REGISTRABLE_GRANT_TYPES: readonly unknown[] = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE];
 
 export type RegistrationError = { error: 'invalid_redirect_uri' | 'invalid_client_metadata'; error_description: string };
 

@@ -3,7 +3,7 @@
 // no shared-secret auth). Portico adds its client policy on top, and fetches through its outbound guard
 // (special-use addresses refused before connecting, 2.5 s, size caps).
 import type { Configuration } from 'oidc-provider';
-import { checkRegisteredRedirectUri } from '../clients/registration';
+import { checkRegisteredRedirectUri, REGISTRABLE_GRANT_TYPES } from '../clients/registration';
 import { outboundFetch } from '../http/outbound';
 
 type CimdFeature = NonNullable<NonNullable<Configuration['features']>['clientIdMetadataDocument']>;
@@ -22,8 +22,8 @@ export function cimdPolicyViolation(client: Record<string, unknown>): string | u
     if (problem) return problem;
   }
   const grants = client.grantTypes;
-  if (Array.isArray(grants) && !grants.every((grant) => grant === 'authorization_code' || grant === 'refresh_token')) {
-    return 'grant_types may contain only "authorization_code" and "refresh_token"';
+  if (Array.isArray(grants) && !grants.every((grant) => REGISTRABLE_GRANT_TYPES.includes(grant))) {
+    return `grant_types may contain only ${REGISTRABLE_GRANT_TYPES.map((grant) => `"${String(grant)}"`).join(', ')}`;
   }
   return undefined;
 }

@@ -9,7 +9,7 @@
 import * as oidc from 'openid-client';
 import type { ExpectedAction } from './approved-actions';
 import type { RiskLevel } from './risk';
-import { isLoopbackHttp } from './sign-in';
+import { cachedDiscovery } from './sign-in';
 
 export interface ApprovalRequestsConfig {
   issuer: string;
@@ -57,18 +57,7 @@ export interface ApprovalRequests {
 
 export function createApprovalRequests(config: ApprovalRequestsConfig): ApprovalRequests {
   const resource = `${new URL(config.origin).origin}/api/mcp`;
-  let configuration: Promise<oidc.Configuration> | undefined;
-  const discover = () => {
-    configuration ??= oidc
-      .discovery(new URL(config.issuer), config.clientId, undefined, oidc.ClientSecretBasic(config.clientSecret), {
-        execute: isLoopbackHttp(config.issuer) ? [oidc.allowInsecureRequests] : [],
-      })
-      .catch((error: unknown) => {
-        configuration = undefined;
-        throw error;
-      });
-    return configuration;
-  };
+  const discover = cachedDiscovery(config);
   return {
     async ask(request) {
       const client = await discover();

@@ -34,20 +34,28 @@ export interface SignIn {
   finish(callbackUrl: URL, pending: PendingSignIn): Promise<SignedInPerson>;
 }
 
-export function createSignIn(config: SignInConfig): SignIn {
+/**
+ * Portico's discovery for the app's own confidential client, fetched on first use and kept; a failure is not kept,
+ * so a Portico that was down is tried again on the next call.
+ */
+export function cachedDiscovery(config: { issuer: string; clientId: string; clientSecret: string }): () => Promise<oidc.Configuration> {
   let configuration: Promise<oidc.Configuration> | undefined;
-  const discover = () => {
+  return () => {
     configuration ??= oidc
       .discovery(new URL(config.issuer), config.clientId, undefined, oidc.ClientSecretBasic(config.clientSecret), {
         // Plain http is accepted only for an issuer on loopback (local development and tests).
         execute: isLoopbackHttp(config.issuer) ? [oidc.allowInsecureRequests] : [],
       })
       .catch((error: unknown) => {
-        configuration = undefined; // a Portico that was down is tried again on the next sign-in
+        configuration = undefined;
         throw error;
       });
     return configuration;
   };
+}
+
+export function createSignIn(config: SignInConfig): SignIn {
+  const discover = cachedDiscovery(config);
   return {
     async start() {
       const pending: PendingSignIn = { codeVerifier: oidc.randomPKCECodeVerifier(), state: oidc.randomState(), nonce: oidc.randomNonce() };
@@ -85,7 +93,7 @@ export function createSignIn(config: SignInConfig): SignIn {
   };
 }
 
-export function isLoopbackHttp(issuer: string): boolean {
+function isLoopbackHttp(issuer: string): boolean {
   const url = new URL(issuer);
   return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 }

@@ -14,6 +14,7 @@ import { findAppByResource } from '../clients/apps';
 import { translator } from '../i18n/catalogs';
 import { chooseLocale, LOCALE_COOKIE } from '../i18n/negotiate';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
+import { visibleText } from '../util/visible-text';
 import { escapeHtml, providerPage } from './provider-pages';
 
 /** RFC 8628 §3.2 `expires_in`: ten minutes to find the page and type the code. */
@@ -44,8 +45,8 @@ function codeEntryPage(ctx: KoaContextWithOIDC, form: string, message?: { kind: 
     t('title'),
     `<h1>${escapeHtml(t('title'))}</h1>
 <p>${escapeHtml(t('intro'))}</p>
-<form method="post" action="${action}" data-testid="device-code-form">
-<input type="hidden" name="xsrf" value="${xsrf}">
+<form method="post" action="${escapeHtml(action)}" data-testid="device-code-form">
+<input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}">
 <label for="user_code">${escapeHtml(t('codeLabel'))}</label>
 <input id="user_code" name="user_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="20" placeholder="BCDF-GHJK" autofocus${described}>
 ${message?.kind === 'error' ? `<p class="error" id="code-error" role="alert" data-testid="device-code-error">${escapeHtml(message.text)}</p>` : ''}
@@ -80,11 +81,12 @@ export function deviceFlowConfiguration(db: () => Database) {
       const t = translator(locale, 'providerPages.device');
       const resource = (ctx.oidc.entities as { DeviceCode?: { params?: { resource?: unknown } } }).DeviceCode?.params?.resource;
       const app = typeof resource === 'string' ? await findAppByResource(db(), resource) : undefined;
-      const clientName = client.clientName ?? client.clientId;
+      // Names a client or an admin chose: bidirectional overrides and invisible characters shown as what they are.
+      const clientName = visibleText(client.clientName ?? client.clientId);
       ctx.type = 'html';
       ctx.body = providerPage(
         t('confirmTitle', { client: clientName }),
-        `${app ? `<p class="app" data-testid="device-app">${escapeHtml(t('forApp', { app: app.name }))}</p>` : ''}
+        `${app ? `<p class="app" data-testid="device-app">${escapeHtml(t('forApp', { app: visibleText(app.name) }))}</p>` : ''}
 <h1>${escapeHtml(t('confirmTitle', { client: clientName }))}</h1>
 <p>${escapeHtml(t('confirmBody'))}</p>
 <p class="code" data-testid="device-user-code">${escapeHtml(userCode)}</p>
@@ -102,7 +104,7 @@ ${form}
       const t = translator(locale, 'providerPages.device');
       const client = ctx.oidc.client;
       ctx.type = 'html';
-      ctx.body = providerPage(t('doneTitle'), `<h1 data-testid="device-done">${escapeHtml(t('doneTitle'))}</h1><p>${escapeHtml(t('doneBody', { client: client?.clientName ?? client?.clientId ?? '' }))}</p>`, locale);
+      ctx.body = providerPage(t('doneTitle'), `<h1 data-testid="device-done">${escapeHtml(t('doneTitle'))}</h1><p>${escapeHtml(t('doneBody', { client: visibleText(client?.clientName ?? client?.clientId ?? '') }))}</p>`, locale);
     },
   };
 }

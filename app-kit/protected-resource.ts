@@ -159,6 +159,11 @@ export async function authorizeBearer(
   if (!bearer.token) return deny(401);
   const check = await verifyAccessToken(bearer.token, config, keys);
   if (!check.ok) return deny(check.status, check.error);
+  // A token a person gave through CIBA approves one described action (its authorization_details), spent once by
+  // verifyApprovedAction: it never serves as a session token for the app's API.
+  if (check.token.claims.authorization_details !== undefined) {
+    return deny(401, { error: 'invalid_token', description: 'this token approves one action (authorization_details): it serves only that action, not this resource' });
+  }
   const missing = requiredScope.filter((scope) => !check.token.scopes.includes(scope));
   if (missing.length > 0) return { ok: false, response: insufficientScope(config, check.token, requiredScope, 'this resource') };
   return { ok: true, token: check.token };

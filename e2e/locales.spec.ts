@@ -189,10 +189,16 @@ test('an app’s description per language: its admins write it, the sign-in card
   await consoleSignIn(page, FLIGHT_DECK.engineer);
   await page.goto(`/console/acme-rockets/apps/${FLIGHT_DECK.appId}`);
   const form = page.getByTestId('save-app-descriptions');
+  // Saved once the server action answered: the confirmation of an earlier save is still on screen meanwhile.
+  const save = async () => {
+    const answered = page.waitForResponse((response) => response.request().method() === 'POST' && response.url().includes(FLIGHT_DECK.appId));
+    await form.getByRole('button', { name: 'Save descriptions' }).click();
+    await answered;
+    await expect(form.getByTestId('action-ok')).toBeVisible();
+  };
   await form.getByLabel('In English').fill('Shared notes for the launch crew.');
   await form.getByLabel('In Brazilian Portuguese').fill('Notas compartilhadas da equipe de lançamento.');
-  await form.getByRole('button', { name: 'Save descriptions' }).click();
-  await expect(form.getByTestId('action-ok')).toBeVisible();
+  await save();
 
   const cardUrl = async (uiLocales: string) => (await appAuthorizationUrl(FLIGHT_DECK, { ui_locales: uiLocales })).href;
   const reader = await (await browser.newContext()).newPage();
@@ -203,15 +209,13 @@ test('an app’s description per language: its admins write it, the sign-in card
 
   // Only English left: a Portuguese reader gets the English one rather than nothing.
   await form.getByLabel('In Brazilian Portuguese').fill('');
-  await form.getByRole('button', { name: 'Save descriptions' }).click();
-  await expect(form.getByTestId('action-ok')).toBeVisible();
+  await save();
   await reader.goto(await cardUrl('pt-BR'));
   await expect(reader.getByTestId('app-description')).toHaveText('Shared notes for the launch crew.');
 
   // Leaves the app as the other specs know it.
   await form.getByLabel('In English').fill('');
-  await form.getByRole('button', { name: 'Save descriptions' }).click();
-  await expect(form.getByTestId('action-ok')).toBeVisible();
+  await save();
   await reader.goto(await cardUrl('en'));
   await expect(reader.getByTestId('app-description')).toHaveCount(0);
   await reader.context().close();

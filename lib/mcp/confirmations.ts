@@ -136,7 +136,7 @@ export async function answerConfirmation(
   db: Database,
   keys: { atRestKey: Uint8Array; rp: RelyingParty; provider?: Provider },
   input: ConfirmationAnswer,
-): Promise<{ view: ConfirmationView; factor?: StepUpFactor }> {
+): Promise<{ view: ConfirmationView; factor?: StepUpFactor; undelivered?: true }> {
   const view = await findConfirmation(db, input.id, input.user);
   if (!view) throw new ConfirmationRefusal('not_found', localized('mcp.confirmationRefusals.notFound'));
   if (view.state !== 'pending' || view.expired) throw new ConfirmationRefusal('decided', view.expired ? localized('mcp.confirmationRefusals.expired') : localized('mcp.confirmationRefusals.decidedAlready', { state: view.state }));
@@ -169,7 +169,14 @@ export async function answerConfirmation(
   // this process stops in between, the request stays pending until it expires: the client never gets a token the
   // audit does not show.
   if (keys.provider && result.answered.backchannelRequestSealed) {
-    await answerBackchannelRequest(keys.provider, keys.atRestKey, result.answered, { decision: input.decision, ...(result.factor ? { factor: result.factor } : {}) });
+    try {
+      await answerBackchannelRequest(keys.provider, keys.atRestKey, result.answered, { decision: input.decision, ...(result.factor ? { factor: result.factor } : {}) });
+    } catch (error) {
+      // The answer is recorded; the app could not be given it (its client revoked meanwhile, the database gone for a
+      // moment). The request then expires for the app: the person is told so instead of a crash.
+      console.error(`confirmation ${result.answered.id}: the CIBA answer could not be handed to the client: ${error instanceof Error ? error.message : String(error)}`);
+      return { view: result.view, ...(result.factor ? { factor: result.factor } : {}), undelivered: true };
+    }
   }
   return { view: result.view, ...(result.factor ? { factor: result.factor } : {}) };
 }

@@ -61,6 +61,15 @@ export function backchannelRequestTtl(ctx: KoaContextWithOIDC | undefined): numb
 
 class PendingLimitReached extends Error {}
 
+/**
+ * A request over a limit: `slow_down` with 429 and Retry-After. (CIBA Core §13 lists no error for a rate limit at
+ * the backchannel endpoint; the code is the one its token endpoint uses for "too often", the status says why.)
+ */
+function tooMany(ctx: KoaContextWithOIDC, retryAfterSeconds: number, description: string) {
+  ctx.set('Retry-After', String(retryAfterSeconds));
+  return Object.assign(new errors.SlowDown(description), { status: 429, statusCode: 429 });
+}
+
 export function cibaConfiguration(options: CibaOptions) {
   return {
     enabled: true,
@@ -102,11 +111,15 @@ export function cibaConfiguration(options: CibaOptions) {
     },
 
     /**
-     * The request's context as a whole. Portico's CIBA always approves one described action, so the request must
-     * carry authorization_details (each one was checked already, lib/oidc/authorization-details.ts). A
-     * `request_context` is accepted and not used.
+     * The request's context as a whole: the client's rate, then — Portico's CIBA always approves one described
+     * action — the request must carry authorization_details (each one was checked already,
+     * lib/oidc/authorization-details.ts). A `request_context` is accepted and not used.
      */
     async validateRequestContext(ctx: KoaContextWithOIDC): Promise<void> {
+      // Counted before the person is looked up, so that the limit also bounds how many addresses a client can try.
+      const client = ctx.oidc.client as PorticoClient | undefined;
+      const limit = client ? await hitRateLimit(options.db(), CLIENT_REQUESTS, client.clientId) : undefined;
+      if (limit?.limited) throw tooMany(ctx, limit.retryAfterSeconds, 'too many backchannel authentication requests from this client: wait a minute');
       if (typeof ctx.oidc.params?.authorization_details !== 'string') {
         throw new errors.InvalidRequest('authorization_details is required: the action the person is asked to approve (types portico_tool_call, portico_action)');
       }
@@ -118,18 +131,13 @@ export function cibaConfiguration(options: CibaOptions) {
 
     /**
      * The request is saved; now the person is asked: a human confirmation challenge, its audit event
-     * (`confirmation.requested`, which reaches webhooks) and its notice, in one transaction. Over a limit, the saved
-     * request is removed again and the client hears slow_down.
+     * (`confirmation.requested`, which reaches webhooks) and its notice, in one transaction. Over the per-person
+     * limit, the saved request is removed again and the client hears slow_down (429).
      */
     async triggerAuthenticationDevice(ctx: KoaContextWithOIDC, request: InstanceType<Provider['BackchannelAuthenticationRequest']>, account: { accountId: string }, client: PorticoClient): Promise<void> {
       const db = options.db();
       const details = detailsOfRequest(ctx);
       const clientId = client.clientId;
-      const refuse = async (description: string) => {
-        await request.destroy();
-        throw new errors.SlowDown(description);
-      };
-      if ((await hitRateLimit(db, CLIENT_REQUESTS, clientId)).limited) return refuse('too many backchannel authentication requests from this client: wait a minute');
       const sealed = await encryptAtRest(request.jti, options.atRestKey);
       const canonicalDetails = canonicalize(details) ?? '[]';
       const expiresAt = new Date(Date.now() + request.expiration * 1000);
@@ -188,8 +196,8 @@ export function cibaConfiguration(options: CibaOptions) {
           await notifyConfirmation(tx, { issuer: options.issuer, atRestKey: options.atRestKey }, saved!);
         });
       } catch (error) {
-        if (error instanceof PendingLimitReached) return refuse(`this person already has ${MAX_PENDING_PER_PERSON_AND_CLIENT} requests of this client waiting for an answer`);
         await request.destroy();
+        if (error instanceof PendingLimitReached) throw tooMany(ctx, 60, `this person already has ${MAX_PENDING_PER_PERSON_AND_CLIENT} requests of this client waiting for an answer`);
         throw error;
       }
       options.onQueued?.();

@@ -7,7 +7,7 @@
 // oidc-provider does the protocol (features.deviceFlow). Portico supplies the three pages in its look and words,
 // user codes easy to type (RFC 8628 §6.1: base-20, no vowels and no look-alike characters, 8 of them: 20^8 ≈ 2.6e10),
 // and a limit on guessing them (§5.1): code entries are counted per client network and over the whole installation.
-import type { KoaContextWithOIDC } from 'oidc-provider';
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 import type { Database } from '../db/client';
 import { findAppByResource } from '../clients/apps';
@@ -16,6 +16,7 @@ import { chooseLocale, LOCALE_COOKIE } from '../i18n/negotiate';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { visibleText } from '../util/visible-text';
 import { escapeHtml, providerPage } from './provider-pages';
+import { currentProviderContext } from './request-scope';
 
 /** RFC 8628 §3.2 `expires_in`: ten minutes to find the page and type the code. */
 export const DEVICE_CODE_TTL_SECONDS = 600;
@@ -62,11 +63,13 @@ export function deviceFlowConfiguration(db: () => Database) {
     charset: 'base-20' as const,
     mask: '****-****',
 
-    async userCodeInputSource(ctx: KoaContextWithOIDC, form: string, _out?: unknown, err?: { name?: string; userCode?: string }) {
+    async userCodeInputSource(ctx: KoaContextWithOIDC, form: string, _out?: unknown, err?: { name?: string; userCode?: string; retryAfterSeconds?: number }) {
       const t = translator(pageLocale(ctx), 'providerPages.device');
       const message = !err
         ? undefined
-        : err.userCode !== undefined || err.name === 'NoCodeError'
+        : err instanceof TooManyCodeEntries
+          ? { kind: 'error' as const, text: t('tooMany', { minutes: String(Math.max(1, Math.ceil(err.retryAfterSeconds / 60))) }) }
+          : err.userCode !== undefined || err.name === 'NoCodeError'
           ? { kind: 'error' as const, text: t('wrongCode') }
           : err.name === 'AbortedError'
             ? { kind: 'error' as const, text: t('aborted') }
@@ -109,24 +112,35 @@ ${form}
   };
 }
 
+/** Over a limit on code entries: the page says so, with 429 and Retry-After. */
+class TooManyCodeEntries extends errors.OIDCProviderError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(429, 'slow_down');
+    Object.assign(this, { error_description: 'too many codes were tried from this network; wait and try again' });
+  }
+}
+
 /**
- * Counts every code entered on the verification page (a POST to it) before oidc-provider looks the code up: past a
- * limit the page says so, with 429, and no code is checked (RFC 8628 §5.1).
+ * Counts every code entered on the verification page where oidc-provider looks it up (DeviceCode.findByUserCode,
+ * called once per code entered, whatever the spelling of the page's path): past a limit, no code is looked up and
+ * the page says so, with 429 (RFC 8628 §5.1).
  */
-export function limitUserCodeEntries(provider: Provider, db: () => Database, verificationPath: string): void {
-  provider.use(async (ctx, next) => {
-    if (ctx.method !== 'POST' || ctx.path !== verificationPath) return next();
-    const network = await hitRateLimit(db(), DEVICE_CODE_ENTRIES_PER_NETWORK, ctx.ip);
-    const overall = network.limited ? network : await hitRateLimit(db(), DEVICE_CODE_ENTRIES_OVERALL, 'all');
-    if (!network.limited && !overall.limited) return next();
-    const locale = chooseLocale({ personChoice: ctx.cookies.get(LOCALE_COOKIE), acceptLanguage: ctx.get('accept-language') });
-    const t = translator(locale, 'providerPages.device');
-    const minutes = Math.max(1, Math.ceil(Math.max(network.retryAfterSeconds, overall.retryAfterSeconds) / 60));
-    ctx.status = 429;
-    ctx.set('Retry-After', String(minutes * 60));
-    ctx.type = 'html';
-    ctx.body = providerPage(t('title'), `<h1>${escapeHtml(t('title'))}</h1><p role="alert" data-testid="device-code-throttled">${escapeHtml(t('tooMany', { minutes: String(minutes) }))}</p>`, locale);
-  });
+export function limitUserCodeEntries(provider: Provider, db: () => Database): void {
+  const model = provider.DeviceCode as unknown as { findByUserCode(userCode: string, options?: object): Promise<unknown> };
+  const upstream = model.findByUserCode.bind(model);
+  model.findByUserCode = async function findByUserCodeWithinLimits(userCode: string, options?: object) {
+    const ctx = currentProviderContext();
+    if (ctx?.oidc?.route === 'code_verification') {
+      const network = await hitRateLimit(db(), DEVICE_CODE_ENTRIES_PER_NETWORK, ctx.ip);
+      const overall = network.limited ? network : await hitRateLimit(db(), DEVICE_CODE_ENTRIES_OVERALL, 'all');
+      if (network.limited || overall.limited) {
+        const seconds = Math.max(network.retryAfterSeconds, overall.retryAfterSeconds);
+        ctx.set('Retry-After', String(seconds));
+        throw new TooManyCodeEntries(seconds);
+      }
+    }
+    return upstream(userCode, options);
+  };
 }
 
 /** RFC 8628 §3.2 `interval`: oidc-provider leaves it out of the device authorization response (the default is 5). */

@@ -48,6 +48,13 @@
 //   comes. CIBA Core §11 and RFC 8628 §3.5 define slow_down for a client that polls sooner than `interval`. Here the
 //   models' `find`, when the token endpoint looks up the request for its own client, records the poll
 //   (lib/oidc/poll-pace.ts) and throws slow_down when it came too soon.
+//
+// Upstream: lib/actions/authorization/client.js `checkClientGrantType`.
+//
+// Deviation 6 — a client that may not use CIBA or the device grant hears unauthorized_client.
+//   Upstream answers invalid_request ("… is not allowed for this client") at the backchannel and device authorization
+//   endpoints. CIBA Core §13 and RFC 6749 §5.2 name the error for a client not allowed to use a flow:
+//   unauthorized_client. The answer's error code is renamed; its description and status stay.
 import { and, eq, sql } from 'drizzle-orm';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -152,4 +159,15 @@ export function applyProviderOverrides(provider: Provider, db: () => Database, o
       return found;
     };
   }
+
+  // Deviation 6.
+  provider.use(async (ctx, next) => {
+    await next();
+    const route = (ctx as KoaContextWithOIDC).oidc?.route;
+    if (route !== 'backchannel_authentication' && route !== 'device_authorization') return;
+    const body = ctx.body as { error?: string; error_description?: string } | undefined;
+    if (body?.error === 'invalid_request' && typeof body.error_description === 'string' && body.error_description.endsWith('is not allowed for this client')) {
+      body.error = 'unauthorized_client';
+    }
+  });
 }

@@ -16,7 +16,7 @@ export function escapeHtml(value: unknown): string {
 const STYLE = `
   :root{color-scheme:light}
   body{margin:0;min-height:100vh;display:grid;place-items:center;background:#f4f5f7;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330}
-  main{width:min(420px,calc(100vw - 32px));background:#fff;border:1px solid #e1e4ea;border-radius:12px;padding:32px;box-shadow:0 1px 3px rgba(16,24,40,.06)}
+  main{box-sizing:border-box;width:min(420px,calc(100vw - 32px));background:#fff;border:1px solid #e1e4ea;border-radius:12px;padding:32px;box-shadow:0 1px 3px rgba(16,24,40,.06)}
   h1{font-size:1.25rem;margin:0 0 12px}
   p{margin:0 0 12px;color:#4a5263}
   code{font-size:.875rem;background:#f0f2f5;border-radius:4px;padding:2px 4px}

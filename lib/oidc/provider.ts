@@ -209,7 +209,7 @@ export function createProvider(options: ProviderOptions): Provider {
   provider.proxy = options.trustProxy;
   applyProviderOverrides(provider, options.db, { pollIntervalSeconds: options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS });
   registerAgentTokenExchange(provider, options.db);
-  limitUserCodeEntries(provider, options.db, `${OIDC_PREFIX}/device`);
+  limitUserCodeEntries(provider, options.db);
   announcePollInterval(provider, options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS);
   return provider;
 }

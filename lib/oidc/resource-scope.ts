@@ -83,6 +83,9 @@ export async function scopeOfAppAccessToken(db: Queryable, ctx: KoaContextWithOI
   // An app's own client stands for the whole catalog as it is now (a permission added since the sign-in included);
   // any other client for what the person consented to.
   const allowedByGrant = clientPolicyOf(ctx.oidc.client)?.firstParty ? split(token.resourceServer!.scope) : split(grant.getResourceScope(resource));
+  // A CIBA approval (lib/oidc/ciba.ts) is for the described action: it carries only permissions the request named,
+  // never "everything held" for naming none.
+  if (ctx.oidc.entities.BackchannelAuthenticationRequest && split(token.scope).length === 0) return [];
   const held = await effectivePermissionsOfPerson(db, { orgId: app.orgId, appId: app.appId, userId: token.accountId }, await catalogOf(db, app.appId, ctx));
   return resourceTokenScope({
     named: split(token.scope),

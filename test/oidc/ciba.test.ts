@@ -11,7 +11,9 @@ import { argumentsDigest } from '../../app-kit/risk';
 import { detailCovering } from '../../app-kit/approved-actions';
 import { relyingPartyOf } from '../../lib/accounts/passkeys';
 import type { User } from '../../lib/accounts/users';
-import { auditEvents, apps, confirmationChallenges } from '../../lib/db/schema';
+import { auditEvents, apps, confirmationChallenges, oidcPayloads } from '../../lib/db/schema';
+import { hashStoredId } from '../../lib/oidc/stored-ids';
+import { decryptAtRest } from '../../lib/security/at-rest';
 import { answerConfirmation, findConfirmation } from '../../lib/mcp/confirmations';
 import { MAX_PENDING_PER_PERSON_AND_CLIENT } from '../../lib/oidc/ciba';
 import { createMember, createOrgWithApp, relyingParty, TEST_PASSWORD, useProviderHarness, type AppFixture } from '../support/provider-harness';
@@ -75,7 +77,8 @@ describe('CIBA with authorization details', () => {
   });
 
   it('an approval with step-up gives a token bound to the app that carries exactly the approved action, once, without a refresh token', async () => {
-    const started = await initiate({});
+    // offline_access asked: only the rule that an approval is never renewed keeps the refresh token out.
+    const started = await initiate({ scope: 'openid offline_access' });
     expect(started.expires_in).toBe(300);
     expect(started.interval).toBe(1);
     // Pending, and a second poll at once is too soon (the interval is 1 second).
@@ -96,6 +99,8 @@ describe('CIBA with authorization details', () => {
     expect(tokens.refresh_token).toBeUndefined();
     const claims = decodeJwt(tokens.access_token);
     expect(claims).toMatchObject({ sub: person.id, aud: app.app.identity, client_id: app.clientId });
+    // Naming none of the app's permissions, it carries none (never "everything the person holds").
+    expect(claims.scope).toBeUndefined();
     expect(claims.authorization_details).toEqual(shown);
     expect(tokens.authorization_details).toEqual(shown);
     expect(detailCovering(claims, { tool: 'payments.send', arguments: { amount: 120, to: 'ana@example.com' } })).toBeDefined();
@@ -177,13 +182,13 @@ describe('CIBA with authorization details', () => {
     expect(answers.filter((answer) => answer === 'slow_down')).toHaveLength(2);
   });
 
-  it('an app that has not turned CIBA on is refused (oidc-provider answers invalid_request)', async () => {
+  it('an app that has not turned CIBA on is refused: unauthorized_client', async () => {
     const off = await createOrgWithApp(suite.database, 'Quiet');
     const member = await createMember(suite.database, off.orgId, `quiet-${randomBytes(4).toString('hex')}@example.com`);
     const quietConfig = await relyingParty(suite.harness, off);
     await expect(
       oidc.initiateBackchannelAuthentication(quietConfig, { scope: 'openid', login_hint: member.email, binding_message: 'Hi', resource: off.resource, authorization_details: JSON.stringify([toolCall()]) }),
-    ).rejects.toMatchObject({ error: 'invalid_request', error_description: 'urn:openid:params:grant-type:ciba is not allowed for this client' });
+    ).rejects.toMatchObject({ error: 'unauthorized_client', error_description: 'urn:openid:params:grant-type:ciba is not allowed for this client' });
   });
 
   it('only the request’s own client gets its token', async () => {
@@ -198,12 +203,15 @@ describe('CIBA with authorization details', () => {
     expect(await response.json()).toMatchObject({ error: 'invalid_grant' });
   });
 
-  it('the request id is kept sealed, never as it was issued', async () => {
+  it('the request id is a bearer secret: stored only as its hash, and in the challenge only sealed', async () => {
     const sealedFor = await createMember(suite.database, app.orgId, `sealed-${randomBytes(4).toString('hex')}@example.com`);
     const started = await initiate({ binding_message: 'Sealed' }, sealedFor);
     const challenge = await challengeOf(sealedFor);
-    const rows = await suite.database.db.select({ sealed: confirmationChallenges.backchannelRequestSealed }).from(confirmationChallenges).where(isNotNull(confirmationChallenges.backchannelRequestSealed));
-    expect(rows.every((row) => !row.sealed!.includes(started.auth_req_id))).toBe(true);
-    expect(challenge.backchannelRequestSealed).not.toContain(started.auth_req_id);
+    const [stored] = await suite.database.db.select().from(oidcPayloads).where(and(eq(oidcPayloads.kind, 'BackchannelAuthenticationRequest'), eq(oidcPayloads.id, hashStoredId(started.auth_req_id))));
+    expect(stored).toBeDefined();
+    expect(JSON.stringify(stored)).not.toContain(started.auth_req_id);
+    expect(JSON.stringify(challenge)).not.toContain(started.auth_req_id);
+    // What the challenge keeps opens, with the installation's key, to the very request.
+    expect(await decryptAtRest(challenge.backchannelRequestSealed!, atRestKey)).toBe(started.auth_req_id);
   });
 });

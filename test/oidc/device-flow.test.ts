@@ -24,12 +24,12 @@ let clientId: string;
 let config: oidc.Configuration;
 
 /** The verification page as a browser uses it: GET it, then POST the code; the confirmation page that answers. */
-async function enterCode(jar: CookieJar, userCode: string, headers: Record<string, string> = {}): Promise<{ status: number; html: string }> {
+async function enterCode(jar: CookieJar, userCode: string, headers: Record<string, string> = {}, postPath = '/oidc/device'): Promise<{ status: number; html: string }> {
   const page = await fetch(`${suite.harness.issuer}/oidc/device`, { headers: { cookie: jar.header(), ...headers } });
   jar.store(page);
   const html = await page.text();
   const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  const posted = await fetch(`${suite.harness.issuer}/oidc/device`, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ xsrf, user_code: userCode }) });
+  const posted = await fetch(`${suite.harness.issuer}${postPath}`, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ xsrf, user_code: userCode }) });
   jar.store(posted);
   return { status: posted.status, html: await posted.text() };
 }
@@ -110,6 +110,14 @@ describe('device authorization grant', () => {
     expect(decodeJwt(refreshed.access_token)).toMatchObject({ aud: app.app.identity, act: { sub: agent.id } });
   });
 
+  it('a client that did not register the device grant is refused: unauthorized_client', async () => {
+    const codeOnly = validateRegistration({ redirect_uris: ['http://127.0.0.1:7777/cb'] }) as ValidRegistration;
+    const other = String((await registerClient(suite.database.db, codeOnly, '192.0.2.1')).client_id);
+    const response = await fetch(`${suite.harness.issuer}/oidc/device/auth`, { method: 'POST', body: new URLSearchParams({ client_id: other, scope: 'mcp', resource: app.resource }) });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'unauthorized_client' });
+  });
+
   it('polling sooner than the interval is slow_down; a code nobody confirmed stays authorization_pending', async () => {
     const started = await oidc.initiateDeviceAuthorization(config, { scope: 'mcp', resource: app.resource });
     const poll = () =>
@@ -126,12 +134,17 @@ describe('device authorization grant', () => {
     const wrong = await enterCode(jar, 'BCDF-GHJK');
     expect(wrong.status).toBe(200);
     expect(wrong.html).toContain('That code is not valid or has expired');
-    let throttled = 0;
+    // Every spelling of the page's path the router accepts counts alike (the limit sits where codes are looked up).
+    const paths = ['/oidc/device', '/oidc/device/', '/OIDC/Device'];
+    const statuses: number[] = [];
     for (let attempt = 0; attempt < DEVICE_CODE_ENTRIES_PER_NETWORK.limit + 1; attempt += 1) {
-      const answer = await enterCode(jar, 'ZZZZ-ZZZZ');
-      if (answer.status === 429) throttled += 1;
+      statuses.push((await enterCode(jar, 'ZZZZ-ZZZZ', {}, paths[attempt % paths.length])).status);
     }
-    expect(throttled).toBeGreaterThan(0);
+    // Codes entered earlier in this file count too: a run of answered entries, then refusals only.
+    const firstRefused = statuses.indexOf(429);
+    expect(firstRefused).toBeGreaterThan(DEVICE_CODE_ENTRIES_PER_NETWORK.limit / 2);
+    expect(statuses.slice(0, firstRefused).every((status) => status === 200)).toBe(true);
+    expect(statuses.slice(firstRefused).every((status) => status === 429)).toBe(true);
     // Once limited, even the right code is not checked.
     const right = await enterCode(jar, started.user_code);
     expect(right.status).toBe(429);

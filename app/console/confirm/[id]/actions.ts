@@ -14,7 +14,7 @@ import { currentConsoleSession } from '../../_lib/session';
 export type ConfirmFormState =
   | { status: 'idle' }
   | { status: 'error'; fieldErrors: Record<string, string> }
-  | { status: 'done'; decision: 'confirmed' | 'denied' };
+  | { status: 'done'; decision: 'confirmed' | 'denied'; undelivered?: true };
 
 const passkeyAnswer = (value: FormDataEntryValue | null) => (typeof value === 'string' && value !== '' && value.length <= 16 * 1024 ? value : undefined);
 
@@ -44,14 +44,14 @@ export async function answerConfirmationAction(id: string, _previous: ConfirmFor
   };
   try {
     const { env, atRestKey, provider } = runtime();
-    await answerConfirmation(db(), { atRestKey, rp: relyingPartyOf(env.PORTICO_ISSUER), provider }, {
+    const answered = await answerConfirmation(db(), { atRestKey, rp: relyingPartyOf(env.PORTICO_ISSUER), provider }, {
       id,
       user: session.user,
       decision,
       proof: { password: text('password'), code: text('code'), passkey: passkeyAnswer(data.get('passkey')) },
       ip: clientIpFromHeaders(await headers()),
     });
-    return { status: 'done', decision: decision === 'confirm' ? 'confirmed' : 'denied' };
+    return { status: 'done', decision: decision === 'confirm' ? 'confirmed' : 'denied', ...(answered.undelivered ? { undelivered: true as const } : {}) };
   } catch (error) {
     if (error instanceof StepUpRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
     if (error instanceof ConfirmationRefusal) return { status: 'error', fieldErrors: { form: await refusalWords(error) } };

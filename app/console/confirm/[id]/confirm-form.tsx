@@ -20,6 +20,13 @@ export function ConfirmForm({ action, passkeyOptions, factor, variant = 'call' }
   const [asking, setAsking] = useState(false);
   if (state.status === 'done') {
     const backchannel = variant === 'backchannel';
+    if (state.undelivered) {
+      return (
+        <div className="alert alert-warning" role="status" data-testid="confirmation-done">
+          {t('backchannelUndelivered')}
+        </div>
+      );
+    }
     return state.decision === 'confirmed' ? (
       <div className="alert alert-success" role="status" data-testid="confirmation-done">
         {backchannel ? t('backchannelConfirmed') : t('confirmed')}

@@ -55,6 +55,13 @@
 //   Upstream answers invalid_request ("… is not allowed for this client") at the backchannel and device authorization
 //   endpoints. CIBA Core §13 and RFC 6749 §5.2 name the error for a client not allowed to use a flow:
 //   unauthorized_client. The answer's error code is renamed; its description and status stay.
+//
+// Upstream: lib/actions/discovery.js.
+//
+// Deviation 7 — discovery says user codes are not supported at the backchannel endpoint.
+//   Upstream announces `backchannel_user_code_parameter_supported: true` whenever CIBA is on. Portico registers every
+//   client with `backchannel_user_code_parameter: false` and ignores a `user_code` (lib/oidc/ciba.ts), so its
+//   discovery documents say false (CIBA Core §4).
 import { and, eq, sql } from 'drizzle-orm';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -160,10 +167,15 @@ export function applyProviderOverrides(provider: Provider, db: () => Database, o
     };
   }
 
-  // Deviation 6.
+  // Deviations 6 and 7.
   provider.use(async (ctx, next) => {
     await next();
     const route = (ctx as KoaContextWithOIDC).oidc?.route;
+    if (route === 'discovery') {
+      const document = ctx.body as Record<string, unknown> | undefined;
+      if (document && 'backchannel_user_code_parameter_supported' in document) document.backchannel_user_code_parameter_supported = false;
+      return;
+    }
     if (route !== 'backchannel_authentication' && route !== 'device_authorization') return;
     const body = ctx.body as { error?: string; error_description?: string } | undefined;
     if (body?.error === 'invalid_request' && typeof body.error_description === 'string' && body.error_description.endsWith('is not allowed for this client')) {

@@ -74,6 +74,8 @@ describe('CIBA with authorization details', () => {
     expect(metadata.backchannel_authentication_endpoint).toBe(`${suite.harness.issuer}/oidc/backchannel`);
     expect(metadata.backchannel_token_delivery_modes_supported).toEqual(['poll']);
     expect(metadata.authorization_details_types_supported).toEqual(['portico_tool_call', 'portico_action']);
+    // User codes are not offered (every client is registered without them).
+    expect(metadata.backchannel_user_code_parameter_supported).toBe(false);
   });
 
   it('an approval with step-up gives a token bound to the app that carries exactly the approved action, once, without a refresh token', async () => {

@@ -74,7 +74,10 @@ test('the member’s and the agent’s pages say what they may do in each app, a
   await page.screenshot({ path: testInfo.outputPath('member-permissions.png'), fullPage: true });
   await expectAccessible(page);
   await direct.getByRole('button', { name: 'Revoke' }).click();
+  // Reloaded once the server action answered (a reload before it could show the grant still there).
+  const revoked = page.waitForResponse((response) => response.request().method() === 'POST');
   await direct.getByRole('button', { name: 'Yes, revoke' }).click();
+  await revoked;
   await page.reload();
   await expect(deck.locator('li[data-scope="deploy:run"]')).toHaveCount(0);
 

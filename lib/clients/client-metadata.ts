@@ -2,6 +2,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { readCacheOf, type Queryable } from '../db/client';
 import { apps, clientSecrets, clients, redirectUris } from '../db/schema';
+import { AUTHORIZATION_DETAILS_TYPES } from '../oidc/authorization-details';
 
 /** OpenID Connect CIBA Core 1.0 §4: the grant type of the token request that polls for a person's answer. */
 export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
@@ -85,7 +86,7 @@ export async function loadClient(db: Queryable, clientId: string, secretPlacehol
     // A client that registered only the device grant (RFC 8628) has no redirect URIs and no response type.
     response_types: grantTypes.includes('authorization_code') ? ['code'] : [],
     // RFC 9396 §10: which detail types the client may send (oidc-provider allows none by default).
-    ...(ciba ? { backchannel_token_delivery_mode: 'poll', backchannel_user_code_parameter: false, authorization_details_types: ['portico_tool_call', 'portico_action'] } : {}),
+    ...(ciba ? { backchannel_token_delivery_mode: 'poll', backchannel_user_code_parameter: false, authorization_details_types: [...AUTHORIZATION_DETAILS_TYPES] } : {}),
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     ...(client.type === 'confidential' ? { client_secret: secretPlaceholder } : {}),
     portico_kind: client.kind,

@@ -45,9 +45,11 @@ export type AuthorizationDetail = ToolCallDetail | ActionDetail;
 
 const invalid = (description: string) => new errors.InvalidAuthorizationDetails(description);
 
-// Printable text only: a control character or a bidirectional override could make the page show something else
-// than what is approved.
-const PRINTABLE = /^[^\p{Cc}\p{Cf}\u2028\u2029]+$/u;
+/**
+ * Printable text only (no control or format characters): a control character or a bidirectional override could make
+ * the page show something else than what is approved. The binding message follows the same rule (lib/oidc/ciba.ts).
+ */
+export const PRINTABLE = /^[^\p{Cc}\p{Cf}\u2028\u2029]+$/u;
 
 function text(detail: Record<string, unknown>, field: string, max: number, required: boolean): string | undefined {
   const value = detail[field];

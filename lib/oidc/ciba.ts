@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { and, count, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import { hashConfirmationNonce } from '../../app-kit/risk';
+import { argumentsDigest, hashConfirmationNonce } from '../../app-kit/risk';
 import type { StepUpFactor } from '../accounts/step-up';
 import { ACR_MFA, ACR_PASSWORD } from '../accounts/sign-in-second-step';
 import { recordAuditEvent } from '../audit/events';
@@ -26,8 +26,7 @@ import { notifyConfirmation } from '../notifications/notify';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
 import { isUuid } from '../util/uuid';
-import { argumentsDigest } from '../../app-kit/risk';
-import { detailsOfRequest, riskOfDetails, summaryOfDetails, type AuthorizationDetail } from './authorization-details';
+import { detailsOfRequest, PRINTABLE, riskOfDetails, summaryOfDetails, type AuthorizationDetail } from './authorization-details';
 import type { PorticoClient } from './resource-servers';
 
 /** CIBA Core §7.1 `requested_expiry`: 5 minutes unless the client asks for less or more, never more than 10. */
@@ -49,9 +48,6 @@ export interface CibaOptions {
   /** Something was queued for delivery (the notice's mail): the process's outbox may send it now. */
   onQueued?: () => void;
 }
-
-// Printable text only (no control or format characters): what the person compares must look like what was sent.
-const PRINTABLE = /^[^\p{Cc}\p{Cf}\u2028\u2029]+$/u;
 
 /** ttl.BackchannelAuthenticationRequest: the client's requested_expiry, bounded (oidc-provider checked it is a positive integer). */
 export function backchannelRequestTtl(ctx: KoaContextWithOIDC | undefined): number {

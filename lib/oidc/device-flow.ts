@@ -12,10 +12,9 @@ import type Provider from 'oidc-provider';
 import type { Database } from '../db/client';
 import { findAppByResource } from '../clients/apps';
 import { translator } from '../i18n/catalogs';
-import { chooseLocale, LOCALE_COOKIE } from '../i18n/negotiate';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { visibleText } from '../util/visible-text';
-import { escapeHtml, providerPage } from './provider-pages';
+import { escapeHtml, pageLocale, providerPage } from './provider-pages';
 import { currentProviderContext } from './request-scope';
 
 /** RFC 8628 §3.2 `expires_in`: ten minutes to find the page and type the code. */
@@ -24,10 +23,6 @@ export const DEVICE_CODE_TTL_SECONDS = 600;
 /** Code entries from one client network (a /64 for IPv6), and from everyone: guessing stays hopeless. */
 export const DEVICE_CODE_ENTRIES_PER_NETWORK: RateLimitRule = { name: 'device:entry:network', limit: 20, windowSeconds: 15 * 60, perClientNetwork: true };
 export const DEVICE_CODE_ENTRIES_OVERALL: RateLimitRule = { name: 'device:entry:all', limit: 600, windowSeconds: 60 };
-
-function pageLocale(ctx: KoaContextWithOIDC): string {
-  return chooseLocale({ personChoice: ctx.cookies.get(LOCALE_COOKIE), acceptLanguage: ctx.get('accept-language') });
-}
 
 /** The action and the anti-forgery token of oidc-provider's form: Portico writes its own, labelled, form around them. */
 function formParts(form: string): { action: string; xsrf: string; userCode?: string } {

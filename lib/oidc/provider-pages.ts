@@ -37,7 +37,7 @@ const STYLE = `
  * The language of a page oidc-provider renders: the request's ui_locales (RP-Initiated Logout 1.0 §2 has it too),
  * this browser's choice, Accept-Language (lib/i18n/negotiate.ts).
  */
-function pageLocale(ctx: KoaContextWithOIDC): string {
+export function pageLocale(ctx: KoaContextWithOIDC): string {
   const params = (ctx.oidc as { params?: Record<string, unknown> } | undefined)?.params;
   return chooseLocale({ uiLocales: params?.ui_locales, personChoice: ctx.cookies.get(LOCALE_COOKIE), acceptLanguage: ctx.get('accept-language') });
 }

@@ -4,7 +4,8 @@
 //   audience fixed to the app's own identity (protected-resource.ts);
 // - its tools with the four risk levels and the confirmation gate Portico's own tools have (risk.ts, tools.ts);
 // - its surface: declared to Portico, and reported unfiltered to Portico's signed introspection (surface.ts);
-// - signing people in through Portico with OpenID Connect (sign-in.ts).
+// - signing people in through Portico with OpenID Connect (sign-in.ts), and signing them out when Portico says their
+//   session ended (back-channel logout tokens, backchannel-logout.ts).
 //
 // The kit imports nothing from Portico's lib/: Portico imports the shared parts from here. See app-kit/README.md.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -50,13 +51,14 @@ export { memoryConfirmationStore, RISK_LEVELS, RISK_MODEL_VERSION, CONFIRMATION_
 export { SURFACE_PATH, DECLARATION_PATH, memoryReplayGuard } from './surface';
 export { normalizeResourcePath, resourcePathCovers } from './resource-path';
 export { ApprovedActionRefusal, APPROVED_ACTIONS_PATH, type ApprovedAction, type ExpectedAction } from './approved-actions';
+export { createLogoutReceiver, LogoutTokenRefusal, BACKCHANNEL_LOGOUT_EVENT, type LogoutReceiver, type LogoutReceiverConfig, type BackchannelLogout } from './backchannel-logout';
 export { createApprovalRequests, authorizationDetailOf, type ApprovalRequests, type ApprovalRequest, type ApprovalAnswer, type ApprovalRequestsConfig } from './approval-requests';
 
 /**
  * The contract between the kit and Portico. Portico states the version it expects (lib/clients/app-environment.ts)
  * and a test compares the two, so they cannot drift apart silently.
  */
-export const APP_KIT_CONTRACT_VERSION = 7;
+export const APP_KIT_CONTRACT_VERSION = 8;
 
 /** The identity variables Portico gives each app (the console shows them once, at creation). */
 export interface AppIdentity {

@@ -142,7 +142,10 @@ export function parseSignatureHeader(header: string | null): { keyId: string; ti
 
 /** Remembers nonces until their proof expires. `remember` answers false when the nonce was seen already. */
 export interface ReplayGuard {
+  /** Records the nonce until it expires; false when it was recorded already (a replay). */
   remember(nonce: string, expiresAt: Date): Promise<boolean>;
+  /** Drops a nonce whose use did not complete, so that the same message can be accepted when it is sent again. */
+  forget?(nonce: string): Promise<void>;
 }
 
 /** One process's nonces, bounded by their 5-minute life. */
@@ -155,6 +158,9 @@ export function memoryReplayGuard(): ReplayGuard {
       if (seen.has(nonce)) return false;
       seen.set(nonce, expiresAt.getTime());
       return true;
+    },
+    async forget(nonce) {
+      seen.delete(nonce);
     },
   };
 }

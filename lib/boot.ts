@@ -14,6 +14,7 @@ import { seedDemo, type DemoSeedResult } from './seed/demo';
 import { createOutbox } from './deliveries/dispatcher';
 import { createMailSender, mailDelivery } from './mail/transport';
 import { webhookDelivery } from './webhooks/deliver';
+import { logoutTokenDelivery } from './deliveries/logout-token-delivery';
 import { createTicker } from './notifications/ticker';
 
 export interface BootResult {
@@ -74,6 +75,7 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
     const outbox = createOutbox(() => db, {
       mail: mailDelivery(secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir })),
       webhook: webhookDelivery({ db: () => db, atRestKey: secret.key, outbound: { allowLoopback: env.outboundAllowLoopback } }),
+      logout_token: logoutTokenDelivery({ issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, outbound: { allowLoopback: env.outboundAllowLoopback } }),
     });
     kickOutbox = () => outbox.kick();
     const ticker = createTicker(() => db, { issuer: env.PORTICO_ISSUER, atRestKey: secret.key }, () => outbox.kick());

@@ -6,6 +6,7 @@ import { createOrganization, findOrganizationBySlug, setBranding } from '../../l
 import { hashPassword } from '../../lib/accounts/passwords';
 import { createUser, findUserByEmail } from '../../lib/accounts/users';
 import { createApp, listApps } from '../../lib/clients/apps';
+import { setBackchannelLogout } from '../../lib/clients/backchannel-logout';
 import { addPermission } from '../../lib/clients/permission-catalog';
 import { addTeamMember, createTeam, grantTeamScope } from '../../lib/accounts/teams';
 import type { Database } from '../../lib/db/client';
@@ -62,6 +63,36 @@ export const LINGUA = {
   orgSlug: 'lingua-co',
   orgName: 'Lingua Co',
   owner: { email: 'owner@lingua.e2e.test', password: 'lingua-owner-password-1' },
+} as const;
+
+/**
+ * Back-channel logout (e2e/backchannel-logout.spec.ts): Signal Deck, another app of Acme Rockets run as the example
+ * app, with its logout URI registered; the Intranet, an Apache httpd with mod_auth_openidc as the relying party; and
+ * the members whose sessions end.
+ */
+export const SIGNAL_DECK = {
+  appId: '0f1d6000-0000-4000-8000-00000000519d',
+  identity: 'urn:portico:app:0f1d6000-0000-4000-8000-00000000519d',
+  appName: 'Signal Deck',
+  origin: 'http://127.0.0.1:4985',
+  redirectUri: 'http://127.0.0.1:4985/callback',
+  backchannelLogoutUri: 'http://127.0.0.1:4985/backchannel-logout',
+  clientId: 'e2e-signal-deck-client',
+  clientSecret: 'e2e-signal-deck-secret-0123456789abcdefghijk',
+  leaver: { email: 'leaver@rockets.e2e.test', password: 'rocket-leaver-password-1', name: 'Leaver' },
+  resetter: { email: 'resetter@rockets.e2e.test', password: 'rocket-resetter-password-1', name: 'Resetter' },
+  revoked: { email: 'revoked@rockets.e2e.test', password: 'rocket-revoked-password-1', name: 'Revoked' },
+  intranet: {
+    appId: '0f1d6000-0000-4000-8000-0000000a9ac4',
+    appName: 'Intranet',
+    port: 4986,
+    origin: 'http://127.0.0.1:4986',
+    redirectUri: 'http://127.0.0.1:4986/protected/redirect_uri',
+    backchannelLogoutUri: 'http://127.0.0.1:4986/protected/redirect_uri?logout=backchannel',
+    clientId: 'e2e-intranet-client',
+    clientSecret: 'e2e-intranet-secret-0123456789abcdefghijklm',
+    person: { email: 'intranet@rockets.e2e.test', password: 'rocket-intranet-password-1', name: 'Intranet user' },
+  },
 } as const;
 
 /** A person who belongs to no organization yet, and creates one (e2e/organizations.spec.ts). */
@@ -141,6 +172,17 @@ export async function seedE2EData(db: Database): Promise<void> {
       clientId: FLIGHT_DECK.clientId,
       clientSecret: FLIGHT_DECK.clientSecret,
     });
+    for (const app of [
+      { appId: SIGNAL_DECK.appId, slug: 'signal-deck', name: SIGNAL_DECK.appName, origin: SIGNAL_DECK.origin, redirectUri: SIGNAL_DECK.redirectUri, clientId: SIGNAL_DECK.clientId, clientSecret: SIGNAL_DECK.clientSecret, logout: SIGNAL_DECK.backchannelLogoutUri },
+      { ...SIGNAL_DECK.intranet, slug: 'intranet', name: SIGNAL_DECK.intranet.appName, logout: SIGNAL_DECK.intranet.backchannelLogoutUri },
+    ]) {
+      await createApp(tx, { appId: app.appId, orgId: org.id, slug: app.slug, name: app.name, publishOrigin: app.origin, redirectUris: [app.redirectUri], clientId: app.clientId, clientSecret: app.clientSecret });
+      await setBackchannelLogout(tx, app.clientId, { uri: app.logout, sessionRequired: true });
+    }
+    for (const person of [SIGNAL_DECK.leaver, SIGNAL_DECK.resetter, SIGNAL_DECK.revoked, SIGNAL_DECK.intranet.person]) {
+      const user = await createUser(tx, { email: person.email, name: person.name, passwordHash: await hashPassword(person.password) });
+      await addMember(tx, { orgId: org.id, userId: user.id, role: 'member' });
+    }
     const engineer = await createUser(tx, { email: FLIGHT_DECK.engineer.email, name: 'Engineer', passwordHash: await hashPassword(FLIGHT_DECK.engineer.password) });
     await addMember(tx, { orgId: org.id, userId: engineer.id, role: 'admin' });
     const deckhand = await createUser(tx, { email: FLIGHT_DECK.deckhand.email, name: 'Deckhand', passwordHash: await hashPassword(FLIGHT_DECK.deckhand.password) });

@@ -1,10 +1,12 @@
 // Notes, the example published app: built only on Portico's app kit. People sign in through Portico (OpenID
 // Connect with openid-client, PKCE, state and nonce); MCP clients reach its `/api/mcp` with Portico access tokens
 // whose audience is this app; its tools carry risk levels, and the one that destroys asks for confirmation. At
-// start it declares its surface to Portico, and it answers Portico's signed introspection.
+// start it declares its surface to Portico, and it answers Portico's signed introspection. When Portico ends a
+// person's session (they signed out, were removed, reset their password, …) it sends a back-channel logout token
+// to /backchannel-logout: the app ends its own sessions of that person, and an open tab notices within seconds.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { createAppKit, createSignIn, SURFACE_PATH, type KitTool, type PendingSignIn, type SignedInPerson, type SurfaceDocument, type ToolEvent, type VerifiedAccessToken } from '../../app-kit';
+import { createAppKit, createLogoutReceiver, createSignIn, SURFACE_PATH, type KitTool, type PendingSignIn, type BackchannelLogout, type SignedInPerson, type SurfaceDocument, type ToolEvent, type VerifiedAccessToken } from '../../app-kit';
 import { sendWebResponse, toWebRequest } from '../../app-kit/node-http';
 import { Notebook, notebookTools } from './tools';
 
@@ -40,6 +42,8 @@ export interface ExampleApp {
   accepted: VerifiedAccessToken[];
   /** What the app audited: every call from `caution` up. */
   events: ToolEvent[];
+  /** Every back-channel logout the app accepted, in order. */
+  logouts: BackchannelLogout[];
   /** The app's whole surface, as the kit reports it. */
   surface(): SurfaceDocument;
   /** The outcome of the declaration at start, when one was made. */
@@ -58,6 +62,7 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
   const notebook = new Notebook();
   const accepted: VerifiedAccessToken[] = [];
   const events: ToolEvent[] = [];
+  const logouts: BackchannelLogout[] = [];
   const name = config.name ?? 'Notes';
   const kit = createAppKit({
     issuer: config.issuer,
@@ -81,6 +86,28 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
   // Sessions and pending sign-ins live in this process: enough for an example, not for several instances.
   const pendingSignIns = new Map<string, PendingSignIn & { expiresAt: number }>();
   const sessions = new Map<string, SignedInPerson & { expiresAt: number }>();
+  // Back-channel logout (registered for the app in Portico: console → the app → Back-channel logout, or
+  // `portico apps backchannel-logout set`): a token naming Portico's session (`sid`) ends the sessions opened with
+  // it; one naming only the person (`sub`) ends all of theirs.
+  const logoutReceiver = config.clientId
+    ? createLogoutReceiver({
+        issuer: config.issuer,
+        clientId: config.clientId,
+        endSessions(logout) {
+          logouts.push(logout);
+          let ended = 0;
+          for (const [id, session] of sessions) {
+            const sameSession = logout.sid !== undefined && session.claims.sid === logout.sid;
+            const samePerson = logout.sub !== undefined && session.subject === logout.sub;
+            if (logout.sid !== undefined ? sameSession && (logout.sub === undefined || samePerson) : samePerson) {
+              sessions.delete(id);
+              ended += 1;
+            }
+          }
+          log(`back-channel logout ${JSON.stringify(logout)}: ${ended} session(s) ended`);
+        },
+      })
+    : undefined;
 
   const cookie = (nameValue: string, attributes: string) => `${nameValue}; HttpOnly; SameSite=Lax; ${attributes}${secure ? '; Secure' : ''}`;
 
@@ -94,6 +121,10 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
     const cookies = parseCookies(request.headers.get('cookie'));
     const session = sessionOf(cookies[SESSION_COOKIE]);
     if (path === '/' && request.method === 'GET') return page(name, homeBody(name, session, Boolean(signIn), kit.surface().tools));
+    if (path === '/backchannel-logout' && logoutReceiver) return logoutReceiver.handle(request);
+    // The open tab asks every few seconds whether its session still exists (session-check.js), and reloads when not.
+    if (path === '/session' && request.method === 'GET') return Response.json({ signedIn: session !== undefined }, { headers: { 'Cache-Control': 'no-store' } });
+    if (path === '/session-check.js' && request.method === 'GET') return new Response(SESSION_CHECK_SCRIPT, { headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' } });
     if (path === '/login' && request.method === 'GET') {
       if (!signIn) return page(name, '<p>Sign-in is not configured: the app has no PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET.</p>', 503);
       const { url: authorizationUrl, pending } = await signIn.start();
@@ -177,6 +208,7 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
     notebook,
     accepted,
     events,
+    logouts,
     surface: () => kit.surface(),
     declaration,
     close: () =>
@@ -188,6 +220,14 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
 }
 
 const MAX_PENDING = 1000;
+
+const SESSION_CHECK_SCRIPT = `setInterval(async () => {
+  try {
+    const answer = await fetch('/session', { cache: 'no-store' });
+    if (answer.ok && !(await answer.json()).signedIn) location.reload();
+  } catch {}
+}, 2000);
+`;
 
 function forgetExpired(entries: Map<string, { expiresAt: number }>): void {
   const now = Date.now();
@@ -210,7 +250,7 @@ function escapeHtml(value: string): string {
 function homeBody(name: string, session: SignedInPerson | undefined, canSignIn: boolean, tools: { name: string; riskLevel: string; requiredScopes: string[] }[]): string {
   const who = session
     ? `<p data-testid="signed-in">Signed in as <strong>${escapeHtml(session.name ?? session.subject)}</strong>${session.email ? ` (${escapeHtml(session.email)})` : ''}.</p>
-       <form method="post" action="/logout"><button type="submit">Sign out</button></form>`
+       <form method="post" action="/logout"><button type="submit">Sign out</button></form><script src="/session-check.js"></script>`
     : canSignIn
       ? '<p><a class="button" href="/login">Sign in with Portico</a></p>'
       : '<p>Sign-in is not configured.</p>';
@@ -227,7 +267,7 @@ function page(title: string, body: string, status = 200): Response {
     status,
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      'Content-Security-Policy': "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
       'X-Frame-Options': 'DENY',
       'Referrer-Policy': 'same-origin',
       'Cache-Control': 'no-store',

@@ -3,6 +3,7 @@
 // step-up with the strongest factor the person has now (a passkey made for this, else their authenticator's code,
 // else their password): a session left open, even with a phished password, cannot bind its own authenticator or
 // strip the account down to the password. Each change is audited and mailed to the owner, in its transaction.
+// Removing a factor also ends the person's app sessions, which may have been opened with it (and the apps hear it).
 import { and, eq, sql } from 'drizzle-orm';
 import { recordAuditEvent } from '../audit/events';
 import type { Database } from '../db/client';
@@ -13,6 +14,7 @@ import type { AccountMailContext } from './password-reset';
 import { confirmTotpEnrollment, personActor, personSubject, queueFactorNotice, removeTotp, replaceRecoveryCodes, SecondFactorRefusal, secondFactorStateOf } from './second-factors';
 import { accountFactorsContext, StepUpRefusal, verifyStepUp, type StepUpProof } from './step-up';
 import type { User } from './users';
+import { endSessions } from '../grants';
 
 /** What every change needs: the person, the step-up proof, where it comes from, and what checks it. */
 export interface OwnFactorChange {
@@ -51,6 +53,7 @@ export async function removeOwnTotp(db: Database, change: OwnFactorChange & { ma
     if (!(await removeTotp(tx, change.user.id))) throw new SecondFactorRefusal(localized('account.refusals.noAuthenticator'), 'form');
     await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.removed', subject: personSubject(change.user), details: { kind: 'totp' } });
     await queueFactorNotice(tx, change.mail, change.user, 'removed', 'authenticator app');
+    await endSessions(tx, change.user.id, 'second_factor_removed');
   });
 }
 
@@ -85,5 +88,6 @@ export async function removeOwnPasskey(db: Database, change: OwnFactorChange & {
       );
     await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.removed', subject: personSubject(change.user), details: { kind: 'passkey', name: removed.name } });
     await queueFactorNotice(tx, change.mail, change.user, 'removed', 'passkey');
+    await endSessions(tx, change.user.id, 'second_factor_removed');
   });
 }

@@ -3,6 +3,7 @@
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { endOtherConsoleSessions } from './console-sessions';
+import { endSessions } from '../grants';
 import { apps, centralSessions, clients, consoleSessions, oidcPayloads } from '../db/schema';
 
 export interface SessionSummary {
@@ -36,15 +37,11 @@ export async function listSessions(db: Queryable, userId: string): Promise<Sessi
 }
 
 /**
- * Ends every Portico session of the person, on every device: the next visit to any app asks for the password.
- * Refresh tokens bound to a session end with it; offline grants (offline_access) are the apps' own and stay.
+ * Ends every Portico session of the person, on every device: the next visit to any app asks for the password, and
+ * the apps that registered for it hear that their sessions are over (lib/grants endSessions).
  */
 export async function signOutEverywhere(db: Queryable, userId: string): Promise<number> {
-  const ended = await db
-    .delete(oidcPayloads)
-    .where(and(eq(oidcPayloads.kind, 'Session'), eq(oidcPayloads.accountId, userId)))
-    .returning({ id: oidcPayloads.id });
-  return ended.length;
+  return endSessions(db, userId, 'signed_out');
 }
 
 /** Where a person is signed in: Portico's console, the operator central (its own tab or framed), or apps (the OIDC session). */
@@ -137,11 +134,7 @@ export async function endAccountSession(db: Queryable, userId: string, kind: Acc
       .returning({ id: centralSessions.tokenHash });
     return ended.length > 0;
   }
-  const ended = await db
-    .delete(oidcPayloads)
-    .where(and(eq(oidcPayloads.kind, 'Session'), eq(oidcPayloads.accountId, userId), eq(oidcPayloads.uid, id)))
-    .returning({ id: oidcPayloads.id });
-  return ended.length > 0;
+  return (await endSessions(db, userId, 'session_ended', id)) > 0;
 }
 
 /** "Sign out everywhere else": every session of the person but this console one — other consoles, centrals, apps. */

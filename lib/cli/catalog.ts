@@ -95,6 +95,16 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
       options: { app: { type: 'string', help: 'the app as <org>/<app>' }, uri: { type: 'string', help: 'the return address (add, remove): https, or http on loopback' } },
       example: 'apps logout-uris add --app acme/notes --uri https://notes.acme.example/signed-out',
     },
+    'backchannel-logout': {
+      summary: 'Show, set or remove where Portico sends an app logout tokens when a person’s session ends (OpenID Connect Back-Channel Logout 1.0).',
+      usage: 'show|set|remove --app <org>/<app> [--uri <uri>] [--no-sid]',
+      options: {
+        app: { type: 'string', help: 'the app as <org>/<app>' },
+        uri: { type: 'string', help: 'the back-channel logout URI (set): https, or http on loopback' },
+        'no-sid': { type: 'boolean', help: 'the app does not need the session id in every token (set; by default it does)' },
+      },
+      example: 'apps backchannel-logout set --app acme/notes --uri https://notes.acme.example/backchannel-logout',
+    },
     disable: {
       summary: 'Turn an app off: sign-ins refused with a page that says so, no new tokens; everything is kept.',
       usage: '--app <org>/<app>',

@@ -15,7 +15,8 @@ import { enqueueMail } from '../deliveries/outbox';
 import { createUser, findUserByEmail } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
 import { issueSurfaceSecret } from '../clients/surface';
-import { addAppPermission } from '../clients/app-commands';
+import { addAppPermission, setAppBackchannelLogout } from '../clients/app-commands';
+import { backchannelLogoutOf, validateBackchannelLogoutUri } from '../clients/backchannel-logout';
 import { listPermissionCatalog } from '../clients/permission-catalog';
 import { addPostLogoutRedirectUri, appClientRegistration, assertPublishOriginAvailable, createApp, deleteApp, findAppListing, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, setAppDisabled } from '../clients/apps';
 import { validateAppOrigin, validateRedirectUri, validateSlug } from '../clients/validation';
@@ -317,6 +318,25 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         });
         if (!changed) throw new CommandError(action === 'add' ? `${terminalText(given)} is registered already.` : `${terminalText(given)} is not registered.`);
         ctx.out(action === 'add' ? `Sign-outs of ${listing.orgSlug}/${listing.app.slug} may return to ${terminalText(given)}.` : `Removed ${terminalText(given)}.`);
+      },
+    },
+    'backchannel-logout': {
+      async run(ctx, values, positionals) {
+        const action = positionals[0];
+        if (action !== 'show' && action !== 'set' && action !== 'remove') throw new UsageError('say show, set or remove: apps backchannel-logout set --app <org>/<app> --uri <uri>');
+        const listing = await namedApp(ctx, required(values, 'app'));
+        if (action === 'show') {
+          const setting = await backchannelLogoutOf(ctx.db, listing.clientId);
+          ctx.out(setting ? `${terminalText(setting.uri)}\t${setting.sessionRequired ? 'sid required' : 'sid when known'}` : 'none');
+          return;
+        }
+        const setting = action === 'set' ? { uri: required(values, 'uri').trim(), sessionRequired: values['no-sid'] !== true } : null;
+        if (setting) {
+          const checked = validateBackchannelLogoutUri(setting.uri);
+          if (!checked.ok) throw new CommandError(`--uri: ${checked.error}`);
+        }
+        await ctx.db.transaction((tx) => setAppBackchannelLogout({ tx, audit: (record) => audit(ctx, tx, { ...record, orgId: listing.app.orgId }) }, listing, setting));
+        ctx.out(setting ? `Logout tokens for ${listing.orgSlug}/${listing.app.slug} go to ${terminalText(setting.uri)}.` : `Logout tokens are no longer sent to ${listing.orgSlug}/${listing.app.slug}.`);
       },
     },
     disable: appSwitch(true),

@@ -10,6 +10,7 @@ import { setDevEnvironment } from './dev-environment';
 import { addPermission, CatalogRefusal, describePermission, restorePermission, retirePermission } from './permission-catalog';
 import { cancelRotation, completeRotation, credentialState, startRotation } from './rotation';
 import type { findOrgApp } from './apps';
+import { setBackchannelLogout, type BackchannelLogoutSetting } from './backchannel-logout';
 
 type AppListing = NonNullable<Awaited<ReturnType<typeof findOrgApp>>>;
 type Context = Pick<OrgOperationContext, 'tx' | 'audit'>;
@@ -68,6 +69,21 @@ export async function setAppDevEnvironment(ctx: Context, listing: AppListing, ho
 export async function setAppBackchannelApproval(ctx: Context, listing: AppListing, enabled: boolean): Promise<void> {
   await ctx.tx.update(apps).set({ cibaEnabled: enabled }).where(eq(apps.id, listing.app.id));
   await ctx.audit({ action: enabled ? 'app.ciba_enabled' : 'app.ciba_disabled', ...about(listing) });
+}
+
+/**
+ * Registers where the app's own client hears that a person's session ended (OpenID Connect Back-Channel Logout 1.0),
+ * or removes it (null). The URI is validated by the caller's form; refused here when nothing would change.
+ */
+export async function setAppBackchannelLogout(ctx: Context, listing: AppListing, setting: BackchannelLogoutSetting | null): Promise<void> {
+  if (!(await setBackchannelLogout(ctx.tx, listing.clientId, setting))) {
+    throw new CommandRefusal(409, localized(setting ? 'refusals.backchannelLogout.unchanged' : 'refusals.backchannelLogout.notRegistered'));
+  }
+  await ctx.audit(
+    setting
+      ? { action: 'app.backchannel_logout_set', ...about(listing), details: { uri: setting.uri, sessionRequired: setting.sessionRequired } }
+      : { action: 'app.backchannel_logout_removed', ...about(listing) },
+  );
 }
 
 function catalogStep<T>(step: () => Promise<T>): Promise<T> {

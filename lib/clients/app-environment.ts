@@ -1,7 +1,7 @@
 // The identity variables an app needs to use Portico, as an .env snippet. The app kit reads these names.
 
 /** The app kit contract this Portico speaks; the kit carries its own number and a test compares the two. */
-export const EXPECTED_APP_KIT_CONTRACT_VERSION = 7;
+export const EXPECTED_APP_KIT_CONTRACT_VERSION = 8;
 export interface AppEnvironmentInput {
   issuer: string;
   clientId: string;

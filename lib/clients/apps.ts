@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, isNotNull, isNull, like, ne, sql } from 'drizzle-orm';
 import { readCacheOf, type Queryable } from '../db/client';
-import { endAppGrants, type EndedGrants } from '../grants';
+import { endAppGrants, noticeAppSessionsEnded, type EndedGrants } from '../grants';
 import { apps, clientSecrets, clients, organizations, redirectUris } from '../db/schema';
 import { generateClientSecret, hashClientSecret } from './secrets';
 import { isUuid } from '../util/uuid';
@@ -314,6 +314,8 @@ export async function setAppDisabled(db: Queryable, appId: string, disabled: boo
     .set({ disabledAt: disabled ? sql`now()` : null })
     .where(and(eq(apps.id, appId), disabled ? isNull(apps.disabledAt) : isNotNull(apps.disabledAt)))
     .returning({ id: apps.id });
+  // Turned off, nobody stays signed in to it: its sessions hear so (back-channel logout); the grants wait for it.
+  if (changed.length > 0 && disabled) await noticeAppSessionsEnded(db, appId, 'app_disabled');
   return changed.length > 0;
 }
 

@@ -11,6 +11,7 @@ import { recordAuditEvent } from '../audit/events';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { DEVICE_CODE_GRANT_TYPE } from './client-metadata';
+import { validateBackchannelLogoutUri } from './backchannel-logout';
 
 export interface RegistrationLimits {
   perIp: RateLimitRule;
@@ -116,6 +117,20 @@ export function validateRegistration(body: unknown): ValidRegistration | Registr
   }
   for (const name of ['client_uri', 'logo_uri'] as const) {
     if (metadata[name] !== undefined && !/^https:\/\/\S+$/.test(String(metadata[name]))) return invalid(`${name} must be an https URL`);
+  }
+  // OpenID Connect Back-Channel Logout 1.0 §2.2: where the client hears that a person's session with it ended.
+  const logoutUri = input.backchannel_logout_uri;
+  if (logoutUri !== undefined) {
+    if (typeof logoutUri !== 'string' || logoutUri.length > 2000) return invalid('backchannel_logout_uri must be a string of at most 2000 characters');
+    const checked = validateBackchannelLogoutUri(logoutUri);
+    if (!checked.ok) return invalid(`backchannel_logout_uri: ${checked.error}`);
+    metadata.backchannel_logout_uri = logoutUri;
+  }
+  const sessionRequired = input.backchannel_logout_session_required;
+  if (sessionRequired !== undefined) {
+    if (typeof sessionRequired !== 'boolean') return invalid('backchannel_logout_session_required must be a boolean');
+    if (logoutUri === undefined) return invalid('backchannel_logout_session_required needs a backchannel_logout_uri');
+    metadata.backchannel_logout_session_required = sessionRequired;
   }
   // RFC 8252: a client that redirects to loopback http or a private-use scheme is a native app. oidc-provider then
   // accepts those URIs and matches loopback ports flexibly (§7.3); a web client may only use https.

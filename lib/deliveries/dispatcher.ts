@@ -69,10 +69,16 @@ export function createDeliveryDispatcher(db: () => Database, handlers: DeliveryH
   };
 }
 
-/** The process's outbox: mail and webhooks, each with its own dispatcher, started, kicked and stopped together. */
+/**
+ * The process's outbox: mail, and the POSTs to other servers (webhooks, logout tokens), each group with its own
+ * dispatcher, started, kicked and stopped together.
+ */
 export function createOutbox(db: () => Database, handlers: Required<DeliveryHandlers>, log?: (line: string) => void): DeliveryDispatcher {
-  // Webhooks in batches of 10: a batch is attempted at once, each answer within 10 s.
-  const dispatchers = [createDeliveryDispatcher(db, { mail: handlers.mail }, log, 20), createDeliveryDispatcher(db, { webhook: handlers.webhook }, log, 10)];
+  // POSTs in batches of 10: a batch is attempted at once, each answer within 10 s.
+  const dispatchers = [
+    createDeliveryDispatcher(db, { mail: handlers.mail }, log, 20),
+    createDeliveryDispatcher(db, { webhook: handlers.webhook, logout_token: handlers.logout_token }, log, 10),
+  ];
   return {
     start: () => dispatchers.forEach((dispatcher) => dispatcher.start()),
     kick: () => dispatchers.forEach((dispatcher) => dispatcher.kick()),

@@ -5,10 +5,17 @@
 // transaction. What no one can end: a JWT access token already issued stays valid until it expires (10 minutes at
 // most), because apps verify it locally without calling Portico.
 //
+// Every ending here also tells the apps that were signed in through what ended (back-channel logout,
+// lib/grants/logout-notices.ts), in the same transaction: sessions end only through endSessions, grants only
+// through endGrants.
+//
 // Depends on lib/db only, so that accounts, clients, the console and the provider's adapter can all use it.
 import { and, eq, inArray, isNotNull, or, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { apps, clients, grantBindings, oidcPayloads } from '../db/schema';
+import { endingsOfGrants, endingsOfSessionPayloads, queueLogoutTokens, type LogoutReason } from './logout-notices';
+
+export type { LogoutReason } from './logout-notices';
 
 /** What was ended, by oidc-provider model (Grant, RefreshToken, AuthorizationCode, AccessToken, …). */
 export type EndedGrants = { grants: number; byKind: Record<string, number> };
@@ -19,10 +26,11 @@ function countByKind(rows: { kind: string }[]): Record<string, number> {
   return byKind;
 }
 
-/** Ends these grants and everything issued from them, and drops their bindings. */
-export async function endGrants(db: Queryable, grantIds: readonly string[]): Promise<EndedGrants> {
+/** Ends these grants and everything issued from them, and drops their bindings; the apps hear it. */
+export async function endGrants(db: Queryable, grantIds: readonly string[], reason: LogoutReason = 'grant_ended'): Promise<EndedGrants> {
   const ids = [...new Set(grantIds)];
   if (ids.length === 0) return { grants: 0, byKind: {} };
+  await queueLogoutTokens(db, await endingsOfGrants(db, ids), reason);
   await db.delete(grantBindings).where(inArray(grantBindings.grantId, ids));
   const removed = await db
     .delete(oidcPayloads)
@@ -80,10 +88,26 @@ export function grantsOfPerson(db: Queryable, userId: string): Promise<string[]>
   return grantIdsWhere(db, eq(oidcPayloads.accountId, userId), eq(grantBindings.accountId, userId));
 }
 
-/** Ends the person's sign-in sessions (oidc-provider's Session model): the next app visit asks for the password. */
-export async function endSessionsOfPerson(db: Queryable, userId: string): Promise<number> {
-  const ended = await db.delete(oidcPayloads).where(and(eq(oidcPayloads.kind, 'Session'), eq(oidcPayloads.accountId, userId))).returning({ id: oidcPayloads.id });
+/**
+ * Ends the person's sign-in sessions (oidc-provider's Session model) — all of them, or the one with this uid — and
+ * tells every app each of them signed in to. The next app visit asks for the password. Refresh tokens bound to a
+ * session end with it; offline grants (offline_access) are the apps' own and stay.
+ */
+export async function endSessions(db: Queryable, userId: string, reason: LogoutReason, onlyUid?: string): Promise<number> {
+  const ended = await db
+    .delete(oidcPayloads)
+    .where(and(eq(oidcPayloads.kind, 'Session'), eq(oidcPayloads.accountId, userId), onlyUid === undefined ? undefined : eq(oidcPayloads.uid, onlyUid)))
+    .returning({ payload: oidcPayloads.payload });
+  await queueLogoutTokens(db, endingsOfSessionPayloads(ended.map((row) => row.payload)), reason);
   return ended.length;
+}
+
+/**
+ * Tells the apps signed in through the app's grants that those sessions are over, without ending the grants (an
+ * app turned off: its grants stay for when it is turned on again, and nothing is issued from them meanwhile).
+ */
+export async function noticeAppSessionsEnded(db: Queryable, appId: string, reason: LogoutReason): Promise<number> {
+  return queueLogoutTokens(db, await endingsOfGrants(db, await grantsOfApp(db, appId)), reason);
 }
 
 /** Removes what remains of a client's provider state that belongs to no grant (interactions in flight). */
@@ -97,7 +121,7 @@ export async function endUngrantedStateOfClient(db: Queryable, clientId: string)
  * Returns how many grants ended.
  */
 export async function endPersonGrantsInOrganization(db: Queryable, orgId: string, userId: string): Promise<number> {
-  return (await endGrants(db, await grantsOfPersonInOrganization(db, orgId, userId))).grants;
+  return (await endGrants(db, await grantsOfPersonInOrganization(db, orgId, userId), 'member_removed')).grants;
 }
 
 /** Every client whose grants reach the app: its own client and clients that target it (external). */
@@ -112,14 +136,14 @@ export function grantsOfApp(db: Queryable, appId: string): Promise<string[]> {
 
 /** Before an app goes: every grant at it (with what was issued from them) and its clients' provider state in flight. */
 export async function endAppGrants(db: Queryable, appId: string): Promise<EndedGrants> {
-  const ended = await endGrants(db, await grantsOfApp(db, appId));
+  const ended = await endGrants(db, await grantsOfApp(db, appId), 'app_deleted');
   await db.delete(oidcPayloads).where(inArray(oidcPayloads.clientId, clientsOfApp(db, appId)));
   return ended;
 }
 
 /** Before an organization goes: every grant at its clients or bound to its apps, and its clients' provider state. */
 export async function endOrganizationGrants(db: Queryable, orgId: string): Promise<void> {
-  await endGrants(db, await grantsOfOrganization(db, orgId));
+  await endGrants(db, await grantsOfOrganization(db, orgId), 'app_deleted');
   await db.delete(oidcPayloads).where(inArray(oidcPayloads.clientId, clientsOfOrganization(db, orgId)));
 }
 
@@ -128,14 +152,15 @@ export async function endOrganizationGrants(db: Queryable, orgId: string): Promi
  * behalf), their sessions, and any sign-in still in flight (an interaction that passed the old password).
  */
 export async function endEverythingOfPerson(db: Queryable, userId: string): Promise<number> {
-  const { grants } = await endGrants(db, await grantsOfPerson(db, userId));
+  const { grants } = await endGrants(db, await grantsOfPerson(db, userId), 'credentials_changed');
+  await endSessions(db, userId, 'credentials_changed');
   await db.delete(oidcPayloads).where(eq(oidcPayloads.accountId, userId));
   return grants;
 }
 
 /** Revoking a client: every grant it holds anywhere, and its provider state in flight. Counts by model. */
 export async function endClientAccess(db: Queryable, clientId: string): Promise<Record<string, number>> {
-  const { byKind } = await endGrants(db, await grantsOfClient(db, clientId));
+  const { byKind } = await endGrants(db, await grantsOfClient(db, clientId), 'access_revoked');
   for (const [kind, count] of Object.entries(await endUngrantedStateOfClient(db, clientId))) byKind[kind] = (byKind[kind] ?? 0) + count;
   return byKind;
 }

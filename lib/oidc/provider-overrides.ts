@@ -62,6 +62,16 @@
 //   Upstream announces `backchannel_user_code_parameter_supported: true` whenever CIBA is on. Portico registers every
 //   client with `backchannel_user_code_parameter: false` and ignores a `user_code` (lib/oidc/ciba.ts), so its
 //   discovery documents say false (CIBA Core §4).
+//
+// Upstream: lib/models/client.js `backchannelLogout`, called by lib/actions/end_session.js.
+//
+// Deviation 8 — back-channel logout tokens go through the outbox.
+//   Upstream signs a logout token and POSTs it to the client's backchannel_logout_uri during the sign-out request,
+//   once: a relying party that is down at that moment never hears it, and the person's browser waits for every
+//   app. Portico queues the ending in the outbound outbox instead (lib/grants/logout-notices.ts), in PostgreSQL,
+//   where every other way a session ends queues its notices too; the outbox signs and sends it, retrying with
+//   backoff (lib/deliveries/logout-token-delivery.ts). Upstream's `backchannel.success` event therefore means
+//   "queued"; `backchannel.error` means the queueing failed.
 import { and, eq, sql } from 'drizzle-orm';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -75,6 +85,7 @@ import { openSuccessor, sealSuccessor, storedIdOf } from './stored-ids';
 import { currentProviderContext, inProviderRequestScope, notedClientSecrets, refreshTokenBeingRotated } from './request-scope';
 import { scopeOfAppAccessToken } from './resource-scope';
 import { pollTooSoon } from './poll-pace';
+import { queueLogoutTokens } from '../grants/logout-notices';
 
 interface SavableToken {
   jti?: string;
@@ -85,14 +96,19 @@ interface SavableToken {
   save(): Promise<string>;
 }
 
-export function applyProviderOverrides(provider: Provider, db: () => Database, options: { pollIntervalSeconds: number }): void {
+export function applyProviderOverrides(provider: Provider, db: () => Database, options: { pollIntervalSeconds: number; onDeliveryQueued?: () => void }): void {
   const clientPrototype = provider.Client.prototype as unknown as {
     clientId: string;
     compareClientSecret(actual: string): Promise<boolean>;
     includeSid(): boolean;
+    backchannelLogout(sub: string, sid: string | undefined): Promise<void>;
   };
   // Deviation 4.
   clientPrototype.includeSid = () => true;
+  // Deviation 8.
+  clientPrototype.backchannelLogout = async function queueBackchannelLogout(sub: string, sid: string | undefined) {
+    if ((await queueLogoutTokens(db(), [{ clientId: this.clientId, accountId: sub, ...(sid ? { sid } : {}) }], 'signed_out')) > 0) options.onDeliveryQueued?.();
+  };
   clientPrototype.compareClientSecret = async function compareClientSecret(actual: string) {
     if (typeof actual !== 'string' || actual.length === 0 || actual.length > 512) return false;
     // The secrets valid when this request loaded the client (same statement, the database's clock), else asked now.

@@ -125,6 +125,9 @@ export function createProvider(options: ProviderOptions): Provider {
       devInteractions: { enabled: false },
       revocation: { enabled: true },
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
+      // OpenID Connect Back-Channel Logout 1.0: clients may register a backchannel_logout_uri; every ending of a
+      // session or grant they were signed in through is queued for them (deviation 8, lib/grants/logout-notices.ts).
+      backchannelLogout: { enabled: true },
       // RFC 8707: an access token for an app is requested with resource=<origin>/api/mcp. It is a JWT whose audience
       // is the app's fixed identity, so no other app accepts it. Without a resource the access token is the opaque
       // one that only serves OIDC's userinfo endpoint.
@@ -207,7 +210,7 @@ export function createProvider(options: ProviderOptions): Provider {
 
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = options.trustProxy;
-  applyProviderOverrides(provider, options.db, { pollIntervalSeconds: options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS });
+  applyProviderOverrides(provider, options.db, { pollIntervalSeconds: options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS, onDeliveryQueued: options.onDeliveryQueued });
   registerAgentTokenExchange(provider, options.db);
   limitUserCodeEntries(provider, options.db);
   announcePollInterval(provider, options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS);

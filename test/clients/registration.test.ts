@@ -94,6 +94,26 @@ describe('dynamic client registration: storage and limits', () => {
     }
   });
 
+  it('a client may register a back-channel logout URI (OpenID Connect Back-Channel Logout 1.0 §2.2), validated', async () => {
+    const base = { redirect_uris: ['https://x.example/cb'] };
+    for (const bad of [
+      { backchannel_logout_uri: 'http://x.example/logout' },
+      { backchannel_logout_uri: 'https://x.example/logout#frag' },
+      { backchannel_logout_uri: 'https://user:pw@x.example/logout' },
+      { backchannel_logout_uri: 42 },
+      { backchannel_logout_uri: `https://x.example/${'a'.repeat(2000)}` },
+      { backchannel_logout_uri: 'https://x.example/logout', backchannel_logout_session_required: 'yes' },
+      { backchannel_logout_session_required: true },
+    ]) {
+      expect(validateRegistration({ ...base, ...bad }), JSON.stringify(bad).slice(0, 80)).toMatchObject({ error: 'invalid_client_metadata' });
+    }
+    const valid = validateRegistration({ ...base, backchannel_logout_uri: 'https://x.example/logout?from=portico', backchannel_logout_session_required: true });
+    if ('error' in valid) throw new Error(valid.error_description);
+    const response = await registerClient(database.db, valid, '192.0.2.11');
+    expect(response).toMatchObject({ backchannel_logout_uri: 'https://x.example/logout?from=portico', backchannel_logout_session_required: true });
+    expect(await loadClientMetadata(database.db, String(response.client_id), 'placeholder')).toMatchObject({ backchannel_logout_uri: 'https://x.example/logout?from=portico', backchannel_logout_session_required: true });
+  });
+
   it('holds the per-IP limit and the global cap exactly under concurrency', async () => {
     const limits = { perIp: { name: 'dcr-test:ip', limit: 5, windowSeconds: 3600 }, global: { name: 'dcr-test:global', limit: 8, windowSeconds: 3600 } };
     const oneIp = await Promise.all(Array.from({ length: 9 }, () => checkRegistrationLimits(database.db, limits, '198.51.100.1')));

@@ -1,13 +1,13 @@
-// Everything Portico sends out — mail, webhooks, and later logout tokens and security event tokens — goes through
+// Everything Portico sends out — mail, webhooks, back-channel logout tokens, and later security event tokens — goes through
 // one durable outbox: written in the transaction of the change that causes it, delivered afterwards by the
 // dispatcher of whichever instance leases it (lib/deliveries/), retried with backoff, one delivery at a time across
 // instances. A crash between commit and delivery loses nothing, and no request waits for a remote server.
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { organizations } from './accounts';
 
 /** What a delivery is, and so who delivers it. */
-export const DELIVERY_CHANNELS = ['mail', 'webhook'] as const;
+export const DELIVERY_CHANNELS = ['mail', 'webhook', 'logout_token'] as const;
 export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];
 
 /**
@@ -52,14 +52,22 @@ export const outboundDeliveries = pgTable(
     channel: text('channel', { enum: DELIVERY_CHANNELS }).notNull(),
     /** The organization it is about (the console's delivery log), when there is one. */
     orgId: uuid('org_id'),
+    /**
+     * logout_token: the client it goes to (no foreign key: a deleted app's clients still hear that their sessions
+     * ended). The app's delivery log in the console reads by it.
+     */
+    clientId: text('client_id'),
     /** webhook: the endpoint; deleting the endpoint deletes its deliveries. */
     endpointId: uuid('endpoint_id').references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
     /** In clear, for logs and the console: a mail's address, an endpoint's display URL. */
     recipient: text('recipient').notNull(),
-    /** webhook: the Standard Webhooks `webhook-id` (the same on every retry and redelivery of one message). */
+    /**
+     * webhook: the Standard Webhooks `webhook-id` (the same on every retry and redelivery of one message).
+     * logout_token: what the token is about (client, person, session), so that one ending is queued once while it waits.
+     */
     messageId: text('message_id'),
     eventType: text('event_type'),
-    /** The message, when it carries no secret (webhook events). */
+    /** The message, when it carries no secret (webhook events; a logout token's claims, signed when it is sent). */
     payload: jsonb('payload'),
     /** The message sealed (JWE), when it carries one (mail holds single-use links); wiped when delivery gives up. */
     sealedPayload: text('sealed_payload'),
@@ -82,6 +90,13 @@ export const outboundDeliveries = pgTable(
   (t) => [
     index('outbound_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.deliveredAt} IS NULL AND ${t.failedAt} IS NULL`),
     index('outbound_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
-    check('outbound_deliveries_shape', sql`(${t.channel} = 'mail' AND ${t.sealedPayload} IS NOT NULL) OR (${t.channel} = 'webhook' AND ${t.endpointId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL)`),
+    index('outbound_deliveries_client_idx').on(t.clientId, t.createdAt).where(sql`${t.clientId} IS NOT NULL`),
+    // One waiting logout token per (client, person, session): ending a grant and the session it belongs to in one
+    // change (a password reset) tells the app once.
+    uniqueIndex('outbound_deliveries_waiting_logout_key').on(t.messageId).where(sql`${t.channel} = 'logout_token' AND ${t.deliveredAt} IS NULL AND ${t.failedAt} IS NULL`),
+    check(
+      'outbound_deliveries_shape',
+      sql`(${t.channel} = 'mail' AND ${t.sealedPayload} IS NOT NULL) OR (${t.channel} = 'webhook' AND ${t.endpointId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL) OR (${t.channel} = 'logout_token' AND ${t.clientId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL)`,
+    ),
   ],
 );

@@ -15,6 +15,7 @@ import { getT } from '@/lib/i18n/server';
 import { forgetNewCredentials, keepNewCredentials } from '../../_lib/new-credentials';
 import { ActionRefusal, orgAction, spoken } from '../../_lib/action';
 import { orgAppOrRefuse } from '../../_lib/org-app';
+import { setAppBackchannelLogout } from '@/lib/clients/app-commands';
 
 const origin = (t: Translator) =>
   z.string().trim().transform((value, ctx) => {
@@ -184,6 +185,27 @@ export const removePostLogoutRedirectUriAction = orgAction(
     if (!(await removePostLogoutRedirectUri(tx, listing.clientId, input.uri))) throw new ActionRefusal(localized('console.apps.refusals.logoutUriNotRegistered'));
     await audit({ action: 'app.post_logout_redirect_uri_removed', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.uri } });
     return { status: 'ok', message: (await getT('console.apps.done'))('logoutUriRemoved') };
+  },
+);
+
+export const setBackchannelLogoutAction = orgAction(
+  {
+    permission: 'apps.manage',
+    input: (t) => z.object({ appId: appId(t), backchannelLogoutUri: redirectUri(t).pipe(z.string().max(2000, t('console.apps.errors.backchannelLogoutUriLength'))), sessionRequired: z.literal('on').optional() }),
+  },
+  async ({ tx, input, access, audit }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    await setAppBackchannelLogout({ tx, audit }, listing, { uri: input.backchannelLogoutUri, sessionRequired: input.sessionRequired === 'on' });
+    return { status: 'ok', message: (await getT('console.apps.done'))('backchannelLogoutSaved') };
+  },
+);
+
+export const removeBackchannelLogoutAction = orgAction(
+  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), confirmed: z.literal('yes', { error: t('console.action.confirm.removal') }) }) },
+  async ({ tx, input, access, audit }) => {
+    const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    await setAppBackchannelLogout({ tx, audit }, listing, null);
+    return { status: 'ok', message: (await getT('console.apps.done'))('backchannelLogoutRemoved') };
   },
 );
 

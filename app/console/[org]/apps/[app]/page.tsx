@@ -12,6 +12,7 @@ import { supportedLocales } from '@/lib/i18n/catalogs';
 import { RedirectUriList } from '../redirect-uri-list';
 import { newCredentialsFor } from '../../../_lib/new-credentials';
 import { NewCredentialsPanel } from './new-credentials-panel';
+import { BackchannelLogoutSection } from './backchannel-logout-section';
 import { getT, requestLocale } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
@@ -92,6 +93,7 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
             </ActionForm>
           ) : null}
         </section>
+        <BackchannelLogoutSection org={org} appId={app.id} appName={app.name} clientId={clientId} manage={manage} />
         {manage ? (
           <section className="panel lg:col-span-2 border-red-200" aria-labelledby="lifecycle-heading" data-testid="app-lifecycle">
             <h2 id="lifecycle-heading" className="mb-1 font-semibold text-red-800">

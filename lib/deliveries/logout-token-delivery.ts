@@ -1,0 +1,79 @@
+// The outbox's logout_token channel (OpenID Connect Back-Channel Logout 1.0): one POST of a signed logout token to
+// the client's backchannel_logout_uri, through the outbound guard, without following redirects, answered within 10
+// seconds. The token is signed when it is sent, not when it was queued: its lifetime is short (2 minutes) and a
+// retry hours later must still be fresh. Its `jti` is the delivery's id, the same on every retry, so a relying party
+// that processed an attempt whose answer was lost refuses the repeat as a replay (and is signed out already).
+import { importJWK, SignJWT, type JWK } from 'jose';
+import type { LogoutTokenPayload } from '../grants/logout-notices';
+import { outboundRequest, OutboundRefused, type OutboundPolicy } from '../http/outbound';
+import { DeliveryFailed, type DeliveryHandler } from './outbox';
+
+const TIMEOUT_MS = 10_000;
+const MAX_ANSWER_BYTES = 16 * 1024;
+/** Back-Channel Logout 1.0 §2.4: "a short expiration time, preferably at most two minutes in the future". */
+export const LOGOUT_TOKEN_TTL_SECONDS = 120;
+/** §2.4: the `events` member that makes a JWT a logout token. */
+export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+
+export interface LogoutTokenDeliveryOptions {
+  issuer: string;
+  /** Portico's private signing keys (one per algorithm), the ones ID tokens are signed with. */
+  signingKeys: JWK[];
+  outbound: OutboundPolicy;
+  /** The token's `iat` comes from here (tests move it). */
+  now?: () => Date;
+}
+
+/** Signs the logout token of one queued ending (§2.4): iss, aud, iat, exp, jti, events, sub and sid; never a nonce. */
+export function logoutTokenSigner(options: Pick<LogoutTokenDeliveryOptions, 'issuer' | 'signingKeys'>) {
+  const imported = new Map<string, ReturnType<typeof importJWK>>();
+  return async (input: { jti: string; clientId: string; payload: LogoutTokenPayload; at: Date }): Promise<string> => {
+    const jwk = options.signingKeys.find((key) => key.alg === input.payload.alg) ?? options.signingKeys[0];
+    if (!jwk?.alg || !jwk.kid) throw new DeliveryFailed('no signing key');
+    let key = imported.get(jwk.kid);
+    if (!key) {
+      key = importJWK(jwk, jwk.alg);
+      imported.set(jwk.kid, key);
+    }
+    const issuedAt = Math.floor(input.at.getTime() / 1000);
+    return new SignJWT({ events: { [BACKCHANNEL_LOGOUT_EVENT]: {} }, ...(input.payload.sid ? { sid: input.payload.sid } : {}) })
+      // §2.4: the explicit type keeps a logout token from passing as an ID token, and the other way round.
+      .setProtectedHeader({ alg: jwk.alg, kid: jwk.kid, typ: 'logout+jwt' })
+      .setIssuer(options.issuer)
+      .setAudience(input.clientId)
+      .setSubject(input.payload.sub)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + LOGOUT_TOKEN_TTL_SECONDS)
+      .setJti(input.jti)
+      .sign(await key);
+  };
+}
+
+export function logoutTokenDelivery(options: LogoutTokenDeliveryOptions): DeliveryHandler {
+  const now = options.now ?? (() => new Date());
+  const sign = logoutTokenSigner(options);
+  return async (delivery) => {
+    const payload = delivery.payload as LogoutTokenPayload;
+    const token = await sign({ jti: delivery.id, clientId: delivery.clientId!, payload, at: now() });
+    let response: Response;
+    try {
+      response = await outboundRequest(
+        payload.uri,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'cache-control': 'no-store' },
+          body: new URLSearchParams({ logout_token: token }).toString(),
+          timeoutMs: TIMEOUT_MS,
+          maxBytes: MAX_ANSWER_BYTES,
+        },
+        options.outbound,
+      );
+    } catch (error) {
+      if (error instanceof OutboundRefused) throw new DeliveryFailed(error.message);
+      throw new DeliveryFailed('the request failed');
+    }
+    // §2.8: 200 OK on success (204 is accepted too, as oidc-provider does); 400 when the token was refused.
+    if (response.status !== 200 && response.status !== 204) throw new DeliveryFailed(`the relying party answered ${response.status}`, response.status);
+    return { status: response.status };
+  };
+}

@@ -1,0 +1,174 @@
+// Revocation that reaches the apps (OpenID Connect Back-Channel Logout 1.0). Signal Deck is the example app (built on
+// the app kit) with its logout URI registered: a person signed in to it in one tab is signed out of it within seconds
+// when an admin removes them, when their password is reset, and when the app's access is revoked — each time the
+// app received a logout token naming that person and their session, and the console's delivery log says why. The
+// Intranet is Apache httpd with mod_auth_openidc, a relying party nobody here wrote: removing its user in Portico
+// ends its session too.
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { startExampleApp, type ExampleApp } from '../examples/notes/app';
+import { expectAccessible } from './support/accessibility';
+import { apacheAvailable, startApacheRelyingParty, type ApacheRelyingParty } from './support/apache-rp';
+import { consoleSignIn } from './support/console';
+import { E2E_ISSUER } from './support/constants';
+import { FLIGHT_DECK, SIGNAL_DECK } from './support/fixtures';
+import { linkPath, waitForMail } from './support/mail';
+import { fillSignIn } from './support/relying-party';
+
+const ADMIN = FLIGHT_DECK.engineer;
+const ORG = 'acme-rockets';
+
+let app: ExampleApp | undefined;
+let apache: ApacheRelyingParty | undefined;
+
+test.beforeAll(async () => {
+  app = await startExampleApp({
+    origin: SIGNAL_DECK.origin,
+    issuer: E2E_ISSUER,
+    appIdentity: SIGNAL_DECK.identity,
+    clientId: SIGNAL_DECK.clientId,
+    clientSecret: SIGNAL_DECK.clientSecret,
+    name: SIGNAL_DECK.appName,
+    declareOnStart: false,
+  });
+});
+
+test.afterAll(async () => {
+  await app?.close();
+  await apache?.stop();
+});
+
+async function newPage(browser: Browser): Promise<Page> {
+  return (await browser.newContext()).newPage();
+}
+
+/** The person signs in to Signal Deck in a tab of their own, which stays open. */
+async function signedInToSignalDeck(browser: Browser, person: { email: string; password: string; name: string }): Promise<Page> {
+  const tab = await newPage(browser);
+  await tab.goto(SIGNAL_DECK.origin);
+  await tab.getByRole('link', { name: 'Sign in with Portico' }).click();
+  await tab.waitForURL((url) => url.href.startsWith(E2E_ISSUER));
+  await fillSignIn(tab, person.email, person.password);
+  await tab.waitForURL(`${SIGNAL_DECK.origin}/`);
+  await expect(tab.getByTestId('signed-in')).toContainText(person.name);
+  return tab;
+}
+
+/** The open tab notices by itself (it asks the app every 2 seconds) that its session is gone. */
+async function expectSignedOut(tab: Page) {
+  await expect(tab.getByRole('link', { name: 'Sign in with Portico' })).toBeVisible({ timeout: 20_000 });
+  await expect(tab.getByTestId('signed-in')).toHaveCount(0);
+}
+
+/** What the app received: one logout token for the person, naming the session its ID token named. */
+function expectOneLogout(since: number) {
+  const received = app!.logouts.slice(since);
+  expect(received).toHaveLength(1);
+  expect(received[0]!.sub).toMatch(/^[0-9a-f-]{36}$/);
+  expect(received[0]!.sid).toEqual(expect.any(String));
+  return received[0]!;
+}
+
+/** The app's page in the console lists the delivery, with its reason, as delivered (reloaded until it is). */
+async function expectLoggedReason(admin: Page, appId: string, reason: string, words?: string) {
+  await expect(async () => {
+    await admin.goto(`/console/${ORG}/apps/${appId}`);
+    const row = admin.getByTestId('logout-deliveries').locator(`tr[data-reason="${reason}"]`).first();
+    if (words) await expect(row).toContainText(words, { timeout: 1000 });
+    await expect(row).toHaveAttribute('data-state', 'delivered', { timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
+}
+
+test('removing a member signs their open Signal Deck tab out, and the app’s delivery log says why', async ({ browser }, testInfo) => {
+  const tab = await signedInToSignalDeck(browser, SIGNAL_DECK.leaver);
+  const before = app!.logouts.length;
+  const admin = await newPage(browser);
+  await consoleSignIn(admin, ADMIN);
+  await admin.goto(`/console/${ORG}/members`);
+  const row = admin.locator(`tr[data-email="${SIGNAL_DECK.leaver.email}"]`);
+  await row.getByRole('button', { name: 'Remove' }).click();
+  await row.getByRole('button', { name: 'Yes, remove' }).click();
+  await expect(admin.locator(`tr[data-email="${SIGNAL_DECK.leaver.email}"]`)).toHaveCount(0, { timeout: 10_000 });
+
+  await expectSignedOut(tab);
+  expectOneLogout(before);
+  await tab.screenshot({ path: testInfo.outputPath('signal-deck-signed-out.png'), fullPage: true });
+
+  await expectLoggedReason(admin, SIGNAL_DECK.appId, 'member_removed', 'Removed from the organization');
+  await expect(admin.getByTestId('backchannel-logout-current')).toContainText(SIGNAL_DECK.backchannelLogoutUri);
+  await admin.getByTestId('backchannel-logout').scrollIntoViewIfNeeded();
+  await admin.screenshot({ path: testInfo.outputPath('app-backchannel-logout.png'), fullPage: true });
+  await expectAccessible(admin);
+});
+
+test('a password reset signs the person out of the app', async ({ browser }) => {
+  const tab = await signedInToSignalDeck(browser, SIGNAL_DECK.resetter);
+  const before = app!.logouts.length;
+  const since = Date.now();
+  const admin = await newPage(browser);
+  await consoleSignIn(admin, ADMIN);
+  await admin.goto(`/console/${ORG}/members`);
+  const row = admin.getByTestId('members').locator(`tr[data-email="${SIGNAL_DECK.resetter.email}"]`);
+  await row.getByRole('button', { name: 'Send password reset link' }).click();
+  await row.getByRole('button', { name: 'Yes, send the link' }).click();
+  await expect(row.getByTestId('action-ok')).toBeVisible();
+  const reset = await waitForMail(SIGNAL_DECK.resetter.email, /Reset your password/, since);
+  // The person opens the link in another tab of the same browser and chooses a new password.
+  const mailTab = await tab.context().newPage();
+  await mailTab.goto(new URL(linkPath(reset), E2E_ISSUER).href);
+  await mailTab.getByLabel('New password').fill('resetter chose a brand new phrase');
+  await mailTab.getByRole('button', { name: 'Save the new password' }).click();
+  await expect(mailTab.getByTestId('set-password-done')).toBeVisible();
+
+  await expectSignedOut(tab);
+  expectOneLogout(before);
+  await expectLoggedReason(admin, SIGNAL_DECK.appId, 'credentials_changed', 'Password changed or reset');
+});
+
+test('revoking the app’s access signs everyone out of it', async ({ browser }) => {
+  const tab = await signedInToSignalDeck(browser, SIGNAL_DECK.revoked);
+  const before = app!.logouts.length;
+  const admin = await newPage(browser);
+  await consoleSignIn(admin, ADMIN);
+  await admin.goto(`/console/${ORG}/apps/${SIGNAL_DECK.appId}/security`);
+  const revoke = admin.getByTestId('revoke-access');
+  await revoke.getByRole('button', { name: 'Revoke all sessions' }).click();
+  await revoke.getByRole('button', { name: 'Yes, revoke' }).click();
+  await expect(revoke.getByRole('status')).toContainText('Revoked');
+
+  await expectSignedOut(tab);
+  expectOneLogout(before);
+  await expectLoggedReason(admin, SIGNAL_DECK.appId, 'access_revoked', 'Access revoked');
+});
+
+test('Apache with mod_auth_openidc: removing its user in Portico ends the Apache session', async ({ browser }, testInfo) => {
+  expect(apacheAvailable(), 'Debian’s apache2 and libapache2-mod-auth-openidc are installed (.ci/run installs them)').toBe(true);
+  const { intranet } = SIGNAL_DECK;
+  apache = await startApacheRelyingParty({ port: intranet.port, issuer: E2E_ISSUER, clientId: intranet.clientId, clientSecret: intranet.clientSecret });
+  expect(apache.backchannelLogoutUri).toBe(intranet.backchannelLogoutUri);
+
+  const tab = await newPage(browser);
+  await tab.goto(apache.protectedUrl);
+  await tab.waitForURL((url) => url.href.startsWith(E2E_ISSUER));
+  await fillSignIn(tab, intranet.person.email, intranet.person.password);
+  await tab.waitForURL((url) => url.href.startsWith(apache!.protectedUrl));
+  await expect(tab.getByText('Signed in to Apache')).toBeVisible();
+  await expect(tab.locator('body')).toContainText(intranet.person.email);
+  await testInfo.attach('apache-error-log', { body: apache.errorLog(), contentType: 'text/plain' });
+
+  const admin = await newPage(browser);
+  await consoleSignIn(admin, ADMIN);
+  await admin.goto(`/console/${ORG}/members`);
+  const row = admin.locator(`tr[data-email="${intranet.person.email}"]`);
+  await row.getByRole('button', { name: 'Remove' }).click();
+  await row.getByRole('button', { name: 'Yes, remove' }).click();
+  await expect(admin.locator(`tr[data-email="${intranet.person.email}"]`)).toHaveCount(0, { timeout: 10_000 });
+
+  // Delivered (mod_auth_openidc answered 200 to Portico's POST), then the Apache session is gone: the protected page
+  // sends the browser back to Portico instead of showing it.
+  await expectLoggedReason(admin, SIGNAL_DECK.intranet.appId, 'member_removed');
+  const answer = await tab.request.get(apache.protectedUrl, { maxRedirects: 0 });
+  expect(answer.status(), apache.errorLog().slice(-2000)).toBe(302);
+  expect(answer.headers().location).toContain(`${E2E_ISSUER}/oidc/auth`);
+  await tab.goto(apache.protectedUrl);
+  await expect(tab.getByText('Signed in to Apache')).toHaveCount(0);
+});

@@ -10,6 +10,7 @@ import { hashPassword } from '../accounts/passwords';
 import { createUser } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
 import { createApp } from '../clients/apps';
+import { setBackchannelLogout } from '../clients/backchannel-logout';
 import { issueSurfaceSecret } from '../clients/surface';
 import { addPermission } from '../clients/permission-catalog';
 
@@ -88,6 +89,9 @@ export async function seedDemo(db: Database, input: DemoSeedInput): Promise<Demo
         redirectUris: [`${input.example.origin}/callback`],
       });
       const surfaceSecret = await issueSurfaceSecret(tx, example.app.id, input.example.atRestKey);
+      // It ends its sessions when Portico says a person's session ended (delivered to a loopback address only with
+      // PORTICO_OUTBOUND_ALLOW_LOOPBACK=true: examples/README.md).
+      await setBackchannelLogout(tx, example.clientId, { uri: `${input.example.origin}/backchannel-logout`, sessionRequired: true });
       // The example's tools need notes:read and notes:delete besides the baseline: described in its catalog and
       // granted to the demo owner directly, so that every tool works out of the box (docs/permissions.md).
       for (const [scope, description] of [

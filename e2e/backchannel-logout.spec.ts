@@ -95,6 +95,12 @@ test('removing a member signs their open Signal Deck tab out, and the app’s de
 
   await expectLoggedReason(admin, SIGNAL_DECK.appId, 'member_removed', 'Removed from the organization');
   await expect(admin.getByTestId('backchannel-logout-current')).toContainText(SIGNAL_DECK.backchannelLogoutUri);
+  // A URI the server refuses: the form says why next to the field and keeps what was typed.
+  const form = admin.getByTestId('set-backchannel-logout');
+  await form.getByLabel('Back-channel logout URI').fill('http://signal.example/logout');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await expect(form.locator('[data-testid^="field-error-"]')).toContainText('https');
+  await expect(form.getByLabel('Back-channel logout URI')).toHaveValue('http://signal.example/logout');
   await admin.getByTestId('backchannel-logout').scrollIntoViewIfNeeded();
   await admin.screenshot({ path: testInfo.outputPath('app-backchannel-logout.png'), fullPage: true });
   await expectAccessible(admin);

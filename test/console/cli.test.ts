@@ -182,6 +182,27 @@ describe('operator CLI', () => {
     expect((await run('apps', 'logout-uris', 'list', '--app', 'bye/farewell')).out.trim()).toBe('');
   });
 
+  it('sets, shows and removes an app’s back-channel logout URI, refusing a bad one, audited', async () => {
+    expect((await run('orgs', 'create', '--slug', 'bcl', '--name', 'Bcl')).code).toBe(0);
+    expect((await run('apps', 'create', '--org', 'bcl', '--name', 'Notify', '--origin', 'https://notify.bcl.test', '--redirect-uri', 'https://notify.bcl.test/cb')).code).toBe(0);
+    expect((await run('apps', 'backchannel-logout', 'show', '--app', 'bcl/notify')).out.trim()).toBe('none');
+    for (const uri of ['http://notify.bcl.test/logout', 'https://notify.bcl.test/logout#x', 'not a url']) {
+      const bad = await run('apps', 'backchannel-logout', 'set', '--app', 'bcl/notify', '--uri', uri);
+      expect(bad.code, uri).not.toBe(0);
+      expect(bad.err).toContain('--uri');
+    }
+    expect((await run('apps', 'backchannel-logout', 'set', '--app', 'bcl/notify', '--uri', 'https://notify.bcl.test/logout')).code).toBe(0);
+    expect((await run('apps', 'backchannel-logout', 'show', '--app', 'bcl/notify')).out.trim()).toBe('https://notify.bcl.test/logout\tsid required');
+    expect((await run('apps', 'backchannel-logout', 'set', '--app', 'bcl/notify', '--uri', 'https://notify.bcl.test/logout')).err).toContain('registered already');
+    expect((await run('apps', 'backchannel-logout', 'set', '--app', 'bcl/notify', '--uri', 'https://notify.bcl.test/logout', '--no-sid')).code).toBe(0);
+    expect((await run('apps', 'backchannel-logout', 'show', '--app', 'bcl/notify')).out.trim()).toBe('https://notify.bcl.test/logout\tsid when known');
+    expect((await run('apps', 'backchannel-logout', 'remove', '--app', 'bcl/notify')).code).toBe(0);
+    expect((await run('apps', 'backchannel-logout', 'remove', '--app', 'bcl/notify')).err).toContain('No back-channel logout URI');
+    const listing = (await findAppListing(database.db, 'bcl/notify'))!;
+    const events = await database.db.select().from(auditEvents).where(sql`${auditEvents.appId} = ${listing.app.id}`).orderBy(auditEvents.id);
+    expect(events.map((event) => event.action)).toEqual(['app.created', 'app.backchannel_logout_set', 'app.backchannel_logout_set', 'app.backchannel_logout_removed']);
+  });
+
   it('reads help only as an option, and no inherited name as a command', async () => {
     // "help" as a value is a value: the account is created.
     const named = await run('users', 'create', '--email', `help-${Date.now()}@cli.test`, '--name', 'help');

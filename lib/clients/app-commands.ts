@@ -77,7 +77,7 @@ export async function setAppBackchannelApproval(ctx: Context, listing: AppListin
  */
 export async function setAppBackchannelLogout(ctx: Context, listing: AppListing, setting: BackchannelLogoutSetting | null): Promise<void> {
   if (!(await setBackchannelLogout(ctx.tx, listing.clientId, setting))) {
-    throw new CommandRefusal(409, localized(setting ? 'refusals.backchannelLogout.unchanged' : 'refusals.backchannelLogout.notRegistered'));
+    throw new CommandRefusal(409, setting ? localized('refusals.backchannelLogout.unchanged') : localized('refusals.backchannelLogout.notRegistered'));
   }
   await ctx.audit(
     setting

@@ -5,6 +5,7 @@
 // Intranet is Apache httpd with mod_auth_openidc, a relying party nobody here wrote: removing its user in Portico
 // ends its session too.
 import { expect, test, type Browser, type Page } from '@playwright/test';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { startExampleApp, type ExampleApp } from '../examples/notes/app';
 import { expectAccessible } from './support/accessibility';
 import { apacheAvailable, startApacheRelyingParty, type ApacheRelyingParty } from './support/apache-rp';
@@ -177,4 +178,21 @@ test('Apache with mod_auth_openidc: removing its user in Portico ends the Apache
   expect(answer.headers().location).toContain(`${E2E_ISSUER}/oidc/auth`);
   await tab.goto(apache.protectedUrl);
   await expect(tab.getByText('Signed in to Apache')).toHaveCount(0);
+});
+
+test('Shared Signals over HTTP: discovery, a poll stream created with the app’s credentials, a verification event verified against the JWKS', async () => {
+  const configuration = (await (await fetch(`${E2E_ISSUER}/.well-known/ssf-configuration`)).json()) as Record<string, string>;
+  expect(configuration).toMatchObject({ spec_version: '1_0', issuer: E2E_ISSUER, jwks_uri: `${E2E_ISSUER}/oidc/jwks` });
+  const authorization = `Basic ${Buffer.from(`${SIGNAL_DECK.clientId}:${SIGNAL_DECK.clientSecret}`).toString('base64')}`;
+  const headers = { authorization, 'content-type': 'application/json' };
+  expect((await fetch(configuration.configuration_endpoint!, { headers: { authorization: 'Basic eDp5' } })).status).toBe(401);
+  const created = await fetch(configuration.configuration_endpoint!, { method: 'POST', headers, body: JSON.stringify({ delivery: { method: 'urn:ietf:rfc:8936' }, events_requested: ['https://schemas.openid.net/secevent/caep/event-type/session-revoked'] }) });
+  expect(created.status).toBe(201);
+  const stream = (await created.json()) as { stream_id: string; delivery: { endpoint_url: string } };
+  expect((await fetch(configuration.verification_endpoint!, { method: 'POST', headers, body: JSON.stringify({ stream_id: stream.stream_id, state: 'e2e' }) })).status).toBe(204);
+  const polled = (await (await fetch(stream.delivery.endpoint_url, { method: 'POST', headers, body: JSON.stringify({ maxEvents: 5 }) })).json()) as { sets: Record<string, string> };
+  const [token] = Object.values(polled.sets);
+  const { payload } = await jwtVerify(token!, createRemoteJWKSet(new URL(configuration.jwks_uri!)), { issuer: E2E_ISSUER, audience: SIGNAL_DECK.clientId, typ: 'secevent+jwt' });
+  expect(payload.events).toEqual({ 'https://schemas.openid.net/secevent/ssf/event-type/verification': { state: 'e2e' } });
+  expect((await fetch(`${configuration.configuration_endpoint}?stream_id=${stream.stream_id}`, { method: 'DELETE', headers: { authorization } })).status).toBe(204);
 });

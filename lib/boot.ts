@@ -15,6 +15,7 @@ import { createOutbox } from './deliveries/dispatcher';
 import { createMailSender, mailDelivery } from './mail/transport';
 import { webhookDelivery } from './webhooks/deliver';
 import { logoutTokenDelivery } from './deliveries/logout-token-delivery';
+import { securityEventPushDelivery } from './ssf/set';
 import { createTicker } from './notifications/ticker';
 
 export interface BootResult {
@@ -76,6 +77,7 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
       mail: mailDelivery(secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir })),
       webhook: webhookDelivery({ db: () => db, atRestKey: secret.key, outbound: { allowLoopback: env.outboundAllowLoopback } }),
       logout_token: logoutTokenDelivery({ issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, outbound: { allowLoopback: env.outboundAllowLoopback } }),
+      security_event: securityEventPushDelivery({ db: () => db, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, atRestKey: secret.key, outbound: { allowLoopback: env.outboundAllowLoopback } }),
     });
     kickOutbox = () => outbox.kick();
     const ticker = createTicker(() => db, { issuer: env.PORTICO_ISSUER, atRestKey: secret.key }, () => outbox.kick());

@@ -1,10 +1,11 @@
 // Setting a person's password, always by the person: at setup, after a reset, at a forced change, or from the
 // account page. Every path ends the sessions and refresh tokens that the old password opened, in the same
 // transaction as the change, so no window exists in which the old credential still works somewhere.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { centralSessions, consoleSessions, users } from '../db/schema';
 import { endEverythingOfPerson } from '../grants';
+import { queueCredentialChange, queuePersonEvent, SSF_EVENT_TYPES } from '../ssf/events';
 import type { User } from './users';
 
 export interface SetPasswordInput {
@@ -40,6 +41,8 @@ export async function setOwnPassword(db: Queryable, input: SetPasswordInput): Pr
     await db.delete(consoleSessions).where(eq(consoleSessions.userId, input.user.id));
   }
   await db.delete(centralSessions).where(eq(centralSessions.userId, input.user.id));
+  // CAEP credential-change to the apps the person uses (before their grants, which say which apps those are, end).
+  await queueCredentialChange(db, { userId: input.user.id, credentialType: 'password', changeType: 'update' });
   await endEverythingOfPerson(db, input.user.id);
   return updated;
 }
@@ -52,4 +55,25 @@ export async function markEmailVerified(db: Queryable, userId: string, provenEma
     .where(and(eq(users.id, userId), eq(users.email, provenEmail)))
     .returning({ id: users.id });
   return updated.length > 0;
+}
+
+/**
+ * Disables the account (an installation operator's act, `portico users disable`): no sign-in anywhere, every console,
+ * central and app session and every grant ends in this transaction, and the apps the person used hear it — RISC
+ * account-disabled on their Shared Signals streams, logout tokens for their sessions. False when it was disabled.
+ */
+export async function disableAccount(db: Queryable, userId: string): Promise<boolean> {
+  const changed = await db.update(users).set({ disabledAt: sql`now()` }).where(and(eq(users.id, userId), isNull(users.disabledAt))).returning({ id: users.id });
+  if (changed.length === 0) return false;
+  await queuePersonEvent(db, userId, SSF_EVENT_TYPES.accountDisabled, { initiating_entity: 'admin' });
+  await db.delete(consoleSessions).where(eq(consoleSessions.userId, userId));
+  await db.delete(centralSessions).where(eq(centralSessions.userId, userId));
+  await endEverythingOfPerson(db, userId, 'account_disabled');
+  return true;
+}
+
+/** Enables a disabled account again; its sessions and grants stay ended. False when it was not disabled. */
+export async function enableAccount(db: Queryable, userId: string): Promise<boolean> {
+  const changed = await db.update(users).set({ disabledAt: null }).where(and(eq(users.id, userId), isNotNull(users.disabledAt))).returning({ id: users.id });
+  return changed.length > 0;
 }

@@ -1,6 +1,8 @@
 // What a person with `members.manage` (or the CLI's local authority) does to an organization's members, once:
 // invitations, password reset links, roles, removal. Each is one change and one audit event; the ownership rules
 // (only owners make or unmake owners; an organization keeps at least one owner) hold whichever door it came through.
+import { announcePermissionChange } from './claims-change';
+import { queuePersonEvent, SSF_EVENT_TYPES } from '../ssf/events';
 import { and, eq } from 'drizzle-orm';
 import type { AuditRecord } from '../audit/events';
 import { findOrgApp } from '../clients/apps';
@@ -82,6 +84,9 @@ export async function sendPasswordResetCommand(ctx: MemberCommandContext, userId
   if (!user || user.disabledAt) throw new CommandRefusal(409, localized('refusals.members.accountDisabled'));
   await ctx.queueMail(await issuePasswordResetMail(ctx.tx, ctx.issuer, { user, orgId: ctx.org.id, organizationName: organizationName(ctx), requestedBy: 'administrator' }));
   await ctx.audit({ action: 'password.reset_link_sent', subject: { type: 'person', id: user.id, label: user.email } });
+  // RISC credential-compromise: an admin reset says the password may be known to someone else (the organization's
+  // apps only; the person's other organizations hear of the new password when it is set).
+  await queuePersonEvent(ctx.tx, user.id, SSF_EVENT_TYPES.credentialCompromise, { credential_type: 'password', reason_admin: { en: 'An administrator sent the person a password reset link.' } }, ctx.org.id);
   return user;
 }
 
@@ -130,6 +135,7 @@ export async function grantPersonPermissionCommand(ctx: PermissionCommandContext
   await refuseUnlessOffered(ctx.tx, app.app, input.scope);
   await ctx.tx.insert(personGrants).values({ orgId: ctx.org.id, userId: input.userId, appId: app.app.id, scope: input.scope }).onConflictDoNothing();
   await ctx.audit({ action: 'person.scope_granted', subject: { type: 'person', id: user.id, label: user.email }, appId: app.app.id, details: { scope: input.scope } });
+  await announcePermissionChange(ctx.tx, { orgId: ctx.org.id, userIds: [user.id], appId: app.app.id });
 }
 
 export async function revokePersonPermissionCommand(ctx: PermissionCommandContext, input: { userId: string; appId: string; scope: string }) {
@@ -140,6 +146,7 @@ export async function revokePersonPermissionCommand(ctx: PermissionCommandContex
     .returning({ scope: personGrants.scope });
   if (removed.length === 0) throw new CommandRefusal(404, localized('refusals.members.noDirectGrant', { email: user.email, scope: input.scope, app: app.app.name }));
   await ctx.audit({ action: 'person.scope_revoked', subject: { type: 'person', id: user.id, label: user.email }, appId: app.app.id, details: { scope: input.scope } });
+  await announcePermissionChange(ctx.tx, { orgId: ctx.org.id, userIds: [user.id], appId: app.app.id });
 }
 
 async function personAndApp(ctx: Pick<PermissionCommandContext, 'tx' | 'org'>, input: { userId: string; appId: string }) {

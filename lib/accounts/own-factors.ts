@@ -11,7 +11,8 @@ import { localized } from '../i18n/catalogs';
 import { passkeys, recoveryCodes, totpFactors } from '../db/schema';
 import type { RelyingParty } from './passkeys';
 import type { AccountMailContext } from './password-reset';
-import { confirmTotpEnrollment, personActor, personSubject, queueFactorNotice, removeTotp, replaceRecoveryCodes, SecondFactorRefusal, secondFactorStateOf } from './second-factors';
+import { confirmTotpEnrollment, personActor, personSubject, queueFactorNotice, removeTotp, replaceRecoveryCodes, SecondFactorRefusal, secondFactorCount, secondFactorStateOf } from './second-factors';
+import { queueCredentialChange } from '../ssf/events';
 import { accountFactorsContext, StepUpRefusal, verifyStepUp, type StepUpProof } from './step-up';
 import type { User } from './users';
 import { endSessions } from '../grants';
@@ -43,6 +44,8 @@ export async function confirmOwnTotp(db: Database, change: OwnFactorChange & { c
     const { recoveryCodes: codes } = await confirmTotpEnrollment(tx, change.keys.atRestKey, change.user, change.code);
     await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.enrolled', subject: personSubject(change.user), details: { kind: 'totp' } });
     await queueFactorNotice(tx, change.mail, change.user, 'added', 'authenticator app');
+    const factors = await secondFactorCount(tx, change.user.id);
+    await queueCredentialChange(tx, { userId: change.user.id, credentialType: 'app', changeType: 'create', secondFactorsBefore: factors - 1, secondFactorsAfter: factors });
     return codes;
   });
 }
@@ -53,6 +56,8 @@ export async function removeOwnTotp(db: Database, change: OwnFactorChange & { ma
     if (!(await removeTotp(tx, change.user.id))) throw new SecondFactorRefusal(localized('account.refusals.noAuthenticator'), 'form');
     await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.removed', subject: personSubject(change.user), details: { kind: 'totp' } });
     await queueFactorNotice(tx, change.mail, change.user, 'removed', 'authenticator app');
+    const factors = await secondFactorCount(tx, change.user.id);
+    await queueCredentialChange(tx, { userId: change.user.id, credentialType: 'app', changeType: 'delete', secondFactorsBefore: factors + 1, secondFactorsAfter: factors });
     await endSessions(tx, change.user.id, 'second_factor_removed');
   });
 }
@@ -75,7 +80,7 @@ export async function removeOwnPasskey(db: Database, change: OwnFactorChange & {
     const [removed] = await tx
       .delete(passkeys)
       .where(and(eq(passkeys.id, change.passkeyId), eq(passkeys.userId, change.user.id)))
-      .returning({ name: passkeys.name });
+      .returning({ name: passkeys.name, transports: passkeys.transports });
     if (!removed) throw new SecondFactorRefusal(localized('account.refusals.passkeyNotYoursOrRemoved'), 'form');
     await tx
       .delete(recoveryCodes)
@@ -88,6 +93,15 @@ export async function removeOwnPasskey(db: Database, change: OwnFactorChange & {
       );
     await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.removed', subject: personSubject(change.user), details: { kind: 'passkey', name: removed.name } });
     await queueFactorNotice(tx, change.mail, change.user, 'removed', 'passkey');
+    const factors = await secondFactorCount(tx, change.user.id);
+    await queueCredentialChange(tx, {
+      userId: change.user.id,
+      credentialType: (removed.transports ?? []).includes('internal') ? 'fido2-platform' : 'fido2-roaming',
+      changeType: 'delete',
+      friendlyName: removed.name,
+      secondFactorsBefore: factors + 1,
+      secondFactorsAfter: factors,
+    });
     await endSessions(tx, change.user.id, 'second_factor_removed');
   });
 }

@@ -23,7 +23,8 @@ import type { Database, Queryable } from '../db/client';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { passkeys, recoveryCodes, totpFactors, webauthnChallenges } from '../db/schema';
 import type { AccountMailContext } from './password-reset';
-import { personActor, personSubject, queueFactorNotice, replaceRecoveryCodes, SecondFactorRefusal } from './second-factors';
+import { personActor, personSubject, queueFactorNotice, replaceRecoveryCodes, SecondFactorRefusal, secondFactorCount } from './second-factors';
+import { queueCredentialChange } from '../ssf/events';
 import { findUserById, type User } from './users';
 
 export const WEBAUTHN_CHALLENGE_SECONDS = 5 * 60;
@@ -201,6 +202,15 @@ export async function registerOwnPasskey(
     await input.within?.(tx, { amr: [credentialDeviceType === 'singleDevice' ? 'hwk' : 'swk', 'user', 'mfa'] });
     await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'passkey', name } });
     await queueFactorNotice(tx, input.mail, input.user, 'added', 'passkey');
+    const factors = await secondFactorCount(tx, input.user.id);
+    await queueCredentialChange(tx, {
+      userId: input.user.id,
+      credentialType: (credential.transports ?? []).includes('internal') ? 'fido2-platform' : 'fido2-roaming',
+      changeType: 'create',
+      friendlyName: name,
+      secondFactorsBefore: factors - 1,
+      secondFactorsAfter: factors,
+    });
     const [anyCode] = await tx.select({ id: recoveryCodes.id }).from(recoveryCodes).where(eq(recoveryCodes.userId, input.user.id)).limit(1);
     return anyCode ? {} : { recoveryCodes: await replaceRecoveryCodes(tx, input.user.id) };
   });

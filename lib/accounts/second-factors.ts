@@ -190,6 +190,12 @@ export async function secondFactorStateOf(db: Queryable, userId: string): Promis
   };
 }
 
+/** How many second factors (a confirmed authenticator, passkeys) the person has: 0 is a password alone. */
+export async function secondFactorCount(db: Queryable, userId: string): Promise<number> {
+  const state = await secondFactorStateOf(db, userId);
+  return (state.totp === 'confirmed' ? 1 : 0) + state.passkeys;
+}
+
 /** The secret of an enrollment still waiting for its first code, to show again to its owner (it protects nothing yet). */
 export async function pendingTotpEnrollment(db: Queryable, atRestKey: Uint8Array, user: { id: string; email: string }): Promise<TotpEnrollment | undefined> {
   const [pending] = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, user.id), isNull(totpFactors.confirmedAt)));

@@ -1,5 +1,6 @@
 // What a person with `teams.manage` does to an organization's teams, once: the console calls these (and so will
 // every other door), each one change and one audit event through the organization-operation kernel's context.
+import { announcePermissionChange, teamMemberIds } from './claims-change';
 import type { AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
 import { findOrgApp } from '../clients/apps';
@@ -39,6 +40,7 @@ export async function addTeamMemberCommand(ctx: TeamCommandContext, teamId: stri
   const user = await findUserById(ctx.tx, userId);
   await addTeamMember(ctx.tx, team.id, userId);
   await ctx.audit({ action: 'team.member_added', subject: subject(team), details: { userId, email: user?.email } });
+  await announcePermissionChange(ctx.tx, { orgId: ctx.org.id, userIds: [userId] });
   return { team, email: user?.email };
 }
 
@@ -47,6 +49,7 @@ export async function removeTeamMemberCommand(ctx: TeamCommandContext, teamId: s
   const user = await findUserById(ctx.tx, userId);
   await removeTeamMember(ctx.tx, team.id, userId);
   await ctx.audit({ action: 'team.member_removed', subject: subject(team), details: { userId, email: user?.email } });
+  await announcePermissionChange(ctx.tx, { orgId: ctx.org.id, userIds: [userId] });
   return { team, email: user?.email };
 }
 
@@ -57,6 +60,7 @@ export async function grantTeamScopeCommand(ctx: TeamCommandContext, input: { te
   await refuseUnlessOffered(ctx.tx, app.app, input.scope);
   await grantTeamScope(ctx.tx, { teamId: team.id, appId: app.app.id, scope: input.scope });
   await ctx.audit({ action: 'team.scope_granted', subject: subject(team), appId: app.app.id, details: { scope: input.scope } });
+  await announcePermissionChange(ctx.tx, { orgId: ctx.org.id, userIds: await teamMemberIds(ctx.tx, team.id), appId: app.app.id });
   return { team, app };
 }
 
@@ -64,5 +68,6 @@ export async function revokeTeamScopeCommand(ctx: TeamCommandContext, input: { t
   const team = await teamOf(ctx, input.teamId);
   await revokeTeamScope(ctx.tx, { teamId: team.id, appId: input.appId, scope: input.scope });
   await ctx.audit({ action: 'team.scope_revoked', subject: subject(team), appId: input.appId, details: { scope: input.scope } });
+  await announcePermissionChange(ctx.tx, { orgId: ctx.org.id, userIds: await teamMemberIds(ctx.tx, team.id), appId: input.appId });
   return { team };
 }

@@ -47,6 +47,18 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
       options: { email: { type: 'string', help: 'the person’s email address' } },
       example: 'users reset-link --email ada@example.com',
     },
+    disable: {
+      summary: 'Disable an account: no sign-in anywhere; every session and grant ends now, and the apps hear it (logout tokens, RISC account-disabled).',
+      usage: '--email <email>',
+      options: { email: { type: 'string', help: 'the person’s email address' } },
+      example: 'users disable --email ada@example.com',
+    },
+    enable: {
+      summary: 'Enable a disabled account again (its sessions and grants stay ended: the person signs in anew).',
+      usage: '--email <email>',
+      options: { email: { type: 'string', help: 'the person’s email address' } },
+      example: 'users enable --email ada@example.com',
+    },
   },
   members: {
     invite: {

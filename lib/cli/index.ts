@@ -2,6 +2,7 @@
 // local authority on the server machine. What each takes and says in its help is in ./catalog.ts (a command there
 // without an implementation here, or the reverse, fails test/console/cli.test.ts). They run in the CLI's own process
 // on the database, or inside the running server when one holds the data folder (./control-socket.ts).
+import { disableAccount, enableAccount } from '../accounts/credentials';
 import { addMember } from '../accounts/memberships';
 import { createOrganization, findOrganizationBySlug, listOrganizations, RESERVED_ORG_SLUGS, type MembershipRole, type Organization } from '../accounts/organizations';
 import { ACCOUNT_LINK_TTL_SECONDS, accountLinkUrl, issueAccountLink } from '../accounts/account-links';
@@ -113,6 +114,21 @@ async function namedApp(ctx: CliContext, reference: string) {
   return listing;
 }
 
+function accountSwitch(disabled: boolean): Command {
+  return {
+    async run(ctx, values) {
+      const user = await person(ctx, required(values, 'email'));
+      const changed = await ctx.db.transaction(async (tx) => {
+        const done = disabled ? await disableAccount(tx, user.id) : await enableAccount(tx, user.id);
+        if (done) await audit(ctx, tx, { orgId: null, action: disabled ? 'user.disabled' : 'user.enabled', subject: { type: 'person', id: user.id, label: user.email } });
+        return done;
+      });
+      if (!changed) throw new CommandError(`${terminalText(user.email)} is ${disabled ? 'disabled' : 'enabled'} already.`);
+      ctx.out(disabled ? `Disabled ${terminalText(user.email)}: every session and grant ended; the apps were told.` : `Enabled ${terminalText(user.email)}: they sign in anew.`);
+    },
+  };
+}
+
 function appSwitch(disabled: boolean): Command {
   return {
     async run(ctx, values) {
@@ -199,6 +215,8 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         ctx.out('Give it to the person only: whoever opens it chooses the password. Using it signs them out everywhere.');
       },
     },
+    disable: accountSwitch(true),
+    enable: accountSwitch(false),
   },
   members: {
     invite: {

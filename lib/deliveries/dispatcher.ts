@@ -70,14 +70,15 @@ export function createDeliveryDispatcher(db: () => Database, handlers: DeliveryH
 }
 
 /**
- * The process's outbox: mail, and the POSTs to other servers (webhooks, logout tokens), each group with its own
+ * The process's outbox: mail, and the POSTs to other servers (webhooks, logout tokens, security events), each group with its own
  * dispatcher, started, kicked and stopped together.
  */
-export function createOutbox(db: () => Database, handlers: Required<DeliveryHandlers>, log?: (line: string) => void): DeliveryDispatcher {
+export function createOutbox(db: () => Database, handlers: Required<Omit<DeliveryHandlers, 'security_event_poll'>>, log?: (line: string) => void): DeliveryDispatcher {
   // POSTs in batches of 10: a batch is attempted at once, each answer within 10 s.
   const dispatchers = [
     createDeliveryDispatcher(db, { mail: handlers.mail }, log, 20),
-    createDeliveryDispatcher(db, { webhook: handlers.webhook, logout_token: handlers.logout_token }, log, 10),
+    // Polled security events (security_event_poll) are never dispatched: the receiver fetches them (lib/ssf/streams.ts).
+    createDeliveryDispatcher(db, { webhook: handlers.webhook, logout_token: handlers.logout_token, security_event: handlers.security_event }, log, 10),
   ];
   return {
     start: () => dispatchers.forEach((dispatcher) => dispatcher.start()),

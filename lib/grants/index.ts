@@ -13,7 +13,7 @@
 import { and, eq, inArray, isNotNull, or, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { apps, clients, grantBindings, oidcPayloads } from '../db/schema';
-import { endingsOfGrants, endingsOfSessionPayloads, queueLogoutTokens, type LogoutReason } from './logout-notices';
+import { announceSessionEndings, endingsOfGrants, endingsOfSessionPayloads, type LogoutReason } from './logout-notices';
 
 export type { LogoutReason } from './logout-notices';
 
@@ -30,7 +30,7 @@ function countByKind(rows: { kind: string }[]): Record<string, number> {
 export async function endGrants(db: Queryable, grantIds: readonly string[], reason: LogoutReason = 'grant_ended'): Promise<EndedGrants> {
   const ids = [...new Set(grantIds)];
   if (ids.length === 0) return { grants: 0, byKind: {} };
-  await queueLogoutTokens(db, await endingsOfGrants(db, ids), reason);
+  await announceSessionEndings(db, await endingsOfGrants(db, ids), reason);
   await db.delete(grantBindings).where(inArray(grantBindings.grantId, ids));
   const removed = await db
     .delete(oidcPayloads)
@@ -98,7 +98,7 @@ export async function endSessions(db: Queryable, userId: string, reason: LogoutR
     .delete(oidcPayloads)
     .where(and(eq(oidcPayloads.kind, 'Session'), eq(oidcPayloads.accountId, userId), onlyUid === undefined ? undefined : eq(oidcPayloads.uid, onlyUid)))
     .returning({ payload: oidcPayloads.payload });
-  await queueLogoutTokens(db, endingsOfSessionPayloads(ended.map((row) => row.payload)), reason);
+  await announceSessionEndings(db, endingsOfSessionPayloads(ended.map((row) => row.payload)), reason);
   return ended.length;
 }
 
@@ -107,7 +107,7 @@ export async function endSessions(db: Queryable, userId: string, reason: LogoutR
  * app turned off: its grants stay for when it is turned on again, and nothing is issued from them meanwhile).
  */
 export async function noticeAppSessionsEnded(db: Queryable, appId: string, reason: LogoutReason): Promise<number> {
-  return queueLogoutTokens(db, await endingsOfGrants(db, await grantsOfApp(db, appId)), reason);
+  return announceSessionEndings(db, await endingsOfGrants(db, await grantsOfApp(db, appId)), reason);
 }
 
 /** Removes what remains of a client's provider state that belongs to no grant (interactions in flight). */
@@ -151,9 +151,9 @@ export async function endOrganizationGrants(db: Queryable, orgId: string): Promi
  * After a password change or reset: every grant of the person in every organization (also an agent's on their
  * behalf), their sessions, and any sign-in still in flight (an interaction that passed the old password).
  */
-export async function endEverythingOfPerson(db: Queryable, userId: string): Promise<number> {
-  const { grants } = await endGrants(db, await grantsOfPerson(db, userId), 'credentials_changed');
-  await endSessions(db, userId, 'credentials_changed');
+export async function endEverythingOfPerson(db: Queryable, userId: string, reason: LogoutReason = 'credentials_changed'): Promise<number> {
+  const { grants } = await endGrants(db, await grantsOfPerson(db, userId), reason);
+  await endSessions(db, userId, reason);
   await db.delete(oidcPayloads).where(eq(oidcPayloads.accountId, userId));
   return grants;
 }

@@ -1,14 +1,16 @@
-// Back-channel logout (OpenID Connect Back-Channel Logout 1.0): when Portico ends a person's session or grant, every
-// app that registered a `backchannel_logout_uri` and was signed in to through it hears so, from the outbox, with a
-// logout token (signed when it is sent, lib/deliveries/logout-token-delivery.ts). This file decides who hears what;
-// it is called by the functions that end sessions and grants (lib/grants/index.ts), in their transaction, so that
-// a notice is queued exactly when the ending commits.
+// When Portico ends a person's session or grant, every app that was signed in through it hears so, from the outbox:
+// by a back-channel logout token (OpenID Connect Back-Channel Logout 1.0) when it registered a
+// `backchannel_logout_uri` (signed when it is sent, lib/deliveries/logout-token-delivery.ts), and by a CAEP
+// session-revoked event on each of its Shared Signals streams that asked for one (lib/ssf/). This file decides who
+// hears what; it is called by the functions that end sessions and grants (lib/grants/index.ts), in their
+// transaction, so that a notice is queued exactly when the ending commits.
 //
 // Depends on lib/db only, like the rest of lib/grants.
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { apps, clients, oidcPayloads, outboundDeliveries } from '../db/schema';
+import { apps, clients, oidcPayloads, outboundDeliveries, ssfStreams } from '../db/schema';
+import { queueSecurityEvent, SSF_EVENT_TYPES } from '../ssf/events';
 
 /** Why an app's session of a person ended: shown in the app's delivery log (the token itself carries no reason). */
 export const LOGOUT_REASONS = [
@@ -17,6 +19,7 @@ export const LOGOUT_REASONS = [
   'credentials_changed',
   'second_factor_removed',
   'member_removed',
+  'account_disabled',
   'access_revoked',
   'app_disabled',
   'app_deleted',
@@ -141,4 +144,59 @@ export async function queueLogoutTokens(db: Queryable, endings: readonly Session
   // A token for the same session still waiting (the grant and its session ending in one change) covers this one.
   const queued = await db.insert(outboundDeliveries).values(rows).onConflictDoNothing().returning({ id: outboundDeliveries.id });
   return queued.length;
+}
+
+/** CAEP 1.0 §3.1 `initiating_entity` of each reason. */
+const INITIATED_BY: Record<LogoutReason, 'user' | 'admin' | 'policy' | 'system'> = {
+  signed_out: 'user',
+  session_ended: 'user',
+  credentials_changed: 'user',
+  second_factor_removed: 'user',
+  member_removed: 'admin',
+  account_disabled: 'admin',
+  access_revoked: 'admin',
+  app_disabled: 'admin',
+  app_deleted: 'admin',
+  grant_ended: 'policy',
+};
+
+/** CAEP's `reason_admin`: for the app's administrators, in English (the receiver's logs). */
+const REASON_TEXT: Record<LogoutReason, string> = {
+  signed_out: 'The person signed out.',
+  session_ended: 'The person ended this session.',
+  credentials_changed: 'The person’s password was changed or reset.',
+  second_factor_removed: 'The person removed a second factor.',
+  member_removed: 'The person was removed from the organization.',
+  account_disabled: 'The person’s account was disabled.',
+  access_revoked: 'An administrator revoked the app’s access.',
+  app_disabled: 'The app was turned off.',
+  app_deleted: 'The app was deleted.',
+  grant_ended: 'The person’s access to the app ended.',
+};
+
+/**
+ * Tells the apps these sessions are over: logout tokens (queueLogoutTokens) and CAEP session-revoked events to the
+ * streams that asked for them. Returns how many notices were queued.
+ */
+export async function announceSessionEndings(db: Queryable, endings: readonly SessionEnding[], reason: LogoutReason): Promise<number> {
+  if (endings.length === 0) return 0;
+  const tokens = await queueLogoutTokens(db, endings, reason);
+  const listening = await db
+    .selectDistinct({ clientId: ssfStreams.clientId })
+    .from(ssfStreams)
+    .where(and(inArray(ssfStreams.clientId, [...new Set(endings.map((ending) => ending.clientId))]), sql`${ssfStreams.status} <> 'disabled' and ${SSF_EVENT_TYPES.sessionRevoked} = any(${ssfStreams.eventsRequested})`));
+  if (listening.length === 0) return tokens;
+  const streamClients = new Set(listening.map((row) => row.clientId));
+  let events = 0;
+  for (const ending of endings) {
+    if (!streamClients.has(ending.clientId)) continue;
+    events += await queueSecurityEvent(db, {
+      clientIds: [ending.clientId],
+      subject: { sub: ending.accountId, ...(ending.sid ? { sid: ending.sid } : {}) },
+      eventType: SSF_EVENT_TYPES.sessionRevoked,
+      event: { initiating_entity: INITIATED_BY[reason], reason_admin: { en: REASON_TEXT[reason] } },
+      oncePerTransaction: true,
+    });
+  }
+  return tokens + events;
 }

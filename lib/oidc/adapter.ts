@@ -7,7 +7,7 @@ import { preparedQuery, type Database } from '../db/client';
 import { oidcPayloads } from '../db/schema';
 import { loadClient } from '../clients/client-metadata';
 import { endGrants } from '../grants';
-import { endingsOfGrants, queueLogoutTokens } from '../grants/logout-notices';
+import { announceSessionEndings, endingsOfGrants } from '../grants/logout-notices';
 import { currentProviderContext, noteClientSecrets, noteRefreshTokenRotated } from './request-scope';
 import { openReference, referenceTo, storablePayload, storedHashed, storedIdOf } from './stored-ids';
 
@@ -210,7 +210,7 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
       // is replayed: the apps signed in through it hear so, like every other ending (lib/grants/logout-notices.ts).
       // A client revoking its own token (RFC 7009) asked for it and is not told back.
       if (this.kind === 'Grant' && currentProviderContext()?.oidc?.route !== 'revocation') {
-        await queueLogoutTokens(db(), await endingsOfGrants(db(), [id]), 'grant_ended');
+        await announceSessionEndings(db(), await endingsOfGrants(db(), [id]), 'grant_ended');
       }
       await db().delete(oidcPayloads).where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, storedIdFor(this.kind, id))));
     }

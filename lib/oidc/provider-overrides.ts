@@ -85,7 +85,7 @@ import { openSuccessor, sealSuccessor, storedIdOf } from './stored-ids';
 import { currentProviderContext, inProviderRequestScope, notedClientSecrets, refreshTokenBeingRotated } from './request-scope';
 import { scopeOfAppAccessToken } from './resource-scope';
 import { pollTooSoon } from './poll-pace';
-import { queueLogoutTokens } from '../grants/logout-notices';
+import { announceSessionEndings } from '../grants/logout-notices';
 
 interface SavableToken {
   jti?: string;
@@ -107,7 +107,7 @@ export function applyProviderOverrides(provider: Provider, db: () => Database, o
   clientPrototype.includeSid = () => true;
   // Deviation 8.
   clientPrototype.backchannelLogout = async function queueBackchannelLogout(sub: string, sid: string | undefined) {
-    if ((await queueLogoutTokens(db(), [{ clientId: this.clientId, accountId: sub, ...(sid ? { sid } : {}) }], 'signed_out')) > 0) options.onDeliveryQueued?.();
+    if ((await announceSessionEndings(db(), [{ clientId: this.clientId, accountId: sub, ...(sid ? { sid } : {}) }], 'signed_out')) > 0) options.onDeliveryQueued?.();
   };
   clientPrototype.compareClientSecret = async function compareClientSecret(actual: string) {
     if (typeof actual !== 'string' || actual.length === 0 || actual.length > 512) return false;

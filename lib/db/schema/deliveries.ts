@@ -5,9 +5,14 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { organizations } from './accounts';
+import { apps, clients } from './apps';
 
 /** What a delivery is, and so who delivers it. */
-export const DELIVERY_CHANNELS = ['mail', 'webhook', 'logout_token'] as const;
+/**
+ * security_event: a Security Event Token pushed to a stream's receiver (RFC 8935); security_event_poll: one waiting
+ * for the receiver to poll it (RFC 8936) — never claimed by a dispatcher, delivered when the receiver acknowledges it.
+ */
+export const DELIVERY_CHANNELS = ['mail', 'webhook', 'logout_token', 'security_event', 'security_event_poll'] as const;
 export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];
 
 /**
@@ -45,6 +50,49 @@ export const webhookEndpoints = pgTable(
   ],
 );
 
+/** The events a Shared Signals stream may ask for, by delivery method (SSF 1.0 §8.1.1). */
+export const SSF_DELIVERY_METHODS = { push: 'urn:ietf:rfc:8935', poll: 'urn:ietf:rfc:8936' } as const;
+
+/**
+ * A Shared Signals Framework 1.0 stream (Portico transmits, an app's own client receives): which events, how
+ * (pushed to the receiver's URL, or polled), and whether it runs. The push URL and the authorization header the
+ * receiver asked Portico to send are sealed at rest (either may carry a secret).
+ */
+export const ssfStreams = pgTable(
+  'ssf_streams',
+  {
+    id: text('id').primaryKey(),
+    /** The receiver: an app's own client (the SET's `aud`). */
+    clientId: text('client_id')
+      .notNull()
+      .references(() => clients.id, { onDelete: 'cascade' }),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    deliveryMethod: text('delivery_method', { enum: ['push', 'poll'] }).notNull(),
+    /** push: JWE of the receiver's endpoint URL. */
+    sealedEndpointUrl: text('sealed_endpoint_url'),
+    /** push: what the console and the stream's description show of it (origin and path). */
+    displayEndpointUrl: text('display_endpoint_url'),
+    /** push: JWE of the Authorization header value the receiver wants on each push, when it gave one. */
+    sealedAuthorizationHeader: text('sealed_authorization_header'),
+    eventsRequested: text('events_requested').array().notNull(),
+    description: text('description').notNull().default(''),
+    /** SSF 1.0 §8.1.2: enabled (sent), paused (held until enabled), disabled (not kept). */
+    status: text('status', { enum: ['enabled', 'paused', 'disabled'] }).notNull().default('enabled'),
+    statusReason: text('status_reason'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('ssf_streams_client_idx').on(t.clientId),
+    check('ssf_streams_push_url', sql`(${t.deliveryMethod} = 'push') = (${t.sealedEndpointUrl} IS NOT NULL)`),
+  ],
+);
+
 export const outboundDeliveries = pgTable(
   'outbound_deliveries',
   {
@@ -57,6 +105,8 @@ export const outboundDeliveries = pgTable(
      * ended). The app's delivery log in the console reads by it.
      */
     clientId: text('client_id'),
+    /** security_event(_poll): the stream; deleting the stream deletes what waits for it. */
+    streamId: text('stream_id').references(() => ssfStreams.id, { onDelete: 'cascade' }),
     /** webhook: the endpoint; deleting the endpoint deletes its deliveries. */
     endpointId: uuid('endpoint_id').references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
     /** In clear, for logs and the console: a mail's address, an endpoint's display URL. */
@@ -91,12 +141,14 @@ export const outboundDeliveries = pgTable(
     index('outbound_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.deliveredAt} IS NULL AND ${t.failedAt} IS NULL`),
     index('outbound_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
     index('outbound_deliveries_client_idx').on(t.clientId, t.createdAt).where(sql`${t.clientId} IS NOT NULL`),
+    // A poll answers the oldest waiting events of one stream; an acknowledgment names them by jti.
+    index('outbound_deliveries_stream_idx').on(t.streamId, t.createdAt).where(sql`${t.streamId} IS NOT NULL AND ${t.deliveredAt} IS NULL`),
     // One waiting logout token per (client, person, session): ending a grant and the session it belongs to in one
     // change (a password reset) tells the app once.
     uniqueIndex('outbound_deliveries_waiting_logout_key').on(t.messageId).where(sql`${t.channel} = 'logout_token' AND ${t.deliveredAt} IS NULL AND ${t.failedAt} IS NULL`),
     check(
       'outbound_deliveries_shape',
-      sql`(${t.channel} = 'mail' AND ${t.sealedPayload} IS NOT NULL) OR (${t.channel} = 'webhook' AND ${t.endpointId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL) OR (${t.channel} = 'logout_token' AND ${t.clientId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL)`,
+      sql`(${t.channel} = 'mail' AND ${t.sealedPayload} IS NOT NULL) OR (${t.channel} = 'webhook' AND ${t.endpointId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL) OR (${t.channel} = 'logout_token' AND ${t.clientId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL) OR (${t.channel} IN ('security_event', 'security_event_poll') AND ${t.streamId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL)`,
     ),
   ],
 );

@@ -1,0 +1,65 @@
+// Security Event Tokens (RFC 8417) as SSF 1.0 §4 has them: `typ: secevent+jwt`, signed with Portico's ES256 key (the
+// JWKS of /oidc/jwks, announced as jwks_uri in /.well-known/ssf-configuration), with iss, aud (the stream's receiver:
+// the app's client id), iat (when the event happened), jti, sub_id and one event; no exp (RFC 8417 §2.2: a SET
+// describes a fact, it does not grant anything). Signed when sent, so a queued event holds no signature to leak.
+// Also the outbox's push channel (RFC 8935).
+import { eq } from 'drizzle-orm';
+import { importJWK, SignJWT, type JWK } from 'jose';
+import type { Queryable } from '../db/client';
+import { ssfStreams } from '../db/schema';
+import { DeliveryFailed, type DeliveryHandler } from '../deliveries/outbox';
+import { outboundRequest, OutboundRefused, type OutboundPolicy } from '../http/outbound';
+import { decryptAtRest } from '../security/at-rest';
+import { subjectIdentifier, type SecurityEventPayload } from './events';
+
+const TIMEOUT_MS = 10_000;
+const MAX_ANSWER_BYTES = 16 * 1024;
+
+export function securityEventSigner(options: { issuer: string; signingKeys: JWK[] }) {
+  const jwk = options.signingKeys.find((key) => key.alg === 'ES256') ?? options.signingKeys[0];
+  let key: ReturnType<typeof importJWK> | undefined;
+  return async (payload: SecurityEventPayload, audience: string): Promise<string> => {
+    if (!jwk?.alg || !jwk.kid) throw new DeliveryFailed('no signing key');
+    key ??= importJWK(jwk, jwk.alg);
+    return new SignJWT({ sub_id: subjectIdentifier(options.issuer, payload.subject), events: payload.events })
+      .setProtectedHeader({ alg: jwk.alg, kid: jwk.kid, typ: 'secevent+jwt' })
+      .setIssuer(options.issuer)
+      .setAudience(audience)
+      .setIssuedAt(payload.iat)
+      .setJti(payload.jti)
+      .sign(await key);
+  };
+}
+
+export interface PushDeliveryOptions {
+  db: () => Queryable;
+  issuer: string;
+  signingKeys: JWK[];
+  atRestKey: Uint8Array;
+  outbound: OutboundPolicy;
+}
+
+/** RFC 8935 §2: POST the SET as application/secevent+jwt to the stream's endpoint; 202 (any 2xx) is delivered. */
+export function securityEventPushDelivery(options: PushDeliveryOptions): DeliveryHandler {
+  const sign = securityEventSigner(options);
+  return async (delivery) => {
+    const [stream] = await options.db().select().from(ssfStreams).where(eq(ssfStreams.id, delivery.streamId!)).limit(1);
+    if (!stream?.sealedEndpointUrl) throw new DeliveryFailed('the stream no longer exists');
+    const token = await sign(delivery.payload as SecurityEventPayload, stream.clientId);
+    const headers: Record<string, string> = { 'content-type': 'application/secevent+jwt', accept: 'application/json' };
+    if (stream.sealedAuthorizationHeader) headers.authorization = await decryptAtRest(stream.sealedAuthorizationHeader, options.atRestKey);
+    let response: Response;
+    try {
+      response = await outboundRequest(await decryptAtRest(stream.sealedEndpointUrl, options.atRestKey), { method: 'POST', headers, body: token, timeoutMs: TIMEOUT_MS, maxBytes: MAX_ANSWER_BYTES }, options.outbound);
+    } catch (error) {
+      if (error instanceof OutboundRefused) throw new DeliveryFailed(error.message);
+      throw new DeliveryFailed('the request failed');
+    }
+    if (response.status < 200 || response.status > 299) {
+      // RFC 8935 §2.4: a refusal says why in {"err", "description"}; only its short code is kept (outside text).
+      const err = response.headers.get('content-type')?.includes('json') ? String(((await response.json().catch(() => ({}))) as { err?: unknown }).err ?? '').slice(0, 40) : '';
+      throw new DeliveryFailed(`the receiver answered ${response.status}${/^[a-z_]+$/.test(err) ? ` (${err})` : ''}`, response.status);
+    }
+    return { status: response.status };
+  };
+}

@@ -1,0 +1,228 @@
+// Shared Signals (SSF 1.0 transmitter, CAEP and RISC events): an app's own client manages its streams with its
+// credentials; events reach a push stream at a real HTTPS receiver and a poll stream by RFC 8936 polling; every SET is
+// verified here with jose against the JWKS Portico publishes. Events go only to streams of apps the person uses, of
+// the organization concerned; paused streams hold them; a client sees only its own streams.
+import { randomBytes } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { announcePermissionChange } from '../../lib/accounts/claims-change';
+import { disableAccount, setOwnPassword } from '../../lib/accounts/credentials';
+import { addMember, removeMember } from '../../lib/accounts/memberships';
+import { signOutEverywhere } from '../../lib/accounts/sessions';
+import { outboundDeliveries } from '../../lib/db/schema';
+import { deliverDue } from '../../lib/deliveries/outbox';
+import { queueCredentialChange, queuePersonEvent, SSF_EVENT_TYPES, VERIFICATION_EVENT } from '../../lib/ssf/events';
+import { securityEventPushDelivery, securityEventSigner } from '../../lib/ssf/set';
+import { handlePollRequest, handleStatusRequest, handleStreamsRequest, handleVerificationRequest, MAX_STREAMS_PER_CLIENT, ssfConfiguration, type SsfContext } from '../../lib/ssf/streams';
+import { createMember, createOrgWithApp, relyingParty, signIn, useProviderHarness, type AppFixture } from '../support/provider-harness';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import type { User } from '../../lib/accounts/users';
+
+const PUSH = 'urn:ietf:rfc:8935';
+const POLL = 'urn:ietf:rfc:8936';
+const ALL_EVENTS = Object.values(SSF_EVENT_TYPES);
+
+describe('shared signals', () => {
+  const suite = useProviderHarness();
+  const atRestKey = randomBytes(32);
+  let receiver: WebhookReceiver;
+  let ctx: SsfContext;
+  let app: AppFixture;
+  let otherApp: AppFixture;
+  let people = 0;
+
+  const basic = (fixture: AppFixture, secret = fixture.clientSecret) => `Basic ${Buffer.from(`${encodeURIComponent(fixture.clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+  const call = (handler: (ctx: SsfContext, request: Request) => Promise<Response>, method: string, body?: unknown, options: { as?: AppFixture; secret?: string; query?: string } = {}) =>
+    handler(
+      ctx,
+      new Request(`${suite.harness.issuer}/api/ssf/x${options.query ?? ''}`, {
+        method,
+        headers: { authorization: basic(options.as ?? app, options.secret), 'content-type': 'application/json' },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+    );
+  const poll = (streamId: string, body: unknown, as = app) =>
+    handlePollRequest(ctx, new Request(`${suite.harness.issuer}/api/ssf/poll/${streamId}`, { method: 'POST', headers: { authorization: basic(as), 'content-type': 'application/json' }, body: JSON.stringify(body) }), streamId);
+  const push = () => deliverDue(suite.database.db, { security_event: securityEventPushDelivery({ db: () => suite.database.db, issuer: suite.harness.issuer, signingKeys: suite.harness.keys.signingKeys, atRestKey, outbound: { allowLoopback: true } }) });
+  const jwks = () => createRemoteJWKSet(new URL(`${suite.harness.issuer}/oidc/jwks`));
+  const verifySet = async (token: string, audience = app.clientId): Promise<JWTPayload> => (await jwtVerify(token, jwks(), { issuer: suite.harness.issuer, audience, typ: 'secevent+jwt' })).payload;
+  const pushed = () => receiver.received.filter((request) => request.path === '/ssf');
+
+  async function createStream(body: Record<string, unknown>, as = app): Promise<Record<string, unknown>> {
+    const answer = await call(handleStreamsRequest, 'POST', body, { as });
+    expect(answer.status, await answer.clone().text()).toBe(201);
+    return (await answer.json()) as Record<string, unknown>;
+  }
+
+  /** A member of the app's organization who signed in to it (so uses it): their ID token's sid. */
+  async function signedIn(fixture = app): Promise<{ person: User; sid: string }> {
+    const person = await createMember(suite.database, fixture.orgId, `ssf${++people}@signals.test`);
+    const rp = await relyingParty(suite.harness, fixture);
+    const attempt = await signIn(suite.harness, suite.database, rp, fixture, { email: person.email });
+    const tokens = await oidc.authorizationCodeGrant(rp, attempt.callbackUrl!, attempt.checks);
+    return { person, sid: String(tokens.claims()?.sid) };
+  }
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver(inject('tlsDir'));
+    ctx = { db: suite.database.db, issuer: suite.harness.issuer, atRestKey, sign: securityEventSigner({ issuer: suite.harness.issuer, signingKeys: suite.harness.keys.signingKeys }) };
+    app = await createOrgWithApp(suite.database, 'Signals');
+    otherApp = await createOrgWithApp(suite.database, 'Elsewhere');
+  });
+  afterAll(async () => receiver?.close());
+  beforeEach(async () => {
+    // Every test starts with no streams of the app (and so nothing queued for it).
+    for (const fixture of [app, otherApp]) {
+      const streams = (await (await call(handleStreamsRequest, 'GET', undefined, { as: fixture })).json()) as { stream_id: string }[];
+      for (const stream of streams) await call(handleStreamsRequest, 'DELETE', undefined, { as: fixture, query: `?stream_id=${stream.stream_id}` });
+    }
+    receiver.received.length = 0;
+  });
+
+  it('publishes its configuration (SSF 1.0 §7.1)', () => {
+    expect(ssfConfiguration(suite.harness.issuer)).toMatchObject({
+      spec_version: '1_0',
+      issuer: suite.harness.issuer,
+      jwks_uri: `${suite.harness.issuer}/oidc/jwks`,
+      delivery_methods_supported: [PUSH, POLL],
+      configuration_endpoint: `${suite.harness.issuer}/api/ssf/streams`,
+      status_endpoint: `${suite.harness.issuer}/api/ssf/status`,
+      verification_endpoint: `${suite.harness.issuer}/api/ssf/verify`,
+    });
+  });
+
+  it('a push stream gets its verification event, signed, at the receiver', async () => {
+    const stream = await createStream({ delivery: { method: PUSH, endpoint_url: `${receiver.origin}/ssf`, authorization_header: 'Bearer receiver-token' }, events_requested: ALL_EVENTS, description: 'SIEM' });
+    expect(stream).toMatchObject({ iss: suite.harness.issuer, aud: app.clientId, delivery: { method: PUSH, endpoint_url: `${receiver.origin}/ssf` }, events_delivered: ALL_EVENTS, description: 'SIEM' });
+    expect(JSON.stringify(stream)).not.toContain('receiver-token');
+    expect((await call(handleVerificationRequest, 'POST', { stream_id: stream.stream_id, state: 'abc-123' })).status).toBe(204);
+    expect(await push()).toMatchObject({ sent: 1 });
+    const [request] = pushed();
+    expect(request!.headers['content-type']).toBe('application/secevent+jwt');
+    expect(request!.headers.authorization).toBe('Bearer receiver-token');
+    const set = await verifySet(request!.body);
+    expect(set).toMatchObject({ sub_id: { format: 'opaque', id: stream.stream_id }, events: { [VERIFICATION_EVENT]: { state: 'abc-123' } } });
+    expect(set).not.toHaveProperty('exp');
+  });
+
+  it('removing a member pushes CAEP session-revoked naming the person and the session', async () => {
+    const stream = await createStream({ delivery: { method: PUSH, endpoint_url: `${receiver.origin}/ssf` }, events_requested: [SSF_EVENT_TYPES.sessionRevoked] });
+    const { person, sid } = await signedIn();
+    await suite.database.db.transaction((tx) => removeMember(tx, app.orgId, person.id));
+    await push();
+    expect(pushed()).toHaveLength(1);
+    const set = await verifySet(pushed()[0]!.body);
+    expect(set.sub_id).toEqual({ format: 'complex', user: { format: 'iss_sub', iss: suite.harness.issuer, sub: person.id }, session: { format: 'opaque', id: sid } });
+    expect(set.events).toMatchObject({ [SSF_EVENT_TYPES.sessionRevoked]: { initiating_entity: 'admin', event_timestamp: expect.any(Number) } });
+    expect(stream.stream_id).toEqual(expect.any(String));
+  });
+
+  it('a poll stream answers its events until they are acknowledged (RFC 8936), once per session ending', async () => {
+    const stream = await createStream({ delivery: { method: POLL }, events_requested: [SSF_EVENT_TYPES.sessionRevoked, SSF_EVENT_TYPES.credentialChange] });
+    expect(stream.delivery).toEqual({ method: POLL, endpoint_url: `${suite.harness.issuer}/api/ssf/poll/${stream.stream_id}` });
+    const { person, sid } = await signedIn();
+    // A password change ends the grant and the session that held it: one session-revoked, and the credential change.
+    await suite.database.db.transaction((tx) => setOwnPassword(tx, { user: person, passwordHash: 'x' }));
+    const first = (await (await poll(String(stream.stream_id), { maxEvents: 10 })).json()) as { sets: Record<string, string>; moreAvailable: boolean };
+    expect(first.moreAvailable).toBe(false);
+    const sets = await Promise.all(Object.values(first.sets).map((token) => verifySet(token)));
+    expect(sets.map((set) => Object.keys(set.events as object)[0]).sort()).toEqual([SSF_EVENT_TYPES.credentialChange, SSF_EVENT_TYPES.sessionRevoked].sort());
+    expect(sets.find((set) => SSF_EVENT_TYPES.credentialChange in (set.events as object))).toMatchObject({ sub_id: { format: 'iss_sub', sub: person.id }, events: { [SSF_EVENT_TYPES.credentialChange]: { credential_type: 'password', change_type: 'update' } } });
+    expect(sets.find((set) => SSF_EVENT_TYPES.sessionRevoked in (set.events as object))).toMatchObject({ sub_id: { session: { id: sid } } });
+    // Not acknowledged: answered again. maxEvents bounds the answer.
+    const again = (await (await poll(String(stream.stream_id), { maxEvents: 1 })).json()) as { sets: Record<string, string>; moreAvailable: boolean };
+    expect(Object.keys(again.sets)).toHaveLength(1);
+    expect(again.moreAvailable).toBe(true);
+    const acked = (await (await poll(String(stream.stream_id), { ack: Object.keys(first.sets), maxEvents: 10 })).json()) as { sets: Record<string, string> };
+    expect(acked.sets).toEqual({});
+  });
+
+  it('a paused stream holds its events until enabled; a disabled one keeps none', async () => {
+    const stream = await createStream({ delivery: { method: POLL }, events_requested: [SSF_EVENT_TYPES.sessionRevoked] });
+    const id = String(stream.stream_id);
+    expect(await (await call(handleStatusRequest, 'POST', { stream_id: id, status: 'paused', reason: 'maintenance' })).json()).toMatchObject({ status: 'paused', reason: 'maintenance' });
+    const { person } = await signedIn();
+    await signOutEverywhere(suite.database.db, person.id);
+    expect(((await (await poll(id, {})).json()) as { sets: object }).sets).toEqual({});
+    await call(handleStatusRequest, 'POST', { stream_id: id, status: 'enabled' });
+    expect(Object.keys(((await (await poll(id, {})).json()) as { sets: object }).sets)).toHaveLength(1);
+    await call(handleStatusRequest, 'POST', { stream_id: id, status: 'disabled' });
+    const second = await signedIn();
+    await signOutEverywhere(suite.database.db, second.person.id);
+    expect(await suite.database.db.select().from(outboundDeliveries).where(and(eq(outboundDeliveries.streamId, id), eq(outboundDeliveries.eventType, SSF_EVENT_TYPES.sessionRevoked)))).toHaveLength(0);
+    expect(await (await call(handleStatusRequest, 'GET', undefined, { query: `?stream_id=${id}` })).json()).toEqual({ stream_id: id, status: 'disabled' });
+  });
+
+  it('events reach only the apps the person uses, in the organization concerned', async () => {
+    const here = await createStream({ delivery: { method: POLL }, events_requested: ALL_EVENTS });
+    const there = await createStream({ delivery: { method: POLL }, events_requested: ALL_EVENTS }, otherApp);
+    const waiting = async (streamId: unknown) => (await suite.database.db.select().from(outboundDeliveries).where(eq(outboundDeliveries.streamId, String(streamId)))).map((row) => row.eventType);
+    // A member of both organizations who uses only the first one's app.
+    const { person } = await signedIn();
+    await addMember(suite.database.db, { orgId: otherApp.orgId, userId: person.id, role: 'member' });
+    await queueCredentialChange(suite.database.db, { userId: person.id, credentialType: 'app', changeType: 'create', secondFactorsBefore: 0, secondFactorsAfter: 1 });
+    expect((await waiting(here.stream_id)).sort()).toEqual([SSF_EVENT_TYPES.assuranceLevelChange, SSF_EVENT_TYPES.credentialChange].sort());
+    expect(await waiting(there.stream_id)).toEqual([]);
+    // Now they use the other app too; an admin of the other organization's event stays there.
+    await signIn(suite.harness, suite.database, await relyingParty(suite.harness, otherApp), otherApp, { email: person.email }).then(async (attempt) => oidc.authorizationCodeGrant(await relyingParty(suite.harness, otherApp), attempt.callbackUrl!, attempt.checks));
+    await queuePersonEvent(suite.database.db, person.id, SSF_EVENT_TYPES.credentialCompromise, { credential_type: 'password' }, otherApp.orgId);
+    expect(await waiting(there.stream_id)).toEqual([SSF_EVENT_TYPES.credentialCompromise]);
+    expect(await waiting(here.stream_id)).not.toContain(SSF_EVENT_TYPES.credentialCompromise);
+    // A person who never used the app is nobody's subject.
+    const stranger = await createMember(suite.database, app.orgId, 'stranger@signals.test');
+    expect(await announcePermissionChange(suite.database.db, { orgId: app.orgId, userIds: [stranger.id] })).toBe(0);
+    expect(await announcePermissionChange(suite.database.db, { orgId: app.orgId, userIds: [person.id], appId: app.app.id })).toBe(1);
+    const [claims] = await suite.database.db.select().from(outboundDeliveries).where(and(eq(outboundDeliveries.streamId, String(here.stream_id)), eq(outboundDeliveries.eventType, SSF_EVENT_TYPES.tokenClaimsChange)));
+    expect(claims!.payload).toMatchObject({ events: { [SSF_EVENT_TYPES.tokenClaimsChange]: { claims: { scope: 'mcp' } } } });
+  });
+
+  it('disabling an account sends RISC account-disabled and ends its sessions', async () => {
+    const stream = await createStream({ delivery: { method: POLL }, events_requested: [SSF_EVENT_TYPES.accountDisabled, SSF_EVENT_TYPES.sessionRevoked] });
+    const { person } = await signedIn();
+    expect(await suite.database.db.transaction((tx) => disableAccount(tx, person.id))).toBe(true);
+    expect(await disableAccount(suite.database.db, person.id)).toBe(false);
+    const answer = (await (await poll(String(stream.stream_id), {})).json()) as { sets: Record<string, string> };
+    const types = (await Promise.all(Object.values(answer.sets).map((token) => verifySet(token)))).map((set) => Object.keys(set.events as object)[0]);
+    expect(types.sort()).toEqual([SSF_EVENT_TYPES.accountDisabled, SSF_EVENT_TYPES.sessionRevoked].sort());
+  });
+
+  it('stream management: credentials required, a client sees only its own streams, bad input refused, at most five', async () => {
+    const unauthenticated = await call(handleStreamsRequest, 'GET', undefined, { secret: 'wrong' });
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers.get('www-authenticate')).toContain('Basic');
+    const mine = await createStream({ delivery: { method: POLL }, events_requested: [] });
+    for (const answer of [
+      await call(handleStreamsRequest, 'GET', undefined, { as: otherApp, query: `?stream_id=${mine.stream_id}` }),
+      await call(handleStreamsRequest, 'DELETE', undefined, { as: otherApp, query: `?stream_id=${mine.stream_id}` }),
+      await call(handleStatusRequest, 'POST', { stream_id: mine.stream_id, status: 'disabled' }, { as: otherApp }),
+      await poll(String(mine.stream_id), {}, otherApp),
+    ]) {
+      expect(answer.status).toBe(404);
+    }
+    for (const [body, words] of [
+      ['not json', 'JSON'],
+      [{ delivery: { method: 'urn:example:email' } }, 'delivery.method'],
+      [{ delivery: { method: PUSH, endpoint_url: 'http://siem.example/events' } }, 'https'],
+      [{ delivery: { method: PUSH } }, 'endpoint_url'],
+      [{ delivery: { method: POLL, endpoint_url: 'https://siem.example/poll' } }, 'Portico'],
+      [{ delivery: { method: POLL }, events_requested: 'all' }, 'events_requested'],
+      [{ delivery: { method: PUSH, endpoint_url: 'https://siem.example/e', authorization_header: 'Bearer a\nInjected: yes' } }, 'authorization_header'],
+    ] as const) {
+      const answer = await call(handleStreamsRequest, 'POST', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(((await answer.json()) as { error_description: string }).error_description).toContain(words);
+    }
+    expect((await poll(String(mine.stream_id), { maxEvents: 1000 })).status).toBe(400);
+    // Concurrent creations never pass the limit.
+    const answers = await Promise.all(Array.from({ length: MAX_STREAMS_PER_CLIENT + 2 }, () => call(handleStreamsRequest, 'POST', { delivery: { method: POLL } })));
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(MAX_STREAMS_PER_CLIENT - 1);
+    expect(answers.filter((answer) => answer.status === 409)).toHaveLength(3);
+    // An update changes what it names; a delete removes the stream and what waited for it.
+    const updated = await call(handleStreamsRequest, 'PATCH', { stream_id: mine.stream_id, description: 'renamed' });
+    expect(await updated.json()).toMatchObject({ stream_id: mine.stream_id, description: 'renamed', delivery: { method: POLL } });
+    expect((await call(handleStreamsRequest, 'DELETE', undefined, { query: `?stream_id=${mine.stream_id}` })).status).toBe(204);
+    expect((await call(handleStreamsRequest, 'GET', undefined, { query: `?stream_id=${mine.stream_id}` })).status).toBe(404);
+  });
+});

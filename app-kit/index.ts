@@ -5,7 +5,7 @@
 // - its tools with the four risk levels and the confirmation gate Portico's own tools have (risk.ts, tools.ts);
 // - its surface: declared to Portico, and reported unfiltered to Portico's signed introspection (surface.ts);
 // - signing people in through Portico with OpenID Connect (sign-in.ts), and signing them out when Portico says their
-//   session ended (back-channel logout tokens, backchannel-logout.ts).
+//   session ended (back-channel logout tokens, backchannel-logout.ts; Shared Signals events, security-events.ts).
 //
 // The kit imports nothing from Portico's lib/: Portico imports the shared parts from here. See app-kit/README.md.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -51,6 +51,7 @@ export { memoryConfirmationStore, RISK_LEVELS, RISK_MODEL_VERSION, CONFIRMATION_
 export { SURFACE_PATH, DECLARATION_PATH, memoryReplayGuard } from './surface';
 export { normalizeResourcePath, resourcePathCovers } from './resource-path';
 export { ApprovedActionRefusal, APPROVED_ACTIONS_PATH, type ApprovedAction, type ExpectedAction } from './approved-actions';
+export { createSecurityEventReceiver, SecurityEventRefusal, CAEP_SESSION_REVOKED, RISC_ACCOUNT_DISABLED, type SecurityEvent, type SecurityEventReceiverConfig } from './security-events';
 export { createLogoutReceiver, LogoutTokenRefusal, BACKCHANNEL_LOGOUT_EVENT, type LogoutReceiver, type LogoutReceiverConfig, type BackchannelLogout } from './backchannel-logout';
 export { createApprovalRequests, authorizationDetailOf, type ApprovalRequests, type ApprovalRequest, type ApprovalAnswer, type ApprovalRequestsConfig } from './approval-requests';
 

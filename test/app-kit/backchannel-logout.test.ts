@@ -105,3 +105,48 @@ describe('the kit’s back-channel logout receiver', () => {
     expect((await post()).status).toBe(400);
   });
 });
+
+describe('the kit’s Shared Signals receiver (RFC 8935 push)', () => {
+  let key: CryptoKey;
+  let jwk: JWK;
+  beforeAll(async () => {
+    const pair = await generateKeyPair('ES256');
+    key = pair.privateKey;
+    jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' };
+  });
+  const SESSION_REVOKED = 'https://schemas.openid.net/secevent/caep/event-type/session-revoked';
+  const set = (claims: JWTPayload = {}, typ = 'secevent+jwt') =>
+    new SignJWT({
+      iss: ISSUER,
+      aud: CLIENT_ID,
+      iat: at(-10),
+      jti: `set-${Math.random()}`,
+      sub_id: { format: 'complex', user: { format: 'iss_sub', iss: ISSUER, sub: 'person-1' }, session: { format: 'opaque', id: 'session-1' } },
+      events: { [SESSION_REVOKED]: { initiating_entity: 'admin' } },
+      ...claims,
+    })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ })
+      .sign(key);
+
+  it('ends the named session on session-revoked, once; answers 202, and 400 with RFC 8935 codes otherwise', async () => {
+    const { createSecurityEventReceiver } = await import('../../app-kit/security-events');
+    const ended: BackchannelLogout[] = [];
+    const seen: string[] = [];
+    const receiver = createSecurityEventReceiver({ issuer: ISSUER, clientId: CLIENT_ID, keys: createLocalJWKSet({ keys: [jwk] }), now: () => NOW, endSessions: (logout) => void ended.push(logout), onEvent: (event) => void seen.push(event.type) });
+    const post = (body: string, type = 'application/secevent+jwt') => receiver.handle(new Request('https://app.test/ssf', { method: 'POST', headers: { 'content-type': type }, body }));
+    const token = await set();
+    expect((await post(token)).status).toBe(202);
+    expect(ended).toEqual([expect.objectContaining({ sub: 'person-1', sid: 'session-1' })]);
+    expect(seen).toEqual([SESSION_REVOKED]);
+    const replayed = await post(token);
+    expect(replayed.status).toBe(400);
+    expect(await replayed.json()).toMatchObject({ err: 'invalid_request' });
+    expect(await (await post(await set({ aud: 'another' }))).json()).toMatchObject({ err: 'invalid_audience' });
+    expect(await (await post(await set({ iss: 'https://evil.test' }))).json()).toMatchObject({ err: 'invalid_issuer' });
+    expect((await post(await set({}, 'JWT'))).status).toBe(400);
+    expect((await post(await set({ events: { a: {}, b: {} } }))).status).toBe(400);
+    expect((await post(await set({ iat: at(-3 * 86400) }))).status).toBe(400);
+    expect((await post(token, 'application/json')).status).toBe(400);
+    expect(ended).toHaveLength(1);
+  });
+});

@@ -203,6 +203,20 @@ describe('operator CLI', () => {
     expect(events.map((event) => event.action)).toEqual(['app.created', 'app.backchannel_logout_set', 'app.backchannel_logout_set', 'app.backchannel_logout_removed']);
   });
 
+  it('disables and enables an account, audited', async () => {
+    const email = `disable-${Date.now()}@cli.test`;
+    expect((await run('users', 'create', '--email', email, '--name', 'Dee')).code).toBe(0);
+    const disabled = await run('users', 'disable', '--email', email);
+    expect(disabled.code).toBe(0);
+    expect(disabled.out).toContain('every session and grant ended');
+    expect((await run('users', 'disable', '--email', email)).err).toContain('disabled already');
+    expect((await run('users', 'reset-link', '--email', email)).err).toContain('is disabled');
+    expect((await run('users', 'enable', '--email', email)).code).toBe(0);
+    expect((await run('users', 'enable', '--email', email)).err).toContain('enabled already');
+    const events = await database.db.select().from(auditEvents).where(sql`${auditEvents.subjectLabel} = ${email}`).orderBy(auditEvents.id);
+    expect(events.map((event) => event.action)).toEqual(expect.arrayContaining(['user.disabled', 'user.enabled']));
+  });
+
   it('reads help only as an option, and no inherited name as a command', async () => {
     // "help" as a value is a value: the account is created.
     const named = await run('users', 'create', '--email', `help-${Date.now()}@cli.test`, '--name', 'help');

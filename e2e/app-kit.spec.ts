@@ -4,6 +4,7 @@
 // security tab: clean, drift, unsupported and unreachable, each produced for real.
 import { expect, test, type Page } from '@playwright/test';
 import { createHash, randomBytes } from 'node:crypto';
+import { APP_KIT_CONTRACT_VERSION } from '../app-kit';
 import { CONFIRMATIONS_PATH, DECLARATION_PATH, signRequest } from '../app-kit/surface';
 import { E2E_ISSUER } from './support/constants';
 import { consoleSignIn } from './support/console';
@@ -119,7 +120,7 @@ test('the app declares its surface; the admin verifies it: clean, drift, unsuppo
 
 test('Portico refuses a declaration with a bad signature, an old timestamp, a changed body or a replayed nonce', async () => {
   expect(surfaceSecret).toMatch(/^pss_/);
-  const body = JSON.stringify({ kit_contract_version: 7, risk_model_version: 1, resource: FLIGHT_DECK.resource, tools: [] });
+  const body = JSON.stringify({ kit_contract_version: APP_KIT_CONTRACT_VERSION, risk_model_version: 1, resource: FLIGHT_DECK.resource, tools: [] });
   const send = (header: string, sentBody = body) =>
     fetch(`${E2E_ISSUER}${DECLARATION_PATH}`, { method: 'POST', body: sentBody, headers: { 'Content-Type': 'application/json', 'Portico-Signature': header } });
   const sign = (options: { secret?: string; now?: Date } = {}) => signRequest(options.secret ?? surfaceSecret, { method: 'POST', path: DECLARATION_PATH, body }, { keyId: FLIGHT_DECK.clientId, now: options.now }).header;
@@ -139,7 +140,7 @@ test('Portico refuses a declaration with a bad signature, an old timestamp, a ch
   expect(replayed.status).toBe(401);
   expect(await replayed.json()).toMatchObject({ error: 'invalid_signature', error_description: 'this signature was used already' });
 
-  const wrongResource = JSON.stringify({ kit_contract_version: 7, risk_model_version: 1, resource: 'https://elsewhere.example/api/mcp', tools: [] });
+  const wrongResource = JSON.stringify({ kit_contract_version: APP_KIT_CONTRACT_VERSION, risk_model_version: 1, resource: 'https://elsewhere.example/api/mcp', tools: [] });
   const signedWrong = signRequest(surfaceSecret, { method: 'POST', path: DECLARATION_PATH, body: wrongResource }, { keyId: FLIGHT_DECK.clientId }).header;
   expect((await send(signedWrong, wrongResource)).status).toBe(400);
 });

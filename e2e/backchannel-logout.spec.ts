@@ -180,7 +180,7 @@ test('Apache with mod_auth_openidc: removing its user in Portico ends the Apache
   await expect(tab.getByText('Signed in to Apache')).toHaveCount(0);
 });
 
-test('Shared Signals over HTTP: discovery, a poll stream created with the app’s credentials, a verification event verified against the JWKS', async () => {
+test('Shared Signals over HTTP: discovery, a poll stream created with the app’s credentials, a verification event verified against the JWKS', async ({ browser }, testInfo) => {
   const configuration = (await (await fetch(`${E2E_ISSUER}/.well-known/ssf-configuration`)).json()) as Record<string, string>;
   expect(configuration).toMatchObject({ spec_version: '1_0', issuer: E2E_ISSUER, jwks_uri: `${E2E_ISSUER}/oidc/jwks` });
   const authorization = `Basic ${Buffer.from(`${SIGNAL_DECK.clientId}:${SIGNAL_DECK.clientSecret}`).toString('base64')}`;
@@ -194,5 +194,13 @@ test('Shared Signals over HTTP: discovery, a poll stream created with the app’
   const [token] = Object.values(polled.sets);
   const { payload } = await jwtVerify(token!, createRemoteJWKSet(new URL(configuration.jwks_uri!)), { issuer: E2E_ISSUER, audience: SIGNAL_DECK.clientId, typ: 'secevent+jwt' });
   expect(payload.events).toEqual({ 'https://schemas.openid.net/secevent/ssf/event-type/verification': { state: 'e2e' } });
+  // The app's page in the console lists the stream (read-only: the app manages it).
+  const admin = await newPage(browser);
+  await consoleSignIn(admin, ADMIN);
+  await admin.goto(`/console/${ORG}/apps/${SIGNAL_DECK.appId}`);
+  const row = admin.getByTestId('ssf-streams').locator(`tr[data-stream="${stream.stream_id}"]`);
+  await expect(row).toContainText('Polled by the app');
+  await expect(row).toContainText('caep/event-type/session-revoked');
+  await admin.getByTestId('shared-signals').screenshot({ path: testInfo.outputPath('app-shared-signals.png') });
   expect((await fetch(`${configuration.configuration_endpoint}?stream_id=${stream.stream_id}`, { method: 'DELETE', headers: { authorization } })).status).toBe(204);
 });

@@ -7,7 +7,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { clients, outboundDeliveries, SSF_DELIVERY_METHODS, ssfStreams } from '../db/schema';
+import { apps, clients, outboundDeliveries, SSF_DELIVERY_METHODS, ssfStreams } from '../db/schema';
 import { verifyClientSecret } from '../clients/secrets';
 import { validateRedirectUri } from '../clients/validation';
 import { oauthError, readJsonObject } from '../http/errors';
@@ -29,6 +29,16 @@ const MAX_EVENTS_REQUESTED = 20;
 /** RFC 8936 §2.1: how many events one poll may ask for at most, and gets by default. */
 const MAX_POLL_EVENTS = 100;
 const DEFAULT_POLL_EVENTS = 10;
+/** SSF 1.0 §8.1.1 `min_verification_interval`: a stream may ask for a verification event at most this often. */
+export const MIN_VERIFICATION_INTERVAL_SECONDS = 30;
+
+/**
+ * When a waiting event of a stream is next due for the outbox: at once when the stream pushes and is enabled;
+ * never when it is paused (held until enabled) or polled (the receiver fetches it).
+ */
+function dueFor(stream: Pick<Stream, 'deliveryMethod' | 'status'>) {
+  return stream.deliveryMethod === 'push' && stream.status === 'enabled' ? sql`now()` : sql`'infinity'::timestamptz`;
+}
 
 export type Stream = typeof ssfStreams.$inferSelect;
 
@@ -75,9 +85,12 @@ export async function authenticateReceiver(db: Queryable, request: Request): Pro
     return undefined;
   }
   if (clientId.length > 256 || secret.length === 0 || secret.length > 512) return undefined;
+  // A turned-off app's client is refused here as everywhere else; its streams keep receiving (the ending of its
+  // sessions among them), a poll stream's events wait until it is on again.
   const [client] = await db
     .select({ id: clients.id, appId: clients.appId, orgId: clients.orgId })
     .from(clients)
+    .innerJoin(apps, and(eq(apps.id, clients.appId), isNull(apps.disabledAt)))
     .where(and(eq(clients.id, clientId), eq(clients.kind, 'app'), isNull(clients.revokedAt)))
     .limit(1);
   if (!client?.appId || !client.orgId) {
@@ -104,6 +117,7 @@ async function configurationOf(issuer: string, atRestKey: Uint8Array, stream: St
     events_requested: stream.eventsRequested,
     events_delivered: stream.eventsRequested.filter((type) => EVENTS_SUPPORTED.includes(type)),
     description: stream.description,
+    min_verification_interval: MIN_VERIFICATION_INTERVAL_SECONDS,
   };
 }
 
@@ -244,17 +258,25 @@ export async function handleStreamsRequest(ctx: SsfContext, request: Request): P
   // PUT replaces the whole configuration (what it leaves out goes back to its default); PATCH changes what it names.
   const fields = checkStreamFields(body.value, request.method === 'PATCH' ? await currentFields(stream, ctx.atRestKey) : undefined);
   if (!fields.ok) return fields.response;
-  const [updated] = await ctx.db
-    .update(ssfStreams)
-    .set({ ...(await sealedFields(fields.value, ctx.atRestKey)), updatedAt: sql`now()` })
-    .where(eq(ssfStreams.id, stream.id))
-    .returning();
-  // Events already queued for the old delivery method wait in the other channel: move them with the stream.
-  await ctx.db
-    .update(outboundDeliveries)
-    .set({ channel: updated!.deliveryMethod === 'push' ? 'security_event' : 'security_event_poll', recipient: updated!.displayEndpointUrl ?? 'poll' })
-    .where(and(eq(outboundDeliveries.streamId, stream.id), isNull(outboundDeliveries.deliveredAt), isNull(outboundDeliveries.failedAt)));
-  return Response.json(await configurationOf(ctx.issuer, ctx.atRestKey, updated!), { headers: noStore });
+  const sealed = await sealedFields(fields.value, ctx.atRestKey);
+  const updated = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(ssfStreams)
+      .set({ ...sealed, updatedAt: sql`now()` })
+      .where(eq(ssfStreams.id, stream.id))
+      .returning();
+    // Deleted meanwhile by another request: nothing to move.
+    if (!row) return undefined;
+    // Events already queued for the old delivery method wait in the other channel: move them with the stream.
+    await tx
+      .update(outboundDeliveries)
+      .set({ channel: row.deliveryMethod === 'push' ? 'security_event' : 'security_event_poll', recipient: row.displayEndpointUrl ?? 'poll', nextAttemptAt: dueFor(row) })
+      .where(and(eq(outboundDeliveries.streamId, stream.id), isNull(outboundDeliveries.deliveredAt), isNull(outboundDeliveries.failedAt)));
+    return row;
+  });
+  if (!updated) return notFound();
+  if (updated.deliveryMethod === 'push') ctx.onQueued?.();
+  return Response.json(await configurationOf(ctx.issuer, ctx.atRestKey, updated), { headers: noStore });
 }
 
 const STATUSES = ['enabled', 'paused', 'disabled'] as const;
@@ -278,11 +300,12 @@ export async function handleStatusRequest(ctx: SsfContext, request: Request): Pr
   const reason = body.value.reason;
   if (reason !== undefined && (typeof reason !== 'string' || reason.length > 200 || /[\u0000-\u001f\u007f]/.test(reason))) return bad('reason must be text of at most 200 characters').response;
   await ctx.db.transaction(async (tx) => {
-    await tx.update(ssfStreams).set({ status: status as Stream['status'], statusReason: reason ?? null, updatedAt: sql`now()` }).where(eq(ssfStreams.id, stream.id));
+    const [row] = await tx.update(ssfStreams).set({ status: status as Stream['status'], statusReason: reason ?? null, updatedAt: sql`now()` }).where(eq(ssfStreams.id, stream.id)).returning();
+    if (!row) return;
     const waiting = and(eq(outboundDeliveries.streamId, stream.id), isNull(outboundDeliveries.deliveredAt), isNull(outboundDeliveries.failedAt));
-    // Disabled: nothing is kept. Paused: held (never due) until enabled, when they are due at once.
+    // Disabled: nothing is kept. Paused: held (never due) until enabled, when pushed ones are due at once.
     if (status === 'disabled') await tx.delete(outboundDeliveries).where(waiting);
-    else await tx.update(outboundDeliveries).set({ nextAttemptAt: status === 'paused' ? sql`'infinity'::timestamptz` : sql`now()` }).where(waiting);
+    else await tx.update(outboundDeliveries).set({ nextAttemptAt: dueFor(row) }).where(waiting);
   });
   if (status === 'enabled') ctx.onQueued?.();
   return Response.json({ stream_id: stream.id, status, ...(reason ? { reason } : {}) }, { headers: noStore });
@@ -300,6 +323,13 @@ export async function handleVerificationRequest(ctx: SsfContext, request: Reques
   const state = body.value.state;
   if (state !== undefined && (typeof state !== 'string' || state.length > 200)) return bad('state must be text of at most 200 characters').response;
   if (stream.status !== 'enabled') return oauthError(409, 'stream_not_enabled', `the stream is ${stream.status}`);
+  // SSF 1.0 §8.1.4.2: a transmitter may refuse verification requests that come more often than it announced.
+  const [recent] = await ctx.db
+    .select({ id: outboundDeliveries.id })
+    .from(outboundDeliveries)
+    .where(and(eq(outboundDeliveries.streamId, stream.id), eq(outboundDeliveries.eventType, VERIFICATION_EVENT), sql`${outboundDeliveries.createdAt} > now() - make_interval(secs => ${MIN_VERIFICATION_INTERVAL_SECONDS})`))
+    .limit(1);
+  if (recent) return oauthError(429, 'slow_down', `at most one verification every ${MIN_VERIFICATION_INTERVAL_SECONDS} seconds`, { 'Retry-After': String(MIN_VERIFICATION_INTERVAL_SECONDS) });
   const jti = crypto.randomUUID();
   const payload: SecurityEventPayload = { jti, iat: Math.floor(Date.now() / 1000), subject: { stream: stream.id }, events: { [VERIFICATION_EVENT]: state === undefined ? {} : { state } } };
   await ctx.db.insert(outboundDeliveries).values({
@@ -311,6 +341,7 @@ export async function handleVerificationRequest(ctx: SsfContext, request: Reques
     messageId: jti,
     eventType: VERIFICATION_EVENT,
     payload,
+    nextAttemptAt: dueFor(stream),
   });
   ctx.onQueued?.();
   return new Response(null, { status: 204 });
@@ -358,4 +389,41 @@ export async function handlePollRequest(ctx: SsfContext, request: Request, strea
     sets[event.jti] = await ctx.sign(event, stream.clientId);
   }
   return Response.json({ sets, moreAvailable: waiting.length > maxEvents }, { headers: noStore });
+}
+
+export interface StreamSummary {
+  id: string;
+  deliveryMethod: 'push' | 'poll';
+  endpoint: string | null;
+  status: Stream['status'];
+  eventsRequested: string[];
+  description: string;
+  createdAt: Date;
+  waiting: number;
+  lastDeliveredAt: Date | null;
+}
+
+/** The app's streams for its console page: what each receives, how, its state and what waits in it. */
+export async function listAppStreams(db: Queryable, clientId: string): Promise<StreamSummary[]> {
+  const rows = await db
+    .select({
+      stream: ssfStreams,
+      // Qualified by hand: drizzle leaves a lone table's columns unqualified, and both tables have an id.
+      waiting: sql<number>`(select count(*)::int from outbound_deliveries d where d.stream_id = "ssf_streams"."id" and d.delivered_at is null and d.failed_at is null)`,
+      lastDeliveredAt: sql<string | null>`(select max(d.delivered_at) from outbound_deliveries d where d.stream_id = "ssf_streams"."id")`,
+    })
+    .from(ssfStreams)
+    .where(eq(ssfStreams.clientId, clientId))
+    .orderBy(asc(ssfStreams.createdAt));
+  return rows.map(({ stream, waiting, lastDeliveredAt }) => ({
+    id: stream.id,
+    deliveryMethod: stream.deliveryMethod,
+    endpoint: stream.displayEndpointUrl,
+    status: stream.status,
+    eventsRequested: stream.eventsRequested,
+    description: stream.description,
+    createdAt: stream.createdAt,
+    waiting: Number(waiting),
+    lastDeliveredAt: lastDeliveredAt ? new Date(lastDeliveredAt) : null,
+  }));
 }

@@ -8,6 +8,8 @@ import { ActionForm, ConfirmedAction } from '../../../_components/action-form';
 import { Field } from '../../../_components/fields';
 import { DataTable, EmptyState } from '../../../_components/page-header';
 import { removeBackchannelLogoutAction, setBackchannelLogoutAction } from '../actions';
+import { listAppStreams } from '@/lib/ssf/streams';
+import { shownLogoutUri } from '@/lib/grants/logout-notices';
 
 type DeliveryState = 'delivered' | 'failed' | 'retrying' | 'waiting';
 function stateOf(delivery: LogoutDelivery): DeliveryState {
@@ -27,7 +29,7 @@ export async function BackchannelLogoutSection(props: { org: string; appId: stri
       <p className="mb-3 max-w-3xl text-sm text-slate-600">{t.rich('description', { code: (chunks) => <code>{chunks}</code> })}</p>
       {setting ? (
         <p className="mb-3 text-sm" data-testid="backchannel-logout-current">
-          {t('current')} <code className="break-all">{setting.uri}</code> · {setting.sessionRequired ? t('withSid') : t('withoutSid')}
+          {t('current')} <code className="break-all">{shownLogoutUri(setting.uri)}</code> · {setting.sessionRequired ? t('withSid') : t('withoutSid')}
         </p>
       ) : (
         <p className="mb-3 text-sm text-slate-600" data-testid="backchannel-logout-current">
@@ -92,6 +94,50 @@ export async function BackchannelLogoutSection(props: { org: string; appId: stri
               </tr>
             );
           })}
+        </DataTable>
+      )}
+    </section>
+  );
+}
+
+/** The app's Shared Signals streams (created by the app itself through the SSF API): read-only here. */
+export async function SharedSignalsSection(props: { clientId: string }) {
+  const streams = await listAppStreams(db(), props.clientId);
+  const t = await getT('console.app.sharedSignals');
+  return (
+    <section className="panel lg:col-span-2" aria-labelledby="shared-signals-heading" data-testid="shared-signals">
+      <h2 id="shared-signals-heading" className="mb-1 font-semibold">
+        {t('title')}
+      </h2>
+      <p className="mb-3 max-w-3xl text-sm text-slate-600">{t.rich('description', { code: (chunks) => <code>{chunks}</code> })}</p>
+      {streams.length === 0 ? (
+        <EmptyState title={t('empty')} />
+      ) : (
+        <DataTable testId="ssf-streams" columns={[t('columns.stream'), t('columns.delivery'), t('columns.events'), t('columns.state')]}>
+          {streams.map((stream) => (
+            <tr key={stream.id} data-stream={stream.id}>
+              <td className="text-sm">
+                <code className="break-all text-xs">{stream.id}</code>
+                {stream.description ? <span className="block break-all text-xs text-slate-600">{stream.description}</span> : null}
+              </td>
+              <td className="text-sm">
+                {stream.deliveryMethod === 'push' ? t('push') : t('poll')}
+                {stream.endpoint ? <span className="block break-all text-xs text-slate-600">{stream.endpoint}</span> : null}
+              </td>
+              <td className="text-xs">
+                {stream.eventsRequested.length === 0 ? t('noEvents') : stream.eventsRequested.map((type) => <span key={type} className="block break-all">{type.replace(/^https:\/\/schemas\.openid\.net\/secevent\//, '')}</span>)}
+              </td>
+              <td className="text-sm">
+                {t(`states.${stream.status}`)}
+                <span className="block text-xs text-slate-600">{t('waiting', { count: stream.waiting })}</span>
+                {stream.lastDeliveredAt ? (
+                  <span className="block text-xs text-slate-600">
+                    {t('lastDelivered')} <When value={stream.lastDeliveredAt} />
+                  </span>
+                ) : null}
+              </td>
+            </tr>
+          ))}
         </DataTable>
       )}
     </section>

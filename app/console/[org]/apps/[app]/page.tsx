@@ -12,7 +12,7 @@ import { supportedLocales } from '@/lib/i18n/catalogs';
 import { RedirectUriList } from '../redirect-uri-list';
 import { newCredentialsFor } from '../../../_lib/new-credentials';
 import { NewCredentialsPanel } from './new-credentials-panel';
-import { BackchannelLogoutSection } from './backchannel-logout-section';
+import { BackchannelLogoutSection, SharedSignalsSection } from './backchannel-logout-section';
 import { getT, requestLocale } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
@@ -94,6 +94,7 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
           ) : null}
         </section>
         <BackchannelLogoutSection org={org} appId={app.id} appName={app.name} clientId={clientId} manage={manage} />
+        <SharedSignalsSection clientId={clientId} />
         {manage ? (
           <section className="panel lg:col-span-2 border-red-200" aria-labelledby="lifecycle-heading" data-testid="app-lifecycle">
             <h2 id="lifecycle-heading" className="mb-1 font-semibold text-red-800">

@@ -2,6 +2,7 @@
 // app's registered backchannel_logout_uri whenever a person's session with the app ends there (they signed out, were
 // removed, changed their password, the app's access was revoked, …). The receiver verifies it as §2.6 says and
 // hands the app the person (`sub`) and Portico's session (`sid`) whose app sessions must end now.
+import { readBounded } from './body';
 import { jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { remoteKeys } from './protected-resource';
 import { memoryReplayGuard, type ReplayGuard } from './surface';
@@ -110,7 +111,9 @@ export function createLogoutReceiver(config: LogoutReceiverConfig): LogoutReceiv
       const noStore = { 'cache-control': 'no-store' };
       if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
       const type = request.headers.get('content-type') ?? '';
-      const token = type.startsWith('application/x-www-form-urlencoded') ? new URLSearchParams(await request.text()).get('logout_token') : null;
+      // A form of one logout token: anything much longer is not one.
+      const body = type.startsWith('application/x-www-form-urlencoded') ? await readBounded(request, 2 * MAX_TOKEN_LENGTH) : undefined;
+      const token = body === undefined ? null : new URLSearchParams(body).get('logout_token');
       if (!token) return Response.json({ error: 'invalid_request', error_description: 'a form POST with logout_token is expected' }, { status: 400, headers: noStore });
       try {
         await receive(token);

@@ -8,6 +8,7 @@
 //   session ended (back-channel logout tokens, backchannel-logout.ts; Shared Signals events, security-events.ts).
 //
 // The kit imports nothing from Portico's lib/: Portico imports the shared parts from here. See app-kit/README.md.
+import { readBounded } from './body';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { normalizeResourcePath } from './resource-path';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -327,24 +328,6 @@ async function scopesNeededByCall(request: Request, toolScopes: ReadonlyMap<stri
     if (scopes && !scopes.every((scope) => token.scopes.includes(scope))) return { tool: call.params.name, scopes };
   }
   return undefined;
-}
-
-async function readBounded(request: Request, limit: number): Promise<string | undefined> {
-  const reader = request.body!.getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      received += value.byteLength;
-      if (received > limit) return undefined;
-      chunks.push(value);
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**

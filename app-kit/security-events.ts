@@ -3,6 +3,7 @@
 // receiver verifies it (signature against Portico's JWKS, `iss`, `aud` = the app's client id, `typ: secevent+jwt`,
 // issued at most a day ago, exactly one event, a `jti` used once), ends the app's sessions for CAEP session-revoked
 // and RISC account-disabled, and hands every event to the app.
+import { readBounded } from './body';
 import { jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { remoteKeys } from './protected-resource';
 import { memoryReplayGuard, type ReplayGuard } from './surface';
@@ -116,8 +117,10 @@ export function createSecurityEventReceiver(config: SecurityEventReceiverConfig)
       if (!(request.headers.get('content-type') ?? '').startsWith('application/secevent+jwt')) {
         return Response.json({ err: 'invalid_request', description: 'the body must be application/secevent+jwt' }, { status: 400, headers: noStore });
       }
+      const body = await readBounded(request, MAX_TOKEN_LENGTH + 16);
+      if (body === undefined) return Response.json({ err: 'invalid_request', description: 'the SET is too large' }, { status: 400, headers: noStore });
       try {
-        await receive((await request.text()).trim());
+        await receive(body.trim());
       } catch (error) {
         if (error instanceof SecurityEventRefusal) return Response.json({ err: error.err, description: error.message }, { status: 400, headers: noStore });
         return Response.json({ err: 'invalid_request', description: 'the event could not be processed now' }, { status: 503, headers: noStore });

@@ -76,7 +76,7 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
     const outbox = createOutbox(() => db, {
       mail: mailDelivery(secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir })),
       webhook: webhookDelivery({ db: () => db, atRestKey: secret.key, outbound: { allowLoopback: env.outboundAllowLoopback } }),
-      logout_token: logoutTokenDelivery({ issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, outbound: { allowLoopback: env.outboundAllowLoopback } }),
+      logout_token: logoutTokenDelivery({ db: () => db, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, outbound: { allowLoopback: env.outboundAllowLoopback } }),
       security_event: securityEventPushDelivery({ db: () => db, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, atRestKey: secret.key, outbound: { allowLoopback: env.outboundAllowLoopback } }),
     });
     kickOutbox = () => outbox.kick();

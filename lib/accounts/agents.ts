@@ -69,7 +69,7 @@ export async function renameAgent(db: Queryable, agentId: string, name: string):
  * gone at the agent's next request to Portico, and no new token is issued for it.
  */
 export async function endAgentGrants(db: Queryable, agentId: string, onlyForUserId?: string): Promise<number> {
-  return (await endGrants(db, await grantsOfAgent(db, agentId, onlyForUserId))).grants;
+  return (await endGrants(db, await grantsOfAgent(db, agentId, onlyForUserId), 'access_revoked')).grants;
 }
 
 export async function setAgentDisabled(db: Queryable, agentId: string, disabled: boolean): Promise<void> {

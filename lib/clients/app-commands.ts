@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
 import { apps } from '../db/schema';
 import { endClientAccess } from '../grants';
+import { shownLogoutUri } from '../grants/logout-notices';
 import { localized } from '../i18n/catalogs';
 import { setDevEnvironment } from './dev-environment';
 import { addPermission, CatalogRefusal, describePermission, restorePermission, retirePermission } from './permission-catalog';
@@ -81,7 +82,7 @@ export async function setAppBackchannelLogout(ctx: Context, listing: AppListing,
   }
   await ctx.audit(
     setting
-      ? { action: 'app.backchannel_logout_set', ...about(listing), details: { uri: setting.uri, sessionRequired: setting.sessionRequired } }
+      ? { action: 'app.backchannel_logout_set', ...about(listing), details: { uri: shownLogoutUri(setting.uri), sessionRequired: setting.sessionRequired } }
       : { action: 'app.backchannel_logout_removed', ...about(listing) },
   );
 }

@@ -141,7 +141,7 @@ export async function recordConsentBinding(tx: Queryable, record: ConsentRecord)
  * Access tokens already issued (JWTs, 10 minutes at most) run out on their own.
  */
 export async function endClientGrantsAtApp(tx: Queryable, clientId: string, appId: string): Promise<number> {
-  return (await endGrants(tx, await grantsOfClientAtApp(tx, clientId, appId))).grants;
+  return (await endGrants(tx, await grantsOfClientAtApp(tx, clientId, appId), 'access_revoked')).grants;
 }
 
 export type ClientRevocation = { ok: true; grantsEnded: number } | { ok: false; reason: 'not_linked' | 'already_revoked' };

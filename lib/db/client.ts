@@ -251,3 +251,10 @@ export function postgresErrorCode(error: unknown): string | undefined {
   const code = typeof wrapped === 'string' ? wrapped : direct;
   return typeof code === 'string' ? code : undefined;
 }
+
+/** Rows to insert, in statements of at most `size` rows each: PostgreSQL takes at most 65,535 parameters in one. */
+export function chunksOf<T>(rows: readonly T[], size = 1000): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < rows.length; start += size) chunks.push(rows.slice(start, start + size));
+  return chunks;
+}

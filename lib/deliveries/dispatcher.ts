@@ -14,8 +14,8 @@ export interface DeliveryDispatcher {
 }
 
 /**
- * One dispatcher per group of channels: mail and webhooks each have their own (createOutbox), so a slow or failing
- * webhook receiver never holds back an invitation or a reset link.
+ * One dispatcher per channel (createOutbox), so a slow or failing receiver of one channel never holds back another's:
+ * a webhook receiver that times out delays neither an invitation nor a logout token.
  */
 export function createDeliveryDispatcher(db: () => Database, handlers: DeliveryHandlers, log: (line: string) => void = console.error, batch = 20): DeliveryDispatcher {
   let timer: NodeJS.Timeout | undefined;
@@ -70,15 +70,18 @@ export function createDeliveryDispatcher(db: () => Database, handlers: DeliveryH
 }
 
 /**
- * The process's outbox: mail, and the POSTs to other servers (webhooks, logout tokens, security events), each group with its own
- * dispatcher, started, kicked and stopped together.
+ * The process's outbox: mail, and the POSTs to other servers (webhooks, logout tokens, security events), each
+ * channel with its own dispatcher, started, kicked and stopped together.
  */
 export function createOutbox(db: () => Database, handlers: Required<Omit<DeliveryHandlers, 'security_event_poll'>>, log?: (line: string) => void): DeliveryDispatcher {
-  // POSTs in batches of 10: a batch is attempted at once, each answer within 10 s.
+  // One dispatcher per channel, so that receivers that are slow or down on one channel never hold back another's
+  // (a webhook receiver timing out does not delay a logout token). POSTs go in batches of 10, each answered within 10 s.
+  // Polled security events (security_event_poll) are never dispatched: the receiver fetches them (lib/ssf/streams.ts).
   const dispatchers = [
     createDeliveryDispatcher(db, { mail: handlers.mail }, log, 20),
-    // Polled security events (security_event_poll) are never dispatched: the receiver fetches them (lib/ssf/streams.ts).
-    createDeliveryDispatcher(db, { webhook: handlers.webhook, logout_token: handlers.logout_token, security_event: handlers.security_event }, log, 10),
+    createDeliveryDispatcher(db, { webhook: handlers.webhook }, log, 10),
+    createDeliveryDispatcher(db, { logout_token: handlers.logout_token }, log, 10),
+    createDeliveryDispatcher(db, { security_event: handlers.security_event }, log, 10),
   ];
   return {
     start: () => dispatchers.forEach((dispatcher) => dispatcher.start()),

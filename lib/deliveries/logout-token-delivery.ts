@@ -3,7 +3,10 @@
 // seconds. The token is signed when it is sent, not when it was queued: its lifetime is short (2 minutes) and a
 // retry hours later must still be fresh. Its `jti` is the delivery's id, the same on every retry, so a relying party
 // that processed an attempt whose answer was lost refuses the repeat as a replay (and is signed out already).
+import { eq, sql } from 'drizzle-orm';
 import { importJWK, SignJWT, type JWK } from 'jose';
+import type { Queryable } from '../db/client';
+import { clients } from '../db/schema';
 import type { LogoutTokenPayload } from '../grants/logout-notices';
 import { outboundRequest, OutboundRefused, type OutboundPolicy } from '../http/outbound';
 import { DeliveryFailed, type DeliveryHandler } from './outbox';
@@ -16,6 +19,7 @@ export const LOGOUT_TOKEN_TTL_SECONDS = 120;
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
 export interface LogoutTokenDeliveryOptions {
+  db: () => Queryable;
   issuer: string;
   /** Portico's private signing keys (one per algorithm), the ones ID tokens are signed with. */
   signingKeys: JWK[];
@@ -54,17 +58,26 @@ export function logoutTokenDelivery(options: LogoutTokenDeliveryOptions): Delive
   const sign = logoutTokenSigner(options);
   return async (delivery) => {
     const payload = delivery.payload as LogoutTokenPayload;
+    // The URI the client has now: one changed since the ending was queued gets it there, one removed gets nothing.
+    const [client] = await options
+      .db()
+      .select({ uri: sql<string | null>`${clients.metadata}->>'backchannel_logout_uri'` })
+      .from(clients)
+      .where(eq(clients.id, delivery.clientId!))
+      .limit(1);
+    if (!client?.uri) throw new DeliveryFailed('the client no longer has a back-channel logout URI', undefined, true);
     const token = await sign({ jti: delivery.id, clientId: delivery.clientId!, payload, at: now() });
     let response: Response;
     try {
       response = await outboundRequest(
-        payload.uri,
+        client.uri,
         {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded', 'cache-control': 'no-store' },
           body: new URLSearchParams({ logout_token: token }).toString(),
           timeoutMs: TIMEOUT_MS,
           maxBytes: MAX_ANSWER_BYTES,
+          tooLarge: 'truncate',
         },
         options.outbound,
       );
@@ -72,8 +85,9 @@ export function logoutTokenDelivery(options: LogoutTokenDeliveryOptions): Delive
       if (error instanceof OutboundRefused) throw new DeliveryFailed(error.message);
       throw new DeliveryFailed('the request failed');
     }
-    // §2.8: 200 OK on success (204 is accepted too, as oidc-provider does); 400 when the token was refused.
-    if (response.status !== 200 && response.status !== 204) throw new DeliveryFailed(`the relying party answered ${response.status}`, response.status);
+    // §2.8: 200 OK on success (204 is accepted too, as oidc-provider does); 400 when the relying party refused the
+    // token itself — the same token would be refused again, so it is not retried. Anything else is retried.
+    if (response.status !== 200 && response.status !== 204) throw new DeliveryFailed(`the relying party answered ${response.status}`, response.status, response.status === 400);
     return { status: response.status };
   };
 }

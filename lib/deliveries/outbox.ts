@@ -21,14 +21,26 @@ export async function enqueueMail(db: Queryable, atRestKey: Uint8Array, message:
   await db.insert(outboundDeliveries).values({ channel: 'mail', orgId, recipient: message.to, sealedPayload: await encryptAtRest(JSON.stringify(message), atRestKey) });
 }
 
-/** A delivery that did not go through: the reason (never the message), and the answer's status when there was one. */
+/**
+ * A delivery that did not go through: the reason (never the message), and the answer's status when there was one.
+ * `final`: the other side refused this message itself (a retry would be refused the same way): given up at once.
+ */
 export class DeliveryFailed extends Error {
   constructor(
     message: string,
     readonly status?: number,
+    readonly final = false,
   ) {
     super(message);
     this.name = 'DeliveryFailed';
+  }
+}
+
+/** Not to be attempted now (its stream is paused): parked, never due, its attempt not counted, until something makes it due again. */
+export class DeliveryDeferred extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DeliveryDeferred';
   }
 }
 
@@ -86,8 +98,16 @@ export async function deliverDue(db: Queryable, handlers: DeliveryHandlers, limi
         report.sent += 1;
       } catch (error) {
         const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+        if (error instanceof DeliveryDeferred) {
+          await db
+            .update(outboundDeliveries)
+            .set({ lastError: reason, attempts: sql`greatest(${outboundDeliveries.attempts} - 1, 0)`, nextAttemptAt: sql`'infinity'::timestamptz` })
+            .where(eq(outboundDeliveries.id, delivery.id));
+          report.retrying += 1;
+          return;
+        }
         const status = error instanceof DeliveryFailed ? (error.status ?? null) : null;
-        if (delivery.attempts >= MAX_DELIVERY_ATTEMPTS) {
+        if (delivery.attempts >= MAX_DELIVERY_ATTEMPTS || (error instanceof DeliveryFailed && error.final)) {
           await db
             .update(outboundDeliveries)
             .set({ failedAt: sql`now()`, lastError: reason, lastStatus: status, ...(delivery.channel === 'mail' ? { sealedPayload: '' } : {}) })

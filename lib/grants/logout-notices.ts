@@ -8,9 +8,9 @@
 // Depends on lib/db only, like the rest of lib/grants.
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client';
-import { apps, clients, oidcPayloads, outboundDeliveries, ssfStreams } from '../db/schema';
-import { queueSecurityEvent, SSF_EVENT_TYPES } from '../ssf/events';
+import { chunksOf, type Queryable } from '../db/client';
+import { apps, clients, oidcPayloads, outboundDeliveries } from '../db/schema';
+import { queueSecurityEvents, SSF_EVENT_TYPES } from '../ssf/events';
 
 /** Why an app's session of a person ended: shown in the app's delivery log (the token itself carries no reason). */
 export const LOGOUT_REASONS = [
@@ -34,9 +34,11 @@ export interface SessionEnding {
   sid?: string;
 }
 
-/** What a queued logout token delivery holds until it is signed and sent (no secret: stored as is). */
+/**
+ * What a queued logout token delivery holds until it is signed and sent (no secret: stored as is). Not the URI: the
+ * client's current one is read when it is sent (lib/deliveries/logout-token-delivery.ts).
+ */
 export interface LogoutTokenPayload {
-  uri: string;
   sub: string;
   sid?: string;
   /** The client's ID token algorithm (Back-Channel Logout 1.0 §2.4: logout tokens are signed like its ID tokens). */
@@ -137,13 +139,13 @@ export async function queueLogoutTokens(db: Queryable, endings: readonly Session
     const key = endingKey(ending);
     if (seen.has(key)) continue;
     seen.add(key);
-    const payload: LogoutTokenPayload = { uri: receiver.uri, sub: ending.accountId, ...(ending.sid ? { sid: ending.sid } : {}), alg: receiver.alg ?? 'RS256' };
+    const payload: LogoutTokenPayload = { sub: ending.accountId, ...(ending.sid ? { sid: ending.sid } : {}), alg: receiver.alg ?? 'RS256' };
     rows.push({ channel: 'logout_token', orgId: receiver.orgId, clientId: receiver.id, recipient: shownLogoutUri(receiver.uri), messageId: key, eventType: reason, payload });
   }
-  if (rows.length === 0) return 0;
   // A token for the same session still waiting (the grant and its session ending in one change) covers this one.
-  const queued = await db.insert(outboundDeliveries).values(rows).onConflictDoNothing().returning({ id: outboundDeliveries.id });
-  return queued.length;
+  let queued = 0;
+  for (const chunk of chunksOf(rows)) queued += (await db.insert(outboundDeliveries).values(chunk).onConflictDoNothing().returning({ id: outboundDeliveries.id })).length;
+  return queued;
 }
 
 /** CAEP 1.0 §3.1 `initiating_entity` of each reason. */
@@ -181,22 +183,10 @@ const REASON_TEXT: Record<LogoutReason, string> = {
 export async function announceSessionEndings(db: Queryable, endings: readonly SessionEnding[], reason: LogoutReason): Promise<number> {
   if (endings.length === 0) return 0;
   const tokens = await queueLogoutTokens(db, endings, reason);
-  const listening = await db
-    .selectDistinct({ clientId: ssfStreams.clientId })
-    .from(ssfStreams)
-    .where(and(inArray(ssfStreams.clientId, [...new Set(endings.map((ending) => ending.clientId))]), sql`${ssfStreams.status} <> 'disabled' and ${SSF_EVENT_TYPES.sessionRevoked} = any(${ssfStreams.eventsRequested})`));
-  if (listening.length === 0) return tokens;
-  const streamClients = new Set(listening.map((row) => row.clientId));
-  let events = 0;
-  for (const ending of endings) {
-    if (!streamClients.has(ending.clientId)) continue;
-    events += await queueSecurityEvent(db, {
-      clientIds: [ending.clientId],
-      subject: { sub: ending.accountId, ...(ending.sid ? { sid: ending.sid } : {}) },
-      eventType: SSF_EVENT_TYPES.sessionRevoked,
-      event: { initiating_entity: INITIATED_BY[reason], reason_admin: { en: REASON_TEXT[reason] } },
-      oncePerTransaction: true,
-    });
-  }
+  const events = await queueSecurityEvents(db, {
+    targets: endings.map((ending) => ({ clientId: ending.clientId, subject: { sub: ending.accountId, ...(ending.sid ? { sid: ending.sid } : {}) } })),
+    eventType: SSF_EVENT_TYPES.sessionRevoked,
+    event: { initiating_entity: INITIATED_BY[reason], reason_admin: { en: REASON_TEXT[reason] } },
+  });
   return tokens + events;
 }

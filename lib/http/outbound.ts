@@ -98,6 +98,11 @@ export interface OutboundRequest {
   /** Both caps always apply: the whole exchange, and the answer's size. */
   timeoutMs: number;
   maxBytes: number;
+  /**
+   * What an answer longer than maxBytes does: 'refuse' (the default) throws too_large; 'truncate' keeps the status
+   * and headers and cuts the body, for callers that decide on the status alone (a 200 is a 200 however long).
+   */
+  tooLarge?: 'refuse' | 'truncate';
   /** Another signal that may end the request sooner (a caller's own timeout). */
   signal?: AbortSignal | null;
 }
@@ -129,6 +134,7 @@ export async function outboundRequest(target: string | URL, init: OutboundReques
       size += (chunk as Buffer).length;
       if (size > init.maxBytes) {
         message.destroy();
+        if (init.tooLarge === 'truncate') break;
         throw new OutboundRefused('too_large');
       }
       chunks.push(chunk as Buffer);

@@ -10,6 +10,7 @@ import { recordAuditEvent } from '../audit/events';
 import { rowsOf, type Database, type Queryable } from '../db/client';
 import { approvalPolicies, approvedActionUses, approvalRequests, approvalVotes, confirmationChallenges, notificationLog, outboundDeliveries, users } from '../db/schema';
 import { enqueueMail } from '../deliveries/outbox';
+import { giveUpUncollectedEvents } from '../ssf/events';
 import { mailLocaleFor } from '../i18n/recipient';
 import { notificationDigestMail } from '../mail/messages';
 import { decidersOf, escalationGroup, notifyAboutRequest, type NotifyDeps } from './notify';
@@ -178,7 +179,7 @@ export async function runTicker(db: Database, deps: NotifyDeps, at: Date = new D
     reminded: await remindDeciders(db, deps, at),
     confirmationsExpired: await expireConfirmations(db, at),
     digests: await sendDigests(db, deps, at),
-    purged: await purgeOldLogs(db, at),
+    purged: (await giveUpUncollectedEvents(db, at)) + (await purgeOldLogs(db, at)),
   };
 }
 

@@ -208,9 +208,12 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
     async destroy(id: string): Promise<void> {
       // oidc-provider ends a grant itself when a refresh token is reused after its grace interval (theft) or a code
       // is replayed: the apps signed in through it hear so, like every other ending (lib/grants/logout-notices.ts).
-      // A client revoking its own token (RFC 7009) asked for it and is not told back.
-      if (this.kind === 'Grant' && currentProviderContext()?.oidc?.route !== 'revocation') {
-        await announceSessionEndings(db(), await endingsOfGrants(db(), [id]), 'grant_ended');
+      // A client revoking its own token (RFC 7009) asked for it and is not told back. A sign-out (RP-initiated
+      // logout) ends the grants of the session's apps: each hears it as the person signing out, once — the logout
+      // token its backchannelLogout queued (provider-overrides.ts, deviation 8) already waits under the same key.
+      const route = currentProviderContext()?.oidc?.route;
+      if (this.kind === 'Grant' && route !== 'revocation') {
+        await announceSessionEndings(db(), await endingsOfGrants(db(), [id]), route === 'end_session_confirm' ? 'signed_out' : 'grant_ended');
       }
       await db().delete(oidcPayloads).where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, storedIdFor(this.kind, id))));
     }

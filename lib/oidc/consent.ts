@@ -2,7 +2,9 @@
 // themselves, or one of the agents they may use in the app's organization. Nothing from the form is trusted: the
 // app comes from the interaction's resource, the agent is looked up among those the person may use.
 import type Provider from 'oidc-provider';
+import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
+import { oidcPayloads } from '../db/schema';
 import { findUsableAgent } from '../accounts/agents';
 import { isActiveMember } from '../accounts/memberships';
 import { findUserById } from '../accounts/users';
@@ -170,7 +172,9 @@ export async function completeConsent(input: ConsentInput): Promise<ConsentOutco
     return 'bound' as const;
   });
   if (bound !== 'bound') {
-    await grant.destroy();
+    // Discarded, not ended: the grant was never used, no app holds a session of it to be told about (grant.destroy
+    // would announce an ending, lib/oidc/adapter.ts).
+    await db.delete(oidcPayloads).where(and(eq(oidcPayloads.kind, 'Grant'), eq(oidcPayloads.id, grantId)));
     return { kind: 'refused', error: bound };
   }
   const location = await finishInteraction(provider, cookieHeader, uid, { consent: { grantId } });

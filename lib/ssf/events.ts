@@ -7,7 +7,8 @@
 // Depends on lib/db only: lib/grants and lib/accounts call it.
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client';
+import type { PgInsertValue } from 'drizzle-orm/pg-core';
+import { chunksOf, type Queryable } from '../db/client';
 import { clients, oidcPayloads, outboundDeliveries, ssfStreams } from '../db/schema';
 
 const CAEP = 'https://schemas.openid.net/secevent/caep/event-type/';
@@ -19,14 +20,16 @@ export const SSF_EVENT_TYPES = {
   tokenClaimsChange: `${CAEP}token-claims-change`,
   assuranceLevelChange: `${CAEP}assurance-level-change`,
   accountDisabled: `${RISC}account-disabled`,
-  accountEnabled: `${RISC}account-enabled`,
   credentialCompromise: `${RISC}credential-compromise`,
 } as const;
 
 /** SSF 1.0 §8.1.4: sent on request to prove the stream works; delivered whatever the stream asked for. */
 export const VERIFICATION_EVENT = 'https://schemas.openid.net/secevent/ssf/event-type/verification';
 
-/** What a stream may request (`events_supported` in its configuration). */
+/**
+ * What a stream may request (`events_supported` in its configuration). Not RISC account-enabled: a disabled
+ * account's grants and sessions are ended, so no app holds a session of it to resume; it signs in again.
+ */
 export const EVENTS_SUPPORTED: readonly string[] = Object.values(SSF_EVENT_TYPES);
 
 /**
@@ -63,43 +66,45 @@ export async function appClientsUsedBy(db: Queryable, userId: string, only: { or
 }
 
 /**
- * Queues one event for every stream of these clients that asked for its type and is not disabled (a paused stream
- * keeps it until it is enabled again, SSF 1.0 §8.1.2). Returns how many were queued.
+ * Queues one event for every stream of these clients that asked for its type and is not disabled, about this
+ * subject. Returns how many were queued.
  */
-export async function queueSecurityEvent(
+export async function queueSecurityEvent(db: Queryable, input: { clientIds: readonly string[]; subject: EventSubject; eventType: string; event: Record<string, unknown>; at?: Date }): Promise<number> {
+  return queueSecurityEvents(db, { targets: input.clientIds.map((clientId) => ({ clientId, subject: input.subject })), eventType: input.eventType, event: input.event, at: input.at });
+}
+
+/**
+ * Queues one event of this type for each target (a client and a subject), on every stream of the target's client
+ * that asked for the type and is not disabled. A pushed event is due at once
+ * unless its stream is paused (held until it is enabled, SSF 1.0 §8.1.2); a polled one is never due (the receiver
+ * fetches it, lib/ssf/streams.ts). A session-revoked event about a subject that still waits in a stream is not
+ * queued twice (a password reset ends the grant and then the session that held it; a sign-out ends the session and
+ * then its grants): the unique index outbound_deliveries_waiting_session_revoked. Returns how many were queued.
+ */
+export async function queueSecurityEvents(
   db: Queryable,
-  input: { clientIds: readonly string[]; subject: EventSubject; eventType: string; event: Record<string, unknown>; at?: Date; oncePerTransaction?: boolean },
+  input: { targets: readonly { clientId: string; subject: EventSubject }[]; eventType: string; event: Record<string, unknown>; at?: Date },
 ): Promise<number> {
-  if (input.clientIds.length === 0) return 0;
+  if (input.targets.length === 0) return 0;
   const streams = await db
     .select({ id: ssfStreams.id, clientId: ssfStreams.clientId, orgId: ssfStreams.orgId, method: ssfStreams.deliveryMethod, display: ssfStreams.displayEndpointUrl, status: ssfStreams.status })
     .from(ssfStreams)
-    .where(and(inArray(ssfStreams.clientId, [...new Set(input.clientIds)]), ne(ssfStreams.status, 'disabled'), sql`${input.eventType} = any(${ssfStreams.eventsRequested})`));
-  if (input.oncePerTransaction && streams.length > 0) {
-    // now() is the transaction's start: a row of this type and subject made at that moment was queued by this same
-    // change (a password reset ends the grant and then the session that held it: one session-revoked, not two).
-    const already = await db
-      .select({ streamId: outboundDeliveries.streamId })
-      .from(outboundDeliveries)
-      .where(
-        and(
-          inArray(outboundDeliveries.streamId, streams.map((stream) => stream.id)),
-          eq(outboundDeliveries.eventType, input.eventType),
-          sql`${outboundDeliveries.createdAt} = now() and ${outboundDeliveries.payload}->'subject' = ${JSON.stringify(input.subject)}::jsonb`,
-        ),
-      );
-    const done = new Set(already.map((row) => row.streamId));
-    streams.splice(0, streams.length, ...streams.filter((stream) => !done.has(stream.id)));
-  }
+    .where(and(inArray(ssfStreams.clientId, [...new Set(input.targets.map((target) => target.clientId))]), ne(ssfStreams.status, 'disabled'), sql`${input.eventType} = any(${ssfStreams.eventsRequested})`));
   if (streams.length === 0) return 0;
   const iat = Math.floor((input.at ?? new Date()).getTime() / 1000);
   const event = { event_timestamp: iat, ...input.event };
-  await db.insert(outboundDeliveries).values(
-    streams.map((stream) => {
+  const seen = new Set<string>();
+  const rows: PgInsertValue<typeof outboundDeliveries>[] = [];
+  for (const target of input.targets) {
+    for (const stream of streams) {
+      if (stream.clientId !== target.clientId) continue;
+      const key = `${stream.id}\u0000${JSON.stringify(target.subject)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
       const jti = randomUUID();
-      const payload: SecurityEventPayload = { jti, iat, subject: input.subject, events: { [input.eventType]: event } };
-      return {
-        channel: stream.method === 'push' ? ('security_event' as const) : ('security_event_poll' as const),
+      const payload: SecurityEventPayload = { jti, iat, subject: target.subject, events: { [input.eventType]: event } };
+      rows.push({
+        channel: stream.method === 'push' ? 'security_event' : 'security_event_poll',
         orgId: stream.orgId,
         clientId: stream.clientId,
         streamId: stream.id,
@@ -107,12 +112,13 @@ export async function queueSecurityEvent(
         messageId: jti,
         eventType: input.eventType,
         payload,
-        // Held while the stream is paused; enabling it makes them due (lib/ssf/streams.ts).
-        ...(stream.status === 'paused' ? { nextAttemptAt: sql`'infinity'::timestamptz` } : {}),
-      };
-    }),
-  );
-  return streams.length;
+        ...(stream.method === 'poll' || stream.status === 'paused' ? { nextAttemptAt: sql`'infinity'::timestamptz` } : {}),
+      });
+    }
+  }
+  let queued = 0;
+  for (const chunk of chunksOf(rows)) queued += (await db.insert(outboundDeliveries).values(chunk).onConflictDoNothing().returning({ id: outboundDeliveries.id })).length;
+  return queued;
 }
 
 /**
@@ -150,4 +156,24 @@ export async function queueCredentialChange(
     eventType: SSF_EVENT_TYPES.assuranceLevelChange,
     event: { namespace: 'NIST-AAL', current_level: after > 0 ? 'nist-aal2' : 'nist-aal1', previous_level: before > 0 ? 'nist-aal2' : 'nist-aal1', change_direction: after > 0 ? 'increase' : 'decrease', initiating_entity: 'user' },
   });
+}
+
+/** How long an event waits in a stream (polled and not acknowledged, or held by a paused stream) before it is given up. */
+export const UNCOLLECTED_EVENT_DAYS = 30;
+
+/**
+ * Gives up the security events that waited longer than UNCOLLECTED_EVENT_DAYS (a poll stream nobody polls, a stream
+ * paused and forgotten), a batch at a time: marked failed, they leave with the delivery log's retention. Run by the
+ * ticker (lib/notifications/ticker.ts). Returns how many.
+ */
+export async function giveUpUncollectedEvents(db: Queryable, at: Date = new Date()): Promise<number> {
+  const rows = await db
+    .update(outboundDeliveries)
+    .set({ failedAt: sql`${at.toISOString()}::timestamptz`, lastError: `not collected within ${UNCOLLECTED_EVENT_DAYS} days` })
+    .where(
+      sql`${outboundDeliveries.id} in (select id from ${outboundDeliveries} where channel in ('security_event', 'security_event_poll') and delivered_at is null and failed_at is null
+        and created_at < ${at.toISOString()}::timestamptz - make_interval(days => ${UNCOLLECTED_EVENT_DAYS}) limit 500)`,
+    )
+    .returning({ id: outboundDeliveries.id });
+  return rows.length;
 }

@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { importJWK, SignJWT, type JWK } from 'jose';
 import type { Queryable } from '../db/client';
 import { ssfStreams } from '../db/schema';
-import { DeliveryFailed, type DeliveryHandler } from '../deliveries/outbox';
+import { DeliveryDeferred, DeliveryFailed, type DeliveryHandler } from '../deliveries/outbox';
 import { outboundRequest, OutboundRefused, type OutboundPolicy } from '../http/outbound';
 import { decryptAtRest } from '../security/at-rest';
 import { subjectIdentifier, type SecurityEventPayload } from './events';
@@ -44,21 +44,29 @@ export function securityEventPushDelivery(options: PushDeliveryOptions): Deliver
   const sign = securityEventSigner(options);
   return async (delivery) => {
     const [stream] = await options.db().select().from(ssfStreams).where(eq(ssfStreams.id, delivery.streamId!)).limit(1);
-    if (!stream?.sealedEndpointUrl) throw new DeliveryFailed('the stream no longer exists');
+    if (!stream?.sealedEndpointUrl) throw new DeliveryFailed('the stream no longer exists or is polled', undefined, true);
+    // Changed since it was claimed: a paused stream holds its events (SSF 1.0 §8.1.2), a disabled one drops them.
+    if (stream.status === 'paused') throw new DeliveryDeferred('the stream is paused');
+    if (stream.status === 'disabled') throw new DeliveryFailed('the stream is disabled', undefined, true);
     const token = await sign(delivery.payload as SecurityEventPayload, stream.clientId);
     const headers: Record<string, string> = { 'content-type': 'application/secevent+jwt', accept: 'application/json' };
     if (stream.sealedAuthorizationHeader) headers.authorization = await decryptAtRest(stream.sealedAuthorizationHeader, options.atRestKey);
     let response: Response;
     try {
-      response = await outboundRequest(await decryptAtRest(stream.sealedEndpointUrl, options.atRestKey), { method: 'POST', headers, body: token, timeoutMs: TIMEOUT_MS, maxBytes: MAX_ANSWER_BYTES }, options.outbound);
+      response = await outboundRequest(
+        await decryptAtRest(stream.sealedEndpointUrl, options.atRestKey),
+        { method: 'POST', headers, body: token, timeoutMs: TIMEOUT_MS, maxBytes: MAX_ANSWER_BYTES, tooLarge: 'truncate' },
+        options.outbound,
+      );
     } catch (error) {
       if (error instanceof OutboundRefused) throw new DeliveryFailed(error.message);
       throw new DeliveryFailed('the request failed');
     }
     if (response.status < 200 || response.status > 299) {
-      // RFC 8935 §2.4: a refusal says why in {"err", "description"}; only its short code is kept (outside text).
+      // RFC 8935 §2.4: a refusal says why in {"err", "description"}; only its short code is kept (outside text). A 400
+      // refuses this SET itself (it would be refused again): not retried. Anything else is.
       const err = response.headers.get('content-type')?.includes('json') ? String(((await response.json().catch(() => ({}))) as { err?: unknown }).err ?? '').slice(0, 40) : '';
-      throw new DeliveryFailed(`the receiver answered ${response.status}${/^[a-z_]+$/.test(err) ? ` (${err})` : ''}`, response.status);
+      throw new DeliveryFailed(`the receiver answered ${response.status}${/^[a-z_]+$/.test(err) ? ` (${err})` : ''}`, response.status, response.status === 400);
     }
     return { status: response.status };
   };

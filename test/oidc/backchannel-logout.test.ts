@@ -2,6 +2,7 @@
 // one logout token for the app in the outbound outbox, in the same transaction; the outbox signs it when it sends it
 // to a real HTTPS receiver; the token verifies with jose against Portico's published JWKS and is accepted by the app
 // kit's receiver (whose refusals app-kit/backchannel-logout.test.ts covers).
+import { randomBytes } from 'node:crypto';
 import { eq, and, sql } from 'drizzle-orm';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
@@ -12,7 +13,10 @@ import { hashPassword } from '../../lib/accounts/passwords';
 import { endAccountSession, listSessions, signOutEverywhere } from '../../lib/accounts/sessions';
 import { setAppDisabled } from '../../lib/clients/apps';
 import { setBackchannelLogout } from '../../lib/clients/backchannel-logout';
-import { outboundDeliveries, oidcPayloads } from '../../lib/db/schema';
+import { outboundDeliveries, oidcPayloads, ssfStreams } from '../../lib/db/schema';
+import { SSF_EVENT_TYPES } from '../../lib/ssf/events';
+import { securityEventSigner } from '../../lib/ssf/set';
+import { handleStreamsRequest, type SsfContext } from '../../lib/ssf/streams';
 import { logoutTokenDelivery, BACKCHANNEL_LOGOUT_EVENT, LOGOUT_TOKEN_TTL_SECONDS } from '../../lib/deliveries/logout-token-delivery';
 import { deliverDue, makeDueNow } from '../../lib/deliveries/outbox';
 import { endClientAccess, endGrants, grantsOfPerson } from '../../lib/grants';
@@ -32,7 +36,7 @@ describe('back-channel logout', () => {
   let people = 0;
 
   const deliver = (now?: () => Date) =>
-    deliverDue(suite.database.db, { logout_token: logoutTokenDelivery({ issuer: suite.harness.issuer, signingKeys: suite.harness.keys.signingKeys, outbound: { allowLoopback: true }, now }) });
+    deliverDue(suite.database.db, { logout_token: logoutTokenDelivery({ db: () => suite.database.db, issuer: suite.harness.issuer, signingKeys: suite.harness.keys.signingKeys, outbound: { allowLoopback: true }, now }) });
   const queued = (userId: string) =>
     suite.database.db
       .select()
@@ -117,7 +121,15 @@ describe('back-channel logout', () => {
     expect(await queued(second.person.id)).toMatchObject([{ eventType: 'session_ended', payload: { sid: second.sid } }]);
   });
 
-  it('RP-initiated logout queues the token instead of sending it during the request', async () => {
+  it('RP-initiated logout queues the token instead of sending it during the request, and one session-revoked per stream', async () => {
+    // The app also listens to Shared Signals: the sign-out ends the session's grant too, yet the app hears it once.
+    const ssf: SsfContext = { db: suite.database.db, issuer: suite.harness.issuer, atRestKey: randomBytes(32), sign: securityEventSigner({ issuer: suite.harness.issuer, signingKeys: suite.harness.keys.signingKeys }) };
+    const authorization = `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.clientSecret)}`).toString('base64')}`;
+    const created = await handleStreamsRequest(
+      ssf,
+      new Request(`${suite.harness.issuer}/api/ssf/streams`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ delivery: { method: 'urn:ietf:rfc:8936' }, events_requested: [SSF_EVENT_TYPES.sessionRevoked] }) }),
+    );
+    const { stream_id: streamId } = (await created.json()) as { stream_id: string };
     const { person, sid, jar } = await signedInPerson();
     const start = await fetch(`${suite.harness.issuer}/oidc/session/end?client_id=${app.clientId}`, { headers: { cookie: jar.header() } });
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(await start.text())?.[1];
@@ -131,8 +143,36 @@ describe('back-channel logout', () => {
     expect(confirm.status).toBe(303);
     expect(tokensReceived()).toEqual([]);
     expect(await queued(person.id)).toMatchObject([{ eventType: 'signed_out', payload: { sid } }]);
+    const events = await suite.database.db.select().from(outboundDeliveries).where(eq(outboundDeliveries.streamId, streamId));
+    expect(events).toMatchObject([{ eventType: SSF_EVENT_TYPES.sessionRevoked, payload: { subject: { sub: person.id, sid }, events: { [SSF_EVENT_TYPES.sessionRevoked]: { initiating_entity: 'user' } } } }]);
+    await suite.database.db.delete(ssfStreams).where(eq(ssfStreams.id, streamId));
     await deliver();
     expect(decodeJwt(tokensReceived()[0]!)).toMatchObject({ sub: person.id, sid });
+  });
+
+  it('a token the relying party refuses (400) is not retried; a waiting one goes to the URI the client has when it is sent', async () => {
+    const refused = await signedInPerson();
+    await signOutEverywhere(suite.database.db, refused.person.id);
+    receiver.failNext(400);
+    expect(await deliver()).toMatchObject({ failed: 1 });
+    expect(await queued(refused.person.id)).toMatchObject([{ attempts: 1, lastStatus: 400, failedAt: expect.any(Date) }]);
+
+    const moved = await signedInPerson();
+    await signOutEverywhere(suite.database.db, moved.person.id);
+    await setBackchannelLogout(suite.database.db, app.clientId, { uri: `${receiver.origin}/logout-moved`, sessionRequired: true });
+    try {
+      expect(await deliver()).toMatchObject({ sent: 1 });
+      expect(receiver.received.map((request) => request.path)).toEqual(['/logout', '/logout-moved']);
+
+      const dropped = await signedInPerson();
+      await signOutEverywhere(suite.database.db, dropped.person.id);
+      await setBackchannelLogout(suite.database.db, app.clientId, null);
+      expect(await deliver()).toMatchObject({ failed: 1 });
+      expect(await queued(dropped.person.id)).toMatchObject([{ attempts: 1, lastError: 'the client no longer has a back-channel logout URI' }]);
+      expect(receiver.received).toHaveLength(2);
+    } finally {
+      await setBackchannelLogout(suite.database.db, app.clientId, { uri: logoutUri, sessionRequired: true });
+    }
   });
 
   it('revoking the app’s access, turning the app off and ending a grant each reach the app', async () => {

@@ -3,7 +3,7 @@
 // verified here with jose against the JWKS Portico publishes. Events go only to streams of apps the person uses, of
 // the organization concerned; paused streams hold them; a client sees only its own streams.
 import { randomBytes } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -11,11 +11,12 @@ import { announcePermissionChange } from '../../lib/accounts/claims-change';
 import { disableAccount, setOwnPassword } from '../../lib/accounts/credentials';
 import { addMember, removeMember } from '../../lib/accounts/memberships';
 import { signOutEverywhere } from '../../lib/accounts/sessions';
-import { outboundDeliveries } from '../../lib/db/schema';
+import { setAppDisabled } from '../../lib/clients/apps';
+import { outboundDeliveries, ssfStreams } from '../../lib/db/schema';
 import { deliverDue } from '../../lib/deliveries/outbox';
-import { queueCredentialChange, queuePersonEvent, SSF_EVENT_TYPES, VERIFICATION_EVENT } from '../../lib/ssf/events';
+import { giveUpUncollectedEvents, queueCredentialChange, queuePersonEvent, SSF_EVENT_TYPES, UNCOLLECTED_EVENT_DAYS, VERIFICATION_EVENT } from '../../lib/ssf/events';
 import { securityEventPushDelivery, securityEventSigner } from '../../lib/ssf/set';
-import { handlePollRequest, handleStatusRequest, handleStreamsRequest, handleVerificationRequest, MAX_STREAMS_PER_CLIENT, ssfConfiguration, type SsfContext } from '../../lib/ssf/streams';
+import { handlePollRequest, handleStatusRequest, handleStreamsRequest, handleVerificationRequest, listAppStreams, MAX_STREAMS_PER_CLIENT, MIN_VERIFICATION_INTERVAL_SECONDS, ssfConfiguration, type SsfContext } from '../../lib/ssf/streams';
 import { createMember, createOrgWithApp, relyingParty, signIn, useProviderHarness, type AppFixture } from '../support/provider-harness';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import type { User } from '../../lib/accounts/users';
@@ -153,6 +154,74 @@ describe('shared signals', () => {
     await signOutEverywhere(suite.database.db, second.person.id);
     expect(await suite.database.db.select().from(outboundDeliveries).where(and(eq(outboundDeliveries.streamId, id), eq(outboundDeliveries.eventType, SSF_EVENT_TYPES.sessionRevoked)))).toHaveLength(0);
     expect(await (await call(handleStatusRequest, 'GET', undefined, { query: `?stream_id=${id}` })).json()).toEqual({ stream_id: id, status: 'disabled' });
+  });
+
+  it('polled events are never due for the outbox; a verification is refused when asked for more often than announced', async () => {
+    const stream = await createStream({ delivery: { method: POLL }, events_requested: [SSF_EVENT_TYPES.sessionRevoked] });
+    const id = String(stream.stream_id);
+    expect(stream.min_verification_interval).toBe(MIN_VERIFICATION_INTERVAL_SECONDS);
+    expect((await call(handleVerificationRequest, 'POST', { stream_id: id })).status).toBe(204);
+    const tooSoon = await call(handleVerificationRequest, 'POST', { stream_id: id });
+    expect(tooSoon.status).toBe(429);
+    expect(tooSoon.headers.get('retry-after')).toBe(String(MIN_VERIFICATION_INTERVAL_SECONDS));
+    const { person } = await signedIn();
+    await signOutEverywhere(suite.database.db, person.id);
+    const due = () => suite.database.db.select().from(outboundDeliveries).where(and(eq(outboundDeliveries.streamId, id), sql`${outboundDeliveries.nextAttemptAt} <= now()`));
+    expect(await suite.database.db.select().from(outboundDeliveries).where(eq(outboundDeliveries.streamId, id))).toHaveLength(2);
+    expect(await due()).toHaveLength(0);
+    // What the app's console page lists.
+    expect(await listAppStreams(suite.database.db, app.clientId)).toMatchObject([{ id, deliveryMethod: 'poll', status: 'enabled', waiting: 2, lastDeliveredAt: null }]);
+    // Switched to push, what waited is due at once and reaches the receiver.
+    expect((await call(handleStreamsRequest, 'PATCH', { stream_id: id, delivery: { method: PUSH, endpoint_url: `${receiver.origin}/ssf` } })).status).toBe(200);
+    expect(await due()).toHaveLength(2);
+    expect(await push()).toMatchObject({ sent: 2 });
+    expect(pushed()).toHaveLength(2);
+  });
+
+  it('an event nobody collects is given up after 30 days', async () => {
+    const stream = await createStream({ delivery: { method: POLL }, events_requested: [SSF_EVENT_TYPES.sessionRevoked] });
+    const { person } = await signedIn();
+    await signOutEverywhere(suite.database.db, person.id);
+    const day = 86_400_000;
+    expect(await giveUpUncollectedEvents(suite.database.db, new Date(Date.now() + (UNCOLLECTED_EVENT_DAYS - 1) * day))).toBe(0);
+    expect(await giveUpUncollectedEvents(suite.database.db, new Date(Date.now() + (UNCOLLECTED_EVENT_DAYS + 1) * day))).toBeGreaterThanOrEqual(1);
+    const [row] = await suite.database.db.select().from(outboundDeliveries).where(eq(outboundDeliveries.streamId, String(stream.stream_id)));
+    expect(row).toMatchObject({ failedAt: expect.any(Date), lastError: 'not collected within 30 days' });
+    expect(((await (await poll(String(stream.stream_id), {})).json()) as { sets: object }).sets).toEqual({});
+  });
+
+  it('a pushed event claimed after its stream was paused is held, not attempted, and sent once the stream is enabled', async () => {
+    const stream = await createStream({ delivery: { method: PUSH, endpoint_url: `${receiver.origin}/ssf` }, events_requested: [] });
+    const id = String(stream.stream_id);
+    expect((await call(handleVerificationRequest, 'POST', { stream_id: id })).status).toBe(204);
+    // Paused by another instance between the queueing and the dispatcher's claim.
+    await suite.database.db.update(ssfStreams).set({ status: 'paused' }).where(eq(ssfStreams.id, id));
+    expect(await push()).toMatchObject({ sent: 0, retrying: 1 });
+    expect(pushed()).toHaveLength(0);
+    const [held] = await suite.database.db.select().from(outboundDeliveries).where(eq(outboundDeliveries.streamId, id));
+    expect(held).toMatchObject({ attempts: 0, lastError: 'the stream is paused', deliveredAt: null, failedAt: null });
+    expect(await push()).toMatchObject({ sent: 0, retrying: 0 });
+    await call(handleStatusRequest, 'POST', { stream_id: id, status: 'enabled' });
+    expect(await push()).toMatchObject({ sent: 1 });
+    expect(pushed()).toHaveLength(1);
+  });
+
+  it('a turned-off app’s client can neither manage nor poll its streams; what it is told meanwhile waits for it', async () => {
+    const stream = await createStream({ delivery: { method: POLL }, events_requested: [SSF_EVENT_TYPES.sessionRevoked] });
+    const id = String(stream.stream_id);
+    const { person } = await signedIn();
+    await setAppDisabled(suite.database.db, app.app.id, true);
+    try {
+      expect((await call(handleStreamsRequest, 'GET', undefined)).status).toBe(401);
+      expect((await poll(id, {})).status).toBe(401);
+    } finally {
+      await setAppDisabled(suite.database.db, app.app.id, false);
+    }
+    const answer = (await (await poll(id, {})).json()) as { sets: Record<string, string> };
+    // Everyone signed in to the app (this test's person among them) was signed out of it.
+    const sets = await Promise.all(Object.values(answer.sets).map((token) => verifySet(token)));
+    const theirs = sets.find((set) => JSON.stringify(set.sub_id).includes(person.id));
+    expect(theirs).toMatchObject({ sub_id: { user: { sub: person.id } }, events: { [SSF_EVENT_TYPES.sessionRevoked]: { reason_admin: { en: 'The app was turned off.' } } } });
   });
 
   it('events reach only the apps the person uses, in the organization concerned', async () => {

@@ -146,6 +146,10 @@ export const outboundDeliveries = pgTable(
     // One waiting logout token per (client, person, session): ending a grant and the session it belongs to in one
     // change (a password reset) tells the app once.
     uniqueIndex('outbound_deliveries_waiting_logout_key').on(t.messageId).where(sql`${t.channel} = 'logout_token' AND ${t.deliveredAt} IS NULL AND ${t.failedAt} IS NULL`),
+    // A session-revoked event about the same subject still waiting in a stream covers a second one (lib/ssf/events.ts).
+    uniqueIndex('outbound_deliveries_waiting_session_revoked')
+      .on(t.streamId, sql`(${t.payload}->'subject')`)
+      .where(sql`${t.eventType} = 'https://schemas.openid.net/secevent/caep/event-type/session-revoked' AND ${t.deliveredAt} IS NULL AND ${t.failedAt} IS NULL`),
     check(
       'outbound_deliveries_shape',
       sql`(${t.channel} = 'mail' AND ${t.sealedPayload} IS NOT NULL) OR (${t.channel} = 'webhook' AND ${t.endpointId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL) OR (${t.channel} = 'logout_token' AND ${t.clientId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL) OR (${t.channel} IN ('security_event', 'security_event_poll') AND ${t.streamId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL)`,

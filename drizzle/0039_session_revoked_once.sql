@@ -1,0 +1,3 @@
+CREATE UNIQUE INDEX "outbound_deliveries_waiting_session_revoked" ON "outbound_deliveries" USING btree ("stream_id",("payload"->'subject')) WHERE "outbound_deliveries"."event_type" = 'https://schemas.openid.net/secevent/caep/event-type/session-revoked' AND "outbound_deliveries"."delivered_at" IS NULL AND "outbound_deliveries"."failed_at" IS NULL;--> statement-breakpoint
+-- Polled security events are fetched by their receiver, never dispatched: never due.
+UPDATE "outbound_deliveries" SET "next_attempt_at" = 'infinity' WHERE "channel" = 'security_event_poll' AND "delivered_at" IS NULL AND "failed_at" IS NULL;

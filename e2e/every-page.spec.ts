@@ -47,7 +47,8 @@ async function check(page: Page, testInfo: TestInfo, pattern: string, url: strin
   const response = await page.goto(url);
   expect(response?.status(), `${url} answered`).toBeLessThan(500);
   if (ready) await ready(page);
-  await page.waitForLoadState('networkidle');
+  // 'load', not 'networkidle': the pages render on the server, and networkidle waited half a second more on each.
+  await page.waitForLoadState('load');
   await expect(page.locator('html'), `${url} in ${pageLanguage}`).toHaveAttribute('lang', pageLanguage);
   for (const size of WIDTHS) {
     await page.setViewportSize({ width: size.width, height: size.height });

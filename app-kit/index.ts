@@ -52,7 +52,7 @@ export { memoryConfirmationStore, RISK_LEVELS, RISK_MODEL_VERSION, CONFIRMATION_
 export { SURFACE_PATH, DECLARATION_PATH, memoryReplayGuard } from './surface';
 export { normalizeResourcePath, resourcePathCovers } from './resource-path';
 export { ApprovedActionRefusal, APPROVED_ACTIONS_PATH, type ApprovedAction, type ExpectedAction } from './approved-actions';
-export { createSecurityEventReceiver, SecurityEventRefusal, CAEP_SESSION_REVOKED, RISC_ACCOUNT_DISABLED, type SecurityEvent, type SecurityEventReceiverConfig } from './security-events';
+export { createSecurityEventReceiver, SecurityEventRefusal, CAEP_SESSION_REVOKED, RISC_ACCOUNT_DISABLED, RISC_ACCOUNT_PURGED, type SecurityEvent, type SecurityEventReceiverConfig } from './security-events';
 export { createLogoutReceiver, LogoutTokenRefusal, BACKCHANNEL_LOGOUT_EVENT, type LogoutReceiver, type LogoutReceiverConfig, type BackchannelLogout } from './backchannel-logout';
 export { createApprovalRequests, authorizationDetailOf, type ApprovalRequests, type ApprovalRequest, type ApprovalAnswer, type ApprovalRequestsConfig } from './approval-requests';
 

@@ -2,7 +2,7 @@
 // Event Token (RFC 8417) as application/secevent+jwt to the endpoint the app gave when it created its stream. The
 // receiver verifies it (signature against Portico's JWKS, `iss`, `aud` = the app's client id, `typ: secevent+jwt`,
 // issued at most a day ago, exactly one event, a `jti` used once), ends the app's sessions for CAEP session-revoked
-// and RISC account-disabled, and hands every event to the app.
+// and RISC account-disabled and account-purged, and hands every event to the app.
 import { readBounded } from './body';
 import { jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { remoteKeys } from './protected-resource';
@@ -11,6 +11,7 @@ import type { BackchannelLogout } from './backchannel-logout';
 
 export const CAEP_SESSION_REVOKED = 'https://schemas.openid.net/secevent/caep/event-type/session-revoked';
 export const RISC_ACCOUNT_DISABLED = 'https://schemas.openid.net/secevent/risc/event-type/account-disabled';
+export const RISC_ACCOUNT_PURGED = 'https://schemas.openid.net/secevent/risc/event-type/account-purged';
 const MAX_TOKEN_LENGTH = 16 * 1024;
 /** A pushed event may have waited in Portico's outbox through retries (about a day). */
 const DEFAULT_MAX_AGE_SECONDS = 26 * 3600;
@@ -97,7 +98,7 @@ export function createSecurityEventReceiver(config: SecurityEventReceiverConfig)
     const subject = (claims.sub_id ?? {}) as Record<string, unknown>;
     const received: SecurityEvent = { jti, type, event, subject, ...subjectOf(subject) };
     try {
-      if ((type === CAEP_SESSION_REVOKED || type === RISC_ACCOUNT_DISABLED) && (received.sub || received.sid)) {
+      if ((type === CAEP_SESSION_REVOKED || type === RISC_ACCOUNT_DISABLED || type === RISC_ACCOUNT_PURGED) && (received.sub || received.sid)) {
         await config.endSessions({ jti, ...(received.sub ? { sub: received.sub } : {}), ...(type === CAEP_SESSION_REVOKED && received.sid ? { sid: received.sid } : {}) });
       }
       await config.onEvent?.(received);

@@ -3,7 +3,8 @@
 // transaction as the change, so no window exists in which the old credential still works somewhere.
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { centralSessions, consoleSessions, users } from '../db/schema';
+import { agents, centralSessions, consoleSessions, memberships, organizations, users } from '../db/schema';
+import { endAgentGrants } from './agents';
 import { endEverythingOfPerson } from '../grants';
 import { queueCredentialChange, queuePersonEvent, SSF_EVENT_TYPES } from '../ssf/events';
 import type { User } from './users';
@@ -76,4 +77,34 @@ export async function disableAccount(db: Queryable, userId: string): Promise<boo
 export async function enableAccount(db: Queryable, userId: string): Promise<boolean> {
   const changed = await db.update(users).set({ disabledAt: null }).where(and(eq(users.id, userId), isNotNull(users.disabledAt))).returning({ id: users.id });
   return changed.length > 0;
+}
+
+/** Why an account cannot be deleted: the organizations it is the only owner of (they would have no owner left). */
+export type AccountDeletion = { deleted: true } | { deleted: false; onlyOwnerOf: string[] };
+
+/**
+ * Deletes an account for good (the installation operator's `users delete`). First the apps hear it: RISC
+ * account-purged to the streams of the apps the person used, then every session and grant ends with its notices —
+ * also those of the agents they own, which go with them. Then the person, their memberships, factors, sessions and
+ * agents (foreign keys cascade). The audit trail keeps what happened. Refused while they are an organization's only
+ * owner: someone must be made owner first.
+ */
+export async function deleteAccount(db: Queryable, userId: string): Promise<AccountDeletion> {
+  const onlyOwnerOf = await db
+    .select({ slug: organizations.slug })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.orgId))
+    .where(
+      and(
+        eq(memberships.userId, userId),
+        eq(memberships.role, 'owner'),
+        sql`(select count(*) from ${memberships} owners where owners.org_id = ${memberships.orgId} and owners.role = 'owner') = 1`,
+      ),
+    );
+  if (onlyOwnerOf.length > 0) return { deleted: false, onlyOwnerOf: onlyOwnerOf.map((row) => row.slug) };
+  await queuePersonEvent(db, userId, SSF_EVENT_TYPES.accountPurged, { initiating_entity: 'admin' });
+  for (const agent of await db.select({ id: agents.id }).from(agents).where(eq(agents.ownerUserId, userId))) await endAgentGrants(db, agent.id);
+  await endEverythingOfPerson(db, userId, 'account_deleted');
+  await db.delete(users).where(eq(users.id, userId));
+  return { deleted: true };
 }

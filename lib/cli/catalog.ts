@@ -59,6 +59,12 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
       options: { email: { type: 'string', help: 'the person’s email address' } },
       example: 'users enable --email ada@example.com',
     },
+    delete: {
+      summary: 'Delete an account for good (asks first): the apps hear it (RISC account-purged, logout tokens), then the person, their memberships, factors and agents go. Refused while they are an organization’s only owner.',
+      usage: '--email <email> [--yes]',
+      options: { email: { type: 'string', help: 'the person’s email address' }, yes },
+      example: 'users delete --email ada@example.com',
+    },
   },
   members: {
     invite: {

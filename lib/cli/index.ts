@@ -2,7 +2,7 @@
 // local authority on the server machine. What each takes and says in its help is in ./catalog.ts (a command there
 // without an implementation here, or the reverse, fails test/console/cli.test.ts). They run in the CLI's own process
 // on the database, or inside the running server when one holds the data folder (./control-socket.ts).
-import { disableAccount, enableAccount } from '../accounts/credentials';
+import { deleteAccount, disableAccount, enableAccount } from '../accounts/credentials';
 import { addMember } from '../accounts/memberships';
 import { createOrganization, findOrganizationBySlug, listOrganizations, RESERVED_ORG_SLUGS, type MembershipRole, type Organization } from '../accounts/organizations';
 import { ACCOUNT_LINK_TTL_SECONDS, accountLinkUrl, issueAccountLink } from '../accounts/account-links';
@@ -217,6 +217,22 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
     },
     disable: accountSwitch(true),
     enable: accountSwitch(false),
+    delete: {
+      async run(ctx, values) {
+        const user = await person(ctx, required(values, 'email'));
+        if (values.yes !== true && !(await ctx.confirm(`Delete the account ${terminalText(user.email)} for good, with its memberships, sign-in factors and agents?`))) {
+          throw new CommandError('Not confirmed: nothing was changed. (Without a terminal, pass --yes.)');
+        }
+        const outcome = await ctx.db.transaction(async (tx) => {
+          const deletion = await deleteAccount(tx, user.id);
+          // The trail outlives the account: it names the person by the address they had.
+          if (deletion.deleted) await audit(ctx, tx, { orgId: null, action: 'user.deleted', subject: { type: 'person', id: user.id, label: user.email } });
+          return deletion;
+        });
+        if (!outcome.deleted) throw new CommandError(`${terminalText(user.email)} is the only owner of ${outcome.onlyOwnerOf.map(terminalText).join(', ')}: make someone else an owner there first.`);
+        ctx.out(`Deleted ${terminalText(user.email)}: every session and grant ended; the apps were told.`);
+      },
+    },
   },
   members: {
     invite: {

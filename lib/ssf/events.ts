@@ -20,6 +20,7 @@ export const SSF_EVENT_TYPES = {
   tokenClaimsChange: `${CAEP}token-claims-change`,
   assuranceLevelChange: `${CAEP}assurance-level-change`,
   accountDisabled: `${RISC}account-disabled`,
+  accountPurged: `${RISC}account-purged`,
   credentialCompromise: `${RISC}credential-compromise`,
 } as const;
 

@@ -87,6 +87,8 @@ describe('the kit’s back-channel logout receiver', () => {
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: 'invalid_request' });
     expect((await post(JSON.stringify({ logout_token: await logoutToken() }), 'application/json')).status).toBe(400);
+    // A form far longer than a logout token is refused unread, a valid token at its end notwithstanding.
+    expect((await post(`padding=${'x'.repeat(64 * 1024)}&${new URLSearchParams({ logout_token: await logoutToken() })}`)).status).toBe(400);
     expect((await receiver.handle(new Request('https://app.test/backchannel-logout'))).status).toBe(405);
   });
 
@@ -147,6 +149,14 @@ describe('the kit’s Shared Signals receiver (RFC 8935 push)', () => {
     expect((await post(await set({ events: { a: {}, b: {} } }))).status).toBe(400);
     expect((await post(await set({ iat: at(-3 * 86400) }))).status).toBe(400);
     expect((await post(token, 'application/json')).status).toBe(400);
+    // A body longer than any SET is refused unread.
+    expect(await (await post('x'.repeat(64 * 1024))).json()).toMatchObject({ err: 'invalid_request', description: 'the SET is too large' });
     expect(ended).toHaveLength(1);
+    // RISC account-disabled and account-purged end every session of the person.
+    for (const type of ['https://schemas.openid.net/secevent/risc/event-type/account-disabled', 'https://schemas.openid.net/secevent/risc/event-type/account-purged']) {
+      expect((await post(await set({ sub_id: { format: 'iss_sub', iss: ISSUER, sub: 'person-2' }, events: { [type]: { initiating_entity: 'admin' } } }))).status).toBe(202);
+    }
+    expect(ended.slice(1)).toEqual([expect.objectContaining({ sub: 'person-2' }), expect.objectContaining({ sub: 'person-2' })]);
+    expect(ended[2]).not.toHaveProperty('sid');
   });
 });

@@ -217,6 +217,25 @@ describe('operator CLI', () => {
     expect(events.map((event) => event.action)).toEqual(expect.arrayContaining(['user.disabled', 'user.enabled']));
   });
 
+  it('deletes an account, not while it is an organization’s only owner, audited', async () => {
+    const stamp = Date.now();
+    const [owner, heir] = [`owner-${stamp}@cli.test`, `heir-${stamp}@cli.test`];
+    for (const email of [owner, heir]) expect((await run('users', 'create', '--email', email, '--name', 'Someone')).code).toBe(0);
+    expect((await run('orgs', 'create', '--slug', `solo-${stamp}`, '--name', 'Solo')).code).toBe(0);
+    expect((await run('members', 'add', '--org', `solo-${stamp}`, '--email', owner, '--role', 'owner')).code).toBe(0);
+    const refused = await run('users', 'delete', '--email', owner, '--yes');
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toContain(`the only owner of solo-${stamp}`);
+    expect(await findUserByEmail(database.db, owner)).toBeDefined();
+    expect((await run('members', 'add', '--org', `solo-${stamp}`, '--email', heir, '--role', 'owner')).code).toBe(0);
+    const deleted = await run('users', 'delete', '--email', owner, '--yes');
+    expect(deleted.code, deleted.err).toBe(0);
+    expect(await findUserByEmail(database.db, owner)).toBeUndefined();
+    expect((await run('users', 'delete', '--email', owner, '--yes')).code).not.toBe(0);
+    const events = await database.db.select().from(auditEvents).where(sql`${auditEvents.subjectLabel} = ${owner}`).orderBy(auditEvents.id);
+    expect(events.map((event) => event.action)).toContain('user.deleted');
+  });
+
   it('reads help only as an option, and no inherited name as a command', async () => {
     // "help" as a value is a value: the account is created.
     const named = await run('users', 'create', '--email', `help-${Date.now()}@cli.test`, '--name', 'help');

@@ -8,11 +8,11 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { announcePermissionChange } from '../../lib/accounts/claims-change';
-import { disableAccount, setOwnPassword } from '../../lib/accounts/credentials';
+import { deleteAccount, disableAccount, setOwnPassword } from '../../lib/accounts/credentials';
 import { addMember, removeMember } from '../../lib/accounts/memberships';
 import { signOutEverywhere } from '../../lib/accounts/sessions';
 import { setAppDisabled } from '../../lib/clients/apps';
-import { outboundDeliveries, ssfStreams } from '../../lib/db/schema';
+import { outboundDeliveries, ssfStreams, users } from '../../lib/db/schema';
 import { deliverDue } from '../../lib/deliveries/outbox';
 import { giveUpUncollectedEvents, queueCredentialChange, queuePersonEvent, SSF_EVENT_TYPES, UNCOLLECTED_EVENT_DAYS, VERIFICATION_EVENT } from '../../lib/ssf/events';
 import { securityEventPushDelivery, securityEventSigner } from '../../lib/ssf/set';
@@ -255,6 +255,17 @@ describe('shared signals', () => {
     const answer = (await (await poll(String(stream.stream_id), {})).json()) as { sets: Record<string, string> };
     const types = (await Promise.all(Object.values(answer.sets).map((token) => verifySet(token)))).map((set) => Object.keys(set.events as object)[0]);
     expect(types.sort()).toEqual([SSF_EVENT_TYPES.accountDisabled, SSF_EVENT_TYPES.sessionRevoked].sort());
+  });
+
+  it('deleting an account sends RISC account-purged and ends its sessions, then the person is gone', async () => {
+    const stream = await createStream({ delivery: { method: POLL }, events_requested: [SSF_EVENT_TYPES.accountPurged, SSF_EVENT_TYPES.sessionRevoked] });
+    const { person, sid } = await signedIn();
+    expect(await suite.database.db.transaction((tx) => deleteAccount(tx, person.id))).toEqual({ deleted: true });
+    expect(await suite.database.db.select().from(users).where(eq(users.id, person.id))).toHaveLength(0);
+    const answer = (await (await poll(String(stream.stream_id), {})).json()) as { sets: Record<string, string> };
+    const sets = await Promise.all(Object.values(answer.sets).map((token) => verifySet(token)));
+    expect(sets.find((set) => SSF_EVENT_TYPES.accountPurged in (set.events as object))).toMatchObject({ sub_id: { format: 'iss_sub', sub: person.id }, events: { [SSF_EVENT_TYPES.accountPurged]: { initiating_entity: 'admin' } } });
+    expect(sets.find((set) => SSF_EVENT_TYPES.sessionRevoked in (set.events as object))).toMatchObject({ sub_id: { session: { id: sid } }, events: { [SSF_EVENT_TYPES.sessionRevoked]: { reason_admin: { en: 'The person’s account was deleted.' } } } });
   });
 
   it('stream management: credentials required, a client sees only its own streams, bad input refused, at most five', async () => {

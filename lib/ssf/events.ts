@@ -74,12 +74,38 @@ export async function queueSecurityEvent(db: Queryable, input: { clientIds: read
   return queueSecurityEvents(db, { targets: input.clientIds.map((clientId) => ({ clientId, subject: input.subject })), eventType: input.eventType, event: input.event, at: input.at });
 }
 
+/** The stream an event is queued for: where it goes, how, and whether it is held. */
+export type StreamOfEvent = Pick<typeof ssfStreams.$inferSelect, 'id' | 'clientId' | 'orgId' | 'deliveryMethod' | 'displayEndpointUrl' | 'status'>;
+
+/**
+ * When a stream's waiting events are due for the outbox: at once when it pushes and is enabled; never when it is
+ * paused (held until it is enabled, SSF 1.0 §8.1.2) or polled (the receiver fetches them, lib/ssf/streams.ts).
+ */
+export function dueOf(stream: Pick<StreamOfEvent, 'deliveryMethod' | 'status'>) {
+  return stream.deliveryMethod === 'push' && stream.status === 'enabled' ? sql`now()` : sql`'infinity'::timestamptz`;
+}
+
+/** The outbox row of one event for one stream. */
+export function securityEventRow(stream: StreamOfEvent, input: { subject: EventSubject; eventType: string; event: Record<string, unknown>; iat: number }): PgInsertValue<typeof outboundDeliveries> {
+  const jti = randomUUID();
+  const payload: SecurityEventPayload = { jti, iat: input.iat, subject: input.subject, events: { [input.eventType]: input.event } };
+  return {
+    channel: stream.deliveryMethod === 'push' ? 'security_event' : 'security_event_poll',
+    orgId: stream.orgId,
+    clientId: stream.clientId,
+    streamId: stream.id,
+    recipient: stream.displayEndpointUrl ?? 'poll',
+    messageId: jti,
+    eventType: input.eventType,
+    payload,
+    nextAttemptAt: dueOf(stream),
+  };
+}
+
 /**
  * Queues one event of this type for each target (a client and a subject), on every stream of the target's client
- * that asked for the type and is not disabled. A pushed event is due at once
- * unless its stream is paused (held until it is enabled, SSF 1.0 §8.1.2); a polled one is never due (the receiver
- * fetches it, lib/ssf/streams.ts). A session-revoked event about a subject that still waits in a stream is not
- * queued twice (a password reset ends the grant and then the session that held it; a sign-out ends the session and
+ * that asked for the type and is not disabled (securityEventRow). A session-revoked event about a subject that still
+ * waits in a stream is not queued twice (a password reset ends the grant and then the session that held it; a sign-out ends the session and
  * then its grants): the unique index outbound_deliveries_waiting_session_revoked. Returns how many were queued.
  */
 export async function queueSecurityEvents(
@@ -88,7 +114,7 @@ export async function queueSecurityEvents(
 ): Promise<number> {
   if (input.targets.length === 0) return 0;
   const streams = await db
-    .select({ id: ssfStreams.id, clientId: ssfStreams.clientId, orgId: ssfStreams.orgId, method: ssfStreams.deliveryMethod, display: ssfStreams.displayEndpointUrl, status: ssfStreams.status })
+    .select({ id: ssfStreams.id, clientId: ssfStreams.clientId, orgId: ssfStreams.orgId, deliveryMethod: ssfStreams.deliveryMethod, displayEndpointUrl: ssfStreams.displayEndpointUrl, status: ssfStreams.status })
     .from(ssfStreams)
     .where(and(inArray(ssfStreams.clientId, [...new Set(input.targets.map((target) => target.clientId))]), ne(ssfStreams.status, 'disabled'), sql`${input.eventType} = any(${ssfStreams.eventsRequested})`));
   if (streams.length === 0) return 0;
@@ -102,19 +128,7 @@ export async function queueSecurityEvents(
       const key = `${stream.id}\u0000${JSON.stringify(target.subject)}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const jti = randomUUID();
-      const payload: SecurityEventPayload = { jti, iat, subject: target.subject, events: { [input.eventType]: event } };
-      rows.push({
-        channel: stream.method === 'push' ? 'security_event' : 'security_event_poll',
-        orgId: stream.orgId,
-        clientId: stream.clientId,
-        streamId: stream.id,
-        recipient: stream.display ?? 'poll',
-        messageId: jti,
-        eventType: input.eventType,
-        payload,
-        ...(stream.method === 'poll' || stream.status === 'paused' ? { nextAttemptAt: sql`'infinity'::timestamptz` } : {}),
-      });
+      rows.push(securityEventRow(stream, { subject: target.subject, eventType: input.eventType, event, iat }));
     }
   }
   let queued = 0;

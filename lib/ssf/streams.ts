@@ -12,7 +12,7 @@ import { verifyClientSecret } from '../clients/secrets';
 import { validateRedirectUri } from '../clients/validation';
 import { oauthError, readJsonObject } from '../http/errors';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
-import { EVENTS_SUPPORTED, VERIFICATION_EVENT, type SecurityEventPayload } from './events';
+import { dueOf, EVENTS_SUPPORTED, securityEventRow, VERIFICATION_EVENT, type SecurityEventPayload } from './events';
 import { shownLogoutUri } from '../grants/logout-notices';
 
 export const SSF_PATHS = {
@@ -32,13 +32,6 @@ const DEFAULT_POLL_EVENTS = 10;
 /** SSF 1.0 §8.1.1 `min_verification_interval`: a stream may ask for a verification event at most this often. */
 export const MIN_VERIFICATION_INTERVAL_SECONDS = 30;
 
-/**
- * When a waiting event of a stream is next due for the outbox: at once when the stream pushes and is enabled;
- * never when it is paused (held until enabled) or polled (the receiver fetches it).
- */
-function dueFor(stream: Pick<Stream, 'deliveryMethod' | 'status'>) {
-  return stream.deliveryMethod === 'push' && stream.status === 'enabled' ? sql`now()` : sql`'infinity'::timestamptz`;
-}
 
 export type Stream = typeof ssfStreams.$inferSelect;
 
@@ -270,7 +263,7 @@ export async function handleStreamsRequest(ctx: SsfContext, request: Request): P
     // Events already queued for the old delivery method wait in the other channel: move them with the stream.
     await tx
       .update(outboundDeliveries)
-      .set({ channel: row.deliveryMethod === 'push' ? 'security_event' : 'security_event_poll', recipient: row.displayEndpointUrl ?? 'poll', nextAttemptAt: dueFor(row) })
+      .set({ channel: row.deliveryMethod === 'push' ? 'security_event' : 'security_event_poll', recipient: row.displayEndpointUrl ?? 'poll', nextAttemptAt: dueOf(row) })
       .where(and(eq(outboundDeliveries.streamId, stream.id), isNull(outboundDeliveries.deliveredAt), isNull(outboundDeliveries.failedAt)));
     return row;
   });
@@ -305,7 +298,7 @@ export async function handleStatusRequest(ctx: SsfContext, request: Request): Pr
     const waiting = and(eq(outboundDeliveries.streamId, stream.id), isNull(outboundDeliveries.deliveredAt), isNull(outboundDeliveries.failedAt));
     // Disabled: nothing is kept. Paused: held (never due) until enabled, when pushed ones are due at once.
     if (status === 'disabled') await tx.delete(outboundDeliveries).where(waiting);
-    else await tx.update(outboundDeliveries).set({ nextAttemptAt: dueFor(row) }).where(waiting);
+    else await tx.update(outboundDeliveries).set({ nextAttemptAt: dueOf(row) }).where(waiting);
   });
   if (status === 'enabled') ctx.onQueued?.();
   return Response.json({ stream_id: stream.id, status, ...(reason ? { reason } : {}) }, { headers: noStore });
@@ -330,19 +323,8 @@ export async function handleVerificationRequest(ctx: SsfContext, request: Reques
     .where(and(eq(outboundDeliveries.streamId, stream.id), eq(outboundDeliveries.eventType, VERIFICATION_EVENT), sql`${outboundDeliveries.createdAt} > now() - make_interval(secs => ${MIN_VERIFICATION_INTERVAL_SECONDS})`))
     .limit(1);
   if (recent) return oauthError(429, 'slow_down', `at most one verification every ${MIN_VERIFICATION_INTERVAL_SECONDS} seconds`, { 'Retry-After': String(MIN_VERIFICATION_INTERVAL_SECONDS) });
-  const jti = crypto.randomUUID();
-  const payload: SecurityEventPayload = { jti, iat: Math.floor(Date.now() / 1000), subject: { stream: stream.id }, events: { [VERIFICATION_EVENT]: state === undefined ? {} : { state } } };
-  await ctx.db.insert(outboundDeliveries).values({
-    channel: stream.deliveryMethod === 'push' ? 'security_event' : 'security_event_poll',
-    orgId: stream.orgId,
-    clientId: stream.clientId,
-    streamId: stream.id,
-    recipient: stream.displayEndpointUrl ?? 'poll',
-    messageId: jti,
-    eventType: VERIFICATION_EVENT,
-    payload,
-    nextAttemptAt: dueFor(stream),
-  });
+  const event = state === undefined ? {} : { state };
+  await ctx.db.insert(outboundDeliveries).values(securityEventRow(stream, { subject: { stream: stream.id }, eventType: VERIFICATION_EVENT, event, iat: Math.floor(Date.now() / 1000) }));
   ctx.onQueued?.();
   return new Response(null, { status: 204 });
 }

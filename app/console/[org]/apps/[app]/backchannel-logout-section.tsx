@@ -1,7 +1,7 @@
 // The app's back-channel logout: where Portico sends logout tokens when a person's session ends (OpenID Connect
 // Back-Channel Logout 1.0), whether the app needs the session id in them, and the log of what was sent.
 import { When } from '@/app/_components/when';
-import { backchannelLogoutOf, listLogoutDeliveries, type LogoutDelivery } from '@/lib/clients/backchannel-logout';
+import { backchannelLogoutOf, listLogoutDeliveries } from '@/lib/clients/backchannel-logout';
 import { getT } from '@/lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { ActionForm, ConfirmedAction } from '../../../_components/action-form';
@@ -10,13 +10,7 @@ import { DataTable, EmptyState } from '../../../_components/page-header';
 import { removeBackchannelLogoutAction, setBackchannelLogoutAction } from '../actions';
 import { listAppStreams } from '@/lib/ssf/streams';
 import { shownLogoutUri } from '@/lib/grants/logout-notices';
-
-type DeliveryState = 'delivered' | 'failed' | 'retrying' | 'waiting';
-function stateOf(delivery: LogoutDelivery): DeliveryState {
-  if (delivery.deliveredAt) return 'delivered';
-  if (delivery.failedAt) return 'failed';
-  return delivery.attempts > 0 ? 'retrying' : 'waiting';
-}
+import { DeliveryStateCells, deliveryStateOf } from '../../../_components/delivery-cells';
 
 export async function BackchannelLogoutSection(props: { org: string; appId: string; appName: string; clientId: string; manage: boolean }) {
   const [setting, deliveries] = await Promise.all([backchannelLogoutOf(db(), props.clientId), listLogoutDeliveries(db(), props.clientId)]);
@@ -67,7 +61,7 @@ export async function BackchannelLogoutSection(props: { org: string; appId: stri
       ) : (
         <DataTable testId="logout-deliveries" columns={[t('deliveries.columns.when'), t('deliveries.columns.person'), t('deliveries.columns.why'), t('deliveries.columns.state'), t('deliveries.columns.answer')]}>
           {deliveries.map((delivery) => {
-            const state = stateOf(delivery);
+            const state = deliveryStateOf(delivery);
             return (
               <tr key={delivery.id} data-state={state} data-reason={delivery.reason}>
                 <td className="text-sm">
@@ -78,19 +72,7 @@ export async function BackchannelLogoutSection(props: { org: string; appId: stri
                   <span className="block text-xs text-slate-600">{delivery.withSession ? t('deliveries.withSession') : t('deliveries.withoutSession')}</span>
                 </td>
                 <td className="text-sm">{t(`reasons.${delivery.reason}`)}</td>
-                <td className="text-sm">
-                  <span className={state === 'failed' ? 'text-red-700' : undefined}>{t(`deliveries.states.${state}`)}</span>
-                  <span className="block text-xs text-slate-600">{t('deliveries.attempts', { count: delivery.attempts })}</span>
-                  {state === 'retrying' ? (
-                    <span className="block text-xs text-slate-600">
-                      {t('deliveries.next')} <When value={delivery.nextAttemptAt} />
-                    </span>
-                  ) : null}
-                </td>
-                <td className="text-sm">
-                  {delivery.lastStatus ? <span>{delivery.lastStatus}</span> : null}
-                  {delivery.lastError && state !== 'delivered' ? <span className="block text-xs text-slate-600">{delivery.lastError}</span> : null}
-                </td>
+                <DeliveryStateCells delivery={delivery} />
               </tr>
             );
           })}

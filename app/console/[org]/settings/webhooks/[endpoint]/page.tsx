@@ -8,22 +8,16 @@ import { DataTable, EmptyState, Section } from '../../../../_components/page-hea
 import { ActionForm, ConfirmedAction } from '../../../../_components/action-form';
 import { Field } from '../../../../_components/fields';
 import { When } from '@/app/_components/when';
-import { DEFAULT_ROTATION_OVERLAP_HOURS, findWebhookEndpoint, listWebhookDeliveries, type WebhookDelivery } from '@/lib/webhooks/webhook-commands';
+import { DEFAULT_ROTATION_OVERLAP_HOURS, findWebhookEndpoint, listWebhookDeliveries } from '@/lib/webhooks/webhook-commands';
 import { db } from '@/lib/runtime';
 import { getT } from '@/lib/i18n/server';
 import { EventChoice } from '../event-choice';
+import { DeliveryStateCells, deliveryStateOf } from '../../../../_components/delivery-cells';
 import { deleteWebhookAction, redeliverWebhookAction, rotateWebhookSecretAction, sendWebhookTestAction, updateWebhookAction } from '../actions';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT('console.webhooks'))('endpoint.pageTitle') };
-}
-
-type DeliveryState = 'delivered' | 'failed' | 'retrying' | 'waiting';
-function stateOf(delivery: WebhookDelivery): DeliveryState {
-  if (delivery.deliveredAt) return 'delivered';
-  if (delivery.failedAt) return 'failed';
-  return delivery.attempts > 0 ? 'retrying' : 'waiting';
 }
 
 export default async function WebhookEndpointPage(props: { params: Promise<{ org: string; endpoint: string }> }) {
@@ -101,7 +95,7 @@ export default async function WebhookEndpointPage(props: { params: Promise<{ org
       ) : (
         <DataTable testId="webhook-deliveries" columns={[t('deliveries.columns.when'), t('deliveries.columns.event'), t('deliveries.columns.state'), t('deliveries.columns.answer')]} actions>
           {deliveries.map((delivery) => {
-            const state = stateOf(delivery);
+            const state = deliveryStateOf(delivery);
             return (
               <tr key={delivery.id} data-state={state}>
                 <td className="text-sm">
@@ -112,19 +106,7 @@ export default async function WebhookEndpointPage(props: { params: Promise<{ org
                   <code className="text-xs">{delivery.eventType}</code>
                   <span className="block break-all text-xs text-slate-600">{delivery.messageId}</span>
                 </td>
-                <td className="text-sm">
-                  <span className={state === 'failed' ? 'text-red-700' : undefined}>{t(`deliveries.states.${state}`)}</span>
-                  <span className="block text-xs text-slate-600">{t('deliveries.attempts', { count: delivery.attempts })}</span>
-                  {state === 'retrying' ? (
-                    <span className="block text-xs text-slate-600">
-                      {t('deliveries.next')} <When value={delivery.nextAttemptAt} />
-                    </span>
-                  ) : null}
-                </td>
-                <td className="text-sm">
-                  {delivery.lastStatus ? <span>{delivery.lastStatus}</span> : null}
-                  {delivery.lastError && state !== 'delivered' ? <span className="block text-xs text-slate-600">{delivery.lastError}</span> : null}
-                </td>
+                <DeliveryStateCells delivery={delivery} />
                 <td>
                   {state === 'delivered' || state === 'failed' ? (
                     <ActionForm action={redeliverWebhookAction} org={org} submitLabel={t('deliveries.redeliver')} variant="secondary" inline>

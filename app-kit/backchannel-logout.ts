@@ -4,7 +4,7 @@
 // hands the app the person (`sub`) and Portico's session (`sid`) whose app sessions must end now.
 import { readBounded } from './body';
 import { jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { remoteKeys } from './protected-resource';
+import { keysUnavailable, remoteKeys } from './protected-resource';
 import { memoryReplayGuard, type ReplayGuard } from './surface';
 
 /** §2.4: the member of `events` that makes a JWT a logout token. */
@@ -79,6 +79,8 @@ export function createLogoutReceiver(config: LogoutReceiverConfig): LogoutReceiv
         currentDate: now(),
       }));
     } catch (error) {
+      // The keys could not be had now: not a refusal (answered 503, so Portico sends the token again).
+      if (keysUnavailable(error)) throw error;
       throw new LogoutTokenRefusal(`the logout token is not valid: ${error instanceof Error ? error.message : 'unreadable'}`);
     }
     // Step 5: one of sub and sid, as strings.

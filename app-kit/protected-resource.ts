@@ -77,6 +77,16 @@ export function remoteKeys(issuer: string, jwksUri = `${issuer}/oidc/jwks`): JWT
 }
 
 /**
+ * Whether a verification failed for want of the keys rather than because of the token: the JWKS could not be fetched
+ * in time or was unreadable, or it does not hold the token's key yet (a rotation jose has not refetched, within its
+ * cooldown). A receiver answers these "try again later" (503), not "refused" (400), which Portico does not retry.
+ */
+export function keysUnavailable(error: unknown): boolean {
+  if (!(error instanceof joseErrors.JOSEError)) return true;
+  return error.code === 'ERR_JWKS_TIMEOUT' || error.code === 'ERR_JWKS_NO_MATCHING_KEY' || error.code === 'ERR_JWKS_INVALID';
+}
+
+/**
  * Tokens already verified, by the SHA-256 of the token with the issuer and audience they were checked for, until
  * their `exp`: an agent calls many times with one token, and each call would otherwise pay the ES256 verification
  * again. Bounded in size (the oldest entry leaves first). A token is only ever served from here while unexpired, so

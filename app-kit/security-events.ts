@@ -5,7 +5,7 @@
 // and RISC account-disabled and account-purged, and hands every event to the app.
 import { readBounded } from './body';
 import { jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { remoteKeys } from './protected-resource';
+import { keysUnavailable, remoteKeys } from './protected-resource';
 import { memoryReplayGuard, type ReplayGuard } from './surface';
 import type { BackchannelLogout } from './backchannel-logout';
 
@@ -84,6 +84,8 @@ export function createSecurityEventReceiver(config: SecurityEventReceiverConfig)
         currentDate: now(),
       }));
     } catch (error) {
+      // The keys could not be had now: not a refusal (answered 503, so Portico sends the SET again).
+      if (keysUnavailable(error)) throw error;
       const message = error instanceof Error ? error.message : 'unreadable';
       const err = /"iss"/.test(message) ? 'invalid_issuer' : /"aud"/.test(message) ? 'invalid_audience' : /signature|key/i.test(message) ? 'invalid_key' : 'invalid_request';
       throw new SecurityEventRefusal(err, `the SET is not valid: ${message}`);

@@ -103,8 +103,9 @@ export async function deleteAccount(db: Queryable, userId: string): Promise<Acco
     );
   if (onlyOwnerOf.length > 0) return { deleted: false, onlyOwnerOf: onlyOwnerOf.map((row) => row.slug) };
   await queuePersonEvent(db, userId, SSF_EVENT_TYPES.accountPurged, { initiating_entity: 'admin' });
-  for (const agent of await db.select({ id: agents.id }).from(agents).where(eq(agents.ownerUserId, userId))) await endAgentGrants(db, agent.id);
+  // Their own first (the apps hear "account deleted"), then what others still held through their agents.
   await endEverythingOfPerson(db, userId, 'account_deleted');
+  for (const agent of await db.select({ id: agents.id }).from(agents).where(eq(agents.ownerUserId, userId))) await endAgentGrants(db, agent.id);
   await db.delete(users).where(eq(users.id, userId));
   return { deleted: true };
 }

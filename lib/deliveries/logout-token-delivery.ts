@@ -58,19 +58,21 @@ export function logoutTokenDelivery(options: LogoutTokenDeliveryOptions): Delive
   const sign = logoutTokenSigner(options);
   return async (delivery) => {
     const payload = delivery.payload as LogoutTokenPayload;
-    // The URI the client has now: one changed since the ending was queued gets it there, one removed gets nothing.
+    // The URI the client has now: one changed since the ending was queued gets it there, one removed gets nothing. A
+    // client that is gone (its app deleted, an ending to announce) gets it at the URI it had.
     const [client] = await options
       .db()
       .select({ uri: sql<string | null>`${clients.metadata}->>'backchannel_logout_uri'` })
       .from(clients)
       .where(eq(clients.id, delivery.clientId!))
       .limit(1);
-    if (!client?.uri) throw new DeliveryFailed('the client no longer has a back-channel logout URI', undefined, true);
+    const uri = client ? client.uri : payload.uri;
+    if (!uri) throw new DeliveryFailed('the client no longer has a back-channel logout URI', undefined, true);
     const token = await sign({ jti: delivery.id, clientId: delivery.clientId!, payload, at: now() });
     let response: Response;
     try {
       response = await outboundRequest(
-        client.uri,
+        uri,
         {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded', 'cache-control': 'no-store' },

@@ -36,7 +36,10 @@ export class DeliveryFailed extends Error {
   }
 }
 
-/** Not to be attempted now (its stream is paused): parked, never due, its attempt not counted, until something makes it due again. */
+/**
+ * Not attempted after all (its stream was paused or changed since it was queued): the attempt is not counted, and the
+ * handler has set when it is due again.
+ */
 export class DeliveryDeferred extends Error {
   constructor(message: string) {
     super(message);
@@ -101,7 +104,7 @@ export async function deliverDue(db: Queryable, handlers: DeliveryHandlers, limi
         if (error instanceof DeliveryDeferred) {
           await db
             .update(outboundDeliveries)
-            .set({ lastError: reason, attempts: sql`greatest(${outboundDeliveries.attempts} - 1, 0)`, nextAttemptAt: sql`'infinity'::timestamptz` })
+            .set({ lastError: reason, attempts: sql`greatest(${outboundDeliveries.attempts} - 1, 0)` })
             .where(eq(outboundDeliveries.id, delivery.id));
           report.retrying += 1;
           return;

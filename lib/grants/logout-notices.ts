@@ -36,10 +36,12 @@ export interface SessionEnding {
 }
 
 /**
- * What a queued logout token delivery holds until it is signed and sent (no secret: stored as is). Not the URI: the
- * client's current one is read when it is sent (lib/deliveries/logout-token-delivery.ts).
+ * What a queued logout token delivery holds until it is signed and sent (no secret: stored as is). The URI the
+ * client had when it was queued: the client's current one is used when it is sent, this one only when the client is
+ * gone (its app was deleted, which is itself an ending to announce) (lib/deliveries/logout-token-delivery.ts).
  */
 export interface LogoutTokenPayload {
+  uri: string;
   sub: string;
   sid?: string;
   /** The client's ID token algorithm (Back-Channel Logout 1.0 §2.4: logout tokens are signed like its ID tokens). */
@@ -140,7 +142,7 @@ export async function queueLogoutTokens(db: Queryable, endings: readonly Session
     const key = endingKey(ending);
     if (seen.has(key)) continue;
     seen.add(key);
-    const payload: LogoutTokenPayload = { sub: ending.accountId, ...(ending.sid ? { sid: ending.sid } : {}), alg: receiver.alg ?? 'RS256' };
+    const payload: LogoutTokenPayload = { uri: receiver.uri, sub: ending.accountId, ...(ending.sid ? { sid: ending.sid } : {}), alg: receiver.alg ?? 'RS256' };
     rows.push({ channel: 'logout_token', orgId: receiver.orgId, clientId: receiver.id, recipient: shownLogoutUri(receiver.uri), messageId: key, eventType: reason, payload });
   }
   // A token for the same session still waiting (the grant and its session ending in one change) covers this one.

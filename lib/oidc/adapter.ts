@@ -7,7 +7,7 @@ import { preparedQuery, type Database } from '../db/client';
 import { oidcPayloads } from '../db/schema';
 import { loadClient } from '../clients/client-metadata';
 import { endGrants } from '../grants';
-import { announceSessionEndings, endingsOfGrants } from '../grants/logout-notices';
+import { announceSessionEndings, endingsOfGrants, endingsOfSessionPayloads } from '../grants/logout-notices';
 import { currentProviderContext, noteClientSecrets, noteRefreshTokenRotated } from './request-scope';
 import { openReference, referenceTo, storablePayload, storedHashed, storedIdOf } from './stored-ids';
 
@@ -214,6 +214,13 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
       const route = currentProviderContext()?.oidc?.route;
       if (this.kind === 'Grant' && route !== 'revocation') {
         await announceSessionEndings(db(), await endingsOfGrants(db(), [id]), route === 'end_session_confirm' ? 'signed_out' : 'grant_ended');
+      }
+      // The sign-out ends the session itself too: every app it signed in to hears it — also one whose grant outlives
+      // the sign-out (offline_access) and which listens by a Shared Signals stream rather than a logout URI, which
+      // upstream's backchannelLogout never reaches.
+      if (this.kind === 'Session' && route === 'end_session_confirm') {
+        const session = await this.find(id);
+        if (session) await announceSessionEndings(db(), endingsOfSessionPayloads([session as Record<string, unknown>]), 'signed_out');
       }
       await db().delete(oidcPayloads).where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, storedIdFor(this.kind, id))));
     }

@@ -1,12 +1,12 @@
 // Security Event Tokens (RFC 8417) as SSF 1.0 §4 has them: `typ: secevent+jwt`, signed with Portico's ES256 key (the
 // JWKS of /oidc/jwks, announced as jwks_uri in /.well-known/ssf-configuration), with iss, aud (the stream's receiver:
-// the app's client id), iat (when the event happened), jti, sub_id and one event; no exp (RFC 8417 §2.2: a SET
+// the app's client id), iat (when it is signed; the event's own time is its event_timestamp), jti, sub_id and one event; no exp (RFC 8417 §2.2: a SET
 // describes a fact, it does not grant anything). Signed when sent, so a queued event holds no signature to leak.
 // Also the outbox's push channel (RFC 8935).
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { importJWK, SignJWT, type JWK } from 'jose';
 import type { Queryable } from '../db/client';
-import { ssfStreams } from '../db/schema';
+import { outboundDeliveries, ssfStreams } from '../db/schema';
 import { DeliveryDeferred, DeliveryFailed, type DeliveryHandler } from '../deliveries/outbox';
 import { outboundRequest, OutboundRefused, type OutboundPolicy } from '../http/outbound';
 import { decryptAtRest } from '../security/at-rest';
@@ -25,7 +25,9 @@ export function securityEventSigner(options: { issuer: string; signingKeys: JWK[
       .setProtectedHeader({ alg: jwk.alg, kid: jwk.kid, typ: 'secevent+jwt' })
       .setIssuer(options.issuer)
       .setAudience(audience)
-      .setIssuedAt(payload.iat)
+      // RFC 8417 §2.2: when the SET is issued — now, also for an event a paused stream held for days; when the event
+      // happened is its event_timestamp.
+      .setIssuedAt()
       .setJti(payload.jti)
       .sign(await key);
   };
@@ -44,9 +46,29 @@ export function securityEventPushDelivery(options: PushDeliveryOptions): Deliver
   const sign = securityEventSigner(options);
   return async (delivery) => {
     const [stream] = await options.db().select().from(ssfStreams).where(eq(ssfStreams.id, delivery.streamId!)).limit(1);
-    if (!stream?.sealedEndpointUrl) throw new DeliveryFailed('the stream no longer exists or is polled', undefined, true);
-    // Changed since it was claimed: a paused stream holds its events (SSF 1.0 §8.1.2), a disabled one drops them.
-    if (stream.status === 'paused') throw new DeliveryDeferred('the stream is paused');
+    if (!stream) throw new DeliveryFailed('the stream no longer exists', undefined, true);
+    // Changed since it was claimed. Now polled: the change moved the event to the poll channel, where it waits.
+    if (stream.deliveryMethod === 'poll' || !stream.sealedEndpointUrl) {
+      await options
+        .db()
+        .update(outboundDeliveries)
+        .set({ nextAttemptAt: sql`'infinity'::timestamptz` })
+        .where(and(eq(outboundDeliveries.id, delivery.id), eq(outboundDeliveries.channel, 'security_event_poll')));
+      throw new DeliveryDeferred('the stream is now polled');
+    }
+    // Paused: held like the stream's other events (SSF 1.0 §8.1.2) — unless it was enabled meanwhile. Read under a
+    // share lock of the stream, so an enabling that commits first is seen, and one that comes later waits and then
+    // makes this due with the rest.
+    if (stream.status === 'paused') {
+      await options.db().transaction(async (tx) => {
+        const [current] = await tx.select({ status: ssfStreams.status }).from(ssfStreams).where(eq(ssfStreams.id, stream.id)).for('share');
+        await tx
+          .update(outboundDeliveries)
+          .set({ nextAttemptAt: current?.status === 'paused' ? sql`'infinity'::timestamptz` : sql`now()` })
+          .where(eq(outboundDeliveries.id, delivery.id));
+      });
+      throw new DeliveryDeferred('the stream is paused');
+    }
     if (stream.status === 'disabled') throw new DeliveryFailed('the stream is disabled', undefined, true);
     const token = await sign(delivery.payload as SecurityEventPayload, stream.clientId);
     const headers: Record<string, string> = { 'content-type': 'application/secevent+jwt', accept: 'application/json' };

@@ -77,7 +77,8 @@ export async function authenticateReceiver(db: Queryable, request: Request): Pro
   } catch {
     return undefined;
   }
-  if (clientId.length > 256 || secret.length === 0 || secret.length > 512) return undefined;
+  // PostgreSQL text holds no NUL: such a name matches nothing (and must not reach a query).
+  if (clientId.length > 256 || secret.length === 0 || secret.length > 512 || clientId.includes('\u0000')) return undefined;
   // A turned-off app's client is refused here as everywhere else; its streams keep receiving (the ending of its
   // sessions among them), a poll stream's events wait until it is on again.
   const [client] = await db
@@ -185,7 +186,7 @@ async function currentFields(stream: Stream, atRestKey: Uint8Array): Promise<Str
 }
 
 async function streamOf(db: Queryable, receiver: Receiver, streamId: unknown): Promise<Stream | undefined> {
-  if (typeof streamId !== 'string' || streamId.length > 64) return undefined;
+  if (typeof streamId !== 'string' || streamId.length > 64 || streamId.includes('\u0000')) return undefined;
   const [stream] = await db.select().from(ssfStreams).where(and(eq(ssfStreams.id, streamId), eq(ssfStreams.clientId, receiver.clientId))).limit(1);
   return stream;
 }
@@ -205,7 +206,10 @@ export interface SsfContext {
 
 async function readBody(request: Request): Promise<Checked<Record<string, unknown>>> {
   const parsed = await readJsonObject(request, 16 * 1024);
-  return parsed.ok ? { ok: true, value: parsed.value } : { ok: false, response: oauthError(parsed.status, 'invalid_request', parsed.description) };
+  if (!parsed.ok) return { ok: false, response: oauthError(parsed.status, 'invalid_request', parsed.description) };
+  // PostgreSQL text and jsonb hold no NUL character: refused here rather than failing a query.
+  if (JSON.stringify(parsed.value).includes('\\u0000')) return bad('the request must not contain NUL characters');
+  return { ok: true, value: parsed.value };
 }
 
 /** /api/ssf/streams: GET (one by ?stream_id=, or all of the client's), POST (create), PATCH (update), PUT (replace), DELETE. */

@@ -92,6 +92,20 @@ describe('the kit’s back-channel logout receiver', () => {
     expect((await receiver.handle(new Request('https://app.test/backchannel-logout'))).status).toBe(405);
   });
 
+  it('answers 503 (Portico sends it again), not 400, when the keys cannot be had: JWKS unreachable, or without the token’s key yet', async () => {
+    const token = await logoutToken();
+    const form = new URLSearchParams({ logout_token: token }).toString();
+    const post = (keys: Parameters<typeof createLogoutReceiver>[0]['keys']) =>
+      createLogoutReceiver({ issuer: ISSUER, clientId: CLIENT_ID, keys, now: () => NOW, endSessions: () => {} }).handle(
+        new Request('https://app.test/backchannel-logout', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form }),
+      );
+    expect((await post(() => Promise.reject(new TypeError('fetch failed')))).status).toBe(503);
+    // A rotation the app's cached JWKS does not know yet: no key with that kid.
+    expect((await post(createLocalJWKSet({ keys: [{ ...jwk, kid: 'k2' }] }))).status).toBe(503);
+    // The same token, once the keys are there, is accepted: the 503 consumed nothing.
+    expect((await post(createLocalJWKSet({ keys: [jwk] }))).status).toBe(200);
+  });
+
   it('a token whose sessions could not be ended is accepted when Portico sends it again', async () => {
     let failing = true;
     freshReceiver((logout) => {

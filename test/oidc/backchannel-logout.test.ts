@@ -11,7 +11,7 @@ import { removeMember } from '../../lib/accounts/memberships';
 import { setOwnPassword } from '../../lib/accounts/credentials';
 import { hashPassword } from '../../lib/accounts/passwords';
 import { endAccountSession, listSessions, signOutEverywhere } from '../../lib/accounts/sessions';
-import { setAppDisabled } from '../../lib/clients/apps';
+import { deleteApp, setAppDisabled } from '../../lib/clients/apps';
 import { setBackchannelLogout } from '../../lib/clients/backchannel-logout';
 import { outboundDeliveries, oidcPayloads, ssfStreams } from '../../lib/db/schema';
 import { SSF_EVENT_TYPES } from '../../lib/ssf/events';
@@ -54,6 +54,20 @@ describe('back-channel logout', () => {
     const sid = tokens.claims()?.sid;
     expect(typeof sid).toBe('string');
     return { person, sid: sid as string, jar, refreshToken: tokens.refresh_token };
+  }
+
+  /** RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0) of the session in the jar, from every app. */
+  async function signOutAtProvider(jar: CookieJar): Promise<void> {
+    const start = await fetch(`${suite.harness.issuer}/oidc/session/end?client_id=${app.clientId}`, { headers: { cookie: jar.header() } });
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(await start.text())?.[1];
+    expect(xsrf).toBeDefined();
+    const confirm = await fetch(`${suite.harness.issuer}/oidc/session/end/confirm`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf: xsrf!, logout: 'yes' }),
+    });
+    expect(confirm.status).toBe(303);
   }
 
   beforeAll(async () => {
@@ -131,20 +145,21 @@ describe('back-channel logout', () => {
     );
     const { stream_id: streamId } = (await created.json()) as { stream_id: string };
     const { person, sid, jar } = await signedInPerson();
-    const start = await fetch(`${suite.harness.issuer}/oidc/session/end?client_id=${app.clientId}`, { headers: { cookie: jar.header() } });
-    const xsrf = /name="xsrf" value="([^"]+)"/.exec(await start.text())?.[1];
-    expect(xsrf).toBeDefined();
-    const confirm = await fetch(`${suite.harness.issuer}/oidc/session/end/confirm`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ xsrf: xsrf!, logout: 'yes' }),
-    });
-    expect(confirm.status).toBe(303);
+    await signOutAtProvider(jar);
     expect(tokensReceived()).toEqual([]);
     expect(await queued(person.id)).toMatchObject([{ eventType: 'signed_out', payload: { sid } }]);
     const events = await suite.database.db.select().from(outboundDeliveries).where(eq(outboundDeliveries.streamId, streamId));
     expect(events).toMatchObject([{ eventType: SSF_EVENT_TYPES.sessionRevoked, payload: { subject: { sub: person.id, sid }, events: { [SSF_EVENT_TYPES.sessionRevoked]: { initiating_entity: 'user' } } } }]);
+    // An app that listens only by its stream, whose grant outlives the sign-out (offline_access), hears it too.
+    await setBackchannelLogout(suite.database.db, app.clientId, null);
+    try {
+      const offline = await signedInPerson('openid email offline_access');
+      await signOutAtProvider(offline.jar);
+      const theirs = await suite.database.db.select().from(outboundDeliveries).where(and(eq(outboundDeliveries.streamId, streamId), sql`${outboundDeliveries.payload}->'subject'->>'sub' = ${offline.person.id}`));
+      expect(theirs).toMatchObject([{ payload: { subject: { sub: offline.person.id, sid: offline.sid } } }]);
+    } finally {
+      await setBackchannelLogout(suite.database.db, app.clientId, { uri: logoutUri, sessionRequired: true });
+    }
     await suite.database.db.delete(ssfStreams).where(eq(ssfStreams.id, streamId));
     await deliver();
     expect(decodeJwt(tokensReceived()[0]!)).toMatchObject({ sub: person.id, sid });
@@ -235,6 +250,19 @@ describe('back-channel logout', () => {
     expect(second!.jti).toBe(first!.jti);
     expect(second!.iat!).toBeGreaterThan(first!.iat!);
     expect(decodeProtectedHeader(tokensReceived()[1]!).typ).toBe('logout+jwt');
+  });
+
+  it('an app deleted for good still tells its relying party, at the URI it had', async () => {
+    const doomed = await createOrgWithApp(suite.database, 'Doomed');
+    await setBackchannelLogout(suite.database.db, doomed.clientId, { uri: `${receiver.origin}/logout-doomed`, sessionRequired: true });
+    const person = await createMember(suite.database, doomed.orgId, 'doomed@logout.test');
+    const doomedRp = await relyingParty(suite.harness, doomed);
+    const attempt = await signIn(suite.harness, suite.database, doomedRp, doomed, { email: person.email });
+    const sid = (await oidc.authorizationCodeGrant(doomedRp, attempt.callbackUrl!, attempt.checks)).claims()?.sid;
+    await suite.database.db.transaction((tx) => deleteApp(tx, doomed.app.id));
+    expect(await deliver()).toMatchObject({ sent: 1, failed: 0 });
+    const [request] = receiver.received.filter((received) => received.path === '/logout-doomed');
+    expect(decodeJwt(new URLSearchParams(request!.body).get('logout_token')!)).toMatchObject({ aud: doomed.clientId, sub: person.id, sid });
   });
 
   it('discovery announces it, and oidc-provider takes a registered client’s logout URI as its own', async () => {

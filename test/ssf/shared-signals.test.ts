@@ -295,6 +295,13 @@ describe('shared signals', () => {
       expect(((await answer.json()) as { error_description: string }).error_description).toContain(words);
     }
     expect((await poll(String(mine.stream_id), { maxEvents: 1000 })).status).toBe(400);
+    // A NUL (which PostgreSQL text cannot hold) is refused, never a server error: in the client id, a stream id, a body.
+    const nulClient = await handleStreamsRequest(ctx, new Request(`${suite.harness.issuer}/api/ssf/streams`, { headers: { authorization: `Basic ${Buffer.from('app%00x:secret').toString('base64')}` } }));
+    expect(nulClient.status).toBe(401);
+    expect((await call(handleStreamsRequest, 'GET', undefined, { query: '?stream_id=ssf_%00' })).status).toBe(404);
+    expect((await poll('ssf_\u0000', {})).status).toBe(404);
+    expect((await call(handleVerificationRequest, 'POST', { stream_id: mine.stream_id, state: 'a\u0000b' })).status).toBe(400);
+    expect((await poll(String(mine.stream_id), { ack: ['\u0000'] })).status).toBe(400);
     // Concurrent creations never pass the limit.
     const answers = await Promise.all(Array.from({ length: MAX_STREAMS_PER_CLIENT + 2 }, () => call(handleStreamsRequest, 'POST', { delivery: { method: POLL } })));
     expect(answers.filter((answer) => answer.status === 201)).toHaveLength(MAX_STREAMS_PER_CLIENT - 1);

@@ -154,6 +154,23 @@ for (const language of supportedLocales()) {
       await page.getByRole('button', { name: webhooks('endpoint.delete.submit') }).click();
       await page.getByRole('button', { name: webhooks('endpoint.delete.confirmLabel') }).click();
       await page.waitForURL(/\/settings\/webhooks$/);
+
+      // Identity: a domain waiting for its proof, with what to publish; a value that is no domain refused at its field.
+      const identity = translator(pageLanguage, 'console.identity');
+      await page.goto(`${org}/settings/identity`);
+      const addDomain = page.getByTestId('add-domain');
+      await addDomain.locator('input[name="domain"]').fill('https://not a domain');
+      await addDomain.locator('button[type="submit"]').click();
+      await expect(addDomain.getByTestId('field-error-field-domain')).toBeVisible();
+      await expect(addDomain.locator('input[name="domain"]')).toHaveValue('https://not a domain');
+      const domain = `docs-${pageLanguage.toLowerCase()}.example`;
+      await addDomain.locator('input[name="domain"]').fill(domain);
+      await addDomain.locator('button[type="submit"]').click();
+      await expect(page.locator(`tr[data-domain="${domain}"]`)).toContainText(`_portico-challenge.${domain}`);
+      await check(page, testInfo, '/console/[org]/settings/identity', `${org}/settings/identity`);
+      await page.locator(`tr[data-domain="${domain}"]`).getByRole('button', { name: identity('domains.remove') }).click();
+      await page.getByRole('button', { name: identity('domains.removeConfirmLabel') }).click();
+      await expect(page.locator(`tr[data-domain="${domain}"]`)).toHaveCount(0);
     });
 
     test('no page is left out', () => {

@@ -110,6 +110,14 @@ const schema = z.object({
   PORTICO_OUTBOUND_ALLOW_LOOPBACK: boolean.default(false),
   // The earlier name of PORTICO_OUTBOUND_ALLOW_LOOPBACK, still read: either one set to true allows loopback.
   PORTICO_CIMD_ALLOW_LOOPBACK: boolean.default(false),
+  // The DNS servers that verify an organization's domains (TXT records), as host or host:port, comma-separated;
+  // empty: the system's resolvers.
+  PORTICO_DNS_SERVERS: z
+    .string()
+    .trim()
+    .default('')
+    .refine((value) => value === '' || value.split(',').every((server) => /^(\[[0-9a-fA-F:.]+\]|[0-9a-zA-Z.:-]+)$/.test(server.trim())), 'must be DNS server addresses (host or host:port), comma-separated')
+    .transform((value) => (value === '' ? [] : value.split(',').map((server) => server.trim()))),
   PORTICO_DEMO_SEED: boolean.default(true),
   PORTICO_DEMO_EMAIL: optionalText.pipe(z.email('must be an email address').optional()),
   PORTICO_DEMO_PASSWORD: optionalText.pipe(z.string().min(12, 'must be at least 12 characters').optional()),

@@ -16,6 +16,9 @@ export const PERMISSIONS = [
   'audit.read',
   // The organization's webhooks: what leaves Portico about it, and where to. Owners and admins (who read the audit).
   'webhooks.manage',
+  // The organization's own identity: its verified domains (and, with them, who may sign in through its company's
+  // identity provider). Owners only: a domain or a connection decides whose accounts belong here.
+  'identity.manage',
   // Deciding approval requests and revoking their grants: the organization's operators, its owners.
   'approvals.decide',
   // Who decides which requests, with what quorum and escalation (approval policies): owners only, since a policy
@@ -29,7 +32,7 @@ export const PERMISSIONS = [
 export type OrgPermission = (typeof PERMISSIONS)[number];
 
 /** What only an owner may do: everything else an admin may do too. */
-const OWNER_ONLY: readonly OrgPermission[] = ['ownership.transfer', 'org.rename', 'org.delete', 'approvals.decide', 'approvals.policy', 'security.manage'];
+const OWNER_ONLY: readonly OrgPermission[] = ['ownership.transfer', 'org.rename', 'org.delete', 'approvals.decide', 'approvals.policy', 'security.manage', 'identity.manage'];
 const ADMIN = PERMISSIONS.filter((permission) => !OWNER_ONLY.includes(permission));
 
 const ROLE_PERMISSIONS: Record<MembershipRole, ReadonlySet<OrgPermission>> = {

@@ -195,6 +195,27 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
     deny: { summary: 'Deny an access request (asks first).', usage: '<request id> [--yes]', options: { yes }, example: 'approvals deny apr_…' },
     revoke: { summary: 'Revoke an access grant before it expires (asks first).', usage: '<grant id (apg_…) | request id> [--yes]', options: { yes }, example: 'approvals revoke apg_…' },
   },
+  domains: {
+    list: { summary: 'List an organization’s domains: verified (and how) or waiting for their proof.', usage: '--org <slug>', options: { org: org() }, example: 'domains list --org acme' },
+    add: {
+      summary: 'Add a domain to verify, and print the DNS TXT record (or the file) that proves it.',
+      usage: '--org <slug> --domain <domain>',
+      options: { org: org(), domain: { type: 'string', help: 'the domain, such as acme.example' } },
+      example: 'domains add --org acme --domain acme.example',
+    },
+    check: {
+      summary: 'Look for the domain’s proof now (its TXT record, then its file); verified, the domain is the organization’s alone.',
+      usage: '--org <slug> --domain <domain>',
+      options: { org: org(), domain: { type: 'string', help: 'the domain' } },
+      example: 'domains check --org acme --domain acme.example',
+    },
+    remove: {
+      summary: 'Remove a domain (another organization may then verify it).',
+      usage: '--org <slug> --domain <domain>',
+      options: { org: org(), domain: { type: 'string', help: 'the domain' } },
+      example: 'domains remove --org acme --domain acme.example',
+    },
+  },
   webhooks: {
     list: { summary: 'List an organization’s webhook endpoints and what happened to their latest delivery.', usage: '--org <slug>', options: { org: org() }, example: 'webhooks list --org acme' },
     add: {

@@ -11,6 +11,7 @@ import { addTeamMemberCommand, createTeamCommand, grantTeamScopeCommand, revokeT
 import { listTeams } from '../accounts/teams';
 import { CommandRefusal } from '../accounts/org-operation';
 import { WEBHOOK_COMMANDS } from './webhooks';
+import { DOMAIN_COMMANDS } from './domains';
 import { env } from '../env';
 import { enqueueMail } from '../deliveries/outbox';
 import { createUser, findUserByEmail } from '../accounts/users';
@@ -295,7 +296,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const method = typeof values['auth-method'] === 'string' ? values['auth-method'] : 'client_secret_basic';
         if (method !== 'client_secret_basic' && method !== 'client_secret_post') throw new UsageError('--auth-method must be client_secret_basic or client_secret_post');
         const created = await ctx.db.transaction(async (tx) => {
-          await assertPublishOriginAvailable(tx, { origin, issuer: ctx.issuer }).catch((error: unknown) => {
+          await assertPublishOriginAvailable(tx, { origin, issuer: ctx.issuer, orgId: org.id }).catch((error: unknown) => {
             throw error instanceof PublishOriginTaken ? new CommandError(error.message) : error;
           });
           const app = await createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris, tokenEndpointAuthMethod: method }).catch((error: unknown) => {
@@ -426,6 +427,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
   },
   approvals: APPROVAL_COMMANDS,
   webhooks: WEBHOOK_COMMANDS,
+  domains: DOMAIN_COMMANDS,
   audit: AUDIT_COMMANDS,
 };
 

@@ -1,5 +1,6 @@
 // Apps an organization publishes: each one is a protected resource with a fixed identity and its own
 // confidential OIDC client, so a token for one app can never be used at another.
+import { organizationHoldingHost } from '../identity/domains';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, isNotNull, isNull, like, ne, sql } from 'drizzle-orm';
 import { readCacheOf, type Queryable } from '../db/client';
@@ -72,13 +73,17 @@ export class PublishOriginTaken extends Error {
 
 /**
  * Refuses a publish origin an admin sets when it is Portico's own origin (the consent card would present Portico
- * as the app) or another app's publish or (non-dev) redirect origin (two apps behind one address). Called by every
+ * as the app), on a domain another organization verified (lib/identity/domains.ts), or another app's publish or
+ * (non-dev) redirect origin (two apps behind one address). Called by every
  * door where a person sets the address: the console and the CLI. (The demo seed's stand-in app, whose callback is
  * a page of Portico's, is created without it on purpose.)
  */
-export async function assertPublishOriginAvailable(db: Queryable, input: { origin: string; issuer: string; appId?: string }): Promise<void> {
+export async function assertPublishOriginAvailable(db: Queryable, input: { origin: string; issuer: string; orgId: string; appId?: string }): Promise<void> {
   const origin = new URL(input.origin).origin;
   if (origin === new URL(input.issuer).origin) throw new PublishOriginTaken(localized('refusals.apps.porticoOrigin', { origin }));
+  // A domain another organization verified is theirs: no app of this one is published on it (or under it).
+  const holder = await organizationHoldingHost(db, new URL(origin).hostname);
+  if (holder && holder.orgId !== input.orgId) throw new PublishOriginTaken(localized('refusals.apps.originOnOthersDomain', { origin, domain: holder.domain }));
   await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:redirect-origin:${origin}`}))`);
   const other = input.appId ? ne(apps.id, input.appId) : undefined;
   const [published] = await db.select({ id: apps.id }).from(apps).where(and(eq(apps.publishOrigin, origin), other)).limit(1);

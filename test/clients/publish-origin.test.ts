@@ -11,9 +11,11 @@ const ISSUER = 'https://id.example.test';
 describe('publish origins', () => {
   let database: TestDatabase;
   let existingAppId: string;
+  let orgId: string;
   beforeAll(async () => {
     database = await openTestDatabase();
     const org = await createOrganization(database.db, { slug: 'origins', name: 'Origins' });
+    orgId = org.id;
     const created = await createApp(database.db, { orgId: org.id, slug: 'billing', name: 'Billing', publishOrigin: 'https://billing.example.test', redirectUris: ['https://login.billing.example.test/cb'] });
     existingAppId = created.app.id;
   });
@@ -32,7 +34,7 @@ describe('publish origins', () => {
       ['https://billing.example.test', /another app/],
       ['https://login.billing.example.test', /another app/],
     ] as const) {
-      await expect(assertPublishOriginAvailable(database.db, { origin, issuer: ISSUER })).rejects.toThrow(PublishOriginTaken);
+      await expect(assertPublishOriginAvailable(database.db, { origin, issuer: ISSUER, orgId })).rejects.toThrow(PublishOriginTaken);
       const created = await cli('apps', 'create', '--org', 'origins', '--name', 'Shadow', '--origin', origin, '--redirect-uri', 'https://shadow.example.test/cb');
       expect(created.code).toBe(1);
       expect(created.err).toMatch(reason);
@@ -41,7 +43,7 @@ describe('publish origins', () => {
   });
 
   it('lets an app keep its own address, and a new app take a free one', async () => {
-    await expect(assertPublishOriginAvailable(database.db, { origin: 'https://billing.example.test', issuer: ISSUER, appId: existingAppId })).resolves.toBeUndefined();
+    await expect(assertPublishOriginAvailable(database.db, { origin: 'https://billing.example.test', issuer: ISSUER, orgId, appId: existingAppId })).resolves.toBeUndefined();
     const created = await cli('apps', 'create', '--org', 'origins', '--name', 'Payroll', '--origin', 'https://payroll.example.test', '--redirect-uri', 'https://payroll.example.test/cb');
     expect(created.code).toBe(0);
   });

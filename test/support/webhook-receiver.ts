@@ -20,6 +20,8 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** The statuses of the next answers (then 204 again). */
   failNext(...statuses: number[]): void;
+  /** Paths answered with a body of their own (200): a file a check fetches. */
+  files: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -28,13 +30,16 @@ export async function startWebhookReceiver(tlsDir?: string): Promise<WebhookRece
   const tls = loopbackTlsFiles({ dir: tlsDir });
   const received: ReceivedWebhook[] = [];
   const failures: number[] = [];
+  const files = new Map<string, string>();
   const server = createServer({ cert: readFileSync(tls.certPath), key: readFileSync(tls.keyPath) }, (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const status = failures.shift() ?? 204;
+      const file = files.get(request.url ?? '');
+      const status = failures.shift() ?? (file === undefined ? 204 : 200);
       received.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), status });
-      response.writeHead(status).end();
+      if (status === 200 && file !== undefined) response.writeHead(200, { 'content-type': 'text/plain' }).end(file);
+      else response.writeHead(status).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -42,6 +47,7 @@ export async function startWebhookReceiver(tlsDir?: string): Promise<WebhookRece
     origin: `https://localhost:${(server.address() as AddressInfo).port}`,
     received,
     failNext: (...statuses) => failures.push(...statuses),
+    files,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

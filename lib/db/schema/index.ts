@@ -9,3 +9,4 @@ export * from './approvals';
 export * from './deliveries';
 export * from './second-factors';
 export * from './notifications';
+export * from './identity';

@@ -85,7 +85,7 @@ export const createAppAction = orgAction(
       throw new ActionRefusal(localized('console.apps.refusals.slugTaken', { slug: input.slug, free: freeSlug(input.slug, (candidate) => taken.has(candidate)) }), 'slug');
     }
     const slug = input.slug || freeSlug(slugFromName(input.name), (candidate) => taken.has(candidate));
-    await refuseTakenOrigin(() => assertPublishOriginAvailable(tx, { origin: input.origin, issuer: runtime().env.PORTICO_ISSUER }));
+    await refuseTakenOrigin(() => assertPublishOriginAvailable(tx, { origin: input.origin, issuer: runtime().env.PORTICO_ISSUER, orgId: access.org.id }));
     const created = await refuseTakenOrigin(() => createApp(tx, { orgId: access.org.id, slug, name: input.name, publishOrigin: input.origin, redirectUris: [input.redirectUri], tokenEndpointAuthMethod: input.authMethod }));
     const surfaceSecret = await issueSurfaceSecret(tx, created.app.id, runtime().atRestKey);
     await audit({ action: 'app.created', subject: { type: 'app', id: created.app.id, label: created.app.name }, appId: created.app.id, clientId: created.clientId });
@@ -114,7 +114,7 @@ export const updateAppAction = orgAction(
   { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), name: name(t), origin: origin(t), avatarUrl: avatarUrl(t) }) },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
-    await refuseTakenOrigin(() => assertPublishOriginAvailable(tx, { origin: input.origin, issuer: runtime().env.PORTICO_ISSUER, appId: listing.app.id }));
+    await refuseTakenOrigin(() => assertPublishOriginAvailable(tx, { origin: input.origin, issuer: runtime().env.PORTICO_ISSUER, orgId: listing.app.orgId, appId: listing.app.id }));
     await updateApp(tx, listing.app.id, { name: input.name, avatarUrl: input.avatarUrl, publishOrigin: input.origin });
     await audit({
       action: 'app.updated',

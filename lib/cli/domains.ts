@@ -1,0 +1,75 @@
+// `npm run portico -- domains …`: an organization's verified domains from the server machine, with the CLI's local
+// authority (its events are operator_cli's). The same commands as the console's Settings → Identity
+// (lib/identity/domains.ts).
+import { findOrganizationBySlug, type Organization } from '../accounts/organizations';
+import { recordAuditEvent, type AuditRecord } from '../audit/events';
+import type { Queryable } from '../db/client';
+import { env } from '../env';
+import { addDomain, checkDomain, domainCheckDeps, listDomains, removeDomain, verificationInstructions, type OrgDomain } from '../identity/domains';
+import { terminalText } from '../util/visible-text';
+import { CommandError, UsageError, type CliContext, type Command } from './command';
+
+async function organizationOf(ctx: CliContext, values: Record<string, unknown>): Promise<Organization> {
+  const slug = typeof values.org === 'string' ? values.org.trim() : '';
+  if (!slug) throw new UsageError('--org is required');
+  const org = await findOrganizationBySlug(ctx.db, slug);
+  if (!org) throw new CommandError(`No organization has the slug "${terminalText(slug)}". List them with: npm run portico -- orgs list`);
+  return org;
+}
+
+function domainOf(values: Record<string, unknown>): string {
+  const domain = typeof values.domain === 'string' ? values.domain.trim() : '';
+  if (!domain) throw new UsageError('--domain is required');
+  return domain;
+}
+
+function context(ctx: CliContext, tx: Queryable, org: Organization) {
+  return { tx, orgId: org.id, audit: (record: Omit<AuditRecord, 'orgId' | 'actor'>) => recordAuditEvent(tx, { ...record, orgId: org.id, actor: { type: 'operator_cli', label: ctx.operator } }) };
+}
+
+function printInstructions(ctx: CliContext, domain: OrgDomain): void {
+  const how = verificationInstructions(domain);
+  ctx.out('Publish one of these, then run `domains check`:');
+  ctx.out(`  a DNS TXT record  ${how.dnsName}  "${how.dnsValue}"`);
+  ctx.out(`  or the file       ${how.fileUrl}  containing ${how.fileContent}`);
+}
+
+export const DOMAIN_COMMANDS: Record<string, Command> = {
+  list: {
+    async run(ctx, values) {
+      const org = await organizationOf(ctx, values);
+      const domains = await listDomains(ctx.db, org.id);
+      if (domains.length === 0) ctx.out(`${org.slug} has no domains.`);
+      for (const domain of domains) {
+        ctx.out([domain.domain, domain.verifiedAt ? `verified (${domain.verifiedBy}) ${domain.verifiedAt.toISOString()}` : 'not verified', domain.lastCheckError && !domain.verifiedAt ? `last check: ${domain.lastCheckError}` : ''].filter(Boolean).join('\t'));
+      }
+    },
+  },
+  add: {
+    async run(ctx, values) {
+      const org = await organizationOf(ctx, values);
+      const added = await ctx.db.transaction((tx) => addDomain(context(ctx, tx, org), domainOf(values)));
+      ctx.out(`Added ${added.domain} to ${org.slug}.`);
+      printInstructions(ctx, added);
+    },
+  },
+  check: {
+    async run(ctx, values) {
+      const org = await organizationOf(ctx, values);
+      const checked = await ctx.db.transaction((tx) => checkDomain(context(ctx, tx, org), domainCheckDeps(env()), domainOf(values)));
+      if (checked.verified) {
+        ctx.out(`${checked.domain.domain} is verified (${checked.domain.verifiedBy}).`);
+        return;
+      }
+      printInstructions(ctx, checked.domain);
+      throw new CommandError(`${checked.domain.domain} is not verified yet: DNS ${checked.failure.dns}, HTTPS ${checked.failure.https}${checked.failure.status ? ` ${checked.failure.status}` : ''}.`);
+    },
+  },
+  remove: {
+    async run(ctx, values) {
+      const org = await organizationOf(ctx, values);
+      const removed = await ctx.db.transaction((tx) => removeDomain(context(ctx, tx, org), domainOf(values)));
+      ctx.out(`Removed ${removed.domain} from ${org.slug}.`);
+    },
+  },
+};

@@ -1,0 +1,226 @@
+// An organization's verified domains: the internet names it proved it controls, by a DNS TXT record or a file at
+// https://<domain>/.well-known/. Only one organization holds a domain (the first to verify it; a unique index
+// decides between two at once), and only a verified domain can later be tied to an enterprise connection. Another
+// organization's app cannot publish on it (lib/clients/apps.ts assertPublishOriginAvailable).
+//
+// The commands run once for every door (the console's Settings → Identity, the CLI); the caller authorized
+// `identity.manage` through the organization-operation kernel, which gives the transaction and the audit.
+import { randomBytes } from 'node:crypto';
+import { Resolver } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { domainToASCII } from 'node:url';
+import { and, asc, count, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
+import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
+import { postgresErrorCode, type Queryable } from '../db/client';
+import { orgDomains } from '../db/schema';
+import { outboundRequest, OutboundRefused, type OutboundPolicy } from '../http/outbound';
+import { localized } from '../i18n/catalogs';
+import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
+import { isUuid } from '../util/uuid';
+
+export type OrgDomain = typeof orgDomains.$inferSelect;
+
+export const MAX_DOMAINS_PER_ORG = 20;
+/** The DNS name of the TXT record: `_portico-challenge.<domain>`. */
+export const DNS_RECORD_LABEL = '_portico-challenge';
+/** What the TXT record (or the file) holds, followed by the domain's token. */
+export const VERIFICATION_PREFIX = 'portico-domain-verification=';
+export const WELL_KNOWN_PATH = '/.well-known/portico-domain-verification.txt';
+/** Checks an organization may run by hand: each is a DNS lookup and an HTTPS request to somebody's server. */
+export const DOMAIN_CHECKS_PER_ORG: RateLimitRule = { name: 'domains:check', limit: 30, windowSeconds: 3600 };
+const HTTPS_TIMEOUT_MS = 5_000;
+const HTTPS_MAX_BYTES = 4 * 1024;
+
+type Context = Pick<OrgOperationContext, 'tx' | 'audit'> & { orgId: string };
+
+export interface DomainCheckDeps {
+  /** TXT records of a name, as node:dns gives them (each record in chunks). */
+  resolveTxt(name: string): Promise<string[][]>;
+  outbound: OutboundPolicy;
+  /** Where `https://<domain>` is reached: the domain itself; tests point it at a local server. */
+  httpsOrigin?(domain: string): string;
+}
+
+/** node:dns's resolver, on the configured servers (PORTICO_DNS_SERVERS) or the system's. */
+export function txtResolver(servers: readonly string[] = []): DomainCheckDeps['resolveTxt'] {
+  const resolver = new Resolver({ timeout: 3_000, tries: 2 });
+  if (servers.length > 0) resolver.setServers([...servers]);
+  return (name) => resolver.resolveTxt(name);
+}
+
+/** The checks as configured: PORTICO_DNS_SERVERS, and the outbound guard's loopback switch. */
+export function domainCheckDeps(env: { PORTICO_DNS_SERVERS: readonly string[]; outboundAllowLoopback: boolean }): DomainCheckDeps {
+  return { resolveTxt: txtResolver(env.PORTICO_DNS_SERVERS), outbound: { allowLoopback: env.outboundAllowLoopback } };
+}
+
+/**
+ * A domain as an admin typed it, or undefined when it is not one: lower case, an internationalized name in its
+ * ASCII (xn--) form, no trailing dot, at least two labels of letters, digits and inner hyphens, no IP address.
+ */
+export function normalizeDomain(raw: string): string | undefined {
+  const typed = raw.trim().replace(/\.$/, '');
+  if (typed === '' || typed.length > 253 || /[\s/:@?#]/.test(typed) || isIP(typed) !== 0) return undefined;
+  const ascii = domainToASCII(typed);
+  if (!ascii || ascii.length > 253) return undefined;
+  const labels = ascii.split('.');
+  if (labels.length < 2 || !labels.every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label))) return undefined;
+  // The last label is a top-level domain: never all digits.
+  if (/^[0-9]+$/.test(labels.at(-1)!)) return undefined;
+  return ascii;
+}
+
+/** What the admin publishes to prove the domain: one TXT record, or one file. */
+export function verificationInstructions(domain: Pick<OrgDomain, 'domain' | 'verificationToken'>) {
+  const value = `${VERIFICATION_PREFIX}${domain.verificationToken}`;
+  return { dnsName: `${DNS_RECORD_LABEL}.${domain.domain}`, dnsValue: value, fileUrl: `https://${domain.domain}${WELL_KNOWN_PATH}`, fileContent: value };
+}
+
+/** Why the last check did not verify the domain (stored as JSON, shown in the person's language). */
+export interface DomainCheckFailure {
+  dns: 'no_record' | 'other_value' | 'lookup_failed';
+  https: 'not_found' | 'other_content' | 'not_allowed' | 'unreachable' | 'status';
+  status?: number;
+}
+
+export function checkFailureOf(domain: Pick<OrgDomain, 'lastCheckError'>): DomainCheckFailure | undefined {
+  if (!domain.lastCheckError) return undefined;
+  try {
+    return JSON.parse(domain.lastCheckError) as DomainCheckFailure;
+  } catch {
+    return undefined;
+  }
+}
+
+async function dnsProof(deps: DomainCheckDeps, name: string, expected: string): Promise<true | DomainCheckFailure['dns']> {
+  let records: string[][];
+  try {
+    records = await deps.resolveTxt(name);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return code === 'ENOTFOUND' || code === 'ENODATA' ? 'no_record' : 'lookup_failed';
+  }
+  // A TXT record may come in several strings of at most 255 bytes: they are one value.
+  return records.some((chunks) => chunks.join('').trim() === expected) ? true : records.length === 0 ? 'no_record' : 'other_value';
+}
+
+async function httpsProof(deps: DomainCheckDeps, domain: string, expected: string): Promise<true | Pick<DomainCheckFailure, 'https' | 'status'>> {
+  const origin = deps.httpsOrigin?.(domain) ?? `https://${domain}`;
+  let response: Response;
+  try {
+    response = await outboundRequest(`${origin}${WELL_KNOWN_PATH}`, { method: 'GET', timeoutMs: HTTPS_TIMEOUT_MS, maxBytes: HTTPS_MAX_BYTES, tooLarge: 'truncate' }, deps.outbound);
+  } catch (error) {
+    return { https: error instanceof OutboundRefused && error.reason === 'address_not_allowed' ? 'not_allowed' : 'unreachable' };
+  }
+  if (response.status === 404) return { https: 'not_found' };
+  if (response.status !== 200) return { https: 'status', status: response.status };
+  return (await response.text()).trim() === expected ? true : { https: 'other_content' };
+}
+
+export async function listDomains(db: Queryable, orgId: string): Promise<OrgDomain[]> {
+  return db.select().from(orgDomains).where(eq(orgDomains.orgId, orgId)).orderBy(asc(orgDomains.createdAt));
+}
+
+async function domainOfOrg(ctx: Context, reference: string): Promise<OrgDomain> {
+  // By id (the console) or by name (the CLI).
+  const byName = normalizeDomain(reference);
+  const [row] = await ctx.tx
+    .select()
+    .from(orgDomains)
+    .where(and(eq(orgDomains.orgId, ctx.orgId), isUuid(reference) ? eq(orgDomains.id, reference) : byName ? eq(orgDomains.domain, byName) : sql`false`))
+    .limit(1);
+  if (!row) throw new CommandRefusal(404, localized('refusals.domains.notFound'), 'not_found');
+  return row;
+}
+
+async function heldElsewhere(db: Queryable, domain: string, orgId: string): Promise<boolean> {
+  const [held] = await db
+    .select({ id: orgDomains.id })
+    .from(orgDomains)
+    .where(and(eq(orgDomains.domain, domain), isNotNull(orgDomains.verifiedAt), ne(orgDomains.orgId, orgId)))
+    .limit(1);
+  return held !== undefined;
+}
+
+const about = (domain: OrgDomain) => ({ subject: { type: 'domain', id: domain.id, label: domain.domain } });
+
+/** Adds a domain to prove: refused when it is not a domain, the organization has it or too many, or another holds it. */
+export async function addDomain(ctx: Context, raw: string): Promise<OrgDomain> {
+  const domain = normalizeDomain(raw);
+  if (!domain) throw new CommandRefusal(400, localized('refusals.domains.invalid'), 'invalid_domain');
+  // One at a time per organization: the count and the insert cannot be raced past the limit.
+  await ctx.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:org-domains:${ctx.orgId}`}))`);
+  const [{ total } = { total: 0 }] = await ctx.tx.select({ total: count() }).from(orgDomains).where(eq(orgDomains.orgId, ctx.orgId));
+  if (total >= MAX_DOMAINS_PER_ORG) throw new CommandRefusal(409, localized('refusals.domains.tooMany', { max: MAX_DOMAINS_PER_ORG }), 'too_many_domains');
+  if (await heldElsewhere(ctx.tx, domain, ctx.orgId)) throw new CommandRefusal(409, localized('refusals.domains.taken', { domain }), 'invalid_domain');
+  const [added] = await ctx.tx
+    .insert(orgDomains)
+    .values({ orgId: ctx.orgId, domain, verificationToken: randomBytes(24).toString('base64url') })
+    .onConflictDoNothing()
+    .returning();
+  if (!added) throw new CommandRefusal(409, localized('refusals.domains.exists', { domain }), 'invalid_domain');
+  await ctx.audit({ action: 'org.domain_added', ...about(added) });
+  return added;
+}
+
+export type DomainCheck = { verified: true; domain: OrgDomain } | { verified: false; domain: OrgDomain; failure: DomainCheckFailure };
+
+/**
+ * Looks for the proof now: the TXT record first, then the file. Found, the domain is the organization's (refused
+ * when another organization verified it first); not found, the reasons are kept for the admin. Counted against
+ * DOMAIN_CHECKS_PER_ORG.
+ */
+export async function checkDomain(ctx: Context, deps: DomainCheckDeps, reference: string): Promise<DomainCheck> {
+  const domain = await domainOfOrg(ctx, reference);
+  if (domain.verifiedAt) return { verified: true, domain };
+  const limit = await hitRateLimit(ctx.tx, DOMAIN_CHECKS_PER_ORG, ctx.orgId);
+  if (limit.limited) throw new CommandRefusal(409, localized('refusals.domains.checkLimit', { max: DOMAIN_CHECKS_PER_ORG.limit, minutes: Math.ceil(limit.retryAfterSeconds / 60) }), 'rate_limited');
+  const expected = verificationInstructions(domain).dnsValue;
+  const dns = await dnsProof(deps, `${DNS_RECORD_LABEL}.${domain.domain}`, expected);
+  const https = dns === true ? undefined : await httpsProof(deps, domain.domain, expected);
+  if (dns === true || https === true) {
+    if (await heldElsewhere(ctx.tx, domain.domain, ctx.orgId)) throw new CommandRefusal(409, localized('refusals.domains.taken', { domain: domain.domain }), 'domain_taken');
+    let verified: OrgDomain | undefined;
+    try {
+      [verified] = await ctx.tx
+        .update(orgDomains)
+        .set({ verifiedAt: sql`now()`, verifiedBy: dns === true ? 'dns' : 'https', lastCheckedAt: sql`now()`, lastCheckError: null })
+        .where(eq(orgDomains.id, domain.id))
+        .returning();
+    } catch (error) {
+      // Another organization verified it in the same moment: the unique index let only one through.
+      if (postgresErrorCode(error) === '23505') throw new CommandRefusal(409, localized('refusals.domains.taken', { domain: domain.domain }), 'domain_taken');
+      throw error;
+    }
+    await ctx.audit({ action: 'org.domain_verified', ...about(verified!), details: { method: verified!.verifiedBy } });
+    return { verified: true, domain: verified! };
+  }
+  const failure: DomainCheckFailure = { dns, ...https! };
+  const [checked] = await ctx.tx
+    .update(orgDomains)
+    .set({ lastCheckedAt: sql`now()`, lastCheckError: JSON.stringify(failure) })
+    .where(eq(orgDomains.id, domain.id))
+    .returning();
+  return { verified: false, domain: checked!, failure };
+}
+
+export async function removeDomain(ctx: Context, reference: string): Promise<OrgDomain> {
+  const domain = await domainOfOrg(ctx, reference);
+  await ctx.tx.delete(orgDomains).where(eq(orgDomains.id, domain.id));
+  await ctx.audit({ action: 'org.domain_removed', ...about(domain), details: { wasVerified: domain.verifiedAt !== null } });
+  return domain;
+}
+
+/** The organization holding a verified domain that is this host or one it belongs to (a.example.com → example.com). */
+export async function organizationHoldingHost(db: Queryable, host: string): Promise<{ orgId: string; domain: string } | undefined> {
+  const name = normalizeDomain(host);
+  if (!name) return undefined;
+  const labels = name.split('.');
+  const candidates = labels.slice(0, -1).map((_, index) => labels.slice(index).join('.'));
+  const [held] = await db
+    .select({ orgId: orgDomains.orgId, domain: orgDomains.domain })
+    .from(orgDomains)
+    .where(and(inArray(orgDomains.domain, candidates), isNotNull(orgDomains.verifiedAt)))
+    .orderBy(sql`length(${orgDomains.domain}) desc`)
+    .limit(1);
+  return held;
+}

@@ -1,6 +1,7 @@
 // The only module that reads process.env. Every variable is documented in .env.example.
 // Parsing is strict and fails fast: a bad value stops Portico at start with a message that names the
 // variable and says how to fix it, instead of a stack trace somewhere deep in a request.
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -40,6 +41,15 @@ function postgresUrl(otherwise: string) {
       return false;
     }
   }, `must be a PostgreSQL URL such as postgres://user:password@127.0.0.1:5432/portico (${otherwise})`);
+}
+
+/** What node:dns takes as a server: an IP address, with a port as ip:port or [ipv6]:port. */
+function isDnsServerAddress(server: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(server);
+  if (bracketed) return isIP(bracketed[1]!) === 6 && (bracketed[2] === undefined || Number(bracketed[2]) <= 65535);
+  if (isIP(server) !== 0) return true;
+  const withPort = /^([^:]+):(\d{1,5})$/.exec(server);
+  return withPort !== null && isIP(withPort[1]!) === 4 && Number(withPort[2]) <= 65535;
 }
 
 const schema = z.object({
@@ -110,13 +120,13 @@ const schema = z.object({
   PORTICO_OUTBOUND_ALLOW_LOOPBACK: boolean.default(false),
   // The earlier name of PORTICO_OUTBOUND_ALLOW_LOOPBACK, still read: either one set to true allows loopback.
   PORTICO_CIMD_ALLOW_LOOPBACK: boolean.default(false),
-  // The DNS servers that verify an organization's domains (TXT records), as host or host:port, comma-separated;
-  // empty: the system's resolvers.
+  // The DNS servers that verify an organization's domains (TXT records), as IP addresses with an optional port
+  // (192.0.2.53, 192.0.2.53:5353, [2001:db8::53]:53), comma-separated; empty: the system's resolvers.
   PORTICO_DNS_SERVERS: z
     .string()
     .trim()
     .default('')
-    .refine((value) => value === '' || value.split(',').every((server) => /^(\[[0-9a-fA-F:.]+\]|[0-9a-zA-Z.:-]+)$/.test(server.trim())), 'must be DNS server addresses (host or host:port), comma-separated')
+    .refine((value) => value === '' || value.split(',').every((server) => isDnsServerAddress(server.trim())), 'must be DNS server IP addresses (with an optional :port), comma-separated')
     .transform((value) => (value === '' ? [] : value.split(',').map((server) => server.trim()))),
   PORTICO_DEMO_SEED: boolean.default(true),
   PORTICO_DEMO_EMAIL: optionalText.pipe(z.email('must be an email address').optional()),

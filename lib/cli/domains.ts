@@ -5,7 +5,7 @@ import { findOrganizationBySlug, type Organization } from '../accounts/organizat
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
 import { env } from '../env';
-import { addDomain, checkDomain, domainCheckDeps, listDomains, removeDomain, verificationInstructions, type OrgDomain } from '../identity/domains';
+import { addDomain, checkFailureOf, domainCheckDeps, listDomains, proveDomain, recordDomainCheck, removeDomain, verificationInstructions, type DomainCheckFailure, type OrgDomain } from '../identity/domains';
 import { terminalText } from '../util/visible-text';
 import { CommandError, UsageError, type CliContext, type Command } from './command';
 
@@ -27,6 +27,13 @@ function context(ctx: CliContext, tx: Queryable, org: Organization) {
   return { tx, orgId: org.id, audit: (record: Omit<AuditRecord, 'orgId' | 'actor'>) => recordAuditEvent(tx, { ...record, orgId: org.id, actor: { type: 'operator_cli', label: ctx.operator } }) };
 }
 
+/** What a check did not find, in the operator's words. */
+function failureText(failure: DomainCheckFailure): string {
+  const dns = { no_record: 'no TXT record', other_value: 'the TXT record holds another value', lookup_failed: 'the DNS lookup failed' }[failure.dns];
+  const https = { not_found: 'the file answered 404', other_content: 'the file holds other content', not_allowed: 'the domain is not on a public address', unreachable: 'the domain could not be reached', status: `the file answered ${failure.status}` }[failure.https];
+  return `${dns}; ${https}`;
+}
+
 function printInstructions(ctx: CliContext, domain: OrgDomain): void {
   const how = verificationInstructions(domain);
   ctx.out('Publish one of these, then run `domains check`:');
@@ -41,7 +48,8 @@ export const DOMAIN_COMMANDS: Record<string, Command> = {
       const domains = await listDomains(ctx.db, org.id);
       if (domains.length === 0) ctx.out(`${org.slug} has no domains.`);
       for (const domain of domains) {
-        ctx.out([domain.domain, domain.verifiedAt ? `verified (${domain.verifiedBy}) ${domain.verifiedAt.toISOString()}` : 'not verified', domain.lastCheckError && !domain.verifiedAt ? `last check: ${domain.lastCheckError}` : ''].filter(Boolean).join('\t'));
+        const failure = domain.verifiedAt ? undefined : checkFailureOf(domain);
+        ctx.out([domain.domain, domain.verifiedAt ? `verified (${domain.verifiedBy}) ${domain.verifiedAt.toISOString()}` : 'not verified', failure ? `last check: ${failureText(failure)}` : ''].filter(Boolean).join('\t'));
       }
     },
   },
@@ -56,13 +64,15 @@ export const DOMAIN_COMMANDS: Record<string, Command> = {
   check: {
     async run(ctx, values) {
       const org = await organizationOf(ctx, values);
-      const checked = await ctx.db.transaction((tx) => checkDomain(context(ctx, tx, org), domainCheckDeps(env()), domainOf(values)));
+      // The network first, outside any transaction; then what it found, audited.
+      const proof = await proveDomain(ctx.db, domainCheckDeps(env()), org.id, domainOf(values));
+      const checked = await ctx.db.transaction((tx) => recordDomainCheck(context(ctx, tx, org), proof));
       if (checked.verified) {
         ctx.out(`${checked.domain.domain} is verified (${checked.domain.verifiedBy}).`);
         return;
       }
       printInstructions(ctx, checked.domain);
-      throw new CommandError(`${checked.domain.domain} is not verified yet: DNS ${checked.failure.dns}, HTTPS ${checked.failure.https}${checked.failure.status ? ` ${checked.failure.status}` : ''}.`);
+      throw new CommandError(`${checked.domain.domain} is not verified yet: ${failureText(checked.failure)}.`);
     },
   },
   remove: {

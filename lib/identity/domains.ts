@@ -4,12 +4,13 @@
 // organization's app cannot publish on it (lib/clients/apps.ts assertPublishOriginAvailable).
 //
 // The commands run once for every door (the console's Settings → Identity, the CLI); the caller authorized
-// `identity.manage` through the organization-operation kernel, which gives the transaction and the audit.
+// `identity.manage` through the organization-operation kernel, which gives the transaction and the audit. A check
+// has two halves: the network (proveDomain, outside any transaction) and the record (recordDomainCheck, inside).
 import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
-import { and, asc, count, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
 import { postgresErrorCode, type Queryable } from '../db/client';
 import { orgDomains } from '../db/schema';
@@ -120,25 +121,16 @@ export async function listDomains(db: Queryable, orgId: string): Promise<OrgDoma
   return db.select().from(orgDomains).where(eq(orgDomains.orgId, orgId)).orderBy(asc(orgDomains.createdAt));
 }
 
-async function domainOfOrg(ctx: Context, reference: string): Promise<OrgDomain> {
+async function domainOfOrg(db: Queryable, orgId: string, reference: string): Promise<OrgDomain> {
   // By id (the console) or by name (the CLI).
   const byName = normalizeDomain(reference);
-  const [row] = await ctx.tx
+  const [row] = await db
     .select()
     .from(orgDomains)
-    .where(and(eq(orgDomains.orgId, ctx.orgId), isUuid(reference) ? eq(orgDomains.id, reference) : byName ? eq(orgDomains.domain, byName) : sql`false`))
+    .where(and(eq(orgDomains.orgId, orgId), isUuid(reference) ? eq(orgDomains.id, reference) : byName ? eq(orgDomains.domain, byName) : sql`false`))
     .limit(1);
   if (!row) throw new CommandRefusal(404, localized('refusals.domains.notFound'), 'not_found');
   return row;
-}
-
-async function heldElsewhere(db: Queryable, domain: string, orgId: string): Promise<boolean> {
-  const [held] = await db
-    .select({ id: orgDomains.id })
-    .from(orgDomains)
-    .where(and(eq(orgDomains.domain, domain), isNotNull(orgDomains.verifiedAt), ne(orgDomains.orgId, orgId)))
-    .limit(1);
-  return held !== undefined;
 }
 
 const about = (domain: OrgDomain) => ({ subject: { type: 'domain', id: domain.id, label: domain.domain } });
@@ -151,7 +143,7 @@ export async function addDomain(ctx: Context, raw: string): Promise<OrgDomain> {
   await ctx.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:org-domains:${ctx.orgId}`}))`);
   const [{ total } = { total: 0 }] = await ctx.tx.select({ total: count() }).from(orgDomains).where(eq(orgDomains.orgId, ctx.orgId));
   if (total >= MAX_DOMAINS_PER_ORG) throw new CommandRefusal(409, localized('refusals.domains.tooMany', { max: MAX_DOMAINS_PER_ORG }), 'too_many_domains');
-  if (await heldElsewhere(ctx.tx, domain, ctx.orgId)) throw new CommandRefusal(409, localized('refusals.domains.taken', { domain }), 'invalid_domain');
+  await refuseHeldElsewhere(ctx.tx, ctx.orgId, domain, 'invalid_domain');
   const [added] = await ctx.tx
     .insert(orgDomains)
     .values({ orgId: ctx.orgId, domain, verificationToken: randomBytes(24).toString('base64url') })
@@ -164,47 +156,81 @@ export async function addDomain(ctx: Context, raw: string): Promise<OrgDomain> {
 
 export type DomainCheck = { verified: true; domain: OrgDomain } | { verified: false; domain: OrgDomain; failure: DomainCheckFailure };
 
+/** What proveDomain found, outside any transaction, for recordDomainCheck to keep. */
+export interface DomainProof {
+  domainId: string;
+  found: 'dns' | 'https' | 'already' | DomainCheckFailure;
+}
+
 /**
- * Looks for the proof now: the TXT record first, then the file. Found, the domain is the organization's (refused
- * when another organization verified it first); not found, the reasons are kept for the admin. Counted against
- * DOMAIN_CHECKS_PER_ORG.
+ * The network half of a check, run outside any transaction (a DNS lookup and an HTTPS request may take seconds and
+ * must not hold a database connection): counted against DOMAIN_CHECKS_PER_ORG first — a check that fails later still
+ * counts —, then the TXT record is looked for, then the file.
  */
-export async function checkDomain(ctx: Context, deps: DomainCheckDeps, reference: string): Promise<DomainCheck> {
-  const domain = await domainOfOrg(ctx, reference);
-  if (domain.verifiedAt) return { verified: true, domain };
-  const limit = await hitRateLimit(ctx.tx, DOMAIN_CHECKS_PER_ORG, ctx.orgId);
+export async function proveDomain(db: Queryable, deps: DomainCheckDeps, orgId: string, reference: string): Promise<DomainProof> {
+  const domain = await domainOfOrg(db, orgId, reference);
+  if (domain.verifiedAt) return { domainId: domain.id, found: 'already' };
+  const limit = await hitRateLimit(db, DOMAIN_CHECKS_PER_ORG, orgId);
   if (limit.limited) throw new CommandRefusal(409, localized('refusals.domains.checkLimit', { max: DOMAIN_CHECKS_PER_ORG.limit, minutes: Math.ceil(limit.retryAfterSeconds / 60) }), 'rate_limited');
   const expected = verificationInstructions(domain).dnsValue;
   const dns = await dnsProof(deps, `${DNS_RECORD_LABEL}.${domain.domain}`, expected);
-  const https = dns === true ? undefined : await httpsProof(deps, domain.domain, expected);
-  if (dns === true || https === true) {
-    if (await heldElsewhere(ctx.tx, domain.domain, ctx.orgId)) throw new CommandRefusal(409, localized('refusals.domains.taken', { domain: domain.domain }), 'domain_taken');
+  if (dns === true) return { domainId: domain.id, found: 'dns' };
+  const https = await httpsProof(deps, domain.domain, expected);
+  return { domainId: domain.id, found: https === true ? 'https' : { dns, ...https } };
+}
+
+/** Refused when another organization holds this domain, or one it belongs to (a.acme.example under acme.example). */
+async function refuseHeldElsewhere(db: Queryable, orgId: string, domain: string, code: string): Promise<void> {
+  const holder = await organizationHoldingHost(db, domain);
+  if (holder && holder.orgId !== orgId) throw new CommandRefusal(409, localized('refusals.domains.taken', { domain: holder.domain }), code);
+}
+
+/**
+ * The database half of a check, in the caller's transaction, with exactly one audit event: verified now
+ * (org.domain_verified; refused when another organization verified it, or a domain it belongs to, first), or checked
+ * (org.domain_checked, with what was not found, kept for the admin).
+ */
+export async function recordDomainCheck(ctx: Context, proof: DomainProof): Promise<DomainCheck> {
+  const domain = await domainOfOrg(ctx.tx, ctx.orgId, proof.domainId);
+  if (proof.found === 'already' || domain.verifiedAt) {
+    await ctx.audit({ action: 'org.domain_checked', ...about(domain), details: { verified: true } });
+    return { verified: true, domain };
+  }
+  if (proof.found === 'dns' || proof.found === 'https') {
+    await refuseHeldElsewhere(ctx.tx, ctx.orgId, domain.domain, 'domain_taken');
     let verified: OrgDomain | undefined;
     try {
       [verified] = await ctx.tx
         .update(orgDomains)
-        .set({ verifiedAt: sql`now()`, verifiedBy: dns === true ? 'dns' : 'https', lastCheckedAt: sql`now()`, lastCheckError: null })
-        .where(eq(orgDomains.id, domain.id))
+        .set({ verifiedAt: sql`now()`, verifiedBy: proof.found, lastCheckedAt: sql`now()`, lastCheckError: null })
+        .where(and(eq(orgDomains.id, domain.id), isNull(orgDomains.verifiedAt)))
         .returning();
     } catch (error) {
       // Another organization verified it in the same moment: the unique index let only one through.
       if (postgresErrorCode(error) === '23505') throw new CommandRefusal(409, localized('refusals.domains.taken', { domain: domain.domain }), 'domain_taken');
       throw error;
     }
-    await ctx.audit({ action: 'org.domain_verified', ...about(verified!), details: { method: verified!.verifiedBy } });
-    return { verified: true, domain: verified! };
+    if (!verified) {
+      // This organization verified it in the same moment (two checks at once): one event says so.
+      const current = await domainOfOrg(ctx.tx, ctx.orgId, domain.id);
+      await ctx.audit({ action: 'org.domain_checked', ...about(current), details: { verified: true } });
+      return { verified: true, domain: current };
+    }
+    await ctx.audit({ action: 'org.domain_verified', ...about(verified), details: { method: verified.verifiedBy } });
+    return { verified: true, domain: verified };
   }
-  const failure: DomainCheckFailure = { dns, ...https! };
+  const failure = proof.found;
   const [checked] = await ctx.tx
     .update(orgDomains)
     .set({ lastCheckedAt: sql`now()`, lastCheckError: JSON.stringify(failure) })
     .where(eq(orgDomains.id, domain.id))
     .returning();
+  await ctx.audit({ action: 'org.domain_checked', ...about(checked!), details: { verified: false, ...failure } });
   return { verified: false, domain: checked!, failure };
 }
 
 export async function removeDomain(ctx: Context, reference: string): Promise<OrgDomain> {
-  const domain = await domainOfOrg(ctx, reference);
+  const domain = await domainOfOrg(ctx.tx, ctx.orgId, reference);
   await ctx.tx.delete(orgDomains).where(eq(orgDomains.id, domain.id));
   await ctx.audit({ action: 'org.domain_removed', ...about(domain), details: { wasVerified: domain.verifiedAt !== null } });
   return domain;

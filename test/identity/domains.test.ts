@@ -5,14 +5,16 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createOrganization, type Organization } from '../../lib/accounts/organizations';
-import { CommandRefusal } from '../../lib/accounts/org-operation';
+import { CommandRefusal, runOrgOperation } from '../../lib/accounts/org-operation';
+import { createUser, type User } from '../../lib/accounts/users';
 import { recordAuditEvent, type AuditRecord } from '../../lib/audit/events';
 import { assertPublishOriginAvailable, PublishOriginTaken } from '../../lib/clients/apps';
 import type { Queryable } from '../../lib/db/client';
 import { auditEvents, orgDomains } from '../../lib/db/schema';
 import {
   addDomain,
-  checkDomain,
+  proveDomain,
+  recordDomainCheck,
   DOMAIN_CHECKS_PER_ORG,
   normalizeDomain,
   organizationHoldingHost,
@@ -34,6 +36,7 @@ describe('verified domains', () => {
   let deps: DomainCheckDeps;
   let acme: Organization;
   let rival: Organization;
+  let owner: User;
   let orgs = 0;
 
   const context = (tx: Queryable, org: Organization) => ({
@@ -42,7 +45,11 @@ describe('verified domains', () => {
     audit: (record: Omit<AuditRecord, 'orgId' | 'actor' | 'act'>) => recordAuditEvent(tx, { ...record, orgId: org.id, actor: { type: 'operator_cli', label: 'test' } }),
   });
   const add = (org: Organization, domain: string) => database.db.transaction((tx) => addDomain(context(tx, org), domain));
-  const check = (org: Organization, domain: string) => database.db.transaction((tx) => checkDomain(context(tx, org), deps, domain));
+  // As every door runs it: the network outside any transaction, then the record with its one audit event.
+  const check = async (org: Organization, domain: string) => {
+    const proof = await proveDomain(database.db, deps, org.id, domain);
+    return runOrgOperation(database.db, { org, role: 'owner', actor: { person: owner, ip: '192.0.2.1', door: 'console' } }, { audit: 'exactly_one' }, ({ tx, audit }) => recordDomainCheck({ tx, audit, orgId: org.id }, proof));
+  };
   const newOrg = () => createOrganization(database.db, { slug: `domains-${++orgs}-${randomBytes(3).toString('hex')}`, name: 'Domains' });
 
   beforeAll(async () => {
@@ -52,6 +59,7 @@ describe('verified domains', () => {
     deps = { resolveTxt: txtResolver([dns.address]), outbound: { allowLoopback: true }, httpsOrigin: () => web.origin };
     acme = await newOrg();
     rival = await newOrg();
+    owner = await createUser(database.db, { email: 'domains-owner@example.test', name: 'Owner', passwordHash: null });
   });
   afterAll(async () => {
     await dns?.close();
@@ -79,7 +87,8 @@ describe('verified domains', () => {
     dns.txt.set(how.dnsName, ['v=spf1 -all', how.dnsValue]);
     expect(await check(acme, added.id)).toMatchObject({ verified: true, domain: { verifiedBy: 'dns', lastCheckError: null } });
     const actions = await database.db.select({ action: auditEvents.action }).from(auditEvents).where(eq(auditEvents.subjectId, added.id));
-    expect(actions.map((row) => row.action)).toEqual(['org.domain_added', 'org.domain_verified']);
+    // Each check is one audit event: what it did not find, then the verification.
+    expect(actions.map((row) => row.action)).toEqual(['org.domain_added', 'org.domain_checked', 'org.domain_checked', 'org.domain_verified']);
   });
 
   it('is verified by its well-known file, and not by a file that holds something else', async () => {
@@ -93,6 +102,8 @@ describe('verified domains', () => {
 
   it('belongs to one organization only: another cannot add it once verified, nor verify it at the same moment', async () => {
     await expect(add(rival, 'acme.example')).rejects.toThrow(/verified by another organization/);
+    // Nor a name under it, however it is proved.
+    await expect(add(rival, 'blog.acme.example')).rejects.toThrow(/acme.example is verified by another organization/);
     // Both add the same domain before anyone verified it, both publish their record, both check at once.
     const [mine, theirs] = [await add(acme, 'race.example'), await add(rival, 'race.example')];
     dns.txt.set('_portico-challenge.race.example', [verificationInstructions(mine).dnsValue, verificationInstructions(theirs).dnsValue]);
@@ -101,6 +112,15 @@ describe('verified domains', () => {
     const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult | undefined;
     expect(refused?.reason).toBeInstanceOf(CommandRefusal);
     expect((await database.db.select().from(orgDomains).where(eq(orgDomains.domain, 'race.example'))).filter((row) => row.verifiedAt)).toHaveLength(1);
+  });
+
+  it('does not verify a name under another organization’s domain, even one added before that domain was verified', async () => {
+    const sub = await add(rival, 'shop.parent.example');
+    const parent = await add(acme, 'parent.example');
+    dns.txt.set('_portico-challenge.parent.example', [verificationInstructions(parent).dnsValue]);
+    expect((await check(acme, 'parent.example')).verified).toBe(true);
+    dns.txt.set('_portico-challenge.shop.parent.example', [verificationInstructions(sub).dnsValue]);
+    await expect(check(rival, 'shop.parent.example')).rejects.toThrow(/parent.example is verified by another organization/);
   });
 
   it('keeps another organization’s apps off it and off its subdomains', async () => {

@@ -34,6 +34,14 @@ describe('configuration', () => {
     expect(problemsOf({ ...postgres, PORTICO_WORKERS: 'many' })[0]).toMatch(/^PORTICO_WORKERS: must be/);
   });
 
+  it('takes DNS servers for domain checks as IP addresses with an optional port, and refuses a host name at start', () => {
+    expect(parseEnv({}).PORTICO_DNS_SERVERS).toEqual([]);
+    expect(parseEnv({ PORTICO_DNS_SERVERS: '192.0.2.53, 192.0.2.54:5353,[2001:db8::53]:53,2001:db8::54' }).PORTICO_DNS_SERVERS).toEqual(['192.0.2.53', '192.0.2.54:5353', '[2001:db8::53]:53', '2001:db8::54']);
+    for (const bad of ['dns.example', '192.0.2.53:99999', '[dns.example]:53', '192.0.2.53;rm']) {
+      expect(problemsOf({ PORTICO_DNS_SERVERS: bad })[0], bad).toMatch(/^PORTICO_DNS_SERVERS: must be DNS server IP addresses/);
+    }
+  });
+
   it('allows outbound loopback only when asked, under the new name or the old one', () => {
     expect(parseEnv({}).outboundAllowLoopback).toBe(false);
     expect(parseEnv({ PORTICO_OUTBOUND_ALLOW_LOOPBACK: 'true' }).outboundAllowLoopback).toBe(true);

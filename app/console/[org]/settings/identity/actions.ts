@@ -5,8 +5,8 @@
 import { z } from 'zod';
 import { CommandRefusal } from '@/lib/accounts/org-operation';
 import { getT } from '@/lib/i18n/server';
-import { addDomain, checkDomain, domainCheckDeps, removeDomain } from '@/lib/identity/domains';
-import { runtime } from '@/lib/runtime';
+import { addDomain, domainCheckDeps, proveDomain, recordDomainCheck, removeDomain } from '@/lib/identity/domains';
+import { db, runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../../_lib/action';
 
 export const addDomainAction = orgAction({ permission: 'identity.manage', input: z.object({ domain: z.string().max(300) }) }, async ({ tx, input, access, audit }) => {
@@ -19,11 +19,19 @@ export const addDomainAction = orgAction({ permission: 'identity.manage', input:
   }
 });
 
-export const checkDomainAction = orgAction({ permission: 'identity.manage', input: z.object({ domainId: z.string().max(64) }) }, async ({ tx, input, access, audit }) => {
-  const checked = await checkDomain({ tx, audit, orgId: access.org.id }, domainCheckDeps(runtime().env), input.domainId);
+export const checkDomainAction = orgAction(
+  {
+    permission: 'identity.manage',
+    input: z.object({ domainId: z.string().max(64) }),
+    // The DNS lookup and the HTTPS request happen before the transaction: they must not hold it open.
+    prepare: ({ input, access }) => proveDomain(db(), domainCheckDeps(runtime().env), access.org.id, input.domainId),
+  },
+  async ({ tx, prepared, access, audit }) => {
+  const checked = await recordDomainCheck({ tx, audit, orgId: access.org.id }, prepared);
   const t = await getT('console.identity');
   return checked.verified ? { status: 'ok', message: t('domains.checkedVerified', { domain: checked.domain.domain }) } : { status: 'ok', message: t('domains.checkedNot', { domain: checked.domain.domain }) };
-});
+  },
+);
 
 export const removeDomainAction = orgAction(
   { permission: 'identity.manage', input: (t) => z.object({ domainId: z.string().max(64), confirmed: z.literal('yes', { error: t('console.action.confirm.deletion') }) }) },

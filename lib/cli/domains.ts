@@ -1,30 +1,15 @@
 // `npm run portico -- domains …`: an organization's verified domains from the server machine, with the CLI's local
 // authority (its events are operator_cli's). The same commands as the console's Settings → Identity
 // (lib/identity/domains.ts).
-import { findOrganizationBySlug, type Organization } from '../accounts/organizations';
-import { recordAuditEvent, type AuditRecord } from '../audit/events';
-import type { Queryable } from '../db/client';
 import { env } from '../env';
 import { addDomain, checkFailureOf, domainCheckDeps, listDomains, proveDomain, recordDomainCheck, removeDomain, verificationInstructions, type DomainCheckFailure, type OrgDomain } from '../identity/domains';
-import { terminalText } from '../util/visible-text';
 import { CommandError, UsageError, type CliContext, type Command } from './command';
-
-async function organizationOf(ctx: CliContext, values: Record<string, unknown>): Promise<Organization> {
-  const slug = typeof values.org === 'string' ? values.org.trim() : '';
-  if (!slug) throw new UsageError('--org is required');
-  const org = await findOrganizationBySlug(ctx.db, slug);
-  if (!org) throw new CommandError(`No organization has the slug "${terminalText(slug)}". List them with: npm run portico -- orgs list`);
-  return org;
-}
+import { operatorContext, organizationOf } from './org-scope';
 
 function domainOf(values: Record<string, unknown>): string {
   const domain = typeof values.domain === 'string' ? values.domain.trim() : '';
   if (!domain) throw new UsageError('--domain is required');
   return domain;
-}
-
-function context(ctx: CliContext, tx: Queryable, org: Organization) {
-  return { tx, orgId: org.id, audit: (record: Omit<AuditRecord, 'orgId' | 'actor'>) => recordAuditEvent(tx, { ...record, orgId: org.id, actor: { type: 'operator_cli', label: ctx.operator } }) };
 }
 
 /** What a check did not find, in the operator's words. */
@@ -56,7 +41,7 @@ export const DOMAIN_COMMANDS: Record<string, Command> = {
   add: {
     async run(ctx, values) {
       const org = await organizationOf(ctx, values);
-      const added = await ctx.db.transaction((tx) => addDomain(context(ctx, tx, org), domainOf(values)));
+      const added = await ctx.db.transaction((tx) => addDomain(operatorContext(ctx, tx, org), domainOf(values)));
       ctx.out(`Added ${added.domain} to ${org.slug}.`);
       printInstructions(ctx, added);
     },
@@ -66,7 +51,7 @@ export const DOMAIN_COMMANDS: Record<string, Command> = {
       const org = await organizationOf(ctx, values);
       // The network first, outside any transaction; then what it found, audited.
       const proof = await proveDomain(ctx.db, domainCheckDeps(env()), org.id, domainOf(values));
-      const checked = await ctx.db.transaction((tx) => recordDomainCheck(context(ctx, tx, org), proof));
+      const checked = await ctx.db.transaction((tx) => recordDomainCheck(operatorContext(ctx, tx, org), proof));
       if (checked.verified) {
         ctx.out(`${checked.domain.domain} is verified (${checked.domain.verifiedBy}).`);
         return;
@@ -78,7 +63,7 @@ export const DOMAIN_COMMANDS: Record<string, Command> = {
   remove: {
     async run(ctx, values) {
       const org = await organizationOf(ctx, values);
-      const removed = await ctx.db.transaction((tx) => removeDomain(context(ctx, tx, org), domainOf(values)));
+      const removed = await ctx.db.transaction((tx) => removeDomain(operatorContext(ctx, tx, org), domainOf(values)));
       ctx.out(`Removed ${removed.domain} from ${org.slug}.`);
     },
   },

@@ -1,9 +1,6 @@
 // `npm run portico -- webhooks …`: an organization's webhook endpoints from the server machine, with the CLI's
 // local authority (its events are operator_cli's). The same commands as the console's Settings → Webhooks
 // (lib/webhooks/webhook-commands.ts); a new secret is printed once.
-import { findOrganizationBySlug, type Organization } from '../accounts/organizations';
-import { recordAuditEvent, type AuditRecord } from '../audit/events';
-import type { Queryable } from '../db/client';
 import { env } from '../env';
 import { terminalText } from '../util/visible-text';
 import {
@@ -21,23 +18,12 @@ import {
   type WebhookFormat,
 } from '../webhooks/webhook-commands';
 import { CommandError, UsageError, type CliContext, type Command } from './command';
-
-async function organizationOf(ctx: CliContext, values: Record<string, unknown>): Promise<Organization> {
-  const slug = typeof values.org === 'string' ? values.org.trim() : '';
-  if (!slug) throw new UsageError('--org is required');
-  const org = await findOrganizationBySlug(ctx.db, slug);
-  if (!org) throw new CommandError(`No organization has the slug "${slug}". List them with: npm run portico -- orgs list`);
-  return org;
-}
+import { operatorContext, organizationOf } from './org-scope';
 
 function positional(positionals: string[], what: string): string {
   const value = positionals[0];
   if (!value) throw new UsageError(`name the ${what}`);
   return value;
-}
-
-function context(ctx: CliContext, tx: Queryable, org: Organization) {
-  return { tx, orgId: org.id, audit: (record: Omit<AuditRecord, 'orgId' | 'actor'>) => recordAuditEvent(tx, { ...record, orgId: org.id, actor: { type: 'operator_cli', label: ctx.operator } }) };
 }
 
 const deps = (ctx: CliContext): WebhookDeps => ({ atRestKey: ctx.atRestKey, outbound: { allowLoopback: env().outboundAllowLoopback } });
@@ -69,7 +55,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
       const subscribed = events(values);
       if (!subscribed) throw new UsageError('--event is required (repeat it, or separate events with commas)');
       const { endpoint, secret } = await ctx.db.transaction((tx) =>
-        createWebhookEndpoint(context(ctx, tx, org), deps(ctx), { url, format, description: typeof values.description === 'string' ? values.description : '', events: subscribed }),
+        createWebhookEndpoint(operatorContext(ctx, tx, org), deps(ctx), { url, format, description: typeof values.description === 'string' ? values.description : '', events: subscribed }),
       );
       ctx.out(`Added webhook endpoint ${endpoint.id} (${terminalText(endpoint.displayUrl)}) to ${org.slug}.`);
       ctx.out('Its signing secret, shown only now — give it to the receiver, which verifies every request with it:');
@@ -82,7 +68,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
       if (values.on && values.off) throw new UsageError('--on or --off, not both');
       const id = positional(positionals, 'endpoint (its id, from webhooks list)');
       const endpoint = await ctx.db.transaction((tx) =>
-        updateWebhookEndpoint(context(ctx, tx, org), id, {
+        updateWebhookEndpoint(operatorContext(ctx, tx, org), id, {
           events: events(values),
           description: typeof values.description === 'string' ? values.description : undefined,
           enabled: values.on ? true : values.off ? false : undefined,
@@ -96,7 +82,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
       const org = await organizationOf(ctx, values);
       const overlap = typeof values['overlap-hours'] === 'string' ? Number(values['overlap-hours']) : undefined;
       const id = positional(positionals, 'endpoint (its id, from webhooks list)');
-      const { secret, previousValidUntil } = await ctx.db.transaction((tx) => rotateWebhookSecret(context(ctx, tx, org), deps(ctx), id, overlap));
+      const { secret, previousValidUntil } = await ctx.db.transaction((tx) => rotateWebhookSecret(operatorContext(ctx, tx, org), deps(ctx), id, overlap));
       ctx.out('New signing secret, shown only now:');
       ctx.out(`  ${secret}`);
       ctx.out(previousValidUntil ? `The previous secret keeps signing beside it until ${previousValidUntil.toISOString()}.` : 'The previous secret no longer signs.');
@@ -105,7 +91,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
   test: {
     async run(ctx, values, positionals) {
       const org = await organizationOf(ctx, values);
-      const messageId = await ctx.db.transaction((tx) => sendWebhookTest(context(ctx, tx, org), positional(positionals, 'endpoint (its id, from webhooks list)')));
+      const messageId = await ctx.db.transaction((tx) => sendWebhookTest(operatorContext(ctx, tx, org), positional(positionals, 'endpoint (its id, from webhooks list)')));
       ctx.out(`Queued a webhook.test event (webhook-id ${messageId}); see it with: npm run portico -- webhooks deliveries ${positionals[0]} --org ${org.slug}`);
     },
   },
@@ -125,7 +111,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
   redeliver: {
     async run(ctx, values, positionals) {
       const org = await organizationOf(ctx, values);
-      await ctx.db.transaction((tx) => redeliverWebhook(context(ctx, tx, org), positional(positionals, 'delivery (its id, from webhooks deliveries)')));
+      await ctx.db.transaction((tx) => redeliverWebhook(operatorContext(ctx, tx, org), positional(positionals, 'delivery (its id, from webhooks deliveries)')));
       ctx.out('Queued again, with the same webhook-id.');
     },
   },
@@ -135,7 +121,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
       const endpoint = await findWebhookEndpoint(ctx.db, org.id, positional(positionals, 'endpoint (its id, from webhooks list)'));
       if (!endpoint) throw new CommandError(`${org.slug} has no webhook endpoint "${positionals[0]}".`);
       if (!values.yes && !(await ctx.confirm(`Remove ${terminalText(endpoint.displayUrl)} and its delivery log?`))) throw new CommandError('Nothing removed.');
-      await ctx.db.transaction((tx) => deleteWebhookEndpoint(context(ctx, tx, org), endpoint.id));
+      await ctx.db.transaction((tx) => deleteWebhookEndpoint(operatorContext(ctx, tx, org), endpoint.id));
       ctx.out(`Removed ${terminalText(endpoint.displayUrl)}.`);
     },
   },

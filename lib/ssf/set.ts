@@ -1,7 +1,7 @@
 // Security Event Tokens (RFC 8417) as SSF 1.0 §4 has them: `typ: secevent+jwt`, signed with Portico's ES256 key (the
 // JWKS of /oidc/jwks, announced as jwks_uri in /.well-known/ssf-configuration), with iss, aud (the stream's receiver:
-// the app's client id), iat (when it is signed; the event's own time is its event_timestamp), jti, sub_id and one event; no exp (RFC 8417 §2.2: a SET
-// describes a fact, it does not grant anything). Signed when sent, so a queued event holds no signature to leak.
+// the app's client id), iat (when it is signed; the event's own time is its event_timestamp), jti, sub_id and one
+// event; no exp (RFC 8417 §2.2: a SET describes a fact, it does not grant anything). Signed when sent, so a queued event holds no signature to leak.
 // Also the outbox's push channel (RFC 8935).
 import { and, eq, sql } from 'drizzle-orm';
 import { importJWK, SignJWT, type JWK } from 'jose';

@@ -39,6 +39,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'security.person_session_ended',
   'security.org_second_factor_policy_updated',
   'security.client_revoked',
+  'security.org_domain_added',
+  'security.org_domain_verified',
+  'security.org_domain_removed',
 ] as const;
 
 /** A subscription: `*`, a family (`approval.*`), an event type listed above, or an `app.…` type (apps' events are many). */

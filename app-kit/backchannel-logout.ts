@@ -59,9 +59,9 @@ export interface LogoutReceiver {
 
 export function createLogoutReceiver(config: LogoutReceiverConfig): LogoutReceiver {
   const keys = config.keys ?? remoteKeys(config.issuer);
-  const replay = config.replayGuard ?? memoryReplayGuard();
   const maxAge = config.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS;
   const now = config.now ?? (() => new Date());
+  const replay = config.replayGuard ?? memoryReplayGuard(now);
 
   async function receive(logoutToken: string): Promise<BackchannelLogout> {
     if (logoutToken.length > MAX_TOKEN_LENGTH) throw new LogoutTokenRefusal('the logout token is too large');

@@ -177,7 +177,7 @@ export function createAppKit(options: AppKitOptions): AppKit {
     mode: confirmedInPortico ? 'human' : 'in_band',
     now: options.now,
   });
-  const replay = options.replayGuard ?? memoryReplayGuard();
+  const replay = options.replayGuard ?? memoryReplayGuard(options.now);
   const serverInfo = options.server ?? { name: options.resourceName ?? 'app', version: '1.0.0' };
 
   const surface = (): SurfaceDocument => ({

@@ -66,8 +66,8 @@ function subjectOf(subId: unknown): { sub?: string; sid?: string } {
 
 export function createSecurityEventReceiver(config: SecurityEventReceiverConfig) {
   const keys = config.keys ?? remoteKeys(config.issuer);
-  const replay = config.replayGuard ?? memoryReplayGuard();
   const now = config.now ?? (() => new Date());
+  const replay = config.replayGuard ?? memoryReplayGuard(now);
   const maxAge = config.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS;
 
   async function receive(token: string): Promise<SecurityEvent> {

@@ -149,11 +149,12 @@ export interface ReplayGuard {
 }
 
 /** One process's nonces, bounded by their 5-minute life. */
-export function memoryReplayGuard(): ReplayGuard {
+export function memoryReplayGuard(clock: () => Date = () => new Date()): ReplayGuard {
   const seen = new Map<string, number>();
   return {
     async remember(nonce, expiresAt) {
-      const now = Date.now();
+      // The receiver's own clock: what it calls expired is what this forgets.
+      const now = clock().getTime();
       for (const [key, until] of seen) if (until < now) seen.delete(key);
       if (seen.has(nonce)) return false;
       seen.set(nonce, expiresAt.getTime());

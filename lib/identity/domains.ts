@@ -40,6 +40,8 @@ export interface DomainCheckDeps {
   outbound: OutboundPolicy;
   /** Where `https://<domain>` is reached: the domain itself; tests point it at a local server. */
   httpsOrigin?(domain: string): string;
+  /** The clock of the hourly check limit (tests fix it). */
+  now?: () => Date;
 }
 
 /** node:dns's resolver, on the configured servers (PORTICO_DNS_SERVERS) or the system's. */
@@ -170,7 +172,7 @@ export interface DomainProof {
 export async function proveDomain(db: Queryable, deps: DomainCheckDeps, orgId: string, reference: string): Promise<DomainProof> {
   const domain = await domainOfOrg(db, orgId, reference);
   if (domain.verifiedAt) return { domainId: domain.id, found: 'already' };
-  const limit = await hitRateLimit(db, DOMAIN_CHECKS_PER_ORG, orgId);
+  const limit = await hitRateLimit(db, DOMAIN_CHECKS_PER_ORG, orgId, deps.now?.());
   if (limit.limited) throw new CommandRefusal(409, localized('refusals.domains.checkLimit', { max: DOMAIN_CHECKS_PER_ORG.limit, minutes: Math.ceil(limit.retryAfterSeconds / 60) }), 'rate_limited');
   const expected = verificationInstructions(domain).dnsValue;
   const dns = await dnsProof(deps, `${DNS_RECORD_LABEL}.${domain.domain}`, expected);

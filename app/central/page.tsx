@@ -8,6 +8,7 @@ import { db } from '@/lib/runtime';
 import { cookies } from 'next/headers';
 import { pendingSecondStep, SECOND_STEP_COOKIE, secondFactorsOf } from '@/lib/accounts/sign-in-second-step';
 import { typedEmail } from '../auth/_lib/typed-email';
+import { hasEnabledConnection } from '@/lib/identity/connections';
 import { endedSecondStepMessage, PasswordSignInForm, secondFactorError, SecondFactorForm, SignInFrame } from '../auth/app/_components/sign-in-frame';
 import { currentCentralSession } from './_lib/central';
 import { CentralFrame } from './_components/central-frame';
@@ -21,7 +22,7 @@ export async function generateMetadata(): Promise<Metadata> {
 export default async function CentralHome(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const session = await currentCentralSession();
   const t = await getT('centralSignIn');
-  const { error, next, second_factor: secondFactor, method } = await props.searchParams;
+  const { error, next, second_factor: secondFactor, method, step } = await props.searchParams;
   // The password was right and the account has a second factor: the code comes next.
   const pending = session ? undefined : await pendingSecondStep(db(), (await cookies()).get(SECOND_STEP_COOKIE)?.value);
   if (pending?.continuation.surface === 'central') {
@@ -47,7 +48,8 @@ export default async function CentralHome(props: { searchParams: Promise<Record<
           recoverHref="/account/recover"
           error={isSignInErrorCode(error) ? signInErrorMessage(error, await requestLocale()) : await endedSecondStepMessage(secondFactor)}
           hidden={typeof next === 'string' ? { next } : undefined}
-          email={error ? await typedEmail() : undefined}
+          email={error || step === 'password' ? await typedEmail() : undefined}
+          emailFirst={!error && step !== 'password' && (await hasEnabledConnection(db(), null))}
         />
       </SignInFrame>
     );

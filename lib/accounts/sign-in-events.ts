@@ -18,6 +18,8 @@ export interface SignInContext {
   clientId?: string | null;
   /** What the person signed in to, in words (an app's name), for their own list of sign-ins. */
   target?: string;
+  /** The enterprise connection the person came through (its name), when not a Portico credential. */
+  via?: string;
 }
 
 export async function recordSignInSuccess(db: Queryable, context: SignInContext, user: Pick<User, 'id' | 'email'>): Promise<void> {
@@ -28,7 +30,7 @@ export async function recordSignInSuccess(db: Queryable, context: SignInContext,
     subject: { type: 'person', id: user.id, label: user.email },
     appId: context.appId ?? null,
     clientId: context.clientId ?? null,
-    details: { surface: context.surface, ...(context.target ? { target: context.target } : {}) },
+    details: { surface: context.surface, ...(context.target ? { target: context.target } : {}), ...(context.via ? { via: context.via } : {}) },
   });
 }
 

@@ -39,6 +39,16 @@ export function requestsMfa(params: Record<string, unknown>): boolean {
 }
 export const AMR_PASSWORD_AND_OTP = ['pwd', 'otp', 'mfa'];
 
+/** The methods of a sign-in's first step (a password, or `fed` and what a company's identity provider asserted). */
+function firstFactorOf(continuation: Pick<SecondStepContinuation, 'firstFactor'> | undefined): string[] {
+  return Array.isArray(continuation?.firstFactor) && continuation.firstFactor.every((method) => typeof method === 'string') ? continuation.firstFactor : AMR_PASSWORD;
+}
+
+/** RFC 8176 `amr` after a second step: the first step's methods, the factor's, and `mfa`. */
+function withSecondFactor(continuation: Pick<SecondStepContinuation, 'firstFactor'> | undefined, method: string): string[] {
+  return [...new Set([...firstFactorOf(continuation), method, 'mfa'])];
+}
+
 /** Where a sign-in continues once both steps are done. */
 export type SecondStepContinuation = (
   /** `next`: where the console sign-in continues (consoleReturnPath); the console when absent. */
@@ -52,6 +62,8 @@ export type SecondStepContinuation = (
    * none: they set one up (/account/two-step-setup) before the sign-in continues.
    */
   enroll?: boolean;
+  /** The methods of the first step when it was not a password (`fed`, … after a company's identity provider). */
+  firstFactor?: string[];
 };
 
 /** Where a person who must set up a second factor does it, between their password and the rest of the sign-in. */
@@ -144,7 +156,7 @@ export async function enrollAtSignIn(db: Database, atRestKey: Uint8Array, input:
     }
     await refuseUnlessFirstFactor(tx, user.id, undefined);
     const codes = await confirmSignInTotp(tx, atRestKey, { user, secretEncrypted: continuation.totpSecret, code: input.code, ip: input.ip, mail: input.mail, now: input.now });
-    await markEnrolled(tx, row.id, 'totp', AMR_PASSWORD_AND_OTP);
+    await markEnrolled(tx, row.id, 'totp', withSecondFactor(continuation, 'otp'));
     return codes;
   });
 }
@@ -229,7 +241,7 @@ export async function enrollPasskeyAtSignIn(
       if (!row || row.userId !== user.id || !continuation?.enroll || continuation.enrolled) throw new SecondFactorRefusal(SIGN_IN_ENDED, 'form');
       // Only as the account's first factor (the passkey just registered in this transaction being the one).
       await refuseUnlessFirstFactor(tx, user.id, 'passkey');
-      await markEnrolled(tx, row.id, 'passkey', ['pwd', ...registered.amr]);
+      await markEnrolled(tx, row.id, 'passkey', [...firstFactorOf(row.continuation as SecondStepContinuation), ...registered.amr]);
     },
   });
   // The first factor of the account: recovery codes were made with it (none only if codes existed already).
@@ -319,12 +331,12 @@ export async function completeSecondStep(
     await db.delete(pendingSignIns).where(eq(pendingSignIns.id, row.id));
     return { kind: 'throttled' };
   }
-  let amr = AMR_PASSWORD_AND_OTP;
+  let amr = withSecondFactor(continuation, 'otp');
   let accepted: boolean;
   if (input.method === 'passkey') {
     const assertion = input.rp ? await passkeyOfSecondStep(db, input.rp, user, input.token, input.code) : undefined;
     accepted = assertion !== undefined;
-    if (assertion) amr = ['pwd', assertion.amr[0]!, 'mfa'];
+    if (assertion) amr = withSecondFactor(continuation, assertion.amr[0]!);
   } else {
     accepted = input.method === 'totp' ? await verifyTotpCode(db, atRestKey, user, input.code, input.now) : await useRecoveryCode(db, user.id, input.code);
   }

@@ -12,6 +12,7 @@ import { db, runtime } from '@/lib/runtime';
 import { beginSecondStep, ENROLLMENT_SECONDS, secondStepCookie, stepAfterPassword, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import { centralBinding, centralCookie, sameOrigin } from '../_lib/central';
 import { forgetTypedEmail, keepTypedEmail } from '../../auth/_lib/typed-email';
+import { federatedStart } from '../../auth/federation/_lib/start';
 
 export const dynamic = 'force-dynamic';
 
@@ -39,6 +40,12 @@ export async function POST(request: Request): Promise<Response> {
     if (assertion.user.passwordChangeRequired) return seeOther(await requiredPasswordChangePath(db(), assertion.user, '/central'));
     await recordSignInSuccess(db(), { surface: 'central', ip }, assertion.user);
     return seeOther(back, centralCookie(await openCentralSession(db(), assertion.user, centralBinding())));
+  }
+  // The address first (home realm discovery): to the company's identity provider, or back for the password.
+  if (form?.get('step') === 'email' && !password) {
+    if (!email || email.length > 320) return seeOther('/central?error=invalid_request');
+    const federated = await federatedStart(email, { surface: 'central', next: back, events: { surface: 'central', ip } }, '/central?step=password');
+    return federated ?? seeOther(`/central?step=password${back === '/central' ? '' : `&next=${encodeURIComponent(back)}`}`, keepTypedEmail('/central', email, runtime().env.issuerIsHttps));
   }
   if (!email || !password || email.length > 320 || password.length > 1024) return seeOther(`/central?error=invalid_request`, keepTypedEmail('/central', email, runtime().env.issuerIsHttps));
   const check = await throttledPasswordCheck(db(), email, password, ip);

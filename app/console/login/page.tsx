@@ -7,6 +7,7 @@ import { cookies } from 'next/headers';
 import { pendingSecondStep, SECOND_STEP_COOKIE, secondFactorsOf } from '@/lib/accounts/sign-in-second-step';
 import { db } from '@/lib/runtime';
 import { typedEmail } from '../../auth/_lib/typed-email';
+import { hasEnabledConnection } from '@/lib/identity/connections';
 import { endedSecondStepMessage, PasswordSignInForm, secondFactorError, SecondFactorForm, SignInFrame } from '../../auth/app/_components/sign-in-frame';
 import { currentConsoleSession } from '../_lib/session';
 import { consoleReturnPath } from '@/lib/accounts/console-sign-in';
@@ -17,7 +18,7 @@ export async function generateMetadata(): Promise<Metadata> {
 }
 
 export default async function ConsoleLoginPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { error, second_factor: secondFactor, method, next: nextParam } = await props.searchParams;
+  const { error, second_factor: secondFactor, method, next: nextParam, step } = await props.searchParams;
   const next = consoleReturnPath(nextParam);
   const t = await getT('consoleSignIn');
   if (await currentConsoleSession()) redirect(next);
@@ -45,7 +46,8 @@ export default async function ConsoleLoginPage(props: { searchParams: Promise<Re
         recoverHref="/account/recover"
         error={isSignInErrorCode(error) ? signInErrorMessage(error, await requestLocale()) : await endedSecondStepMessage(secondFactor)}
         hidden={next === '/console' ? undefined : { next }}
-        email={error ? await typedEmail() : undefined}
+        email={error || step === 'password' ? await typedEmail() : undefined}
+        emailFirst={!error && step !== 'password' && (await hasEnabledConnection(db(), null))}
       />
     </SignInFrame>
   );

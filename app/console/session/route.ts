@@ -6,6 +6,7 @@ import { ENROLLMENT_SECONDS, secondStepCookie, TWO_STEP_SETUP_PATH } from '@/lib
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
 import { forgetTypedEmail, keepTypedEmail } from '../../auth/_lib/typed-email';
+import { federatedStart } from '../../auth/federation/_lib/start';
 
 export const dynamic = 'force-dynamic';
 
@@ -42,6 +43,13 @@ export async function POST(request: Request) {
   }
   const email = form.get('email');
   const password = form.get('password');
+  // The address first (home realm discovery): to the company's identity provider, or back for the password.
+  if (form.get('step') === 'email' && !password) {
+    if (typeof email !== 'string' || !email || email.length > 320) return seeOther(again('error=invalid_request'));
+    const ip = clientIpFromHeaders(request.headers);
+    const federated = await federatedStart(email, { surface: 'console', next, events: { surface: 'console', ip } }, '/console/login?step=password');
+    return federated ?? seeOther(again('step=password'), keepTypedEmail('/console/login', email, runtime().env.issuerIsHttps));
+  }
   if (typeof email !== 'string' || typeof password !== 'string' || !email || !password || email.length > 320 || password.length > 1024) {
     return seeOther(again('error=invalid_request'), keepTypedEmail('/console/login', email, runtime().env.issuerIsHttps));
   }

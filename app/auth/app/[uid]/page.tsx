@@ -14,6 +14,7 @@ import { typedEmail } from '../../_lib/typed-email';
 import { emailFromLoginHint } from '@/lib/oidc/login-hint';
 import { AppHeader, endedSecondStepMessage, PasswordSignInForm, secondFactorError, SecondFactorForm, SignInFrame } from '../_components/sign-in-frame';
 import { ConsentCard } from '../_components/consent-card';
+import { hasEnabledConnection } from '@/lib/identity/connections';
 import { isSignInErrorCode, signInErrorMessage } from '@/lib/oidc/sign-in-errors';
 import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
 import { isConsentErrorCode } from '@/lib/oidc/consent';
@@ -134,6 +135,9 @@ export default async function SignInPage(props: {
 
   const errorCode = isSignInErrorCode(searchParams.error) ? searchParams.error : undefined;
   const expiredSecondStep = await endedSecondStepMessage(searchParams.second_factor);
+  // An organization that signs some people in through its company's identity provider asks for the address first.
+  const passwordStep = searchParams.step === 'password' || errorCode !== undefined;
+  const emailFirst = !passwordStep && org !== undefined && (await hasEnabledConnection(db(), org.id));
   return (
     <SignInFrame org={org}>
       <AppHeader app={context.app} address={address} />
@@ -153,7 +157,8 @@ export default async function SignInPage(props: {
               ? signInErrorMessage(errorCode, await requestLocale())
               : expiredSecondStep
         }
-        email={(searchParams.error ? await typedEmail() : undefined) ?? emailFromLoginHint(interaction.params.login_hint)}
+        email={(passwordStep ? await typedEmail() : undefined) ?? emailFromLoginHint(interaction.params.login_hint)}
+        emailFirst={emailFirst}
       />
     </SignInFrame>
   );

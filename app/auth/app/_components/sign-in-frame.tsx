@@ -59,7 +59,18 @@ export async function AppHeader({ app, address }: { app: AppSignInContext['app']
  * and password, the way back in for a forgotten password, and the button.
  */
 /** `email`: what the person typed before the server refused the form (app/auth/_lib/typed-email.ts), typed again for them. */
-export async function PasswordSignInForm(props: { action: string; recoverHref: string; error?: ReactNode; hidden?: Record<string, string>; email?: string }) {
+export async function PasswordSignInForm(props: {
+  action: string;
+  recoverHref: string;
+  error?: ReactNode;
+  hidden?: Record<string, string>;
+  email?: string;
+  /**
+   * Home realm discovery: the address comes first, alone; the server sends the person to their company's identity
+   * provider when an enterprise connection has the address's domain, or back here for the password.
+   */
+  emailFirst?: boolean;
+}) {
   const t = await getT('signIn');
   return (
     <>
@@ -69,12 +80,25 @@ export async function PasswordSignInForm(props: { action: string; recoverHref: s
         </div>
       ) : null}
       <form method="post" action={props.action}>
-        <PasswordFields recoverHref={props.recoverHref} email={props.email} refused={Boolean(props.error)} />
+        {props.emailFirst ? (
+          <>
+            <div className="field">
+              <label htmlFor="email">{t('email')}</label>
+              <input id="email" name="email" type="email" autoComplete="username" required maxLength={320} autoFocus defaultValue={props.email} aria-describedby="email-first-hint" />
+              <p className="field-hint" id="email-first-hint">
+                {t('emailFirstHint')}
+              </p>
+            </div>
+            <input type="hidden" name="step" value="email" />
+          </>
+        ) : (
+          <PasswordFields recoverHref={props.recoverHref} email={props.email} refused={Boolean(props.error)} />
+        )}
         {Object.entries(props.hidden ?? {}).map(([name, value]) => (
           <input key={name} type="hidden" name={name} value={value} />
         ))}
         <button className="button" type="submit">
-          {t('submit')}
+          {props.emailFirst ? t('continue') : t('submit')}
         </button>
       </form>
       <p className="divider" aria-hidden="true">

@@ -5,6 +5,9 @@ import { relyingPartyOf } from '@/lib/accounts/passkeys';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { completePasswordSignIn } from '@/lib/oidc/password-sign-in';
+import { homeRealmOfAppSignIn } from '@/lib/oidc/home-realm';
+import { federationCookie } from '@/lib/identity/federation';
+import { federationDeps } from '../../../federation/_lib/deps';
 import { db, runtime } from '@/lib/runtime';
 import { afterOutcome, interactionRoute, seeOther } from '../../_lib/responses';
 import { forgetTypedEmail, keepTypedEmail } from '../../../_lib/typed-email';
@@ -32,6 +35,17 @@ export const POST = interactionRoute(async (request, { uid, card: cardPath, cook
   }
   const email = form?.get('email') ?? null;
   const password = form?.get('password') ?? null;
+  // The address first (home realm discovery): to the company's identity provider, or back here for the password.
+  if (form?.get('step') === 'email' && !password) {
+    if (typeof email !== 'string' || !email || email.length > 320) return keepingEmail(seeOther(`${card}?error=invalid_request`), card, email);
+    const realm = await homeRealmOfAppSignIn(runtime().provider, db(), federationDeps(), { cookieHeader, uid, email, clientIp: clientIpFromHeaders(request.headers) }).catch(() => undefined);
+    if (!realm) return seeOther(`/auth/federation/refused?reason=idp_error&back=${encodeURIComponent(`${card}?step=password`)}`);
+    if (realm.kind === 'expired') return seeOther(card);
+    if (realm.kind === 'password') return keepingEmail(seeOther(`${card}?step=password`), card, email);
+    const response = seeOther(realm.location);
+    response.headers.append('Set-Cookie', federationCookie(realm.token, runtime().env.issuerIsHttps));
+    return response;
+  }
   // Bounded lengths: the password goes into a memory-hard KDF.
   if (typeof email !== 'string' || typeof password !== 'string' || !email || !password || email.length > 320 || password.length > 1024) {
     return keepingEmail(seeOther(`${card}?error=invalid_request`), card, email);

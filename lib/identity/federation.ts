@@ -1,0 +1,570 @@
+// Signing in through an organization's enterprise connection (its company identity provider), on every surface: an
+// app's sign-in card, the console, the central, and the admin's test of a connection.
+//
+// The state of a sign-in lives in PostgreSQL (federated_sign_ins), found by the SHA-256 of a random token the browser
+// holds in an HttpOnly, SameSite=Lax cookie; OpenID Connect sends the same token as `state`, and the callback refuses
+// a state that is not this browser's (login CSRF). The PKCE verifier and the `nonce` are derived from the token with
+// the at-rest key, so nothing that would let someone finish the sign-in is stored. Where the sign-in continues is
+// stored with it, never taken from the request; each stage is claimed by one conditional UPDATE or DELETE (single use).
+//
+// Who the person is (resolveFederatedAccount): the account linked to the identity provider's subject (`iss` + `sub`,
+// or the SAML IdP's entity ID + NameID) — never the address alone. A first sign-in creates the account (the address
+// must be at one of the connection's verified domains) and the membership with the connection's default role. An
+// existing Portico account with that address links only after it proves itself (its password, and its second
+// factor if it has one): an identity provider cannot take over an account it did not create. The one exception is an
+// account the organization's own directory provisioned (SCIM) for this organization and that nobody has used yet.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { and, eq, gt, inArray, lt, notInArray, sql } from 'drizzle-orm';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import * as oidcClient from 'openid-client';
+import { addMember, findMembershipRole } from '../accounts/memberships';
+import { ACR_MFA, ACR_PASSWORD, beginSecondStep, stepAfterPassword, type SecondStepContinuation } from '../accounts/sign-in-second-step';
+import { createUser, findUserByEmail, findUserById, normalizeEmail, type User } from '../accounts/users';
+import { recordAuditEvent } from '../audit/events';
+import { postgresErrorCode, type Database, type Queryable } from '../db/client';
+import { externalIdentities, federatedSignIns, passkeys, scimUsers, teamMembers, teams, users } from '../db/schema';
+import type { OutboundPolicy } from '../http/outbound';
+import { clientSecretOf, discover, domainOfEmail, domainsOfConnection, findConnection, identityProviderFetch, type IdentityConnection } from './connections';
+
+export const FEDERATION_COOKIE = 'portico_federation';
+/** From the redirect to the identity provider to the end of the sign-in (a password to link included). */
+export const FEDERATION_SECONDS = 10 * 60;
+/** Passwords tried to link an existing account, per sign-in (the sign-in throttle counts them too). */
+export const LINK_ATTEMPTS = 5;
+/** The algorithms an identity provider may sign ID tokens with (RFC 8725 §3.1: an allow-list, never `none`). */
+export const ID_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+/** The RFC 8176 methods an upstream `amr` may add to Portico's (anything else is not repeated to apps). */
+const KNOWN_AMR = new Set(['face', 'fpt', 'geo', 'hwk', 'iris', 'kba', 'mca', 'mfa', 'otp', 'pin', 'pwd', 'rba', 'retina', 'sc', 'sms', 'swk', 'tel', 'user', 'vbm', 'wia']);
+
+export interface FederationDeps {
+  outbound: OutboundPolicy;
+  atRestKey: Uint8Array;
+  /** Portico's issuer: the callback and SAML endpoints are under it. */
+  issuer: string;
+}
+
+/** Where a federated sign-in continues: a sign-in on one of the surfaces, or an admin testing a connection. */
+export type FederationContinuation =
+  | { surface: 'sign_in'; signIn: SecondStepContinuation; mfaRequested: boolean }
+  | { surface: 'test'; orgId: string; orgSlug: string; userId: string };
+
+/** What the identity provider said about the person, after every check (the ID token's signature, or the SAML signature). */
+export interface FederatedAssertion {
+  issuer: string;
+  subject: string;
+  email?: string;
+  emailVerified: boolean;
+  name?: string;
+  /** undefined when the identity provider sent no groups (team memberships are then left as they are). */
+  groups?: string[];
+  /** The RFC 8176 methods the identity provider asserted (OIDC `amr`; SAML: from its AuthnContextClassRef). */
+  amr: string[];
+}
+
+export type FederationRefusal =
+  | 'expired'
+  | 'state_mismatch'
+  | 'idp_error'
+  | 'invalid_response'
+  | 'connection_disabled'
+  | 'email_missing'
+  | 'email_outside_domains'
+  | 'account_disabled'
+  | 'deactivated'
+  | 'not_a_member';
+
+export const FEDERATION_REFUSALS: readonly FederationRefusal[] = ['expired', 'state_mismatch', 'idp_error', 'invalid_response', 'connection_disabled', 'email_missing', 'email_outside_domains', 'account_disabled', 'deactivated', 'not_a_member'];
+
+export function isFederationRefusal(value: unknown): value is FederationRefusal {
+  return typeof value === 'string' && (FEDERATION_REFUSALS as readonly string[]).includes(value);
+}
+
+export type FederationOutcome =
+  /** Console or central: the route continues it (continueSignIn), which opens the session. */
+  | { kind: 'signed_in'; user: User; continuation: SecondStepContinuation; amr: string[]; acr: string }
+  /** An app's sign-in card: finished under the interaction's own path (its cookie is scoped there). */
+  | { kind: 'finish_app'; uid: string }
+  | { kind: 'second_factor' | 'enroll'; token: string; continuation: SecondStepContinuation }
+  /** An account with this address exists: it proves itself before it is linked (the link page). */
+  | { kind: 'link' }
+  /** An admin's test: the mapped claims wait on the test page. */
+  | { kind: 'test'; orgSlug: string; connectionId: string }
+  | { kind: 'refused'; reason: FederationRefusal; continuation?: FederationContinuation };
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+/** The PKCE verifier and the nonce of a sign-in, derived from its token: only this installation can compute them. */
+function derived(deps: Pick<FederationDeps, 'atRestKey'>, token: string, purpose: 'pkce' | 'nonce'): string {
+  return createHmac('sha256', deps.atRestKey).update(`portico:federation:${purpose}:${token}`).digest('base64url');
+}
+
+export function federationCallbackUrl(issuer: string): string {
+  return `${issuer}/auth/federation/oidc/callback`;
+}
+
+export function federationCookie(token: string, secure: boolean): string {
+  return `${FEDERATION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${FEDERATION_SECONDS}${secure ? '; Secure' : ''}`;
+}
+
+export function clearedFederationCookie(secure: boolean): string {
+  return `${FEDERATION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`;
+}
+
+export function federationTokenFromCookies(cookieHeader: string | null): string | undefined {
+  const match = cookieHeader?.match(new RegExp(`(?:^|;\\s*)${FEDERATION_COOKIE}=([A-Za-z0-9_-]{20,100})`));
+  return match?.[1];
+}
+
+/**
+ * Starts a sign-in at the connection's identity provider: the state row, then where the browser goes. The caller
+ * sets the cookie (federationCookie) on the redirect. `loginHint`: the address the person typed (OIDC `login_hint`).
+ */
+export async function beginFederatedSignIn(
+  db: Queryable,
+  deps: FederationDeps,
+  connection: IdentityConnection,
+  continuation: FederationContinuation,
+  loginHint?: string,
+): Promise<{ location: string; token: string }> {
+  const token = randomBytes(32).toString('base64url');
+  // Abandoned sign-ins go as new ones start (an index on expires_at keeps this cheap).
+  await db.delete(federatedSignIns).where(lt(federatedSignIns.expiresAt, sql`now()`));
+  if (connection.kind === 'saml') {
+    const { samlRedirectUrl } = await import('./saml');
+    const { location, requestId } = await samlRedirectUrl(deps, connection, token);
+    await insertState(db, token, connection, continuation, requestId);
+    return { location, token };
+  }
+  const configuration = await discover(deps.outbound, connection, await clientSecretOf(connection, deps.atRestKey));
+  const location = oidcClient.buildAuthorizationUrl(configuration, {
+    redirect_uri: federationCallbackUrl(deps.issuer),
+    scope: 'openid email profile',
+    response_type: 'code',
+    state: token,
+    nonce: derived(deps, token, 'nonce'),
+    code_challenge: await oidcClient.calculatePKCECodeChallenge(derived(deps, token, 'pkce')),
+    code_challenge_method: 'S256',
+    ...(loginHint && loginHint.length <= 320 ? { login_hint: loginHint } : {}),
+  });
+  await insertState(db, token, connection, continuation, null);
+  return { location: location.href, token };
+}
+
+async function insertState(db: Queryable, token: string, connection: IdentityConnection, continuation: FederationContinuation, requestId: string | null) {
+  await db.insert(federatedSignIns).values({
+    tokenHash: sha256(token),
+    connectionId: connection.id,
+    continuation: continuation as unknown as Record<string, unknown>,
+    requestId,
+    expiresAt: sql`now() + make_interval(secs => ${FEDERATION_SECONDS})`,
+  });
+}
+
+type StateRow = typeof federatedSignIns.$inferSelect;
+
+/** Claims a started sign-in once (the identity provider's answer is accepted once): the row, or undefined. */
+export async function claimStartedSignIn(db: Queryable, token: string): Promise<StateRow | undefined> {
+  const [row] = await db
+    .update(federatedSignIns)
+    .set({ attempts: sql`${federatedSignIns.attempts} + 1` })
+    .where(and(eq(federatedSignIns.tokenHash, sha256(token)), eq(federatedSignIns.stage, 'started'), eq(federatedSignIns.attempts, 0), gt(federatedSignIns.expiresAt, sql`now()`)))
+    .returning();
+  return row;
+}
+
+function sameToken(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/**
+ * The OpenID Connect callback (redirect_uri): the `state` must be this browser's, the sign-in still open; the code
+ * is exchanged with PKCE and the client secret, the ID token is verified with jose against the issuer's keys (its
+ * signature, `iss`, `aud`, expiry; openid-client checked `nonce`, `state` and the issuer of the response), then the
+ * person is found or made.
+ */
+export async function completeOidcCallback(db: Database, deps: FederationDeps, input: { cookieToken: string | undefined; url: URL; ip: string }): Promise<FederationOutcome> {
+  const state = input.url.searchParams.get('state');
+  if (!state || !input.cookieToken) return { kind: 'refused', reason: 'expired' };
+  if (!sameToken(state, input.cookieToken)) return { kind: 'refused', reason: 'state_mismatch' };
+  const row = await claimStartedSignIn(db, state);
+  if (!row) return { kind: 'refused', reason: 'expired' };
+  const continuation = row.continuation as unknown as FederationContinuation;
+  const connection = await findConnection(db, row.connectionId);
+  if (!connection || connection.kind !== 'oidc') return { kind: 'refused', reason: 'expired', continuation };
+  if (!connection.enabled) return { kind: 'refused', reason: 'connection_disabled', continuation };
+  // The person cancelled, or the identity provider refused (RFC 6749 §4.1.2.1): said as such, nothing echoed.
+  if (input.url.searchParams.has('error')) return { kind: 'refused', reason: 'idp_error', continuation };
+  let assertion: FederatedAssertion;
+  try {
+    assertion = await oidcAssertion(deps, connection, state, input.url);
+  } catch {
+    return { kind: 'refused', reason: 'invalid_response', continuation };
+  }
+  return signInWithAssertion(db, row, connection, assertion, input.ip);
+}
+
+async function oidcAssertion(deps: FederationDeps, connection: IdentityConnection, token: string, callbackUrl: URL): Promise<FederatedAssertion> {
+  const configuration = await discover(deps.outbound, connection, await clientSecretOf(connection, deps.atRestKey));
+  // The callback URL as the identity provider was told it (behind a proxy the request's own URL may differ).
+  const currentUrl = new URL(federationCallbackUrl(deps.issuer));
+  currentUrl.search = callbackUrl.search;
+  const tokens = await oidcClient.authorizationCodeGrant(configuration, currentUrl, {
+    pkceCodeVerifier: derived(deps, token, 'pkce'),
+    expectedNonce: derived(deps, token, 'nonce'),
+    expectedState: token,
+    idTokenExpected: true,
+  });
+  const metadata = configuration.serverMetadata();
+  if (!tokens.id_token || !metadata.jwks_uri) throw new Error('no ID token');
+  // The ID token's signature, verified here against the issuer's published keys (OIDC Core §3.1.3.7).
+  const keys = await identityProviderFetch(deps.outbound)(metadata.jwks_uri, { headers: { accept: 'application/json' } });
+  if (keys.status !== 200) throw new Error('JWKS unavailable');
+  const { payload } = await jwtVerify(tokens.id_token, createLocalJWKSet((await keys.json()) as JSONWebKeySet), {
+    issuer: metadata.issuer,
+    audience: connection.oidcClientId!,
+    algorithms: ID_TOKEN_ALGORITHMS,
+    requiredClaims: ['sub', 'exp', 'iat'],
+  });
+  let claims: Record<string, unknown> = payload;
+  // Address, name or groups missing from the ID token: the UserInfo endpoint, for the same subject (§5.3.2).
+  if (claims[connection.emailClaim] === undefined && metadata.userinfo_endpoint) {
+    const userInfo = await oidcClient.fetchUserInfo(configuration, tokens.access_token, String(payload.sub));
+    claims = { ...userInfo, ...payload };
+  }
+  return mappedClaims(connection, String(payload.iss), String(payload.sub), claims);
+}
+
+/** The connection's claim mapping applied: address, name, groups (strings only, bounded), and the `amr` asserted. */
+export function mappedClaims(connection: Pick<IdentityConnection, 'emailClaim' | 'nameClaim' | 'groupsClaim'>, issuer: string, subject: string, claims: Record<string, unknown>): FederatedAssertion {
+  const text = (value: unknown, max: number) => (typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined);
+  const email = text(claims[connection.emailClaim], 320);
+  const rawGroups = claims[connection.groupsClaim];
+  const groups = Array.isArray(rawGroups) ? rawGroups.filter((group): group is string => typeof group === 'string' && group.length <= 200).slice(0, 500) : typeof rawGroups === 'string' ? [rawGroups] : undefined;
+  const amr = Array.isArray(claims.amr) ? claims.amr.filter((method): method is string => typeof method === 'string' && KNOWN_AMR.has(method)) : [];
+  return {
+    issuer,
+    subject,
+    email: email && /^[^\s@]+@[^\s@]+$/.test(email) ? normalizeEmail(email) : undefined,
+    emailVerified: claims.email_verified === true,
+    name: text(claims[connection.nameClaim], 200)?.replace(/[\u0000-\u001f\u007f]/g, ''),
+    groups,
+    amr: [...new Set(amr)],
+  };
+}
+
+/** What an admin's test shows: the claims as mapped, and what a real sign-in would do with them. */
+export interface ConnectionTestResult {
+  assertion: FederatedAssertion;
+  emailAtConnectionDomain: boolean;
+  teams: string[];
+  account: 'linked' | 'new' | 'must_prove' | 'provisioned';
+}
+
+/**
+ * After the identity provider's answer was verified: a test shows it; a sign-in finds or makes the account (or asks
+ * an existing one to prove itself), then continues as after a password (the second step when Portico requires one).
+ */
+export async function signInWithAssertion(db: Database, row: StateRow, connection: IdentityConnection, assertion: FederatedAssertion, ip: string): Promise<FederationOutcome> {
+  const continuation = row.continuation as unknown as FederationContinuation;
+  if (continuation.surface === 'test') {
+    const result = await testResult(db, connection, assertion);
+    await db.update(federatedSignIns).set({ stage: 'done', assertion: result as unknown as Record<string, unknown> }).where(eq(federatedSignIns.tokenHash, row.tokenHash));
+    return { kind: 'test', orgSlug: continuation.orgSlug, connectionId: connection.id };
+  }
+  const account = await resolveFederatedAccount(db, connection, assertion, ip);
+  if (account.kind === 'refused') {
+    await db.delete(federatedSignIns).where(eq(federatedSignIns.tokenHash, row.tokenHash));
+    return { kind: 'refused', reason: account.reason, continuation };
+  }
+  if (account.kind === 'link') {
+    await db
+      .update(federatedSignIns)
+      .set({ stage: 'linking', userId: account.user.id, assertion: assertion as unknown as Record<string, unknown> })
+      .where(eq(federatedSignIns.tokenHash, row.tokenHash));
+    return { kind: 'link' };
+  }
+  return continueAfterAccount(db, row, connection, continuation, account.user, assertion);
+}
+
+async function testResult(db: Queryable, connection: IdentityConnection, assertion: FederatedAssertion): Promise<ConnectionTestResult> {
+  const domains = await domainsOfConnection(db, connection.id);
+  const emailDomain = assertion.email ? domainOfEmail(assertion.email) : undefined;
+  const mappedTeamIds = (assertion.groups ?? []).map((group) => connection.groupTeams[group]).filter((id): id is string => Boolean(id));
+  const teamNames = mappedTeamIds.length > 0 ? (await db.select({ name: teams.name }).from(teams).where(inArray(teams.id, mappedTeamIds))).map((team) => team.name) : [];
+  const [linked] = await db
+    .select({ id: externalIdentities.id })
+    .from(externalIdentities)
+    .where(and(eq(externalIdentities.connectionId, connection.id), eq(externalIdentities.issuer, assertion.issuer), eq(externalIdentities.subject, assertion.subject)))
+    .limit(1);
+  const existing = assertion.email ? await findUserByEmail(db, assertion.email) : undefined;
+  const provisioned = existing ? await provisionedUnused(db, connection.orgId, existing) : false;
+  return {
+    assertion,
+    emailAtConnectionDomain: emailDomain !== undefined && domains.includes(emailDomain),
+    teams: teamNames.sort(),
+    account: linked ? 'linked' : !existing ? 'new' : provisioned ? 'provisioned' : 'must_prove',
+  };
+}
+
+/** The result of the admin's test of a connection, for this browser and this admin. */
+export async function connectionTestResultOf(db: Queryable, cookieToken: string | undefined, viewer: { userId: string; orgId: string }): Promise<(ConnectionTestResult & { connectionId: string }) | undefined> {
+  if (!cookieToken) return undefined;
+  const [row] = await db
+    .select()
+    .from(federatedSignIns)
+    .where(and(eq(federatedSignIns.tokenHash, sha256(cookieToken)), eq(federatedSignIns.stage, 'done'), gt(federatedSignIns.expiresAt, sql`now()`)))
+    .limit(1);
+  const continuation = row?.continuation as FederationContinuation | undefined;
+  if (!row || continuation?.surface !== 'test' || continuation.userId !== viewer.userId || continuation.orgId !== viewer.orgId) return undefined;
+  return { ...(row.assertion as unknown as ConnectionTestResult), connectionId: row.connectionId };
+}
+
+/** True when this account was provisioned for the organization by its directory and nobody has used it yet. */
+async function provisionedUnused(db: Queryable, orgId: string, user: User): Promise<boolean> {
+  if (user.passwordHash) return false;
+  const [row] = await db
+    .select({
+      provisioned: scimUsers.createdByProvisioning,
+      passkey: sql<boolean>`exists (select 1 from ${passkeys} where ${passkeys.userId} = ${user.id})`,
+      linked: sql<boolean>`exists (select 1 from ${externalIdentities} where ${externalIdentities.userId} = ${user.id})`,
+    })
+    .from(scimUsers)
+    .where(and(eq(scimUsers.orgId, orgId), eq(scimUsers.userId, user.id), eq(scimUsers.active, true)))
+    .limit(1);
+  return row?.provisioned === true && !row.passkey && !row.linked;
+}
+
+type AccountResolution = { kind: 'account'; user: User } | { kind: 'link'; user: User } | { kind: 'refused'; reason: FederationRefusal };
+
+/**
+ * Finds or makes the account of a verified assertion, in one transaction: by the subject first; else a new account
+ * for an address at one of the connection's verified domains; an existing account of that address must prove itself.
+ * Two first sign-ins of one person at once: the unique constraints let one through, and the other finds its link.
+ */
+export async function resolveFederatedAccount(db: Database, connection: IdentityConnection, assertion: FederatedAssertion, ip: string, attempt = 0): Promise<AccountResolution> {
+  try {
+    return await db.transaction((tx) => resolveIn(tx, connection, assertion, ip));
+  } catch (error) {
+    if (attempt === 0 && postgresErrorCode(error) === '23505') return resolveFederatedAccount(db, connection, assertion, ip, 1);
+    throw error;
+  }
+}
+
+async function resolveIn(tx: Queryable, connection: IdentityConnection, assertion: FederatedAssertion, ip: string): Promise<AccountResolution> {
+  const [linked] = await tx
+    .select({ user: users, identityId: externalIdentities.id })
+    .from(externalIdentities)
+    .innerJoin(users, eq(users.id, externalIdentities.userId))
+    .where(and(eq(externalIdentities.connectionId, connection.id), eq(externalIdentities.issuer, assertion.issuer), eq(externalIdentities.subject, assertion.subject)))
+    .limit(1);
+  if (linked) {
+    await tx.update(externalIdentities).set({ lastSignInAt: sql`now()` }).where(eq(externalIdentities.id, linked.identityId));
+    return admitted(tx, connection, linked.user, assertion, ip);
+  }
+  if (!assertion.email) return { kind: 'refused', reason: 'email_missing' };
+  const domain = domainOfEmail(assertion.email);
+  // Only addresses the organization proved it controls: an identity provider cannot make accounts for anyone else's.
+  if (!domain || !(await domainsOfConnection(tx, connection.id)).includes(domain)) return { kind: 'refused', reason: 'email_outside_domains' };
+  const existing = await findUserByEmail(tx, assertion.email);
+  if (!existing) {
+    const user = await createUser(tx, { email: assertion.email, name: assertion.name ?? assertion.email.split('@')[0]!, passwordHash: null, emailVerified: assertion.emailVerified });
+    await linkIdentity(tx, connection, user, assertion);
+    await recordAuditEvent(tx, {
+      orgId: connection.orgId,
+      actor: { type: 'person', id: user.id, label: user.email, ip },
+      action: 'identity.account_created',
+      subject: { type: 'person', id: user.id, label: user.email },
+      details: { connection: connection.name, connectionId: connection.id, emailVerified: assertion.emailVerified },
+    });
+    return admitted(tx, connection, user, assertion, ip);
+  }
+  if (existing.disabledAt) return { kind: 'refused', reason: 'account_disabled' };
+  if (await provisionedUnused(tx, connection.orgId, existing)) {
+    await linkIdentity(tx, connection, existing, assertion);
+    await tx.update(scimUsers).set({ createdByProvisioning: false }).where(and(eq(scimUsers.orgId, connection.orgId), eq(scimUsers.userId, existing.id)));
+    await recordLink(tx, connection, existing, ip, 'provisioned');
+    return admitted(tx, connection, existing, assertion, ip);
+  }
+  return { kind: 'link', user: existing };
+}
+
+async function linkIdentity(tx: Queryable, connection: IdentityConnection, user: User, assertion: FederatedAssertion): Promise<void> {
+  await tx.insert(externalIdentities).values({ connectionId: connection.id, userId: user.id, issuer: assertion.issuer, subject: assertion.subject, lastSignInAt: sql`now()` });
+}
+
+async function recordLink(tx: Queryable, connection: IdentityConnection, user: User, ip: string, how: 'password' | 'provisioned'): Promise<void> {
+  await recordAuditEvent(tx, {
+    orgId: connection.orgId,
+    actor: { type: 'person', id: user.id, label: user.email, ip },
+    action: 'identity.account_linked',
+    subject: { type: 'person', id: user.id, label: user.email },
+    details: { connection: connection.name, connectionId: connection.id, how },
+  });
+}
+
+/**
+ * A linked account comes in: refused when disabled or deactivated by the directory; made a member with the
+ * connection's default role when it is not one (the company's identity provider decides who belongs); its
+ * teams follow the groups the identity provider sent.
+ */
+async function admitted(tx: Queryable, connection: IdentityConnection, user: User, assertion: FederatedAssertion, ip: string): Promise<AccountResolution> {
+  if (user.disabledAt) return { kind: 'refused', reason: 'account_disabled' };
+  const [provisioned] = await tx
+    .select({ active: scimUsers.active })
+    .from(scimUsers)
+    .where(and(eq(scimUsers.orgId, connection.orgId), eq(scimUsers.userId, user.id)))
+    .limit(1);
+  // The organization's directory deactivated the person: its word stands over the identity provider's sign-in.
+  if (provisioned && !provisioned.active) return { kind: 'refused', reason: 'deactivated' };
+  if (!(await findMembershipRole(tx, connection.orgId, user.id))) {
+    await addMember(tx, { orgId: connection.orgId, userId: user.id, role: connection.defaultRole });
+    await recordAuditEvent(tx, {
+      orgId: connection.orgId,
+      actor: { type: 'person', id: user.id, label: user.email, ip },
+      action: 'identity.member_joined',
+      subject: { type: 'person', id: user.id, label: user.email },
+      details: { connection: connection.name, connectionId: connection.id, role: connection.defaultRole },
+    });
+  }
+  await followGroups(tx, connection, user.id, assertion.groups);
+  return { kind: 'account', user };
+}
+
+/** The mapped teams the person's groups name are joined; the mapped teams they no longer name are left. */
+async function followGroups(tx: Queryable, connection: IdentityConnection, userId: string, groups: string[] | undefined): Promise<void> {
+  if (groups === undefined) return;
+  const mapping = connection.groupTeams;
+  const mappedTeams = [...new Set(Object.values(mapping))];
+  if (mappedTeams.length === 0) return;
+  const wanted = [...new Set(groups.map((group) => mapping[group]).filter((id): id is string => Boolean(id)))];
+  // Only teams of the connection's organization (a team deleted since the mapping was saved is skipped).
+  const existing = (await tx.select({ id: teams.id }).from(teams).where(and(eq(teams.orgId, connection.orgId), inArray(teams.id, mappedTeams)))).map((team) => team.id);
+  const join = wanted.filter((id) => existing.includes(id));
+  if (join.length > 0) await tx.insert(teamMembers).values(join.map((teamId) => ({ teamId, userId }))).onConflictDoNothing();
+  const leave = existing.filter((id) => !wanted.includes(id));
+  if (leave.length > 0) await tx.delete(teamMembers).where(and(eq(teamMembers.userId, userId), inArray(teamMembers.teamId, leave), notInArray(teamMembers.teamId, join.length > 0 ? join : ['00000000-0000-0000-0000-000000000000'])));
+}
+
+/** RFC 8176 `amr` of a federated sign-in: `fed`, then what the identity provider asserted. */
+export function federatedAmr(assertion: Pick<FederatedAssertion, 'amr'>): string[] {
+  return ['fed', ...assertion.amr.filter((method) => method !== 'fed')];
+}
+
+/**
+ * The account is known: the sign-in goes on as after a password. A Portico second factor is still asked when the
+ * identity provider did not assert one (`mfa` in its `amr`) and the person has one or must have one (the
+ * organization's policy, the app's `acr_values`).
+ */
+async function continueAfterAccount(
+  db: Queryable,
+  row: StateRow,
+  connection: IdentityConnection,
+  continuation: Extract<FederationContinuation, { surface: 'sign_in' }>,
+  user: User,
+  assertion: FederatedAssertion,
+  /** The account is being linked: its own second factor is asked whatever the identity provider asserted. */
+  linking = false,
+): Promise<FederationOutcome> {
+  const signIn = continuation.signIn;
+  const orgId = signIn.events.orgId ?? null;
+  // An app is for its organization's members (the connection made this person a member of its own organization).
+  if (signIn.surface === 'app' && orgId && !(await findMembershipRole(db, orgId, user.id))) {
+    await db.delete(federatedSignIns).where(eq(federatedSignIns.tokenHash, row.tokenHash));
+    return { kind: 'refused', reason: 'not_a_member', continuation };
+  }
+  const amr = federatedAmr(assertion);
+  const upstreamMfa = assertion.amr.includes('mfa');
+  const step = upstreamMfa && !linking ? 'none' : await stepAfterPassword(db, user.id, { orgId, mfaRequested: continuation.mfaRequested });
+  const events = { ...signIn.events, via: connection.name };
+  if (step !== 'none') {
+    await db.delete(federatedSignIns).where(eq(federatedSignIns.tokenHash, row.tokenHash));
+    const next: SecondStepContinuation = { ...signIn, events, firstFactor: amr, ...(step === 'enroll' ? { enroll: true } : {}) };
+    return { kind: step, token: await beginSecondStep(db, { userId: user.id, continuation: next }), continuation: next };
+  }
+  const acr = upstreamMfa && !linking ? ACR_MFA : ACR_PASSWORD;
+  if (signIn.surface === 'app') {
+    const [done] = await db
+      .update(federatedSignIns)
+      .set({ stage: 'done', userId: user.id, assertion: { amr, acr } })
+      .where(eq(federatedSignIns.tokenHash, row.tokenHash))
+      .returning({ tokenHash: federatedSignIns.tokenHash });
+    return done ? { kind: 'finish_app', uid: signIn.uid } : { kind: 'refused', reason: 'expired', continuation };
+  }
+  await db.delete(federatedSignIns).where(eq(federatedSignIns.tokenHash, row.tokenHash));
+  return { kind: 'signed_in', user, continuation: { ...signIn, events }, amr, acr };
+}
+
+/**
+ * An app's sign-in card finishes a federated sign-in under its own path (the interaction's cookie is scoped there):
+ * the done row of this browser, for this interaction, used once.
+ */
+export async function takeFinishedAppSignIn(db: Queryable, cookieToken: string | undefined, uid: string): Promise<{ user: User; amr: string[]; acr: string; continuation: Extract<SecondStepContinuation, { surface: 'app' }> } | undefined> {
+  if (!cookieToken) return undefined;
+  const [row] = await db
+    .delete(federatedSignIns)
+    .where(and(eq(federatedSignIns.tokenHash, sha256(cookieToken)), eq(federatedSignIns.stage, 'done'), gt(federatedSignIns.expiresAt, sql`now()`)))
+    .returning();
+  const continuation = row?.continuation as FederationContinuation | undefined;
+  if (!row || !row.userId || continuation?.surface !== 'sign_in' || continuation.signIn.surface !== 'app' || continuation.signIn.uid !== uid) return undefined;
+  const user = await findUserById(db, row.userId);
+  const { amr, acr } = row.assertion as { amr: string[]; acr: string };
+  if (!user || user.disabledAt) return undefined;
+  return { user, amr, acr, continuation: continuation.signIn };
+}
+
+/** The account waiting to prove itself in this browser's sign-in (for the link page), if the sign-in is still open. */
+export async function pendingLink(db: Queryable, cookieToken: string | undefined): Promise<{ user: User; connection: IdentityConnection; continuation: FederationContinuation } | undefined> {
+  if (!cookieToken) return undefined;
+  const [row] = await db
+    .select()
+    .from(federatedSignIns)
+    .where(and(eq(federatedSignIns.tokenHash, sha256(cookieToken)), eq(federatedSignIns.stage, 'linking'), gt(federatedSignIns.expiresAt, sql`now()`), lt(federatedSignIns.attempts, 1 + LINK_ATTEMPTS)))
+    .limit(1);
+  if (!row?.userId) return undefined;
+  const [user, connection] = await Promise.all([findUserById(db, row.userId), findConnection(db, row.connectionId)]);
+  if (!user || !connection) return undefined;
+  return { user, connection, continuation: row.continuation as unknown as FederationContinuation };
+}
+
+/**
+ * The existing account proved itself (the caller checked its password under the sign-in throttle): the identity
+ * provider's subject is linked to it, and the sign-in goes on. `check` runs after this try was counted (five per
+ * sign-in, counted in one conditional UPDATE so that parallel tries cannot pass the limit).
+ */
+export async function linkAfterProof(
+  db: Database,
+  input: { cookieToken: string | undefined; ip: string; check: (user: User) => Promise<boolean> },
+): Promise<FederationOutcome | { kind: 'wrong'; attemptsLeft: number }> {
+  if (!input.cookieToken) return { kind: 'refused', reason: 'expired' };
+  const [row] = await db
+    .update(federatedSignIns)
+    .set({ attempts: sql`${federatedSignIns.attempts} + 1` })
+    .where(and(eq(federatedSignIns.tokenHash, sha256(input.cookieToken)), eq(federatedSignIns.stage, 'linking'), gt(federatedSignIns.expiresAt, sql`now()`), lt(federatedSignIns.attempts, 1 + LINK_ATTEMPTS)))
+    .returning();
+  if (!row?.userId) return { kind: 'refused', reason: 'expired' };
+  const continuation = row.continuation as unknown as FederationContinuation;
+  const [user, connection] = await Promise.all([findUserById(db, row.userId), findConnection(db, row.connectionId)]);
+  if (!user || !connection || continuation.surface !== 'sign_in') return { kind: 'refused', reason: 'expired' };
+  if (!connection.enabled) return { kind: 'refused', reason: 'connection_disabled', continuation };
+  if (!(await input.check(user))) return { kind: 'wrong', attemptsLeft: 1 + LINK_ATTEMPTS - row.attempts };
+  const assertion = row.assertion as unknown as FederatedAssertion;
+  const resolution = await db.transaction(async (tx) => {
+    // Used once: of two right passwords at once, one links.
+    const [claimed] = await tx
+      .update(federatedSignIns)
+      .set({ stage: 'started', attempts: 1 + LINK_ATTEMPTS })
+      .where(and(eq(federatedSignIns.tokenHash, row.tokenHash), eq(federatedSignIns.stage, 'linking')))
+      .returning();
+    if (!claimed) return { kind: 'refused', reason: 'expired' } as const;
+    await linkIdentity(tx, connection, user, assertion);
+    await recordLink(tx, connection, user, input.ip, 'password');
+    return admitted(tx, connection, user, assertion, input.ip);
+  });
+  if (resolution.kind !== 'account') {
+    await db.delete(federatedSignIns).where(eq(federatedSignIns.tokenHash, row.tokenHash));
+    return { kind: 'refused', reason: resolution.kind === 'refused' ? resolution.reason : 'expired', continuation };
+  }
+  return continueAfterAccount(db, row, connection, continuation, user, assertion, true);
+}

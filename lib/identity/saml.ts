@@ -1,0 +1,174 @@
+// SAML 2.0 enterprise connections, through @node-saml/node-saml (the maintained SAML library of passport-saml): Portico
+// is the service provider, one per connection (entity ID `<issuer>/auth/federation/saml/<connection>`), sending an
+// AuthnRequest by HTTP-Redirect and taking the Response at its assertion consumer service (HTTP-POST).
+//
+// What is required of a Response (SAML 2.0 Core, Profiles §4.1.4.2–3), beyond what the library checks (the signature
+// of the assertion against the connection's certificates — a signed assertion is required, a signed response alone
+// is not enough —, the issuer, the audience, the time window, InResponseTo = this sign-in's AuthnRequest):
+// the subject confirmation's Recipient and the Response's Destination are this connection's ACS URL, and the
+// assertion's ID was never accepted before (saml_assertion_ids, kept until the assertion could no longer be valid).
+//
+// The ACS is a cross-site POST: the browser sends no SameSite=Lax cookie with it. The Response is checked and kept
+// with the sign-in found by its RelayState; the browser is then sent (a top-level GET, which carries the cookie) to
+// the finish step, which continues only the sign-in that is this browser's (no login CSRF through a posted Response).
+import { createHash, randomBytes, X509Certificate } from 'node:crypto';
+import { and, eq, gt, lt, sql } from 'drizzle-orm';
+import { SAML, ValidateInResponseTo, type Profile } from '@node-saml/node-saml';
+import { postgresErrorCode, type Database, type Queryable } from '../db/client';
+import { federatedSignIns, samlAssertionIds } from '../db/schema';
+import { findConnection, type IdentityConnection } from './connections';
+import { mappedClaims, signInWithAssertion, type FederatedAssertion, type FederationDeps, type FederationOutcome } from './federation';
+
+/** Accepted clock difference with the identity provider (the library's default is none). */
+const CLOCK_SKEW_MS = 30_000;
+/** How long an assertion's ID is remembered when the assertion names no end of its validity. */
+const REPLAY_WINDOW_MS = 60 * 60 * 1000;
+
+export function samlEntityId(issuer: string, connectionId: string): string {
+  return `${issuer}/auth/federation/saml/${connectionId}`;
+}
+
+export function samlAcsUrl(issuer: string, connectionId: string): string {
+  return `${samlEntityId(issuer, connectionId)}/acs`;
+}
+
+/** The certificates of a connection (PEM, one or more), each readable, or undefined. */
+export function parseCertificates(pem: string): string[] | undefined {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+  if (!blocks || blocks.length === 0 || blocks.length > 5) return undefined;
+  try {
+    for (const block of blocks) new X509Certificate(block);
+  } catch {
+    return undefined;
+  }
+  return blocks;
+}
+
+function serviceProvider(deps: Pick<FederationDeps, 'issuer'>, connection: IdentityConnection, expectedRequestId?: string, requestId?: string): SAML {
+  return new SAML({
+    issuer: samlEntityId(deps.issuer, connection.id),
+    callbackUrl: samlAcsUrl(deps.issuer, connection.id),
+    entryPoint: connection.samlSsoUrl!,
+    idpCert: parseCertificates(connection.samlCertificates ?? '') ?? [],
+    idpIssuer: connection.samlIdpEntityId!,
+    audience: samlEntityId(deps.issuer, connection.id),
+    wantAssertionsSigned: true,
+    wantAuthnResponseSigned: false,
+    acceptedClockSkewMs: CLOCK_SKEW_MS,
+    identifierFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
+    disableRequestedAuthnContext: true,
+    signatureAlgorithm: 'sha256',
+    // InResponseTo must be this sign-in's AuthnRequest: the "cache" is the one ID stored with the sign-in.
+    validateInResponseTo: ValidateInResponseTo.always,
+    ...(requestId ? { generateUniqueId: () => requestId } : {}),
+    cacheProvider: {
+      saveAsync: async (key, value) => ({ value, createdAt: Date.now() }),
+      getAsync: async (key) => (expectedRequestId !== undefined && key === expectedRequestId ? new Date().toISOString() : null),
+      removeAsync: async (key) => key,
+    },
+  });
+}
+
+/** Where the browser goes to sign in (HTTP-Redirect binding), and the AuthnRequest's ID to expect back. */
+export async function samlRedirectUrl(deps: FederationDeps, connection: IdentityConnection, token: string): Promise<{ location: string; requestId: string }> {
+  // An NCName (SAML IDs are xs:ID): a letter first.
+  const requestId = `_${randomBytes(20).toString('hex')}`;
+  const location = await serviceProvider(deps, connection, undefined, requestId).getAuthorizeUrlAsync(token, undefined, {});
+  return { location, requestId };
+}
+
+/** The service provider's metadata, for the identity provider's admin to import. */
+export function samlMetadata(deps: Pick<FederationDeps, 'issuer'>, connection: IdentityConnection): string {
+  return serviceProvider(deps, connection).generateServiceProviderMetadata(null, null);
+}
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+type Parsed = { Assertion?: { $?: Record<string, string>; Subject?: { SubjectConfirmation?: { SubjectConfirmationData?: { $?: Record<string, string> }[] }[] }[]; Conditions?: { $?: Record<string, string> }[]; AuthnStatement?: { AuthnContext?: { AuthnContextClassRef?: (string | { _?: string })[] }[] }[] } };
+
+/** RFC 8176 methods from the AuthnContextClassRef (SAML 2.0 Authentication Context classes): what can be said honestly. */
+function amrOfContext(classRef: string | undefined): string[] {
+  if (!classRef) return [];
+  if (/:(Password|PasswordProtectedTransport)$/.test(classRef)) return ['pwd'];
+  if (/:(MobileTwoFactorContract|MobileTwoFactorUnregistered|TimeSyncToken)$/.test(classRef)) return ['otp', 'mfa'];
+  if (/:(X509|Smartcard|SmartcardPKI)$/.test(classRef)) return ['sc'];
+  if (/multifactor|mfa/i.test(classRef)) return ['mfa'];
+  return [];
+}
+
+/**
+ * The assertion consumer service: the Response is verified against the sign-in its RelayState names and kept there;
+ * the finish step (this browser's cookie) continues it. Every refusal is 'invalid_response' or 'expired': what was
+ * wrong goes to no one but the log-free audit of the refusal.
+ */
+export async function acceptSamlResponse(db: Queryable, deps: FederationDeps, input: { connectionId: string; samlResponse: string; relayState: string }): Promise<'accepted' | 'expired' | 'invalid_response'> {
+  if (input.samlResponse.length > 512 * 1024 || input.relayState.length > 100) return 'invalid_response';
+  const connection = await findConnection(db, input.connectionId);
+  if (!connection || connection.kind !== 'saml' || !connection.enabled) return 'expired';
+  const [row] = await db
+    .select()
+    .from(federatedSignIns)
+    .where(and(eq(federatedSignIns.tokenHash, sha256(input.relayState)), eq(federatedSignIns.connectionId, connection.id), eq(federatedSignIns.stage, 'started'), eq(federatedSignIns.attempts, 0), gt(federatedSignIns.expiresAt, sql`now()`)))
+    .limit(1);
+  if (!row?.requestId) return 'expired';
+  let profile: Profile | null;
+  try {
+    ({ profile } = await serviceProvider(deps, connection, row.requestId).validatePostResponseAsync({ SAMLResponse: input.samlResponse, RelayState: input.relayState }));
+  } catch {
+    return 'invalid_response';
+  }
+  if (!profile?.nameID) return 'invalid_response';
+  const acs = samlAcsUrl(deps.issuer, connection.id);
+  const responseXml = profile.getSamlResponseXml?.() ?? '';
+  const destination = /<(?:\w+:)?Response\b[^>]*\sDestination="([^"]*)"/.exec(responseXml)?.[1];
+  if (destination !== undefined && destination !== acs) return 'invalid_response';
+  const parsed = (profile.getAssertion?.() ?? {}) as Parsed;
+  const assertionId = parsed.Assertion?.$?.ID;
+  const confirmations = parsed.Assertion?.Subject?.[0]?.SubjectConfirmation ?? [];
+  const recipients = confirmations.map((confirmation) => confirmation.SubjectConfirmationData?.[0]?.$?.Recipient);
+  if (!assertionId || recipients.length === 0 || !recipients.every((recipient) => recipient === acs)) return 'invalid_response';
+  // An assertion is accepted once: its ID is remembered until it could no longer be valid anyway.
+  const notOnOrAfter = Date.parse(parsed.Assertion?.Conditions?.[0]?.$?.NotOnOrAfter ?? '');
+  const keepUntil = new Date((Number.isFinite(notOnOrAfter) ? notOnOrAfter : Date.now() + REPLAY_WINDOW_MS) + CLOCK_SKEW_MS);
+  await db.delete(samlAssertionIds).where(lt(samlAssertionIds.expiresAt, sql`now()`));
+  try {
+    const [kept] = await db
+      .insert(samlAssertionIds)
+      .values({ connectionId: connection.id, assertionId: assertionId.slice(0, 300), expiresAt: sql`${keepUntil.toISOString()}::timestamptz` })
+      .onConflictDoNothing()
+      .returning({ id: samlAssertionIds.assertionId });
+    if (!kept) return 'invalid_response';
+  } catch (error) {
+    if (postgresErrorCode(error) === '23505') return 'invalid_response';
+    throw error;
+  }
+  const classRef = parsed.Assertion?.AuthnStatement?.[0]?.AuthnContext?.[0]?.AuthnContextClassRef?.[0];
+  const attributes = { ...((profile.attributes as Record<string, unknown> | undefined) ?? {}) };
+  if (attributes[connection.emailClaim] === undefined && typeof profile.email === 'string') attributes[connection.emailClaim] = profile.email;
+  const assertion: FederatedAssertion = {
+    ...mappedClaims(connection, connection.samlIdpEntityId!, profile.nameID, attributes),
+    // A SAML identity provider that signed the assertion vouches for the address it put in it.
+    emailVerified: true,
+    amr: amrOfContext(typeof classRef === 'string' ? classRef : classRef?._),
+  };
+  const [claimed] = await db
+    .update(federatedSignIns)
+    .set({ stage: 'asserted', attempts: 1, assertion: assertion as unknown as Record<string, unknown> })
+    .where(and(eq(federatedSignIns.tokenHash, row.tokenHash), eq(federatedSignIns.stage, 'started'), eq(federatedSignIns.attempts, 0)))
+    .returning({ tokenHash: federatedSignIns.tokenHash });
+  return claimed ? 'accepted' : 'expired';
+}
+
+/** The finish step (GET, this browser's cookie): the asserted sign-in of this browser continues, once. */
+export async function finishSamlSignIn(db: Database, cookieToken: string | undefined, ip: string): Promise<FederationOutcome> {
+  if (!cookieToken) return { kind: 'refused', reason: 'expired' };
+  const [row] = await db
+    .update(federatedSignIns)
+    .set({ stage: 'started', attempts: 2 })
+    .where(and(eq(federatedSignIns.tokenHash, sha256(cookieToken)), eq(federatedSignIns.stage, 'asserted'), gt(federatedSignIns.expiresAt, sql`now()`)))
+    .returning();
+  if (!row) return { kind: 'refused', reason: 'expired' };
+  const connection = await findConnection(db, row.connectionId);
+  if (!connection?.enabled) return { kind: 'refused', reason: 'connection_disabled' };
+  return signInWithAssertion(db, row, connection, row.assertion as unknown as FederatedAssertion, ip);
+}

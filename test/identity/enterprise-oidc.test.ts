@@ -1,0 +1,226 @@
+// Enterprise OpenID Connect connections against a company IdP that is a bare oidc-provider started here (none of
+// Portico's code): discovery, the code flow with PKCE and nonce, the ID token verified; the first sign-in makes the
+// account and the membership, later ones find it by `iss` + `sub` (not by the address); an existing account links
+// only after its password; addresses outside the verified domains, a forged issuer, another browser's state, a
+// replayed callback and a disabled connection are refused.
+import { randomBytes } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createOrganization, type Organization } from '../../lib/accounts/organizations';
+import { CommandRefusal, runOrgOperation } from '../../lib/accounts/org-operation';
+import { addMember, findMembershipRole } from '../../lib/accounts/memberships';
+import { hashPassword } from '../../lib/accounts/passwords';
+import { createTeam } from '../../lib/accounts/teams';
+import { createUser, findUserByEmail, type User } from '../../lib/accounts/users';
+import { auditEvents, externalIdentities, identityConnections, orgDomains, organizations, teamMembers, users } from '../../lib/db/schema';
+import { createOidcConnection, probeOidcIssuer, setConnectionEnabled, updateConnection, type IdentityConnection } from '../../lib/identity/connections';
+import {
+  beginFederatedSignIn,
+  completeOidcCallback,
+  federationCallbackUrl,
+  linkAfterProof,
+  type FederationContinuation,
+  type FederationDeps,
+  type FederationOutcome,
+} from '../../lib/identity/federation';
+import { verifyPassword } from '../../lib/accounts/passwords';
+import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { signInAtCompany, startCompanyIdp, type CompanyIdp } from '../support/company-idp';
+
+const PORTICO = 'https://portico.test';
+
+describe('enterprise OpenID Connect connections', () => {
+  let database: TestDatabase;
+  let idp: CompanyIdp;
+  let deps: FederationDeps;
+  let org: Organization;
+  let owner: User;
+  let connection: IdentityConnection;
+  let engineering: string;
+
+  const console = (): FederationContinuation => ({ surface: 'sign_in', mfaRequested: false, signIn: { surface: 'console', events: { surface: 'console', ip: '192.0.2.7' } } });
+  const asOwner = <T>(work: Parameters<typeof runOrgOperation<T>>[3]) => runOrgOperation(database.db, { org, role: 'owner', actor: { person: owner, ip: '192.0.2.1', door: 'console' } }, { audit: 'exactly_one' }, work);
+
+  /** A whole sign-in: Portico's redirect, the company IdP, the callback (with this browser's cookie unless told). */
+  async function signIn(options: { continuation?: FederationContinuation; cookie?: (token: string) => string | undefined } = {}): Promise<{ outcome: FederationOutcome; callback: URL; token: string }> {
+    const started = await beginFederatedSignIn(database.db, deps, connection, options.continuation ?? console());
+    const callback = await signInAtCompany(started.location, federationCallbackUrl(PORTICO));
+    const cookieToken = options.cookie ? options.cookie(started.token) : started.token;
+    const outcome = await completeOidcCallback(database.db, deps, { cookieToken, url: callback, ip: '192.0.2.7' });
+    return { outcome, callback, token: started.token };
+  }
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    idp = await startCompanyIdp({ redirectUris: [federationCallbackUrl(PORTICO)], tlsDir: inject('tlsDir') });
+    deps = { outbound: { allowLoopback: true }, atRestKey: randomBytes(32), issuer: PORTICO };
+    org = await createOrganization(database.db, { slug: `company-${randomBytes(3).toString('hex')}`, name: 'Company' });
+    owner = await createUser(database.db, { email: `owner-${randomBytes(3).toString('hex')}@elsewhere.test`, name: 'Owner', passwordHash: null });
+    await addMember(database.db, { orgId: org.id, userId: owner.id, role: 'owner' });
+    // The domain's proof is tested in domains.test.ts: here it is verified as that test leaves it.
+    const [domain] = await database.db.insert(orgDomains).values({ orgId: org.id, domain: 'company.test', verificationToken: 'x', verifiedAt: new Date(), verifiedBy: 'dns' }).returning();
+    await database.db.insert(orgDomains).values({ orgId: org.id, domain: 'unproved.test', verificationToken: 'y' });
+    engineering = (await createTeam(database.db, { orgId: org.id, name: 'Engineering' })).id;
+    const probe = await probeOidcIssuer(deps.outbound, idp.issuer);
+    connection = await asOwner(({ tx, audit }) =>
+      createOidcConnection(
+        { tx, audit, orgId: org.id },
+        deps,
+        { name: 'Company SSO', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, defaultRole: 'member', emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', domainIds: [domain!.id] },
+        probe,
+      ),
+    );
+    connection = await asOwner(({ tx, audit }) =>
+      updateConnection({ tx, audit, orgId: org.id }, deps, connection.id, { name: 'Company SSO', defaultRole: 'member', emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', domainIds: [domain!.id], groupTeams: { 'eng-all': 'Engineering' } }),
+    );
+  });
+  afterAll(async () => {
+    await idp?.close();
+    await database?.close();
+  });
+
+  it('keeps the client secret sealed, and refuses an issuer that is not an OpenID provider or a domain that is not verified', async () => {
+    const [row] = await database.db.select().from(identityConnections).where(eq(identityConnections.id, connection.id));
+    expect(row!.oidcClientSecretSealed).not.toContain(idp.clientSecret);
+    expect(row!.oidcClientSecretSealed!.split('.')).toHaveLength(5);
+    await expect(probeOidcIssuer(deps.outbound, 'http://company.test')).rejects.toMatchObject({ code: 'invalid_issuer' });
+    await expect(probeOidcIssuer(deps.outbound, `${idp.issuer}/not-an-issuer`)).rejects.toMatchObject({ code: 'invalid_issuer' });
+    const [unproved] = await database.db.select().from(orgDomains).where(eq(orgDomains.domain, 'unproved.test'));
+    const refused = await asOwner(({ tx, audit }) =>
+      updateConnection({ tx, audit, orgId: org.id }, deps, connection.id, { name: 'Company SSO', defaultRole: 'member', emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', domainIds: [unproved!.id], groupTeams: {} }),
+    ).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(CommandRefusal);
+    expect((refused as CommandRefusal).code).toBe('domains');
+  });
+
+  it('makes the account and the membership at the first sign-in, with the address verified, fed in amr and the mapped team', async () => {
+    idp.person = { sub: 'emp-100', email: 'Grace@Company.test', email_verified: true, name: 'Grace Hopper', groups: ['eng-all', 'unmapped'], amr: ['pwd'] };
+    const { outcome } = await signIn();
+    expect(outcome.kind).toBe('signed_in');
+    if (outcome.kind !== 'signed_in') return;
+    expect(outcome.user.email).toBe('grace@company.test');
+    expect(outcome.user.name).toBe('Grace Hopper');
+    expect(outcome.user.emailVerifiedAt).not.toBeNull();
+    expect(outcome.user.passwordHash).toBeNull();
+    expect(outcome.amr).toEqual(['fed', 'pwd']);
+    expect(await findMembershipRole(database.db, org.id, outcome.user.id)).toBe('member');
+    const linked = await database.db.select().from(externalIdentities).where(eq(externalIdentities.userId, outcome.user.id));
+    expect(linked).toMatchObject([{ issuer: idp.issuer, subject: 'emp-100', connectionId: connection.id }]);
+    expect(await database.db.select().from(teamMembers).where(and(eq(teamMembers.userId, outcome.user.id), eq(teamMembers.teamId, engineering)))).toHaveLength(1);
+    const actions = (await database.db.select().from(auditEvents).where(eq(auditEvents.subjectId, outcome.user.id))).map((event) => event.action);
+    expect(actions).toEqual(expect.arrayContaining(['identity.account_created', 'identity.member_joined']));
+
+    // The group left at the IdP: the mapped team is left too.
+    idp.person = { ...idp.person, groups: [] };
+    const again = await signIn();
+    expect(again.outcome).toMatchObject({ kind: 'signed_in', user: { id: outcome.user.id } });
+    expect(await database.db.select().from(teamMembers).where(and(eq(teamMembers.userId, outcome.user.id), eq(teamMembers.teamId, engineering)))).toHaveLength(0);
+  });
+
+  it('finds the person by iss + sub, not by the address the IdP sends', async () => {
+    idp.person = { sub: 'emp-200', email: 'linus@company.test', email_verified: true, name: 'Linus' };
+    const first = await signIn();
+    expect(first.outcome.kind).toBe('signed_in');
+    // The same person, renamed at the company: the same account.
+    idp.person = { sub: 'emp-200', email: 'linus.t@company.test', email_verified: true, name: 'Linus T' };
+    const renamed = await signIn();
+    expect(renamed.outcome).toMatchObject({ kind: 'signed_in', user: { id: (first.outcome as { user: User }).user.id } });
+    // Another subject with the first address is not that account: it must prove it owns it.
+    idp.person = { sub: 'emp-201', email: 'linus@company.test', email_verified: true };
+    expect((await signIn()).outcome.kind).toBe('link');
+  });
+
+  it('links an existing account only after its password, five tries at most', async () => {
+    const existing = await createUser(database.db, { email: 'margaret@company.test', name: 'Margaret', passwordHash: await hashPassword('her own long password 1') });
+    idp.person = { sub: 'emp-300', email: 'margaret@company.test', email_verified: true };
+    const started = await signIn();
+    expect(started.outcome.kind).toBe('link');
+    expect(await database.db.select().from(externalIdentities).where(eq(externalIdentities.userId, existing.id))).toHaveLength(0);
+    const wrong = await linkAfterProof(database.db, { cookieToken: started.token, ip: '192.0.2.7', check: async () => false });
+    expect(wrong).toEqual({ kind: 'wrong', attemptsLeft: 4 });
+    // Another browser (no cookie) cannot link it.
+    expect(await linkAfterProof(database.db, { cookieToken: 'x'.repeat(43), ip: '192.0.2.7', check: async () => true })).toMatchObject({ kind: 'refused', reason: 'expired' });
+    const right = await linkAfterProof(database.db, { cookieToken: started.token, ip: '192.0.2.7', check: async (user) => verifyPassword(user.passwordHash!, 'her own long password 1') });
+    expect(right).toMatchObject({ kind: 'signed_in', user: { id: existing.id } });
+    // Linked once, used once: the same proof cannot link again.
+    expect(await linkAfterProof(database.db, { cookieToken: started.token, ip: '192.0.2.7', check: async () => true })).toMatchObject({ kind: 'refused' });
+    expect((await signIn()).outcome).toMatchObject({ kind: 'signed_in', user: { id: existing.id } });
+
+    // Five wrong passwords end the sign-in.
+    const other = await createUser(database.db, { email: 'barbara@company.test', name: 'Barbara', passwordHash: await hashPassword('another long password 2') });
+    idp.person = { sub: 'emp-301', email: other.email, email_verified: true };
+    const guessed = await signIn();
+    const tries = await Promise.all(Array.from({ length: 8 }, () => linkAfterProof(database.db, { cookieToken: guessed.token, ip: '192.0.2.7', check: async () => false })));
+    expect(tries.filter((attempt) => attempt.kind === 'wrong')).toHaveLength(5);
+    expect(await linkAfterProof(database.db, { cookieToken: guessed.token, ip: '192.0.2.7', check: async () => true })).toMatchObject({ kind: 'refused', reason: 'expired' });
+  });
+
+  it('refuses an address outside the verified domains, and a missing one', async () => {
+    idp.person = { sub: 'emp-400', email: 'mallory@unproved.test', email_verified: true };
+    expect((await signIn()).outcome).toMatchObject({ kind: 'refused', reason: 'email_outside_domains' });
+    idp.person = { sub: 'emp-401', email: `victim-${randomBytes(2).toString('hex')}@gmail.test`, email_verified: true };
+    expect((await signIn()).outcome).toMatchObject({ kind: 'refused', reason: 'email_outside_domains' });
+    expect(await findUserByEmail(database.db, idp.person.email!)).toBeUndefined();
+    idp.person = { sub: 'emp-402' };
+    expect((await signIn()).outcome).toMatchObject({ kind: 'refused', reason: 'email_missing' });
+  });
+
+  it('refuses an ID token whose issuer is forged, though signed with the IdP key', async () => {
+    idp.person = { sub: 'emp-500', email: 'forged@company.test', email_verified: true };
+    idp.forgeIssuer = true;
+    try {
+      expect((await signIn()).outcome).toMatchObject({ kind: 'refused', reason: 'invalid_response' });
+    } finally {
+      idp.forgeIssuer = false;
+    }
+    expect(await findUserByEmail(database.db, 'forged@company.test')).toBeUndefined();
+  });
+
+  it("refuses another browser's state, a replayed callback, and two callbacks at once let one through", async () => {
+    idp.person = { sub: 'emp-600', email: 'state@company.test', email_verified: true };
+    expect((await signIn({ cookie: () => 'A'.repeat(43) })).outcome).toMatchObject({ kind: 'refused', reason: 'state_mismatch' });
+    expect((await signIn({ cookie: () => undefined })).outcome).toMatchObject({ kind: 'refused', reason: 'expired' });
+    const done = await signIn();
+    expect(done.outcome.kind).toBe('signed_in');
+    expect(await completeOidcCallback(database.db, deps, { cookieToken: done.token, url: done.callback, ip: '192.0.2.7' })).toMatchObject({ kind: 'refused', reason: 'expired' });
+
+    const started = await beginFederatedSignIn(database.db, deps, connection, console());
+    const callback = await signInAtCompany(started.location, federationCallbackUrl(PORTICO));
+    const both = await Promise.all([0, 1].map(() => completeOidcCallback(database.db, deps, { cookieToken: started.token, url: callback, ip: '192.0.2.7' })));
+    expect(both.map((outcome) => outcome.kind).sort()).toEqual(['refused', 'signed_in']);
+  });
+
+  it('two first sign-ins of one new person at once make one account', async () => {
+    idp.person = { sub: 'emp-700', email: 'twice@company.test', email_verified: true };
+    const both = await Promise.all([signIn(), signIn()]);
+    expect(both.map(({ outcome }) => outcome.kind)).toEqual(['signed_in', 'signed_in']);
+    expect(await database.db.select().from(users).where(eq(users.email, 'twice@company.test'))).toHaveLength(1);
+  });
+
+  it('asks Portico’s second factor when the policy requires one and the IdP did not assert it; not when it did', async () => {
+    await database.db.update(organizations).set({ secondFactorPolicy: 'everyone' }).where(eq(organizations.id, org.id));
+    try {
+      idp.person = { sub: 'emp-800', email: 'policy@company.test', email_verified: true, amr: ['pwd'] };
+      const app = (): FederationContinuation => ({ surface: 'sign_in', mfaRequested: false, signIn: { surface: 'console', events: { surface: 'console', ip: '192.0.2.7', orgId: org.id } } });
+      const single = await signIn({ continuation: app() });
+      expect(single.outcome.kind).toBe('enroll');
+      if (single.outcome.kind === 'enroll') expect(single.outcome.continuation.firstFactor).toEqual(['fed', 'pwd']);
+      idp.person = { ...idp.person, amr: ['pwd', 'otp', 'mfa'] };
+      expect((await signIn({ continuation: app() })).outcome).toMatchObject({ kind: 'signed_in', amr: ['fed', 'pwd', 'otp', 'mfa'], acr: 'urn:portico:acr:mfa' });
+    } finally {
+      await database.db.update(organizations).set({ secondFactorPolicy: 'none' }).where(eq(organizations.id, org.id));
+    }
+  });
+
+  it('signs nobody in through a disabled connection', async () => {
+    idp.person = { sub: 'emp-100', email: 'grace@company.test', email_verified: true };
+    const started = await beginFederatedSignIn(database.db, deps, connection, console());
+    await asOwner(({ tx, audit }) => setConnectionEnabled({ tx, audit, orgId: org.id }, connection.id, false));
+    try {
+      const callback = await signInAtCompany(started.location, federationCallbackUrl(PORTICO));
+      expect(await completeOidcCallback(database.db, deps, { cookieToken: started.token, url: callback, ip: '192.0.2.7' })).toMatchObject({ kind: 'refused', reason: 'connection_disabled' });
+    } finally {
+      await asOwner(({ tx, audit }) => setConnectionEnabled({ tx, audit, orgId: org.id }, connection.id, true));
+    }
+  });
+});

@@ -3,6 +3,7 @@
 // - OAuth / REST / product JSON: {"error", "error_description"} (RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 6750 §3.1),
 //   never cached;
 // - JSON-RPC 2.0 errors for the MCP endpoint (`id: null` when the request could not be read);
+// - SCIM 2.0 errors for provisioning (RFC 7644 §3.12: the Error schema, `status` as a string, `scimType`);
 // - and, for each domain, one table from its refusal codes to HTTP statuses, so that one refusal answers the same
 //   status whichever handler reports it.
 import { readCappedText } from './body';
@@ -17,6 +18,14 @@ export function oauthError(status: number, error: string, description: string, h
 /** A JSON-RPC 2.0 error answered before (or instead of) any MCP processing. */
 export function jsonRpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers: NO_STORE });
+}
+
+/** RFC 7644 §3.12: a SCIM error, as application/scim+json. */
+export function scimError(status: number, detail: string, scimType?: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: String(status), ...(scimType ? { scimType } : {}), detail }), {
+    status,
+    headers: { 'Content-Type': 'application/scim+json', ...NO_STORE, ...headers },
+  });
 }
 
 export type JsonObjectBody =

@@ -68,8 +68,23 @@ describe('the message catalogs', () => {
       if (locale !== DEFAULT_LOCALE) {
         it('is translated, not English copied over', () => {
           // Words that are the same in both languages: names, and the loanwords Brazilian Portuguese uses as they are
-          // (docs/i18n.md's glossary: webhook, endpoint; Standard Webhooks is a specification's name).
-          const sameInBoth = new Set(['notFound.console', 'when.utc', 'console.settings.tabs.webhooks', 'console.webhooks.pageTitle', 'console.webhooks.title', 'console.webhooks.columns.endpoint', 'console.webhooks.formats.standard']);
+          // (docs/i18n.md's glossary: webhook, endpoint, token; Standard Webhooks, OpenID Connect and SAML are
+          // specifications' names, client ID and secret and the assertion consumer service their terms).
+          const sameInBoth = new Set([
+            'notFound.console',
+            'when.utc',
+            'console.settings.tabs.webhooks',
+            'console.webhooks.pageTitle',
+            'console.webhooks.title',
+            'console.webhooks.columns.endpoint',
+            'console.webhooks.formats.standard',
+            'console.identity.connections.kinds.oidc',
+            'console.identity.connections.kinds.saml',
+            'console.identity.connections.acs',
+            'console.identity.connections.fields.clientId',
+            'console.identity.connections.fields.clientSecret',
+            'console.identity.scim.token',
+          ]);
           const copied = [...catalog].filter(([key, value]) => value === english.get(key) && !sameInBoth.has(key)).map(([key]) => key);
           expect(copied).toEqual([]);
         });

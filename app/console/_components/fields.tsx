@@ -77,12 +77,12 @@ export function Select(props: {
 }
 
 /** A labelled multi-line input. */
-export function TextArea(props: { label: string; name: string; hint?: string; rows?: number; required?: boolean; placeholder?: string; id?: string }) {
+export function TextArea(props: { label: string; name: string; hint?: string; rows?: number; required?: boolean; placeholder?: string; id?: string; defaultValue?: string; maxLength?: number }) {
   const inputId = props.id ?? `field-${props.name}`;
   const error = useFieldError(props.name);
   return (
     <Labelled id={inputId} label={props.label} hint={props.hint} error={error}>
-      <textarea id={inputId} name={props.name} rows={props.rows ?? 3} required={props.required} placeholder={props.placeholder} className="input font-mono text-sm" {...described(inputId, props.hint, error)} />
+      <textarea id={inputId} name={props.name} rows={props.rows ?? 3} required={props.required} placeholder={props.placeholder} defaultValue={props.defaultValue} maxLength={props.maxLength} className="input font-mono text-sm" {...described(inputId, props.hint, error)} />
     </Labelled>
   );
 }

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { CommandRefusal } from '@/lib/accounts/org-operation';
 import { getT } from '@/lib/i18n/server';
 import { addDomain, domainCheckDeps, proveDomain, recordDomainCheck, removeDomain } from '@/lib/identity/domains';
+import { createOidcConnection, createSamlConnection, deleteConnection, probeOidcIssuer, setConnectionEnabled, updateConnection } from '@/lib/identity/connections';
+import { issueScimToken, revokeScimToken } from '@/lib/identity/scim';
 import { db, runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../../_lib/action';
 
@@ -38,5 +40,124 @@ export const removeDomainAction = orgAction(
   async ({ tx, input, access, audit }) => {
     const removed = await removeDomain({ tx, audit, orgId: access.org.id }, input.domainId);
     return { status: 'ok', message: (await getT('console.identity'))('domains.removed', { domain: removed.domain }) };
+  },
+);
+
+// Enterprise connections (lib/identity/connections.ts). The issuer's discovery is read before the transaction.
+const domainIds = z
+  .union([z.string().max(64), z.array(z.string().max(64)).max(50)])
+  .optional()
+  .transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]));
+const role = z.enum(['member', 'admin']);
+const claim = z.string().max(200);
+/** "group = team" lines, as the form's textarea has them. */
+const groupTeams = z
+  .string()
+  .max(20_000)
+  .optional()
+  .transform((text) => Object.fromEntries((text ?? '').split('\n').map((line) => line.trim()).filter(Boolean).map((line) => {
+    const at = line.lastIndexOf('=');
+    return at > 0 ? [line.slice(0, at).trim(), line.slice(at + 1).trim()] : [line, ''];
+  })));
+
+/** A refusal about one field stands next to it (the code names the field). */
+function nextToField(error: unknown, fields: readonly string[]): never {
+  if (error instanceof CommandRefusal && error.code && fields.includes(error.code)) throw new ActionRefusal(error.text ?? error.message, error.code);
+  if (error instanceof CommandRefusal && error.code === 'invalid_issuer') throw new ActionRefusal(error.text ?? error.message, 'issuer');
+  throw error;
+}
+const CONNECTION_FIELDS = ['name', 'clientId', 'clientSecret', 'emailClaim', 'nameClaim', 'groupsClaim', 'domains', 'groupTeams', 'entityId', 'ssoUrl', 'certificates'] as const;
+
+export const createOidcConnectionAction = orgAction(
+  {
+    permission: 'identity.manage',
+    input: z.object({ name: z.string().max(200), issuer: z.string().max(600), clientId: z.string().max(400), clientSecret: z.string().max(1200), defaultRole: role, emailClaim: claim, nameClaim: claim, groupsClaim: claim, domainIds }),
+    prepare: async ({ input }) => {
+      try {
+        return await probeOidcIssuer({ allowLoopback: runtime().env.outboundAllowLoopback }, input.issuer);
+      } catch (error) {
+        nextToField(error, CONNECTION_FIELDS);
+      }
+    },
+  },
+  async ({ tx, input, access, audit, prepared }) => {
+    try {
+      const created = await createOidcConnection({ tx, audit, orgId: access.org.id }, runtime(), input, prepared);
+      return { status: 'ok', message: (await getT('console.identity'))('connections.created', { name: created.name }) };
+    } catch (error) {
+      nextToField(error, CONNECTION_FIELDS);
+    }
+  },
+);
+
+export const createSamlConnectionAction = orgAction(
+  {
+    permission: 'identity.manage',
+    input: z.object({ name: z.string().max(200), entityId: z.string().max(600), ssoUrl: z.string().max(600), certificates: z.string().max(40_000), defaultRole: role, emailClaim: claim, nameClaim: claim, groupsClaim: claim, domainIds }),
+  },
+  async ({ tx, input, access, audit }) => {
+    try {
+      const created = await createSamlConnection({ tx, audit, orgId: access.org.id }, input, { allowHttp: runtime().env.outboundAllowLoopback });
+      return { status: 'ok', message: (await getT('console.identity'))('connections.created', { name: created.name }) };
+    } catch (error) {
+      nextToField(error, CONNECTION_FIELDS);
+    }
+  },
+);
+
+export const updateConnectionAction = orgAction(
+  {
+    permission: 'identity.manage',
+    input: z.object({
+      connectionId: z.string().max(64),
+      name: z.string().max(200),
+      defaultRole: role,
+      emailClaim: claim,
+      nameClaim: claim,
+      groupsClaim: claim,
+      domainIds,
+      groupTeams,
+      clientId: z.string().max(400).optional(),
+      clientSecret: z.string().max(1200).optional(),
+    }),
+  },
+  async ({ tx, input, access, audit }) => {
+    try {
+      const updated = await updateConnection({ tx, audit, orgId: access.org.id }, runtime(), input.connectionId, input);
+      return { status: 'ok', message: (await getT('console.identity'))('connections.updated', { name: updated.name }) };
+    } catch (error) {
+      nextToField(error, CONNECTION_FIELDS);
+    }
+  },
+);
+
+export const setConnectionEnabledAction = orgAction(
+  { permission: 'identity.manage', input: z.object({ connectionId: z.string().max(64), enabled: z.enum(['yes', 'no']) }) },
+  async ({ tx, input, access, audit }) => {
+    const connection = await setConnectionEnabled({ tx, audit, orgId: access.org.id }, input.connectionId, input.enabled === 'yes');
+    const t = await getT('console.identity');
+    return { status: 'ok', message: connection.enabled ? t('connections.enabledNow', { name: connection.name }) : t('connections.disabledNow', { name: connection.name }) };
+  },
+);
+
+export const deleteConnectionAction = orgAction(
+  { permission: 'identity.manage', input: (t) => z.object({ connectionId: z.string().max(64), confirmed: z.literal('yes', { error: t('console.action.confirm.deletion') }) }) },
+  async ({ tx, input, access, audit }) => {
+    const deleted = await deleteConnection({ tx, audit, orgId: access.org.id }, input.connectionId);
+    return { status: 'ok', message: (await getT('console.identity'))('connections.deleted', { name: deleted.name }) };
+  },
+);
+
+// SCIM provisioning (lib/identity/scim.ts): the token is shown once.
+export const issueScimTokenAction = orgAction({ permission: 'identity.manage', input: z.object({}) }, async ({ tx, access, audit }) => {
+  const token = await issueScimToken({ tx, audit, orgId: access.org.id, userId: access.user.id });
+  return { status: 'ok', message: (await getT('console.identity'))('scim.issued'), secret: [token] };
+});
+
+export const revokeScimTokenAction = orgAction(
+  { permission: 'identity.manage', input: (t) => z.object({ confirmed: z.literal('yes', { error: t('console.action.confirm.deletion') }) }) },
+  async ({ tx, access, audit }) => {
+    await revokeScimToken({ tx, audit, orgId: access.org.id });
+    return { status: 'ok', message: (await getT('console.identity'))('scim.revoked') };
   },
 );

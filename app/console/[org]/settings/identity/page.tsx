@@ -1,5 +1,6 @@
 // Settings → Identity: the organization's domains — which are verified (and how), which wait for their proof (what
-// to publish, and why the last check did not find it) — and a form to add one. Owners only.
+// to publish, and why the last check did not find it) — and a form to add one; its enterprise connections
+// (connections.tsx) and SCIM provisioning (scim-section.tsx). Owners only.
 import type { Metadata } from 'next';
 import { requireOrgAccess } from '../../../_lib/access';
 import { DataTable, EmptyState, PageHeader, Section } from '../../../_components/page-header';
@@ -7,7 +8,12 @@ import { ActionForm, ConfirmedAction } from '../../../_components/action-form';
 import { Field } from '../../../_components/fields';
 import { When } from '@/app/_components/when';
 import { checkFailureOf, listDomains, MAX_DOMAINS_PER_ORG, verificationInstructions, type OrgDomain } from '@/lib/identity/domains';
-import { db } from '@/lib/runtime';
+import { db, runtime } from '@/lib/runtime';
+import { listConnections } from '@/lib/identity/connections';
+import { scimTokenOf } from '@/lib/identity/scim';
+import { listTeams } from '@/lib/accounts/teams';
+import { ConnectionsSection } from './connections';
+import { ScimSection } from './scim-section';
 import { getT } from '@/lib/i18n/server';
 import { SettingsTabs } from '../settings-tabs';
 import { addDomainAction, checkDomainAction, removeDomainAction } from './actions';
@@ -67,7 +73,7 @@ export default async function IdentityPage(props: { params: Promise<{ org: strin
   const t = await getT('console.identity');
   const settings = await getT('console.settings');
   if (!access.can('identity.manage')) return <PageHeader title={t('pageTitle')} description={t('notAllowed')} />;
-  const domains = await listDomains(db(), access.org.id);
+  const [domains, connections, teams, scimToken] = await Promise.all([listDomains(db(), access.org.id), listConnections(db(), access.org.id), listTeams(db(), access.org.id), scimTokenOf(db(), access.org.id)]);
   const org = access.org.slug;
   return (
     <>
@@ -115,6 +121,8 @@ export default async function IdentityPage(props: { params: Promise<{ org: strin
           </ActionForm>
         )}
       </Section>
+      <ConnectionsSection org={org} issuer={runtime().env.PORTICO_ISSUER} connections={connections} domains={domains} teams={teams.map(({ team }) => ({ id: team.id, name: team.name }))} />
+      <ScimSection org={org} issuer={runtime().env.PORTICO_ISSUER} token={scimToken} />
     </>
   );
 }

@@ -1,0 +1,588 @@
+// SCIM 2.0 provisioning (RFC 7643 schemas, RFC 7644 protocol) for one organization: its directory (Entra ID, Okta,
+// Google, …) creates, updates, deactivates and deletes the organization's people and groups here, with a bearer token
+// the console shows once (its SHA-256 only is stored).
+//
+// Users are Portico accounts seen through the organization (scim_users: the userName and externalId the directory
+// gave, whether it has them active). A User's address must be at one of the organization's verified domains: a
+// directory cannot provision, or take into its organization, anybody else's people. Deactivating (active=false)
+// or deleting a User ends the membership exactly like removing a member (lib/accounts/memberships.ts removeMember:
+// grants, refresh tokens, teams, agents' use, back-channel logout to the apps); the account itself stays, as it
+// may belong to other organizations. Groups are teams (scim_groups marks those the directory manages).
+import { createHash, randomBytes } from 'node:crypto';
+import { and, asc, count, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { addMember, countOwners, findMembershipRole, removeMember } from '../accounts/memberships';
+import type { OrgOperationContext } from '../accounts/org-operation';
+import { createUser, findUserByEmail, findUserById, normalizeEmail, type User } from '../accounts/users';
+import { recordAuditEvent, type AuditRecord } from '../audit/events';
+import { postgresErrorCode, type Database, type Queryable, type Transaction } from '../db/client';
+import { identityConnections, orgDomains, scimGroups, scimTokens, scimUsers, teamMembers, teams, users } from '../db/schema';
+import { isUuid } from '../util/uuid';
+import { domainOfEmail } from './connections';
+
+export const SCIM_TOKEN_PREFIX = 'scim_';
+export const SCIM_MAX_RESULTS = 200;
+export const SCIM_BODY_LIMIT = 1024 * 1024;
+const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+/** A refusal in SCIM's terms (RFC 7644 §3.12): the status, the scimType where one applies, and what was wrong. */
+export class ScimRefusal extends Error {
+  constructor(
+    readonly status: 400 | 401 | 404 | 409 | 413 | 501,
+    readonly detail: string,
+    readonly scimType?: 'invalidFilter' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'invalidValue' | 'noTarget',
+  ) {
+    super(detail);
+    this.name = 'ScimRefusal';
+  }
+}
+
+// ---------------------------------------------------------------- tokens (console, through the org-operation kernel)
+
+type TokenContext = Pick<OrgOperationContext, 'tx' | 'audit'> & { orgId: string; userId?: string };
+
+/** Makes the organization's SCIM token (replacing the one it had): the token, to be shown once. */
+export async function issueScimToken(ctx: TokenContext): Promise<string> {
+  const token = `${SCIM_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const replaced = await ctx.tx.delete(scimTokens).where(eq(scimTokens.orgId, ctx.orgId)).returning({ id: scimTokens.id });
+  await ctx.tx.insert(scimTokens).values({ orgId: ctx.orgId, tokenHash: sha256(token), createdBy: ctx.userId ?? null });
+  await ctx.audit({ action: 'identity.scim_token_issued', subject: { type: 'scim_token', id: ctx.orgId }, details: { replaced: replaced.length > 0 } });
+  return token;
+}
+
+export async function revokeScimToken(ctx: TokenContext): Promise<void> {
+  const removed = await ctx.tx.delete(scimTokens).where(eq(scimTokens.orgId, ctx.orgId)).returning({ id: scimTokens.id });
+  await ctx.audit({ action: 'identity.scim_token_revoked', subject: { type: 'scim_token', id: ctx.orgId }, details: { existed: removed.length > 0 } });
+}
+
+export async function scimTokenOf(db: Queryable, orgId: string): Promise<{ createdAt: Date; lastUsedAt: Date | null } | undefined> {
+  const [row] = await db.select({ createdAt: scimTokens.createdAt, lastUsedAt: scimTokens.lastUsedAt }).from(scimTokens).where(eq(scimTokens.orgId, orgId)).limit(1);
+  return row;
+}
+
+/** The organization a bearer token provisions, or undefined (RFC 7644 §2: 401 then). */
+export async function organizationOfScimToken(db: Queryable, authorization: string | null): Promise<string | undefined> {
+  const match = /^Bearer\s+(scim_[A-Za-z0-9_-]{43})$/i.exec(authorization?.trim() ?? '');
+  if (!match) return undefined;
+  const [row] = await db
+    .update(scimTokens)
+    .set({ lastUsedAt: sql`now()` })
+    .where(eq(scimTokens.tokenHash, sha256(match[1]!)))
+    .returning({ orgId: scimTokens.orgId });
+  return row?.orgId;
+}
+
+// ---------------------------------------------------------------- resources
+
+export interface ScimContext {
+  db: Database;
+  orgId: string;
+  /** The base URL of this organization's SCIM service (…/scim/v2), for `meta.location`. */
+  base: string;
+  ip: string;
+}
+
+type ScimUserRow = typeof scimUsers.$inferSelect & { email: string; name: string };
+
+function userResource(ctx: ScimContext, row: ScimUserRow) {
+  return {
+    schemas: [USER_SCHEMA],
+    id: row.userId,
+    ...(row.externalId ? { externalId: row.externalId } : {}),
+    userName: row.userName,
+    name: { formatted: row.name },
+    displayName: row.name,
+    emails: [{ value: row.email, type: 'work', primary: true }],
+    active: row.active,
+    meta: { resourceType: 'User', created: row.createdAt.toISOString(), lastModified: row.updatedAt.toISOString(), location: `${ctx.base}/Users/${row.userId}`, version: `W/"${row.updatedAt.getTime()}"` },
+  };
+}
+
+async function groupResource(ctx: ScimContext, db: Queryable, team: { id: string; name: string; createdAt: Date }, scim: typeof scimGroups.$inferSelect) {
+  const members = await db
+    .select({ userId: teamMembers.userId, email: users.email })
+    .from(teamMembers)
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .where(eq(teamMembers.teamId, team.id))
+    .orderBy(asc(users.email));
+  return {
+    schemas: [GROUP_SCHEMA],
+    id: team.id,
+    ...(scim.externalId ? { externalId: scim.externalId } : {}),
+    displayName: team.name,
+    members: members.map((member) => ({ value: member.userId, display: member.email, $ref: `${ctx.base}/Users/${member.userId}`, type: 'User' })),
+    meta: { resourceType: 'Group', created: team.createdAt.toISOString(), lastModified: scim.updatedAt.toISOString(), location: `${ctx.base}/Groups/${team.id}`, version: `W/"${scim.updatedAt.getTime()}"` },
+  };
+}
+
+function listResponse(resources: unknown[], total: number, startIndex: number) {
+  return { schemas: [LIST_SCHEMA], totalResults: total, startIndex, itemsPerPage: resources.length, Resources: resources };
+}
+
+/** RFC 7644 §3.4.2.4: startIndex is 1-based (less than 1 is 1); count is non-negative (capped here). */
+export function pagination(params: URLSearchParams): { startIndex: number; count: number } {
+  const start = Number.parseInt(params.get('startIndex') ?? '1', 10);
+  const wanted = Number.parseInt(params.get('count') ?? String(SCIM_MAX_RESULTS), 10);
+  return { startIndex: Number.isFinite(start) && start > 1 ? start : 1, count: Number.isFinite(wanted) ? Math.min(Math.max(wanted, 0), SCIM_MAX_RESULTS) : SCIM_MAX_RESULTS };
+}
+
+/**
+ * The filters provisioning clients send (RFC 7644 §3.4.2.2): `<attribute> eq "<value>"` on the attributes that
+ * identify a resource. Anything else is refused as invalidFilter rather than answered wrongly.
+ */
+export function parseEqFilter(filter: string | null, attributes: readonly string[]): { attribute: string; value: string } | undefined {
+  if (filter === null || filter.trim() === '') return undefined;
+  const match = /^\s*([A-Za-z][A-Za-z0-9.]*)\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$/i.exec(filter);
+  const attribute = match ? attributes.find((name) => name.toLowerCase() === match[1]!.toLowerCase()) : undefined;
+  if (!match || !attribute) throw new ScimRefusal(400, `Only these filters are supported: ${attributes.map((name) => `${name} eq "…"`).join(', ')}.`, 'invalidFilter');
+  return { attribute, value: JSON.parse(`"${match[2]}"`) as string };
+}
+
+function scimUsersQuery(db: Queryable, where: SQL | undefined) {
+  return db
+    .select({ scim: scimUsers, email: users.email, name: users.name })
+    .from(scimUsers)
+    .innerJoin(users, eq(users.id, scimUsers.userId))
+    .where(where);
+}
+
+const toRow = (row: { scim: typeof scimUsers.$inferSelect; email: string; name: string }): ScimUserRow => ({ ...row.scim, email: row.email, name: row.name });
+
+export async function listUsers(ctx: ScimContext, params: URLSearchParams) {
+  const filter = parseEqFilter(params.get('filter'), ['userName', 'externalId', 'emails.value']);
+  const { startIndex, count: limit } = pagination(params);
+  const where = and(
+    eq(scimUsers.orgId, ctx.orgId),
+    filter?.attribute === 'userName' ? sql`lower(${scimUsers.userName}) = lower(${filter.value})` : undefined,
+    filter?.attribute === 'externalId' ? eq(scimUsers.externalId, filter.value) : undefined,
+    filter?.attribute === 'emails.value' ? eq(users.email, filter.value.toLowerCase()) : undefined,
+  );
+  const [{ total } = { total: 0 }] = await ctx.db.select({ total: count() }).from(scimUsers).innerJoin(users, eq(users.id, scimUsers.userId)).where(where);
+  const rows = limit === 0 ? [] : await scimUsersQuery(ctx.db, where).orderBy(asc(scimUsers.createdAt), asc(scimUsers.userId)).limit(limit).offset(startIndex - 1);
+  return listResponse(rows.map((row) => userResource(ctx, toRow(row))), total, startIndex);
+}
+
+async function scimUserOf(db: Queryable, orgId: string, id: string): Promise<ScimUserRow> {
+  const [row] = isUuid(id) ? await scimUsersQuery(db, and(eq(scimUsers.orgId, orgId), eq(scimUsers.userId, id))).limit(1) : [];
+  if (!row) throw new ScimRefusal(404, `No User ${id.slice(0, 100)} in this organization.`);
+  return toRow(row);
+}
+
+export async function getUser(ctx: ScimContext, id: string) {
+  return userResource(ctx, await scimUserOf(ctx.db, ctx.orgId, id));
+}
+
+/** What a User body says, checked: RFC 7643 §4.1 (userName required; the primary email, else userName as one). */
+interface UserFields {
+  userName: string;
+  externalId: string | null;
+  email: string;
+  name: string;
+  active: boolean;
+}
+
+const text = (value: unknown, max: number): string | undefined => (typeof value === 'string' && value.trim() !== '' && value.length <= max && !/[\u0000-\u001f\u007f]/.test(value) ? value.trim() : undefined);
+const bool = (value: unknown): boolean | undefined => (typeof value === 'boolean' ? value : typeof value === 'string' && /^(true|false)$/i.test(value) ? value.toLowerCase() === 'true' : undefined);
+
+function userFields(body: Record<string, unknown>, current?: UserFields): UserFields {
+  const userName = text(body.userName, 320) ?? (body.userName === undefined ? current?.userName : undefined);
+  if (!userName) throw new ScimRefusal(400, 'userName is required: a non-empty string of at most 320 characters.', 'invalidValue');
+  const emails = Array.isArray(body.emails) ? (body.emails as { value?: unknown; primary?: unknown }[]) : [];
+  const primary = emails.find((email) => email?.primary === true) ?? emails[0];
+  const email = text(primary?.value, 320) ?? (emails.length === 0 && /^[^\s@]+@[^\s@]+$/.test(userName) ? userName : undefined) ?? current?.email;
+  if (!email || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new ScimRefusal(400, 'A User needs an email address (emails[primary].value, or a userName that is one).', 'invalidValue');
+  const name = body.name as { formatted?: unknown; givenName?: unknown; familyName?: unknown } | undefined;
+  const composed = [text(name?.givenName, 100), text(name?.familyName, 100)].filter(Boolean).join(' ');
+  const display = text(name?.formatted, 200) ?? (composed || undefined) ?? text(body.displayName, 200) ?? current?.name ?? email.split('@')[0]!;
+  const active = body.active === undefined ? (current?.active ?? true) : bool(body.active);
+  if (active === undefined) throw new ScimRefusal(400, 'active must be a boolean.', 'invalidValue');
+  const externalId = body.externalId === undefined ? (current?.externalId ?? null) : body.externalId === null ? null : (text(body.externalId, 300) ?? null);
+  return { userName, externalId, email: normalizeEmail(email), name: display, active };
+}
+
+async function refuseOutsideDomains(db: Queryable, orgId: string, email: string): Promise<void> {
+  const domain = domainOfEmail(email);
+  const [held] = domain
+    ? await db
+        .select({ id: orgDomains.id })
+        .from(orgDomains)
+        .where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain), isNotNull(orgDomains.verifiedAt)))
+        .limit(1)
+    : [];
+  if (!held) throw new ScimRefusal(400, `The address ${email.slice(0, 320)} is not at one of this organization's verified domains: a directory provisions only its own people.`, 'invalidValue');
+}
+
+/** The role a provisioned person gets: the default role of the connection that signs in their domain, else member. */
+async function provisionedRole(db: Queryable, orgId: string, email: string): Promise<'member' | 'admin'> {
+  const domain = domainOfEmail(email);
+  if (!domain) return 'member';
+  const [row] = await db
+    .select({ role: identityConnections.defaultRole })
+    .from(orgDomains)
+    .innerJoin(identityConnections, eq(identityConnections.id, orgDomains.connectionId))
+    .where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)))
+    .limit(1);
+  return row?.role === 'admin' ? 'admin' : 'member';
+}
+
+function audit(tx: Queryable, ctx: ScimContext, record: Omit<AuditRecord, 'orgId' | 'actor'>) {
+  return recordAuditEvent(tx, { ...record, orgId: ctx.orgId, actor: { type: 'system', label: 'SCIM provisioning', ip: ctx.ip } });
+}
+
+/** Runs a write in one transaction, the organization's provisioning serialized (uniqueness checks hold under races). */
+async function provisioning<T>(ctx: ScimContext, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:scim:${ctx.orgId}`}))`);
+      return work(tx);
+    });
+  } catch (error) {
+    if (postgresErrorCode(error) === '23505') throw new ScimRefusal(409, 'A resource with this identity already exists.', 'uniqueness');
+    throw error;
+  }
+}
+
+async function refuseTakenUserName(tx: Queryable, orgId: string, userName: string, except?: string): Promise<void> {
+  const [taken] = await tx
+    .select({ userId: scimUsers.userId })
+    .from(scimUsers)
+    .where(and(eq(scimUsers.orgId, orgId), sql`lower(${scimUsers.userName}) = lower(${userName})`, except ? sql`${scimUsers.userId} <> ${except}` : undefined))
+    .limit(1);
+  if (taken) throw new ScimRefusal(409, `userName ${userName.slice(0, 320)} is already provisioned.`, 'uniqueness');
+}
+
+/** POST /Users (RFC 7644 §3.3). */
+export async function createScimUser(ctx: ScimContext, body: Record<string, unknown>) {
+  const fields = userFields(body);
+  return provisioning(ctx, async (tx) => {
+    await refuseOutsideDomains(tx, ctx.orgId, fields.email);
+    await refuseTakenUserName(tx, ctx.orgId, fields.userName);
+    let user = await findUserByEmail(tx, fields.email);
+    const created = !user;
+    if (user) {
+      const [already] = await tx.select({ userId: scimUsers.userId }).from(scimUsers).where(and(eq(scimUsers.orgId, ctx.orgId), eq(scimUsers.userId, user.id))).limit(1);
+      if (already) throw new ScimRefusal(409, `${fields.email} is already provisioned.`, 'uniqueness');
+    } else {
+      // The domain is verified: the organization controls this mailbox.
+      user = await createUser(tx, { email: fields.email, name: fields.name, passwordHash: null, emailVerified: true });
+    }
+    await tx.insert(scimUsers).values({ orgId: ctx.orgId, userId: user.id, userName: fields.userName, externalId: fields.externalId, active: fields.active, createdByProvisioning: created });
+    if (fields.active && !(await findMembershipRole(tx, ctx.orgId, user.id))) await addMember(tx, { orgId: ctx.orgId, userId: user.id, role: await provisionedRole(tx, ctx.orgId, fields.email) });
+    await audit(tx, ctx, { action: 'scim.user_created', subject: { type: 'person', id: user.id, label: user.email }, details: { userName: fields.userName, accountCreated: created, active: fields.active } });
+    return userResource(ctx, await scimUserOf(tx, ctx.orgId, user.id));
+  });
+}
+
+/** Applies a User's new state: the account's name and address, the SCIM row, and the membership (active or not). */
+async function applyUser(tx: Transaction, ctx: ScimContext, current: ScimUserRow, next: UserFields): Promise<ScimUserRow> {
+  if (next.userName.toLowerCase() !== current.userName.toLowerCase()) await refuseTakenUserName(tx, ctx.orgId, next.userName, current.userId);
+  if (next.email !== current.email) {
+    await refuseOutsideDomains(tx, ctx.orgId, next.email);
+    const owner = await findUserByEmail(tx, next.email);
+    if (owner && owner.id !== current.userId) throw new ScimRefusal(409, `${next.email} belongs to another account.`, 'uniqueness');
+  }
+  const user = await findUserById(tx, current.userId);
+  if (!user) throw new ScimRefusal(404, `No User ${current.userId}.`);
+  await tx.update(users).set({ name: next.name, email: next.email }).where(eq(users.id, user.id));
+  await tx
+    .update(scimUsers)
+    .set({ userName: next.userName, externalId: next.externalId, active: next.active, updatedAt: sql`now()` })
+    .where(and(eq(scimUsers.orgId, ctx.orgId), eq(scimUsers.userId, user.id)));
+  let action = 'scim.user_updated';
+  const details: Record<string, unknown> = { userName: next.userName };
+  if (current.active && !next.active) {
+    action = 'scim.user_deactivated';
+    Object.assign(details, await endMembership(tx, ctx, user));
+  } else if (!current.active && next.active) {
+    action = 'scim.user_reactivated';
+    if (!(await findMembershipRole(tx, ctx.orgId, user.id))) await addMember(tx, { orgId: ctx.orgId, userId: user.id, role: await provisionedRole(tx, ctx.orgId, next.email) });
+  }
+  await audit(tx, ctx, { action, subject: { type: 'person', id: user.id, label: next.email }, details });
+  return scimUserOf(tx, ctx.orgId, user.id);
+}
+
+/**
+ * The membership ends as when an admin removes the member (grants, refresh tokens, teams, agents' use, logout tokens
+ * to the apps) — refused for the organization's only owner, which would leave it without one.
+ */
+async function endMembership(tx: Transaction, ctx: ScimContext, user: User) {
+  const role = await findMembershipRole(tx, ctx.orgId, user.id);
+  if (!role) return { wasMember: false };
+  if (role === 'owner' && (await countOwners(tx, ctx.orgId)) <= 1) throw new ScimRefusal(409, "The organization's only owner cannot be deactivated by provisioning.", 'mutability');
+  const ended = await removeMember(tx, ctx.orgId, user.id);
+  return { wasMember: true, role, grantsRevoked: ended.grantsRevoked, teamsLeft: ended.teamsLeft, agentsLeft: ended.agentsLeft };
+}
+
+/** PUT /Users/{id} (RFC 7644 §3.5.1): the whole resource replaced. */
+export async function replaceScimUser(ctx: ScimContext, id: string, body: Record<string, unknown>) {
+  return provisioning(ctx, async (tx) => {
+    const current = await scimUserOf(tx, ctx.orgId, id);
+    const next = userFields(body, { ...current, active: true });
+    return userResource(ctx, await applyUser(tx, ctx, current, next));
+  });
+}
+
+interface PatchOperation {
+  op: 'add' | 'replace' | 'remove';
+  path?: string;
+  value?: unknown;
+}
+
+/** A PatchOp body (RFC 7644 §3.5.2), its operations checked; `op` is case-insensitive (directories send "Replace"). */
+export function patchOperations(body: Record<string, unknown>): PatchOperation[] {
+  if (!Array.isArray(body.schemas) || !body.schemas.includes(PATCH_SCHEMA)) throw new ScimRefusal(400, `A PATCH body is a ${PATCH_SCHEMA}.`, 'invalidSyntax');
+  const operations = body.Operations;
+  if (!Array.isArray(operations) || operations.length === 0 || operations.length > 1000) throw new ScimRefusal(400, 'Operations must be a non-empty array.', 'invalidSyntax');
+  return operations.map((operation: { op?: unknown; path?: unknown; value?: unknown }) => {
+    const op = typeof operation?.op === 'string' ? operation.op.toLowerCase() : '';
+    if (op !== 'add' && op !== 'replace' && op !== 'remove') throw new ScimRefusal(400, 'op must be add, replace or remove.', 'invalidSyntax');
+    if (operation.path !== undefined && (typeof operation.path !== 'string' || operation.path.length > 300)) throw new ScimRefusal(400, 'path must be a string.', 'invalidPath');
+    return { op, path: operation.path as string | undefined, value: operation.value };
+  });
+}
+
+/** PATCH /Users/{id}: the attributes directories change (active, userName, name, displayName, externalId, emails). */
+export async function patchScimUser(ctx: ScimContext, id: string, body: Record<string, unknown>) {
+  const operations = patchOperations(body);
+  return provisioning(ctx, async (tx) => {
+    const current = await scimUserOf(tx, ctx.orgId, id);
+    const state: Record<string, unknown> = { userName: current.userName, externalId: current.externalId, emails: [{ value: current.email, primary: true }], name: { formatted: current.name }, active: current.active };
+    for (const operation of operations) {
+      const entries: [string, unknown][] = operation.path === undefined ? Object.entries((operation.value as Record<string, unknown>) ?? {}) : [[operation.path, operation.value]];
+      for (const [rawPath, value] of entries) {
+        const path = rawPath.replace(/^urn:ietf:params:scim:schemas:core:2\.0:User:/i, '');
+        const lower = path.toLowerCase();
+        if (operation.op === 'remove') {
+          if (lower === 'externalid') state.externalId = null;
+          else throw new ScimRefusal(400, `${path} cannot be removed.`, 'mutability');
+        } else if (lower === 'active') state.active = value;
+        else if (lower === 'username') state.userName = value;
+        else if (lower === 'externalid') state.externalId = value;
+        else if (lower === 'displayname' || lower === 'name.formatted') state.name = { formatted: value };
+        else if (lower === 'name') state.name = value;
+        else if (lower === 'emails' || /^emails(\[.*\])?(\.value)?$/.test(lower)) state.emails = Array.isArray(value) ? value : [{ value: typeof value === 'object' && value !== null ? (value as { value?: unknown }).value : value, primary: true }];
+        else if (lower === 'name.givenname' || lower === 'name.familyname' || lower === 'title' || lower === 'preferredlanguage' || lower === 'locale' || lower === 'timezone') continue;
+        else throw new ScimRefusal(400, `${path.slice(0, 100)} is not an attribute Portico keeps.`, 'invalidPath');
+      }
+    }
+    const next = userFields(state, current);
+    return userResource(ctx, await applyUser(tx, ctx, current, next));
+  });
+}
+
+/** DELETE /Users/{id} (RFC 7644 §3.6): the person leaves the organization; the account stays (it may be elsewhere). */
+export async function deleteScimUser(ctx: ScimContext, id: string): Promise<void> {
+  await provisioning(ctx, async (tx) => {
+    const current = await scimUserOf(tx, ctx.orgId, id);
+    const user = await findUserById(tx, current.userId);
+    const ended = user ? await endMembership(tx, ctx, user) : {};
+    await tx.delete(scimUsers).where(and(eq(scimUsers.orgId, ctx.orgId), eq(scimUsers.userId, current.userId)));
+    await audit(tx, ctx, { action: 'scim.user_deleted', subject: { type: 'person', id: current.userId, label: current.email }, details: { userName: current.userName, ...ended } });
+  });
+}
+
+// ---------------------------------------------------------------- groups (teams)
+
+async function scimGroupOf(db: Queryable, orgId: string, id: string) {
+  const [row] = isUuid(id)
+    ? await db
+        .select({ team: teams, scim: scimGroups })
+        .from(scimGroups)
+        .innerJoin(teams, eq(teams.id, scimGroups.teamId))
+        .where(and(eq(scimGroups.orgId, orgId), eq(scimGroups.teamId, id)))
+        .limit(1)
+    : [];
+  if (!row) throw new ScimRefusal(404, `No Group ${id.slice(0, 100)} in this organization.`);
+  return row;
+}
+
+export async function listGroups(ctx: ScimContext, params: URLSearchParams) {
+  const filter = parseEqFilter(params.get('filter'), ['displayName', 'externalId']);
+  const { startIndex, count: limit } = pagination(params);
+  const where = and(
+    eq(scimGroups.orgId, ctx.orgId),
+    filter?.attribute === 'displayName' ? sql`lower(${teams.name}) = lower(${filter.value})` : undefined,
+    filter?.attribute === 'externalId' ? eq(scimGroups.externalId, filter.value) : undefined,
+  );
+  const [{ total } = { total: 0 }] = await ctx.db.select({ total: count() }).from(scimGroups).innerJoin(teams, eq(teams.id, scimGroups.teamId)).where(where);
+  const rows = limit === 0 ? [] : await ctx.db.select({ team: teams, scim: scimGroups }).from(scimGroups).innerJoin(teams, eq(teams.id, scimGroups.teamId)).where(where).orderBy(asc(teams.createdAt), asc(teams.id)).limit(limit).offset(startIndex - 1);
+  // RFC 7644 §3.4.2.5: `excludedAttributes=members` spares a large group's members.
+  const withoutMembers = (params.get('excludedAttributes') ?? '').toLowerCase().split(',').map((name) => name.trim()).includes('members');
+  const resources = [];
+  for (const row of rows) {
+    const resource = await groupResource(ctx, ctx.db, row.team, row.scim);
+    resources.push(withoutMembers ? { ...resource, members: undefined } : resource);
+  }
+  return listResponse(resources, total, startIndex);
+}
+
+export async function getGroup(ctx: ScimContext, id: string) {
+  const row = await scimGroupOf(ctx.db, ctx.orgId, id);
+  return groupResource(ctx, ctx.db, row.team, row.scim);
+}
+
+/** The members a Group body names: provisioned, active Users of this organization (by their id). */
+async function memberIds(tx: Queryable, orgId: string, members: unknown): Promise<string[]> {
+  if (members === undefined || members === null) return [];
+  if (!Array.isArray(members) || members.length > 10_000) throw new ScimRefusal(400, 'members must be an array of { value: <User id> }.', 'invalidValue');
+  const ids = [...new Set(members.map((member: { value?: unknown }) => (typeof member?.value === 'string' ? member.value : '')))];
+  if (ids.some((memberId) => !isUuid(memberId))) throw new ScimRefusal(400, 'Each member is { value: <User id> } of a provisioned User.', 'invalidValue');
+  if (ids.length === 0) return [];
+  const known = await tx
+    .select({ userId: scimUsers.userId })
+    .from(scimUsers)
+    .where(and(eq(scimUsers.orgId, orgId), inArray(scimUsers.userId, ids), eq(scimUsers.active, true)));
+  if (known.length !== ids.length) throw new ScimRefusal(400, 'A member is not an active User provisioned in this organization.', 'invalidValue');
+  return ids;
+}
+
+function groupName(value: unknown): string {
+  const name = text(value, 100);
+  if (!name) throw new ScimRefusal(400, 'displayName is required: a non-empty string of at most 100 characters.', 'invalidValue');
+  return name;
+}
+
+async function refuseTakenTeamName(tx: Queryable, orgId: string, name: string, except?: string) {
+  const [taken] = await tx
+    .select({ id: teams.id })
+    .from(teams)
+    .where(and(eq(teams.orgId, orgId), sql`lower(${teams.name}) = lower(${name})`, except ? sql`${teams.id} <> ${except}` : undefined))
+    .limit(1);
+  if (taken) throw new ScimRefusal(409, `A team called ${name} already exists.`, 'uniqueness');
+}
+
+async function setMembers(tx: Queryable, teamId: string, ids: string[]) {
+  await tx.delete(teamMembers).where(and(eq(teamMembers.teamId, teamId), ids.length > 0 ? sql`${teamMembers.userId} not in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})` : undefined));
+  if (ids.length > 0) await tx.insert(teamMembers).values(ids.map((userId) => ({ teamId, userId }))).onConflictDoNothing();
+}
+
+export async function createScimGroup(ctx: ScimContext, body: Record<string, unknown>) {
+  const name = groupName(body.displayName);
+  return provisioning(ctx, async (tx) => {
+    await refuseTakenTeamName(tx, ctx.orgId, name);
+    const ids = await memberIds(tx, ctx.orgId, body.members);
+    const [team] = await tx.insert(teams).values({ orgId: ctx.orgId, name }).returning();
+    const [scim] = await tx.insert(scimGroups).values({ teamId: team!.id, orgId: ctx.orgId, externalId: text(body.externalId, 300) ?? null }).returning();
+    await setMembers(tx, team!.id, ids);
+    await audit(tx, ctx, { action: 'scim.group_created', subject: { type: 'team', id: team!.id, label: name }, details: { members: ids.length } });
+    return groupResource(ctx, tx, team!, scim!);
+  });
+}
+
+export async function replaceScimGroup(ctx: ScimContext, id: string, body: Record<string, unknown>) {
+  const name = groupName(body.displayName);
+  return provisioning(ctx, async (tx) => {
+    const row = await scimGroupOf(tx, ctx.orgId, id);
+    await refuseTakenTeamName(tx, ctx.orgId, name, row.team.id);
+    const ids = await memberIds(tx, ctx.orgId, body.members);
+    const [team] = await tx.update(teams).set({ name }).where(eq(teams.id, row.team.id)).returning();
+    const [scim] = await tx.update(scimGroups).set({ externalId: body.externalId === undefined ? row.scim.externalId : (text(body.externalId, 300) ?? null), updatedAt: sql`now()` }).where(eq(scimGroups.teamId, row.team.id)).returning();
+    await setMembers(tx, row.team.id, ids);
+    await audit(tx, ctx, { action: 'scim.group_updated', subject: { type: 'team', id: row.team.id, label: name }, details: { members: ids.length } });
+    return groupResource(ctx, tx, team!, scim!);
+  });
+}
+
+/** PATCH /Groups/{id}: displayName, externalId, and members added, removed (`members[value eq "…"]`) or replaced. */
+export async function patchScimGroup(ctx: ScimContext, id: string, body: Record<string, unknown>) {
+  const operations = patchOperations(body);
+  return provisioning(ctx, async (tx) => {
+    const row = await scimGroupOf(tx, ctx.orgId, id);
+    let name = row.team.name;
+    let externalId = row.scim.externalId;
+    const current = (await tx.select({ userId: teamMembers.userId }).from(teamMembers).where(eq(teamMembers.teamId, row.team.id))).map((member) => member.userId);
+    const members = new Set(current);
+    for (const operation of operations) {
+      const entries: [string, unknown][] = operation.path === undefined ? Object.entries((operation.value as Record<string, unknown>) ?? {}) : [[operation.path, operation.value]];
+      for (const [path, value] of entries) {
+        const lower = path.toLowerCase();
+        const removeOne = /^members\[value eq "([^"]+)"\]$/i.exec(path);
+        if (lower === 'displayname' && operation.op !== 'remove') name = groupName(value);
+        else if (lower === 'externalid') externalId = operation.op === 'remove' ? null : (text(value, 300) ?? null);
+        else if (removeOne && operation.op === 'remove') members.delete(removeOne[1]!);
+        else if (lower === 'members' && operation.op === 'remove') {
+          if (value === undefined) members.clear();
+          else for (const member of Array.isArray(value) ? value : []) members.delete(String((member as { value?: unknown })?.value ?? ''));
+        } else if (lower === 'members') {
+          const ids = await memberIds(tx, ctx.orgId, value);
+          if (operation.op === 'replace') members.clear();
+          for (const memberId of ids) members.add(memberId);
+        } else throw new ScimRefusal(400, `${path.slice(0, 100)} is not an attribute of a Group here.`, 'invalidPath');
+      }
+    }
+    if (name !== row.team.name) await refuseTakenTeamName(tx, ctx.orgId, name, row.team.id);
+    const [team] = await tx.update(teams).set({ name }).where(eq(teams.id, row.team.id)).returning();
+    const [scim] = await tx.update(scimGroups).set({ externalId, updatedAt: sql`now()` }).where(eq(scimGroups.teamId, row.team.id)).returning();
+    await setMembers(tx, row.team.id, [...members]);
+    await audit(tx, ctx, { action: 'scim.group_updated', subject: { type: 'team', id: row.team.id, label: name }, details: { members: members.size } });
+    return groupResource(ctx, tx, team!, scim!);
+  });
+}
+
+export async function deleteScimGroup(ctx: ScimContext, id: string): Promise<void> {
+  await provisioning(ctx, async (tx) => {
+    const row = await scimGroupOf(tx, ctx.orgId, id);
+    await tx.delete(teams).where(eq(teams.id, row.team.id));
+    await audit(tx, ctx, { action: 'scim.group_deleted', subject: { type: 'team', id: row.team.id, label: row.team.name } });
+  });
+}
+
+// ---------------------------------------------------------------- discovery (RFC 7644 §4)
+
+export function serviceProviderConfig(base: string) {
+  return {
+    schemas: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'],
+    documentationUri: `${base.replace(/\/scim\/v2$/, '')}/docs/accounts#scim`,
+    patch: { supported: true },
+    bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
+    filter: { supported: true, maxResults: SCIM_MAX_RESULTS },
+    changePassword: { supported: false },
+    sort: { supported: false },
+    etag: { supported: false },
+    authenticationSchemes: [{ type: 'oauthbearertoken', name: 'Bearer token', description: 'The organization’s SCIM token, made in Settings → Identity (shown once).', primary: true }],
+    meta: { resourceType: 'ServiceProviderConfig', location: `${base}/ServiceProviderConfig` },
+  };
+}
+
+export function resourceTypes(base: string) {
+  const types = [
+    { id: 'User', name: 'User', endpoint: '/Users', schema: USER_SCHEMA, description: 'A person of the organization' },
+    { id: 'Group', name: 'Group', endpoint: '/Groups', schema: GROUP_SCHEMA, description: 'A team of the organization' },
+  ].map((type) => ({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'], ...type, meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/${type.id}` } }));
+  return listResponse(types, types.length, 1);
+}
+
+const attribute = (name: string, type: string, extra: Record<string, unknown> = {}) => ({ name, type, multiValued: false, required: false, caseExact: false, mutability: 'readWrite', returned: 'default', uniqueness: 'none', ...extra });
+
+export function schemas(base: string) {
+  const list = [
+    {
+      id: USER_SCHEMA,
+      name: 'User',
+      description: 'User Account',
+      attributes: [
+        attribute('userName', 'string', { required: true, uniqueness: 'server' }),
+        attribute('name', 'complex', { subAttributes: [attribute('formatted', 'string'), attribute('givenName', 'string'), attribute('familyName', 'string')] }),
+        attribute('displayName', 'string'),
+        attribute('emails', 'complex', { multiValued: true, subAttributes: [attribute('value', 'string'), attribute('type', 'string'), attribute('primary', 'boolean')] }),
+        attribute('active', 'boolean'),
+        attribute('externalId', 'string', { caseExact: true }),
+      ],
+    },
+    {
+      id: GROUP_SCHEMA,
+      name: 'Group',
+      description: 'Group',
+      attributes: [
+        attribute('displayName', 'string', { required: true, uniqueness: 'server' }),
+        attribute('members', 'complex', { multiValued: true, subAttributes: [attribute('value', 'string', { mutability: 'immutable' }), attribute('display', 'string', { mutability: 'readOnly' })] }),
+        attribute('externalId', 'string', { caseExact: true }),
+      ],
+    },
+  ].map((schema) => ({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:Schema'], ...schema, meta: { resourceType: 'Schema', location: `${base}/Schemas/${schema.id}` } }));
+  return listResponse(list, list.length, 1);
+}

@@ -66,6 +66,7 @@ export async function startCompanyIdp(options: { redirectUris: string[]; tlsDir?
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: ['company-idp-cookie-key'] },
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600 },
     findAccount: (_ctx, sub) => ({
       accountId: sub,
       claims: () => {

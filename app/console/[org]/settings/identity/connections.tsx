@@ -161,7 +161,9 @@ export async function ConnectionsSection({ org, issuer, connections, domains, te
         ))}
       </ul>
 
-      <h3 className="mb-2 mt-6 font-semibold">{t('connections.addOidc.title')}</h3>
+      {/* Open while there is no connection; afterwards the forms fold away under their titles. */}
+      <details className="mt-6" open={connections.length === 0} data-testid="add-oidc-details">
+      <summary className="mb-2 cursor-pointer font-semibold">{t('connections.addOidc.title')}</summary>
       <p className="mb-3 max-w-3xl text-sm text-slate-600">{t.rich('connections.addOidc.intro', { code, redirectUri: federationCallbackUrl(issuer) })}</p>
       <ActionForm action={createOidcConnectionAction} org={org} submitLabel={t('connections.addOidc.submit')} testId="add-oidc-connection">
         <Field id="oidc-name" label={t('connections.fields.name')} name="name" required maxLength={100} placeholder="Company SSO" />
@@ -171,8 +173,10 @@ export async function ConnectionsSection({ org, issuer, connections, domains, te
         <RoleAndClaims t={t} idPrefix="oidc" />
         <DomainChoices t={t} domains={domains} chosen={[]} idPrefix="oidc" />
       </ActionForm>
+      </details>
 
-      <h3 className="mb-2 mt-6 font-semibold">{t('connections.addSaml.title')}</h3>
+      <details className="mt-6" open={connections.length === 0} data-testid="add-saml-details">
+      <summary className="mb-2 cursor-pointer font-semibold">{t('connections.addSaml.title')}</summary>
       <p className="mb-3 max-w-3xl text-sm text-slate-600">{t('connections.addSaml.intro')}</p>
       <ActionForm action={createSamlConnectionAction} org={org} submitLabel={t('connections.addSaml.submit')} testId="add-saml-connection">
         <Field id="saml-name" label={t('connections.fields.name')} name="name" required maxLength={100} />
@@ -182,6 +186,7 @@ export async function ConnectionsSection({ org, issuer, connections, domains, te
         <RoleAndClaims t={t} idPrefix="saml" />
         <DomainChoices t={t} domains={domains} chosen={[]} idPrefix="saml" />
       </ActionForm>
+      </details>
     </Section>
   );
 }

@@ -1,0 +1,194 @@
+// An organization brings its own identity, end to end, on a Portico of its own (home realm discovery changes every
+// sign-in page of an installation once a connection exists, so it does not run on the shared e2e server):
+// the owner verifies company.test through a real DNS server, adds an OpenID Connect connection to a company IdP that
+// is a bare oidc-provider (none of Portico's code), tests it, and makes a SCIM token; the company's directory
+// provisions Grace with RFC 7644's request; Grace signs in to the demo app from its card by her address alone (home
+// realm discovery → the company IdP → back), holds a refresh token, is deactivated by the directory and her refresh
+// token gets invalid_grant while the console shows her gone; Lin, who already had a Portico account with a password,
+// links it by proving that password, on the console; the central sends people to their IdP too.
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import * as oidc from 'openid-client';
+import { hashPassword } from '../lib/accounts/passwords';
+import { createUser } from '../lib/accounts/users';
+import { startDnsServer, type DnsServer } from '../test/support/dns-server';
+import { startCompanyIdp, type CompanyIdp } from '../test/support/company-idp';
+import { expectAccessible } from './support/accessibility';
+import { DEMO } from './support/constants';
+import { createStorage, startPortico, withStorageDatabase, type PorticoStorage, type RunningPortico } from './support/portico-process';
+import { demoRelyingParty, ensureCallbackServer } from './support/relying-party';
+import { loopbackTlsFiles } from './support/tls';
+
+const PORT = 3226;
+const ISSUER = `http://localhost:${PORT}`;
+const LIN = { email: 'lin@company.test', password: 'lins-own-portico-password-7' };
+
+test.describe('an organization brings its own identity', () => {
+  let storage: PorticoStorage;
+  let portico: RunningPortico;
+  let dns: DnsServer;
+  let idp: CompanyIdp;
+
+  test.beforeAll(async () => {
+    const tls = loopbackTlsFiles();
+    dns = await startDnsServer();
+    idp = await startCompanyIdp({ redirectUris: [`${ISSUER}/auth/federation/oidc/callback`] });
+    storage = await createStorage('portico-enterprise');
+    const environment = { NODE_EXTRA_CA_CERTS: tls.certPath, PORTICO_DNS_SERVERS: dns.address, PORTICO_OUTBOUND_ALLOW_LOOPBACK: 'true' };
+    // The first start seeds the demo (only into an empty database); then, with no server running (the embedded
+    // database belongs to one process), Lin's own Portico account from before her company connected its IdP.
+    await (await startPortico(PORT, storage, environment)).stop();
+    await withStorageDatabase(storage, async (db) => {
+      await createUser(db, { email: LIN.email, name: 'Lin', passwordHash: await hashPassword(LIN.password) });
+    });
+    portico = await startPortico(PORT, storage, environment);
+    await ensureCallbackServer();
+  });
+  test.afterAll(async () => {
+    await portico?.stop();
+    await idp?.close();
+    await dns?.close();
+    await storage?.dispose();
+  });
+
+  /** A browser of its own (no session), trusting the company IdP's loopback certificate as a company's browser would its IdP's. */
+  const person = async (browser: Browser): Promise<Page> => (await browser.newContext({ baseURL: ISSUER, ignoreHTTPSErrors: true, locale: 'en-US' })).newPage();
+
+  async function ownerConsole(browser: Browser): Promise<Page> {
+    const page = await person(browser);
+    await page.goto('/console/login');
+    await page.locator('input[name="email"]').fill(DEMO.email);
+    await page.locator('input[name="password"]').fill(DEMO.password);
+    await page.locator('form:has(input[name="password"]) button[type="submit"]').click();
+    await page.waitForURL(/\/console\/demo\/apps$/);
+    return page;
+  }
+
+  test('verify a domain, connect the company IdP, provision, sign in by address, deactivate, link an existing account', async ({ browser, request }, testInfo) => {
+    test.setTimeout(180_000);
+    const shot = (page: Page, name: string) => page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
+
+    // 1. The owner proves company.test by its DNS record.
+    const owner = await ownerConsole(browser);
+    await owner.goto('/console/demo/settings/identity');
+    await owner.locator('#field-domain').fill('company.test');
+    await owner.getByTestId('add-domain').getByRole('button').click();
+    await expect(owner.locator('tr[data-domain="company.test"]')).toHaveAttribute('data-state', 'pending');
+    const value = /portico-domain-verification=[A-Za-z0-9_-]+/.exec(await owner.locator('tr[data-domain="company.test"]').innerText())![0];
+    dns.txt.set('_portico-challenge.company.test', [value]);
+    await owner.locator('tr[data-domain="company.test"]').getByRole('button', { name: 'Check now' }).click();
+    await expect(owner.locator('tr[data-domain="company.test"]')).toHaveAttribute('data-state', 'verified');
+
+    // 2. The OpenID Connect connection: a wrong issuer is refused next to its field, keeping what was typed.
+    const form = owner.getByTestId('add-oidc-connection');
+    await form.locator('#oidc-name').fill('Company SSO');
+    await form.locator('#oidc-issuer').fill(`${idp.issuer}/nowhere`);
+    await form.locator('#oidc-clientId').fill(idp.clientId);
+    await form.locator('#oidc-clientSecret').fill(idp.clientSecret);
+    await form.getByLabel('company.test').check();
+    await form.getByRole('button', { name: 'Add connection' }).click();
+    await expect(form.getByTestId('field-error-oidc-issuer')).toBeVisible();
+    await expect(form.locator('#oidc-name')).toHaveValue('Company SSO');
+    await form.locator('#oidc-issuer').fill(idp.issuer);
+    await form.getByRole('button', { name: 'Add connection' }).click();
+    await expect(form.getByTestId('action-ok')).toBeVisible();
+    await owner.reload();
+    const connection = owner.locator('li[data-connection="Company SSO"]');
+    await expect(connection).toContainText(`${ISSUER}/auth/federation/oidc/callback`);
+    await expect(connection).toContainText('company.test');
+    await shot(owner, 'identity-connection');
+    await expectAccessible(owner);
+
+    // 3. Test: the owner signs in at the IdP (as a test employee) and sees the claims as mapped; nothing is made.
+    idp.person = { sub: 'tester-1', email: 'tester@company.test', email_verified: true, name: 'Test Employee', groups: ['staff'], amr: ['pwd'] };
+    await connection.getByTestId('test-connection').click();
+    await owner.waitForURL(/\/settings\/identity\/test\?connection=/);
+    const result = owner.getByTestId('connection-test-result');
+    await expect(result.locator('[data-claim="email"] dd')).toHaveText('tester@company.test');
+    await expect(result.locator('[data-claim="groups"] dd')).toHaveText('staff');
+    await expect(result.locator('[data-claim="amr"] dd')).toHaveText('fed pwd');
+    await expect(result.locator('[data-claim="account"] dd')).toContainText('make a new account');
+    await shot(owner, 'connection-test');
+    await expectAccessible(owner);
+
+    // 4. A SCIM token, shown once; the directory provisions Grace (RFC 7644 §3.3).
+    await owner.goto('/console/demo/settings/identity#scim');
+    await owner.getByTestId('scim-token').getByRole('button', { name: 'Make a token' }).click();
+    const scimToken = (await owner.getByTestId('secret-once').innerText()).trim();
+    expect(scimToken).toMatch(/^scim_/);
+    const scim = (method: string, path: string, data?: unknown) =>
+      request.fetch(`${ISSUER}/scim/v2/${path}`, { method, headers: { authorization: `Bearer ${scimToken}`, 'content-type': 'application/scim+json' }, data: data === undefined ? undefined : JSON.stringify(data) });
+    const created = await scim('POST', 'Users', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'grace@company.test', name: { givenName: 'Grace', familyName: 'Hopper' }, emails: [{ value: 'grace@company.test', primary: true }] });
+    expect(created.status()).toBe(201);
+    const graceId = ((await created.json()) as { id: string }).id;
+    expect((await scim('GET', `Users?filter=${encodeURIComponent('userName eq "grace@company.test"')}`).then((answer) => answer.json())) as { totalResults: number }).toMatchObject({ totalResults: 1 });
+
+    // 5. Grace opens the demo app: the card asks for her address first and sends her to her company's IdP.
+    idp.person = { sub: 'grace-sub', email: 'grace@company.test', email_verified: true, name: 'Grace Hopper', amr: ['pwd', 'otp', 'mfa'] };
+    const rp = await demoRelyingParty(ISSUER);
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const authorization = oidc.buildAuthorizationUrl(rp, { redirect_uri: DEMO.redirectUri, scope: 'openid email offline_access', prompt: 'consent', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, nonce });
+    const grace = await person(browser);
+    await grace.goto(authorization.href);
+    await expect(grace.locator('input[name="password"]')).toHaveCount(0);
+    await shot(grace, 'email-first-card');
+    await expectAccessible(grace);
+    await grace.locator('input[name="email"]').fill('grace@company.test');
+    await grace.getByRole('button', { name: 'Continue' }).click();
+    await grace.waitForURL((url) => url.href.startsWith(DEMO.redirectUri));
+    const tokens = await oidc.authorizationCodeGrant(rp, new URL(grace.url()), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+    expect(tokens.claims()).toMatchObject({ sub: graceId, amr: ['fed', 'pwd', 'otp', 'mfa'], acr: 'urn:portico:acr:mfa' });
+    const refreshed = await oidc.refreshTokenGrant(rp, tokens.refresh_token!);
+
+    // 6. The directory deactivates Grace: her refresh token is refused, and the console shows her gone.
+    const deactivated = await scim('PATCH', `Users/${graceId}`, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: false }] });
+    expect(deactivated.status()).toBe(200);
+    await expect(oidc.refreshTokenGrant(rp, refreshed.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await owner.goto('/console/demo/members');
+    await expect(owner.getByTestId('members')).toBeVisible();
+    await expect(owner.getByTestId('members')).not.toContainText('grace@company.test');
+    // And her company sign-in no longer brings her in: the directory's word stands.
+    const again = await person(browser);
+    await again.goto('/console/login');
+    await again.locator('input[name="email"]').fill('grace@company.test');
+    await again.getByRole('button', { name: 'Continue' }).click();
+    await expect(again.getByTestId('federation-refused')).toHaveAttribute('data-reason', 'deactivated');
+    await expectAccessible(again);
+
+    // 7. Lin had a Portico account: her company sign-in links to it only after her own password (a wrong one first).
+    idp.person = { sub: 'lin-sub', email: LIN.email, email_verified: true, name: 'Lin' };
+    const lin = await person(browser);
+    await lin.goto('/console/login');
+    await lin.locator('input[name="email"]').fill(LIN.email);
+    await lin.getByRole('button', { name: 'Continue' }).click();
+    await lin.waitForURL(/\/auth\/federation\/link$/);
+    await lin.getByLabel('Password').fill('not her password at all');
+    await lin.getByRole('button', { name: 'Link and continue' }).click();
+    await expect(lin.getByTestId('link-error')).toContainText('4 more tries');
+    await shot(lin, 'link-existing-account');
+    await expectAccessible(lin);
+    await lin.getByLabel('Password').fill(LIN.password);
+    await lin.getByRole('button', { name: 'Link and continue' }).click();
+    await lin.waitForURL(/\/console\/(demo\/apps|account)$/);
+
+    // 8. The central asks for the address first as well, and Lin's company sign-in opens it (now linked: no password).
+    const central = await person(browser);
+    await central.goto('/central');
+    await expect(central.locator('input[name="password"]')).toHaveCount(0);
+    await central.locator('input[name="email"]').fill(LIN.email);
+    await central.getByRole('button', { name: 'Continue' }).click();
+    await central.waitForURL(/\/central$/);
+    await expect(central.locator('input[name="email"]')).toHaveCount(0);
+
+    // A person whose domain has no connection is asked for the password next, with the address kept.
+    const other = await person(browser);
+    await other.goto('/console/login');
+    await other.locator('input[name="email"]').fill(DEMO.email);
+    await other.getByRole('button', { name: 'Continue' }).click();
+    await expect(other.locator('input[name="email"]')).toHaveValue(DEMO.email);
+    await other.locator('input[name="password"]').fill(DEMO.password);
+    await other.locator('form:has(input[name="password"]) button[type="submit"]').click();
+    await other.waitForURL(/\/console\/demo\/apps$/);
+  });
+});

@@ -195,12 +195,12 @@ export async function completeOidcCallback(db: Database, deps: FederationDeps, i
   if (!connection || connection.kind !== 'oidc') return { kind: 'refused', reason: 'expired', continuation };
   if (!connection.enabled) return { kind: 'refused', reason: 'connection_disabled', continuation };
   // The person cancelled, or the identity provider refused (RFC 6749 §4.1.2.1): said as such, nothing echoed.
-  if (input.url.searchParams.has('error')) return { kind: 'refused', reason: 'idp_error', continuation };
+  if (input.url.searchParams.has('error')) return refused(db, connection, 'idp_error', continuation, input.ip);
   let assertion: FederatedAssertion;
   try {
     assertion = await oidcAssertion(deps, connection, state, input.url);
   } catch {
-    return { kind: 'refused', reason: 'invalid_response', continuation };
+    return refused(db, connection, 'invalid_response', continuation, input.ip);
   }
   return signInWithAssertion(db, row, connection, assertion, input.ip);
 }
@@ -234,6 +234,21 @@ async function oidcAssertion(deps: FederationDeps, connection: IdentityConnectio
     claims = { ...userInfo, ...payload };
   }
   return mappedClaims(connection, String(payload.iss), String(payload.sub), claims);
+}
+
+/**
+ * A sign-in through the connection refused after the identity provider answered: recorded in the organization's
+ * audit log (what was refused and why, never the answer itself), then said to the person.
+ */
+export async function refused(db: Queryable, connection: Pick<IdentityConnection, 'id' | 'name' | 'orgId'>, reason: FederationRefusal, continuation: FederationContinuation | undefined, ip: string, email?: string): Promise<FederationOutcome> {
+  await recordAuditEvent(db, {
+    orgId: connection.orgId,
+    actor: { type: 'person', label: email ?? null, ip },
+    action: 'identity.sign_in_refused',
+    subject: { type: 'identity_connection', id: connection.id, label: connection.name },
+    details: { reason },
+  });
+  return { kind: 'refused', reason, continuation };
 }
 
 /** The connection's claim mapping applied: address, name, groups (strings only, bounded), and the `amr` asserted. */
@@ -276,7 +291,7 @@ export async function signInWithAssertion(db: Database, row: StateRow, connectio
   const account = await resolveFederatedAccount(db, connection, assertion, ip);
   if (account.kind === 'refused') {
     await db.delete(federatedSignIns).where(eq(federatedSignIns.tokenHash, row.tokenHash));
-    return { kind: 'refused', reason: account.reason, continuation };
+    return refused(db, connection, account.reason, continuation, ip, assertion.email);
   }
   if (account.kind === 'link') {
     await db
@@ -353,6 +368,9 @@ export async function resolveFederatedAccount(db: Database, connection: Identity
 }
 
 async function resolveIn(tx: Queryable, connection: IdentityConnection, assertion: FederatedAssertion, ip: string): Promise<AccountResolution> {
+  // One resolution per subject at a time: a second sign-in of the same person waits, then finds the link the first
+  // made (without the lock it could read "no link" before the first commits and "an account exists" after).
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:federated:${connection.id}:${assertion.issuer}:${assertion.subject}`}))`);
   const [linked] = await tx
     .select({ user: users, identityId: externalIdentities.id })
     .from(externalIdentities)

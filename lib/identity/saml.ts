@@ -17,7 +17,7 @@ import { SAML, ValidateInResponseTo, type Profile } from '@node-saml/node-saml';
 import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { federatedSignIns, samlAssertionIds } from '../db/schema';
 import { findConnection, type IdentityConnection } from './connections';
-import { mappedClaims, signInWithAssertion, type FederatedAssertion, type FederationDeps, type FederationOutcome } from './federation';
+import { mappedClaims, refused, signInWithAssertion, type FederatedAssertion, type FederationContinuation, type FederationDeps, type FederationOutcome } from './federation';
 
 /** Accepted clock difference with the identity provider (the library's default is none). */
 const CLOCK_SKEW_MS = 30_000;
@@ -99,9 +99,9 @@ function amrOfContext(classRef: string | undefined): string[] {
 /**
  * The assertion consumer service: the Response is verified against the sign-in its RelayState names and kept there;
  * the finish step (this browser's cookie) continues it. Every refusal is 'invalid_response' or 'expired': what was
- * wrong goes to no one but the log-free audit of the refusal.
+ * wrong is said to no one (a refused Response is recorded in the organization's audit log as such).
  */
-export async function acceptSamlResponse(db: Queryable, deps: FederationDeps, input: { connectionId: string; samlResponse: string; relayState: string }): Promise<'accepted' | 'expired' | 'invalid_response'> {
+export async function acceptSamlResponse(db: Queryable, deps: FederationDeps, input: { connectionId: string; samlResponse: string; relayState: string; ip: string }): Promise<'accepted' | 'expired' | 'invalid_response'> {
   if (input.samlResponse.length > 512 * 1024 || input.relayState.length > 100) return 'invalid_response';
   const connection = await findConnection(db, input.connectionId);
   if (!connection || connection.kind !== 'saml' || !connection.enabled) return 'expired';
@@ -111,22 +111,26 @@ export async function acceptSamlResponse(db: Queryable, deps: FederationDeps, in
     .where(and(eq(federatedSignIns.tokenHash, sha256(input.relayState)), eq(federatedSignIns.connectionId, connection.id), eq(federatedSignIns.stage, 'started'), eq(federatedSignIns.attempts, 0), gt(federatedSignIns.expiresAt, sql`now()`)))
     .limit(1);
   if (!row?.requestId) return 'expired';
+  const invalid = async () => {
+    await refused(db, connection, 'invalid_response', row.continuation as unknown as FederationContinuation, input.ip);
+    return 'invalid_response' as const;
+  };
   let profile: Profile | null;
   try {
     ({ profile } = await serviceProvider(deps, connection, row.requestId).validatePostResponseAsync({ SAMLResponse: input.samlResponse, RelayState: input.relayState }));
   } catch {
-    return 'invalid_response';
+    return invalid();
   }
-  if (!profile?.nameID) return 'invalid_response';
+  if (!profile?.nameID) return invalid();
   const acs = samlAcsUrl(deps.issuer, connection.id);
   const responseXml = profile.getSamlResponseXml?.() ?? '';
   const destination = /<(?:\w+:)?Response\b[^>]*\sDestination="([^"]*)"/.exec(responseXml)?.[1];
-  if (destination !== undefined && destination !== acs) return 'invalid_response';
+  if (destination !== undefined && destination !== acs) return invalid();
   const parsed = (profile.getAssertion?.() ?? {}) as Parsed;
   const assertionId = parsed.Assertion?.$?.ID;
   const confirmations = parsed.Assertion?.Subject?.[0]?.SubjectConfirmation ?? [];
   const recipients = confirmations.map((confirmation) => confirmation.SubjectConfirmationData?.[0]?.$?.Recipient);
-  if (!assertionId || recipients.length === 0 || !recipients.every((recipient) => recipient === acs)) return 'invalid_response';
+  if (!assertionId || recipients.length === 0 || !recipients.every((recipient) => recipient === acs)) return invalid();
   // An assertion is accepted once: its ID is remembered until it could no longer be valid anyway.
   const notOnOrAfter = Date.parse(parsed.Assertion?.Conditions?.[0]?.$?.NotOnOrAfter ?? '');
   const keepUntil = new Date((Number.isFinite(notOnOrAfter) ? notOnOrAfter : Date.now() + REPLAY_WINDOW_MS) + CLOCK_SKEW_MS);
@@ -137,9 +141,9 @@ export async function acceptSamlResponse(db: Queryable, deps: FederationDeps, in
       .values({ connectionId: connection.id, assertionId: assertionId.slice(0, 300), expiresAt: sql`${keepUntil.toISOString()}::timestamptz` })
       .onConflictDoNothing()
       .returning({ id: samlAssertionIds.assertionId });
-    if (!kept) return 'invalid_response';
+    if (!kept) return invalid();
   } catch (error) {
-    if (postgresErrorCode(error) === '23505') return 'invalid_response';
+    if (postgresErrorCode(error) === '23505') return invalid();
     throw error;
   }
   const classRef = parsed.Assertion?.AuthnStatement?.[0]?.AuthnContext?.[0]?.AuthnContextClassRef?.[0];

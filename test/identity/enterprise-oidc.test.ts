@@ -174,6 +174,9 @@ describe('enterprise OpenID Connect connections', () => {
       idp.forgeIssuer = false;
     }
     expect(await findUserByEmail(database.db, 'forged@company.test')).toBeUndefined();
+    // The organization's audit log says a sign-in through its connection was refused, and why.
+    const refusals = await database.db.select().from(auditEvents).where(and(eq(auditEvents.orgId, org.id), eq(auditEvents.action, 'identity.sign_in_refused')));
+    expect(refusals.map((event) => event.details)).toContainEqual({ reason: 'invalid_response' });
   });
 
   it("refuses another browser's state, a replayed callback, and two callbacks at once let one through", async () => {

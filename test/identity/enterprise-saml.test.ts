@@ -46,7 +46,7 @@ describe('SAML 2.0 connections', () => {
     };
     const input = { ...base, ...change(request) };
     const response = samlResponse(input);
-    const accepted = await acceptSamlResponse(database.db, deps, { connectionId: connection.id, samlResponse: response, relayState: request.relayState });
+    const accepted = await acceptSamlResponse(database.db, deps, { connectionId: connection.id, samlResponse: response, relayState: request.relayState, ip: '192.0.2.9' });
     const outcome = accepted === 'accepted' ? await finishSamlSignIn(database.db, options.finishWith ? options.finishWith(started.token) : started.token, '192.0.2.9') : undefined;
     return { accepted, outcome, response, request, started };
   }
@@ -120,12 +120,12 @@ describe('SAML 2.0 connections', () => {
     // The same assertion ID in a new Response that answers a new request: refused.
     expect((await signIn(() => ({ assertionId }))).accepted).toBe('invalid_response');
     // The very same Response posted again: its sign-in is no longer waiting for one.
-    expect(await acceptSamlResponse(database.db, deps, { connectionId: connection.id, samlResponse: first.response, relayState: first.request.relayState })).toBe('expired');
+    expect(await acceptSamlResponse(database.db, deps, { connectionId: connection.id, samlResponse: first.response, relayState: first.request.relayState, ip: '192.0.2.9' })).toBe('expired');
     // Two posts of one Response at once: one is accepted.
     const started = await beginFederatedSignIn(database.db, deps, connection, { surface: 'sign_in', mfaRequested: false, signIn: { surface: 'console', events: { surface: 'console', ip: '192.0.2.9' } } });
     const request = readAuthnRequest(started.location);
     const response = samlResponse({ idpEntityId: IDP, keys, inResponseTo: request.id, acs: request.acs, audience: request.issuer, nameId: 'saml-employee-1', attributes: { email: 'ines@saml-company.test' } });
-    const both = await Promise.all([0, 1].map(() => acceptSamlResponse(database.db, deps, { connectionId: connection.id, samlResponse: response, relayState: request.relayState })));
+    const both = await Promise.all([0, 1].map(() => acceptSamlResponse(database.db, deps, { connectionId: connection.id, samlResponse: response, relayState: request.relayState, ip: '192.0.2.9' })));
     expect(both.filter((result) => result === 'accepted')).toHaveLength(1);
   });
 

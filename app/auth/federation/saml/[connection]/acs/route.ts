@@ -2,6 +2,7 @@
 // carries no SameSite=Lax cookie: the Response is checked and kept with the sign-in its RelayState names, and the
 // browser goes on to the finish step, where its own cookie must match (lib/identity/saml.ts).
 import { readCappedForm } from '@/lib/http/body';
+import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { acceptSamlResponse } from '@/lib/identity/saml';
 import { db } from '@/lib/runtime';
 import { federationDeps } from '../../../_lib/deps';
@@ -15,6 +16,6 @@ export async function POST(request: Request, { params }: { params: Promise<{ con
   const samlResponse = form?.get('SAMLResponse');
   const relayState = form?.get('RelayState');
   if (typeof samlResponse !== 'string' || typeof relayState !== 'string') return seeOther('/auth/federation/refused?reason=invalid_response');
-  const accepted = await acceptSamlResponse(db(), federationDeps(), { connectionId: connection, samlResponse, relayState });
+  const accepted = await acceptSamlResponse(db(), federationDeps(), { connectionId: connection, samlResponse, relayState, ip: clientIpFromHeaders(request.headers) });
   return accepted === 'accepted' ? seeOther('/auth/federation/saml/finish') : seeOther(`/auth/federation/refused?reason=${accepted}`);
 }

@@ -92,6 +92,17 @@ test('a newcomer runs `npm start` with nothing configured and tries the demo sig
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expect(page.getByRole('heading', { name: 'Signed in to Demo App' })).toBeVisible();
     await page.screenshot({ path: testInfo.outputPath('demo-callback.png'), fullPage: true });
+    // Then the console: an admin's change (a console action, whose transaction holds the embedded database's one
+    // connection) completes — a translation looked up inside it once waited on that connection forever.
+    await page.goto(`http://localhost:${PORT + 2}/console/login`);
+    await page.locator('input[name="email"]').fill('owner@demo.portico.test');
+    await page.locator('input[name="password"]').fill(printed![1]!);
+    await page.locator('form:has(input[name="password"]) button[type="submit"]').click();
+    await page.waitForURL(/\/console\/demo\/apps$/);
+    await page.goto(`http://localhost:${PORT + 2}/console/demo/teams`);
+    await page.getByTestId('create-team').locator('input[name="name"]').fill('Newcomers');
+    await page.getByTestId('create-team').getByRole('button').click();
+    await expect(page.getByTestId('create-team').getByTestId('action-ok')).toBeVisible({ timeout: 30_000 });
   } finally {
     await portico.stop();
     await storage.dispose();

@@ -3,6 +3,7 @@
 // footer's cookie) or saved on the signed-in person's account, the organization's default where the page belongs
 // to one, and Accept-Language. Computed once per render.
 import 'server-only';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { cache } from 'react';
 import { cookies, headers } from 'next/headers';
 import { CONSOLE_SESSION_COOKIE, findConsoleSession } from '../accounts/console-sessions';
@@ -47,7 +48,21 @@ async function wishesOfPath(pathname: string): Promise<Pick<LocaleWishes, 'uiLoc
   return {};
 }
 
+/**
+ * A language already chosen for this request, for work that must not look it up again: a console action chooses it
+ * before its transaction, and the translations its handler asks for inside the transaction come from here. (React's
+ * `cache` memoizes a render, not a server action; looking the language up again would read the database outside
+ * the transaction — on the embedded database, whose one connection the transaction holds, that read waits forever.)
+ */
+const pinnedLocale = new AsyncLocalStorage<string>();
+
+export function withRequestLocale<T>(locale: string, work: () => Promise<T>): Promise<T> {
+  return pinnedLocale.run(locale, work);
+}
+
 export const requestLocale = cache(async (): Promise<string> => {
+  const pinned = pinnedLocale.getStore();
+  if (pinned) return pinned;
   const requestHeaders = await headers();
   const requested = requestHeaders.get(REQUESTED_PATH_HEADER) ?? '/';
   const pathname = new URL(requested, 'http://portico.invalid').pathname;

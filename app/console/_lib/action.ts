@@ -16,7 +16,7 @@ import { enqueueMail } from '@/lib/deliveries/outbox';
 import type { MailMessage } from '@/lib/mail/messages';
 import { db, runtime } from '@/lib/runtime';
 import { textIn, translator, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';
-import { requestLocale } from '@/lib/i18n/request-locale';
+import { requestLocale, withRequestLocale } from '@/lib/i18n/request-locale';
 import { authorizeOrgAction, type OrgAccess } from './access';
 
 export type ActionState =
@@ -120,7 +120,9 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
     const ip = clientIpFromHeaders(await headers());
     try {
       const prepared = (options.prepare ? await options.prepare({ input: parsed.data, access }) : undefined) as Prepared;
-      const result = await runOrgOperation(
+      // The language is pinned for the transaction: a translation inside it must not look it up in the database again.
+      const result = await withRequestLocale(locale, () =>
+        runOrgOperation(
         db(),
         { org: access.org, role: access.role, actor: { person: access.user, ip, door: 'console' } },
         { audit: 'exactly_one' },
@@ -135,6 +137,7 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
               await enqueueMail(tx, runtime().atRestKey, message);
             },
           }),
+      ),
       );
       // Mail it queued, and the webhook deliveries its audit event fanned out (the audit trigger), go now.
       runtime().outbox.kick();

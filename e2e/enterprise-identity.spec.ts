@@ -99,7 +99,8 @@ test.describe('an organization brings its own identity', () => {
     await shot(owner, 'identity-connection');
     await expectAccessible(owner);
 
-    // 3. Test: the owner signs in at the IdP (as a test employee) and sees the claims as mapped; nothing is made.
+    // 3. Test (the connection is still off): the owner signs in at the IdP as a test employee and sees the claims as
+    // mapped; nothing is made.
     idp.person = { sub: 'tester-1', email: 'tester@company.test', email_verified: true, name: 'Test Employee', groups: ['staff'], amr: ['pwd'] };
     await connection.getByTestId('test-connection').click();
     await owner.waitForURL(/\/settings\/identity\/test\?connection=/);
@@ -110,6 +111,12 @@ test.describe('an organization brings its own identity', () => {
     await expect(result.locator('[data-claim="account"] dd')).toContainText('make a new account');
     await shot(owner, 'connection-test');
     await expectAccessible(owner);
+
+    // A new connection starts off (nobody was sent to it while it was tested): the owner turns it on.
+    await owner.goto('/console/demo/settings/identity');
+    await expect(connection).toHaveAttribute('data-enabled', 'no');
+    await connection.getByRole('button', { name: 'Turn on' }).click();
+    await expect(connection).toHaveAttribute('data-enabled', 'yes', { timeout: 30_000 });
 
     // 4. A SCIM token, shown once; the directory provisions Grace (RFC 7644 §3.3).
     await owner.goto('/console/demo/settings/identity#scim');

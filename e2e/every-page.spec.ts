@@ -102,6 +102,10 @@ for (const language of supportedLocales()) {
       const card = new URL(page.url()).pathname;
       await check(page, testInfo, '/auth/app/[uid]', card, (page) => expect(page.getByRole('heading', { name: translator(pageLanguage, 'signIn')('title', { app: 'Demo App' }) })).toBeVisible());
       await check(page, testInfo, '/auth/app/[uid]/recover', `${card}/recover`);
+      // A sign-in through a company's identity provider: the link page (this browser has no sign-in to link: it says
+      // so) and the refusal page (its flows are in enterprise-identity.spec.ts, on a Portico of its own).
+      await check(page, testInfo, '/auth/federation/link', '/auth/federation/link');
+      await check(page, testInfo, '/auth/federation/refused', `/auth/federation/refused?reason=invalid_response&back=${encodeURIComponent('/console/login?step=password')}`);
     });
 
     test('signed in to the console: every page of an organization, the account and the rest', async ({ page }, testInfo) => {
@@ -172,6 +176,8 @@ for (const language of supportedLocales()) {
       await row.getByRole('button', { name: identity('domains.check') }).click();
       await expect(row.getByTestId('domain-failure')).toBeVisible();
       await check(page, testInfo, '/console/[org]/settings/identity', `${org}/settings/identity`);
+      // A connection's test result page, with no test run in this browser (its result: enterprise-identity.spec.ts).
+      await check(page, testInfo, '/console/[org]/settings/identity/test', `${org}/settings/identity/test`);
       await row.getByRole('button', { name: identity('domains.remove') }).click();
       await page.getByRole('button', { name: identity('domains.removeConfirmLabel') }).click();
       await expect(row).toHaveCount(0);

@@ -199,6 +199,8 @@ export async function createOidcConnection(ctx: Context, deps: Pick<ConnectionDe
       orgId: ctx.orgId,
       kind: 'oidc',
       name,
+      // Off until an owner has tested it and turns it on: a new connection sends nobody to an untried provider.
+      enabled: false,
       defaultRole: input.defaultRole,
       oidcIssuer: probe.issuer,
       oidcClientId: clientId,
@@ -239,7 +241,7 @@ export async function createSamlConnection(ctx: Context, input: SamlConnectionFi
   if (existing.some((row) => row.name.toLowerCase() === name.toLowerCase())) throw new CommandRefusal(409, localized('refusals.connections.nameTaken', { name }), 'name');
   const [created] = await ctx.tx
     .insert(identityConnections)
-    .values({ orgId: ctx.orgId, kind: 'saml', name, defaultRole: input.defaultRole, samlIdpEntityId: entityId, samlSsoUrl: ssoUrl, samlCertificates: certificates.join('\n'), ...mapping })
+    .values({ orgId: ctx.orgId, kind: 'saml', name, enabled: false, defaultRole: input.defaultRole, samlIdpEntityId: entityId, samlSsoUrl: ssoUrl, samlCertificates: certificates.join('\n'), ...mapping })
     .returning();
   const domains = await tieDomains(ctx.tx, ctx.orgId, created!.id, input.domainIds);
   await ctx.audit({ action: 'identity.connection_created', ...about(created!), details: { kind: 'saml', entityId, ssoUrl, defaultRole: input.defaultRole, domains } });
@@ -258,23 +260,37 @@ export interface ConnectionChange {
   /** OpenID Connect only: a new client secret (empty: keep), a new client id. */
   clientId?: string;
   clientSecret?: string;
+  /** SAML only: the single sign-on URL, and the signing certificates (a rolled key; empty: keep). */
+  ssoUrl?: string;
+  certificates?: string;
 }
 
 /** Changes a connection's name, role, mapping, domains and (OIDC) client; the issuer stays (a new one is a new connection). */
-export async function updateConnection(ctx: Context, deps: Pick<ConnectionDeps, 'atRestKey'>, connectionId: string, change: ConnectionChange): Promise<IdentityConnection> {
+export async function updateConnection(ctx: Context, deps: Pick<ConnectionDeps, 'atRestKey'>, connectionId: string, change: ConnectionChange, options: { allowHttp?: boolean } = {}): Promise<IdentityConnection> {
   const connection = await connectionOfOrg(ctx.tx, ctx.orgId, connectionId);
   const name = checkedName(change.name);
   const mapping = checkedMapping(change);
   const orgTeams = await ctx.tx.select({ id: teams.id, name: teams.name }).from(teams).where(eq(teams.orgId, ctx.orgId));
-  const groupTeams: Record<string, string> = {};
+  const mapped = new Map<string, string>();
   for (const [group, teamName] of Object.entries(change.groupTeams)) {
     const team = orgTeams.find((row) => row.name.toLowerCase() === teamName.trim().toLowerCase());
     if (!team || !group.trim() || group.length > 200) throw new CommandRefusal(400, localized('refusals.connections.unknownTeam', { team: teamName.slice(0, 100) }), 'groupTeams');
-    groupTeams[group.trim()] = team.id;
+    mapped.set(group.trim(), team.id);
   }
+  // Own properties only, whatever the group is called ("__proto__" included).
+  const groupTeams: Record<string, string> = Object.fromEntries(mapped);
   const clientId = change.clientId?.trim();
   if (connection.kind === 'oidc' && clientId !== undefined && (!clientId || clientId.length > 300)) throw new CommandRefusal(400, localized('refusals.connections.invalidClientId'), 'clientId');
   if (change.clientSecret && change.clientSecret.length > 1000) throw new CommandRefusal(400, localized('refusals.connections.clientSecretRequired'), 'clientSecret');
+  const ssoUrl = connection.kind === 'saml' && change.ssoUrl !== undefined ? normalizeIssuer(change.ssoUrl, options.allowHttp) : undefined;
+  if (connection.kind === 'saml' && change.ssoUrl !== undefined && !ssoUrl) throw new CommandRefusal(400, localized('refusals.connections.invalidSaml'), 'ssoUrl');
+  let certificates: string | undefined;
+  if (connection.kind === 'saml' && change.certificates?.trim()) {
+    const { parseCertificates } = await import('./saml');
+    const parsed = parseCertificates(change.certificates);
+    if (!parsed) throw new CommandRefusal(400, localized('refusals.connections.invalidCertificate'), 'certificates');
+    certificates = parsed.join('\n');
+  }
   const clash = await ctx.tx
     .select({ id: identityConnections.id })
     .from(identityConnections)
@@ -290,6 +306,8 @@ export async function updateConnection(ctx: Context, deps: Pick<ConnectionDeps, 
       groupTeams,
       ...(connection.kind === 'oidc' && clientId ? { oidcClientId: clientId } : {}),
       ...(connection.kind === 'oidc' && change.clientSecret ? { oidcClientSecretSealed: await encryptAtRest(change.clientSecret, deps.atRestKey) } : {}),
+      ...(ssoUrl ? { samlSsoUrl: ssoUrl } : {}),
+      ...(certificates ? { samlCertificates: certificates } : {}),
       updatedAt: sql`now()`,
     })
     .where(eq(identityConnections.id, connection.id))
@@ -298,7 +316,7 @@ export async function updateConnection(ctx: Context, deps: Pick<ConnectionDeps, 
   await ctx.audit({
     action: 'identity.connection_updated',
     ...about(updated!),
-    details: { defaultRole: change.defaultRole, domains, groups: Object.keys(groupTeams).length, clientSecretReplaced: Boolean(change.clientSecret), clientId: updated!.oidcClientId },
+    details: { defaultRole: change.defaultRole, domains, groups: Object.keys(groupTeams).length, clientSecretReplaced: Boolean(change.clientSecret), clientId: updated!.oidcClientId, ssoUrl: updated!.samlSsoUrl, certificatesReplaced: Boolean(certificates) },
   });
   return updated!;
 }

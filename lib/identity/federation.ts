@@ -18,7 +18,7 @@ import { and, eq, gt, inArray, lt, notInArray, sql } from 'drizzle-orm';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import * as oidcClient from 'openid-client';
 import { addMember, findMembershipRole } from '../accounts/memberships';
-import { ACR_MFA, ACR_PASSWORD, beginSecondStep, stepAfterPassword, type SecondStepContinuation } from '../accounts/sign-in-second-step';
+import { ACR_MFA, ACR_PASSWORD, beginSecondStep, hasSecondFactor, stepAfterPassword, type SecondStepContinuation } from '../accounts/sign-in-second-step';
 import { createUser, findUserByEmail, findUserById, normalizeEmail, type User } from '../accounts/users';
 import { recordAuditEvent } from '../audit/events';
 import { postgresErrorCode, type Database, type Queryable } from '../db/client';
@@ -68,12 +68,13 @@ export type FederationRefusal =
   | 'invalid_response'
   | 'connection_disabled'
   | 'email_missing'
+  | 'email_unverified'
   | 'email_outside_domains'
   | 'account_disabled'
   | 'deactivated'
   | 'not_a_member';
 
-export const FEDERATION_REFUSALS: readonly FederationRefusal[] = ['expired', 'state_mismatch', 'idp_error', 'invalid_response', 'connection_disabled', 'email_missing', 'email_outside_domains', 'account_disabled', 'deactivated', 'not_a_member'];
+export const FEDERATION_REFUSALS: readonly FederationRefusal[] = ['expired', 'state_mismatch', 'idp_error', 'invalid_response', 'connection_disabled', 'email_missing', 'email_unverified', 'email_outside_domains', 'account_disabled', 'deactivated', 'not_a_member'];
 
 export function isFederationRefusal(value: unknown): value is FederationRefusal {
   return typeof value === 'string' && (FEDERATION_REFUSALS as readonly string[]).includes(value);
@@ -193,7 +194,8 @@ export async function completeOidcCallback(db: Database, deps: FederationDeps, i
   const continuation = row.continuation as unknown as FederationContinuation;
   const connection = await findConnection(db, row.connectionId);
   if (!connection || connection.kind !== 'oidc') return { kind: 'refused', reason: 'expired', continuation };
-  if (!connection.enabled) return { kind: 'refused', reason: 'connection_disabled', continuation };
+  // A connection that is off signs nobody in; an owner may still test it (that is how it is tried before it is on).
+  if (!connection.enabled && continuation.surface !== 'test') return { kind: 'refused', reason: 'connection_disabled', continuation };
   // The person cancelled, or the identity provider refused (RFC 6749 §4.1.2.1): said as such, nothing echoed.
   if (input.url.searchParams.has('error')) return refused(db, connection, 'idp_error', continuation, input.ip);
   let assertion: FederatedAssertion;
@@ -274,7 +276,7 @@ export interface ConnectionTestResult {
   assertion: FederatedAssertion;
   emailAtConnectionDomain: boolean;
   teams: string[];
-  account: 'linked' | 'new' | 'must_prove' | 'provisioned';
+  account: 'linked' | 'new' | 'must_prove' | 'provisioned' | 'refused';
 }
 
 /**
@@ -306,20 +308,23 @@ export async function signInWithAssertion(db: Database, row: StateRow, connectio
 async function testResult(db: Queryable, connection: IdentityConnection, assertion: FederatedAssertion): Promise<ConnectionTestResult> {
   const domains = await domainsOfConnection(db, connection.id);
   const emailDomain = assertion.email ? domainOfEmail(assertion.email) : undefined;
-  const mappedTeamIds = (assertion.groups ?? []).map((group) => connection.groupTeams[group]).filter((id): id is string => Boolean(id));
+  const mappedTeamIds = (assertion.groups ?? []).map((group) => teamOfGroup(connection, group)).filter((id): id is string => Boolean(id));
   const teamNames = mappedTeamIds.length > 0 ? (await db.select({ name: teams.name }).from(teams).where(inArray(teams.id, mappedTeamIds))).map((team) => team.name) : [];
   const [linked] = await db
     .select({ id: externalIdentities.id })
     .from(externalIdentities)
     .where(and(eq(externalIdentities.connectionId, connection.id), eq(externalIdentities.issuer, assertion.issuer), eq(externalIdentities.subject, assertion.subject)))
     .limit(1);
-  const existing = assertion.email ? await findUserByEmail(db, assertion.email) : undefined;
+  const atDomain = emailDomain !== undefined && domains.includes(emailDomain);
+  // Whether an account has the address is said only for the connection's own domains: a test must not tell an
+  // organization's admins which outside addresses have Portico accounts.
+  const existing = assertion.email && atDomain ? await findUserByEmail(db, assertion.email) : undefined;
   const provisioned = existing ? await provisionedUnused(db, connection.orgId, existing) : false;
   return {
     assertion,
-    emailAtConnectionDomain: emailDomain !== undefined && domains.includes(emailDomain),
+    emailAtConnectionDomain: atDomain,
     teams: teamNames.sort(),
-    account: linked ? 'linked' : !existing ? 'new' : provisioned ? 'provisioned' : 'must_prove',
+    account: linked ? 'linked' : !atDomain ? 'refused' : !assertion.emailVerified ? (existing?.passwordHash ? 'must_prove' : 'refused') : !existing ? 'new' : provisioned ? 'provisioned' : 'must_prove',
   };
 }
 
@@ -385,6 +390,12 @@ async function resolveIn(tx: Queryable, connection: IdentityConnection, assertio
   const domain = domainOfEmail(assertion.email);
   // Only addresses the organization proved it controls: an identity provider cannot make accounts for anyone else's.
   if (!domain || !(await domainsOfConnection(tx, connection.id)).includes(domain)) return { kind: 'refused', reason: 'email_outside_domains' };
+  // An address the identity provider does not vouch for makes no account and links none without a password: some
+  // identity providers let people type their own address (the "nOAuth" takeover).
+  if (!assertion.emailVerified) {
+    const holder = await findUserByEmail(tx, assertion.email);
+    return holder && !holder.disabledAt && holder.passwordHash ? { kind: 'link', user: holder } : { kind: 'refused', reason: 'email_unverified' };
+  }
   const existing = await findUserByEmail(tx, assertion.email);
   if (!existing) {
     const user = await createUser(tx, { email: assertion.email, name: assertion.name ?? assertion.email.split('@')[0]!, passwordHash: null, emailVerified: assertion.emailVerified });
@@ -441,13 +452,20 @@ async function admitted(tx: Queryable, connection: IdentityConnection, user: Use
     await recordAuditEvent(tx, {
       orgId: connection.orgId,
       actor: { type: 'person', id: user.id, label: user.email, ip },
-      action: 'identity.member_joined',
+      // The organization's vocabulary for a new member (its webhooks hear it as member.added), saying how.
+      action: 'member.added',
       subject: { type: 'person', id: user.id, label: user.email },
-      details: { connection: connection.name, connectionId: connection.id, role: connection.defaultRole },
+      details: { role: connection.defaultRole, via: 'connection', connection: connection.name, connectionId: connection.id },
     });
   }
   await followGroups(tx, connection, user.id, assertion.groups);
   return { kind: 'account', user };
+}
+
+/** The team a group maps to: an own property of the mapping only (a group called "constructor" maps to nothing). */
+function teamOfGroup(connection: Pick<IdentityConnection, 'groupTeams'>, group: string): string | undefined {
+  const team = Object.hasOwn(connection.groupTeams, group) ? connection.groupTeams[group] : undefined;
+  return typeof team === 'string' ? team : undefined;
 }
 
 /** The mapped teams the person's groups name are joined; the mapped teams they no longer name are left. */
@@ -456,7 +474,7 @@ async function followGroups(tx: Queryable, connection: IdentityConnection, userI
   const mapping = connection.groupTeams;
   const mappedTeams = [...new Set(Object.values(mapping))];
   if (mappedTeams.length === 0) return;
-  const wanted = [...new Set(groups.map((group) => mapping[group]).filter((id): id is string => Boolean(id)))];
+  const wanted = [...new Set(groups.map((group) => teamOfGroup(connection, group)).filter((id): id is string => Boolean(id)))];
   // Only teams of the connection's organization (a team deleted since the mapping was saved is skipped).
   const existing = (await tx.select({ id: teams.id }).from(teams).where(and(eq(teams.orgId, connection.orgId), inArray(teams.id, mappedTeams)))).map((team) => team.id);
   const join = wanted.filter((id) => existing.includes(id));
@@ -493,15 +511,17 @@ async function continueAfterAccount(
     return { kind: 'refused', reason: 'not_a_member', continuation };
   }
   const amr = federatedAmr(assertion);
-  const upstreamMfa = assertion.amr.includes('mfa');
-  const step = upstreamMfa && !linking ? 'none' : await stepAfterPassword(db, user.id, { orgId, mfaRequested: continuation.mfaRequested });
+  // The identity provider's second factor stands for Portico's only for an account that has none of its own: one
+  // that has a passkey or an authenticator here uses it (an IdP's word cannot stand in for a factor it never saw).
+  const upstreamMfa = assertion.amr.includes('mfa') && !linking && !(await hasSecondFactor(db, user.id));
+  const step = upstreamMfa ? 'none' : await stepAfterPassword(db, user.id, { orgId, mfaRequested: continuation.mfaRequested });
   const events = { ...signIn.events, via: connection.name };
   if (step !== 'none') {
     await db.delete(federatedSignIns).where(eq(federatedSignIns.tokenHash, row.tokenHash));
     const next: SecondStepContinuation = { ...signIn, events, firstFactor: amr, ...(step === 'enroll' ? { enroll: true } : {}) };
     return { kind: step, token: await beginSecondStep(db, { userId: user.id, continuation: next }), continuation: next };
   }
-  const acr = upstreamMfa && !linking ? ACR_MFA : ACR_PASSWORD;
+  const acr = upstreamMfa ? ACR_MFA : ACR_PASSWORD;
   if (signIn.surface === 'app') {
     const [done] = await db
       .update(federatedSignIns)
@@ -546,6 +566,12 @@ export async function pendingLink(db: Queryable, cookieToken: string | undefined
   return { user, connection, continuation: row.continuation as unknown as FederationContinuation };
 }
 
+class LinkRefused extends Error {
+  constructor(readonly reason: FederationRefusal) {
+    super(reason);
+  }
+}
+
 /**
  * The existing account proved itself (the caller checked its password under the sign-in throttle): the identity
  * provider's subject is linked to it, and the sign-in goes on. `check` runs after this try was counted (five per
@@ -553,7 +579,7 @@ export async function pendingLink(db: Queryable, cookieToken: string | undefined
  */
 export async function linkAfterProof(
   db: Database,
-  input: { cookieToken: string | undefined; ip: string; check: (user: User) => Promise<boolean> },
+  input: { cookieToken: string | undefined; ip: string; check: (user: User, surface: SecondStepContinuation['surface']) => Promise<boolean> },
 ): Promise<FederationOutcome | { kind: 'wrong'; attemptsLeft: number }> {
   if (!input.cookieToken) return { kind: 'refused', reason: 'expired' };
   const [row] = await db
@@ -566,23 +592,33 @@ export async function linkAfterProof(
   const [user, connection] = await Promise.all([findUserById(db, row.userId), findConnection(db, row.connectionId)]);
   if (!user || !connection || continuation.surface !== 'sign_in') return { kind: 'refused', reason: 'expired' };
   if (!connection.enabled) return { kind: 'refused', reason: 'connection_disabled', continuation };
-  if (!(await input.check(user))) return { kind: 'wrong', attemptsLeft: 1 + LINK_ATTEMPTS - row.attempts };
+  if (!(await input.check(user, continuation.signIn.surface))) return { kind: 'wrong', attemptsLeft: 1 + LINK_ATTEMPTS - row.attempts };
   const assertion = row.assertion as unknown as FederatedAssertion;
-  const resolution = await db.transaction(async (tx) => {
-    // Used once: of two right passwords at once, one links.
-    const [claimed] = await tx
-      .update(federatedSignIns)
-      .set({ stage: 'started', attempts: 1 + LINK_ATTEMPTS })
-      .where(and(eq(federatedSignIns.tokenHash, row.tokenHash), eq(federatedSignIns.stage, 'linking')))
-      .returning();
-    if (!claimed) return { kind: 'refused', reason: 'expired' } as const;
-    await linkIdentity(tx, connection, user, assertion);
-    await recordLink(tx, connection, user, input.ip, 'password');
-    return admitted(tx, connection, user, assertion, input.ip);
-  });
-  if (resolution.kind !== 'account') {
+  let resolution: AccountResolution;
+  try {
+    resolution = await db.transaction(async (tx) => {
+      // Used once: of two right passwords at once, one links.
+      const [claimed] = await tx
+        .update(federatedSignIns)
+        .set({ stage: 'started', attempts: 1 + LINK_ATTEMPTS })
+        .where(and(eq(federatedSignIns.tokenHash, row.tokenHash), eq(federatedSignIns.stage, 'linking')))
+        .returning();
+      if (!claimed) throw new LinkRefused('expired');
+      // The person proved the account: a link it had on this connection to another subject (the identity provider
+      // re-created them, or the connection's NameID changed) gives way to this one.
+      await tx.delete(externalIdentities).where(and(eq(externalIdentities.connectionId, connection.id), eq(externalIdentities.userId, user.id)));
+      await linkIdentity(tx, connection, user, assertion);
+      await recordLink(tx, connection, user, input.ip, 'password');
+      const admission = await admitted(tx, connection, user, assertion, input.ip);
+      // Refused (a deactivated person): nothing of the link stays.
+      if (admission.kind === 'refused') throw new LinkRefused(admission.reason);
+      return admission;
+    });
+  } catch (error) {
+    if (!(error instanceof LinkRefused)) throw error;
     await db.delete(federatedSignIns).where(eq(federatedSignIns.tokenHash, row.tokenHash));
-    return { kind: 'refused', reason: resolution.kind === 'refused' ? resolution.reason : 'expired', continuation };
+    return error.reason === 'expired' ? { kind: 'refused', reason: 'expired', continuation } : refused(db, connection, error.reason, continuation, input.ip, user.email);
   }
+  if (resolution.kind !== 'account') return { kind: 'refused', reason: 'expired', continuation };
   return continueAfterAccount(db, row, connection, continuation, user, assertion, true);
 }

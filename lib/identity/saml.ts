@@ -92,7 +92,8 @@ function amrOfContext(classRef: string | undefined): string[] {
   if (/:(Password|PasswordProtectedTransport)$/.test(classRef)) return ['pwd'];
   if (/:(MobileTwoFactorContract|MobileTwoFactorUnregistered|TimeSyncToken)$/.test(classRef)) return ['otp', 'mfa'];
   if (/:(X509|Smartcard|SmartcardPKI)$/.test(classRef)) return ['sc'];
-  if (/multifactor|mfa/i.test(classRef)) return ['mfa'];
+  // Microsoft Entra ID's class for a sign-in that used several factors.
+  if (classRef === 'http://schemas.microsoft.com/claims/multipleauthn') return ['mfa'];
   return [];
 }
 
@@ -104,13 +105,15 @@ function amrOfContext(classRef: string | undefined): string[] {
 export async function acceptSamlResponse(db: Queryable, deps: FederationDeps, input: { connectionId: string; samlResponse: string; relayState: string; ip: string }): Promise<'accepted' | 'expired' | 'invalid_response'> {
   if (input.samlResponse.length > 512 * 1024 || input.relayState.length > 100) return 'invalid_response';
   const connection = await findConnection(db, input.connectionId);
-  if (!connection || connection.kind !== 'saml' || !connection.enabled) return 'expired';
+  if (!connection || connection.kind !== 'saml') return 'expired';
   const [row] = await db
     .select()
     .from(federatedSignIns)
     .where(and(eq(federatedSignIns.tokenHash, sha256(input.relayState)), eq(federatedSignIns.connectionId, connection.id), eq(federatedSignIns.stage, 'started'), eq(federatedSignIns.attempts, 0), gt(federatedSignIns.expiresAt, sql`now()`)))
     .limit(1);
   if (!row?.requestId) return 'expired';
+  // A connection that is off signs nobody in; an owner may still test it.
+  if (!connection.enabled && (row.continuation as { surface?: string }).surface !== 'test') return 'expired';
   const invalid = async () => {
     await refused(db, connection, 'invalid_response', row.continuation as unknown as FederationContinuation, input.ip);
     return 'invalid_response' as const;
@@ -121,7 +124,8 @@ export async function acceptSamlResponse(db: Queryable, deps: FederationDeps, in
   } catch {
     return invalid();
   }
-  if (!profile?.nameID) return invalid();
+  // The subject must stay the same from one sign-in to the next: a transient NameID would make a new person each time.
+  if (!profile?.nameID || profile.nameIDFormat === 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient') return invalid();
   const acs = samlAcsUrl(deps.issuer, connection.id);
   const responseXml = profile.getSamlResponseXml?.() ?? '';
   const destination = /<(?:\w+:)?Response\b[^>]*\sDestination="([^"]*)"/.exec(responseXml)?.[1];
@@ -168,11 +172,12 @@ export async function finishSamlSignIn(db: Database, cookieToken: string | undef
   if (!cookieToken) return { kind: 'refused', reason: 'expired' };
   const [row] = await db
     .update(federatedSignIns)
-    .set({ stage: 'started', attempts: 2 })
+    .set({ stage: 'started', attempts: 1 })
     .where(and(eq(federatedSignIns.tokenHash, sha256(cookieToken)), eq(federatedSignIns.stage, 'asserted'), gt(federatedSignIns.expiresAt, sql`now()`)))
     .returning();
   if (!row) return { kind: 'refused', reason: 'expired' };
   const connection = await findConnection(db, row.connectionId);
-  if (!connection?.enabled) return { kind: 'refused', reason: 'connection_disabled' };
+  const continuation = row.continuation as unknown as FederationContinuation;
+  if (!connection || (!connection.enabled && continuation.surface !== 'test')) return { kind: 'refused', reason: 'connection_disabled', continuation };
   return signInWithAssertion(db, row, connection, row.assertion as unknown as FederatedAssertion, ip);
 }

@@ -10,12 +10,12 @@
 // may belong to other organizations. Groups are teams (scim_groups marks those the directory manages).
 import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, count, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
-import { addMember, countOwners, findMembershipRole, removeMember } from '../accounts/memberships';
+import { addMember, countOwners, findMembershipRole, lockOrganization, removeMember } from '../accounts/memberships';
 import type { OrgOperationContext } from '../accounts/org-operation';
 import { createUser, findUserByEmail, findUserById, normalizeEmail, type User } from '../accounts/users';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
 import { postgresErrorCode, type Database, type Queryable, type Transaction } from '../db/client';
-import { identityConnections, orgDomains, scimGroups, scimTokens, scimUsers, teamMembers, teams, users } from '../db/schema';
+import { identityConnections, memberships, orgDomains, scimGroups, scimTokens, scimUsers, teamMembers, teams, users } from '../db/schema';
 import { isUuid } from '../util/uuid';
 import { domainOfEmail } from './connections';
 
@@ -139,7 +139,11 @@ export function parseEqFilter(filter: string | null, attributes: readonly string
   const match = /^\s*([A-Za-z][A-Za-z0-9.]*)\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$/i.exec(filter);
   const attribute = match ? attributes.find((name) => name.toLowerCase() === match[1]!.toLowerCase()) : undefined;
   if (!match || !attribute) throw new ScimRefusal(400, `Only these filters are supported: ${attributes.map((name) => `${name} eq "…"`).join(', ')}.`, 'invalidFilter');
-  return { attribute, value: JSON.parse(`"${match[2]}"`) as string };
+  try {
+    return { attribute, value: JSON.parse(`"${match[2]}"`) as string };
+  } catch {
+    throw new ScimRefusal(400, 'The filter\'s value is not a valid quoted string.', 'invalidFilter');
+  }
 }
 
 function scimUsersQuery(db: Queryable, where: SQL | undefined) {
@@ -271,7 +275,7 @@ export async function createScimUser(ctx: ScimContext, body: Record<string, unkn
       user = await createUser(tx, { email: fields.email, name: fields.name, passwordHash: null, emailVerified: true });
     }
     await tx.insert(scimUsers).values({ orgId: ctx.orgId, userId: user.id, userName: fields.userName, externalId: fields.externalId, active: fields.active, createdByProvisioning: created });
-    if (fields.active && !(await findMembershipRole(tx, ctx.orgId, user.id))) await addMember(tx, { orgId: ctx.orgId, userId: user.id, role: await provisionedRole(tx, ctx.orgId, fields.email) });
+    if (fields.active) await startMembership(tx, ctx, user, fields.email);
     await audit(tx, ctx, { action: 'scim.user_created', subject: { type: 'person', id: user.id, label: user.email }, details: { userName: fields.userName, accountCreated: created, active: fields.active } });
     return userResource(ctx, await scimUserOf(tx, ctx.orgId, user.id));
   });
@@ -287,7 +291,15 @@ async function applyUser(tx: Transaction, ctx: ScimContext, current: ScimUserRow
   }
   const user = await findUserById(tx, current.userId);
   if (!user) throw new ScimRefusal(404, `No User ${current.userId}.`);
-  await tx.update(users).set({ name: next.name, email: next.email }).where(eq(users.id, user.id));
+  // The account's own name and address are the directory's to change only while the account belongs to this
+  // organization alone: a person who is also a member elsewhere keeps theirs (the User still says what the directory sent).
+  const [elsewhere] = await tx
+    .select({ orgId: memberships.orgId })
+    .from(memberships)
+    .where(and(eq(memberships.userId, user.id), sql`${memberships.orgId} <> ${ctx.orgId}`))
+    .limit(1);
+  if (elsewhere && next.email !== current.email) throw new ScimRefusal(400, 'This person belongs to other organizations too: their address is theirs to change, not the directory\'s.', 'mutability');
+  if (!elsewhere) await tx.update(users).set({ name: next.name, email: next.email }).where(eq(users.id, user.id));
   await tx
     .update(scimUsers)
     .set({ userName: next.userName, externalId: next.externalId, active: next.active, updatedAt: sql`now()` })
@@ -299,7 +311,7 @@ async function applyUser(tx: Transaction, ctx: ScimContext, current: ScimUserRow
     Object.assign(details, await endMembership(tx, ctx, user));
   } else if (!current.active && next.active) {
     action = 'scim.user_reactivated';
-    if (!(await findMembershipRole(tx, ctx.orgId, user.id))) await addMember(tx, { orgId: ctx.orgId, userId: user.id, role: await provisionedRole(tx, ctx.orgId, next.email) });
+    await startMembership(tx, ctx, user, next.email);
   }
   await audit(tx, ctx, { action, subject: { type: 'person', id: user.id, label: next.email }, details });
   return scimUserOf(tx, ctx.orgId, user.id);
@@ -310,11 +322,24 @@ async function applyUser(tx: Transaction, ctx: ScimContext, current: ScimUserRow
  * to the apps) — refused for the organization's only owner, which would leave it without one.
  */
 async function endMembership(tx: Transaction, ctx: ScimContext, user: User) {
+  // The last-owner rule holds under concurrent changes from every door (the console takes the same lock).
+  await lockOrganization(tx, ctx.orgId);
   const role = await findMembershipRole(tx, ctx.orgId, user.id);
   if (!role) return { wasMember: false };
   if (role === 'owner' && (await countOwners(tx, ctx.orgId)) <= 1) throw new ScimRefusal(409, "The organization's only owner cannot be deactivated by provisioning.", 'mutability');
   const ended = await removeMember(tx, ctx.orgId, user.id);
-  return { wasMember: true, role, grantsRevoked: ended.grantsRevoked, teamsLeft: ended.teamsLeft, agentsLeft: ended.agentsLeft };
+  const details = { role, grantsRevoked: ended.grantsRevoked, teamsLeft: ended.teamsLeft, agentsLeft: ended.agentsLeft };
+  // In the organization's vocabulary too: its webhooks hear member.removed, whoever removed the person.
+  await audit(tx, ctx, { action: 'member.removed', subject: { type: 'person', id: user.id, label: user.email }, details: { ...details, via: 'scim' } });
+  return { wasMember: true, ...details };
+}
+
+/** Makes the person a member (if not one), said as member.added (its webhooks hear it) with how. */
+async function startMembership(tx: Transaction, ctx: ScimContext, user: User, email: string): Promise<void> {
+  if (await findMembershipRole(tx, ctx.orgId, user.id)) return;
+  const role = await provisionedRole(tx, ctx.orgId, email);
+  await addMember(tx, { orgId: ctx.orgId, userId: user.id, role });
+  await audit(tx, ctx, { action: 'member.added', subject: { type: 'person', id: user.id, label: user.email }, details: { role, via: 'scim' } });
 }
 
 /** PUT /Users/{id} (RFC 7644 §3.5.1): the whole resource replaced. */

@@ -3,7 +3,7 @@
 // account and the membership, later ones find it by `iss` + `sub` (not by the address); an existing account links
 // only after its password; addresses outside the verified domains, a forged issuer, another browser's state, a
 // replayed callback and a disabled connection are refused.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createOrganization, type Organization } from '../../lib/accounts/organizations';
@@ -12,11 +12,12 @@ import { addMember, findMembershipRole } from '../../lib/accounts/memberships';
 import { hashPassword } from '../../lib/accounts/passwords';
 import { createTeam } from '../../lib/accounts/teams';
 import { createUser, findUserByEmail, type User } from '../../lib/accounts/users';
-import { auditEvents, externalIdentities, identityConnections, orgDomains, organizations, teamMembers, users } from '../../lib/db/schema';
-import { createOidcConnection, probeOidcIssuer, setConnectionEnabled, updateConnection, type IdentityConnection } from '../../lib/identity/connections';
+import { auditEvents, externalIdentities, identityConnections, orgDomains, organizations, scimUsers, teamMembers, totpFactors, users } from '../../lib/db/schema';
+import { connectionForEmail, createOidcConnection, probeOidcIssuer, setConnectionEnabled, updateConnection, type IdentityConnection } from '../../lib/identity/connections';
 import {
   beginFederatedSignIn,
   completeOidcCallback,
+  connectionTestResultOf,
   federationCallbackUrl,
   linkAfterProof,
   type FederationContinuation,
@@ -71,8 +72,25 @@ describe('enterprise OpenID Connect connections', () => {
       ),
     );
     connection = await asOwner(({ tx, audit }) =>
-      updateConnection({ tx, audit, orgId: org.id }, deps, connection.id, { name: 'Company SSO', defaultRole: 'member', emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', domainIds: [domain!.id], groupTeams: { 'eng-all': 'Engineering' } }),
+      updateConnection({ tx, audit, orgId: org.id }, deps, connection.id, { name: 'Company SSO', defaultRole: 'member', emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', domainIds: [domain!.id], groupTeams: { 'eng-all': 'Engineering', ...(JSON.parse('{"__proto__": "Engineering"}') as Record<string, string>) } }),
     );
+  });
+
+  it('starts off: nobody is sent to it, nobody signs in through it, but its owner can test it; then it is turned on', async () => {
+    expect(connection.enabled).toBe(false);
+    expect(await connectionForEmail(database.db, 'someone@company.test', {})).toBeUndefined();
+    idp.person = { sub: 'emp-off', email: 'off@company.test', email_verified: true };
+    expect((await signIn()).outcome).toMatchObject({ kind: 'refused', reason: 'connection_disabled' });
+    const test = await signIn({ continuation: { surface: 'test', orgId: org.id, orgSlug: org.slug, userId: owner.id } });
+    expect(test.outcome).toMatchObject({ kind: 'test', connectionId: connection.id });
+    expect(await connectionTestResultOf(database.db, test.token, { userId: owner.id, orgId: org.id })).toMatchObject({ account: 'new', emailAtConnectionDomain: true, assertion: { email: 'off@company.test' } });
+    // Another owner's browser, or another organization, sees nothing of it.
+    expect(await connectionTestResultOf(database.db, test.token, { userId: randomUUID(), orgId: org.id })).toBeUndefined();
+    expect(await findUserByEmail(database.db, 'off@company.test')).toBeUndefined();
+    connection = await asOwner(({ tx, audit }) => setConnectionEnabled({ tx, audit, orgId: org.id }, connection.id, true));
+    expect((await connectionForEmail(database.db, 'Someone@COMPANY.test', {}))?.id).toBe(connection.id);
+    expect(await connectionForEmail(database.db, 'someone@company.test', { orgId: randomUUID() })).toBeUndefined();
+    expect(await connectionForEmail(database.db, 'someone@unproved.test', {})).toBeUndefined();
   });
   afterAll(async () => {
     await idp?.close();
@@ -108,10 +126,10 @@ describe('enterprise OpenID Connect connections', () => {
     expect(linked).toMatchObject([{ issuer: idp.issuer, subject: 'emp-100', connectionId: connection.id }]);
     expect(await database.db.select().from(teamMembers).where(and(eq(teamMembers.userId, outcome.user.id), eq(teamMembers.teamId, engineering)))).toHaveLength(1);
     const actions = (await database.db.select().from(auditEvents).where(eq(auditEvents.subjectId, outcome.user.id))).map((event) => event.action);
-    expect(actions).toEqual(expect.arrayContaining(['identity.account_created', 'identity.member_joined']));
+    expect(actions).toEqual(expect.arrayContaining(['identity.account_created', 'member.added']));
 
-    // The group left at the IdP: the mapped team is left too.
-    idp.person = { ...idp.person, groups: [] };
+    // The group left at the IdP: the mapped team is left too (a group named like an Object property maps to nothing).
+    idp.person = { ...idp.person, groups: ['constructor', 'toString'] };
     const again = await signIn();
     expect(again.outcome).toMatchObject({ kind: 'signed_in', user: { id: outcome.user.id } });
     expect(await database.db.select().from(teamMembers).where(and(eq(teamMembers.userId, outcome.user.id), eq(teamMembers.teamId, engineering)))).toHaveLength(0);
@@ -153,6 +171,21 @@ describe('enterprise OpenID Connect connections', () => {
     const tries = await Promise.all(Array.from({ length: 8 }, () => linkAfterProof(database.db, { cookieToken: guessed.token, ip: '192.0.2.7', check: async () => false })));
     expect(tries.filter((attempt) => attempt.kind === 'wrong')).toHaveLength(5);
     expect(await linkAfterProof(database.db, { cookieToken: guessed.token, ip: '192.0.2.7', check: async () => true })).toMatchObject({ kind: 'refused', reason: 'expired' });
+  });
+
+  it('makes and links no account for an address the IdP does not vouch for (email_verified false)', async () => {
+    idp.person = { sub: 'emp-unverified', email: 'unverified@company.test', email_verified: false };
+    expect((await signIn()).outcome).toMatchObject({ kind: 'refused', reason: 'email_unverified' });
+    expect(await findUserByEmail(database.db, 'unverified@company.test')).toBeUndefined();
+    // A provisioned, unused account at that address is not taken either (nOAuth): only its own password would link it.
+    const provisioned = await createUser(database.db, { email: 'colleague@company.test', name: 'Colleague', passwordHash: null, emailVerified: true });
+    await database.db.insert(scimUsers).values({ orgId: org.id, userId: provisioned.id, userName: provisioned.email, createdByProvisioning: true });
+    idp.person = { sub: 'emp-impostor', email: 'colleague@company.test', email_verified: false };
+    expect((await signIn()).outcome).toMatchObject({ kind: 'refused', reason: 'email_unverified' });
+    expect(await database.db.select().from(externalIdentities).where(eq(externalIdentities.userId, provisioned.id))).toHaveLength(0);
+    // Vouched for, the provisioned account links at once.
+    idp.person = { sub: 'emp-colleague', email: 'colleague@company.test', email_verified: true };
+    expect((await signIn()).outcome).toMatchObject({ kind: 'signed_in', user: { id: provisioned.id } });
   });
 
   it('refuses an address outside the verified domains, and a missing one', async () => {
@@ -209,7 +242,11 @@ describe('enterprise OpenID Connect connections', () => {
       expect(single.outcome.kind).toBe('enroll');
       if (single.outcome.kind === 'enroll') expect(single.outcome.continuation.firstFactor).toEqual(['fed', 'pwd']);
       idp.person = { ...idp.person, amr: ['pwd', 'otp', 'mfa'] };
-      expect((await signIn({ continuation: app() })).outcome).toMatchObject({ kind: 'signed_in', amr: ['fed', 'pwd', 'otp', 'mfa'], acr: 'urn:portico:acr:mfa' });
+      const vouched = await signIn({ continuation: app() });
+      expect(vouched.outcome).toMatchObject({ kind: 'signed_in', amr: ['fed', 'pwd', 'otp', 'mfa'], acr: 'urn:portico:acr:mfa' });
+      // An account with a second factor of its own uses it, whatever the IdP asserted.
+      await database.db.insert(totpFactors).values({ userId: (vouched.outcome as { user: User }).user.id, secretEncrypted: 'x', confirmedAt: new Date() });
+      expect((await signIn({ continuation: app() })).outcome).toMatchObject({ kind: 'second_factor', continuation: { firstFactor: ['fed', 'pwd', 'otp', 'mfa'] } });
     } finally {
       await database.db.update(organizations).set({ secondFactorPolicy: 'none' }).where(eq(organizations.id, org.id));
     }

@@ -11,7 +11,7 @@ import { CommandRefusal, runOrgOperation } from '../../lib/accounts/org-operatio
 import { addMember, findMembershipRole } from '../../lib/accounts/memberships';
 import { createUser, findUserByEmail, type User } from '../../lib/accounts/users';
 import { externalIdentities, orgDomains } from '../../lib/db/schema';
-import { createSamlConnection, type IdentityConnection } from '../../lib/identity/connections';
+import { createSamlConnection, setConnectionEnabled, type IdentityConnection } from '../../lib/identity/connections';
 import { beginFederatedSignIn, type FederationDeps } from '../../lib/identity/federation';
 import { acceptSamlResponse, finishSamlSignIn, samlAcsUrl, samlEntityId, samlMetadata } from '../../lib/identity/saml';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
@@ -67,6 +67,7 @@ describe('SAML 2.0 connections', () => {
         { allowHttp: false },
       ),
     );
+    connection = await asOwner(({ tx, audit }) => setConnectionEnabled({ tx, audit, orgId: org.id }, connection.id, true));
   });
   afterAll(async () => {
     await database?.close();
@@ -105,12 +106,13 @@ describe('SAML 2.0 connections', () => {
       ['another destination', () => ({ destination: 'https://other-sp.example/acs', nameId: 'x-dest', attributes: { email: 'x5@saml-company.test' } })],
       ['expired', () => ({ notBefore: new Date('2020-01-01T00:00:00Z'), notOnOrAfter: new Date('2020-01-01T00:05:00Z'), nameId: 'x-old', attributes: { email: 'x6@saml-company.test' } })],
       ['another sign-in', () => ({ inResponseTo: '_someone-elses-request', nameId: 'x-irt', attributes: { email: 'x7@saml-company.test' } })],
+      ['a transient NameID', () => ({ nameIdFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient', nameId: '_t1', attributes: { email: 'x8@saml-company.test' } })],
     ];
     for (const [why, change] of refusals) {
       const { accepted } = await signIn(change);
       expect(accepted, why).toBe('invalid_response');
     }
-    for (let index = 1; index <= 7; index += 1) expect(await findUserByEmail(database.db, `x${index}@saml-company.test`)).toBeUndefined();
+    for (let index = 1; index <= 8; index += 1) expect(await findUserByEmail(database.db, `x${index}@saml-company.test`)).toBeUndefined();
   });
 
   it('accepts an assertion ID once, even for another sign-in; the same Response posted twice once', async () => {

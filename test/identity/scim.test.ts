@@ -84,6 +84,7 @@ describe('SCIM 2.0 provisioning', () => {
     expect(await scim('POST', 'Users', { schemas: [USER], userName: 'victim@gmail.test' })).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
     expect(await scim('POST', 'Users', '{"userName": ')).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
     expect(await scim('GET', `Users?filter=${encodeURIComponent('name.familyName co "J"')}`)).toMatchObject({ status: 400, body: { scimType: 'invalidFilter' } });
+    expect(await scim('GET', `Users?filter=${encodeURIComponent('userName eq "a\\x"')}`)).toMatchObject({ status: 400, body: { scimType: 'invalidFilter' } });
     expect((await scim('GET', `Users/${randomBytes(4).toString('hex')}`)).status).toBe(404);
   });
 
@@ -120,7 +121,7 @@ describe('SCIM 2.0 provisioning', () => {
     expect(reactivated.body).toMatchObject({ active: true });
     expect(await findMembershipRole(suite.database.db, app.orgId, id)).toBe('member');
     const actions = (await suite.database.db.select({ action: auditEvents.action }).from(auditEvents).where(eq(auditEvents.subjectId, id))).map((event) => event.action);
-    expect(actions).toEqual(expect.arrayContaining(['scim.user_created', 'scim.user_deactivated', 'scim.user_reactivated']));
+    expect(actions).toEqual(expect.arrayContaining(['scim.user_created', 'member.added', 'scim.user_deactivated', 'member.removed', 'scim.user_reactivated']));
   });
 
   it('replaces (PUT) and deletes a User; the only owner cannot be deactivated', async () => {

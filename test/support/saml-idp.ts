@@ -42,6 +42,7 @@ export interface SamlResponseInput {
   acs: string;
   audience: string;
   nameId: string;
+  nameIdFormat?: string;
   attributes?: Record<string, string | string[]>;
   authnContext?: string;
   /** Defaults: a fresh ID; valid from a minute ago for five minutes. */
@@ -71,7 +72,7 @@ export function samlResponse(input: SamlResponseInput): string {
     `<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>` +
     `<saml:Assertion ID="${assertionId}" Version="2.0" IssueInstant="${now.toISOString()}">` +
     `<saml:Issuer>${escapeXml(input.idpEntityId)}</saml:Issuer>` +
-    `<saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:2.0:nameid-format:persistent">${escapeXml(input.nameId)}</saml:NameID>` +
+    `<saml:Subject><saml:NameID Format="${escapeXml(input.nameIdFormat ?? 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent')}">${escapeXml(input.nameId)}</saml:NameID>` +
     `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData InResponseTo="${escapeXml(input.inResponseTo)}" NotOnOrAfter="${notOnOrAfter}" Recipient="${escapeXml(input.recipient ?? input.acs)}"/></saml:SubjectConfirmation></saml:Subject>` +
     `<saml:Conditions NotBefore="${notBefore}" NotOnOrAfter="${notOnOrAfter}"><saml:AudienceRestriction><saml:Audience>${escapeXml(input.audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions>` +
     `<saml:AuthnStatement AuthnInstant="${now.toISOString()}" SessionIndex="_s${randomBytes(8).toString('hex')}"><saml:AuthnContext><saml:AuthnContextClassRef>${escapeXml(input.authnContext ?? 'urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport')}</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>` +

@@ -43,7 +43,7 @@ export async function POST(request: Request): Promise<Response> {
   }
   // The address first (home realm discovery): to the company's identity provider, or back for the password.
   if (form?.get('step') === 'email' && !password) {
-    if (!email || email.length > 320) return seeOther('/central?error=invalid_request');
+    if (typeof email !== 'string' || !email || email.length > 320) return seeOther('/central?error=invalid_request');
     const federated = await federatedStart(email, { surface: 'central', next: back, events: { surface: 'central', ip } }, '/central?step=password');
     return federated ?? seeOther(`/central?step=password${back === '/central' ? '' : `&next=${encodeURIComponent(back)}`}`, keepTypedEmail('/central', email, runtime().env.issuerIsHttps));
   }

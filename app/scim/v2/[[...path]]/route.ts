@@ -6,8 +6,12 @@ import { db, runtime } from '@/lib/runtime';
 export const dynamic = 'force-dynamic';
 
 async function handle(request: Request, { params }: { params: Promise<{ path?: string[] }> }): Promise<Response> {
-  const path = ((await params).path ?? []).map((segment) => decodeURIComponent(segment));
-  return handleScimRequest(db(), request, { issuer: runtime().env.PORTICO_ISSUER, path, ip: clientIpFromHeaders(request.headers) });
+  // Next.js gives the segments decoded already.
+  const path = (await params).path ?? [];
+  const response = await handleScimRequest(db(), request, { issuer: runtime().env.PORTICO_ISSUER, path, ip: clientIpFromHeaders(request.headers) });
+  // A change may have queued logout tokens (a deactivation) or webhook deliveries: they go now.
+  if (request.method !== 'GET' && response.ok) runtime().outbox.kick();
+  return response;
 }
 
 export const GET = handle;

@@ -20,9 +20,9 @@ export async function POST(request: Request): Promise<Response> {
   const outcome = await linkAfterProof(db(), {
     cookieToken: federationTokenFromCookies(request.headers.get('cookie')),
     ip,
-    check: async (user) => {
+    check: async (user, surface) => {
       const checked = await throttledPasswordCheck(db(), user.email, password, ip);
-      if (!checked.ok) await recordSignInRefusal(db(), { surface: 'app', ip }, user.email, checked);
+      if (!checked.ok) await recordSignInRefusal(db(), { surface, ip }, user.email, checked);
       return checked.ok && checked.user.id === user.id;
     },
   });

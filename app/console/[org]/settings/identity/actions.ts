@@ -119,11 +119,13 @@ export const updateConnectionAction = orgAction(
       groupTeams,
       clientId: z.string().max(400).optional(),
       clientSecret: z.string().max(1200).optional(),
+      ssoUrl: z.string().max(600).optional(),
+      certificates: z.string().max(40_000).optional(),
     }),
   },
   async ({ tx, input, access, audit }) => {
     try {
-      const updated = await updateConnection({ tx, audit, orgId: access.org.id }, runtime(), input.connectionId, input);
+      const updated = await updateConnection({ tx, audit, orgId: access.org.id }, runtime(), input.connectionId, input, { allowHttp: runtime().env.outboundAllowLoopback });
       return { status: 'ok', message: (await getT('console.identity'))('connections.updated', { name: updated.name }) };
     } catch (error) {
       nextToField(error, CONNECTION_FIELDS);

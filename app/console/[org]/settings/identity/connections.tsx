@@ -59,7 +59,9 @@ export async function ConnectionsSection({ org, issuer, connections, domains, te
   const teamName = (id: string) => teams.find((team) => team.id === id)?.name ?? '?';
   return (
     <Section id="connections" title={t('connections.title')}>
-      <p className="mb-4 max-w-3xl text-sm text-slate-600">{t('connections.intro')}</p>
+      <p className="mb-4 max-w-3xl text-sm text-slate-600">
+        {t('connections.intro')} {t('connections.startsOff')}
+      </p>
       {connections.length === 0 ? <EmptyState title={t('connections.empty')} /> : null}
       <ul className="grid gap-4" data-testid="connections">
         {connections.map((connection) => (
@@ -140,7 +142,12 @@ export async function ConnectionsSection({ org, issuer, connections, domains, te
                       <Field id={`edit-${connection.id}-clientId`} label={t('connections.fields.clientId')} name="clientId" defaultValue={connection.oidcClientId ?? ''} required maxLength={300} />
                       <Field id={`edit-${connection.id}-clientSecret`} label={t('connections.fields.newClientSecret')} name="clientSecret" type="password" autoComplete="off" maxLength={1000} hint={t('connections.fields.newClientSecretHint')} />
                     </>
-                  ) : null}
+                  ) : (
+                    <>
+                      <Field id={`edit-${connection.id}-ssoUrl`} label={t('connections.fields.ssoUrl')} name="ssoUrl" defaultValue={connection.samlSsoUrl ?? ''} required maxLength={500} />
+                      <TextArea id={`edit-${connection.id}-certificates`} label={t('connections.fields.newCertificates')} name="certificates" rows={4} maxLength={40000} hint={t('connections.fields.newCertificatesHint')} />
+                    </>
+                  )}
                   <RoleAndClaims t={t} connection={connection} idPrefix={`edit-${connection.id}`} />
                   <DomainChoices t={t} domains={domains} chosen={connection.domains.map((domain) => domain.id)} connectionId={connection.id} idPrefix={`edit-${connection.id}`} />
                   <TextArea

@@ -182,6 +182,14 @@ async function tieDomains(tx: Queryable, orgId: string, connectionId: string, do
   return tied.map((row) => row.domain).sort();
 }
 
+/** One new connection at a time per organization: refused past the limit, or when another has the name. */
+async function refuseUnlessRoomFor(ctx: Context, name: string): Promise<void> {
+  await ctx.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:identity-connections:${ctx.orgId}`}))`);
+  const existing = await ctx.tx.select({ name: identityConnections.name }).from(identityConnections).where(eq(identityConnections.orgId, ctx.orgId));
+  if (existing.length >= MAX_CONNECTIONS_PER_ORG) throw new CommandRefusal(409, localized('refusals.connections.tooMany', { max: MAX_CONNECTIONS_PER_ORG }), 'name');
+  if (existing.some((row) => row.name.toLowerCase() === name.toLowerCase())) throw new CommandRefusal(409, localized('refusals.connections.nameTaken', { name }), 'name');
+}
+
 /** Makes an OpenID Connect connection (the issuer was probed before the transaction); its secret is sealed at rest. */
 export async function createOidcConnection(ctx: Context, deps: Pick<ConnectionDeps, 'atRestKey'>, input: OidcConnectionFields & { domainIds: readonly string[] }, probe: IssuerProbe): Promise<IdentityConnection> {
   const name = checkedName(input.name);
@@ -189,10 +197,7 @@ export async function createOidcConnection(ctx: Context, deps: Pick<ConnectionDe
   if (!clientId || clientId.length > 300) throw new CommandRefusal(400, localized('refusals.connections.invalidClientId'), 'clientId');
   if (!input.clientSecret || input.clientSecret.length > 1000) throw new CommandRefusal(400, localized('refusals.connections.clientSecretRequired'), 'clientSecret');
   const mapping = checkedMapping(input);
-  await ctx.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:identity-connections:${ctx.orgId}`}))`);
-  const existing = await ctx.tx.select({ id: identityConnections.id, name: identityConnections.name }).from(identityConnections).where(eq(identityConnections.orgId, ctx.orgId));
-  if (existing.length >= MAX_CONNECTIONS_PER_ORG) throw new CommandRefusal(409, localized('refusals.connections.tooMany', { max: MAX_CONNECTIONS_PER_ORG }), 'name');
-  if (existing.some((row) => row.name.toLowerCase() === name.toLowerCase())) throw new CommandRefusal(409, localized('refusals.connections.nameTaken', { name }), 'name');
+  await refuseUnlessRoomFor(ctx, name);
   const [created] = await ctx.tx
     .insert(identityConnections)
     .values({
@@ -235,10 +240,7 @@ export async function createSamlConnection(ctx: Context, input: SamlConnectionFi
   const certificates = parseCertificates(input.certificates);
   if (!certificates) throw new CommandRefusal(400, localized('refusals.connections.invalidCertificate'), 'certificates');
   const mapping = checkedMapping(input);
-  await ctx.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:identity-connections:${ctx.orgId}`}))`);
-  const existing = await ctx.tx.select({ id: identityConnections.id, name: identityConnections.name }).from(identityConnections).where(eq(identityConnections.orgId, ctx.orgId));
-  if (existing.length >= MAX_CONNECTIONS_PER_ORG) throw new CommandRefusal(409, localized('refusals.connections.tooMany', { max: MAX_CONNECTIONS_PER_ORG }), 'name');
-  if (existing.some((row) => row.name.toLowerCase() === name.toLowerCase())) throw new CommandRefusal(409, localized('refusals.connections.nameTaken', { name }), 'name');
+  await refuseUnlessRoomFor(ctx, name);
   const [created] = await ctx.tx
     .insert(identityConnections)
     .values({ orgId: ctx.orgId, kind: 'saml', name, enabled: false, defaultRole: input.defaultRole, samlIdpEntityId: entityId, samlSsoUrl: ssoUrl, samlCertificates: certificates.join('\n'), ...mapping })

@@ -109,6 +109,12 @@ describe('enterprise OpenID Connect connections', () => {
     ).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(CommandRefusal);
     expect((refused as CommandRefusal).code).toBe('domains');
+    // Names are one per organization, whatever their case.
+    const probe = await probeOidcIssuer(deps.outbound, idp.issuer);
+    const again = await asOwner(({ tx, audit }) =>
+      createOidcConnection({ tx, audit, orgId: org.id }, deps, { name: 'company sso', issuer: idp.issuer, clientId: 'x', clientSecret: 'y', defaultRole: 'member', emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', domainIds: [] }, probe),
+    ).catch((error: unknown) => error);
+    expect(again).toMatchObject({ status: 409, code: 'name' });
   });
 
   it('makes the account and the membership at the first sign-in, with the address verified, fed in amr and the mapped team', async () => {

@@ -525,7 +525,7 @@ async function continueAfterAccount(
   if (signIn.surface === 'app') {
     const [done] = await db
       .update(federatedSignIns)
-      .set({ stage: 'done', userId: user.id, assertion: { amr, acr } })
+      .set({ stage: 'done', userId: user.id, assertion: { amr, acr }, continuation: { ...continuation, signIn: { ...signIn, events } } as unknown as Record<string, unknown> })
       .where(eq(federatedSignIns.tokenHash, row.tokenHash))
       .returning({ tokenHash: federatedSignIns.tokenHash });
     return done ? { kind: 'finish_app', uid: signIn.uid } : { kind: 'refused', reason: 'expired', continuation };

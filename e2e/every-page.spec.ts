@@ -176,11 +176,11 @@ for (const language of supportedLocales()) {
       await row.getByRole('button', { name: identity('domains.check') }).click();
       await expect(row.getByTestId('domain-failure')).toBeVisible();
       await check(page, testInfo, '/console/[org]/settings/identity', `${org}/settings/identity`);
-      // A connection's test result page, with no test run in this browser (its result: enterprise-identity.spec.ts).
-      await check(page, testInfo, '/console/[org]/settings/identity/test', `${org}/settings/identity/test`);
       await row.getByRole('button', { name: identity('domains.remove') }).click();
       await page.getByRole('button', { name: identity('domains.removeConfirmLabel') }).click();
       await expect(row).toHaveCount(0);
+      // A connection's test result page, with no test run in this browser (its result: enterprise-identity.spec.ts).
+      await check(page, testInfo, '/console/[org]/settings/identity/test', `${org}/settings/identity/test`);
     });
 
     test('no page is left out', () => {

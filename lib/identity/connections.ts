@@ -338,6 +338,9 @@ export async function deleteConnection(ctx: Context, connectionId: string): Prom
   return connection;
 }
 
+/** A domain (joined with its connection) that signs people in: verified, tied to a connection that is on. */
+const signsIn = and(isNotNull(orgDomains.verifiedAt), eq(identityConnections.enabled, true));
+
 /** The domain part of an address, normalized, or undefined. */
 export function domainOfEmail(email: string): string | undefined {
   const at = email.lastIndexOf('@');
@@ -356,14 +359,7 @@ export async function connectionForEmail(db: Queryable, email: string, scope: { 
     .select({ connection: identityConnections })
     .from(orgDomains)
     .innerJoin(identityConnections, eq(identityConnections.id, orgDomains.connectionId))
-    .where(
-      and(
-        eq(orgDomains.domain, domain),
-        isNotNull(orgDomains.verifiedAt),
-        eq(identityConnections.enabled, true),
-        scope.orgId ? eq(orgDomains.orgId, scope.orgId) : sql`true`,
-      ),
-    )
+    .where(and(signsIn, eq(orgDomains.domain, domain), scope.orgId ? eq(orgDomains.orgId, scope.orgId) : undefined))
     .limit(1);
   return row?.connection;
 }
@@ -374,7 +370,7 @@ export async function hasEnabledConnection(db: Queryable, orgId: string | null |
     .select({ id: orgDomains.id })
     .from(orgDomains)
     .innerJoin(identityConnections, eq(identityConnections.id, orgDomains.connectionId))
-    .where(and(orgId ? eq(orgDomains.orgId, orgId) : sql`true`, isNotNull(orgDomains.verifiedAt), eq(identityConnections.enabled, true)))
+    .where(and(signsIn, orgId ? eq(orgDomains.orgId, orgId) : undefined))
     .limit(1);
   return row !== undefined;
 }

@@ -92,7 +92,9 @@ export type FederationOutcome =
   | { kind: 'test'; orgSlug: string; connectionId: string }
   | { kind: 'refused'; reason: FederationRefusal; continuation?: FederationContinuation };
 
-const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+/** How a sign-in's token is found at rest (OIDC callback, SAML ACS and finish, link, test): its SHA-256 only. */
+export const federationTokenHash = (token: string) => createHash('sha256').update(token).digest('base64url');
+const sha256 = federationTokenHash;
 
 /** The PKCE verifier and the nonce of a sign-in, derived from its token: only this installation can compute them. */
 function derived(deps: Pick<FederationDeps, 'atRestKey'>, token: string, purpose: 'pkce' | 'nonce'): string {

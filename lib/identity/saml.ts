@@ -11,13 +11,13 @@
 // The ACS is a cross-site POST: the browser sends no SameSite=Lax cookie with it. The Response is checked and kept
 // with the sign-in found by its RelayState; the browser is then sent (a top-level GET, which carries the cookie) to
 // the finish step, which continues only the sign-in that is this browser's (no login CSRF through a posted Response).
-import { createHash, randomBytes, X509Certificate } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import { SAML, ValidateInResponseTo, type Profile } from '@node-saml/node-saml';
 import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { federatedSignIns, samlAssertionIds } from '../db/schema';
 import { findConnection, type IdentityConnection } from './connections';
-import { mappedClaims, refused, signInWithAssertion, type FederatedAssertion, type FederationContinuation, type FederationDeps, type FederationOutcome } from './federation';
+import { federationTokenHash, mappedClaims, refused, signInWithAssertion, type FederatedAssertion, type FederationContinuation, type FederationDeps, type FederationOutcome } from './federation';
 
 /** Accepted clock difference with the identity provider (the library's default is none). */
 const CLOCK_SKEW_MS = 30_000;
@@ -82,8 +82,6 @@ export function samlMetadata(deps: Pick<FederationDeps, 'issuer'>, connection: I
   return serviceProvider(deps, connection).generateServiceProviderMetadata(null, null);
 }
 
-const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
-
 type Parsed = { Assertion?: { $?: Record<string, string>; Subject?: { SubjectConfirmation?: { SubjectConfirmationData?: { $?: Record<string, string> }[] }[] }[]; Conditions?: { $?: Record<string, string> }[]; AuthnStatement?: { AuthnContext?: { AuthnContextClassRef?: (string | { _?: string })[] }[] }[] } };
 
 /** RFC 8176 methods from the AuthnContextClassRef (SAML 2.0 Authentication Context classes): what can be said honestly. */
@@ -109,7 +107,7 @@ export async function acceptSamlResponse(db: Queryable, deps: FederationDeps, in
   const [row] = await db
     .select()
     .from(federatedSignIns)
-    .where(and(eq(federatedSignIns.tokenHash, sha256(input.relayState)), eq(federatedSignIns.connectionId, connection.id), eq(federatedSignIns.stage, 'started'), eq(federatedSignIns.attempts, 0), gt(federatedSignIns.expiresAt, sql`now()`)))
+    .where(and(eq(federatedSignIns.tokenHash, federationTokenHash(input.relayState)), eq(federatedSignIns.connectionId, connection.id), eq(federatedSignIns.stage, 'started'), eq(federatedSignIns.attempts, 0), gt(federatedSignIns.expiresAt, sql`now()`)))
     .limit(1);
   if (!row?.requestId) return 'expired';
   // A connection that is off signs nobody in; an owner may still test it.
@@ -173,7 +171,7 @@ export async function finishSamlSignIn(db: Database, cookieToken: string | undef
   const [row] = await db
     .update(federatedSignIns)
     .set({ stage: 'started', attempts: 1 })
-    .where(and(eq(federatedSignIns.tokenHash, sha256(cookieToken)), eq(federatedSignIns.stage, 'asserted'), gt(federatedSignIns.expiresAt, sql`now()`)))
+    .where(and(eq(federatedSignIns.tokenHash, federationTokenHash(cookieToken)), eq(federatedSignIns.stage, 'asserted'), gt(federatedSignIns.expiresAt, sql`now()`)))
     .returning();
   if (!row) return { kind: 'refused', reason: 'expired' };
   const connection = await findConnection(db, row.connectionId);

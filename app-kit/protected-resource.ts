@@ -180,8 +180,9 @@ export async function authorizeBearer(
 }
 
 /**
- * RFC 6750 §3.1 `insufficient_scope`, 403. The challenge's `scope` is what the token holds plus what is needed, so
- * that a client authorizing again (MCP authorization, step-up) keeps what it had and gains what it lacks.
+ * RFC 6750 §3.1 `insufficient_scope`, 403. The challenge's `scope` names only what this operation needs (MCP
+ * authorization 2026-07-28, runtime insufficient scope; SEP-2350): a client authorizing again asks for the union of
+ * what it already requested and this, so the server never has to echo back what the token holds.
  */
 export function insufficientScope(config: ProtectedResourceConfig, token: VerifiedAccessToken, needed: readonly string[], what: string): Response {
   const missing = needed.filter((scope) => !token.scopes.includes(scope));
@@ -191,7 +192,7 @@ export function insufficientScope(config: ProtectedResourceConfig, token: Verifi
     headers: {
       'Content-Type': 'application/json',
       'Cache-Control': 'no-store',
-      'WWW-Authenticate': bearerChallenge(config, [...new Set([...token.scopes, ...needed])], error),
+      'WWW-Authenticate': bearerChallenge(config, [...new Set(needed)], error),
     },
   });
 }

@@ -243,7 +243,8 @@ test.describe('permissions reach the example app’s tools', () => {
     expect(refused.status).toBe(403);
     const challenge = refused.headers.get('www-authenticate') ?? '';
     expect(challenge).toContain('error="insufficient_scope"');
-    expect(challenge).toContain('scope="mcp notes:delete"');
+    // Only the scope this call needs (MCP 2026-07-28): the client accumulates it with what it already holds.
+    expect(challenge).toContain('scope="notes:delete"');
 
     // The SDK answers that challenge with a refresh first, which cannot widen a consent: still refused.
     const upscoping = new Client({ name: 'permissions-e2e', version: '1.0.0' });

@@ -65,9 +65,19 @@ export class PageOAuthProvider implements OAuthClientProvider {
   spoilAccessToken() {
     if (this.saved) this.saved = { ...this.saved, access_token: 'expired.access.token' };
   }
+  /**
+   * MCP authorization 2026-07-28 (step-up): a 403 names only what the operation needs, and the client asks for the
+   * union of that and what it asked for before. The SDK (1.32) asks for the challenge's scope alone, so this
+   * provider widens the request it is handed, as a client of the revision does.
+   */
   redirectToAuthorization(authorizationUrl: URL) {
+    const asked = authorizationUrl.searchParams.get('scope')?.split(' ').filter(Boolean) ?? [];
+    const union = [...new Set([...this.requestedScopes, ...asked])];
+    if (union.length > 0) authorizationUrl.searchParams.set('scope', union.join(' '));
+    this.requestedScopes = union;
     this.pendingAuthorization = authorizationUrl;
   }
+  private requestedScopes: string[] = [];
   saveCodeVerifier(verifier: string) {
     this.verifier = verifier;
   }

@@ -8,6 +8,10 @@ import { AUTHORIZATION_DETAILS_TYPES } from '../oidc/authorization-details';
 export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
 /** RFC 8628 §3.4: the grant type of the device authorization grant's token request. */
 export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
+/** RFC 8693 §2.1: token exchange (Portico's own components; an app's client asking for an ID-JAG, lib/oidc/id-jag.ts). */
+export const TOKEN_EXCHANGE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** RFC 7523 §2.1: a JWT as the grant — here an Identity Assertion JWT Authorization Grant (lib/oidc/id-jag.ts). */
+export const JWT_BEARER_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 /** Extra metadata fields Portico attaches to every client it hands to oidc-provider (never client-settable). */
 export const PORTICO_CLIENT_FIELDS = ['portico_kind', 'portico_app_id', 'portico_org_id', 'portico_app_disabled'] as const;
@@ -76,6 +80,11 @@ export async function loadClient(db: Queryable, clientId: string, secretPlacehol
   // CIBA (lib/oidc/ciba.ts): only an app's own confidential client, only while the app turned it on, poll mode only.
   const ciba = client.kind === 'app' && client.type === 'confidential' && rows.cibaEnabled;
   if (ciba) grantTypes.push(CIBA_GRANT_TYPE);
+  // Enterprise-managed authorization: an app's own confidential client may exchange a person's ID token for an
+  // ID-JAG to an outside MCP server its organization connected; a client an admin registered for one app may present
+  // an ID-JAG from an identity provider the organization trusts. Whether it gets anything is decided there.
+  if (client.kind === 'app' && client.type === 'confidential') grantTypes.push(TOKEN_EXCHANGE_GRANT_TYPE);
+  if (client.kind === 'external') grantTypes.push(JWT_BEARER_GRANT_TYPE);
   const metadata: PorticoClientMetadata = {
     // A copy: the cached row is shared by every request of this process.
     ...structuredClone(client.metadata),

@@ -13,6 +13,7 @@ import { enqueueMail } from '../deliveries/outbox';
 import { giveUpUncollectedEvents } from '../ssf/events';
 import { mailLocaleFor } from '../i18n/recipient';
 import { notificationDigestMail } from '../mail/messages';
+import { purgeExpiredAssertionUses } from '../oidc/id-jag';
 import { decidersOf, escalationGroup, notifyAboutRequest, type NotifyDeps } from './notify';
 
 /** Deciders are reminded this long before a request expires. */
@@ -168,7 +169,8 @@ async function purgeOldLogs(db: Database, at: Date): Promise<number> {
     .delete(approvedActionUses)
     .where(sql`${approvedActionUses.tokenId} in (select token_id from ${approvedActionUses} where expires_at < ${stamp(at)} limit 500)`)
     .returning({ id: approvedActionUses.tokenId });
-  return deliveries.length + notices.length + approvals.length;
+  // A used ID-JAG is remembered while it could still be presented (lib/oidc/id-jag.ts).
+  return deliveries.length + notices.length + approvals.length + (await purgeExpiredAssertionUses(db, at));
 }
 
 /** One round of every step, at `at`. */

@@ -24,11 +24,14 @@ import { recordAuditEvent } from '../audit/events';
 import { ACCESS_TOKEN_TTL_SECONDS } from './resource-servers';
 import { appResourceScopes, resourceTokenScope } from './resource-scope';
 import { isUuid } from '../util/uuid';
+import { TOKEN_EXCHANGE_GRANT_TYPE } from '../clients/client-metadata';
 
-export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+export const TOKEN_EXCHANGE_GRANT = TOKEN_EXCHANGE_GRANT_TYPE;
 /** RFC 8693 §3: Portico's own token type for "this own-mode connection", valid only between Portico's components. */
 export const AGENT_CONNECTION_TOKEN_TYPE = 'urn:portico:params:oauth:token-type:agent-connection';
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+/** draft-ietf-oauth-identity-assertion-authz-grant §4.3: the token type of an Identity Assertion JWT Authorization Grant. */
+export const ID_JAG_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id-jag';
 export const PORTICO_INTERNAL_CLIENT_ID = 'portico-internal';
 
 /** The static client Portico's components authenticate as: its keys are Portico's own public signing keys. */
@@ -91,11 +94,22 @@ export function exchangedClaimsOf(token: object): { org: string; act?: { sub: st
   return exchangedTokenClaims.get(token);
 }
 
-export function registerAgentTokenExchange(provider: Provider, db: () => Database): void {
+/** For the other grants that build an app's access token themselves (the ID-JAG grant, lib/oidc/id-jag.ts). */
+export function noteExchangedClaims(token: object, claims: { org: string; act?: { sub: string } }): void {
+  exchangedTokenClaims.set(token, claims);
+}
+
+/**
+ * RFC 8693 token exchange. Two exchanges share the grant type: an ID token for an ID-JAG (`issueIdJag`, an app's own
+ * client, lib/oidc/id-jag.ts), told apart by requested_token_type; and an agent connection for an access token
+ * (portico-internal only), below.
+ */
+export function registerAgentTokenExchange(provider: Provider, db: () => Database, issueIdJag: (ctx: Parameters<Parameters<Provider['registerGrantType']>[1]>[0]) => Promise<void>): void {
   provider.registerGrantType(
     TOKEN_EXCHANGE_GRANT,
     async (ctx) => {
       const { client, params } = ctx.oidc;
+      if (params?.requested_token_type === ID_JAG_TOKEN_TYPE) return issueIdJag(ctx);
       // The client's registered grant types already restrict this grant to portico-internal; say it once more.
       if (!client || client.clientId !== PORTICO_INTERNAL_CLIENT_ID) throw new errors.UnauthorizedClient('only Portico itself may exchange agent connections');
       if (params?.subject_token_type !== AGENT_CONNECTION_TOKEN_TYPE) throw new errors.InvalidRequest(`subject_token_type must be ${AGENT_CONNECTION_TOKEN_TYPE}`);
@@ -157,7 +171,7 @@ export function registerAgentTokenExchange(provider: Provider, db: () => Databas
         ...(scope ? { scope } : {}),
       };
     },
-    new Set(['subject_token', 'subject_token_type', 'requested_token_type', 'resource', 'scope']),
+    new Set(['subject_token', 'subject_token_type', 'requested_token_type', 'resource', 'scope', 'audience', 'actor_token', 'actor_token_type']),
   );
 }
 

@@ -13,6 +13,7 @@ import { cimdConfiguration, cimdFetch } from './cimd';
 import { interactionPath } from './interactions';
 import { exchangedClaimsOf, porticoInternalClient, registerAgentTokenExchange } from './agent-token-exchange';
 import { publicJwksOf } from './keys';
+import { ID_JAG_GRANT_PROFILE, ID_JAG_TOKEN_TYPE, issueIdJag, registerIdJagGrant, type IdJagDeps } from './id-jag';
 import { porticoApiResource } from '../resource/portico-api';
 import {
   ACCESS_TOKEN_TTL_SECONDS,
@@ -120,7 +121,14 @@ export function createProvider(options: ProviderOptions): Provider {
     // Registration is Portico's own endpoint (abuse limits before the body is read), announced here (RFC 8414 §2).
     // ui_locales_supported (OpenID Connect Discovery §3): the languages of the sign-in card and consent, one per
     // catalog in messages/ (a request's ui_locales picks among them, lib/i18n/negotiate.ts).
-    discovery: { registration_endpoint: `${options.issuer}/oauth/register`, ui_locales_supported: [...supportedLocales()] },
+    // draft-ietf-oauth-identity-assertion-authz-grant §7: Portico accepts ID-JAGs for its apps (the jwt-bearer grant,
+    // listed in grant_types_supported by oidc-provider) and issues them (token exchange, lib/oidc/id-jag.ts).
+    discovery: {
+      registration_endpoint: `${options.issuer}/oauth/register`,
+      ui_locales_supported: [...supportedLocales()],
+      authorization_grant_profiles_supported: [ID_JAG_GRANT_PROFILE],
+      identity_chaining_requested_token_types_supported: [ID_JAG_TOKEN_TYPE],
+    },
     features: {
       devInteractions: { enabled: false },
       revocation: { enabled: true },
@@ -211,7 +219,15 @@ export function createProvider(options: ProviderOptions): Provider {
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = options.trustProxy;
   applyProviderOverrides(provider, options.db, { pollIntervalSeconds: options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS, onDeliveryQueued: options.onDeliveryQueued });
-  registerAgentTokenExchange(provider, options.db);
+  const idJag: IdJagDeps = {
+    issuer: options.issuer,
+    db: options.db,
+    signingKeys: options.keys.signingKeys,
+    publicJwks: publicJwksOf(options.keys),
+    outbound: { allowLoopback: options.outboundAllowLoopback ?? false },
+  };
+  registerAgentTokenExchange(provider, options.db, (ctx) => issueIdJag(ctx, idJag));
+  registerIdJagGrant(provider, idJag);
   limitUserCodeEntries(provider, options.db);
   announcePollInterval(provider, options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS);
   return provider;

@@ -148,9 +148,9 @@ describe('the app kit', () => {
         });
       const refused = await call('notes.delete');
       expect(refused.status).toBe(403);
-      // RFC 6750 §3.1, with what the token holds and what the tool needs, so a re-authorization keeps both.
+      // RFC 6750 §3.1 as the 2026-07-28 revision reads it: only what this tool needs (the client keeps what it had).
       expect(refused.headers.get('www-authenticate')).toBe(
-        `Bearer resource_metadata="${app.origin}/.well-known/oauth-protected-resource/api/mcp", scope="notes:read notes:delete", error="insufficient_scope", error_description="the tool notes.delete needs the scope notes:delete"`,
+        `Bearer resource_metadata="${app.origin}/.well-known/oauth-protected-resource/api/mcp", scope="notes:delete", error="insufficient_scope", error_description="the tool notes.delete needs the scope notes:delete"`,
       );
       expect(await refused.json()).toEqual({ error: 'insufficient_scope', error_description: 'the tool notes.delete needs the scope notes:delete' });
       // An mcp-only tool is refused the same way; an unknown tool is the MCP server's own error.

@@ -105,8 +105,9 @@ describe('the bearer gate', () => {
     if (!narrow.ok) {
       expect(narrow.response.status).toBe(403);
       expect(narrow.response.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
-      // What the token holds and what is needed: a client authorizing again keeps both (RFC 6750 §3.1).
-      expect(narrow.response.headers.get('www-authenticate')).toContain('scope="openid mcp"');
+      // Only what is needed (RFC 6750 §3.1; MCP 2026-07-28): the client adds it to what it already asked for.
+      expect(narrow.response.headers.get('www-authenticate')).toContain('scope="mcp"');
+      expect(narrow.response.headers.get('www-authenticate')).not.toContain('openid');
     }
     const malformed = await call('Basic dXNlcjpwYXNz');
     expect(malformed.ok).toBe(false);

@@ -29,6 +29,8 @@ export interface HarnessOptions {
   refreshTokenReuseGraceSeconds?: number;
   atRestKey?: Uint8Array;
   pollIntervalSeconds?: number;
+  /** Outbound fetches (a trusted issuer's keys, discovery) may reach loopback hosts: other test servers. */
+  outboundAllowLoopback?: boolean;
 }
 
 export async function startProviderHarness(database: TestDatabase, options: HarnessOptions = {}): Promise<Harness> {
@@ -46,6 +48,7 @@ export async function startProviderHarness(database: TestDatabase, options: Harn
     refreshTokenReuseGraceSeconds: options.refreshTokenReuseGraceSeconds ?? 5,
     atRestKey: options.atRestKey ?? randomBytes(32),
     pollIntervalSeconds: options.pollIntervalSeconds,
+    outboundAllowLoopback: options.outboundAllowLoopback,
   });
   handler = createProviderHandler(provider, { https: false });
   return {

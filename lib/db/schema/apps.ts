@@ -84,11 +84,18 @@ export const clients = pgTable(
     rotationEndsAt: timestamp('rotation_ends_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    /**
+     * The first and the latest token the client obtained (any app, or Portico's API): what the clean-up of
+     * dynamically registered clients reads (lib/clients/cleanup.ts). The latest is kept to the minute.
+     */
+    firstUsedAt: timestamp('first_used_at', { withTimezone: true }),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
   },
   (t) => [
     // Target of client_secrets' composite foreign key: a secret can only hang off a confidential client.
     unique('clients_id_type_key').on(t.id, t.type),
     index('clients_app_idx').on(t.appId),
+    index('clients_dynamic_use_idx').on(t.kind, t.lastUsedAt),
     check(
       'clients_type_exclusive',
       sql`(${t.type} = 'public' AND ${t.tokenEndpointAuthMethod} = 'none' AND ${t.secretGeneration} IS NULL)
@@ -171,6 +178,9 @@ export const clientAppLinks = pgTable(
       .references(() => organizations.id, { onDelete: 'cascade' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    /** The first and the latest token the client obtained for this app (the console's Clients page shows both). */
+    firstUsedAt: timestamp('first_used_at', { withTimezone: true }),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
   },
   (t) => [primaryKey({ columns: [t.clientId, t.appId] }), index('client_app_links_org_idx').on(t.orgId)],
 );

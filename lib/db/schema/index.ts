@@ -10,3 +10,4 @@ export * from './deliveries';
 export * from './second-factors';
 export * from './notifications';
 export * from './identity';
+export * from './enterprise-authorization';

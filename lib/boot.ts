@@ -72,6 +72,7 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
       secureCookies: env.issuerIsHttps,
       refreshTokenReuseGraceSeconds: env.PORTICO_REFRESH_REUSE_GRACE_SECONDS,
       outboundAllowLoopback: env.outboundAllowLoopback,
+      cimdHosts: { allowed: env.PORTICO_CIMD_ALLOWED_HOSTS, blocked: env.PORTICO_CIMD_BLOCKED_HOSTS },
     });
     const outbox = createOutbox(() => db, {
       mail: mailDelivery(secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir })),

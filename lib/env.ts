@@ -52,6 +52,14 @@ function isDnsServerAddress(server: string): boolean {
   return withPort !== null && isIP(withPort[1]!) === 4 && Number(withPort[2]) <= 65535;
 }
 
+/** A comma-separated list of host patterns (`example.com`, `*.example.com`), lower-cased; empty: none. */
+const hostPatterns = z
+  .string()
+  .trim()
+  .default('')
+  .transform((value) => (value === '' ? [] : value.split(',').map((pattern) => pattern.trim().toLowerCase()).filter(Boolean)))
+  .refine((patterns) => patterns.every((pattern) => /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(pattern)), 'must be host names, or *.domain for its subdomains, comma-separated');
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORTICO_ISSUER: z
@@ -120,6 +128,10 @@ const schema = z.object({
   PORTICO_OUTBOUND_ALLOW_LOOPBACK: boolean.default(false),
   // The earlier name of PORTICO_OUTBOUND_ALLOW_LOOPBACK, still read: either one set to true allows loopback.
   PORTICO_CIMD_ALLOW_LOOPBACK: boolean.default(false),
+  // Client ID metadata documents: which hosts may serve one (empty: any host not blocked), and which may not. Host
+  // patterns, comma-separated: `example.com` for that host, `*.example.com` for its subdomains.
+  PORTICO_CIMD_ALLOWED_HOSTS: hostPatterns,
+  PORTICO_CIMD_BLOCKED_HOSTS: hostPatterns,
   // The DNS servers that verify an organization's domains (TXT records), as IP addresses with an optional port
   // (192.0.2.53, 192.0.2.53:5353, [2001:db8::53]:53), comma-separated; empty: the system's resolvers.
   PORTICO_DNS_SERVERS: z

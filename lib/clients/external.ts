@@ -70,6 +70,9 @@ export interface OrgClientListing {
   redirectUris: string[];
   linkedAt: Date;
   revokedAt: Date | null;
+  /** The first and the latest token the client obtained for this app (to the minute), or null. */
+  firstUsedAt: Date | null;
+  lastUsedAt: Date | null;
   /** Consents given to the client at the app and not yet revoked (grant bindings). */
   consents: number;
 }
@@ -105,6 +108,8 @@ export async function listOrgClients(db: Queryable, orgId: string): Promise<OrgC
           : uris.filter((uri) => uri.clientId === row.client.id).map((uri) => uri.uri),
       linkedAt: row.link.createdAt,
       revokedAt: row.link.revokedAt,
+      firstUsedAt: row.link.firstUsedAt,
+      lastUsedAt: row.link.lastUsedAt,
       consents: grants.find((grant) => grant.clientId === row.client.id && grant.appId === row.link.appId)?.n ?? 0,
     }));
 }

@@ -140,7 +140,15 @@ export function validateRegistration(body: unknown): ValidRegistration | Registr
   if (native && uris.some((uri) => uri.startsWith('https:'))) {
     return { error: 'invalid_redirect_uri', error_description: 'do not mix https redirect URIs with loopback or private-use ones: register a web client or a native one' };
   }
-  metadata.application_type = native ? 'native' : 'web';
+  // OpenID Connect Registration §2 `application_type`, which MCP 2026-07-28 asks clients to send: honoured when it
+  // fits the redirect URIs (a web client redirects over https only; a native one may also claim https URLs), and
+  // derived from them when absent.
+  const declared = input.application_type;
+  if (declared !== undefined && declared !== 'web' && declared !== 'native') return invalid('application_type must be "web" or "native"');
+  if (declared === 'web' && native) {
+    return { error: 'invalid_redirect_uri', error_description: 'a web client redirects to https URIs only: register loopback or private-use redirect URIs as application_type "native"' };
+  }
+  metadata.application_type = declared ?? (native ? 'native' : 'web');
   return {
     clientName: clientName?.trim() || 'Unnamed MCP client',
     redirectUris: uris,

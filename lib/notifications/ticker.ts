@@ -14,6 +14,7 @@ import { giveUpUncollectedEvents } from '../ssf/events';
 import { mailLocaleFor } from '../i18n/recipient';
 import { notificationDigestMail } from '../mail/messages';
 import { purgeExpiredAssertionUses } from '../oidc/id-jag';
+import { removeAbandonedDynamicClients } from '../clients/cleanup';
 import { decidersOf, escalationGroup, notifyAboutRequest, type NotifyDeps } from './notify';
 
 /** Deciders are reminded this long before a request expires. */
@@ -170,7 +171,8 @@ async function purgeOldLogs(db: Database, at: Date): Promise<number> {
     .where(sql`${approvedActionUses.tokenId} in (select token_id from ${approvedActionUses} where expires_at < ${stamp(at)} limit 500)`)
     .returning({ id: approvedActionUses.tokenId });
   // A used ID-JAG is remembered while it could still be presented (lib/oidc/id-jag.ts).
-  return deliveries.length + notices.length + approvals.length + (await purgeExpiredAssertionUses(db, at));
+  const clients = await removeAbandonedDynamicClients(db, at);
+  return deliveries.length + notices.length + approvals.length + (await purgeExpiredAssertionUses(db, at)) + clients.neverUsed + clients.idle;
 }
 
 /** One round of every step, at `at`. */

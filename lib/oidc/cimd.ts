@@ -28,14 +28,43 @@ export function cimdPolicyViolation(client: Record<string, unknown>): string | u
   return undefined;
 }
 
-export function cimdConfiguration(): CimdFeature {
+/**
+ * The installation's trust policy for metadata documents (PORTICO_CIMD_ALLOWED_HOSTS, PORTICO_CIMD_BLOCKED_HOSTS):
+ * host patterns, `example.com` for that host and `*.example.com` for its subdomains. A blocked host is refused even
+ * when allowed; an empty allow list allows every host not blocked.
+ */
+export interface CimdHostPolicy {
+  allowed: readonly string[];
+  blocked: readonly string[];
+}
+
+const hostMatches = (host: string, pattern: string) => (pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1 : host === pattern);
+
+/** Whether a client_id URL's host may serve a metadata document here. */
+export function cimdHostAllowed(clientId: string, policy: CimdHostPolicy): boolean {
+  let host: string;
+  try {
+    host = new URL(clientId).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  if (policy.blocked.some((pattern) => hostMatches(host, pattern))) return false;
+  return policy.allowed.length === 0 || policy.allowed.some((pattern) => hostMatches(host, pattern));
+}
+
+export function cimdConfiguration(hosts: CimdHostPolicy = { allowed: [], blocked: [] }): CimdFeature {
   return {
     enabled: true,
     ack: 'draft-02',
+    // The installation's host policy, before anything is fetched (MCP authorization 2026-07-28: servers decide which
+    // document hosts they trust).
+    async allowFetch(_ctx, clientId) {
+      return cimdHostAllowed(clientId, hosts);
+    },
     // Same rules as dynamic registration: the document may not make the client confidential, claim Portico's own
-    // fields, or redirect anywhere RFC 8252 would not allow.
+    // fields, or redirect anywhere RFC 8252 would not allow. The host policy again: a cached document skips allowFetch.
     async allowClient(_ctx, client) {
-      return cimdPolicyViolation(client as unknown as Record<string, unknown>) === undefined;
+      return cimdHostAllowed(client.clientId, hosts) && cimdPolicyViolation(client as unknown as Record<string, unknown>) === undefined;
     },
     // Cache within bounds whatever the document's Cache-Control says: at least a minute, at most a day.
     cacheDuration: { min: 60, max: 24 * 60 * 60 },

@@ -9,10 +9,11 @@ import { findAccountInOrganization } from '../accounts/memberships';
 import { isUuid } from '../util/uuid';
 import { findUsableAgent } from '../accounts/agents';
 import { findAppByIdentity, findAppByResource } from '../clients/apps';
-import { cimdConfiguration, cimdFetch } from './cimd';
+import { cimdConfiguration, cimdFetch, type CimdHostPolicy } from './cimd';
 import { interactionPath } from './interactions';
 import { exchangedClaimsOf, porticoInternalClient, registerAgentTokenExchange } from './agent-token-exchange';
 import { publicJwksOf } from './keys';
+import { recordClientUse } from './client-use';
 import { ID_JAG_GRANT_PROFILE, ID_JAG_TOKEN_TYPE, issueIdJag, registerIdJagGrant, type IdJagDeps } from './id-jag';
 import { porticoApiResource } from '../resource/portico-api';
 import {
@@ -46,6 +47,8 @@ export interface ProviderOptions {
   refreshTokenReuseGraceSeconds: number;
   /** Development and tests only (PORTICO_OUTBOUND_ALLOW_LOOPBACK): outbound fetches may reach loopback hosts. */
   outboundAllowLoopback?: boolean;
+  /** Which hosts may serve client ID metadata documents (PORTICO_CIMD_ALLOWED_HOSTS / _BLOCKED_HOSTS). */
+  cimdHosts?: CimdHostPolicy;
   /** Seals what must not be readable from the database alone (a CIBA request's id, lib/oidc/ciba.ts). */
   atRestKey: Uint8Array;
   /** The least number of seconds between two polls of a CIBA or device request (PORTICO_POLL_INTERVAL_SECONDS). */
@@ -146,7 +149,7 @@ export function createProvider(options: ProviderOptions): Provider {
         getResourceServerInfo: (ctx, resource, client) => getResourceServer(options.db(), options.issuer, ctx, resource, client),
       },
       // Client ID metadata documents (MCP 2025-11-25): a client_id that is an https URL names its own metadata.
-      clientIdMetadataDocument: cimdConfiguration(),
+      clientIdMetadataDocument: cimdConfiguration(options.cimdHosts),
       // CIBA (poll mode) with rich authorization details: an app's backend asks a person to approve one action.
       ciba: cibaConfiguration({
         db: options.db,
@@ -229,6 +232,7 @@ export function createProvider(options: ProviderOptions): Provider {
   registerAgentTokenExchange(provider, options.db, (ctx) => issueIdJag(ctx, idJag));
   registerIdJagGrant(provider, idJag);
   limitUserCodeEntries(provider, options.db);
+  recordClientUse(provider, options.db);
   announcePollInterval(provider, options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS);
   return provider;
 }

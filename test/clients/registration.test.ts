@@ -31,6 +31,17 @@ describe('dynamic client registration: metadata (RFC 7591, RFC 8252)', () => {
     expect(checkRegisteredRedirectUri(uri)).toMatch(message);
   });
 
+  it('honours application_type (MCP 2026-07-28): derived from the redirect URIs when absent, refused when it does not fit them', () => {
+    const loopback = ['http://127.0.0.1:4999/callback'];
+    expect(validateRegistration({ redirect_uris: loopback })).toMatchObject({ metadata: { application_type: 'native' } });
+    expect(validateRegistration({ redirect_uris: ['https://client.example/cb'] })).toMatchObject({ metadata: { application_type: 'web' } });
+    expect(validateRegistration({ redirect_uris: loopback, application_type: 'native' })).toMatchObject({ metadata: { application_type: 'native' } });
+    // A native app may claim an https URL; a web client may not redirect to loopback http.
+    expect(validateRegistration({ redirect_uris: ['https://client.example/cb'], application_type: 'native' })).toMatchObject({ metadata: { application_type: 'native' } });
+    expect(validateRegistration({ redirect_uris: loopback, application_type: 'web' })).toMatchObject({ error: 'invalid_redirect_uri' });
+    expect(validateRegistration({ redirect_uris: loopback, application_type: 'desktop' })).toMatchObject({ error: 'invalid_client_metadata', error_description: 'application_type must be "web" or "native"' });
+  });
+
   it('answers in RFC 7591 error shape for bad metadata', () => {
     expect(validateRegistration([])).toMatchObject({ error: 'invalid_client_metadata' });
     expect(validateRegistration({})).toMatchObject({ error: 'invalid_redirect_uri' });

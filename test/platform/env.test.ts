@@ -42,6 +42,14 @@ describe('configuration', () => {
     }
   });
 
+  it('takes the client ID metadata document host policy as host patterns, and refuses anything else at start', () => {
+    expect(parseEnv({}).PORTICO_CIMD_ALLOWED_HOSTS).toEqual([]);
+    expect(parseEnv({ PORTICO_CIMD_ALLOWED_HOSTS: 'Tools.Example, *.mcp.example' }).PORTICO_CIMD_ALLOWED_HOSTS).toEqual(['tools.example', '*.mcp.example']);
+    for (const bad of ['https://tools.example', 'tools.example/path', '*', 'a*.example']) {
+      expect(problemsOf({ PORTICO_CIMD_BLOCKED_HOSTS: bad })[0], bad).toMatch(/^PORTICO_CIMD_BLOCKED_HOSTS: must be host names/);
+    }
+  });
+
   it('allows outbound loopback only when asked, under the new name or the old one', () => {
     expect(parseEnv({}).outboundAllowLoopback).toBe(false);
     expect(parseEnv({ PORTICO_OUTBOUND_ALLOW_LOOPBACK: 'true' }).outboundAllowLoopback).toBe(true);

@@ -11,6 +11,9 @@ import { hashPassword } from '../../lib/accounts/passwords';
 import { createUser, type User } from '../../lib/accounts/users';
 import { appResource, createApp, type CreatedApp } from '../../lib/clients/apps';
 import { createProviderHandler } from '../../lib/oidc/bridge';
+import { handleRegistration } from '../../lib/clients/registration-http';
+import { registrationLimits } from '../../lib/clients/registration';
+import { sendWebResponse, toWebRequest } from '../../app-kit/node-http';
 import { loadOrCreateKeyMaterial, type KeyMaterial } from '../../lib/oidc/keys';
 import { completePasswordSignIn, type PasswordSignInOutcome } from '../../lib/oidc/password-sign-in';
 import { completeConsent, type ConsentOutcome } from '../../lib/oidc/consent';
@@ -31,13 +34,25 @@ export interface HarnessOptions {
   pollIntervalSeconds?: number;
   /** Outbound fetches (a trusted issuer's keys, discovery) may reach loopback hosts: other test servers. */
   outboundAllowLoopback?: boolean;
+  cimdHosts?: { allowed: string[]; blocked: string[] };
 }
 
 export async function startProviderHarness(database: TestDatabase, options: HarnessOptions = {}): Promise<Harness> {
   let handler: RequestListener | undefined;
-  const server: Server = createServer((req, res) => (handler ? handler(req, res) : res.end()));
+  let issuerOrigin = '';
+  const server: Server = createServer((req, res) => {
+    // Dynamic registration is Portico's own route, not the provider's: served here as the app serves it.
+    if (req.method === 'POST' && req.url === '/oauth/register') {
+      void toWebRequest(req, issuerOrigin)
+        .then((request) => handleRegistration(request, { db: database.db, limits: registrationLimits(1000, 10_000) }))
+        .then((response) => sendWebResponse(res, response));
+      return;
+    }
+    return handler ? handler(req, res) : res.end();
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  issuerOrigin = issuer;
   const keys = await loadOrCreateKeyMaterial(database.db, randomBytes(32));
   const provider = createProvider({
     issuer,
@@ -49,6 +64,7 @@ export async function startProviderHarness(database: TestDatabase, options: Harn
     atRestKey: options.atRestKey ?? randomBytes(32),
     pollIntervalSeconds: options.pollIntervalSeconds,
     outboundAllowLoopback: options.outboundAllowLoopback,
+    cimdHosts: options.cimdHosts,
   });
   handler = createProviderHandler(provider, { https: false });
   return {
@@ -221,23 +237,36 @@ export async function authorizeMcpClient(
     code_challenge_method: 'S256',
     ...(input.resource ? { resource: input.resource } : {}),
   }).toString();
+  return { ...(await completeAuthorization(harness, database, url, input)), codeVerifier };
+}
+
+/**
+ * The person's side of an authorization request someone else built (an MCP SDK client's): sign-in through Portico's
+ * sign-in function, then the consent function with `actor` — exactly what the forms post.
+ */
+export async function completeAuthorization(
+  harness: Harness,
+  database: TestDatabase,
+  url: URL,
+  input: { email: string; actor?: string },
+): Promise<Omit<McpAuthorization, 'codeVerifier'>> {
   const jar = new CookieJar();
   const start = await fetch(url, { redirect: 'manual' });
   jar.store(start);
   const uid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(start.headers.get('location') ?? '')?.[1];
-  if (!uid) return { signIn: { kind: 'expired' }, callbackUrl: new URL(start.headers.get('location') ?? '/', harness.issuer), codeVerifier };
+  if (!uid) return { signIn: { kind: 'expired' }, callbackUrl: new URL(start.headers.get('location') ?? '/', harness.issuer) };
   const common = { provider: harness.provider, db: database.db, uid, issuer: harness.issuer, clientIp: '192.0.2.1' };
   const signIn = await completePasswordSignIn({ ...common, cookieHeader: jar.header(), credential: { kind: 'password', email: input.email, password: TEST_PASSWORD } });
-  if (signIn.kind !== 'continue') return { signIn, codeVerifier };
+  if (signIn.kind !== 'continue') return { signIn };
   const resumed = await fetch(signIn.location, { redirect: 'manual', headers: { cookie: jar.header() } });
   jar.store(resumed);
   // The consent step is an interaction of its own (oidc-provider may give it a new uid).
   const consentUid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(resumed.headers.get('location') ?? '')?.[1];
-  if (!consentUid) return { signIn, callbackUrl: new URL(resumed.headers.get('location') ?? '/', harness.issuer), codeVerifier };
+  if (!consentUid) return { signIn, callbackUrl: new URL(resumed.headers.get('location') ?? '/', harness.issuer) };
   const consent = await completeConsent({ ...common, uid: consentUid, cookieHeader: jar.header(), decision: { decision: 'allow', actor: input.actor ?? 'self' } });
-  if (consent.kind !== 'continue') return { signIn, consent, codeVerifier };
+  if (consent.kind !== 'continue') return { signIn, consent };
   const finished = await fetch(consent.location, { redirect: 'manual', headers: { cookie: jar.header() } });
-  return { signIn, consent, callbackUrl: new URL(finished.headers.get('location') ?? '', harness.issuer), codeVerifier };
+  return { signIn, consent, callbackUrl: new URL(finished.headers.get('location') ?? '', harness.issuer) };
 }
 
 /** POST /oidc/token for a public client. */

@@ -1,55 +1,11 @@
-// POST /oauth/register – dynamic client registration (RFC 7591) for public MCP clients. The abuse limits are
-// counted before the body is read; the body is read with a size cap; every error is RFC 7591 JSON.
-import { readCappedText } from '@/lib/http/body';
-import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import {
-  checkRegistrationLimits,
-  MAX_REGISTRATION_BODY_BYTES,
-  registerClient,
-  validateRegistration,
-  type RegistrationError,
-  registrationLimits,
-} from '@/lib/clients/registration';
+// POST /oauth/register – dynamic client registration (RFC 7591) for public MCP clients: lib/clients/registration-http.ts.
+import { handleRegistration } from '@/lib/clients/registration-http';
+import { registrationLimits } from '@/lib/clients/registration';
 import { db, runtime } from '@/lib/runtime';
 
 export const dynamic = 'force-dynamic';
 
-const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return Response.json(body, { status, headers: { ...NO_STORE, ...headers } });
-}
-
-function invalid(error_description: string, status = 400): Response {
-  return json(status, { error: 'invalid_client_metadata', error_description } satisfies RegistrationError);
-}
-
 export async function POST(request: Request) {
   const { env } = runtime();
-  const limits = registrationLimits(env.PORTICO_DCR_PER_IP_PER_HOUR, env.PORTICO_DCR_GLOBAL_PER_HOUR);
-  const clientIp = clientIpFromHeaders(request.headers);
-  const limited = await checkRegistrationLimits(db(), limits, clientIp);
-  if (limited?.kind === 'limited') {
-    return json(
-      429,
-      { error: 'temporarily_unavailable', error_description: `too many registrations; retry after ${limited.retryAfterSeconds} seconds` },
-      { 'Retry-After': String(limited.retryAfterSeconds) },
-    );
-  }
-
-  if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {
-    return invalid('the request body must be JSON (Content-Type: application/json), RFC 7591 §3.1');
-  }
-  const text = await readCappedText(request, MAX_REGISTRATION_BODY_BYTES);
-  if (text === undefined) return invalid(`the body is larger than ${MAX_REGISTRATION_BODY_BYTES} bytes`, 413);
-
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return invalid('the body is not valid JSON');
-  }
-  const registration = validateRegistration(body);
-  if ('error' in registration) return json(400, registration);
-  return json(201, await registerClient(db(), registration, clientIp));
+  return handleRegistration(request, { db: db(), limits: registrationLimits(env.PORTICO_DCR_PER_IP_PER_HOUR, env.PORTICO_DCR_GLOBAL_PER_HOUR) });
 }

@@ -50,7 +50,7 @@ export default async function ClientsPage(props: { params: Promise<{ org: string
           <table
             className="table"
             data-testid="clients-table"
-            style={columnLabels([t('columns.client'), t('columns.app'), t('columns.kind'), t('columns.redirectUris'), t('columns.consents'), t('columns.status'), null])}
+            style={columnLabels([t('columns.client'), t('columns.app'), t('columns.kind'), t('columns.redirectUris'), t('columns.consents'), t('columns.used'), t('columns.status'), null])}
           >
             <thead>
               <tr>
@@ -59,6 +59,7 @@ export default async function ClientsPage(props: { params: Promise<{ org: string
                 <th>{t('columns.kind')}</th>
                 <th>{t('columns.redirectUris')}</th>
                 <th>{t('columns.consents')}</th>
+                <th>{t('columns.used')}</th>
                 <th>{t('columns.status')}</th>
                 <th aria-label={t('columns.actions')} />
               </tr>
@@ -82,6 +83,16 @@ export default async function ClientsPage(props: { params: Promise<{ org: string
                     </ul>
                   </td>
                   <td>{client.consents}</td>
+                  <td data-testid="client-use">
+                    {client.firstUsedAt && client.lastUsedAt ? (
+                      <div className="grid gap-0.5 text-xs">
+                        <span>{t.rich('firstUsed', { when: () => <When value={client.firstUsedAt!} relative={false} /> })}</span>
+                        <span>{t.rich('lastUsed', { when: () => <When value={client.lastUsedAt!} /> })}</span>
+                      </div>
+                    ) : (
+                      <span className="text-xs text-slate-500">{t('neverUsed')}</span>
+                    )}
+                  </td>
                   <td>
                     {client.revokedAt ? (
                       <span className="text-red-700">{t.rich('revokedAt', { when: () => <When value={client.revokedAt!} relative={false} /> })}</span>

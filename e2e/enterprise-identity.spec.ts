@@ -200,4 +200,50 @@ test.describe('an organization brings its own identity', () => {
     await other.locator('form:has(input[name="password"]) button[type="submit"]').click();
     await other.waitForURL(/\/console\/demo\/apps$/);
   });
+
+  test('enterprise-managed authorization: an outside MCP server for ID-JAGs, and the company IdP trusted for the apps', async ({ browser }, testInfo) => {
+    // Runs after the test above, on its server: the connection "Company SSO" exists, so the sign-in asks for the
+    // address first.
+    const owner = await person(browser);
+    await owner.goto('/console/login');
+    await owner.locator('input[name="email"]').fill(DEMO.email);
+    await owner.getByRole('button', { name: 'Continue' }).click();
+    await owner.locator('input[name="password"]').fill(DEMO.password);
+    await owner.locator('form:has(input[name="password"]) button[type="submit"]').click();
+    await owner.waitForURL(/\/console\/demo\/apps$/);
+    await owner.goto('/console/demo/settings/identity#enterprise-authorization');
+    const section = owner.locator('#enterprise-authorization');
+    await expect(section.getByText('No outside MCP server yet.')).toBeVisible();
+
+    // A server whose address is not one is refused next to the field, keeping what was typed.
+    const add = owner.getByTestId('add-remote-server');
+    await add.locator('#remote-name').fill('Vendor notes');
+    await add.locator('#remote-authorizationServer').fill('not an address');
+    await add.locator('#remote-resource').fill('https://mcp.vendor.test/mcp');
+    await add.locator('#remote-remoteClientId').fill('ext_agent_at_vendor');
+    await add.locator('#remote-allowedScopes').fill('mcp notes:read');
+    await add.getByRole('button', { name: 'Add server' }).click();
+    await expect(add.getByTestId('field-error-remote-authorizationServer')).toBeVisible({ timeout: 30_000 });
+    await expect(add.locator('#remote-name')).toHaveValue('Vendor notes');
+    await expect(add.locator('#remote-allowedScopes')).toHaveValue('mcp notes:read');
+    await add.locator('#remote-authorizationServer').fill('https://auth.vendor.test');
+    await add.getByRole('button', { name: 'Add server' }).click();
+    const server = section.locator('tr[data-server="Vendor notes"]');
+    await expect(server).toBeVisible({ timeout: 30_000 });
+    await expect(server).toContainText('https://auth.vendor.test');
+    await expect(server).toContainText('mcp notes:read');
+
+    // The company IdP's connection is trusted for ID-JAGs; an issuer by its keys needs an https JWKS URI.
+    await owner.getByTestId('trust-connection').getByRole('button', { name: 'Trust connection' }).click();
+    await expect(section.locator('[data-testid="trusted-issuers"] tr[data-issuer]')).toHaveCount(1, { timeout: 30_000 });
+    await expect(section.getByTestId('trusted-issuers')).toContainText('Company SSO');
+    const keys = owner.getByTestId('trust-issuer-keys');
+    await keys.locator('#trust-issuer').fill('https://idp.partner.test');
+    await keys.locator('#trust-jwksUri').fill('ftp://idp.partner.test/keys');
+    await keys.getByRole('button', { name: 'Trust issuer' }).click();
+    await expect(keys.getByTestId('field-error-trust-jwksUri')).toBeVisible({ timeout: 30_000 });
+    await expect(keys.locator('#trust-issuer')).toHaveValue('https://idp.partner.test');
+    await owner.screenshot({ path: testInfo.outputPath('enterprise-authorization.png'), fullPage: true });
+    await expectAccessible(owner);
+  });
 });

@@ -8,6 +8,7 @@ import { getT } from '@/lib/i18n/server';
 import { addDomain, domainCheckDeps, proveDomain, recordDomainCheck, removeDomain } from '@/lib/identity/domains';
 import { createOidcConnection, createSamlConnection, deleteConnection, probeOidcIssuer, setConnectionEnabled, updateConnection } from '@/lib/identity/connections';
 import { issueScimToken, revokeScimToken } from '@/lib/identity/scim';
+import { createRemoteMcpServer, deleteRemoteMcpServer, removeTrustedAssertionIssuer, trustAssertionIssuer } from '@/lib/identity/enterprise-authorization';
 import { db, runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../../_lib/action';
 
@@ -161,5 +162,57 @@ export const revokeScimTokenAction = orgAction(
   async ({ tx, access, audit }) => {
     await revokeScimToken({ tx, audit, orgId: access.org.id });
     return { status: 'ok', message: (await getT('console.identity'))('scim.revoked') };
+  },
+);
+
+// Enterprise-managed authorization (lib/identity/enterprise-authorization.ts, lib/oidc/id-jag.ts).
+const ID_JAG_FIELDS = ['name', 'authorizationServer', 'resource', 'remoteClientId', 'allowedScopes', 'permissionsAppId', 'connectionId', 'issuer', 'jwksUri'] as const;
+
+export const addRemoteMcpServerAction = orgAction(
+  {
+    permission: 'identity.manage',
+    input: z.object({ name: z.string().max(200), authorizationServer: z.string().max(600), resource: z.string().max(600), remoteClientId: z.string().max(2100), allowedScopes: z.string().max(6000).optional().default(''), permissionsAppId: z.string().max(64).optional() }),
+  },
+  async ({ tx, input, access, audit }) => {
+    try {
+      const created = await createRemoteMcpServer({ tx, audit, orgId: access.org.id }, input, { allowHttp: runtime().env.outboundAllowLoopback });
+      return { status: 'ok', message: (await getT('console.identity'))('idJag.servers.added', { name: created.name }) };
+    } catch (error) {
+      nextToField(error, ID_JAG_FIELDS);
+    }
+  },
+);
+
+export const removeRemoteMcpServerAction = orgAction(
+  { permission: 'identity.manage', input: (t) => z.object({ serverId: z.string().max(64), confirmed: z.literal('yes', { error: t('console.action.confirm.deletion') }) }) },
+  async ({ tx, input, access, audit }) => {
+    await deleteRemoteMcpServer({ tx, audit, orgId: access.org.id }, input.serverId);
+    return { status: 'ok', message: (await getT('console.identity'))('idJag.servers.removed') };
+  },
+);
+
+export const trustConnectionAction = orgAction({ permission: 'identity.manage', input: z.object({ connectionId: z.string().max(64) }) }, async ({ tx, input, access, audit }) => {
+  try {
+    const trusted = await trustAssertionIssuer({ tx, audit, orgId: access.org.id }, { connectionId: input.connectionId }, { allowHttp: runtime().env.outboundAllowLoopback });
+    return { status: 'ok', message: (await getT('console.identity'))('idJag.trusted.added', { issuer: trusted.issuer }) };
+  } catch (error) {
+    nextToField(error, ID_JAG_FIELDS);
+  }
+});
+
+export const trustIssuerKeysAction = orgAction({ permission: 'identity.manage', input: z.object({ issuer: z.string().max(600), jwksUri: z.string().max(600) }) }, async ({ tx, input, access, audit }) => {
+  try {
+    const trusted = await trustAssertionIssuer({ tx, audit, orgId: access.org.id }, { issuer: input.issuer, jwksUri: input.jwksUri }, { allowHttp: runtime().env.outboundAllowLoopback });
+    return { status: 'ok', message: (await getT('console.identity'))('idJag.trusted.added', { issuer: trusted.issuer }) };
+  } catch (error) {
+    nextToField(error, ID_JAG_FIELDS);
+  }
+});
+
+export const removeTrustedIssuerAction = orgAction(
+  { permission: 'identity.manage', input: (t) => z.object({ trustId: z.string().max(64), confirmed: z.literal('yes', { error: t('console.action.confirm.deletion') }) }) },
+  async ({ tx, input, access, audit }) => {
+    await removeTrustedAssertionIssuer({ tx, audit, orgId: access.org.id }, input.trustId);
+    return { status: 'ok', message: (await getT('console.identity'))('idJag.trusted.removed') };
   },
 );

@@ -14,6 +14,9 @@ import { scimTokenOf } from '@/lib/identity/scim';
 import { listTeams } from '@/lib/accounts/teams';
 import { ConnectionsSection } from './connections';
 import { ScimSection } from './scim-section';
+import { EnterpriseAuthorizationSection } from './enterprise-authorization';
+import { listRemoteMcpServers, listTrustedAssertionIssuers } from '@/lib/identity/enterprise-authorization';
+import { listApps } from '@/lib/clients/apps';
 import { getT } from '@/lib/i18n/server';
 import { SettingsTabs } from '../settings-tabs';
 import { addDomainAction, checkDomainAction, removeDomainAction } from './actions';
@@ -73,7 +76,15 @@ export default async function IdentityPage(props: { params: Promise<{ org: strin
   const t = await getT('console.identity');
   const settings = await getT('console.settings');
   if (!access.can('identity.manage')) return <PageHeader title={t('pageTitle')} description={t('notAllowed')} />;
-  const [domains, connections, teams, scimToken] = await Promise.all([listDomains(db(), access.org.id), listConnections(db(), access.org.id), listTeams(db(), access.org.id), scimTokenOf(db(), access.org.id)]);
+  const [domains, connections, teams, scimToken, servers, trusted, apps] = await Promise.all([
+    listDomains(db(), access.org.id),
+    listConnections(db(), access.org.id),
+    listTeams(db(), access.org.id),
+    scimTokenOf(db(), access.org.id),
+    listRemoteMcpServers(db(), access.org.id),
+    listTrustedAssertionIssuers(db(), access.org.id),
+    listApps(db(), access.org.slug),
+  ]);
   const org = access.org.slug;
   return (
     <>
@@ -123,6 +134,14 @@ export default async function IdentityPage(props: { params: Promise<{ org: strin
       </Section>
       <ConnectionsSection org={org} issuer={runtime().env.PORTICO_ISSUER} connections={connections} domains={domains} teams={teams.map(({ team }) => ({ id: team.id, name: team.name }))} />
       <ScimSection org={org} issuer={runtime().env.PORTICO_ISSUER} token={scimToken} />
+      <EnterpriseAuthorizationSection
+        org={org}
+        issuer={runtime().env.PORTICO_ISSUER}
+        servers={servers}
+        trusted={trusted}
+        apps={apps.map((row) => ({ id: row.app.id, name: row.app.name }))}
+        oidcConnections={connections.filter((connection) => connection.kind === 'oidc' && !trusted.some((entry) => entry.connectionId === connection.id)).map((connection) => ({ id: connection.id, name: connection.name }))}
+      />
     </>
   );
 }

@@ -51,10 +51,12 @@
 //
 // Upstream: lib/actions/authorization/client.js `checkClientGrantType`.
 //
-// Deviation 6 — a client that may not use CIBA or the device grant hears unauthorized_client.
+// Deviation 6 — a client that may not use a grant (CIBA, the device grant, or any grant at the token endpoint) hears
+//   unauthorized_client.
 //   Upstream answers invalid_request ("… is not allowed for this client") at the backchannel and device authorization
-//   endpoints. CIBA Core §13 and RFC 6749 §5.2 name the error for a client not allowed to use a flow:
-//   unauthorized_client. The answer's error code is renamed; its description and status stay.
+//   endpoints, and at the token endpoint for a grant type the client did not register (RFC 6749 §5.2 names
+//   unauthorized_client for that too). CIBA Core §13 and RFC 6749 §5.2 name the error for a client not allowed to
+//   use a flow: unauthorized_client. The answer's error code is renamed; its description and status stay.
 //
 // Upstream: lib/actions/discovery.js.
 //
@@ -192,7 +194,7 @@ export function applyProviderOverrides(provider: Provider, db: () => Database, o
       if (document && 'backchannel_user_code_parameter_supported' in document) document.backchannel_user_code_parameter_supported = false;
       return;
     }
-    if (route !== 'backchannel_authentication' && route !== 'device_authorization') return;
+    if (route !== 'backchannel_authentication' && route !== 'device_authorization' && route !== 'token') return;
     const body = ctx.body as { error?: string; error_description?: string } | undefined;
     if (body?.error === 'invalid_request' && typeof body.error_description === 'string' && body.error_description.endsWith('is not allowed for this client')) {
       body.error = 'unauthorized_client';

@@ -156,8 +156,8 @@ describe('agents as token subjects', () => {
     });
     const refusal = (await dynamic.json()) as { error: string; error_description: string };
     expect(dynamic.status, JSON.stringify(refusal)).toBeGreaterThanOrEqual(400);
-    // oidc-provider's answer for a grant type the client is not registered for.
-    expect(refusal).toMatchObject({ error: 'invalid_request', error_description: 'requested grant type is not allowed for this client' });
+    // An app's own client may use token exchange (for ID-JAGs, lib/oidc/id-jag.ts), never for an agent connection.
+    expect(refusal).toMatchObject({ error: 'unauthorized_client', error_description: 'only Portico itself may exchange agent connections' });
 
     expect((await exchange(connection.id, { resource: 'https://elsewhere.test/api/mcp' })).body.error).toBe('invalid_target');
     expect((await exchange(connection.id, { subject_token_type: 'urn:ietf:params:oauth:token-type:access_token' })).body.error).toBe('invalid_request');

@@ -228,6 +228,21 @@ describe('ID-JAG between two Portico instances', () => {
     expect(await refusal(exchangeAtA(await aliceIdToken(), { audience: 'https://unknown-as.test' }))).toMatchObject({ error: 'invalid_target' });
     expect(await refusal(exchangeAtA('not.an.idtoken'))).toMatchObject({ error: 'invalid_grant' });
     expect(await refusal(exchangeAtA(await aliceIdToken(), { scope: 'admin' }))).toMatchObject({ error: 'invalid_scope' });
+    // An ID token Portico issued to another app's client: not this client's to exchange.
+    const origin = 'https://other-host.company.test';
+    const other = { ...(await createApp(databaseA.db, { orgId: hostApp.orgId, slug: 'other-host', name: 'Other host', publishOrigin: origin, redirectUris: [`${origin}/callback`] })), orgId: hostApp.orgId, redirectUri: `${origin}/callback`, resource: `${origin}/api/mcp` };
+    const otherConfig = await relyingParty(portA, other);
+    const attempt = await signIn(portA, databaseA, otherConfig, other, { email: alice.email });
+    const othersIdToken = (await oidc.authorizationCodeGrant(otherConfig, attempt.callbackUrl!, attempt.checks)).id_token!;
+    expect(await refusal(exchangeAtA(othersIdToken))).toMatchObject({ error: 'invalid_grant', error_description: 'the subject token is not a valid ID token issued to this client' });
+    // A public client may not ask at all (RFC 8693 here needs a confidential client: the grant type is not its own).
+    const publicClient = (await createExternalClient(databaseA.db, { orgId: hostApp.orgId, appId: hostApp.app.id, label: 'Public', redirectUris: [AGENT_REDIRECT], native: true })).clientId;
+    const asPublic = await fetch(`${portA.issuer}/oidc/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ client_id: publicClient, grant_type: TOKEN_EXCHANGE, subject_token: await aliceIdToken(), subject_token_type: ID_TOKEN_TYPE, requested_token_type: ID_JAG_TOKEN_TYPE, audience: portB.issuer }),
+    });
+    expect(asPublic.status).toBe(400);
+    expect(await asPublic.json()).toMatchObject({ error: 'unauthorized_client' });
   });
 
   it('refuses a person removed from the organization at A, and an issuer B does not trust', async () => {
@@ -301,6 +316,12 @@ describe('ID-JAG between two Portico instances', () => {
       expect(await refusal(presentAtB(await assertion({}, { iatOffset: -1000 })))).toMatchObject({ error: 'invalid_grant', error_description: 'the assertion has expired' });
       expect(await refusal(presentAtB(await assertion({}, { lifetime: 7200 })))).toMatchObject({ error: 'invalid_grant', error_description: 'the assertion lives too long' });
       const other = await generateKeyPair('ES256');
+      // For another of the organization's apps: the client was registered for this one only.
+      const second = await createApp(databaseB.db, { orgId: vendorApp.orgId, slug: 'second', name: 'Second', publishOrigin: 'https://vendor-second.apps.test', redirectUris: ['https://vendor-second.apps.test/callback'] });
+      expect(second.app.id).toBeTruthy();
+      expect(await refusal(presentAtB(await assertion({ resource: 'https://vendor-second.apps.test/api/mcp' })))).toMatchObject({ error: 'invalid_target', error_description: 'this client serves another app' });
+      // For a resource that is no app here.
+      expect(await refusal(presentAtB(await assertion({ resource: 'https://nowhere.apps.test/api/mcp' })))).toMatchObject({ error: 'invalid_target' });
       const forged = await new SignJWT(decodeJwt(await assertion())).setProtectedHeader({ alg: 'ES256', kid: 'third-party-1', typ: ID_JAG_TYP }).sign(other.privateKey);
       expect(await refusal(presentAtB(forged))).toMatchObject({ error: 'invalid_grant', error_description: 'the assertion’s signature does not verify with the issuer’s keys' });
     });

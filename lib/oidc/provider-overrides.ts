@@ -74,6 +74,13 @@
 //   where every other way a session ends queues its notices too; the outbox signs and sends it, retrying with
 //   backoff (lib/deliveries/logout-token-delivery.ts). Upstream's `backchannel.success` event therefore means
 //   "queued"; `backchannel.error` means the queueing failed.
+//
+// Upstream: lib/helpers/client_id_metadata_document.js (a client_id URL whose document cannot be had).
+//
+// Deviation 9 — every invalid_client at the token endpoint is 401.
+//   Upstream answers an unknown client 401, but a client whose metadata document could not be fetched, or whose
+//   document's host the installation does not allow, 400 invalid_client. RFC 6749 §5.2 pairs invalid_client with 401,
+//   and MCP clients read it as "register again (or fix the document)": the status is made 401 for all of them.
 import { and, eq, sql } from 'drizzle-orm';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -185,7 +192,7 @@ export function applyProviderOverrides(provider: Provider, db: () => Database, o
     };
   }
 
-  // Deviations 6 and 7.
+  // Deviations 6, 7 and 9.
   provider.use(async (ctx, next) => {
     await next();
     const route = (ctx as KoaContextWithOIDC).oidc?.route;
@@ -196,6 +203,7 @@ export function applyProviderOverrides(provider: Provider, db: () => Database, o
     }
     if (route !== 'backchannel_authentication' && route !== 'device_authorization' && route !== 'token') return;
     const body = ctx.body as { error?: string; error_description?: string } | undefined;
+    if (route === 'token' && body?.error === 'invalid_client' && ctx.status === 400) ctx.status = 401;
     if (body?.error === 'invalid_request' && typeof body.error_description === 'string' && body.error_description.endsWith('is not allowed for this client')) {
       body.error = 'unauthorized_client';
     }

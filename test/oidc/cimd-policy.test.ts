@@ -25,7 +25,8 @@ describe('client ID metadata documents: the host policy', () => {
     const token = (clientId: string) =>
       fetch(`${suite.harness.issuer}/oidc/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', client_id: clientId }) }).then(async (response) => ({ status: response.status, body: (await response.json()) as Record<string, string> }));
     for (const blocked of ['https://bad.trusted.test/client.json', 'https://elsewhere.example/client.json']) {
-      expect(await token(blocked)).toMatchObject({ body: { error: 'invalid_client', error_description: 'client_id metadata document fetch not allowed' } });
+      // 401, as for any client the token endpoint does not know (deviation 9): an MCP client registers again.
+      expect(await token(blocked)).toMatchObject({ status: 401, body: { error: 'invalid_client', error_description: 'client_id metadata document fetch not allowed' } });
     }
     // An allowed host is fetched (here it cannot be reached: a different refusal, after the policy let it through).
     expect((await token('https://app.trusted.test/client.json')).body.error_description).not.toBe('client_id metadata document fetch not allowed');

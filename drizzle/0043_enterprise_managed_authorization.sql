@@ -24,9 +24,10 @@ CREATE TABLE "trusted_assertion_issuers" (
 	"connection_id" uuid,
 	"issuer" text NOT NULL,
 	"jwks_uri" text,
+	"tenant" text,
 	"enabled" boolean DEFAULT true NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	CONSTRAINT "trusted_assertion_issuers_org_issuer_key" UNIQUE("org_id","issuer"),
+	CONSTRAINT "trusted_assertion_issuers_org_issuer_key" UNIQUE NULLS NOT DISTINCT("org_id","issuer","tenant"),
 	CONSTRAINT "trusted_assertion_issuers_source" CHECK (("trusted_assertion_issuers"."connection_id" IS NULL) <> ("trusted_assertion_issuers"."jwks_uri" IS NULL))
 );
 --> statement-breakpoint
@@ -39,4 +40,8 @@ ALTER TABLE "remote_mcp_servers" ADD CONSTRAINT "remote_mcp_servers_permissions_
 ALTER TABLE "trusted_assertion_issuers" ADD CONSTRAINT "trusted_assertion_issuers_org_id_organizations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "trusted_assertion_issuers" ADD CONSTRAINT "trusted_assertion_issuers_connection_id_identity_connections_id_fk" FOREIGN KEY ("connection_id") REFERENCES "public"."identity_connections"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "assertion_uses_expires_idx" ON "assertion_uses" USING btree ("expires_at");--> statement-breakpoint
-CREATE INDEX "clients_dynamic_use_idx" ON "clients" USING btree ("kind","last_used_at");
+CREATE INDEX "clients_dynamic_use_idx" ON "clients" USING btree ("kind","last_used_at");--> statement-breakpoint
+-- Clients that exist before their use was recorded: their history is unknown, so they count as used now (the clean-up
+-- of dynamic registrations, lib/clients/cleanup.ts, then gives each the full 90 days from this upgrade).
+UPDATE "clients" SET "first_used_at" = now(), "last_used_at" = now() WHERE "kind" <> 'app';--> statement-breakpoint
+UPDATE "client_app_links" SET "first_used_at" = "created_at", "last_used_at" = now();

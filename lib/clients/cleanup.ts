@@ -37,7 +37,10 @@ export interface CleanupReport {
   idle: number;
 }
 
-/** Removes abandoned dynamic clients as of `at` (a batch per call; the ticker calls it every round). */
+/** How often a process runs the clean-up (the ticker's rounds are every 15 seconds; this need not be). */
+export const CLEANUP_EVERY_MS = 10 * 60_000;
+
+/** Removes abandoned dynamic clients as of `at` (a batch per call; the ticker calls it every CLEANUP_EVERY_MS). */
 export async function removeAbandonedDynamicClients(db: Database, at: Date): Promise<CleanupReport> {
   return db.transaction(async (tx) => {
     const neverUsed = await tx
@@ -56,7 +59,16 @@ export async function removeAbandonedDynamicClients(db: Database, at: Date): Pro
     const idle = await tx
       .select({ id: clients.id, name: clients.name, lastUsedAt: clients.lastUsedAt, createdAt: clients.createdAt })
       .from(clients)
-      .where(and(eq(clients.kind, 'dynamic'), lt(sql`coalesce(${clients.lastUsedAt}, ${clients.createdAt})`, sql`${stamp(at)} - make_interval(days => ${IDLE_CLIENT_DAYS})`)))
+      .where(
+        and(
+          eq(clients.kind, 'dynamic'),
+          // Two conditions rather than coalesce(last_used_at, created_at), so that the (kind, last_used_at) index serves.
+          or(
+            lt(clients.lastUsedAt, sql`${stamp(at)} - make_interval(days => ${IDLE_CLIENT_DAYS})`),
+            and(isNull(clients.lastUsedAt), lt(clients.createdAt, sql`${stamp(at)} - make_interval(days => ${IDLE_CLIENT_DAYS})`)),
+          ),
+        ),
+      )
       .limit(BATCH)
       .for('update', { skipLocked: true });
     const idleIds = idle.map((row) => row.id).filter((id) => !neverUsed.some((row) => row.id === id));

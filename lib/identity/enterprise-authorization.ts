@@ -38,10 +38,12 @@ function checkedUrl(raw: string, allowHttp: boolean, field: string): string {
 }
 
 /** Adds an outside MCP server: the ID-JAGs Portico issues for it name these values. */
-export async function createRemoteMcpServer(ctx: Context, input: RemoteMcpServerFields, options: { allowHttp: boolean }): Promise<RemoteMcpServer> {
+export async function createRemoteMcpServer(ctx: Context, input: RemoteMcpServerFields, options: { allowHttp: boolean; ownIssuer: string }): Promise<RemoteMcpServer> {
   const name = input.name.trim();
   if (name.length < 1 || name.length > 100 || /[\u0000-\u001f\u007f]/.test(name)) throw new CommandRefusal(400, localized('refusals.enterpriseAuthorization.invalidName'), 'name');
   const authorizationServer = checkedUrl(input.authorizationServer, options.allowHttp, 'authorizationServer');
+  // Draft §9.3: Portico does not hand itself ID-JAGs (its own apps are reached with its own tokens).
+  if (authorizationServer === options.ownIssuer) throw new CommandRefusal(400, localized('refusals.enterpriseAuthorization.ownIssuer'), 'authorizationServer');
   const resource = checkedUrl(input.resource, options.allowHttp, 'resource');
   const remoteClientId = input.remoteClientId.trim();
   if (remoteClientId.length < 1 || remoteClientId.length > 2000 || /\s/.test(remoteClientId)) throw new CommandRefusal(400, localized('refusals.enterpriseAuthorization.invalidClientId'), 'remoteClientId');
@@ -78,28 +80,32 @@ export async function listRemoteMcpServers(db: Queryable, orgId: string): Promis
   return db.select().from(remoteMcpServers).where(eq(remoteMcpServers.orgId, orgId)).orderBy(asc(remoteMcpServers.name));
 }
 
-export type TrustSource = { connectionId: string } | { issuer: string; jwksUri: string };
+export type TrustSource = ({ connectionId: string } | { issuer: string; jwksUri: string }) & { tenant?: string };
 
 /**
  * Trusts a company identity provider's ID-JAGs for the organization's apps: one of its OpenID Connect connections
  * (subjects are the people linked through it), or an issuer and its JWKS URI (subjects by address, at the
  * organization's verified domains).
  */
-export async function trustAssertionIssuer(ctx: Context, source: TrustSource, options: { allowHttp: boolean }): Promise<TrustedAssertionIssuer> {
-  let values: { connectionId: string | null; issuer: string; jwksUri: string | null };
+export async function trustAssertionIssuer(ctx: Context, source: TrustSource, options: { allowHttp: boolean; ownIssuer: string }): Promise<TrustedAssertionIssuer> {
+  let values: { connectionId: string | null; issuer: string; jwksUri: string | null; tenant: string | null };
+  const tenant = source.tenant?.trim() || null;
+  if (tenant !== null && (tenant.length > 200 || /[\u0000-\u0020\u007f]/.test(tenant))) throw new CommandRefusal(400, localized('refusals.enterpriseAuthorization.invalidTenant'), 'tenant');
   if ('connectionId' in source) {
     const [connection] = isUuid(source.connectionId)
       ? await ctx.tx.select().from(identityConnections).where(and(eq(identityConnections.orgId, ctx.orgId), eq(identityConnections.id, source.connectionId))).limit(1)
       : [];
     if (!connection) throw new CommandRefusal(404, localized('refusals.connections.notFound'), 'connectionId');
     if (connection.kind !== 'oidc' || !connection.oidcIssuer) throw new CommandRefusal(400, localized('refusals.enterpriseAuthorization.samlCannotIssue'), 'connectionId');
-    values = { connectionId: connection.id, issuer: connection.oidcIssuer, jwksUri: null };
+    values = { connectionId: connection.id, issuer: connection.oidcIssuer, jwksUri: null, tenant };
   } else {
-    values = { connectionId: null, issuer: checkedUrl(source.issuer, options.allowHttp, 'issuer'), jwksUri: checkedUrl(source.jwksUri, options.allowHttp, 'jwksUri') };
+    values = { connectionId: null, issuer: checkedUrl(source.issuer, options.allowHttp, 'issuer'), jwksUri: checkedUrl(source.jwksUri, options.allowHttp, 'jwksUri'), tenant };
   }
-  const existing = await ctx.tx.select({ issuer: trustedAssertionIssuers.issuer }).from(trustedAssertionIssuers).where(eq(trustedAssertionIssuers.orgId, ctx.orgId));
+  // Draft §9.3: never an ID-JAG this Portico issued (any of its organizations).
+  if (values.issuer === options.ownIssuer) throw new CommandRefusal(400, localized('refusals.enterpriseAuthorization.ownIssuer'), 'connectionId' in source ? 'connectionId' : 'issuer');
+  const existing = await ctx.tx.select({ issuer: trustedAssertionIssuers.issuer, tenant: trustedAssertionIssuers.tenant }).from(trustedAssertionIssuers).where(eq(trustedAssertionIssuers.orgId, ctx.orgId));
   if (existing.length >= MAX_TRUSTED_ISSUERS_PER_ORG) throw new CommandRefusal(409, localized('refusals.enterpriseAuthorization.tooManyIssuers', { max: MAX_TRUSTED_ISSUERS_PER_ORG }), 'issuer');
-  const [created] = existing.some((row) => row.issuer === values.issuer) ? [] : await ctx.tx.insert(trustedAssertionIssuers).values({ orgId: ctx.orgId, ...values }).onConflictDoNothing().returning();
+  const [created] = existing.some((row) => row.issuer === values.issuer && row.tenant === values.tenant) ? [] : await ctx.tx.insert(trustedAssertionIssuers).values({ orgId: ctx.orgId, ...values }).onConflictDoNothing().returning();
   if (!created) throw new CommandRefusal(409, localized('refusals.enterpriseAuthorization.issuerTaken', { issuer: values.issuer }), 'connectionId' in source ? 'connectionId' : 'issuer');
   await ctx.audit({ action: 'identity.assertion_issuer_trusted', subject: { type: 'trusted_assertion_issuer', id: created.id, label: created.issuer }, details: values });
   return created;

@@ -14,7 +14,10 @@ import { giveUpUncollectedEvents } from '../ssf/events';
 import { mailLocaleFor } from '../i18n/recipient';
 import { notificationDigestMail } from '../mail/messages';
 import { purgeExpiredAssertionUses } from '../oidc/id-jag';
-import { removeAbandonedDynamicClients } from '../clients/cleanup';
+import { CLEANUP_EVERY_MS, removeAbandonedDynamicClients } from '../clients/cleanup';
+
+/** When this process last cleaned up dynamic registrations (they need it every few minutes, not every round). */
+let lastClientCleanup = 0;
 import { decidersOf, escalationGroup, notifyAboutRequest, type NotifyDeps } from './notify';
 
 /** Deciders are reminded this long before a request expires. */
@@ -170,9 +173,15 @@ async function purgeOldLogs(db: Database, at: Date): Promise<number> {
     .delete(approvedActionUses)
     .where(sql`${approvedActionUses.tokenId} in (select token_id from ${approvedActionUses} where expires_at < ${stamp(at)} limit 500)`)
     .returning({ id: approvedActionUses.tokenId });
+  // Abandoned dynamic registrations (lib/clients/cleanup.ts), every few minutes.
+  let clients = { neverUsed: 0, idle: 0 };
+  if (Math.abs(at.getTime() - lastClientCleanup) >= CLEANUP_EVERY_MS) {
+    clients = await removeAbandonedDynamicClients(db, at);
+    lastClientCleanup = at.getTime();
+  }
   // A used ID-JAG is remembered while it could still be presented (lib/oidc/id-jag.ts).
-  const clients = await removeAbandonedDynamicClients(db, at);
-  return deliveries.length + notices.length + approvals.length + (await purgeExpiredAssertionUses(db, at)) + clients.neverUsed + clients.idle;
+  const assertions = await purgeExpiredAssertionUses(db, at);
+  return deliveries.length + notices.length + approvals.length + assertions + clients.neverUsed + clients.idle;
 }
 
 /** One round of every step, at `at`. */

@@ -44,7 +44,8 @@ const hostMatches = (host: string, pattern: string) => (pattern.startsWith('*.')
 export function cimdHostAllowed(clientId: string, policy: CimdHostPolicy): boolean {
   let host: string;
   try {
-    host = new URL(clientId).hostname.toLowerCase();
+    // A fully qualified name's trailing dot names the same host: it must not slip past a pattern.
+    host = new URL(clientId).hostname.toLowerCase().replace(/\.+$/, '');
   } catch {
     return false;
   }

@@ -21,7 +21,7 @@ import type { Database, Queryable } from '../db/client';
 import { assertionUses, clientAppLinks, externalIdentities, identityConnections, memberships, orgDomains, remoteMcpServers, trustedAssertionIssuers, users } from '../db/schema';
 import { findAccountInOrganization } from '../accounts/memberships';
 import { effectivePermissionsOfPerson } from '../accounts/effective-permissions';
-import { appResource, findAppByResource, type App } from '../clients/apps';
+import { appResource, findAppById, findAppByResource, type App } from '../clients/apps';
 import { recordAuditEvent } from '../audit/events';
 import { discover, identityProviderFetch } from '../identity/connections';
 import type { OutboundPolicy } from '../http/outbound';
@@ -47,6 +47,8 @@ export const MAX_ACCEPTED_ID_JAG_LIFETIME_SECONDS = 3600;
 const ACCEPTED_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 const MAX_ASSERTION_LENGTH = 16 * 1024;
 const CLOCK_TOLERANCE_SECONDS = 30;
+/** How long past its `exp` a used assertion's record is kept: more than the tolerance, for instances' clock drift. */
+const USE_RECORD_MARGIN_SECONDS = 300;
 
 export interface IdJagDeps {
   issuer: string;
@@ -118,6 +120,8 @@ export async function issueIdJag(ctx: KoaContextWithOIDC, deps: IdJagDeps): Prom
   const account = await findAccountInOrganization(db, subject, orgId);
   if (!account?.member || account.user.disabledAt) throw new AssertionRefused('the person is not a member of the organization');
 
+  // §9.3: Portico never issues an ID-JAG to itself (it would not accept one either).
+  if (params.audience === deps.issuer) throw new errors.InvalidTarget('an ID-JAG is for another authorization server, not this one');
   const servers = await db.select().from(remoteMcpServers).where(and(eq(remoteMcpServers.orgId, orgId), eq(remoteMcpServers.authorizationServer, params.audience)));
   const resource = typeof params.resource === 'string' ? params.resource : undefined;
   const server = resource !== undefined ? servers.find((candidate) => candidate.resource === resource) : servers.length === 1 ? servers[0] : undefined;
@@ -143,7 +147,10 @@ export async function issueIdJag(ctx: KoaContextWithOIDC, deps: IdJagDeps): Prom
   const jti = randomUUID();
   const key = deps.signingKeys.find((candidate) => candidate.alg === 'ES256');
   if (!key) throw new Error('no ES256 signing key');
-  const idJag = await new SignJWT({ client_id: server.remoteClientId, resource: server.resource, ...(granted.length > 0 ? { scope: granted.join(' ') } : {}) })
+  // §3.1 `tenant`: Portico serves many organizations under one issuer, so each ID-JAG says which one issued it (a
+  // receiver that trusts Portico for one organization checks it; without it, another organization's owner could
+  // speak for a person who belongs to both).
+  const idJag = await new SignJWT({ client_id: server.remoteClientId, resource: server.resource, tenant: orgId, ...(granted.length > 0 ? { scope: granted.join(' ') } : {}) })
     .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: ID_JAG_TYP })
     .setIssuer(deps.issuer)
     .setSubject(subject)
@@ -176,13 +183,14 @@ export async function issueIdJag(ctx: KoaContextWithOIDC, deps: IdJagDeps): Prom
 
 type TrustedIssuer = typeof trustedAssertionIssuers.$inferSelect & { connection: typeof identityConnections.$inferSelect | null };
 
-async function trustedIssuerOf(db: Queryable, orgId: string, issuer: string): Promise<TrustedIssuer | undefined> {
-  const [row] = await db
+async function trustedIssuerOf(db: Queryable, orgId: string, issuer: string, tenant: unknown): Promise<TrustedIssuer | undefined> {
+  const rows = await db
     .select({ trust: trustedAssertionIssuers, connection: identityConnections })
     .from(trustedAssertionIssuers)
     .leftJoin(identityConnections, eq(identityConnections.id, trustedAssertionIssuers.connectionId))
-    .where(and(eq(trustedAssertionIssuers.orgId, orgId), eq(trustedAssertionIssuers.issuer, issuer), eq(trustedAssertionIssuers.enabled, true)))
-    .limit(1);
+    .where(and(eq(trustedAssertionIssuers.orgId, orgId), eq(trustedAssertionIssuers.issuer, issuer), eq(trustedAssertionIssuers.enabled, true)));
+  // An entry naming a tenant trusts only that tenant's ID-JAGs; one naming none trusts the issuer as a whole.
+  const row = rows.find((candidate) => candidate.trust.tenant !== null && candidate.trust.tenant === tenant) ?? rows.find((candidate) => candidate.trust.tenant === null);
   if (!row) return undefined;
   // Trust through a connection lasts while the connection is on (and still names this issuer).
   if (row.trust.connectionId && (!row.connection?.enabled || row.connection.oidcIssuer !== issuer)) return undefined;
@@ -250,6 +258,8 @@ async function personOf(db: Queryable, trust: TrustedIssuer, payload: JWTPayload
   }
   // An issuer trusted by its keys alone: its `email` names a member, and only at a domain the organization verified
   // (an identity provider cannot speak for addresses the organization does not hold).
+  // An address its issuer says is not verified names nobody (the nOAuth takeover; OIDC Core §5.1 email_verified).
+  if (payload.email_verified === false) return undefined;
   const email = typeof payload.email === 'string' ? payload.email.trim().toLowerCase() : undefined;
   const domain = email?.split('@')[1];
   if (!email || !domain || email.split('@').length !== 2) return undefined;
@@ -270,7 +280,8 @@ async function appOfGrant(db: Queryable, client: PorticoClient, requested: unkno
   if (requested !== undefined && typeof requested !== 'string') throw new errors.InvalidTarget('resource must be one URL');
   if (requested !== undefined && assertedResources[0] !== undefined && requested !== assertedResources[0]) throw new errors.InvalidTarget('the resource is not the one the assertion names');
   const resource = (requested as string | undefined) ?? assertedResources[0];
-  const app = resource !== undefined ? await findAppByResource(db, resource) : undefined;
+  // Neither names one (the draft makes `resource` optional): a client registered for one app means that app.
+  const app = resource !== undefined ? await findAppByResource(db, resource) : client.portico_app_id ? await findAppById(db, client.portico_app_id) : undefined;
   if (resource !== undefined && (!app || appResource(app.publishOrigin) !== resource)) throw new errors.InvalidTarget('the resource is not an app of this Portico');
   if (!app) throw new errors.InvalidTarget('name the resource (the app’s MCP server)');
   if (app.disabledAt) throw new errors.InvalidTarget('the app is turned off');
@@ -289,13 +300,16 @@ export async function exchangeIdJag(provider: Provider, ctx: KoaContextWithOIDC,
   if (assertion.length > MAX_ASSERTION_LENGTH) throw new AssertionRefused('the assertion is too large');
   let unverified: JWTPayload;
   try {
-    if (decodeProtectedHeader(assertion).typ?.toLowerCase() !== ID_JAG_TYP) throw new AssertionRefused(`the assertion’s typ must be ${ID_JAG_TYP}`);
+    // RFC 7515 §4.1.9: the media type may carry its "application/" prefix.
+    if (decodeProtectedHeader(assertion).typ?.toLowerCase().replace(/^application\//, '') !== ID_JAG_TYP) throw new AssertionRefused(`the assertion’s typ must be ${ID_JAG_TYP}`);
     unverified = decodeJwt(assertion);
   } catch (error) {
     throw error instanceof AssertionRefused ? error : new AssertionRefused('the assertion is not a JWT');
   }
   const app = await appOfGrant(db, client, params.resource, unverified.resource);
-  const trust = typeof unverified.iss === 'string' ? await trustedIssuerOf(db, app.orgId, unverified.iss) : undefined;
+  // §9.3: an ID-JAG Portico issued itself is never exchanged here.
+  if (unverified.iss === deps.issuer) throw new AssertionRefused('an ID-JAG this Portico issued is not accepted here');
+  const trust = typeof unverified.iss === 'string' ? await trustedIssuerOf(db, app.orgId, unverified.iss, unverified.tenant) : undefined;
   // §9.4: the answer does not say which issuers are trusted.
   if (!trust) throw new AssertionRefused('the assertion’s issuer is not trusted for this app');
 
@@ -310,6 +324,8 @@ export async function exchangeIdJag(provider: Provider, ctx: KoaContextWithOIDC,
   }
   // §4.4.1: `aud` is this authorization server, alone (an array of exactly one).
   if (Array.isArray(payload.aud) && payload.aud.length !== 1) throw new AssertionRefused('the assertion must have exactly one audience');
+  // The entry names a tenant: the verified assertion must be that tenant's (the unverified one chose the entry).
+  if (trust.tenant !== null && payload.tenant !== trust.tenant) throw new AssertionRefused('the assertion’s tenant is not the one trusted');
   // §4.4.1 client continuity: the grant was issued for the client presenting it.
   if (payload.client_id !== client.clientId) throw new AssertionRefused('the assertion was issued for another client');
   if ((payload.exp as number) - (payload.iat as number) > MAX_ACCEPTED_ID_JAG_LIFETIME_SECONDS) throw new AssertionRefused('the assertion lives too long');
@@ -326,10 +342,12 @@ export async function exchangeIdJag(provider: Provider, ctx: KoaContextWithOIDC,
   if (revoked) throw new AssertionRefused('the client was revoked at this app');
 
   // Once only, across instances: the first insert of the issuer's `jti` wins, a replay finds it there.
-  const key = createHash('sha256').update(`${trust.issuer}\n${String(payload.jti)}`).digest('base64url');
+  // Per organization: one organization's presentations never use up another's `jti`s.
+  const key = createHash('sha256').update(`${app.orgId}\n${trust.issuer}\n${String(payload.jti)}`).digest('base64url');
   const [first] = await db
     .insert(assertionUses)
-    .values({ key, expiresAt: new Date((payload.exp as number) * 1000 + CLOCK_TOLERANCE_SECONDS * 1000) })
+    // Kept well past the last moment any instance (clocks a little apart) would still accept it.
+    .values({ key, expiresAt: new Date((payload.exp as number) * 1000 + USE_RECORD_MARGIN_SECONDS * 1000) })
     .onConflictDoNothing()
     .returning({ key: assertionUses.key });
   if (!first) throw new AssertionRefused('the assertion was already used');

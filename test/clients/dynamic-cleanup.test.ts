@@ -133,6 +133,11 @@ describe('dynamic registration clean-up and re-registration', () => {
     expect(await exists(used)).toBe(true);
     const [summary] = await database.db.select().from(auditEvents).where(eq(auditEvents.action, 'client.registrations_removed'));
     expect((summary!.details as { clientIds: string[] }).clientIds).toContain(abandoned.client_id);
+
+    // What keeps a client is its recorded use, not its consent: registered 100 days ago and used now, it stays.
+    await database.db.update(clients).set({ createdAt: new Date(Date.now() - 100 * DAY) }).where(eq(clients.id, used));
+    await removeAbandonedDynamicClients(database.db, new Date(Date.now() + DAY));
+    expect(await exists(used)).toBe(true);
   });
 
   it('removes a client unused for 90 days (audited in the organization), and the SDK registers again on 401 invalid_client', async () => {

@@ -17,6 +17,8 @@ describe('client ID metadata documents: the host policy', () => {
     expect(cimdHostAllowed('https://eviltrusted.test/client.json', POLICY)).toBe(false);
     expect(cimdHostAllowed('https://sub.tools.example/client', POLICY)).toBe(false);
     expect(cimdHostAllowed('https://bad.trusted.test/client.json', POLICY)).toBe(false);
+    expect(cimdHostAllowed('https://bad.trusted.test./client.json', POLICY)).toBe(false);
+    expect(cimdHostAllowed('https://BAD.trusted.test../client.json', POLICY)).toBe(false);
     expect(cimdHostAllowed('https://anywhere.example/client.json', { allowed: [], blocked: [] })).toBe(true);
     expect(cimdHostAllowed('https://anywhere.example/client.json', { allowed: [], blocked: ['anywhere.example'] })).toBe(false);
   });

@@ -19,7 +19,7 @@ import { runOrgOperation } from '../../lib/accounts/org-operation';
 import { hashPassword } from '../../lib/accounts/passwords';
 import { addTeamMember, createTeam, grantTeamScope } from '../../lib/accounts/teams';
 import { createUser, findUserByEmail, type User } from '../../lib/accounts/users';
-import { createApp } from '../../lib/clients/apps';
+import { createApp, setAppDisabled } from '../../lib/clients/apps';
 import { createExternalClient } from '../../lib/clients/external';
 import { addPermission } from '../../lib/clients/permission-catalog';
 import { auditEvents, orgDomains, trustedAssertionIssuers } from '../../lib/db/schema';
@@ -65,9 +65,9 @@ describe('ID-JAG between two Portico instances', () => {
   }
 
   /** The host app's backend at A: the ID token for an ID-JAG (RFC 8693 through openid-client). */
-  async function exchangeAtA(idToken: string, parameters: Record<string, string> = {}): Promise<oidc.TokenEndpointResponse> {
+  async function exchangeAtA(idToken: string, parameters: Record<string, string | undefined> = {}): Promise<oidc.TokenEndpointResponse> {
     const config = await relyingParty(portA, hostApp);
-    return oidc.genericGrantRequest(config, TOKEN_EXCHANGE, {
+    const all: Record<string, string | undefined> = {
       subject_token: idToken,
       subject_token_type: ID_TOKEN_TYPE,
       requested_token_type: ID_JAG_TOKEN_TYPE,
@@ -75,7 +75,8 @@ describe('ID-JAG between two Portico instances', () => {
       resource: vendorApp.resource,
       scope: 'mcp notes:read',
       ...parameters,
-    });
+    };
+    return oidc.genericGrantRequest(config, TOKEN_EXCHANGE, Object.fromEntries(Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== undefined)));
   }
 
   /** The agent at B: the ID-JAG for an access token (RFC 7523 jwt-bearer, a public client, through openid-client). */
@@ -135,7 +136,7 @@ describe('ID-JAG between two Portico instances', () => {
     aliceAtB = (await findUserByEmail(databaseB.db, alice.email))!;
 
     // B trusts A's ID-JAGs through that connection; the agent has a client for the vendor app there.
-    await asOwnerAt(databaseB, vendorApp.orgId, ownerB, ({ tx, audit }) => trustAssertionIssuer({ tx, audit, orgId: vendorApp.orgId }, { connectionId: connection.id }, { allowHttp: true }));
+    await asOwnerAt(databaseB, vendorApp.orgId, ownerB, ({ tx, audit }) => trustAssertionIssuer({ tx, audit, orgId: vendorApp.orgId }, { connectionId: connection.id, tenant: hostApp.orgId }, { allowHttp: true, ownIssuer: portB.issuer }));
     await addPermission(databaseB.db, vendorApp.app.id, { scope: 'notes:read', description: 'Read notes' });
     readers = (await createTeam(databaseB.db, { orgId: vendorApp.orgId, name: 'Readers' })).id;
     await grantTeamScope(databaseB.db, { teamId: readers, appId: vendorApp.app.id, scope: 'notes:read' });
@@ -144,7 +145,7 @@ describe('ID-JAG between two Portico instances', () => {
 
     // A: the outside MCP server, reached with the agent's client id at B.
     await asOwnerAt(databaseA, hostApp.orgId, ownerA, ({ tx, audit }) =>
-      createRemoteMcpServer({ tx, audit, orgId: hostApp.orgId }, { name: 'Vendor notes', authorizationServer: portB.issuer, resource: vendorApp.resource, remoteClientId: agentClientId, allowedScopes: 'mcp notes:read notes:delete' }, { allowHttp: true }),
+      createRemoteMcpServer({ tx, audit, orgId: hostApp.orgId }, { name: 'Vendor notes', authorizationServer: portB.issuer, resource: vendorApp.resource, remoteClientId: agentClientId, allowedScopes: 'mcp notes:read notes:delete' }, { allowHttp: true, ownIssuer: portA.issuer }),
     );
   });
 
@@ -168,10 +169,10 @@ describe('ID-JAG between two Portico instances', () => {
     const idJag = issued.access_token;
     expect(decodeProtectedHeader(idJag)).toMatchObject({ alg: 'ES256', typ: ID_JAG_TYP });
     const claims = decodeJwt(idJag);
-    expect(claims).toMatchObject({ iss: portA.issuer, sub: alice.id, aud: portB.issuer, client_id: agentClientId, resource: vendorApp.resource, scope: 'mcp notes:read' });
+    expect(claims).toMatchObject({ iss: portA.issuer, sub: alice.id, aud: portB.issuer, client_id: agentClientId, resource: vendorApp.resource, scope: 'mcp notes:read', tenant: hostApp.orgId });
     expect(claims.exp! - claims.iat!).toBe(300);
     // Minimal claims: no address, no name.
-    expect(Object.keys(claims).sort()).toEqual(['aud', 'client_id', 'exp', 'iat', 'iss', 'jti', 'resource', 'scope', 'sub']);
+    expect(Object.keys(claims).sort()).toEqual(['aud', 'client_id', 'exp', 'iat', 'iss', 'jti', 'resource', 'scope', 'sub', 'tenant']);
 
     // Alice holds only `mcp` at B yet: the token carries what the ID-JAG grants and she holds.
     const first = await presentAtB(idJag);
@@ -221,7 +222,7 @@ describe('ID-JAG between two Portico instances', () => {
     // Tampered: the payload changed, the signature kept.
     const [header, payload, signature] = idJag.split('.');
     const widened = Buffer.from(JSON.stringify({ ...decodeJwt(idJag), scope: 'mcp notes:read notes:delete' })).toString('base64url');
-    expect(await refusal(presentAtB(`${header}.${widened}.${signature}`))).toMatchObject({ error: 'invalid_grant' });
+    expect(await refusal(presentAtB(`${header}.${widened}.${signature}`))).toMatchObject({ error: 'invalid_grant', error_description: 'the assertion’s signature does not verify with the issuer’s keys' });
     expect(payload).toBeTruthy();
 
     // At A: no connection to that server, another client's ID token, a public client, a missing audience.
@@ -243,6 +244,45 @@ describe('ID-JAG between two Portico instances', () => {
     });
     expect(asPublic.status).toBe(400);
     expect(await asPublic.json()).toMatchObject({ error: 'unauthorized_client' });
+  });
+
+  it('another organization at A speaks for nobody at B: B trusts A for one tenant; Portico never trusts itself', async () => {
+    // Evil is another organization at A; Alice belongs to it too. Its owner points an outside server at B's app.
+    const evilApp = await createOrgWithApp(databaseA, 'Evil');
+    await addMember(databaseA.db, { orgId: evilApp.orgId, userId: alice.id, role: 'member' });
+    const evilOwner = await createUser(databaseA.db, { email: `evil-${randomBytes(3).toString('hex')}@evil.test`, name: 'Evil owner', passwordHash: null });
+    await addMember(databaseA.db, { orgId: evilApp.orgId, userId: evilOwner.id, role: 'owner' });
+    await asOwnerAt(databaseA, evilApp.orgId, evilOwner, ({ tx, audit }) =>
+      createRemoteMcpServer({ tx, audit, orgId: evilApp.orgId }, { name: 'Vendor notes', authorizationServer: portB.issuer, resource: vendorApp.resource, remoteClientId: agentClientId, allowedScopes: 'mcp notes:read' }, { allowHttp: true, ownIssuer: portA.issuer }),
+    );
+    const config = await relyingParty(portA, evilApp);
+    const attempt = await signIn(portA, databaseA, config, evilApp, { email: alice.email });
+    const idToken = (await oidc.authorizationCodeGrant(config, attempt.callbackUrl!, attempt.checks)).id_token!;
+    const evilJag = await oidc.genericGrantRequest(config, TOKEN_EXCHANGE, { subject_token: idToken, subject_token_type: ID_TOKEN_TYPE, requested_token_type: ID_JAG_TOKEN_TYPE, audience: portB.issuer });
+    expect(decodeJwt(evilJag.access_token).tenant).toBe(evilApp.orgId);
+    expect(await refusal(presentAtB(evilJag.access_token))).toMatchObject({ error: 'invalid_grant', error_description: 'the assertion’s issuer is not trusted for this app' });
+
+    // An ID-JAG for Portico itself is not issued; Portico's own issuer can be neither a server nor trusted.
+    expect(await refusal(exchangeAtA(await aliceIdToken(), { audience: portA.issuer }))).toMatchObject({ error: 'invalid_target' });
+    const ownServer = await asOwnerAt(databaseB, vendorApp.orgId, ownerAtB, ({ tx, audit }) =>
+      createRemoteMcpServer({ tx, audit, orgId: vendorApp.orgId }, { name: 'Self', authorizationServer: portB.issuer, resource: vendorApp.resource, remoteClientId: 'x', allowedScopes: '' }, { allowHttp: true, ownIssuer: portB.issuer }),
+    ).catch((error: unknown) => error);
+    expect(ownServer).toMatchObject({ code: 'authorizationServer' });
+    const ownTrust = await asOwnerAt(databaseB, vendorApp.orgId, ownerAtB, ({ tx, audit }) =>
+      trustAssertionIssuer({ tx, audit, orgId: vendorApp.orgId }, { issuer: portB.issuer, jwksUri: `${portB.issuer}/oidc/jwks` }, { allowHttp: true, ownIssuer: portB.issuer }),
+    ).catch((error: unknown) => error);
+    expect(ownTrust).toMatchObject({ code: 'issuer' });
+  });
+
+  it('A finds the one server at an audience without a resource; a turned-off app at B gets nothing', async () => {
+    const withoutResource = await exchangeAtA(await aliceIdToken(), { resource: undefined });
+    expect(decodeJwt(withoutResource.access_token).resource).toBe(vendorApp.resource);
+    await setAppDisabled(databaseB.db, vendorApp.app.id, true);
+    try {
+      expect(await refusal(presentAtB(withoutResource.access_token))).toMatchObject({ error: 'invalid_target', error_description: 'the app is turned off' });
+    } finally {
+      await setAppDisabled(databaseB.db, vendorApp.app.id, false);
+    }
   });
 
   it('refuses a person removed from the organization at A, and an issuer B does not trust', async () => {
@@ -298,11 +338,16 @@ describe('ID-JAG between two Portico instances', () => {
 
     it('is refused while its issuer is not trusted, then accepted, with its address at a verified domain only', async () => {
       expect(await refusal(presentAtB(await assertion()))).toMatchObject({ error: 'invalid_grant', error_description: 'the assertion’s issuer is not trusted for this app' });
-      await asOwnerAt(databaseB, vendorApp.orgId, ownerAtB, ({ tx, audit }) => trustAssertionIssuer({ tx, audit, orgId: vendorApp.orgId }, { issuer: THIRD_PARTY, jwksUri }, { allowHttp: true }));
+      await asOwnerAt(databaseB, vendorApp.orgId, ownerAtB, ({ tx, audit }) => trustAssertionIssuer({ tx, audit, orgId: vendorApp.orgId }, { issuer: THIRD_PARTY, jwksUri }, { allowHttp: true, ownIssuer: portB.issuer }));
 
       const accepted = await presentAtB(await assertion());
       expect(accepted.scope).toBe('mcp');
       expect(decodeJwt(accepted.access_token)).toMatchObject({ sub: bob.id, aud: vendorApp.app.identity });
+      // The media type with its prefix is the same typ (RFC 7515 §4.1.9); no resource means the client's own app.
+      expect((await presentAtB(await assertion({}, { typ: `application/${ID_JAG_TYP}` }))).access_token).toBeTruthy();
+      expect(decodeJwt((await presentAtB(await assertion({ resource: undefined }))).access_token).aud).toBe(vendorApp.app.identity);
+      // An address its issuer says is unverified names nobody.
+      expect(await refusal(presentAtB(await assertion({ email_verified: false })))).toMatchObject({ error: 'invalid_grant', error_description: 'the assertion’s subject is not a member of the app’s organization here' });
       // An address outside the organization's verified domains names nobody.
       expect(await refusal(presentAtB(await assertion({ email: 'bob@elsewhere.test' })))).toMatchObject({ error: 'invalid_grant' });
     });

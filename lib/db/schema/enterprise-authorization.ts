@@ -54,11 +54,17 @@ export const trustedAssertionIssuers = pgTable(
     connectionId: uuid('connection_id').references(() => identityConnections.id, { onDelete: 'cascade' }),
     issuer: text('issuer').notNull(),
     jwksUri: text('jwks_uri'),
+    /**
+     * The issuer's tenant this organization is (the ID-JAG's `tenant` claim, draft §3.1), for an identity provider
+     * that serves several organizations under one issuer (Portico among them): ID-JAGs of any other tenant are refused.
+     */
+    tenant: text('tenant'),
     enabled: boolean('enabled').notNull().default(true),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    unique('trusted_assertion_issuers_org_issuer_key').on(t.orgId, t.issuer),
+    // One entry per issuer and tenant (several tenants of one issuer may each be trusted).
+    unique('trusted_assertion_issuers_org_issuer_key').on(t.orgId, t.issuer, t.tenant).nullsNotDistinct(),
     check('trusted_assertion_issuers_source', sql`(${t.connectionId} IS NULL) <> (${t.jwksUri} IS NULL)`),
   ],
 );

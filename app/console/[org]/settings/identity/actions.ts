@@ -166,7 +166,8 @@ export const revokeScimTokenAction = orgAction(
 );
 
 // Enterprise-managed authorization (lib/identity/enterprise-authorization.ts, lib/oidc/id-jag.ts).
-const ID_JAG_FIELDS = ['name', 'authorizationServer', 'resource', 'remoteClientId', 'allowedScopes', 'permissionsAppId', 'connectionId', 'issuer', 'jwksUri'] as const;
+const ID_JAG_FIELDS = ['name', 'authorizationServer', 'resource', 'remoteClientId', 'allowedScopes', 'permissionsAppId', 'connectionId', 'issuer', 'jwksUri', 'tenant'] as const;
+const idJagOptions = () => ({ allowHttp: runtime().env.outboundAllowLoopback, ownIssuer: runtime().env.PORTICO_ISSUER });
 
 export const addRemoteMcpServerAction = orgAction(
   {
@@ -175,7 +176,7 @@ export const addRemoteMcpServerAction = orgAction(
   },
   async ({ tx, input, access, audit }) => {
     try {
-      const created = await createRemoteMcpServer({ tx, audit, orgId: access.org.id }, input, { allowHttp: runtime().env.outboundAllowLoopback });
+      const created = await createRemoteMcpServer({ tx, audit, orgId: access.org.id }, input, idJagOptions());
       return { status: 'ok', message: (await getT('console.identity'))('idJag.servers.added', { name: created.name }) };
     } catch (error) {
       nextToField(error, ID_JAG_FIELDS);
@@ -191,18 +192,18 @@ export const removeRemoteMcpServerAction = orgAction(
   },
 );
 
-export const trustConnectionAction = orgAction({ permission: 'identity.manage', input: z.object({ connectionId: z.string().max(64) }) }, async ({ tx, input, access, audit }) => {
+export const trustConnectionAction = orgAction({ permission: 'identity.manage', input: z.object({ connectionId: z.string().max(64), tenant: z.string().max(300).optional() }) }, async ({ tx, input, access, audit }) => {
   try {
-    const trusted = await trustAssertionIssuer({ tx, audit, orgId: access.org.id }, { connectionId: input.connectionId }, { allowHttp: runtime().env.outboundAllowLoopback });
+    const trusted = await trustAssertionIssuer({ tx, audit, orgId: access.org.id }, { connectionId: input.connectionId, tenant: input.tenant }, idJagOptions());
     return { status: 'ok', message: (await getT('console.identity'))('idJag.trusted.added', { issuer: trusted.issuer }) };
   } catch (error) {
     nextToField(error, ID_JAG_FIELDS);
   }
 });
 
-export const trustIssuerKeysAction = orgAction({ permission: 'identity.manage', input: z.object({ issuer: z.string().max(600), jwksUri: z.string().max(600) }) }, async ({ tx, input, access, audit }) => {
+export const trustIssuerKeysAction = orgAction({ permission: 'identity.manage', input: z.object({ issuer: z.string().max(600), jwksUri: z.string().max(600), tenant: z.string().max(300).optional() }) }, async ({ tx, input, access, audit }) => {
   try {
-    const trusted = await trustAssertionIssuer({ tx, audit, orgId: access.org.id }, { issuer: input.issuer, jwksUri: input.jwksUri }, { allowHttp: runtime().env.outboundAllowLoopback });
+    const trusted = await trustAssertionIssuer({ tx, audit, orgId: access.org.id }, { issuer: input.issuer, jwksUri: input.jwksUri, tenant: input.tenant }, idJagOptions());
     return { status: 'ok', message: (await getT('console.identity'))('idJag.trusted.added', { issuer: trusted.issuer }) };
   } catch (error) {
     nextToField(error, ID_JAG_FIELDS);

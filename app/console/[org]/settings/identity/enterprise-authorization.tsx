@@ -12,6 +12,8 @@ const code = (chunks: React.ReactNode) => <code className="break-all">{chunks}</
 
 export async function EnterpriseAuthorizationSection(props: {
   org: string;
+  /** The organization's id: the `tenant` of the ID-JAGs Portico issues for it. */
+  orgId: string;
   issuer: string;
   servers: RemoteMcpServer[];
   trusted: (TrustedAssertionIssuer & { connectionName: string | null })[];
@@ -27,6 +29,9 @@ export async function EnterpriseAuthorizationSection(props: {
 
       <h3 className="mb-2 font-semibold">{t('idJag.servers.title')}</h3>
       <p className="mb-3 max-w-3xl text-sm text-slate-600">{t.rich('idJag.servers.intro', { code, tokenEndpoint: `${props.issuer}/oidc/token` })}</p>
+      <p className="mb-3 max-w-3xl text-sm text-slate-600" data-testid="id-jag-tenant">
+        {t.rich('idJag.servers.yourTenant', { code, tenant: props.orgId })}
+      </p>
       {servers.length === 0 ? (
         <EmptyState title={t('idJag.servers.empty')} />
       ) : (
@@ -73,7 +78,7 @@ export async function EnterpriseAuthorizationSection(props: {
       <details className="mt-4" open={servers.length === 0} data-testid="add-remote-server-details">
         <summary className="mb-2 cursor-pointer font-semibold">{t('idJag.servers.add.title')}</summary>
         <ActionForm action={addRemoteMcpServerAction} org={org} submitLabel={t('idJag.servers.add.submit')} testId="add-remote-server">
-          <Field id="remote-name" label={t('idJag.servers.fields.name')} name="name" required maxLength={100} placeholder="Vendor notes" />
+          <Field id="remote-name" label={t('idJag.servers.fields.name')} name="name" required maxLength={100} />
           <Field id="remote-authorizationServer" label={t('idJag.servers.fields.authorizationServer')} name="authorizationServer" required maxLength={500} placeholder="https://auth.vendor.example" hint={t('idJag.servers.fields.authorizationServerHint')} autoComplete="off" />
           <Field id="remote-resource" label={t('idJag.servers.fields.resource')} name="resource" required maxLength={500} placeholder="https://mcp.vendor.example/mcp" hint={t('idJag.servers.fields.resourceHint')} autoComplete="off" />
           <Field id="remote-remoteClientId" label={t('idJag.servers.fields.remoteClientId')} name="remoteClientId" required maxLength={2000} hint={t('idJag.servers.fields.remoteClientIdHint')} autoComplete="off" />
@@ -100,6 +105,7 @@ export async function EnterpriseAuthorizationSection(props: {
                 <code>{entry.issuer}</code>
               </td>
               <td className="text-sm">
+                {entry.tenant ? <span className="mb-1 block text-xs text-slate-600">{t('idJag.trusted.tenantShown', { tenant: entry.tenant })}</span> : null}
                 {entry.connectionId ? (
                   t('idJag.trusted.viaConnection', { name: entry.connectionName ?? '—' })
                 ) : (
@@ -130,6 +136,7 @@ export async function EnterpriseAuthorizationSection(props: {
           ) : (
             <ActionForm action={trustConnectionAction} org={org} submitLabel={t('idJag.trusted.connection.submit')} testId="trust-connection">
               <Select id="trust-connectionId" label={t('idJag.trusted.connection.field')} name="connectionId" options={oidcConnections.map((connection) => ({ value: connection.id, label: connection.name }))} />
+              <Field id="trust-connection-tenant" label={t('idJag.trusted.tenant')} name="tenant" maxLength={200} hint={t('idJag.trusted.tenantHint')} autoComplete="off" />
             </ActionForm>
           )}
         </div>
@@ -138,6 +145,7 @@ export async function EnterpriseAuthorizationSection(props: {
           <ActionForm action={trustIssuerKeysAction} org={org} submitLabel={t('idJag.trusted.keys.submit')} testId="trust-issuer-keys">
             <Field id="trust-issuer" label={t('idJag.trusted.keys.issuer')} name="issuer" required maxLength={500} placeholder="https://idp.example.com" autoComplete="off" />
             <Field id="trust-jwksUri" label={t('idJag.trusted.keys.jwksUri')} name="jwksUri" required maxLength={500} placeholder="https://idp.example.com/keys" hint={t('idJag.trusted.keys.jwksUriHint')} autoComplete="off" />
+            <Field id="trust-keys-tenant" label={t('idJag.trusted.tenant')} name="tenant" maxLength={200} hint={t('idJag.trusted.tenantHint')} autoComplete="off" />
           </ActionForm>
         </div>
       </div>

@@ -136,6 +136,7 @@ export default async function IdentityPage(props: { params: Promise<{ org: strin
       <ScimSection org={org} issuer={runtime().env.PORTICO_ISSUER} token={scimToken} />
       <EnterpriseAuthorizationSection
         org={org}
+        orgId={access.org.id}
         issuer={runtime().env.PORTICO_ISSUER}
         servers={servers}
         trusted={trusted}

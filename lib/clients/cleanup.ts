@@ -42,6 +42,7 @@ export const CLEANUP_EVERY_MS = 10 * 60_000;
 
 /** Removes abandoned dynamic clients as of `at` (a batch per call; the ticker calls it every CLEANUP_EVERY_MS). */
 export async function removeAbandonedDynamicClients(db: Database, at: Date): Promise<CleanupReport> {
+  const idleSince = sql`${stamp(at)} - make_interval(days => ${IDLE_CLIENT_DAYS})`;
   return db.transaction(async (tx) => {
     const neverUsed = await tx
       .select({ id: clients.id, name: clients.name })
@@ -64,8 +65,8 @@ export async function removeAbandonedDynamicClients(db: Database, at: Date): Pro
           eq(clients.kind, 'dynamic'),
           // Two conditions rather than coalesce(last_used_at, created_at), so that the (kind, last_used_at) index serves.
           or(
-            lt(clients.lastUsedAt, sql`${stamp(at)} - make_interval(days => ${IDLE_CLIENT_DAYS})`),
-            and(isNull(clients.lastUsedAt), lt(clients.createdAt, sql`${stamp(at)} - make_interval(days => ${IDLE_CLIENT_DAYS})`)),
+            lt(clients.lastUsedAt, idleSince),
+            and(isNull(clients.lastUsedAt), lt(clients.createdAt, idleSince)),
           ),
         ),
       )

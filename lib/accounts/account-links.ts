@@ -3,7 +3,7 @@
 // replaces the person's earlier open links of that purpose, and a link is spent by one conditional UPDATE, so it
 // works once on every instance (two concurrent uses: one wins, the other finds it spent).
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { accountLinks, users } from '../db/schema';
 import type { User } from './users';
@@ -50,7 +50,6 @@ export async function issueAccountLink(
     orgId: input.orgId ?? null,
     expiresAt: sql`now() + make_interval(secs => ${ttl})`,
   });
-  if (Math.random() < 0.05) await db.delete(accountLinks).where(lt(accountLinks.expiresAt, sql`now() - interval '1 day'`));
   return { token, expiresInSeconds: ttl };
 }
 

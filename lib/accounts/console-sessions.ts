@@ -2,7 +2,7 @@
 // instance can check it, and a database leak yields no usable cookie). A password change ends them all
 // (credential version), and so does "sign out everywhere".
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { consoleSessions, users } from '../db/schema';
 import type { User } from './users';
@@ -58,7 +58,6 @@ export async function endConsoleSession(db: Queryable, token: string | undefined
 
 export async function endAllConsoleSessions(db: Queryable, userId: string): Promise<number> {
   const ended = await db.delete(consoleSessions).where(eq(consoleSessions.userId, userId)).returning({ tokenHash: consoleSessions.tokenHash });
-  await db.delete(consoleSessions).where(lt(consoleSessions.expiresAt, sql`now()`));
   return ended.length;
 }
 

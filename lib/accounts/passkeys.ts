@@ -75,7 +75,6 @@ export async function listPasskeys(db: Queryable, userId: string): Promise<Passk
 }
 
 async function storeChallenge(db: Queryable, challenge: string, purpose: CeremonyPurpose | 'register', userId: string | null, context: string): Promise<void> {
-  await db.delete(webauthnChallenges).where(lt(webauthnChallenges.expiresAt, sql`now()`));
   await db.insert(webauthnChallenges).values({ challenge, purpose, userId, context, expiresAt: sql`now() + make_interval(secs => ${WEBAUTHN_CHALLENGE_SECONDS})` });
   // A person's open ceremonies are bounded (the newest 20 stay): asking again and again cannot grow the table.
   if (userId) {

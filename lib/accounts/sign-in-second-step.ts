@@ -107,8 +107,6 @@ export async function stepAfterPassword(db: Queryable, userId: string, requireme
 export async function beginSecondStep(db: Queryable, input: { userId: string; continuation: SecondStepContinuation }): Promise<string> {
   const seconds = input.continuation.enroll ? ENROLLMENT_SECONDS : SECOND_STEP_SECONDS;
   const token = randomBytes(32).toString('base64url');
-  // A person's abandoned second steps go when they start another.
-  await db.delete(pendingSignIns).where(and(eq(pendingSignIns.userId, input.userId), lt(pendingSignIns.expiresAt, sql`now()`)));
   await db.insert(pendingSignIns).values({
     tokenHash: sha256(token),
     userId: input.userId,

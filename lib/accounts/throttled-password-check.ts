@@ -2,7 +2,7 @@
 // The attempt is counted first, atomically, and only then is the password checked: parallel guesses cannot all slip
 // in before any of them is counted. A successful attempt is taken back, so only failures add up.
 import type { Queryable } from '../db/client';
-import { hitRateLimit, peekRateLimit, purgeExpiredRateLimits, undoRateLimitHit, type RateLimitRule } from '../rate-limit/fixed-window';
+import { hitRateLimit, peekRateLimit, undoRateLimitHit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { authenticateWithPassword, normalizeEmail, type PasswordLoginResult } from './users';
 
 /** Failed attempts allowed per 15 minutes (with a look-back of up to 30), per account (any email string, existing or not) and per client IP. */
@@ -30,8 +30,6 @@ export async function throttledPasswordCheck(db: Queryable, email: string, passw
   const result = await authenticateWithPassword(db, email, password);
   if (result.ok) {
     await Promise.all([undoRateLimitHit(db, LOGIN_THROTTLE.account, account), undoRateLimitHit(db, LOGIN_THROTTLE.ip, clientIp)]);
-  } else if (Math.random() < 0.01) {
-    await purgeExpiredRateLimits(db);
   }
   return result;
 }

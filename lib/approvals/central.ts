@@ -57,7 +57,6 @@ export interface CentralSession {
 
 export async function openCentralSession(db: Queryable, user: User, binding: CentralBinding): Promise<string> {
   const token = randomBytes(32).toString('base64url');
-  await db.delete(centralSessions).where(sql`${centralSessions.expiresAt} < now()`);
   await db.insert(centralSessions).values({
     tokenHash: sha256(token),
     userId: user.id,
@@ -216,7 +215,6 @@ export async function issueDecisionNonce(db: Queryable, session: CentralSession,
   const request = await findCentralRequest(db, session.user, requestId);
   if (!request) throw new ApprovalRefusal('not_found', localized('approvals.refusals.notYoursToDecide'));
   const nonce = randomBytes(24).toString('base64url');
-  await db.delete(decisionNonces).where(sql`${decisionNonces.expiresAt} < now()`);
   await insertNonce(db, {
     nonceHash: sha256(nonce),
     sessionTokenHash: session.tokenHash,

@@ -2,7 +2,7 @@
 // verification an admin starts from the security tab (Portico calls the app's introspection route and compares).
 // The signing and the comparison are the app kit's (app-kit/surface.ts), so both sides run the same code.
 import { randomBytes } from 'node:crypto';
-import { and, eq, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import {
   compareSurfaces,
   isSameSurface,
@@ -88,8 +88,6 @@ export async function appOfSurfaceKey(db: Queryable, clientId: string, atRestKey
 export function postgresReplayGuard(db: Queryable): ReplayGuard {
   return {
     async remember(nonce, expiresAt) {
-      // Kept 5 minutes past their proof's end: instances whose clocks run behind the database's still find them.
-      await db.delete(signedRequestNonces).where(lt(signedRequestNonces.expiresAt, sql`now() - interval '5 minutes'`));
       const inserted = await db.insert(signedRequestNonces).values({ nonce, expiresAt }).onConflictDoNothing().returning({ nonce: signedRequestNonces.nonce });
       return inserted.length === 1;
     },

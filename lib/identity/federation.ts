@@ -130,8 +130,6 @@ export async function beginFederatedSignIn(
   loginHint?: string,
 ): Promise<{ location: string; token: string }> {
   const token = randomBytes(32).toString('base64url');
-  // Abandoned sign-ins go as new ones start (an index on expires_at keeps this cheap).
-  await db.delete(federatedSignIns).where(lt(federatedSignIns.expiresAt, sql`now()`));
   if (connection.kind === 'saml') {
     const { samlRedirectUrl } = await import('./saml');
     const { location, requestId } = await samlRedirectUrl(deps, connection, token);

@@ -12,7 +12,7 @@
 // with the sign-in found by its RelayState; the browser is then sent (a top-level GET, which carries the cookie) to
 // the finish step, which continues only the sign-in that is this browser's (no login CSRF through a posted Response).
 import { randomBytes, X509Certificate } from 'node:crypto';
-import { and, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import { SAML, ValidateInResponseTo, type Profile } from '@node-saml/node-saml';
 import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { federatedSignIns, samlAssertionIds } from '../db/schema';
@@ -136,7 +136,6 @@ export async function acceptSamlResponse(db: Queryable, deps: FederationDeps, in
   // An assertion is accepted once: its ID is remembered until it could no longer be valid anyway.
   const notOnOrAfter = Date.parse(parsed.Assertion?.Conditions?.[0]?.$?.NotOnOrAfter ?? '');
   const keepUntil = new Date((Number.isFinite(notOnOrAfter) ? notOnOrAfter : Date.now() + REPLAY_WINDOW_MS) + CLOCK_SKEW_MS);
-  await db.delete(samlAssertionIds).where(lt(samlAssertionIds.expiresAt, sql`now()`));
   try {
     const [kept] = await db
       .insert(samlAssertionIds)

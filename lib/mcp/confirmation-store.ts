@@ -3,7 +3,7 @@
 // expiry and a confirmation, so of two concurrent retries on any instances exactly one gets the row, and none before
 // the person confirmed. Times of the gate are its clock (passed in), so tests can move time forward.
 import { randomBytes } from 'node:crypto';
-import { and, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import canonicalize from 'canonicalize';
 import {
   CONFIRMATION_TOKEN_PARAMETER,
@@ -116,17 +116,7 @@ export function postgresConfirmationStore(db: Queryable, issuer: string, owner: 
       return 'waiting';
     },
     async purgeExpired(now) {
-      // An expired challenge a person was asked to confirm stays until its expiry is recorded (the ticker's
-      // confirmation.expired), or a day: the rest go at once.
-      const purged = await db
-        .delete(confirmationChallenges)
-        .where(
-          and(
-            lte(confirmationChallenges.expiresAt, now),
-            sql`(not ${confirmationChallenges.needsHuman} or ${confirmationChallenges.confirmedAt} is not null or ${confirmationChallenges.deniedAt} is not null or ${confirmationChallenges.expiryReportedAt} is not null or ${confirmationChallenges.expiresAt} <= ${now.toISOString()}::timestamptz - interval '1 day')`,
-          ),
-        )
-        .returning({ nonceHash: confirmationChallenges.nonceHash });
+      const purged = await db.delete(confirmationChallenges).where(confirmationPurgeable(now)).returning({ nonceHash: confirmationChallenges.nonceHash });
       return purged.length;
     },
   };
@@ -229,4 +219,13 @@ export function inSubjectsLanguage(gate: ConfirmationGate, localeOf: (subject: s
       return { ...decision, challenge: { ...challenge, text } };
     },
   };
+}
+
+/**
+ * Challenges nobody can still need at `now`: expired ones, except one a person was asked to confirm, which stays
+ * until its expiry is recorded (the ticker's confirmation.expired), or a day. The store's purge and the sweeper
+ * (lib/db/sweeper.ts) both delete by this.
+ */
+export function confirmationPurgeable(now: Date): SQL {
+  return sql`${confirmationChallenges.expiresAt} <= ${now.toISOString()}::timestamptz and (not ${confirmationChallenges.needsHuman} or ${confirmationChallenges.confirmedAt} is not null or ${confirmationChallenges.deniedAt} is not null or ${confirmationChallenges.expiryReportedAt} is not null or ${confirmationChallenges.expiresAt} <= ${now.toISOString()}::timestamptz - interval '1 day')`;
 }

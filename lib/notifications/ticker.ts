@@ -8,16 +8,16 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { ApprovalRequest } from '../approvals/broker';
 import { recordAuditEvent } from '../audit/events';
 import { rowsOf, type Database, type Queryable } from '../db/client';
-import { approvalPolicies, approvedActionUses, approvalRequests, approvalVotes, confirmationChallenges, notificationLog, outboundDeliveries, users } from '../db/schema';
+import { approvalPolicies, approvalRequests, approvalVotes, confirmationChallenges, notificationLog, users } from '../db/schema';
 import { enqueueMail } from '../deliveries/outbox';
 import { giveUpUncollectedEvents } from '../ssf/events';
 import { mailLocaleFor } from '../i18n/recipient';
 import { notificationDigestMail } from '../mail/messages';
-import { purgeExpiredAssertionUses } from '../oidc/id-jag';
+import { sweepExpiredRows, sweptRows } from '../db/sweeper';
 import { CLEANUP_EVERY_MS, removeAbandonedDynamicClients } from '../clients/cleanup';
 
-/** When this process last cleaned up dynamic registrations (they need it every few minutes, not every round). */
-let lastClientCleanup = 0;
+/** The ticker sweeps dead rows this often (not every round: there is rarely much, and never urgently). */
+const SWEEP_EVERY_MS = 60_000;
 import { decidersOf, escalationGroup, notifyAboutRequest, type NotifyDeps } from './notify';
 
 /** Deciders are reminded this long before a request expires. */
@@ -36,12 +36,10 @@ export interface TickerReport {
   reminded: number;
   confirmationsExpired: number;
   digests: number;
-  /** Old delivery-log and notice rows removed. */
+  /** Rows nobody needs any more, removed (lib/db/sweeper.ts), and abandoned dynamic registrations. */
   purged: number;
 }
 
-/** How long the delivery log and the notice log keep a finished row. */
-export const LOG_RETENTION_DAYS = 30;
 
 /** Claims up to BATCH request rows by a condition, sets `changes` on them and returns them (as drizzle rows). */
 async function claimRequests(tx: Queryable, condition: ReturnType<typeof sql>, changes: Partial<Record<'state' | 'decidedAt' | 'decidedBy' | 'escalatedAt' | 'remindedAt', unknown>>): Promise<ApprovalRequest[]> {
@@ -154,45 +152,33 @@ async function sendDigests(db: Database, deps: NotifyDeps, at: Date): Promise<nu
   return sent;
 }
 
-/**
- * The delivery log (webhooks delivered or given up, mail given up) and the notice log keep a row for
- * LOG_RETENTION_DAYS; older ones go, a batch a round, so the tables stay the size of a month of traffic.
- */
-async function purgeOldLogs(db: Database, at: Date): Promise<number> {
-  const before = sql`${stamp(at)} - make_interval(days => ${LOG_RETENTION_DAYS})`;
-  const deliveries = await db
-    .delete(outboundDeliveries)
-    .where(sql`${outboundDeliveries.id} in (select id from ${outboundDeliveries} where coalesce(delivered_at, failed_at) < ${before} limit 500)`)
-    .returning({ id: outboundDeliveries.id });
-  const notices = await db
-    .delete(notificationLog)
-    .where(sql`${notificationLog.id} in (select id from ${notificationLog} where created_at < ${before} and sent_at is not null limit 500)`)
-    .returning({ id: notificationLog.id });
-  // A used CIBA approval is remembered while its token could still be presented (lib/oidc/ciba.ts).
-  const approvals = await db
-    .delete(approvedActionUses)
-    .where(sql`${approvedActionUses.tokenId} in (select token_id from ${approvedActionUses} where expires_at < ${stamp(at)} limit 500)`)
-    .returning({ id: approvedActionUses.tokenId });
-  // Abandoned dynamic registrations (lib/clients/cleanup.ts), every few minutes.
-  let clients = { neverUsed: 0, idle: 0 };
-  if (Math.abs(at.getTime() - lastClientCleanup) >= CLEANUP_EVERY_MS) {
-    clients = await removeAbandonedDynamicClients(db, at);
-    lastClientCleanup = at.getTime();
+/** What a round does besides its steps; a round run by hand (a test, the CLI) does both. */
+export interface MaintenanceDue {
+  /** Delete rows nobody needs any more (lib/db/sweeper.ts). */
+  sweep: boolean;
+  /** Remove abandoned dynamic registrations (lib/clients/cleanup.ts). */
+  cleanUpClients: boolean;
+}
+
+async function maintain(db: Database, at: Date, due: MaintenanceDue): Promise<number> {
+  let removed = 0;
+  if (due.sweep) removed += sweptRows(await sweepExpiredRows(db, at));
+  if (due.cleanUpClients) {
+    const clients = await removeAbandonedDynamicClients(db, at);
+    removed += clients.neverUsed + clients.idle;
   }
-  // A used ID-JAG is remembered while it could still be presented (lib/oidc/id-jag.ts).
-  const assertions = await purgeExpiredAssertionUses(db, at);
-  return deliveries.length + notices.length + approvals.length + assertions + clients.neverUsed + clients.idle;
+  return removed;
 }
 
 /** One round of every step, at `at`. */
-export async function runTicker(db: Database, deps: NotifyDeps, at: Date = new Date()): Promise<TickerReport> {
+export async function runTicker(db: Database, deps: NotifyDeps, at: Date = new Date(), due: MaintenanceDue = { sweep: true, cleanUpClients: true }): Promise<TickerReport> {
   return {
     expired: await expireRequests(db, at),
     escalated: await escalateRequests(db, deps, at),
     reminded: await remindDeciders(db, deps, at),
     confirmationsExpired: await expireConfirmations(db, at),
     digests: await sendDigests(db, deps, at),
-    purged: (await giveUpUncollectedEvents(db, at)) + (await purgeOldLogs(db, at)),
+    purged: (await giveUpUncollectedEvents(db, at)) + (await maintain(db, at, due)),
   };
 }
 
@@ -206,9 +192,16 @@ export function createTicker(db: () => Database, deps: NotifyDeps, afterWork: ()
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
+  // When this process last swept and cleaned up (each instance on its own clock; the sweeper's lock keeps them apart).
+  let lastSweep = 0;
+  let lastClientCleanup = 0;
   const round = async () => {
     try {
-      const report = await runTicker(db(), deps);
+      const now = Date.now();
+      const due = { sweep: now - lastSweep >= SWEEP_EVERY_MS, cleanUpClients: now - lastClientCleanup >= CLEANUP_EVERY_MS };
+      if (due.sweep) lastSweep = now;
+      if (due.cleanUpClients) lastClientCleanup = now;
+      const report = await runTicker(db(), deps, new Date(now), due);
       if (report.expired + report.escalated + report.reminded + report.confirmationsExpired + report.digests > 0) afterWork();
     } catch (error) {
       // The database may be briefly unavailable: the next round tries again.

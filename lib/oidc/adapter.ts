@@ -20,8 +20,10 @@ function notExpired() {
  * that a client polling it hears expired_token (CIBA Core §11, RFC 8628 §3.5) rather than invalid_grant.
  */
 const POLLED_KINDS = new Set(['BackchannelAuthenticationRequest', 'DeviceCode']);
+/** How long after its expiry a polled model is still found (and kept by the sweeper, lib/db/sweeper.ts). */
+export const POLLED_KINDS_FINDABLE_MINUTES = 10;
 function findable(kind: string) {
-  return POLLED_KINDS.has(kind) ? or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now() - interval '10 minutes'`)) : notExpired();
+  return POLLED_KINDS.has(kind) ? or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now() - make_interval(mins => ${POLLED_KINDS_FINDABLE_MINUTES})`)) : notExpired();
 }
 
 function withConsumed(payload: Record<string, unknown>, consumedAt: Date | null): AdapterPayload {

@@ -382,15 +382,6 @@ export async function exchangeIdJag(provider: Provider, ctx: KoaContextWithOIDC,
   ctx.body = { access_token: accessToken, token_type: 'Bearer', expires_in: token.expiration, ...(scope.length > 0 ? { scope: scope.join(' ') } : {}) };
 }
 
-/** Removes records of used assertions past their expiry, 500 at a time (the ticker's round). */
-export async function purgeExpiredAssertionUses(db: Queryable, at: Date): Promise<number> {
-  const removed = await db
-    .delete(assertionUses)
-    .where(sql`${assertionUses.key} in (select key from ${assertionUses} where expires_at < ${at.toISOString()}::timestamptz limit 500)`)
-    .returning({ key: assertionUses.key });
-  return removed.length;
-}
-
 /** Registers the RFC 7523 jwt-bearer grant for ID-JAGs at the token endpoint. */
 export function registerIdJagGrant(provider: Provider, deps: IdJagDeps): void {
   provider.registerGrantType(JWT_BEARER_GRANT_TYPE, (ctx) => exchangeIdJag(provider, ctx, deps), new Set(['assertion', 'resource', 'scope']));

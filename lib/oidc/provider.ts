@@ -17,7 +17,6 @@ import { recordClientUse } from './client-use';
 import { ID_JAG_GRANT_PROFILE, ID_JAG_TOKEN_TYPE, issueIdJag, registerIdJagGrant, type IdJagDeps } from './id-jag';
 import { porticoApiResource } from '../resource/portico-api';
 import {
-  ACCESS_TOKEN_TTL_SECONDS,
   exchangedGrantId,
   getResourceServer,
   grantBindingFor,
@@ -25,6 +24,7 @@ import {
 } from './resource-servers';
 import type { KeyMaterial } from './keys';
 import { createAdapterClass } from './adapter';
+import { TOKEN_TTL } from './token-ttl';
 import { applyProviderOverrides } from './provider-overrides';
 import { OIDC_SCOPES } from './resource-scope';
 import { ACR_MFA, ACR_PASSWORD, requestsMfa } from '../accounts/sign-in-second-step';
@@ -60,16 +60,7 @@ export interface ProviderOptions {
 /** RFC 8628 §3.2 / CIBA Core §7.3: the default least interval between polls. */
 export const DEFAULT_POLL_INTERVAL_SECONDS = 5;
 
-/** Lifetimes in seconds. */
-export const TOKEN_TTL = {
-  AccessToken: ACCESS_TOKEN_TTL_SECONDS,
-  AuthorizationCode: 60,
-  IdToken: 60 * 60,
-  RefreshToken: 30 * 24 * 60 * 60,
-  Interaction: 60 * 60,
-  Session: 14 * 24 * 60 * 60,
-  Grant: 30 * 24 * 60 * 60,
-} as const;
+export { TOKEN_TTL };
 
 export function createProvider(options: ProviderOptions): Provider {
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure: options.secureCookies, signed: true };

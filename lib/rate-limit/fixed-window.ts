@@ -5,7 +5,7 @@
 // fixed window would let a burst straddling a boundary through twice (a full window's worth on each side, seconds
 // apart); the estimate sees it. `peekRateLimit` sums the current and the previous window in full (a look-back of
 // one to two window lengths), for the checks that want the strictest reading.
-import { lt, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { rowsOf, type Queryable } from '../db/client';
 import { rateLimits } from '../db/schema';
 import { clientNetworkKey } from './client-network';
@@ -110,7 +110,3 @@ export async function undoRateLimitHit(db: Queryable, rule: RateLimitRule, subje
     where key = ${keyOf(rule, subject)} and window_start = ${windowStart(rule.windowSeconds, at)}`);
 }
 
-/** Rows are kept two windows long: peekRateLimit looks back one window. */
-export async function purgeExpiredRateLimits(db: Queryable): Promise<void> {
-  await db.delete(rateLimits).where(lt(rateLimits.expiresAt, sql`now()`));
-}

@@ -126,7 +126,7 @@ export const consoleSessions = pgTable(
     ip: text('ip'),
     userAgent: text('user_agent'),
   },
-  (t) => [index('console_sessions_user_idx').on(t.userId)],
+  (t) => [index('console_sessions_user_idx').on(t.userId), index('console_sessions_expires_idx').on(t.expiresAt)],
 );
 
 /** What a single-use account link lets its holder do. */
@@ -153,7 +153,7 @@ export const accountLinks = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     consumedAt: timestamp('consumed_at', { withTimezone: true }),
   },
-  (t) => [index('account_links_user_idx').on(t.userId, t.purpose)],
+  (t) => [index('account_links_user_idx').on(t.userId, t.purpose), index('account_links_expires_idx').on(t.expiresAt)],
 );
 
 /**

@@ -120,7 +120,7 @@ export const centralSessions = pgTable('central_sessions', {
   surface: text('surface', { enum: ['external', 'embedded'] }).notNull().default('external'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
-});
+}, (t) => [index('central_sessions_expires_idx').on(t.expiresAt)]);
 
 /**
  * Decision nonces: single use, 60 seconds, bound to the central session, the request, its fingerprint and the
@@ -137,7 +137,7 @@ export const decisionNonces = pgTable('decision_nonces', {
   fingerprint: text('fingerprint').notNull(),
   installation: text('installation').notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
-});
+}, (t) => [index('decision_nonces_expires_idx').on(t.expiresAt)]);
 
 /**
  * The people an organization designates to decide an app's approval requests. An app with none is decided by the

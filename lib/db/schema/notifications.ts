@@ -42,5 +42,5 @@ export const notificationLog = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp('sent_at', { withTimezone: true }),
   },
-  (t) => [index('notification_log_user_idx').on(t.userId, t.createdAt), index('notification_log_unsent_idx').on(t.createdAt).where(sql`${t.sentAt} IS NULL`)],
+  (t) => [index('notification_log_user_idx').on(t.userId, t.createdAt), index('notification_log_unsent_idx').on(t.createdAt).where(sql`${t.sentAt} IS NULL`), index('notification_log_sent_idx').on(t.createdAt).where(sql`${t.sentAt} IS NOT NULL`)],
 );

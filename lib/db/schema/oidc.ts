@@ -40,6 +40,8 @@ export const oidcPayloads = pgTable(
     // One successor per rotated refresh token: concurrent replays on any instance meet here.
     uniqueIndex('oidc_payloads_rotated_from_key').on(t.rotatedFrom).where(sql`${t.rotatedFrom} IS NOT NULL`),
     index('oidc_payloads_expires_idx').on(t.expiresAt),
+    // Consumed refresh tokens kept as tripwires, found by the sweeper when their time is over (lib/db/sweeper.ts).
+    index('oidc_payloads_consumed_refresh_idx').on(t.expiresAt).where(sql`${t.consumedAt} IS NOT NULL AND ${t.kind} = 'RefreshToken'`),
   ],
 );
 

@@ -58,7 +58,7 @@ export const pendingSignIns = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('pending_sign_ins_token_hash_key').on(t.tokenHash), check('pending_sign_ins_attempts_range', sql`${t.attempts} BETWEEN 0 AND 5`)],
+  (t) => [uniqueIndex('pending_sign_ins_token_hash_key').on(t.tokenHash), index('pending_sign_ins_expires_idx').on(t.expiresAt), check('pending_sign_ins_attempts_range', sql`${t.attempts} BETWEEN 0 AND 5`)],
 );
 
 /**

@@ -1,5 +1,5 @@
 // Installation-wide facts that must be recorded once, such as "the demo seed has run".
-import { jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 export const systemState = pgTable('system_state', {
   key: text('key').primaryKey(),
@@ -14,4 +14,4 @@ export const systemState = pgTable('system_state', {
 export const signedRequestNonces = pgTable('signed_request_nonces', {
   nonce: text('nonce').primaryKey(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
-});
+}, (t) => [index('signed_request_nonces_expires_idx').on(t.expiresAt)]);

@@ -15,6 +15,8 @@ import { envOrExit, type Env } from './lib/env';
 import { startControlSocket } from './lib/cli/control-socket';
 import { drizzleFor } from './lib/db/client';
 import { describeStartupFailure, printBanner } from './lib/startup-messages';
+import { enableMetrics } from './lib/observability/metrics';
+import { listenForMetrics, observe, offerMetricsToPrimary, serveClusterMetrics } from './lib/observability/http';
 
 const development = process.argv.includes('--dev');
 const env = envOrExit();
@@ -49,7 +51,8 @@ async function runServer(role: 'single' | 'worker'): Promise<void> {
   const handleNext = nextApp.getRequestHandler();
   const handleProvider = createProviderHandler(booted.runtime.provider, { https: env.issuerIsHttps });
 
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
+  startMetrics(booted, role);
+  const handle = observe((req: IncomingMessage, res: ServerResponse) => {
     req.headers[CLIENT_IP_HEADER] = clientIpOf(req, env.PORTICO_TRUST_PROXY);
     const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
     if (isProviderPath(pathname)) {
@@ -61,13 +64,14 @@ async function runServer(role: 'single' | 'worker'): Promise<void> {
       return;
     }
     void handleNext(req, res);
-  };
+  }, { trustProxy: env.PORTICO_TRUST_PROXY, metricsToken: env.PORTICO_METRICS_TOKEN });
 
   const servers = (await Promise.all(env.listenHosts.map((host) => listen(host, handle)))).filter((server): server is Server => server !== undefined);
   const addresses = servers.map((server) => {
     const { address, family, port } = server.address() as AddressInfo;
     return family === 'IPv6' ? `[${address}]:${port}` : `${address}:${port}`;
   });
+  const metricsListener = role === 'single' ? await listenForMetricsIfSet() : undefined;
   booted.runtime.outbox.start();
   booted.runtime.ticker.start();
 
@@ -89,7 +93,7 @@ async function runServer(role: 'single' | 'worker'): Promise<void> {
     if (stopping) return;
     stopping = true;
     if (role === 'single') console.log(`\n${reason}: stopping Portico…`);
-    for (const server of servers) {
+    for (const server of [...servers, ...(metricsListener ? [metricsListener] : [])]) {
       server.close();
       server.closeAllConnections();
     }
@@ -105,6 +109,28 @@ async function runServer(role: 'single' | 'worker'): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   // A primary that went away (killed) takes its server processes with it.
   if (role === 'worker') process.on('disconnect', () => void shutdown('primary gone'));
+}
+
+/** Metrics are collected when something can read them: a token for /metrics, or the loopback listener. */
+function startMetrics(booted: BootResult, role: 'single' | 'worker' | 'primary'): void {
+  if (!env.PORTICO_METRICS_TOKEN && !env.PORTICO_METRICS_LISTEN) return;
+  const db = drizzleFor(booted.runtime.raw);
+  enableMetrics({ db: () => db, poolSize: booted.runtime.raw.kind === 'postgres' ? env.DATABASE_POOL_SIZE : undefined });
+  if (role === 'worker') offerMetricsToPrimary();
+  if (role === 'primary') serveClusterMetrics();
+}
+
+/** The loopback listener PORTICO_METRICS_LISTEN (in a cluster, the primary's). */
+async function listenForMetricsIfSet(): Promise<Server | undefined> {
+  if (!env.PORTICO_METRICS_LISTEN) return undefined;
+  const separator = env.PORTICO_METRICS_LISTEN.lastIndexOf(':');
+  const host = env.PORTICO_METRICS_LISTEN.slice(0, separator).replace(/^\[|\]$/g, '');
+  try {
+    return await listenForMetrics(host, Number(env.PORTICO_METRICS_LISTEN.slice(separator + 1)));
+  } catch (error) {
+    console.error(`Portico cannot serve metrics on ${env.PORTICO_METRICS_LISTEN}: ${error instanceof Error ? error.message : String(error)}. Stop the other program or change PORTICO_METRICS_LISTEN.`);
+    process.exit(1);
+  }
 }
 
 /** Listens on one address; a loopback family the machine lacks (no IPv6) is skipped, anything else is fatal. */
@@ -134,6 +160,8 @@ const RESTART_WINDOW_MS = 60_000;
 /** The cluster's primary: boots once, forks the server processes, replaces one that dies, stops them all. */
 async function runPrimary(config: Env): Promise<void> {
   const booted = await boot({ seedDemo: true });
+  startMetrics(booted, 'primary');
+  const metricsListener = await listenForMetricsIfSet();
   booted.runtime.outbox.start();
   booted.runtime.ticker.start();
   const control = await startControlSocket({
@@ -202,6 +230,7 @@ async function runPrimary(config: Env): Promise<void> {
           }),
       ),
     );
+    metricsListener?.close();
     await control?.close().catch(() => {});
     await booted.runtime.ticker.stop().catch(() => {});
     await booted.runtime.outbox.stop().catch(() => {});

@@ -13,6 +13,16 @@ import { demoRelyingParty, signInForCallback } from './support/relying-party';
 
 const PORT = 3224;
 const ISSUER = `http://localhost:${PORT}`;
+const METRICS_PORT = 3225;
+const METRICS_TOKEN = 'e2e-metrics-token-of-at-least-32-characters';
+
+/** `portico_http_requests_total` for one route family, summed over methods and statuses. */
+async function tokenRequestsCounted(url: string, headers: Record<string, string> = {}): Promise<number> {
+  const response = await fetch(url, { headers });
+  expect(response.status).toBe(200);
+  const lines = (await response.text()).split('\n').filter((line) => line.startsWith('portico_http_requests_total{') && line.includes('family="token"'));
+  return lines.reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
 
 /** The pids of a process's children (the cluster's server processes), from /proc. */
 function childrenOf(pid: number): number[] {
@@ -52,7 +62,7 @@ test.describe('several server processes on PostgreSQL', () => {
 
   test.beforeAll(async () => {
     storage = await createStorage('portico-workers');
-    primary = await startPortico(PORT, storage, { PORTICO_WORKERS: '2' });
+    primary = await startPortico(PORT, storage, { PORTICO_WORKERS: '2', PORTICO_METRICS_TOKEN: METRICS_TOKEN, PORTICO_METRICS_LISTEN: `127.0.0.1:${METRICS_PORT}` });
   });
   test.afterAll(async () => {
     if (primary && primary.process.exitCode === null) {
@@ -75,8 +85,24 @@ test.describe('several server processes on PostgreSQL', () => {
     const config = await demoRelyingParty(ISSUER);
     const { callbackUrl, checks } = await signInForCallback(page, config, undefined, 'openid email offline_access', { prompt: 'consent' });
     let tokens: oidc.TokenEndpointResponse = await oidc.authorizationCodeGrant(config, callbackUrl, checks);
-    for (let round = 0; round < 6; round += 1) tokens = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    const issued = [tokens.access_token, tokens.refresh_token!];
+    for (let round = 0; round < 6; round += 1) {
+      tokens = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+      issued.push(tokens.access_token, tokens.refresh_token!);
+    }
     expect(tokens.access_token).toBeTruthy();
+
+    // The metrics of the whole cluster, whichever process a scrape reaches, and on the primary's loopback listener:
+    // seven token requests at least (the code exchange and six refreshes), however the kernel spread them.
+    expect((await fetch(`${ISSUER}/metrics`)).status).toBe(401);
+    expect(await tokenRequestsCounted(`${ISSUER}/metrics`, { authorization: `Bearer ${METRICS_TOKEN}` })).toBeGreaterThanOrEqual(7);
+    expect(await tokenRequestsCounted(`http://127.0.0.1:${METRICS_PORT}/metrics`)).toBeGreaterThanOrEqual(7);
+    // Each response names its request; the server processes' log lines carry the same id, and no token they issued.
+    const discovered = await fetch(`${ISSUER}/.well-known/openid-configuration`);
+    const requestId = discovered.headers.get('x-request-id');
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    await expect.poll(() => primary.output().split('\n').some((line) => line.startsWith('{') && (JSON.parse(line) as { reqId?: string }).reqId === requestId), { timeout: 10_000 }).toBe(true);
+    for (const secret of issued) expect(primary.output()).not.toContain(secret);
 
     // A server process that dies is replaced; the issuer keeps answering meanwhile.
     process.kill(workers[0]!, 'SIGKILL');

@@ -140,6 +140,19 @@ const schema = z.object({
     .default('')
     .refine((value) => value === '' || value.split(',').every((server) => isDnsServerAddress(server.trim())), 'must be DNS server IP addresses (with an optional :port), comma-separated')
     .transform((value) => (value === '' ? [] : value.split(',').map((server) => server.trim()))),
+  // Operations: /metrics answers a request bearing this token (unset: /metrics is not served on Portico's port).
+  PORTICO_METRICS_TOKEN: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (a random secret your Prometheus sends as a bearer token)').optional()),
+  // Operations: a second listener, on a loopback address only, serving /metrics without a token (host:port).
+  PORTICO_METRICS_LISTEN: optionalText.pipe(
+    z
+      .string()
+      .regex(/^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:9464')
+      .refine((value) => isLoopbackHost(value.slice(0, value.lastIndexOf(':')).replace(/^\[|\]$/g, '')), 'must be a loopback address (127.0.0.1:9464, [::1]:9464): nothing off this machine may read the metrics without a token')
+      .refine((value) => Number(value.slice(value.lastIndexOf(':') + 1)) <= 65_535, 'the port must be at most 65535')
+      .optional(),
+  ),
+  // Operations: the least severe log lines written (JSON lines on standard output).
+  PORTICO_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
   PORTICO_DEMO_SEED: boolean.default(true),
   PORTICO_DEMO_EMAIL: optionalText.pipe(z.email('must be an email address').optional()),
   PORTICO_DEMO_PASSWORD: optionalText.pipe(z.string().min(12, 'must be at least 12 characters').optional()),

@@ -2,6 +2,7 @@
 // The attempt is counted first, atomically, and only then is the password checked: parallel guesses cannot all slip
 // in before any of them is counted. A successful attempt is taken back, so only failures add up.
 import type { Queryable } from '../db/client';
+import { recordSignInFailure } from '../observability/metrics';
 import { hitRateLimit, peekRateLimit, undoRateLimitHit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { authenticateWithPassword, normalizeEmail, type PasswordLoginResult } from './users';
 
@@ -24,12 +25,15 @@ export async function throttledPasswordCheck(db: Queryable, email: string, passw
   if (accountState.count > LOGIN_THROTTLE.account.limit || ipState.count > LOGIN_THROTTLE.ip.limit) {
     // The audit log records a throttle once per window, not every refused guess (a flood would flood it too).
     const firstInWindow = accountState.count === LOGIN_THROTTLE.account.limit + 1 || ipState.count === LOGIN_THROTTLE.ip.limit + 1;
+    recordSignInFailure('throttled');
     return { ok: false, reason: 'throttled', firstInWindow };
   }
 
   const result = await authenticateWithPassword(db, email, password);
   if (result.ok) {
     await Promise.all([undoRateLimitHit(db, LOGIN_THROTTLE.account, account), undoRateLimitHit(db, LOGIN_THROTTLE.ip, clientIp)]);
+  } else {
+    recordSignInFailure('wrong_credentials');
   }
   return result;
 }

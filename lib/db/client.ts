@@ -8,6 +8,7 @@ import postgres from 'postgres';
 import { acquireDataDirLock } from './data-dir-lock';
 import { preparePrivateFolder, restrictToOwner } from './data-folder';
 import { pgliteInvalidationFeed, postgresInvalidationFeed, ReadCache } from './read-cache';
+import { statementStarted, transactionStarted } from '../observability/metrics';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -114,10 +115,11 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
 
 /**
  * Wraps a raw connection in drizzle. Cheap: every bundle of the app (server, Next) wraps the one shared client.
- * `onQuery` sees the text of every statement drizzle sends (tests count the statements of a request with it).
+ * `onQuery` sees the text and parameters of every statement drizzle sends (tests count the statements of a request
+ * with it, and check their plans).
  */
-export function drizzleFor(raw: RawDatabase, options: { onQuery?: (query: string) => void } = {}): Database {
-  const logger = options.onQuery ? { logQuery: (query: string) => options.onQuery!(query) } : undefined;
+export function drizzleFor(raw: RawDatabase, options: { onQuery?: (query: string, parameters: unknown[]) => void } = {}): Database {
+  const logger = options.onQuery ? { logQuery: (query: string, parameters: unknown[]) => options.onQuery!(query, parameters) } : undefined;
   const db =
     raw.kind === 'postgres'
       ? (drizzlePostgres({ client: instrumentedClient(raw.sql, { prepare: raw.preparedStatements, onCommittedWrite: () => raw.readCache?.invalidate('*') }), schema, logger }) as unknown as Database)
@@ -156,7 +158,7 @@ export function readCacheOf(db: Queryable): ReadCache | undefined {
  * The postgres.js client drizzle is given, with two additions:
  * - Prepared statements (when `prepare`): drizzle runs every query through `unsafe()` with `prepare: false` (it
  *   prepares only queries given a name): each one is then described before it runs (a second round trip) and parsed
- *   and planned afresh by PostgreSQL. Here postgres.js prepares every parameterized query instead, once per
+ *   and planned afresh by PostgreSQL. Without `prepare`, nothing is prepared, named queries included. Here postgres.js prepares every parameterized query instead, once per
  *   connection and query text (its own statement cache; a statement PostgreSQL invalidates, after a migration, is
  *   re-prepared by postgres.js). Queries without parameters keep the simple protocol. Mind on hot paths: a query
  *   text that varies (an IN list of varying length) is a new statement each time.
@@ -173,7 +175,13 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
     get(target, property, receiver) {
       if (property === 'unsafe') {
         return (query: string, parameters?: postgres.ParameterOrJSON<never>[], queryOptions?: postgres.UnsafeQueryOptions) => {
-          const pending = target.unsafe(query, parameters, options.prepare ? { ...queryOptions, prepare: (parameters?.length ?? 0) > 0 } : queryOptions);
+          // Off (a transaction-mode pooler before PgBouncer 1.21), nothing is prepared: not even the queries drizzle
+          // was told to `.prepare()`, which it hands to postgres.js as named statements (a pooler would run them on a
+          // server connection that never saw them, or one where that name is another client's statement).
+          const pending = target.unsafe(query, parameters, { ...queryOptions, prepare: options.prepare && (parameters?.length ?? 0) > 0 });
+          // Timed only when metrics are on (lib/observability/metrics.ts): otherwise no callback per statement.
+          const timed = statementStarted(options.transaction !== undefined);
+          if (timed) void pending.then(timed, timed);
           if (!writesCachedRows(query)) return pending;
           if (options.transaction) {
             options.transaction.wroteCachedRows = true;
@@ -193,7 +201,11 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
           const transaction = options.transaction ?? { wroteCachedRows: false };
           const ran = open.call(target, ...args, (scoped: postgres.TransactionSql) => work(instrumentedClient(scoped, { ...options, transaction })));
           if (options.transaction) return ran; // a savepoint: the outer transaction's end counts
-          const settle = () => transaction.wroteCachedRows && options.onCommittedWrite();
+          const ended = transactionStarted();
+          const settle = () => {
+            ended?.();
+            if (transaction.wroteCachedRows) options.onCommittedWrite();
+          };
           return ran.then(
             (result) => (settle(), result),
             (error: unknown) => {

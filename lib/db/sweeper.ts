@@ -15,6 +15,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import { confirmationPurgeable } from '../mcp/confirmation-store';
 import { POLLED_KINDS_FINDABLE_MINUTES } from '../oidc/adapter';
 import { TOKEN_TTL } from '../oidc/token-ttl';
+import { recordSweep } from '../observability/metrics';
 import { rowsOf, type Database } from './client';
 import {
   accountLinks,
@@ -165,6 +166,7 @@ export async function sweepExpiredRows(db: Database, at: Date = new Date(), rule
       if (count < BATCH_ROWS) break;
     }
   }
+  recordSweep(deleted);
   return { deleted, skipped: false };
 }
 

@@ -4,6 +4,7 @@
 // LOCKED, so two instances never attempt the same one at once), then marked delivered — or retried with backoff
 // when the other side refuses it or the process dies mid-send, until it gives up. A webhook's receiver tells a
 // retry from a new event by its `webhook-id`, which stays the same.
+import { recordDeliveryFailure } from '../observability/metrics';
 import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf, type Queryable } from '../db/client';
 import { outboundDeliveries, type DeliveryChannel } from '../db/schema';
@@ -116,12 +117,14 @@ export async function deliverDue(db: Queryable, handlers: DeliveryHandlers, limi
             .set({ failedAt: sql`now()`, lastError: reason, lastStatus: status, ...(delivery.channel === 'mail' ? { sealedPayload: '' } : {}) })
             .where(eq(outboundDeliveries.id, delivery.id));
           report.failed += 1;
+          recordDeliveryFailure(delivery.channel, true);
         } else {
           await db
             .update(outboundDeliveries)
             .set({ lastError: reason, lastStatus: status, nextAttemptAt: sql`now() + make_interval(secs => ${backoffSeconds(delivery.attempts)})` })
             .where(eq(outboundDeliveries.id, delivery.id));
           report.retrying += 1;
+          recordDeliveryFailure(delivery.channel, false);
         }
       }
     }),

@@ -13,11 +13,11 @@ import { createApprovalRequest } from '../../lib/approvals/broker';
 import { drizzleFor, openRawDatabase, type RawDatabase } from '../../lib/db/client';
 import { migrateDatabase } from '../../lib/db/migrate';
 import { approvalGrants, approvalRequests, auditEvents } from '../../lib/db/schema';
-import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { openTestDatabase, postgresOptions, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp } from '../support/provider-harness';
 
 async function openWhere(location: { url?: string; dir?: string }): Promise<{ raw: RawDatabase; database: TestDatabase }> {
-  const raw = await openRawDatabase(location.url ? { databaseUrl: location.url, poolSize: 2 } : { embeddedLocation: location.dir! });
+  const raw = await openRawDatabase(location.url ? postgresOptions(location.url, { poolSize: 2 }) : { embeddedLocation: location.dir! });
   await migrateDatabase(raw);
   return { raw, database: { raw, db: drizzleFor(raw), kind: location.url ? 'postgres' : 'pglite', close: () => raw.close() } };
 }

@@ -16,7 +16,7 @@ import { verifyClientSecret } from '../../lib/clients/secrets';
 import { surfaceSecretOf } from '../../lib/clients/surface';
 import { auditEvents } from '../../lib/db/schema';
 import { childProcessEnvironment } from '../../lib/env';
-import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { openTestDatabase, postgresEnvironment, type TestDatabase } from '../support/databases';
 import { cliRunner } from '../support/cli';
 
 describe('operator CLI', () => {
@@ -94,13 +94,13 @@ describe('operator CLI', () => {
   it('runs as `npm run portico` on the configured database', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'portico-cli-'));
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/portico.ts', 'orgs', 'list'], {
-      env: childProcessEnvironment({ PORTICO_DATA_DIR: dataDir, DATABASE_URL: database.url }),
+      env: childProcessEnvironment({ PORTICO_DATA_DIR: dataDir, ...postgresEnvironment(database.url) }),
       encoding: 'utf8',
       timeout: 60_000,
     });
     expect(result.status).toBe(0);
     const usage = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/portico.ts', 'nothing'], {
-      env: childProcessEnvironment({ PORTICO_DATA_DIR: dataDir, DATABASE_URL: database.url }),
+      env: childProcessEnvironment({ PORTICO_DATA_DIR: dataDir, ...postgresEnvironment(database.url) }),
       encoding: 'utf8',
       timeout: 60_000,
     });

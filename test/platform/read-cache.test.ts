@@ -9,7 +9,7 @@ import { loadClient } from '../../lib/clients/client-metadata';
 import { drizzleFor, openRawDatabase, readCacheOf, rowsOf, type Database, type RawDatabase } from '../../lib/db/client';
 import { CACHE_TTL_MS, LISTENER_APPLICATION_NAME, ReadCache } from '../../lib/db/read-cache';
 import { clientSecrets, clients, memberships, redirectUris, users } from '../../lib/db/schema';
-import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { openTestDatabase, postgresOptions, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp, type AppFixture } from '../support/provider-harness';
 
 async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
@@ -128,7 +128,7 @@ describe('read cache', () => {
   });
 
   it('is off with PORTICO_READ_CACHE=false: every read goes to the database', async () => {
-    const uncached = await openRawDatabase(database.kind === 'postgres' ? { databaseUrl: database.url!, poolSize: 2, readCache: false } : { embeddedLocation: 'memory://', readCache: false });
+    const uncached = await openRawDatabase(database.kind === 'postgres' ? postgresOptions(database.url!, { poolSize: 2, readCache: false }) : { embeddedLocation: 'memory://', readCache: false });
     try {
       expect(uncached.readCache).toBeUndefined();
       expect(readCacheOf(drizzleFor(uncached))).toBeUndefined();
@@ -141,7 +141,7 @@ describe('read cache', () => {
     let other: RawDatabase;
     beforeAll(async () => {
       if (database.kind !== 'postgres') return;
-      other = await openRawDatabase({ databaseUrl: database.url!, poolSize: 2 });
+      other = await openRawDatabase(postgresOptions(database.url!, { poolSize: 2 }));
     });
     afterAll(async () => {
       await other?.close();

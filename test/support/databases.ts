@@ -47,6 +47,27 @@ export async function dropScratchPostgres(baseUrl: string, scratchUrl: string): 
   }
 }
 
+/**
+ * How a test opens a PostgreSQL database (`url`, a scratch database): as Portico would with this environment —
+ * through a transaction-mode pooler when DATABASE_URL names one (then DATABASE_PREPARED_STATEMENTS=false), with the
+ * cache's LISTEN connection past it when DATABASE_LISTEN_URL is set (to the same scratch database on that server).
+ */
+export function postgresOptions(url: string, options: { poolSize?: number; readCache?: boolean } = {}) {
+  const listenBase = env().DATABASE_LISTEN_URL;
+  let listenUrl: string | undefined;
+  if (listenBase) {
+    const listen = new URL(listenBase);
+    listen.pathname = new URL(url).pathname;
+    listenUrl = listen.toString();
+  }
+  return { databaseUrl: url, poolSize: options.poolSize ?? 20, preparedStatements: env().DATABASE_PREPARED_STATEMENTS, ...(listenUrl ? { listenUrl } : {}), ...(options.readCache === false || !env().PORTICO_READ_CACHE ? { readCache: false } : {}) };
+}
+
+/** The variables a child process needs to open the same scratch database the same way. */
+export function postgresEnvironment(url: string | undefined): Record<string, string | undefined> {
+  return url ? { DATABASE_URL: url, DATABASE_LISTEN_URL: postgresOptions(url).listenUrl } : { DATABASE_URL: undefined, DATABASE_LISTEN_URL: undefined };
+}
+
 export interface TestDatabase {
   raw: RawDatabase;
   db: Database;
@@ -67,7 +88,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     return { raw, db: drizzleFor(raw), kind: 'pglite', close: () => raw.close() };
   }
   const url = await createScratchPostgres(baseUrl);
-  const raw = await openRawDatabase({ databaseUrl: url, poolSize: 20 });
+  const raw = await openRawDatabase(postgresOptions(url));
   await migrateDatabase(raw);
   return {
     raw,

@@ -3,9 +3,10 @@
 // { database: { url } | { dir }, requestId, fingerprint, dieAfter: 'decision' | 'grant' | 'none' }.
 import { decideApprovalRequest } from '../../lib/approvals/broker';
 import { drizzleFor, openRawDatabase } from '../../lib/db/client';
+import { postgresOptions } from './databases';
 
 const input = JSON.parse(process.argv[2] ?? '{}') as { database: { url?: string; dir?: string }; requestId: string; fingerprint: string; dieAfter: 'decision' | 'grant' | 'none' };
-const raw = await openRawDatabase(input.database.url ? { databaseUrl: input.database.url, poolSize: 2 } : { embeddedLocation: input.database.dir! });
+const raw = await openRawDatabase(input.database.url ? postgresOptions(input.database.url, { poolSize: 2 }) : { embeddedLocation: input.database.dir! });
 const db = drizzleFor(raw);
 await decideApprovalRequest(db, {
   requestId: input.requestId,

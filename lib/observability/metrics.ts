@@ -1,0 +1,161 @@
+// What an operator's Prometheus scrapes: one registry per process (prom-client), answered at /metrics only with
+// PORTICO_METRICS_TOKEN or on the loopback listener PORTICO_METRICS_LISTEN (server.ts, lib/observability/endpoint.ts).
+//
+// The recording functions here are what the rest of Portico calls; they cost a counter increment, and nothing at all
+// for the statement timings until metrics are turned on (`enableMetrics`), so a server nobody scrapes pays nothing
+// for them. Labels are few and bounded (a route family, a status class, a rule's name): never a path, a client or a
+// person, which would make a series per request.
+import { and, count, isNull, sql } from 'drizzle-orm';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database } from '../db/client';
+import { approvalRequests, outboundDeliveries } from '../db/schema';
+
+export const metricsRegistry = new Registry();
+
+/** Where a request went, as a label: the families an operator tells apart. */
+export type RouteFamily = 'token' | 'authorize' | 'oidc' | 'mcp' | 'console' | 'central' | 'sign_in' | 'account' | 'api' | 'static' | 'page';
+
+export function routeFamilyOf(pathname: string): RouteFamily {
+  if (pathname === '/oidc/token') return 'token';
+  if (pathname === '/oidc/auth' || pathname.startsWith('/oidc/auth/')) return 'authorize';
+  if (pathname.startsWith('/oidc/') || pathname.startsWith('/.well-known/')) return 'oidc';
+  if (pathname === '/api/mcp') return 'mcp';
+  if (pathname.startsWith('/console')) return 'console';
+  if (pathname.startsWith('/central') || pathname.startsWith('/embedded-central')) return 'central';
+  if (pathname.startsWith('/auth/')) return 'sign_in';
+  if (pathname.startsWith('/account')) return 'account';
+  if (pathname.startsWith('/api/')) return 'api';
+  if (pathname.startsWith('/_next/') || pathname === '/favicon.ico') return 'static';
+  return 'page';
+}
+
+const requests = new Counter({
+  name: 'portico_http_requests_total',
+  help: 'HTTP requests answered, by route family, method and status class.',
+  labelNames: ['family', 'method', 'status'] as const,
+  registers: [metricsRegistry],
+});
+const requestSeconds = new Histogram({
+  name: 'portico_http_request_duration_seconds',
+  help: 'Time from a request’s arrival to the end of its response, by route family.',
+  labelNames: ['family'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+const statementSeconds = new Histogram({
+  name: 'portico_db_statement_duration_seconds',
+  help: 'Time from sending a statement to PostgreSQL to its result (the pool’s wait included).',
+  buckets: [0.0002, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+  registers: [metricsRegistry],
+});
+const connectionsInUse = new Gauge({
+  name: 'portico_db_pool_connections_in_use',
+  help: 'Pool connections busy now: statements running outside a transaction, and open transactions.',
+  registers: [metricsRegistry],
+});
+const poolSize = new Gauge({ name: 'portico_db_pool_size', help: 'Connections the pool may open (DATABASE_POOL_SIZE).', registers: [metricsRegistry] });
+const readCache = new Counter({
+  name: 'portico_read_cache_events_total',
+  help: 'The per-process cache of hot rows: hits, misses and invalidations.',
+  labelNames: ['event'] as const,
+  registers: [metricsRegistry],
+});
+const deliveryFailures = new Counter({
+  name: 'portico_outbox_delivery_failures_total',
+  help: 'Outbound delivery attempts that failed, by channel; `final` when the delivery gave up.',
+  labelNames: ['channel', 'final'] as const,
+  registers: [metricsRegistry],
+});
+const signInFailures = new Counter({
+  name: 'portico_sign_in_failures_total',
+  help: 'Password sign-ins refused, by reason (a wrong password, a throttle).',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});
+const sweptRows = new Counter({
+  name: 'portico_sweeper_deleted_rows_total',
+  help: 'Rows nobody needed any more, deleted by the sweeper, by rule.',
+  labelNames: ['rule'] as const,
+  registers: [metricsRegistry],
+});
+
+let enabled = false;
+
+/** Turns the statement timings on and adds the gauges read from the database at each scrape. */
+export function enableMetrics(options: { db: () => Database; poolSize?: number }): void {
+  if (enabled) return;
+  enabled = true;
+  collectDefaultMetrics({ register: metricsRegistry, prefix: 'portico_' });
+  if (options.poolSize) poolSize.set(options.poolSize);
+  // Read at scrape time, each through a partial index: the count of rows waiting, not a scan of the table.
+  new Gauge({
+    name: 'portico_outbox_depth',
+    help: 'Outbound deliveries waiting to be sent or retried.',
+    registers: [metricsRegistry],
+    // Every server process of a cluster reads the same number: their aggregate is it, not their sum.
+    aggregator: 'max',
+    async collect() {
+      const [row] = await options.db().select({ n: count() }).from(outboundDeliveries).where(and(isNull(outboundDeliveries.deliveredAt), isNull(outboundDeliveries.failedAt)));
+      this.set(row?.n ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'portico_approvals_pending',
+    help: 'Approval requests waiting for a decision.',
+    registers: [metricsRegistry],
+    aggregator: 'max',
+    async collect() {
+      const [row] = await options.db().select({ n: count() }).from(approvalRequests).where(sql`${approvalRequests.state} = 'pending'`);
+      this.set(row?.n ?? 0);
+    },
+  });
+}
+
+export function metricsEnabled(): boolean {
+  return enabled;
+}
+
+export function recordRequest(family: RouteFamily, method: string, status: number, seconds: number): void {
+  const methodLabel = method === 'GET' || method === 'POST' || method === 'HEAD' || method === 'OPTIONS' || method === 'DELETE' || method === 'PUT' || method === 'PATCH' ? method : 'other';
+  requests.inc({ family, method: methodLabel, status: `${Math.floor(status / 100)}xx` });
+  requestSeconds.observe({ family }, seconds);
+}
+
+/** A statement started (when metrics are on): the returned function is called when it settles. */
+export function statementStarted(inTransaction: boolean): (() => void) | undefined {
+  if (!enabled) return undefined;
+  const started = performance.now();
+  if (!inTransaction) connectionsInUse.inc();
+  return () => {
+    statementSeconds.observe((performance.now() - started) / 1000);
+    if (!inTransaction) connectionsInUse.dec();
+  };
+}
+
+/** A transaction opened (when metrics are on): the returned function is called when it ends. */
+export function transactionStarted(): (() => void) | undefined {
+  if (!enabled) return undefined;
+  connectionsInUse.inc();
+  return () => connectionsInUse.dec();
+}
+
+export function recordReadCache(event: 'hit' | 'miss' | 'invalidation'): void {
+  readCache.inc({ event });
+}
+
+export function recordDeliveryFailure(channel: string, final: boolean): void {
+  deliveryFailures.inc({ channel, final: final ? 'true' : 'false' });
+}
+
+export function recordSignInFailure(reason: 'wrong_credentials' | 'throttled'): void {
+  signInFailures.inc({ reason });
+}
+
+export function recordSweep(deleted: Record<string, number>): void {
+  for (const [rule, rows] of Object.entries(deleted)) sweptRows.inc({ rule }, rows);
+}
+
+/** The registry in the Prometheus text format. */
+export async function metricsText(): Promise<{ contentType: string; body: string }> {
+  return { contentType: metricsRegistry.contentType, body: await metricsRegistry.metrics() };
+}

@@ -1,6 +1,7 @@
 CREATE INDEX "account_links_expires_idx" ON "account_links" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "console_sessions_expires_idx" ON "console_sessions" USING btree ("expires_at");--> statement-breakpoint
-CREATE INDEX "oidc_payloads_consumed_refresh_idx" ON "oidc_payloads" USING btree ("expires_at") WHERE "oidc_payloads"."consumed_at" IS NOT NULL AND "oidc_payloads"."kind" = 'RefreshToken';--> statement-breakpoint
+CREATE INDEX "oidc_payloads_consumed_refresh_idx" ON "oidc_payloads" USING btree ("consumed_at") WHERE "oidc_payloads"."consumed_at" IS NOT NULL AND "oidc_payloads"."kind" = 'RefreshToken';--> statement-breakpoint
+CREATE INDEX "oidc_payloads_grant_expires_idx" ON "oidc_payloads" USING btree ("expires_at") WHERE "oidc_payloads"."kind" = 'Grant';--> statement-breakpoint
 CREATE INDEX "signed_request_nonces_expires_idx" ON "signed_request_nonces" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "central_sessions_expires_idx" ON "central_sessions" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "decision_nonces_expires_idx" ON "decision_nonces" USING btree ("expires_at");--> statement-breakpoint

@@ -16,11 +16,11 @@ const ISSUER = `http://localhost:${PORT}`;
 const METRICS_PORT = 3225;
 const METRICS_TOKEN = 'e2e-metrics-token-of-at-least-32-characters';
 
-/** `portico_http_requests_total` for one route family, summed over methods and statuses. */
-async function tokenRequestsCounted(url: string, headers: Record<string, string> = {}): Promise<number> {
+/** A metric's value, summed over the series whose labels include `labels` (a scrape of /metrics). */
+async function counted(url: string, metric: string, labels: string, headers: Record<string, string> = {}): Promise<number> {
   const response = await fetch(url, { headers });
   expect(response.status).toBe(200);
-  const lines = (await response.text()).split('\n').filter((line) => line.startsWith('portico_http_requests_total{') && line.includes('family="token"'));
+  const lines = (await response.text()).split('\n').filter((line) => line.startsWith(`${metric}{`) && line.includes(labels));
   return lines.reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
@@ -95,8 +95,19 @@ test.describe('several server processes on PostgreSQL', () => {
     // The metrics of the whole cluster, whichever process a scrape reaches, and on the primary's loopback listener:
     // seven token requests at least (the code exchange and six refreshes), however the kernel spread them.
     expect((await fetch(`${ISSUER}/metrics`)).status).toBe(401);
-    expect(await tokenRequestsCounted(`${ISSUER}/metrics`, { authorization: `Bearer ${METRICS_TOKEN}` })).toBeGreaterThanOrEqual(7);
-    expect(await tokenRequestsCounted(`http://127.0.0.1:${METRICS_PORT}/metrics`)).toBeGreaterThanOrEqual(7);
+    const bearer = { authorization: `Bearer ${METRICS_TOKEN}` };
+    expect(await counted(`${ISSUER}/metrics`, 'portico_http_requests_total', 'family="token"', bearer)).toBeGreaterThanOrEqual(7);
+    expect(await counted(`http://127.0.0.1:${METRICS_PORT}/metrics`, 'portico_http_requests_total', 'family="token"')).toBeGreaterThanOrEqual(7);
+    // What Next.js routes count reaches the same registry (they run in a bundle of their own): a wrong password at
+    // the central's sign-in.
+    const refused = await fetch(`${ISSUER}/central/session`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { Origin: ISSUER, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: 'nobody@workers.test', password: 'not the password at all' }).toString(),
+    });
+    expect(refused.status).toBe(303);
+    expect(await counted(`http://127.0.0.1:${METRICS_PORT}/metrics`, 'portico_sign_in_failures_total', 'reason="wrong_credentials"')).toBeGreaterThanOrEqual(1);
     // Each response names its request; the server processes' log lines carry the same id, and no token they issued.
     const discovered = await fetch(`${ISSUER}/.well-known/openid-configuration`);
     const requestId = discovered.headers.get('x-request-id');

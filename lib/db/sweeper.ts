@@ -14,7 +14,6 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { confirmationPurgeable } from '../mcp/confirmation-store';
 import { POLLED_KINDS_FINDABLE_MINUTES } from '../oidc/adapter';
-import { TOKEN_TTL } from '../oidc/token-ttl';
 import { recordSweep } from '../observability/metrics';
 import { rowsOf, type Database } from './client';
 import {
@@ -26,6 +25,7 @@ import {
   consoleSessions,
   decisionNonces,
   federatedSignIns,
+  grantBindings,
   mcpElicitations,
   mcpSessions,
   notificationLog,
@@ -46,9 +46,9 @@ export const BATCHES_PER_ROUND = 20;
 export const LOG_RETENTION_DAYS = 30;
 /**
  * A consumed refresh token is kept as a tripwire: presented again after its grace interval, it ends its whole grant
- * (RFC 9700 §4.14.2; lib/oidc/adapter.ts `consume`). It is kept until this many days after it was issued — long
- * enough for a client that was offline (a weekend, a holiday) to come back with a token an attacker already rotated,
- * and bounded, so that a grant refreshed every few minutes for a month does not keep thousands of dead tokens.
+ * (RFC 9700 §4.14.2; lib/oidc/adapter.ts `consume`). It is kept this many days after it was consumed — long enough
+ * for a client that was offline (a weekend, a holiday) to come back with a token an attacker already rotated, and
+ * bounded, so that a grant refreshed every few minutes for a month does not keep thousands of dead tokens.
  */
 export const REFRESH_TOKEN_TRIPWIRE_DAYS = 7;
 /**
@@ -68,33 +68,40 @@ export interface SweepRule {
   /** Rows of `table` that are dead at `at` (the WHERE of a query that an index answers). */
   dead(at: Date): SQL;
   /** Rows that go with a batch (`batch`: the batch's rows, a subquery), deleted first in the batch's transaction. */
-  alsoDelete?(batch: SQL): SQL;
+  alsoDelete?(batch: SQL): SQL[];
+  /** Rows a batch takes (default BATCH_ROWS): fewer where each row takes others with it. */
+  batchRows?: number;
 }
 
 export const SWEEP_RULES: readonly SweepRule[] = [
   {
-    // A grant past its end takes everything issued from it: its tokens cannot be used without it (oidc-provider
-    // loads the grant at every refresh and at userinfo), and a refresh token's own expiry may run later.
-    name: 'oidc.grants',
+    // Consumed refresh tokens, after their time as a tripwire (REFRESH_TOKEN_TRIPWIRE_DAYS after they were consumed:
+    // a client that comes back within it with a token an attacker already rotated ends the grant), and never inside
+    // their reuse grace interval (at most a minute, well inside the margin). First, so that a grant swept below
+    // rarely has many left.
+    name: 'oidc.consumed_refresh_tokens',
     table: oidcPayloads,
-    dead: (at) => sql`kind = 'Grant' and expires_at < ${minutesBefore(at, CLOCK_MARGIN_MINUTES)}`,
-    alsoDelete: (batch) => sql`delete from ${oidcPayloads} where kind <> 'Grant' and grant_id in (select id from ${batch} as grants)`,
+    dead: (at) => sql`consumed_at is not null and kind = 'RefreshToken' and consumed_at < ${daysBefore(at, REFRESH_TOKEN_TRIPWIRE_DAYS)}`,
   },
   {
-    // Every other model, once expired. A polled model (a CIBA request, a device code) stays findable a while after
-    // its expiry so that its client hears expired_token (lib/oidc/adapter.ts): it is kept that long.
+    // Every model but the grant, once expired. A polled model (a CIBA request, a device code) stays findable a while
+    // after its expiry so that its client hears expired_token (lib/oidc/adapter.ts): it is kept that long.
     name: 'oidc.expired',
     table: oidcPayloads,
     dead: (at) => sql`kind <> 'Grant' and expires_at < ${minutesBefore(at, Math.max(POLLED_KINDS_FINDABLE_MINUTES, CLOCK_MARGIN_MINUTES))}`,
   },
   {
-    // Consumed refresh tokens, after their time as a tripwire (REFRESH_TOKEN_TRIPWIRE_DAYS after issue, which their
-    // expiry says: issue + the refresh token's lifetime), and never inside their reuse grace interval.
-    name: 'oidc.consumed_refresh_tokens',
+    // A grant past its end takes everything issued from it (its tokens cannot be used without it: oidc-provider
+    // loads the grant at every refresh and at userinfo, and a refresh token's own expiry may run later) and its
+    // binding to an agent or an app. Few grants a batch: each may still have tokens of its own.
+    name: 'oidc.grants',
     table: oidcPayloads,
-    dead: (at) =>
-      sql`consumed_at is not null and kind = 'RefreshToken' and consumed_at < ${minutesBefore(at, CLOCK_MARGIN_MINUTES)}
-        and expires_at < (${instant(at)} + make_interval(days => ${TOKEN_TTL.RefreshToken / 86_400 - REFRESH_TOKEN_TRIPWIRE_DAYS}))`,
+    batchRows: 50,
+    dead: (at) => sql`kind = 'Grant' and expires_at < ${minutesBefore(at, CLOCK_MARGIN_MINUTES)}`,
+    alsoDelete: (batch) => [
+      sql`delete from ${oidcPayloads} where kind <> 'Grant' and grant_id in (select id from ${batch} as grants)`,
+      sql`delete from ${grantBindings} where grant_id in (select id from ${batch} as grants)`,
+    ],
   },
   // One-time proofs and their replay records: once past their end they prove nothing, and a replay of them is
   // refused for being expired before it could be refused for being used.
@@ -102,9 +109,9 @@ export const SWEEP_RULES: readonly SweepRule[] = [
   // Kept a little past their proof's end: instances whose clocks run behind the database's still find them.
   { name: 'signed_request_nonces', table: signedRequestNonces, dead: (at) => sql`expires_at < ${minutesBefore(at, CLOCK_MARGIN_MINUTES)}` },
   { name: 'saml_assertion_ids', table: samlAssertionIds, dead: (at) => sql`expires_at < ${minutesBefore(at, CLOCK_MARGIN_MINUTES)}` },
-  { name: 'assertion_uses', table: assertionUses, dead: (at) => sql`expires_at < ${instant(at)}` },
+  { name: 'assertion_uses', table: assertionUses, dead: (at) => sql`expires_at < ${minutesBefore(at, CLOCK_MARGIN_MINUTES)}` },
   // A used CIBA approval is remembered while its token could still be presented (lib/oidc/ciba.ts).
-  { name: 'approved_action_uses', table: approvedActionUses, dead: (at) => sql`expires_at < ${instant(at)}` },
+  { name: 'approved_action_uses', table: approvedActionUses, dead: (at) => sql`expires_at < ${minutesBefore(at, CLOCK_MARGIN_MINUTES)}` },
   // Sessions and the steps of a sign-in, once past their end.
   { name: 'console_sessions', table: consoleSessions, dead: (at) => sql`expires_at < ${instant(at)}` },
   { name: 'central_sessions', table: centralSessions, dead: (at) => sql`expires_at < ${instant(at)}` },
@@ -143,13 +150,13 @@ async function sweepBatch(db: Database, rule: SweepRule, at: Date): Promise<numb
     const [lock] = rowsOf<{ locked: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${SWEEPER_LOCK}) as locked`));
     if (!lock?.locked) return null;
     const dead = rule.dead(at);
-    const addresses = rowsOf<{ address: string }>(await tx.execute(sql`select ctid::text as address from ${rule.table} where ${dead} limit ${BATCH_ROWS}`)).map((row) => row.address);
+    const addresses = rowsOf<{ address: string }>(await tx.execute(sql`select ctid::text as address from ${rule.table} where ${dead} limit ${rule.batchRows ?? BATCH_ROWS}`)).map((row) => row.address);
     if (addresses.length === 0) return 0;
     // Deleted by address (a TID scan), the condition checked again: a row changed since it was chosen is left for
     // the next round, and a slot reused meanwhile by a live row is not touched.
     const tids = sql`${`{${addresses.map((address) => `"${address}"`).join(',')}}`}::tid[]`;
     const batch = sql`(select * from ${rule.table} where ctid = any(${tids}) and ${dead})`;
-    if (rule.alsoDelete) await tx.execute(rule.alsoDelete(batch));
+    for (const statement of rule.alsoDelete?.(batch) ?? []) await tx.execute(statement);
     const [deleted] = rowsOf<{ n: number }>(await tx.execute(sql`with gone as (delete from ${rule.table} where ctid = any(${tids}) and ${dead} returning 1) select count(*)::int as n from gone`));
     return deleted?.n ?? 0;
   });
@@ -163,7 +170,7 @@ export async function sweepExpiredRows(db: Database, at: Date = new Date(), rule
       const count = await sweepBatch(db, rule, at);
       if (count === null) return { deleted, skipped: true };
       if (count > 0) deleted[rule.name] = (deleted[rule.name] ?? 0) + count;
-      if (count < BATCH_ROWS) break;
+      if (count < (rule.batchRows ?? BATCH_ROWS)) break;
     }
   }
   recordSweep(deleted);

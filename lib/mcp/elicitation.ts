@@ -4,7 +4,7 @@
 // client answers can keep or withdraw the person's own request, never approve it: approval is an operator's, in the
 // central or the CLI.
 import { randomBytes } from 'node:crypto';
-import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { mcpElicitations } from '../db/schema';
 import { translator } from '../i18n/catalogs';
@@ -65,7 +65,7 @@ export interface ElicitationChannel {
 export function elicitOver(channel: ElicitationChannel): Elicit {
   return async (elicitation) => {
     const id = `eli_${randomBytes(24).toString('base64url')}`;
-    await channel.db.delete(mcpElicitations).where(lte(mcpElicitations.expiresAt, sql`now()`));
+    // Expired elicitations are the sweeper's (lib/db/sweeper.ts).
     await channel.db.insert(mcpElicitations).values({
       id,
       sessionId: channel.sessionId,

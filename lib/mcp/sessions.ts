@@ -20,7 +20,7 @@ export async function recordSession(
   db: Queryable,
   input: { id: string; token: VerifiedAccessToken; protocolVersion: string; clientInfo: unknown; clientCapabilities: unknown },
 ): Promise<void> {
-  await db.delete(mcpSessions).where(lte(mcpSessions.expiresAt, sql`now()`));
+  // Expired sessions are the sweeper's (lib/db/sweeper.ts), not every initialize's.
   await db.insert(mcpSessions).values({
     id: input.id,
     userId: input.token.subject,

@@ -197,11 +197,12 @@ export function createTicker(db: () => Database, deps: NotifyDeps, afterWork: ()
   let lastClientCleanup = 0;
   const round = async () => {
     try {
-      const now = Date.now();
-      const due = { sweep: now - lastSweep >= SWEEP_EVERY_MS, cleanUpClients: now - lastClientCleanup >= CLEANUP_EVERY_MS };
+      // Monotonic: a wall clock stepped back must not hold the sweep off until it catches up.
+      const now = performance.now();
+      const due = { sweep: lastSweep === 0 || now - lastSweep >= SWEEP_EVERY_MS, cleanUpClients: lastClientCleanup === 0 || now - lastClientCleanup >= CLEANUP_EVERY_MS };
       if (due.sweep) lastSweep = now;
       if (due.cleanUpClients) lastClientCleanup = now;
-      const report = await runTicker(db(), deps, new Date(now), due);
+      const report = await runTicker(db(), deps, new Date(), due);
       if (report.expired + report.escalated + report.reminded + report.confirmationsExpired + report.digests > 0) afterWork();
     } catch (error) {
       // The database may be briefly unavailable: the next round tries again.

@@ -116,13 +116,14 @@ async function localOrClusterMetrics(): Promise<{ contentType: string; body: str
             resolve(message.metrics);
           };
           worker.on('message', onMessage);
-          worker.send({ type: 'portico:metrics-json-request', id } satisfies ClusterMessage);
+          // A process that exits meanwhile cannot be asked: it is left out (the timeout resolves it).
+          worker.send({ type: 'portico:metrics-json-request', id } satisfies ClusterMessage, (error) => error && resolve([]));
         }),
     ),
   );
   // Counters and histograms add up; the gauges read from the database say `aggregator: 'max'` (lib/observability/metrics.ts).
-  const aggregated = AggregatorRegistry.aggregate([await metricsRegistry.getMetricsAsJSON(), ...theirs] as never);
-  return { contentType: metricsRegistry.contentType, body: await aggregated.metrics() };
+  const aggregated = AggregatorRegistry.aggregate([await metricsRegistry().getMetricsAsJSON(), ...theirs] as never);
+  return { contentType: metricsRegistry().contentType, body: await aggregated.metrics() };
 }
 
 /** A cluster's primary: answers scrapes for the whole cluster, and its server processes' requests for them. */
@@ -130,9 +131,11 @@ export function serveClusterMetrics(): void {
   isClusterPrimary = true;
   cluster.on('message', (worker, message: ClusterMessage) => {
     if (message?.type !== 'portico:metrics-request') return;
+    // The callback keeps a send to a process that exited meanwhile from becoming an unhandled 'error' event.
+    const reply = (answer: ClusterMessage) => worker.send(answer, () => {});
     localOrClusterMetrics()
-      .then(({ body }) => worker.send({ type: 'portico:metrics-response', id: message.id, body } satisfies ClusterMessage))
-      .catch((error: unknown) => worker.send({ type: 'portico:metrics-response', id: message.id, error: error instanceof Error ? error.message : String(error) } satisfies ClusterMessage));
+      .then(({ body }) => reply({ type: 'portico:metrics-response', id: message.id, body }))
+      .catch((error: unknown) => reply({ type: 'portico:metrics-response', id: message.id, error: error instanceof Error ? error.message : String(error) }));
   });
 }
 
@@ -140,7 +143,11 @@ export function serveClusterMetrics(): void {
 export function offerMetricsToPrimary(): void {
   process.on('message', (message: ClusterMessage) => {
     if (message?.type !== 'portico:metrics-json-request') return;
-    void metricsRegistry.getMetricsAsJSON().then((metrics) => process.send?.({ type: 'portico:metrics-json', id: message.id, metrics } satisfies ClusterMessage));
+    // Never an unhandled rejection (it would end this process): what cannot be collected is sent as nothing.
+    metricsRegistry()
+      .getMetricsAsJSON()
+      .catch(() => [])
+      .then((metrics) => process.send?.({ type: 'portico:metrics-json', id: message.id, metrics } satisfies ClusterMessage, () => {}));
   });
 }
 
@@ -157,7 +164,7 @@ function clusterMetricsFromPrimary(): Promise<{ contentType: string; body: strin
       clearTimeout(timeout);
       process.off('message', onMessage);
       if (message.error !== undefined) reject(new Error(message.error));
-      else resolve({ contentType: metricsRegistry.contentType, body: message.body ?? '' });
+      else resolve({ contentType: metricsRegistry().contentType, body: message.body ?? '' });
     };
     process.on('message', onMessage);
     process.send?.({ type: 'portico:metrics-request', id } satisfies ClusterMessage);

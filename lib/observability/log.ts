@@ -30,7 +30,9 @@ export function writeLogTo(stream: DestinationStream): void {
 }
 
 /** Paths whose next segment is a bearer secret (a single-use link's token, an interaction's id). */
-const SECRET_AFTER = ['/invite/', '/account/password/', '/account/verify/', '/auth/app/', '/oidc/auth/', '/oidc/interaction/'];
+const SECRET_AFTER = ['/invite/', '/account/password/', '/account/verify/', '/auth/app/', '/oidc/auth/', '/oidc/interaction/', '/oidc/device/'];
+/** Fixed paths under those prefixes: not secrets. */
+const NOT_SECRET = new Set(['/oidc/device/auth']);
 /** A segment that looks like a random token: long, and only URL-safe base64 characters (a UUID is an id, kept). */
 const TOKEN_LIKE = /^[A-Za-z0-9_-]{32,}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -38,6 +40,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A request's path as it may be logged: secret segments replaced by `:secret`, no query string. */
 export function loggablePath(pathname: string): string {
   let path = pathname.length > 512 ? `${pathname.slice(0, 512)}…` : pathname;
+  if (NOT_SECRET.has(path)) return path;
   for (const prefix of SECRET_AFTER) {
     if (path.startsWith(prefix) && path.length > prefix.length) {
       const rest = path.slice(prefix.length);

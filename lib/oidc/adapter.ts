@@ -4,7 +4,7 @@
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import { preparedQuery, type Database } from '../db/client';
-import { oidcPayloads } from '../db/schema';
+import { grantBindings, oidcPayloads } from '../db/schema';
 import { loadClient } from '../clients/client-metadata';
 import { endGrants } from '../grants';
 import { announceSessionEndings, endingsOfGrants, endingsOfSessionPayloads } from '../grants/logout-notices';
@@ -225,6 +225,8 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
         if (session) await announceSessionEndings(db(), endingsOfSessionPayloads([session as Record<string, unknown>]), 'signed_out');
       }
       await db().delete(oidcPayloads).where(and(eq(oidcPayloads.kind, this.kind), eq(oidcPayloads.id, storedIdFor(this.kind, id))));
+      // A grant's binding (to an agent, an app) goes with it, as lib/grants ends them.
+      if (this.kind === 'Grant') await db().delete(grantBindings).where(eq(grantBindings.grantId, id));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {

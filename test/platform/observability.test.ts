@@ -118,9 +118,10 @@ describe('metrics and logs', () => {
     expect(after.get('portico_http_request_duration_seconds')!.type).toBe('HISTOGRAM');
     expect(histogramCount(after, 'portico_http_request_duration_seconds', 'family="token"') - histogramCount(before, 'portico_http_request_duration_seconds', 'family="token"')).toBe(3);
     if (database.kind === 'postgres') {
-      // Four statements at least (three selects, one in a transaction), and every connection handed back.
+      // Four statements at least (three selects, one in a transaction), and every connection handed back: the only
+      // ones in use are at most the scrape's own two (the gauges read from the database while it is collected).
       expect(histogramCount(after, 'portico_db_statement_duration_seconds') - histogramCount(before, 'portico_db_statement_duration_seconds')).toBeGreaterThanOrEqual(4);
-      expect(value(after, 'portico_db_pool_connections_in_use')).toBe(0);
+      expect(value(after, 'portico_db_pool_connections_in_use')).toBeLessThanOrEqual(2);
       expect(value(after, 'portico_db_pool_size')).toBe(20);
     }
   });
@@ -187,6 +188,8 @@ describe('metrics and logs', () => {
 
   it('redacts secret path segments wherever they are', () => {
     expect(loggablePath('/account/password/abc')).toBe('/account/password/:secret');
+    expect(loggablePath('/oidc/device/Xk3_2bVqLZ8sd0aQ1wErT')).toBe('/oidc/device/:secret');
+    expect(loggablePath('/oidc/device/auth')).toBe('/oidc/device/auth');
     expect(loggablePath('/auth/app/uid123/consent')).toBe('/auth/app/:secret/consent');
     expect(loggablePath(`/api/ssf/poll/${'A1b2'.repeat(10)}`)).toBe('/api/ssf/poll/:secret');
     expect(loggablePath('/console/acme/apps/7d0f4a4e-9a43-4b8f-9a9e-0d6e1c3b2a10')).toBe('/console/acme/apps/7d0f4a4e-9a43-4b8f-9a9e-0d6e1c3b2a10');

@@ -1,18 +1,19 @@
 // The sweeper (lib/db/sweeper.ts): tables that take a row per request stay the size of their live rows, and nothing
 // a security rule still needs is swept early (a refresh token's reuse tripwire, a polled code's expired_token).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rowsOf } from '../../lib/db/client';
-import { oidcPayloads, rateLimits, signedRequestNonces } from '../../lib/db/schema';
+import { grantBindings, oidcPayloads, rateLimits, signedRequestNonces } from '../../lib/db/schema';
 import { REFRESH_TOKEN_TRIPWIRE_DAYS, SWEEP_RULES, sweepExpiredRows, sweptRows, type SweepRule } from '../../lib/db/sweeper';
 import { endGrants } from '../../lib/grants';
 import { createAdapterClass } from '../../lib/oidc/adapter';
 import { storedIdOf } from '../../lib/oidc/stored-ids';
 import { TOKEN_TTL } from '../../lib/oidc/token-ttl';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { createMember, createOrgWithApp } from '../support/provider-harness';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -58,9 +59,14 @@ describe('the sweeper', () => {
     return { grantId, sessionId, refreshToken };
   }
 
-  /** A refresh with rotation, as oidc-provider does it: the presented token is consumed, a new pair is stored. */
+  /**
+   * A refresh with rotation, as oidc-provider does it: the presented token is consumed, a new pair is stored. The
+   * adapter stamps the consumption with the database's clock, which this test cannot move: the stamp is set to the
+   * simulated instant afterwards.
+   */
   async function refresh(accountId: string, clientId: string, grantId: string, presented: string): Promise<string> {
     await model('RefreshToken').consume(presented);
+    await database.db.update(oidcPayloads).set({ consumedAt: new Date() }).where(and(eq(oidcPayloads.kind, 'RefreshToken'), eq(oidcPayloads.id, storedIdOf('RefreshToken', presented))));
     const next = token();
     const common = { accountId, clientId, grantId } as AdapterPayload;
     await model('RefreshToken').upsert(next, { kind: 'RefreshToken', ...common } as AdapterPayload, TOKEN_TTL.RefreshToken);
@@ -115,21 +121,21 @@ describe('the sweeper', () => {
     expect(await database.db.select({ n: count() }).from(oidcPayloads).where(sql`expires_at is null`)).toEqual([{ n: 0 }]);
   }, 120_000);
 
-  it('keeps a consumed refresh token as a tripwire until its time is over: its reuse still ends the grant', async () => {
+  it('keeps a consumed refresh token as a tripwire for a week after its use: its reuse still ends the grant', async () => {
+    // Issued long ago (a client that refreshes rarely), rotated by an attacker now: the tripwire counts from the
+    // rotation, so the real client coming back within a week with the same token ends the grant.
     const start = Date.now();
-    vi.useFakeTimers({ toFake: ['Date'], now: start });
+    vi.useFakeTimers({ toFake: ['Date'], now: start - 20 * DAY });
     const accountId = randomUUID();
     const first = await signIn(accountId, 'tripwire-client');
+    vi.setSystemTime(start);
     const second = await refresh(accountId, 'tripwire-client', first.grantId, first.refreshToken);
-
-    // Six days later the consumed token is still there: presented again (an attacker rotated it first), it ends
-    // the grant and everything issued from it.
     await sweepExpiredRows(database.db, new Date(start + (REFRESH_TOKEN_TRIPWIRE_DAYS - 1) * DAY), OIDC_RULES);
     await expect(model('RefreshToken').consume(first.refreshToken)).rejects.toMatchObject({ error: 'invalid_grant', error_detail: 'RefreshToken already consumed' });
     expect(await database.db.select().from(oidcPayloads).where(eq(oidcPayloads.grantId, first.grantId))).toEqual([]);
     expect(await model('RefreshToken').find(second)).toBeUndefined();
 
-    // Past the tripwire time it goes; the live token of another grant, issued as long ago but unconsumed, stays.
+    // A week after its use it goes; the live token that replaced it stays.
     const other = await signIn(accountId, 'tripwire-client');
     const third = await refresh(accountId, 'tripwire-client', other.grantId, other.refreshToken);
     const consumedId = storedIdOf('RefreshToken', other.refreshToken);
@@ -141,14 +147,14 @@ describe('the sweeper', () => {
     expect(await database.db.select({ id: oidcPayloads.id }).from(oidcPayloads).where(eq(oidcPayloads.id, storedIdOf('RefreshToken', third)))).toHaveLength(1);
   });
 
-  it('never sweeps a consumed refresh token inside its reuse grace (the replay of a client with two processes)', async () => {
-    // Issued eight days ago (its tripwire time is over) and consumed just now: the sweep at this instant keeps it.
+  it('never sweeps a refresh token consumed moments ago, whenever it was issued (its reuse grace)', async () => {
+    // Stamped by the database's own clock, as in production: the sweep at this instant keeps it.
     const start = Date.now();
-    vi.useFakeTimers({ toFake: ['Date'], now: start - (REFRESH_TOKEN_TRIPWIRE_DAYS + 1) * DAY });
+    vi.useFakeTimers({ toFake: ['Date'], now: start - 29 * DAY });
     const accountId = randomUUID();
     const session = await signIn(accountId, 'grace-client');
     vi.setSystemTime(start);
-    await refresh(accountId, 'grace-client', session.grantId, session.refreshToken);
+    await model('RefreshToken').consume(session.refreshToken);
     const report = await sweepExpiredRows(database.db, new Date(start), OIDC_RULES);
     expect(report.deleted['oidc.consumed_refresh_tokens']).toBeUndefined();
     expect(await database.db.select({ id: oidcPayloads.id }).from(oidcPayloads).where(eq(oidcPayloads.id, storedIdOf('RefreshToken', session.refreshToken)))).toHaveLength(1);
@@ -167,17 +173,20 @@ describe('the sweeper', () => {
     expect(await rowExists()).toBe(false);
   });
 
-  it('takes a grant past its end with every token issued from it, also one whose own expiry runs later', async () => {
+  it('takes a grant past its end with its binding and every token issued from it, also one whose own expiry runs later', async () => {
     const start = Date.now();
     vi.useFakeTimers({ toFake: ['Date'], now: start });
-    const accountId = randomUUID();
-    const session = await signIn(accountId, 'grant-client');
+    const fixture = await createOrgWithApp(database, 'Sweep');
+    const accountId = (await createMember(database, fixture.orgId, 'bound@sweep.test')).id;
+    const session = await signIn(accountId, fixture.clientId);
+    await database.db.insert(grantBindings).values({ grantId: session.grantId, accountId, clientId: fixture.clientId, appId: fixture.app.id, orgId: fixture.orgId, resource: fixture.resource });
     // Refreshed on the grant's last day: the new refresh token's own expiry is a month later.
     vi.setSystemTime(start + TOKEN_TTL.Grant * 1000 - HOUR);
-    await refresh(accountId, 'grant-client', session.grantId, session.refreshToken);
+    await refresh(accountId, fixture.clientId, session.grantId, session.refreshToken);
     const report = await sweepExpiredRows(database.db, new Date(start + TOKEN_TTL.Grant * 1000 + HOUR), OIDC_RULES);
     expect(report.deleted['oidc.grants']).toBe(1);
     expect(await database.db.select().from(oidcPayloads).where(eq(oidcPayloads.grantId, session.grantId))).toEqual([]);
+    expect(await database.db.select().from(grantBindings).where(eq(grantBindings.grantId, session.grantId))).toEqual([]);
   });
 
   it('works a backlog off in batches, one instance at a time, each row deleted once', async () => {

@@ -167,7 +167,13 @@ function clusterMetricsFromPrimary(): Promise<{ contentType: string; body: strin
       else resolve({ contentType: metricsRegistry().contentType, body: message.body ?? '' });
     };
     process.on('message', onMessage);
-    process.send?.({ type: 'portico:metrics-request', id } satisfies ClusterMessage);
+    // The primary gone (this process stops then): the scrape fails at once instead of an unhandled 'error' event.
+    process.send?.({ type: 'portico:metrics-request', id } satisfies ClusterMessage, (error: Error | null) => {
+      if (!error) return;
+      clearTimeout(timeout);
+      process.off('message', onMessage);
+      reject(error);
+    });
   });
 }
 

@@ -16,10 +16,12 @@ import { startControlSocket } from './lib/cli/control-socket';
 import { drizzleFor } from './lib/db/client';
 import { describeStartupFailure, printBanner } from './lib/startup-messages';
 import { enableMetrics } from './lib/observability/metrics';
+import { surviveClosedOutput } from './lib/observability/log';
 import { listenForMetrics, observe, offerMetricsToPrimary, serveClusterMetrics } from './lib/observability/http';
 
 const development = process.argv.includes('--dev');
 const env = envOrExit();
+surviveClosedOutput();
 
 /** What a server process tells its primary once it listens. */
 interface ListeningMessage {

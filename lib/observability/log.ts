@@ -18,9 +18,25 @@ export function log(): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
+    // Synchronous: a line is out before the next request, and none is lost on a crash. A reader that went away
+    // (EPIPE) pino handles itself: the lines are dropped.
     destination ?? pino.destination({ dest: 1, sync: true }),
   );
   return logger;
+}
+
+/**
+ * A log reader that went away (a closed pipe) must not take the process with it, nor spin it: unhandled, a failed
+ * write to standard output or error becomes an uncaught exception, which Next.js reports to standard error, which
+ * fails the same way, and so on without end (seen: an orphaned server at two-thirds of a core after its reader died
+ * and its database went). With this, those lines are lost and the requests are served.
+ */
+export function surviveClosedOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
 }
 
 /** Where the log goes from now on (tests read the lines they cause). */

@@ -1,8 +1,11 @@
 // What an operator sees (lib/observability): /metrics in the Prometheus text format, read here by a Prometheus
 // text-format parser, behind its bearer token or on the loopback listener; a request id in every response and in
 // the request's log line; nothing secret in the log.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -12,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { throttledPasswordCheck } from '../../lib/accounts/throttled-password-check';
 import { enqueueMail } from '../../lib/deliveries/outbox';
 import { outboundDeliveries } from '../../lib/db/schema';
-import { parseEnv } from '../../lib/env';
+import { childProcessEnvironment, parseEnv } from '../../lib/env';
 import { listenForMetrics, observe } from '../../lib/observability/http';
 import { loggablePath, writeLogTo } from '../../lib/observability/log';
 import { enableMetrics } from '../../lib/observability/metrics';
@@ -194,6 +197,36 @@ describe('metrics and logs', () => {
     expect(loggablePath(`/api/ssf/poll/${'A1b2'.repeat(10)}`)).toBe('/api/ssf/poll/:secret');
     expect(loggablePath('/console/acme/apps/7d0f4a4e-9a43-4b8f-9a9e-0d6e1c3b2a10')).toBe('/console/acme/apps/7d0f4a4e-9a43-4b8f-9a9e-0d6e1c3b2a10');
   });
+
+  it('keeps going when whatever reads its output goes away (a closed pipe drops the lines, nothing spins)', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'portico-log-'));
+    const marker = path.join(folder, 'done');
+    // A process like the server: Next.js reports uncaught exceptions to standard error. Both outputs are pipes whose
+    // reader is gone; it logs (pino), writes to the console (the ticker's and the banner's way), then leaves a mark.
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+      import { writeFileSync } from 'node:fs';
+      import { log, surviveClosedOutput } from ${JSON.stringify(path.resolve('lib/observability/log.ts'))};
+      surviveClosedOutput();
+      process.on('uncaughtException', (error) => console.error(error));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (let line = 0; line < 100; line++) {
+        log().info({ line }, 'after the reader left');
+        console.error('[ticker] round failed: the database is away');
+        console.log('a line nobody reads');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      writeFileSync(${JSON.stringify(marker)}, 'served');
+      process.exit(0);
+    `], { stdio: ['ignore', 'pipe', 'pipe'], env: childProcessEnvironment({ PORTICO_LOG_LEVEL: 'info' }) });
+    child.stdout!.destroy();
+    child.stderr!.destroy();
+    // Without the guard it never gets here: each failed report is another uncaught exception (the kill ends it).
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const [code] = (await once(child, 'exit')) as [number | null];
+    clearTimeout(killer);
+    expect(code).toBe(0);
+    expect(readFileSync(marker, 'utf8')).toBe('served');
+  }, 30_000);
 
   it('refuses a metrics listener off loopback and a short metrics token', () => {
     const base = { PORTICO_ISSUER: 'http://localhost:3000' };

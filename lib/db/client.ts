@@ -2,6 +2,7 @@
 // Both speak the same SQL, share one drizzle schema and one set of migrations.
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
+import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
@@ -249,6 +250,11 @@ export function safeDatabaseLocation(url: string): string {
 }
 
 /** Rows of a raw `db.execute(sql...)`: postgres.js returns an array, PGlite an object with `rows`. */
+/** An instant as a timestamptz parameter of a raw statement (a Date in a raw template is not one every driver takes). */
+export function sqlInstant(at: Date): SQL {
+  return sql`${at.toISOString()}::timestamptz`;
+}
+
 export function rowsOf<Row>(result: unknown): Row[] {
   return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 }

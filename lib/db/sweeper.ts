@@ -15,7 +15,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import { confirmationPurgeable } from '../mcp/confirmation-store';
 import { POLLED_KINDS_FINDABLE_MINUTES } from '../oidc/adapter';
 import { recordSweep } from '../observability/metrics';
-import { rowsOf, type Database } from './client';
+import { rowsOf, sqlInstant, type Database } from './client';
 import {
   accountLinks,
   approvedActionUses,
@@ -57,7 +57,7 @@ export const REFRESH_TOKEN_TRIPWIRE_DAYS = 7;
  */
 const CLOCK_MARGIN_MINUTES = 10;
 
-const instant = (at: Date) => sql`${at.toISOString()}::timestamptz`;
+const instant = sqlInstant;
 const minutesBefore = (at: Date, minutes: number) => sql`(${instant(at)} - make_interval(mins => ${minutes}))`;
 const daysBefore = (at: Date, days: number) => sql`(${instant(at)} - make_interval(days => ${days}))`;
 

@@ -7,7 +7,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { ApprovalRequest } from '../approvals/broker';
 import { recordAuditEvent } from '../audit/events';
-import { rowsOf, type Database, type Queryable } from '../db/client';
+import { rowsOf, sqlInstant, type Database, type Queryable } from '../db/client';
 import { approvalPolicies, approvalRequests, approvalVotes, confirmationChallenges, notificationLog, users } from '../db/schema';
 import { enqueueMail } from '../deliveries/outbox';
 import { giveUpUncollectedEvents } from '../ssf/events';
@@ -26,8 +26,7 @@ export const REMINDER_LEAD_MINUTES = 10;
 export const DIGEST_DELAY_MINUTES = 2;
 const BATCH = 50;
 
-/** The instant as a timestamptz parameter (a Date in a raw template is not one every driver takes). */
-const stamp = (at: Date) => sql`${at.toISOString()}::timestamptz`;
+const stamp = sqlInstant;
 const ROUND_MS = 15_000;
 
 export interface TickerReport {

@@ -27,12 +27,6 @@ export interface ObservedOptions {
   metricsToken?: string;
 }
 
-/** The request id of a request `observe` has seen. */
-export function requestIdOf(req: IncomingMessage): string | undefined {
-  const value = req.headers[REQUEST_ID_HEADER];
-  return typeof value === 'string' ? value : undefined;
-}
-
 /** `handle`, with a request id, an access log line and the request's metrics; and /metrics when a token is set. */
 export function observe(handle: Handler, options: ObservedOptions): Handler {
   const expected = options.metricsToken ? digest(options.metricsToken) : undefined;

@@ -159,10 +159,6 @@ export function enableMetrics(options: { db: () => Database; poolSize?: number }
   });
 }
 
-export function metricsEnabled(): boolean {
-  return shared().enabled;
-}
-
 export function recordRequest(family: RouteFamily, method: string, status: number, seconds: number): void {
   const methodLabel = method === 'GET' || method === 'POST' || method === 'HEAD' || method === 'OPTIONS' || method === 'DELETE' || method === 'PUT' || method === 'PATCH' ? method : 'other';
   const metrics = shared();

@@ -56,6 +56,12 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
       onnotice: () => {},
       // Sessions run in UTC so that timestamps compare the same on every instance.
       connection: { TimeZone: 'UTC' },
+      // Behind a transaction-mode pooler (DATABASE_PREPARED_STATEMENTS=false) postgres.js must not prepare its own
+      // statements either: it prepares `begin`, `commit`, `rollback` and `savepoint` once per connection, and a
+      // pooler hands the next transaction another server connection, where that statement does not exist. The
+      // failed COMMIT aborts the transaction, and postgres.js's retry of it then answers ROLLBACK's success: the
+      // transaction's writes are lost without an error. (The queries drizzle sends are covered in instrumentedClient.)
+      prepare: options.preparedStatements !== false,
     });
     try {
       await sql`select 1`;

@@ -81,7 +81,7 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
       security_event: securityEventPushDelivery({ db: () => db, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, atRestKey: secret.key, outbound: { allowLoopback: env.outboundAllowLoopback } }),
     });
     kickOutbox = () => outbox.kick();
-    const ticker = createTicker(() => db, { issuer: env.PORTICO_ISSUER, atRestKey: secret.key }, () => outbox.kick());
+    const ticker = createTicker(() => db, { issuer: env.PORTICO_ISSUER, atRestKey: secret.key }, () => outbox.kick(), console.error, { auditArchiveFolder: env.auditArchiveDir });
     const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key, riskLevels, outbox, ticker };
     installRuntime(runtime);
     const seed = env.PORTICO_DEMO_SEED && options.seedDemo !== false

@@ -152,6 +152,9 @@ const schema = z.object({
       .optional(),
   ),
   // Operations: the least severe log lines written (JSON lines on standard output).
+  // The folder audit events older than their organization's retention move to (lib/audit/archive.ts). Unset:
+  // nothing is archived by the server (`audit archive --to <folder>` still can be run by hand).
+  PORTICO_AUDIT_ARCHIVE_DIR: optionalText,
   PORTICO_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
   PORTICO_DEMO_SEED: boolean.default(true),
   PORTICO_DEMO_EMAIL: optionalText.pipe(z.email('must be an email address').optional()),
@@ -265,6 +268,8 @@ export type Env = Omit<z.infer<typeof schema>, 'PORTICO_DEMO_REDIRECT_URI' | 'PO
   PORTICO_DEMO_REDIRECT_URI: string;
   /** Absolute path of the data folder. */
   dataDir: string;
+  /** Absolute path of the audit archive folder (PORTICO_AUDIT_ARCHIVE_DIR), when set. */
+  auditArchiveDir: string | undefined;
   /** Addresses the HTTP server listens on (both loopback families for a `localhost` issuer). */
   listenHosts: string[];
   listenPort: number;
@@ -297,6 +302,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     PORTICO_DEMO_REDIRECT_URI: parsed.PORTICO_DEMO_REDIRECT_URI ?? `${parsed.PORTICO_ISSUER}${DEMO_CALLBACK_PATH}`,
     PORTICO_MAIL_FROM: parsed.PORTICO_MAIL_FROM ?? `Portico <no-reply@${issuer.hostname.replace(/^\[|\]$/g, '')}>`,
     dataDir: path.resolve(parsed.PORTICO_DATA_DIR),
+    auditArchiveDir: parsed.PORTICO_AUDIT_ARCHIVE_DIR ? path.resolve(parsed.PORTICO_AUDIT_ARCHIVE_DIR) : undefined,
     // A loopback issuer is a local run: listen on loopback only, on the issuer's own port, so that the
     // demo (with its printed password) is not exposed to the network by default. Browsers may resolve
     // `localhost` to ::1 or to 127.0.0.1, so both are served.

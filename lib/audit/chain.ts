@@ -3,10 +3,15 @@
 // link of each chain: an event missing (deleted), an event whose content no longer matches its hash (edited), or
 // one whose link to the event before it does not match (inserted, or something before it rewritten). Deleting the
 // last events of a chain shows against the chain's head row; rewriting the whole tail and the head can only be seen
-// against a head recorded elsewhere, which is why the report prints each head's hash.
+// against a head recorded elsewhere, which is why the report prints each head's hash. Events moved to the archive
+// (lib/audit/archive.ts) are read back from their files and checked as the first links of their chains.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client';
-import { auditChainHeads, auditEvents, organizations } from '../db/schema';
+import { rowsOf, type Queryable } from '../db/client';
+import { auditArchiveSegments, auditChainHeads, auditEvents, organizations } from '../db/schema';
+import { ARCHIVE_FORMAT, type SegmentHeader } from './archive';
 
 export interface ChainBreak {
   seq: number;
@@ -26,46 +31,133 @@ export interface ChainReport {
 
 const PAGE = 2000;
 
-async function verifyChain(db: Queryable, chain: string, head: { lastSeq: number; lastHash: string }): Promise<Omit<ChainReport, 'orgSlug'>> {
+/** One event as the walk checks it: its place, its stored links and the hash its content gives now. */
+interface CheckedEvent {
+  seq: number;
+  id: number | null;
+  chain: string;
+  prevHash: string;
+  hash: string;
+  recomputed: string;
+}
+
+/** The walk along one chain, event by event, from #1: archive segments first, then the database. */
+class ChainWalk {
+  expectedSeq = 1;
+  previousHash = '';
+  events = 0;
+  broken: ChainBreak | undefined;
+  constructor(readonly chain: string) {}
+
+  fail(seq: number, eventId: number | null, problem: string): void {
+    this.broken ??= { seq, eventId, problem };
+  }
+
+  check(event: CheckedEvent): void {
+    this.events += 1;
+    if (!this.broken) {
+      if (event.seq !== this.expectedSeq) {
+        const missing = event.seq - this.expectedSeq;
+        this.fail(this.expectedSeq, null, missing > 0 ? `event${missing > 1 ? `s #${this.expectedSeq}–#${event.seq - 1} are` : ` #${this.expectedSeq} is`} missing (deleted)` : `event #${event.seq} appears twice`);
+      } else if (event.chain !== this.chain) {
+        this.fail(event.seq, event.id, 'it belongs to another chain (moved)');
+      } else if (event.recomputed !== event.hash) {
+        this.fail(event.seq, event.id, 'its content does not match its hash (edited)');
+      } else if (event.prevHash !== this.previousHash) {
+        this.fail(event.seq, event.id, 'its link to the event before it does not match (an event was inserted, or one before it rewritten)');
+      }
+    }
+    this.expectedSeq = event.seq + 1;
+    this.previousHash = event.hash;
+  }
+}
+
+/** The chain's archived events, read back from their files (lib/audit/archive.ts) and checked as links. */
+async function walkArchive(db: Queryable, walk: ChainWalk, archiveFolder: string | undefined): Promise<void> {
+  const segments = await db
+    .select()
+    .from(auditArchiveSegments)
+    .where(eq(auditArchiveSegments.chain, walk.chain))
+    .orderBy(asc(auditArchiveSegments.fromSeq));
+  for (const segment of segments) {
+    if (walk.broken) return;
+    const range = `#${segment.fromSeq}–#${segment.toSeq}`;
+    if (!archiveFolder) {
+      walk.fail(segment.fromSeq, null, `events ${range} are archived and were not checked: give the archive folder (PORTICO_AUDIT_ARCHIVE_DIR, or --archive <folder>)`);
+      return;
+    }
+    let content: string;
+    try {
+      content = await readFile(path.join(archiveFolder, segment.file), 'utf8');
+    } catch {
+      walk.fail(segment.fromSeq, null, `events ${range} are archived in ${segment.file}, which is missing from ${archiveFolder}`);
+      return;
+    }
+    if (createHash('sha256').update(content).digest('hex') !== segment.fileSha256) {
+      walk.fail(segment.fromSeq, null, `the archive file ${segment.file} (events ${range}) is not the file that was written: its SHA-256 differs`);
+    }
+    const lines = content.split('\n').filter((line) => line.length > 0);
+    let header: Partial<SegmentHeader> = {};
+    try {
+      header = JSON.parse(lines.shift() ?? '{}') as Partial<SegmentHeader>;
+    } catch {
+      // Reported below as a header that does not match.
+    }
+    if (header.format !== ARCHIVE_FORMAT || header.chain !== walk.chain || header.fromSeq !== segment.fromSeq || header.toSeq !== segment.toSeq) {
+      walk.fail(segment.fromSeq, null, `the archive file ${segment.file} does not describe events ${range} of this chain`);
+    }
+    // Each archived row goes back through audit_event_hash(), the function that chained it.
+    for (let start = 0; start < lines.length; start += PAGE) {
+      let page: unknown[];
+      try {
+        page = lines.slice(start, start + PAGE).map((line) => JSON.parse(line) as unknown);
+      } catch {
+        walk.fail(segment.fromSeq, null, `the archive file ${segment.file} has a line that is not JSON`);
+        return;
+      }
+      const checked = rowsOf<{ seq: string | number; id: string | number | null; chain: string; prev_hash: string; hash: string; recomputed: string }>(
+        await db.execute(sql`
+          select (r).chain_seq as seq, (r).id as id, coalesce((r).org_id::text, '') as chain, (r).prev_hash as prev_hash, (r).hash as hash,
+            audit_event_hash(r) as recomputed
+          from (select jsonb_populate_record(null::audit_events, item) as r, position
+                from jsonb_array_elements(${JSON.stringify(page)}::jsonb) with ordinality as items(item, position)) archived
+          order by position`),
+      );
+      for (const event of checked) {
+        walk.check({ seq: Number(event.seq), id: event.id === null ? null : Number(event.id), chain: event.chain, prevHash: event.prev_hash ?? '', hash: event.hash ?? '', recomputed: event.recomputed });
+      }
+    }
+    if (!walk.broken && (walk.expectedSeq !== segment.toSeq + 1 || walk.previousHash !== segment.lastHash)) {
+      walk.fail(segment.fromSeq, null, `the archive file ${segment.file} does not end where its record says (event #${segment.toSeq})`);
+    }
+  }
+}
+
+async function verifyChain(db: Queryable, chain: string, head: { lastSeq: number; lastHash: string }, archiveFolder: string | undefined): Promise<Omit<ChainReport, 'orgSlug'>> {
   const inChain = chain === '' ? sql`${auditEvents.orgId} is null` : eq(auditEvents.orgId, chain);
-  let expectedSeq = 1;
-  let previousHash = '';
-  let events = 0;
-  let broken: ChainBreak | undefined;
+  const walk = new ChainWalk(chain);
+  await walkArchive(db, walk, archiveFolder);
   for (;;) {
     const page = await db
       .select({ id: auditEvents.id, seq: auditEvents.chainSeq, prevHash: auditEvents.prevHash, hash: auditEvents.hash, recomputed: sql<string>`audit_event_hash(${auditEvents})` })
       .from(auditEvents)
-      .where(and(inChain, gt(auditEvents.chainSeq, expectedSeq - 1)))
+      .where(and(inChain, gt(auditEvents.chainSeq, walk.expectedSeq - 1)))
       .orderBy(asc(auditEvents.chainSeq))
       .limit(PAGE);
-    for (const event of page) {
-      events += 1;
-      if (!broken) {
-        if (event.seq !== expectedSeq) {
-          broken = { seq: expectedSeq, eventId: null, problem: `event${event.seq - expectedSeq > 1 ? `s #${expectedSeq}–#${event.seq - 1} are` : ` #${expectedSeq} is`} missing (deleted)` };
-        } else if (event.recomputed !== event.hash) {
-          broken = { seq: event.seq, eventId: event.id, problem: 'its content does not match its hash (edited)' };
-        } else if (event.prevHash !== previousHash) {
-          broken = { seq: event.seq, eventId: event.id, problem: 'its link to the event before it does not match (an event was inserted, or one before it rewritten)' };
-        }
-      }
-      expectedSeq = event.seq + 1;
-      previousHash = event.hash;
-    }
+    for (const event of page) walk.check({ ...event, chain });
     if (page.length < PAGE) break;
   }
-  const lastSeq = expectedSeq - 1;
-  if (!broken && head.lastSeq > lastSeq) {
-    broken = { seq: lastSeq + 1, eventId: null, problem: `the last ${head.lastSeq - lastSeq === 1 ? 'event is' : `${head.lastSeq - lastSeq} events are`} missing (deleted): the chain's head is at #${head.lastSeq}` };
-  } else if (!broken && (head.lastSeq !== lastSeq || head.lastHash !== previousHash)) {
-    broken = { seq: lastSeq, eventId: null, problem: "the chain's end does not match its head (events were appended around the trigger, or the head was rewritten)" };
+  const lastSeq = walk.expectedSeq - 1;
+  if (!walk.broken && head.lastSeq > lastSeq) {
+    walk.fail(lastSeq + 1, null, `the last ${head.lastSeq - lastSeq === 1 ? 'event is' : `${head.lastSeq - lastSeq} events are`} missing (deleted): the chain's head is at #${head.lastSeq}`);
+  } else if (!walk.broken && (head.lastSeq !== lastSeq || head.lastHash !== walk.previousHash)) {
+    walk.fail(lastSeq, null, "the chain's end does not match its head (events were appended around the trigger, or the head was rewritten)");
   }
-  return { chain, events, headSeq: head.lastSeq, headHash: head.lastHash, ...(broken ? { broken } : {}) };
+  return { chain, events: walk.events, headSeq: head.lastSeq, headHash: head.lastHash, ...(walk.broken ? { broken: walk.broken } : {}) };
 }
 
 /** Every chain (or one organization's), verified from its first event to its head. */
-export async function verifyAuditChains(db: Queryable, options: { orgId?: string } = {}): Promise<ChainReport[]> {
+export async function verifyAuditChains(db: Queryable, options: { orgId?: string; archiveFolder?: string } = {}): Promise<ChainReport[]> {
   const heads = await db
     .select({ chain: auditChainHeads.chain, lastSeq: auditChainHeads.lastSeq, lastHash: auditChainHeads.lastHash, slug: organizations.slug })
     .from(auditChainHeads)
@@ -80,6 +172,6 @@ export async function verifyAuditChains(db: Queryable, options: { orgId?: string
     .where(options.orgId === undefined ? undefined : eq(auditEvents.orgId, options.orgId));
   for (const { chain } of orphans) if (!chains.has(chain)) chains.set(chain, { chain, lastSeq: 0, lastHash: '', slug: null });
   const reports: ChainReport[] = [];
-  for (const head of chains.values()) reports.push({ ...(await verifyChain(db, head.chain, head)), orgSlug: head.slug });
+  for (const head of chains.values()) reports.push({ ...(await verifyChain(db, head.chain, head, options.archiveFolder)), orgSlug: head.slug });
   return reports;
 }

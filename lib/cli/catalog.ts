@@ -255,10 +255,22 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
   },
   audit: {
     verify: {
-      summary: 'Check every audit chain and name the first broken link of each.',
-      usage: '[--org <slug>]',
-      options: { org: org('only this organization’s chain') },
+      summary: 'Check every audit chain, archived events included, and name the first broken link of each.',
+      usage: '[--org <slug>] [--archive <folder>]',
+      options: { org: org('only this organization’s chain'), archive: { type: 'string', help: 'the archive folder (default: PORTICO_AUDIT_ARCHIVE_DIR)' } },
       example: 'audit verify',
+    },
+    retention: {
+      summary: 'Set how many days an organization’s audit events stay in the database before they move to the archive.',
+      usage: '--org <slug> --days <30…36500 | forever>',
+      options: { org: org(), days: { type: 'string', help: 'days (30 to 36500), or forever to keep every event in the database' } },
+      example: 'audit retention --org acme --days 365',
+    },
+    archive: {
+      summary: 'Move audit events past their organization’s retention into the archive now (the server does it hourly).',
+      usage: '[--org <slug>] [--to <folder>]',
+      options: { org: org('only this organization’s events'), to: { type: 'string', help: 'the archive folder (default: PORTICO_AUDIT_ARCHIVE_DIR)' } },
+      example: 'audit archive --org acme',
     },
   },
 };

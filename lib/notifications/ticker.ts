@@ -14,6 +14,7 @@ import { giveUpUncollectedEvents } from '../ssf/events';
 import { mailLocaleFor } from '../i18n/recipient';
 import { notificationDigestMail } from '../mail/messages';
 import { sweepExpiredRows, sweptRows } from '../db/sweeper';
+import { ARCHIVE_EVERY_MS, archiveExpiredAuditEvents } from '../audit/archive';
 import { CLEANUP_EVERY_MS, removeAbandonedDynamicClients } from '../clients/cleanup';
 
 /** The ticker sweeps dead rows this often (not every round: there is rarely much, and never urgently). */
@@ -157,6 +158,8 @@ export interface MaintenanceDue {
   sweep: boolean;
   /** Remove abandoned dynamic registrations (lib/clients/cleanup.ts). */
   cleanUpClients: boolean;
+  /** Move audit events past their organization's retention into this folder (lib/audit/archive.ts). */
+  archiveAuditTo?: string;
 }
 
 async function maintain(db: Database, at: Date, due: MaintenanceDue): Promise<number> {
@@ -166,6 +169,7 @@ async function maintain(db: Database, at: Date, due: MaintenanceDue): Promise<nu
     const clients = await removeAbandonedDynamicClients(db, at);
     removed += clients.neverUsed + clients.idle;
   }
+  if (due.archiveAuditTo) await archiveExpiredAuditEvents(db, { folder: due.archiveAuditTo, at });
   return removed;
 }
 
@@ -187,13 +191,20 @@ export interface Ticker {
 }
 
 /** Runs a round every 15 seconds in this process; `afterWork` when a round changed something (the outbox goes then). */
-export function createTicker(db: () => Database, deps: NotifyDeps, afterWork: () => void, log: (line: string) => void = console.error): Ticker {
+export function createTicker(
+  db: () => Database,
+  deps: NotifyDeps,
+  afterWork: () => void,
+  log: (line: string) => void = console.error,
+  options: { auditArchiveFolder?: string } = {},
+): Ticker {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
   // When this process last swept and cleaned up (each instance on its own clock; the sweeper's lock keeps them apart).
   let lastSweep = 0;
   let lastClientCleanup = 0;
+  let lastArchive = 0;
   const round = async () => {
     try {
       // Monotonic: a wall clock stepped back must not hold the sweep off until it catches up.
@@ -201,7 +212,9 @@ export function createTicker(db: () => Database, deps: NotifyDeps, afterWork: ()
       const due = { sweep: lastSweep === 0 || now - lastSweep >= SWEEP_EVERY_MS, cleanUpClients: lastClientCleanup === 0 || now - lastClientCleanup >= CLEANUP_EVERY_MS };
       if (due.sweep) lastSweep = now;
       if (due.cleanUpClients) lastClientCleanup = now;
-      const report = await runTicker(db(), deps, new Date(), due);
+      const archiveDue = options.auditArchiveFolder !== undefined && (lastArchive === 0 || now - lastArchive >= ARCHIVE_EVERY_MS);
+      if (archiveDue) lastArchive = now;
+      const report = await runTicker(db(), deps, new Date(), archiveDue ? { ...due, archiveAuditTo: options.auditArchiveFolder } : due);
       if (report.expired + report.escalated + report.reminded + report.confirmationsExpired + report.digests > 0) afterWork();
     } catch (error) {
       // The database may be briefly unavailable: the next round tries again.

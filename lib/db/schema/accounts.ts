@@ -23,11 +23,17 @@ export const organizations = pgTable(
      * browser's. No check constraint: the languages are the catalogs there are, and adding one is a file.
      */
     defaultLocale: text('default_locale'),
+    /**
+     * Days its audit events stay in the database; older ones move to the archive (lib/audit/archive.ts), where
+     * `audit verify` still checks them. Null: kept in the database for ever.
+     */
+    auditRetentionDays: integer('audit_retention_days'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex('organizations_slug_key').on(t.slug),
     check('organizations_second_factor_policy', sql`${t.secondFactorPolicy} IN ('none', 'admins', 'operators', 'everyone')`),
+    check('organizations_audit_retention_days', sql`${t.auditRetentionDays} IS NULL OR ${t.auditRetentionDays} BETWEEN 30 AND 36500`),
     check('organizations_slug_format', sql`${t.slug} ~ '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$'`),
     check('organizations_brand_primary_color_hex', sql`${t.brandPrimaryColor} IS NULL OR ${t.brandPrimaryColor} ~ '^#[0-9a-fA-F]{6}$'`),
     check('organizations_brand_background_color_hex', sql`${t.brandBackgroundColor} IS NULL OR ${t.brandBackgroundColor} ~ '^#[0-9a-fA-F]{6}$'`),

@@ -1,7 +1,7 @@
 // The audit trail: append-only events, one per change, with who acted and on what. Tamper-evident: each event
 // carries the hash of the one before it in its organization's chain, set by a database trigger that also refuses
 // every UPDATE, DELETE and TRUNCATE (drizzle/0012_audit_chain_triggers.sql; `npm run portico -- audit verify` checks it).
-import { bigint, bigserial, index, jsonb, pgEnum, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 export const auditActorType = pgEnum('audit_actor_type', ['person', 'agent', 'client', 'operator_cli', 'system']);
 
@@ -51,3 +51,28 @@ export const auditChainHeads = pgTable('audit_chain_heads', {
   lastSeq: bigint('last_seq', { mode: 'number' }).notNull(),
   lastHash: text('last_hash').notNull(),
 });
+
+/**
+ * A run of a chain's oldest events moved out of the database into an archive file (lib/audit/archive.ts): events
+ * #fromSeq to #toSeq, whose first links to `prevHash` and whose last hashes to `lastHash`. Only events a segment
+ * covers may be deleted (drizzle/0046_audit_archive.sql), and `audit verify` reads the file back, so the chain is
+ * still checked from its first event. Append-only, like the events.
+ */
+export const auditArchiveSegments = pgTable(
+  'audit_archive_segments',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    chain: text('chain').notNull(),
+    fromSeq: bigint('from_seq', { mode: 'number' }).notNull(),
+    toSeq: bigint('to_seq', { mode: 'number' }).notNull(),
+    prevHash: text('prev_hash').notNull(),
+    lastHash: text('last_hash').notNull(),
+    events: integer('events').notNull(),
+    /** The file's path inside the archive folder. */
+    file: text('file').notNull(),
+    /** SHA-256 (hex) of the whole file as written. */
+    fileSha256: text('file_sha256').notNull(),
+    archivedAt: timestamp('archived_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('audit_archive_segments_chain_from_key').on(t.chain, t.fromSeq)],
+);

@@ -11,8 +11,9 @@ import type { BenchContext } from './run';
 const CONNECTIONS = 8;
 const AMOUNT = 300;
 
-async function interaction(): Promise<{ path: string; cookie: string }> {
-  const url = new URL(`${ISSUER}/oidc/auth`);
+/** A sign-in card's interaction on the Portico at `origin` (the issuer's address unless another process's). */
+export async function interaction(origin = ISSUER): Promise<{ path: string; cookie: string }> {
+  const url = new URL(`${origin}/oidc/auth`);
   url.search = new URLSearchParams({ client_id: demoClient.clientId, redirect_uri: demoClient.redirectUri, response_type: 'code', scope: 'openid', code_challenge: await calculatePKCECodeChallenge(BENCH_VERIFIER), code_challenge_method: 'S256', state: 'bench' }).toString();
   const response = await fetch(url, { redirect: 'manual' });
   const uid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(response.headers.get('location') ?? '')?.[1];

@@ -19,7 +19,7 @@ const chained = (tokens: string[]) => ({
 const headers = { Authorization: basicAuthorization(), 'Content-Type': 'application/x-www-form-urlencoded' };
 
 /** One measured run of refresh chains against a Portico process (tokens minted first, through Portico's screens). */
-async function porticoRefreshRun(session: PorticoSession, portico: ServerProcess): Promise<Figures> {
+export async function porticoRefreshRun(session: PorticoSession, portico: ServerProcess): Promise<Figures> {
   // One after another: a session's interaction cookies are per flow.
   const tokens: string[] = [];
   for (let chain = 0; chain < CHAINS; chain += 1) tokens.push(await session.refreshToken());

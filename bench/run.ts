@@ -42,6 +42,13 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   'password-login': passwordLogin,
 };
 
+// `npm run bench -- scale`: the big database against the empty one (bench/scale.ts), on its own, not in CI.
+if (process.argv.slice(2).includes('scale')) {
+  const { runScaleBench } = await import('./scale');
+  await runScaleBench(process.argv.slice(2));
+  process.exit(0);
+}
+
 const env = envOrExit();
 // --profile: Portico runs with --cpu-prof; the profiles land in bench/results/profiles (not committed).
 const profile = process.argv.includes('--profile');

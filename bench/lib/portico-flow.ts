@@ -10,8 +10,24 @@ export const BENCH_VERIFIER = 'bench-verifier-0123456789-0123456789-0123456789';
 export class PorticoSession {
   private readonly jar = new CookieJar();
 
+  /**
+   * `origin`: where this session's Portico listens, when not at the issuer's own address (another process of the
+   * run, on its own port and database, with the same issuer: the scale bench's empty and big databases side by side).
+   */
+  constructor(readonly origin: string = ISSUER) {}
+
+  /** A URL on this session's Portico: the issuer's own absolute URLs (redirects) are sent there too. */
+  at(url: string): URL {
+    return new URL(url.startsWith(ISSUER) ? `${this.origin}${url.slice(ISSUER.length)}` : url, this.origin);
+  }
+
+  /** The session's cookies, for a request made outside it. */
+  cookieHeader(): string {
+    return this.jar.header();
+  }
+
   private async step(url: string, init: RequestInit = {}): Promise<string> {
-    const response = await fetch(new URL(url, ISSUER), { ...init, redirect: 'manual', headers: { ...init.headers, cookie: this.jar.header() } });
+    const response = await fetch(this.at(url), { ...init, redirect: 'manual', headers: { ...init.headers, cookie: this.jar.header() } });
     this.jar.store(response);
     const body = await response.text();
     const location = response.headers.get('location');
@@ -24,7 +40,7 @@ export class PorticoSession {
    * client) or the consent screen (allow, as the person: an MCP client) on the way.
    */
   async authorize(parameters: Record<string, string>, client: { clientId: string; redirectUri: string; consent: 'continue' | 'allow' } = { ...demoClient, consent: 'continue' }): Promise<string> {
-    const url = new URL(`${ISSUER}/oidc/auth`);
+    const url = this.at('/oidc/auth');
     url.search = new URLSearchParams({
       client_id: client.clientId,
       redirect_uri: client.redirectUri,
@@ -64,7 +80,7 @@ export class PorticoSession {
   /** A refresh token chain of its own (a grant with offline_access). */
   async refreshToken(): Promise<string> {
     const code = await this.code('openid offline_access', { prompt: 'consent' });
-    const response = await fetch(`${ISSUER}/oidc/token`, {
+    const response = await fetch(this.at('/oidc/token'), {
       method: 'POST',
       headers: { Authorization: basicAuthorization() },
       body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: demoClient.redirectUri, code_verifier: BENCH_VERIFIER }),
@@ -80,9 +96,9 @@ export const basicAuthorization = () => `Basic ${Buffer.from(`${encodeURICompone
 /** A Portico API access token (JWT, audience <issuer>/api/mcp, scope mcp) through a registered public client. */
 export async function porticoApiToken(session: PorticoSession): Promise<string> {
   const redirectUri = 'http://127.0.0.1:40001/callback';
-  const registered = (await (await fetch(`${ISSUER}/oauth/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_name: 'Bench client', redirect_uris: [redirectUri] }) })).json()) as { client_id: string };
+  const registered = (await (await fetch(session.at('/oauth/register'), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_name: 'Bench client', redirect_uris: [redirectUri] }) })).json()) as { client_id: string };
   const code = await session.authorize({ scope: 'mcp', resource: `${ISSUER}/api/mcp` }, { clientId: registered.client_id, redirectUri, consent: 'allow' });
-  const response = await fetch(`${ISSUER}/oidc/token`, {
+  const response = await fetch(session.at('/oidc/token'), {
     method: 'POST',
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: registered.client_id, code_verifier: BENCH_VERIFIER }),
   });

@@ -1,5 +1,5 @@
 // Who belongs to which organization. Leaving an organization closes its apps to the person at once.
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, count, eq, gt, ilike, inArray, isNull, or, sql } from 'drizzle-orm';
 import { preparedQuery, readCacheOf, type Database, type Queryable, type Transaction } from '../db/client';
 import { agents, agentUsers, appOperators, memberships, organizations, personGrants, teamMembers, teams, users } from '../db/schema';
 import { endPersonGrantsInOrganization } from '../grants';
@@ -135,6 +135,46 @@ export async function listMembers(db: Queryable, orgId: string): Promise<MemberL
     .where(eq(memberships.orgId, orgId))
     .orderBy(users.email);
   return rows.map(({ disabledAt, ...row }) => ({ ...row, disabled: disabledAt !== null }));
+}
+
+/** A page of the members list, in email order, and where the next one starts. */
+export interface MemberPage {
+  members: MemberListing[];
+  /** The email the next page starts after; none on the last page. */
+  nextAfter?: string;
+  /** Members in all (those the search finds, when there is one). */
+  total: number;
+}
+
+export const MEMBERS_PAGE_SIZE = 100;
+
+/**
+ * One page of an organization's members, by email (keyset: `after` is the last email of the page before), with an
+ * optional search in emails and names. An organization of fifty thousand people is listed a hundred at a time, never
+ * whole (the scale bench, docs/benchmarks.md).
+ */
+export async function listMembersPage(db: Queryable, orgId: string, options: { after?: string; search?: string; limit?: number } = {}): Promise<MemberPage> {
+  const limit = options.limit ?? MEMBERS_PAGE_SIZE;
+  const search = options.search?.trim().slice(0, 200);
+  // ILIKE's own wildcards in what was typed are literal characters.
+  const pattern = search ? `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%` : undefined;
+  const found = pattern ? or(ilike(users.email, pattern), ilike(users.name, pattern)) : undefined;
+  const [rows, counted] = await Promise.all([
+    db
+      .select({ userId: users.id, email: users.email, name: users.name, role: memberships.role, disabledAt: users.disabledAt, since: memberships.createdAt })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(and(eq(memberships.orgId, orgId), options.after ? gt(users.email, options.after) : undefined, found))
+      .orderBy(users.email)
+      .limit(limit + 1),
+    db
+      .select({ total: count() })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(and(eq(memberships.orgId, orgId), found)),
+  ]);
+  const members = rows.slice(0, limit).map(({ disabledAt, ...row }) => ({ ...row, disabled: disabledAt !== null }));
+  return { members, total: counted[0]?.total ?? 0, ...(rows.length > limit ? { nextAfter: members.at(-1)!.email } : {}) };
 }
 
 export async function countOwners(db: Queryable, orgId: string): Promise<number> {

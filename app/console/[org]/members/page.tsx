@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { When } from '@/app/_components/when';
 import Link from 'next/link';
 import { listOpenInvitations } from '@/lib/accounts/invitations';
-import { listMembers } from '@/lib/accounts/memberships';
+import { listMembersPage, MEMBERS_PAGE_SIZE } from '@/lib/accounts/memberships';
 import { listTeams } from '@/lib/accounts/teams';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
@@ -17,11 +17,20 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT('console.members'))('pageTitle') };
 }
 
-export default async function MembersPage(props: { params: Promise<{ org: string }> }) {
+/** A query-string value, trimmed and bounded (a long one is cut, not refused). */
+function queryText(value: string | string[] | undefined): string | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim().slice(0, 320);
+  return text ? text : undefined;
+}
+
+export default async function MembersPage(props: { params: Promise<{ org: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const access = await requireOrgAccess((await props.params).org);
   const manage = access.can('members.manage');
-  const [members, invitations, teams] = await Promise.all([
-    listMembers(db(), access.org.id),
+  const query = await props.searchParams;
+  const search = queryText(query.q);
+  const after = queryText(query.after);
+  const [{ members, nextAfter, total }, invitations, teams] = await Promise.all([
+    listMembersPage(db(), access.org.id, { after, search }),
     manage ? listOpenInvitations(db(), access.org.id) : Promise.resolve([]),
     manage ? listTeams(db(), access.org.id) : Promise.resolve([]),
   ]);
@@ -121,6 +130,23 @@ export default async function MembersPage(props: { params: Promise<{ org: string
           </table>
         </section>
       ) : null}
+      <form method="get" className="panel mb-4 flex flex-wrap items-end gap-2" role="search" aria-label={t('members.browse.label')}>
+        <label className="grid gap-1 text-sm">
+          {t('members.browse.label')}
+          <input className="input" type="search" name="q" defaultValue={search ?? ''} placeholder={t('members.browse.search')} maxLength={200} />
+        </label>
+        <button className="btn btn-secondary" type="submit">
+          {t('members.browse.submit')}
+        </button>
+        {search ? (
+          <Link className="btn btn-secondary" href={`/console/${org}/members`}>
+            {t('members.browse.clear')}
+          </Link>
+        ) : null}
+        <p className="ml-auto text-sm text-slate-600" data-testid="members-count">
+          {search ? t('members.browse.found', { total, search }) : t('members.browse.count', { total })}
+        </p>
+      </form>
       {members.length === 0 ? (
         <EmptyState title={t('members.empty')} />
       ) : (
@@ -167,6 +193,20 @@ export default async function MembersPage(props: { params: Promise<{ org: string
           ))}
         </DataTable>
       )}
+      {nextAfter || after ? (
+        <nav className="mt-4 flex gap-2" aria-label={t('members.browse.label')}>
+          {after ? (
+            <Link className="btn btn-secondary" href={`/console/${org}/members${search ? `?q=${encodeURIComponent(search)}` : ''}`}>
+              {t('members.browse.first')}
+            </Link>
+          ) : null}
+          {nextAfter ? (
+            <Link className="btn btn-secondary" href={`/console/${org}/members?${new URLSearchParams({ ...(search ? { q: search } : {}), after: nextAfter }).toString()}`}>
+              {t('members.browse.next', { size: MEMBERS_PAGE_SIZE })}
+            </Link>
+          ) : null}
+        </nav>
+      ) : null}
     </>
   );
 }

@@ -8,6 +8,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { acquireDataDirLock } from './data-dir-lock';
 import { preparePrivateFolder, restrictToOwner } from './data-folder';
+import { safePostgresLocation } from './postgres-url';
 import { pgliteInvalidationFeed, postgresInvalidationFeed, ReadCache } from './read-cache';
 import { statementStarted, transactionStarted } from '../observability/metrics';
 import * as schema from './schema';
@@ -245,14 +246,9 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-/** host:port/database of a URL, without credentials, for messages. */
+/** host:port/database of a URL (every host of a multi-host one), without credentials, for messages. */
 export function safeDatabaseLocation(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}`;
-  } catch {
-    return '(unparseable DATABASE_URL)';
-  }
+  return safePostgresLocation(url);
 }
 
 /** Rows of a raw `db.execute(sql...)`: postgres.js returns an array, PGlite an object with `rows`. */

@@ -8,6 +8,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { acquireDataDirLock } from './data-dir-lock';
 import { preparePrivateFolder, restrictToOwner } from './data-folder';
+import { OutageRecorder } from './outages';
 import { safePostgresLocation } from './postgres-url';
 import { pgliteInvalidationFeed, postgresInvalidationFeed, ReadCache } from './read-cache';
 import { statementStarted, transactionStarted } from '../observability/metrics';
@@ -20,7 +21,7 @@ export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 export type Queryable = Database | Transaction;
 
 export type RawDatabase =
-  | { kind: 'postgres'; url: string; sql: postgres.Sql; preparedStatements: boolean; readCache?: ReadCache; close(): Promise<void> }
+  | { kind: 'postgres'; url: string; sql: postgres.Sql; preparedStatements: boolean; readCache?: ReadCache; outages: OutageRecorder; close(): Promise<void> }
   | { kind: 'pglite'; location: string; pglite: PGlite; drizzle: PgliteDrizzle; readCache?: ReadCache; close(): Promise<void> };
 
 /** drizzle's PGlite driver, loaded with PGlite itself: a server on PostgreSQL never loads either (15–25 MB less). */
@@ -77,6 +78,7 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
       sql,
       preparedStatements: options.preparedStatements ?? true,
       readCache,
+      outages: new OutageRecorder(),
       close: async () => {
         await readCache?.stop();
         await sql.end({ timeout: 5 });
@@ -130,7 +132,7 @@ export function drizzleFor(raw: RawDatabase, options: { onQuery?: (query: string
   const logger = options.onQuery ? { logQuery: (query: string, parameters: unknown[]) => options.onQuery!(query, parameters) } : undefined;
   const db =
     raw.kind === 'postgres'
-      ? (drizzlePostgres({ client: instrumentedClient(raw.sql, { prepare: raw.preparedStatements, onCommittedWrite: () => raw.readCache?.invalidate('*') }), schema, logger }) as unknown as Database)
+      ? (drizzlePostgres({ client: instrumentedClient(raw.sql, { prepare: raw.preparedStatements, outages: raw.outages, onCommittedWrite: () => raw.readCache?.invalidate('*') }), schema, logger }) as unknown as Database)
       : (raw.drizzle({ client: raw.pglite, schema, logger }) as unknown as Database);
   if (raw.readCache) readCaches.set(db, raw.readCache);
   return db;
@@ -173,11 +175,13 @@ export function readCacheOf(db: Queryable): ReadCache | undefined {
  * - This process reads its own writes (`onCommittedWrite`): a write to a table the read cache keeps rows of empties
  *   it once committed (at the statement's end, or the transaction's), without waiting for the notification the
  *   trigger sends to every instance (lib/db/read-cache.ts).
+ * - Every statement and transaction reports whether it reached the database to `outages` (lib/db/outages.ts), which
+ *   /api/ready reports.
  * Transactions and savepoints hand drizzle a scoped client: wrapped too.
  */
 function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSql>(
   client: Client,
-  options: { prepare: boolean; onCommittedWrite: () => void; transaction?: { wroteCachedRows: boolean } },
+  options: { prepare: boolean; outages: OutageRecorder; onCommittedWrite: () => void; transaction?: { wroteCachedRows: boolean } },
 ): Client {
   return new Proxy(client, {
     get(target, property, receiver) {
@@ -190,6 +194,7 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
           // Timed only when metrics are on (lib/observability/metrics.ts): otherwise no callback per statement.
           const timed = statementStarted(options.transaction !== undefined);
           if (timed) void pending.then(timed, timed);
+          void pending.then(options.outages.succeeded, options.outages.failed);
           if (!writesCachedRows(query)) return pending;
           if (options.transaction) {
             options.transaction.wroteCachedRows = true;
@@ -210,6 +215,7 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
           const ran = open.call(target, ...args, (scoped: postgres.TransactionSql) => work(instrumentedClient(scoped, { ...options, transaction })));
           if (options.transaction) return ran; // a savepoint: the outer transaction's end counts
           const ended = transactionStarted();
+          void ran.then(options.outages.succeeded, options.outages.failed);
           const settle = () => {
             ended?.();
             if (transaction.wroteCachedRows) options.onCommittedWrite();

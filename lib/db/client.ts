@@ -53,7 +53,8 @@ export interface OpenDatabaseOptions {
 
 export async function openRawDatabase(options: OpenDatabaseOptions): Promise<RawDatabase> {
   if (options.databaseUrl) {
-    const sql = postgres(options.databaseUrl, {
+    const databaseUrl = options.databaseUrl;
+    const openPool = () => postgres(databaseUrl, {
       max: options.poolSize ?? 20,
       onnotice: () => {},
       // Sessions run in UTC so that timestamps compare the same on every instance.
@@ -65,20 +66,26 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
       // transaction's writes are lost without an error. (The queries drizzle sends are covered in instrumentedClient.)
       prepare: options.preparedStatements !== false,
     });
+    const pool = new RenewablePool(openPool());
+    const sql = pool.sql;
     try {
       await sql`select 1`;
     } catch (error) {
       await sql.end({ timeout: 1 });
       throw new DatabaseUnavailableError(options.databaseUrl, error);
     }
-    const readCache = options.readCache === false ? undefined : new ReadCache(postgresInvalidationFeed(options.listenUrl ?? options.databaseUrl));
+    // A pool that went through an outage is replaced by a fresh one the moment the database answers again: see
+    // RenewablePool. The cache's listening connection reports its losses too: a failover during which no statement
+    // happened to fail is still an outage.
+    const outages = new OutageRecorder(Date.now, () => pool.renew(openPool()));
+    const readCache = options.readCache === false ? undefined : new ReadCache(postgresInvalidationFeed(options.listenUrl ?? options.databaseUrl, outages.failed));
     return {
       kind: 'postgres',
       url: options.databaseUrl,
       sql,
       preparedStatements: options.preparedStatements ?? true,
       readCache,
-      outages: new OutageRecorder(),
+      outages,
       close: async () => {
         await readCache?.stop();
         await sql.end({ timeout: 5 });
@@ -120,6 +127,38 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
   } catch (error) {
     releaseLock();
     throw error;
+  }
+}
+
+/**
+ * The postgres.js pool behind one stable handle, which can be swapped for a fresh pool. postgres.js 3.4.9 can leave a
+ * pooled connection that closed while a small write was buffered unable to send anything again (its deferred-write
+ * timer is cleared but never reset: porsager/postgres issues 1154 and 1208): after a failover, a share of statements
+ * then waited on such a connection for its 30 s connect timeout, again and again. So when an outage ends
+ * (lib/db/outages.ts) the pool is renewed: new statements go to new connections, and the old pool is ended
+ * (statements running on it get 5 s). drizzle's type parsers and serializers, set on the first pool's options when
+ * drizzle wraps it, are carried over.
+ */
+class RenewablePool {
+  #current: postgres.Sql;
+  readonly sql: postgres.Sql;
+
+  constructor(first: postgres.Sql) {
+    this.#current = first;
+    const pool = this;
+    // Every property and call goes to the pool of the moment.
+    this.sql = new Proxy(first, {
+      get: (_target, property) => Reflect.get(pool.#current, property, pool.#current),
+      apply: (_target, thisArgument, args: unknown[]) => Reflect.apply(pool.#current as unknown as (...args: unknown[]) => unknown, thisArgument, args),
+    });
+  }
+
+  renew(next: postgres.Sql): void {
+    const old = this.#current;
+    Object.assign(next.options.parsers, old.options.parsers);
+    Object.assign(next.options.serializers, old.options.serializers);
+    this.#current = next;
+    void old.end({ timeout: 5 }).catch(() => {});
   }
 }
 

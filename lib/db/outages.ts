@@ -71,9 +71,15 @@ export class OutageRecorder {
   #last: { from: number; to: number; error: OutageError } | null = null;
   readonly #clock: () => number;
 
-  /** `clock`: milliseconds since the epoch (wall time: the instants are reported). */
-  constructor(clock: () => number = Date.now) {
+  readonly #onRecovered: (() => void) | undefined;
+
+  /**
+   * `clock`: milliseconds since the epoch (wall time: the instants are reported). `onRecovered`: called once when an
+   * outage ends (the database client renews its pool then).
+   */
+  constructor(clock: () => number = Date.now, onRecovered?: () => void) {
     this.#clock = clock;
+    this.#onRecovered = onRecovered;
   }
 
   // Arrow functions: handed to every statement's `then` as they are, no closure per statement.
@@ -90,6 +96,7 @@ export class OutageRecorder {
     if (!this.#current) return;
     this.#last = { ...this.#current, to: this.#clock() };
     this.#current = null;
+    this.#onRecovered?.();
   };
 
   snapshot(): DatabaseOutages {

@@ -53,6 +53,20 @@ describe('database outages', () => {
     expect(outages.snapshot().lastOutage).toEqual({ from: '2026-03-01T10:00:07.000Z', to: '2026-03-01T10:00:07.300Z', error: 'server shutting down' });
   });
 
+  it('calls back once when an outage ends, never on a success without one', () => {
+    let recovered = 0;
+    const outages = new OutageRecorder(manualClock().now, () => (recovered += 1));
+    outages.succeeded();
+    outages.failed(uniqueViolation);
+    outages.succeeded();
+    expect(recovered).toBe(0);
+    outages.failed(closed);
+    outages.failed(refused);
+    outages.succeeded();
+    outages.succeeded();
+    expect(recovered).toBe(1);
+  });
+
   it('never reports a message, a host or a URL', () => {
     const outages = new OutageRecorder(manualClock().now);
     outages.failed(Object.assign(new Error('connect ECONNREFUSED postgres://admin:secret@10.0.0.7:5432/portico'), { code: 'ECONNREFUSED' }));

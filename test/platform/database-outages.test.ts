@@ -1,8 +1,12 @@
 // What /api/ready reports of the database connection (lib/db/outages.ts): which failures open an outage, when it
 // ends, what is kept of it; and multi-host DATABASE_URLs (a failover pair) accepted and shown without credentials.
-import { describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drizzleFor, openRawDatabase, rowsOf } from '../../lib/db/client';
 import { OutageRecorder, outageErrorOf } from '../../lib/db/outages';
 import { isPostgresUrl, safePostgresLocation } from '../../lib/db/postgres-url';
+import { env } from '../../lib/env';
+import { openTestDatabase, postgresOptions, type TestDatabase } from '../support/databases';
 
 /** A clock the test moves by hand. */
 function manualClock(start = Date.parse('2026-03-01T10:00:00.000Z')) {
@@ -90,5 +94,33 @@ describe('multi-host DATABASE_URL', () => {
   it('is shown with every host and no credentials or parameters', () => {
     expect(safePostgresLocation(pair)).toBe('db-a.internal:5432,db-b.internal:5433/portico');
     expect(safePostgresLocation('postgres://u:p@localhost/portico')).toBe('localhost/portico');
+  });
+});
+
+describe.runIf(Boolean(env().DATABASE_URL))('the pool renewed when an outage ends', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await openTestDatabase();
+  });
+  afterAll(async () => database?.close());
+
+  it('sends what follows to new connections, with drizzle\'s parsers, and the handle keeps working', async () => {
+    const raw = await openRawDatabase(postgresOptions(database.url!, { poolSize: 2, readCache: false }));
+    try {
+      if (raw.kind !== 'postgres') throw new Error('expected PostgreSQL');
+      const db = drizzleFor(raw);
+      const session = async () => rowsOf<{ pid: number; at: unknown }>(await db.execute(sql`select pg_backend_pid() as pid, now() as at`))[0]!;
+      const before = await session();
+      // drizzle made timestamps come back as text (its own parsing follows): still so after the renewal.
+      expect(typeof before.at).toBe('string');
+      raw.outages.failed(Object.assign(new Error('closed'), { code: 'CONNECTION_CLOSED' }));
+      raw.outages.succeeded();
+      const after = await session();
+      expect(after.pid).not.toBe(before.pid);
+      expect(typeof after.at).toBe('string');
+      await db.transaction(async (tx) => tx.execute(sql`select ${1}::int`));
+    } finally {
+      await raw.close();
+    }
   });
 });

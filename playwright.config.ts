@@ -18,7 +18,7 @@ const chromiumArgs = [
 // Specs that start Portico servers of their own (own ports, own data folders and databases) and never touch the
 // shared e2e server. They run in a worker of their own beside the specs of the shared server, which run one at a
 // time: those share the demo data, and some change what the others read (policies, passwords, grants).
-const OWN_SERVER_SPECS = /\/(cimd-ssrf|database-restart|enterprise-identity|instances|registration-limits|server-process|workers)\.spec\.ts$/;
+const OWN_SERVER_SPECS = /\/(cimd-ssrf|database-restart|enterprise-identity|failover|instances|registration-limits|server-process|workers)\.spec\.ts$/;
 // What only the embedded database does, end to end: `npm test` runs it on the embedded database when the full run
 // was on PostgreSQL (PORTICO_E2E_SCOPE=embedded-smoke; scripts/test.ts).
 const EMBEDDED_SMOKE = /\/server-process\.spec\.ts$/;

@@ -129,6 +129,14 @@ export type ToolRun =
  * One call of one tool with already validated arguments: the confirmation gate, then the tool, with the events to
  * audit. MCP and Portico's REST route both go through here, so they give the same results.
  */
+/** An error from the system below a tool (Node's ECONNREFUSED, a driver's CONNECTION_CLOSED, a SQLSTATE), directly or as a cause. */
+function isSystemError(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if (typeof (current as { code?: unknown }).code === 'string') return true;
+  }
+  return false;
+}
+
 export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<string, unknown>, options: ToolRunOptions<Extra>): Promise<ToolRun> {
   const { token, level } = options;
   const { [CONFIRMATION_TOKEN_PARAMETER]: _token, ...callArguments } = args;
@@ -183,7 +191,10 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     await emit('failed', message);
-    return { kind: 'ran', result: { isError: true, content: [{ type: 'text', text: `"${tool.name}" failed: ${message}` }] } };
+    // A tool's own refusal reads as it was written; a system error (a database connection closed, refused: an error
+    // with a code, or caused by one) names hosts and ports, and is none of the caller's business.
+    const shown = isSystemError(error) ? 'a temporary error; try again' : message;
+    return { kind: 'ran', result: { isError: true, content: [{ type: 'text', text: `"${tool.name}" failed: ${shown}` }] } };
   }
   // Outside the try: the tool has run, so its result (a secret shown once, say) is returned even if auditing fails.
   await emit(result.isError ? 'failed' : 'succeeded', result.isError ? firstText(result) : undefined).catch((error: unknown) => {

@@ -39,6 +39,6 @@ test.describe('discovery', () => {
     expect(await (await request.get('/api/health')).json()).toEqual({ status: 'ok' });
     const ready = await request.get('/api/ready');
     expect(ready.status()).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready' });
+    expect(await ready.json()).toEqual({ status: 'ready', database: { outage: null, lastOutage: null } });
   });
 });

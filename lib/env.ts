@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { isPostgresUrl } from './db/postgres-url';
 import { isLoopbackHost } from './http/loopback-host';
 
 export class EnvError extends Error {
@@ -33,14 +34,8 @@ const port = z.coerce
 
 /** A postgres:// URL with a host. */
 function postgresUrl(otherwise: string) {
-  return z.string().refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== '';
-    } catch {
-      return false;
-    }
-  }, `must be a PostgreSQL URL such as postgres://user:password@127.0.0.1:5432/portico (${otherwise})`);
+  // Several hosts are allowed (a failover pair with target_session_attrs, docs/deploy.md), which `new URL` refuses.
+  return z.string().refine(isPostgresUrl, `must be a PostgreSQL URL such as postgres://user:password@127.0.0.1:5432/portico (${otherwise})`);
 }
 
 /** What node:dns takes as a server: an IP address, with a port as ip:port or [ipv6]:port. */

@@ -8,6 +8,8 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { acquireDataDirLock } from './data-dir-lock';
 import { preparePrivateFolder, restrictToOwner } from './data-folder';
+import { OutageRecorder } from './outages';
+import { safePostgresLocation } from './postgres-url';
 import { pgliteInvalidationFeed, postgresInvalidationFeed, ReadCache } from './read-cache';
 import { statementStarted, transactionStarted } from '../observability/metrics';
 import * as schema from './schema';
@@ -19,7 +21,7 @@ export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 export type Queryable = Database | Transaction;
 
 export type RawDatabase =
-  | { kind: 'postgres'; url: string; sql: postgres.Sql; preparedStatements: boolean; readCache?: ReadCache; close(): Promise<void> }
+  | { kind: 'postgres'; url: string; sql: postgres.Sql; preparedStatements: boolean; readCache?: ReadCache; outages: OutageRecorder; close(): Promise<void> }
   | { kind: 'pglite'; location: string; pglite: PGlite; drizzle: PgliteDrizzle; readCache?: ReadCache; close(): Promise<void> };
 
 /** drizzle's PGlite driver, loaded with PGlite itself: a server on PostgreSQL never loads either (15–25 MB less). */
@@ -51,7 +53,8 @@ export interface OpenDatabaseOptions {
 
 export async function openRawDatabase(options: OpenDatabaseOptions): Promise<RawDatabase> {
   if (options.databaseUrl) {
-    const sql = postgres(options.databaseUrl, {
+    const databaseUrl = options.databaseUrl;
+    const openPool = () => postgres(databaseUrl, {
       max: options.poolSize ?? 20,
       onnotice: () => {},
       // Sessions run in UTC so that timestamps compare the same on every instance.
@@ -63,19 +66,26 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
       // transaction's writes are lost without an error. (The queries drizzle sends are covered in instrumentedClient.)
       prepare: options.preparedStatements !== false,
     });
+    const pool = new RenewablePool(openPool());
+    const sql = pool.sql;
     try {
       await sql`select 1`;
     } catch (error) {
       await sql.end({ timeout: 1 });
       throw new DatabaseUnavailableError(options.databaseUrl, error);
     }
-    const readCache = options.readCache === false ? undefined : new ReadCache(postgresInvalidationFeed(options.listenUrl ?? options.databaseUrl));
+    // A pool that went through an outage is replaced by a fresh one the moment the database answers again: see
+    // RenewablePool. The cache's listening connection reports its losses too: a failover during which no statement
+    // happened to fail is still an outage.
+    const outages = new OutageRecorder(Date.now, () => pool.renew(openPool()));
+    const readCache = options.readCache === false ? undefined : new ReadCache(postgresInvalidationFeed(options.listenUrl ?? options.databaseUrl, outages.failed));
     return {
       kind: 'postgres',
       url: options.databaseUrl,
       sql,
       preparedStatements: options.preparedStatements ?? true,
       readCache,
+      outages,
       close: async () => {
         await readCache?.stop();
         await sql.end({ timeout: 5 });
@@ -121,6 +131,38 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
 }
 
 /**
+ * The postgres.js pool behind one stable handle, which can be swapped for a fresh pool. postgres.js 3.4.9 can leave a
+ * pooled connection that closed while a small write was buffered unable to send anything again (its deferred-write
+ * timer is cleared but never reset: porsager/postgres issues 1154 and 1208): after a failover, a share of statements
+ * then waited on such a connection for its 30 s connect timeout, again and again. So when an outage ends
+ * (lib/db/outages.ts) the pool is renewed: new statements go to new connections, and the old pool is ended
+ * (statements running on it get 5 s). drizzle's type parsers and serializers, set on the first pool's options when
+ * drizzle wraps it, are carried over.
+ */
+class RenewablePool {
+  #current: postgres.Sql;
+  readonly sql: postgres.Sql;
+
+  constructor(first: postgres.Sql) {
+    this.#current = first;
+    const pool = this;
+    // Every property and call goes to the pool of the moment.
+    this.sql = new Proxy(first, {
+      get: (_target, property) => Reflect.get(pool.#current, property, pool.#current),
+      apply: (_target, thisArgument, args: unknown[]) => Reflect.apply(pool.#current as unknown as (...args: unknown[]) => unknown, thisArgument, args),
+    });
+  }
+
+  renew(next: postgres.Sql): void {
+    const old = this.#current;
+    Object.assign(next.options.parsers, old.options.parsers);
+    Object.assign(next.options.serializers, old.options.serializers);
+    this.#current = next;
+    void old.end({ timeout: 5 }).catch(() => {});
+  }
+}
+
+/**
  * Wraps a raw connection in drizzle. Cheap: every bundle of the app (server, Next) wraps the one shared client.
  * `onQuery` sees the text and parameters of every statement drizzle sends (tests count the statements of a request
  * with it, and check their plans).
@@ -129,7 +171,7 @@ export function drizzleFor(raw: RawDatabase, options: { onQuery?: (query: string
   const logger = options.onQuery ? { logQuery: (query: string, parameters: unknown[]) => options.onQuery!(query, parameters) } : undefined;
   const db =
     raw.kind === 'postgres'
-      ? (drizzlePostgres({ client: instrumentedClient(raw.sql, { prepare: raw.preparedStatements, onCommittedWrite: () => raw.readCache?.invalidate('*') }), schema, logger }) as unknown as Database)
+      ? (drizzlePostgres({ client: instrumentedClient(raw.sql, { prepare: raw.preparedStatements, outages: raw.outages, onCommittedWrite: () => raw.readCache?.invalidate('*') }), schema, logger }) as unknown as Database)
       : (raw.drizzle({ client: raw.pglite, schema, logger }) as unknown as Database);
   if (raw.readCache) readCaches.set(db, raw.readCache);
   return db;
@@ -172,11 +214,13 @@ export function readCacheOf(db: Queryable): ReadCache | undefined {
  * - This process reads its own writes (`onCommittedWrite`): a write to a table the read cache keeps rows of empties
  *   it once committed (at the statement's end, or the transaction's), without waiting for the notification the
  *   trigger sends to every instance (lib/db/read-cache.ts).
+ * - Every statement and transaction reports whether it reached the database to `outages` (lib/db/outages.ts), which
+ *   /api/ready reports.
  * Transactions and savepoints hand drizzle a scoped client: wrapped too.
  */
 function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSql>(
   client: Client,
-  options: { prepare: boolean; onCommittedWrite: () => void; transaction?: { wroteCachedRows: boolean } },
+  options: { prepare: boolean; outages: OutageRecorder; onCommittedWrite: () => void; transaction?: { wroteCachedRows: boolean } },
 ): Client {
   return new Proxy(client, {
     get(target, property, receiver) {
@@ -189,6 +233,7 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
           // Timed only when metrics are on (lib/observability/metrics.ts): otherwise no callback per statement.
           const timed = statementStarted(options.transaction !== undefined);
           if (timed) void pending.then(timed, timed);
+          void pending.then(options.outages.succeeded, options.outages.failed);
           if (!writesCachedRows(query)) return pending;
           if (options.transaction) {
             options.transaction.wroteCachedRows = true;
@@ -209,6 +254,7 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
           const ran = open.call(target, ...args, (scoped: postgres.TransactionSql) => work(instrumentedClient(scoped, { ...options, transaction })));
           if (options.transaction) return ran; // a savepoint: the outer transaction's end counts
           const ended = transactionStarted();
+          void ran.then(options.outages.succeeded, options.outages.failed);
           const settle = () => {
             ended?.();
             if (transaction.wroteCachedRows) options.onCommittedWrite();
@@ -245,14 +291,9 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-/** host:port/database of a URL, without credentials, for messages. */
+/** host:port/database of a URL (every host of a multi-host one), without credentials, for messages. */
 export function safeDatabaseLocation(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}`;
-  } catch {
-    return '(unparseable DATABASE_URL)';
-  }
+  return safePostgresLocation(url);
 }
 
 /** Rows of a raw `db.execute(sql...)`: postgres.js returns an array, PGlite an object with `rows`. */

@@ -159,8 +159,9 @@ const HEARTBEAT_WITHIN_MS = 2000;
  * transaction-mode pooler that lost the LISTEN — takes the cache out of service and reconnects, as a closed
  * connection does, with a growing delay. Once listening again the cache starts empty. Each (re)connection also
  * measures the database's clock against this process's, so that time windows are checked on the database's time.
+ * `onConnectionLost` hears of a close and of a failed (re)connection: the database's outages (lib/db/outages.ts).
  */
-export function postgresInvalidationFeed(url: string): (cache: ReadCache) => InvalidationFeed {
+export function postgresInvalidationFeed(url: string, onConnectionLost: (error: unknown) => void = () => {}): (cache: ReadCache) => InvalidationFeed {
   return (cache) => {
     let stopped = false;
     let attempt = 0;
@@ -192,7 +193,11 @@ export function postgresInvalidationFeed(url: string): (cache: ReadCache) => Inv
           },
         } as object),
         onclose: () => {
-          if (connection === listener) drop();
+          if (connection !== listener) return;
+          // This connection is never closed on purpose while it listens (no idle timeout, no lifetime): the
+          // database went away, which /api/ready reports (lib/db/outages.ts) even if no statement failed meanwhile.
+          onConnectionLost(Object.assign(new Error('listening connection closed'), { code: 'CONNECTION_CLOSED' }));
+          drop();
         },
       });
       return connection;
@@ -223,8 +228,10 @@ export function postgresInvalidationFeed(url: string): (cache: ReadCache) => Inv
         cache.clockOffsetMs = Number(row?.now ?? receivedAt) - (sentAt + receivedAt) / 2;
         attempt = 0;
         cache.setLive(true);
-      } catch {
-        if (connection === listener) drop();
+      } catch (error) {
+        if (connection !== listener) return;
+        onConnectionLost(error);
+        drop();
       }
     };
 

@@ -126,17 +126,22 @@ export type ToolRun =
   | { kind: 'ran'; result: CallToolResult };
 
 /**
- * One call of one tool with already validated arguments: the confirmation gate, then the tool, with the events to
- * audit. MCP and Portico's REST route both go through here, so they give the same results.
+ * An error from the system below a tool (Node's ECONNREFUSED, a driver's CONNECTION_CLOSED, a SQLSTATE such as 57P01),
+ * directly or as a cause: codes in capitals and digits. A tool's own refusals carry lower-case codes (`not_found`,
+ * `queue_full`) and keep their words.
  */
-/** An error from the system below a tool (Node's ECONNREFUSED, a driver's CONNECTION_CLOSED, a SQLSTATE), directly or as a cause. */
 function isSystemError(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth += 1) {
-    if (typeof (current as { code?: unknown }).code === 'string') return true;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z0-9_]+$/.test(code)) return true;
   }
   return false;
 }
 
+/**
+ * One call of one tool with already validated arguments: the confirmation gate, then the tool, with the events to
+ * audit. MCP and Portico's REST route both go through here, so they give the same results.
+ */
 export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<string, unknown>, options: ToolRunOptions<Extra>): Promise<ToolRun> {
   const { token, level } = options;
   const { [CONFIRMATION_TOKEN_PARAMETER]: _token, ...callArguments } = args;

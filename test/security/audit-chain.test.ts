@@ -7,7 +7,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../lib/accounts/organizations';
 import { verifyAuditChains } from '../../lib/audit/chain';
-import { recordAuditEvent } from '../../lib/audit/events';
+import { listAuditActions, recordAuditEvent } from '../../lib/audit/events';
 import { runCli } from '../../lib/cli';
 import { auditEvents } from '../../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
@@ -59,6 +59,15 @@ describe('the audit hash chain', () => {
     const verified = await cli('audit', 'verify', '--org', first.slug);
     expect(verified.code).toBe(0);
     expect(verified.out).toContain(`intact  organization ${first.slug}: 30 events, head #30`);
+  });
+
+  it('lists the kinds of event an organization has, each once, in order, and no other organization\'s', async () => {
+    const [org, other] = [await newOrg('chain-kinds'), await newOrg('chain-kinds-other')];
+    const record = (orgId: string, action: string) => recordAuditEvent(database.db, { orgId, actor: { type: 'system' }, action });
+    for (const action of ['member.added', 'app.created', 'member.added', 'zeta.last', 'app.created', 'member.removed']) await record(org.id, action);
+    await record(other.id, 'only.elsewhere');
+    expect(await listAuditActions(database.db, org.id)).toEqual(['app.created', 'member.added', 'member.removed', 'zeta.last']);
+    expect(await listAuditActions(database.db, (await newOrg('chain-kinds-none')).id)).toEqual([]);
   });
 
   it('refuses every UPDATE, DELETE and TRUNCATE of events, and any rewind of a chain head', async () => {

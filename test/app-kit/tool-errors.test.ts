@@ -1,0 +1,35 @@
+// What a caller reads when a tool fails: a tool's own refusal in its words; an error from the system beneath it (a
+// database connection closed or refused, a SQLSTATE) as "a temporary error", since its message names hosts and ports.
+// The audit event keeps the full message either way.
+import { describe, expect, it } from 'vitest';
+import { createConfirmationGate, memoryConfirmationStore } from '../../app-kit/risk';
+import { defineTool, runGatedTool, type ToolEvent } from '../../app-kit/tools';
+
+const token = { subject: 'person-1', clientId: 'client-1', scopes: ['mcp'], expiresAt: 4_000_000_000, claims: {} };
+
+async function failWith(error: Error) {
+  const tool = defineTool({ name: 'lookup', description: 'Looks something up.', riskLevel: 'caution', inputSchema: {}, run: async () => { throw error; } });
+  const events: ToolEvent[] = [];
+  const run = await runGatedTool(tool as never, {}, { token, gate: createConfirmationGate({ store: memoryConfirmationStore() }), level: 'caution', extra: {}, onEvent: (event) => void events.push(event) });
+  const text = run.result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+  return { text, audited: events.find((event) => event.outcome === 'failed')?.error };
+}
+
+describe('a failing tool', () => {
+  it('hides a connection error behind "a temporary error", and audits the real one', async () => {
+    const closed = Object.assign(new Error('write CONNECTION_CLOSED 10.0.0.5:5432'), { code: 'CONNECTION_CLOSED' });
+    const refused = new Error('query failed', { cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' }) });
+    const sqlState = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    for (const error of [closed, refused, sqlState]) {
+      const { text, audited } = await failWith(error);
+      expect(text).toBe('"lookup" failed: a temporary error; try again');
+      expect(audited).toBe(error.message);
+    }
+  });
+
+  it('keeps the words of a refusal of its own, codes and all', async () => {
+    const refusal = Object.assign(new Error('The queue of requests for this app is full.'), { code: 'queue_full' });
+    expect((await failWith(refusal)).text).toBe('"lookup" failed: The queue of requests for this app is full.');
+    expect((await failWith(new Error('No such invoice.'))).text).toBe('"lookup" failed: No such invoice.');
+  });
+});

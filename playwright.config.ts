@@ -27,6 +27,8 @@ const smoke = env().PORTICO_E2E_SCOPE === 'embedded-smoke';
 export default defineConfig({
   testDir: './e2e',
   outputDir: './e2e-artifacts',
+  // After the last test: no server of the run wrote a secret to its output (e2e-logs/).
+  globalTeardown: './e2e/support/secret-scan.ts',
   timeout: 120_000,
   fullyParallel: false,
   workers: 2,

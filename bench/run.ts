@@ -128,7 +128,7 @@ try {
 
 function cpuText(figures: Figures): string {
   if (figures.serverCpuUs === undefined) return '';
-  return `  CPU/req: server ${figures.serverCpuUs} µs, PostgreSQL ${figures.postgresCpuUs ?? '?'} µs, load generator ${figures.generatorCpuUs ?? '?'} µs`;
+  return `  CPU/req: server ${figures.serverCpuUs} µs, PostgreSQL ${figures.postgresCpuUs ?? '?'} µs, load generator ${figures.generatorCpuUs ?? '?'} µs${figures.walBytes !== undefined ? `  writes/req: ${figures.writeTransactions} transactions, ${figures.walBytes} B of WAL` : ''}`;
 }
 
 function line(label: string, figures: Figures): string {

@@ -5,6 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import postgres from 'postgres';
+import { env } from '../../lib/env';
 import { drizzleFor, openRawDatabase, type Database, type RawDatabase } from '../../lib/db/client';
 import { DEMO, demoEnvironment } from '../../e2e/support/constants';
 import { spawnUntilReady } from '../../e2e/support/portico-process';
@@ -21,6 +23,9 @@ export interface Figures {
   serverCpuUs?: number;
   postgresCpuUs?: number;
   generatorCpuUs?: number;
+  /** WAL written per request, in bytes, and transactions that wrote (took a transaction id) per request. */
+  walBytes?: number;
+  writeTransactions?: number;
 }
 
 export interface ScenarioResult {
@@ -195,6 +200,39 @@ function cpuMeter(pid?: number): { stop(): { server?: number; postgres: number; 
   };
 }
 
+let statsConnection: postgres.Sql | undefined;
+/** The bench's own connection for reading the server's write counters (lazily opened on DATABASE_URL; never closed). */
+function statsSql(): postgres.Sql | undefined {
+  const url = env().DATABASE_URL;
+  if (!url) return undefined;
+  statsConnection ??= postgres(url, { max: 1, onnotice: () => {}, idle_timeout: 0 });
+  return statsConnection;
+}
+
+/**
+ * What the whole PostgreSQL server wrote between `start` and `stop`: WAL bytes (LSN difference, exact at once) and
+ * transactions that took an id (the next id from a snapshot, which takes none itself). With synchronous commit each
+ * such transaction is one WAL flush (fewer when commits group): the write operations a disk sees, besides the data
+ * pages checkpoints write later.
+ */
+async function writeMeter(): Promise<{ stop(): Promise<{ walBytes: number; writeTransactions: number } | undefined> }> {
+  const sql = statsSql();
+  const read = async () => {
+    if (!sql) return undefined;
+    const [row] = await sql<{ lsn: string; next: string }[]>`select pg_current_wal_lsn()::text as lsn, pg_snapshot_xmax(pg_current_snapshot())::text as next`;
+    return row;
+  };
+  const before = await read().catch(() => undefined);
+  return {
+    stop: async () => {
+      const after = await read().catch(() => undefined);
+      if (!sql || !before || !after) return undefined;
+      const [diff] = await sql<{ bytes: string }[]>`select pg_wal_lsn_diff(${after.lsn}::pg_lsn, ${before.lsn}::pg_lsn)::text as bytes`;
+      return { walBytes: Number(diff!.bytes), writeTransactions: Number(after.next) - Number(before.next) };
+    },
+  };
+}
+
 export interface LoadOptions {
   url: string;
   connections: number;
@@ -258,6 +296,7 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
       },
     });
   }
+  const writes = await writeMeter();
   const cpu = cpuMeter(pid);
   const startedAt = performance.now();
   const result = await autocannon({
@@ -271,6 +310,7 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
     requests: requests.map((request) => ({ path: url.pathname + url.search, headers: options.headers, body: options.body, ...request })),
   });
   const spent = cpu.stop();
+  const written = await writes.stop();
   const peakRssMb = rss?.stop();
   const total = result.requests.total;
   const seconds = lastAnswerAt > startedAt ? (lastAnswerAt - startedAt) / 1000 : result.duration || 1;
@@ -285,6 +325,7 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
     ...(spent.server !== undefined ? { serverCpuUs: perRequest(spent.server) } : {}),
     postgresCpuUs: perRequest(spent.postgres),
     generatorCpuUs: perRequest(spent.generator),
+    ...(written ? { walBytes: perRequest(written.walBytes), writeTransactions: Number((written.writeTransactions / Math.max(1, answered)).toFixed(2)) } : {}),
   };
 }
 
@@ -346,7 +387,7 @@ export function median(runs: Figures[]): Figures {
     return values.length % 2 ? values[half]! : (values[half - 1]! + values[half]!) / 2;
   };
   const peaks = runs.map((run) => run.peakRssMb).filter((value): value is number => value !== undefined);
-  const optional = (name: 'serverCpuUs' | 'postgresCpuUs' | 'generatorCpuUs') => {
+  const optional = (name: 'serverCpuUs' | 'postgresCpuUs' | 'generatorCpuUs' | 'walBytes') => {
     const value = middle((run) => run[name]);
     return value === undefined ? {} : { [name]: Math.round(value) };
   };
@@ -360,6 +401,8 @@ export function median(runs: Figures[]): Figures {
     ...optional('serverCpuUs'),
     ...optional('postgresCpuUs'),
     ...optional('generatorCpuUs'),
+    ...optional('walBytes'),
+    ...(middle((run) => run.writeTransactions) !== undefined ? { writeTransactions: Number(middle((run) => run.writeTransactions)!.toFixed(2)) } : {}),
   };
 }
 

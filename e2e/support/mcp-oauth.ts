@@ -10,6 +10,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { SCRIPTED_CLIENT_REDIRECT_URI } from './constants';
 import { ensureCallbackServer, fillSignIn } from './relying-party';
+import { rememberSecret } from './secret-scan';
 
 export class PageOAuthProvider implements OAuthClientProvider {
   private information?: OAuthClientInformationMixed;
@@ -48,6 +49,8 @@ export class PageOAuthProvider implements OAuthClientProvider {
     return this.saved;
   }
   saveTokens(tokens: OAuthTokens) {
+    rememberSecret('a refresh token', tokens.refresh_token);
+    rememberSecret('an access token', tokens.access_token);
     this.saved = tokens;
   }
   /** Drops the tokens (keeps the registration): the next connection authorizes from the start. */
@@ -270,5 +273,6 @@ export async function accessTokenThroughConsent(
   });
   const tokens = (await response.json()) as { access_token?: string };
   if (!response.ok || !tokens.access_token) throw new Error(`token request failed: ${response.status} ${JSON.stringify(tokens)}`);
+  rememberSecret('an access token', tokens.access_token);
   return tokens.access_token;
 }

@@ -1,7 +1,7 @@
 // Starts a real Portico server process (server.ts, the production Next.js build) for end-to-end tests, on its
 // own data folder and, when DATABASE_URL is set, its own scratch PostgreSQL database.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { createWriteStream, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { drizzleFor, openRawDatabase, type Database } from '../../lib/db/client';
@@ -9,6 +9,7 @@ import { migrateDatabase } from '../../lib/db/migrate';
 import { childProcessEnvironment, env } from '../../lib/env';
 import { createScratchPostgres, dropScratchPostgres } from '../../test/support/databases';
 import { demoEnvironment } from './constants';
+import { serverLogPath } from './secret-scan';
 
 export interface PorticoStorage {
   dataDir: string;
@@ -60,12 +61,29 @@ const groupAlive = (pid: number) => {
  * Spawns `node <args>` (or `npm <args>` with `{ npm: true }`) and resolves once its output contains `ready`; rejects
  * if it exits first or takes too long.
  */
-export async function spawnUntilReady(args: string[], env: Record<string, string | undefined>, ready: string, label: string, timeoutSeconds = 90, options: { npm?: boolean } = {}): Promise<RunningPortico> {
+export async function spawnUntilReady(
+  args: string[],
+  env: Record<string, string | undefined>,
+  ready: string,
+  label: string,
+  timeoutSeconds = 90,
+  options: { npm?: boolean; /** Also written here, whole (the end-to-end run's secret scan reads it). */ logFile?: string } = {},
+): Promise<RunningPortico> {
   const child = options.npm
     ? spawn('npm', args, { cwd: process.cwd(), env: childProcessEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     : spawn(process.execPath, args, { cwd: process.cwd(), env: childProcessEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const logFile = options.logFile ? createWriteStream(options.logFile, { flags: 'a' }) : undefined;
+  if (logFile) {
+    child.stdout?.pipe(logFile, { end: false });
+    child.stderr?.pipe(logFile, { end: false });
+  }
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      logFile?.end();
+      resolve(code);
+    }),
+  );
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (!options.npm) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -104,5 +122,5 @@ export async function spawnUntilReady(args: string[], env: Record<string, string
 
 /** Spawns server.ts and resolves once it prints that it is running. */
 export function startPortico(port: number, storage: PorticoStorage, extra: Record<string, string> = {}): Promise<RunningPortico> {
-  return spawnUntilReady(['--import', 'tsx', 'server.ts'], { ...demoEnvironment(port), PORTICO_DATA_DIR: storage.dataDir, DATABASE_URL: storage.databaseUrl, ...extra }, 'Portico is running at', 'Portico');
+  return spawnUntilReady(['--import', 'tsx', 'server.ts'], { ...demoEnvironment(port), PORTICO_DATA_DIR: storage.dataDir, DATABASE_URL: storage.databaseUrl, ...extra }, 'Portico is running at', 'Portico', 90, { logFile: serverLogPath(`portico-${port}`) });
 }

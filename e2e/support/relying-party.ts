@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { Page, TestInfo } from '@playwright/test';
 import * as oidc from 'openid-client';
 import { DEMO, E2E_ISSUER } from './constants';
+import { rememberSecret } from './secret-scan';
 
 export async function demoRelyingParty(issuer: string, secret: string = DEMO.clientSecret): Promise<oidc.Configuration> {
   return oidc.discovery(new URL(issuer), DEMO.clientId, undefined, oidc.ClientSecretBasic(secret), {
@@ -101,7 +102,10 @@ export async function signInAndExchange(
   extra?: Record<string, string>,
 ) {
   const { request, callbackUrl, checks } = await signInForCallback(page, config, testInfo, scope, extra);
+  rememberSecret('an authorization code', callbackUrl.searchParams.get('code') ?? undefined);
   const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, checks);
+  rememberSecret('a refresh token', tokens.refresh_token);
+  rememberSecret('an access token', tokens.access_token);
   return { request, callbackUrl, tokens };
 }
 

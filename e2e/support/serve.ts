@@ -6,8 +6,11 @@ import { DEMO, E2E_PORT, MAILBOX_HTTP_PORT, MAILBOX_SMTP_PORT, MCP_HOST_PORT, SC
 import { ROCKETS, seedE2EData } from './fixtures';
 import { ensureCallbackServer } from './relying-party';
 import { createStorage, startPortico, withStorageDatabase } from './portico-process';
+import { resetServerLogs } from './secret-scan';
 import { loopbackTlsFiles } from './tls';
 
+// Every server of this run logs to e2e-logs/, scanned for secrets after the last test (secret-scan.ts).
+resetServerLogs();
 const storage = await createStorage('portico-e2e');
 await withStorageDatabase(storage, seedE2EData);
 // The MCP onboarding tests serve a client ID metadata document on https://localhost: this Portico may fetch from

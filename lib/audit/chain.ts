@@ -11,7 +11,7 @@ import path from 'node:path';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { rowsOf, type Queryable } from '../db/client';
 import { auditArchiveSegments, auditChainHeads, auditEvents, organizations } from '../db/schema';
-import { ARCHIVE_FORMAT, type SegmentHeader } from './archive';
+import { ARCHIVE_FORMAT, segmentFileName, type SegmentHeader } from './archive';
 
 export interface ChainBreak {
   seq: number;
@@ -84,6 +84,12 @@ async function walkArchive(db: Queryable, walk: ChainWalk, archiveFolder: string
     const range = `#${segment.fromSeq}–#${segment.toSeq}`;
     if (!archiveFolder) {
       walk.fail(segment.fromSeq, null, `events ${range} are archived and were not checked: give the archive folder (PORTICO_AUDIT_ARCHIVE_DIR, or --archive <folder>)`);
+      return;
+    }
+    // The record names its file; only the name the archiver gives it is read (a forged record cannot point the
+    // walk at any other file on this machine).
+    if (segment.file !== segmentFileName(walk.chain, segment.fromSeq)) {
+      walk.fail(segment.fromSeq, null, `events ${range} are recorded in an archive file with an unexpected name`);
       return;
     }
     let content: string;

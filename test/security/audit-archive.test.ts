@@ -148,6 +148,13 @@ describe('audit retention and archive', () => {
     expect((await cli('audit', 'verify', '--org', org.slug, '--archive', folder)).code).toBe(1);
   });
 
+  it('reads only the file the archiver names: a forged record cannot point the walk elsewhere', async () => {
+    const org = await retainingOrg(30);
+    await writeEvents(org.id, 60, 2);
+    await database.db.insert(auditArchiveSegments).values({ chain: org.id, fromSeq: 1, toSeq: 1, prevHash: '', lastHash: 'y', events: 1, file: '../../../etc/passwd', fileSha256: 'z' });
+    expect((await reportOf(org.id)).broken).toMatchObject({ seq: 1, problem: expect.stringMatching(/unexpected name/) });
+  });
+
   it('refuses to archive past a break in the chain, which would hide it', async () => {
     const org = await retainingOrg(30);
     // Years in the past, so that the CLI (which archives as of now) finds them old too.

@@ -34,7 +34,7 @@ export default async function AuditPage(props: { params: Promise<{ org: string }
     <>
       <PageHeader
         title={t('title')}
-        description={t('description')}
+        description={access.org.auditRetentionDays ? `${t('description')} ${t('retention', { days: access.org.auditRetentionDays })}` : t('description')}
         actions={
           <div className="flex gap-2">
             <a className="btn btn-secondary" href={`${base}/export?format=csv&${filterQuery}`}>

@@ -12,7 +12,7 @@
 // and deletes its events commits. A crash in between leaves a file no segment names, which the next round writes
 // again under the same name (a segment is named after its first event).
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
 import { rowsOf, sqlInstant, type Database } from '../db/client';
@@ -27,6 +27,8 @@ export const SEGMENT_EVENTS = 5000;
 export const AUDIT_RETENTION_DAYS = { min: 30, max: 36500 } as const;
 /** How often a server process archives (when PORTICO_AUDIT_ARCHIVE_DIR is set). */
 export const ARCHIVE_EVERY_MS = 60 * 60_000;
+/** Segments a server archives in one round at most (up to 100,000 events); the rest waits for the next round. */
+export const SEGMENTS_PER_ROUND = 20;
 
 export interface SegmentHeader {
   format: typeof ARCHIVE_FORMAT;
@@ -55,25 +57,42 @@ export function segmentFileName(chain: string, fromSeq: number): string {
   return `${chainFolderName(chain)}/${String(fromSeq).padStart(12, '0')}.jsonl`;
 }
 
-/** Writes `content` so that after this returns the file is whole on disk, or absent: never half-written. */
-function writeDurably(file: string, content: string): void {
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temporary = `${file}.partial`;
-  const descriptor = openSync(temporary, 'w', 0o600);
+/** fsync of a folder: a file created or renamed in it survives a crash. */
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, 'r');
   try {
-    writeSync(descriptor, content);
-    fsyncSync(descriptor);
+    await handle.sync();
   } finally {
-    closeSync(descriptor);
-  }
-  renameSync(temporary, file);
-  const folder = openSync(path.dirname(file), 'r');
-  try {
-    fsyncSync(folder);
-  } finally {
-    closeSync(folder);
+    await handle.close();
   }
 }
+
+/**
+ * Writes `content` so that after this returns the file is whole on disk, or absent: never half-written. Read back
+ * and compared before it counts (shared storage that accepts a write it then loses would otherwise cost the events).
+ * Asynchronous: the server goes on answering while a segment is written.
+ */
+async function writeDurably(folder: string, file: string, content: string): Promise<void> {
+  const target = path.join(folder, file);
+  const chainFolder = path.dirname(target);
+  const existed = await stat(chainFolder).then(() => true, () => false);
+  await mkdir(chainFolder, { recursive: true, mode: 0o700 });
+  if (!existed) await syncFolder(path.dirname(chainFolder));
+  const temporary = `${target}.partial`;
+  const handle = await open(temporary, 'w', 0o600);
+  try {
+    await handle.writeFile(content, 'utf8'); // writes the whole buffer (a loop over short writes)
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temporary, target);
+  await syncFolder(chainFolder);
+  const written = await readFile(target);
+  if (sha256(written) !== sha256(content)) throw new Error(`The archive file ${file} does not read back as written: nothing is archived.`);
+}
+
+const sha256 = (content: string | Buffer) => createHash('sha256').update(content).digest('hex');
 
 /** A chain that does not continue its archive: archiving it would hide the break from `audit verify`. */
 export class AuditArchiveRefusal extends Error {
@@ -96,6 +115,13 @@ async function archiveSegment(db: Database, folder: string, chain: string, cutof
     // One archiver per chain at a time, across instances; a held lock means someone else is on it.
     const locked = rowsOf<{ locked: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(hashtextextended(${`audit-archive:${chain}`}, 0)) as locked`))[0];
     if (!locked?.locked) return 0;
+    // Nothing to do (the common case, every hour): the chain's oldest event in the database is not old enough.
+    const oldest = rowsOf<{ expired: boolean }>(
+      await tx.execute(sql`
+        select e.occurred_at < ${sqlInstant(cutoff)} as expired from audit_events e
+        where coalesce(e.org_id::text, '') = ${chain} order by coalesce(e.org_id::text, ''), e.chain_seq limit 1`),
+    )[0];
+    if (!oldest?.expired) return 0;
     // The chain's oldest events still in the database, in chain order (audit_events_chain_seq_idx).
     const rows = rowsOf<{ line: string; seq: string | number; prev_hash: string; hash: string; expired: boolean }>(
       await tx.execute(sql`
@@ -141,7 +167,7 @@ async function archiveSegment(db: Database, folder: string, chain: string, cutof
     };
     const content = `${JSON.stringify(header)}\n${moving.map((row) => row.line).join('\n')}\n`;
     const file = segmentFileName(chain, fromSeq);
-    writeDurably(path.join(folder, file), content);
+    await writeDurably(folder, file, content);
     await tx.insert(auditArchiveSegments).values({
       chain,
       fromSeq,
@@ -150,7 +176,7 @@ async function archiveSegment(db: Database, folder: string, chain: string, cutof
       lastHash: header.lastHash,
       events: header.events,
       file,
-      fileSha256: createHash('sha256').update(content).digest('hex'),
+      fileSha256: sha256(content),
     });
     // The trigger lets these go because the segment above now records them.
     await tx.execute(sql`delete from audit_events where coalesce(org_id::text, '') = ${chain} and chain_seq between ${fromSeq} and ${toSeq}`);
@@ -162,7 +188,16 @@ async function archiveSegment(db: Database, folder: string, chain: string, cutof
  * Moves every organization's events older than its retention (or one organization's) into `folder`, segment by
  * segment. Installation events, and organizations without a retention, stay in the database.
  */
-export async function archiveExpiredAuditEvents(db: Database, options: { folder: string; at?: Date; orgId?: string }): Promise<ArchiveReport> {
+export async function archiveExpiredAuditEvents(
+  db: Database,
+  options: {
+    folder: string;
+    at?: Date;
+    orgId?: string;
+    /** At most this many segments (the ticker's round stays short; a backlog is worked off round after round). */
+    maxSegments?: number;
+  },
+): Promise<ArchiveReport> {
   const at = options.at ?? new Date();
   const retained = await db
     .select({ id: organizations.id, days: organizations.auditRetentionDays })
@@ -172,6 +207,7 @@ export async function archiveExpiredAuditEvents(db: Database, options: { folder:
   const report: ArchiveReport = { segments: 0, events: 0 };
   const refusals: string[] = [];
   for (const org of retained) {
+    if (report.segments >= (options.maxSegments ?? Infinity)) break;
     const cutoff = new Date(at.getTime() - org.days! * 86_400_000);
     try {
       for (;;) {
@@ -179,7 +215,7 @@ export async function archiveExpiredAuditEvents(db: Database, options: { folder:
         if (moved === 0) break;
         report.segments += 1;
         report.events += moved;
-        if (moved < SEGMENT_EVENTS) break;
+        if (moved < SEGMENT_EVENTS || report.segments >= (options.maxSegments ?? Infinity)) break;
       }
     } catch (error) {
       // One broken chain stops its own archiving, not the other organizations'.

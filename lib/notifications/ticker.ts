@@ -14,7 +14,7 @@ import { giveUpUncollectedEvents } from '../ssf/events';
 import { mailLocaleFor } from '../i18n/recipient';
 import { notificationDigestMail } from '../mail/messages';
 import { sweepExpiredRows, sweptRows } from '../db/sweeper';
-import { ARCHIVE_EVERY_MS, archiveExpiredAuditEvents } from '../audit/archive';
+import { ARCHIVE_EVERY_MS, archiveExpiredAuditEvents, SEGMENTS_PER_ROUND } from '../audit/archive';
 import { CLEANUP_EVERY_MS, removeAbandonedDynamicClients } from '../clients/cleanup';
 
 /** The ticker sweeps dead rows this often (not every round: there is rarely much, and never urgently). */
@@ -169,7 +169,7 @@ async function maintain(db: Database, at: Date, due: MaintenanceDue): Promise<nu
     const clients = await removeAbandonedDynamicClients(db, at);
     removed += clients.neverUsed + clients.idle;
   }
-  if (due.archiveAuditTo) await archiveExpiredAuditEvents(db, { folder: due.archiveAuditTo, at });
+  if (due.archiveAuditTo) await archiveExpiredAuditEvents(db, { folder: due.archiveAuditTo, at, maxSegments: SEGMENTS_PER_ROUND });
   return removed;
 }
 

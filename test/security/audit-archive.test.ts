@@ -141,8 +141,28 @@ describe('audit retention and archive', () => {
       const answer = await database.db.execute(statement).then(() => undefined, (error: { cause?: { message?: string } }) => error.cause?.message);
       expect(answer).toMatch(/append-only/);
     }
-    // Someone who forges a segment to get event #5 deleted leaves a segment whose file does not exist.
-    await database.db.insert(auditArchiveSegments).values({ chain: org.id, fromSeq: 5, toSeq: 5, prevHash: 'x', lastHash: 'y', events: 1, file: segmentFileName(org.id, 5), fileSha256: 'z' });
+    // A segment that does not continue the archive is refused: it cannot make newer events deletable.
+    const [six] = await database.db.select().from(auditEvents).where(and(eq(auditEvents.orgId, org.id), eq(auditEvents.chainSeq, 6)));
+    const skipping = await database.db
+      .insert(auditArchiveSegments)
+      .values({ chain: org.id, fromSeq: 6, toSeq: 6, prevHash: six!.prevHash, lastHash: six!.hash, events: 1, file: segmentFileName(org.id, 6), fileSha256: 'z' })
+      .then(() => undefined, (error: { cause?: { message?: string } }) => error.cause?.message);
+    expect(skipping).toMatch(/continue the chain's archive/);
+    // Nor may a segment that continues it claim hashes its events do not have.
+    const [last] = await database.db.select().from(auditArchiveSegments).where(eq(auditArchiveSegments.chain, org.id));
+    const lying = await database.db
+      .insert(auditArchiveSegments)
+      .values({ chain: org.id, fromSeq: 5, toSeq: 6, prevHash: last!.lastHash, lastHash: 'not-its-hash', events: 2, file: segmentFileName(org.id, 5), fileSha256: 'z' })
+      .then(() => undefined, (error: { cause?: { message?: string } }) => error.cause?.message);
+    expect(lying).toMatch(/with the hashes it records/);
+    // The table's owner, around the segments' triggers, can forge one and so delete event #5: the segment's file
+    // does not exist, and verify says so.
+    await database.db.execute(sql`alter table audit_archive_segments disable trigger user`);
+    try {
+      await database.db.insert(auditArchiveSegments).values({ chain: org.id, fromSeq: 5, toSeq: 5, prevHash: 'x', lastHash: 'y', events: 1, file: segmentFileName(org.id, 5), fileSha256: 'z' });
+    } finally {
+      await database.db.execute(sql`alter table audit_archive_segments enable trigger user`);
+    }
     await database.db.execute(sql`delete from audit_events where org_id = ${org.id} and chain_seq = 5`);
     expect((await reportOf(org.id)).broken).toMatchObject({ seq: 5, problem: expect.stringMatching(/missing from/) });
     expect((await cli('audit', 'verify', '--org', org.slug, '--archive', folder)).code).toBe(1);
@@ -151,8 +171,24 @@ describe('audit retention and archive', () => {
   it('reads only the file the archiver names: a forged record cannot point the walk elsewhere', async () => {
     const org = await retainingOrg(30);
     await writeEvents(org.id, 60, 2);
-    await database.db.insert(auditArchiveSegments).values({ chain: org.id, fromSeq: 1, toSeq: 1, prevHash: '', lastHash: 'y', events: 1, file: '../../../etc/passwd', fileSha256: 'z' });
+    const [first] = await database.db.select().from(auditEvents).where(and(eq(auditEvents.orgId, org.id), eq(auditEvents.chainSeq, 1)));
+    await database.db.insert(auditArchiveSegments).values({ chain: org.id, fromSeq: 1, toSeq: 1, prevHash: '', lastHash: first!.hash, events: 1, file: '../../../etc/passwd', fileSha256: 'z' });
     expect((await reportOf(org.id)).broken).toMatchObject({ seq: 1, problem: expect.stringMatching(/unexpected name/) });
+  });
+
+  it('cannot be fooled by a temporary table standing in for the segments', async () => {
+    const org = await retainingOrg(30);
+    await writeEvents(org.id, 60, 2);
+    // One connection for the whole attempt: a temporary table lives in its session.
+    const attempt = await database.db
+      .transaction(async (tx) => {
+        await tx.execute(sql`create temporary table audit_archive_segments (chain text, from_seq bigint, to_seq bigint) on commit drop`);
+        await tx.execute(sql`insert into pg_temp.audit_archive_segments values (${org.id}, 1, 2)`);
+        await tx.execute(sql`delete from audit_events where org_id = ${org.id}`);
+      })
+      .then(() => undefined, (error: { cause?: { message?: string } }) => error.cause?.message);
+    expect(attempt).toMatch(/append-only/);
+    expect(await live(org.id)).toHaveLength(2);
   });
 
   it('refuses to archive past a break in the chain, which would hide it', async () => {

@@ -29,6 +29,8 @@ export default defineConfig({
   outputDir: './e2e-artifacts',
   // After the last test: no server of the run wrote a secret to its output (e2e-logs/).
   globalTeardown: './e2e/support/secret-scan.ts',
+  // The shared server's start empties e2e-logs/ (e2e/support/serve.ts); the embedded smoke has none, so it does here.
+  globalSetup: smoke ? './e2e/support/secret-scan-reset.ts' : undefined,
   timeout: 120_000,
   fullyParallel: false,
   workers: 2,

@@ -126,16 +126,30 @@ export type ToolRun =
   | { kind: 'ran'; result: CallToolResult };
 
 /**
- * An error from the system below a tool (Node's ECONNREFUSED, a driver's CONNECTION_CLOSED, a SQLSTATE such as 57P01),
- * directly or as a cause: codes in capitals and digits. A tool's own refusals carry lower-case codes (`not_found`,
- * `queue_full`) and keep their words.
+ * The code of an error from the system below a tool, directly or as a cause: Node's (ECONNREFUSED), a driver's
+ * (CONNECTION_CLOSED), a SQLSTATE (57P01, 23505) — codes in capitals and digits. A tool's own refusals carry lower-case
+ * codes (`not_found`, `queue_full`) and keep their words.
  */
-function isSystemError(error: unknown): boolean {
+function systemErrorCode(error: unknown): string | undefined {
   for (let current = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth += 1) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[A-Z0-9_]+$/.test(code)) return true;
+    if (typeof code === 'string' && /^[A-Z0-9_]+$/.test(code)) return code;
   }
-  return false;
+  return undefined;
+}
+
+/** Worth a retry: the database could not be reached or was busy (connection classes, shutdown, serialization). */
+const TEMPORARY = /^(?:E(?:CONN|HOST|NET|PIPE|TIMEDOUT|AI_AGAIN)\w*|CONNECTION_\w+|CONNECT_TIMEOUT|08\w{3}|57P0[1-3]|53300|40001|40P01)$/;
+
+/**
+ * What a caller and the audit trail are told of a failed tool. A system error's message names hosts, ports, SQL and
+ * its parameters: none of that leaves Portico nor goes into the immutable audit chain, only its code.
+ */
+function failureOf(error: unknown): { shown: string; audited: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = systemErrorCode(error);
+  if (!code) return { shown: message, audited: message };
+  return { shown: TEMPORARY.test(code) ? 'a temporary error; try again' : 'an internal error', audited: `system error ${code}` };
 }
 
 /**
@@ -194,11 +208,9 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
   try {
     result = await kitTool.run(decision.args as never, { ...options.extra, token, confirmed: decision.confirmed });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    await emit('failed', message);
-    // A tool's own refusal reads as it was written; a system error (a database connection closed, refused: an error
-    // with a code, or caused by one) names hosts and ports, and is none of the caller's business.
-    const shown = isSystemError(error) ? 'a temporary error; try again' : message;
+    // A tool's own refusal reads as it was written; a system error is named by its code only (failureOf).
+    const { shown, audited } = failureOf(error);
+    await emit('failed', audited);
     return { kind: 'ran', result: { isError: true, content: [{ type: 'text', text: `"${tool.name}" failed: ${shown}` }] } };
   }
   // Outside the try: the tool has run, so its result (a secret shown once, say) is returned even if auditing fails.

@@ -20,6 +20,7 @@ import { DEMO } from './support/constants';
 import { accessTokenThroughConsent } from './support/mcp-oauth';
 import { startPortico, type RunningPortico } from './support/portico-process';
 import { demoRelyingParty, signInForCallback } from './support/relying-party';
+import { rememberSecret } from './support/secret-scan';
 
 const PORT = 3227;
 const PRIMARY_PORT = 5497;
@@ -151,6 +152,7 @@ async function send(url: string, init: RequestInit): Promise<Answer> {
 }
 
 function refresh(refreshToken: string): Promise<Answer> {
+  rememberSecret('a refresh token', refreshToken);
   return send(`${BASE}/oidc/token`, { method: 'POST', headers: { Authorization: BASIC, 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }) });
 }
 

@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { expect, test } from '@playwright/test';
 import { signInAndExchange, demoRelyingParty } from './support/relying-party';
 import { createStorage, spawnUntilReady, startPortico } from './support/portico-process';
+import { serverLogPath } from './support/secret-scan';
 import { childProcessEnvironment, env } from '../lib/env';
 import { DEMO } from './support/constants';
 import { accessTokenThroughConsent } from './support/mcp-oauth';
@@ -75,7 +76,7 @@ test('a newcomer runs `npm start` with nothing configured and tries the demo sig
     'Portico is running at',
     'npm start',
     90,
-    { npm: true },
+    { npm: true, logFile: serverLogPath('npm-start') },
   );
   try {
     const printed = /password:\s+(\S+)\s+\(generated; shown only now\)/.exec(portico.output());

@@ -146,10 +146,10 @@ const schema = z.object({
       .refine((value) => Number(value.slice(value.lastIndexOf(':') + 1)) <= 65_535, 'the port must be at most 65535')
       .optional(),
   ),
-  // Operations: the least severe log lines written (JSON lines on standard output).
   // The folder audit events older than their organization's retention move to (lib/audit/archive.ts). Unset:
   // nothing is archived by the server (`audit archive --to <folder>` still can be run by hand).
   PORTICO_AUDIT_ARCHIVE_DIR: optionalText,
+  // Operations: the least severe log lines written (JSON lines on standard output).
   PORTICO_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
   PORTICO_DEMO_SEED: boolean.default(true),
   PORTICO_DEMO_EMAIL: optionalText.pipe(z.email('must be an email address').optional()),

@@ -8,6 +8,11 @@
 # PgBouncer refuses to run as root: it runs as the postgres account, from a folder of its own.
 set -euo pipefail
 port="${PGBOUNCER_PORT:-6432}"
+# PgBouncer forks before it binds its port: a leftover on the port would answer in its place, whatever its mode.
+if pg_isready -q -h 127.0.0.1 -p "$port"; then
+  echo "Port $port already answers (a PgBouncer left running?): stop it first." >&2
+  exit 1
+fi
 folder="$(mktemp -d /tmp/portico-pgbouncer.XXXXXX)"
 cat > "$folder/pgbouncer.ini" <<INI
 [databases]
@@ -42,4 +47,7 @@ for _ in $(seq 1 50); do
   sleep 0.1
 done
 pg_isready -q -h 127.0.0.1 -p "$port" || { echo "PgBouncer did not start: $(cat "$folder/pgbouncer.log" 2>/dev/null)" >&2; exit 1; }
+# Ours, and alive: its pidfile names a running process.
+for _ in $(seq 1 50); do [ -s "$folder/pgbouncer.pid" ] && break; sleep 0.1; done
+kill -0 "$(cat "$folder/pgbouncer.pid" 2>/dev/null)" 2>/dev/null || { echo "PgBouncer on port $port is not the one just started" >&2; exit 1; }
 echo "$folder"

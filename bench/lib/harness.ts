@@ -201,11 +201,12 @@ function cpuMeter(pid?: number): { stop(): { server?: number; postgres: number; 
 }
 
 let statsConnection: postgres.Sql | undefined;
-/** The bench's own connection for reading the server's write counters (lazily opened on DATABASE_URL; never closed). */
+/** The bench's own connection for reading the server's write counters (lazily opened on DATABASE_URL). */
 function statsSql(): postgres.Sql | undefined {
   const url = env().DATABASE_URL;
   if (!url) return undefined;
-  statsConnection ??= postgres(url, { max: 1, onnotice: () => {}, idle_timeout: 0 });
+  // Closed when idle for a second, so that the run's process can end.
+  statsConnection ??= postgres(url, { max: 1, onnotice: () => {}, idle_timeout: 1 });
   return statsConnection;
 }
 

@@ -75,15 +75,14 @@ export async function spawnUntilReady(
   let output = '';
   const logFile = options.logFile ? createWriteStream(options.logFile, { flags: 'a' }) : undefined;
   if (logFile) {
+    // A log that cannot be written must not end the run; the scan then finds the file short, not the run dead.
+    logFile.on('error', () => {});
     child.stdout?.pipe(logFile, { end: false });
     child.stderr?.pipe(logFile, { end: false });
+    // 'close' comes after both output streams are drained ('exit' may come before their last lines).
+    child.on('close', () => logFile.end());
   }
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
-      logFile?.end();
-      resolve(code);
-    }),
-  );
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (!options.npm) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

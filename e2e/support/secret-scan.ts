@@ -46,12 +46,27 @@ const JWT = /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/;
 
 /** Every known secret and every JWT found in the logs: kind, file and line (1-based). */
 export function findSecretsIn(logs: { file: string; text: string }[], secrets: KnownSecret[]): SecretLeak[] {
+  // Tokens and codes (URL-safe characters only, thousands of them in a run) are looked up as whole words of a line;
+  // anything else (a password with symbols) is searched for in every line.
+  const WORD = /[A-Za-z0-9_~-]{12,}/g;
+  const words = new Map<string, string>();
+  const others: KnownSecret[] = [];
+  for (const secret of secrets) {
+    if (/^[A-Za-z0-9_~-]{12,}$/.test(secret.value)) words.set(secret.value, secret.kind);
+    else if (!others.some((known) => known.value === secret.value)) others.push(secret);
+  }
   const leaks: SecretLeak[] = [];
   for (const { file, text } of logs) {
     const lines = text.split('\n');
     lines.forEach((line, index) => {
       if (JWT.test(line)) leaks.push({ kind: 'a JSON Web Token', file, line: index + 1 });
-      for (const secret of secrets) if (line.includes(secret.value)) leaks.push({ kind: secret.kind, file, line: index + 1 });
+      const kinds = new Set<string>();
+      for (const [word] of line.matchAll(WORD)) {
+        const kind = words.get(word);
+        if (kind) kinds.add(kind);
+      }
+      for (const secret of others) if (line.includes(secret.value)) kinds.add(secret.kind);
+      for (const kind of kinds) leaks.push({ kind, file, line: index + 1 });
     });
   }
   return leaks;

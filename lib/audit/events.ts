@@ -110,7 +110,7 @@ export async function listAuditActions(db: Queryable, orgId: string): Promise<st
         select (select e.action from audit_events e where e.org_id = ${orgId} and e.action > actions.action order by e.action limit 1)
         from actions where actions.action is not null
       )
-      select action from actions where action is not null`),
+      select action from actions where action is not null order by action`),
   );
   return rows.map((row) => row.action);
 }

@@ -78,7 +78,7 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
     // RenewablePool. The cache's listening connection reports its losses too: a failover during which no statement
     // happened to fail is still an outage.
     const outages = new OutageRecorder(Date.now, () => pool.renew(openPool()));
-    const readCache = options.readCache === false ? undefined : new ReadCache(postgresInvalidationFeed(options.listenUrl ?? options.databaseUrl, outages.failed));
+    const readCache = options.readCache === false ? undefined : new ReadCache(postgresInvalidationFeed(options.listenUrl ?? options.databaseUrl, outages.listenerFailed));
     return {
       kind: 'postgres',
       url: options.databaseUrl,
@@ -233,7 +233,9 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
           // Timed only when metrics are on (lib/observability/metrics.ts): otherwise no callback per statement.
           const timed = statementStarted(options.transaction !== undefined);
           if (timed) void pending.then(timed, timed);
-          void pending.then(options.outages.succeeded, options.outages.failed);
+          // Reported with the pool it went to: a failure on a pool replaced meanwhile (ended on purpose) is no outage.
+          const generation = options.outages.generation;
+          void pending.then(options.outages.succeeded, (error: unknown) => options.outages.failed(error, generation));
           if (!writesCachedRows(query)) return pending;
           if (options.transaction) {
             options.transaction.wroteCachedRows = true;
@@ -254,7 +256,8 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
           const ran = open.call(target, ...args, (scoped: postgres.TransactionSql) => work(instrumentedClient(scoped, { ...options, transaction })));
           if (options.transaction) return ran; // a savepoint: the outer transaction's end counts
           const ended = transactionStarted();
-          void ran.then(options.outages.succeeded, options.outages.failed);
+          const generation = options.outages.generation;
+          void ran.then(options.outages.succeeded, (error: unknown) => options.outages.failed(error, generation));
           const settle = () => {
             ended?.();
             if (transaction.wroteCachedRows) options.onCommittedWrite();

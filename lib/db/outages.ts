@@ -66,36 +66,66 @@ export function outageErrorOf(error: unknown): OutageError | undefined {
   return undefined;
 }
 
+/** Outages after which the pool is replaced (its connections may be dead); not one of too many connections. */
+const RENEWING: ReadonlySet<OutageError> = new Set<OutageError>(['connection refused', 'connection closed', 'connection timeout', 'host not found', 'server shutting down', 'server read-only', 'connection failed']);
+/** At most one pool renewal in this long: a flapping database cannot make the process open pool after pool. */
+export const RENEWAL_SPACING_MS = 30_000;
+
 export class OutageRecorder {
   #current: { from: number; error: OutageError } | null = null;
   #last: { from: number; to: number; error: OutageError } | null = null;
+  /** Whether a statement of the current pool failed during the outage going on (not only the listener). */
+  #poolFailed = false;
+  #lastRenewal = Number.NEGATIVE_INFINITY;
   readonly #clock: () => number;
-
   readonly #onRecovered: (() => void) | undefined;
+  /**
+   * The pool of the moment (lib/db/client.ts RenewablePool): statements report with the generation they were sent
+   * on, and a failure from a pool already replaced (its connections ended on purpose) is not an outage.
+   */
+  generation = 0;
 
   /**
-   * `clock`: milliseconds since the epoch (wall time: the instants are reported). `onRecovered`: called once when an
-   * outage ends (the database client renews its pool then).
+   * `clock`: milliseconds since the epoch (wall time: the instants are reported). `onRecovered`: called when an
+   * outage in which the pool's own statements failed ends (the database client renews its pool then), at most once
+   * every RENEWAL_SPACING_MS.
    */
   constructor(clock: () => number = Date.now, onRecovered?: () => void) {
     this.#clock = clock;
     this.#onRecovered = onRecovered;
   }
 
-  // Arrow functions: handed to every statement's `then` as they are, no closure per statement.
-  /** A statement failed: opens an outage when the error is about reaching the database. */
-  readonly failed = (error: unknown): void => {
+  #open(error: unknown): OutageError | undefined {
     const kind = outageErrorOf(error);
-    if (!kind) return;
+    if (!kind) return undefined;
     if (this.#current) this.#current.error = kind;
     else this.#current = { from: this.#clock(), error: kind };
+    return kind;
+  }
+
+  /** A statement sent on pool `generation` failed: opens an outage when the error is about reaching the database. */
+  readonly failed = (error: unknown, generation: number = this.generation): void => {
+    if (generation !== this.generation) return;
+    const kind = this.#open(error);
+    if (kind && RENEWING.has(kind)) this.#poolFailed = true;
+  };
+
+  /** The cache's listening connection was lost or could not connect: reported, but no reason to renew the pool. */
+  readonly listenerFailed = (error: unknown): void => {
+    this.#open(error);
   };
 
   /** A statement succeeded: the outage going on, if any, has ended. */
   readonly succeeded = (): void => {
     if (!this.#current) return;
-    this.#last = { ...this.#current, to: this.#clock() };
+    const now = this.#clock();
+    this.#last = { ...this.#current, to: now };
     this.#current = null;
+    const renew = this.#poolFailed && now - this.#lastRenewal >= RENEWAL_SPACING_MS;
+    this.#poolFailed = false;
+    if (!renew) return;
+    this.#lastRenewal = now;
+    this.generation += 1;
     this.#onRecovered?.();
   };
 

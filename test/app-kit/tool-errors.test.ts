@@ -1,6 +1,6 @@
 // What a caller reads when a tool fails: a tool's own refusal in its words; an error from the system beneath it (a
 // database connection closed or refused, a SQLSTATE) as "a temporary error", since its message names hosts and ports.
-// The audit event keeps the full message either way.
+// The audit event keeps a system error's code, never its message (hosts, SQL, parameters).
 import { describe, expect, it } from 'vitest';
 import { createConfirmationGate, memoryConfirmationStore } from '../../app-kit/risk';
 import { defineTool, runGatedTool, type ToolEvent } from '../../app-kit/tools';
@@ -20,11 +20,19 @@ describe('a failing tool', () => {
     const closed = Object.assign(new Error('write CONNECTION_CLOSED 10.0.0.5:5432'), { code: 'CONNECTION_CLOSED' });
     const refused = new Error('query failed', { cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' }) });
     const sqlState = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
-    for (const error of [closed, refused, sqlState]) {
+    for (const [error, code] of [[closed, 'CONNECTION_CLOSED'], [refused, 'ECONNREFUSED'], [sqlState, '57P01']] as const) {
       const { text, audited } = await failWith(error);
       expect(text).toBe('"lookup" failed: a temporary error; try again');
-      expect(audited).toBe(error.message);
+      // The audit chain is immutable and shown to admins: the code, not the message with its hosts or SQL.
+      expect(audited).toBe(`system error ${code}`);
     }
+  });
+
+  it('calls a permanent system error internal (no retry will help), and shows none of its SQL', async () => {
+    const unique = Object.assign(new Error('Failed query: insert into "invoices" values ($1) params: 4111111111111111'), { code: '23505' });
+    const { text, audited } = await failWith(unique);
+    expect(text).toBe('"lookup" failed: an internal error');
+    expect(audited).toBe('system error 23505');
   });
 
   it('keeps the words of a refusal of its own, codes and all', async () => {

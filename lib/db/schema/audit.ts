@@ -1,6 +1,7 @@
 // The audit trail: append-only events, one per change, with who acted and on what. Tamper-evident: each event
 // carries the hash of the one before it in its organization's chain, set by a database trigger that also refuses
-// every UPDATE, DELETE and TRUNCATE (drizzle/0012_audit_chain_triggers.sql; `npm run portico -- audit verify` checks it).
+// every UPDATE and TRUNCATE, and every DELETE but of events an archive segment records (drizzle/0012_audit_chain_
+// triggers.sql, 0046_audit_archive.sql; `npm run portico -- audit verify` checks the chains, archive included).
 import { bigint, bigserial, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 export const auditActorType = pgEnum('audit_actor_type', ['person', 'agent', 'client', 'operator_cli', 'system']);

@@ -148,7 +148,8 @@ export default async function MembersPage(props: { params: Promise<{ org: string
         </p>
       </form>
       {members.length === 0 ? (
-        <EmptyState title={t('members.empty')} />
+        // A search that finds no one already says so beside the search field.
+        search ? null : <EmptyState title={t('members.empty')} />
       ) : (
         <DataTable testId="members" columns={[t('members.list.person'), t('members.list.role')]} actions={manage}>
           {members.map((member) => (

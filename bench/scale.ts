@@ -267,7 +267,7 @@ export async function runScaleBench(argv: string[]): Promise<void> {
       };
       rows.push(row);
       for (const [label, figures] of [['big database', onBig], ['empty database', onEmpty]] as const) {
-        log(`  ${label.padEnd(16)} ${String(figures.requestsPerSecond).padStart(7)}/s  p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms  errors ${figures.errors}  CPU/req: server ${figures.serverCpuUs ?? '?'} µs, PostgreSQL ${figures.postgresCpuUs ?? '?'} µs`);
+        log(`  ${label.padEnd(16)} ${String(figures.requestsPerSecond).padStart(7)}/s  p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms  errors ${figures.errors}  CPU/req: server ${figures.serverCpuUs ?? '?'} µs, PostgreSQL ${figures.postgresCpuUs ?? '?'} µs  writes/req: ${figures.writeTransactions ?? '?'} transactions, ${figures.walBytes ?? '?'} B of WAL  peak RSS ${figures.peakRssMb ?? '?'} MB`);
       }
       log(`  cost on the big database: ${row.costRatio}× (p50 ${row.p50Ratio}×, p99 ${row.p99Ratio}×)`);
     }

@@ -86,7 +86,12 @@ export const memberships = pgTable(
     role: membershipRole('role').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.userId] })],
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.userId] }),
+    // A person's organizations (every MCP whoami, every token's account lookup): without it, a scan of every
+    // membership of the installation — a million rows at scale (docs/benchmarks.md).
+    index('memberships_user_idx').on(t.userId),
+  ],
 );
 
 export const teams = pgTable(

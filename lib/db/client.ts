@@ -21,7 +21,20 @@ export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 export type Queryable = Database | Transaction;
 
 export type RawDatabase =
-  | { kind: 'postgres'; url: string; sql: postgres.Sql; preparedStatements: boolean; readCache?: ReadCache; outages: OutageRecorder; close(): Promise<void> }
+  | {
+      kind: 'postgres';
+      url: string;
+      /**
+       * Where a session of its own may be held (LISTEN, the migrations' advisory lock): DATABASE_LISTEN_URL when set
+       * (past a transaction-mode pooler), else the URL itself.
+       */
+      sessionUrl: string;
+      sql: postgres.Sql;
+      preparedStatements: boolean;
+      readCache?: ReadCache;
+      outages: OutageRecorder;
+      close(): Promise<void>;
+    }
   | { kind: 'pglite'; location: string; pglite: PGlite; drizzle: PgliteDrizzle; readCache?: ReadCache; close(): Promise<void> };
 
 /** drizzle's PGlite driver, loaded with PGlite itself: a server on PostgreSQL never loads either (15–25 MB less). */
@@ -82,6 +95,7 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
     return {
       kind: 'postgres',
       url: options.databaseUrl,
+      sessionUrl: options.listenUrl ?? options.databaseUrl,
       sql,
       preparedStatements: options.preparedStatements ?? true,
       readCache,

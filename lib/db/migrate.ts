@@ -19,8 +19,11 @@ export async function migrateDatabase(raw: RawDatabase): Promise<void> {
     await migrate(raw.drizzle({ client: raw.pglite }), { migrationsFolder });
     return;
   }
-  // A session-level advisory lock needs one dedicated connection for the whole run.
-  const connection = postgres(raw.url, { max: 1, onnotice: () => {} });
+  // A session-level advisory lock needs one dedicated connection for the whole run: past a transaction-mode pooler
+  // when DATABASE_LISTEN_URL names a direct (or session-mode) URL. Through the pooler itself, nothing is prepared
+  // (postgres.js would otherwise prepare the migrations' COMMIT, which another server connection does not know).
+  const direct = raw.sessionUrl !== raw.url;
+  const connection = postgres(raw.sessionUrl, { max: 1, onnotice: () => {}, prepare: direct || raw.preparedStatements });
   try {
     await connection`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
     await migratePostgres(drizzlePostgres({ client: connection }), { migrationsFolder });

@@ -2,17 +2,16 @@
 // the local PostgreSQL, each scenario's baseline in a process of its own, load from this process. Prints each figure
 // with its baseline and ratio, writes bench/results/<date>.json, and rewrites the results table of
 // docs/benchmarks.md (between its markers). Figures are measured, never asserted.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import { childProcessEnvironment, envOrExit } from '../lib/env';
+import { envOrExit } from '../lib/env';
 import { createScratchPostgres, dropScratchPostgres } from '../test/support/databases';
 import { approvalDecision } from './approval-decision';
 import { codeExchange } from './code-exchange';
-import { demoClient, openBenchDatabase, PRODUCTION_NODE_FLAGS, repoPath, startPorticoForBench, startProcess, type BenchEnvironment, type Figures, type ScenarioResult, type ServerProcess } from './lib/harness';
+import { demoClient, ensureBuild, openBenchDatabase, PRODUCTION_NODE_FLAGS, repoPath, startPorticoForBench, startProcess, type BenchEnvironment, type Figures, type ScenarioResult, type ServerProcess } from './lib/harness';
 import { porticoApiToken, PorticoSession, BENCH_VERIFIER } from './lib/portico-flow';
 import { mcpCall } from './mcp-call';
 import { passwordLogin } from './password-login';
@@ -63,10 +62,7 @@ if (!env.DATABASE_URL) {
   console.error('The benchmarks run on PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres); a scratch database is made and dropped.');
   process.exit(2);
 }
-if (!existsSync(repoPath('.next', 'BUILD_ID'))) {
-  console.log('Building Portico (next build)…');
-  execFileSync('npx', ['next', 'build'], { stdio: 'inherit', env: childProcessEnvironment({ NODE_ENV: 'production' }) });
-}
+ensureBuild();
 
 const baseUrl = env.DATABASE_URL;
 const databaseUrl = await createScratchPostgres(baseUrl, 'portico_bench');

@@ -13,14 +13,13 @@
 // placeholder hashes (the chain is not verifiable on this database) and the foreign keys are not checked. This is
 // bench data, never a database to keep.
 import { randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import { childProcessEnvironment, envOrExit } from '../lib/env';
+import { envOrExit } from '../lib/env';
 import { createScratchPostgres, dropScratchPostgres } from '../test/support/databases';
-import { alternate, demoClient, load, PRODUCTION_NODE_FLAGS, repoPath, startPorticoForBench, ISSUER, type Figures, type ServerProcess } from './lib/harness';
+import { alternate, demoClient, ensureBuild, load, PRODUCTION_NODE_FLAGS, repoPath, startPorticoForBench, ISSUER, type Figures, type ServerProcess } from './lib/harness';
 import { porticoApiToken, PorticoSession } from './lib/portico-flow';
 import { interaction } from './password-login';
 import { porticoRefreshRun } from './refresh-grant';
@@ -218,10 +217,7 @@ export async function runScaleBench(argv: string[]): Promise<void> {
     console.error('The scale bench runs on PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres).');
     process.exit(2);
   }
-  if (!existsSync(repoPath('.next', 'BUILD_ID'))) {
-    console.log('Building Portico (next build)…');
-    execFileSync('npx', ['next', 'build'], { stdio: 'inherit', env: childProcessEnvironment({ NODE_ENV: 'production' }) });
-  }
+  ensureBuild();
   const fraction = fractionOf(argv);
   const sizes = Object.fromEntries(Object.entries(FULL).map(([key, value]) => [key, Math.max(key === 'orgs' ? 2 : 1, Math.round(value * fraction))])) as typeof FULL;
   const baseUrl = env.DATABASE_URL;

@@ -2,11 +2,11 @@
 // scratch database of the local PostgreSQL, baseline servers in processes of their own, load from autocannon in this
 // process (never inside a server), bounded in requests and time, on loopback only, and peak RSS sampled from /proc.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
-import { env } from '../../lib/env';
+import { childProcessEnvironment, env } from '../../lib/env';
 import { drizzleFor, openRawDatabase, type Database, type RawDatabase } from '../../lib/db/client';
 import { DEMO, demoEnvironment } from '../../e2e/support/constants';
 import { spawnUntilReady } from '../../e2e/support/portico-process';
@@ -410,3 +410,10 @@ export function median(runs: Figures[]): Figures {
 export const ratio = (portico: Figures, baseline: Figures) => Number((portico.requestsPerSecond / Math.max(1, baseline.requestsPerSecond)).toFixed(2));
 
 export const repoPath = (...parts: string[]) => path.join(process.cwd(), ...parts);
+
+/** Builds Portico (`next build`) when there is no build: the benches measure the production server. */
+export function ensureBuild(): void {
+  if (existsSync(repoPath('.next', 'BUILD_ID'))) return;
+  console.log('Building Portico (next build)…');
+  execFileSync('npx', ['next', 'build'], { stdio: 'inherit', env: childProcessEnvironment({ NODE_ENV: 'production' }) });
+}

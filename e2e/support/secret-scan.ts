@@ -98,7 +98,8 @@ export function mailSecrets(bodies: string[]): KnownSecret[] {
         continue;
       }
       const parts = [...url.searchParams.values(), ...url.pathname.split('/'), url.hash.slice(1)];
-      for (const part of parts) if (/^[A-Za-z0-9_.~-]{20,}$/.test(part) && !/^[0-9a-f-]{36}$/i.test(part)) found.push({ kind: 'a link from a mail', value: part });
+      // Identifiers are not secrets: UUIDs, and approval request ids (`apr_…`: the central's pages need a session).
+      for (const part of parts) if (/^[A-Za-z0-9_.~-]{20,}$/.test(part) && !/^[0-9a-f-]{36}$/i.test(part) && !/^apr_/.test(part)) found.push({ kind: 'a link from a mail', value: part });
     }
   }
   return found;

@@ -14,6 +14,8 @@ describe('the secret scan of the servers\' output', () => {
     expect(fixtureSecrets().map((secret) => secret.value)).toEqual(expect.arrayContaining([DEMO.password, DEMO.clientSecret]));
     const mail = `Choose your password: http://localhost:3210/auth/reset/${resetToken}\nOr paste https://x.test/accept?token=${resetToken}x&lang=en`;
     expect(mailSecrets([mail]).map((secret) => secret.value)).toEqual([resetToken, `${resetToken}x`]);
+    // An approval request's id in a notification's link is an identifier: the central's page needs a session.
+    expect(mailSecrets(['Decide: http://localhost:3210/central/requests/apr_VJ4DOSm31uPKK5cJwTbXhZOB'])).toEqual([]);
   });
 
   it('finds each secret and every JWT, by kind, file and line', () => {

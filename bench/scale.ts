@@ -24,6 +24,8 @@ import { porticoApiToken, PorticoSession } from './lib/portico-flow';
 import { interaction } from './password-login';
 import { porticoRefreshRun } from './refresh-grant';
 
+/** The empty side's contents: one page of members and of events in the demo organization, nothing else of size. */
+const PAGE_WORTH = { people: 150, orgs: 2, apps: 1, providerRows: 10, auditEvents: 200, demoMembers: 150, demoEvents: 200 };
 const FULL = { people: 1_000_000, orgs: 10_000, apps: 100_000, providerRows: 10_000_000, auditEvents: 20_000_000, demoMembers: 50_000, demoEvents: 2_000_000 };
 const BIG_PORT = 3236;
 const EMPTY_PORT = 3237;
@@ -79,9 +81,9 @@ async function seed(databaseUrl: string, sizes: typeof FULL, log: (line: string)
     );
     await timed('memberships', () =>
       inChunks(sizes.people, (from, to) => sql`
-        insert into memberships (org_id, user_id, role)
+        insert into memberships (org_id, user_id, role, email)
         select case when g <= ${sizes.demoMembers} then ${demo.id}::uuid else md5('org-' || (1 + g % ${others}))::uuid end,
-          md5('person-' || g)::uuid, (case when g % 50 = 0 then 'admin' else 'member' end)::membership_role
+          md5('person-' || g)::uuid, (case when g % 50 = 0 then 'admin' else 'member' end)::membership_role, 'person-' || g || '@scale.test'
         from generate_series(${from}::int, ${to}::int) g`),
     );
     await timed('apps and their clients', async () => {
@@ -240,6 +242,10 @@ export async function runScaleBench(argv: string[]): Promise<void> {
     log(`Seeding the big database (fraction ${fraction}: ${JSON.stringify(sizes)})…`);
     await (await start(bigUrl, BIG_PORT)).stop();
     const seedSeconds = await seed(bigUrl, sizes, log);
+    // The empty database holds a page's worth in the demo organization (150 members, 200 events, two of them the
+    // searched actor's), so both sides render the same pages and the ratio is what the big database's size costs.
+    await (await start(emptyUrl, EMPTY_PORT)).stop();
+    await seed(emptyUrl, PAGE_WORTH, () => {});
     const big = await start(bigUrl, BIG_PORT);
     servers.push(big);
     const empty = await start(emptyUrl, EMPTY_PORT);

@@ -151,27 +151,31 @@ export const MEMBERS_PAGE_SIZE = 100;
 /**
  * One page of an organization's members, by email (keyset: `after` is the last email of the page before), with an
  * optional search in emails and names. An organization of fifty thousand people is listed a hundred at a time, never
- * whole (the scale bench, docs/benchmarks.md).
+ * whole: the page walks the (org_id, email) index of memberships (the email is the person's, kept there by the
+ * database) and stops after its hundred; the total without a search counts the organization's keys, never its
+ * people. A search reads the organization's members until the page is full (docs/benchmarks.md).
  */
 export async function listMembersPage(db: Queryable, orgId: string, options: { after?: string; search?: string; limit?: number } = {}): Promise<MemberPage> {
   const limit = options.limit ?? MEMBERS_PAGE_SIZE;
   const search = options.search?.trim().slice(0, 200);
   // ILIKE's own wildcards in what was typed are literal characters.
   const pattern = search ? `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%` : undefined;
-  const found = pattern ? or(ilike(users.email, pattern), ilike(users.name, pattern)) : undefined;
+  const found = pattern ? or(ilike(memberships.email, pattern), ilike(users.name, pattern)) : undefined;
   const [rows, counted] = await Promise.all([
     db
-      .select({ userId: users.id, email: users.email, name: users.name, role: memberships.role, disabledAt: users.disabledAt, since: memberships.createdAt })
+      .select({ userId: users.id, email: memberships.email, name: users.name, role: memberships.role, disabledAt: users.disabledAt, since: memberships.createdAt })
       .from(memberships)
       .innerJoin(users, eq(users.id, memberships.userId))
-      .where(and(eq(memberships.orgId, orgId), options.after ? gt(users.email, options.after) : undefined, found))
-      .orderBy(users.email)
+      .where(and(eq(memberships.orgId, orgId), options.after ? gt(memberships.email, options.after) : undefined, found))
+      .orderBy(memberships.email)
       .limit(limit + 1),
-    db
-      .select({ total: count() })
-      .from(memberships)
-      .innerJoin(users, eq(users.id, memberships.userId))
-      .where(and(eq(memberships.orgId, orgId), found)),
+    found
+      ? db
+          .select({ total: count() })
+          .from(memberships)
+          .innerJoin(users, eq(users.id, memberships.userId))
+          .where(and(eq(memberships.orgId, orgId), found))
+      : db.select({ total: count() }).from(memberships).where(eq(memberships.orgId, orgId)),
   ]);
   const members = rows.slice(0, limit).map(({ disabledAt, ...row }) => ({ ...row, disabled: disabledAt !== null }));
   return { members, total: counted[0]?.total ?? 0, ...(rows.length > limit ? { nextAfter: members.at(-1)!.email } : {}) };

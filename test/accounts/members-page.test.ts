@@ -2,9 +2,11 @@
 // email shown; a search in emails and names in which `%` and `_` are plain characters; the count of what it finds.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
 import { addMember, listMembersPage } from '../../lib/accounts/memberships';
 import { createOrganization } from '../../lib/accounts/organizations';
 import { createUser } from '../../lib/accounts/users';
+import { memberships, users } from '../../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 
 describe('the members list, page by page', () => {
@@ -49,5 +51,29 @@ describe('the members list, page by page', () => {
     expect(literal.total).toBe(1);
     expect((await listMembersPage(database.db, orgId, { search: '%' })).total).toBe(1);
     expect((await listMembersPage(database.db, orgId, { search: 'nobody' })).members).toEqual([]);
+  });
+
+  it("keeps the person's email on each membership: set on insert whatever was written, followed when it changes", async () => {
+    const org = await createOrganization(database.db, { slug: `mirror-${randomBytes(3).toString('hex')}`, name: 'Mirror' });
+    const other = await createOrganization(database.db, { slug: `mirror-${randomBytes(3).toString('hex')}`, name: 'Mirror 2' });
+    const person = await createUser(database.db, { email: 'zed@mirror.test', name: 'Zed', passwordHash: null });
+    const early = await createUser(database.db, { email: 'mid@mirror.test', name: 'Mid', passwordHash: null });
+    await database.db.insert(memberships).values({ orgId: org.id, userId: person.id, role: 'member', email: 'forged@mirror.test' });
+    await addMember(database.db, { orgId: other.id, userId: person.id, role: 'admin' });
+    await addMember(database.db, { orgId: org.id, userId: early.id, role: 'member' });
+    const emailOf = async (orgId: string) =>
+      (await database.db.select({ email: memberships.email }).from(memberships).where(and(eq(memberships.orgId, orgId), eq(memberships.userId, person.id))))[0]?.email;
+    expect(await emailOf(org.id)).toBe('zed@mirror.test');
+    expect((await listMembersPage(database.db, org.id)).members.map((member) => member.email)).toEqual(['mid@mirror.test', 'zed@mirror.test']);
+
+    await database.db.update(users).set({ email: 'abe@mirror.test' }).where(eq(users.id, person.id));
+    expect(await emailOf(org.id)).toBe('abe@mirror.test');
+    expect(await emailOf(other.id)).toBe('abe@mirror.test');
+    // The new email sorts first now, and the search finds it by it.
+    expect((await listMembersPage(database.db, org.id)).members.map((member) => member.email)).toEqual(['abe@mirror.test', 'mid@mirror.test']);
+    expect((await listMembersPage(database.db, org.id, { search: 'abe@' })).total).toBe(1);
+    // Writing another email on the membership itself does not stick either.
+    await database.db.update(memberships).set({ email: 'forged@mirror.test' }).where(eq(memberships.userId, person.id));
+    expect(await emailOf(org.id)).toBe('abe@mirror.test');
   });
 });

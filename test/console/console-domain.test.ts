@@ -92,12 +92,42 @@ describe('audit search', () => {
     expect(third.nextBefore).toBeUndefined();
     expect(new Set([...first.events, ...second.events, ...third.events].map((e) => e.id)).size).toBe(25);
 
-    expect((await searchAuditEvents(database.db, org, { actor: 'ADA@' }, { limit: 100 })).events).toHaveLength(12);
+    // Actors and subjects match exactly, an id or a label ignoring case; a part of either finds nothing.
+    expect((await searchAuditEvents(database.db, org, { actor: 'ADA@acme.test' }, { limit: 100 })).events).toHaveLength(12);
+    expect((await searchAuditEvents(database.db, org, { actor: 'u1' }, { limit: 100 })).events).toHaveLength(12);
+    expect((await searchAuditEvents(database.db, org, { actor: 'ada@' }, { limit: 100 })).events).toHaveLength(0);
+    expect((await searchAuditEvents(database.db, org, { actor: 'bob@acme.test', action: 'app.created' }, { limit: 100 })).events).toHaveLength(3);
     expect((await searchAuditEvents(database.db, org, { action: 'app.' }, { limit: 100 })).events).toHaveLength(5);
     expect((await searchAuditEvents(database.db, org, { action: 'app' }, { limit: 100 })).events).toHaveLength(0);
     expect((await searchAuditEvents(database.db, org, { appId: app }, { limit: 100 })).events).toHaveLength(5);
-    expect((await searchAuditEvents(database.db, org, { subject: 'subject 1' }, { limit: 100 })).events).toHaveLength(11);
+    expect((await searchAuditEvents(database.db, org, { subject: 'subject 1' }, { limit: 100 })).events).toHaveLength(1);
+    expect((await searchAuditEvents(database.db, org, { subject: 's1' }, { limit: 100 })).events).toHaveLength(1);
+    expect((await searchAuditEvents(database.db, org, { subject: 'Subject' }, { limit: 100 })).events).toHaveLength(0);
+    expect((await searchAuditEvents(database.db, org, { actor: 'ada@acme.test', subject: 'subject 3' }, { limit: 100 })).events).toHaveLength(1);
+    expect((await searchAuditEvents(database.db, org, { actor: 'bob@acme.test', subject: 'subject 3' }, { limit: 100 })).events).toHaveLength(0);
     expect((await searchAuditEvents(database.db, org, { subject: '%' }, { limit: 100 })).events).toHaveLength(0);
     expect((await searchAuditEvents(database.db, org, { from: new Date(Date.now() + 60_000) }, { limit: 100 })).events).toHaveLength(0);
+  });
+
+  it('pages through an actor found by id in some events, by label in others and by both in the rest, once each, newest first', async () => {
+    const org = '00000000-0000-4000-8000-000000000003';
+    const actors = [
+      { type: 'client' as const, id: 'ci-bot', label: 'Deploy robot' },
+      { type: 'client' as const, id: 'other-client', label: 'CI-Bot' },
+      { type: 'client' as const, id: 'ci-bot', label: 'ci-bot' },
+      { type: 'client' as const, id: 'someone-else', label: 'Someone else' },
+    ];
+    for (let i = 0; i < 40; i++) await recordAuditEvent(database.db, { orgId: org, actor: actors[i % 4]!, action: 'token.issued', subject: { type: 'client', id: `c${i}` } });
+    const seen: number[] = [];
+    let before: number | undefined;
+    for (let round = 0; round < 10; round++) {
+      const page = await searchAuditEvents(database.db, org, { actor: 'ci-bot' }, { before, limit: 7 });
+      seen.push(...page.events.map((event) => event.id));
+      if (!page.nextBefore) break;
+      before = page.nextBefore;
+    }
+    expect(seen).toHaveLength(30);
+    expect(new Set(seen).size).toBe(30);
+    expect(seen).toEqual([...seen].sort((a, b) => b - a));
   });
 });

@@ -3,7 +3,8 @@ import { getHeapStatistics } from 'node:v8';
 import type { BootResult } from './boot';
 import { DataDirInUseError } from './db/data-dir-lock';
 import { DataFolderExposedError } from './db/data-folder';
-import { DatabaseUnavailableError, safeDatabaseLocation } from './db/client';
+import { DatabaseUnavailableError } from './db/client';
+import { safePostgresLocation } from './db/postgres-url';
 import { DEMO_CALLBACK_PATH, type Env } from './env';
 import { developmentOutboxFolder } from './mail/transport';
 
@@ -41,7 +42,7 @@ export function printBanner(env: Env, booted: BootResult, listening: string[]): 
   const lines = [
     '',
     `  Portico is running at ${env.PORTICO_ISSUER}  (listening on ${listening.join(', ')})`,
-    `  Database: ${env.DATABASE_URL ? `PostgreSQL at ${safeDatabaseLocation(env.DATABASE_URL)}` : `embedded (PGlite) in ${env.dataDir}`}`,
+    `  Database: ${env.DATABASE_URL ? `PostgreSQL at ${safePostgresLocation(env.DATABASE_URL)}` : `embedded (PGlite) in ${env.dataDir}`}`,
     `  Console: ${env.PORTICO_ISSUER}/console${env.PORTICO_CENTRAL_ENABLED ? `   Operator central: ${env.PORTICO_ISSUER}/central` : ''}`,
     `  Discovery: ${env.PORTICO_ISSUER}/.well-known/openid-configuration`,
     '  Operator CLI (works while this server runs): npm run portico -- --help',

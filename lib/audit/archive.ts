@@ -89,10 +89,11 @@ async function writeDurably(folder: string, file: string, content: string): Prom
   await rename(temporary, target);
   await syncFolder(chainFolder);
   const written = await readFile(target);
-  if (sha256(written) !== sha256(content)) throw new Error(`The archive file ${file} does not read back as written: nothing is archived.`);
+  if (archiveFileSha256(written) !== archiveFileSha256(content)) throw new Error(`The archive file ${file} does not read back as written: nothing is archived.`);
 }
 
-const sha256 = (content: string | Buffer) => createHash('sha256').update(content).digest('hex');
+/** SHA-256 (hex) of an archive file's content: what a segment records, and what `audit verify` compares. */
+export const archiveFileSha256 = (content: string | Buffer) => createHash('sha256').update(content).digest('hex');
 
 /** A chain that does not continue its archive: archiving it would hide the break from `audit verify`. */
 export class AuditArchiveRefusal extends Error {
@@ -176,7 +177,7 @@ async function archiveSegment(db: Database, folder: string, chain: string, cutof
       lastHash: header.lastHash,
       events: header.events,
       file,
-      fileSha256: sha256(content),
+      fileSha256: archiveFileSha256(content),
     });
     // The trigger lets these go because the segment above now records them.
     await tx.execute(sql`delete from audit_events where coalesce(org_id::text, '') = ${chain} and chain_seq between ${fromSeq} and ${toSeq}`);

@@ -5,13 +5,12 @@
 // last events of a chain shows against the chain's head row; rewriting the whole tail and the head can only be seen
 // against a head recorded elsewhere, which is why the report prints each head's hash. Events moved to the archive
 // (lib/audit/archive.ts) are read back from their files and checked as the first links of their chains.
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Queryable } from '../db/client';
 import { auditArchiveSegments, auditChainHeads, auditEvents, organizations } from '../db/schema';
-import { ARCHIVE_FORMAT, segmentFileName, type SegmentHeader } from './archive';
+import { ARCHIVE_FORMAT, archiveFileSha256, segmentFileName, type SegmentHeader } from './archive';
 
 export interface ChainBreak {
   seq: number;
@@ -99,7 +98,7 @@ async function walkArchive(db: Queryable, walk: ChainWalk, archiveFolder: string
       walk.fail(segment.fromSeq, null, `events ${range} are archived in ${segment.file}, which is missing from ${archiveFolder}`);
       return;
     }
-    if (createHash('sha256').update(content).digest('hex') !== segment.fileSha256) {
+    if (archiveFileSha256(content) !== segment.fileSha256) {
       walk.fail(segment.fromSeq, null, `the archive file ${segment.file} (events ${range}) is not the file that was written: its SHA-256 differs`);
     }
     const lines = content.split('\n').filter((line) => line.length > 0);

@@ -153,6 +153,9 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
  * (statements running on it get 5 s). drizzle's type parsers and serializers, set on the first pool's options when
  * drizzle wraps it, are carried over.
  */
+/** postgres.js's state shared by a pool's connections (not in its published types). */
+const sharedOf = (sql: postgres.Sql) => (sql.options as unknown as { shared: { typeArrayMap: Record<number, number> } }).shared;
+
 class RenewablePool {
   #current: postgres.Sql;
   readonly sql: postgres.Sql;
@@ -171,6 +174,9 @@ class RenewablePool {
     const old = this.#current;
     Object.assign(next.options.parsers, old.options.parsers);
     Object.assign(next.options.serializers, old.options.serializers);
+    // The array types postgres.js read at the old pool's first connection: with the parsers copied, the new pool's
+    // connections skip reading them, and `sql.array()` would go out untyped.
+    Object.assign(sharedOf(next).typeArrayMap, sharedOf(old).typeArrayMap);
     this.#current = next;
     void old.end({ timeout: 5 }).catch(() => {});
   }
@@ -301,16 +307,11 @@ function writesCachedRows(query: string): boolean {
 
 export class DatabaseUnavailableError extends Error {
   constructor(url: string, cause: unknown) {
-    const where = safeDatabaseLocation(url);
+    const where = safePostgresLocation(url);
     const reason = cause instanceof Error ? cause.message : String(cause);
     super(`Portico cannot reach the PostgreSQL database at ${where}: ${reason}. Check DATABASE_URL and that the server is running.`);
     this.name = 'DatabaseUnavailableError';
   }
-}
-
-/** host:port/database of a URL (every host of a multi-host one), without credentials, for messages. */
-export function safeDatabaseLocation(url: string): string {
-  return safePostgresLocation(url);
 }
 
 /** Rows of a raw `db.execute(sql...)`: postgres.js returns an array, PGlite an object with `rows`. */

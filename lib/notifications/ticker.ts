@@ -19,6 +19,7 @@ import { CLEANUP_EVERY_MS, removeAbandonedDynamicClients } from '../clients/clea
 
 /** The ticker sweeps dead rows this often (not every round: there is rarely much, and never urgently). */
 const SWEEP_EVERY_MS = 60_000;
+import { terminalText } from '../util/visible-text';
 import { decidersOf, escalationGroup, notifyAboutRequest, type NotifyDeps } from './notify';
 
 /** Deciders are reminded this long before a request expires. */
@@ -38,6 +39,11 @@ export interface TickerReport {
   digests: number;
   /** Rows nobody needs any more, removed (lib/db/sweeper.ts), and abandoned dynamic registrations. */
   purged: number;
+  /**
+   * Why the round's maintenance (sweep, clean-up, audit archive) stopped, when it did: the steps before it still
+   * count, so that what they queued is sent at once (the ticker logs this and tries again at the next round).
+   */
+  maintenanceFailed?: string;
 }
 
 
@@ -175,14 +181,20 @@ async function maintain(db: Database, at: Date, due: MaintenanceDue): Promise<nu
 
 /** One round of every step, at `at`. */
 export async function runTicker(db: Database, deps: NotifyDeps, at: Date = new Date(), due: MaintenanceDue = { sweep: true, cleanUpClients: true }): Promise<TickerReport> {
-  return {
+  const report: TickerReport = {
     expired: await expireRequests(db, at),
     escalated: await escalateRequests(db, deps, at),
     reminded: await remindDeciders(db, deps, at),
     confirmationsExpired: await expireConfirmations(db, at),
     digests: await sendDigests(db, deps, at),
-    purged: (await giveUpUncollectedEvents(db, at)) + (await maintain(db, at, due)),
+    purged: await giveUpUncollectedEvents(db, at),
   };
+  try {
+    report.purged += await maintain(db, at, due);
+  } catch (error) {
+    report.maintenanceFailed = error instanceof Error ? error.message : String(error);
+  }
+  return report;
 }
 
 export interface Ticker {
@@ -216,6 +228,7 @@ export function createTicker(
       if (archiveDue) lastArchive = now;
       const report = await runTicker(db(), deps, new Date(), archiveDue ? { ...due, archiveAuditTo: options.auditArchiveFolder } : due);
       if (report.expired + report.escalated + report.reminded + report.confirmationsExpired + report.digests > 0) afterWork();
+      if (report.maintenanceFailed) log(`[ticker] maintenance failed: ${terminalText(report.maintenanceFailed)}`);
     } catch (error) {
       // The database may be briefly unavailable: the next round tries again.
       log(`[ticker] round failed: ${error instanceof Error ? error.message : String(error)}`);

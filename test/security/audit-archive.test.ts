@@ -12,6 +12,7 @@ import { createOrganization } from '../../lib/accounts/organizations';
 import { archiveExpiredAuditEvents, AuditArchiveRefusal, segmentFileName } from '../../lib/audit/archive';
 import { verifyAuditChains } from '../../lib/audit/chain';
 import { runCli } from '../../lib/cli';
+import { runTicker } from '../../lib/notifications/ticker';
 import { auditArchiveSegments, auditEvents, organizations } from '../../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 
@@ -235,5 +236,17 @@ describe('audit retention and archive', () => {
     expect((await cli('audit', 'retention', '--org', org.slug, '--days', 'forever')).code).toBe(0);
     const [after] = await database.db.select({ days: organizations.auditRetentionDays }).from(organizations).where(eq(organizations.id, org.id));
     expect(after!.days).toBeNull();
+  });
+
+  it("reports a round whose archive fails with its other steps' counts and the reason, and deletes nothing", async () => {
+    const org = await retainingOrg(30);
+    await writeEvents(org.id, 60, 2);
+    // A file where the archive folder should be: nothing can be written under it.
+    const notAFolder = path.join(folder, `not-a-folder-${randomBytes(3).toString('hex')}`);
+    writeFileSync(notAFolder, 'x');
+    const report = await runTicker(database.db, { issuer: 'https://id.example.test', atRestKey: new Uint8Array(32) }, AT, { sweep: false, cleanUpClients: false, archiveAuditTo: notAFolder });
+    expect(report).toMatchObject({ expired: 0, escalated: 0, reminded: 0, digests: 0 });
+    expect(report.maintenanceFailed).toMatch(/not-a-folder|ENOTDIR|EEXIST/);
+    expect(await live(org.id)).toHaveLength(2);
   });
 });

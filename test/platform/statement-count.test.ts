@@ -5,11 +5,12 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { eq, sql } from 'drizzle-orm';
-import { drizzleFor, rowsOf } from '../../lib/db/client';
+import { eq } from 'drizzle-orm';
+import { drizzleFor } from '../../lib/db/client';
 import { clients, users } from '../../lib/db/schema';
 import { porticoApiToken, startMcpInstance, type McpInstance } from '../support/portico-mcp';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { indexLeads, planOf, wholeReads } from '../support/plans';
 import { createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
 
 describe('statements per request', () => {
@@ -107,16 +108,7 @@ describe('statements per request', () => {
   it('sends no statement that reads a growing table whole: each one uses an index', async () => {
     expect(planned.length).toBeGreaterThanOrEqual(EXPECTED_REFRESH_STATEMENTS + EXPECTED_MCP_CALL_STATEMENTS);
     const scans: string[] = [];
-    // Each index's leading column, and whether it is partial (a partial index walked whole reads only its part: a
-    // tie on these empty tables may pick one, not counted).
-    const indexes = new Map(
-      rowsOf<{ name: string; table: string; lead: string | null; partial: boolean }>(
-        await database.db.execute(sql`
-          select c.relname as name, t.relname as table, a.attname as lead, i.indpred is not null as partial
-          from pg_index i join pg_class c on c.oid = i.indexrelid join pg_class t on t.oid = i.indrelid
-          left join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]`),
-      ).map((row) => [row.name, row]),
-    );
+    const indexes = await indexLeads(database);
     for (const { query, parameters } of planned) {
       const plan = await planOf(database, query, parameters);
       for (const table of wholeReads(plan, indexes)) if (!SMALL_TABLES.has(table)) scans.push(`${table}: ${query}\n${JSON.stringify(plan, null, 1)}`);
@@ -124,53 +116,6 @@ describe('statements per request', () => {
     expect(scans, scans.join('\n\n')).toEqual([]);
   });
 });
-
-/**
- * The plan of a statement as PostgreSQL would run it with sequential scans priced out: a table the statement reads
- * whole still shows, as a `Seq Scan` or as an index scan with no index condition (the whole index walked, every row
- * filtered: a person's memberships read through the (org, person) key did that until the scale bench found it).
- * With a handful of rows, PostgreSQL would scan anyway; with a million it must not have to (docs/benchmarks.md).
- */
-async function planOf(database: TestDatabase, query: string, parameters: unknown[]): Promise<PlanNode> {
-  const explain = `explain (format json) ${query}`;
-  const parse = (value: unknown) => ((typeof value === 'string' ? JSON.parse(value) : value) as { Plan: PlanNode }[])[0]!.Plan;
-  if (database.raw.kind === 'postgres') {
-    return database.raw.sql.begin(async (tx) => {
-      await tx.unsafe('set local enable_seqscan = off');
-      const rows = await tx.unsafe(explain, parameters as never[]);
-      return parse(Object.values(rows[0]!)[0]);
-    });
-  }
-  const pglite = database.raw.pglite;
-  return pglite.transaction(async (tx) => {
-    await tx.query('set local enable_seqscan = off');
-    const result = await tx.query<Record<string, unknown>>(explain, parameters);
-    return parse(Object.values(result.rows[0]!)[0]);
-  });
-}
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  Plans?: PlanNode[];
-}
-
-/**
- * The tables a plan reads whole: sequential scans, and scans of a whole (not partial) index whose condition does not
- * bound its leading column (PostgreSQL 15 walks all of it then: a person's memberships through the (org, person) key).
- */
-function wholeReads(node: PlanNode, indexes: Map<string, { table: string; lead: string | null; partial: boolean }>): string[] {
-  const type = node['Node Type'];
-  const index = indexes.get(node['Index Name'] ?? '');
-  const cond = node['Index Cond'] ?? '';
-  const unbounded = !cond || (index?.lead ? !new RegExp(`\\b${index.lead}\\b`).test(cond) : false);
-  const wholeIndex = /^(Index|Index Only|Bitmap Index) Scan$/.test(type) && unbounded && !index?.partial;
-  const whole = type === 'Seq Scan' || wholeIndex;
-  const table = node['Relation Name'] ?? index?.table;
-  return [...(whole && table ? [table] : []), ...(node.Plans ?? []).flatMap((child) => wholeReads(child, indexes))];
-}
 
 /** Tables that stay small whatever the traffic (keys, configuration): a scan of them is fine. */
 const SMALL_TABLES = new Set(['signing_keys', 'cookie_keys', 'system_state', '__drizzle_migrations']);

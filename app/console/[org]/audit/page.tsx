@@ -102,7 +102,10 @@ export default async function AuditPage(props: { params: Promise<{ org: string }
         </div>
       </form>
       {events.length === 0 ? (
-        <EmptyState title={t('empty.title')}>{t('empty.body')}</EmptyState>
+        <EmptyState title={t('empty.title')}>
+          {t('empty.body')}
+          {filter.actor || filter.subject ? <> {t('empty.whole')}</> : null}
+        </EmptyState>
       ) : (
         <div className="panel overflow-x-auto p-0">
           <AuditTable events={events} testId="audit-events" detailBase={base} />

@@ -205,10 +205,10 @@ const SCENARIOS: { name: string; run: (side: Side) => Promise<Figures> }[] = [
     name: 'authorized MCP call',
     run: (side) => load({ url: `${side.server.url}/api/mcp`, method: 'POST', connections: 16, amount: 6000, headers: { ...MCP_HEADERS, Authorization: `Bearer ${side.mcp.token}`, 'Mcp-Session-Id': side.mcp.sessionId }, body: MCP_CALL }, side.server.pid),
   },
-  { name: 'console: members page', run: (side) => load({ url: `${side.server.url}/console/demo/members`, method: 'GET', connections: 4, amount: 200, maxSeconds: 120, headers: { cookie: side.consoleCookie } }, side.server.pid) },
-  { name: 'console: audit page', run: (side) => load({ url: `${side.server.url}/console/demo/audit`, method: 'GET', connections: 4, amount: 300, maxSeconds: 120, headers: { cookie: side.consoleCookie } }, side.server.pid) },
+  { name: 'console: members page (the first 100)', run: (side) => load({ url: `${side.server.url}/console/demo/members`, method: 'GET', connections: 4, amount: 200, maxSeconds: 120, headers: { cookie: side.consoleCookie } }, side.server.pid) },
+  { name: 'console: audit page (the newest 50)', run: (side) => load({ url: `${side.server.url}/console/demo/audit`, method: 'GET', connections: 4, amount: 300, maxSeconds: 120, headers: { cookie: side.consoleCookie } }, side.server.pid) },
   {
-    name: 'console: audit search (one actor)',
+    name: 'console: audit search (an actor with two events)',
     run: (side) => load({ url: `${side.server.url}/console/demo/audit?actor=person-17%40scale.test`, method: 'GET', connections: 4, amount: 300, maxSeconds: 120, headers: { cookie: side.consoleCookie } }, side.server.pid),
   },
 ];
@@ -291,7 +291,7 @@ function writeTable(date: string, machine: { cores: number; cpu: string; memoryG
   const seeded = Object.values(seedSeconds).reduce((sum, value) => sum + value, 0);
   const lines = [
     `Measured ${date} on ${machine.cores} cores (${machine.cpu}), ${machine.memoryGb} GB, Node ${machine.node}, PostgreSQL on the same machine (synchronous_commit off).`,
-    `Big database: ${sizes.people.toLocaleString('en')} people, ${sizes.orgs.toLocaleString('en')} organizations, ${sizes.apps.toLocaleString('en')} apps and clients, ${sizes.providerRows.toLocaleString('en')} provider rows, ${sizes.auditEvents.toLocaleString('en')} audit events (the demo organization: ${sizes.demoMembers.toLocaleString('en')} members, ${sizes.demoEvents.toLocaleString('en')} events)${fraction === 1 ? '' : ` — fraction ${fraction} of the full sizes`}; seeded in ${Math.round(seeded / 60)} min. Medians of 3 alternating rounds after a warm-up; CPU per request in µs: server / PostgreSQL.`,
+    `Big database: ${sizes.people.toLocaleString('en')} people, ${sizes.orgs.toLocaleString('en')} organizations, ${sizes.apps.toLocaleString('en')} apps and clients, ${sizes.providerRows.toLocaleString('en')} provider rows, ${sizes.auditEvents.toLocaleString('en')} audit events (the demo organization: ${sizes.demoMembers.toLocaleString('en')} members, ${sizes.demoEvents.toLocaleString('en')} events)${fraction === 1 ? '' : ` — fraction ${fraction} of the full sizes`}; seeded in ${Math.round(seeded / 60)} min. The empty database holds a page's worth in the demo organization (${PAGE_WORTH.demoMembers} members, ${PAGE_WORTH.demoEvents} events), so that both render the same pages. Medians of 3 alternating rounds after a warm-up; CPU per request in µs: server / PostgreSQL.`,
     '',
     '| request | big database | empty database | cost on the big one | CPU/req big | CPU/req empty |',
     '|---|---|---|---|---|---|',

@@ -149,7 +149,7 @@ export function applyProviderOverrides(provider: Provider, db: () => Database, o
     const [inserted] = await insertSuccessor.execute({
       id: storedIdOf('RefreshToken', this.jti),
       rotatedFrom: storedIdOf('RefreshToken', rotatedFrom),
-      successorSealed: await sealSuccessor(this.jti, rotatedFrom),
+      successorSealed: sealSuccessor(this.jti, rotatedFrom),
       ...columns,
       expiresAt: columns.expiresAt?.toISOString() ?? null,
     });

@@ -8,7 +8,7 @@
 // Grants are the exception: a grant's id is a reference that other rows and Portico's own tables carry (grant_id,
 // grant bindings), never presented by anyone as a credential.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { decryptAtRest, encryptAtRest } from '../security/at-rest';
+import { decryptAtRest, encryptAtRestNow } from '../security/at-rest';
 
 /** Models stored under their own id (see above). */
 const STORED_AS_IS = new Set(['Grant']);
@@ -68,8 +68,8 @@ function replayKey(replacedToken: string): Uint8Array {
   return createHash('sha256').update(`portico refresh-token successor\0${replacedToken}`).digest();
 }
 
-export function sealSuccessor(successor: string, replacedToken: string): Promise<string> {
-  return encryptAtRest(successor, replayKey(replacedToken));
+export function sealSuccessor(successor: string, replacedToken: string): string {
+  return encryptAtRestNow(successor, replayKey(replacedToken));
 }
 
 /** The successor's value, or undefined when the seal does not open with this token (or there is none). */

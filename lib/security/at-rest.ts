@@ -2,7 +2,7 @@
 // jose does the cryptography; this module only fixes the algorithms and turns failures into a clear message.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { CompactEncrypt, compactDecrypt } from 'jose';
 import { preparePrivateFolder } from '../db/data-folder';
 
@@ -21,6 +21,25 @@ const decoder = new TextDecoder();
 
 export async function encryptAtRest(plaintext: string, key: Uint8Array): Promise<string> {
   return new CompactEncrypt(encoder.encode(plaintext)).setProtectedHeader({ alg: 'dir', enc: 'A256GCM' }).encrypt(key);
+}
+
+/** The protected header every at-rest JWE carries, base64url-encoded: also the AAD of its encryption (RFC 7516 §5.1). */
+const DIR_A256GCM_HEADER = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM' })).toString('base64url');
+
+/**
+ * The same compact JWE as `encryptAtRest` (dir + A256GCM, RFC 7516 §7.1, RFC 7518 §5.3: a 96-bit random IV, a 128-bit
+ * tag, no encrypted key), made synchronously with node:crypto, for the one hot path that seals: every refresh seals
+ * its successor (lib/oidc/stored-ids.ts). jose goes through WebCrypto, whose key import and asynchronous job cost a
+ * refresh about as much as signing its ID token (the profile in docs/benchmarks.md). What this writes, jose opens
+ * (`decryptAtRest`, and the test beside it): one format, one reader.
+ */
+export function encryptAtRestNow(plaintext: string, key: Uint8Array): string {
+  if (key.length !== 32) throw new TypeError('an A256GCM key has 256 bits');
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(DIR_A256GCM_HEADER, 'ascii'));
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return `${DIR_A256GCM_HEADER}..${iv.toString('base64url')}.${ciphertext.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
 }
 
 export async function decryptAtRest(jwe: string, key: Uint8Array): Promise<string> {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookieKeys, signingKeys } from '../../lib/db/schema';
 import { loadOrCreateKeyMaterial } from '../../lib/oidc/keys';
-import { SecretKeyMismatchError } from '../../lib/security/at-rest';
+import { decryptAtRest, encryptAtRestNow, SecretKeyMismatchError } from '../../lib/security/at-rest';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 
 describe('signing and cookie keys', () => {
@@ -44,5 +44,28 @@ describe('signing and cookie keys', () => {
   it('refuse to load with another secret key instead of generating new ones', async () => {
     await expect(loadOrCreateKeyMaterial(database.db, randomBytes(32))).rejects.toBeInstanceOf(SecretKeyMismatchError);
     expect(await database.db.select().from(signingKeys)).toHaveLength(2);
+  });
+});
+
+describe('at-rest JWE made synchronously (the refresh successor seal)', () => {
+  it('is a compact JWE jose opens with the same key, and nothing else opens', async () => {
+    const key = randomBytes(32);
+    const sealed = encryptAtRestNow('successor-token-välue', key);
+    const [header, encryptedKey, iv, ciphertext, tag] = sealed.split('.');
+    expect(JSON.parse(Buffer.from(header!, 'base64url').toString())).toEqual({ alg: 'dir', enc: 'A256GCM' });
+    expect(encryptedKey).toBe('');
+    expect(Buffer.from(iv!, 'base64url')).toHaveLength(12);
+    expect(Buffer.from(tag!, 'base64url')).toHaveLength(16);
+    expect(ciphertext).not.toContain('successor');
+    expect(await decryptAtRest(sealed, key)).toBe('successor-token-välue');
+    // Each seal has its own IV; another key, an edited ciphertext or header opens nothing.
+    expect(encryptAtRestNow('successor-token-välue', key)).not.toBe(sealed);
+    await expect(decryptAtRest(sealed, randomBytes(32))).rejects.toBeInstanceOf(SecretKeyMismatchError);
+    const flipped = Buffer.from(ciphertext!, 'base64url');
+    flipped[0] = flipped[0]! ^ 1;
+    await expect(decryptAtRest([header, '', iv, flipped.toString('base64url'), tag].join('.'), key)).rejects.toBeInstanceOf(SecretKeyMismatchError);
+    const otherHeader = Buffer.from(JSON.stringify({ enc: 'A256GCM', alg: 'dir' })).toString('base64url');
+    await expect(decryptAtRest([otherHeader, '', iv, ciphertext, tag].join('.'), key)).rejects.toBeInstanceOf(SecretKeyMismatchError);
+    expect(() => encryptAtRestNow('x', randomBytes(16))).toThrow(/256 bits/);
   });
 });

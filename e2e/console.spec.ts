@@ -180,6 +180,17 @@ test.describe('the console, as an admin', () => {
     await expectAccessible(page);
     await page.screenshot({ path: testInfo.outputPath('audit-event.png'), fullPage: true });
     expect((await page.request.get('/console/demo/audit/999999999')).status()).toBe(404);
+    // An actor is found by the whole of its email, in any case; a part of it finds nothing, and the page says why.
+    await page.goto('/console/demo/audit');
+    await page.getByLabel('Actor').fill(DEMO.email.toUpperCase());
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect(page.getByTestId('audit-events')).toContainText('team.created');
+    await page.getByLabel('Actor').fill(DEMO.email.split('@')[0]!);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect(page.getByText('No events match')).toBeVisible();
+    await expect(page.getByText('An actor or a subject is found by its whole email, name or id (in any case), not by a part of it.')).toBeVisible();
+    await expectAccessible(page);
+    await page.screenshot({ path: testInfo.outputPath('audit-no-match.png'), fullPage: true });
     const csv = await page.request.get('/console/demo/audit/export?format=csv&action=member.');
     expect(csv.headers()['content-type']).toContain('text/csv');
     const lines = (await csv.text()).split('\r\n');

@@ -188,7 +188,7 @@ test.describe('the console, as an admin', () => {
     await page.getByLabel('Actor').fill(DEMO.email.split('@')[0]!);
     await page.getByRole('button', { name: 'Filter' }).click();
     await expect(page.getByText('No events match')).toBeVisible();
-    await expect(page.getByText('An actor or a subject is found by its whole email, name or id (in any case), not by a part of it.')).toBeVisible();
+    await expect(page.getByText('An actor or a subject is found by its whole email or name (in any case) or its exact id, not by a part of them.')).toBeVisible();
     await expectAccessible(page);
     await page.screenshot({ path: testInfo.outputPath('audit-no-match.png'), fullPage: true });
     const csv = await page.request.get('/console/demo/audit/export?format=csv&action=member.');

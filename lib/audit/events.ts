@@ -120,7 +120,7 @@ export async function searchAuditEvents(
 
 /** The event types that occur in the organization's log, for the filter's list. */
 export async function listAuditActions(db: Queryable, orgId: string): Promise<string[]> {
-  // One index probe per distinct action (a "loose index scan" over audit_events_action_idx), not a pass over every
+  // One index probe per distinct action (a "loose index scan" over audit_events_action_page_idx), not a pass over every
   // event: an organization with millions of events and forty kinds of them costs forty probes (docs/benchmarks.md).
   const rows = rowsOf<{ action: string }>(
     await db.execute(sql`

@@ -144,6 +144,9 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
   }
 }
 
+/** postgres.js's state shared by a pool's connections (not in its published types). */
+const sharedOf = (sql: postgres.Sql) => (sql.options as unknown as { shared: { typeArrayMap: Record<number, number> } }).shared;
+
 /**
  * The postgres.js pool behind one stable handle, which can be swapped for a fresh pool. postgres.js 3.4.9 can leave a
  * pooled connection that closed while a small write was buffered unable to send anything again (its deferred-write
@@ -153,8 +156,6 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
  * (statements running on it get 5 s). drizzle's type parsers and serializers, set on the first pool's options when
  * drizzle wraps it, are carried over.
  */
-/** postgres.js's state shared by a pool's connections (not in its published types). */
-const sharedOf = (sql: postgres.Sql) => (sql.options as unknown as { shared: { typeArrayMap: Record<number, number> } }).shared;
 
 class RenewablePool {
   #current: postgres.Sql;

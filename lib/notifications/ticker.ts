@@ -17,10 +17,11 @@ import { sweepExpiredRows, sweptRows } from '../db/sweeper';
 import { ARCHIVE_EVERY_MS, archiveExpiredAuditEvents, SEGMENTS_PER_ROUND } from '../audit/archive';
 import { CLEANUP_EVERY_MS, removeAbandonedDynamicClients } from '../clients/cleanup';
 
-/** The ticker sweeps dead rows this often (not every round: there is rarely much, and never urgently). */
-const SWEEP_EVERY_MS = 60_000;
 import { terminalText } from '../util/visible-text';
 import { decidersOf, escalationGroup, notifyAboutRequest, type NotifyDeps } from './notify';
+
+/** The ticker sweeps dead rows this often (not every round: there is rarely much, and never urgently). */
+const SWEEP_EVERY_MS = 60_000;
 
 /** Deciders are reminded this long before a request expires. */
 export const REMINDER_LEAD_MINUTES = 10;
@@ -40,8 +41,8 @@ export interface TickerReport {
   /** Rows nobody needs any more, removed (lib/db/sweeper.ts), and abandoned dynamic registrations. */
   purged: number;
   /**
-   * Why the round's maintenance (sweep, clean-up, audit archive) stopped, when it did: the steps before it still
-   * count, so that what they queued is sent at once (the ticker logs this and tries again at the next round).
+   * Which maintenance steps (sweep, clean-up, audit archive) failed this round, and why: the other steps still ran
+   * and count, so that what they queued is sent at once. The ticker logs it; a failed step runs again when next due.
    */
   maintenanceFailed?: string;
 }
@@ -168,15 +169,36 @@ export interface MaintenanceDue {
   archiveAuditTo?: string;
 }
 
-async function maintain(db: Database, at: Date, due: MaintenanceDue): Promise<number> {
+/**
+ * The round's maintenance: each step on its own, so that one that fails (an unwritable archive folder) neither
+ * keeps the others from running nor loses what they removed. Failures are reported, and the step runs again when it
+ * is next due.
+ */
+async function maintain(db: Database, at: Date, due: MaintenanceDue): Promise<{ removed: number; failures: string[] }> {
   let removed = 0;
-  if (due.sweep) removed += sweptRows(await sweepExpiredRows(db, at));
+  const failures: string[] = [];
+  const step = async (name: string, work: () => Promise<number>) => {
+    try {
+      removed += await work();
+    } catch (error) {
+      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  if (due.sweep) await step('sweep', async () => sweptRows(await sweepExpiredRows(db, at)));
   if (due.cleanUpClients) {
-    const clients = await removeAbandonedDynamicClients(db, at);
-    removed += clients.neverUsed + clients.idle;
+    await step('client clean-up', async () => {
+      const clients = await removeAbandonedDynamicClients(db, at);
+      return clients.neverUsed + clients.idle;
+    });
   }
-  if (due.archiveAuditTo) await archiveExpiredAuditEvents(db, { folder: due.archiveAuditTo, at, maxSegments: SEGMENTS_PER_ROUND });
-  return removed;
+  const archiveTo = due.archiveAuditTo;
+  if (archiveTo) {
+    await step('audit archive', async () => {
+      await archiveExpiredAuditEvents(db, { folder: archiveTo, at, maxSegments: SEGMENTS_PER_ROUND });
+      return 0;
+    });
+  }
+  return { removed, failures };
 }
 
 /** One round of every step, at `at`. */
@@ -189,11 +211,9 @@ export async function runTicker(db: Database, deps: NotifyDeps, at: Date = new D
     digests: await sendDigests(db, deps, at),
     purged: await giveUpUncollectedEvents(db, at),
   };
-  try {
-    report.purged += await maintain(db, at, due);
-  } catch (error) {
-    report.maintenanceFailed = error instanceof Error ? error.message : String(error);
-  }
+  const maintenance = await maintain(db, at, due);
+  report.purged += maintenance.removed;
+  if (maintenance.failures.length > 0) report.maintenanceFailed = maintenance.failures.join('; ');
   return report;
 }
 

@@ -1,5 +1,6 @@
 // Encryption of key material at rest: compact JWE with direct key agreement and AES-256-GCM (RFC 7516, RFC 7518 §4.5).
-// jose does the cryptography; this module only fixes the algorithms and turns failures into a clear message.
+// jose does the cryptography, but for the one hot seal (encryptAtRestNow, node:crypto, the same format); this module
+// fixes the algorithms and turns failures into a clear message.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createCipheriv, randomBytes } from 'node:crypto';

@@ -1,8 +1,10 @@
 // The console's members list, a page at a time: in email order, a hundred by default, the next page after the last
 // email shown; a search in emails and names in which `%` and `_` are plain characters; the count of what it finds.
 import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { rowsOf } from '../../lib/db/client';
 import { addMember, listMembersPage } from '../../lib/accounts/memberships';
 import { createOrganization } from '../../lib/accounts/organizations';
 import { createUser } from '../../lib/accounts/users';
@@ -75,5 +77,45 @@ describe('the members list, page by page', () => {
     // Writing another email on the membership itself does not stick either.
     await database.db.update(memberships).set({ email: 'forged@mirror.test' }).where(eq(memberships.userId, person.id));
     expect(await emailOf(org.id)).toBe('abe@mirror.test');
+  });
+
+  it("keeps the copy right when the person's email changes while a membership is being added (two transactions at once)", async () => {
+    if (database.raw.kind !== 'postgres') return; // one connection: no two transactions at once
+    const org = await createOrganization(database.db, { slug: `race-${randomBytes(3).toString('hex')}`, name: 'Race' });
+    const person = await createUser(database.db, { email: 'before@race.test', name: 'Racer', passwordHash: null });
+    const other = postgres(database.url!, { max: 1, onnotice: () => {} });
+    // Until the statement sent meanwhile has reached the row the open transaction holds, and waits for it.
+    const someoneWaitsOnALock = async () => {
+      for (let attempt = 0; attempt < 500; attempt++) {
+        const [row] = rowsOf<{ waiting: number }>(await database.db.execute(sql`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`));
+        if (row!.waiting > 0) return;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      throw new Error('no statement waited on the open transaction');
+    };
+    try {
+      // The email change is in flight (not committed) when the membership is added: the insert waits for it.
+      let adding: Promise<unknown> | undefined;
+      await other.begin(async (tx) => {
+        await tx`update users set email = 'after@race.test' where id = ${person.id}`;
+        adding = addMember(database.db, { orgId: org.id, userId: person.id, role: 'member' });
+        await someoneWaitsOnALock();
+      });
+      await adding;
+      const copies = async () => (await database.db.select({ email: memberships.email }).from(memberships).where(eq(memberships.userId, person.id))).map((row) => row.email);
+      expect(await copies()).toEqual(['after@race.test']);
+      // The other order: the membership's insert is in flight when the email changes; the change waits for it.
+      const second = await createOrganization(database.db, { slug: `race-${randomBytes(3).toString('hex')}`, name: 'Race 2' });
+      let changing: Promise<unknown> | undefined;
+      await other.begin(async (tx) => {
+        await tx`insert into memberships (org_id, user_id, role) values (${second.id}, ${person.id}, 'member')`;
+        changing = database.db.update(users).set({ email: 'last@race.test' }).where(eq(users.id, person.id)).execute();
+        await someoneWaitsOnALock();
+      });
+      await changing;
+    } finally {
+      await other.end({ timeout: 5 });
+    }
+    expect((await database.db.select({ email: memberships.email }).from(memberships).where(eq(memberships.userId, person.id))).map((row) => row.email)).toEqual(['last@race.test', 'last@race.test']);
   });
 });

@@ -41,14 +41,14 @@ export const auditEvents = pgTable(
     // Each filter of the audit search (lib/audit/events.ts) is an exact match whose index ends with the event's id,
     // so a page is read newest first from the index and costs its own rows, however many events the organization
     // has (docs/benchmarks.md, the scale bench). The action index also serves the filter's list (a loose index scan).
-    index('audit_events_action_idx').on(t.orgId, t.action, t.id),
-    index('audit_events_actor_idx').on(t.orgId, t.actorId, t.id),
-    index('audit_events_actor_label_idx').on(t.orgId, sql`lower(${t.actorLabel})`, t.id),
-    index('audit_events_subject_idx').on(t.orgId, t.subjectId, t.id),
-    index('audit_events_subject_label_idx').on(t.orgId, sql`lower(${t.subjectLabel})`, t.id),
+    index('audit_events_action_page_idx').on(t.orgId, t.action, t.id),
+    index('audit_events_actor_page_idx').on(t.orgId, t.actorId, t.id),
+    index('audit_events_actor_label_page_idx').on(t.orgId, sql`lower(${t.actorLabel})`, t.id),
+    index('audit_events_subject_page_idx').on(t.orgId, t.subjectId, t.id),
+    index('audit_events_subject_label_page_idx').on(t.orgId, sql`lower(${t.subjectLabel})`, t.id),
     // A person's own recent sign-ins, across every chain (the account page).
     index('audit_events_subject_id_idx').on(t.subjectId, t.id),
-    index('audit_events_app_idx').on(t.orgId, t.appId, t.id),
+    index('audit_events_app_page_idx').on(t.orgId, t.appId, t.id),
   ],
 );
 

@@ -5,7 +5,7 @@ import { inOrganization, json, type PorticoTool, orgPermission } from '../contex
 const shape = {
   org: z.string().min(1).max(64).describe('The organization slug.'),
   action: z.string().max(100).optional().describe('An action, or a prefix ending with "." such as "app.".'),
-  actor: z.string().max(200).optional().describe('The actor’s id, or its email or name (ignoring case): the whole of it, not a part.'),
+  actor: z.string().max(200).optional().describe('The actor’s exact id, or its whole email or name (ignoring case); never a part of one.'),
   limit: z.number().int().min(1).max(100).default(20),
 };
 

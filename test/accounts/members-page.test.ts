@@ -5,6 +5,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf } from '../../lib/db/client';
+import { env } from '../../lib/env';
 import { addMember, listMembersPage } from '../../lib/accounts/memberships';
 import { createOrganization } from '../../lib/accounts/organizations';
 import { createUser } from '../../lib/accounts/users';
@@ -83,7 +84,8 @@ describe('the members list, page by page', () => {
     if (database.raw.kind !== 'postgres') return; // one connection: no two transactions at once
     const org = await createOrganization(database.db, { slug: `race-${randomBytes(3).toString('hex')}`, name: 'Race' });
     const person = await createUser(database.db, { email: 'before@race.test', name: 'Racer', passwordHash: null });
-    const other = postgres(database.url!, { max: 1, onnotice: () => {} });
+    // Behind a transaction-mode pooler, a client that prepares its own COMMIT loses its transaction (lib/db/client.ts).
+    const other = postgres(database.url!, { max: 1, onnotice: () => {}, prepare: env().DATABASE_PREPARED_STATEMENTS });
     // Until the statement sent meanwhile has reached the row the open transaction holds, and waits for it.
     const someoneWaitsOnALock = async () => {
       for (let attempt = 0; attempt < 500; attempt++) {

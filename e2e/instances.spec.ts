@@ -100,7 +100,9 @@ test.describe('two instances on one database', () => {
     const statuses = await Promise.all(flood.map(async (response) => ({ http: response.status(), body: await response.json() })));
     expect(statuses.filter((answer) => answer.http >= 500)).toEqual([]);
     expect(statuses.filter((answer) => answer.body.status === 'ok')).toHaveLength(64);
-    expect(statuses.filter((answer) => answer.body.status === 'error').every((answer) => /pending requests/i.test(String(answer.body.error)))).toBe(true);
+    // Every refusal is the queue's; any other answer is shown whole (one CI run saw one, on a slow machine).
+    const otherRefusals = statuses.filter((answer) => answer.body.status === 'error' && !/pending requests/i.test(String(answer.body.error)));
+    expect(otherRefusals, JSON.stringify(otherRefusals.slice(0, 5))).toEqual([]);
 
     // A changes a client, B's next request sees it. B holds the demo client in its read cache (it just served a
     // refresh); the client's secret is rotated through A; B's very next refresh, authenticated with the new secret

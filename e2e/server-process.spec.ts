@@ -1,6 +1,8 @@
 // Acceptance: kill -9 the server and start it again: same JWKS kid, the demo account still signs in,
 // the seed did not run twice (and a restart with the central turned off serves no central).
 import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect, test } from '@playwright/test';
@@ -81,6 +83,10 @@ test('a newcomer runs `npm start` with nothing configured and tries the demo sig
   try {
     const printed = /password:\s+(\S+)\s+\(generated; shown only now\)/.exec(portico.output());
     expect(printed?.[1]).toBeTruthy();
+    // `npm start` runs on the project's pinned Node.js 24 (docs/deploy.md#runtime) whatever the system's Node, and
+    // oidc-provider has nothing to warn about.
+    expect(portico.output()).toContain(`Runtime: Node.js v${pinnedNodeVersion()}`);
+    expect(portico.output()).not.toContain('Unsupported runtime');
     // Nothing uses the demo app's secret on the stand-in page: it is not printed.
     expect(portico.output()).toMatch(/client_secret:\s+not printed: Portico's stand-in callback page does not use it/);
     expect(portico.output()).not.toMatch(/client_secret:\s+\S{43}/);
@@ -109,6 +115,14 @@ test('a newcomer runs `npm start` with nothing configured and tries the demo sig
     await storage.dispose();
   }
 });
+
+/** The version of the Node.js package that npm installed for this platform (package.json's optionalDependencies). */
+function pinnedNodeVersion(): string {
+  const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { optionalDependencies: Record<string, string> };
+  const installed = Object.keys(manifest.optionalDependencies).find((name) => name.startsWith('node-') && existsSync(path.join('node_modules', name, 'bin', 'node')));
+  if (!installed) throw new Error('No pinned Node.js package is installed for this platform (node_modules/node-<os>-<cpu>).');
+  return manifest.optionalDependencies[installed]!;
+}
 
 /** `npm run portico -- …` on a storage's data folder, as its own process (no terminal). */
 function portico(storage: PorticoStorage, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

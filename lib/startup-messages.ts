@@ -47,6 +47,8 @@ export function printBanner(env: Env, booted: BootResult, listening: string[]): 
     `  Discovery: ${env.PORTICO_ISSUER}/.well-known/openid-configuration`,
     '  Operator CLI (works while this server runs): npm run portico -- --help',
     ...(env.workers > 1 ? [`  Server processes: ${env.workers} (PORTICO_WORKERS), each with its own heap and database pool; this one supervises them`] : []),
+    // The runtime an operator checks against docs/deploy.md#runtime (Node.js 24 LTS, pinned by package.json).
+    `  Runtime: Node.js ${process.version}`,
     heapLine(env.PORTICO_HEAP_MB),
     env.PORTICO_SMTP_URL
       ? `  Mail: over SMTP to ${safeSmtpLocation(env.PORTICO_SMTP_URL)}, from ${env.PORTICO_MAIL_FROM}`

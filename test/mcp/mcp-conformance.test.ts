@@ -1,7 +1,7 @@
 // The official MCP conformance scenarios that fit a production server, run against Portico's /api/mcp with the
 // runner of @modelcontextprotocol/conformance. The runner cannot send a bearer token, so a small loopback proxy
 // adds one (and passes the Host header through untouched, which dns-rebinding-protection depends on).
-// Version: 0.1.13, the newest release that runs on Node 20 (0.1.14 and later need Node 22's fs.globSync).
+// Version: 0.1.16 (0.1.14 and later need Node 22 or later: Portico runs on the pinned Node 24).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';

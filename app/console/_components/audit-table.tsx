@@ -24,7 +24,9 @@ export async function AuditTable({ events, testId, showSubject = true, detailBas
         {events.map((event) => (
           <tr key={event.id}>
             <td>
-              <Link href={`${detailBase}/${event.id}`} aria-label={t('eventLabel', { id: event.id, action: event.action })}>
+              {/* Named by the event and then its visible time (WCAG 2.5.3: the visible text is part of the name). */}
+              <Link href={`${detailBase}/${event.id}`}>
+                <span className="sr-only">{t('eventLabel', { id: event.id, action: event.action })}, </span>
                 <When value={event.occurredAt} relative={false} />
               </Link>
             </td>

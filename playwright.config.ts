@@ -1,6 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { env } from './lib/env';
-import { E2E_PORT } from './e2e/support/constants';
+import { E2E_LANES, E2E_PORT, E2E_READY_PORT } from './e2e/support/constants';
 
 // Debian's Chromium (apt-get install -y chromium); Playwright never downloads a browser here.
 const chromiumArgs = [
@@ -15,9 +15,11 @@ const chromiumArgs = [
   '--lang=en-US',
 ];
 
-// Specs that start Portico servers of their own (own ports, own data folders and databases) and never touch the
-// shared e2e server. They run in a worker of their own beside the specs of the shared server, which run one at a
-// time: those share the demo data, and some change what the others read (policies, passwords, grants).
+// Specs that start Portico servers of their own (own ports, own data folders and databases) and never touch a
+// shared e2e server. They run one at a time (some start several servers and a PostgreSQL cluster), in whichever
+// worker is free. The other specs share the demo data of a server, and some change what the others read (policies,
+// passwords, grants): each worker has a server of its own, its lane (e2e/support/constants.ts), and runs its specs
+// one at a time against it.
 const OWN_SERVER_SPECS = /\/(cimd-ssrf|database-restart|enterprise-identity|failover|instances|registration-limits|server-process|workers)\.spec\.ts$/;
 // What only the embedded database does, end to end: `npm test` runs it on the embedded database when the full run
 // was on PostgreSQL (PORTICO_E2E_SCOPE=embedded-smoke; scripts/test.ts).
@@ -29,11 +31,11 @@ export default defineConfig({
   outputDir: './e2e-artifacts',
   // After the last test: no server of the run wrote a secret to its output (e2e-logs/).
   globalTeardown: './e2e/support/secret-scan.ts',
-  // The shared server's start empties e2e-logs/ (e2e/support/serve.ts); the embedded smoke has none, so it does here.
+  // The shared servers' start empties e2e-logs/ (e2e/support/serve.ts); the embedded smoke has none, so it does here.
   globalSetup: smoke ? './e2e/support/secret-scan-reset.ts' : undefined,
   timeout: 120_000,
   fullyParallel: false,
-  workers: 2,
+  workers: E2E_LANES,
   // Flaky is failing: nothing is retried (the report below names any test that was).
   retries: 0,
   reporter: [['list'], ['./e2e/support/playwright-report.ts']],
@@ -48,15 +50,16 @@ export default defineConfig({
   projects: smoke
     ? [{ name: 'embedded-smoke', testMatch: EMBEDDED_SMOKE }]
     : [
-        { name: 'shared-server', testIgnore: OWN_SERVER_SPECS, workers: 1 },
+        { name: 'shared-server', testIgnore: OWN_SERVER_SPECS, workers: E2E_LANES },
         { name: 'own-servers', testMatch: OWN_SERVER_SPECS, workers: 1 },
       ],
-  // The smoke's specs start their own servers: no shared one for them.
+  // One web server process starts a shared server per lane (e2e/support/serve.ts); the smoke's specs start their
+  // own servers: no shared one for them.
   webServer: smoke
     ? undefined
     : {
         command: 'node --import tsx e2e/support/serve.ts',
-        url: `http://127.0.0.1:${E2E_PORT}/api/ready`,
+        url: `http://127.0.0.1:${E2E_READY_PORT}/`,
         timeout: 180_000,
         reuseExistingServer: false,
         stdout: 'ignore',

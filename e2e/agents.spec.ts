@@ -1,7 +1,7 @@
 // The console's Agents page and the agents REST API: create, grant, connect with an explicit mode (none is
 // refused), and the same rules over REST.
 import { expect, test } from '@playwright/test';
-import { E2E_ISSUER } from './support/constants';
+import { E2E_ISSUER, lanePort } from './support/constants';
 import { consoleSignIn } from './support/console';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -47,7 +47,7 @@ test('an admin creates an agent, grants it a scope and connects it — only with
 });
 
 test('REST: the same rules for agents and connections', async ({ page }) => {
-  const provider = new PageOAuthProvider('http://127.0.0.1:4994/callback', { clientName: 'Agents REST client' });
+  const provider = new PageOAuthProvider(`http://127.0.0.1:${lanePort(4994)}/callback`, { clientName: 'Agents REST client' });
   const client = await connectWithOAuth(page, `${E2E_ISSUER}/api/mcp`, provider, ENGINEER);
   await client.close();
   const token = provider.tokens()!.access_token;
@@ -108,7 +108,7 @@ test('own mode end to end: Portico issues the agent a short access token, the ap
     const { id: connectionId } = (await (await rest('POST', `/agents/${agentId}/connections`, { app_id: FLIGHT_DECK.appId, mode: 'own' })).json()) as { id: string };
 
     // An MCP client's ordinary token (scope mcp) may not obtain agent tokens.
-    const provider = new PageOAuthProvider('http://127.0.0.1:4994/callback', { clientName: 'Plain MCP client' });
+    const provider = new PageOAuthProvider(`http://127.0.0.1:${lanePort(4994)}/callback`, { clientName: 'Plain MCP client' });
     await page.context().clearCookies();
     await (await connectWithOAuth(page, `${E2E_ISSUER}/api/mcp`, provider, ENGINEER)).close();
     const plain = await fetch(`${E2E_ISSUER}/api/v1/orgs/acme-rockets/agent-tokens`, {
@@ -152,7 +152,7 @@ test('own mode end to end: Portico issues the agent a short access token, the ap
 });
 
 test("the consent screen opens with the agent connected to the app for that person pre-selected", async ({ page }) => {
-  const provider = new PageOAuthProvider('http://127.0.0.1:4994/callback', { clientName: 'Preselect admin client' });
+  const provider = new PageOAuthProvider(`http://127.0.0.1:${lanePort(4994)}/callback`, { clientName: 'Preselect admin client' });
   await (await connectWithOAuth(page, `${E2E_ISSUER}/api/mcp`, provider, ENGINEER)).close();
   const token = provider.tokens()!.access_token;
   const rest = (method: string, path: string, body?: unknown) =>
@@ -168,7 +168,7 @@ test("the consent screen opens with the agent connected to the app for that pers
   const { id: connectionId } = (await created.json()) as { id: string };
   try {
     await page.context().clearCookies();
-    const client = new PageOAuthProvider('http://127.0.0.1:4994/callback', { clientName: 'Preselected client' });
+    const client = new PageOAuthProvider(`http://127.0.0.1:${lanePort(4994)}/callback`, { clientName: 'Preselected client' });
     const app = await startFlightDeck();
     try {
       const connected = await connectWithOAuth(page, FLIGHT_DECK.resource, client, {

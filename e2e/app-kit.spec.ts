@@ -6,7 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { createHash, randomBytes } from 'node:crypto';
 import { APP_KIT_CONTRACT_VERSION } from '../app-kit';
 import { CONFIRMATIONS_PATH, DECLARATION_PATH, signRequest } from '../app-kit/surface';
-import { E2E_ISSUER } from './support/constants';
+import { E2E_ISSUER, lanePort } from './support/constants';
 import { consoleSignIn } from './support/console';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { startFlightDeck, type ExampleApp } from './support/flight-deck';
@@ -16,7 +16,7 @@ import { undeclaredExportTool } from '../examples/notes/tools';
 import { expectAccessible } from './support/accessibility';
 
 const PILOT = ROCKETS.member;
-const CLIENT_REDIRECT = 'http://127.0.0.1:4991/callback';
+const CLIENT_REDIRECT = `http://127.0.0.1:${lanePort(4991)}/callback`;
 const SECURITY_TAB = `/console/acme-rockets/apps/${FLIGHT_DECK.appId}/security`;
 
 let app: ExampleApp | undefined;

@@ -5,11 +5,11 @@
 import { expect, test } from '@playwright/test';
 import * as oidc from 'openid-client';
 import { expectAccessible } from './support/accessibility';
-import { DEMO, E2E_ISSUER } from './support/constants';
+import { DEMO, E2E_ISSUER, lanePort } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 import { fillSignIn, interceptCallback, newAuthorizationRequest } from './support/relying-party';
 
-const REDIRECT = 'http://127.0.0.1:4995/lifecycle/callback';
+const REDIRECT = `http://127.0.0.1:${lanePort(4995)}/lifecycle/callback`;
 const PERSON = ROCKETS.outsider;
 
 test('an app is created, turned off and on, and deleted; its sign-ins and tokens follow', async ({ page, browser }, testInfo) => {

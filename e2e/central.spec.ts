@@ -3,7 +3,7 @@
 // link and decides it — read with an explicit confirmation, work only with the password typed again — and the
 // status the agent polls follows the broker.
 import { expect, test } from '@playwright/test';
-import { DEMO, E2E_ISSUER } from './support/constants';
+import { DEMO, E2E_ISSUER, lanePort } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 import { accessTokenThroughConsent } from './support/mcp-oauth';
 import { createAppKit } from '../app-kit';
@@ -105,7 +105,7 @@ test('an agent asks, the operator decides in the central, and the status follows
   const vault = createAppKit({
     issuer: E2E_ISSUER,
     appIdentity: 'urn:portico:app:vault',
-    origin: 'http://127.0.0.1:4998',
+    origin: `http://127.0.0.1:${lanePort(4998)}`,
     clientId: ROCKETS.vault.clientId,
     surfaceSecret: /PORTICO_SURFACE_SECRET=(pss_[A-Za-z0-9_-]+)/.exec(shown ?? '')![1]!,
   });

@@ -9,7 +9,7 @@ import * as oidc from 'openid-client';
 import { ApprovedActionRefusal, createAppKit, createApprovalRequests, type AppKit } from '../app-kit';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
-import { E2E_ISSUER } from './support/constants';
+import { E2E_ISSUER, lanePort } from './support/constants';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { linkPath, waitForMail } from './support/mail';
 
@@ -24,7 +24,7 @@ let page: Page;
 let surfaceSecret = '';
 let kit: AppKit;
 
-const approvals = () => createApprovalRequests({ issuer: E2E_ISSUER, clientId: ROCKETS.clientId, clientSecret: ROCKETS.clientSecret, origin: 'http://127.0.0.1:4997' });
+const approvals = () => createApprovalRequests({ issuer: E2E_ISSUER, clientId: ROCKETS.clientId, clientSecret: ROCKETS.clientSecret, origin: `http://127.0.0.1:${lanePort(4997)}` });
 
 test.beforeAll(async ({ browser }) => {
   context = await browser.newContext({ baseURL: E2E_ISSUER });
@@ -53,7 +53,7 @@ test('an admin turns CIBA on for the app (off by default) and gives it a surface
   await admin.getByTestId('surface-secret').getByRole('button', { name: 'Create surface secret' }).click();
   const shown = await admin.getByTestId('surface-secret').getByTestId('secret-once').textContent();
   surfaceSecret = /PORTICO_SURFACE_SECRET=(pss_[A-Za-z0-9_-]+)/.exec(shown ?? '')![1]!;
-  kit = createAppKit({ issuer: E2E_ISSUER, appIdentity: ROCKETS.identity, origin: 'http://127.0.0.1:4997', clientId: ROCKETS.clientId, surfaceSecret });
+  kit = createAppKit({ issuer: E2E_ISSUER, appIdentity: ROCKETS.identity, origin: `http://127.0.0.1:${lanePort(4997)}`, clientId: ROCKETS.clientId, surfaceSecret });
   await adminContext.close();
 });
 

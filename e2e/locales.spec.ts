@@ -5,7 +5,7 @@ import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { Secret, TOTP } from 'otpauth';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
-import { E2E_ISSUER } from './support/constants';
+import { E2E_ISSUER, lanePort } from './support/constants';
 import { FLIGHT_DECK, LINGUA, ROCKETS } from './support/fixtures';
 import { waitForMail } from './support/mail';
 import { pkceAuthorizationRequest } from './support/mcp-oauth';
@@ -85,12 +85,12 @@ test('with ui_locales=pt-BR an app’s whole sign-in is in Portuguese: the card,
   const registered = await fetch(`${E2E_ISSUER}/oauth/register`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Assistente de notas', redirect_uris: ['http://127.0.0.1:4994/callback'] }),
+    body: JSON.stringify({ client_name: 'Assistente de notas', redirect_uris: [`http://127.0.0.1:${lanePort(4994)}/callback`] }),
   });
   const { client_id: clientId } = (await registered.json()) as { client_id: string };
-  const { url } = pkceAuthorizationRequest(E2E_ISSUER, { clientId, redirectUri: 'http://127.0.0.1:4994/callback', resource: FLIGHT_DECK.resource, scope: 'mcp' });
+  const { url } = pkceAuthorizationRequest(E2E_ISSUER, { clientId, redirectUri: `http://127.0.0.1:${lanePort(4994)}/callback`, resource: FLIGHT_DECK.resource, scope: 'mcp' });
   url.searchParams.set('ui_locales', 'pt-BR');
-  const consentCallback = await interceptCallback(page, 'http://127.0.0.1:4994/callback');
+  const consentCallback = await interceptCallback(page, `http://127.0.0.1:${lanePort(4994)}/callback`);
   await page.goto(url.href);
   await expectLanguage(page, 'pt-BR');
   await expect(page.getByRole('heading', { name: `Permitir que Assistente de notas use ${FLIGHT_DECK.appName}?` })).toBeVisible();

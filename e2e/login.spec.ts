@@ -1,7 +1,7 @@
 import { expectAccessible } from './support/accessibility';
 import { expect, test } from '@playwright/test';
 import * as oidc from 'openid-client';
-import { DEMO, E2E_ISSUER } from './support/constants';
+import { DEMO, E2E_ISSUER, lanePort } from './support/constants';
 import { demoRelyingParty, fillSignIn, interceptCallback, newAuthorizationRequest, signInAndExchange, signInForCallback } from './support/relying-party';
 
 test.describe('signing in to the demo app', () => {
@@ -56,7 +56,7 @@ test.describe('signing in to the demo app', () => {
     const request = await newAuthorizationRequest(config);
     await page.goto(request.url.href);
     await expect(page.getByRole('heading', { name: 'Sign in to Demo App' })).toBeVisible();
-    await expect(page.getByTestId('app-header')).toContainText('http://127.0.0.1:4999');
+    await expect(page.getByTestId('app-header')).toContainText(`http://127.0.0.1:${lanePort(4999)}`);
     await fillSignIn(page, DEMO.email, 'not-the-password');
     await expect(page.getByTestId('sign-in-error')).toHaveText('The email or password is incorrect.');
     // What was typed stays (the email; never the password), the password field is marked and has the focus.

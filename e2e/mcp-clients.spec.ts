@@ -3,7 +3,7 @@
 // revokes it — at its own app only.
 import { expect, test, type Page } from '@playwright/test';
 import { decodeJwt } from 'jose';
-import { E2E_ISSUER } from './support/constants';
+import { E2E_ISSUER, lanePort } from './support/constants';
 import { confirmed } from './support/confirmation';
 import { consoleSignIn } from './support/console';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
@@ -11,7 +11,7 @@ import { connectWithOAuth, PageOAuthProvider, pkceAuthorizationRequest } from '.
 import { fillSignIn } from './support/relying-party';
 
 const ENGINEER = FLIGHT_DECK.engineer; // an admin of Acme Rockets
-const CLIENT_REDIRECT = 'http://127.0.0.1:4994/callback';
+const CLIENT_REDIRECT = `http://127.0.0.1:${lanePort(4994)}/callback`;
 const PORTICO_API = `${E2E_ISSUER}/api/mcp`;
 const REST = `${E2E_ISSUER}/api/v1/orgs/acme-rockets`;
 

@@ -5,7 +5,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import { readFileSync } from 'node:fs';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { decodeJwt } from 'jose';
-import { E2E_ISSUER } from './support/constants';
+import { E2E_ISSUER, lanePort } from './support/constants';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { startFlightDeck, type ExampleApp } from './support/flight-deck';
 import { connectWithOAuth, PageOAuthProvider, pkceAuthorizationRequest } from './support/mcp-oauth';
@@ -13,8 +13,8 @@ import { fillSignIn } from './support/relying-party';
 import { loopbackTlsFiles } from './support/tls';
 
 const PILOT = ROCKETS.member;
-const CLIENT_REDIRECT = 'http://127.0.0.1:4994/callback';
-const CIMD_ORIGIN = 'https://localhost:4993';
+const CLIENT_REDIRECT = `http://127.0.0.1:${lanePort(4994)}/callback`;
+const CIMD_ORIGIN = `https://localhost:${lanePort(4993)}`;
 const CIMD_CLIENT_ID = `${CIMD_ORIGIN}/mcp-client.json`;
 
 let app: ExampleApp;
@@ -112,7 +112,7 @@ test('a client ID metadata document client connects without registering, and loc
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' });
     res.end(JSON.stringify(body));
   });
-  await new Promise<void>((resolve) => server.listen(4993, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(lanePort(4993), '127.0.0.1', resolve));
   try {
     const discovery = await (await fetch(`${E2E_ISSUER}/.well-known/oauth-authorization-server`)).json();
     expect(discovery.client_id_metadata_document_supported).toBe(true);
@@ -123,9 +123,9 @@ test('a client ID metadata document client connects without registering, and loc
       screenshot: { testInfo, name: 'consent-cimd-client.png' },
       async onConsent(consent) {
         await expect(consent.getByTestId('consent-client-name')).toHaveText(document.client_name);
-        await expect(consent.getByTestId('consent-redirect-host')).toHaveText('127.0.0.1:4994');
+        await expect(consent.getByTestId('consent-redirect-host')).toHaveText(`127.0.0.1:${lanePort(4994)}`);
         await expect(consent.getByTestId('localhost-warning')).toBeVisible();
-        await expect(consent.getByTestId('consent-facts')).toContainText('metadata document at localhost:4993');
+        await expect(consent.getByTestId('consent-facts')).toContainText(`metadata document at localhost:${lanePort(4993)}`);
       },
     });
     expect(provider.clientInformation()?.client_id).toBe(CIMD_CLIENT_ID);
@@ -166,7 +166,7 @@ async function interceptClientRedirect(page: Page): Promise<() => URL | undefine
 test('a missing or unknown resource is refused on the authorization screen, and the client gets invalid_target', async ({ page, request }, testInfo) => {
   const cases = [
     { resource: undefined, reason: 'missing_resource' },
-    { resource: 'http://127.0.0.1:4990/api/mcp', reason: 'unknown_resource' },
+    { resource: `http://127.0.0.1:${lanePort(4990)}/api/mcp`, reason: 'unknown_resource' },
     { resource: `${FLIGHT_DECK.origin}/api/other`, reason: 'unknown_resource' },
   ];
   for (const { resource, reason } of cases) {

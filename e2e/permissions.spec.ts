@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
-import { DEMO, E2E_ISSUER } from './support/constants';
+import { DEMO, E2E_ISSUER, lanePort } from './support/constants';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { startFlightDeck, type ExampleApp } from './support/flight-deck';
 import { callAfterStepUp, connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
@@ -203,7 +203,7 @@ test.describe('permissions reach the example app’s tools', () => {
     expect(surfaceSecret).toBeTruthy();
     app = await startFlightDeck({ surfaceSecret });
     expect(app.declaration).toMatchObject({ ok: true });
-    const provider = new PageOAuthProvider('http://127.0.0.1:4993/callback', { clientName: 'Deck assistant' });
+    const provider = new PageOAuthProvider(`http://127.0.0.1:${lanePort(4993)}/callback`, { clientName: 'Deck assistant' });
     const client = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, {
       ...DECKHAND,
       onConsent: async (consent) => {

@@ -1,7 +1,7 @@
 // The sign-in card: which app, whose brand, and never a canvas for text from the query string.
 import { expect, test, type Page } from '@playwright/test';
 import * as oidc from 'openid-client';
-import { DEMO, E2E_ISSUER } from './support/constants';
+import { DEMO, E2E_ISSUER, lanePort } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 import { expectAccessible } from './support/accessibility';
 import { appAuthorizationUrl, demoRelyingParty, fillSignIn, interceptCallback, newAuthorizationRequest, signInAndExchange } from './support/relying-party';
@@ -35,7 +35,7 @@ test.describe('the sign-in card', () => {
     await expect(page.locator('[data-brand="organization"]')).toBeVisible();
     await expect(page.locator('.brand-bar')).toHaveText(ROCKETS.brandName);
     await expect(page.locator('.brand-bar img')).toBeVisible();
-    await expect(page.getByTestId('app-header')).toContainText('http://127.0.0.1:4997');
+    await expect(page.getByTestId('app-header')).toContainText(`http://127.0.0.1:${lanePort(4997)}`);
     await expect(page.getByText('Secured by Portico')).toBeVisible();
     expect(await backgroundOf(page, '[data-brand="organization"]')).toBe('rgb(255, 244, 230)');
     expect(await backgroundOf(page, 'button[type="submit"]')).toBe('rgb(217, 72, 15)');

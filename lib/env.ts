@@ -254,6 +254,11 @@ const schema = z.object({
   // Tests only: which end-to-end specs Playwright runs. `full`: every spec, beside the one shared e2e server;
   // `embedded-smoke`: the short run on the embedded database that `npm test` adds when the full run used PostgreSQL.
   PORTICO_E2E_SCOPE: z.enum(['full', 'embedded-smoke'], { error: 'must be full or embedded-smoke' }).default('full'),
+  // Tests only: which shared end-to-end server (lane) a process serves (e2e/support/constants.ts); set by
+  // playwright.config.ts for each server it starts.
+  PORTICO_E2E_LANE: z.coerce.number().int().min(0).max(9).optional(),
+  // Set by Playwright in each of its worker processes: the worker's slot, which picks the lane's server.
+  TEST_PARALLEL_INDEX: z.coerce.number().int().min(0).optional(),
 });
 
 export type Env = Omit<z.infer<typeof schema>, 'PORTICO_DEMO_REDIRECT_URI' | 'PORTICO_MAIL_FROM'> & {

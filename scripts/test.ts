@@ -36,6 +36,8 @@ const steps: Step[] = [
     : []),
 ];
 
+/** The whole suite's budget on CI's 2-core machine, in minutes. */
+const BUDGET_MINUTES = 25;
 const minutes = (milliseconds: number) => `${Math.floor(milliseconds / 60_000)}:${String(Math.round((milliseconds % 60_000) / 1000)).padStart(2, '0')}`;
 const timings: string[] = [];
 const started = Date.now();
@@ -51,4 +53,7 @@ for (const step of steps) {
     process.exit(run.status ?? 1);
   }
 }
-console.log(`\nTime per step:\n${timings.join('\n')}\n${minutes(Date.now() - started).padStart(6)}  in all`);
+const total = Date.now() - started;
+console.log(`\nTime per step:\n${timings.join('\n')}\n${minutes(total).padStart(6)}  in all`);
+// The suite's budget (docs/architecture.md#testing): a change that adds minutes pays them back in the same change.
+if (total > BUDGET_MINUTES * 60_000) console.log(`\nWARNING: the run took ${minutes(total)}, over its budget of ${BUDGET_MINUTES} minutes: find the minutes (the slowest tests above) before landing.`);

@@ -11,7 +11,7 @@ import { addPermission } from '../../lib/clients/permission-catalog';
 import { addTeamMember, createTeam, grantTeamScope } from '../../lib/accounts/teams';
 import type { Database } from '../../lib/db/client';
 import { seedDemo } from '../../lib/seed/demo';
-import { DEMO } from './constants';
+import { DEMO, lanePort } from './constants';
 
 const LOGO = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#d9480f"/><path d="M16 5l6 14h-4v8h-4v-8h-4z" fill="#fff"/></svg>')}`;
 
@@ -24,13 +24,13 @@ export const ROCKETS = {
   appId: '0f1d6000-0000-4000-8000-0000000a0c4e',
   clientId: 'e2e-rockets-client',
   clientSecret: 'e2e-rockets-secret-0123456789abcdefghijklmnopq',
-  redirectUri: 'http://127.0.0.1:4997/rockets/callback',
+  redirectUri: `http://127.0.0.1:${lanePort(4997)}/rockets/callback`,
   member: { email: 'pilot@rockets.e2e.test', password: 'rocket-pilot-password-1' },
   vault: {
     appName: 'Vault',
     clientId: 'e2e-vault-client',
     clientSecret: 'e2e-vault-secret-0123456789abcdefghijklmnopqrs',
-    redirectUri: 'http://127.0.0.1:4998/vault/callback',
+    redirectUri: `http://127.0.0.1:${lanePort(4998)}/vault/callback`,
   },
   /** A plain member of the demo organization only. */
   outsider: { email: 'outsider@demo.e2e.test', password: 'outsider-password-123' },
@@ -74,9 +74,9 @@ export const SIGNAL_DECK = {
   appId: '0f1d6000-0000-4000-8000-00000000519d',
   identity: 'urn:portico:app:0f1d6000-0000-4000-8000-00000000519d',
   appName: 'Signal Deck',
-  origin: 'http://127.0.0.1:4985',
-  redirectUri: 'http://127.0.0.1:4985/callback',
-  backchannelLogoutUri: 'http://127.0.0.1:4985/backchannel-logout',
+  origin: `http://127.0.0.1:${lanePort(4985)}`,
+  redirectUri: `http://127.0.0.1:${lanePort(4985)}/callback`,
+  backchannelLogoutUri: `http://127.0.0.1:${lanePort(4985)}/backchannel-logout`,
   clientId: 'e2e-signal-deck-client',
   clientSecret: 'e2e-signal-deck-secret-0123456789abcdefghijk',
   leaver: { email: 'leaver@rockets.e2e.test', password: 'rocket-leaver-password-1', name: 'Leaver' },
@@ -85,10 +85,10 @@ export const SIGNAL_DECK = {
   intranet: {
     appId: '0f1d6000-0000-4000-8000-0000000a9ac4',
     appName: 'Intranet',
-    port: 4986,
-    origin: 'http://127.0.0.1:4986',
-    redirectUri: 'http://127.0.0.1:4986/protected/redirect_uri',
-    backchannelLogoutUri: 'http://127.0.0.1:4986/protected/redirect_uri?logout=backchannel',
+    port: lanePort(4986),
+    origin: `http://127.0.0.1:${lanePort(4986)}`,
+    redirectUri: `http://127.0.0.1:${lanePort(4986)}/protected/redirect_uri`,
+    backchannelLogoutUri: `http://127.0.0.1:${lanePort(4986)}/protected/redirect_uri?logout=backchannel`,
     clientId: 'e2e-intranet-client',
     clientSecret: 'e2e-intranet-secret-0123456789abcdefghijklm',
     person: { email: 'intranet@rockets.e2e.test', password: 'rocket-intranet-password-1', name: 'Intranet user' },
@@ -109,9 +109,9 @@ export const FLIGHT_DECK = {
   appId: '0f1d6000-0000-4000-8000-00000000f1d6',
   identity: 'urn:portico:app:0f1d6000-0000-4000-8000-00000000f1d6',
   appName: 'Flight Deck',
-  origin: 'http://127.0.0.1:4996',
-  resource: 'http://127.0.0.1:4996/api/mcp',
-  redirectUri: 'http://127.0.0.1:4996/callback',
+  origin: `http://127.0.0.1:${lanePort(4996)}`,
+  resource: `http://127.0.0.1:${lanePort(4996)}/api/mcp`,
+  redirectUri: `http://127.0.0.1:${lanePort(4996)}/callback`,
   clientId: 'e2e-flight-deck-client',
   clientSecret: 'e2e-flight-deck-secret-0123456789abcdefghijk',
   /** Owned by the pilot. */
@@ -155,7 +155,7 @@ export async function seedE2EData(db: Database): Promise<void> {
       orgId: org.id,
       slug: 'launcher',
       name: ROCKETS.appName,
-      publishOrigin: 'http://127.0.0.1:4997',
+      publishOrigin: `http://127.0.0.1:${lanePort(4997)}`,
       redirectUris: [ROCKETS.redirectUri],
       clientId: ROCKETS.clientId,
       clientSecret: ROCKETS.clientSecret,
@@ -204,7 +204,7 @@ export async function seedE2EData(db: Database): Promise<void> {
         orgId: demoOrg.id,
         slug: 'vault',
         name: ROCKETS.vault.appName,
-        publishOrigin: 'http://127.0.0.1:4998',
+        publishOrigin: `http://127.0.0.1:${lanePort(4998)}`,
         redirectUris: [ROCKETS.vault.redirectUri],
         clientId: ROCKETS.vault.clientId,
         clientSecret: ROCKETS.vault.clientSecret,

@@ -3,16 +3,17 @@
 //  - every JSON Web Token (access, ID and logout tokens, security events): none may be logged, whoever it is for;
 //  - the secrets the run made and knows: the fixtures' passwords and client secrets, every link and code in every
 //    mail the run's mailbox received, and the codes and tokens the tests' clients obtained (rememberSecret).
-// A hit fails the run and names the kind of secret, the file and the line, never the secret itself.
+// A hit fails the run and names the kind of secret, the file and the line, never the secret itself. The same read
+// fails the run when any server warned at start that it runs on an unsupported Node.js.
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { DEMO, MAILBOX_HTTP_PORT } from './constants';
+import { DEMO, E2E_LANES, lanePort, MAILBOX_HTTP_BASE_PORT } from './constants';
 import { FLIGHT_DECK, ROCKETS, SIGNAL_DECK } from './fixtures';
 
 export const SERVER_LOGS = path.join(process.cwd(), 'e2e-logs');
 const REMEMBERED = path.join(SERVER_LOGS, 'secrets.jsonl');
 
-/** Empties the folder at the start of a run (the shared server's start, which comes before any test). */
+/** Empties the folder at the start of a run (the shared servers' start, which comes before any test). */
 export function resetServerLogs(): void {
   rmSync(SERVER_LOGS, { recursive: true, force: true });
   mkdirSync(SERVER_LOGS, { recursive: true });
@@ -105,15 +106,21 @@ export function mailSecrets(bodies: string[]): KnownSecret[] {
   return found;
 }
 
+/** What every lane's mailbox received (this teardown runs in Playwright's main process, lane 0). */
 async function mailBodies(): Promise<string[]> {
-  try {
-    const response = await fetch(`http://127.0.0.1:${MAILBOX_HTTP_PORT}/messages`);
-    if (!response.ok) return [];
-    const messages = (await response.json()) as { text?: string; html?: string }[];
-    return messages.map((message) => `${message.text ?? ''}\n${message.html ?? ''}`);
-  } catch {
-    return []; // The embedded smoke has no shared server and no mailbox.
-  }
+  const lanes = await Promise.all(
+    Array.from({ length: E2E_LANES }, async (_, lane) => {
+      try {
+        const response = await fetch(`http://127.0.0.1:${lanePort(MAILBOX_HTTP_BASE_PORT, lane)}/messages`);
+        if (!response.ok) return [];
+        const messages = (await response.json()) as { text?: string; html?: string }[];
+        return messages.map((message) => `${message.text ?? ''}\n${message.html ?? ''}`);
+      } catch {
+        return []; // The embedded smoke has no shared server and no mailbox.
+      }
+    }),
+  );
+  return lanes.flat();
 }
 
 export default async function scanServerLogs(): Promise<void> {
@@ -136,4 +143,8 @@ export default async function scanServerLogs(): Promise<void> {
     throw new Error(`Secrets in the servers' output (${summary}):\n${leaks.slice(0, 50).map((leak) => `  ${leak.kind} in e2e-logs/${leak.file}, line ${leak.line}`).join('\n')}`);
   }
   console.log(`Secret scan: none found (${summary}).`);
+  // Every server of the run started on a runtime oidc-provider supports (Node.js 24 LTS, docs/deploy.md#runtime):
+  // its "Unsupported runtime" warning is the first line a new admin would read.
+  const warned = logs.filter((log) => log.text.includes('Unsupported runtime'));
+  if (warned.length > 0) throw new Error(`A server of the run started on an unsupported runtime: ${warned.map((log) => `e2e-logs/${log.file}`).join(', ')}`);
 }

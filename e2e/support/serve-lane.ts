@@ -1,21 +1,20 @@
-// Playwright's web server: one Portico with the fixed e2e demo data, on scratch storage that is removed when
-// Playwright stops it.
+// One lane's shared e2e server (PORTICO_E2E_LANE, e2e/support/constants.ts), started by e2e/support/serve.ts: a
+// Portico with the fixed e2e demo data, on scratch storage that is removed when it stops, and the lane's mailbox and
+// redirect-URI listeners. Prints LANE_READY once all of it answers.
 import { createServer } from 'node:http';
 import { startMailbox } from '../../test/support/mailbox';
-import { DEMO, E2E_PORT, MAILBOX_HTTP_PORT, MAILBOX_SMTP_PORT, MCP_HOST_PORT, SCRIPTED_CLIENT_REDIRECT_URI } from './constants';
+import { DEMO, E2E_PORT, LANE_READY, MAILBOX_HTTP_PORT, MAILBOX_SMTP_PORT, MCP_HOST_PORT, SCRIPTED_CLIENT_REDIRECT_URI } from './constants';
 import { ROCKETS, seedE2EData } from './fixtures';
 import { ensureCallbackServer } from './relying-party';
 import { createStorage, startPortico, withStorageDatabase } from './portico-process';
-import { resetServerLogs } from './secret-scan';
 import { loopbackTlsFiles } from './tls';
 
-// Every server of this run logs to e2e-logs/, scanned for secrets after the last test (secret-scan.ts).
-resetServerLogs();
+// Every server of this run logs to e2e-logs/ (emptied by serve.ts), scanned for secrets after the last test.
 const storage = await createStorage('portico-e2e');
 await withStorageDatabase(storage, seedE2EData);
 // The MCP onboarding tests serve a client ID metadata document on https://localhost: this Portico may fetch from
-// loopback (never allowed in production) and trusts the tests' certificate.
-const tls = loopbackTlsFiles({ regenerate: true });
+// loopback (never allowed in production) and trusts the tests' certificate (made once for the run by serve.ts).
+const tls = loopbackTlsFiles();
 // Real SMTP: the mailbox receives what Portico sends; the tests read it over loopback HTTP (GET /messages).
 const mailbox = await startMailbox(MAILBOX_SMTP_PORT);
 const mailboxView = createServer((_req, res) => {
@@ -23,8 +22,8 @@ const mailboxView = createServer((_req, res) => {
   res.end(JSON.stringify(mailbox.messages));
 });
 await new Promise<void>((resolve) => mailboxView.listen(MAILBOX_HTTP_PORT, '127.0.0.1', resolve));
-// The redirect URIs that specs in both Playwright workers land on, served from this process for the whole run (a
-// worker's own listener would close with its worker while the other still needs it).
+// The redirect URIs that this lane's specs land on, served from this process for the whole run (a worker's own
+// listener would close with its worker, and a worker restarted after a failure takes the same lane).
 await Promise.all([DEMO.redirectUri, ROCKETS.redirectUri, ROCKETS.vault.redirectUri, SCRIPTED_CLIENT_REDIRECT_URI].map((uri) => ensureCallbackServer(uri)));
 // Every spec registers MCP clients from 127.0.0.1: the per-IP limit is raised here; registration-limits.spec.ts
 // tests the limits on servers of its own.
@@ -41,9 +40,9 @@ const portico = await startPortico(E2E_PORT, storage, {
   PORTICO_SMTP_URL: mailbox.url,
   PORTICO_MAIL_FROM: 'Portico e2e <identity@e2e.portico.test>',
 });
-process.stdout.write(portico.output());
-portico.process.stdout?.pipe(process.stdout);
+// The server's whole output is in e2e-logs/; what it writes to stderr is shown in the run's output too.
 portico.process.stderr?.pipe(process.stderr);
+process.stdout.write(`${LANE_READY}\n`);
 
 async function stop() {
   portico.process.kill('SIGTERM');

@@ -12,6 +12,8 @@ export interface RunReport {
   tests: TimedEntry[];
   /** Tests that needed more than one attempt, passed or not. */
   retried: string[];
+  /** Where the runner runs lanes side by side (Playwright's workers): each lane's wall time, first start to last end. */
+  lanes?: TimedEntry[];
 }
 
 const seconds = (milliseconds: number) => `${(milliseconds / 1000).toFixed(1).padStart(7)} s`;
@@ -28,6 +30,7 @@ export function formatRunReport(report: RunReport): string {
     `── ${report.runner}: ${report.files.length} files, ${report.tests.length} tests, ${(total / 1000).toFixed(0)} s of test time ──`,
     ...slowest(`The ten slowest ${report.runner} files`, report.files),
     ...slowest(`The ten slowest ${report.runner} tests`, report.tests),
+    ...(report.lanes ? [`Each ${report.runner} lane's wall time:`, ...report.lanes.map((lane) => `${seconds(lane.milliseconds)}  ${lane.name}`)] : []),
   ];
   lines.push(
     report.retried.length === 0

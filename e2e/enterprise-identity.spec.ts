@@ -31,7 +31,6 @@ test.describe('an organization brings its own identity', () => {
   test.beforeAll(async () => {
     const tls = loopbackTlsFiles();
     dns = await startDnsServer();
-    idp = await startCompanyIdp({ redirectUris: [`${ISSUER}/auth/federation/oidc/callback`] });
     storage = await createStorage('portico-enterprise');
     const environment = { NODE_EXTRA_CA_CERTS: tls.certPath, PORTICO_DNS_SERVERS: dns.address, PORTICO_OUTBOUND_ALLOW_LOOPBACK: 'true' };
     // The first start seeds the demo (only into an empty database); then, with no server running (the embedded
@@ -79,7 +78,12 @@ test.describe('an organization brings its own identity', () => {
     await owner.locator('tr[data-domain="company.test"]').getByRole('button', { name: 'Check now' }).click();
     await expect(owner.locator('tr[data-domain="company.test"]')).toHaveAttribute('data-state', 'verified', { timeout: 30_000 });
 
-    // 2. The OpenID Connect connection: a wrong issuer is refused next to its field, keeping what was typed.
+    // 2. The OpenID Connect connection. Its own redirect URI is on the form before it is added: the company's IdP
+    // admin registers exactly that (RFC 9700 §4.4.2: one redirect URI per connection).
+    const redirectUri = (await owner.getByTestId('add-oidc-details').locator('p code').first().textContent())!;
+    expect(redirectUri).toMatch(new RegExp(`^${ISSUER}/auth/federation/oidc/[0-9a-f-]{36}/callback$`));
+    idp = await startCompanyIdp({ redirectUris: [redirectUri] });
+    // A wrong issuer is refused next to its field, keeping what was typed (and the redirect URI shown stays the same).
     const form = owner.getByTestId('add-oidc-connection');
     await form.locator('#oidc-name').fill('Company SSO');
     await form.locator('#oidc-issuer').fill(`${idp.issuer}/nowhere`);
@@ -94,7 +98,8 @@ test.describe('an organization brings its own identity', () => {
     // Added: it stands in the list (and the add forms fold away now that there is one).
     const connection = owner.locator('li[data-connection="Company SSO"]');
     await expect(connection).toBeVisible({ timeout: 30_000 });
-    await expect(connection).toContainText(`${ISSUER}/auth/federation/oidc/callback`);
+    await expect(connection.getByTestId('connection-redirect-uri')).toHaveText(redirectUri);
+    await expect(connection.getByTestId('legacy-callback')).toHaveCount(0);
     await expect(connection).toContainText('company.test');
     await shot(owner, 'identity-connection');
     await expectAccessible(owner);

@@ -191,8 +191,14 @@ async function refuseUnlessRoomFor(ctx: Context, name: string): Promise<void> {
 }
 
 /** Makes an OpenID Connect connection (the issuer was probed before the transaction); its secret is sealed at rest. */
-export async function createOidcConnection(ctx: Context, deps: Pick<ConnectionDeps, 'atRestKey'>, input: OidcConnectionFields & { domainIds: readonly string[] }, probe: IssuerProbe): Promise<IdentityConnection> {
+/**
+ * `id`: the connection's id chosen beforehand (a UUID), so that its redirect URI (connectionCallbackUrl) can be
+ * registered at the identity provider before the connection exists; a new one otherwise.
+ */
+export async function createOidcConnection(ctx: Context, deps: Pick<ConnectionDeps, 'atRestKey'>, input: OidcConnectionFields & { domainIds: readonly string[]; id?: string }, probe: IssuerProbe): Promise<IdentityConnection> {
   const name = checkedName(input.name);
+  // No door takes the id from a person (only code that registers the redirect URI first): a wrong one is a bug.
+  if (input.id !== undefined && !isUuid(input.id)) throw new Error('A connection id chosen beforehand must be a UUID.');
   const clientId = input.clientId.trim();
   if (!clientId || clientId.length > 300) throw new CommandRefusal(400, localized('refusals.connections.invalidClientId'), 'clientId');
   if (!input.clientSecret || input.clientSecret.length > 1000) throw new CommandRefusal(400, localized('refusals.connections.clientSecretRequired'), 'clientSecret');
@@ -201,6 +207,7 @@ export async function createOidcConnection(ctx: Context, deps: Pick<ConnectionDe
   const [created] = await ctx.tx
     .insert(identityConnections)
     .values({
+      ...(input.id ? { id: input.id } : {}),
       orgId: ctx.orgId,
       kind: 'oidc',
       name,
@@ -327,6 +334,18 @@ export async function setConnectionEnabled(ctx: Context, connectionId: string, e
   const connection = await connectionOfOrg(ctx.tx, ctx.orgId, connectionId);
   const [updated] = await ctx.tx.update(identityConnections).set({ enabled, updatedAt: sql`now()` }).where(eq(identityConnections.id, connection.id)).returning();
   await ctx.audit({ action: enabled ? 'identity.connection_enabled' : 'identity.connection_disabled', ...about(updated!) });
+  return updated!;
+}
+
+/**
+ * An OpenID Connect connection made before each had its own redirect URI (migration 0050) moves to it: its identity
+ * provider's admin registered connectionCallbackUrl, and from now on its sign-ins go out with it and the shared
+ * callback takes none of its responses.
+ */
+export async function useOwnCallback(ctx: Context, connectionId: string): Promise<IdentityConnection> {
+  const connection = await connectionOfOrg(ctx.tx, ctx.orgId, connectionId);
+  const [updated] = await ctx.tx.update(identityConnections).set({ legacyCallbackUntil: null, updatedAt: sql`now()` }).where(eq(identityConnections.id, connection.id)).returning();
+  await ctx.audit({ action: 'identity.connection_updated', ...about(updated!), details: { redirectUri: 'own' } });
   return updated!;
 }
 

@@ -1,11 +1,21 @@
 // Signing in through an organization's enterprise connection (its company identity provider), on every surface: an
 // app's sign-in card, the console, the central, and the admin's test of a connection.
 //
-// The state of a sign-in lives in PostgreSQL (federated_sign_ins), found by the SHA-256 of a random token the browser
-// holds in an HttpOnly, SameSite=Lax cookie; OpenID Connect sends the same token as `state`, and the callback refuses
-// a state that is not this browser's (login CSRF). The PKCE verifier and the `nonce` are derived from the token with
-// the at-rest key, so nothing that would let someone finish the sign-in is stored. Where the sign-in continues is
-// stored with it, never taken from the request; each stage is claimed by one conditional UPDATE or DELETE (single use).
+// The state of a sign-in lives in PostgreSQL (federated_sign_ins), found by the SHA-256 of a random secret the
+// browser holds in an HttpOnly, SameSite=Lax cookie, which no URL ever carries. A second random value, the `state`
+// (OpenID Connect) or RelayState (SAML), only names the sign-in: the callback finds the sign-in by it and refuses it
+// unless the cookie's secret is that sign-in's (login CSRF; a browser holding only the callback URL finishes nothing).
+// The PKCE verifier and the `nonce` are derived from the cookie's secret with the at-rest key, so nothing that would
+// let someone finish the sign-in is stored or sent. Where the sign-in continues is stored with it, never taken from
+// the request; each stage is claimed by one conditional UPDATE or DELETE (single use).
+//
+// Each OpenID Connect connection has a redirect URI of its own (`/auth/federation/oidc/<connection>/callback`,
+// RFC 9700 §4.4.2): a response that arrives at one connection's callback is redeemed only at that connection's token
+// endpoint, and a state minted for another connection is refused there, so an organization's identity provider
+// cannot have another organization's codes redeemed at its own token endpoint (the mix-up attack). Connections made
+// before that keep the old shared callback for a stated period (legacyCallbackUntil), where a response is taken only
+// when its `iss` (RFC 9207) is the connection's issuer; openid-client requires `iss` wherever the identity provider's
+// metadata says it sends it.
 //
 // Who the person is (resolveFederatedAccount): the account linked to the identity provider's subject (`iss` + `sub`,
 // or the SAML IdP's entity ID + NameID) — never the address alone. A first sign-in creates the account (the address
@@ -96,13 +106,29 @@ export type FederationOutcome =
 export const federationTokenHash = (token: string) => createHash('sha256').update(token).digest('base64url');
 const sha256 = federationTokenHash;
 
-/** The PKCE verifier and the nonce of a sign-in, derived from its token: only this installation can compute them. */
+/** The PKCE verifier and the nonce of a sign-in, derived from its cookie's secret: only this installation can compute them. */
 function derived(deps: Pick<FederationDeps, 'atRestKey'>, token: string, purpose: 'pkce' | 'nonce'): string {
   return createHmac('sha256', deps.atRestKey).update(`portico:federation:${purpose}:${token}`).digest('base64url');
 }
 
-export function federationCallbackUrl(issuer: string): string {
+/** The redirect URI of one OpenID Connect connection: the one its identity provider's admin registers. */
+export function connectionCallbackUrl(issuer: string, connectionId: string): string {
+  return `${issuer}/auth/federation/oidc/${connectionId}/callback`;
+}
+
+/** The shared callback every connection used before each had its own: kept for legacy connections only (0050). */
+export function legacyCallbackUrl(issuer: string): string {
   return `${issuer}/auth/federation/oidc/callback`;
+}
+
+/** Whether a connection still sends its sign-ins through the shared callback (made before 0050, not yet switched). */
+export function usesLegacyCallback(connection: Pick<IdentityConnection, 'legacyCallbackUntil'>, now: Date = new Date()): boolean {
+  return connection.legacyCallbackUntil !== null && connection.legacyCallbackUntil.getTime() > now.getTime();
+}
+
+/** The redirect URI a connection's sign-ins are sent with now. */
+export function callbackUrlInUse(issuer: string, connection: Pick<IdentityConnection, 'id' | 'legacyCallbackUntil'>, now?: Date): string {
+  return usesLegacyCallback(connection, now) ? legacyCallbackUrl(issuer) : connectionCallbackUrl(issuer, connection.id);
 }
 
 export function federationCookie(token: string, secure: boolean): string {
@@ -129,31 +155,34 @@ export async function beginFederatedSignIn(
   continuation: FederationContinuation,
   loginHint?: string,
 ): Promise<{ location: string; token: string }> {
+  // The cookie's secret (returned, never sent to the identity provider) and the state that names the sign-in.
   const token = randomBytes(32).toString('base64url');
+  const state = randomBytes(24).toString('base64url');
   if (connection.kind === 'saml') {
     const { samlRedirectUrl } = await import('./saml');
-    const { location, requestId } = await samlRedirectUrl(deps, connection, token);
-    await insertState(db, token, connection, continuation, requestId);
+    const { location, requestId } = await samlRedirectUrl(deps, connection, state);
+    await insertState(db, { token, state }, connection, continuation, requestId);
     return { location, token };
   }
   const configuration = await discover(deps.outbound, connection, await clientSecretOf(connection, deps.atRestKey));
   const location = oidcClient.buildAuthorizationUrl(configuration, {
-    redirect_uri: federationCallbackUrl(deps.issuer),
+    redirect_uri: callbackUrlInUse(deps.issuer, connection),
     scope: 'openid email profile',
     response_type: 'code',
-    state: token,
+    state,
     nonce: derived(deps, token, 'nonce'),
     code_challenge: await oidcClient.calculatePKCECodeChallenge(derived(deps, token, 'pkce')),
     code_challenge_method: 'S256',
     ...(loginHint && loginHint.length <= 320 ? { login_hint: loginHint } : {}),
   });
-  await insertState(db, token, connection, continuation, null);
+  await insertState(db, { token, state }, connection, continuation, null);
   return { location: location.href, token };
 }
 
-async function insertState(db: Queryable, token: string, connection: IdentityConnection, continuation: FederationContinuation, requestId: string | null) {
+async function insertState(db: Queryable, values: { token: string; state: string }, connection: IdentityConnection, continuation: FederationContinuation, requestId: string | null) {
   await db.insert(federatedSignIns).values({
-    tokenHash: sha256(token),
+    tokenHash: sha256(values.token),
+    stateHash: sha256(values.state),
     connectionId: connection.id,
     continuation: continuation as unknown as Record<string, unknown>,
     requestId,
@@ -163,59 +192,73 @@ async function insertState(db: Queryable, token: string, connection: IdentityCon
 
 type StateRow = typeof federatedSignIns.$inferSelect;
 
-/** Claims a started sign-in once (the identity provider's answer is accepted once): the row, or undefined. */
-export async function claimStartedSignIn(db: Queryable, token: string): Promise<StateRow | undefined> {
-  const [row] = await db
-    .update(federatedSignIns)
-    .set({ attempts: sql`${federatedSignIns.attempts} + 1` })
-    .where(and(eq(federatedSignIns.tokenHash, sha256(token)), eq(federatedSignIns.stage, 'started'), eq(federatedSignIns.attempts, 0), gt(federatedSignIns.expiresAt, sql`now()`)))
-    .returning();
-  return row;
-}
-
-function sameToken(a: string, b: string): boolean {
+function sameHash(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /**
- * The OpenID Connect callback (redirect_uri): the `state` must be this browser's, the sign-in still open; the code
- * is exchanged with PKCE and the client secret, the ID token is verified with jose against the issuer's keys (its
- * signature, `iss`, `aud`, expiry; openid-client checked `nonce`, `state` and the issuer of the response), then the
- * person is found or made.
+ * The OpenID Connect callback (redirect_uri). `connectionId`: the connection the callback's path names; undefined at
+ * the legacy shared callback. The `state` must name an open sign-in of this browser (its cookie's secret) and of this
+ * connection; at the shared callback the connection must still be on it and the response must carry `iss` = the
+ * connection's issuer. The code is exchanged with PKCE and the client secret at that connection's token endpoint,
+ * the ID token is verified with jose against the issuer's keys (its signature, `iss`, `aud`, expiry; openid-client
+ * checked `nonce`, `state` and the response's `iss`), then the person is found or made.
  */
-export async function completeOidcCallback(db: Database, deps: FederationDeps, input: { cookieToken: string | undefined; url: URL; ip: string }): Promise<FederationOutcome> {
+export async function completeOidcCallback(
+  db: Database,
+  deps: FederationDeps,
+  input: { cookieToken: string | undefined; url: URL; ip: string; connectionId: string | undefined; now?: Date },
+): Promise<FederationOutcome> {
   const state = input.url.searchParams.get('state');
-  if (!state || !input.cookieToken) return { kind: 'refused', reason: 'expired' };
-  if (!sameToken(state, input.cookieToken)) return { kind: 'refused', reason: 'state_mismatch' };
-  const row = await claimStartedSignIn(db, state);
+  if (!state || !input.cookieToken || state.length > 100) return { kind: 'refused', reason: 'expired' };
+  const [found] = await db
+    .select({ tokenHash: federatedSignIns.tokenHash, connectionId: federatedSignIns.connectionId })
+    .from(federatedSignIns)
+    .where(eq(federatedSignIns.stateHash, sha256(state)))
+    .limit(1);
+  if (!found) return { kind: 'refused', reason: 'expired' };
+  // Another browser's sign-in, or a state minted for another connection than the callback's (mix-up): refused
+  // before anything is claimed or redeemed.
+  if (!sameHash(found.tokenHash, sha256(input.cookieToken))) return { kind: 'refused', reason: 'state_mismatch' };
+  if (input.connectionId !== undefined && found.connectionId !== input.connectionId) return { kind: 'refused', reason: 'state_mismatch' };
+  const connection = await findConnection(db, found.connectionId);
+  if (!connection || connection.kind !== 'oidc') return { kind: 'refused', reason: 'expired' };
+  if (input.connectionId === undefined && (!usesLegacyCallback(connection, input.now) || input.url.searchParams.get('iss') !== connection.oidcIssuer)) {
+    return { kind: 'refused', reason: 'state_mismatch' };
+  }
+  // Claimed once: the identity provider's answer is accepted once.
+  const [row] = await db
+    .update(federatedSignIns)
+    .set({ attempts: sql`${federatedSignIns.attempts} + 1` })
+    .where(and(eq(federatedSignIns.tokenHash, found.tokenHash), eq(federatedSignIns.stage, 'started'), eq(federatedSignIns.attempts, 0), gt(federatedSignIns.expiresAt, sql`now()`)))
+    .returning();
   if (!row) return { kind: 'refused', reason: 'expired' };
   const continuation = row.continuation as unknown as FederationContinuation;
-  const connection = await findConnection(db, row.connectionId);
-  if (!connection || connection.kind !== 'oidc') return { kind: 'refused', reason: 'expired', continuation };
   // A connection that is off signs nobody in; an owner may still test it (that is how it is tried before it is on).
   if (!connection.enabled && continuation.surface !== 'test') return { kind: 'refused', reason: 'connection_disabled', continuation };
   // The person cancelled, or the identity provider refused (RFC 6749 §4.1.2.1): said as such, nothing echoed.
   if (input.url.searchParams.has('error')) return refused(db, connection, 'idp_error', continuation, input.ip);
   let assertion: FederatedAssertion;
   try {
-    assertion = await oidcAssertion(deps, connection, state, input.url);
+    const redirectUri = input.connectionId === undefined ? legacyCallbackUrl(deps.issuer) : connectionCallbackUrl(deps.issuer, connection.id);
+    assertion = await oidcAssertion(deps, connection, { token: input.cookieToken, state, redirectUri }, input.url);
   } catch {
     return refused(db, connection, 'invalid_response', continuation, input.ip);
   }
   return signInWithAssertion(db, row, connection, assertion, input.ip);
 }
 
-async function oidcAssertion(deps: FederationDeps, connection: IdentityConnection, token: string, callbackUrl: URL): Promise<FederatedAssertion> {
+async function oidcAssertion(deps: FederationDeps, connection: IdentityConnection, signIn: { token: string; state: string; redirectUri: string }, callbackUrl: URL): Promise<FederatedAssertion> {
   const configuration = await discover(deps.outbound, connection, await clientSecretOf(connection, deps.atRestKey));
   // The callback URL as the identity provider was told it (behind a proxy the request's own URL may differ).
-  const currentUrl = new URL(federationCallbackUrl(deps.issuer));
+  const currentUrl = new URL(signIn.redirectUri);
   currentUrl.search = callbackUrl.search;
   const tokens = await oidcClient.authorizationCodeGrant(configuration, currentUrl, {
-    pkceCodeVerifier: derived(deps, token, 'pkce'),
-    expectedNonce: derived(deps, token, 'nonce'),
-    expectedState: token,
+    pkceCodeVerifier: derived(deps, signIn.token, 'pkce'),
+    expectedNonce: derived(deps, signIn.token, 'nonce'),
+    expectedState: signIn.state,
     idTokenExpected: true,
   });
   const metadata = configuration.serverMetadata();

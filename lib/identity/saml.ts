@@ -4,9 +4,16 @@
 //
 // What is required of a Response (SAML 2.0 Core, Profiles §4.1.4.2–3), beyond what the library checks (the signature
 // of the assertion against the connection's certificates — a signed assertion is required, a signed response alone
-// is not enough —, the issuer, the audience, the time window, InResponseTo = this sign-in's AuthnRequest):
-// the subject confirmation's Recipient and the Response's Destination are this connection's ACS URL, and the
-// assertion's ID was never accepted before (saml_assertion_ids, kept until the assertion could no longer be valid).
+// is not enough —, the audience, the time window, the Response's InResponseTo = this sign-in's AuthnRequest):
+// - the assertion's ID was never seen before (saml_assertion_ids, kept until the assertion could no longer be
+//   valid), recorded as soon as its signature holds, so that an assertion refused for any later reason is spent too;
+// - the signed assertion's Issuer, and the Response's Issuer when it has one, are the connection's IdP entity ID
+//   (node-saml 5 compares `idpIssuer` for logout messages only: one IdP installation may sign for several tenants
+//   with one key);
+// - every bearer SubjectConfirmationData inside the signed assertion names this sign-in's AuthnRequest
+//   (InResponseTo, Profiles §4.1.4.2): the Response's own InResponseTo is outside the signature, so an unsolicited
+//   (IdP-initiated) assertion wrapped in a Response naming someone's request is refused;
+// - the subject confirmation's Recipient and the Response's Destination are this connection's ACS URL.
 //
 // The ACS is a cross-site POST: the browser sends no SameSite=Lax cookie with it. The Response is checked and kept
 // with the sign-in found by its RelayState; the browser is then sent (a top-level GET, which carries the cookie) to
@@ -14,6 +21,7 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { SAML, ValidateInResponseTo, type Profile } from '@node-saml/node-saml';
+import { DOMParser } from '@xmldom/xmldom';
 import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { federatedSignIns, samlAssertionIds } from '../db/schema';
 import { findConnection, type IdentityConnection } from './connections';
@@ -69,11 +77,14 @@ function serviceProvider(deps: Pick<FederationDeps, 'issuer'>, connection: Ident
   });
 }
 
-/** Where the browser goes to sign in (HTTP-Redirect binding), and the AuthnRequest's ID to expect back. */
-export async function samlRedirectUrl(deps: FederationDeps, connection: IdentityConnection, token: string): Promise<{ location: string; requestId: string }> {
+/**
+ * Where the browser goes to sign in (HTTP-Redirect binding), and the AuthnRequest's ID to expect back. `relayState`
+ * names the sign-in (never the browser's cookie secret: a URL is no proof of the browser).
+ */
+export async function samlRedirectUrl(deps: FederationDeps, connection: IdentityConnection, relayState: string): Promise<{ location: string; requestId: string }> {
   // An NCName (SAML IDs are xs:ID): a letter first.
   const requestId = `_${randomBytes(20).toString('hex')}`;
-  const location = await serviceProvider(deps, connection, undefined, requestId).getAuthorizeUrlAsync(token, undefined, {});
+  const location = await serviceProvider(deps, connection, undefined, requestId).getAuthorizeUrlAsync(relayState, undefined, {});
   return { location, requestId };
 }
 
@@ -82,7 +93,28 @@ export function samlMetadata(deps: Pick<FederationDeps, 'issuer'>, connection: I
   return serviceProvider(deps, connection).generateServiceProviderMetadata(null, null);
 }
 
-type Parsed = { Assertion?: { $?: Record<string, string>; Subject?: { SubjectConfirmation?: { SubjectConfirmationData?: { $?: Record<string, string> }[] }[] }[]; Conditions?: { $?: Record<string, string> }[]; AuthnStatement?: { AuthnContext?: { AuthnContextClassRef?: (string | { _?: string })[] }[] }[] } };
+type XmlText = string | { _?: string };
+type Parsed = {
+  Assertion?: {
+    $?: Record<string, string>;
+    Issuer?: XmlText[];
+    Subject?: { SubjectConfirmation?: { $?: Record<string, string>; SubjectConfirmationData?: { $?: Record<string, string> }[] }[] }[];
+    Conditions?: { $?: Record<string, string> }[];
+    AuthnStatement?: { AuthnContext?: { AuthnContextClassRef?: XmlText[] }[] }[];
+  };
+};
+const textOf = (value: XmlText | undefined) => (typeof value === 'string' ? value : value?._)?.trim();
+
+/** The Response element's own Issuer (a direct child of the root, not one inside the assertion), when it has one. */
+function responseIssuer(responseXml: string): string | undefined | null {
+  const document = new DOMParser().parseFromString(responseXml, 'text/xml');
+  const root = document.documentElement;
+  if (!root || root.localName !== 'Response') return null;
+  for (let child = root.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === 1 && (child as Element).localName === 'Issuer' && (child as Element).namespaceURI === 'urn:oasis:names:tc:SAML:2.0:assertion') return (child.textContent ?? '').trim();
+  }
+  return undefined;
+}
 
 /** RFC 8176 methods from the AuthnContextClassRef (SAML 2.0 Authentication Context classes): what can be said honestly. */
 function amrOfContext(classRef: string | undefined): string[] {
@@ -107,7 +139,7 @@ export async function acceptSamlResponse(db: Queryable, deps: FederationDeps, in
   const [row] = await db
     .select()
     .from(federatedSignIns)
-    .where(and(eq(federatedSignIns.tokenHash, federationTokenHash(input.relayState)), eq(federatedSignIns.connectionId, connection.id), eq(federatedSignIns.stage, 'started'), eq(federatedSignIns.attempts, 0), gt(federatedSignIns.expiresAt, sql`now()`)))
+    .where(and(eq(federatedSignIns.stateHash, federationTokenHash(input.relayState)), eq(federatedSignIns.connectionId, connection.id), eq(federatedSignIns.stage, 'started'), eq(federatedSignIns.attempts, 0), gt(federatedSignIns.expiresAt, sql`now()`)))
     .limit(1);
   if (!row?.requestId) return 'expired';
   // A connection that is off signs nobody in; an owner may still test it.
@@ -122,18 +154,12 @@ export async function acceptSamlResponse(db: Queryable, deps: FederationDeps, in
   } catch {
     return invalid();
   }
-  // The subject must stay the same from one sign-in to the next: a transient NameID would make a new person each time.
-  if (!profile?.nameID || profile.nameIDFormat === 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient') return invalid();
-  const acs = samlAcsUrl(deps.issuer, connection.id);
-  const responseXml = profile.getSamlResponseXml?.() ?? '';
-  const destination = /<(?:\w+:)?Response\b[^>]*\sDestination="([^"]*)"/.exec(responseXml)?.[1];
-  if (destination !== undefined && destination !== acs) return invalid();
+  if (!profile) return invalid();
   const parsed = (profile.getAssertion?.() ?? {}) as Parsed;
   const assertionId = parsed.Assertion?.$?.ID;
-  const confirmations = parsed.Assertion?.Subject?.[0]?.SubjectConfirmation ?? [];
-  const recipients = confirmations.map((confirmation) => confirmation.SubjectConfirmationData?.[0]?.$?.Recipient);
-  if (!assertionId || recipients.length === 0 || !recipients.every((recipient) => recipient === acs)) return invalid();
-  // An assertion is accepted once: its ID is remembered until it could no longer be valid anyway.
+  if (!assertionId) return invalid();
+  // An assertion is tried once, whatever follows: its ID (its signature holds) is remembered until the assertion
+  // could no longer be valid anyway, before any other check can refuse it.
   const notOnOrAfter = Date.parse(parsed.Assertion?.Conditions?.[0]?.$?.NotOnOrAfter ?? '');
   const keepUntil = new Date((Number.isFinite(notOnOrAfter) ? notOnOrAfter : Date.now() + REPLAY_WINDOW_MS) + CLOCK_SKEW_MS);
   try {
@@ -147,14 +173,26 @@ export async function acceptSamlResponse(db: Queryable, deps: FederationDeps, in
     if (postgresErrorCode(error) === '23505') return invalid();
     throw error;
   }
-  const classRef = parsed.Assertion?.AuthnStatement?.[0]?.AuthnContext?.[0]?.AuthnContextClassRef?.[0];
+  // The subject must stay the same from one sign-in to the next: a transient NameID would make a new person each time.
+  if (!profile.nameID || profile.nameIDFormat === 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient') return invalid();
+  // Issued by this connection's identity provider: the signed assertion's Issuer, and the Response's when it has one.
+  const responseXml = profile.getSamlResponseXml?.() ?? '';
+  const outerIssuer = responseIssuer(responseXml);
+  if (textOf(parsed.Assertion?.Issuer?.[0]) !== connection.samlIdpEntityId || outerIssuer === null || (outerIssuer !== undefined && outerIssuer !== connection.samlIdpEntityId)) return invalid();
+  const acs = samlAcsUrl(deps.issuer, connection.id);
+  const destination = /<(?:\w+:)?Response\b[^>]*\sDestination="([^"]*)"/.exec(responseXml)?.[1];
+  if (destination !== undefined && destination !== acs) return invalid();
+  // Every bearer confirmation of the signed assertion answers this sign-in's request, at this ACS.
+  const confirmations = (parsed.Assertion?.Subject?.[0]?.SubjectConfirmation ?? []).map((confirmation) => confirmation.SubjectConfirmationData?.[0]?.$ ?? {});
+  if (confirmations.length === 0 || !confirmations.every((data) => data.Recipient === acs && data.InResponseTo === row.requestId)) return invalid();
+  const classRef = textOf(parsed.Assertion?.AuthnStatement?.[0]?.AuthnContext?.[0]?.AuthnContextClassRef?.[0]);
   const attributes = { ...((profile.attributes as Record<string, unknown> | undefined) ?? {}) };
   if (attributes[connection.emailClaim] === undefined && typeof profile.email === 'string') attributes[connection.emailClaim] = profile.email;
   const assertion: FederatedAssertion = {
     ...mappedClaims(connection, connection.samlIdpEntityId!, profile.nameID, attributes),
     // A SAML identity provider that signed the assertion vouches for the address it put in it.
     emailVerified: true,
-    amr: amrOfContext(typeof classRef === 'string' ? classRef : classRef?._),
+    amr: amrOfContext(classRef),
   };
   const [claimed] = await db
     .update(federatedSignIns)

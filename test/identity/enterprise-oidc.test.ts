@@ -2,7 +2,10 @@
 // Portico's code): discovery, the code flow with PKCE and nonce, the ID token verified; the first sign-in makes the
 // account and the membership, later ones find it by `iss` + `sub` (not by the address); an existing account links
 // only after its password; addresses outside the verified domains, a forged issuer, another browser's state, a
-// replayed callback and a disabled connection are refused.
+// replayed callback and a disabled connection are refused. Each connection has its own redirect URI: a response
+// that comes back at one connection's callback with another connection's state (the mix-up attack, with a second,
+// attacker-run IdP) is refused before any code is redeemed; RFC 9207's `iss` is required where the IdP promises it;
+// connections made before their own callback keep the shared one for a while, for responses whose `iss` is theirs.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -18,7 +21,8 @@ import {
   beginFederatedSignIn,
   completeOidcCallback,
   connectionTestResultOf,
-  federationCallbackUrl,
+  connectionCallbackUrl,
+  legacyCallbackUrl,
   linkAfterProof,
   type FederationContinuation,
   type FederationDeps,
@@ -45,15 +49,17 @@ describe('enterprise OpenID Connect connections', () => {
   /** A whole sign-in: Portico's redirect, the company IdP, the callback (with this browser's cookie unless told). */
   async function signIn(options: { continuation?: FederationContinuation; cookie?: (token: string) => string | undefined } = {}): Promise<{ outcome: FederationOutcome; callback: URL; token: string }> {
     const started = await beginFederatedSignIn(database.db, deps, connection, options.continuation ?? console());
-    const callback = await signInAtCompany(started.location, federationCallbackUrl(PORTICO));
+    const callback = await signInAtCompany(started.location, connectionCallbackUrl(PORTICO, connection.id));
     const cookieToken = options.cookie ? options.cookie(started.token) : started.token;
-    const outcome = await completeOidcCallback(database.db, deps, { cookieToken, url: callback, ip: '192.0.2.7' });
+    const outcome = await completeOidcCallback(database.db, deps, { cookieToken, url: callback, ip: '192.0.2.7', connectionId: connection.id });
     return { outcome, callback, token: started.token };
   }
 
   beforeAll(async () => {
     database = await openTestDatabase();
-    idp = await startCompanyIdp({ redirectUris: [federationCallbackUrl(PORTICO)], tlsDir: inject('tlsDir') });
+    // The connection's id is chosen first, so that its own redirect URI is registered at the IdP (as the console does).
+    const connectionId = randomUUID();
+    idp = await startCompanyIdp({ redirectUris: [connectionCallbackUrl(PORTICO, connectionId), legacyCallbackUrl(PORTICO)], tlsDir: inject('tlsDir') });
     deps = { outbound: { allowLoopback: true }, atRestKey: randomBytes(32), issuer: PORTICO };
     org = await createOrganization(database.db, { slug: `company-${randomBytes(3).toString('hex')}`, name: 'Company' });
     owner = await createUser(database.db, { email: `owner-${randomBytes(3).toString('hex')}@elsewhere.test`, name: 'Owner', passwordHash: null });
@@ -67,7 +73,7 @@ describe('enterprise OpenID Connect connections', () => {
       createOidcConnection(
         { tx, audit, orgId: org.id },
         deps,
-        { name: 'Company SSO', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, defaultRole: 'member', emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', domainIds: [domain!.id] },
+        { id: connectionId, name: 'Company SSO', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, defaultRole: 'member', emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', domainIds: [domain!.id] },
         probe,
       ),
     );
@@ -222,13 +228,18 @@ describe('enterprise OpenID Connect connections', () => {
     idp.person = { sub: 'emp-600', email: 'state@company.test', email_verified: true };
     expect((await signIn({ cookie: () => 'A'.repeat(43) })).outcome).toMatchObject({ kind: 'refused', reason: 'state_mismatch' });
     expect((await signIn({ cookie: () => undefined })).outcome).toMatchObject({ kind: 'refused', reason: 'expired' });
+    // The state only names the sign-in: a browser holding the callback URL, and so the state, proves nothing with it.
+    const named = await beginFederatedSignIn(database.db, deps, connection, console());
+    const namedCallback = await signInAtCompany(named.location, connectionCallbackUrl(PORTICO, connection.id));
+    expect(namedCallback.searchParams.get('state')).not.toBe(named.token);
+    expect(await completeOidcCallback(database.db, deps, { cookieToken: namedCallback.searchParams.get('state')!, url: namedCallback, ip: '192.0.2.7', connectionId: connection.id })).toMatchObject({ kind: 'refused', reason: 'state_mismatch' });
     const done = await signIn();
     expect(done.outcome.kind).toBe('signed_in');
-    expect(await completeOidcCallback(database.db, deps, { cookieToken: done.token, url: done.callback, ip: '192.0.2.7' })).toMatchObject({ kind: 'refused', reason: 'expired' });
+    expect(await completeOidcCallback(database.db, deps, { cookieToken: done.token, url: done.callback, ip: '192.0.2.7', connectionId: connection.id })).toMatchObject({ kind: 'refused', reason: 'expired' });
 
     const started = await beginFederatedSignIn(database.db, deps, connection, console());
-    const callback = await signInAtCompany(started.location, federationCallbackUrl(PORTICO));
-    const both = await Promise.all([0, 1].map(() => completeOidcCallback(database.db, deps, { cookieToken: started.token, url: callback, ip: '192.0.2.7' })));
+    const callback = await signInAtCompany(started.location, connectionCallbackUrl(PORTICO, connection.id));
+    const both = await Promise.all([0, 1].map(() => completeOidcCallback(database.db, deps, { cookieToken: started.token, url: callback, ip: '192.0.2.7', connectionId: connection.id })));
     expect(both.map((outcome) => outcome.kind).sort()).toEqual(['refused', 'signed_in']);
   });
 
@@ -263,10 +274,94 @@ describe('enterprise OpenID Connect connections', () => {
     const started = await beginFederatedSignIn(database.db, deps, connection, console());
     await asOwner(({ tx, audit }) => setConnectionEnabled({ tx, audit, orgId: org.id }, connection.id, false));
     try {
-      const callback = await signInAtCompany(started.location, federationCallbackUrl(PORTICO));
-      expect(await completeOidcCallback(database.db, deps, { cookieToken: started.token, url: callback, ip: '192.0.2.7' })).toMatchObject({ kind: 'refused', reason: 'connection_disabled' });
+      const callback = await signInAtCompany(started.location, connectionCallbackUrl(PORTICO, connection.id));
+      expect(await completeOidcCallback(database.db, deps, { cookieToken: started.token, url: callback, ip: '192.0.2.7', connectionId: connection.id })).toMatchObject({ kind: 'refused', reason: 'connection_disabled' });
     } finally {
       await asOwner(({ tx, audit }) => setConnectionEnabled({ tx, audit, orgId: org.id }, connection.id, true));
     }
+  });
+  describe('one redirect URI per connection (RFC 9700 §4.4.2) and the response issuer (RFC 9207)', () => {
+    let companyWithoutIss: CompanyIdp;
+    let attackerIdp: CompanyIdp;
+    let company: IdentityConnection;
+    let attacker: IdentityConnection;
+    const tryOut = (): FederationContinuation => ({ surface: 'test', orgId: org.id, orgSlug: org.slug, userId: owner.id });
+
+    beforeAll(async () => {
+      const companyId = randomUUID();
+      const attackerId = randomUUID();
+      // The victim's company runs an IdP that sends no `iss`; another organization's owner runs an IdP of their own.
+      companyWithoutIss = await startCompanyIdp({ redirectUris: [connectionCallbackUrl(PORTICO, companyId)], tlsDir: inject('tlsDir'), sendIss: false, clientId: 'portico-at-acme' });
+      attackerIdp = await startCompanyIdp({ redirectUris: [connectionCallbackUrl(PORTICO, attackerId)], tlsDir: inject('tlsDir'), clientId: 'portico-at-mallory' });
+      const attackerOrg = await createOrganization(database.db, { slug: `mallory-${randomBytes(3).toString('hex')}`, name: 'Mallory' });
+      await addMember(database.db, { orgId: attackerOrg.id, userId: owner.id, role: 'owner' });
+      const fields = { defaultRole: 'member' as const, emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', domainIds: [] };
+      company = await asOwner(async ({ tx, audit }) =>
+        createOidcConnection({ tx, audit, orgId: org.id }, deps, { ...fields, id: companyId, name: 'Acme without iss', issuer: companyWithoutIss.issuer, clientId: companyWithoutIss.clientId, clientSecret: companyWithoutIss.clientSecret }, await probeOidcIssuer(deps.outbound, companyWithoutIss.issuer)),
+      );
+      attacker = await runOrgOperation(database.db, { org: attackerOrg, role: 'owner', actor: { person: owner, ip: '192.0.2.66', door: 'console' } }, { audit: 'exactly_one' }, async ({ tx, audit }) =>
+        createOidcConnection({ tx, audit, orgId: attackerOrg.id }, deps, { ...fields, id: attackerId, name: 'Mallory SSO', issuer: attackerIdp.issuer, clientId: attackerIdp.clientId, clientSecret: attackerIdp.clientSecret }, await probeOidcIssuer(deps.outbound, attackerIdp.issuer)),
+      );
+    });
+    afterAll(async () => {
+      await companyWithoutIss?.close();
+      await attackerIdp?.close();
+    });
+
+    it('an IdP without iss signs in at its connection’s own callback', async () => {
+      const started = await beginFederatedSignIn(database.db, deps, company, tryOut());
+      expect(new URL(started.location).searchParams.get('redirect_uri')).toBe(connectionCallbackUrl(PORTICO, company.id));
+      const callback = await signInAtCompany(started.location, connectionCallbackUrl(PORTICO, company.id));
+      expect(callback.searchParams.has('iss')).toBe(false);
+      expect(await completeOidcCallback(database.db, deps, { cookieToken: started.token, url: callback, ip: '192.0.2.7', connectionId: company.id })).toMatchObject({ kind: 'test' });
+    });
+
+    it('a code that comes back with another connection’s state is refused before it reaches any token endpoint (mix-up)', async () => {
+      // The attacker starts a sign-in through the victim's company connection (its nonce and PKCE challenge)...
+      const attackers = await beginFederatedSignIn(database.db, deps, company, tryOut());
+      // ...the victim, led to type an address at the attacker's domain, starts one through the attacker's connection,
+      const victims = await beginFederatedSignIn(database.db, deps, attacker, console());
+      // and the attacker's IdP bounces the victim to the company IdP with the attacker's request and the victim's state.
+      const bounced = new URL(attackers.location);
+      bounced.searchParams.set('state', new URL(victims.location).searchParams.get('state')!);
+      const callback = await signInAtCompany(bounced.href, connectionCallbackUrl(PORTICO, company.id));
+      const redeemedByAttacker = attackerIdp.tokenRequests;
+      const redeemedByCompany = companyWithoutIss.tokenRequests;
+      expect(await completeOidcCallback(database.db, deps, { cookieToken: victims.token, url: callback, ip: '192.0.2.7', connectionId: company.id })).toMatchObject({ kind: 'refused', reason: 'state_mismatch' });
+      // Nor at the shared callback of old, which takes only responses whose `iss` names a connection still on it.
+      expect(await completeOidcCallback(database.db, deps, { cookieToken: victims.token, url: callback, ip: '192.0.2.7', connectionId: undefined })).toMatchObject({ kind: 'refused', reason: 'state_mismatch' });
+      // At the attacker's connection's callback, its own state: its browser's cookie is the victim's, not the attacker's.
+      expect(await completeOidcCallback(database.db, deps, { cookieToken: attackers.token, url: callback, ip: '192.0.2.7', connectionId: attacker.id })).toMatchObject({ kind: 'refused', reason: 'state_mismatch' });
+      expect([attackerIdp.tokenRequests, companyWithoutIss.tokenRequests]).toEqual([redeemedByAttacker, redeemedByCompany]);
+    });
+
+    it('requires the response’s iss where the IdP’s metadata promises it: missing or another one is refused', async () => {
+      for (const tamper of [(url: URL) => url.searchParams.delete('iss'), (url: URL) => url.searchParams.set('iss', attackerIdp.issuer)]) {
+        const started = await beginFederatedSignIn(database.db, deps, connection, tryOut());
+        const callback = await signInAtCompany(started.location, connectionCallbackUrl(PORTICO, connection.id));
+        expect(callback.searchParams.get('iss')).toBe(idp.issuer);
+        tamper(callback);
+        expect(await completeOidcCallback(database.db, deps, { cookieToken: started.token, url: callback, ip: '192.0.2.7', connectionId: connection.id })).toMatchObject({ kind: 'refused', reason: 'invalid_response' });
+      }
+    });
+
+    it('a connection made before its own callback goes through the shared one, for responses with its iss, until the stated day', async () => {
+      const until = new Date(Date.now() + 90 * 86_400_000);
+      await database.db.update(identityConnections).set({ legacyCallbackUntil: until }).where(eq(identityConnections.id, connection.id));
+      const legacy = { ...connection, legacyCallbackUntil: until };
+      try {
+        const started = await beginFederatedSignIn(database.db, deps, legacy, tryOut());
+        expect(new URL(started.location).searchParams.get('redirect_uri')).toBe(legacyCallbackUrl(PORTICO));
+        const callback = await signInAtCompany(started.location, legacyCallbackUrl(PORTICO));
+        const withoutIss = new URL(callback);
+        withoutIss.searchParams.delete('iss');
+        expect(await completeOidcCallback(database.db, deps, { cookieToken: started.token, url: withoutIss, ip: '192.0.2.7', connectionId: undefined })).toMatchObject({ kind: 'refused', reason: 'state_mismatch' });
+        // After the stated day, not even with its iss.
+        expect(await completeOidcCallback(database.db, deps, { cookieToken: started.token, url: callback, ip: '192.0.2.7', connectionId: undefined, now: new Date(until.getTime() + 1000) })).toMatchObject({ kind: 'refused', reason: 'state_mismatch' });
+        expect(await completeOidcCallback(database.db, deps, { cookieToken: started.token, url: callback, ip: '192.0.2.7', connectionId: undefined })).toMatchObject({ kind: 'test' });
+      } finally {
+        await database.db.update(identityConnections).set({ legacyCallbackUntil: null }).where(eq(identityConnections.id, connection.id));
+      }
+    });
   });
 });

@@ -32,7 +32,7 @@ describe('SAML 2.0 connections', () => {
   const asOwner = <T>(work: Parameters<typeof runOrgOperation<T>>[3]) => runOrgOperation(database.db, { org, role: 'owner', actor: { person: owner, ip: '192.0.2.1', door: 'console' } }, { audit: 'exactly_one' }, work);
 
   /** Portico's redirect, read by the IdP; the IdP's Response, built from it with `change`; the ACS; the finish step. */
-  async function signIn(change: (request: ReturnType<typeof readAuthnRequest>) => Partial<SamlResponseInput> = () => ({}), options: { finishWith?: (token: string) => string } = {}) {
+  async function signIn(change: (request: ReturnType<typeof readAuthnRequest>) => Partial<SamlResponseInput> = () => ({}), options: { finishWith?: (token: string, relayState: string) => string } = {}) {
     const started = await beginFederatedSignIn(database.db, deps, connection, { surface: 'sign_in', mfaRequested: false, signIn: { surface: 'console', events: { surface: 'console', ip: '192.0.2.9' } } });
     const request = readAuthnRequest(started.location);
     const base: SamlResponseInput = {
@@ -47,7 +47,7 @@ describe('SAML 2.0 connections', () => {
     const input = { ...base, ...change(request) };
     const response = samlResponse(input);
     const accepted = await acceptSamlResponse(database.db, deps, { connectionId: connection.id, samlResponse: response, relayState: request.relayState, ip: '192.0.2.9' });
-    const outcome = accepted === 'accepted' ? await finishSamlSignIn(database.db, options.finishWith ? options.finishWith(started.token) : started.token, '192.0.2.9') : undefined;
+    const outcome = accepted === 'accepted' ? await finishSamlSignIn(database.db, options.finishWith ? options.finishWith(started.token, request.relayState) : started.token, '192.0.2.9') : undefined;
     return { accepted, outcome, response, request, started };
   }
 
@@ -107,12 +107,25 @@ describe('SAML 2.0 connections', () => {
       ['expired', () => ({ notBefore: new Date('2020-01-01T00:00:00Z'), notOnOrAfter: new Date('2020-01-01T00:05:00Z'), nameId: 'x-old', attributes: { email: 'x6@saml-company.test' } })],
       ['another sign-in', () => ({ inResponseTo: '_someone-elses-request', nameId: 'x-irt', attributes: { email: 'x7@saml-company.test' } })],
       ['a transient NameID', () => ({ nameIdFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient', nameId: '_t1', attributes: { email: 'x8@saml-company.test' } })],
+      // Signed with the connection's key, but issued by another entity (one IdP installation signing for several tenants).
+      ['another issuer in the signed assertion', () => ({ assertionIssuer: 'https://other-tenant.company-saml.test', nameId: 'x-iss', attributes: { email: 'x9@saml-company.test' } })],
+      ['another issuer on the Response', () => ({ responseIssuer: 'https://other-tenant.company-saml.test', nameId: 'x-riss', attributes: { email: 'x10@saml-company.test' } })],
+      // The signed assertion answers another request (or none: IdP-initiated) though the Response names this one.
+      ['an assertion answering another request', () => ({ assertionInResponseTo: '_someone-elses-request', nameId: 'x-airt', attributes: { email: 'x11@saml-company.test' } })],
+      ['an unsolicited assertion', () => ({ assertionInResponseTo: null, nameId: 'x-unsol', attributes: { email: 'x12@saml-company.test' } })],
     ];
     for (const [why, change] of refusals) {
       const { accepted } = await signIn(change);
       expect(accepted, why).toBe('invalid_response');
     }
-    for (let index = 1; index <= 8; index += 1) expect(await findUserByEmail(database.db, `x${index}@saml-company.test`)).toBeUndefined();
+    for (let index = 1; index <= 12; index += 1) expect(await findUserByEmail(database.db, `x${index}@saml-company.test`)).toBeUndefined();
+  });
+
+  it('spends a refused assertion: its ID is not accepted again, even in a Response that would pass', async () => {
+    const assertionId = `_unsolicited${randomBytes(8).toString('hex')}`;
+    expect((await signIn(() => ({ assertionId, assertionInResponseTo: null }))).accepted).toBe('invalid_response');
+    expect((await signIn(() => ({ assertionId }))).accepted).toBe('invalid_response');
+    expect((await signIn()).accepted).toBe('accepted');
   });
 
   it('accepts an assertion ID once, even for another sign-in; the same Response posted twice once', async () => {
@@ -135,5 +148,10 @@ describe('SAML 2.0 connections', () => {
     const { accepted, outcome } = await signIn(() => ({}), { finishWith: () => 'B'.repeat(43) });
     expect(accepted).toBe('accepted');
     expect(outcome).toMatchObject({ kind: 'refused', reason: 'expired' });
+    // The RelayState only names the sign-in: a browser that sets it as its cookie (it is in every URL) finishes nothing.
+    const fromUrl = await signIn(() => ({}), { finishWith: (_token, relayState) => relayState });
+    expect(fromUrl.accepted).toBe('accepted');
+    expect(fromUrl.request.relayState).not.toBe(fromUrl.started.token);
+    expect(fromUrl.outcome).toMatchObject({ kind: 'refused', reason: 'expired' });
   });
 });

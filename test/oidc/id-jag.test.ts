@@ -5,7 +5,7 @@
 // example app's tools through the MCP SDK. Replays (also concurrent ones), another resource, another client, an
 // untrusted issuer and a person removed at A are refused. A third-party identity provider's ID-JAG, built here with
 // jose and a key this test owns, is accepted only while B trusts its issuer.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
@@ -25,7 +25,7 @@ import { addPermission } from '../../lib/clients/permission-catalog';
 import { auditEvents, orgDomains, trustedAssertionIssuers } from '../../lib/db/schema';
 import { createOidcConnection, probeOidcIssuer, setConnectionEnabled } from '../../lib/identity/connections';
 import { createRemoteMcpServer, trustAssertionIssuer } from '../../lib/identity/enterprise-authorization';
-import { beginFederatedSignIn, completeOidcCallback, federationCallbackUrl, type FederationDeps } from '../../lib/identity/federation';
+import { beginFederatedSignIn, completeOidcCallback, connectionCallbackUrl, type FederationDeps } from '../../lib/identity/federation';
 import { ID_JAG_GRANT_PROFILE, ID_JAG_TOKEN_TYPE, ID_JAG_TYP, ID_TOKEN_TYPE } from '../../lib/oidc/id-jag';
 import { completePasswordSignIn } from '../../lib/oidc/password-sign-in';
 import { startExampleApp } from '../../examples/notes/app';
@@ -102,7 +102,9 @@ describe('ID-JAG between two Portico instances', () => {
     await addMember(databaseA.db, { orgId: hostApp.orgId, userId: alice.id, role: 'member' });
     const ownerA = await createUser(databaseA.db, { email: `owner-${randomBytes(3).toString('hex')}@company.test`, name: 'Owner A', passwordHash: null });
     await addMember(databaseA.db, { orgId: hostApp.orgId, userId: ownerA.id, role: 'owner' });
-    const ssoAtA = await createApp(databaseA.db, { orgId: hostApp.orgId, slug: 'vendor-sso', name: 'Vendor SSO', publishOrigin: 'https://vendor-sso.company.test', redirectUris: [federationCallbackUrl(portB.issuer)] });
+    // B's connection's id is chosen first: A registers B's redirect URI for that connection.
+    const connectionId = randomUUID();
+    const ssoAtA = await createApp(databaseA.db, { orgId: hostApp.orgId, slug: 'vendor-sso', name: 'Vendor SSO', publishOrigin: 'https://vendor-sso.company.test', redirectUris: [connectionCallbackUrl(portB.issuer, connectionId)] });
 
     // B: the vendor's app, in the company's organization there, which proved company.test and connects to A.
     vendorApp = await createOrgWithApp(databaseB, 'Vendor');
@@ -115,7 +117,7 @@ describe('ID-JAG between two Portico instances', () => {
       createOidcConnection(
         { tx, audit, orgId: vendorApp.orgId },
         deps,
-        { name: 'Company', issuer: portA.issuer, clientId: ssoAtA.clientId, clientSecret: ssoAtA.clientSecret, defaultRole: 'member', emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', domainIds: [domain!.id] },
+        { id: connectionId, name: 'Company', issuer: portA.issuer, clientId: ssoAtA.clientId, clientSecret: ssoAtA.clientSecret, defaultRole: 'member', emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', domainIds: [domain!.id] },
         probe,
       ),
     );
@@ -131,7 +133,7 @@ describe('ID-JAG between two Portico instances', () => {
     if (signedIn.kind !== 'continue') throw new Error(`sign-in at A: ${signedIn.kind}`);
     const resumed = await fetch(signedIn.location, { redirect: 'manual', headers: { cookie: jar.header() } });
     const callback = new URL(resumed.headers.get('location') ?? '', portA.issuer);
-    const outcome = await completeOidcCallback(databaseB.db, deps, { cookieToken: started.token, url: callback, ip: '192.0.2.7' });
+    const outcome = await completeOidcCallback(databaseB.db, deps, { cookieToken: started.token, url: callback, ip: '192.0.2.7', connectionId: connection.id });
     expect(outcome.kind).toBe('signed_in');
     aliceAtB = (await findUserByEmail(databaseB.db, alice.email))!;
 

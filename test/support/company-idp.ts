@@ -4,7 +4,9 @@
 // openid email profile), as a company IdP with a signed-in employee would.
 //
 // `forgeIssuer`: the token endpoint's ID token is re-signed with the IdP's own key but another `iss` — what a
-// compromised or confused upstream could send; Portico must refuse it.
+// compromised or confused upstream could send; Portico must refuse it. `sendIss: false`: an identity provider that
+// predates RFC 9207, as many do: its authorization responses carry no `iss` and its metadata does not promise one.
+// `tokenRequests` counts the codes redeemed at its token endpoint (a mix-up test checks that none arrive).
 import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -29,10 +31,11 @@ export interface CompanyIdp {
   /** Who signs in next. */
   person: CompanyPerson;
   forgeIssuer: boolean;
+  tokenRequests: number;
   close(): Promise<void>;
 }
 
-export async function startCompanyIdp(options: { redirectUris: string[]; tlsDir?: string; clientId?: string; clientSecret?: string }): Promise<CompanyIdp> {
+export async function startCompanyIdp(options: { redirectUris: string[]; tlsDir?: string; clientId?: string; clientSecret?: string; sendIss?: boolean }): Promise<CompanyIdp> {
   const tls = loopbackTlsFiles({ dir: options.tlsDir });
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const signingJwk: JWK = { ...(await exportJWK(privateKey)), kid: 'company-key', alg: 'RS256', use: 'sig' };
@@ -46,6 +49,7 @@ export async function startCompanyIdp(options: { redirectUris: string[]; tlsDir?
     clientSecret: options.clientSecret ?? 'company-issued-secret-for-portico',
     person: { sub: 'employee-1', email: 'ada@company.test', email_verified: true, name: 'Ada' },
     forgeIssuer: false,
+    tokenRequests: 0,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const provider = new Provider(issuer, {
@@ -82,7 +86,9 @@ export async function startCompanyIdp(options: { redirectUris: string[]; tlsDir?
       void finishInteraction(provider, idp, request, response).catch(() => response.writeHead(500).end());
       return;
     }
+    if (request.method === 'POST' && url.startsWith('/token')) idp.tokenRequests += 1;
     if (idp.forgeIssuer && request.method === 'POST' && url.startsWith('/token')) forgeIdToken(response, privateKey);
+    if (options.sendIss === false) withoutIss(url, response);
     callback(request, response);
   };
   return idp;
@@ -98,6 +104,32 @@ async function finishInteraction(provider: Provider, idp: CompanyIdp, request: i
   grant.addOIDCScope('openid email profile');
   const grantId = await grant.save();
   await provider.interactionFinished(request, response, { consent: { grantId } }, { mergeWithLastSubmission: true });
+}
+
+/** An identity provider without RFC 9207: no `iss` in authorization responses, and none promised in its metadata. */
+function withoutIss(url: string, response: import('node:http').ServerResponse) {
+  const setHeader = response.setHeader.bind(response);
+  response.setHeader = ((name: string, value: number | string | readonly string[]) => {
+    if (name.toLowerCase() === 'location' && typeof value === 'string' && /[?&]code=/.test(value)) {
+      const location = new URL(value);
+      location.searchParams.delete('iss');
+      return setHeader(name, location.href);
+    }
+    return setHeader(name, value);
+  }) as typeof response.setHeader;
+  if (!url.startsWith('/.well-known/openid-configuration')) return;
+  const end = response.end.bind(response) as (...args: unknown[]) => import('node:http').ServerResponse;
+  response.end = ((body?: unknown, ...rest: unknown[]) => {
+    try {
+      const metadata = JSON.parse(String(body)) as Record<string, unknown>;
+      delete metadata.authorization_response_iss_parameter_supported;
+      const rewritten = JSON.stringify(metadata);
+      if (!response.headersSent) response.setHeader('Content-Length', Buffer.byteLength(rewritten));
+      return end(rewritten);
+    } catch {
+      return end(body, ...rest);
+    }
+  }) as typeof response.end;
 }
 
 /** Rewrites the token response's ID token: the same key, the same claims, another issuer. */

@@ -53,6 +53,11 @@ export interface SamlResponseInput {
   destination?: string;
   /** false: the assertion is not signed at all. */
   sign?: boolean;
+  /** Defaults: idpEntityId. The assertion's Issuer is signed with it; the Response's is not. */
+  assertionIssuer?: string;
+  responseIssuer?: string;
+  /** The signed SubjectConfirmationData's InResponseTo; default inResponseTo; null: none (an unsolicited assertion). */
+  assertionInResponseTo?: string | null;
 }
 
 const escapeXml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -68,12 +73,12 @@ export function samlResponse(input: SamlResponseInput): string {
     .join('');
   const xml =
     `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r${randomBytes(16).toString('hex')}" Version="2.0" IssueInstant="${now.toISOString()}" Destination="${escapeXml(input.destination ?? input.acs)}" InResponseTo="${escapeXml(input.inResponseTo)}">` +
-    `<saml:Issuer>${escapeXml(input.idpEntityId)}</saml:Issuer>` +
+    `<saml:Issuer>${escapeXml(input.responseIssuer ?? input.idpEntityId)}</saml:Issuer>` +
     `<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>` +
     `<saml:Assertion ID="${assertionId}" Version="2.0" IssueInstant="${now.toISOString()}">` +
-    `<saml:Issuer>${escapeXml(input.idpEntityId)}</saml:Issuer>` +
+    `<saml:Issuer>${escapeXml(input.assertionIssuer ?? input.idpEntityId)}</saml:Issuer>` +
     `<saml:Subject><saml:NameID Format="${escapeXml(input.nameIdFormat ?? 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent')}">${escapeXml(input.nameId)}</saml:NameID>` +
-    `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData InResponseTo="${escapeXml(input.inResponseTo)}" NotOnOrAfter="${notOnOrAfter}" Recipient="${escapeXml(input.recipient ?? input.acs)}"/></saml:SubjectConfirmation></saml:Subject>` +
+    `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData${input.assertionInResponseTo === null ? '' : ` InResponseTo="${escapeXml(input.assertionInResponseTo ?? input.inResponseTo)}"`} NotOnOrAfter="${notOnOrAfter}" Recipient="${escapeXml(input.recipient ?? input.acs)}"/></saml:SubjectConfirmation></saml:Subject>` +
     `<saml:Conditions NotBefore="${notBefore}" NotOnOrAfter="${notOnOrAfter}"><saml:AudienceRestriction><saml:Audience>${escapeXml(input.audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions>` +
     `<saml:AuthnStatement AuthnInstant="${now.toISOString()}" SessionIndex="_s${randomBytes(8).toString('hex')}"><saml:AuthnContext><saml:AuthnContextClassRef>${escapeXml(input.authnContext ?? 'urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport')}</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>` +
     (attributes ? `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>` : '') +

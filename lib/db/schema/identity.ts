@@ -69,6 +69,12 @@ export const identityConnections = pgTable(
     groupsClaim: text('groups_claim').notNull().default('groups'),
     /** Group name at the identity provider → the organization's team id: membership follows at each sign-in. */
     groupTeams: jsonb('group_teams').$type<Record<string, string>>().notNull().default({}),
+    /**
+     * OpenID Connect connections made before each had a redirect URI of its own (migration 0050): until then, or
+     * until an admin switches it, sign-ins go out with the old shared callback, which then takes only responses whose
+     * `iss` (RFC 9207) is this connection's issuer. Null: the connection's own callback only.
+     */
+    legacyCallbackUntil: timestamp('legacy_callback_until', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -109,14 +115,17 @@ export const externalIdentities = pgTable(
 
 /**
  * A sign-in through a connection, from the redirect to the identity provider until it ends: found by the SHA-256 of
- * the token the browser holds in a cookie (and, for OpenID Connect, sends back as `state`). Where the sign-in
- * continues is stored here, never taken from the request. `stage`: started (at the IdP), linking (an existing
- * account must prove itself before it is linked), done (an app's sign-in card finishes it under its own path).
+ * the secret the browser holds in a cookie, or by the SHA-256 of its `state` (OpenID Connect) / RelayState (SAML),
+ * a second random value that only names the sign-in and never proves the browser. Where the sign-in continues is
+ * stored here, never taken from the request. `stage`: started (at the IdP), asserted (a SAML Response waits for its
+ * browser), linking (an existing account must prove itself before it is linked), done (an app's sign-in card
+ * finishes it under its own path).
  */
 export const federatedSignIns = pgTable(
   'federated_sign_ins',
   {
     tokenHash: text('token_hash').primaryKey(),
+    stateHash: text('state_hash').unique('federated_sign_ins_state_hash_key'),
     connectionId: uuid('connection_id')
       .notNull()
       .references(() => identityConnections.id, { onDelete: 'cascade' }),

@@ -1,18 +1,10 @@
-// GET /auth/federation/oidc/callback – the redirect_uri Portico registers at a company's OpenID provider (one for
-// every connection): lib/identity/federation.ts checks the state against this browser's cookie and does the rest.
-import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { completeOidcCallback, federationTokenFromCookies } from '@/lib/identity/federation';
-import { db } from '@/lib/runtime';
-import { federationDeps } from '../../_lib/deps';
-import { respondToFederation } from '../../_lib/respond';
+// GET /auth/federation/oidc/callback – the redirect URI every OpenID Connect connection shared before each had its
+// own (migration 0050). It takes only responses whose `iss` (RFC 9207) names the issuer of a connection still on it
+// (legacyCallbackUntil), and whose state is this browser's sign-in through that connection: docs/accounts.md.
+import { answerOidcCallback } from '../../_lib/oidc-callback';
 
 export const dynamic = 'force-dynamic';
 
-export async function GET(request: Request): Promise<Response> {
-  const outcome = await completeOidcCallback(db(), federationDeps(), {
-    cookieToken: federationTokenFromCookies(request.headers.get('cookie')),
-    url: new URL(request.url),
-    ip: clientIpFromHeaders(request.headers),
-  });
-  return respondToFederation(request, outcome);
+export function GET(request: Request): Promise<Response> {
+  return answerOidcCallback(request, undefined);
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { CommandRefusal } from '@/lib/accounts/org-operation';
 import { getT } from '@/lib/i18n/server';
 import { addDomain, domainCheckDeps, proveDomain, recordDomainCheck, removeDomain } from '@/lib/identity/domains';
-import { createOidcConnection, createSamlConnection, deleteConnection, probeOidcIssuer, setConnectionEnabled, updateConnection } from '@/lib/identity/connections';
+import { createOidcConnection, createSamlConnection, deleteConnection, probeOidcIssuer, setConnectionEnabled, updateConnection, useOwnCallback } from '@/lib/identity/connections';
 import { issueScimToken, revokeScimToken } from '@/lib/identity/scim';
 import { createRemoteMcpServer, deleteRemoteMcpServer, removeTrustedAssertionIssuer, trustAssertionIssuer } from '@/lib/identity/enterprise-authorization';
 import { db, runtime } from '@/lib/runtime';
@@ -72,7 +72,7 @@ const CONNECTION_FIELDS = ['name', 'clientId', 'clientSecret', 'emailClaim', 'na
 export const createOidcConnectionAction = orgAction(
   {
     permission: 'identity.manage',
-    input: z.object({ name: z.string().max(200), issuer: z.string().max(600), clientId: z.string().max(400), clientSecret: z.string().max(1200), defaultRole: role, emailClaim: claim, nameClaim: claim, groupsClaim: claim, domainIds }),
+    input: z.object({ newConnectionId: z.uuid(), name: z.string().max(200), issuer: z.string().max(600), clientId: z.string().max(400), clientSecret: z.string().max(1200), defaultRole: role, emailClaim: claim, nameClaim: claim, groupsClaim: claim, domainIds }),
     prepare: async ({ input }) => {
       try {
         return await probeOidcIssuer({ allowLoopback: runtime().env.outboundAllowLoopback }, input.issuer);
@@ -83,7 +83,8 @@ export const createOidcConnectionAction = orgAction(
   },
   async ({ tx, input, access, audit, prepared }) => {
     try {
-      const created = await createOidcConnection({ tx, audit, orgId: access.org.id }, runtime(), input, prepared);
+      // The id the form showed in the redirect URI to register, so that the URI registered is the connection's.
+      const created = await createOidcConnection({ tx, audit, orgId: access.org.id }, runtime(), { ...input, id: input.newConnectionId }, prepared);
       return { status: 'ok', message: (await getT('console.identity'))('connections.created', { name: created.name }) };
     } catch (error) {
       nextToField(error, CONNECTION_FIELDS);
@@ -140,6 +141,14 @@ export const setConnectionEnabledAction = orgAction(
     const connection = await setConnectionEnabled({ tx, audit, orgId: access.org.id }, input.connectionId, input.enabled === 'yes');
     const t = await getT('console.identity');
     return { status: 'ok', message: connection.enabled ? t('connections.enabledNow', { name: connection.name }) : t('connections.disabledNow', { name: connection.name }) };
+  },
+);
+
+export const useOwnCallbackAction = orgAction(
+  { permission: 'identity.manage', input: z.object({ connectionId: z.string().max(64) }) },
+  async ({ tx, input, access, audit }) => {
+    const connection = await useOwnCallback({ tx, audit, orgId: access.org.id }, input.connectionId);
+    return { status: 'ok', message: (await getT('console.identity'))('connections.ownCallbackNow', { name: connection.name }) };
   },
 );
 

@@ -7,9 +7,11 @@ import { EmptyState, Section } from '../../../_components/page-header';
 import { getT } from '@/lib/i18n/server';
 import type { ConnectionListing } from '@/lib/identity/connections';
 import type { OrgDomain } from '@/lib/identity/domains';
-import { federationCallbackUrl } from '@/lib/identity/federation';
+import { randomUUID } from 'node:crypto';
+import { connectionCallbackUrl, legacyCallbackUrl, usesLegacyCallback } from '@/lib/identity/federation';
 import { samlAcsUrl, samlEntityId } from '@/lib/identity/saml';
-import { createOidcConnectionAction, createSamlConnectionAction, deleteConnectionAction, setConnectionEnabledAction, updateConnectionAction } from './actions';
+import { When } from '@/app/_components/when';
+import { createOidcConnectionAction, createSamlConnectionAction, deleteConnectionAction, setConnectionEnabledAction, updateConnectionAction, useOwnCallbackAction } from './actions';
 
 type T = Awaited<ReturnType<typeof getT<'console.identity'>>>;
 
@@ -56,6 +58,7 @@ const code = (chunks: React.ReactNode) => <code className="break-all">{chunks}</
 
 export async function ConnectionsSection({ org, issuer, connections, domains, teams }: { org: string; issuer: string; connections: ConnectionListing[]; domains: OrgDomain[]; teams: { id: string; name: string }[] }) {
   const t = await getT('console.identity');
+  const newConnectionId = randomUUID();
   const teamName = (id: string) => teams.find((team) => team.id === id)?.name ?? '?';
   return (
     <Section id="connections" title={t('connections.title')}>
@@ -81,7 +84,17 @@ export async function ConnectionsSection({ org, issuer, connections, domains, te
                   <dd className="break-all">{connection.oidcClientId}</dd>
                   <dt className="text-slate-600">{t('connections.redirectUri')}</dt>
                   <dd className="break-all">
-                    <code>{federationCallbackUrl(issuer)}</code>
+                    <code data-testid="connection-redirect-uri">{connectionCallbackUrl(issuer, connection.id)}</code>
+                    {usesLegacyCallback(connection) ? (
+                      <div className="mt-2 grid gap-2 rounded-md border border-amber-300 bg-amber-50 p-2 text-slate-800" data-testid="legacy-callback">
+                        <p>
+                          {t.rich('connections.legacyCallback', { code, legacy: legacyCallbackUrl(issuer) })} <When value={connection.legacyCallbackUntil!} relative={false} />
+                        </p>
+                        <ActionForm action={useOwnCallbackAction} org={org} submitLabel={t('connections.useOwnCallback')} variant="secondary" inline>
+                          <input type="hidden" name="connectionId" value={connection.id} />
+                        </ActionForm>
+                      </div>
+                    ) : null}
                   </dd>
                 </>
               ) : (
@@ -171,8 +184,10 @@ export async function ConnectionsSection({ org, issuer, connections, domains, te
       {/* Open while there is no connection; afterwards the forms fold away under their titles. */}
       <details className="mt-6" open={connections.length === 0} data-testid="add-oidc-details">
       <summary className="mb-2 cursor-pointer font-semibold">{t('connections.addOidc.title')}</summary>
-      <p className="mb-3 max-w-3xl text-sm text-slate-600">{t.rich('connections.addOidc.intro', { code, redirectUri: federationCallbackUrl(issuer) })}</p>
+      <p className="mb-3 max-w-3xl text-sm text-slate-600">{t.rich('connections.addOidc.intro', { code, redirectUri: connectionCallbackUrl(issuer, newConnectionId) })}</p>
       <ActionForm action={createOidcConnectionAction} org={org} submitLabel={t('connections.addOidc.submit')} testId="add-oidc-connection">
+        {/* The connection is made with the id its redirect URI above names (each connection has its own). */}
+        <input type="hidden" name="newConnectionId" value={newConnectionId} />
         <Field id="oidc-name" label={t('connections.fields.name')} name="name" required maxLength={100} placeholder="Company SSO" />
         <Field id="oidc-issuer" label={t('connections.fields.issuer')} name="issuer" required maxLength={500} placeholder="https://login.example.com" hint={t('connections.fields.issuerHint')} autoComplete="off" />
         <Field id="oidc-clientId" label={t('connections.fields.clientId')} name="clientId" required maxLength={300} autoComplete="off" />

@@ -1,0 +1,18 @@
+// Both OpenID Connect callbacks (a connection's own, and the legacy shared one): lib/identity/federation.ts checks the
+// state against this browser's cookie and the connection, and does the rest.
+import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { completeOidcCallback, federationTokenFromCookies } from '@/lib/identity/federation';
+import { db } from '@/lib/runtime';
+import { federationDeps } from './deps';
+import { respondToFederation } from './respond';
+
+/** `connectionId`: the connection the callback's path names; undefined at the legacy shared callback. */
+export async function answerOidcCallback(request: Request, connectionId: string | undefined): Promise<Response> {
+  const outcome = await completeOidcCallback(db(), federationDeps(), {
+    cookieToken: federationTokenFromCookies(request.headers.get('cookie')),
+    url: new URL(request.url),
+    ip: clientIpFromHeaders(request.headers),
+    connectionId,
+  });
+  return respondToFederation(request, outcome);
+}

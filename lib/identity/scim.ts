@@ -139,11 +139,16 @@ export function parseEqFilter(filter: string | null, attributes: readonly string
   const match = /^\s*([A-Za-z][A-Za-z0-9.]*)\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$/i.exec(filter);
   const attribute = match ? attributes.find((name) => name.toLowerCase() === match[1]!.toLowerCase()) : undefined;
   if (!match || !attribute) throw new ScimRefusal(400, `Only these filters are supported: ${attributes.map((name) => `${name} eq "…"`).join(', ')}.`, 'invalidFilter');
+  let value: string;
   try {
-    return { attribute, value: JSON.parse(`"${match[2]}"`) as string };
+    value = JSON.parse(`"${match[2]}"`) as string;
   } catch {
     throw new ScimRefusal(400, 'The filter\'s value is not a valid quoted string.', 'invalidFilter');
   }
+  // A value no identifier can hold (NUL, which PostgreSQL text cannot store, or half of a surrogate pair, which is
+  // no character): refused as the filter it is (RFC 7644 §3.12), never passed on to the database.
+  if (/\u0000/.test(value) || !value.isWellFormed()) throw new ScimRefusal(400, 'The filter\'s value holds a character that no identifier has.', 'invalidFilter');
+  return { attribute, value };
 }
 
 function scimUsersQuery(db: Queryable, where: SQL | undefined) {

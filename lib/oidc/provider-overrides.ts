@@ -81,6 +81,15 @@
 //   Upstream answers an unknown client 401, but a client whose metadata document could not be fetched, or whose
 //   document's host the installation does not allow, 400 invalid_client. RFC 6749 §5.2 pairs invalid_client with 401,
 //   and MCP clients read it as "register again (or fix the document)": the status is made 401 for all of them.
+//
+// Upstream: lib/actions/code_verification.js and lib/helpers/initialize_app.js `ensureSessionSave`.
+//
+// Deviation 10 — a code posted to the device verification page without the page's session goes back to the page.
+//   Upstream refuses the missing xsrf state, renders the code entry page again with a new xsrf secret in a session
+//   that was never saved, and then fails to persist that session: a 500 with a stack trace in the log, for any POST
+//   that did not come from the page (a bookmark, a browser that lost its cookie, a probe). Here such a POST, before
+//   its body is read, is sent to the page with 303 See Other (RFC 9110 §15.4.4), where the person enters the code
+//   on a page that has its session.
 import { and, eq, sql } from 'drizzle-orm';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -191,6 +200,14 @@ export function applyProviderOverrides(provider: Provider, db: () => Database, o
       return found;
     };
   }
+
+  // Deviation 10.
+  const verificationPage = provider.pathFor('code_verification');
+  provider.use(async (ctx, next) => {
+    if (ctx.method !== 'POST' || ctx.path.replace(/\/$/, '').toLowerCase() !== verificationPage.toLowerCase() || ctx.cookies.get(provider.cookieName('session'))) return next();
+    ctx.status = 303;
+    ctx.redirect(verificationPage);
+  });
 
   // Deviations 6, 7 and 9.
   provider.use(async (ctx, next) => {

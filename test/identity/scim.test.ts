@@ -85,6 +85,13 @@ describe('SCIM 2.0 provisioning', () => {
     expect(await scim('POST', 'Users', '{"userName": ')).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
     expect(await scim('GET', `Users?filter=${encodeURIComponent('name.familyName co "J"')}`)).toMatchObject({ status: 400, body: { scimType: 'invalidFilter' } });
     expect(await scim('GET', `Users?filter=${encodeURIComponent('userName eq "a\\x"')}`)).toMatchObject({ status: 400, body: { scimType: 'invalidFilter' } });
+    // A value that decodes to NUL (PostgreSQL text cannot hold it) or to half a surrogate pair: the filter's error, not a 500.
+    for (const value of ['a\\u0000b', '\\ud800', 'x\\udc00y']) {
+      for (const attribute of ['userName', 'externalId', 'emails.value']) {
+        expect(await scim('GET', `Users?filter=${encodeURIComponent(`${attribute} eq "${value}"`)}`), `${attribute} ${value}`).toMatchObject({ status: 400, body: { scimType: 'invalidFilter' } });
+      }
+      expect(await scim('GET', `Groups?filter=${encodeURIComponent(`displayName eq "${value}"`)}`)).toMatchObject({ status: 400, body: { scimType: 'invalidFilter' } });
+    }
     expect((await scim('GET', `Users/${randomBytes(4).toString('hex')}`)).status).toBe(404);
   });
 

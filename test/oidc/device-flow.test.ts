@@ -128,6 +128,30 @@ describe('device authorization grant', () => {
     expect(await poll()).toBe('slow_down');
   });
 
+  it('a code posted without the page’s session goes back to the page, never a 500; with another page’s xsrf, the page says so', async () => {
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'mcp', resource: app.resource });
+    const bodies = [new URLSearchParams({ user_code: started.user_code }), new URLSearchParams({ xsrf: 'not-this-pages', user_code: started.user_code }), new URLSearchParams({})];
+    for (const path of ['/oidc/device', '/oidc/device/', '/OIDC/Device']) {
+      for (const body of bodies) {
+        const posted = await fetch(`${suite.harness.issuer}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'pt-BR' }, body });
+        expect([posted.status, posted.headers.get('location')], `${path} ${body.toString()}`).toEqual([303, '/oidc/device']);
+      }
+    }
+    // Followed, as a browser does: the page in the person's language, with a form that has its session.
+    const jar = new CookieJar();
+    const page = await fetch(`${suite.harness.issuer}/oidc/device`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'pt-BR' }, body: bodies[0] });
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain('<html lang="pt-BR"');
+    expect(html).toMatch(/name="xsrf" value="[^"]+"/);
+    // A browser with a session but another page's xsrf: the page again, saying it failed — not a 500.
+    const wrongXsrf = await enterCode(jar, started.user_code);
+    expect(wrongXsrf.status).toBe(200);
+    const stale = await fetch(`${suite.harness.issuer}/oidc/device`, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ xsrf: 'not-this-pages', user_code: started.user_code }) });
+    expect(stale.status).toBeLessThan(500);
+    expect(await stale.text()).not.toMatch(/node_modules|TypeError/);
+  });
+
   it('a wrong code is refused on the page, and guessing is limited per network before any code is checked', async () => {
     const started = await oidc.initiateDeviceAuthorization(config, { scope: 'mcp', resource: app.resource });
     const jar = new CookieJar();

@@ -11,11 +11,10 @@ import { localized } from '../i18n/catalogs';
 import { passkeys, recoveryCodes, totpFactors } from '../db/schema';
 import type { RelyingParty } from './passkeys';
 import type { AccountMailContext } from './password-reset';
-import { confirmTotpEnrollment, personActor, personSubject, queueFactorNotice, removeTotp, replaceRecoveryCodes, SecondFactorRefusal, secondFactorCount, secondFactorStateOf } from './second-factors';
-import { queueCredentialChange } from '../ssf/events';
+import { afterFactorChange } from './factor-change';
+import { confirmTotpEnrollment, personActor, personSubject, removeTotp, replaceRecoveryCodes, SecondFactorRefusal, secondFactorStateOf } from './second-factors';
 import { accountFactorsContext, StepUpRefusal, verifyStepUp, type StepUpProof } from './step-up';
 import type { User } from './users';
-import { endSessions } from '../grants';
 
 /** What every change needs: the person, the step-up proof, where it comes from, and what checks it. */
 export interface OwnFactorChange {
@@ -42,10 +41,7 @@ export async function confirmOwnTotp(db: Database, change: OwnFactorChange & { c
   await stepUp(db, change, true);
   return db.transaction(async (tx) => {
     const { recoveryCodes: codes } = await confirmTotpEnrollment(tx, change.keys.atRestKey, change.user, change.code);
-    await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.enrolled', subject: personSubject(change.user), details: { kind: 'totp' } });
-    await queueFactorNotice(tx, change.mail, change.user, 'added', 'authenticator app');
-    const factors = await secondFactorCount(tx, change.user.id);
-    await queueCredentialChange(tx, { userId: change.user.id, credentialType: 'app', changeType: 'create', secondFactorsBefore: factors - 1, secondFactorsAfter: factors });
+    await afterFactorChange(tx, { user: change.user, ip: change.ip, mail: change.mail, change: 'added', factor: { kind: 'totp' } });
     return codes;
   });
 }
@@ -54,11 +50,7 @@ export async function removeOwnTotp(db: Database, change: OwnFactorChange & { ma
   await stepUp(db, change);
   await db.transaction(async (tx) => {
     if (!(await removeTotp(tx, change.user.id))) throw new SecondFactorRefusal(localized('account.refusals.noAuthenticator'), 'form');
-    await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.removed', subject: personSubject(change.user), details: { kind: 'totp' } });
-    await queueFactorNotice(tx, change.mail, change.user, 'removed', 'authenticator app');
-    const factors = await secondFactorCount(tx, change.user.id);
-    await queueCredentialChange(tx, { userId: change.user.id, credentialType: 'app', changeType: 'delete', secondFactorsBefore: factors + 1, secondFactorsAfter: factors });
-    await endSessions(tx, change.user.id, 'second_factor_removed');
+    await afterFactorChange(tx, { user: change.user, ip: change.ip, mail: change.mail, change: 'removed', factor: { kind: 'totp' } });
   });
 }
 
@@ -91,17 +83,6 @@ export async function removeOwnPasskey(db: Database, change: OwnFactorChange & {
           sql`not exists (select 1 from ${totpFactors} where ${totpFactors.userId} = ${change.user.id} and ${totpFactors.confirmedAt} is not null)`,
         ),
       );
-    await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.removed', subject: personSubject(change.user), details: { kind: 'passkey', name: removed.name } });
-    await queueFactorNotice(tx, change.mail, change.user, 'removed', 'passkey');
-    const factors = await secondFactorCount(tx, change.user.id);
-    await queueCredentialChange(tx, {
-      userId: change.user.id,
-      credentialType: (removed.transports ?? []).includes('internal') ? 'fido2-platform' : 'fido2-roaming',
-      changeType: 'delete',
-      friendlyName: removed.name,
-      secondFactorsBefore: factors + 1,
-      secondFactorsAfter: factors,
-    });
-    await endSessions(tx, change.user.id, 'second_factor_removed');
+    await afterFactorChange(tx, { user: change.user, ip: change.ip, mail: change.mail, change: 'removed', factor: { kind: 'passkey', name: removed.name, transports: removed.transports ?? [] } });
   });
 }

@@ -18,13 +18,12 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
-import { recordAuditEvent } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { passkeys, recoveryCodes, totpFactors, webauthnChallenges } from '../db/schema';
 import type { AccountMailContext } from './password-reset';
-import { personActor, personSubject, queueFactorNotice, replaceRecoveryCodes, SecondFactorRefusal, secondFactorCount } from './second-factors';
-import { queueCredentialChange } from '../ssf/events';
+import { afterFactorChange } from './factor-change';
+import { replaceRecoveryCodes, SecondFactorRefusal } from './second-factors';
 import { findUserById, type User } from './users';
 
 export const WEBAUTHN_CHALLENGE_SECONDS = 5 * 60;
@@ -199,17 +198,7 @@ export async function registerOwnPasskey(
     if (inserted.length === 0) throw new SecondFactorRefusal(localized('account.refusals.passkeyRegisteredAlready'), 'form');
     // Registration required user verification: the new key was made and unlocked by the person just now.
     await input.within?.(tx, { amr: [credentialDeviceType === 'singleDevice' ? 'hwk' : 'swk', 'user', 'mfa'] });
-    await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'passkey', name } });
-    await queueFactorNotice(tx, input.mail, input.user, 'added', 'passkey');
-    const factors = await secondFactorCount(tx, input.user.id);
-    await queueCredentialChange(tx, {
-      userId: input.user.id,
-      credentialType: (credential.transports ?? []).includes('internal') ? 'fido2-platform' : 'fido2-roaming',
-      changeType: 'create',
-      friendlyName: name,
-      secondFactorsBefore: factors - 1,
-      secondFactorsAfter: factors,
-    });
+    await afterFactorChange(tx, { user: input.user, ip: input.ip, mail: input.mail, change: 'added', factor: { kind: 'passkey', name, transports: credential.transports ?? [] } });
     const [anyCode] = await tx.select({ id: recoveryCodes.id }).from(recoveryCodes).where(eq(recoveryCodes.userId, input.user.id)).limit(1);
     return anyCode ? {} : { recoveryCodes: await replaceRecoveryCodes(tx, input.user.id) };
   });

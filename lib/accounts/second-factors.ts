@@ -12,12 +12,7 @@ import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import type { Database, Queryable } from '../db/client';
-import { recordAuditEvent } from '../audit/events';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
-import { mailLocaleFor } from '../i18n/recipient';
-import { secondFactorChangedMail, type SecondFactorKind } from '../mail/messages';
-import { enqueueMail } from '../deliveries/outbox';
-import type { AccountMailContext } from './password-reset';
 import type { User } from './users';
 import { passkeys, recoveryCodes, totpFactors } from '../db/schema';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
@@ -229,7 +224,7 @@ export async function totpEnrollmentOf(secretEncrypted: string, atRestKey: Uint8
 export async function confirmSignInTotp(
   tx: Queryable,
   atRestKey: Uint8Array,
-  input: { user: User; secretEncrypted: string; code: string; ip: string; mail: AccountMailContext; now?: number },
+  input: { user: User; secretEncrypted: string; code: string; now?: number },
 ): Promise<string[]> {
   const typed = normalizeCode(input.code);
   if (!typed) throw new SecondFactorRefusal(localized('account.refusals.typeSixDigits'));
@@ -241,16 +236,8 @@ export async function confirmSignInTotp(
     .onConflictDoUpdate({ target: totpFactors.userId, set: { secretEncrypted: input.secretEncrypted, confirmedAt: sql`now()`, lastUsedStep: step, createdAt: sql`now()` }, where: isNull(totpFactors.confirmedAt) })
     .returning({ userId: totpFactors.userId });
   if (confirmed.length === 0) throw new SecondFactorRefusal(localized('account.refusals.authenticatorExistsSignIn'), 'form');
-  const codes = await replaceRecoveryCodes(tx, input.user.id);
-  await recordAuditEvent(tx, { orgId: null, actor: personActor(input.user, input.ip), action: 'second_factor.enrolled', subject: personSubject(input.user), details: { kind: 'totp', during: 'sign_in' } });
-  await queueFactorNotice(tx, input.mail, input.user, 'added', 'authenticator app');
-  return codes;
-}
-
-/** The owner hears of every change of their factors, in the change's transaction (lost with it, never without it). */
-export async function queueFactorNotice(db: Queryable, mail: AccountMailContext, user: User, change: 'added' | 'removed', factor: SecondFactorKind): Promise<void> {
-  const locale = await mailLocaleFor(db, { email: user.email });
-  await enqueueMail(db, mail.atRestKey, secondFactorChangedMail({ to: user.email, locale, when: new Date(), change, factor, accountLink: `${mail.issuer}/console/account` }));
+  // What follows (audit, notice, Shared Signals) is the caller's: afterFactorChange, beside the sign-in it continues.
+  return replaceRecoveryCodes(tx, input.user.id);
 }
 
 export const personActor = (user: User, ip: string) => ({ type: 'person' as const, id: user.id, label: user.email, ip });

@@ -10,6 +10,7 @@ import { and, eq, gt, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client';
 import { localized } from '../i18n/catalogs';
 import { passkeys, pendingSignIns, totpFactors, users } from '../db/schema';
+import { afterFactorChange } from './factor-change';
 import { confirmSignInTotp, newSignInTotpSecret, SecondFactorRefusal, useRecoveryCode, verifyTotpCode } from './second-factors';
 import type { AccountMailContext } from './password-reset';
 import { secondFactorRequired } from './second-factor-policy';
@@ -64,6 +65,11 @@ export type SecondStepContinuation = (
   enroll?: boolean;
   /** The methods of the first step when it was not a password (`fed`, … after a company's identity provider). */
   firstFactor?: string[];
+  /**
+   * An existing account proved its password to be linked to a company identity provider's subject: the link is made
+   * only once the whole sign-in is done, the second factor included (lib/identity/federation.ts completeFederatedLink).
+   */
+  federatedLink?: { connectionId: string; issuer: string; subject: string; groups?: string[] };
 };
 
 /** Where a person who must set up a second factor does it, between their password and the rest of the sign-in. */
@@ -153,7 +159,8 @@ export async function enrollAtSignIn(db: Database, atRestKey: Uint8Array, input:
       throw new SecondFactorRefusal(SIGN_IN_ENDED, 'form');
     }
     await refuseUnlessFirstFactor(tx, user.id, undefined);
-    const codes = await confirmSignInTotp(tx, atRestKey, { user, secretEncrypted: continuation.totpSecret, code: input.code, ip: input.ip, mail: input.mail, now: input.now });
+    const codes = await confirmSignInTotp(tx, atRestKey, { user, secretEncrypted: continuation.totpSecret, code: input.code, now: input.now });
+    await afterFactorChange(tx, { user, ip: input.ip, mail: input.mail, change: 'added', factor: { kind: 'totp' }, during: 'sign_in' });
     await markEnrolled(tx, row.id, 'totp', withSecondFactor(continuation, 'otp'));
     return codes;
   });

@@ -12,12 +12,17 @@ import { deleteAccount, disableAccount, setOwnPassword } from '../../lib/account
 import { addMember, removeMember } from '../../lib/accounts/memberships';
 import { signOutEverywhere } from '../../lib/accounts/sessions';
 import { setAppDisabled } from '../../lib/clients/apps';
-import { outboundDeliveries, ssfStreams, users } from '../../lib/db/schema';
+import { auditEvents, outboundDeliveries, ssfStreams, users } from '../../lib/db/schema';
 import { deliverDue } from '../../lib/deliveries/outbox';
 import { giveUpUncollectedEvents, queueCredentialChange, queuePersonEvent, SSF_EVENT_TYPES, UNCOLLECTED_EVENT_DAYS, VERIFICATION_EVENT } from '../../lib/ssf/events';
 import { securityEventPushDelivery, securityEventSigner } from '../../lib/ssf/set';
 import { handlePollRequest, handleStatusRequest, handleStreamsRequest, handleVerificationRequest, listAppStreams, MAX_STREAMS_PER_CLIENT, MIN_VERIFICATION_INTERVAL_SECONDS, ssfConfiguration, type SsfContext } from '../../lib/ssf/streams';
-import { createMember, createOrgWithApp, relyingParty, signIn, useProviderHarness, type AppFixture } from '../support/provider-harness';
+import { createMember, createOrgWithApp, relyingParty, signIn, TEST_PASSWORD, useProviderHarness, type AppFixture } from '../support/provider-harness';
+import { Secret, TOTP } from 'otpauth';
+import { confirmOwnTotp, removeOwnTotp } from '../../lib/accounts/own-factors';
+import { relyingPartyOf } from '../../lib/accounts/passkeys';
+import { startTotpEnrollment, totpEnrollmentOf } from '../../lib/accounts/second-factors';
+import { beginSecondStep, enrollAtSignIn, enrollmentSecret } from '../../lib/accounts/sign-in-second-step';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import type { User } from '../../lib/accounts/users';
 
@@ -311,5 +316,35 @@ describe('shared signals', () => {
     expect(await updated.json()).toMatchObject({ stream_id: mine.stream_id, description: 'renamed', delivery: { method: POLL } });
     expect((await call(handleStreamsRequest, 'DELETE', undefined, { query: `?stream_id=${mine.stream_id}` })).status).toBe(204);
     expect((await call(handleStreamsRequest, 'GET', undefined, { query: `?stream_id=${mine.stream_id}` })).status).toBe(404);
+  });
+  it('every way a second factor comes or goes is followed the same way: the audit event, the owner\'s notice, one credential-change to the apps', async () => {
+    const stream = await createStream({ delivery: { method: POLL }, events_requested: [SSF_EVENT_TYPES.credentialChange] });
+    const changesOf = async (person: User) =>
+      (await suite.database.db.select({ payload: outboundDeliveries.payload }).from(outboundDeliveries).where(and(eq(outboundDeliveries.streamId, String(stream.stream_id)), eq(outboundDeliveries.eventType, SSF_EVENT_TYPES.credentialChange))))
+        .map((row) => row.payload as { subject: { sub?: string }; events: Record<string, { credential_type: string; change_type: string }> })
+        .filter((payload) => JSON.stringify(payload.subject).includes(person.id))
+        .map((payload) => `${payload.events[SSF_EVENT_TYPES.credentialChange]!.credential_type} ${payload.events[SSF_EVENT_TYPES.credentialChange]!.change_type}`);
+    const followUps = async (person: User) => ({
+      audit: (await suite.database.db.select({ action: auditEvents.action, details: auditEvents.details }).from(auditEvents).where(and(eq(auditEvents.subjectId, person.id), sql`${auditEvents.action} like 'second_factor.%'`))).map((event) => `${event.action} ${(event.details as { kind?: string; during?: string }).kind}${(event.details as { during?: string }).during ? ` ${(event.details as { during?: string }).during}` : ''}`),
+      notices: (await suite.database.db.select({ id: outboundDeliveries.id }).from(outboundDeliveries).where(and(eq(outboundDeliveries.channel, 'mail'), eq(outboundDeliveries.recipient, person.email)))).length,
+      changes: await changesOf(person),
+    });
+    const mail = { issuer: suite.harness.issuer, atRestKey };
+    const codeOf = (secret: string) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
+
+    // The account page: an authenticator app turned on, then off (with its own code as step-up, a later time step).
+    const { person: own } = await signedIn();
+    const change = { user: own, ip: '192.0.2.40', keys: { atRestKey, rp: relyingPartyOf(suite.harness.issuer) }, mail };
+    const { secret } = await startTotpEnrollment(suite.database.db, atRestKey, own);
+    await confirmOwnTotp(suite.database.db, { ...change, proof: { password: TEST_PASSWORD }, code: codeOf(secret).generate() });
+    await removeOwnTotp(suite.database.db, { ...change, proof: { code: codeOf(secret).generate({ timestamp: Date.now() + 30_000 }) } });
+    expect(await followUps(own)).toEqual({ audit: ['second_factor.enrolled totp', 'second_factor.removed totp'], notices: 2, changes: ['app create', 'app delete'] });
+
+    // An authenticator app set up during a sign-in that must have one (it told the apps nothing before).
+    const { person: enrolling } = await signedIn();
+    const token = await beginSecondStep(suite.database.db, { userId: enrolling.id, continuation: { surface: 'console', events: { surface: 'console', ip: '192.0.2.41' }, enroll: true } });
+    const { secret: signInSecret } = await totpEnrollmentOf((await enrollmentSecret(suite.database.db, atRestKey, token))!, atRestKey, enrolling);
+    await enrollAtSignIn(suite.database.db, atRestKey, { token, code: codeOf(signInSecret).generate(), ip: '192.0.2.41', mail });
+    expect(await followUps(enrolling)).toEqual({ audit: ['second_factor.enrolled totp sign_in'], notices: 1, changes: ['app create'] });
   });
 });

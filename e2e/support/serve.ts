@@ -54,9 +54,11 @@ try {
   await stop(1);
 }
 // A lane that dies during the run ends the whole server: its specs would otherwise fail one by one, unexplained.
+// (At the end of the run Playwright signals the whole process group: a lane then exits 0, or by that signal.)
 for (const [lane, child] of lanes.entries()) {
-  child.once('exit', (code) => {
-    console.error(`e2e lane ${lane} exited with ${code} during the run.`);
+  child.once('exit', (code, signal) => {
+    if (stopping || code === 0 || signal === 'SIGTERM' || signal === 'SIGINT') return;
+    console.error(`e2e lane ${lane} exited with ${code ?? signal} during the run.`);
     void stop(1);
   });
 }

@@ -25,9 +25,13 @@ export async function AuditTable({ events, testId, showSubject = true, detailBas
           <tr key={event.id}>
             <td>
               {/* Named by the event and then its visible time (WCAG 2.5.3: the visible text is part of the name). */}
-              <Link href={`${detailBase}/${event.id}`}>
-                <span className="sr-only">{t('eventLabel', { id: event.id, action: event.action })}, </span>
-                <When value={event.occurredAt} relative={false} />
+              <span id={`event-${event.id}-label`} hidden>
+                {t('eventLabel', { id: event.id, action: event.action })},
+              </span>
+              <Link href={`${detailBase}/${event.id}`} aria-labelledby={`event-${event.id}-label event-${event.id}-time`}>
+                <span id={`event-${event.id}-time`}>
+                  <When value={event.occurredAt} relative={false} />
+                </span>
               </Link>
             </td>
             <td>{visibleText(event.actorLabel ?? event.actorId ?? event.actorType)}</td>

@@ -185,6 +185,41 @@ test.describe('an organization brings its own identity', () => {
     await lin.getByLabel('Password').fill(LIN.password);
     await lin.getByRole('button', { name: 'Link and continue' }).click();
     await lin.waitForURL(/\/console\/(demo\/apps|account)$/);
+    // Her account page lists the link, how it was made and when, and she could end it; her organization's owner sees
+    // it too — in both languages, on a phone as well.
+    await lin.goto('/console/account#links');
+    const linkRow = lin.getByTestId('linked-identities').locator('tr[data-link="Company SSO"]');
+    await expect(linkRow).toContainText('lin-sub');
+    await expect(linkRow).toContainText("this account's password");
+    await expect(lin.getByRole('button', { name: 'Remove this link' })).toBeVisible();
+    await shot(lin, 'account-links');
+    await expectAccessible(lin);
+    await owner.goto('/console/demo/settings/identity#linked-people');
+    const linked = owner.getByTestId('linked-people').locator(`li[data-link="${LIN.email}"]`);
+    await expect(linked).toContainText("the account's password");
+    await expect(linked.getByRole('button', { name: 'End this link' })).toBeVisible();
+    await expectAccessible(owner);
+    for (const [locale, words] of [['pt-BR', ['a senha desta conta', 'a senha da conta']], ['en-US', ["this account's password", "the account's password"]]] as const) {
+      // The same two signed-in people, in a browser that asks for `locale`.
+      const [linHere, ownerHere] = await Promise.all(
+        [lin, owner].map(async (page) => (await browser.newContext({ baseURL: ISSUER, locale, storageState: await page.context().storageState() })).newPage()),
+      );
+      for (const width of [1280, 390]) {
+        await linHere!.setViewportSize({ width, height: 900 });
+        await ownerHere!.setViewportSize({ width, height: 900 });
+        await linHere!.goto('/console/account#links');
+        await expect(linHere!.getByTestId('linked-identities')).toContainText(words[0]);
+        await ownerHere!.goto('/console/demo/settings/identity#linked-people');
+        await expect(ownerHere!.getByTestId('linked-people')).toContainText(words[1]);
+        for (const [page, name] of [[linHere!, 'account-links'], [ownerHere!, 'identity-linked-people']] as const) {
+          expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} ${locale} ${width}`).toBe(true);
+          await page.locator(name === 'account-links' ? '#links' : '#linked-people').screenshot({ path: testInfo.outputPath(`${name}-${locale}-${width}.png`) });
+        }
+        await expectAccessible(linHere!);
+        await expectAccessible(ownerHere!);
+      }
+      await Promise.all([linHere!.context().close(), ownerHere!.context().close()]);
+    }
 
     // 8. The central asks for the address first as well, and Lin's company sign-in opens it (now linked: no password).
     const central = await person(browser);

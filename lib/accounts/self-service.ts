@@ -21,6 +21,7 @@ import { recordSignInRefusal, recordSignInSuccess } from './sign-in-events';
 import { throttledPasswordCheck } from './throttled-password-check';
 import { hasSecondFactor } from './sign-in-second-step';
 import { createUser, type User } from './users';
+import { endPasswordProvenLinks } from '../identity/links';
 
 export type SelfServiceField = 'name' | 'password' | 'currentPassword' | 'form';
 /**
@@ -42,9 +43,9 @@ async function organizationNamesOf(db: Database, userId: string): Promise<string
   return (await listMembershipsOf(db, userId)).map((membership) => membership.name);
 }
 
-async function queueChangeNotice(db: Parameters<typeof enqueueMail>[0], mail: AccountMailContext, user: Pick<User, 'email'>, how: 'changed' | 'reset'): Promise<void> {
+async function queueChangeNotice(db: Parameters<typeof enqueueMail>[0], mail: AccountMailContext, user: Pick<User, 'email'>, how: 'changed' | 'reset', linksEnded = 0): Promise<void> {
   const locale = await mailLocaleFor(db, { email: user.email });
-  await enqueueMail(db, mail.atRestKey, passwordChangedMail({ to: user.email, locale, when: new Date(), how, recoverLink: `${mail.issuer}/account/recover` }));
+  await enqueueMail(db, mail.atRestKey, passwordChangedMail({ to: user.email, locale, when: new Date(), how, linksEnded, recoverLink: `${mail.issuer}/account/recover` }));
 }
 
 /** Sets the password through a setup, reset or forced-change link, and ends every session and refresh token. */
@@ -70,7 +71,9 @@ export async function setPasswordWithLink(
       subject: { type: 'person', id: spent.user.id, label: spent.user.email },
       details: { via: spent.purpose },
     });
-    if (spent.purpose !== 'setup') await queueChangeNotice(tx, mail, spent.user, spent.purpose === 'reset' ? 'reset' : 'changed');
+    // The mailbox proved more than the old password did: what only that password linked ends (lib/identity/links.ts).
+    const linksEnded = spent.purpose === 'reset' ? await endPasswordProvenLinks(tx, spent.user, input.ip) : 0;
+    if (spent.purpose !== 'setup') await queueChangeNotice(tx, mail, spent.user, spent.purpose === 'reset' ? 'reset' : 'changed', linksEnded);
     return { ok: true, value: { user: spent.user, purpose: spent.purpose } };
   });
 }

@@ -35,6 +35,7 @@ import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { externalIdentities, federatedSignIns, passkeys, scimUsers, teamMembers, teams, users } from '../db/schema';
 import type { OutboundPolicy } from '../http/outbound';
 import { clientSecretOf, discover, domainOfEmail, domainsOfConnection, findConnection, identityProviderFetch, type IdentityConnection } from './connections';
+import type { LinkedBy } from './links';
 
 export const FEDERATION_COOKIE = 'portico_federation';
 /** From the redirect to the identity provider to the end of the sign-in (a password to link included). */
@@ -442,7 +443,7 @@ async function resolveIn(tx: Queryable, connection: IdentityConnection, assertio
   const existing = await findUserByEmail(tx, assertion.email);
   if (!existing) {
     const user = await createUser(tx, { email: assertion.email, name: assertion.name ?? assertion.email.split('@')[0]!, passwordHash: null, emailVerified: assertion.emailVerified });
-    await linkIdentity(tx, connection, user, assertion);
+    await linkIdentity(tx, connection, user, assertion, 'sign_in');
     await recordAuditEvent(tx, {
       orgId: connection.orgId,
       actor: { type: 'person', id: user.id, label: user.email, ip },
@@ -454,7 +455,7 @@ async function resolveIn(tx: Queryable, connection: IdentityConnection, assertio
   }
   if (existing.disabledAt) return { kind: 'refused', reason: 'account_disabled' };
   if (await provisionedUnused(tx, connection.orgId, existing)) {
-    await linkIdentity(tx, connection, existing, assertion);
+    await linkIdentity(tx, connection, existing, assertion, 'provisioned');
     await tx.update(scimUsers).set({ createdByProvisioning: false }).where(and(eq(scimUsers.orgId, connection.orgId), eq(scimUsers.userId, existing.id)));
     await recordLink(tx, connection, existing, ip, 'provisioned');
     return admitted(tx, connection, existing, assertion, ip);
@@ -462,8 +463,8 @@ async function resolveIn(tx: Queryable, connection: IdentityConnection, assertio
   return { kind: 'link', user: existing };
 }
 
-async function linkIdentity(tx: Queryable, connection: IdentityConnection, user: User, assertion: FederatedAssertion): Promise<void> {
-  await tx.insert(externalIdentities).values({ connectionId: connection.id, userId: user.id, issuer: assertion.issuer, subject: assertion.subject, lastSignInAt: sql`now()` });
+async function linkIdentity(tx: Queryable, connection: IdentityConnection, user: User, assertion: Pick<FederatedAssertion, 'issuer' | 'subject'>, linkedBy: LinkedBy): Promise<void> {
+  await tx.insert(externalIdentities).values({ connectionId: connection.id, userId: user.id, issuer: assertion.issuer, subject: assertion.subject, linkedBy, lastSignInAt: sql`now()` });
 }
 
 async function recordLink(tx: Queryable, connection: IdentityConnection, user: User, ip: string, how: 'password' | 'provisioned'): Promise<void> {
@@ -481,7 +482,7 @@ async function recordLink(tx: Queryable, connection: IdentityConnection, user: U
  * connection's default role when it is not one (the company's identity provider decides who belongs); its
  * teams follow the groups the identity provider sent.
  */
-async function admitted(tx: Queryable, connection: IdentityConnection, user: User, assertion: FederatedAssertion, ip: string): Promise<AccountResolution> {
+async function admitted(tx: Queryable, connection: IdentityConnection, user: User, assertion: Pick<FederatedAssertion, 'groups'>, ip: string): Promise<AccountResolution> {
   if (user.disabledAt) return { kind: 'refused', reason: 'account_disabled' };
   const [provisioned] = await tx
     .select({ active: scimUsers.active })
@@ -609,6 +610,43 @@ export async function pendingLink(db: Queryable, cookieToken: string | undefined
   return { user, connection, continuation: row.continuation as unknown as FederationContinuation };
 }
 
+/**
+ * The account proved itself (its password, and its second factor when it has one): a link it had on this connection
+ * to another subject (the identity provider re-created them, or the connection's NameID changed) gives way to this
+ * one; then the person is admitted as through any linked sign-in.
+ */
+async function linkProvenAccount(tx: Queryable, connection: IdentityConnection, user: User, assertion: Pick<FederatedAssertion, 'issuer' | 'subject' | 'groups'>, ip: string): Promise<AccountResolution> {
+  await tx.delete(externalIdentities).where(and(eq(externalIdentities.connectionId, connection.id), eq(externalIdentities.userId, user.id)));
+  await linkIdentity(tx, connection, user, assertion, 'password');
+  await recordLink(tx, connection, user, ip, 'password');
+  return admitted(tx, connection, user, assertion, ip);
+}
+
+/**
+ * The end of a sign-in whose link waited for the second step (linkAfterProof): the link is made and the person
+ * admitted, in one transaction, or nothing is (a connection turned off meanwhile, a person deactivated by the
+ * directory, an app of an organization they are not a member of).
+ */
+export async function completeFederatedLink(db: Database, user: User, continuation: SecondStepContinuation, ip: string): Promise<'linked' | FederationRefusal> {
+  const pending = continuation.federatedLink;
+  if (!pending) return 'linked';
+  const connection = await findConnection(db, pending.connectionId);
+  if (!connection || !connection.enabled) return 'connection_disabled';
+  try {
+    await db.transaction(async (tx) => {
+      const admission = await linkProvenAccount(tx, connection, user, pending, ip);
+      if (admission.kind === 'refused') throw new LinkRefused(admission.reason);
+      const orgId = continuation.events.orgId ?? null;
+      if (continuation.surface === 'app' && orgId && !(await findMembershipRole(tx, orgId, user.id))) throw new LinkRefused('not_a_member');
+    });
+  } catch (error) {
+    if (!(error instanceof LinkRefused)) throw error;
+    await refused(db, connection, error.reason, undefined, ip, user.email);
+    return error.reason;
+  }
+  return 'linked';
+}
+
 class LinkRefused extends Error {
   constructor(readonly reason: FederationRefusal) {
     super(reason);
@@ -637,6 +675,21 @@ export async function linkAfterProof(
   if (!connection.enabled) return { kind: 'refused', reason: 'connection_disabled', continuation };
   if (!(await input.check(user, continuation.signIn.surface))) return { kind: 'wrong', attemptsLeft: 1 + LINK_ATTEMPTS - row.attempts };
   const assertion = row.assertion as unknown as FederatedAssertion;
+  // The account's whole sign-in comes before the link: with a second factor (or one to set up), the password alone
+  // links nothing and joins nothing; the link waits in the second step's continuation (completeFederatedLink).
+  const step = await stepAfterPassword(db, user.id, { orgId: continuation.signIn.events.orgId ?? null, mfaRequested: continuation.mfaRequested });
+  if (step !== 'none') {
+    const [claimed] = await db.delete(federatedSignIns).where(and(eq(federatedSignIns.tokenHash, row.tokenHash), eq(federatedSignIns.stage, 'linking'))).returning({ tokenHash: federatedSignIns.tokenHash });
+    if (!claimed) return { kind: 'refused', reason: 'expired', continuation };
+    const next: SecondStepContinuation = {
+      ...continuation.signIn,
+      events: { ...continuation.signIn.events, via: connection.name },
+      firstFactor: federatedAmr(assertion),
+      federatedLink: { connectionId: connection.id, issuer: assertion.issuer, subject: assertion.subject, ...(assertion.groups ? { groups: assertion.groups } : {}) },
+      ...(step === 'enroll' ? { enroll: true } : {}),
+    };
+    return { kind: step, token: await beginSecondStep(db, { userId: user.id, continuation: next }), continuation: next };
+  }
   let resolution: AccountResolution;
   try {
     resolution = await db.transaction(async (tx) => {
@@ -649,10 +702,7 @@ export async function linkAfterProof(
       if (!claimed) throw new LinkRefused('expired');
       // The person proved the account: a link it had on this connection to another subject (the identity provider
       // re-created them, or the connection's NameID changed) gives way to this one.
-      await tx.delete(externalIdentities).where(and(eq(externalIdentities.connectionId, connection.id), eq(externalIdentities.userId, user.id)));
-      await linkIdentity(tx, connection, user, assertion);
-      await recordLink(tx, connection, user, input.ip, 'password');
-      const admission = await admitted(tx, connection, user, assertion, input.ip);
+      const admission = await linkProvenAccount(tx, connection, user, assertion, input.ip);
       // Refused (a deactivated person): nothing of the link stays.
       if (admission.kind === 'refused') throw new LinkRefused(admission.reason);
       return admission;

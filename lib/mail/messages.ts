@@ -106,14 +106,19 @@ export function verifyEmailMail(input: { to: string; locale: string; link: strin
   });
 }
 
-export function passwordChangedMail(input: { to: string; locale: string; when: Date; how: 'changed' | 'reset'; recoverLink: string }): MailMessage {
+export function passwordChangedMail(input: { to: string; locale: string; when: Date; how: 'changed' | 'reset'; recoverLink: string; linksEnded?: number }): MailMessage {
   const t = translator(input.locale, 'mail.passwordChanged');
   return compose({
     to: input.to,
     locale: input.locale,
     subject: t('subject'),
     sender: 'Portico',
-    paragraphs: [input.how === 'changed' ? t('changed', { when: input.when }) : t('reset', { when: input.when }), input.how === 'changed' ? t('othersSignedOut') : t('allSignedOut'), t('notYou')],
+    paragraphs: [
+      input.how === 'changed' ? t('changed', { when: input.when }) : t('reset', { when: input.when }),
+      input.how === 'changed' ? t('othersSignedOut') : t('allSignedOut'),
+      ...(input.linksEnded ? [t('linksEnded', { count: input.linksEnded })] : []),
+      t('notYou'),
+    ],
     action: { label: t('action'), link: input.recoverLink },
     footer: t('footer'),
   });

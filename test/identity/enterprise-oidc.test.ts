@@ -23,12 +23,16 @@ import {
   connectionTestResultOf,
   connectionCallbackUrl,
   legacyCallbackUrl,
+  completeFederatedLink,
   linkAfterProof,
   type FederationContinuation,
   type FederationDeps,
   type FederationOutcome,
 } from '../../lib/identity/federation';
 import { verifyPassword } from '../../lib/accounts/passwords';
+import { issueAccountLink } from '../../lib/accounts/account-links';
+import { setPasswordWithLink } from '../../lib/accounts/self-service';
+import { endLinkedIdentity, linkedIdentitiesOf, linkedIdentitiesThroughOrg } from '../../lib/identity/links';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { signInAtCompany, startCompanyIdp, type CompanyIdp } from '../support/company-idp';
 
@@ -183,6 +187,62 @@ describe('enterprise OpenID Connect connections', () => {
     const tries = await Promise.all(Array.from({ length: 8 }, () => linkAfterProof(database.db, { cookieToken: guessed.token, ip: '192.0.2.7', check: async () => false })));
     expect(tries.filter((attempt) => attempt.kind === 'wrong')).toHaveLength(5);
     expect(await linkAfterProof(database.db, { cookieToken: guessed.token, ip: '192.0.2.7', check: async () => true })).toMatchObject({ kind: 'refused', reason: 'expired' });
+  });
+
+  it('links an account with a second factor only after that factor too; a password reset by mail ends the links a password made', async () => {
+    const guarded = await createUser(database.db, { email: 'hedy@company.test', name: 'Hedy', passwordHash: await hashPassword('hedy own long password 3') });
+    await database.db.insert(totpFactors).values({ userId: guarded.id, secretEncrypted: 'x', confirmedAt: new Date() });
+    idp.person = { sub: 'emp-310', email: guarded.email, email_verified: true, groups: ['eng-all'] };
+    const started = await signIn();
+    expect(started.outcome.kind).toBe('link');
+    const proved = await linkAfterProof(database.db, { cookieToken: started.token, ip: '192.0.2.7', check: async (user) => verifyPassword(user.passwordHash!, 'hedy own long password 3') });
+    // The password alone: the second step is asked, and nothing is linked or joined yet.
+    expect(proved).toMatchObject({ kind: 'second_factor', continuation: { federatedLink: { connectionId: connection.id, subject: 'emp-310' } } });
+    expect(await database.db.select().from(externalIdentities).where(eq(externalIdentities.userId, guarded.id))).toHaveLength(0);
+    expect(await findMembershipRole(database.db, org.id, guarded.id)).toBeUndefined();
+    // The second factor done (what continueSignIn runs then): linked as made by the password, a member, in the team.
+    if (proved.kind !== 'second_factor') throw new Error('no second step');
+    expect(await completeFederatedLink(database.db, guarded, proved.continuation, '192.0.2.7')).toBe('linked');
+    expect(await database.db.select({ linkedBy: externalIdentities.linkedBy }).from(externalIdentities).where(eq(externalIdentities.userId, guarded.id))).toEqual([{ linkedBy: 'password' }]);
+    expect(await findMembershipRole(database.db, org.id, guarded.id)).toBe('member');
+    expect(await database.db.select().from(teamMembers).where(and(eq(teamMembers.userId, guarded.id), eq(teamMembers.teamId, engineering)))).toHaveLength(1);
+
+    // The account's owner resets the password by mail: the link the password made ends (with its audit event); a link
+    // the first sign-in made stays.
+    const mail = { issuer: PORTICO, atRestKey: deps.atRestKey };
+    const { token } = await issueAccountLink(database.db, { purpose: 'reset', user: guarded });
+    expect(await setPasswordWithLink(database.db, mail, { token, password: 'hedy new long password 4', ip: '192.0.2.8' })).toMatchObject({ ok: true });
+    expect(await database.db.select().from(externalIdentities).where(eq(externalIdentities.userId, guarded.id))).toHaveLength(0);
+    const ended = await database.db.select().from(auditEvents).where(and(eq(auditEvents.orgId, org.id), eq(auditEvents.action, 'identity.link_removed'), eq(auditEvents.subjectId, guarded.id)));
+    expect(ended.map((event) => event.details)).toEqual([{ connection: 'Company SSO', connectionId: connection.id, linkedBy: 'password', by: 'password_reset' }]);
+    idp.person = { sub: 'emp-311', email: 'madeby-sign-in@company.test', email_verified: true };
+    const made = await signIn();
+    expect(made.outcome.kind).toBe('signed_in');
+    const madeUser = (made.outcome as { user: User }).user;
+    const { token: resetToken } = await issueAccountLink(database.db, { purpose: 'reset', user: madeUser });
+    expect(await setPasswordWithLink(database.db, mail, { token: resetToken, password: 'a first long password 5', ip: '192.0.2.8' })).toMatchObject({ ok: true });
+    expect(await database.db.select({ linkedBy: externalIdentities.linkedBy }).from(externalIdentities).where(eq(externalIdentities.userId, madeUser.id))).toEqual([{ linkedBy: 'sign_in' }]);
+  });
+
+  it('a link is listed for its person and for the owners of its connection’s organization, and only they end it', async () => {
+    idp.person = { sub: 'emp-320', email: 'listed@company.test', email_verified: true };
+    const made = await signIn();
+    const person = (made.outcome as { user: User }).user;
+    const [link] = await linkedIdentitiesOf(database.db, person.id);
+    expect(link).toMatchObject({ connectionId: connection.id, orgId: org.id, subject: 'emp-320', linkedBy: 'sign_in', email: 'listed@company.test' });
+    expect((await linkedIdentitiesThroughOrg(database.db, org.id)).map((listed) => listed.id)).toContain(link!.id);
+    const someoneElse = await createUser(database.db, { email: `else-${randomBytes(2).toString('hex')}@company.test`, name: 'Else', passwordHash: null });
+    const otherOrg = await createOrganization(database.db, { slug: `other-${randomBytes(3).toString('hex')}`, name: 'Other' });
+    const by = { actor: { id: someoneElse.id, label: someoneElse.email, ip: '192.0.2.9' } };
+    // Another person, or the owners of another organization, end nothing.
+    expect(await database.db.transaction((tx) => endLinkedIdentity(tx, { userId: someoneElse.id }, link!.id, by))).toBeUndefined();
+    expect(await database.db.transaction((tx) => endLinkedIdentity(tx, { orgId: otherOrg.id }, link!.id, by))).toBeUndefined();
+    expect(await linkedIdentitiesOf(database.db, person.id)).toHaveLength(1);
+    // The person ends it; audited in the connection's organization; the next sign-in must prove the account again.
+    expect(await database.db.transaction((tx) => endLinkedIdentity(tx, { userId: person.id }, link!.id, { actor: { id: person.id, label: person.email, ip: '192.0.2.9' } }))).toMatchObject({ id: link!.id });
+    expect(await linkedIdentitiesOf(database.db, person.id)).toHaveLength(0);
+    const removed = await database.db.select().from(auditEvents).where(and(eq(auditEvents.orgId, org.id), eq(auditEvents.action, 'identity.link_removed'), eq(auditEvents.subjectId, person.id)));
+    expect(removed.map((event) => event.details)).toEqual([{ connection: 'Company SSO', connectionId: connection.id, linkedBy: 'sign_in', by: 'person' }]);
   });
 
   it('makes and links no account for an address the IdP does not vouch for (email_verified false)', async () => {

@@ -9,6 +9,7 @@ import { ACR_MFA, clearedSecondStepCookie, type SecondStepContinuation } from '@
 import type { User } from '@/lib/accounts/users';
 import { openCentralSession } from '@/lib/approvals/central';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
+import { completeFederatedLink } from '@/lib/identity/federation';
 import { interactionPath } from '@/lib/oidc/interactions';
 import { finishAppSignIn } from '@/lib/oidc/password-sign-in';
 import { db, runtime } from '@/lib/runtime';
@@ -25,6 +26,12 @@ export async function continueSignIn(request: Request, done: { user: User; conti
   const ip = clientIpFromHeaders(request.headers);
   const cleared = clearedSecondStepCookie(env.issuerIsHttps);
   const { user, continuation } = done;
+  // A company identity provider's subject waiting to be linked to this account once its whole sign-in was done.
+  const linked = await completeFederatedLink(db(), user, continuation, ip);
+  if (linked !== 'linked') {
+    const back = continuation.surface === 'app' ? `${interactionPath(continuation.uid)}?step=password` : continuation.surface === 'central' ? '/central?step=password' : '/console/login?step=password';
+    return seeOther(`/auth/federation/refused?reason=${linked}&back=${encodeURIComponent(back)}`, cleared);
+  }
   await recordSignInSuccess(db(), { ...continuation.events, ip }, user);
   if (continuation.surface === 'console') {
     const token = await createConsoleSession(db(), user, { ip, userAgent: request.headers.get('user-agent') ?? undefined });

@@ -18,6 +18,7 @@ import type { CardFormState } from '../../account/_lib/form-state';
 import { fieldErrorsIn, refusalWords } from '../../account/_lib/refusal-words';
 import { currentConsoleSession } from '../_lib/session';
 import { NOTICE_SETTINGS, saveNoticeSettings, type NoticeSettings } from '@/lib/notifications/settings';
+import { endLinkedIdentity } from '@/lib/identity/links';
 
 /** Where notices of account changes are queued (the outbox) and what they link to. */
 const accountMail = () => ({ issuer: runtime().env.PORTICO_ISSUER, atRestKey: runtime().atRestKey });
@@ -212,6 +213,20 @@ export async function removePasskeyAction(_previous: CardFormState, data: FormDa
     if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
     throw error;
   }
+}
+
+/** Ends one of the person's own links to a company identity provider's subject (lib/identity/links.ts). */
+export async function removeLinkAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
+  const session = await currentConsoleSession();
+  if (!session) return sessionEnded();
+  const t = await getT('account.actions');
+  const linkId = data.get('linkId');
+  if (typeof linkId !== 'string' || !isUuid(linkId)) return { status: 'error', fieldErrors: { form: t('linkNotYours') } };
+  const ip = clientIpFromHeaders(await headers());
+  const ended = await db().transaction((tx) => endLinkedIdentity(tx, { userId: session.user.id }, linkId, { actor: { id: session.user.id, label: session.user.email, ip } }));
+  if (!ended) return { status: 'error', fieldErrors: { form: t('linkNotYours') } };
+  revalidatePath('/console/account');
+  return { status: 'done', message: t('linkRemoved'), next: { href: '/console/account#links', label: t('backToAccount') } };
 }
 
 /** Which notices reach the person by mail (every box sent is on; one not sent is off). */

@@ -8,7 +8,8 @@ import { listAccountSessions, type AccountSessionKind } from '@/lib/accounts/ses
 import { When } from '../../_components/when';
 import { listRecentSignIns } from '@/lib/accounts/sign-in-events';
 import { CardForm } from '../../account/_components/card-form';
-import { accountStepUpOptionsAction, changePasswordAction, saveNotificationSettingsAction, confirmTotpAction, passkeyRegistrationOptionsAction, registerPasskeyAction, removePasskeyAction, removeTotpAction, replaceRecoveryCodesAction, sendVerificationAction, startTotpAction } from './actions';
+import { linkedIdentitiesOf } from '@/lib/identity/links';
+import { accountStepUpOptionsAction, changePasswordAction, removeLinkAction, saveNotificationSettingsAction, confirmTotpAction, passkeyRegistrationOptionsAction, registerPasskeyAction, removePasskeyAction, removeTotpAction, replaceRecoveryCodesAction, sendVerificationAction, startTotpAction } from './actions';
 import { AddPasskey } from './add-passkey';
 import { NotificationsForm } from './notifications-form';
 import { noticeSettingsOf } from '@/lib/notifications/settings';
@@ -34,7 +35,7 @@ const isSurface = (value: string): value is (typeof SURFACES)[number] => (SURFAC
 export default async function AccountPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { user, tokenHash } = await requireConsoleSession();
   const { done } = await props.searchParams;
-  const [memberships, sessions, signIns, factors, enrollment, keys, notices] = await Promise.all([
+  const [memberships, sessions, signIns, factors, enrollment, keys, notices, links] = await Promise.all([
     listMembershipsOf(db(), user.id),
     listAccountSessions(db(), user.id, tokenHash),
     listRecentSignIns(db(), user.id),
@@ -42,6 +43,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
     pendingTotpEnrollment(db(), runtime().atRestKey, user),
     listPasskeys(db(), user.id),
     noticeSettingsOf(db(), user.id),
+    linkedIdentitiesOf(db(), user.id),
   ]);
   const stepUpFactor = await stepUpFactorOf(db(), user.id);
   const t = await getT('account.page');
@@ -179,6 +181,53 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
               </div>
             ))}
           </div>
+        </Section>
+        <Section id="links" title={t('links')}>
+          <p className="mb-3 text-sm text-slate-700">{t('linksIntro')}</p>
+          {links.length > 0 ? (
+            <>
+              <table className="table mb-4" data-testid="linked-identities" style={columnLabels([t('linkColumns.connection'), t('linkColumns.subject'), t('linkColumns.how'), t('linkColumns.added'), t('linkColumns.lastUsed')])}>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('linkColumns.connection')}</th>
+                    <th scope="col">{t('linkColumns.subject')}</th>
+                    <th scope="col">{t('linkColumns.how')}</th>
+                    <th scope="col">{t('linkColumns.added')}</th>
+                    <th scope="col">{t('linkColumns.lastUsed')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {links.map((link) => (
+                    <tr key={link.id} data-link={link.connectionName}>
+                      <td>
+                        {visibleText(link.connectionName)} · {visibleText(link.orgName)}
+                      </td>
+                      <td className="break-all">{visibleText(link.subject)}</td>
+                      <td>{t(`linkedBy.${link.linkedBy}`)}</td>
+                      <td>
+                        <When value={link.createdAt} relative={false} />
+                      </td>
+                      <td>{link.lastSignInAt ? <When value={link.lastSignInAt} /> : t('never')}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <div className="grid grid-cols-1 gap-6 md:grid-cols-2">
+                {links.map((link) => (
+                  <div className="card-form" key={link.id}>
+                    <h3 className="mb-2 font-semibold">
+                      {visibleText(link.connectionName)} · {visibleText(link.orgName)}
+                    </h3>
+                    <CardForm action={removeLinkAction} fields={[]} hidden={{ linkId: link.id }} submitLabel={t('removeLink')} testId={`remove-link-${link.id}`} />
+                  </div>
+                ))}
+              </div>
+            </>
+          ) : (
+            <p className="text-sm" data-testid="linked-identities">
+              {t('noLinks')}
+            </p>
+          )}
         </Section>
         <Section id="notifications" title={t('notifications')}>
           <p className="mb-3 text-sm text-slate-600">{t.rich('notificationsIntro', { link: (chunks) => <Link href="/console/inbox">{chunks}</Link> })}</p>

@@ -103,6 +103,12 @@ export const externalIdentities = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     issuer: text('issuer').notNull(),
     subject: text('subject').notNull(),
+    /**
+     * How the link was made: `sign_in` (the first sign-in through the connection made the account), `password` (an
+     * existing account proved itself with its password, and its second factor when it has one), `provisioned` (the
+     * organization's directory made the account). A password reset by mail ends the `password` ones.
+     */
+    linkedBy: text('linked_by', { enum: ['sign_in', 'password', 'provisioned'] }).notNull().default('sign_in'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastSignInAt: timestamp('last_sign_in_at', { withTimezone: true }),
   },

@@ -5,9 +5,11 @@
 import { z } from 'zod';
 import { CommandRefusal } from '@/lib/accounts/org-operation';
 import { getT } from '@/lib/i18n/server';
+import { localized } from '@/lib/i18n/catalogs';
 import { addDomain, domainCheckDeps, proveDomain, recordDomainCheck, removeDomain } from '@/lib/identity/domains';
 import { createOidcConnection, createSamlConnection, deleteConnection, probeOidcIssuer, setConnectionEnabled, updateConnection, useOwnCallback } from '@/lib/identity/connections';
 import { issueScimToken, revokeScimToken } from '@/lib/identity/scim';
+import { endLinkedIdentity } from '@/lib/identity/links';
 import { createRemoteMcpServer, deleteRemoteMcpServer, removeTrustedAssertionIssuer, trustAssertionIssuer } from '@/lib/identity/enterprise-authorization';
 import { db, runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../../_lib/action';
@@ -149,6 +151,15 @@ export const useOwnCallbackAction = orgAction(
   async ({ tx, input, access, audit }) => {
     const connection = await useOwnCallback({ tx, audit, orgId: access.org.id }, input.connectionId);
     return { status: 'ok', message: (await getT('console.identity'))('connections.ownCallbackNow', { name: connection.name }) };
+  },
+);
+
+export const endMemberLinkAction = orgAction(
+  { permission: 'identity.manage', input: (t) => z.object({ linkId: z.uuid(), confirmed: z.literal('yes', { error: t('console.action.confirm.deletion') }) }) },
+  async ({ tx, input, access, audit }) => {
+    const ended = await endLinkedIdentity(tx, { orgId: access.org.id }, input.linkId, { audit });
+    if (!ended) throw new CommandRefusal(404, localized('refusals.connections.linkGone'));
+    return { status: 'ok', message: (await getT('console.identity'))('links.ended', { email: ended.email, connection: ended.connectionName }) };
   },
 );
 

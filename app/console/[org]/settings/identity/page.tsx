@@ -13,6 +13,8 @@ import { listConnections } from '@/lib/identity/connections';
 import { scimTokenOf } from '@/lib/identity/scim';
 import { listTeams } from '@/lib/accounts/teams';
 import { ConnectionsSection } from './connections';
+import { LinkedPeopleSection } from './linked-people';
+import { linkedIdentitiesThroughOrg } from '@/lib/identity/links';
 import { ScimSection } from './scim-section';
 import { EnterpriseAuthorizationSection } from './enterprise-authorization';
 import { listRemoteMcpServers, listTrustedAssertionIssuers } from '@/lib/identity/enterprise-authorization';
@@ -76,7 +78,7 @@ export default async function IdentityPage(props: { params: Promise<{ org: strin
   const t = await getT('console.identity');
   const settings = await getT('console.settings');
   if (!access.can('identity.manage')) return <PageHeader title={t('pageTitle')} description={t('notAllowed')} />;
-  const [domains, connections, teams, scimToken, servers, trusted, apps] = await Promise.all([
+  const [domains, connections, teams, scimToken, servers, trusted, apps, links] = await Promise.all([
     listDomains(db(), access.org.id),
     listConnections(db(), access.org.id),
     listTeams(db(), access.org.id),
@@ -84,6 +86,7 @@ export default async function IdentityPage(props: { params: Promise<{ org: strin
     listRemoteMcpServers(db(), access.org.id),
     listTrustedAssertionIssuers(db(), access.org.id),
     listApps(db(), access.org.slug),
+    linkedIdentitiesThroughOrg(db(), access.org.id),
   ]);
   const org = access.org.slug;
   return (
@@ -133,6 +136,7 @@ export default async function IdentityPage(props: { params: Promise<{ org: strin
         )}
       </Section>
       <ConnectionsSection org={org} issuer={runtime().env.PORTICO_ISSUER} connections={connections} domains={domains} teams={teams.map(({ team }) => ({ id: team.id, name: team.name }))} />
+      {connections.length > 0 ? <LinkedPeopleSection org={org} links={links} /> : null}
       <ScimSection org={org} issuer={runtime().env.PORTICO_ISSUER} token={scimToken} />
       <EnterpriseAuthorizationSection
         org={org}

@@ -1,6 +1,8 @@
-// Oversized and malformed bodies on every POST endpoint: the route handlers found in app/ (so a new one is covered
-// without editing this file) and oidc-provider's endpoints from the discovery document. Whatever arrives, the answer
-// is a 4xx (or the endpoint's ordinary refusal), never a 500 and never a stack trace.
+// Oversized and malformed bodies on every POST endpoint, and values no text column can hold (NUL, lone surrogates,
+// invalid UTF-8) in the bodies of every POST and the queries of every GET: the route handlers found in app/ (so a new
+// one is covered without editing this file), oidc-provider's endpoints from the discovery document and its device
+// page. Whatever arrives, the answer is a 4xx (or the endpoint's ordinary refusal), never a 500 and never a stack
+// trace; the run's secret scan reads every server's log afterwards.
 import { expect, test } from '@playwright/test';
 import { appPaths } from './support/app-paths';
 import { E2E_ISSUER } from './support/constants';
@@ -8,6 +10,13 @@ import { ROCKETS } from './support/fixtures';
 import { accessTokenThroughConsent } from './support/mcp-oauth';
 
 const HUGE = 'a'.repeat(3 * 1024 * 1024);
+/** The fields endpoints read (OAuth, SCIM, MCP, forms), each holding `escaped` (a JSON escape) inside a value. */
+const FIELDS = ['email', 'userName', 'displayName', 'name', 'password', 'client_name', 'redirect_uris', 'grant_type', 'code', 'user_code', 'login_hint', 'token', 'client_id', 'scope', 'resource', 'reason', 'method'];
+const HOSTILE_JSON = (escaped: string) => JSON.stringify(Object.fromEntries(FIELDS.map((field) => [field, `a${'X'.repeat(3)}b`]))).replaceAll('XXX', escaped);
+const HOSTILE_FORM = (encoded: string) => FIELDS.map((field) => `${field}=a${encoded}b`).join('&');
+const INVALID_UTF8 = Buffer.concat([Buffer.from('{"email":"a'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('b","userName":"x"}')]);
+/** Query strings with the same values, for every GET route handler. */
+const HOSTILE_QUERIES = ['%00', '%ED%A0%80', '%FF%FE'].map((encoded) => `?filter=userName%20eq%20%22a${encoded}%22&q=a${encoded}&email=a${encoded}&state=a${encoded}&code=a${encoded}&user_code=a${encoded}`);
 const STACK_TRACE = /\n\s+at .+:\d+:\d+|node_modules|TypeError|ReferenceError/;
 
 test('every POST endpoint refuses a 3 MB body and malformed bodies without a 500 or a stack trace', async ({ request, page }) => {
@@ -28,6 +37,12 @@ test('every POST endpoint refuses a 3 MB body and malformed bodies without a 500
       ['broken JSON', '{"jsonrpc": "2.0", "id": 1, "method": ', 'application/json'],
       ['JSON null', 'null', 'application/json'],
       ['binary', '\u0000\u0001\u0002\uFFFD', 'application/octet-stream'],
+      // Values PostgreSQL text cannot hold or that are no characters at all, inside well-formed bodies.
+      ['NUL in JSON values', HOSTILE_JSON('\\u0000'), 'application/json'],
+      ['a lone surrogate in JSON values', HOSTILE_JSON('\\ud800'), 'application/json'],
+      ['NUL in form values', HOSTILE_FORM('%00'), 'application/x-www-form-urlencoded'],
+      ['invalid UTF-8 in form values', HOSTILE_FORM('%ED%A0%80%FF'), 'application/x-www-form-urlencoded'],
+      ['invalid UTF-8 bytes', INVALID_UTF8, 'application/json'],
     ] as const) {
       for (const authorization of pathname.startsWith('/api/') ? [undefined, `Bearer ${token}`] : [undefined]) {
         const headers = { 'Content-Type': contentType, Origin: origin, Accept: 'application/json, text/event-stream', ...(authorization ? { Authorization: authorization } : {}) };
@@ -37,5 +52,20 @@ test('every POST endpoint refuses a 3 MB body and malformed bodies without a 500
         expect(await response.text(), label).not.toMatch(STACK_TRACE);
       }
     }
+  }
+  // Every GET route handler and the device verification page (oidc-provider's, which takes a code by POST too).
+  const getRoutes = appPaths('route.ts', (source) => /export (async function|const|function) GET\b/.test(source));
+  expect(getRoutes).toEqual(expect.arrayContaining(['/scim/v2/x', '/auth/federation/oidc/callback']));
+  for (const pathname of [...getRoutes, '/oidc/device']) {
+    for (const query of HOSTILE_QUERIES) {
+      const response = await request.get(`${E2E_ISSUER}${pathname}${query}`, { maxRedirects: 0, failOnStatusCode: false });
+      const label = `GET ${pathname}${query} → ${response.status()}`;
+      expect(response.status(), label).toBeLessThan(500);
+      expect(await response.text(), label).not.toMatch(STACK_TRACE);
+    }
+  }
+  for (const body of [HOSTILE_FORM('%00'), HOSTILE_FORM('%ED%A0%80%FF')]) {
+    const response = await request.post(`${E2E_ISSUER}/oidc/device`, { headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin }, data: body, maxRedirects: 0, failOnStatusCode: false });
+    expect(response.status(), `POST /oidc/device → ${response.status()}`).toBeLessThan(500);
   }
 });

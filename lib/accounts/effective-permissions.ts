@@ -11,6 +11,7 @@ import { agentConnections, agentGrants, agents, apps, memberships, personGrants,
 import { BASELINE_SCOPE, listPermissionCatalog, sortScopes, type CatalogPermission } from '../clients/permission-catalog';
 import { isUuid } from '../util/uuid';
 import { findOrgAgent } from './agents';
+import { normalizeEmail } from '../util/email';
 
 export type PermissionSource =
   | { kind: 'baseline' }
@@ -141,7 +142,7 @@ export async function explainPermissions(db: Queryable, input: { orgId: string; 
     }
     return { subject: { kind: 'agent', id: agent.id, label: agent.name, mode: 'own' }, permissions: await effectivePermissionsOfAgent(db, { orgId: input.orgId, appId: input.appId, agentId: agent.id }) };
   }
-  const email = subject.toLowerCase();
+  const email = normalizeEmail(subject);
   const byId = isUuid(subject);
   const [person] = await db
     .select({ id: users.id, email: users.email })

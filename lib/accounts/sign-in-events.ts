@@ -7,6 +7,7 @@ import { auditEvents } from '../db/schema';
 import { recordAuditEvent } from '../audit/events';
 import type { ThrottledPasswordResult } from './throttled-password-check';
 import type { User } from './users';
+import { normalizeEmail } from '../util/email';
 
 export type SignInSurface = 'console' | 'central' | 'app' | 'invitation';
 
@@ -41,7 +42,7 @@ export async function recordSignInRefusal(db: Queryable, context: SignInContext,
     orgId: context.orgId ?? null,
     actor: { type: 'person', label: typedEmail.slice(0, 320), ip: context.ip },
     action: result.reason === 'throttled' ? 'sign_in.throttled' : 'sign_in.failed',
-    subject: { type: 'email', id: typedEmail.trim().toLowerCase().slice(0, 320), label: typedEmail.slice(0, 320) },
+    subject: { type: 'email', id: normalizeEmail(typedEmail).slice(0, 320), label: typedEmail.slice(0, 320) },
     appId: context.appId ?? null,
     clientId: context.clientId ?? null,
     // One word for every refusal: "wrong password", "no such account" and "not a member" look alike here.

@@ -3,12 +3,12 @@ import { eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { users } from '../db/schema';
 import { verifyPassword } from './passwords';
+import { normalizeEmail } from '../util/email';
 
 export type User = typeof users.$inferSelect;
 
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
+/** The one canonical form of an address (lib/util/email.ts). */
+export { normalizeEmail } from '../util/email';
 
 export async function findUserById(db: Queryable, id: string): Promise<User | undefined> {
   // Ids come from tokens and cookies; anything that is not a UUID cannot name a user.

@@ -6,6 +6,7 @@ import type { Queryable } from '../db/client';
 import { memberships, organizations, users } from '../db/schema';
 import { supportedLocale } from './catalogs';
 import { recipientLocale } from './negotiate';
+import { normalizeEmail } from '../util/email';
 
 /** The default language of the first organization this account joined that has one. */
 async function firstOrganizationDefault(db: Queryable, userId: string): Promise<string | null | undefined> {
@@ -23,7 +24,7 @@ export async function mailLocaleFor(db: Queryable, input: { email: string; orgId
   const [account] = await db
     .select({ id: users.id, locale: users.locale })
     .from(users)
-    .where(eq(users.email, input.email.trim().toLowerCase()))
+    .where(eq(users.email, normalizeEmail(input.email)))
     .limit(1);
   // A stored value no catalog has any more is no choice.
   const own = supportedLocale(account?.locale);

@@ -168,7 +168,7 @@ export async function listUsers(ctx: ScimContext, params: URLSearchParams) {
     eq(scimUsers.orgId, ctx.orgId),
     filter?.attribute === 'userName' ? sql`lower(${scimUsers.userName}) = lower(${filter.value})` : undefined,
     filter?.attribute === 'externalId' ? eq(scimUsers.externalId, filter.value) : undefined,
-    filter?.attribute === 'emails.value' ? eq(users.email, filter.value.toLowerCase()) : undefined,
+    filter?.attribute === 'emails.value' ? eq(users.email, normalizeEmail(filter.value)) : undefined,
   );
   const [{ total } = { total: 0 }] = await ctx.db.select({ total: count() }).from(scimUsers).innerJoin(users, eq(users.id, scimUsers.userId)).where(where);
   const rows = limit === 0 ? [] : await scimUsersQuery(ctx.db, where).orderBy(asc(scimUsers.createdAt), asc(scimUsers.userId)).limit(limit).offset(startIndex - 1);

@@ -28,6 +28,7 @@ import { decryptAtRest, encryptAtRest } from '../security/at-rest';
 import { isUuid } from '../util/uuid';
 import { detailsOfRequest, PRINTABLE, riskOfDetails, summaryOfDetails, type AuthorizationDetail } from './authorization-details';
 import type { PorticoClient } from './resource-servers';
+import { normalizeEmail } from '../util/email';
 
 /** CIBA Core §7.1 `requested_expiry`: 5 minutes unless the client asks for less or more, never more than 10. */
 export const CIBA_DEFAULT_EXPIRY_SECONDS = 300;
@@ -88,7 +89,7 @@ export function cibaConfiguration(options: CibaOptions) {
               .select({ id: users.id })
               .from(users)
               .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.orgId, orgId)))
-              .where(and(byId ? eq(users.id, hint) : eq(users.email, hint.trim().toLowerCase()), isNull(users.disabledAt)))
+              .where(and(byId ? eq(users.id, hint) : eq(users.email, normalizeEmail(hint)), isNull(users.disabledAt)))
               .limit(1)
           : [];
       return found?.id ?? crypto.randomUUID();

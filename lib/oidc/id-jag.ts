@@ -33,6 +33,7 @@ export { ID_JAG_TOKEN_TYPE };
 import { ACCESS_TOKEN_TTL_SECONDS, type PorticoClient } from './resource-servers';
 import { appResourceScopes, resourceTokenScope } from './resource-scope';
 import { sortScopes } from '../clients/permission-catalog';
+import { normalizeEmail } from '../util/email';
 
 export const ID_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id_token';
 /** §7.2: what an authorization server that accepts ID-JAGs lists in `authorization_grant_profiles_supported`. */
@@ -260,7 +261,7 @@ async function personOf(db: Queryable, trust: TrustedIssuer, payload: JWTPayload
   // (an identity provider cannot speak for addresses the organization does not hold).
   // An address its issuer says is not verified names nobody (the nOAuth takeover; OIDC Core §5.1 email_verified).
   if (payload.email_verified === false) return undefined;
-  const email = typeof payload.email === 'string' ? payload.email.trim().toLowerCase() : undefined;
+  const email = typeof payload.email === 'string' ? normalizeEmail(payload.email) : undefined;
   const domain = email?.split('@')[1];
   if (!email || !domain || email.split('@').length !== 2) return undefined;
   const [member] = await db

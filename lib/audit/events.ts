@@ -4,6 +4,7 @@ import { and, desc, eq, gte, ilike, lt, lte, or, sql, type SQL } from 'drizzle-o
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { rowsOf, type Queryable } from '../db/client';
 import { auditEvents } from '../db/schema';
+import { storableJson, storableText } from '../util/storable-text';
 
 export type AuditEvent = typeof auditEvents.$inferSelect;
 export type AuditActorType = AuditEvent['actorType'];
@@ -27,20 +28,22 @@ export interface AuditRecord {
 }
 
 export async function recordAuditEvent(db: Queryable, record: AuditRecord): Promise<void> {
+  // Labels and details often carry text from outside (a typed address, a client's name): stored as PostgreSQL can.
+  const text = (value: string | null | undefined) => (value == null ? null : storableText(value));
   await db.insert(auditEvents).values({
     orgId: record.orgId,
     actorType: record.actor.type,
-    actorId: record.actor.id ?? null,
-    actorLabel: record.actor.label ?? null,
+    actorId: text(record.actor.id),
+    actorLabel: text(record.actor.label),
     ip: record.actor.ip ?? null,
     action: record.action,
-    subjectType: record.subject?.type ?? null,
-    subjectId: record.subject?.id ?? null,
-    subjectLabel: record.subject?.label ?? null,
+    subjectType: text(record.subject?.type),
+    subjectId: text(record.subject?.id),
+    subjectLabel: text(record.subject?.label),
     appId: record.appId ?? null,
-    clientId: record.clientId ?? null,
-    act: record.act ?? null,
-    details: record.details ?? {},
+    clientId: text(record.clientId),
+    act: text(record.act),
+    details: storableJson(record.details ?? {}),
   });
 }
 

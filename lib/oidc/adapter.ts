@@ -10,6 +10,7 @@ import { endGrants } from '../grants';
 import { announceSessionEndings, endingsOfGrants, endingsOfSessionPayloads } from '../grants/logout-notices';
 import { currentProviderContext, noteClientSecrets, noteRefreshTokenRotated } from './request-scope';
 import { openReference, referenceTo, storablePayload, storedHashed, storedIdOf } from './stored-ids';
+import { isStorableText } from '../util/storable-text';
 
 function notExpired() {
   return or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now()`));
@@ -121,6 +122,9 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
+      // A value PostgreSQL text cannot hold (NUL, half a surrogate pair) names nothing stored: not found, rather than a
+      // statement that fails (oidc-provider then answers the protocol's own error: invalid_client, invalid_grant, …).
+      if (!isStorableText(id)) return undefined;
       if (this.kind === 'Client') {
         const loaded = await loadClient(db(), id, options.clientSecretPlaceholder);
         // The token endpoint authenticates the client right after finding it: it compares with these, no second query.
@@ -137,10 +141,11 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
      * which only its cookie holds: those callers read it and never save it.
      */
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      return this.findWhere('uid', uid);
+      return isStorableText(uid) ? this.findWhere('uid', uid) : undefined;
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      if (!isStorableText(userCode)) return undefined;
       const found = await this.findWhereWithId('userCode', userCode);
       // The device code's value is not stored: it is named by a reference (see storedIdFor).
       return found ? { ...found.payload, jti: referenceTo(found.id, options.referenceKey) } : undefined;

@@ -6,7 +6,9 @@
 import { domainToASCII } from 'node:url';
 
 export function normalizeEmail(email: string): string {
-  const trimmed = email.trim().toLowerCase();
+  // NUL (which PostgreSQL text cannot hold) and half surrogate pairs (no character) become U+FFFD: such an address
+  // matches no account and is refused as an address, instead of failing the statement that looks it up.
+  const trimmed = email.replaceAll('\u0000', '\uFFFD').toWellFormed().trim().toLowerCase();
   const at = trimmed.lastIndexOf('@');
   if (at <= 0) return trimmed;
   const domain = trimmed.slice(at + 1).replace(/\.+$/, '');

@@ -27,6 +27,9 @@ describe('one canonical address', () => {
     expect(normalizeEmail('ana@exämple.com')).toBe('ana@xn--exmple-cua.com');
     expect(normalizeEmail('ana@XN--EXMPLE-CUA.com.')).toBe('ana@xn--exmple-cua.com');
     expect(normalizeEmail('not an address')).toBe('not an address');
+    // Values no text column can hold come out as U+FFFD: they match no account, and the lookup does not fail.
+    expect(normalizeEmail('a\u0000b@example.com')).toBe('a\uFFFDb@example.com');
+    expect(normalizeEmail('a\ud800@example.com')).toBe('a\uFFFD@example.com');
     expect(domainOfEmail(normalizeEmail('x@Company.TEST.'))).toBe('company.test');
   });
 
@@ -36,6 +39,7 @@ describe('one canonical address', () => {
     for (const spelling of [`victim-${tag}@example.com.`, `VICTIM-${tag}@Example.COM`, ` victim-${tag}@example.com.. `]) {
       expect((await findUserByEmail(database.db, spelling))?.id, spelling).toBe(victim.id);
     }
+    expect(await findUserByEmail(database.db, `victim-${tag}\u0000@example.com`)).toBeUndefined();
     const second = await createUser(database.db, { email: `Victim-${tag}@EXAMPLE.com.`, name: 'Look-alike', passwordHash: null }).catch((error: unknown) => error);
     expect(postgresErrorCode(second)).toBe('23505');
   });

@@ -122,6 +122,15 @@ test.describe('an organization brings its own identity', () => {
     await expect(connection).toHaveAttribute('data-enabled', 'no');
     await connection.getByRole('button', { name: 'Turn on' }).click();
     await expect(connection).toHaveAttribute('data-enabled', 'yes', { timeout: 30_000 });
+    // Single sign-on can be required for its domains (the owners keep their password); tried on and off again here,
+    // the refusal itself is tested in test/identity/enterprise-oidc.test.ts.
+    await expect(connection.getByTestId('sso-required')).toContainText('Optional');
+    await connection.getByRole('button', { name: 'Require single sign-on' }).click();
+    await expect(connection.getByTestId('sso-required')).toContainText('Required', { timeout: 30_000 });
+    await expectAccessible(owner);
+    await shot(owner, 'identity-sso-required');
+    await connection.getByRole('button', { name: 'Stop requiring single sign-on' }).click();
+    await expect(connection.getByTestId('sso-required')).toContainText('Optional', { timeout: 30_000 });
 
     // 4. A SCIM token, shown once; the directory provisions Grace (RFC 7644 §3.3).
     await owner.goto('/console/demo/settings/identity#scim');

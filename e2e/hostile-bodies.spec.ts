@@ -3,9 +3,12 @@
 // one is covered without editing this file), oidc-provider's endpoints from the discovery document and its device
 // page. Whatever arrives, the answer is a 4xx (or the endpoint's ordinary refusal), never a 500 and never a stack
 // trace; the run's secret scan reads every server's log afterwards.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { appPaths } from './support/app-paths';
-import { E2E_ISSUER } from './support/constants';
+import { E2E_ISSUER, E2E_PORT } from './support/constants';
+import { SERVER_LOGS } from './support/secret-scan';
 import { ROCKETS } from './support/fixtures';
 import { accessTokenThroughConsent } from './support/mcp-oauth';
 
@@ -19,7 +22,16 @@ const INVALID_UTF8 = Buffer.concat([Buffer.from('{"email":"a'), Buffer.from([0xf
 const HOSTILE_QUERIES = ['%00', '%ED%A0%80', '%FF%FE'].map((encoded) => `?filter=userName%20eq%20%22a${encoded}%22&q=a${encoded}&email=a${encoded}&state=a${encoded}&code=a${encoded}&user_code=a${encoded}`);
 const STACK_TRACE = /\n\s+at .+:\d+:\d+|node_modules|TypeError|ReferenceError/;
 
+/** This lane's server log (e2e/support/serve-lane.ts writes it to e2e-logs/), and where it ends now. */
+function serverLog(): { file: string; from: number } {
+  const name = readdirSync(SERVER_LOGS).find((entry) => entry.startsWith(`portico-${E2E_PORT}-`));
+  if (!name) throw new Error(`no log of the server on port ${E2E_PORT} in ${SERVER_LOGS}`);
+  const file = path.join(SERVER_LOGS, name);
+  return { file, from: statSync(file).size };
+}
+
 test('every POST endpoint refuses a 3 MB body and malformed bodies without a 500 or a stack trace', async ({ request, page }) => {
+  const log = serverLog();
   // The API routes are tried twice: without a token, and with a real one, so the body is read past authentication.
   const token = await accessTokenThroughConsent(page, E2E_ISSUER, { resource: `${E2E_ISSUER}/api/mcp`, scope: 'mcp', person: ROCKETS.member });
   const routes = appPaths('route.ts', (source) => /export (async function|const) POST\b/.test(source));
@@ -68,4 +80,9 @@ test('every POST endpoint refuses a 3 MB body and malformed bodies without a 500
     const response = await request.post(`${E2E_ISSUER}/oidc/device`, { headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin }, data: body, maxRedirects: 0, failOnStatusCode: false });
     expect(response.status(), `POST /oidc/device → ${response.status()}`).toBeLessThan(500);
   }
+  // And the server's own log of the sweep: no request answered 5xx, no stack trace written.
+  await expect.poll(() => statSync(log.file).size).toBeGreaterThan(log.from);
+  const written = readFileSync(log.file).subarray(log.from).toString('utf8');
+  expect(written.split('\n').filter((line) => /"status":5\d\d/.test(line)), 'requests the server answered with 5xx').toEqual([]);
+  expect(written, 'a stack trace in the server log').not.toMatch(STACK_TRACE);
 });

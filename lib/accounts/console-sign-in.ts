@@ -40,7 +40,7 @@ export function consoleReturnPath(value: unknown): string {
 
 export async function signInToConsole(db: Database, input: { email: string; password: string; ip: string; userAgent?: string; next?: string }): Promise<ConsoleSignInResult> {
   const context = { surface: 'console' as const, ip: input.ip };
-  const result = await throttledPasswordCheck(db, input.email, input.password, input.ip);
+  const result = await throttledPasswordCheck(db, input.email, input.password, input.ip, { signIn: true });
   if (!result.ok) {
     await recordSignInRefusal(db, context, input.email, result);
     return { kind: 'refused', error: result.reason };

@@ -7,7 +7,8 @@ import type { Database, Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
 import { enqueueMail } from '../deliveries/outbox';
 import { mailLocaleFor } from '../i18n/recipient';
-import { passwordResetMail, type MailMessage } from '../mail/messages';
+import { passwordResetMail, ssoRequiredResetMail, type MailMessage } from '../mail/messages';
+import { ssoRequiredFor } from '../identity/sso-required';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { ACCOUNT_LINK_TTL_SECONDS, accountLinkUrl, issueAccountLink } from './account-links';
 import { findUserByEmail, normalizeEmail, type User } from './users';
@@ -61,7 +62,12 @@ export async function requestPasswordReset(
   } else {
     await db.transaction(async (tx) => {
       const user = await findUserByEmail(tx, email);
-      if (user && !user.disabledAt) {
+      // Where the organization requires its company sign-in, no password is chosen: the mail says where to sign in.
+      const sso = user && !user.disabledAt ? await ssoRequiredFor(tx, user) : undefined;
+      if (user && !user.disabledAt && sso) {
+        const locale = await mailLocaleFor(tx, { email: user.email, orgId: sso.orgId });
+        await enqueueMail(tx, mail.atRestKey, ssoRequiredResetMail({ to: user.email, locale, connection: sso.connectionName, signInLink: `${mail.issuer}/console/login` }));
+      } else if (user && !user.disabledAt) {
         await enqueueMail(tx, mail.atRestKey, await issuePasswordResetMail(tx, mail.issuer, { user, orgId: input.orgId, organizationName: input.organizationName, requestedBy: 'person' }));
       }
       // The same event either way: the typed address, no person id (an admin reading the log learns nothing).

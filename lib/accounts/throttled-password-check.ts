@@ -4,6 +4,7 @@
 import type { Queryable } from '../db/client';
 import { recordSignInFailure } from '../observability/metrics';
 import { hitRateLimit, peekRateLimit, undoRateLimitHit, type RateLimitRule } from '../rate-limit/fixed-window';
+import { ssoRequiredFor } from '../identity/sso-required';
 import { authenticateWithPassword, normalizeEmail, type PasswordLoginResult } from './users';
 
 /** Failed attempts allowed per 15 minutes (with a look-back of up to 30), per account (any email string, existing or not) and per client IP. */
@@ -12,9 +13,14 @@ export const LOGIN_THROTTLE: { account: RateLimitRule; ip: RateLimitRule } = {
   ip: { name: 'login:ip', limit: 50, windowSeconds: 15 * 60, perClientNetwork: true },
 };
 
-export type ThrottledPasswordResult = PasswordLoginResult | { ok: false; reason: 'throttled'; firstInWindow: boolean };
+export type ThrottledPasswordResult = PasswordLoginResult | { ok: false; reason: 'throttled'; firstInWindow: boolean } | { ok: false; reason: 'sso_required' };
 
-export async function throttledPasswordCheck(db: Queryable, email: string, password: string, clientIp: string): Promise<ThrottledPasswordResult> {
+/**
+ * `signIn`: the password is to sign in (an app's card, the console, the central), where a connection that requires
+ * single sign-on refuses it for its domains (lib/identity/sso-required.ts) — after a right password only. A step-up
+ * or a change of the password itself checks it without that rule.
+ */
+export async function throttledPasswordCheck(db: Queryable, email: string, password: string, clientIp: string, options: { signIn?: boolean } = {}): Promise<ThrottledPasswordResult> {
   const account = normalizeEmail(email);
   await Promise.all([hitRateLimit(db, LOGIN_THROTTLE.account, account), hitRateLimit(db, LOGIN_THROTTLE.ip, clientIp)]);
   const [accountState, ipState] = await Promise.all([
@@ -32,6 +38,7 @@ export async function throttledPasswordCheck(db: Queryable, email: string, passw
   const result = await authenticateWithPassword(db, email, password);
   if (result.ok) {
     await Promise.all([undoRateLimitHit(db, LOGIN_THROTTLE.account, account), undoRateLimitHit(db, LOGIN_THROTTLE.ip, clientIp)]);
+    if (options.signIn && (await ssoRequiredFor(db, result.user))) return { ok: false, reason: 'sso_required' };
   } else {
     recordSignInFailure('wrong_credentials');
   }

@@ -338,6 +338,17 @@ export async function setConnectionEnabled(ctx: Context, connectionId: string, e
 }
 
 /**
+ * Whether people at the connection's domains must sign in through it (lib/identity/sso-required.ts): the password form
+ * and password reset then refuse them, the organization's owners excepted.
+ */
+export async function setConnectionRequireSso(ctx: Context, connectionId: string, required: boolean): Promise<IdentityConnection> {
+  const connection = await connectionOfOrg(ctx.tx, ctx.orgId, connectionId);
+  const [updated] = await ctx.tx.update(identityConnections).set({ requireSso: required, updatedAt: sql`now()` }).where(eq(identityConnections.id, connection.id)).returning();
+  await ctx.audit({ action: 'identity.connection_updated', ...about(updated!), details: { requireSso: required } });
+  return updated!;
+}
+
+/**
  * An OpenID Connect connection made before each had its own redirect URI (migration 0050) moves to it: its identity
  * provider's admin registered connectionCallbackUrl, and from now on its sign-ins go out with it and the shared
  * callback takes none of its responses.

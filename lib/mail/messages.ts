@@ -93,6 +93,23 @@ export function passwordResetMail(input: { to: string; locale: string; organizat
   });
 }
 
+/**
+ * A reset asked for an address whose organization requires its company sign-in (lib/identity/sso-required.ts): no
+ * link to choose a password, but where to sign in instead. `connection` is the admin-given name of the connection.
+ */
+export function ssoRequiredResetMail(input: { to: string; locale: string; connection: string; signInLink: string }): MailMessage {
+  const t = translator(input.locale, 'mail.ssoRequiredReset');
+  return compose({
+    to: input.to,
+    locale: input.locale,
+    subject: t('subject'),
+    sender: 'Portico',
+    paragraphs: [t('body', { connection: input.connection }), t('notYou')],
+    action: { label: t('action'), link: input.signInLink },
+    footer: t('footer'),
+  });
+}
+
 export function verifyEmailMail(input: { to: string; locale: string; link: string; expiresInHours: number }): MailMessage {
   const t = translator(input.locale, 'mail.verifyEmail');
   return compose({

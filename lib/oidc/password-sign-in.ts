@@ -65,7 +65,7 @@ export async function completePasswordSignIn(input: PasswordSignInInput): Promis
     if (!passkey) return { kind: 'refused', error: 'passkey' };
     result = passkey;
   } else {
-    const checked = await throttledPasswordCheck(db, credential.email, credential.password, input.clientIp);
+    const checked = await throttledPasswordCheck(db, credential.email, credential.password, input.clientIp, { signIn: true });
     if (!checked.ok) {
       await recordSignInRefusal(db, events, credential.email, checked);
       return { kind: 'refused', error: checked.reason };

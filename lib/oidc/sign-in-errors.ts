@@ -2,7 +2,7 @@
 // catalogs (messages/*.json, signIn.errors). No text from a request is ever displayed.
 import { DEFAULT_LOCALE, translator } from '../i18n/catalogs';
 
-export const SIGN_IN_ERROR_CODES = ['invalid_credentials', 'account_disabled', 'invalid_request', 'throttled', 'not_a_member', 'passkey'] as const;
+export const SIGN_IN_ERROR_CODES = ['invalid_credentials', 'account_disabled', 'invalid_request', 'throttled', 'not_a_member', 'passkey', 'sso_required'] as const;
 
 export type SignInErrorCode = (typeof SIGN_IN_ERROR_CODES)[number];
 

@@ -15,8 +15,10 @@ import { addMember, findMembershipRole } from '../../lib/accounts/memberships';
 import { hashPassword } from '../../lib/accounts/passwords';
 import { createTeam } from '../../lib/accounts/teams';
 import { createUser, findUserByEmail, type User } from '../../lib/accounts/users';
-import { auditEvents, externalIdentities, identityConnections, orgDomains, organizations, scimUsers, teamMembers, totpFactors, users } from '../../lib/db/schema';
-import { connectionForEmail, createOidcConnection, probeOidcIssuer, setConnectionEnabled, updateConnection, type IdentityConnection } from '../../lib/identity/connections';
+import { accountLinks, auditEvents, externalIdentities, identityConnections, orgDomains, organizations, outboundDeliveries, scimUsers, teamMembers, totpFactors, users } from '../../lib/db/schema';
+import { signInToConsole } from '../../lib/accounts/console-sign-in';
+import { requestPasswordReset } from '../../lib/accounts/password-reset';
+import { connectionForEmail, createOidcConnection, probeOidcIssuer, setConnectionEnabled, setConnectionRequireSso, updateConnection, type IdentityConnection } from '../../lib/identity/connections';
 import {
   beginFederatedSignIn,
   completeOidcCallback,
@@ -243,6 +245,33 @@ describe('enterprise OpenID Connect connections', () => {
     expect(await linkedIdentitiesOf(database.db, person.id)).toHaveLength(0);
     const removed = await database.db.select().from(auditEvents).where(and(eq(auditEvents.orgId, org.id), eq(auditEvents.action, 'identity.link_removed'), eq(auditEvents.subjectId, person.id)));
     expect(removed.map((event) => event.details)).toEqual([{ connection: 'Company SSO', connectionId: connection.id, linkedBy: 'sign_in', by: 'person' }]);
+  });
+
+  it('a connection that requires single sign-on refuses the password form and reset at its domains, the owners excepted', async () => {
+    const member = await createUser(database.db, { email: 'pat@company.test', name: 'Pat', passwordHash: await hashPassword('pat own long password 6') });
+    const boss = await createUser(database.db, { email: 'boss@company.test', name: 'Boss', passwordHash: await hashPassword('boss own long password 7') });
+    await addMember(database.db, { orgId: org.id, userId: member.id, role: 'member' });
+    await addMember(database.db, { orgId: org.id, userId: boss.id, role: 'owner' });
+    const signInAs = (email: string, password: string) => signInToConsole(database.db, { email, password, ip: '192.0.2.50' });
+    expect((await signInAs(member.email, 'pat own long password 6')).kind).toBe('signed_in');
+    await asOwner(({ tx, audit }) => setConnectionRequireSso({ tx, audit, orgId: org.id }, connection.id, true));
+    try {
+      expect(await signInAs(member.email, 'pat own long password 6')).toEqual({ kind: 'refused', error: 'sso_required' });
+      // Asked only after a right password: a wrong one is refused as any wrong one is.
+      expect(await signInAs(member.email, 'not the password at all')).toEqual({ kind: 'refused', error: 'invalid_credentials' });
+      // An owner keeps a password as the way back in.
+      expect((await signInAs(boss.email, 'boss own long password 7')).kind).toBe('signed_in');
+      // A reset mails where to sign in, and no link to choose a password.
+      const mail = { issuer: PORTICO, atRestKey: deps.atRestKey };
+      expect(await requestPasswordReset(database.db, mail, { email: member.email, ip: '192.0.2.51' })).toEqual({ status: 'accepted' });
+      expect(await database.db.select().from(accountLinks).where(and(eq(accountLinks.userId, member.id), eq(accountLinks.purpose, 'reset')))).toHaveLength(0);
+      expect(await database.db.select().from(outboundDeliveries).where(and(eq(outboundDeliveries.channel, 'mail'), eq(outboundDeliveries.recipient, member.email)))).toHaveLength(1);
+      const changes = await database.db.select().from(auditEvents).where(and(eq(auditEvents.orgId, org.id), eq(auditEvents.action, 'identity.connection_updated'), eq(auditEvents.subjectId, connection.id)));
+      expect(changes.map((event) => event.details)).toContainEqual(expect.objectContaining({ requireSso: true }));
+    } finally {
+      await asOwner(({ tx, audit }) => setConnectionRequireSso({ tx, audit, orgId: org.id }, connection.id, false));
+    }
+    expect((await signInAs(member.email, 'pat own long password 6')).kind).toBe('signed_in');
   });
 
   it('makes and links no account for an address the IdP does not vouch for (email_verified false)', async () => {

@@ -48,7 +48,7 @@ export async function POST(request: Request): Promise<Response> {
     return federated ?? seeOther(`/central?step=password${back === '/central' ? '' : `&next=${encodeURIComponent(back)}`}`, keepTypedEmail('/central', email, runtime().env.issuerIsHttps));
   }
   if (!email || !password || email.length > 320 || password.length > 1024) return seeOther(`/central?error=invalid_request`, keepTypedEmail('/central', email, runtime().env.issuerIsHttps));
-  const check = await throttledPasswordCheck(db(), email, password, ip);
+  const check = await throttledPasswordCheck(db(), email, password, ip, { signIn: true });
   if (!check.ok) {
     await recordSignInRefusal(db(), { surface: 'central', ip }, email, check);
     return seeOther(`/central?error=${check.reason}${back === '/central' ? '' : `&next=${encodeURIComponent(back)}`}`, keepTypedEmail('/central', email, runtime().env.issuerIsHttps));

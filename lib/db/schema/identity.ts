@@ -75,6 +75,11 @@ export const identityConnections = pgTable(
      * `iss` (RFC 9207) is this connection's issuer. Null: the connection's own callback only.
      */
     legacyCallbackUntil: timestamp('legacy_callback_until', { withTimezone: true }),
+    /**
+     * People at the connection's domains must sign in through it: the password form and password reset refuse them,
+     * except the organization's owners, who keep a password as a way back in (lib/identity/sso-required.ts).
+     */
+    requireSso: boolean('require_sso').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -28,7 +28,7 @@ export async function POST(request: Request): Promise<Response> {
   // What the frame shows the person: in the page's language (the codes stay as they are).
   const locale = await requestLocale();
   const t = translator(locale, 'embeddedCentral.session');
-  const check = await throttledPasswordCheck(db(), email, password, ip);
+  const check = await throttledPasswordCheck(db(), email, password, ip, { signIn: true });
   if (!check.ok) {
     await recordSignInRefusal(db(), { surface: 'central', ip }, email, check);
     return oauthError(check.reason === 'throttled' ? 429 : 401, check.reason, signInErrorMessage(check.reason, locale));

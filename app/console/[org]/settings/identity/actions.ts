@@ -7,7 +7,7 @@ import { CommandRefusal } from '@/lib/accounts/org-operation';
 import { getT } from '@/lib/i18n/server';
 import { localized } from '@/lib/i18n/catalogs';
 import { addDomain, domainCheckDeps, proveDomain, recordDomainCheck, removeDomain } from '@/lib/identity/domains';
-import { createOidcConnection, createSamlConnection, deleteConnection, probeOidcIssuer, setConnectionEnabled, updateConnection, useOwnCallback } from '@/lib/identity/connections';
+import { createOidcConnection, createSamlConnection, deleteConnection, probeOidcIssuer, setConnectionEnabled, setConnectionRequireSso, updateConnection, useOwnCallback } from '@/lib/identity/connections';
 import { issueScimToken, revokeScimToken } from '@/lib/identity/scim';
 import { endLinkedIdentity } from '@/lib/identity/links';
 import { createRemoteMcpServer, deleteRemoteMcpServer, removeTrustedAssertionIssuer, trustAssertionIssuer } from '@/lib/identity/enterprise-authorization';
@@ -143,6 +143,15 @@ export const setConnectionEnabledAction = orgAction(
     const connection = await setConnectionEnabled({ tx, audit, orgId: access.org.id }, input.connectionId, input.enabled === 'yes');
     const t = await getT('console.identity');
     return { status: 'ok', message: connection.enabled ? t('connections.enabledNow', { name: connection.name }) : t('connections.disabledNow', { name: connection.name }) };
+  },
+);
+
+export const setRequireSsoAction = orgAction(
+  { permission: 'identity.manage', input: z.object({ connectionId: z.string().max(64), required: z.enum(['yes', 'no']) }) },
+  async ({ tx, input, access, audit }) => {
+    const connection = await setConnectionRequireSso({ tx, audit, orgId: access.org.id }, input.connectionId, input.required === 'yes');
+    const t = await getT('console.identity');
+    return { status: 'ok', message: connection.requireSso ? t('connections.ssoRequiredNow', { name: connection.name }) : t('connections.ssoOptionalNow', { name: connection.name }) };
   },
 );
 

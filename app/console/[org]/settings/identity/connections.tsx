@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { connectionCallbackUrl, legacyCallbackUrl, usesLegacyCallback } from '@/lib/identity/federation';
 import { samlAcsUrl, samlEntityId } from '@/lib/identity/saml';
 import { When } from '@/app/_components/when';
-import { createOidcConnectionAction, createSamlConnectionAction, deleteConnectionAction, setConnectionEnabledAction, updateConnectionAction, useOwnCallbackAction } from './actions';
+import { createOidcConnectionAction, createSamlConnectionAction, deleteConnectionAction, setConnectionEnabledAction, setRequireSsoAction, updateConnectionAction, useOwnCallbackAction } from './actions';
 
 type T = Awaited<ReturnType<typeof getT<'console.identity'>>>;
 
@@ -111,6 +111,8 @@ export async function ConnectionsSection({ org, issuer, connections, domains, te
                   </dd>
                 </>
               )}
+              <dt className="text-slate-600">{t('connections.ssoRequiredLabel')}</dt>
+              <dd data-testid="sso-required">{connection.requireSso ? t('connections.ssoRequiredYes') : t('connections.ssoRequiredNo')}</dd>
               <dt className="text-slate-600">{t('connections.fields.domains')}</dt>
               <dd>{connection.domains.length > 0 ? connection.domains.map((domain) => domain.domain).join(', ') : t('connections.noDomainsTied')}</dd>
               <dt className="text-slate-600">{t('connections.fields.defaultRole')}</dt>
@@ -134,6 +136,10 @@ export async function ConnectionsSection({ org, issuer, connections, domains, te
               <ActionForm action={setConnectionEnabledAction} org={org} submitLabel={connection.enabled ? t('connections.turnOff') : t('connections.turnOn')} variant="secondary" inline>
                 <input type="hidden" name="connectionId" value={connection.id} />
                 <input type="hidden" name="enabled" value={connection.enabled ? 'no' : 'yes'} />
+              </ActionForm>
+              <ActionForm action={setRequireSsoAction} org={org} submitLabel={connection.requireSso ? t('connections.stopRequiringSso') : t('connections.requireSso')} variant="secondary" inline>
+                <input type="hidden" name="connectionId" value={connection.id} />
+                <input type="hidden" name="required" value={connection.requireSso ? 'no' : 'yes'} />
               </ActionForm>
               <ConfirmedAction
                 action={deleteConnectionAction}

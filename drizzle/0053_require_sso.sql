@@ -1,0 +1,1 @@
+ALTER TABLE "identity_connections" ADD COLUMN "require_sso" boolean DEFAULT false NOT NULL;

@@ -63,6 +63,9 @@ interface ClientRows {
  * `secretPlaceholder` stands in for client_secret: oidc-provider's schema insists on one for confidential
  * clients, but Portico keeps only hashes and authenticates secrets itself (lib/oidc/provider-overrides.ts).
  */
+/** How far the estimated database clock may lag the one that wrote a secret's valid_from (see loadClient). */
+export const VALID_FROM_TOLERANCE_MS = 5_000;
+
 export async function loadClient(db: Queryable, clientId: string, secretPlaceholder: string): Promise<LoadedClient | undefined> {
   const cache = readCacheOf(db);
   const rows = cache
@@ -103,7 +106,11 @@ export async function loadClient(db: Queryable, clientId: string, secretPlacehol
     portico_org_id: client.orgId,
     portico_app_disabled: rows.appDisabled,
   };
-  const secretHashesValidNow = rows.secrets.filter((secret) => secret.validFrom <= now && (secret.validUntil === null || secret.validUntil > now)).map((secret) => secret.hash);
+  // valid_from is the database's now() at the insert, and `now` is this process's estimate of that clock, off by up to
+  // half a round trip of the feed's measurement: a secret made a millisecond ago must not read as "not yet valid".
+  const secretHashesValidNow = rows.secrets
+    .filter((secret) => secret.validFrom <= now + VALID_FROM_TOLERANCE_MS && (secret.validUntil === null || secret.validUntil > now))
+    .map((secret) => secret.hash);
   return { metadata, secretHashesValidNow };
 }
 

@@ -75,6 +75,22 @@ describe('read cache', () => {
     expect(await loadClient(counted, app.clientId, 'x')).toBeUndefined();
   });
 
+  it('accepts a secret made a moment ago when the estimated database clock lags a little (the CIBA flake of stop 62)', async () => {
+    await loadClient(counted, app.clientId, 'x'); // the feed starts with the first read
+    await until(() => database.raw.readCache?.live === true, 'the feed');
+    const cache = database.raw.readCache!;
+    const measured = cache.clockOffsetMs;
+    try {
+      // The feed's estimate is off by up to half a round trip; under load that is tens of milliseconds.
+      cache.clockOffsetMs = measured - 50;
+      const fresh = await createOrgWithApp(database, 'Fresh secret');
+      const loaded = await loadClient(counted, fresh.clientId, 'x');
+      expect(loaded?.secretHashesValidNow).toHaveLength(1);
+    } finally {
+      cache.clockOffsetMs = measured;
+    }
+  });
+
   it('drops an app found by its resource when any app client or its redirect URIs change', async () => {
     const fixture = await createOrgWithApp(database, 'Resource');
     const found = await findAppByResource(counted, fixture.resource);

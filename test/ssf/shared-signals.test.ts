@@ -12,17 +12,19 @@ import { deleteAccount, disableAccount, setOwnPassword } from '../../lib/account
 import { addMember, removeMember } from '../../lib/accounts/memberships';
 import { signOutEverywhere } from '../../lib/accounts/sessions';
 import { setAppDisabled } from '../../lib/clients/apps';
-import { auditEvents, outboundDeliveries, ssfStreams, users } from '../../lib/db/schema';
+import { auditEvents, outboundDeliveries, passkeys, ssfStreams, users } from '../../lib/db/schema';
 import { deliverDue } from '../../lib/deliveries/outbox';
 import { giveUpUncollectedEvents, queueCredentialChange, queuePersonEvent, SSF_EVENT_TYPES, UNCOLLECTED_EVENT_DAYS, VERIFICATION_EVENT } from '../../lib/ssf/events';
 import { securityEventPushDelivery, securityEventSigner } from '../../lib/ssf/set';
 import { handlePollRequest, handleStatusRequest, handleStreamsRequest, handleVerificationRequest, listAppStreams, MAX_STREAMS_PER_CLIENT, MIN_VERIFICATION_INTERVAL_SECONDS, ssfConfiguration, type SsfContext } from '../../lib/ssf/streams';
 import { createMember, createOrgWithApp, relyingParty, signIn, TEST_PASSWORD, useProviderHarness, type AppFixture } from '../support/provider-harness';
 import { Secret, TOTP } from 'otpauth';
-import { confirmOwnTotp, removeOwnTotp } from '../../lib/accounts/own-factors';
-import { relyingPartyOf } from '../../lib/accounts/passkeys';
+import { confirmOwnTotp, removeOwnPasskey, removeOwnTotp } from '../../lib/accounts/own-factors';
+import { registerOwnPasskey, relyingPartyOf } from '../../lib/accounts/passkeys';
+import { accountFactorsContext, passkeyRegistrationAfterStepUp, stepUpPasskeyOptions } from '../../lib/accounts/step-up';
 import { startTotpEnrollment, totpEnrollmentOf } from '../../lib/accounts/second-factors';
-import { beginSecondStep, enrollAtSignIn, enrollmentSecret } from '../../lib/accounts/sign-in-second-step';
+import { beginSecondStep, enrollAtSignIn, enrollmentPasskeyOptions, enrollmentSecret, enrollPasskeyAtSignIn } from '../../lib/accounts/sign-in-second-step';
+import { assertionResponse, registrationResponse } from '../support/software-authenticator';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import type { User } from '../../lib/accounts/users';
 
@@ -346,5 +348,27 @@ describe('shared signals', () => {
     const { secret: signInSecret } = await totpEnrollmentOf((await enrollmentSecret(suite.database.db, atRestKey, token))!, atRestKey, enrolling);
     await enrollAtSignIn(suite.database.db, atRestKey, { token, code: codeOf(signInSecret).generate(), ip: '192.0.2.41', mail });
     expect(await followUps(enrolling)).toEqual({ audit: ['second_factor.enrolled totp sign_in'], notices: 1, changes: ['app create'] });
+
+    // Passkeys: one added on the account page (after step-up with the password, all the person has) and removed there
+    // (step-up with that passkey, the strongest factor now), one set up during a sign-in that must have a second
+    // factor. A platform authenticator's key is fido2-platform.
+    const rp = relyingPartyOf(suite.harness.issuer);
+    const { person: keyed } = await signedIn();
+    const keyedChange = { user: keyed, ip: '192.0.2.42', keys: { atRestKey, rp }, mail };
+    const addOptions = await passkeyRegistrationAfterStepUp(suite.database.db, atRestKey, rp, { user: keyed, proof: { password: TEST_PASSWORD }, ip: '192.0.2.42' });
+    await registerOwnPasskey(suite.database.db, rp, { user: keyed, name: 'Laptop', response: registrationResponse(addOptions, rp.origin), ip: '192.0.2.42', mail });
+    const [laptop] = await suite.database.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, keyed.id));
+    const assertion = assertionResponse(await stepUpPasskeyOptions(suite.database.db, rp, { user: keyed, context: accountFactorsContext(keyed.id) }), rp.origin);
+    await removeOwnPasskey(suite.database.db, { ...keyedChange, passkeyId: laptop!.id, proof: { passkey: JSON.stringify(assertion) } });
+    expect(await followUps(keyed)).toEqual({
+      audit: ['second_factor.enrolled passkey', 'second_factor.removed passkey'],
+      notices: 2,
+      changes: ['fido2-platform create', 'fido2-platform delete'],
+    });
+    const { person: keyedAtSignIn } = await signedIn();
+    const passkeySignIn = await beginSecondStep(suite.database.db, { userId: keyedAtSignIn.id, continuation: { surface: 'console', events: { surface: 'console', ip: '192.0.2.43' }, enroll: true } });
+    const signInOptions = await enrollmentPasskeyOptions(suite.database.db, rp, passkeySignIn);
+    await enrollPasskeyAtSignIn(suite.database.db, rp, { token: passkeySignIn, name: 'Phone', response: registrationResponse(signInOptions, rp.origin), ip: '192.0.2.43', mail });
+    expect(await followUps(keyedAtSignIn)).toEqual({ audit: ['second_factor.enrolled passkey'], notices: 1, changes: ['fido2-platform create'] });
   });
 });

@@ -7,9 +7,11 @@
 // token gets invalid_grant while the console shows her gone; Lin, who already had a Portico account with a password,
 // links it by proving that password, on the console; the central sends people to their IdP too.
 import { expect, test, type Browser, type Page } from '@playwright/test';
+import { eq, sql } from 'drizzle-orm';
 import * as oidc from 'openid-client';
 import { hashPassword } from '../lib/accounts/passwords';
 import { createUser } from '../lib/accounts/users';
+import { identityConnections } from '../lib/db/schema';
 import { startDnsServer, type DnsServer } from '../test/support/dns-server';
 import { startCompanyIdp, type CompanyIdp } from '../test/support/company-idp';
 import { expectAccessible } from './support/accessibility';
@@ -27,12 +29,13 @@ test.describe('an organization brings its own identity', () => {
   let portico: RunningPortico;
   let dns: DnsServer;
   let idp: CompanyIdp;
+  let environment: Record<string, string>;
 
   test.beforeAll(async () => {
     const tls = loopbackTlsFiles();
     dns = await startDnsServer();
     storage = await createStorage('portico-enterprise');
-    const environment = { NODE_EXTRA_CA_CERTS: tls.certPath, PORTICO_DNS_SERVERS: dns.address, PORTICO_OUTBOUND_ALLOW_LOOPBACK: 'true' };
+    environment = { NODE_EXTRA_CA_CERTS: tls.certPath, PORTICO_DNS_SERVERS: dns.address, PORTICO_OUTBOUND_ALLOW_LOOPBACK: 'true' };
     // The first start seeds the demo (only into an empty database); then, with no server running (the embedded
     // database belongs to one process), Lin's own Portico account from before her company connected its IdP.
     await (await startPortico(PORT, storage, environment)).stop();
@@ -50,7 +53,7 @@ test.describe('an organization brings its own identity', () => {
   });
 
   /** A browser of its own (no session), trusting the company IdP's loopback certificate as a company's browser would its IdP's. */
-  const person = async (browser: Browser): Promise<Page> => (await browser.newContext({ baseURL: ISSUER, ignoreHTTPSErrors: true, locale: 'en-US' })).newPage();
+  const person = async (browser: Browser, locale = 'en-US'): Promise<Page> => (await browser.newContext({ baseURL: ISSUER, ignoreHTTPSErrors: true, locale })).newPage();
 
   async function ownerConsole(browser: Browser): Promise<Page> {
     const page = await person(browser);
@@ -294,5 +297,55 @@ test.describe('an organization brings its own identity', () => {
     await expect(keys.locator('#trust-issuer')).toHaveValue('https://idp.partner.test');
     await owner.screenshot({ path: testInfo.outputPath('enterprise-authorization.png'), fullPage: true });
     await expectAccessible(owner);
+  });
+
+  test('a connection from before per-connection callbacks: its notice in both languages and on a phone, single sign-on required in Portuguese, and the switch', async ({ browser }, testInfo) => {
+    // Runs last, on the storage of the tests above. A connection made before migration 0050 still signs people in
+    // through the shared callback for a while; the server is stopped to make "Company SSO" one (the embedded database
+    // belongs to one process), then started again.
+    await portico.stop();
+    await withStorageDatabase(storage, async (db) => {
+      await db.update(identityConnections).set({ legacyCallbackUntil: sql`now() + interval '60 days'` }).where(eq(identityConnections.name, 'Company SSO'));
+    });
+    portico = await startPortico(PORT, storage, environment);
+
+    const words = {
+      'pt-BR': { notice: 'Criada antes de cada conexão ter a sua própria URI', require: 'Exigir login único', stop: 'Deixar de exigir login único', required: 'Obrigatório', optional: 'Opcional', useOwn: 'Usar a URI de redirecionamento própria desta conexão' },
+      'en-US': { notice: 'Made before each connection had its own redirect URI', require: 'Require single sign-on', stop: 'Stop requiring single sign-on', required: 'Required', optional: 'Optional', useOwn: "Switch to this connection's own redirect URI" },
+    } as const;
+    let owner: Page | undefined;
+    for (const locale of ['pt-BR', 'en-US'] as const) {
+      owner = await person(browser, locale);
+      await owner.goto('/console/login');
+      await owner.locator('input[name="email"]').fill(DEMO.email);
+      await owner.locator('form:has(input[name="email"]) button[type="submit"]').first().click();
+      await owner.locator('input[name="password"]').fill(DEMO.password);
+      await owner.locator('form:has(input[name="password"]) button[type="submit"]').click();
+      await owner.waitForURL(/\/console\/demo\/apps$/, { timeout: 30_000 });
+      const connection = owner.locator('li[data-connection="Company SSO"]');
+      for (const width of [1280, 390]) {
+        await owner.setViewportSize({ width, height: 900 });
+        await owner.goto('/console/demo/settings/identity');
+        const notice = connection.getByTestId('legacy-callback');
+        await expect(notice).toContainText(words[locale].notice);
+        await expect(notice).toContainText(`${ISSUER}/auth/federation/oidc/callback`);
+        await expect(notice.getByRole('button', { name: words[locale].useOwn })).toBeVisible();
+        // Single sign-on required, as a Portuguese-speaking admin turns it on and off, on a phone too.
+        await expect(connection.getByTestId('sso-required')).toContainText(words[locale].optional);
+        await connection.getByRole('button', { name: words[locale].require, exact: true }).click();
+        await expect(connection.getByTestId('sso-required')).toContainText(words[locale].required, { timeout: 30_000 });
+        expect(await owner.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `identity ${locale} ${width}`).toBe(true);
+        await connection.screenshot({ path: testInfo.outputPath(`identity-legacy-connection-${locale}-${width}.png`) });
+        await expectAccessible(owner);
+        await connection.getByRole('button', { name: words[locale].stop }).click();
+        await expect(connection.getByTestId('sso-required')).toContainText(words[locale].optional, { timeout: 30_000 });
+      }
+      if (locale === 'pt-BR') await owner.context().close();
+    }
+    // The switch: the notice is gone and the connection's own redirect URI is the only one it answers on.
+    const connection = owner!.locator('li[data-connection="Company SSO"]');
+    await connection.getByTestId('legacy-callback').getByRole('button', { name: words['en-US'].useOwn }).click();
+    await expect(connection.getByTestId('legacy-callback')).toHaveCount(0, { timeout: 30_000 });
+    await expect(connection.getByTestId('connection-redirect-uri')).toHaveText(new RegExp(`^${ISSUER}/auth/federation/oidc/[0-9a-f-]{36}/callback$`));
   });
 });

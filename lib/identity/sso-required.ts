@@ -8,11 +8,11 @@ import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { identityConnections, memberships, orgDomains } from '../db/schema';
 import { normalizeEmail } from '../util/email';
+import { domainOfEmail } from './connections';
 
 /** The connection this person must sign in through, or undefined when a password may sign them in. */
 export async function ssoRequiredFor(db: Queryable, person: { id: string; email: string }): Promise<{ connectionId: string; connectionName: string; orgId: string } | undefined> {
-  const email = normalizeEmail(person.email);
-  const domain = email.slice(email.lastIndexOf('@') + 1);
+  const domain = domainOfEmail(normalizeEmail(person.email));
   if (!domain) return undefined;
   const [row] = await db
     .select({ connectionId: identityConnections.id, connectionName: identityConnections.name, orgId: identityConnections.orgId })

@@ -14,12 +14,8 @@ import { interactionPath } from '@/lib/oidc/interactions';
 import { finishAppSignIn } from '@/lib/oidc/password-sign-in';
 import { db, runtime } from '@/lib/runtime';
 import { centralBinding, centralCookie } from '../../central/_lib/central';
+import { seeOther, startedAt } from './redirects';
 
-function seeOther(location: string, ...cookieLines: string[]): Response {
-  const headers = new Headers({ Location: location, 'Cache-Control': 'no-store' });
-  for (const line of cookieLines) headers.append('Set-Cookie', line);
-  return new Response(null, { status: 303, headers });
-}
 
 export async function continueSignIn(request: Request, done: { user: User; continuation: SecondStepContinuation; amr: string[] }): Promise<Response> {
   const { env, provider } = runtime();
@@ -29,8 +25,7 @@ export async function continueSignIn(request: Request, done: { user: User; conti
   // A company identity provider's subject waiting to be linked to this account once its whole sign-in was done.
   const linked = await completeFederatedLink(db(), user, continuation, ip);
   if (linked !== 'linked') {
-    const back = continuation.surface === 'app' ? `${interactionPath(continuation.uid)}?step=password` : continuation.surface === 'central' ? '/central?step=password' : '/console/login?step=password';
-    return seeOther(`/auth/federation/refused?reason=${linked}&back=${encodeURIComponent(back)}`, cleared);
+    return seeOther(`/auth/federation/refused?reason=${linked}&back=${encodeURIComponent(startedAt(continuation))}`, cleared);
   }
   await recordSignInSuccess(db(), { ...continuation.events, ip }, user);
   if (continuation.surface === 'console') {

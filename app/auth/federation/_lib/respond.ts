@@ -7,21 +7,7 @@ import { clearedFederationCookie, type FederationContinuation, type FederationOu
 import { interactionPath } from '@/lib/oidc/interactions';
 import { runtime } from '@/lib/runtime';
 import { continueSignIn } from '../../_lib/continue-sign-in';
-
-export function seeOther(location: string, ...cookieLines: (string | undefined)[]): Response {
-  const headers = new Headers({ Location: location, 'Cache-Control': 'no-store' });
-  for (const line of cookieLines) if (line) headers.append('Set-Cookie', line);
-  return new Response(null, { status: 303, headers });
-}
-
-/** Where the person started: the page a refusal offers to go back to (an app's card, the console, the central). */
-function startedAt(continuation: FederationContinuation | SecondStepContinuation | undefined): string {
-  const signIn = continuation && 'signIn' in continuation ? continuation.signIn : continuation && continuation.surface !== 'test' ? (continuation as SecondStepContinuation) : undefined;
-  if (continuation?.surface === 'test') return `/console/${continuation.orgSlug}/settings/identity`;
-  if (signIn?.surface === 'app') return `${interactionPath(signIn.uid)}?step=password`;
-  if (signIn?.surface === 'central') return '/central?step=password';
-  return '/console/login?step=password';
-}
+import { seeOther, startedAt } from '../../_lib/redirects';
 
 export async function respondToFederation(request: Request, outcome: FederationOutcome): Promise<Response> {
   const secure = runtime().env.issuerIsHttps;

@@ -6,7 +6,7 @@ import { connectionForEmail } from '@/lib/identity/connections';
 import { beginFederatedSignIn, federationCookie } from '@/lib/identity/federation';
 import { db, runtime } from '@/lib/runtime';
 import { federationDeps } from './deps';
-import { seeOther } from './respond';
+import { seeOther } from '../../_lib/redirects';
 
 /** The redirect to the identity provider (with the federation cookie), or undefined: the person uses a password. */
 export async function federatedStart(email: string, signIn: Extract<SecondStepContinuation, { surface: 'console' | 'central' }>, back: string): Promise<Response | undefined> {

@@ -7,7 +7,7 @@ import { clearedFederationCookie, federationTokenFromCookies, takeFinishedAppSig
 import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
 import { finishAppSignIn } from '@/lib/oidc/password-sign-in';
 import { db, runtime } from '@/lib/runtime';
-import { seeOther } from '../../../federation/_lib/respond';
+import { seeOther } from '../../../_lib/redirects';
 
 export const dynamic = 'force-dynamic';
 

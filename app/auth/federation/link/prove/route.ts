@@ -6,7 +6,8 @@ import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { federationTokenFromCookies, linkAfterProof } from '@/lib/identity/federation';
 import { db, runtime } from '@/lib/runtime';
-import { respondToFederation, seeOther } from '../../_lib/respond';
+import { seeOther } from '../../../_lib/redirects';
+import { respondToFederation } from '../../_lib/respond';
 
 export const dynamic = 'force-dynamic';
 

@@ -86,7 +86,7 @@ export async function ConnectionsSection({ org, issuer, connections, domains, te
                   <dd className="break-all">
                     <code data-testid="connection-redirect-uri">{connectionCallbackUrl(issuer, connection.id)}</code>
                     {usesLegacyCallback(connection) ? (
-                      <div className="mt-2 grid gap-2 rounded-md border border-amber-300 bg-amber-50 p-2 text-slate-800" data-testid="legacy-callback">
+                      <div className="mt-2 grid gap-2 rounded-md border border-amber-300 bg-amber-50 p-2 break-normal text-slate-800" data-testid="legacy-callback">
                         <p>
                           {t.rich('connections.legacyCallback', { code, legacy: legacyCallbackUrl(issuer) })} <When value={connection.legacyCallbackUntil!} relative={false} />
                         </p>

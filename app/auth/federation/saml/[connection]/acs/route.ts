@@ -6,7 +6,7 @@ import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { acceptSamlResponse } from '@/lib/identity/saml';
 import { db } from '@/lib/runtime';
 import { federationDeps } from '../../../_lib/deps';
-import { seeOther } from '../../../_lib/respond';
+import { seeOther } from '../../../../_lib/redirects';
 
 export const dynamic = 'force-dynamic';
 

@@ -12,7 +12,7 @@ import { connectionOfOrg } from '@/lib/identity/connections';
 import { beginFederatedSignIn, federationCookie } from '@/lib/identity/federation';
 import { db, runtime } from '@/lib/runtime';
 import { federationDeps } from '@/app/auth/federation/_lib/deps';
-import { seeOther } from '@/app/auth/federation/_lib/respond';
+import { seeOther } from '@/app/auth/_lib/redirects';
 
 export const dynamic = 'force-dynamic';
 

@@ -65,8 +65,25 @@ test.describe('the console, as an admin', () => {
     await page.getByRole('link', { name: 'Invoices' }).click();
     await expect(page.getByTestId('app-env')).toContainText('PORTICO_APP_IDENTITY=urn:portico:app:');
     await expect(page.getByTestId('app-env')).not.toContainText('PORTICO_CLIENT_SECRET=');
-    // What signs its ID tokens, next to its credentials (a new app's client registers ES256).
+    // What signs its ID tokens, next to its credentials: RS256, what relying parties assume unless told; ES256 is a
+    // choice there, and back.
+    await expect(page.getByTestId('id-token-alg')).toContainText('ID tokens are signed with RS256');
+    await page.getByTestId('id-token-alg-form').getByLabel('ID token signing algorithm').selectOption('ES256');
+    await expectOneEvent(page, 'app.id_token_alg_changed', () => submit(page, 'id-token-alg-form', 'Change algorithm'));
     await expect(page.getByTestId('id-token-alg')).toContainText('ID tokens are signed with ES256');
+    await page.getByTestId('id-token-alg-form').getByLabel('ID token signing algorithm').selectOption('RS256');
+    await expectOneEvent(page, 'app.id_token_alg_changed', () => submit(page, 'id-token-alg-form', 'Change algorithm'));
+    await expect(page.getByTestId('id-token-alg')).toContainText('ID tokens are signed with RS256');
+    // Relying parties without PKCE: refused by default; allowed (audited) and required again on the security tab.
+    const appUrl = page.url();
+    await page.goto(`${appUrl}/security`);
+    const pkceState = page.getByTestId('nonce-without-pkce-state');
+    await expect(pkceState).toContainText('Not allowed: every sign-in needs PKCE.');
+    await expectOneEvent(page, 'app.nonce_without_pkce_allowed', () => submit(page, 'nonce-without-pkce-toggle', 'Allow relying parties that send a nonce but no PKCE'));
+    await expect(pkceState).toContainText('Allowed: relying parties that send a nonce but no PKCE may sign in.');
+    await expectOneEvent(page, 'app.nonce_without_pkce_forbidden', () => submit(page, 'nonce-without-pkce-toggle', 'Require PKCE again'));
+    await expect(pkceState).toContainText('Not allowed: every sign-in needs PKCE.');
+    await page.goto(appUrl);
 
     // A sign-out return address: added, listed, a bad one refused next to the field with what was typed kept.
     await page.getByLabel('New sign-out return address').fill('https://invoices.demo.test/signed-out');

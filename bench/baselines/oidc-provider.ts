@@ -20,10 +20,12 @@ const keys = await loadOrCreateKeyMaterial(db, Buffer.from(secretKey, 'base64url
 
 const provider = new Provider(issuer, {
   adapter: createAdapterClass(() => db, { clientSecretPlaceholder: 'unused', refreshTokenReuseGraceSeconds: 5, referenceKey: randomBytes(32) }),
-  clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], id_token_signed_response_alg: 'ES256' }],
+  clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], id_token_signed_response_alg: 'RS256' }],
+  // As Portico's apps: RS256 ID tokens (a new app's default), carrying the granted scopes' claims.
+  conformIdTokenClaims: false,
   jwks: { keys: keys.signingKeys as never },
   cookies: { keys: keys.cookieKeys },
-  findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+  findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub, email: 'bench@example.com', email_verified: true, name: 'Bench' }) }),
   scopes: ['openid', 'offline_access', 'email', 'profile'],
   pkce: { required: () => true },
   responseTypes: ['code'],

@@ -5,7 +5,7 @@ import { addMember } from '../../lib/accounts/memberships';
 import { createOrganization, findOrganizationBySlug, setBranding } from '../../lib/accounts/organizations';
 import { hashPassword } from '../../lib/accounts/passwords';
 import { createUser, findUserByEmail } from '../../lib/accounts/users';
-import { createApp, listApps } from '../../lib/clients/apps';
+import { addPostLogoutRedirectUri, createApp, listApps, setNonceWithoutPkce } from '../../lib/clients/apps';
 import { setBackchannelLogout } from '../../lib/clients/backchannel-logout';
 import { addPermission } from '../../lib/clients/permission-catalog';
 import { addTeamMember, createTeam, grantTeamScope } from '../../lib/accounts/teams';
@@ -92,6 +92,47 @@ export const SIGNAL_DECK = {
     clientId: 'e2e-intranet-client',
     clientSecret: 'e2e-intranet-secret-0123456789abcdefghijklm',
     person: { email: 'intranet@rockets.e2e.test', password: 'rocket-intranet-password-1', name: 'Intranet user' },
+  },
+} as const;
+
+/**
+ * Relying parties nobody here wrote, each with its own defaults (e2e/relying-parties.spec.ts): an organization of
+ * their own, one app per library, registered as an admin copies each library's own addresses — express-openid-connect
+ * sends its base URL, without a path, as the post-logout redirect URI.
+ */
+export const RELYING_PARTIES = {
+  orgSlug: 'rp-lab',
+  orgName: 'RP Lab',
+  person: { email: 'riley@rp.e2e.test', password: 'riley-parker-password-1', name: 'Riley Parker' },
+  expressOidc: {
+    appId: '0f1d6000-0000-4000-8000-0000000e4c0c',
+    appName: 'Express Notes',
+    port: lanePort(4660),
+    baseUrl: `http://127.0.0.1:${lanePort(4660)}`,
+    redirectUri: `http://127.0.0.1:${lanePort(4660)}/callback`,
+    clientId: 'e2e-express-oidc-client',
+    clientSecret: 'e2e-express-oidc-secret-0123456789abcdefghij',
+  },
+  /** passport-openidconnect sends no PKCE and its secret in the body: one app lets a nonce stand in, one does not. */
+  passport: {
+    allowing: {
+      appId: '0f1d6000-0000-4000-8000-0000000a550c',
+      appName: 'Passport Portal',
+      port: lanePort(4661),
+      baseUrl: `http://127.0.0.1:${lanePort(4661)}`,
+      redirectUri: `http://127.0.0.1:${lanePort(4661)}/callback`,
+      clientId: 'e2e-passport-allowing-client',
+      clientSecret: 'e2e-passport-allowing-secret-0123456789abcd',
+    },
+    strict: {
+      appId: '0f1d6000-0000-4000-8000-0000000a551c',
+      appName: 'Passport Strict',
+      port: lanePort(4662),
+      baseUrl: `http://127.0.0.1:${lanePort(4662)}`,
+      redirectUri: `http://127.0.0.1:${lanePort(4662)}/callback`,
+      clientId: 'e2e-passport-strict-client',
+      clientSecret: 'e2e-passport-strict-secret-0123456789abcdef',
+    },
   },
 } as const;
 
@@ -243,6 +284,19 @@ export async function seedE2EData(db: Database): Promise<void> {
     const linguaOrg = await createOrganization(tx, { slug: LINGUA.orgSlug, name: LINGUA.orgName });
     const linguaOwner = await createUser(tx, { email: LINGUA.owner.email, name: 'Lingua Owner', passwordHash: await hashPassword(LINGUA.owner.password) });
     await addMember(tx, { orgId: linguaOrg.id, userId: linguaOwner.id, role: 'owner' });
+
+    // Relying parties nobody here wrote: their apps are made as the console makes them (RS256 ID tokens by default).
+    const rpLab = await createOrganization(tx, { slug: RELYING_PARTIES.orgSlug, name: RELYING_PARTIES.orgName });
+    const riley = await createUser(tx, { email: RELYING_PARTIES.person.email, name: RELYING_PARTIES.person.name, passwordHash: await hashPassword(RELYING_PARTIES.person.password) });
+    await addMember(tx, { orgId: rpLab.id, userId: riley.id, role: 'member' });
+    const express = RELYING_PARTIES.expressOidc;
+    await createApp(tx, { appId: express.appId, orgId: rpLab.id, slug: 'express-notes', name: express.appName, publishOrigin: express.baseUrl, redirectUris: [express.redirectUri], clientId: express.clientId, clientSecret: express.clientSecret });
+    await addPostLogoutRedirectUri(tx, express.clientId, express.baseUrl);
+    for (const passport of [RELYING_PARTIES.passport.allowing, RELYING_PARTIES.passport.strict]) {
+      await createApp(tx, { appId: passport.appId, orgId: rpLab.id, slug: passport.appName.toLowerCase().replace(' ', '-'), name: passport.appName, publishOrigin: passport.baseUrl, redirectUris: [passport.redirectUri], clientId: passport.clientId, clientSecret: passport.clientSecret, tokenEndpointAuthMethod: 'client_secret_post' });
+    }
+    // Only the Passport Portal lets a nonce stand in for PKCE (its admin turned it on; e2e/console.spec.ts turns it on and off).
+    await setNonceWithoutPkce(tx, RELYING_PARTIES.passport.allowing.clientId, true);
 
     // An organization the console's deletion test may delete: the demo owner owns it, the outsider administers it.
     const doomed = await createOrganization(tx, { slug: 'doomed-co', name: 'Doomed Co' });

@@ -90,7 +90,7 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
     list: { summary: 'List the apps (org/app, name, publish address, client id).', usage: '[--org <slug>]', options: { org: org('only this organization’s apps') }, example: 'apps list --org acme' },
     create: {
       summary: 'Create an app with its OIDC client and print its credentials (shown only now).',
-      usage: '--org <slug> --name <name> --origin <https://app.example> --redirect-uri <uri> [--redirect-uri <uri>…] [--slug <slug>] [--auth-method client_secret_basic|client_secret_post]',
+      usage: '--org <slug> --name <name> --origin <https://app.example> --redirect-uri <uri> [--redirect-uri <uri>…] [--slug <slug>] [--auth-method client_secret_basic|client_secret_post] [--id-token-alg RS256|ES256]',
       options: {
         org: org(),
         name: { type: 'string', help: 'the name people see when they sign in' },
@@ -98,6 +98,7 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
         'redirect-uri': { type: 'string', multiple: true, help: 'where sign-ins return; repeat for several' },
         slug: { type: 'string', help: 'defaults to one made from the name' },
         'auth-method': { type: 'string', help: 'how the app authenticates at the token endpoint (default client_secret_basic)' },
+        'id-token-alg': { type: 'string', help: 'how its ID tokens are signed: RS256 (the default, what relying parties assume) or ES256' },
       },
       example: 'apps create --org acme --name Notes --origin https://notes.acme.example --redirect-uri https://notes.acme.example/callback',
     },
@@ -122,6 +123,12 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
         'no-sid': { type: 'boolean', help: 'the app does not need the session id in every token (set; by default it does)' },
       },
       example: 'apps backchannel-logout set --app acme/notes --uri https://notes.acme.example/backchannel-logout',
+    },
+    pkce: {
+      summary: 'Show whether an app requires PKCE of every sign-in (the default), or let its relying parties that send a nonce but no PKCE sign in (RFC 9700 §2.1.1; public and MCP clients always need PKCE).',
+      usage: 'show|require|allow-nonce --app <org>/<app>',
+      options: { app: { type: 'string', help: 'the app as <org>/<app>' } },
+      example: 'apps pkce allow-nonce --app acme/legacy-portal',
     },
     disable: {
       summary: 'Turn an app off: sign-ins refused with a page that says so, no new tokens; everything is kept.',

@@ -17,11 +17,11 @@ import { enqueueMail } from '../deliveries/outbox';
 import { createUser, findUserByEmail } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
 import { issueSurfaceSecret } from '../clients/surface';
-import { addAppPermission, setAppBackchannelLogout } from '../clients/app-commands';
+import { addAppPermission, setAppBackchannelLogout, setAppNonceWithoutPkce } from '../clients/app-commands';
 import { backchannelLogoutOf, validateBackchannelLogoutUri } from '../clients/backchannel-logout';
 import { listPermissionCatalog } from '../clients/permission-catalog';
-import { addPostLogoutRedirectUri, appClientRegistration, assertPublishOriginAvailable, createApp, deleteApp, findAppListing, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, setAppDisabled } from '../clients/apps';
-import { validateAppOrigin, validateRedirectUri, validateSlug } from '../clients/validation';
+import { addPostLogoutRedirectUri, appClientRegistration, DEFAULT_ID_TOKEN_ALG, ID_TOKEN_ALGS, isIdTokenAlg, assertPublishOriginAvailable, createApp, deleteApp, findAppListing, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, setAppDisabled } from '../clients/apps';
+import { validateAppOrigin, validatePostLogoutRedirectUri, validateRedirectUri, validateSlug } from '../clients/validation';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
 import { slugFromName } from '../util/slug';
@@ -295,17 +295,19 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         }
         const method = typeof values['auth-method'] === 'string' ? values['auth-method'] : 'client_secret_basic';
         if (method !== 'client_secret_basic' && method !== 'client_secret_post') throw new UsageError('--auth-method must be client_secret_basic or client_secret_post');
+        const idTokenAlg = typeof values['id-token-alg'] === 'string' ? values['id-token-alg'] : DEFAULT_ID_TOKEN_ALG;
+        if (!isIdTokenAlg(idTokenAlg)) throw new UsageError(`--id-token-alg must be ${ID_TOKEN_ALGS.join(' or ')}`);
         const created = await ctx.db.transaction(async (tx) => {
           await assertPublishOriginAvailable(tx, { origin, issuer: ctx.issuer, orgId: org.id }).catch((error: unknown) => {
             throw error instanceof PublishOriginTaken ? new CommandError(error.message) : error;
           });
-          const app = await createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris, tokenEndpointAuthMethod: method }).catch((error: unknown) => {
+          const app = await createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris, tokenEndpointAuthMethod: method, idTokenAlg }).catch((error: unknown) => {
             throw error instanceof RedirectOriginTaken ? new CommandError(error.message) : error;
           });
           await audit(ctx, tx, { orgId: org.id, action: 'app.created', subject: { type: 'app', id: app.app.id, label: app.app.name }, appId: app.app.id, clientId: app.clientId });
           return { ...app, surfaceSecret: await issueSurfaceSecret(tx, app.app.id, ctx.atRestKey) };
         });
-        ctx.out(`Created app ${org.slug}/${slug}. Give the app these values (the secrets are shown only now):`);
+        ctx.out(`Created app ${org.slug}/${slug}. Its ID tokens are signed with ${idTokenAlg}. Give the app these values (the secrets are shown only now):`);
         ctx.out('');
         for (const line of appEnvironmentLines({ issuer: ctx.issuer, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret: created.surfaceSecret })) {
           ctx.out(line);
@@ -342,7 +344,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
           return;
         }
         const given = required(values, 'uri').trim();
-        const checked = action === 'add' ? validateRedirectUri(given) : { ok: true as const };
+        const checked = action === 'add' ? validatePostLogoutRedirectUri(given) : { ok: true as const };
         if (!checked.ok) throw new CommandError(`--uri: ${checked.error}`);
         const changed = await ctx.db.transaction(async (tx) => {
           const done = action === 'add' ? await addPostLogoutRedirectUri(tx, listing.clientId, given) : await removePostLogoutRedirectUri(tx, listing.clientId, given);
@@ -372,6 +374,20 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         }
         await ctx.db.transaction((tx) => setAppBackchannelLogout({ tx, audit: (record) => audit(ctx, tx, { ...record, orgId: listing.app.orgId }) }, listing, setting));
         ctx.out(setting ? `Logout tokens for ${listing.orgSlug}/${listing.app.slug} go to ${terminalText(setting.uri)}.` : `Logout tokens are no longer sent to ${listing.orgSlug}/${listing.app.slug}.`);
+      },
+    },
+    pkce: {
+      async run(ctx, values, positionals) {
+        const action = positionals[0];
+        if (action !== 'show' && action !== 'require' && action !== 'allow-nonce') throw new UsageError('say show, require or allow-nonce: apps pkce allow-nonce --app <org>/<app>');
+        const listing = await namedApp(ctx, required(values, 'app'));
+        if (action === 'show') {
+          ctx.out((await appClientRegistration(ctx.db, listing.clientId)).nonceWithoutPkce ? 'PKCE or a nonce (relying parties that send a nonce but no PKCE may sign in)' : 'PKCE required');
+          return;
+        }
+        const allowed = action === 'allow-nonce';
+        await ctx.db.transaction((tx) => setAppNonceWithoutPkce({ tx, audit: (record) => audit(ctx, tx, { ...record, orgId: listing.app.orgId }) }, listing, allowed));
+        ctx.out(allowed ? `Relying parties of ${listing.orgSlug}/${listing.app.slug} that send a nonce but no PKCE may sign in.` : `Every sign-in to ${listing.orgSlug}/${listing.app.slug} needs PKCE again.`);
       },
     },
     disable: appSwitch(true),

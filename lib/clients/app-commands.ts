@@ -10,7 +10,7 @@ import { localized } from '../i18n/catalogs';
 import { setDevEnvironment } from './dev-environment';
 import { addPermission, CatalogRefusal, describePermission, restorePermission, retirePermission } from './permission-catalog';
 import { cancelRotation, completeRotation, credentialState, startRotation } from './rotation';
-import type { findOrgApp } from './apps';
+import { setIdTokenAlg, setNonceWithoutPkce, type findOrgApp, type IdTokenAlg } from './apps';
 import { setBackchannelLogout, type BackchannelLogoutSetting } from './backchannel-logout';
 
 type AppListing = NonNullable<Awaited<ReturnType<typeof findOrgApp>>>;
@@ -70,6 +70,24 @@ export async function setAppDevEnvironment(ctx: Context, listing: AppListing, ho
 export async function setAppBackchannelApproval(ctx: Context, listing: AppListing, enabled: boolean): Promise<void> {
   await ctx.tx.update(apps).set({ cibaEnabled: enabled }).where(eq(apps.id, listing.app.id));
   await ctx.audit({ action: enabled ? 'app.ciba_enabled' : 'app.ciba_disabled', ...about(listing) });
+}
+
+/**
+ * Lets relying parties of the app that send a nonce but no PKCE sign in (passport-openidconnect), or stops it. Off by
+ * default: RFC 9700 §2.1.1 lets a confidential OpenID Connect client use nonce instead of PKCE, and Portico allows it
+ * only where the app's admin chose to (lib/oidc/client-policy.ts pkceRequired).
+ */
+export async function setAppNonceWithoutPkce(ctx: Context, listing: AppListing, allowed: boolean): Promise<void> {
+  if (!(await setNonceWithoutPkce(ctx.tx, listing.clientId, allowed))) {
+    throw new CommandRefusal(409, allowed ? localized('refusals.apps.nonceWithoutPkceAlready') : localized('refusals.apps.pkceRequiredAlready'));
+  }
+  await ctx.audit({ action: allowed ? 'app.nonce_without_pkce_allowed' : 'app.nonce_without_pkce_forbidden', ...about(listing) });
+}
+
+/** How the app's ID tokens are signed (RS256 or ES256): its relying parties must expect the same. */
+export async function setAppIdTokenAlg(ctx: Context, listing: AppListing, alg: IdTokenAlg): Promise<void> {
+  if (!(await setIdTokenAlg(ctx.tx, listing.clientId, alg))) throw new CommandRefusal(409, localized('console.apps.refusals.idTokenAlgAlready', { alg }));
+  await ctx.audit({ action: 'app.id_token_alg_changed', ...about(listing), details: { alg } });
 }
 
 /**

@@ -9,6 +9,7 @@ import { apps, clientSecrets, clients, organizations, redirectUris } from '../db
 import { generateClientSecret, hashClientSecret } from './secrets';
 import { isUuid } from '../util/uuid';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
+import { NONCE_WITHOUT_PKCE_FIELD } from '../oidc/client-policy';
 
 export type App = typeof apps.$inferSelect;
 
@@ -25,6 +26,22 @@ export interface CreateAppInput {
   clientSecret?: string;
   /** How the app authenticates at the token endpoint (RFC 7591 §2): one registered method. */
   tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post';
+  /** The ID token's signing algorithm; RS256 when not chosen (see ID_TOKEN_ALGS). */
+  idTokenAlg?: IdTokenAlg;
+}
+
+/**
+ * The algorithms an app may have its ID tokens signed with (both keys are published at /oidc/jwks). RS256 first and
+ * the default: OpenID Connect Dynamic Client Registration §2 makes it the default when a client registers none, and
+ * relying parties assume it unless told (express-openid-connect, go-oidc, passport's strategies). ES256 is smaller and
+ * cheaper to sign, for relying parties that read the discovery document.
+ */
+export const ID_TOKEN_ALGS = ['RS256', 'ES256'] as const;
+export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number];
+export const DEFAULT_ID_TOKEN_ALG: IdTokenAlg = 'RS256';
+
+export function isIdTokenAlg(value: unknown): value is IdTokenAlg {
+  return typeof value === 'string' && (ID_TOKEN_ALGS as readonly string[]).includes(value);
 }
 
 export interface CreatedApp {
@@ -126,10 +143,8 @@ export async function createApp(db: Queryable, input: CreateAppInput): Promise<C
     appId,
     name: input.name,
     tokenEndpointAuthMethod: input.tokenEndpointAuthMethod ?? 'client_secret_basic',
-    // ES256 ID tokens: smaller and ~0.7 ms cheaper per token than RS256, the key that signs access tokens too; relying
-    // parties that read the discovery document accept it. Registered at creation only: an app created before keeps
-    // RS256 (OIDC's default, Core §15.1), so its relying parties and the ID tokens they hold as hints keep working.
-    metadata: { id_token_signed_response_alg: 'ES256' },
+    // Registered explicitly, so the app's page and a later change of the default never move an app's relying parties.
+    metadata: { id_token_signed_response_alg: input.idTokenAlg ?? DEFAULT_ID_TOKEN_ALG },
     secretGeneration: 1,
   });
   await db.insert(clientSecrets).values({ clientId, generation: 1, secretHash: hashClientSecret(clientSecret) });
@@ -269,15 +284,39 @@ export async function addRedirectUri(db: Queryable, clientId: string, uri: strin
  * token's signing algorithm. Kept in the client's metadata, which oidc-provider reads as registered: a sign-out
  * return address names no resource, so it stays out of redirect_uris (which the resource binding reads).
  */
-export async function appClientRegistration(db: Queryable, clientId: string): Promise<{ postLogoutRedirectUris: string[]; idTokenAlg: string }> {
+export async function appClientRegistration(db: Queryable, clientId: string): Promise<{ postLogoutRedirectUris: string[]; idTokenAlg: string; nonceWithoutPkce: boolean }> {
   const [row] = await db.select({ metadata: clients.metadata }).from(clients).where(eq(clients.id, clientId)).limit(1);
   const registered = row?.metadata.post_logout_redirect_uris;
   const alg = row?.metadata.id_token_signed_response_alg;
   return {
     postLogoutRedirectUris: Array.isArray(registered) ? registered.filter((uri): uri is string => typeof uri === 'string') : [],
-    // oidc-provider's default for a client that registered none (apps created before ES256 was their default).
+    nonceWithoutPkce: row?.metadata[NONCE_WITHOUT_PKCE_FIELD] === true,
+    // oidc-provider's default for a client that registered none (apps created before any was registered).
     idTokenAlg: typeof alg === 'string' ? alg : 'RS256',
   };
+}
+
+/**
+ * Lets a nonce stand in for PKCE at the app's own client, or stops it (lib/oidc/client-policy.ts pkceRequired says
+ * exactly when it applies); false when nothing changes.
+ */
+export async function setNonceWithoutPkce(db: Queryable, clientId: string, allowed: boolean): Promise<boolean> {
+  const changed = await db
+    .update(clients)
+    .set({ metadata: allowed ? sql`jsonb_set(${clients.metadata}, ${`{${NONCE_WITHOUT_PKCE_FIELD}}`}::text[], 'true'::jsonb)` : sql`${clients.metadata} - ${NONCE_WITHOUT_PKCE_FIELD}::text` })
+    .where(and(eq(clients.id, clientId), eq(clients.kind, 'app'), eq(clients.type, 'confidential'), allowed ? sql`coalesce(${clients.metadata}->${NONCE_WITHOUT_PKCE_FIELD}::text, 'false'::jsonb) <> 'true'::jsonb` : sql`${clients.metadata} ? ${NONCE_WITHOUT_PKCE_FIELD}::text`))
+    .returning({ id: clients.id });
+  return changed.length === 1;
+}
+
+/** Changes the algorithm an app's ID tokens are signed with; false when it has that one already. */
+export async function setIdTokenAlg(db: Queryable, clientId: string, alg: IdTokenAlg): Promise<boolean> {
+  const changed = await db
+    .update(clients)
+    .set({ metadata: sql`jsonb_set(${clients.metadata}, '{id_token_signed_response_alg}', to_jsonb(${alg}::text))` })
+    .where(and(eq(clients.id, clientId), sql`coalesce(${clients.metadata}->>'id_token_signed_response_alg', 'RS256') <> ${alg}`))
+    .returning({ id: clients.id });
+  return changed.length === 1;
 }
 
 /** Adds a sign-out return address to an app's own client; false when it has it already. */

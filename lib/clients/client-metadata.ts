@@ -3,6 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import { readCacheOf, type Queryable } from '../db/client';
 import { apps, clientSecrets, clients, redirectUris } from '../db/schema';
 import { AUTHORIZATION_DETAILS_TYPES } from '../oidc/authorization-details';
+import { NONCE_WITHOUT_PKCE_FIELD } from '../oidc/client-policy';
 
 /** OpenID Connect CIBA Core 1.0 §4: the grant type of the token request that polls for a person's answer. */
 export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
@@ -14,7 +15,7 @@ export const TOKEN_EXCHANGE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token
 export const JWT_BEARER_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 /** Extra metadata fields Portico attaches to every client it hands to oidc-provider (never client-settable). */
-export const PORTICO_CLIENT_FIELDS = ['portico_kind', 'portico_app_id', 'portico_org_id', 'portico_app_disabled'] as const;
+export const PORTICO_CLIENT_FIELDS = ['portico_kind', 'portico_app_id', 'portico_org_id', 'portico_app_disabled', NONCE_WITHOUT_PKCE_FIELD] as const;
 
 export interface PorticoClientMetadata {
   client_id: string;
@@ -29,6 +30,7 @@ export interface PorticoClientMetadata {
   portico_org_id: string | null;
   /** The client's app is disabled (apps.disabled_at): nobody signs in through it and it gets no tokens. */
   portico_app_disabled: boolean;
+  [NONCE_WITHOUT_PKCE_FIELD]: boolean;
   [extra: string]: unknown;
 }
 
@@ -105,6 +107,8 @@ export async function loadClient(db: Queryable, clientId: string, secretPlacehol
     portico_app_id: client.appId,
     portico_org_id: client.orgId,
     portico_app_disabled: rows.appDisabled,
+    // Only an app's own confidential client carries it (whatever else a stored row might hold): client-policy.ts.
+    [NONCE_WITHOUT_PKCE_FIELD]: client.kind === 'app' && client.type === 'confidential' && client.metadata[NONCE_WITHOUT_PKCE_FIELD] === true,
   };
   // valid_from is the database's now() at the insert, and `now` is this process's estimate of that clock, off by up to
   // half a round trip of the feed's measurement: a secret made a millisecond ago must not read as "not yet valid".

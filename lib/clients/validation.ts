@@ -36,6 +36,28 @@ export function validateAppOrigin(value: string): Validated<string> {
  * (RFC 8252 §7.3); no fragment (RFC 6749 §3.1.2); compared later by exact string match (RFC 9700 §4.1.3).
  */
 export function validateRedirectUri(value: string): Validated<string> {
+  const checked = checkReturnUri(value);
+  if (!checked.ok) return checked;
+  // One spelling per URI: the origins of these URIs name the app's resource and must be exclusive, which a second
+  // spelling of one origin (upper-case host, explicit default port) would slip past.
+  if (checked.value.href !== value) return refused(localized('refusals.validation.canonical', { value, canonical: checked.value.href }));
+  return { ok: true, value };
+}
+
+/**
+ * Where RP-initiated logout may return (OpenID Connect RP-Initiated Logout 1.0 §3.1): the same rules as a redirect URI
+ * but kept exactly as written. end_session compares the relying party's post_logout_redirect_uri by exact string
+ * match, and relying parties send what they were configured with — express-openid-connect sends its base URL,
+ * `http://127.0.0.1:4660` without a path — so the form an RP sends is the form an admin copies, and nothing else
+ * hangs on its origin (it names no resource).
+ */
+export function validatePostLogoutRedirectUri(value: string): Validated<string> {
+  const checked = checkReturnUri(value);
+  return checked.ok ? { ok: true, value } : checked;
+}
+
+/** The rules every address a browser is sent back to shares: absolute, https or loopback http, no fragment, no credentials, no wildcard. */
+function checkReturnUri(value: string): Validated<URL> {
   let url: URL;
   try {
     url = new URL(value);
@@ -48,8 +70,7 @@ export function validateRedirectUri(value: string): Validated<string> {
   if (url.hash || value.includes('#')) return refused(localized('refusals.validation.fragment', { value }));
   if (url.username || url.password) return refused(localized('refusals.validation.credentials', { value }));
   if (value.includes('*')) return refused(localized('refusals.validation.wildcard', { value }));
-  // One spelling per URI: the origins of these URIs name the app's resource and must be exclusive, which a second
-  // spelling of one origin (upper-case host, explicit default port) would slip past.
-  if (url.href !== value) return refused(localized('refusals.validation.canonical', { value, canonical: url.href }));
-  return { ok: true, value };
+  // Spaces and other characters a URL parser would quietly encode: what is stored must be what a browser sends.
+  if (/[\s<>"{}|\\^`]/.test(value)) return refused(localized('refusals.validation.canonical', { value, canonical: url.href }));
+  return { ok: true, value: url };
 }

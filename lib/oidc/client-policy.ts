@@ -29,6 +29,8 @@ export interface ClientPolicy {
   issuesRefreshToken(offlineAccessAsked: boolean): boolean;
   /** Revoking it at an app: not possible (the app's own), the client itself (external), or its link (others). */
   revocationAtApp: 'not_applicable' | 'client' | 'link';
+  /** Its app may let a nonce stand in for PKCE (see pkceRequired): only a confidential client an admin made. */
+  nonceMayReplacePkce: boolean;
 }
 
 const MCP_CLIENT = {
@@ -38,6 +40,7 @@ const MCP_CLIENT = {
   extraClaimsFrom: 'grant_binding',
   // OAuth 2.1 §4.3.1: a public client's refresh token rotates; it gets one whenever it registered the grant type.
   issuesRefreshToken: () => true,
+  nonceMayReplacePkce: false,
 } as const;
 
 export const CLIENT_POLICIES: Readonly<Record<ClientKind, ClientPolicy>> = {
@@ -52,6 +55,7 @@ export const CLIENT_POLICIES: Readonly<Record<ClientKind, ClientPolicy>> = {
     // OpenID Connect: an app's own client asks for offline access.
     issuesRefreshToken: (offlineAccessAsked) => offlineAccessAsked,
     revocationAtApp: 'not_applicable',
+    nonceMayReplacePkce: true,
   },
   external: { kind: 'external', ...MCP_CLIENT, servesOneApp: true, mayReachPorticoApi: false, revocationAtApp: 'client' },
   dynamic: { kind: 'dynamic', ...MCP_CLIENT, servesOneApp: false, mayReachPorticoApi: true, revocationAtApp: 'link' },
@@ -75,4 +79,23 @@ export function clientPolicyOf(client: unknown): ClientPolicy | undefined {
 /** The policy of a client kind read from Portico's own tables. */
 export function policyOfKind(kind: ClientKind): ClientPolicy {
   return CLIENT_POLICIES[kind];
+}
+
+/** The client metadata field an app's own client carries when its app lets a nonce stand in for PKCE. */
+export const NONCE_WITHOUT_PKCE_FIELD = 'portico_nonce_without_pkce';
+
+/**
+ * Whether an authorization request must carry PKCE (S256). OAuth 2.1 §4.1.1 and RFC 9700 §2.1.1: always, except that
+ * a confidential OpenID Connect client may rely on `nonce` instead, which binds the code to the ID token it redeems
+ * for. Portico makes that exception only for an app's own (confidential) client whose app turned it on — off by
+ * default, for relying parties that send a nonce but no PKCE (passport-openidconnect) — and only for a request that is
+ * OpenID Connect and carries a nonce. Public clients and MCP clients always need PKCE; so does a request without a
+ * nonce, whatever the app allows.
+ */
+export function pkceRequired(client: unknown, params: { scope?: unknown; nonce?: unknown }): boolean {
+  const policy = clientPolicyOf(client);
+  const metadata = (client ?? {}) as { tokenEndpointAuthMethod?: string; [NONCE_WITHOUT_PKCE_FIELD]?: unknown };
+  const allowed = policy?.nonceMayReplacePkce === true && metadata.tokenEndpointAuthMethod !== 'none' && metadata[NONCE_WITHOUT_PKCE_FIELD] === true;
+  const openIdWithNonce = typeof params.scope === 'string' && params.scope.split(' ').includes('openid') && typeof params.nonce === 'string' && params.nonce.length > 0;
+  return !(allowed && openIdWithNonce);
 }

@@ -31,6 +31,7 @@ import { ACR_MFA, ACR_PASSWORD, requestsMfa } from '../accounts/sign-in-second-s
 import { secondFactorRequired } from '../accounts/second-factor-policy';
 import { logoutSource, postLogoutSuccessSource, renderError } from './provider-pages';
 import { PORTICO_CLIENT_FIELDS } from '../clients/client-metadata';
+import { pkceRequired } from './client-policy';
 import { richAuthorizationRequestsConfiguration } from './authorization-details';
 import { backchannelRequestTtl, cibaConfiguration } from './ciba';
 import { announcePollInterval, DEVICE_CODE_TTL_SECONDS, deviceFlowConfiguration, limitUserCodeEntries } from './device-flow';
@@ -92,8 +93,9 @@ export function createProvider(options: ProviderOptions): Provider {
     },
     // OAuth 2.1 §4.1: the authorization code grant only; no implicit or hybrid flows.
     responseTypes: ['code'],
-    // OAuth 2.1 §4.1.1 / RFC 9700 §2.1.1: PKCE for every client, confidential ones included. S256 only.
-    pkce: { required: () => true },
+    // OAuth 2.1 §4.1.1 / RFC 9700 §2.1.1: PKCE for every client, confidential ones included, S256 only — except an app
+    // that lets a nonce stand in for it (off by default; lib/oidc/client-policy.ts pkceRequired says exactly when).
+    pkce: { required: (ctx, client) => pkceRequired(client, ctx.oidc.params ?? {}) },
     // private_key_jwt serves one client only, portico-internal (Portico's own components, signed with Portico's key);
     // registration and CIMD never let another client choose it.
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
@@ -111,6 +113,11 @@ export function createProvider(options: ProviderOptions): Provider {
     acrValues: [ACR_PASSWORD, ACR_MFA],
     // acr and amr (RFC 8176) travel with openid: how the person signed in, in every ID token.
     claims: { openid: ['sub', 'acr', 'amr'], email: ['email', 'email_verified'], profile: ['name'] },
+    // The claims of the granted scopes go into the ID token as well as userinfo. OpenID Connect Core §5.4 returns them
+    // from userinfo when an access token is issued, and oidc-provider's default conforms to that; but relying parties
+    // read the ID token (Auth.js's default profile, express-openid-connect's req.oidc.user, passport's strategies), so a
+    // person signed in through them had no email or name. Auth0, Keycloak and Google put them in both.
+    conformIdTokenClaims: false,
     extraClientMetadata: { properties: [...PORTICO_CLIENT_FIELDS] },
     // Registration is Portico's own endpoint (abuse limits before the body is read), announced here (RFC 8414 §2).
     // ui_locales_supported (OpenID Connect Discovery §3): the languages of the sign-in card and consent, one per

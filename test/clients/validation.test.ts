@@ -1,7 +1,7 @@
 // Input rules that protect the resource → app resolution: app redirect URIs in one canonical spelling, ids that are
 // real UUIDs before they reach SQL.
 import { describe, expect, it } from 'vitest';
-import { validateRedirectUri } from '../../lib/clients/validation';
+import { validatePostLogoutRedirectUri, validateRedirectUri } from '../../lib/clients/validation';
 import { isUuid } from '../../lib/util/uuid';
 
 describe('app redirect URIs', () => {
@@ -12,6 +12,18 @@ describe('app redirect URIs', () => {
       const result = validateRedirectUri(spelled);
       expect(result.ok, spelled).toBe(false);
       if (!result.ok) expect(result.error).toContain('canonical form');
+    }
+  });
+});
+
+describe('post-logout redirect URIs', () => {
+  it('are kept exactly as the relying party sends them (end_session compares exactly), under the same safety rules', () => {
+    // express-openid-connect sends its base URL as written: no path.
+    for (const written of ['http://127.0.0.1:4660', 'https://App.example', 'https://app.example:443/bye', 'https://app.example/bye?from=app']) {
+      expect(validatePostLogoutRedirectUri(written)).toEqual({ ok: true, value: written });
+    }
+    for (const unsafe of ['http://app.example/bye', 'https://app.example/bye#x', 'https://user:pw@app.example/', 'https://*.example/', 'https://app.example/a b', 'javascript:alert(1)', 'bye']) {
+      expect(validatePostLogoutRedirectUri(unsafe).ok, unsafe).toBe(false);
     }
   });
 });

@@ -175,11 +175,29 @@ describe('operator CLI', () => {
     const bad = await run('apps', 'logout-uris', 'add', '--app', 'bye/farewell', '--uri', 'http://farewell.bye.test/out');
     expect(bad.code).not.toBe(0);
     expect(bad.err).toContain('--uri');
-    expect((await run('apps', 'logout-uris', 'list', '--app', 'bye/farewell')).out.trim()).toBe('https://farewell.bye.test/signed-out');
+    // A relying party's base URL as it sends it (express-openid-connect: no path) is kept exactly, not refused for
+    // not being in canonical form: end_session compares exactly.
+    expect((await run('apps', 'logout-uris', 'add', '--app', 'bye/farewell', '--uri', 'http://127.0.0.1:4660')).code).toBe(0);
+    expect((await run('apps', 'logout-uris', 'list', '--app', 'bye/farewell')).out.trim().split('\n')).toEqual(['https://farewell.bye.test/signed-out', 'http://127.0.0.1:4660']);
     const listing = (await findAppListing(database.db, 'bye/farewell'))!;
-    expect((await appClientRegistration(database.db, listing.clientId)).postLogoutRedirectUris).toEqual(['https://farewell.bye.test/signed-out']);
+    expect((await appClientRegistration(database.db, listing.clientId)).postLogoutRedirectUris).toEqual(['https://farewell.bye.test/signed-out', 'http://127.0.0.1:4660']);
     expect((await run('apps', 'logout-uris', 'remove', '--app', 'bye/farewell', '--uri', 'https://farewell.bye.test/signed-out')).code).toBe(0);
+    expect((await run('apps', 'logout-uris', 'remove', '--app', 'bye/farewell', '--uri', 'http://127.0.0.1:4660')).code).toBe(0);
     expect((await run('apps', 'logout-uris', 'list', '--app', 'bye/farewell')).out.trim()).toBe('');
+  });
+
+  it('creates an app whose ID tokens are RS256 unless --id-token-alg chooses ES256, refusing any other', async () => {
+    expect((await run('orgs', 'create', '--slug', 'algs', '--name', 'Algs')).code).toBe(0);
+    const plain = await run('apps', 'create', '--org', 'algs', '--name', 'Plain', '--origin', 'https://plain.algs.test', '--redirect-uri', 'https://plain.algs.test/cb');
+    expect(plain.out).toContain('signed with RS256');
+    const chosen = await run('apps', 'create', '--org', 'algs', '--name', 'Small', '--origin', 'https://small.algs.test', '--redirect-uri', 'https://small.algs.test/cb', '--id-token-alg', 'ES256');
+    expect(chosen.out).toContain('signed with ES256');
+    expect((await appClientRegistration(database.db, (await findAppListing(database.db, 'algs/plain'))!.clientId)).idTokenAlg).toBe('RS256');
+    expect((await appClientRegistration(database.db, (await findAppListing(database.db, 'algs/small'))!.clientId)).idTokenAlg).toBe('ES256');
+    const refused = await run('apps', 'create', '--org', 'algs', '--name', 'Weak', '--origin', 'https://weak.algs.test', '--redirect-uri', 'https://weak.algs.test/cb', '--id-token-alg', 'HS256');
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toContain('--id-token-alg must be RS256 or ES256');
+    expect(await findAppListing(database.db, 'algs/weak')).toBeUndefined();
   });
 
   it('sets, shows and removes an app’s back-channel logout URI, refusing a bad one, audited', async () => {

@@ -98,7 +98,7 @@ describe('back-channel logout', () => {
     // Verified against the JWKS Portico publishes, by jose (not by Portico's code).
     const jwks = createRemoteJWKSet(new URL(`${suite.harness.issuer}/oidc/jwks`));
     const { payload, protectedHeader } = await jwtVerify(token!, jwks, { issuer: suite.harness.issuer, audience: app.clientId, typ: 'logout+jwt' });
-    expect(protectedHeader.alg).toBe('ES256');
+    expect(protectedHeader.alg).toBe('RS256'); // the app's ID token algorithm (RS256 unless it chose ES256)
     expect(payload).toMatchObject({ sub: person.id, sid, jti: row!.id, events: { [BACKCHANNEL_LOGOUT_EVENT]: {} } });
     expect(payload.exp! - payload.iat!).toBe(LOGOUT_TOKEN_TTL_SECONDS);
     expect(payload).not.toHaveProperty('nonce');

@@ -11,7 +11,7 @@ import { createConsoleSession, findConsoleSession } from '../../lib/accounts/con
 import { openCentralSession } from '../../lib/approvals/central';
 import { memberships, oidcPayloads, users } from '../../lib/db/schema';
 import { hashStoredId } from '../../lib/oidc/stored-ids';
-import { addPostLogoutRedirectUri, appClientRegistration, removePostLogoutRedirectUri } from '../../lib/clients/apps';
+import { addPostLogoutRedirectUri, appClientRegistration, removePostLogoutRedirectUri, setIdTokenAlg } from '../../lib/clients/apps';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { CookieJar, createMember, createOrgWithApp, relyingParty, signIn, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
 
@@ -192,23 +192,33 @@ describe('identity core', () => {
     expect(attempt.outcome).toEqual({ kind: 'refused', error: 'not_a_member' });
   });
 
-  it("signs an app's ID tokens with ES256, and with RS256 when its client asks for it or was created before ES256", async () => {
-    const es = await tokensFor(configA, appA);
-    expect(decodeProtectedHeader(es.id_token!).alg).toBe('ES256');
+  it("signs a new app's ID tokens with RS256 (what relying parties assume, OIDC Dynamic Client Registration §2), ES256 when the app chose it, and RS256 for an app that registered none", async () => {
     const jwks = createRemoteJWKSet(new URL(`${harness.issuer}/oidc/jwks`));
-    expect((await jwtVerify(es.id_token!, jwks, { issuer: harness.issuer, audience: appA.clientId })).payload.sub).toBe(personId);
-    // A client that registered RS256 gets RS256 (the key stays published).
-    await database.db.execute(sql`update clients set metadata = metadata || '{"id_token_signed_response_alg":"RS256"}'::jsonb where id = ${appA.clientId}`);
+    const rs = await tokensFor(configA, appA);
+    expect(decodeProtectedHeader(rs.id_token!).alg).toBe('RS256');
+    expect((await jwtVerify(rs.id_token!, jwks, { issuer: harness.issuer, audience: appA.clientId })).payload.sub).toBe(personId);
+    expect(await appClientRegistration(database.db, appA.clientId)).toMatchObject({ idTokenAlg: 'RS256' });
+    // The app's page (or apps create) may choose ES256; a second change to the same is refused as nothing to do.
+    expect(await setIdTokenAlg(database.db, appA.clientId, 'ES256')).toBe(true);
+    expect(await setIdTokenAlg(database.db, appA.clientId, 'ES256')).toBe(false);
     try {
-      const rs = await tokensFor(configA, appA);
-      expect(decodeProtectedHeader(rs.id_token!).alg).toBe('RS256');
-      await jwtVerify(rs.id_token!, jwks, { issuer: harness.issuer, audience: appA.clientId });
-      // An app created before ES256 (no registered algorithm) keeps OIDC's default, so its relying parties keep working.
+      const es = await tokensFor(configA, appA);
+      expect(decodeProtectedHeader(es.id_token!).alg).toBe('ES256');
+      await jwtVerify(es.id_token!, jwks, { issuer: harness.issuer, audience: appA.clientId });
+      // An app created before any algorithm was registered keeps OIDC's default, so its relying parties keep working.
       await database.db.execute(sql`update clients set metadata = metadata - 'id_token_signed_response_alg' where id = ${appA.clientId}`);
       expect(decodeProtectedHeader((await tokensFor(configA, appA)).id_token!).alg).toBe('RS256');
     } finally {
-      await database.db.execute(sql`update clients set metadata = metadata || '{"id_token_signed_response_alg":"ES256"}'::jsonb where id = ${appA.clientId}`);
+      await setIdTokenAlg(database.db, appA.clientId, 'RS256');
     }
+  });
+
+  it('puts the claims of the granted scopes in the ID token as well as in userinfo (relying parties read the ID token)', async () => {
+    const tokens = await tokensFor(configA, appA, { scope: 'openid email profile' });
+    const claims = tokens.claims()!;
+    expect(claims).toMatchObject({ sub: personId, email: expect.stringContaining('@'), email_verified: expect.any(Boolean), name: expect.any(String) });
+    const userinfo = await oidc.fetchUserInfo(configA, tokens.access_token, personId);
+    expect(userinfo).toMatchObject({ sub: personId, email: claims.email, name: claims.name });
   });
 
   it('lists every session of the person with the apps named, and ends one only for its owner and of its kind', async () => {

@@ -322,12 +322,12 @@ describe('shared signals', () => {
   it('every way a second factor comes or goes is followed the same way: the audit event, the owner\'s notice, one credential-change to the apps', async () => {
     const stream = await createStream({ delivery: { method: POLL }, events_requested: [SSF_EVENT_TYPES.credentialChange] });
     const changesOf = async (person: User) =>
-      (await suite.database.db.select({ payload: outboundDeliveries.payload }).from(outboundDeliveries).where(and(eq(outboundDeliveries.streamId, String(stream.stream_id)), eq(outboundDeliveries.eventType, SSF_EVENT_TYPES.credentialChange))))
+      (await suite.database.db.select({ payload: outboundDeliveries.payload }).from(outboundDeliveries).where(and(eq(outboundDeliveries.streamId, String(stream.stream_id)), eq(outboundDeliveries.eventType, SSF_EVENT_TYPES.credentialChange))).orderBy(outboundDeliveries.createdAt))
         .map((row) => row.payload as { subject: { sub?: string }; events: Record<string, { credential_type: string; change_type: string }> })
         .filter((payload) => JSON.stringify(payload.subject).includes(person.id))
         .map((payload) => `${payload.events[SSF_EVENT_TYPES.credentialChange]!.credential_type} ${payload.events[SSF_EVENT_TYPES.credentialChange]!.change_type}`);
     const followUps = async (person: User) => ({
-      audit: (await suite.database.db.select({ action: auditEvents.action, details: auditEvents.details }).from(auditEvents).where(and(eq(auditEvents.subjectId, person.id), sql`${auditEvents.action} like 'second_factor.%'`))).map((event) => `${event.action} ${(event.details as { kind?: string; during?: string }).kind}${(event.details as { during?: string }).during ? ` ${(event.details as { during?: string }).during}` : ''}`),
+      audit: (await suite.database.db.select({ action: auditEvents.action, details: auditEvents.details }).from(auditEvents).where(and(eq(auditEvents.subjectId, person.id), sql`${auditEvents.action} like 'second_factor.%'`)).orderBy(auditEvents.id)).map((event) => `${event.action} ${(event.details as { kind?: string; during?: string }).kind}${(event.details as { during?: string }).during ? ` ${(event.details as { during?: string }).during}` : ''}`),
       notices: (await suite.database.db.select({ id: outboundDeliveries.id }).from(outboundDeliveries).where(and(eq(outboundDeliveries.channel, 'mail'), eq(outboundDeliveries.recipient, person.email)))).length,
       changes: await changesOf(person),
     });

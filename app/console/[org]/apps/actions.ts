@@ -4,8 +4,8 @@ import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
 import { issueSurfaceSecret } from '@/lib/clients/surface';
-import { addPostLogoutRedirectUri, addRedirectUri, assertPublishOriginAvailable, createApp, deleteApp, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, removeRedirectUri, setAppDescriptions, setAppDisabled, updateApp } from '@/lib/clients/apps';
-import { validateAppOrigin, validateRedirectUri, validateSlug } from '@/lib/clients/validation';
+import { addPostLogoutRedirectUri, addRedirectUri, assertPublishOriginAvailable, createApp, deleteApp, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, removeRedirectUri, setAppDescriptions, setAppDisabled, ID_TOKEN_ALGS, updateApp } from '@/lib/clients/apps';
+import { validateAppOrigin, validatePostLogoutRedirectUri, validateRedirectUri, validateSlug } from '@/lib/clients/validation';
 import { freeSlug, slugFromName } from '@/lib/util/slug';
 import { runtime } from '@/lib/runtime';
 import { isUuid } from '@/lib/util/uuid';
@@ -15,7 +15,7 @@ import { getT } from '@/lib/i18n/server';
 import { forgetNewCredentials, keepNewCredentials } from '../../_lib/new-credentials';
 import { ActionRefusal, orgAction, spoken } from '../../_lib/action';
 import { orgAppOrRefuse } from '../../_lib/org-app';
-import { setAppBackchannelLogout } from '@/lib/clients/app-commands';
+import { setAppBackchannelLogout, setAppIdTokenAlg } from '@/lib/clients/app-commands';
 
 const origin = (t: Translator) =>
   z.string().trim().transform((value, ctx) => {
@@ -30,6 +30,16 @@ const origin = (t: Translator) =>
 const redirectUri = (t: Translator) =>
   z.string().trim().transform((value, ctx) => {
     const result = validateRedirectUri(value);
+    if (!result.ok) {
+      ctx.addIssue({ code: 'custom', message: spoken(t, result.text) });
+      return z.NEVER;
+    }
+    return result.value;
+  });
+
+const postLogoutRedirectUri = (t: Translator) =>
+  z.string().trim().transform((value, ctx) => {
+    const result = validatePostLogoutRedirectUri(value);
     if (!result.ok) {
       ctx.addIssue({ code: 'custom', message: spoken(t, result.text) });
       return z.NEVER;
@@ -169,7 +179,7 @@ export const removeRedirectUriAction = orgAction(
 );
 
 export const addPostLogoutRedirectUriAction = orgAction(
-  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), postLogoutRedirectUri: redirectUri(t) }) },
+  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), postLogoutRedirectUri: postLogoutRedirectUri(t) }) },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
     if (!(await addPostLogoutRedirectUri(tx, listing.clientId, input.postLogoutRedirectUri))) throw new ActionRefusal(localized('console.apps.refusals.logoutUriRegistered'), 'postLogoutRedirectUri');
@@ -185,6 +195,15 @@ export const removePostLogoutRedirectUriAction = orgAction(
     if (!(await removePostLogoutRedirectUri(tx, listing.clientId, input.uri))) throw new ActionRefusal(localized('console.apps.refusals.logoutUriNotRegistered'));
     await audit({ action: 'app.post_logout_redirect_uri_removed', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.uri } });
     return { status: 'ok', message: (await getT('console.apps.done'))('logoutUriRemoved') };
+  },
+);
+
+/** How the app's ID tokens are signed (RS256 or ES256): its relying parties must be configured to match. */
+export const setIdTokenAlgAction = orgAction(
+  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), idTokenAlg: z.enum(ID_TOKEN_ALGS, { error: t('console.apps.errors.idTokenAlg') }) }) },
+  async ({ tx, input, access, audit }) => {
+    await setAppIdTokenAlg({ tx, audit }, await orgAppOrRefuse(tx, access.org.id, input.appId), input.idTokenAlg);
+    return { status: 'ok', message: (await getT('console.apps.done'))('idTokenAlgSaved', { alg: input.idTokenAlg }) };
   },
 );
 

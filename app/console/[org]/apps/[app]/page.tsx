@@ -1,13 +1,13 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
-import { appClientRegistration, findOrgApp, listRedirectUris } from '@/lib/clients/apps';
+import { appClientRegistration, findOrgApp, ID_TOKEN_ALGS, listRedirectUris } from '@/lib/clients/apps';
 import { db, runtime } from '@/lib/runtime';
 import { requireOrgAccess } from '../../../_lib/access';
 import { ActionForm } from '../../../_components/action-form';
-import { Field } from '../../../_components/fields';
+import { Field, Select } from '../../../_components/fields';
 import { ReadOnlyNotice } from '../../../_components/page-header';
-import { addPostLogoutRedirectUriAction, addRedirectUriAction, deleteAppAction, removePostLogoutRedirectUriAction, saveAppDescriptionsAction, setAppDisabledAction, updateAppAction } from '../actions';
+import { addPostLogoutRedirectUriAction, addRedirectUriAction, deleteAppAction, removePostLogoutRedirectUriAction, saveAppDescriptionsAction, setAppDisabledAction, setIdTokenAlgAction, updateAppAction } from '../actions';
 import { supportedLocales } from '@/lib/i18n/catalogs';
 import { RedirectUriList } from '../redirect-uri-list';
 import { newCredentialsFor } from '../../../_lib/new-credentials';
@@ -45,6 +45,13 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
           <p className="mt-3 text-sm text-slate-600" data-testid="id-token-alg">
             {t.rich('idTokenAlg', { alg: registration.idTokenAlg, code: (chunks) => <code>{chunks}</code> })}
           </p>
+          {manage ? (
+            <ActionForm action={setIdTokenAlgAction} org={org} submitLabel={t('idTokenAlgSave')} variant="secondary" testId="id-token-alg-form">
+              <input type="hidden" name="appId" value={app.id} />
+              <Select label={t('idTokenAlgLabel')} name="idTokenAlg" defaultValue={registration.idTokenAlg} options={ID_TOKEN_ALGS.map((alg) => ({ value: alg, label: alg }))} />
+              <p className="text-xs text-slate-600">{t('idTokenAlgHint')}</p>
+            </ActionForm>
+          ) : null}
         </section>
         {manage ? (
           <section className="panel" aria-labelledby="details-heading">

@@ -2,7 +2,7 @@
 // The security tab's actions: rotation steps, revocation, dev environment, dev-only redirect URIs.
 import { z } from 'zod';
 import { addRedirectUri } from '@/lib/clients/apps';
-import { cancelSecretRotation, completeSecretRotation, revokeAppAccess, setAppBackchannelApproval, setAppDevEnvironment, startSecretRotation } from '@/lib/clients/app-commands';
+import { cancelSecretRotation, completeSecretRotation, revokeAppAccess, setAppBackchannelApproval, setAppDevEnvironment, setAppNonceWithoutPkce, startSecretRotation } from '@/lib/clients/app-commands';
 import { issueSurfaceSecret, recordVerification, surfaceSecretOf, surfaceStateOf, surfaceVerificationFetch, verifyAppSurface } from '@/lib/clients/surface';
 import { validateRedirectUri } from '@/lib/clients/validation';
 import { db, runtime } from '@/lib/runtime';
@@ -100,6 +100,16 @@ export const setBackchannelApprovalAction = orgAction(
     await setAppBackchannelApproval({ tx, audit }, await orgAppOrRefuse(tx, access.org.id, input.appId), input.enabled === 'on');
     const t = await getT('console.app.security.done');
     return { status: 'ok', message: input.enabled === 'on' ? t('cibaOn') : t('cibaOff') };
+  },
+);
+
+/** "Allow relying parties that send a nonce but no PKCE" (off by default; lib/oidc/client-policy.ts pkceRequired). */
+export const setNonceWithoutPkceAction = orgAction(
+  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), allowed: z.enum(['on', 'off']) }) },
+  async ({ tx, input, access, audit }) => {
+    await setAppNonceWithoutPkce({ tx, audit }, await orgAppOrRefuse(tx, access.org.id, input.appId), input.allowed === 'on');
+    const t = await getT('console.app.security.done');
+    return { status: 'ok', message: input.allowed === 'on' ? t('nonceWithoutPkceOn') : t('nonceWithoutPkceOff') };
   },
 );
 

@@ -4,7 +4,7 @@ import type { Metadata } from 'next';
 import { When } from '@/app/_components/when';
 import { notFound } from 'next/navigation';
 import { searchAuditEvents } from '@/lib/audit/events';
-import { findOrgApp, listRedirectUris } from '@/lib/clients/apps';
+import { appClientRegistration, findOrgApp, listRedirectUris } from '@/lib/clients/apps';
 import { devEnvironmentActive } from '@/lib/clients/dev-environment';
 import { surfaceStateOf } from '@/lib/clients/surface';
 import { credentialState, DEFAULT_OVERLAP_SECONDS } from '@/lib/clients/rotation';
@@ -22,6 +22,7 @@ import {
   revokeAccessAction,
   setDevEnvironmentAction,
   setBackchannelApprovalAction,
+  setNonceWithoutPkceAction,
   startRotationAction,
   verifySurfaceAction,
 } from './actions';
@@ -45,12 +46,13 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
   }
   const { app, clientId } = listing;
   const org = access.org.slug;
-  const [state, uris, devActive, recent, surface] = await Promise.all([
+  const [state, uris, devActive, recent, surface, registration] = await Promise.all([
     credentialState(db(), clientId),
     listRedirectUris(db(), clientId),
     devEnvironmentActive(db(), app.id),
     searchAuditEvents(db(), access.org.id, { appId: app.id }, { limit: 10 }),
     surfaceStateOf(db(), app.id),
+    appClientRegistration(db(), clientId),
   ]);
   const rotating = Boolean(state?.rotationEndsAt);
   return (
@@ -150,6 +152,19 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
           <ActionForm action={setBackchannelApprovalAction} org={org} submitLabel={app.cibaEnabled ? t('ciba.turnOff') : t('ciba.turnOn')} variant={app.cibaEnabled ? 'secondary' : undefined} testId="ciba-toggle">
             <input type="hidden" name="appId" value={app.id} />
             <input type="hidden" name="enabled" value={app.cibaEnabled ? 'off' : 'on'} />
+          </ActionForm>
+        </section>
+        <section className="panel" aria-labelledby="pkce-heading" data-testid="nonce-without-pkce">
+          <h2 id="pkce-heading" className="mb-2 font-semibold">
+            {t('pkce.title')}
+          </h2>
+          <p className="mb-2 text-sm text-slate-600">{t('pkce.explain')}</p>
+          <p className="mb-3 text-sm text-slate-600" data-testid="nonce-without-pkce-state">
+            {registration.nonceWithoutPkce ? t('pkce.on') : t('pkce.off')}
+          </p>
+          <ActionForm action={setNonceWithoutPkceAction} org={org} submitLabel={registration.nonceWithoutPkce ? t('pkce.turnOff') : t('pkce.turnOn')} variant={registration.nonceWithoutPkce ? undefined : 'secondary'} testId="nonce-without-pkce-toggle">
+            <input type="hidden" name="appId" value={app.id} />
+            <input type="hidden" name="allowed" value={registration.nonceWithoutPkce ? 'off' : 'on'} />
           </ActionForm>
         </section>
         <section className="panel" aria-labelledby="uris-heading">

@@ -86,7 +86,7 @@ export interface ScimContext {
   ip: string;
 }
 
-type ScimUserRow = typeof scimUsers.$inferSelect & { email: string; name: string };
+type ScimUserRow = typeof scimUsers.$inferSelect & { email: string; name: string; givenName: string | null; familyName: string | null };
 
 function userResource(ctx: ScimContext, row: ScimUserRow) {
   return {
@@ -94,7 +94,9 @@ function userResource(ctx: ScimContext, row: ScimUserRow) {
     id: row.userId,
     ...(row.externalId ? { externalId: row.externalId } : {}),
     userName: row.userName,
-    name: { formatted: row.name },
+    // name.formatted and displayName are both the name the person is shown as (one value in Portico); the parts are
+    // what the directory last gave.
+    name: { formatted: row.name, ...(row.givenName ? { givenName: row.givenName } : {}), ...(row.familyName ? { familyName: row.familyName } : {}) },
     displayName: row.name,
     emails: [{ value: row.email, type: 'work', primary: true }],
     active: row.active,
@@ -153,13 +155,19 @@ export function parseEqFilter(filter: string | null, attributes: readonly string
 
 function scimUsersQuery(db: Queryable, where: SQL | undefined) {
   return db
-    .select({ scim: scimUsers, email: users.email, name: users.name })
+    .select({ scim: scimUsers, email: users.email, name: users.name, givenName: users.givenName, familyName: users.familyName })
     .from(scimUsers)
     .innerJoin(users, eq(users.id, scimUsers.userId))
     .where(where);
 }
 
-const toRow = (row: { scim: typeof scimUsers.$inferSelect; email: string; name: string }): ScimUserRow => ({ ...row.scim, email: row.email, name: row.name });
+const toRow = (row: { scim: typeof scimUsers.$inferSelect; email: string; name: string; givenName: string | null; familyName: string | null }): ScimUserRow => ({
+  ...row.scim,
+  email: row.email,
+  name: row.name,
+  givenName: row.givenName,
+  familyName: row.familyName,
+});
 
 export async function listUsers(ctx: ScimContext, params: URLSearchParams) {
   const filter = parseEqFilter(params.get('filter'), ['userName', 'externalId', 'emails.value']);
@@ -190,27 +198,59 @@ interface UserFields {
   userName: string;
   externalId: string | null;
   email: string;
+  /** The name the person is shown as (users.name): name.formatted, else the parts, else displayName. */
   name: string;
+  givenName: string | null;
+  familyName: string | null;
   active: boolean;
 }
 
 const text = (value: unknown, max: number): string | undefined => (typeof value === 'string' && value.trim() !== '' && value.length <= max && !/[\u0000-\u001f\u007f]/.test(value) ? value.trim() : undefined);
 const bool = (value: unknown): boolean | undefined => (typeof value === 'boolean' ? value : typeof value === 'string' && /^(true|false)$/i.test(value) ? value.toLowerCase() === 'true' : undefined);
 
-function userFields(body: Record<string, unknown>, current?: UserFields): UserFields {
+/** A part of a name (name.givenName, name.familyName): a string of at most 100 characters; null, empty or blank clears it. */
+function namePart(value: unknown, label: string): string | null {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return null;
+  const part = text(value, 100);
+  if (part === undefined) throw new ScimRefusal(400, `${label} must be a string of at most 100 characters.`, 'invalidValue');
+  return part;
+}
+
+/** A display name (displayName, name.formatted): a string of at most 200 characters; null, empty or blank is none. */
+function displayValue(value: unknown, label: string): string | undefined {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
+  const display = text(value, 200);
+  if (display === undefined) throw new ScimRefusal(400, `${label} must be a string of at most 200 characters.`, 'invalidValue');
+  return display;
+}
+
+const fullName = (givenName: string | null, familyName: string | null): string | undefined => [givenName, familyName].filter(Boolean).join(' ') || undefined;
+
+/**
+ * A User's fields from a body (POST, PUT, or the state a PATCH left). What the body leaves out stays as `current`
+ * has it; `keepName` false makes the display name follow the body alone (a PATCH that removed it or whose parts
+ * changed a name made of them).
+ */
+function userFields(body: Record<string, unknown>, current?: UserFields, keepName = true): UserFields {
   const userName = text(body.userName, 320) ?? (body.userName === undefined ? current?.userName : undefined);
   if (!userName) throw new ScimRefusal(400, 'userName is required: a non-empty string of at most 320 characters.', 'invalidValue');
   const emails = Array.isArray(body.emails) ? (body.emails as { value?: unknown; primary?: unknown }[]) : [];
   const primary = emails.find((email) => email?.primary === true) ?? emails[0];
   const email = text(primary?.value, 320) ?? (emails.length === 0 && /^[^\s@]+@[^\s@]+$/.test(userName) ? userName : undefined) ?? current?.email;
   if (!email || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new ScimRefusal(400, 'A User needs an email address (emails[primary].value, or a userName that is one).', 'invalidValue');
-  const name = body.name as { formatted?: unknown; givenName?: unknown; familyName?: unknown } | undefined;
-  const composed = [text(name?.givenName, 100), text(name?.familyName, 100)].filter(Boolean).join(' ');
-  const display = text(name?.formatted, 200) ?? (composed || undefined) ?? text(body.displayName, 200) ?? current?.name ?? email.split('@')[0]!;
+  if (body.name !== undefined && body.name !== null && (typeof body.name !== 'object' || Array.isArray(body.name))) {
+    throw new ScimRefusal(400, 'name is a complex attribute: { formatted, givenName, familyName }.', 'invalidValue');
+  }
+  // RFC 7644 §3.5.1: a name left out of a PUT is not asserted (the parts stay); a name given is the whole of it.
+  const name = body.name as { formatted?: unknown; givenName?: unknown; familyName?: unknown } | null | undefined;
+  const givenName = name === undefined ? (current?.givenName ?? null) : namePart(name?.givenName, 'name.givenName');
+  const familyName = name === undefined ? (current?.familyName ?? null) : namePart(name?.familyName, 'name.familyName');
+  const [formatted, displayName] = [displayValue(name?.formatted, 'name.formatted'), displayValue(body.displayName, 'displayName')];
+  const display = formatted ?? fullName(givenName, familyName) ?? displayName ?? (keepName ? current?.name : undefined) ?? email.split('@')[0]!;
   const active = body.active === undefined ? (current?.active ?? true) : bool(body.active);
   if (active === undefined) throw new ScimRefusal(400, 'active must be a boolean.', 'invalidValue');
   const externalId = body.externalId === undefined ? (current?.externalId ?? null) : body.externalId === null ? null : (text(body.externalId, 300) ?? null);
-  return { userName, externalId, email: normalizeEmail(email), name: display, active };
+  return { userName, externalId, email: normalizeEmail(email), name: display, givenName, familyName, active };
 }
 
 async function refuseOutsideDomains(db: Queryable, orgId: string, email: string): Promise<void> {
@@ -277,7 +317,7 @@ export async function createScimUser(ctx: ScimContext, body: Record<string, unkn
       if (already) throw new ScimRefusal(409, `${fields.email} is already provisioned.`, 'uniqueness');
     } else {
       // The domain is verified: the organization controls this mailbox.
-      user = await createUser(tx, { email: fields.email, name: fields.name, passwordHash: null, emailVerified: true });
+      user = await createUser(tx, { email: fields.email, name: fields.name, givenName: fields.givenName, familyName: fields.familyName, passwordHash: null, emailVerified: true });
     }
     await tx.insert(scimUsers).values({ orgId: ctx.orgId, userId: user.id, userName: fields.userName, externalId: fields.externalId, active: fields.active, createdByProvisioning: created });
     if (fields.active) await startMembership(tx, ctx, user, fields.email);
@@ -304,7 +344,7 @@ async function applyUser(tx: Transaction, ctx: ScimContext, current: ScimUserRow
     .where(and(eq(memberships.userId, user.id), sql`${memberships.orgId} <> ${ctx.orgId}`))
     .limit(1);
   if (elsewhere && next.email !== current.email) throw new ScimRefusal(400, 'This person belongs to other organizations too: their address is theirs to change, not the directory\'s.', 'mutability');
-  if (!elsewhere) await tx.update(users).set({ name: next.name, email: next.email }).where(eq(users.id, user.id));
+  if (!elsewhere) await tx.update(users).set({ name: next.name, givenName: next.givenName, familyName: next.familyName, email: next.email }).where(eq(users.id, user.id));
   await tx
     .update(scimUsers)
     .set({ userName: next.userName, externalId: next.externalId, active: next.active, updatedAt: sql`now()` })
@@ -380,7 +420,12 @@ export async function patchScimUser(ctx: ScimContext, id: string, body: Record<s
   const operations = patchOperations(body);
   return provisioning(ctx, async (tx) => {
     const current = await scimUserOf(tx, ctx.orgId, id);
-    const state: Record<string, unknown> = { userName: current.userName, externalId: current.externalId, emails: [{ value: current.email, primary: true }], name: { formatted: current.name }, active: current.active };
+    const state: Record<string, unknown> = { userName: current.userName, externalId: current.externalId, emails: [{ value: current.email, primary: true }], active: current.active };
+    // The name the person is shown as (name.formatted and displayName are one value here), undefined once removed.
+    let display: string | undefined = current.name;
+    let displayWritten = false;
+    let givenName = current.givenName;
+    let familyName = current.familyName;
     for (const operation of operations) {
       const entries: [string, unknown][] = operation.path === undefined ? Object.entries((operation.value as Record<string, unknown>) ?? {}) : [[operation.path, operation.value]];
       for (const [rawPath, value] of entries) {
@@ -388,18 +433,37 @@ export async function patchScimUser(ctx: ScimContext, id: string, body: Record<s
         const lower = path.toLowerCase();
         if (operation.op === 'remove') {
           if (lower === 'externalid') state.externalId = null;
-          else throw new ScimRefusal(400, `${path} cannot be removed.`, 'mutability');
+          else if (lower === 'name.givenname') givenName = null;
+          else if (lower === 'name.familyname') familyName = null;
+          else if (lower === 'displayname' || lower === 'name.formatted' || lower === 'name') {
+            [display, displayWritten] = [undefined, true];
+            if (lower === 'name') [givenName, familyName] = [null, null];
+          } else throw new ScimRefusal(400, `${path} cannot be removed.`, 'mutability');
         } else if (lower === 'active') state.active = value;
         else if (lower === 'username') state.userName = value;
         else if (lower === 'externalid') state.externalId = value;
-        else if (lower === 'displayname' || lower === 'name.formatted') state.name = { formatted: value };
-        else if (lower === 'name') state.name = value;
-        else if (lower === 'emails' || /^emails(\[.*\])?(\.value)?$/.test(lower)) state.emails = Array.isArray(value) ? value : [{ value: typeof value === 'object' && value !== null ? (value as { value?: unknown }).value : value, primary: true }];
-        else if (lower === 'name.givenname' || lower === 'name.familyname' || lower === 'title' || lower === 'preferredlanguage' || lower === 'locale' || lower === 'timezone') continue;
+        else if (lower === 'displayname' || lower === 'name.formatted') [display, displayWritten] = [displayValue(value, path), true];
+        else if (lower === 'name.givenname') givenName = namePart(value, 'name.givenName');
+        else if (lower === 'name.familyname') familyName = namePart(value, 'name.familyName');
+        else if (lower === 'name') {
+          // RFC 7644 §3.5.2.1, §3.5.2.3: the sub-attributes given replace theirs; the others stay.
+          if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ScimRefusal(400, 'name is a complex attribute: { formatted, givenName, familyName }.', 'invalidValue');
+          for (const [key, part] of Object.entries(value)) {
+            const sub = key.toLowerCase();
+            if (sub === 'formatted') [display, displayWritten] = [displayValue(part, 'name.formatted'), true];
+            else if (sub === 'givenname') givenName = namePart(part, 'name.givenName');
+            else if (sub === 'familyname') familyName = namePart(part, 'name.familyName');
+          }
+        } else if (lower === 'emails' || /^emails(\[.*\])?(\.value)?$/.test(lower)) state.emails = Array.isArray(value) ? value : [{ value: typeof value === 'object' && value !== null ? (value as { value?: unknown }).value : value, primary: true }];
+        else if (lower === 'title' || lower === 'preferredlanguage' || lower === 'locale' || lower === 'timezone') continue;
         else throw new ScimRefusal(400, `${path.slice(0, 100)} is not an attribute Portico keeps.`, 'invalidPath');
       }
     }
-    const next = userFields(state, current);
+    // A display name made of the parts follows them, unless the operations set it themselves.
+    const madeOfParts = current.name === fullName(current.givenName, current.familyName);
+    if (!displayWritten && madeOfParts && (givenName !== current.givenName || familyName !== current.familyName)) display = undefined;
+    state.name = { formatted: display, givenName, familyName };
+    const next = userFields(state, current, display !== undefined);
     return userResource(ctx, await applyUser(tx, ctx, current, next));
   });
 }

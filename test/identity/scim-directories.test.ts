@@ -87,9 +87,116 @@ describe('Okta', () => {
     expect((await scim('GET', `Users/${id}`)).body).toMatchObject({ name: { formatted: 'Another User', givenName: 'Another', familyName: 'User' } });
     expect(await account(id)).toMatchObject({ name: 'Another User', givenName: 'Another', familyName: 'User' });
   });
+
+  it('deactivates by PUT (active: false in the whole User), reactivates, and deactivates by a PATCH without a path', async () => {
+    const created = await scim('POST', 'Users', {
+      schemas: [USER],
+      userName: 'leaver@contoso.example',
+      name: { givenName: 'Lee', familyName: 'Ver' },
+      emails: [{ primary: true, value: 'leaver@contoso.example', type: 'work' }],
+      displayName: 'Lee Ver',
+      locale: 'en-US',
+      externalId: '00ujl29u0le5T6Aj10h8',
+      groups: [],
+      password: 'xk3l0q9z',
+      active: true,
+    });
+    const id = created.body.id as string;
+    const whole = { schemas: [USER], id, userName: 'leaver@contoso.example', name: { givenName: 'Lee', familyName: 'Ver' }, emails: [{ primary: true, value: 'leaver@contoso.example', type: 'work' }], displayName: 'Lee Ver', locale: 'en-US', externalId: '00ujl29u0le5T6Aj10h8', groups: [] };
+    expect(await scim('PUT', `Users/${id}`, { ...whole, active: false, meta: created.body.meta })).toMatchObject({ status: 200, body: { id, active: false } });
+    expect(await scim('PUT', `Users/${id}`, { ...whole, active: true })).toMatchObject({ status: 200, body: { active: true } });
+    // Okta's "Update a specific User (PATCH)": deactivation.
+    expect(await scim('PATCH', `Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', value: { active: false } }] })).toMatchObject({ status: 200, body: { id, active: false } });
+  });
+
+  it('pushes a group: create, rename with its id in the value, members in and out, delete', async () => {
+    const member = (await scim('POST', 'Users', { schemas: [USER], userName: 'guide@contoso.example', name: { givenName: 'Gil', familyName: 'Uide' }, emails: [{ primary: true, value: 'guide@contoso.example', type: 'work' }], active: true })).body.id as string;
+    const created = await scim('POST', 'Groups', { schemas: [GROUP], displayName: 'Test SCIMv2', members: [] });
+    expect(created).toMatchObject({ status: 201, body: { schemas: [GROUP], displayName: 'Test SCIMv2', members: [] } });
+    const id = created.body.id as string;
+    // Okta's "Update a specific Group name": a replace without a path, the group's own id beside the new name.
+    const renamed = await scim('PATCH', `Groups/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', value: { id, displayName: 'Test SCIMv2 Guides' } }] });
+    expect(renamed).toMatchObject({ status: 200, body: { id, displayName: 'Test SCIMv2 Guides' } });
+    const added = await scim('PATCH', `Groups/${id}`, { schemas: [PATCH], Operations: [{ op: 'add', path: 'members', value: [{ value: member, display: 'guide@contoso.example' }] }] });
+    expect(added).toMatchObject({ status: 200, body: { members: [{ value: member, display: 'guide@contoso.example' }] } });
+    const removed = await scim('PATCH', `Groups/${id}`, { schemas: [PATCH], Operations: [{ op: 'remove', path: `members[value eq "${member}"]` }] });
+    expect(removed).toMatchObject({ status: 200, body: { members: [] } });
+    expect((await scim('DELETE', `Groups/${id}`)).status).toBe(204);
+  });
 });
 
 describe('Microsoft Entra ID', () => {
+  it('provisions a User with the default attribute mapping and updates it attribute by attribute: what Portico does not keep is accepted and ignored', async () => {
+    const upn = 'barbara@contoso.example';
+    // Entra ID looks the person up first, then creates them.
+    expect((await scim('GET', `Users?filter=${encodeURIComponent(`userName eq "${upn}"`)}`)).body).toMatchObject({ schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: 0, Resources: [] });
+    const manager = (await scim('POST', 'Users', { schemas: [USER, ENTERPRISE], externalId: 'd2f7c6a0-3d1b-4c8e-9a61-0f1e2d3c4b5a', userName: 'mallory@contoso.example', active: true, emails: [{ primary: true, type: 'work', value: 'mallory@contoso.example' }], meta: { resourceType: 'User' }, name: { formatted: 'Mallory Manager', familyName: 'Manager', givenName: 'Mallory' }, roles: [] })).body.id as string;
+    const created = await scim('POST', 'Users', {
+      schemas: [USER, ENTERPRISE],
+      externalId: '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef',
+      userName: upn,
+      active: true,
+      addresses: [{ type: 'work', formatted: 'Building 4', streetAddress: '1 Microsoft Way', locality: 'Redmond', region: 'WA', postalCode: '98052', country: 'US', primary: false }],
+      displayName: 'Barbara Jensen',
+      emails: [{ primary: true, type: 'work', value: upn }],
+      meta: { resourceType: 'User' },
+      name: { formatted: 'Barbara Jensen', familyName: 'Jensen', givenName: 'Barbara' },
+      phoneNumbers: [
+        { type: 'work', value: '+1 425 555 0100' },
+        { type: 'mobile', value: '+1 425 555 0101' },
+        { type: 'fax', value: '+1 425 555 0102' },
+      ],
+      preferredLanguage: 'en-US',
+      roles: [],
+      title: 'Tour Guide',
+      [ENTERPRISE]: { employeeNumber: '701984', department: 'Tour Operations', costCenter: '4130', organization: 'Contoso', division: 'Travel' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect(created.body).toMatchObject({ schemas: [USER], id, externalId: '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef', userName: upn, active: true, name: { formatted: 'Barbara Jensen', givenName: 'Barbara', familyName: 'Jensen' }, emails: [{ value: upn, primary: true }] });
+    // Nothing is said back that Portico does not keep (RFC 7644 §3.3: the server may ignore what it was sent).
+    for (const dropped of ['phoneNumbers', 'addresses', 'title', 'preferredLanguage', 'roles', ENTERPRISE]) expect(created.body).not.toHaveProperty([dropped]);
+
+    // The changes Entra ID sends when the source attributes change, one PATCH per change as it batches them.
+    const changes = [
+      [{ op: 'Add', path: `${ENTERPRISE}:manager`, value: manager }],
+      [
+        { op: 'Replace', path: `${ENTERPRISE}:department`, value: 'Guided Tours' },
+        { op: 'Replace', path: `${ENTERPRISE}:employeeNumber`, value: '701985' },
+        { op: 'Add', path: 'phoneNumbers[type eq "work"].value', value: '+1 425 555 0199' },
+        { op: 'Replace', path: 'addresses[type eq "work"].locality', value: 'Bellevue' },
+        { op: 'Replace', path: 'addresses[type eq "work"].country', value: 'CA' },
+        { op: 'Replace', path: 'title', value: 'Senior Tour Guide' },
+      ],
+      [
+        { op: 'Replace', path: 'displayName', value: 'Barbara J Jensen' },
+        { op: 'Replace', path: 'name.formatted', value: 'Barbara J Jensen' },
+        { op: 'Add', path: 'phoneNumbers[type eq "mobile"].value', value: '+1 425 555 0198' },
+      ],
+      [{ op: 'Remove', path: `${ENTERPRISE}:manager`, value: [{ value: manager }] }],
+    ];
+    for (const Operations of changes) {
+      const patched = await scim('PATCH', `Users/${id}`, { schemas: [PATCH], Operations });
+      expect(patched, JSON.stringify(Operations)).toMatchObject({ status: 200, body: { schemas: [USER], id, userName: upn, active: true } });
+      expect(patched.body).not.toHaveProperty([ENTERPRISE]);
+      expect(patched.body).not.toHaveProperty(['phoneNumbers']);
+    }
+    expect((await scim('GET', `Users/${id}`)).body).toMatchObject({ displayName: 'Barbara J Jensen', name: { formatted: 'Barbara J Jensen', givenName: 'Barbara', familyName: 'Jensen' } });
+    expect(await account(id)).toMatchObject({ name: 'Barbara J Jensen', email: upn });
+  });
+
+  it('accepts the same attributes in a PATCH without a path, and a directory extension of its own', async () => {
+    const id = (await scim('POST', 'Users', { schemas: [USER], userName: 'pathless@contoso.example' })).body.id as string;
+    const patched = await scim('PATCH', `Users/${id}`, {
+      schemas: [PATCH],
+      Operations: [
+        { op: 'Replace', value: { 'name.givenName': 'Pat', 'name.familyName': 'Less', [`${ENTERPRISE}:department`]: 'Sales', [ENTERPRISE]: { manager: { value: id } }, phoneNumbers: [{ type: 'work', value: '+1 425 555 0111' }] } },
+        { op: 'Add', path: 'urn:ietf:params:scim:schemas:extension:contoso:2.0:User:badgeNumber', value: '1138' },
+      ],
+    });
+    expect(patched).toMatchObject({ status: 200, body: { name: { formatted: 'pathless', givenName: 'Pat', familyName: 'Less' } } });
+  });
+
   it('patches the parts of a name: kept, and a display name made of them follows them', async () => {
     const created = await scim('POST', 'Users', { schemas: [USER], userName: 'carol@contoso.example', name: { givenName: 'Carol', familyName: 'Q' } });
     const id = created.body.id as string;
@@ -115,6 +222,75 @@ describe('Microsoft Entra ID', () => {
 });
 
 describe('what is still refused', () => {
+  it('a name no schema defines (a typo of a kept attribute), in a PATCH path or value or a POST body: invalidPath / invalidSyntax, nothing written', async () => {
+    const id = (await scim('POST', 'Users', { schemas: [USER], userName: 'typo@contoso.example', name: { givenName: 'Ty', familyName: 'Po' } })).body.id as string;
+    const paths = [
+      'userNme',
+      'name.givnName',
+      `${USER}:userNme`,
+      `${ENTERPRISE}:departmnt`,
+      `${ENTERPRISE}:manager.valu`,
+      'phoneNumbers[type eq "work"].valu',
+      'addresses[type eq "work"].city',
+      'userName[type eq "work"]',
+      `${GROUP}:displayName`,
+      'emails[type eq "work"',
+      '',
+      'urn:',
+      'a'.repeat(300),
+      'name\u0000',
+    ];
+    for (const path of paths) {
+      const refused = await scim('PATCH', `Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'displayName', value: 'Changed' }, { op: 'replace', path, value: 'x' }] });
+      expect(refused, path).toMatchObject({ status: 400, body: { schemas: [ERROR], status: '400', scimType: 'invalidPath' } });
+    }
+    expect(await scim('PATCH', `Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', value: { displayName: 'Changed', userNme: 'x' } }] })).toMatchObject({ status: 400, body: { scimType: 'invalidPath' } });
+    expect(await scim('PATCH', `Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'name', value: { givenName: 'Changed', givnName: 'x' } }] })).toMatchObject({ status: 400, body: { scimType: 'invalidPath' } });
+    expect(await account(id)).toMatchObject({ name: 'Ty Po', givenName: 'Ty', familyName: 'Po' });
+
+    expect(await scim('POST', 'Users', { schemas: [USER], userName: 'typo2@contoso.example', displayNme: 'Typo' })).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
+    expect(await scim('POST', 'Users', { schemas: [USER], userName: 'typo2@contoso.example', name: { givnName: 'Typo' } })).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
+    expect(await scim('PUT', `Users/${id}`, { schemas: [USER], userName: 'typo@contoso.example', 'name.givenName': 'Typo' })).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
+    expect((await scim('GET', `Users?filter=${encodeURIComponent('userName eq "typo2@contoso.example"')}`)).body).toMatchObject({ totalResults: 0 });
+    expect(await scim('POST', 'Groups', { schemas: [GROUP], displayNme: 'Typo' })).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
+  });
+
+  it('id is read-only: the same id again is ignored, another one (or removing it) is mutability; groups on a User is mutability', async () => {
+    const user = (await scim('POST', 'Users', { schemas: [USER], userName: 'fixed@contoso.example' })).body.id as string;
+    const group = (await scim('POST', 'Groups', { schemas: [GROUP], displayName: 'Fixed' })).body.id as string;
+    const other = '00000000-0000-4000-8000-000000000000';
+    expect(await scim('PATCH', `Users/${user}`, { schemas: [PATCH], Operations: [{ op: 'replace', value: { id: user.toUpperCase(), displayName: 'Fixed Point' } }] })).toMatchObject({ status: 200, body: { id: user, displayName: 'Fixed Point' } });
+    for (const [resource, id] of [['Users', user], ['Groups', group]] as const) {
+      for (const operation of [{ op: 'replace', value: { id: other, displayName: 'Moved' } }, { op: 'replace', path: 'id', value: other }, { op: 'remove', path: 'id' }, { op: 'replace', path: 'id', value: 42 }]) {
+        expect(await scim('PATCH', `${resource}/${id}`, { schemas: [PATCH], Operations: [operation] }), `${resource} ${JSON.stringify(operation)}`).toMatchObject({ status: 400, body: { scimType: 'mutability' } });
+      }
+    }
+    expect((await scim('GET', `Users/${user}`)).body).toMatchObject({ id: user, displayName: 'Fixed Point' });
+    expect((await scim('GET', `Groups/${group}`)).body).toMatchObject({ id: group, displayName: 'Fixed' });
+    expect(await scim('PATCH', `Users/${user}`, { schemas: [PATCH], Operations: [{ op: 'add', path: 'groups', value: [{ value: group }] }] })).toMatchObject({ status: 400, body: { scimType: 'mutability' } });
+    // A PUT's read-only values are ignored (RFC 7644 §3.5.1): the id in the URL is the User's.
+    expect(await scim('PUT', `Users/${user}`, { schemas: [USER], id: other, userName: 'fixed@contoso.example', groups: [{ value: group }] })).toMatchObject({ status: 200, body: { id: user } });
+  });
+
+  it('a remove without a path is noTarget; a value without a path that is not an object is invalidValue', async () => {
+    const id = (await scim('POST', 'Users', { schemas: [USER], userName: 'target@contoso.example' })).body.id as string;
+    expect(await scim('PATCH', `Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'remove' }] })).toMatchObject({ status: 400, body: { scimType: 'noTarget' } });
+    expect(await scim('PATCH', `Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', value: 'False' }] })).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    expect(await scim('PATCH', `Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: USER, value: ['x'] }] })).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+  });
+
+  it('values no text column holds (NUL, half a surrogate pair) in kept, ignored or unknown attributes: never a 500', async () => {
+    for (const [index, bad] of ['\u0000', '\ud800'].entries()) {
+      const answers = [
+        await scim('POST', 'Users', { schemas: [USER], userName: `odd${index}@contoso.example`, name: { givenName: `a${bad}b`, familyName: `c${bad}` }, phoneNumbers: [{ value: bad }], [`x${bad}`]: 1 }),
+        await scim('POST', 'Users', { schemas: [USER], userName: `odd${index}@contoso.example`, name: { givenName: `a${bad}b`, familyName: `c${bad}`, formatted: `d${bad}` }, phoneNumbers: [{ value: bad }], [ENTERPRISE]: { department: bad } }),
+      ];
+      const id = answers[1]!.body.id as string | undefined;
+      if (id) answers.push(await scim('PATCH', `Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'Replace', path: `name.givenName`, value: `e${bad}` }, { op: 'Add', path: `phoneNumbers[type eq "${bad}"].value`, value: bad }] }));
+      for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(500);
+    }
+  });
+
   it('a name part that is not a short string is invalidValue, and nothing of the request is written', async () => {
     const id = (await scim('POST', 'Users', { schemas: [USER], userName: 'dan@contoso.example', name: { givenName: 'Dan', familyName: 'Brown' } })).body.id as string;
     const refused = await scim('PATCH', `Users/${id}`, {

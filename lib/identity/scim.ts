@@ -280,24 +280,87 @@ function userResource(ctx: ScimContext, row: ScimUserRow) {
   };
 }
 
-async function groupResource(ctx: ScimContext, db: Queryable, team: { id: string; name: string; createdAt: Date }, scim: typeof scimGroups.$inferSelect) {
-  const members = await db
-    .select({ userId: teamMembers.userId, email: users.email })
-    .from(teamMembers)
-    .innerJoin(users, eq(users.id, teamMembers.userId))
-    .where(eq(teamMembers.teamId, team.id))
-    .orderBy(asc(users.email));
+/** A Group; its members read only when the response shows them (a large group's cost, RFC 7644 §3.9). */
+async function groupResource(ctx: ScimContext, db: Queryable, team: { id: string; name: string; createdAt: Date }, scim: typeof scimGroups.$inferSelect, view: Projection = {}) {
+  const members = !shows(view, 'members')
+    ? undefined
+    : await db
+        .select({ userId: teamMembers.userId, email: users.email })
+        .from(teamMembers)
+        .innerJoin(users, eq(users.id, teamMembers.userId))
+        .where(eq(teamMembers.teamId, team.id))
+        .orderBy(asc(users.email));
   return {
     schemas: [GROUP_SCHEMA],
     id: team.id,
     ...(scim.externalId ? { externalId: scim.externalId } : {}),
     displayName: team.name,
-    members: members.map((member) => ({ value: member.userId, display: member.email, $ref: `${ctx.base}/Users/${member.userId}`, type: 'User' })),
+    ...(members ? { members: members.map((member) => ({ value: member.userId, display: member.email, $ref: `${ctx.base}/Users/${member.userId}`, type: 'User' })) } : {}),
     meta: { resourceType: 'Group', created: team.createdAt.toISOString(), lastModified: scim.updatedAt.toISOString(), location: `${ctx.base}/Groups/${team.id}`, version: `W/"${scim.updatedAt.getTime()}"` },
   };
 }
 
-function listResponse(resources: unknown[], total: number, startIndex: number) {
+// ---------------------------------------------------------------- partial representations (RFC 7644 §3.9)
+
+/**
+ * Which attributes a response holds: only those `attributes` names, or all but those `excludedAttributes` names
+ * (standard attribute notation, §3.10: `members`, `name.givenName`, `urn:…:User:userName`; case-insensitive). Each
+ * name is its path, lower-cased: [attribute] or [attribute, sub-attribute].
+ */
+export interface Projection {
+  only?: string[][];
+  without?: string[][];
+}
+
+/** Returned whatever either parameter says: `id` ("returned": "always", RFC 7643 §3.1) and `schemas`, without which no resource is one (RFC 7643 §3). */
+const ALWAYS_RETURNED = new Set(['id', 'schemas']);
+
+export function projection(params: URLSearchParams): Projection {
+  const names = (parameter: string) =>
+    params
+      .getAll(parameter)
+      .flatMap((value) => value.split(','))
+      .map((name) => name.trim().replace(/^urn:ietf:params:scim:schemas:core:2\.0:(User|Group):/i, '').toLowerCase())
+      .filter((name) => name !== '')
+      .map((name) => name.split('.').slice(0, 2));
+  const [only, without] = [names('attributes'), names('excludedAttributes')];
+  if (only.length > 0 && without.length > 0) throw new ScimRefusal(400, 'attributes and excludedAttributes are mutually exclusive (RFC 7644 §3.9).', 'invalidSyntax');
+  return { ...(only.length > 0 ? { only } : {}), ...(without.length > 0 ? { without } : {}) };
+}
+
+/** Whether a response with this view holds the attribute (or some of its sub-attributes). */
+export function shows(view: Projection, attribute: string): boolean {
+  const name = attribute.toLowerCase();
+  if (ALWAYS_RETURNED.has(name)) return true;
+  if (view.only) return view.only.some((path) => path[0] === name);
+  return !view.without?.some((path) => path.length === 1 && path[0] === name);
+}
+
+/** The resource as the view shows it. */
+export function project<T extends Record<string, unknown>>(resource: T, view: Projection): Partial<T> {
+  if (!view.only && !view.without) return resource;
+  const shown: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(resource)) {
+    const name = key.toLowerCase();
+    if (ALWAYS_RETURNED.has(name)) {
+      shown[key] = value;
+      continue;
+    }
+    const paths = (view.only ?? view.without!).filter((path) => path[0] === name);
+    if (view.only ? paths.length === 0 : paths.some((path) => path.length === 1)) continue;
+    const subs = new Set(paths.map((path) => path[1]!).filter(Boolean));
+    if (view.only ? !paths.some((path) => path.length === 1) : subs.size > 0) {
+      // Some of its sub-attributes, in a complex value or in each of a multi-valued one's.
+      const keep = (item: unknown) => (isObject(item) ? Object.fromEntries(Object.entries(item).filter(([sub]) => subs.has(sub.toLowerCase()) === Boolean(view.only))) : item);
+      const part = Array.isArray(value) ? value.map(keep) : keep(value);
+      if (isObject(part) && Object.keys(part).length === 0) continue;
+      shown[key] = part;
+    } else shown[key] = value;
+  }
+  return shown as Partial<T>;
+}
+
+function listResponse<T>(resources: T[], total: number, startIndex: number) {
   return { schemas: [LIST_SCHEMA], totalResults: total, startIndex, itemsPerPage: resources.length, Resources: resources };
 }
 
@@ -679,7 +742,7 @@ async function scimGroupOf(db: Queryable, orgId: string, id: string) {
   return row;
 }
 
-export async function listGroups(ctx: ScimContext, params: URLSearchParams) {
+export async function listGroups(ctx: ScimContext, params: URLSearchParams, view: Projection = {}) {
   const filter = parseEqFilter(params.get('filter'), ['displayName', 'externalId']);
   const { startIndex, count: limit } = pagination(params);
   const where = and(
@@ -689,19 +752,14 @@ export async function listGroups(ctx: ScimContext, params: URLSearchParams) {
   );
   const [{ total } = { total: 0 }] = await ctx.db.select({ total: count() }).from(scimGroups).innerJoin(teams, eq(teams.id, scimGroups.teamId)).where(where);
   const rows = limit === 0 ? [] : await ctx.db.select({ team: teams, scim: scimGroups }).from(scimGroups).innerJoin(teams, eq(teams.id, scimGroups.teamId)).where(where).orderBy(asc(teams.createdAt), asc(teams.id)).limit(limit).offset(startIndex - 1);
-  // RFC 7644 §3.4.2.5: `excludedAttributes=members` spares a large group's members.
-  const withoutMembers = (params.get('excludedAttributes') ?? '').toLowerCase().split(',').map((name) => name.trim()).includes('members');
   const resources = [];
-  for (const row of rows) {
-    const resource = await groupResource(ctx, ctx.db, row.team, row.scim);
-    resources.push(withoutMembers ? { ...resource, members: undefined } : resource);
-  }
+  for (const row of rows) resources.push(await groupResource(ctx, ctx.db, row.team, row.scim, view));
   return listResponse(resources, total, startIndex);
 }
 
-export async function getGroup(ctx: ScimContext, id: string) {
+export async function getGroup(ctx: ScimContext, id: string, view: Projection = {}) {
   const row = await scimGroupOf(ctx.db, ctx.orgId, id);
-  return groupResource(ctx, ctx.db, row.team, row.scim);
+  return groupResource(ctx, ctx.db, row.team, row.scim, view);
 }
 
 /** The members a Group body names: provisioned, active Users of this organization (by their id). */

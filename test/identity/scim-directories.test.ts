@@ -197,6 +197,29 @@ describe('Microsoft Entra ID', () => {
     expect(patched).toMatchObject({ status: 200, body: { name: { formatted: 'pathless', givenName: 'Pat', familyName: 'Less' } } });
   });
 
+  it('provisions a group: looks it up and reads it with excludedAttributes=members, which leave the members out', async () => {
+    const member = (await scim('POST', 'Users', { schemas: [USER, ENTERPRISE], externalId: '6f1c0e2a-9b8d-4c7e-a5f4-3b2a1c0d9e8f', userName: 'gina@contoso.example', active: true, emails: [{ primary: true, type: 'work', value: 'gina@contoso.example' }], meta: { resourceType: 'User' }, name: { formatted: 'Gina Ray', familyName: 'Ray', givenName: 'Gina' }, roles: [] })).body.id as string;
+    const lookup = `Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "Night Tours"')}`;
+    expect((await scim('GET', lookup)).body).toMatchObject({ totalResults: 0, Resources: [] });
+    const created = await scim('POST', 'Groups', {
+      schemas: [GROUP, 'http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/Group'],
+      externalId: '8aa1a0c0-c4c3-4bc0-b4a5-2ef676900159',
+      displayName: 'Night Tours',
+      meta: { resourceType: 'Group' },
+    });
+    expect(created).toMatchObject({ status: 201, body: { schemas: [GROUP], externalId: '8aa1a0c0-c4c3-4bc0-b4a5-2ef676900159', displayName: 'Night Tours', members: [] } });
+    const id = created.body.id as string;
+    expect(await scim('PATCH', `Groups/${id}`, { schemas: [PATCH], Operations: [{ op: 'Add', path: 'members', value: [{ $ref: null, value: member }] }] })).toMatchObject({ status: 200, body: { members: [{ value: member }] } });
+
+    // Entra ID's reads: the group by id, and by name, without its members.
+    for (const answer of [(await scim('GET', `Groups/${id}?excludedAttributes=members`)).body, ((await scim('GET', lookup)).body.Resources as Record<string, unknown>[])[0]!]) {
+      expect(answer).toMatchObject({ schemas: [GROUP], id, externalId: '8aa1a0c0-c4c3-4bc0-b4a5-2ef676900159', displayName: 'Night Tours', meta: { resourceType: 'Group', location: `${ISSUER}/scim/v2/Groups/${id}` } });
+      expect(answer).not.toHaveProperty(['members']);
+    }
+    expect(await scim('PATCH', `Groups/${id}`, { schemas: [PATCH], Operations: [{ op: 'Replace', path: 'displayName', value: 'Night Tours (EMEA)' }, { op: 'Remove', path: 'members', value: [{ $ref: null, value: member }] }] })).toMatchObject({ status: 200, body: { displayName: 'Night Tours (EMEA)', members: [] } });
+    expect((await scim('GET', `Groups/${id}`)).body).toMatchObject({ id, members: [] });
+  });
+
   it('patches the parts of a name: kept, and a display name made of them follows them', async () => {
     const created = await scim('POST', 'Users', { schemas: [USER], userName: 'carol@contoso.example', name: { givenName: 'Carol', familyName: 'Q' } });
     const id = created.body.id as string;
@@ -218,6 +241,38 @@ describe('Microsoft Entra ID', () => {
     expect(removed.body).toMatchObject({ name: { formatted: 'Dr. Caroline Quinn', familyName: 'Quinn-Smith' }, displayName: 'Dr. Caroline Quinn' });
     expect((removed.body.name as Record<string, unknown>).givenName).toBeUndefined();
     expect(await account(id)).toMatchObject({ name: 'Dr. Caroline Quinn', givenName: null, familyName: 'Quinn-Smith' });
+  });
+});
+
+describe('attributes and excludedAttributes (RFC 7644 §3.9)', () => {
+  it('shape every User and Group a response holds, GET single or list and the answers to writes; id and schemas always stay', async () => {
+    const user = await scim('POST', 'Users?excludedAttributes=meta,emails', { schemas: [USER], userName: 'view@contoso.example', externalId: 'v-1', name: { givenName: 'Vi', familyName: 'Ew' } });
+    expect(user.status).toBe(201);
+    expect(Object.keys(user.body).sort()).toEqual(['active', 'displayName', 'externalId', 'id', 'name', 'schemas', 'userName']);
+    const id = user.body.id as string;
+
+    expect((await scim('GET', `Users/${id}?attributes=userName,name.givenName`)).body).toEqual({ schemas: [USER], id, userName: 'view@contoso.example', name: { givenName: 'Vi' } });
+    expect((await scim('GET', `Users/${id}?attributes=${encodeURIComponent(`${USER}:userName`)},EMAILS.VALUE`)).body).toEqual({ schemas: [USER], id, userName: 'view@contoso.example', emails: [{ value: 'view@contoso.example' }] });
+    const without = (await scim('GET', `Users/${id}?excludedAttributes=id,schemas,meta,name.familyName,emails.primary`)).body;
+    expect(without).toMatchObject({ schemas: [USER], id, name: { formatted: 'Vi Ew', givenName: 'Vi' }, emails: [{ value: 'view@contoso.example', type: 'work' }] });
+    expect(without).not.toHaveProperty(['meta']);
+    expect(without).not.toHaveProperty(['name', 'familyName']);
+    expect(without).not.toHaveProperty(['emails', 0, 'primary']);
+
+    const list = await scim('GET', `Users?filter=${encodeURIComponent('externalId eq "v-1"')}&attributes=active`);
+    expect(list.body).toEqual({ schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: 1, startIndex: 1, itemsPerPage: 1, Resources: [{ schemas: [USER], id, active: true }] });
+    expect((await scim('PATCH', `Users/${id}?attributes=displayName`, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'name.familyName', value: 'Ewing' }] })).body).toEqual({ schemas: [USER], id, displayName: 'Vi Ewing' });
+
+    const group = (await scim('POST', 'Groups', { schemas: [GROUP], displayName: 'Viewers', members: [{ value: id }] })).body.id as string;
+    expect((await scim('GET', `Groups/${group}?attributes=members.value`)).body).toEqual({ schemas: [GROUP], id: group, members: [{ value: id }] });
+    expect((await scim('GET', `Groups?attributes=displayName&filter=${encodeURIComponent('displayName eq "Viewers"')}`)).body).toMatchObject({ Resources: [{ schemas: [GROUP], id: group, displayName: 'Viewers' }] });
+    expect(((await scim('GET', `Groups?attributes=displayName&filter=${encodeURIComponent('displayName eq "Viewers"')}`)).body.Resources as Record<string, unknown>[])[0]).not.toHaveProperty(['members']);
+    expect((await scim('PUT', `Groups/${group}?excludedAttributes=members`, { schemas: [GROUP], displayName: 'Viewers', members: [] })).body).not.toHaveProperty(['members']);
+  });
+
+  it('both at once are invalidSyntax', async () => {
+    expect(await scim('GET', 'Users?attributes=userName&excludedAttributes=emails')).toMatchObject({ status: 400, body: { schemas: [ERROR], scimType: 'invalidSyntax' } });
+    expect(await scim('GET', 'Groups?attributes=displayName&excludedAttributes=members')).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
   });
 });
 

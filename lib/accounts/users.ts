@@ -33,10 +33,20 @@ export async function authenticateWithPassword(db: Queryable, email: string, pas
  * Creates an account. The password hash is the person's own choice (an invitation accepted, a demo seed), or null
  * for an account that its person completes through a setup link.
  */
-export async function createUser(db: Queryable, input: { email: string; name: string; passwordHash: string | null; emailVerified?: boolean }): Promise<User> {
+export async function createUser(
+  db: Queryable,
+  input: { email: string; name: string; givenName?: string | null; familyName?: string | null; passwordHash: string | null; emailVerified?: boolean },
+): Promise<User> {
   const [user] = await db
     .insert(users)
-    .values({ email: normalizeEmail(input.email), name: input.name, passwordHash: input.passwordHash, emailVerifiedAt: input.emailVerified ? new Date() : null })
+    .values({
+      email: normalizeEmail(input.email),
+      name: input.name,
+      givenName: input.givenName ?? null,
+      familyName: input.familyName ?? null,
+      passwordHash: input.passwordHash,
+      emailVerifiedAt: input.emailVerified ? new Date() : null,
+    })
     .returning();
   if (!user) throw new Error('user insert returned nothing');
   return user;

@@ -15,6 +15,8 @@ import {
   organizationOfScimToken,
   patchScimGroup,
   patchScimUser,
+  project,
+  projection,
   replaceScimGroup,
   replaceScimUser,
   resourceTypes,
@@ -41,23 +43,27 @@ export async function handleScimRequest(db: Database, request: Request, input: {
   const params = new URL(request.url).searchParams;
   try {
     if (rest.length > 0) throw new ScimRefusal(404, 'No such endpoint.');
+    // attributes / excludedAttributes (RFC 7644 §3.9) shape every User and Group a response holds, whatever the method.
+    const view = resource === 'Users' || resource === 'Groups' ? projection(params) : {};
+    const shown = <T extends Record<string, unknown>>(found: T) => project(found, view);
+    const shownList = <T extends { Resources: Record<string, unknown>[] }>(list: T) => ({ ...list, Resources: list.Resources.map(shown) });
     if (resource === 'ServiceProviderConfig' && !id && method === 'GET') return scimJson(serviceProviderConfig(base));
     if (resource === 'ResourceTypes' && method === 'GET') return id ? scimJson(single(resourceTypes(base).Resources, id)) : scimJson(resourceTypes(base));
     if (resource === 'Schemas' && method === 'GET') return id ? scimJson(single(schemas(base).Resources, id)) : scimJson(schemas(base));
     if (resource === 'Users') {
-      if (!id && method === 'GET') return scimJson(await listUsers(ctx, params));
-      if (!id && method === 'POST') return created(await createScimUser(ctx, await body(request)));
-      if (id && method === 'GET') return scimJson(await getUser(ctx, id));
-      if (id && method === 'PUT') return scimJson(await replaceScimUser(ctx, id, await body(request)));
-      if (id && method === 'PATCH') return scimJson(await patchScimUser(ctx, id, await body(request)));
+      if (!id && method === 'GET') return scimJson(shownList(await listUsers(ctx, params)));
+      if (!id && method === 'POST') return created(await createScimUser(ctx, await body(request)), shown);
+      if (id && method === 'GET') return scimJson(shown(await getUser(ctx, id)));
+      if (id && method === 'PUT') return scimJson(shown(await replaceScimUser(ctx, id, await body(request))));
+      if (id && method === 'PATCH') return scimJson(shown(await patchScimUser(ctx, id, await body(request))));
       if (id && method === 'DELETE') return (await deleteScimUser(ctx, id), new Response(null, { status: 204, headers: NO_STORE }));
     }
     if (resource === 'Groups') {
-      if (!id && method === 'GET') return scimJson(await listGroups(ctx, params));
-      if (!id && method === 'POST') return created(await createScimGroup(ctx, await body(request)));
-      if (id && method === 'GET') return scimJson(await getGroup(ctx, id));
-      if (id && method === 'PUT') return scimJson(await replaceScimGroup(ctx, id, await body(request)));
-      if (id && method === 'PATCH') return scimJson(await patchScimGroup(ctx, id, await body(request)));
+      if (!id && method === 'GET') return scimJson(shownList(await listGroups(ctx, params, view)));
+      if (!id && method === 'POST') return created(await createScimGroup(ctx, await body(request)), shown);
+      if (id && method === 'GET') return scimJson(shown(await getGroup(ctx, id, view)));
+      if (id && method === 'PUT') return scimJson(shown(await replaceScimGroup(ctx, id, await body(request))));
+      if (id && method === 'PATCH') return scimJson(shown(await patchScimGroup(ctx, id, await body(request))));
       if (id && method === 'DELETE') return (await deleteScimGroup(ctx, id), new Response(null, { status: 204, headers: NO_STORE }));
     }
     if (resource === 'Bulk' || resource === 'Me' || resource === '.search') throw new ScimRefusal(501, `${resource} is not supported (see ServiceProviderConfig).`);
@@ -74,8 +80,8 @@ function single(resources: unknown[], id: string) {
   return found;
 }
 
-function created(resource: { meta: { location: string } }): Response {
-  return scimJson(resource, 201, { Location: resource.meta.location });
+function created<T extends { meta: { location: string } }>(resource: T, shown: (resource: T) => unknown): Response {
+  return scimJson(shown(resource), 201, { Location: resource.meta.location });
 }
 
 /** A JSON object body (application/scim+json or application/json), capped; anything else is invalidSyntax. */

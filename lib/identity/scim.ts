@@ -7,7 +7,10 @@
 // directory cannot provision, or take into its organization, anybody else's people. Deactivating (active=false)
 // or deleting a User ends the membership exactly like removing a member (lib/accounts/memberships.ts removeMember:
 // grants, refresh tokens, teams, agents' use, back-channel logout to the apps); the account itself stays, as it
-// may belong to other organizations. Groups are teams (scim_groups marks those the directory manages).
+// may belong to other organizations. Groups are teams (scim_groups marks those the directory manages). Of what a
+// directory sends, Portico keeps a User's userName, name (formatted, givenName, familyName), displayName, emails,
+// active and externalId and a Group's displayName, members and externalId; every other attribute the schemas define
+// (phone numbers, addresses, the enterprise extension, …) is accepted and ignored (the attributes section below).
 import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, count, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { addMember, countOwners, findMembershipRole, lockOrganization, removeMember } from '../accounts/memberships';
@@ -26,6 +29,7 @@ const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const ENTERPRISE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
@@ -38,6 +42,178 @@ export class ScimRefusal extends Error {
   ) {
     super(detail);
     this.name = 'ScimRefusal';
+  }
+}
+
+// ---------------------------------------------------------------- attributes (RFC 7643 §3.1, §4, §8.7.1)
+
+/**
+ * Every attribute the schemas define, by resource, with its sub-attributes: what a directory may send. Portico keeps
+ * some (`kept`); the others a server may ignore (RFC 7644 §3.3, §3.5.1), and Portico does, on POST, PUT and PATCH
+ * alike — Entra ID's default mapping sends phone numbers, addresses and the enterprise extension on every change.
+ * A name no schema Portico knows defines (a typo such as `userNme`) is refused; an attribute of an extension schema
+ * Portico does not know (a directory's own `urn:…`) is ignored, as a POST always ignored it.
+ */
+interface ResourceSchema {
+  name: 'User' | 'Group';
+  core: string;
+  attributes: Record<string, readonly string[]>;
+  extensions: Record<string, Record<string, readonly string[]>>;
+  kept: ReadonlySet<string>;
+}
+
+const MULTI_VALUED_SUBS = ['value', 'display', 'type', 'primary', '$ref'];
+const COMMON_ATTRIBUTES = { id: [], externalId: [], meta: ['resourceType', 'created', 'lastModified', 'location', 'version'], schemas: [] };
+const MULTI_VALUED = new Set(['schemas', 'emails', 'phoneNumbers', 'ims', 'photos', 'addresses', 'groups', 'entitlements', 'roles', 'x509Certificates', 'members']);
+const NAME_KEPT = ['formatted', 'givenName', 'familyName'];
+
+const USER_RESOURCE: ResourceSchema = {
+  name: 'User',
+  core: USER_SCHEMA,
+  attributes: {
+    ...COMMON_ATTRIBUTES,
+    userName: [],
+    name: [...NAME_KEPT, 'middleName', 'honorificPrefix', 'honorificSuffix'],
+    displayName: [],
+    nickName: [],
+    profileUrl: [],
+    title: [],
+    userType: [],
+    preferredLanguage: [],
+    locale: [],
+    timezone: [],
+    active: [],
+    password: [],
+    emails: MULTI_VALUED_SUBS,
+    phoneNumbers: MULTI_VALUED_SUBS,
+    ims: MULTI_VALUED_SUBS,
+    photos: MULTI_VALUED_SUBS,
+    addresses: ['formatted', 'streetAddress', 'locality', 'region', 'postalCode', 'country', 'type', 'primary'],
+    groups: MULTI_VALUED_SUBS,
+    entitlements: MULTI_VALUED_SUBS,
+    roles: MULTI_VALUED_SUBS,
+    x509Certificates: MULTI_VALUED_SUBS,
+  },
+  extensions: {
+    [ENTERPRISE_USER_SCHEMA]: { employeeNumber: [], costCenter: [], organization: [], division: [], department: [], manager: ['value', '$ref', 'displayName'] },
+  },
+  kept: new Set(['userName', 'name', 'displayName', 'active', 'emails', 'externalId']),
+};
+
+const GROUP_RESOURCE: ResourceSchema = {
+  name: 'Group',
+  core: GROUP_SCHEMA,
+  attributes: { ...COMMON_ATTRIBUTES, displayName: [], members: ['value', '$ref', 'type', 'display'] },
+  extensions: {},
+  kept: new Set(['displayName', 'members', 'externalId']),
+};
+
+/** An attribute path (RFC 7644 §3.10, §3.5.2): its schema, and the attribute, value filter and sub-attribute if any. */
+interface AttributePath {
+  schema: string;
+  /** The name as the schema spells it; none when the path is the schema itself (its attributes are the value's). */
+  attribute?: string;
+  filter?: string;
+  sub?: string;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const named = (names: Iterable<string>, name: string) => [...names].find((candidate) => candidate.toLowerCase() === name.toLowerCase());
+
+/**
+ * Resolves a PATCH path or a body's attribute name, case-insensitively (RFC 7643 §2.1), with or without its schema's
+ * URN. Undefined: an attribute of an extension schema Portico does not know. A name the resource's schemas do not
+ * define, or a malformed path, is refused with `scimType` (invalidPath in a PATCH, invalidSyntax in a body).
+ */
+function attributePath(raw: string, resource: ResourceSchema, scimType: 'invalidPath' | 'invalidSyntax'): AttributePath | undefined {
+  const refusal = () => new ScimRefusal(400, `${raw.slice(0, 100)} is not an attribute of a ${resource.name} (RFC 7643).`, scimType);
+  const bracket = raw.indexOf('[');
+  const head = (bracket === -1 ? raw : raw.slice(0, bracket)).toLowerCase();
+  let schema = resource.core;
+  let rest = raw;
+  if (head.startsWith('urn:')) {
+    const known = [resource.core, ...Object.keys(resource.extensions)].find((urn) => head === urn.toLowerCase() || head.startsWith(`${urn.toLowerCase()}:`));
+    if (!known) {
+      // The core schemas are SCIM's own: a name there that this resource lacks is a mistake, not an extension; an
+      // extension's attribute is `urn:<namespace>:…:<attribute>`.
+      if (head.startsWith('urn:ietf:params:scim:schemas:core:') || !/^urn:[a-z0-9][a-z0-9-]*:\S+:[a-z][\w-]*(\.[a-z$][\w$-]*)?$/.test(head)) throw refusal();
+      return undefined;
+    }
+    schema = known;
+    if (head === known.toLowerCase()) {
+      if (bracket !== -1) throw refusal();
+      return { schema };
+    }
+    rest = raw.slice(known.length + 1);
+  }
+  const match = /^([A-Za-z][\w-]*)(?:\[(.+)\])?(?:\.([A-Za-z$][\w$-]*))?$/.exec(rest);
+  const attributes = schema === resource.core ? resource.attributes : resource.extensions[schema]!;
+  const attribute = match ? named(Object.keys(attributes), match[1]!) : undefined;
+  if (!match || !attribute || (match[2] !== undefined && !MULTI_VALUED.has(attribute))) throw refusal();
+  const sub = match[3] === undefined ? undefined : named(attributes[attribute]!, match[3]);
+  if (match[3] !== undefined && !sub) throw refusal();
+  return { schema, attribute, ...(match[2] !== undefined ? { filter: match[2] } : {}), ...(sub ? { sub } : {}) };
+}
+
+/**
+ * A POST or PUT body's attributes that Portico keeps, by their schema names; the others are left out (read-only
+ * ones such as `id`, `meta` and `groups` too: RFC 7644 §3.5.1 ignores them), a name no schema defines is
+ * invalidSyntax.
+ */
+function resourceBody(body: Record<string, unknown>, resource: ResourceSchema): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  const take = (key: string, value: unknown) => {
+    const target = attributePath(key, resource, 'invalidSyntax');
+    if (!target || target.schema !== resource.core) return;
+    if (target.attribute === undefined) {
+      if (isObject(value)) for (const [inner, innerValue] of Object.entries(value)) take(inner, innerValue);
+      return;
+    }
+    if (target.filter !== undefined || target.sub !== undefined) throw new ScimRefusal(400, `${key.slice(0, 100)} is a path, not an attribute name.`, 'invalidSyntax');
+    if (!resource.kept.has(target.attribute)) return;
+    kept[target.attribute] = target.attribute === 'name' && isObject(value) ? nameValue(value, 'invalidSyntax') : value;
+  };
+  for (const [key, value] of Object.entries(body)) take(key, value);
+  return kept;
+}
+
+/** A `name` value's sub-attributes that Portico keeps (formatted, givenName, familyName), by their schema names. */
+function nameValue(value: Record<string, unknown>, scimType: 'invalidPath' | 'invalidSyntax'): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [key, part] of Object.entries(value)) {
+    const sub = named(USER_RESOURCE.attributes.name!, key);
+    if (!sub) throw new ScimRefusal(400, `name.${key.slice(0, 100)} is not an attribute of a User (RFC 7643).`, scimType);
+    if (NAME_KEPT.includes(sub)) kept[sub] = part;
+  }
+  return kept;
+}
+
+/**
+ * The attributes one PATCH operation targets (RFC 7644 §3.5.2): its path, or without one each attribute of its value
+ * (Okta's `{"op": "replace", "value": {"active": false}}`; Entra ID may spell a key as a path, `name.givenName`).
+ * Attributes of an extension Portico does not know are left out here.
+ */
+function operationTargets(operation: PatchOperation, resource: ResourceSchema): { target: AttributePath & { attribute: string }; value: unknown; path: string }[] {
+  const targets: { target: AttributePath & { attribute: string }; value: unknown; path: string }[] = [];
+  const add = (path: string, value: unknown) => {
+    const target = attributePath(path, resource, 'invalidPath');
+    if (!target) return;
+    if (target.attribute !== undefined) targets.push({ target: { ...target, attribute: target.attribute }, value, path });
+    else if (target.schema !== resource.core) return; // a whole extension: nothing of it is kept
+    else if (operation.op === 'remove') throw new ScimRefusal(400, `${path.slice(0, 100)}: remove names an attribute, not the whole ${resource.name}.`, 'invalidPath');
+    else if (!isObject(value)) throw new ScimRefusal(400, `${path.slice(0, 100)}: the value is an object of the ${resource.name}'s attributes.`, 'invalidValue');
+    else for (const [key, inner] of Object.entries(value)) add(key, inner);
+  };
+  if (operation.path !== undefined) add(operation.path, operation.value);
+  else if (!isObject(operation.value)) throw new ScimRefusal(400, 'Without a path, value is an object of the attributes to change (RFC 7644 §3.5.2.1).', 'invalidValue');
+  else for (const [key, value] of Object.entries(operation.value)) add(key, value);
+  return targets;
+}
+
+/** `id` is read-only (RFC 7643 §3.1): the same id again changes nothing; another, or none, is a mutability error. */
+function refuseIdChange(operation: PatchOperation, value: unknown, id: string): void {
+  if (operation.op === 'remove' || typeof value !== 'string' || value.toLowerCase() !== id.toLowerCase()) {
+    throw new ScimRefusal(400, 'id is read-only: it cannot be changed or removed (RFC 7643 §3.1).', 'mutability');
   }
 }
 
@@ -86,7 +262,7 @@ export interface ScimContext {
   ip: string;
 }
 
-type ScimUserRow = typeof scimUsers.$inferSelect & { email: string; name: string };
+type ScimUserRow = typeof scimUsers.$inferSelect & { email: string; name: string; givenName: string | null; familyName: string | null };
 
 function userResource(ctx: ScimContext, row: ScimUserRow) {
   return {
@@ -94,7 +270,9 @@ function userResource(ctx: ScimContext, row: ScimUserRow) {
     id: row.userId,
     ...(row.externalId ? { externalId: row.externalId } : {}),
     userName: row.userName,
-    name: { formatted: row.name },
+    // name.formatted and displayName are both the name the person is shown as (one value in Portico); the parts are
+    // what the directory last gave.
+    name: { formatted: row.name, ...(row.givenName ? { givenName: row.givenName } : {}), ...(row.familyName ? { familyName: row.familyName } : {}) },
     displayName: row.name,
     emails: [{ value: row.email, type: 'work', primary: true }],
     active: row.active,
@@ -102,24 +280,87 @@ function userResource(ctx: ScimContext, row: ScimUserRow) {
   };
 }
 
-async function groupResource(ctx: ScimContext, db: Queryable, team: { id: string; name: string; createdAt: Date }, scim: typeof scimGroups.$inferSelect) {
-  const members = await db
-    .select({ userId: teamMembers.userId, email: users.email })
-    .from(teamMembers)
-    .innerJoin(users, eq(users.id, teamMembers.userId))
-    .where(eq(teamMembers.teamId, team.id))
-    .orderBy(asc(users.email));
+/** A Group; its members read only when the response shows them (a large group's cost, RFC 7644 §3.9). */
+async function groupResource(ctx: ScimContext, db: Queryable, team: { id: string; name: string; createdAt: Date }, scim: typeof scimGroups.$inferSelect, view: Projection = {}) {
+  const members = !shows(view, 'members')
+    ? undefined
+    : await db
+        .select({ userId: teamMembers.userId, email: users.email })
+        .from(teamMembers)
+        .innerJoin(users, eq(users.id, teamMembers.userId))
+        .where(eq(teamMembers.teamId, team.id))
+        .orderBy(asc(users.email));
   return {
     schemas: [GROUP_SCHEMA],
     id: team.id,
     ...(scim.externalId ? { externalId: scim.externalId } : {}),
     displayName: team.name,
-    members: members.map((member) => ({ value: member.userId, display: member.email, $ref: `${ctx.base}/Users/${member.userId}`, type: 'User' })),
+    ...(members ? { members: members.map((member) => ({ value: member.userId, display: member.email, $ref: `${ctx.base}/Users/${member.userId}`, type: 'User' })) } : {}),
     meta: { resourceType: 'Group', created: team.createdAt.toISOString(), lastModified: scim.updatedAt.toISOString(), location: `${ctx.base}/Groups/${team.id}`, version: `W/"${scim.updatedAt.getTime()}"` },
   };
 }
 
-function listResponse(resources: unknown[], total: number, startIndex: number) {
+// ---------------------------------------------------------------- partial representations (RFC 7644 §3.9)
+
+/**
+ * Which attributes a response holds: only those `attributes` names, or all but those `excludedAttributes` names
+ * (standard attribute notation, §3.10: `members`, `name.givenName`, `urn:…:User:userName`; case-insensitive). Each
+ * name is its path, lower-cased: [attribute] or [attribute, sub-attribute].
+ */
+export interface Projection {
+  only?: string[][];
+  without?: string[][];
+}
+
+/** Returned whatever either parameter says: `id` ("returned": "always", RFC 7643 §3.1) and `schemas`, without which no resource is one (RFC 7643 §3). */
+const ALWAYS_RETURNED = new Set(['id', 'schemas']);
+
+export function projection(params: URLSearchParams): Projection {
+  const names = (parameter: string) =>
+    params
+      .getAll(parameter)
+      .flatMap((value) => value.split(','))
+      .map((name) => name.trim().replace(/^urn:ietf:params:scim:schemas:core:2\.0:(User|Group):/i, '').toLowerCase())
+      .filter((name) => name !== '')
+      .map((name) => name.split('.').slice(0, 2));
+  const [only, without] = [names('attributes'), names('excludedAttributes')];
+  if (only.length > 0 && without.length > 0) throw new ScimRefusal(400, 'attributes and excludedAttributes are mutually exclusive (RFC 7644 §3.9).', 'invalidSyntax');
+  return { ...(only.length > 0 ? { only } : {}), ...(without.length > 0 ? { without } : {}) };
+}
+
+/** Whether a response with this view holds the attribute (or some of its sub-attributes). */
+export function shows(view: Projection, attribute: string): boolean {
+  const name = attribute.toLowerCase();
+  if (ALWAYS_RETURNED.has(name)) return true;
+  if (view.only) return view.only.some((path) => path[0] === name);
+  return !view.without?.some((path) => path.length === 1 && path[0] === name);
+}
+
+/** The resource as the view shows it. */
+export function project<T extends Record<string, unknown>>(resource: T, view: Projection): Partial<T> {
+  if (!view.only && !view.without) return resource;
+  const shown: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(resource)) {
+    const name = key.toLowerCase();
+    if (ALWAYS_RETURNED.has(name)) {
+      shown[key] = value;
+      continue;
+    }
+    const paths = (view.only ?? view.without!).filter((path) => path[0] === name);
+    if (view.only ? paths.length === 0 : paths.some((path) => path.length === 1)) continue;
+    const subs = new Set(paths.map((path) => path[1]!).filter(Boolean));
+    if (view.only ? !paths.some((path) => path.length === 1) : subs.size > 0) {
+      // Some of its sub-attributes, in a complex value or in each of a multi-valued one's.
+      const keep = (item: unknown) => (isObject(item) ? Object.fromEntries(Object.entries(item).filter(([sub]) => subs.has(sub.toLowerCase()) === Boolean(view.only))) : item);
+      const part = Array.isArray(value) ? value.map(keep) : keep(value);
+      if (isObject(part) && Object.keys(part).length === 0) continue;
+      shown[key] = part;
+    } else shown[key] = value;
+  }
+  return shown as Partial<T>;
+}
+
+function listResponse<T>(resources: T[], total: number, startIndex: number) {
   return { schemas: [LIST_SCHEMA], totalResults: total, startIndex, itemsPerPage: resources.length, Resources: resources };
 }
 
@@ -153,13 +394,19 @@ export function parseEqFilter(filter: string | null, attributes: readonly string
 
 function scimUsersQuery(db: Queryable, where: SQL | undefined) {
   return db
-    .select({ scim: scimUsers, email: users.email, name: users.name })
+    .select({ scim: scimUsers, email: users.email, name: users.name, givenName: users.givenName, familyName: users.familyName })
     .from(scimUsers)
     .innerJoin(users, eq(users.id, scimUsers.userId))
     .where(where);
 }
 
-const toRow = (row: { scim: typeof scimUsers.$inferSelect; email: string; name: string }): ScimUserRow => ({ ...row.scim, email: row.email, name: row.name });
+const toRow = (row: { scim: typeof scimUsers.$inferSelect; email: string; name: string; givenName: string | null; familyName: string | null }): ScimUserRow => ({
+  ...row.scim,
+  email: row.email,
+  name: row.name,
+  givenName: row.givenName,
+  familyName: row.familyName,
+});
 
 export async function listUsers(ctx: ScimContext, params: URLSearchParams) {
   const filter = parseEqFilter(params.get('filter'), ['userName', 'externalId', 'emails.value']);
@@ -190,27 +437,59 @@ interface UserFields {
   userName: string;
   externalId: string | null;
   email: string;
+  /** The name the person is shown as (users.name): name.formatted, else the parts, else displayName. */
   name: string;
+  givenName: string | null;
+  familyName: string | null;
   active: boolean;
 }
 
 const text = (value: unknown, max: number): string | undefined => (typeof value === 'string' && value.trim() !== '' && value.length <= max && !/[\u0000-\u001f\u007f]/.test(value) ? value.trim() : undefined);
 const bool = (value: unknown): boolean | undefined => (typeof value === 'boolean' ? value : typeof value === 'string' && /^(true|false)$/i.test(value) ? value.toLowerCase() === 'true' : undefined);
 
-function userFields(body: Record<string, unknown>, current?: UserFields): UserFields {
+/** A part of a name (name.givenName, name.familyName): a string of at most 100 characters; null, empty or blank clears it. */
+function namePart(value: unknown, label: string): string | null {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return null;
+  const part = text(value, 100);
+  if (part === undefined) throw new ScimRefusal(400, `${label} must be a string of at most 100 characters.`, 'invalidValue');
+  return part;
+}
+
+/** A display name (displayName, name.formatted): a string of at most 200 characters; null, empty or blank is none. */
+function displayValue(value: unknown, label: string): string | undefined {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
+  const display = text(value, 200);
+  if (display === undefined) throw new ScimRefusal(400, `${label} must be a string of at most 200 characters.`, 'invalidValue');
+  return display;
+}
+
+const fullName = (givenName: string | null, familyName: string | null): string | undefined => [givenName, familyName].filter(Boolean).join(' ') || undefined;
+
+/**
+ * A User's fields from a body (POST, PUT, or the state a PATCH left). What the body leaves out stays as `current`
+ * has it; `keepName` false makes the display name follow the body alone (a PATCH that removed it or whose parts
+ * changed a name made of them).
+ */
+function userFields(body: Record<string, unknown>, current?: UserFields, keepName = true): UserFields {
   const userName = text(body.userName, 320) ?? (body.userName === undefined ? current?.userName : undefined);
   if (!userName) throw new ScimRefusal(400, 'userName is required: a non-empty string of at most 320 characters.', 'invalidValue');
   const emails = Array.isArray(body.emails) ? (body.emails as { value?: unknown; primary?: unknown }[]) : [];
   const primary = emails.find((email) => email?.primary === true) ?? emails[0];
   const email = text(primary?.value, 320) ?? (emails.length === 0 && /^[^\s@]+@[^\s@]+$/.test(userName) ? userName : undefined) ?? current?.email;
   if (!email || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new ScimRefusal(400, 'A User needs an email address (emails[primary].value, or a userName that is one).', 'invalidValue');
-  const name = body.name as { formatted?: unknown; givenName?: unknown; familyName?: unknown } | undefined;
-  const composed = [text(name?.givenName, 100), text(name?.familyName, 100)].filter(Boolean).join(' ');
-  const display = text(name?.formatted, 200) ?? (composed || undefined) ?? text(body.displayName, 200) ?? current?.name ?? email.split('@')[0]!;
+  if (body.name !== undefined && body.name !== null && (typeof body.name !== 'object' || Array.isArray(body.name))) {
+    throw new ScimRefusal(400, 'name is a complex attribute: { formatted, givenName, familyName }.', 'invalidValue');
+  }
+  // RFC 7644 §3.5.1: a name left out of a PUT is not asserted (the parts stay); a name given is the whole of it.
+  const name = body.name as { formatted?: unknown; givenName?: unknown; familyName?: unknown } | null | undefined;
+  const givenName = name === undefined ? (current?.givenName ?? null) : namePart(name?.givenName, 'name.givenName');
+  const familyName = name === undefined ? (current?.familyName ?? null) : namePart(name?.familyName, 'name.familyName');
+  const [formatted, displayName] = [displayValue(name?.formatted, 'name.formatted'), displayValue(body.displayName, 'displayName')];
+  const display = formatted ?? fullName(givenName, familyName) ?? displayName ?? (keepName ? current?.name : undefined) ?? email.split('@')[0]!;
   const active = body.active === undefined ? (current?.active ?? true) : bool(body.active);
   if (active === undefined) throw new ScimRefusal(400, 'active must be a boolean.', 'invalidValue');
   const externalId = body.externalId === undefined ? (current?.externalId ?? null) : body.externalId === null ? null : (text(body.externalId, 300) ?? null);
-  return { userName, externalId, email: normalizeEmail(email), name: display, active };
+  return { userName, externalId, email: normalizeEmail(email), name: display, givenName, familyName, active };
 }
 
 async function refuseOutsideDomains(db: Queryable, orgId: string, email: string): Promise<void> {
@@ -266,7 +545,7 @@ async function refuseTakenUserName(tx: Queryable, orgId: string, userName: strin
 
 /** POST /Users (RFC 7644 §3.3). */
 export async function createScimUser(ctx: ScimContext, body: Record<string, unknown>) {
-  const fields = userFields(body);
+  const fields = userFields(resourceBody(body, USER_RESOURCE));
   return provisioning(ctx, async (tx) => {
     await refuseOutsideDomains(tx, ctx.orgId, fields.email);
     await refuseTakenUserName(tx, ctx.orgId, fields.userName);
@@ -277,7 +556,7 @@ export async function createScimUser(ctx: ScimContext, body: Record<string, unkn
       if (already) throw new ScimRefusal(409, `${fields.email} is already provisioned.`, 'uniqueness');
     } else {
       // The domain is verified: the organization controls this mailbox.
-      user = await createUser(tx, { email: fields.email, name: fields.name, passwordHash: null, emailVerified: true });
+      user = await createUser(tx, { email: fields.email, name: fields.name, givenName: fields.givenName, familyName: fields.familyName, passwordHash: null, emailVerified: true });
     }
     await tx.insert(scimUsers).values({ orgId: ctx.orgId, userId: user.id, userName: fields.userName, externalId: fields.externalId, active: fields.active, createdByProvisioning: created });
     if (fields.active) await startMembership(tx, ctx, user, fields.email);
@@ -304,7 +583,7 @@ async function applyUser(tx: Transaction, ctx: ScimContext, current: ScimUserRow
     .where(and(eq(memberships.userId, user.id), sql`${memberships.orgId} <> ${ctx.orgId}`))
     .limit(1);
   if (elsewhere && next.email !== current.email) throw new ScimRefusal(400, 'This person belongs to other organizations too: their address is theirs to change, not the directory\'s.', 'mutability');
-  if (!elsewhere) await tx.update(users).set({ name: next.name, email: next.email }).where(eq(users.id, user.id));
+  if (!elsewhere) await tx.update(users).set({ name: next.name, givenName: next.givenName, familyName: next.familyName, email: next.email }).where(eq(users.id, user.id));
   await tx
     .update(scimUsers)
     .set({ userName: next.userName, externalId: next.externalId, active: next.active, updatedAt: sql`now()` })
@@ -351,7 +630,7 @@ async function startMembership(tx: Transaction, ctx: ScimContext, user: User, em
 export async function replaceScimUser(ctx: ScimContext, id: string, body: Record<string, unknown>) {
   return provisioning(ctx, async (tx) => {
     const current = await scimUserOf(tx, ctx.orgId, id);
-    const next = userFields(body, { ...current, active: true });
+    const next = userFields(resourceBody(body, USER_RESOURCE), { ...current, active: true });
     return userResource(ctx, await applyUser(tx, ctx, current, next));
   });
 }
@@ -371,35 +650,68 @@ export function patchOperations(body: Record<string, unknown>): PatchOperation[]
     const op = typeof operation?.op === 'string' ? operation.op.toLowerCase() : '';
     if (op !== 'add' && op !== 'replace' && op !== 'remove') throw new ScimRefusal(400, 'op must be add, replace or remove.', 'invalidSyntax');
     if (operation.path !== undefined && (typeof operation.path !== 'string' || operation.path.length > 300)) throw new ScimRefusal(400, 'path must be a string.', 'invalidPath');
+    if (op === 'remove' && operation.path === undefined) throw new ScimRefusal(400, 'A remove operation needs a path (RFC 7644 §3.5.2.2).', 'noTarget');
     return { op, path: operation.path as string | undefined, value: operation.value };
   });
 }
 
-/** PATCH /Users/{id}: the attributes directories change (active, userName, name, displayName, externalId, emails). */
+/**
+ * PATCH /Users/{id}: the attributes Portico keeps (active, userName, name, displayName, externalId, emails) change;
+ * the others a directory sends are ignored, `id` may only be repeated.
+ */
 export async function patchScimUser(ctx: ScimContext, id: string, body: Record<string, unknown>) {
   const operations = patchOperations(body);
   return provisioning(ctx, async (tx) => {
     const current = await scimUserOf(tx, ctx.orgId, id);
-    const state: Record<string, unknown> = { userName: current.userName, externalId: current.externalId, emails: [{ value: current.email, primary: true }], name: { formatted: current.name }, active: current.active };
+    const state: Record<string, unknown> = { userName: current.userName, externalId: current.externalId, emails: [{ value: current.email, primary: true }], active: current.active };
+    // The name the person is shown as (name.formatted and displayName are one value here), undefined once removed.
+    let display: string | undefined = current.name;
+    let displayWritten = false;
+    let givenName = current.givenName;
+    let familyName = current.familyName;
     for (const operation of operations) {
-      const entries: [string, unknown][] = operation.path === undefined ? Object.entries((operation.value as Record<string, unknown>) ?? {}) : [[operation.path, operation.value]];
-      for (const [rawPath, value] of entries) {
-        const path = rawPath.replace(/^urn:ietf:params:scim:schemas:core:2\.0:User:/i, '');
-        const lower = path.toLowerCase();
+      for (const { target, value, path } of operationTargets(operation, USER_RESOURCE)) {
+        const { attribute, sub } = target;
+        if (target.schema !== USER_SCHEMA || !USER_RESOURCE.kept.has(attribute)) {
+          if (attribute === 'id') refuseIdChange(operation, value, current.userId);
+          else if (attribute === 'groups') throw new ScimRefusal(400, 'groups is read-only on a User: membership changes go to the Group (RFC 7643 §4.1.2).', 'mutability');
+          continue; // not kept: an extension's, phone numbers, addresses, … — and meta, which a server ignores (RFC 7643 §3.1)
+        }
+        if (attribute === 'name' && sub !== undefined && !NAME_KEPT.includes(sub)) continue;
+        if (attribute === 'emails' && sub !== undefined && sub !== 'value') continue;
+        const key = sub === undefined ? attribute : `${attribute}.${sub}`;
         if (operation.op === 'remove') {
-          if (lower === 'externalid') state.externalId = null;
-          else throw new ScimRefusal(400, `${path} cannot be removed.`, 'mutability');
-        } else if (lower === 'active') state.active = value;
-        else if (lower === 'username') state.userName = value;
-        else if (lower === 'externalid') state.externalId = value;
-        else if (lower === 'displayname' || lower === 'name.formatted') state.name = { formatted: value };
-        else if (lower === 'name') state.name = value;
-        else if (lower === 'emails' || /^emails(\[.*\])?(\.value)?$/.test(lower)) state.emails = Array.isArray(value) ? value : [{ value: typeof value === 'object' && value !== null ? (value as { value?: unknown }).value : value, primary: true }];
-        else if (lower === 'name.givenname' || lower === 'name.familyname' || lower === 'title' || lower === 'preferredlanguage' || lower === 'locale' || lower === 'timezone') continue;
-        else throw new ScimRefusal(400, `${path.slice(0, 100)} is not an attribute Portico keeps.`, 'invalidPath');
+          if (key === 'externalId') state.externalId = null;
+          else if (key === 'name.givenName') givenName = null;
+          else if (key === 'name.familyName') familyName = null;
+          else if (key === 'displayName' || key === 'name.formatted' || key === 'name') {
+            [display, displayWritten] = [undefined, true];
+            if (key === 'name') [givenName, familyName] = [null, null];
+          } else throw new ScimRefusal(400, `${path.slice(0, 100)} cannot be removed.`, 'mutability');
+        } else if (key === 'active') state.active = value;
+        else if (key === 'userName') state.userName = value;
+        else if (key === 'externalId') state.externalId = value;
+        else if (key === 'displayName' || key === 'name.formatted') [display, displayWritten] = [displayValue(value, path), true];
+        else if (key === 'name.givenName') givenName = namePart(value, 'name.givenName');
+        else if (key === 'name.familyName') familyName = namePart(value, 'name.familyName');
+        else if (key === 'name') {
+          // RFC 7644 §3.5.2.1, §3.5.2.3: the sub-attributes given replace theirs; the others stay.
+          if (!isObject(value)) throw new ScimRefusal(400, 'name is a complex attribute: { formatted, givenName, familyName }.', 'invalidValue');
+          const parts = nameValue(value, 'invalidPath');
+          if ('formatted' in parts) [display, displayWritten] = [displayValue(parts.formatted, 'name.formatted'), true];
+          if ('givenName' in parts) givenName = namePart(parts.givenName, 'name.givenName');
+          if ('familyName' in parts) familyName = namePart(parts.familyName, 'name.familyName');
+        } else {
+          // emails, emails[type eq "work"], emails[type eq "work"].value: the address Portico keeps is the one given.
+          state.emails = Array.isArray(value) ? value : [{ value: isObject(value) ? value.value : value, primary: true }];
+        }
       }
     }
-    const next = userFields(state, current);
+    // A display name made of the parts follows them, unless the operations set it themselves.
+    const madeOfParts = current.name === fullName(current.givenName, current.familyName);
+    if (!displayWritten && madeOfParts && (givenName !== current.givenName || familyName !== current.familyName)) display = undefined;
+    state.name = { formatted: display, givenName, familyName };
+    const next = userFields(state, current, display !== undefined);
     return userResource(ctx, await applyUser(tx, ctx, current, next));
   });
 }
@@ -430,7 +742,7 @@ async function scimGroupOf(db: Queryable, orgId: string, id: string) {
   return row;
 }
 
-export async function listGroups(ctx: ScimContext, params: URLSearchParams) {
+export async function listGroups(ctx: ScimContext, params: URLSearchParams, view: Projection = {}) {
   const filter = parseEqFilter(params.get('filter'), ['displayName', 'externalId']);
   const { startIndex, count: limit } = pagination(params);
   const where = and(
@@ -440,19 +752,14 @@ export async function listGroups(ctx: ScimContext, params: URLSearchParams) {
   );
   const [{ total } = { total: 0 }] = await ctx.db.select({ total: count() }).from(scimGroups).innerJoin(teams, eq(teams.id, scimGroups.teamId)).where(where);
   const rows = limit === 0 ? [] : await ctx.db.select({ team: teams, scim: scimGroups }).from(scimGroups).innerJoin(teams, eq(teams.id, scimGroups.teamId)).where(where).orderBy(asc(teams.createdAt), asc(teams.id)).limit(limit).offset(startIndex - 1);
-  // RFC 7644 §3.4.2.5: `excludedAttributes=members` spares a large group's members.
-  const withoutMembers = (params.get('excludedAttributes') ?? '').toLowerCase().split(',').map((name) => name.trim()).includes('members');
   const resources = [];
-  for (const row of rows) {
-    const resource = await groupResource(ctx, ctx.db, row.team, row.scim);
-    resources.push(withoutMembers ? { ...resource, members: undefined } : resource);
-  }
+  for (const row of rows) resources.push(await groupResource(ctx, ctx.db, row.team, row.scim, view));
   return listResponse(resources, total, startIndex);
 }
 
-export async function getGroup(ctx: ScimContext, id: string) {
+export async function getGroup(ctx: ScimContext, id: string, view: Projection = {}) {
   const row = await scimGroupOf(ctx.db, ctx.orgId, id);
-  return groupResource(ctx, ctx.db, row.team, row.scim);
+  return groupResource(ctx, ctx.db, row.team, row.scim, view);
 }
 
 /** The members a Group body names: provisioned, active Users of this organization (by their id). */
@@ -490,7 +797,8 @@ async function setMembers(tx: Queryable, teamId: string, ids: string[]) {
   if (ids.length > 0) await tx.insert(teamMembers).values(ids.map((userId) => ({ teamId, userId }))).onConflictDoNothing();
 }
 
-export async function createScimGroup(ctx: ScimContext, body: Record<string, unknown>) {
+export async function createScimGroup(ctx: ScimContext, request: Record<string, unknown>) {
+  const body = resourceBody(request, GROUP_RESOURCE);
   const name = groupName(body.displayName);
   return provisioning(ctx, async (tx) => {
     await refuseTakenTeamName(tx, ctx.orgId, name);
@@ -503,7 +811,8 @@ export async function createScimGroup(ctx: ScimContext, body: Record<string, unk
   });
 }
 
-export async function replaceScimGroup(ctx: ScimContext, id: string, body: Record<string, unknown>) {
+export async function replaceScimGroup(ctx: ScimContext, id: string, request: Record<string, unknown>) {
+  const body = resourceBody(request, GROUP_RESOURCE);
   const name = groupName(body.displayName);
   return provisioning(ctx, async (tx) => {
     const row = await scimGroupOf(tx, ctx.orgId, id);
@@ -517,7 +826,10 @@ export async function replaceScimGroup(ctx: ScimContext, id: string, body: Recor
   });
 }
 
-/** PATCH /Groups/{id}: displayName, externalId, and members added, removed (`members[value eq "…"]`) or replaced. */
+/**
+ * PATCH /Groups/{id}: displayName, externalId, and members added, removed (`members[value eq "…"]`) or replaced;
+ * `id` may only be repeated (Okta's rename sends it in the value), `meta` and `schemas` are ignored.
+ */
 export async function patchScimGroup(ctx: ScimContext, id: string, body: Record<string, unknown>) {
   const operations = patchOperations(body);
   return provisioning(ctx, async (tx) => {
@@ -527,21 +839,28 @@ export async function patchScimGroup(ctx: ScimContext, id: string, body: Record<
     const current = (await tx.select({ userId: teamMembers.userId }).from(teamMembers).where(eq(teamMembers.teamId, row.team.id))).map((member) => member.userId);
     const members = new Set(current);
     for (const operation of operations) {
-      const entries: [string, unknown][] = operation.path === undefined ? Object.entries((operation.value as Record<string, unknown>) ?? {}) : [[operation.path, operation.value]];
-      for (const [path, value] of entries) {
-        const lower = path.toLowerCase();
-        const removeOne = /^members\[value eq "([^"]+)"\]$/i.exec(path);
-        if (lower === 'displayname' && operation.op !== 'remove') name = groupName(value);
-        else if (lower === 'externalid') externalId = operation.op === 'remove' ? null : (text(value, 300) ?? null);
-        else if (removeOne && operation.op === 'remove') members.delete(removeOne[1]!);
-        else if (lower === 'members' && operation.op === 'remove') {
+      for (const { target, value, path } of operationTargets(operation, GROUP_RESOURCE)) {
+        const { attribute, filter, sub } = target;
+        if (attribute === 'id') refuseIdChange(operation, value, row.team.id);
+        else if (attribute === 'meta' || attribute === 'schemas') continue; // the server's own (RFC 7643 §3.1)
+        else if (attribute === 'displayName') {
+          if (operation.op === 'remove') throw new ScimRefusal(400, 'displayName cannot be removed: a Group has one.', 'mutability');
+          name = groupName(value);
+        } else if (attribute === 'externalId') externalId = operation.op === 'remove' ? null : (text(value, 300) ?? null);
+        else if (attribute === 'members' && sub === undefined && filter !== undefined) {
+          // Okta's `members[value eq "<id>"]`, to remove one member.
+          if (operation.op !== 'remove') throw new ScimRefusal(400, `${path.slice(0, 100)}: a value filter on members is for remove only here.`, 'invalidPath');
+          const one = /^\s*value\s+eq\s+"([^"]*)"\s*$/i.exec(filter);
+          if (!one) throw new ScimRefusal(400, 'Members are removed by `members[value eq "<User id>"]` only.', 'invalidFilter');
+          members.delete(one[1]!);
+        } else if (attribute === 'members' && sub === undefined && operation.op === 'remove') {
           if (value === undefined) members.clear();
           else for (const member of Array.isArray(value) ? value : []) members.delete(String((member as { value?: unknown })?.value ?? ''));
-        } else if (lower === 'members') {
+        } else if (attribute === 'members' && sub === undefined) {
           const ids = await memberIds(tx, ctx.orgId, value);
           if (operation.op === 'replace') members.clear();
           for (const memberId of ids) members.add(memberId);
-        } else throw new ScimRefusal(400, `${path.slice(0, 100)} is not an attribute of a Group here.`, 'invalidPath');
+        } else throw new ScimRefusal(400, `${path.slice(0, 100)}: members change as a whole or by members[value eq "<User id>"].`, 'invalidPath');
       }
     }
     if (name !== row.team.name) await refuseTakenTeamName(tx, ctx.orgId, name, row.team.id);

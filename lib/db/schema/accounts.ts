@@ -48,6 +48,12 @@ export const users = pgTable(
     email: text('email').notNull(),
     name: text('name').notNull(),
     /**
+     * The parts of the name a directory gave (SCIM `name.givenName` / `name.familyName`), null when none did; `name`
+     * stays the one the person is shown as.
+     */
+    givenName: text('given_name'),
+    familyName: text('family_name'),
+    /**
      * PHC string of the password's argon2id hash; never the password. Null until the person chooses one (an
      * account created by an operator gets a setup link, never a password).
      */

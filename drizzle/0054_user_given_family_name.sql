@@ -1,0 +1,2 @@
+ALTER TABLE "users" ADD COLUMN "given_name" text;--> statement-breakpoint
+ALTER TABLE "users" ADD COLUMN "family_name" text;

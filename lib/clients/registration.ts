@@ -70,7 +70,13 @@ export interface ValidRegistration {
   metadata: Record<string, unknown>;
 }
 
-/** Validates RFC 7591 §2 client metadata for a public client. Unknown fields are ignored (§3.1). */
+/**
+ * Validates RFC 7591 §2 client metadata for a public client. Unknown fields are ignored (§3.1). What a client sent that
+ * its own grants never use is replaced by what they do use (§3.2.1): a client without the authorization_code grant
+ * registers no redirect URIs and no response types, whatever it sent for them (mcp-remote's device mode sends its
+ * loopback callback and `["code"]`); one with it registers `["code"]`. What the client would use, and Portico cannot
+ * give it, is refused with invalid_client_metadata naming the field (invalid_redirect_uri for a redirect URI's value).
+ */
 export function validateRegistration(body: unknown): ValidRegistration | RegistrationError {
   const invalid = (error_description: string): RegistrationError => ({ error: 'invalid_client_metadata', error_description });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid('the request body must be a JSON object');
@@ -81,24 +87,25 @@ export function validateRegistration(body: unknown): ValidRegistration | Registr
     return invalid(`grant_types may contain only ${REGISTRABLE_GRANT_TYPES.map((g) => `"${g}"`).join(', ')}`);
   }
   if (!grantTypes.includes('authorization_code') && !grantTypes.includes(DEVICE_CODE_GRANT_TYPE)) return invalid(`grant_types must include "authorization_code" or "${DEVICE_CODE_GRANT_TYPE}"`);
-  // RFC 8628: a client that signs people in only through the device grant has nowhere to redirect to.
+  const method = input.token_endpoint_auth_method ?? 'none';
+  if (method !== 'none') return invalid('token_endpoint_auth_method must be "none": dynamically registered clients are public and use PKCE');
+  // OAuth 2.1 has no implicit or hybrid flow: "code" is the one response type there is. Which ones are registered
+  // follows from the grants (RFC 7591 §2.1), below.
+  const responseTypes = input.response_types;
+  if (responseTypes !== undefined && (!Array.isArray(responseTypes) || !responseTypes.every((type) => type === 'code'))) {
+    return invalid('response_types may contain only "code" (with the authorization_code grant): there is no implicit or hybrid flow');
+  }
+  // RFC 8628: a client that signs people in only through the device grant has nowhere to redirect to. Its
+  // redirect_uris are not registered (nor checked): nothing would ever be sent to them.
   const redirects = grantTypes.includes('authorization_code');
-  const givenUris = input.redirect_uris ?? [];
+  const givenUris = redirects ? (input.redirect_uris ?? []) : [];
   if (!Array.isArray(givenUris) || (redirects && givenUris.length === 0)) {
     return { error: 'invalid_redirect_uri', error_description: 'redirect_uris must be a non-empty array' };
   }
-  if (!redirects && givenUris.length > 0) return { error: 'invalid_redirect_uri', error_description: 'a client without the authorization_code grant has no redirect_uris' };
   if (givenUris.length > MAX_REDIRECT_URIS) return { error: 'invalid_redirect_uri', error_description: `at most ${MAX_REDIRECT_URIS} redirect_uris` };
   for (const uri of givenUris) {
     const problem = checkRegisteredRedirectUri(uri);
     if (problem) return { error: 'invalid_redirect_uri', error_description: problem };
-  }
-
-  const method = input.token_endpoint_auth_method ?? 'none';
-  if (method !== 'none') return invalid('token_endpoint_auth_method must be "none": dynamically registered clients are public and use PKCE');
-  const responseTypes = input.response_types ?? (redirects ? ['code'] : []);
-  if (redirects ? !Array.isArray(responseTypes) || responseTypes.length !== 1 || responseTypes[0] !== 'code' : !Array.isArray(responseTypes) || responseTypes.length !== 0) {
-    return invalid(redirects ? 'response_types must be ["code"]' : 'response_types must be [] without the authorization_code grant');
   }
 
   const text = (name: string, max: number): string | undefined | RegistrationError => {
@@ -135,20 +142,20 @@ export function validateRegistration(body: unknown): ValidRegistration | Registr
   // RFC 8252: a client that redirects to loopback http or a private-use scheme is a native app. oidc-provider then
   // accepts those URIs and matches loopback ports flexibly (§7.3); a web client may only use https.
   const uris = [...new Set(givenUris as string[])];
-  // A device-grant-only client is a native one too (it runs on the person's device or server, RFC 8628).
-  const native = !redirects || uris.some((uri) => !uri.startsWith('https:'));
+  const native = uris.some((uri) => !uri.startsWith('https:'));
   if (native && uris.some((uri) => uri.startsWith('https:'))) {
     return { error: 'invalid_redirect_uri', error_description: 'do not mix https redirect URIs with loopback or private-use ones: register a web client or a native one' };
   }
   // OpenID Connect Registration §2 `application_type`, which MCP 2026-07-28 asks clients to send: honoured when it
   // fits the redirect URIs (a web client redirects over https only; a native one may also claim https URLs), and
-  // derived from them when absent.
+  // derived from them when absent. A device-grant-only client has none to contradict it, and is native unless it
+  // says otherwise (it runs on the person's device or server, RFC 8628).
   const declared = input.application_type;
   if (declared !== undefined && declared !== 'web' && declared !== 'native') return invalid('application_type must be "web" or "native"');
   if (declared === 'web' && native) {
     return { error: 'invalid_redirect_uri', error_description: 'a web client redirects to https URIs only: register loopback or private-use redirect URIs as application_type "native"' };
   }
-  metadata.application_type = declared ?? (native ? 'native' : 'web');
+  metadata.application_type = declared ?? (native || !redirects ? 'native' : 'web');
   return {
     clientName: clientName?.trim() || 'Unnamed MCP client',
     redirectUris: uris,

@@ -72,7 +72,8 @@ describe('device authorization grant', () => {
 
   it('registration accepts a device-only client: no redirect URIs, no response types, a native application', () => {
     expect(validateRegistration({ grant_types: [DEVICE_GRANT] })).toMatchObject({ redirectUris: [], grantTypes: [DEVICE_GRANT], metadata: { application_type: 'native' } });
-    expect(validateRegistration({ grant_types: [DEVICE_GRANT], redirect_uris: ['https://x.example/cb'] })).toMatchObject({ error: 'invalid_redirect_uri' });
+    // RFC 7591 §3.2.1: what the device grant never uses is not registered (test/oidc/mcp-remote-device.test.ts).
+    expect(validateRegistration({ grant_types: [DEVICE_GRANT], redirect_uris: ['https://x.example/cb'], response_types: ['code'] })).toMatchObject({ redirectUris: [], grantTypes: [DEVICE_GRANT] });
     expect(validateRegistration({ grant_types: ['refresh_token'] })).toMatchObject({ error: 'invalid_client_metadata' });
     expect(validateRegistration({ grant_types: ['client_credentials'], redirect_uris: ['https://x.example/cb'] })).toMatchObject({ error: 'invalid_client_metadata' });
   });

@@ -12,6 +12,7 @@ import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { DEVICE_CODE_GRANT_TYPE } from './client-metadata';
 import { validateBackchannelLogoutUri } from './backchannel-logout';
+import { SIGNING_ALGORITHMS } from '../oidc/keys';
 
 export interface RegistrationLimits {
   perIp: RateLimitRule;
@@ -30,6 +31,25 @@ export const MAX_REGISTRATION_BODY_BYTES = 16 * 1024;
 const MAX_REDIRECT_URIS = 10;
 /** What a public client may register (dynamically or in its metadata document): the code flow, refresh, the device grant (RFC 8628). */
 export const REGISTRABLE_GRANT_TYPES: readonly unknown[] = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE];
+
+/**
+ * What a dynamically registered client is registered with besides what it chose: oidc-provider's defaults for a
+ * client that names none (OpenID Connect Registration §2, RP-Initiated Logout 1.0 §3.1, Back-Channel Logout 1.0 §2.2,
+ * RFC 9126 §6, RFC 9449 §5.2, RFC 9396 §10, CIBA Core §4). Stored with the client and stated in the answer (RFC 7591
+ * §3.2.1), so what the answer said stays what the client has, whatever the provider's defaults become.
+ */
+function registeredDefaults(): Record<string, unknown> {
+  return {
+    subject_type: 'public',
+    require_auth_time: false,
+    post_logout_redirect_uris: [],
+    backchannel_logout_session_required: false,
+    require_pushed_authorization_requests: false,
+    dpop_bound_access_tokens: false,
+    authorization_details_types: [],
+    backchannel_user_code_parameter: false,
+  };
+}
 
 export type RegistrationError = { error: 'invalid_redirect_uri' | 'invalid_client_metadata'; error_description: string };
 
@@ -125,6 +145,13 @@ export function validateRegistration(body: unknown): ValidRegistration | Registr
   for (const name of ['client_uri', 'logo_uri'] as const) {
     if (metadata[name] !== undefined && !/^https:\/\/\S+$/.test(String(metadata[name]))) return invalid(`${name} must be an https URL`);
   }
+  // OpenID Connect Registration §2: RS256 when the client names none; ES256 when it asks (Portico signs with both).
+  // Another algorithm is one the client would verify its ID tokens with: refused rather than replaced.
+  const idTokenAlg = input.id_token_signed_response_alg ?? 'RS256';
+  if (!(SIGNING_ALGORITHMS as readonly unknown[]).includes(idTokenAlg)) {
+    return invalid(`id_token_signed_response_alg must be ${SIGNING_ALGORITHMS.map((alg) => `"${alg}"`).join(' or ')}`);
+  }
+  metadata.id_token_signed_response_alg = idTokenAlg;
   // OpenID Connect Back-Channel Logout 1.0 §2.2: where the client hears that a person's session with it ended.
   const logoutUri = input.backchannel_logout_uri;
   if (logoutUri !== undefined) {
@@ -189,7 +216,7 @@ export async function registerClient(db: Database, registration: ValidRegistrati
       type: 'public',
       name: registration.clientName,
       tokenEndpointAuthMethod: 'none',
-      metadata: { ...registration.metadata, grant_types: registration.grantTypes },
+      metadata: { ...registeredDefaults(), ...registration.metadata, grant_types: registration.grantTypes },
     });
     if (registration.redirectUris.length > 0) await tx.insert(redirectUris).values(registration.redirectUris.map((uri) => ({ clientId, uri })));
     await recordAuditEvent(tx, {
@@ -201,6 +228,7 @@ export async function registerClient(db: Database, registration: ValidRegistrati
       details: { redirectUris: registration.redirectUris, ...registration.metadata },
     });
   });
+  // RFC 7591 §3.2.1: every registered value, defaults included (what oidc-provider loads for the client).
   return {
     client_id: clientId,
     client_id_issued_at: issuedAt,
@@ -209,6 +237,7 @@ export async function registerClient(db: Database, registration: ValidRegistrati
     grant_types: registration.grantTypes,
     response_types: registration.grantTypes.includes('authorization_code') ? ['code'] : [],
     token_endpoint_auth_method: 'none',
+    ...registeredDefaults(),
     ...registration.metadata,
   };
 }

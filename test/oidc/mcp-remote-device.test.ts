@@ -47,6 +47,9 @@ describe('mcp-remote --device-code: registration', () => {
       client_uri: 'https://github.com/modelcontextprotocol/mcp-cli',
       software_id: '2e6dc280-f3c3-4e01-99a7-8181dbd1d23d',
       software_version: '0.15.1',
+      // Defaults are registered values too (RFC 7591 §3.2.1); OpenID Connect Registration §2: RS256 when none is named.
+      id_token_signed_response_alg: 'RS256',
+      subject_type: 'public',
     });
     const clientId = String(answer.client_id);
     const client = await suite.harness.provider.Client.find(clientId);

@@ -12,6 +12,7 @@ import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { DEVICE_CODE_GRANT_TYPE } from './client-metadata';
 import { validateBackchannelLogoutUri } from './backchannel-logout';
+import { SIGNING_ALGORITHMS } from '../oidc/keys';
 
 export interface RegistrationLimits {
   perIp: RateLimitRule;
@@ -30,6 +31,25 @@ export const MAX_REGISTRATION_BODY_BYTES = 16 * 1024;
 const MAX_REDIRECT_URIS = 10;
 /** What a public client may register (dynamically or in its metadata document): the code flow, refresh, the device grant (RFC 8628). */
 export const REGISTRABLE_GRANT_TYPES: readonly unknown[] = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE];
+
+/**
+ * What a dynamically registered client is registered with besides what it chose: oidc-provider's defaults for a
+ * client that names none (OpenID Connect Registration §2, RP-Initiated Logout 1.0 §3.1, Back-Channel Logout 1.0 §2.2,
+ * RFC 9126 §6, RFC 9449 §5.2, RFC 9396 §10, CIBA Core §4). Stored with the client and stated in the answer (RFC 7591
+ * §3.2.1), so what the answer said stays what the client has, whatever the provider's defaults become.
+ */
+function registeredDefaults(): Record<string, unknown> {
+  return {
+    subject_type: 'public',
+    require_auth_time: false,
+    post_logout_redirect_uris: [],
+    backchannel_logout_session_required: false,
+    require_pushed_authorization_requests: false,
+    dpop_bound_access_tokens: false,
+    authorization_details_types: [],
+    backchannel_user_code_parameter: false,
+  };
+}
 
 export type RegistrationError = { error: 'invalid_redirect_uri' | 'invalid_client_metadata'; error_description: string };
 
@@ -70,7 +90,13 @@ export interface ValidRegistration {
   metadata: Record<string, unknown>;
 }
 
-/** Validates RFC 7591 §2 client metadata for a public client. Unknown fields are ignored (§3.1). */
+/**
+ * Validates RFC 7591 §2 client metadata for a public client. Unknown fields are ignored (§3.1). What a client sent that
+ * its own grants never use is replaced by what they do use (§3.2.1): a client without the authorization_code grant
+ * registers no redirect URIs and no response types, whatever it sent for them (mcp-remote's device mode sends its
+ * loopback callback and `["code"]`); one with it registers `["code"]`. What the client would use, and Portico cannot
+ * give it, is refused with invalid_client_metadata naming the field (invalid_redirect_uri for a redirect URI's value).
+ */
 export function validateRegistration(body: unknown): ValidRegistration | RegistrationError {
   const invalid = (error_description: string): RegistrationError => ({ error: 'invalid_client_metadata', error_description });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid('the request body must be a JSON object');
@@ -81,24 +107,25 @@ export function validateRegistration(body: unknown): ValidRegistration | Registr
     return invalid(`grant_types may contain only ${REGISTRABLE_GRANT_TYPES.map((g) => `"${g}"`).join(', ')}`);
   }
   if (!grantTypes.includes('authorization_code') && !grantTypes.includes(DEVICE_CODE_GRANT_TYPE)) return invalid(`grant_types must include "authorization_code" or "${DEVICE_CODE_GRANT_TYPE}"`);
-  // RFC 8628: a client that signs people in only through the device grant has nowhere to redirect to.
+  const method = input.token_endpoint_auth_method ?? 'none';
+  if (method !== 'none') return invalid('token_endpoint_auth_method must be "none": dynamically registered clients are public and use PKCE');
+  // OAuth 2.1 has no implicit or hybrid flow: "code" is the one response type there is. Which ones are registered
+  // follows from the grants (RFC 7591 §2.1), below.
+  const responseTypes = input.response_types;
+  if (responseTypes !== undefined && (!Array.isArray(responseTypes) || !responseTypes.every((type) => type === 'code'))) {
+    return invalid('response_types may contain only "code" (with the authorization_code grant): there is no implicit or hybrid flow');
+  }
+  // RFC 8628: a client that signs people in only through the device grant has nowhere to redirect to. Its
+  // redirect_uris are not registered (nor checked): nothing would ever be sent to them.
   const redirects = grantTypes.includes('authorization_code');
-  const givenUris = input.redirect_uris ?? [];
+  const givenUris = redirects ? (input.redirect_uris ?? []) : [];
   if (!Array.isArray(givenUris) || (redirects && givenUris.length === 0)) {
     return { error: 'invalid_redirect_uri', error_description: 'redirect_uris must be a non-empty array' };
   }
-  if (!redirects && givenUris.length > 0) return { error: 'invalid_redirect_uri', error_description: 'a client without the authorization_code grant has no redirect_uris' };
   if (givenUris.length > MAX_REDIRECT_URIS) return { error: 'invalid_redirect_uri', error_description: `at most ${MAX_REDIRECT_URIS} redirect_uris` };
   for (const uri of givenUris) {
     const problem = checkRegisteredRedirectUri(uri);
     if (problem) return { error: 'invalid_redirect_uri', error_description: problem };
-  }
-
-  const method = input.token_endpoint_auth_method ?? 'none';
-  if (method !== 'none') return invalid('token_endpoint_auth_method must be "none": dynamically registered clients are public and use PKCE');
-  const responseTypes = input.response_types ?? (redirects ? ['code'] : []);
-  if (redirects ? !Array.isArray(responseTypes) || responseTypes.length !== 1 || responseTypes[0] !== 'code' : !Array.isArray(responseTypes) || responseTypes.length !== 0) {
-    return invalid(redirects ? 'response_types must be ["code"]' : 'response_types must be [] without the authorization_code grant');
   }
 
   const text = (name: string, max: number): string | undefined | RegistrationError => {
@@ -118,6 +145,13 @@ export function validateRegistration(body: unknown): ValidRegistration | Registr
   for (const name of ['client_uri', 'logo_uri'] as const) {
     if (metadata[name] !== undefined && !/^https:\/\/\S+$/.test(String(metadata[name]))) return invalid(`${name} must be an https URL`);
   }
+  // OpenID Connect Registration §2: RS256 when the client names none; ES256 when it asks (Portico signs with both).
+  // Another algorithm is one the client would verify its ID tokens with: refused rather than replaced.
+  const idTokenAlg = input.id_token_signed_response_alg ?? 'RS256';
+  if (!(SIGNING_ALGORITHMS as readonly unknown[]).includes(idTokenAlg)) {
+    return invalid(`id_token_signed_response_alg must be ${SIGNING_ALGORITHMS.map((alg) => `"${alg}"`).join(' or ')}`);
+  }
+  metadata.id_token_signed_response_alg = idTokenAlg;
   // OpenID Connect Back-Channel Logout 1.0 §2.2: where the client hears that a person's session with it ended.
   const logoutUri = input.backchannel_logout_uri;
   if (logoutUri !== undefined) {
@@ -135,20 +169,20 @@ export function validateRegistration(body: unknown): ValidRegistration | Registr
   // RFC 8252: a client that redirects to loopback http or a private-use scheme is a native app. oidc-provider then
   // accepts those URIs and matches loopback ports flexibly (§7.3); a web client may only use https.
   const uris = [...new Set(givenUris as string[])];
-  // A device-grant-only client is a native one too (it runs on the person's device or server, RFC 8628).
-  const native = !redirects || uris.some((uri) => !uri.startsWith('https:'));
+  const native = uris.some((uri) => !uri.startsWith('https:'));
   if (native && uris.some((uri) => uri.startsWith('https:'))) {
     return { error: 'invalid_redirect_uri', error_description: 'do not mix https redirect URIs with loopback or private-use ones: register a web client or a native one' };
   }
   // OpenID Connect Registration §2 `application_type`, which MCP 2026-07-28 asks clients to send: honoured when it
   // fits the redirect URIs (a web client redirects over https only; a native one may also claim https URLs), and
-  // derived from them when absent.
+  // derived from them when absent. A device-grant-only client has none to contradict it, and is native unless it
+  // says otherwise (it runs on the person's device or server, RFC 8628).
   const declared = input.application_type;
   if (declared !== undefined && declared !== 'web' && declared !== 'native') return invalid('application_type must be "web" or "native"');
   if (declared === 'web' && native) {
     return { error: 'invalid_redirect_uri', error_description: 'a web client redirects to https URIs only: register loopback or private-use redirect URIs as application_type "native"' };
   }
-  metadata.application_type = declared ?? (native ? 'native' : 'web');
+  metadata.application_type = declared ?? (native || !redirects ? 'native' : 'web');
   return {
     clientName: clientName?.trim() || 'Unnamed MCP client',
     redirectUris: uris,
@@ -182,7 +216,7 @@ export async function registerClient(db: Database, registration: ValidRegistrati
       type: 'public',
       name: registration.clientName,
       tokenEndpointAuthMethod: 'none',
-      metadata: { ...registration.metadata, grant_types: registration.grantTypes },
+      metadata: { ...registeredDefaults(), ...registration.metadata, grant_types: registration.grantTypes },
     });
     if (registration.redirectUris.length > 0) await tx.insert(redirectUris).values(registration.redirectUris.map((uri) => ({ clientId, uri })));
     await recordAuditEvent(tx, {
@@ -194,6 +228,7 @@ export async function registerClient(db: Database, registration: ValidRegistrati
       details: { redirectUris: registration.redirectUris, ...registration.metadata },
     });
   });
+  // RFC 7591 §3.2.1: every registered value, defaults included (what oidc-provider loads for the client).
   return {
     client_id: clientId,
     client_id_issued_at: issuedAt,
@@ -202,6 +237,7 @@ export async function registerClient(db: Database, registration: ValidRegistrati
     grant_types: registration.grantTypes,
     response_types: registration.grantTypes.includes('authorization_code') ? ['code'] : [],
     token_endpoint_auth_method: 'none',
+    ...registeredDefaults(),
     ...registration.metadata,
   };
 }

@@ -1,8 +1,10 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkRegistrationLimits, checkRegisteredRedirectUri, registerClient, validateRegistration } from '../../lib/clients/registration';
 import { loadClientMetadata } from '../../lib/clients/client-metadata';
+import { clients } from '../../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
-import { startProviderHarness } from '../support/provider-harness';
+import { startProviderHarness, type Harness } from '../support/provider-harness';
 
 describe('dynamic client registration: metadata (RFC 7591, RFC 8252)', () => {
   it.each([
@@ -66,10 +68,15 @@ describe('dynamic client registration: metadata (RFC 7591, RFC 8252)', () => {
 
 describe('dynamic client registration: storage and limits', () => {
   let database: TestDatabase;
+  let harness: Harness;
   beforeAll(async () => {
     database = await openTestDatabase();
+    harness = await startProviderHarness(database);
   });
-  afterAll(async () => database.close());
+  afterAll(async () => {
+    await harness?.close();
+    await database?.close();
+  });
 
   it('registers a public client that oidc-provider can load, with no secret', async () => {
     const valid = validateRegistration({ redirect_uris: ['http://127.0.0.1:5000/cb'], client_name: 'Inspector' });
@@ -83,25 +90,51 @@ describe('dynamic client registration: storage and limits', () => {
   });
 
   it('oidc-provider accepts every kind of redirect URI registration allows (web and native clients)', async () => {
-    const harness = await startProviderHarness(database);
-    try {
-      for (const uris of [['com.example.app:/cb'], ['http://127.0.0.1:5000/cb', 'http://localhost/cb'], ['https://x.example/cb']]) {
-        const valid = validateRegistration({ redirect_uris: uris });
-        if ('error' in valid) throw new Error(valid.error_description);
-        const response = await registerClient(database.db, valid, '192.0.2.10');
-        const client = await harness.provider.Client.find(String(response.client_id));
-        expect(client?.applicationType).toBe(uris[0]!.startsWith('https:') ? 'web' : 'native');
-        for (const uri of uris) expect(client?.redirectUriAllowed(uri)).toBe(true);
-      }
-      // RFC 8252 §7.3: a native client's loopback redirect may use any port.
-      const loopback = validateRegistration({ redirect_uris: ['http://127.0.0.1:5000/cb'] });
-      if ('error' in loopback) throw new Error(loopback.error_description);
-      const registered = await registerClient(database.db, loopback, '192.0.2.10');
-      const client = await harness.provider.Client.find(String(registered.client_id));
-      expect(client?.redirectUriAllowed('http://127.0.0.1:61234/cb')).toBe(true);
-      expect(client?.redirectUriAllowed('http://127.0.0.1:61234/other')).toBe(false);
-    } finally {
-      await harness.close();
+    for (const uris of [['com.example.app:/cb'], ['http://127.0.0.1:5000/cb', 'http://localhost/cb'], ['https://x.example/cb']]) {
+      const valid = validateRegistration({ redirect_uris: uris });
+      if ('error' in valid) throw new Error(valid.error_description);
+      const response = await registerClient(database.db, valid, '192.0.2.10');
+      const client = await harness.provider.Client.find(String(response.client_id));
+      expect(client?.applicationType).toBe(uris[0]!.startsWith('https:') ? 'web' : 'native');
+      for (const uri of uris) expect(client?.redirectUriAllowed(uri)).toBe(true);
+    }
+    // RFC 8252 §7.3: a native client's loopback redirect may use any port.
+    const loopback = validateRegistration({ redirect_uris: ['http://127.0.0.1:5000/cb'] });
+    if ('error' in loopback) throw new Error(loopback.error_description);
+    const registered = await registerClient(database.db, loopback, '192.0.2.10');
+    const client = await harness.provider.Client.find(String(registered.client_id));
+    expect(client?.redirectUriAllowed('http://127.0.0.1:61234/cb')).toBe(true);
+    expect(client?.redirectUriAllowed('http://127.0.0.1:61234/other')).toBe(false);
+  });
+
+  it('the answer states every registered value, defaults included: exactly what oidc-provider loads for the client (RFC 7591 §3.2.1)', async () => {
+    const bodies = [
+      { redirect_uris: ['http://127.0.0.1:5000/cb'] },
+      { redirect_uris: ['https://x.example/cb'], client_name: 'Web', client_uri: 'https://x.example', backchannel_logout_uri: 'https://x.example/logout', backchannel_logout_session_required: true },
+      { grant_types: ['urn:ietf:params:oauth:grant-type:device_code'], redirect_uris: ['http://localhost:1/cb'], response_types: ['code'], id_token_signed_response_alg: 'ES256' },
+    ];
+    for (const body of bodies) {
+      const response = await fetch(`${harness.issuer}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(response.status).toBe(201);
+      const { client_id_issued_at: issuedAt, ...answer } = (await response.json()) as Record<string, unknown>;
+      expect(issuedAt).toEqual(expect.any(Number));
+      const client = await harness.provider.Client.find(String(answer.client_id));
+      const loaded = Object.fromEntries(Object.entries(client!.metadata()).filter(([name]) => !name.startsWith('portico_')));
+      expect(answer).toEqual(loaded);
+      // OpenID Connect Registration §2: RS256 unless the client asked for another algorithm Portico signs with.
+      expect(answer.id_token_signed_response_alg).toBe('id_token_signed_response_alg' in body ? body.id_token_signed_response_alg : 'RS256');
+      // Stored with the client, not left to the provider's defaults, which may change under registered clients.
+      const [row] = await database.db.select({ metadata: clients.metadata }).from(clients).where(eq(clients.id, String(answer.client_id)));
+      expect(row!.metadata).toMatchObject({ id_token_signed_response_alg: answer.id_token_signed_response_alg, subject_type: 'public', post_logout_redirect_uris: [] });
+    }
+  });
+
+  it('an ID token algorithm Portico does not sign with is refused, naming the field', () => {
+    for (const alg of ['HS256', 'none', 'PS256', 42]) {
+      expect(validateRegistration({ redirect_uris: ['https://x.example/cb'], id_token_signed_response_alg: alg })).toEqual({
+        error: 'invalid_client_metadata',
+        error_description: 'id_token_signed_response_alg must be "ES256" or "RS256"',
+      });
     }
   });
 

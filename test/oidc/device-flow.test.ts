@@ -8,11 +8,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../lib/accounts/agents';
 import type { User } from '../../lib/accounts/users';
 import { registerClient, validateRegistration, type ValidRegistration } from '../../lib/clients/registration';
-import { completeConsent } from '../../lib/oidc/consent';
 import { DEVICE_CODE_ENTRIES_PER_NETWORK } from '../../lib/oidc/device-flow';
-import { completePasswordSignIn } from '../../lib/oidc/password-sign-in';
 import { hashStoredId, referenceTo } from '../../lib/oidc/stored-ids';
-import { CookieJar, createMember, createOrgWithApp, TEST_PASSWORD, useProviderHarness, type AppFixture } from '../support/provider-harness';
+import { approveDeviceCode, CookieJar, createMember, createOrgWithApp, enterDeviceCode, useProviderHarness, type AppFixture } from '../support/provider-harness';
 
 const atRestKey = randomBytes(32);
 const suite = useProviderHarness({ pollIntervalSeconds: 1, atRestKey });
@@ -23,37 +21,8 @@ let person: User;
 let clientId: string;
 let config: oidc.Configuration;
 
-/** The verification page as a browser uses it: GET it, then POST the code; the confirmation page that answers. */
-async function enterCode(jar: CookieJar, userCode: string, headers: Record<string, string> = {}, postPath = '/oidc/device'): Promise<{ status: number; html: string }> {
-  const page = await fetch(`${suite.harness.issuer}/oidc/device`, { headers: { cookie: jar.header(), ...headers } });
-  jar.store(page);
-  const html = await page.text();
-  const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  const posted = await fetch(`${suite.harness.issuer}${postPath}`, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ xsrf, user_code: userCode }) });
-  jar.store(posted);
-  return { status: posted.status, html: await posted.text() };
-}
-
-/** Confirms the code on the confirmation page, signs in and consents (as `actor`); the page the device flow ends on. */
-async function approveDevice(jar: CookieJar, confirmationHtml: string, email: string, actor = 'self'): Promise<string> {
-  const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirmationHtml)?.[1] ?? '';
-  const userCode = /name="user_code" value="([^"]+)"/.exec(confirmationHtml)?.[1] ?? '';
-  const confirmed = await fetch(`${suite.harness.issuer}/oidc/device`, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ xsrf, user_code: userCode, confirm: 'yes' }) });
-  jar.store(confirmed);
-  const uid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(confirmed.headers.get('location') ?? '')?.[1];
-  if (!uid) throw new Error(`no sign-in after the confirmation: ${confirmed.status} ${confirmed.headers.get('location')}`);
-  const common = { provider: suite.harness.provider, db: suite.database.db, issuer: suite.harness.issuer, clientIp: '192.0.2.1' };
-  const signIn = await completePasswordSignIn({ ...common, uid, cookieHeader: jar.header(), credential: { kind: 'password', email, password: TEST_PASSWORD } });
-  if (signIn.kind !== 'continue') throw new Error(`sign-in: ${signIn.kind}`);
-  const resumed = await fetch(signIn.location, { redirect: 'manual', headers: { cookie: jar.header() } });
-  jar.store(resumed);
-  const consentUid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(resumed.headers.get('location') ?? '')?.[1];
-  if (!consentUid) throw new Error(`no consent: ${resumed.headers.get('location')}`);
-  const consent = await completeConsent({ ...common, uid: consentUid, cookieHeader: jar.header(), decision: { decision: 'allow', actor } });
-  if (consent.kind !== 'continue') throw new Error(`consent: ${consent.kind}`);
-  const finished = await fetch(consent.location, { redirect: 'manual', headers: { cookie: jar.header() } });
-  return finished.text();
-}
+const enterCode = (jar: CookieJar, userCode: string, headers: Record<string, string> = {}, postPath = '/oidc/device') => enterDeviceCode(suite.harness, jar, userCode, headers, postPath);
+const approveDevice = (jar: CookieJar, confirmationHtml: string, email: string, actor = 'self') => approveDeviceCode(suite.harness, suite.database, jar, confirmationHtml, email, actor);
 
 describe('device authorization grant', () => {
   beforeAll(async () => {
@@ -72,7 +41,8 @@ describe('device authorization grant', () => {
 
   it('registration accepts a device-only client: no redirect URIs, no response types, a native application', () => {
     expect(validateRegistration({ grant_types: [DEVICE_GRANT] })).toMatchObject({ redirectUris: [], grantTypes: [DEVICE_GRANT], metadata: { application_type: 'native' } });
-    expect(validateRegistration({ grant_types: [DEVICE_GRANT], redirect_uris: ['https://x.example/cb'] })).toMatchObject({ error: 'invalid_redirect_uri' });
+    // RFC 7591 §3.2.1: what the device grant never uses is not registered (test/oidc/mcp-remote-device.test.ts).
+    expect(validateRegistration({ grant_types: [DEVICE_GRANT], redirect_uris: ['https://x.example/cb'], response_types: ['code'] })).toMatchObject({ redirectUris: [], grantTypes: [DEVICE_GRANT] });
     expect(validateRegistration({ grant_types: ['refresh_token'] })).toMatchObject({ error: 'invalid_client_metadata' });
     expect(validateRegistration({ grant_types: ['client_credentials'], redirect_uris: ['https://x.example/cb'] })).toMatchObject({ error: 'invalid_client_metadata' });
   });

@@ -25,6 +25,8 @@ export interface Harness {
   issuer: string;
   provider: Provider;
   keys: KeyMaterial;
+  /** Every body POSTed to /oauth/register, as sent (what a client's own code registers with). */
+  registrationBodies: string[];
   close(): Promise<void>;
 }
 
@@ -40,11 +42,15 @@ export interface HarnessOptions {
 export async function startProviderHarness(database: TestDatabase, options: HarnessOptions = {}): Promise<Harness> {
   let handler: RequestListener | undefined;
   let issuerOrigin = '';
+  const registrationBodies: string[] = [];
   const server: Server = createServer((req, res) => {
     // Dynamic registration is Portico's own route, not the provider's: served here as the app serves it.
     if (req.method === 'POST' && req.url === '/oauth/register') {
       void toWebRequest(req, issuerOrigin)
-        .then((request) => handleRegistration(request, { db: database.db, limits: registrationLimits(1000, 10_000) }))
+        .then(async (request) => {
+          registrationBodies.push(await request.clone().text());
+          return handleRegistration(request, { db: database.db, limits: registrationLimits(1000, 10_000) });
+        })
         .then((response) => sendWebResponse(res, response));
       return;
     }
@@ -71,6 +77,7 @@ export async function startProviderHarness(database: TestDatabase, options: Harn
     issuer,
     provider,
     keys,
+    registrationBodies,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -273,4 +280,53 @@ export async function completeAuthorization(
 export async function tokenRequest(harness: Harness, clientId: string, parameters: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${harness.issuer}/oidc/token`, { method: 'POST', body: new URLSearchParams({ client_id: clientId, ...parameters }) });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** The device verification page as a browser uses it: GET it, then POST the code; the confirmation page that answers. */
+export async function enterDeviceCode(harness: Harness, jar: CookieJar, userCode: string, headers: Record<string, string> = {}, postPath = '/oidc/device'): Promise<{ status: number; html: string }> {
+  const page = await fetch(`${harness.issuer}/oidc/device`, { headers: { cookie: jar.header(), ...headers } });
+  jar.store(page);
+  const html = await page.text();
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  const posted = await fetch(`${harness.issuer}${postPath}`, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ xsrf, user_code: userCode }) });
+  jar.store(posted);
+  return { status: posted.status, html: await posted.text() };
+}
+
+/**
+ * A `verification_uri_complete` (RFC 8628 §3.3.1) opened in a browser: the page submits itself with the code it carries
+ * (oidc-provider's form post); the confirmation page that answers.
+ */
+export async function openVerificationUriComplete(jar: CookieJar, url: string): Promise<{ status: number; html: string }> {
+  const page = await fetch(url, { headers: { cookie: jar.header() } });
+  jar.store(page);
+  const html = await page.text();
+  const action = /<form[^>]* action="([^"]+)"/.exec(html)?.[1];
+  if (!action) throw new Error(`no form at ${url}: ${page.status}`);
+  const fields = new URLSearchParams();
+  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)) fields.append(name!, value!);
+  const posted = await fetch(new URL(action, url), { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: fields });
+  jar.store(posted);
+  return { status: posted.status, html: await posted.text() };
+}
+
+/** Confirms the code on the confirmation page, signs in and consents (as `actor`); the page the device flow ends on. */
+export async function approveDeviceCode(harness: Harness, database: TestDatabase, jar: CookieJar, confirmationHtml: string, email: string, actor = 'self'): Promise<string> {
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirmationHtml)?.[1] ?? '';
+  const userCode = /name="user_code" value="([^"]+)"/.exec(confirmationHtml)?.[1] ?? '';
+  const confirmed = await fetch(`${harness.issuer}/oidc/device`, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ xsrf, user_code: userCode, confirm: 'yes' }) });
+  jar.store(confirmed);
+  const uid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(confirmed.headers.get('location') ?? '')?.[1];
+  if (!uid) throw new Error(`no sign-in after the confirmation: ${confirmed.status} ${confirmed.headers.get('location')}`);
+  const common = { provider: harness.provider, db: database.db, issuer: harness.issuer, clientIp: '192.0.2.1' };
+  const signIn = await completePasswordSignIn({ ...common, uid, cookieHeader: jar.header(), credential: { kind: 'password', email, password: TEST_PASSWORD } });
+  if (signIn.kind !== 'continue') throw new Error(`sign-in: ${signIn.kind}`);
+  const resumed = await fetch(signIn.location, { redirect: 'manual', headers: { cookie: jar.header() } });
+  jar.store(resumed);
+  const consentUid = /^\/auth\/app\/([A-Za-z0-9_-]+)$/.exec(resumed.headers.get('location') ?? '')?.[1];
+  if (!consentUid) throw new Error(`no consent: ${resumed.headers.get('location')}`);
+  const consent = await completeConsent({ ...common, uid: consentUid, cookieHeader: jar.header(), decision: { decision: 'allow', actor } });
+  if (consent.kind !== 'continue') throw new Error(`consent: ${consent.kind}`);
+  const finished = await fetch(consent.location, { redirect: 'manual', headers: { cookie: jar.header() } });
+  return finished.text();
 }

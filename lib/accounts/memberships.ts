@@ -23,14 +23,14 @@ export async function findAccountInOrganization(db: Queryable, userId: string, o
 
 /** What a token's person needs checked and claimed: no secret (the password hash) is read or kept. */
 export interface AccountInOrganization {
-  user: Pick<User, 'id' | 'email' | 'name' | 'emailVerifiedAt' | 'disabledAt'>;
+  user: Pick<User, 'id' | 'email' | 'name' | 'givenName' | 'familyName' | 'emailVerifiedAt' | 'disabledAt'>;
   member: boolean;
 }
 
 async function readAccountInOrganization(db: Queryable, userId: string, orgId: string | undefined): Promise<AccountInOrganization | undefined> {
   const [row] = await db
     .select({
-      user: { id: users.id, email: users.email, name: users.name, emailVerifiedAt: users.emailVerifiedAt, disabledAt: users.disabledAt },
+      user: { id: users.id, email: users.email, name: users.name, givenName: users.givenName, familyName: users.familyName, emailVerifiedAt: users.emailVerifiedAt, disabledAt: users.disabledAt },
       member: orgId ? sql<boolean>`exists (select 1 from ${memberships} where ${memberships.orgId} = ${orgId} and ${memberships.userId} = ${users.id})` : sql<boolean>`true`,
     })
     .from(users)

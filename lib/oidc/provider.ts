@@ -112,7 +112,7 @@ export function createProvider(options: ProviderOptions): Provider {
     // OpenID Connect Core §2 `acr`: a password alone, or a password and a second factor (RFC 8176 `amr` says which).
     acrValues: [ACR_PASSWORD, ACR_MFA],
     // acr and amr (RFC 8176) travel with openid: how the person signed in, in every ID token.
-    claims: { openid: ['sub', 'acr', 'amr'], email: ['email', 'email_verified'], profile: ['name'] },
+    claims: { openid: ['sub', 'acr', 'amr'], email: ['email', 'email_verified'], profile: ['name', 'given_name', 'family_name'] },
     // The claims of the granted scopes go into the ID token as well as userinfo. OpenID Connect Core §5.4 returns them
     // from userinfo when an access token is issued, and oidc-provider's default conforms to that; but relying parties
     // read the ID token (Auth.js's default profile, express-openid-connect's req.oidc.user, passport's strategies), so a
@@ -211,7 +211,15 @@ export function createProvider(options: ProviderOptions): Provider {
         accountId: user.id,
         async claims() {
           // OIDC Core §5.1: true only when the person proved the address (an invitation, a verification or reset link).
-          return { sub: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null, name: user.name };
+          // given_name / family_name (§5.1) only when a directory gave them (SCIM name.givenName / familyName).
+          return {
+            sub: user.id,
+            email: user.email,
+            email_verified: user.emailVerifiedAt !== null,
+            name: user.name,
+            ...(user.givenName ? { given_name: user.givenName } : {}),
+            ...(user.familyName ? { family_name: user.familyName } : {}),
+          };
         },
       };
     },

@@ -219,6 +219,18 @@ describe('identity core', () => {
     expect(claims).toMatchObject({ sub: personId, email: expect.stringContaining('@'), email_verified: expect.any(Boolean), name: expect.any(String) });
     const userinfo = await oidc.fetchUserInfo(configA, tokens.access_token, personId);
     expect(userinfo).toMatchObject({ sub: personId, email: claims.email, name: claims.name });
+    expect(claims).not.toHaveProperty('given_name');
+    // The parts of the name, once a directory gave them (SCIM name.givenName / familyName), with profile (§5.1).
+    await database.db.update(users).set({ givenName: 'Ada', familyName: 'Lovelace' }).where(eq(users.id, personId));
+    try {
+      const named = await tokensFor(configA, appA, { scope: 'openid email profile' });
+      expect(named.claims()).toMatchObject({ given_name: 'Ada', family_name: 'Lovelace' });
+      expect(await oidc.fetchUserInfo(configA, named.access_token, personId)).toMatchObject({ given_name: 'Ada', family_name: 'Lovelace' });
+      // Without profile, neither.
+      expect((await tokensFor(configA, appA, { scope: 'openid email' })).claims()).not.toHaveProperty('given_name');
+    } finally {
+      await database.db.update(users).set({ givenName: null, familyName: null }).where(eq(users.id, personId));
+    }
   });
 
   it('lists every session of the person with the apps named, and ends one only for its owner and of its kind', async () => {

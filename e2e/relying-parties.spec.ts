@@ -11,8 +11,14 @@
 // client secret in the token request's body, and a nonce when told (`nonce: true`). An app whose admin allowed
 // "relying parties that send a nonce but no PKCE" signs its people in; an app that did not (the default) refuses the
 // request with invalid_request, which the strategy reports.
+//
+// oidc-client-ts 3.5 (the browser library most single-page apps use) in Chromium, at a single-page app: a public
+// client with no secret, PKCE, the code exchanged and the refresh done by the browser across origins (CORS), the
+// refresh token rotating.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { expect, test } from '@playwright/test';
 import express, { type ErrorRequestHandler } from 'express';
 import { auth } from 'express-openid-connect';
@@ -98,7 +104,30 @@ test.beforeAll(async () => {
   expect((server.address() as AddressInfo).port).toBe(RP.port);
   await startPassportRp(RELYING_PARTIES.passport.allowing);
   await startPassportRp(RELYING_PARTIES.passport.strict);
+  await startSpa();
 });
+
+/** The single-page app: two static pages and oidc-client-ts's own browser build, configured as its README says. */
+async function startSpa(): Promise<void> {
+  const spa = RELYING_PARTIES.spa;
+  const library = readFileSync(createRequire(import.meta.url).resolve('oidc-client-ts/dist/browser/oidc-client-ts.min.js'), 'utf8');
+  const settings = JSON.stringify({ authority: E2E_ISSUER, client_id: spa.clientId, redirect_uri: spa.redirectUri, scope: 'openid profile email offline_access', prompt: 'consent' });
+  const page = (script: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${spa.appName}</title><script src="/oidc-client-ts.min.js"></script></head><body><main><h1>${spa.appName}</h1><button id="sign-in">Sign in</button><button id="refresh">Refresh</button><pre id="state"></pre></main><script>
+const manager = new oidc.UserManager(${settings});
+const show = async () => {
+  const user = await manager.getUser();
+  document.getElementById('state').textContent = JSON.stringify(user ? { email: user.profile.email, name: user.profile.name, accessToken: user.access_token, refreshToken: user.refresh_token } : null);
+};
+document.getElementById('sign-in').onclick = () => manager.signinRedirect();
+document.getElementById('refresh').onclick = () => manager.signinSilent().then(show, (error) => { document.getElementById('state').textContent = 'error: ' + error.message; });
+${script}
+</script></body></html>`;
+  const app = express();
+  app.get('/oidc-client-ts.min.js', (_req, res) => res.type('application/javascript').send(library));
+  app.get('/', (_req, res) => res.type('html').send(page('show();')));
+  app.get('/callback.html', (_req, res) => res.type('html').send(page("manager.signinRedirectCallback().then(() => { location.href = '/'; }, (error) => { document.getElementById('state').textContent = 'error: ' + error.message; });")));
+  await listen(app, spa.port);
+}
 
 test.afterAll(async () => {
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
@@ -142,4 +171,34 @@ test('passport-openidconnect (a nonce, no PKCE) signs in where the app allows it
   await fillSignIn(page, PERSON.email, PERSON.password);
   await page.waitForURL(`${allowing.baseUrl}/`);
   expect(JSON.parse((await page.locator('body').innerText()).trim())).toMatchObject({ user: { name: PERSON.name, email: PERSON.email } });
+});
+
+test('oidc-client-ts signs a person in to a single-page app with no secret, and refreshes from the browser', async ({ page }) => {
+  const spa = RELYING_PARTIES.spa;
+  const tokenRequests: { origin: string | undefined; body: string }[] = [];
+  page.on('request', (request) => {
+    if (request.url() === `${E2E_ISSUER}/oidc/token` && request.method() === 'POST') tokenRequests.push({ origin: request.headers()['origin'], body: request.postData() ?? '' });
+  });
+  await page.goto(spa.baseUrl);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((url) => url.href.startsWith(E2E_ISSUER));
+  await fillSignIn(page, PERSON.email, PERSON.password);
+  await page.waitForURL(`${spa.baseUrl}/`);
+  const state = page.locator('#state');
+  await expect(state).toContainText(PERSON.email);
+  const signedIn = JSON.parse(await state.innerText()) as { email: string; name: string; accessToken: string; refreshToken: string };
+  expect(signedIn).toMatchObject({ email: PERSON.email, name: PERSON.name, refreshToken: expect.any(String) });
+  // The browser exchanged the code itself, across origins, with PKCE and no secret.
+  expect(tokenRequests).toHaveLength(1);
+  expect(tokenRequests[0]!.origin).toBe(spa.baseUrl);
+  const exchange = new URLSearchParams(tokenRequests[0]!.body);
+  expect(exchange.get('code_verifier')).toEqual(expect.any(String));
+  expect(exchange.has('client_secret')).toBe(false);
+
+  // A refresh from the page: a new access token and a new refresh token (rotation).
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect.poll(async () => (JSON.parse(await state.innerText()) as { accessToken: string }).accessToken).not.toBe(signedIn.accessToken);
+  const refreshed = JSON.parse(await state.innerText()) as { refreshToken: string };
+  expect(refreshed.refreshToken).not.toBe(signedIn.refreshToken);
+  expect(new URLSearchParams(tokenRequests[1]!.body).get('grant_type')).toBe('refresh_token');
 });

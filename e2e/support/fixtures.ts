@@ -113,6 +113,15 @@ export const RELYING_PARTIES = {
     clientId: 'e2e-express-oidc-client',
     clientSecret: 'e2e-express-oidc-secret-0123456789abcdefghij',
   },
+  /** A single-page app in the browser with oidc-client-ts: a public client, no secret. */
+  spa: {
+    appId: '0f1d6000-0000-4000-8000-00000000005a',
+    appName: 'Pocket Notes',
+    port: lanePort(4663),
+    baseUrl: `http://127.0.0.1:${lanePort(4663)}`,
+    redirectUri: `http://127.0.0.1:${lanePort(4663)}/callback.html`,
+    clientId: 'e2e-spa-client',
+  },
   /** passport-openidconnect sends no PKCE and its secret in the body: one app lets a nonce stand in, one does not. */
   passport: {
     allowing: {
@@ -295,6 +304,8 @@ export async function seedE2EData(db: Database): Promise<void> {
     for (const passport of [RELYING_PARTIES.passport.allowing, RELYING_PARTIES.passport.strict]) {
       await createApp(tx, { appId: passport.appId, orgId: rpLab.id, slug: passport.appName.toLowerCase().replace(' ', '-'), name: passport.appName, publishOrigin: passport.baseUrl, redirectUris: [passport.redirectUri], clientId: passport.clientId, clientSecret: passport.clientSecret, tokenEndpointAuthMethod: 'client_secret_post' });
     }
+    const spa = RELYING_PARTIES.spa;
+    await createApp(tx, { appId: spa.appId, orgId: rpLab.id, slug: 'pocket-notes', name: spa.appName, publishOrigin: spa.baseUrl, redirectUris: [spa.redirectUri], clientId: spa.clientId, profile: 'spa' });
     // Only the Passport Portal lets a nonce stand in for PKCE (its admin turned it on; e2e/console.spec.ts turns it on and off).
     await setNonceWithoutPkce(tx, RELYING_PARTIES.passport.allowing.clientId, true);
 

@@ -90,7 +90,7 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
     list: { summary: 'List the apps (org/app, name, publish address, client id).', usage: '[--org <slug>]', options: { org: org('only this organization’s apps') }, example: 'apps list --org acme' },
     create: {
       summary: 'Create an app with its OIDC client and print its credentials (shown only now).',
-      usage: '--org <slug> --name <name> --origin <https://app.example> --redirect-uri <uri> [--redirect-uri <uri>…] [--slug <slug>] [--auth-method client_secret_basic|client_secret_post] [--id-token-alg RS256|ES256]',
+      usage: '--org <slug> --name <name> --origin <https://app.example> --redirect-uri <uri> [--redirect-uri <uri>…] [--slug <slug>] [--type web|spa|native] [--auth-method client_secret_basic|client_secret_post] [--id-token-alg RS256|ES256]',
       options: {
         org: org(),
         name: { type: 'string', help: 'the name people see when they sign in' },
@@ -99,6 +99,7 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
         slug: { type: 'string', help: 'defaults to one made from the name' },
         'auth-method': { type: 'string', help: 'how the app authenticates at the token endpoint (default client_secret_basic)' },
         'id-token-alg': { type: 'string', help: 'how its ID tokens are signed: RS256 (the default, what relying parties assume) or ES256' },
+        type: { type: 'string', help: 'web (a server, with a secret; the default), spa (a single-page app) or native (mobile or desktop): spa and native are public clients with PKCE and no secret' },
       },
       example: 'apps create --org acme --name Notes --origin https://notes.acme.example --redirect-uri https://notes.acme.example/callback',
     },

@@ -20,7 +20,7 @@ import { issueSurfaceSecret } from '../clients/surface';
 import { addAppPermission, setAppBackchannelLogout, setAppNonceWithoutPkce } from '../clients/app-commands';
 import { backchannelLogoutOf, validateBackchannelLogoutUri } from '../clients/backchannel-logout';
 import { listPermissionCatalog } from '../clients/permission-catalog';
-import { addPostLogoutRedirectUri, appClientRegistration, DEFAULT_ID_TOKEN_ALG, ID_TOKEN_ALGS, isIdTokenAlg, assertPublishOriginAvailable, createApp, deleteApp, findAppListing, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, setAppDisabled } from '../clients/apps';
+import { addPostLogoutRedirectUri, appClientRegistration, APP_PROFILES, DEFAULT_ID_TOKEN_ALG, isAppProfile, ID_TOKEN_ALGS, isIdTokenAlg, assertPublishOriginAvailable, createApp, deleteApp, findAppListing, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, setAppDisabled } from '../clients/apps';
 import { validateAppOrigin, validatePostLogoutRedirectUri, validateRedirectUri, validateSlug } from '../clients/validation';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
@@ -287,7 +287,9 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const org = await organization(ctx, required(values, 'org'));
         const name = required(values, 'name');
         const origin = orThrow(validateAppOrigin(required(values, 'origin')));
-        const uris = (Array.isArray(values['redirect-uri']) ? values['redirect-uri'] : []).map((uri) => orThrow(validateRedirectUri(String(uri))));
+        const profile = typeof values.type === 'string' ? values.type : 'web';
+        if (!isAppProfile(profile)) throw new UsageError(`--type must be ${APP_PROFILES.join(', ')}`);
+        const uris = (Array.isArray(values['redirect-uri']) ? values['redirect-uri'] : []).map((uri) => orThrow(validateRedirectUri(String(uri), profile)));
         if (uris.length === 0) throw new UsageError('at least one --redirect-uri is required');
         const slug = orThrow(validateSlug(typeof values.slug === 'string' ? values.slug : slugFromName(name)));
         if ((await listApps(ctx.db, org.slug)).some((row) => row.app.slug === slug)) {
@@ -295,21 +297,23 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         }
         const method = typeof values['auth-method'] === 'string' ? values['auth-method'] : 'client_secret_basic';
         if (method !== 'client_secret_basic' && method !== 'client_secret_post') throw new UsageError('--auth-method must be client_secret_basic or client_secret_post');
+        if (profile !== 'web' && typeof values['auth-method'] === 'string') throw new UsageError('--auth-method is for web apps: a single-page or native app has no secret');
         const idTokenAlg = typeof values['id-token-alg'] === 'string' ? values['id-token-alg'] : DEFAULT_ID_TOKEN_ALG;
         if (!isIdTokenAlg(idTokenAlg)) throw new UsageError(`--id-token-alg must be ${ID_TOKEN_ALGS.join(' or ')}`);
         const created = await ctx.db.transaction(async (tx) => {
           await assertPublishOriginAvailable(tx, { origin, issuer: ctx.issuer, orgId: org.id }).catch((error: unknown) => {
             throw error instanceof PublishOriginTaken ? new CommandError(error.message) : error;
           });
-          const app = await createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris, tokenEndpointAuthMethod: method, idTokenAlg }).catch((error: unknown) => {
+          const app = await createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris, idTokenAlg, profile, ...(profile === 'web' ? { tokenEndpointAuthMethod: method } : {}) }).catch((error: unknown) => {
             throw error instanceof RedirectOriginTaken ? new CommandError(error.message) : error;
           });
-          await audit(ctx, tx, { orgId: org.id, action: 'app.created', subject: { type: 'app', id: app.app.id, label: app.app.name }, appId: app.app.id, clientId: app.clientId });
+          await audit(ctx, tx, { orgId: org.id, action: 'app.created', subject: { type: 'app', id: app.app.id, label: app.app.name }, appId: app.app.id, clientId: app.clientId, details: { profile: app.profile } });
           return { ...app, surfaceSecret: await issueSurfaceSecret(tx, app.app.id, ctx.atRestKey) };
         });
-        ctx.out(`Created app ${org.slug}/${slug}. Its ID tokens are signed with ${idTokenAlg}. Give the app these values (the secrets are shown only now):`);
+        const kind = { web: 'a web app (confidential client)', spa: 'a single-page app (public client: PKCE, no secret)', native: 'a native app (public client: PKCE, no secret)' }[profile];
+        ctx.out(`Created app ${org.slug}/${slug}, ${kind}. Its ID tokens are signed with ${idTokenAlg}. Give the app these values (the secrets are shown only now):`);
         ctx.out('');
-        for (const line of appEnvironmentLines({ issuer: ctx.issuer, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret: created.surfaceSecret })) {
+        for (const line of appEnvironmentLines({ issuer: ctx.issuer, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret: created.surfaceSecret, publicClient: profile !== 'web' })) {
           ctx.out(line);
         }
       },

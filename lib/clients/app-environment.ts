@@ -10,15 +10,19 @@ export interface AppEnvironmentInput {
   appIdentity: string;
   /** Present only at creation (or when replaced in the security tab); stored encrypted, shown once. */
   surfaceSecret?: string;
+  /** A single-page or native app's client: public, so it has no secret at all (it proves itself with PKCE). */
+  publicClient?: boolean;
 }
 
 export function appEnvironmentLines(input: AppEnvironmentInput): string[] {
   return [
     `PORTICO_ISSUER=${input.issuer}`,
     `PORTICO_CLIENT_ID=${input.clientId}`,
-    input.clientSecret
-      ? `PORTICO_CLIENT_SECRET=${input.clientSecret}`
-      : '# PORTICO_CLIENT_SECRET: shown only when the app was created; Portico keeps only its hash',
+    input.publicClient
+      ? '# PORTICO_CLIENT_SECRET: none — a single-page or native app is a public client (PKCE, no secret)'
+      : input.clientSecret
+        ? `PORTICO_CLIENT_SECRET=${input.clientSecret}`
+        : '# PORTICO_CLIENT_SECRET: shown only when the app was created; Portico keeps only its hash',
     `PORTICO_APP_IDENTITY=${input.appIdentity}`,
     input.surfaceSecret
       ? `PORTICO_SURFACE_SECRET=${input.surfaceSecret}`

@@ -28,6 +28,31 @@ export interface CreateAppInput {
   tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post';
   /** The ID token's signing algorithm; RS256 when not chosen (see ID_TOKEN_ALGS). */
   idTokenAlg?: IdTokenAlg;
+  /** What kind of app signs its people in (see APP_PROFILES); a web app when not chosen. */
+  profile?: AppProfile;
+}
+
+/**
+ * What kind of app an app's own client serves, chosen at creation (RFC 6749 §2.1: a client's type never changes):
+ * - `web`: a server-side web app, a confidential client with a secret (as every app was before issue 54);
+ * - `spa`: a single-page app in the browser, a public client (OAuth 2.1 §2.1): PKCE, no secret, its token requests
+ *   cross-origin from its redirect URIs' origins (oidc-provider's clientBasedCORS), refresh tokens rotated with reuse
+ *   detection and a shorter lifetime (PUBLIC_APP_REFRESH_TOKEN_TTL_SECONDS);
+ * - `native`: a mobile or desktop app (RFC 8252), public likewise, whose redirect URIs may also be a private-use URI
+ *   scheme (§7.1) or http on a loopback address with any port (§7.3); registered as `application_type: native`.
+ * All three sign in on the app's own card with no extra consent (the app is the organization's own).
+ */
+export const APP_PROFILES = ['web', 'spa', 'native'] as const;
+export type AppProfile = (typeof APP_PROFILES)[number];
+
+export function isAppProfile(value: unknown): value is AppProfile {
+  return typeof value === 'string' && (APP_PROFILES as readonly string[]).includes(value);
+}
+
+/** The profile of an app's own client, from what its row says (type, and application_type for native). */
+export function appProfileOf(client: { type: 'confidential' | 'public'; metadata: Record<string, unknown> }): AppProfile {
+  if (client.type === 'confidential') return 'web';
+  return client.metadata.application_type === 'native' ? 'native' : 'spa';
 }
 
 /**
@@ -47,8 +72,9 @@ export function isIdTokenAlg(value: unknown): value is IdTokenAlg {
 export interface CreatedApp {
   app: App;
   clientId: string;
-  /** Shown once: only its hash is stored. */
-  clientSecret: string;
+  /** Shown once: only its hash is stored. None for a single-page or native app (a public client). */
+  clientSecret: string | undefined;
+  profile: AppProfile;
 }
 
 /** `<origin>/api/mcp`: where an app serves MCP, and the RFC 8707 resource identifier naming it. */
@@ -70,7 +96,10 @@ export class RedirectOriginTaken extends Error {
  * origin until the transaction ends (call it inside one).
  */
 async function assertOriginFree(db: Queryable, uri: string, appId: string): Promise<void> {
-  const origin = new URL(uri).origin;
+  const url = new URL(uri);
+  // A native app's private-use URI scheme (RFC 8252 §7.1) has no origin and names no resource.
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return;
+  const origin = url.origin;
   await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:redirect-origin:${origin}`}))`);
   const rows = await db
     .select({ uri: redirectUris.uri })
@@ -114,6 +143,9 @@ export async function assertPublishOriginAvailable(db: Queryable, input: { origi
   }
 }
 
+/** Creates an app with its own client (a web app's client has a secret, shown once in the answer). */
+export async function createApp(db: Queryable, input: CreateAppInput & { profile?: 'web' }): Promise<CreatedApp & { clientSecret: string; profile: 'web' }>;
+export async function createApp(db: Queryable, input: CreateAppInput): Promise<CreatedApp>;
 export async function createApp(db: Queryable, input: CreateAppInput): Promise<CreatedApp> {
   const appId = input.appId ?? randomUUID();
   // One lock per distinct origin, always in the same order: two creations claiming the same origins cannot deadlock.
@@ -134,24 +166,29 @@ export async function createApp(db: Queryable, input: CreateAppInput): Promise<C
   if (!app) throw new Error('app insert returned nothing');
 
   const clientId = input.clientId ?? `app_${randomBytes(16).toString('base64url')}`;
-  const clientSecret = input.clientSecret ?? generateClientSecret();
+  const profile = input.profile ?? 'web';
+  const confidential = profile === 'web';
+  if (!confidential && (input.clientSecret !== undefined || input.tokenEndpointAuthMethod !== undefined)) {
+    throw new Error('a single-page or native app has a public client: no secret, no token endpoint authentication');
+  }
+  const clientSecret = confidential ? (input.clientSecret ?? generateClientSecret()) : undefined;
   await db.insert(clients).values({
     id: clientId,
     kind: 'app',
-    type: 'confidential',
+    type: confidential ? 'confidential' : 'public',
     orgId: input.orgId,
     appId,
     name: input.name,
-    tokenEndpointAuthMethod: input.tokenEndpointAuthMethod ?? 'client_secret_basic',
+    tokenEndpointAuthMethod: confidential ? (input.tokenEndpointAuthMethod ?? 'client_secret_basic') : 'none',
     // Registered explicitly, so the app's page and a later change of the default never move an app's relying parties.
-    metadata: { id_token_signed_response_alg: input.idTokenAlg ?? DEFAULT_ID_TOKEN_ALG },
-    secretGeneration: 1,
+    metadata: { id_token_signed_response_alg: input.idTokenAlg ?? DEFAULT_ID_TOKEN_ALG, ...(profile === 'native' ? { application_type: 'native' } : {}) },
+    secretGeneration: confidential ? 1 : null,
   });
-  await db.insert(clientSecrets).values({ clientId, generation: 1, secretHash: hashClientSecret(clientSecret) });
+  if (clientSecret !== undefined) await db.insert(clientSecrets).values({ clientId, generation: 1, secretHash: hashClientSecret(clientSecret) });
   if (input.redirectUris.length > 0) {
     await db.insert(redirectUris).values(input.redirectUris.map((uri) => ({ clientId, uri })));
   }
-  return { app, clientId, clientSecret };
+  return { app, clientId, clientSecret, profile };
 }
 
 const RESOURCE_PATH = '/api/mcp';
@@ -284,13 +321,14 @@ export async function addRedirectUri(db: Queryable, clientId: string, uri: strin
  * token's signing algorithm. Kept in the client's metadata, which oidc-provider reads as registered: a sign-out
  * return address names no resource, so it stays out of redirect_uris (which the resource binding reads).
  */
-export async function appClientRegistration(db: Queryable, clientId: string): Promise<{ postLogoutRedirectUris: string[]; idTokenAlg: string; nonceWithoutPkce: boolean }> {
-  const [row] = await db.select({ metadata: clients.metadata }).from(clients).where(eq(clients.id, clientId)).limit(1);
+export async function appClientRegistration(db: Queryable, clientId: string): Promise<{ postLogoutRedirectUris: string[]; idTokenAlg: string; nonceWithoutPkce: boolean; profile: AppProfile }> {
+  const [row] = await db.select({ metadata: clients.metadata, type: clients.type }).from(clients).where(eq(clients.id, clientId)).limit(1);
   const registered = row?.metadata.post_logout_redirect_uris;
   const alg = row?.metadata.id_token_signed_response_alg;
   return {
     postLogoutRedirectUris: Array.isArray(registered) ? registered.filter((uri): uri is string => typeof uri === 'string') : [],
     nonceWithoutPkce: row?.metadata[NONCE_WITHOUT_PKCE_FIELD] === true,
+    profile: row ? appProfileOf(row) : 'web',
     // oidc-provider's default for a client that registered none (apps created before any was registered).
     idTokenAlg: typeof alg === 'string' ? alg : 'RS256',
   };

@@ -35,8 +35,16 @@ export function validateAppOrigin(value: string): Validated<string> {
  * A redirect URI of an app's own (confidential, web) client: an absolute https URL, or http on loopback
  * (RFC 8252 §7.3); no fragment (RFC 6749 §3.1.2); compared later by exact string match (RFC 9700 §4.1.3).
  */
-export function validateRedirectUri(value: string): Validated<string> {
+export function validateRedirectUri(value: string, profile: 'web' | 'spa' | 'native' = 'web'): Validated<string> {
+  if (profile === 'native') {
+    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
+    if (scheme && scheme !== 'http' && scheme !== 'https') return validatePrivateUseRedirectUri(value, scheme);
+  }
   const checked = checkReturnUri(value);
+  // RFC 8252 §7.2: a native app's claimed https URI names a host it owns, never a loopback one (oidc-provider agrees).
+  if (checked.ok && profile === 'native' && checked.value.protocol === 'https:' && isLoopbackHost(checked.value.hostname)) {
+    return refused(localized('refusals.validation.nativeHttpsLoopback', { value }));
+  }
   if (!checked.ok) return checked;
   // One spelling per URI: the origins of these URIs name the app's resource and must be exclusive, which a second
   // spelling of one origin (upper-case host, explicit default port) would slip past.
@@ -73,4 +81,24 @@ function checkReturnUri(value: string): Validated<URL> {
   // Spaces and other characters a URL parser would quietly encode: what is stored must be what a browser sends.
   if (/[\s<>"{}|\\^`]/.test(value)) return refused(localized('refusals.validation.canonical', { value, canonical: url.href }));
   return { ok: true, value: url };
+}
+
+/**
+ * A native app's private-use URI scheme redirect (RFC 8252 §7.1): a scheme in reverse domain name form (with a
+ * period, e.g. `com.example.notes:/callback`), never one a browser runs or reads from, no fragment, one spelling.
+ */
+function validatePrivateUseRedirectUri(value: string, scheme: string): Validated<string> {
+  if (!scheme.includes('.') || ['javascript', 'data', 'vbscript', 'file', 'blob', 'about'].includes(scheme)) {
+    return refused(localized('refusals.validation.privateUseScheme', { value }));
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return refused(localized('refusals.validation.notAbsolute', { value }));
+  }
+  if (url.hash || value.includes('#')) return refused(localized('refusals.validation.fragment', { value }));
+  if (value.includes('*')) return refused(localized('refusals.validation.wildcard', { value }));
+  if (/[\s<>"{}|\\^`]/.test(value) || url.href !== value) return refused(localized('refusals.validation.canonical', { value, canonical: url.href }));
+  return { ok: true, value };
 }

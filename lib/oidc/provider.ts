@@ -1,7 +1,7 @@
 // oidc-provider's configuration: an OAuth 2.1 / OpenID Connect profile. The issuer is the origin root (so both
 // discovery documents sit at /.well-known/ where MCP clients look first) and endpoints live under /oidc/*.
 import { supportedLocales } from '../i18n/catalogs';
-import { clientPolicyOf } from './client-policy';
+import { clientKindOf, clientPolicyOf, pkceRequired } from './client-policy';
 import { createHmac, randomBytes } from 'node:crypto';
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../db/client';
@@ -24,14 +24,13 @@ import {
 } from './resource-servers';
 import type { KeyMaterial } from './keys';
 import { createAdapterClass } from './adapter';
-import { TOKEN_TTL } from './token-ttl';
+import { PUBLIC_APP_REFRESH_TOKEN_TTL_SECONDS, TOKEN_TTL } from './token-ttl';
 import { applyProviderOverrides } from './provider-overrides';
 import { OIDC_SCOPES } from './resource-scope';
 import { ACR_MFA, ACR_PASSWORD, requestsMfa } from '../accounts/sign-in-second-step';
 import { secondFactorRequired } from '../accounts/second-factor-policy';
 import { logoutSource, postLogoutSuccessSource, renderError } from './provider-pages';
 import { PORTICO_CLIENT_FIELDS } from '../clients/client-metadata';
-import { pkceRequired } from './client-policy';
 import { richAuthorizationRequestsConfiguration } from './authorization-details';
 import { backchannelRequestTtl, cibaConfiguration } from './ciba';
 import { announcePollInterval, DEVICE_CODE_TTL_SECONDS, deviceFlowConfiguration, limitUserCodeEntries } from './device-flow';
@@ -191,7 +190,12 @@ export function createProvider(options: ProviderOptions): Provider {
     },
     // Refresh tokens rotate on every use (OAuth 2.1 §4.3.1, RFC 9700 §4.14.2).
     rotateRefreshToken: true,
-    ttl: { ...TOKEN_TTL, BackchannelAuthenticationRequest: (ctx) => backchannelRequestTtl(ctx), DeviceCode: DEVICE_CODE_TTL_SECONDS },
+    ttl: {
+      ...TOKEN_TTL,
+      RefreshToken: (_ctx, _token, client) => (clientKindOf(client) === 'app' && client.clientAuthMethod === 'none' ? PUBLIC_APP_REFRESH_TOKEN_TTL_SECONDS : TOKEN_TTL.RefreshToken),
+      BackchannelAuthenticationRequest: (ctx) => backchannelRequestTtl(ctx),
+      DeviceCode: DEVICE_CODE_TTL_SECONDS,
+    },
     interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid), policy: interactionPolicyWithMcpConsent(options) },
     renderError: renderError as Configuration['renderError'],
     loadExistingGrant,

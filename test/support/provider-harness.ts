@@ -101,6 +101,8 @@ export function useProviderHarness(options: HarnessOptions = {}): { database: Te
 }
 
 export interface AppFixture extends CreatedApp {
+  /** A web app's (every fixture app is one). */
+  clientSecret: string;
   orgId: string;
   redirectUri: string;
   resource: string;

@@ -102,7 +102,8 @@ export const clients = pgTable(
         OR (${t.type} = 'confidential' AND ${t.tokenEndpointAuthMethod} IN ('client_secret_basic', 'client_secret_post') AND ${t.secretGeneration} IS NOT NULL)`,
     ),
     check('clients_public_no_rotation', sql`${t.type} = 'confidential' OR ${t.rotationEndsAt} IS NULL`),
-    check('clients_app_kind', sql`${t.kind} <> 'app' OR (${t.type} = 'confidential' AND ${t.appId} IS NOT NULL AND ${t.orgId} IS NOT NULL)`),
+    // An app's own client: confidential for a web app, public (PKCE, no secret) for a single-page or native app.
+    check('clients_app_kind', sql`${t.kind} <> 'app' OR (${t.appId} IS NOT NULL AND ${t.orgId} IS NOT NULL)`),
   ],
 );
 

@@ -4,7 +4,7 @@ import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
 import { issueSurfaceSecret } from '@/lib/clients/surface';
-import { addPostLogoutRedirectUri, addRedirectUri, assertPublishOriginAvailable, createApp, deleteApp, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, removeRedirectUri, setAppDescriptions, setAppDisabled, ID_TOKEN_ALGS, updateApp } from '@/lib/clients/apps';
+import { addPostLogoutRedirectUri, addRedirectUri, appClientRegistration, APP_PROFILES, assertPublishOriginAvailable, createApp, deleteApp, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, removeRedirectUri, setAppDescriptions, setAppDisabled, ID_TOKEN_ALGS, updateApp } from '@/lib/clients/apps';
 import { validateAppOrigin, validatePostLogoutRedirectUri, validateRedirectUri, validateSlug } from '@/lib/clients/validation';
 import { freeSlug, slugFromName } from '@/lib/util/slug';
 import { runtime } from '@/lib/runtime';
@@ -83,11 +83,15 @@ export const createAppAction = orgAction(
         name: name(t),
         slug: appSlug(t),
         origin: origin(t),
-        redirectUri: redirectUri(t),
+        // Checked below with the kind of app: a native app may return to a private-use scheme (RFC 8252 §7.1).
+        redirectUri: z.string().trim(),
+        profile: z.enum(APP_PROFILES, { error: t('console.apps.errors.profile') }),
         authMethod: z.enum(['client_secret_basic', 'client_secret_post'], { error: t('console.apps.errors.authMethod') }),
       }),
   },
   async ({ tx, input, access, audit }) => {
+    const checkedRedirect = validateRedirectUri(input.redirectUri, input.profile);
+    if (!checkedRedirect.ok) throw new ActionRefusal(checkedRedirect.text, 'redirectUri');
     const taken = new Set((await listApps(tx, access.org.slug)).map((row) => row.app.slug));
     // Chosen by the person: refused next to the field when another app has it, with a free one suggested. Left empty:
     // made from the name (cut to a valid length, never refused), with a number when another app has it.
@@ -96,11 +100,13 @@ export const createAppAction = orgAction(
     }
     const slug = input.slug || freeSlug(slugFromName(input.name), (candidate) => taken.has(candidate));
     await refuseTakenOrigin(() => assertPublishOriginAvailable(tx, { origin: input.origin, issuer: runtime().env.PORTICO_ISSUER, orgId: access.org.id }));
-    const created = await refuseTakenOrigin(() => createApp(tx, { orgId: access.org.id, slug, name: input.name, publishOrigin: input.origin, redirectUris: [input.redirectUri], tokenEndpointAuthMethod: input.authMethod }));
+    const created = await refuseTakenOrigin(() =>
+      createApp(tx, { orgId: access.org.id, slug, name: input.name, publishOrigin: input.origin, redirectUris: [checkedRedirect.value], profile: input.profile, ...(input.profile === 'web' ? { tokenEndpointAuthMethod: input.authMethod } : {}) }),
+    );
     const surfaceSecret = await issueSurfaceSecret(tx, created.app.id, runtime().atRestKey);
-    await audit({ action: 'app.created', subject: { type: 'app', id: created.app.id, label: created.app.name }, appId: created.app.id, clientId: created.clientId });
+    await audit({ action: 'app.created', subject: { type: 'app', id: created.app.id, label: created.app.name }, appId: created.app.id, clientId: created.clientId, details: { profile: created.profile } });
     // Shown once on the app's own page (sealed into a cookie for that page; never in the URL).
-    const lines = appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret });
+    const lines = appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret, publicClient: created.profile !== 'web' });
     await keepNewCredentials({ org: access.org.slug, appId: created.app.id, consoleSession: access.consoleSession, lines });
     return { status: 'ok', message: (await getT('console.apps.done'))('created', { name: created.app.name }), redirect: `/console/${access.org.slug}/apps/${created.app.id}` };
   },
@@ -159,9 +165,11 @@ export const saveAppDescriptionsAction = orgAction(
 );
 
 export const addRedirectUriAction = orgAction(
-  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), redirectUri: redirectUri(t) }) },
+  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), redirectUri: z.string().trim() }) },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    const checked = validateRedirectUri(input.redirectUri, (await appClientRegistration(tx, listing.clientId)).profile);
+    if (!checked.ok) throw new ActionRefusal(checked.text, 'redirectUri');
     if (!(await refuseTakenOrigin(() => addRedirectUri(tx, listing.clientId, input.redirectUri)))) throw new ActionRefusal(localized('console.apps.refusals.redirectUriRegistered'));
     await audit({ action: 'app.redirect_uri_added', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.redirectUri } });
     return { status: 'ok', message: (await getT('console.apps.done'))('redirectUriAdded') };

@@ -35,6 +35,17 @@ export default async function NewAppPage(props: { params: Promise<{ org: string 
           <Field label={t('origin')} name="origin" required placeholder="https://billing.example.com" hint={t('originHint')} />
           <Field label={t('redirectUri')} name="redirectUri" required placeholder="https://billing.example.com/auth/callback" hint={t('redirectUriHint')} />
           <Select
+            label={t('profile')}
+            name="profile"
+            defaultValue="web"
+            options={[
+              { value: 'web', label: t('profileWeb') },
+              { value: 'spa', label: t('profileSpa') },
+              { value: 'native', label: t('profileNative') },
+            ]}
+          />
+          <p className="-mt-2 text-xs text-slate-600">{t('profileHint')}</p>
+          <Select
             label={t('authMethod')}
             name="authMethod"
             defaultValue="client_secret_basic"

@@ -141,6 +141,9 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
             </ActionForm>
           </div>
         </section>
+        {/* Both apply to a confidential client only: a single-page or native app has no backend secret to ask with. */}
+        {registration.profile === 'web' ? (
+          <>
         <section className="panel" aria-labelledby="ciba-heading" data-testid="backchannel-approval">
           <h2 id="ciba-heading" className="mb-2 font-semibold">
             {t('ciba.title')}
@@ -167,6 +170,8 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
             <input type="hidden" name="allowed" value={registration.nonceWithoutPkce ? 'off' : 'on'} />
           </ActionForm>
         </section>
+          </>
+        ) : null}
         <section className="panel" aria-labelledby="uris-heading">
           <h2 id="uris-heading" className="mb-2 font-semibold">
             {t('uris.title')}

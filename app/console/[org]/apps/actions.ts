@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
 import { issueSurfaceSecret } from '@/lib/clients/surface';
 import { addPostLogoutRedirectUri, addRedirectUri, appClientRegistration, APP_PROFILES, assertPublishOriginAvailable, createApp, deleteApp, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, removeRedirectUri, setAppDescriptions, setAppDisabled, ID_TOKEN_ALGS, updateApp } from '@/lib/clients/apps';
-import { validateAppOrigin, validatePostLogoutRedirectUri, validateRedirectUri, validateSlug } from '@/lib/clients/validation';
+import { validateAppOrigin, validatePostLogoutRedirectUri, validateRedirectUri, validateSlug, type Validated } from '@/lib/clients/validation';
 import { freeSlug, slugFromName } from '@/lib/util/slug';
 import { runtime } from '@/lib/runtime';
 import { isUuid } from '@/lib/util/uuid';
@@ -17,9 +17,10 @@ import { ActionRefusal, orgAction, spoken } from '../../_lib/action';
 import { orgAppOrRefuse } from '../../_lib/org-app';
 import { setAppBackchannelLogout, setAppIdTokenAlg } from '@/lib/clients/app-commands';
 
-const origin = (t: Translator) =>
+/** A field checked by one of lib/clients/validation.ts's rules, refused next to it in the reader's words. */
+const checkedBy = (check: (value: string) => Validated<string>) => (t: Translator) =>
   z.string().trim().transform((value, ctx) => {
-    const result = validateAppOrigin(value);
+    const result = check(value);
     if (!result.ok) {
       ctx.addIssue({ code: 'custom', message: spoken(t, result.text) });
       return z.NEVER;
@@ -27,25 +28,10 @@ const origin = (t: Translator) =>
     return result.value;
   });
 
-const redirectUri = (t: Translator) =>
-  z.string().trim().transform((value, ctx) => {
-    const result = validateRedirectUri(value);
-    if (!result.ok) {
-      ctx.addIssue({ code: 'custom', message: spoken(t, result.text) });
-      return z.NEVER;
-    }
-    return result.value;
-  });
-
-const postLogoutRedirectUri = (t: Translator) =>
-  z.string().trim().transform((value, ctx) => {
-    const result = validatePostLogoutRedirectUri(value);
-    if (!result.ok) {
-      ctx.addIssue({ code: 'custom', message: spoken(t, result.text) });
-      return z.NEVER;
-    }
-    return result.value;
-  });
+const origin = checkedBy(validateAppOrigin);
+// A web app's redirect URI; the new-app form and adding one check with the app's kind instead (native apps differ).
+const redirectUri = checkedBy((value) => validateRedirectUri(value));
+const postLogoutRedirectUri = checkedBy(validatePostLogoutRedirectUri);
 
 const avatarUrl = (t: Translator) =>
   z

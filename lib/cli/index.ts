@@ -307,8 +307,9 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
           const app = await createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris, idTokenAlg, profile, ...(profile === 'web' ? { tokenEndpointAuthMethod: method } : {}) }).catch((error: unknown) => {
             throw error instanceof RedirectOriginTaken ? new CommandError(error.message) : error;
           });
-          await audit(ctx, tx, { orgId: org.id, action: 'app.created', subject: { type: 'app', id: app.app.id, label: app.app.name }, appId: app.app.id, clientId: app.clientId, details: { profile: app.profile } });
-          return { ...app, surfaceSecret: await issueSurfaceSecret(tx, app.app.id, ctx.atRestKey) };
+          await audit(ctx, tx, { orgId: org.id, action: 'app.created', subject: { type: 'app', id: app.app.id, label: app.app.name }, appId: app.app.id, clientId: app.clientId, details: { profile: app.profile, idTokenAlg } });
+          // A server's secret: not made for a single-page or native app, which would ship it (the security tab makes one).
+          return { ...app, surfaceSecret: app.profile === 'web' ? await issueSurfaceSecret(tx, app.app.id, ctx.atRestKey) : undefined };
         });
         const kind = { web: 'a web app (confidential client)', spa: 'a single-page app (public client: PKCE, no secret)', native: 'a native app (public client: PKCE, no secret)' }[profile];
         ctx.out(`Created app ${org.slug}/${slug}, ${kind}. Its ID tokens are signed with ${idTokenAlg}. Give the app these values (the secrets are shown only now):`);
@@ -348,7 +349,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
           return;
         }
         const given = required(values, 'uri').trim();
-        const checked = action === 'add' ? validatePostLogoutRedirectUri(given) : { ok: true as const };
+        const checked = action === 'add' ? validatePostLogoutRedirectUri(given, (await appClientRegistration(ctx.db, listing.clientId)).profile) : { ok: true as const };
         if (!checked.ok) throw new CommandError(`--uri: ${checked.error}`);
         const changed = await ctx.db.transaction(async (tx) => {
           const done = action === 'add' ? await addPostLogoutRedirectUri(tx, listing.clientId, given) : await removePostLogoutRedirectUri(tx, listing.clientId, given);

@@ -3,7 +3,7 @@
 // `apps.manage` through the organization-operation kernel (lib/accounts/org-operation.ts), which gives the context.
 import { eq } from 'drizzle-orm';
 import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
-import { apps } from '../db/schema';
+import { apps, clients } from '../db/schema';
 import { endClientAccess } from '../grants';
 import { shownLogoutUri } from '../grants/logout-notices';
 import { localized } from '../i18n/catalogs';
@@ -16,6 +16,12 @@ import { setBackchannelLogout, type BackchannelLogoutSetting } from './backchann
 type AppListing = NonNullable<Awaited<ReturnType<typeof findOrgApp>>>;
 type Context = Pick<OrgOperationContext, 'tx' | 'audit'>;
 
+/** A single-page or native app: its own client is public (no secret), so what needs one is refused for it. */
+async function hasPublicClient(ctx: Context, listing: AppListing): Promise<boolean> {
+  const [client] = await ctx.tx.select({ type: clients.type }).from(clients).where(eq(clients.id, listing.clientId)).limit(1);
+  return client?.type === 'public';
+}
+
 function about(listing: AppListing) {
   return { subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId };
 }
@@ -25,6 +31,7 @@ function about(listing: AppListing) {
  * person saw (a compare-and-swap: a stale page cannot start a second one); without it, the current one.
  */
 export async function startSecretRotation(ctx: Context, listing: AppListing, input: { generation?: number; overlapSeconds: number }) {
+  if (await hasPublicClient(ctx, listing)) throw new CommandRefusal(409, localized('refusals.rotation.appNoSecret'));
   const generation = input.generation ?? (await credentialState(ctx.tx, listing.clientId))?.generation;
   if (generation === undefined) throw new CommandRefusal(409, localized('refusals.rotation.appNoSecret'));
   const result = await startRotation(ctx.tx, listing.clientId, generation, input.overlapSeconds);
@@ -68,6 +75,8 @@ export async function setAppDevEnvironment(ctx: Context, listing: AppListing, ho
  * already waiting can still be answered and polled until they expire.
  */
 export async function setAppBackchannelApproval(ctx: Context, listing: AppListing, enabled: boolean): Promise<void> {
+  // CIBA's requests come from the app's backend with its secret: a single-page or native app has neither.
+  if (enabled && (await hasPublicClient(ctx, listing))) throw new CommandRefusal(409, localized('refusals.apps.publicClient'));
   await ctx.tx.update(apps).set({ cibaEnabled: enabled }).where(eq(apps.id, listing.app.id));
   await ctx.audit({ action: enabled ? 'app.ciba_enabled' : 'app.ciba_disabled', ...about(listing) });
 }
@@ -78,6 +87,8 @@ export async function setAppBackchannelApproval(ctx: Context, listing: AppListin
  * only where the app's admin chose to (lib/oidc/client-policy.ts pkceRequired).
  */
 export async function setAppNonceWithoutPkce(ctx: Context, listing: AppListing, allowed: boolean): Promise<void> {
+  // RFC 9700 §2.1.1's exception is for confidential clients only.
+  if (allowed && (await hasPublicClient(ctx, listing))) throw new CommandRefusal(409, localized('refusals.apps.publicClient'));
   if (!(await setNonceWithoutPkce(ctx.tx, listing.clientId, allowed))) {
     throw new CommandRefusal(409, allowed ? localized('refusals.apps.nonceWithoutPkceAlready') : localized('refusals.apps.pkceRequiredAlready'));
   }

@@ -87,7 +87,9 @@ export function organizationFrame(org: typeof organizations.$inferSelect): AppSi
  */
 export function displayedAppAddress(context: AppSignInContext, requestedRedirectUri: unknown): string | undefined {
   if (policyOfKind(context.clientKind).firstParty && typeof requestedRedirectUri === 'string' && context.redirectUris.includes(requestedRedirectUri)) {
-    return new URL(requestedRedirectUri).origin;
+    // A native app's private-use scheme (RFC 8252 §7.1) has no origin to show ("null"): its publish address instead.
+    const url = new URL(requestedRedirectUri);
+    if (url.protocol === 'https:' || url.protocol === 'http:') return url.origin;
   }
   return context.app.publishOrigin ?? undefined;
 }

@@ -26,6 +26,8 @@ export function appEnvironmentLines(input: AppEnvironmentInput): string[] {
     `PORTICO_APP_IDENTITY=${input.appIdentity}`,
     input.surfaceSecret
       ? `PORTICO_SURFACE_SECRET=${input.surfaceSecret}`
-      : '# PORTICO_SURFACE_SECRET: shown only when created; replace it from the app\'s security tab if it is lost',
+      : input.publicClient
+        ? '# PORTICO_SURFACE_SECRET: for the app\'s own server (its API or MCP server) only, made on the security tab; never in a browser bundle or an app binary'
+        : '# PORTICO_SURFACE_SECRET: shown only when created; replace it from the app\'s security tab if it is lost',
   ];
 }

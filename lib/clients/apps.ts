@@ -90,22 +90,38 @@ export class RedirectOriginTaken extends Error {
 }
 
 /**
+ * Whether a redirect URI's origin names its app's resource (`<origin>/api/mcp`). A native app's private-use scheme
+ * (RFC 8252 §7.1) has no origin, and its loopback http URIs (§7.3) are shared by every native app on a machine, any
+ * port: neither names a resource nor claims an origin, so two organizations' native apps may both return to
+ * `http://127.0.0.1/callback`.
+ */
+export function redirectNamesResource(uri: string, profile: AppProfile): boolean {
+  const protocol = new URL(uri).protocol;
+  if (protocol !== 'https:' && protocol !== 'http:') return false;
+  return !(profile === 'native' && protocol === 'http:');
+}
+
+/**
+ * The same, in SQL, for the redirect URIs stored with their clients (joined as `clients` and `redirect_uris`). The
+ * coalesce matters: a client with no application_type must compare false, not NULL (which `not` keeps NULL).
+ */
+const storedRedirectNamesResource = sql`not (coalesce(${clients.metadata}->>'application_type', '') = 'native' and ${redirectUris.uri} not like 'https://%')`;
+
+/**
  * Refuses a (non-dev) redirect URI of an app's own client whose origin another app's client already uses. The
  * resource `<origin>/api/mcp` names an app by these origins, so they must belong to one app only; otherwise any
  * organization could make another's resource ambiguous. The advisory lock serializes concurrent claims of one
  * origin until the transaction ends (call it inside one).
  */
-async function assertOriginFree(db: Queryable, uri: string, appId: string): Promise<void> {
-  const url = new URL(uri);
-  // A native app's private-use URI scheme (RFC 8252 §7.1) has no origin and names no resource.
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return;
-  const origin = url.origin;
+async function assertOriginFree(db: Queryable, uri: string, appId: string, profile: AppProfile): Promise<void> {
+  if (!redirectNamesResource(uri, profile)) return;
+  const origin = new URL(uri).origin;
   await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:redirect-origin:${origin}`}))`);
   const rows = await db
     .select({ uri: redirectUris.uri })
     .from(redirectUris)
     .innerJoin(clients, eq(clients.id, redirectUris.clientId))
-    .where(and(eq(clients.kind, 'app'), ne(clients.appId, appId), eq(redirectUris.devOnly, false), like(redirectUris.uri, `${origin}/%`)));
+    .where(and(eq(clients.kind, 'app'), ne(clients.appId, appId), eq(redirectUris.devOnly, false), storedRedirectNamesResource, like(redirectUris.uri, `${origin}/%`)));
   if (rows.some((row) => new URL(row.uri).origin === origin)) throw new RedirectOriginTaken(origin);
 }
 
@@ -137,7 +153,7 @@ export async function assertPublishOriginAvailable(db: Queryable, input: { origi
     .select({ uri: redirectUris.uri })
     .from(redirectUris)
     .innerJoin(clients, eq(clients.id, redirectUris.clientId))
-    .where(and(eq(clients.kind, 'app'), input.appId ? ne(clients.appId, input.appId) : undefined, eq(redirectUris.devOnly, false), like(redirectUris.uri, `${origin}/%`)));
+    .where(and(eq(clients.kind, 'app'), input.appId ? ne(clients.appId, input.appId) : undefined, eq(redirectUris.devOnly, false), storedRedirectNamesResource, like(redirectUris.uri, `${origin}/%`)));
   if (published || redirects.some((row) => new URL(row.uri).origin === origin)) {
     throw new PublishOriginTaken(localized('refusals.apps.originTaken', { origin }));
   }
@@ -149,8 +165,8 @@ export async function createApp(db: Queryable, input: CreateAppInput): Promise<C
 export async function createApp(db: Queryable, input: CreateAppInput): Promise<CreatedApp> {
   const appId = input.appId ?? randomUUID();
   // One lock per distinct origin, always in the same order: two creations claiming the same origins cannot deadlock.
-  const byOrigin = new Map(input.redirectUris.map((uri) => [new URL(uri).origin, uri]));
-  for (const origin of [...byOrigin.keys()].sort()) await assertOriginFree(db, byOrigin.get(origin)!, appId);
+  const byOrigin = new Map(input.redirectUris.filter((uri) => redirectNamesResource(uri, input.profile ?? 'web')).map((uri) => [new URL(uri).origin, uri]));
+  for (const origin of [...byOrigin.keys()].sort()) await assertOriginFree(db, byOrigin.get(origin)!, appId, input.profile ?? 'web');
   const [app] = await db
     .insert(apps)
     .values({
@@ -228,7 +244,7 @@ async function readAppByOrigin(db: Queryable, origin: string): Promise<App | und
     .from(redirectUris)
     .innerJoin(clients, eq(clients.id, redirectUris.clientId))
     .innerJoin(apps, eq(apps.id, clients.appId))
-    .where(and(eq(clients.kind, 'app'), isNull(clients.revokedAt), eq(redirectUris.devOnly, false), like(redirectUris.uri, `${origin}/%`)));
+    .where(and(eq(clients.kind, 'app'), isNull(clients.revokedAt), eq(redirectUris.devOnly, false), storedRedirectNamesResource, like(redirectUris.uri, `${origin}/%`)));
   const matching = new Map<string, App>();
   for (const row of rows) {
     if (new URL(row.uri).origin === origin) matching.set(row.app.id, row.app);
@@ -308,8 +324,8 @@ export async function listRedirectUris(db: Queryable, clientId: string) {
  */
 export async function addRedirectUri(db: Queryable, clientId: string, uri: string, devOnly = false): Promise<boolean> {
   if (!devOnly) {
-    const [client] = await db.select({ appId: clients.appId }).from(clients).where(eq(clients.id, clientId)).limit(1);
-    if (client?.appId) await assertOriginFree(db, uri, client.appId);
+    const [client] = await db.select({ appId: clients.appId, type: clients.type, metadata: clients.metadata }).from(clients).where(eq(clients.id, clientId)).limit(1);
+    if (client?.appId) await assertOriginFree(db, uri, client.appId, appProfileOf(client));
   }
   const inserted = await db.insert(redirectUris).values({ clientId, uri, devOnly }).onConflictDoNothing().returning({ id: redirectUris.id });
   return inserted.length === 1;

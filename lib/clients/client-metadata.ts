@@ -57,6 +57,9 @@ interface ClientRows {
   secrets: { hash: string; validFrom: number; validUntil: number | null }[];
 }
 
+/** How far the estimated database clock may lag the one that wrote a secret's valid_from (see loadClient). */
+export const VALID_FROM_TOLERANCE_MS = 5_000;
+
 /**
  * Loads an active client — its row, its app's state, its redirect URIs and its secrets valid now — in one statement
  * (the refresh and code grants read this on every call), or undefined for an unknown or revoked client. The rows
@@ -65,9 +68,6 @@ interface ClientRows {
  * `secretPlaceholder` stands in for client_secret: oidc-provider's schema insists on one for confidential
  * clients, but Portico keeps only hashes and authenticates secrets itself (lib/oidc/provider-overrides.ts).
  */
-/** How far the estimated database clock may lag the one that wrote a secret's valid_from (see loadClient). */
-export const VALID_FROM_TOLERANCE_MS = 5_000;
-
 export async function loadClient(db: Queryable, clientId: string, secretPlaceholder: string): Promise<LoadedClient | undefined> {
   const cache = readCacheOf(db);
   const rows = cache

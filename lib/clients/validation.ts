@@ -41,10 +41,8 @@ export function validateRedirectUri(value: string, profile: 'web' | 'spa' | 'nat
     if (scheme && scheme !== 'http' && scheme !== 'https') return validatePrivateUseRedirectUri(value, scheme);
   }
   const checked = checkReturnUri(value);
-  // RFC 8252 §7.2: a native app's claimed https URI names a host it owns, never a loopback one (oidc-provider agrees).
-  if (checked.ok && profile === 'native' && checked.value.protocol === 'https:' && isLoopbackHost(checked.value.hostname)) {
-    return refused(localized('refusals.validation.nativeHttpsLoopback', { value }));
-  }
+  const native = checked.ok && profile === 'native' ? nativeAddressProblem(value, checked.value) : undefined;
+  if (native) return native;
   if (!checked.ok) return checked;
   // One spelling per URI: the origins of these URIs name the app's resource and must be exclusive, which a second
   // spelling of one origin (upper-case host, explicit default port) would slip past.
@@ -59,9 +57,28 @@ export function validateRedirectUri(value: string, profile: 'web' | 'spa' | 'nat
  * `http://127.0.0.1:4660` without a path — so the form an RP sends is the form an admin copies, and nothing else
  * hangs on its origin (it names no resource).
  */
-export function validatePostLogoutRedirectUri(value: string): Validated<string> {
+export function validatePostLogoutRedirectUri(value: string, profile: 'web' | 'spa' | 'native' = 'web'): Validated<string> {
+  if (profile === 'native') {
+    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
+    if (scheme && scheme !== 'http' && scheme !== 'https') return validatePrivateUseRedirectUri(value, scheme, false);
+  }
   const checked = checkReturnUri(value);
-  return checked.ok ? { ok: true, value } : checked;
+  if (!checked.ok) return checked;
+  return (profile === 'native' ? nativeAddressProblem(value, checked.value) : undefined) ?? { ok: true, value };
+}
+
+/**
+ * The loopback hosts a native app's http redirect may name: exactly the ones oidc-provider accepts for a native client
+ * (a URI it refused would make the whole client unloadable), RFC 8252 §7.3 and §8.3.
+ */
+const NATIVE_LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** What a native app's http(s) address must be (RFC 8252 §7.2, §7.3), or undefined when it is fine. */
+function nativeAddressProblem(value: string, url: URL): { ok: false; error: string; text: LocalizedText } | undefined {
+  // §7.2: a claimed https URI names a host the app owns, never a loopback one (oidc-provider agrees).
+  if (url.protocol === 'https:' && isLoopbackHost(url.hostname)) return refused(localized('refusals.validation.nativeHttpsLoopback', { value }));
+  if (url.protocol === 'http:' && !NATIVE_LOOPBACK_HOSTS.has(url.hostname)) return refused(localized('refusals.validation.nativeLoopbackHost', { value }));
+  return undefined;
 }
 
 /** The rules every address a browser is sent back to shares: absolute, https or loopback http, no fragment, no credentials, no wildcard. */
@@ -87,7 +104,7 @@ function checkReturnUri(value: string): Validated<URL> {
  * A native app's private-use URI scheme redirect (RFC 8252 §7.1): a scheme in reverse domain name form (with a
  * period, e.g. `com.example.notes:/callback`), never one a browser runs or reads from, no fragment, one spelling.
  */
-function validatePrivateUseRedirectUri(value: string, scheme: string): Validated<string> {
+function validatePrivateUseRedirectUri(value: string, scheme: string, oneSpelling = true): Validated<string> {
   if (!scheme.includes('.') || ['javascript', 'data', 'vbscript', 'file', 'blob', 'about'].includes(scheme)) {
     return refused(localized('refusals.validation.privateUseScheme', { value }));
   }
@@ -99,6 +116,6 @@ function validatePrivateUseRedirectUri(value: string, scheme: string): Validated
   }
   if (url.hash || value.includes('#')) return refused(localized('refusals.validation.fragment', { value }));
   if (value.includes('*')) return refused(localized('refusals.validation.wildcard', { value }));
-  if (/[\s<>"{}|\\^`]/.test(value) || url.href !== value) return refused(localized('refusals.validation.canonical', { value, canonical: url.href }));
+  if (/[\s<>"{}|\\^`]/.test(value) || (oneSpelling && url.href !== value)) return refused(localized('refusals.validation.canonical', { value, canonical: url.href }));
   return { ok: true, value };
 }

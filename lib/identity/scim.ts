@@ -162,11 +162,14 @@ function attributePath(raw: string, resource: ResourceSchema, scimType: 'invalid
  */
 function resourceBody(body: Record<string, unknown>, resource: ResourceSchema): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
-  const take = (key: string, value: unknown) => {
+  const take = (key: string, value: unknown, wrapped = false) => {
     const target = attributePath(key, resource, 'invalidSyntax');
     if (!target || target.schema !== resource.core) return;
     if (target.attribute === undefined) {
-      if (isObject(value)) for (const [inner, innerValue] of Object.entries(value)) take(inner, innerValue);
+      // The core schema's URN may wrap the attributes once; nested in itself it means nothing (and a deep nesting
+      // would exhaust the stack: a 500 instead of an answer).
+      if (wrapped) throw new ScimRefusal(400, `${resource.core} cannot wrap itself.`, 'invalidSyntax');
+      if (isObject(value)) for (const [inner, innerValue] of Object.entries(value)) take(inner, innerValue, true);
       return;
     }
     if (target.filter !== undefined || target.sub !== undefined) throw new ScimRefusal(400, `${key.slice(0, 100)} is a path, not an attribute name.`, 'invalidSyntax');
@@ -195,14 +198,16 @@ function nameValue(value: Record<string, unknown>, scimType: 'invalidPath' | 'in
  */
 function operationTargets(operation: PatchOperation, resource: ResourceSchema): { target: AttributePath & { attribute: string }; value: unknown; path: string }[] {
   const targets: { target: AttributePath & { attribute: string }; value: unknown; path: string }[] = [];
-  const add = (path: string, value: unknown) => {
+  const add = (path: string, value: unknown, wrapped = false) => {
     const target = attributePath(path, resource, 'invalidPath');
     if (!target) return;
     if (target.attribute !== undefined) targets.push({ target: { ...target, attribute: target.attribute }, value, path });
     else if (target.schema !== resource.core) return; // a whole extension: nothing of it is kept
     else if (operation.op === 'remove') throw new ScimRefusal(400, `${path.slice(0, 100)}: remove names an attribute, not the whole ${resource.name}.`, 'invalidPath');
     else if (!isObject(value)) throw new ScimRefusal(400, `${path.slice(0, 100)}: the value is an object of the ${resource.name}'s attributes.`, 'invalidValue');
-    else for (const [key, inner] of Object.entries(value)) add(key, inner);
+    // Once, as in resourceBody: the core schema nested in itself is refused, never followed down the stack.
+    else if (wrapped) throw new ScimRefusal(400, `${resource.core} cannot wrap itself.`, 'invalidPath');
+    else for (const [key, inner] of Object.entries(value)) add(key, inner, true);
   };
   if (operation.path !== undefined) add(operation.path, operation.value);
   else if (!isObject(operation.value)) throw new ScimRefusal(400, 'Without a path, value is an object of the attributes to change (RFC 7644 §3.5.2.1).', 'invalidValue');

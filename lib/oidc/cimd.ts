@@ -5,13 +5,14 @@
 import type { Configuration } from 'oidc-provider';
 import { checkRegisteredRedirectUri, REGISTRABLE_GRANT_TYPES } from '../clients/registration';
 import { outboundFetch } from '../http/outbound';
-import { NONCE_WITHOUT_PKCE_FIELD } from './client-policy';
+import { PORTICO_CLIENT_FIELDS } from '../clients/client-metadata';
 
 type CimdFeature = NonNullable<NonNullable<Configuration['features']>['clientIdMetadataDocument']>;
 
 /** Why a metadata document's client is refused; exported for tests and the error log. */
 export function cimdPolicyViolation(client: Record<string, unknown>): string | undefined {
-  for (const field of ['portico_kind', 'portico_app_id', 'portico_org_id', NONCE_WITHOUT_PKCE_FIELD]) {
+  // Portico's own fields are Portico's to set, never a document's.
+  for (const field of PORTICO_CLIENT_FIELDS) {
     if (client[field] !== undefined && client[field] !== null) return `${field} is not client metadata`;
   }
   if (client.tokenEndpointAuthMethod !== 'none') return 'token_endpoint_auth_method must be "none": CIMD clients are public and use PKCE';

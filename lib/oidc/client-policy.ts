@@ -99,3 +99,9 @@ export function pkceRequired(client: unknown, params: { scope?: unknown; nonce?:
   const openIdWithNonce = typeof params.scope === 'string' && params.scope.split(' ').includes('openid') && typeof params.nonce === 'string' && params.nonce.length > 0;
   return !(allowed && openIdWithNonce);
 }
+
+/** An app's own client registered as a native app (public, `application_type: native`; lib/clients/apps.ts). */
+export function isNativeAppClient(client: unknown): boolean {
+  const metadata = (client ?? {}) as { applicationType?: string; clientAuthMethod?: string; tokenEndpointAuthMethod?: string };
+  return clientKindOf(client) === 'app' && metadata.applicationType === 'native' && (metadata.clientAuthMethod ?? metadata.tokenEndpointAuthMethod) === 'none';
+}

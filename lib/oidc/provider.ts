@@ -1,7 +1,7 @@
 // oidc-provider's configuration: an OAuth 2.1 / OpenID Connect profile. The issuer is the origin root (so both
 // discovery documents sit at /.well-known/ where MCP clients look first) and endpoints live under /oidc/*.
 import { supportedLocales } from '../i18n/catalogs';
-import { clientKindOf, clientPolicyOf, pkceRequired } from './client-policy';
+import { clientKindOf, clientPolicyOf, isNativeAppClient, pkceRequired } from './client-policy';
 import { createHmac, randomBytes } from 'node:crypto';
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../db/client';
@@ -189,6 +189,15 @@ export function createProvider(options: ProviderOptions): Provider {
       return { azp: token.clientId, ...(app ? { org: app.orgId } : {}) };
     },
     // Refresh tokens rotate on every use (OAuth 2.1 §4.3.1, RFC 9700 §4.14.2).
+    // Cross-origin calls from a browser (the Fetch standard's CORS), decided here rather than left to oidc-provider's
+    // default: a public client (a single-page app, an MCP client in a browser) may call the token, revocation and
+    // userinfo endpoints from its redirect URIs' origins; a confidential client only userinfo, from the same (its
+    // secret stays on a server). A private-use scheme's "null" origin never.
+    clientBasedCORS: (ctx, origin, client) => {
+      if (origin === 'null') return false;
+      if (ctx.oidc.route !== 'userinfo' && client.clientAuthMethod !== 'none') return false;
+      return (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin);
+    },
     rotateRefreshToken: true,
     ttl: {
       ...TOKEN_TTL,
@@ -338,6 +347,15 @@ function interactionPolicyWithMcpConsent(options: Pick<ProviderOptions, 'db' | '
   policy.get('login')?.checks.add(
     new interactionPolicy.Check('acr_values_mfa', 'The application asked for a second factor', (ctx) =>
       requestsMfa(ctx.oidc.params ?? {}) && ctx.oidc.session?.acr !== ACR_MFA ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT,
+    ),
+  );
+  // RFC 8252 §8.6: a native app's identity cannot be assured (any program on the device may claim its private-use
+  // scheme or listen on loopback), so its authorization requests are never completed from an existing session alone:
+  // the person signs in on the card each time (as max_age=0 would ask), and prompt=none gets login_required. Its
+  // refresh tokens keep the app signed in between. Single-page apps return to https origins that identify them.
+  policy.get('login')?.checks.add(
+    new interactionPolicy.Check('native_app_interaction', 'A native app needs the person to sign in', 'login_required', (ctx) =>
+      isNativeAppClient(ctx.oidc.client) && !ctx.oidc.result?.login ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT,
     ),
   );
   policy.get('consent')?.checks.add(

@@ -19,6 +19,8 @@ describe('the address on the sign-in card', () => {
     expect(displayedAppAddress(context, 'https://evil.example/callback')).toBe('https://billing.example');
     expect(displayedAppAddress(context, ['https://eu.billing.example/callback'])).toBe('https://billing.example');
     expect(displayedAppAddress({ ...context, clientKind: 'external' }, 'https://eu.billing.example/callback')).toBe('https://billing.example');
+    // A native app's private-use scheme has no origin ("null" to URL): never shown.
+    expect(displayedAppAddress({ ...context, redirectUris: ['com.billing.app:/callback'] }, 'com.billing.app:/callback')).toBe('https://billing.example');
   });
 
   it('is absent when the app has no publish address', () => {

@@ -198,6 +198,20 @@ describe('operator CLI', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.err).toContain('--id-token-alg must be RS256 or ES256');
     expect(await findAppListing(database.db, 'algs/weak')).toBeUndefined();
+    // A single-page app: a public client, so no client secret and no server-only surface secret to ship in a bundle.
+    const spa = await run('apps', 'create', '--org', 'algs', '--name', 'Pocket', '--origin', 'https://pocket.algs.test', '--redirect-uri', 'https://pocket.algs.test/cb', '--type', 'spa');
+    expect(spa.code).toBe(0);
+    expect(spa.out).toContain('a single-page app (public client: PKCE, no secret)');
+    expect(spa.out).toContain('# PORTICO_CLIENT_SECRET: none');
+    expect(spa.out).not.toContain('PORTICO_SURFACE_SECRET=');
+    expect((await appClientRegistration(database.db, (await findAppListing(database.db, 'algs/pocket'))!.clientId)).profile).toBe('spa');
+    // A native app's private-use scheme; a web app's is refused; --auth-method means nothing without a secret.
+    expect((await run('apps', 'create', '--org', 'algs', '--name', 'Phone', '--origin', 'https://phone.algs.test', '--redirect-uri', 'com.algs.phone:/cb', '--type', 'native')).code).toBe(0);
+    expect((await run('apps', 'create', '--org', 'algs', '--name', 'Web', '--origin', 'https://web.algs.test', '--redirect-uri', 'com.algs.web:/cb')).code).not.toBe(0);
+    const mixed = await run('apps', 'create', '--org', 'algs', '--name', 'Mixed', '--origin', 'https://mixed.algs.test', '--redirect-uri', 'https://mixed.algs.test/cb', '--type', 'spa', '--auth-method', 'client_secret_post');
+    expect(mixed.err).toContain('--auth-method is for web apps');
+    expect(await findAppListing(database.db, 'algs/mixed')).toBeUndefined();
+    expect((await run('apps', 'create', '--org', 'algs', '--name', 'Odd', '--origin', 'https://odd.algs.test', '--redirect-uri', 'https://odd.algs.test/cb', '--type', 'desktop')).err).toContain('--type must be web, spa, native');
   });
 
   it('sets, shows and removes an app’s back-channel logout URI, refusing a bad one, audited', async () => {

@@ -24,11 +24,12 @@ type Answer = { status: number; body: Record<string, unknown> };
 let database: TestDatabase;
 let token: string;
 
+/** A request as a directory sends it; a body given as a string is sent as it is (JSON.stringify cannot nest 20,000 deep). */
 async function scim(method: string, path: string, body?: unknown): Promise<Answer> {
   const request = new Request(`${ISSUER}/scim/v2/${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/scim+json; charset=utf-8' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const url = new URL(request.url);
   const response = await handleScimRequest(database.db, request, { issuer: ISSUER, path: url.pathname.replace(/^\/scim\/v2\/?/, '').split('/').filter(Boolean).map(decodeURIComponent), ip: '192.0.2.9' });
@@ -332,6 +333,18 @@ describe('what is still refused', () => {
     expect(await scim('PATCH', `Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'remove' }] })).toMatchObject({ status: 400, body: { scimType: 'noTarget' } });
     expect(await scim('PATCH', `Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', value: 'False' }] })).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
     expect(await scim('PATCH', `Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: USER, value: ['x'] }] })).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+  });
+
+  it('the core schema wrapping itself, once or 20,000 deep (under the size cap), is refused, never a 500 from an exhausted stack', async () => {
+    const id = (await scim('POST', 'Users', { schemas: [USER], userName: 'deep@contoso.example' })).body.id as string;
+    // Written out as text: the nesting is the point.
+    const nested = (depth: number, inner: string) => `${`"${USER}":{`.repeat(depth)}${inner}${'}'.repeat(depth)}`;
+    // Once is what directories send; twice already means nothing.
+    expect(await scim('POST', 'Users', `{"schemas":["${USER}"],${nested(1, '"userName":"once@contoso.example"')}}`)).toMatchObject({ status: 201 });
+    for (const depth of [2, 20_000]) {
+      expect(await scim('POST', 'Users', `{"schemas":["${USER}"],"userName":"deep-${depth}@contoso.example",${nested(depth, '"displayName":"x"')}}`)).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
+      expect(await scim('PATCH', `Users/${id}`, `{"schemas":["${PATCH}"],"Operations":[{"op":"replace","value":{${nested(depth, '"displayName":"x"')}}}]}`)).toMatchObject({ status: 400, body: { scimType: 'invalidPath' } });
+    }
   });
 
   it('values no text column holds (NUL, half a surrogate pair) in kept, ignored or unknown attributes: never a 500', async () => {

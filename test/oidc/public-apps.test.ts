@@ -6,13 +6,14 @@ import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
-import { appClientRegistration, createApp, setNonceWithoutPkce, type AppProfile } from '../../lib/clients/apps';
+import { appClientRegistration, assertPublishOriginAvailable, createApp, findAppByResource, findOrgApp, setNonceWithoutPkce, type AppProfile } from '../../lib/clients/apps';
+import { setAppBackchannelApproval, setAppNonceWithoutPkce, startSecretRotation } from '../../lib/clients/app-commands';
 import { validateRedirectUri } from '../../lib/clients/validation';
 import { createOrganization } from '../../lib/accounts/organizations';
 import { clientSecrets, clients, oidcPayloads } from '../../lib/db/schema';
 import { hashStoredId } from '../../lib/oidc/stored-ids';
 import { PUBLIC_APP_REFRESH_TOKEN_TTL_SECONDS, TOKEN_TTL } from '../../lib/oidc/token-ttl';
-import { createMember, signIn, useProviderHarness, type AppFixture } from '../support/provider-harness';
+import { CookieJar, createMember, signIn, useProviderHarness, type AppFixture } from '../support/provider-harness';
 
 describe('single-page and native apps', () => {
   const suite = useProviderHarness();
@@ -78,6 +79,28 @@ describe('single-page and native apps', () => {
     expect(own.headers.get('access-control-allow-origin')).toBe(origin);
   });
 
+  it('refuses what needs a secret for a single-page app, at the command every door calls: the nonce exception, backend approvals (CIBA), a secret rotation', async () => {
+    const { created } = await publicApp('spa', ['{origin}/callback']);
+    const listing = (await findOrgApp(suite.database.db, created.app.orgId, created.app.id))!;
+    const audited: string[] = [];
+    const ctx = { tx: suite.database.db, audit: async (record: { action: string }) => void audited.push(record.action) };
+    for (const attempt of [() => setAppNonceWithoutPkce(ctx, listing, true), () => setAppBackchannelApproval(ctx, listing, true), () => startSecretRotation(ctx, listing, { overlapSeconds: 3600 })]) {
+      await expect(attempt()).rejects.toMatchObject({ status: 409, text: { key: expect.stringMatching(/publicClient|appNoSecret/) } });
+    }
+    expect(audited).toEqual([]);
+  });
+
+  it("lets two organizations' native apps both return to loopback (RFC 8252 §7.3): it names no resource and claims no origin", async () => {
+    const first = await publicApp('native', ['http://127.0.0.1/callback']);
+    const second = await publicApp('native', ['http://127.0.0.1/callback', 'com.example.second:/callback']);
+    expect(first.created.clientId).not.toBe(second.created.clientId);
+    expect(await findAppByResource(suite.database.db, 'http://127.0.0.1/api/mcp')).toBeUndefined();
+    // A web app may still be published at a loopback address of its own (development), and owns it.
+    const tag = randomBytes(4).toString('hex');
+    const org = await createOrganization(suite.database.db, { slug: `loop-${tag}`, name: 'Loop' });
+    await assertPublishOriginAvailable(suite.database.db, { origin: 'http://127.0.0.1', issuer: suite.harness.issuer, orgId: org.id });
+  });
+
   it('a native app returns to its private-use scheme, or to loopback http on whatever port it listens (RFC 8252 §7.1, §7.3)', async () => {
     const { created, email, config, fixture } = await publicApp('native', ['com.example.notes:/callback', 'http://127.0.0.1/callback']);
     expect(await appClientRegistration(suite.database.db, created.clientId)).toMatchObject({ profile: 'native' });
@@ -88,9 +111,30 @@ describe('single-page and native apps', () => {
       const tokens = await oidc.authorizationCodeGrant(config, attempt.callbackUrl!, attempt.checks, { redirect_uri: redirectUri });
       expect(tokens.claims()).toMatchObject({ email });
     }
-    // Another path on loopback, or another scheme, is not registered.
-    const wrong = await signIn(suite.harness, suite.database, config, fixture('http://127.0.0.1:53123/elsewhere'), { email });
-    expect(wrong.callbackUrl).toBeUndefined();
+    // Another path on loopback, or another scheme, is not registered: no redirect at all (RFC 6749 §4.1.2.1).
+    for (const unregistered of ['http://127.0.0.1:53123/elsewhere', 'com.example.other:/callback', 'https://127.0.0.1/callback']) {
+      const wrong = await signIn(suite.harness, suite.database, config, fixture(unregistered), { email });
+      expect(wrong.callbackUrl, unregistered).toBeUndefined();
+    }
+  });
+
+  it('a native app is never signed in from an existing session alone (RFC 8252 §8.6): the card every time, and prompt=none gets login_required; a single-page app is', async () => {
+    const native = await publicApp('native', ['com.example.notes:/callback']);
+    const jar = new CookieJar();
+    const first = await signIn(suite.harness, suite.database, native.config, native.fixture('com.example.notes:/callback'), { email: native.email }, {}, jar);
+    expect(first.outcome.kind).toBe('continue');
+    // Signed in at Portico now; the next request still goes through the card (the password again).
+    const again = await signIn(suite.harness, suite.database, native.config, native.fixture('com.example.notes:/callback'), { email: native.email }, {}, jar);
+    expect(again.outcome.kind).toBe('continue');
+    const silent = await signIn(suite.harness, suite.database, native.config, native.fixture('com.example.notes:/callback'), { email: native.email }, { prompt: 'none' }, jar);
+    expect(silent.callbackUrl?.searchParams.get('error')).toBe('login_required');
+
+    // The same person's session signs them in to a single-page app of the same organization without the card.
+    const spa = await publicApp('spa', ['{origin}/callback']);
+    const spaJar = new CookieJar();
+    await signIn(suite.harness, suite.database, spa.config, spa.fixture(`${spa.origin}/callback`), { email: spa.email }, {}, spaJar);
+    const spaAgain = await signIn(suite.harness, suite.database, spa.config, spa.fixture(`${spa.origin}/callback`), { email: spa.email }, { prompt: 'none' }, spaJar);
+    expect(spaAgain.callbackUrl?.searchParams.get('code')).toEqual(expect.any(String));
   });
 
   it('accepts each kind of app only the redirect URIs it can use', () => {
@@ -103,6 +147,8 @@ describe('single-page and native apps', () => {
       ['com.example.notes:/callback#x', 'native'],
       ['https://localhost/callback', 'native'],
       ['http://notes.example/callback', 'native'],
+      ['http://127.0.0.2/callback', 'native'],
+      ['http://app.localhost/callback', 'native'],
     ] as const) {
       expect(validateRedirectUri(uri, profile).ok, `${profile} ${uri}`).toBe(false);
     }

@@ -5,7 +5,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, findAccountInOrganization } from '../../lib/accounts/memberships';
 import { findAppByIdentity, findAppByResource } from '../../lib/clients/apps';
-import { loadClient } from '../../lib/clients/client-metadata';
+import { loadClient, VALID_FROM_TOLERANCE_MS } from '../../lib/clients/client-metadata';
 import { drizzleFor, openRawDatabase, readCacheOf, rowsOf, type Database, type RawDatabase } from '../../lib/db/client';
 import { CACHE_TTL_MS, LISTENER_APPLICATION_NAME, ReadCache } from '../../lib/db/read-cache';
 import { clientSecrets, clients, memberships, redirectUris, users } from '../../lib/db/schema';
@@ -81,11 +81,14 @@ describe('read cache', () => {
     const cache = database.raw.readCache!;
     const measured = cache.clockOffsetMs;
     try {
-      // The feed's estimate is off by up to half a round trip; under load that is tens of milliseconds.
-      cache.clockOffsetMs = measured - 50;
+      // The feed's estimate is off by up to half a round trip; under load that is tens of milliseconds. Within the
+      // tolerance a secret made just now counts; past it (a clock truly behind), it is not valid yet.
+      cache.clockOffsetMs = measured - (VALID_FROM_TOLERANCE_MS - 1000);
       const fresh = await createOrgWithApp(database, 'Fresh secret');
-      const loaded = await loadClient(counted, fresh.clientId, 'x');
-      expect(loaded?.secretHashesValidNow).toHaveLength(1);
+      expect((await loadClient(counted, fresh.clientId, 'x'))?.secretHashesValidNow).toHaveLength(1);
+      cache.clockOffsetMs = measured - (VALID_FROM_TOLERANCE_MS + 5000);
+      const early = await createOrgWithApp(database, 'Early secret');
+      expect((await loadClient(counted, early.clientId, 'x'))?.secretHashesValidNow).toHaveLength(0);
     } finally {
       cache.clockOffsetMs = measured;
     }

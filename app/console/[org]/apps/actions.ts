@@ -4,7 +4,7 @@ import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
 import { issueSurfaceSecret } from '@/lib/clients/surface';
-import { addPostLogoutRedirectUri, addRedirectUri, appClientRegistration, APP_PROFILES, assertPublishOriginAvailable, createApp, deleteApp, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, removeRedirectUri, setAppDescriptions, setAppDisabled, ID_TOKEN_ALGS, updateApp } from '@/lib/clients/apps';
+import { addPostLogoutRedirectUri, addRedirectUri, appClientRegistration, APP_PROFILES, DEFAULT_ID_TOKEN_ALG, assertPublishOriginAvailable, createApp, deleteApp, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, removeRedirectUri, setAppDescriptions, setAppDisabled, ID_TOKEN_ALGS, updateApp } from '@/lib/clients/apps';
 import { validateAppOrigin, validatePostLogoutRedirectUri, validateRedirectUri, validateSlug, type Validated } from '@/lib/clients/validation';
 import { freeSlug, slugFromName } from '@/lib/util/slug';
 import { runtime } from '@/lib/runtime';
@@ -31,7 +31,6 @@ const checkedBy = (check: (value: string) => Validated<string>) => (t: Translato
 const origin = checkedBy(validateAppOrigin);
 // A web app's redirect URI; the new-app form and adding one check with the app's kind instead (native apps differ).
 const redirectUri = checkedBy((value) => validateRedirectUri(value));
-const postLogoutRedirectUri = checkedBy(validatePostLogoutRedirectUri);
 
 const avatarUrl = (t: Translator) =>
   z
@@ -89,8 +88,10 @@ export const createAppAction = orgAction(
     const created = await refuseTakenOrigin(() =>
       createApp(tx, { orgId: access.org.id, slug, name: input.name, publishOrigin: input.origin, redirectUris: [checkedRedirect.value], profile: input.profile, ...(input.profile === 'web' ? { tokenEndpointAuthMethod: input.authMethod } : {}) }),
     );
-    const surfaceSecret = await issueSurfaceSecret(tx, created.app.id, runtime().atRestKey);
-    await audit({ action: 'app.created', subject: { type: 'app', id: created.app.id, label: created.app.name }, appId: created.app.id, clientId: created.clientId, details: { profile: created.profile } });
+    // The surface secret is a server's (it signs the app's calls to Portico's surface API): a single-page or native
+    // app would ship it in its bundle or binary, so it gets one only when its own server asks, on the security tab.
+    const surfaceSecret = created.profile === 'web' ? await issueSurfaceSecret(tx, created.app.id, runtime().atRestKey) : undefined;
+    await audit({ action: 'app.created', subject: { type: 'app', id: created.app.id, label: created.app.name }, appId: created.app.id, clientId: created.clientId, details: { profile: created.profile, idTokenAlg: DEFAULT_ID_TOKEN_ALG } });
     // Shown once on the app's own page (sealed into a cookie for that page; never in the URL).
     const lines = appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret, publicClient: created.profile !== 'web' });
     await keepNewCredentials({ org: access.org.slug, appId: created.app.id, consoleSession: access.consoleSession, lines });
@@ -173,9 +174,12 @@ export const removeRedirectUriAction = orgAction(
 );
 
 export const addPostLogoutRedirectUriAction = orgAction(
-  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), postLogoutRedirectUri: postLogoutRedirectUri(t) }) },
+  { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), postLogoutRedirectUri: z.string().trim() }) },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    // Kept as written; checked with the app's kind (a native app's may be a private-use scheme).
+    const checked = validatePostLogoutRedirectUri(input.postLogoutRedirectUri, (await appClientRegistration(tx, listing.clientId)).profile);
+    if (!checked.ok) throw new ActionRefusal(checked.text, 'postLogoutRedirectUri');
     if (!(await addPostLogoutRedirectUri(tx, listing.clientId, input.postLogoutRedirectUri))) throw new ActionRefusal(localized('console.apps.refusals.logoutUriRegistered'), 'postLogoutRedirectUri');
     await audit({ action: 'app.post_logout_redirect_uri_added', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.postLogoutRedirectUri } });
     return { status: 'ok', message: (await getT('console.apps.done'))('logoutUriAdded') };

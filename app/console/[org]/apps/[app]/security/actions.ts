@@ -1,7 +1,7 @@
 'use server';
 // The security tab's actions: rotation steps, revocation, dev environment, dev-only redirect URIs.
 import { z } from 'zod';
-import { addRedirectUri } from '@/lib/clients/apps';
+import { addRedirectUri, appClientRegistration } from '@/lib/clients/apps';
 import { cancelSecretRotation, completeSecretRotation, revokeAppAccess, setAppBackchannelApproval, setAppDevEnvironment, setAppNonceWithoutPkce, startSecretRotation } from '@/lib/clients/app-commands';
 import { issueSurfaceSecret, recordVerification, surfaceSecretOf, surfaceStateOf, surfaceVerificationFetch, verifyAppSurface } from '@/lib/clients/surface';
 import { validateRedirectUri } from '@/lib/clients/validation';
@@ -119,18 +119,14 @@ export const addDevRedirectUriAction = orgAction(
     input: (t) =>
       z.object({
         appId: appId(t),
-        redirectUri: z.string().trim().transform((value, ctx) => {
-          const result = validateRedirectUri(value);
-          if (!result.ok) {
-            ctx.addIssue({ code: 'custom', message: spoken(t, result.text) });
-            return z.NEVER;
-          }
-          return result.value;
-        }),
+        redirectUri: z.string().trim(),
       }),
   },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
+    // Checked with the app's kind: a native app's may be a private-use scheme or loopback http (RFC 8252 §7).
+    const checked = validateRedirectUri(input.redirectUri, (await appClientRegistration(tx, listing.clientId)).profile);
+    if (!checked.ok) throw new ActionRefusal(checked.text, 'redirectUri');
     if (!(await addRedirectUri(tx, listing.clientId, input.redirectUri, true))) throw new ActionRefusal(localized('console.apps.refusals.redirectUriRegistered'));
     await audit({ action: 'app.redirect_uri_added', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: { uri: input.redirectUri, devOnly: true } });
     return { status: 'ok', message: (await getT('console.app.security.done'))('devUriAdded') };

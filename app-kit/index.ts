@@ -223,9 +223,12 @@ export function createAppKit(options: AppKitOptions): AppKit {
 
     async handleMcp(request, onAccepted) {
       // Any valid token for this app passes the gate; what it may do is per tool (a token holding only
-      // `notes:read` sees and calls only the tools that need no more). A client without one is told the minimal
-      // scope to ask for, `mcp` (MCP authorization, scope selection), not left to ask for every scope supported.
-      const gateResult = await authorizeBearer(request, config, keys, [], ['mcp']);
+      // `notes:read` sees and calls only the tools that need no more). A client without one is told every scope
+      // the tools need (MCP authorization, scope selection: the client asks for what the challenge names). Asking
+      // for them grants nothing more: Portico's token carries what was asked intersected with what the person or
+      // agent holds, and the consent screen says which were asked and not held. With only `mcp` named, a stock
+      // client (one that follows the challenge and then refreshes on a 403) never reached a permission-gated tool.
+      const gateResult = await authorizeBearer(request, config, keys, [], config.scopesSupported);
       if (!gateResult.ok) return gateResult.response;
       // A call of a tool the token lacks scopes for: 403 insufficient_scope naming them (RFC 6750 §3.1, MCP
       // authorization's scope challenge), so the client can ask the person for more.

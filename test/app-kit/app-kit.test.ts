@@ -135,10 +135,11 @@ describe('the app kit', () => {
       expect((await idleClient.listTools()).tools).toEqual([]);
       await idleClient.close();
 
-      // Without a token: the challenge names the minimal scope to ask for (MCP authorization, scope selection).
+      // Without a token: the challenge names every scope the tools need, which a client asks for as it is (MCP
+      // authorization, scope selection); the token then carries those the subject holds.
       const anonymous = await fetch(app.resource, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' });
       expect(anonymous.status).toBe(401);
-      expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${app.origin}/.well-known/oauth-protected-resource/api/mcp", scope="mcp"`);
+      expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${app.origin}/.well-known/oauth-protected-resource/api/mcp", scope="mcp notes:read notes:delete"`);
 
       const call = (name: string) =>
         fetch(app.resource, {

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError as UnauthorizedV2, type OAuthClientProvider as ProviderV2, type OAuthClientMetadata as MetadataV2, type StoredOAuthClientInformation, type StoredOAuthTokens } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../lib/accounts/organizations';
 import { addTeamMember, createTeam, grantTeamScope } from '../../lib/accounts/teams';
@@ -53,6 +54,39 @@ class StoredOAuthState implements OAuthClientProvider {
   }
 }
 
+/** The same for the SDK v2 client: what it stores, as it hands it over. */
+class StoredOAuthStateV2 implements ProviderV2 {
+  information?: StoredOAuthClientInformation;
+  saved?: StoredOAuthTokens;
+  verifier?: string;
+  pending?: URL;
+  readonly redirectUrl = REDIRECT;
+  get clientMetadata(): MetadataV2 {
+    return { client_name: 'Stock SDK v2 client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+  clientInformation() {
+    return this.information;
+  }
+  saveClientInformation(information: StoredOAuthClientInformation) {
+    this.information = information;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: StoredOAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.pending = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier!;
+  }
+}
+
 describe('a stock MCP client and the scopes it follows', () => {
   let database: TestDatabase;
   let harness: Harness;
@@ -60,6 +94,7 @@ describe('a stock MCP client and the scopes it follows', () => {
   let email: string;
   let appId: string;
   let teamId: string;
+  let orgId: string;
 
   beforeAll(async () => {
     database = await openTestDatabase();
@@ -67,6 +102,7 @@ describe('a stock MCP client and the scopes it follows', () => {
     const org = await createOrganization(database.db, { slug: `stock-${randomBytes(3).toString('hex')}`, name: 'Stock' });
     const app = await createApp(database.db, { orgId: org.id, slug: 'notes', name: 'Notes', publishOrigin: APP_ORIGIN, redirectUris: [`${APP_ORIGIN}/callback`] });
     appId = app.app.id;
+    orgId = org.id;
     for (const [scope, description] of [
       ['notes:read', 'Read notes'],
       ['notes:delete', 'Delete notes'],
@@ -120,5 +156,45 @@ describe('a stock MCP client and the scopes it follows', () => {
     await reconnected.connect(new StreamableHTTPClientTransport(new URL(example.resource), { authProvider: again }));
     expect((await reconnected.listTools()).tools.map((tool) => tool.name)).toContain('notes.delete');
     await reconnected.close();
+  });
+
+  it("the SDK v2 client, as it is: asks for the challenge's scopes, and when a tool needs a permission granted later it authorizes again for the union (its step-up), never stuck on a refresh", async () => {
+    const other = await createMember(database, orgId, `v2-${randomBytes(3).toString('hex')}@example.test`);
+    expect(other.id).toBeTruthy();
+    const state = new StoredOAuthStateV2();
+    const connect = async () => {
+      const client = new ClientV2({ name: 'stock-v2', version: '2.4.0' });
+      await client.connect(new TransportV2(new URL(example.resource), { authProvider: state }));
+      return client;
+    };
+    const authorize = async (transport: TransportV2) => {
+      const answered = await completeAuthorization(harness, database, state.pending!, { email: other.email });
+      state.pending = undefined;
+      await transport.finishAuth(answered.callbackUrl!.searchParams);
+    };
+    const first = new TransportV2(new URL(example.resource), { authProvider: state });
+    await expect(new ClientV2({ name: 'stock-v2', version: '2.4.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedV2);
+    // (It adds offline_access, which Portico's metadata lists, to keep a refresh token.)
+    expect(state.pending?.searchParams.get('scope')?.split(' ').filter((scope) => scope !== 'offline_access')).toEqual(['mcp', 'notes:read', 'notes:delete']);
+    await authorize(first);
+    // This person holds nothing beyond the baseline yet: mcp only, and the gated tools are not listed.
+    expect(state.saved?.scope?.split(' ')).toEqual(['mcp']);
+    let client = await connect();
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('notes.list');
+
+    // Granted reading now: the call meets 403 insufficient_scope, and the client authorizes again (the union is more
+    // than its token holds, so it does not refresh); once the person answers, the call goes through.
+    const team = await createTeam(database.db, { orgId: orgId, name: `Later ${randomBytes(2).toString('hex')}` });
+    await addTeamMember(database.db, team.id, other.id);
+    await grantTeamScope(database.db, { teamId: team.id, appId, scope: 'notes:read' });
+    await expect(client.callTool({ name: 'notes.list', arguments: {} })).rejects.toBeInstanceOf(UnauthorizedV2);
+    expect(state.pending?.searchParams.get('scope')?.split(' ')).toContain('notes:read');
+    await client.close();
+    const again = new TransportV2(new URL(example.resource), { authProvider: state });
+    await authorize(again);
+    expect(state.saved?.scope?.split(' ').sort()).toEqual(['mcp', 'notes:read']);
+    client = await connect();
+    expect((await client.callTool({ name: 'notes.list', arguments: {} })).isError).toBeFalsy();
+    await client.close();
   });
 });

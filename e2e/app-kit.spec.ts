@@ -10,7 +10,7 @@ import { E2E_ISSUER, lanePort } from './support/constants';
 import { consoleSignIn } from './support/console';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { startFlightDeck, type ExampleApp } from './support/flight-deck';
-import { callAfterStepUp, connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
+import { connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
 import { fillSignIn } from './support/relying-party';
 import { undeclaredExportTool } from '../examples/notes/tools';
 import { expectAccessible } from './support/accessibility';
@@ -50,24 +50,19 @@ test('the MCP SDK client registers, the person consents, and tools run through t
   const started = (app = await startFlightDeck());
   const provider = new PageOAuthProvider(CLIENT_REDIRECT, { clientName: 'Notes Assistant' });
   const client = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, { ...PILOT, screenshot: { testInfo, name: 'example-app-consent.png' } });
-  // The 401 named the minimal scope, mcp: enough for notes.add, not for notes.delete.
-  expect(provider.tokens()?.scope).toBe('mcp');
+  // The 401 named every scope the tools need and the SDK asked for exactly that; the pilot holds them all (through
+  // the crew), so the token carries them: no step-up on the way (permissions.spec.ts steps up a person who lacks one).
+  expect(provider.tokens()?.scope?.split(' ').sort()).toEqual(['mcp', 'notes:delete', 'notes:read']);
   const note = JSON.parse(text(await client.callTool({ name: 'notes.add', arguments: { title: 'Pre-flight', body: 'Check the fuel.' } }))) as { id: number };
-  await client.close();
-  // notes.delete answers 403 insufficient_scope naming notes:delete; the SDK asks the person for it (step-up).
-  const stepped = await callAfterStepUp(page, FLIGHT_DECK.resource, provider, PILOT, (connected) =>
-    connected.callTool({ name: 'notes.delete', arguments: { id: note.id } }),
-  );
-  expect(stepped.error).toBeUndefined();
-  expect(provider.tokens()?.scope).toBe('mcp notes:delete');
-  const challenge = text(stepped.result);
+  // notes.delete is approval_required: a confirmation challenge first.
+  const challenge = text(await client.callTool({ name: 'notes.delete', arguments: { id: note.id } }));
   expect(challenge).toContain('Confirmation required');
   expect(started.notebook.notes.has(note.id)).toBe(true);
   const token = /"(confirm_[A-Za-z0-9_-]+)"/.exec(challenge)![1]!;
-  expect(text(await stepped.client.callTool({ name: 'notes.delete', arguments: { id: note.id, _confirmation_token: token } }))).toContain('Deleted');
+  expect(text(await client.callTool({ name: 'notes.delete', arguments: { id: note.id, _confirmation_token: token } }))).toContain('Deleted');
   expect(started.notebook.notes.has(note.id)).toBe(false);
   expect(started.events.map((event) => `${event.tool}:${event.outcome}`)).toEqual(['notes.add:succeeded', 'notes.delete:challenge_issued', 'notes.delete:succeeded']);
-  await stepped.client.close();
+  await client.close();
 });
 
 async function verify(page: Page, outcome: string) {
@@ -196,11 +191,9 @@ test('with confirmations in Portico, notes.delete runs only after the person con
   const connected = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, PILOT);
   expect(connected.getServerCapabilities()?.experimental?.['io.portico/risk-model']).toMatchObject({ confirmation_mode: 'human' });
   const note = JSON.parse(text(await connected.callTool({ name: 'notes.add', arguments: { title: 'Countdown', body: 'T-minus 5' } }))) as { id: number };
-  await connected.close();
-  // notes.delete needs notes:delete, which the first consent (scope mcp) did not ask for: the SDK steps up.
-  const stepped = await callAfterStepUp(page, FLIGHT_DECK.resource, provider, PILOT, (mcp) => mcp.callTool({ name: 'notes.delete', arguments: { id: note.id } }));
-  const client = stepped.client;
-  const first = stepped.result as { _meta?: Record<string, { token?: string; confirmation_url?: string }> };
+  // The first consent already carried notes:delete (the 401 names every scope the tools need, and the pilot holds it).
+  const client = connected;
+  const first = (await client.callTool({ name: 'notes.delete', arguments: { id: note.id } })) as { _meta?: Record<string, { token?: string; confirmation_url?: string }> };
   const { token, confirmation_url: url } = first._meta!['io.portico/confirmation']!;
   expect(url).toMatch(new RegExp(`^${E2E_ISSUER}/console/confirm/cnf_`));
   expect(text(first)).toContain(url!);

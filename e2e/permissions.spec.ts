@@ -207,9 +207,12 @@ test.describe('permissions reach the example app’s tools', () => {
     const client = await connectWithOAuth(page, FLIGHT_DECK.resource, provider, {
       ...DECKHAND,
       onConsent: async (consent) => {
-        // The 401 named the minimal scope (MCP authorization, scope selection): only the baseline is asked for.
+        // The 401 named every scope the tools need and the client asked for exactly that (MCP authorization, scope
+        // selection); the deckhand holds the baseline only: it alone is granted, the others are said not held.
         await expect(consent.getByTestId('consent-permissions').locator('li[data-scope="mcp"]')).toContainText('Use the app’s tools');
         await expect(consent.getByTestId('consent-permissions').locator('li')).toHaveCount(1);
+        await expect(consent.getByTestId('consent-not-held')).toContainText('Read notes');
+        await expect(consent.getByTestId('consent-not-held')).toContainText('Delete notes');
         await consent.screenshot({ path: testInfo.outputPath('consent-permissions-baseline.png'), fullPage: true });
         await expectAccessible(consent);
       },
@@ -265,7 +268,8 @@ test.describe('permissions reach the example app’s tools', () => {
       },
     }, (connected) => connected.callTool({ name: 'notes.delete', arguments: { id: 1 } }));
     expect(again.error).toBeUndefined();
-    expect(scopeOf(provider.tokens()!.access_token)).toBe('mcp notes:delete');
+    // What was asked from the start (every scope the tools need), now held through the crew.
+    expect(scopeOf(provider.tokens()!.access_token)).toBe('mcp notes:delete notes:read');
     expect((await again.client.listTools()).tools.map((tool) => tool.name)).toContain('notes.delete');
     await again.client.close();
 

@@ -4,6 +4,7 @@
 // Not idempotent, by decision: a registration carries no client authentication, so two installations sending the
 // same metadata would otherwise share one client_id, and revoking one would revoke the other. The per-IP limit and
 // the global cap bound how many clients a caller can pile up.
+import { isPrivateUseScheme, NATIVE_LOOPBACK_HOSTS } from './validation';
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/client';
 import { clients, redirectUris } from '../db/schema';
@@ -74,12 +75,9 @@ export function registeredRedirectUriProblem(value: unknown): LocalizedText | un
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:') {
     // The loopback literals oidc-provider matches port-agnostically for native clients (RFC 8252 §7.3, §8.3).
-    return ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname) ? undefined : localized('refusals.registration.plainHttp', { value: shown });
+    return NATIVE_LOOPBACK_HOSTS.has(url.hostname) ? undefined : localized('refusals.registration.plainHttp', { value: shown });
   }
-  const scheme = url.protocol.slice(0, -1);
-  if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+$/.test(scheme) && !['javascript', 'data', 'file', 'vbscript', 'blob', 'about'].includes(scheme)) {
-    return undefined;
-  }
+  if (isPrivateUseScheme(url.protocol.slice(0, -1))) return undefined;
   return localized('refusals.registration.scheme', { value: shown });
 }
 

@@ -68,10 +68,19 @@ export function validatePostLogoutRedirectUri(value: string, profile: 'web' | 's
 }
 
 /**
- * The loopback hosts a native app's http redirect may name: exactly the ones oidc-provider accepts for a native client
- * (a URI it refused would make the whole client unloadable), RFC 8252 §7.3 and §8.3.
+ * The loopback hosts a native client's http redirect may name: exactly the ones oidc-provider matches port-agnostically
+ * for a native client (a URI it refused would make the whole client unloadable), RFC 8252 §7.3 and §8.3. One list for
+ * native apps and dynamically registered MCP clients (lib/clients/registration.ts).
  */
-const NATIVE_LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+export const NATIVE_LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * A private-use URI scheme a native client may return to (RFC 8252 §7.1): in reverse domain name form (it has a
+ * period), never one a browser runs or reads from. One rule for native apps and dynamically registered MCP clients.
+ */
+export function isPrivateUseScheme(scheme: string): boolean {
+  return /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+$/.test(scheme) && !['javascript', 'data', 'vbscript', 'file', 'blob', 'about'].includes(scheme);
+}
 
 /** What a native app's http(s) address must be (RFC 8252 §7.2, §7.3), or undefined when it is fine. */
 function nativeAddressProblem(value: string, url: URL): { ok: false; error: string; text: LocalizedText } | undefined {
@@ -105,9 +114,7 @@ function checkReturnUri(value: string): Validated<URL> {
  * period, e.g. `com.example.notes:/callback`), never one a browser runs or reads from, no fragment, one spelling.
  */
 function validatePrivateUseRedirectUri(value: string, scheme: string, oneSpelling = true): Validated<string> {
-  if (!scheme.includes('.') || ['javascript', 'data', 'vbscript', 'file', 'blob', 'about'].includes(scheme)) {
-    return refused(localized('refusals.validation.privateUseScheme', { value }));
-  }
+  if (!isPrivateUseScheme(scheme)) return refused(localized('refusals.validation.privateUseScheme', { value }));
   let url: URL;
   try {
     url = new URL(value);

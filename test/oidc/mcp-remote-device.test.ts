@@ -200,11 +200,12 @@ describe('mcp-remote --device-code, run as it is', () => {
       const shown = await remote.until('verification URI', () => /To authorize this client, visit:\s+(?:\[\d+\]\s+)?(http\S+)/.exec(remote.log)?.[1]);
       expect(shown.startsWith(`${suite.harness.issuer}/oidc/device`), remote.log).toBe(true);
 
-      // It registered exactly the body the test above sends, with the callback port it derived from the server URL.
+      // It registered exactly the body the test above sends, with the callback port it derived from the server URL
+      // and the scope the example app's 401 named (every scope its tools need) where the issue's capture had mcp.
       const sent = suite.harness.registrationBodies.slice(registeredBefore);
       expect(sent).toHaveLength(1);
       const port = /"http:\/\/localhost:(\d+)\/oauth\/callback"/.exec(sent[0]!)?.[1];
-      expect(sent[0]).toBe(MCP_REMOTE_DEVICE_REGISTRATION.replace('localhost:14111', `localhost:${port}`));
+      expect(sent[0]).toBe(MCP_REMOTE_DEVICE_REGISTRATION.replace('localhost:14111', `localhost:${port}`).replace('"scope":"mcp offline_access"', '"scope":"mcp notes:read notes:delete offline_access"'));
 
       // The person, elsewhere: opens what was shown (or types the code), confirms, signs in, consents.
       const jar = new CookieJar();

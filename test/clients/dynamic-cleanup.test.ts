@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../lib/accounts/organizations';
 import { createApp, type CreatedApp } from '../../lib/clients/apps';
@@ -17,6 +17,7 @@ import { listOrgClients } from '../../lib/clients/external';
 import { auditEvents, clients } from '../../lib/db/schema';
 import { startExampleApp, type ExampleApp } from '../../examples/notes/app';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { InMemoryOAuthClient } from '../support/in-memory-oauth-client';
 import { completeAuthorization, createMember, startProviderHarness, type Harness } from '../support/provider-harness';
 
 const REDIRECT = 'http://127.0.0.1:45712/callback';
@@ -24,43 +25,9 @@ const APP_ORIGIN = 'http://127.0.0.1:4795';
 const DAY = 24 * 60 * 60 * 1000;
 
 /** An MCP client's OAuth state, in memory; the "browser" is the test, which answers the authorization itself. */
-class HeadlessClient implements OAuthClientProvider {
-  information?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier?: string;
-  pending?: URL;
-  readonly registered: string[] = [];
-  readonly invalidated: string[] = [];
-  readonly redirectUrl = REDIRECT;
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Clean-up test client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information;
-    this.registered.push(information.client_id);
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.pending = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier!;
-  }
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
-    this.invalidated.push(scope);
-    if (scope === 'all' || scope === 'client') this.information = undefined;
-    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
+class HeadlessClient extends InMemoryOAuthClient<OAuthClientInformationMixed, OAuthTokens> {
+  constructor() {
+    super(REDIRECT, 'Clean-up test client');
   }
 }
 

@@ -1,14 +1,14 @@
 // A stock MCP client reaches every tool its person may use (issue 55, "scopes a stock client can follow"): the MCP
 // SDK's own client (1.32, the legacy era) with its default OAuth handling — it asks for exactly the scope the 401
 // challenge names, and on a 403 insufficient_scope it refreshes before anything else — against the example app.
-// The OAuth client provider below only stores what the SDK hands it; the person's part (sign-in, consent) is done
+// The OAuth client provider (test/support/in-memory-oauth-client.ts) only stores what the SDK hands it; the person's part (sign-in, consent) is done
 // through Portico's own sign-in and consent functions. Nothing widens a scope by hand.
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError as UnauthorizedV2, type OAuthClientProvider as ProviderV2, type OAuthClientMetadata as MetadataV2, type StoredOAuthClientInformation, type StoredOAuthTokens } from '@modelcontextprotocol/client';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError as UnauthorizedV2, type StoredOAuthClientInformation, type StoredOAuthTokens } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../lib/accounts/organizations';
 import { addTeamMember, createTeam, grantTeamScope } from '../../lib/accounts/teams';
@@ -16,76 +16,15 @@ import { createApp } from '../../lib/clients/apps';
 import { addPermission } from '../../lib/clients/permission-catalog';
 import { startExampleApp, type ExampleApp } from '../../examples/notes/app';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { InMemoryOAuthClient } from '../support/in-memory-oauth-client';
 import { completeAuthorization, createMember, startProviderHarness, type Harness } from '../support/provider-harness';
 
 const REDIRECT = 'http://127.0.0.1:45713/callback';
 const APP_ORIGIN = 'http://127.0.0.1:4797';
 
-/** What an MCP host keeps for the SDK: exactly what it was given, nothing decided here. */
-class StoredOAuthState implements OAuthClientProvider {
-  information?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier?: string;
-  pending?: URL;
-  readonly redirectUrl = REDIRECT;
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Stock SDK client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.pending = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier!;
-  }
-}
-
-/** The same for the SDK v2 client: what it stores, as it hands it over. */
-class StoredOAuthStateV2 implements ProviderV2 {
-  information?: StoredOAuthClientInformation;
-  saved?: StoredOAuthTokens;
-  verifier?: string;
-  pending?: URL;
-  readonly redirectUrl = REDIRECT;
-  get clientMetadata(): MetadataV2 {
-    return { client_name: 'Stock SDK v2 client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: StoredOAuthClientInformation) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.pending = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier!;
-  }
-}
+/** The SDK 1.32 client's state, and the v2 client's, kept as a host keeps them. */
+const stateForV1 = () => new InMemoryOAuthClient<OAuthClientInformationMixed, OAuthTokens>(REDIRECT, 'Stock SDK client');
+const stateForV2 = () => new InMemoryOAuthClient<StoredOAuthClientInformation, StoredOAuthTokens>(REDIRECT, 'Stock SDK v2 client');
 
 describe('a stock MCP client and the scopes it follows', () => {
   let database: TestDatabase;
@@ -125,7 +64,7 @@ describe('a stock MCP client and the scopes it follows', () => {
   });
 
   it('asks for the scopes the challenge names and lists and calls the tools the person may use; a permission granted later is asked for by authorizing again, never by a refresh', async () => {
-    const state = new StoredOAuthState();
+    const state = stateForV1();
     const first = new StreamableHTTPClientTransport(new URL(example.resource), { authProvider: state });
     await expect(new Client({ name: 'stock', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
     // The SDK asked for what the 401 named: every scope the app's tools need (the token carries those the person holds).
@@ -147,7 +86,7 @@ describe('a stock MCP client and the scopes it follows', () => {
     await grantTeamScope(database.db, { teamId, appId, scope: 'notes:delete' });
     await expect(client.callTool({ name: 'notes.delete', arguments: { id: 'nothing-here' } })).rejects.toThrow(/403/);
     await client.close();
-    const again = new StoredOAuthState();
+    const again = stateForV1();
     const reconnect = new StreamableHTTPClientTransport(new URL(example.resource), { authProvider: again });
     await expect(new Client({ name: 'stock', version: '1.0.0' }).connect(reconnect)).rejects.toBeInstanceOf(UnauthorizedError);
     await reconnect.finishAuth((await completeAuthorization(harness, database, again.pending!, { email })).callbackUrl!.searchParams.get('code')!);
@@ -161,7 +100,7 @@ describe('a stock MCP client and the scopes it follows', () => {
   it("the SDK v2 client, as it is: asks for the challenge's scopes, and when a tool needs a permission granted later it authorizes again for the union (its step-up), never stuck on a refresh", async () => {
     const other = await createMember(database, orgId, `v2-${randomBytes(3).toString('hex')}@example.test`);
     expect(other.id).toBeTruthy();
-    const state = new StoredOAuthStateV2();
+    const state = stateForV2();
     const connect = async () => {
       const client = new ClientV2({ name: 'stock-v2', version: '2.4.0' });
       await client.connect(new TransportV2(new URL(example.resource), { authProvider: state }));

@@ -37,8 +37,8 @@ export function validateAppOrigin(value: string): Validated<string> {
  */
 export function validateRedirectUri(value: string, profile: 'web' | 'spa' | 'native' = 'web'): Validated<string> {
   if (profile === 'native') {
-    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
-    if (scheme && scheme !== 'http' && scheme !== 'https') return validatePrivateUseRedirectUri(value, scheme);
+    const scheme = nonWebSchemeOf(value);
+    if (scheme) return validatePrivateUseRedirectUri(value, scheme);
   }
   const checked = checkReturnUri(value);
   const native = checked.ok && profile === 'native' ? nativeAddressProblem(value, checked.value) : undefined;
@@ -59,8 +59,8 @@ export function validateRedirectUri(value: string, profile: 'web' | 'spa' | 'nat
  */
 export function validatePostLogoutRedirectUri(value: string, profile: 'web' | 'spa' | 'native' = 'web'): Validated<string> {
   if (profile === 'native') {
-    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
-    if (scheme && scheme !== 'http' && scheme !== 'https') return validatePrivateUseRedirectUri(value, scheme, false);
+    const scheme = nonWebSchemeOf(value);
+    if (scheme) return validatePrivateUseRedirectUri(value, scheme, false);
   }
   const checked = checkReturnUri(value);
   if (!checked.ok) return checked;
@@ -107,6 +107,12 @@ function checkReturnUri(value: string): Validated<URL> {
   // Spaces and other characters a URL parser would quietly encode: what is stored must be what a browser sends.
   if (/[\s<>"{}|\\^`]/.test(value)) return refused(localized('refusals.validation.canonical', { value, canonical: url.href }));
   return { ok: true, value: url };
+}
+
+/** The scheme of a URI that is neither http nor https (lowercased, RFC 3986 §3.1), or undefined. */
+function nonWebSchemeOf(value: string): string | undefined {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
+  return scheme && scheme !== 'http' && scheme !== 'https' ? scheme : undefined;
 }
 
 /**

@@ -369,7 +369,7 @@ export async function deleteConnection(ctx: Context, connectionId: string): Prom
 }
 
 /** A domain (joined with its connection) that signs people in: verified, tied to a connection that is on. */
-const signsIn = and(isNotNull(orgDomains.verifiedAt), eq(identityConnections.enabled, true));
+export const signsIn = and(isNotNull(orgDomains.verifiedAt), eq(identityConnections.enabled, true));
 
 /** The domain part of an address, normalized, or undefined. */
 export function domainOfEmail(email: string): string | undefined {

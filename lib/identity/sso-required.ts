@@ -4,11 +4,11 @@
 // organization, who keep a password as a way back in when the identity provider fails (as Okta, Auth0 and Keycloak
 // let an administrator do). Asked only after a right password, so the answer tells nothing to someone who does not
 // know it (an owner's exemption included).
-import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { identityConnections, memberships, orgDomains } from '../db/schema';
 import { normalizeEmail } from '../util/email';
-import { domainOfEmail } from './connections';
+import { domainOfEmail, signsIn } from './connections';
 
 /** The connection this person must sign in through, or undefined when a password may sign them in. */
 export async function ssoRequiredFor(db: Queryable, person: { id: string; email: string }): Promise<{ connectionId: string; connectionName: string; orgId: string } | undefined> {
@@ -21,8 +21,7 @@ export async function ssoRequiredFor(db: Queryable, person: { id: string; email:
     .where(
       and(
         eq(orgDomains.domain, domain),
-        isNotNull(orgDomains.verifiedAt),
-        eq(identityConnections.enabled, true),
+        signsIn,
         eq(identityConnections.requireSso, true),
         sql`not exists (select 1 from ${memberships} where ${memberships.orgId} = ${identityConnections.orgId} and ${memberships.userId} = ${person.id} and ${memberships.role} = 'owner')`,
       ),

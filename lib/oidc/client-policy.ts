@@ -84,6 +84,17 @@ export function policyOfKind(kind: ClientKind): ClientPolicy {
 /** The client metadata field an app's own client carries when its app lets a nonce stand in for PKCE. */
 export const NONCE_WITHOUT_PKCE_FIELD = 'portico_nonce_without_pkce';
 
+/** How the client authenticates at the token endpoint: oidc-provider's client, or its metadata as stored. */
+function authMethodOf(client: unknown): string | undefined {
+  const metadata = (client ?? {}) as { clientAuthMethod?: string; tokenEndpointAuthMethod?: string };
+  return metadata.clientAuthMethod ?? metadata.tokenEndpointAuthMethod;
+}
+
+/** An app's own client that is public: a single-page or native app's (no secret; lib/clients/apps.ts APP_PROFILES). */
+export function isPublicAppClient(client: unknown): boolean {
+  return clientKindOf(client) === 'app' && authMethodOf(client) === 'none';
+}
+
 /**
  * Whether an authorization request must carry PKCE (S256). OAuth 2.1 §4.1.1 and RFC 9700 §2.1.1: always, except that
  * a confidential OpenID Connect client may rely on `nonce` instead, which binds the code to the ID token it redeems
@@ -94,14 +105,12 @@ export const NONCE_WITHOUT_PKCE_FIELD = 'portico_nonce_without_pkce';
  */
 export function pkceRequired(client: unknown, params: { scope?: unknown; nonce?: unknown }): boolean {
   const policy = clientPolicyOf(client);
-  const metadata = (client ?? {}) as { tokenEndpointAuthMethod?: string; [NONCE_WITHOUT_PKCE_FIELD]?: unknown };
-  const allowed = policy?.nonceMayReplacePkce === true && metadata.tokenEndpointAuthMethod !== 'none' && metadata[NONCE_WITHOUT_PKCE_FIELD] === true;
+  const allowed = policy?.nonceMayReplacePkce === true && authMethodOf(client) !== 'none' && (client as { [NONCE_WITHOUT_PKCE_FIELD]?: unknown } | undefined)?.[NONCE_WITHOUT_PKCE_FIELD] === true;
   const openIdWithNonce = typeof params.scope === 'string' && params.scope.split(' ').includes('openid') && typeof params.nonce === 'string' && params.nonce.length > 0;
   return !(allowed && openIdWithNonce);
 }
 
 /** An app's own client registered as a native app (public, `application_type: native`; lib/clients/apps.ts). */
 export function isNativeAppClient(client: unknown): boolean {
-  const metadata = (client ?? {}) as { applicationType?: string; clientAuthMethod?: string; tokenEndpointAuthMethod?: string };
-  return clientKindOf(client) === 'app' && metadata.applicationType === 'native' && (metadata.clientAuthMethod ?? metadata.tokenEndpointAuthMethod) === 'none';
+  return isPublicAppClient(client) && (client as { applicationType?: string }).applicationType === 'native';
 }

@@ -1,7 +1,7 @@
 // oidc-provider's configuration: an OAuth 2.1 / OpenID Connect profile. The issuer is the origin root (so both
 // discovery documents sit at /.well-known/ where MCP clients look first) and endpoints live under /oidc/*.
 import { supportedLocales } from '../i18n/catalogs';
-import { clientKindOf, clientPolicyOf, isNativeAppClient, pkceRequired } from './client-policy';
+import { clientPolicyOf, isNativeAppClient, isPublicAppClient, pkceRequired } from './client-policy';
 import { createHmac, randomBytes } from 'node:crypto';
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../db/client';
@@ -201,7 +201,7 @@ export function createProvider(options: ProviderOptions): Provider {
     rotateRefreshToken: true,
     ttl: {
       ...TOKEN_TTL,
-      RefreshToken: (_ctx, _token, client) => (clientKindOf(client) === 'app' && client.clientAuthMethod === 'none' ? PUBLIC_APP_REFRESH_TOKEN_TTL_SECONDS : TOKEN_TTL.RefreshToken),
+      RefreshToken: (_ctx, _token, client) => (isPublicAppClient(client) ? PUBLIC_APP_REFRESH_TOKEN_TTL_SECONDS : TOKEN_TTL.RefreshToken),
       BackchannelAuthenticationRequest: (ctx) => backchannelRequestTtl(ctx),
       DeviceCode: DEVICE_CODE_TTL_SECONDS,
     },

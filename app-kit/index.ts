@@ -9,10 +9,10 @@
 //
 // The kit imports nothing from Portico's lib/: Portico imports the shared parts from here. See app-kit/README.md.
 import { readBounded } from './body';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { normalizeResourcePath } from './resource-path';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import {
   authorizeBearer,
   insufficientScope,

@@ -1,8 +1,7 @@
 // An app's MCP tools as the kit knows them: each declares its risk level and the scopes it needs. One list drives
 // three things, so they cannot disagree: the tools registered on the MCP server (behind the confirmation gate),
 // the surface the app declares to Portico, and the unfiltered surface its introspection route reports.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, type CallToolResult, type InputRequiredResult, type McpServer, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { VerifiedAccessToken } from './protected-resource';
 import { annotationsFor, CONFIRMATION_TOKEN_PARAMETER, isAudited, RISK_MODEL_VERSION, type ConfirmationChallenge, type ConfirmationGate, type ConfirmationMode, type GateDecision, type RiskLevel } from './risk';
@@ -71,7 +70,7 @@ export function surfaceOfTools(tools: readonly { name: string; riskLevel: RiskLe
 
 /** The experimental capability through which a server announces its risk model in the `initialize` result. */
 export const RISK_MODEL_CAPABILITY = 'io.portico/risk-model';
-export function riskModelCapability(confirmationMode: ConfirmationMode = 'in_band'): Record<string, object> {
+export function riskModelCapability(confirmationMode: ConfirmationMode = 'in_band') {
   return {
     [RISK_MODEL_CAPABILITY]: { version: RISK_MODEL_VERSION, levels: ['safe', 'caution', 'review', 'approval_required'], confirmation_parameter: CONFIRMATION_TOKEN_PARAMETER, confirmation_mode: confirmationMode },
   };
@@ -107,6 +106,27 @@ export interface InlineConfirmation {
   waitMs: number;
 }
 
+/** What a 2026-07-28 confirmation round carries back to the server (`requestState`, signed by the SDK's codec). */
+export interface ConfirmationState {
+  tool: string;
+  token: string;
+}
+
+/**
+ * A human confirmation offered inside a 2026-07-28 client: the call answers with an input-required result holding a
+ * URL input request for Portico's confirmation page (MCP 2026-07-28, multi-round-trip requests), and the client
+ * retries the same call with the person's answer and the signed state. The state names the challenge's token, so
+ * the retry is the same single-use, argument-bound confirmation as the `_confirmation_token` retry.
+ */
+export interface ConfirmationInputRequests {
+  /** Signs the state the client echoes (HMAC; the server verifies it before any handler runs). */
+  codec: RequestStateCodec<ConfirmationState>;
+  /** The words of the URL input request, in the person's language. */
+  message(tool: string): Promise<string>;
+  /** How long a retry waits in all for the person's answer (below the clients' usual 60 s request timeout). */
+  waitMs: number;
+}
+
 export interface ToolRunOptions<Extra> {
   token: VerifiedAccessToken;
   gate: ConfirmationGate;
@@ -115,6 +135,10 @@ export interface ToolRunOptions<Extra> {
   onEvent?: (event: ToolEvent) => void | Promise<void>;
   /** Human mode, where the client can show it: the confirmation offered inline; the call runs once it is given. */
   inlineConfirmation?: InlineConfirmation;
+  /** Human mode, 2026-07-28, where the client declared URL input requests: the confirmation asked for as one. */
+  confirmationInput?: ConfirmationInputRequests;
+  /** The retry of a 2026-07-28 confirmation round: the challenge's token and whether the person went to the page. */
+  resumed?: { token: string; accepted: boolean };
 }
 
 export type ToolRun =
@@ -123,6 +147,8 @@ export type ToolRun =
   | { kind: 'waiting'; result: CallToolResult }
   /** Human mode: the person denied the call (the token is spent). */
   | { kind: 'denied'; result: CallToolResult }
+  /** Human mode, 2026-07-28: the confirmation asked for as a URL input request; the client retries with the answer. */
+  | { kind: 'input_required'; result: InputRequiredResult }
   | { kind: 'ran'; result: CallToolResult };
 
 /**
@@ -156,8 +182,12 @@ function failureOf(error: unknown): { shown: string; audited: string } {
  * One call of one tool with already validated arguments: the confirmation gate, then the tool, with the events to
  * audit. MCP and Portico's REST route both go through here, so they give the same results.
  */
+export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<string, unknown>, options: ToolRunOptions<Extra> & { confirmationInput?: undefined }): Promise<Exclude<ToolRun, { kind: 'input_required' }>>;
+export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<string, unknown>, options: ToolRunOptions<Extra>): Promise<ToolRun>;
 export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<string, unknown>, options: ToolRunOptions<Extra>): Promise<ToolRun> {
   const { token, level } = options;
+  // A 2026-07-28 retry carries the challenge's token in its signed state, not in the arguments.
+  if (options.resumed && level === 'approval_required' && args[CONFIRMATION_TOKEN_PARAMETER] === undefined) args = { ...args, [CONFIRMATION_TOKEN_PARAMETER]: options.resumed.token };
   const { [CONFIRMATION_TOKEN_PARAMETER]: _token, ...callArguments } = args;
   const emit = async (outcome: ToolOutcome, error?: string) => {
     if (!isAudited(level) || !options.onEvent) return;
@@ -185,18 +215,34 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
   const gated = { name: tool.name, description: tool.description, riskLevel: level, warning: tool.warning };
   let decision = await options.gate.check(gated, args, caller);
   const started = Date.now();
+  /** The person was sent to the confirmation page: wait (a while) for their answer there, then decide again. */
+  const awaitAnswer = async (retry: Record<string, unknown>, waitMs: number) => {
+    for (;;) {
+      decision = await options.gate.check(gated, retry, caller);
+      if (decision.run || decision.outcome !== 'waiting' || Date.now() - started >= waitMs) return;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  };
+  if (!decision.run && decision.outcome === 'waiting' && options.resumed?.accepted && options.confirmationInput) await awaitAnswer(args, options.confirmationInput.waitMs);
+  if (!decision.run && decision.outcome === 'challenge' && decision.challenge.confirmationUrl && options.confirmationInput && !options.resumed) {
+    await emit('challenge_issued');
+    const { challenge } = decision;
+    const requestState = await options.confirmationInput.codec.mint({ tool: tool.name, token: challenge.token });
+    return {
+      kind: 'input_required',
+      result: inputRequired({
+        inputRequests: { confirmation: inputRequired.elicitUrl({ message: await options.confirmationInput.message(tool.name), url: challenge.confirmationUrl! }) },
+        requestState,
+      }),
+    };
+  }
   if (!decision.run && decision.outcome === 'challenge' && decision.challenge.confirmationUrl && options.inlineConfirmation) {
     await emit('challenge_issued');
     const { challenge } = decision;
     // The person is offered Portico's confirmation page inside the client; the call waits for their answer there
     // (step-up happens on Portico's page, never in the client), then runs once — or says why not.
     if (await options.inlineConfirmation.offer({ tool: tool.name, token: challenge.token, confirmationUrl: challenge.confirmationUrl!, expiresAt: challenge.expiresAt })) {
-      const retry = { ...callArguments, [CONFIRMATION_TOKEN_PARAMETER]: challenge.token };
-      for (;;) {
-        decision = await options.gate.check(gated, retry, caller);
-        if (decision.run || decision.outcome !== 'waiting' || Date.now() - started >= options.inlineConfirmation.waitMs) break;
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-      }
+      await awaitAnswer({ ...callArguments, [CONFIRMATION_TOKEN_PARAMETER]: challenge.token }, options.inlineConfirmation.waitMs);
     }
     if (!decision.run) return challengeOrWaiting(tool.name, decision, decision.outcome === 'challenge' ? decision.challenge : challenge);
   }
@@ -259,6 +305,20 @@ function firstText(result: CallToolResult): string {
 }
 
 /**
+ * What a 2026-07-28 request says about a confirmation round: whether its client declared URL input requests, and
+ * the answer it carries to an earlier one of this tool (the state was verified by the server before the handler).
+ * A 2025-11-25 request has no envelope and carries no state: neither applies.
+ */
+function confirmationRound(toolName: string, context: ServerContext | undefined): { urlInputRequests: boolean; resumed?: { token: string; accepted: boolean } } {
+  const capabilities = context?.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] as { elicitation?: { url?: unknown } } | undefined;
+  const urlInputRequests = typeof capabilities?.elicitation?.url === 'object' && capabilities.elicitation.url !== null;
+  const state = context?.mcpReq.requestState<ConfirmationState>();
+  if (!state || state.tool !== toolName || typeof state.token !== 'string') return { urlInputRequests };
+  const answer = inputResponse(context?.mcpReq.inputResponses, 'confirmation');
+  return { urlInputRequests, resumed: { token: state.token, accepted: answer.kind === 'elicit' && answer.action === 'accept' } };
+}
+
+/**
  * Registers the tools this token may use (it holds their scopes) on a server made for this request, each behind
  * the confirmation gate, with annotations that agree with its level.
  */
@@ -274,6 +334,12 @@ export function registerKitTools<Extra>(
     /** More `_meta` for a tool's definition on this connection (an MCP Apps view it may show, say). */
     metaOf?: (toolName: string) => Record<string, unknown> | undefined;
     inlineConfirmation?: InlineConfirmation;
+    /**
+     * 2026-07-28 requests from a client that declared URL input requests (`elicitation.url` in the request's
+     * client capabilities): human confirmations asked for as one. The server must verify `requestState` with the
+     * same codec (`requestState: { verify }` in its options).
+     */
+    confirmationInput?: ConfirmationInputRequests;
   },
 ): void {
   const { token } = options;
@@ -291,7 +357,11 @@ export function registerKitTools<Extra>(
         annotations: { ...annotationsFor(level), ...(tool.title ? { title: tool.title } : {}) },
         _meta: { ...options.metaOf?.(tool.name), 'io.portico/risk_level': level },
       },
-      async (args: Record<string, unknown>): Promise<CallToolResult> => (await runGatedTool(tool, args, { ...options, level })).result,
+      async (args: Record<string, unknown>, context?: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
+        const round = confirmationRound(tool.name, context);
+        const confirmationInput = options.confirmationInput && round.urlInputRequests ? options.confirmationInput : undefined;
+        return (await runGatedTool(tool, args, { ...options, level, confirmationInput, resumed: round.resumed })).result;
+      },
     );
   }
   if (registered === 0) {

@@ -2,7 +2,7 @@
 // as a JSON object. A challenge answers `confirmation_required` with its token (428 in human mode, with the page the
 // person confirms on; a retry before that answers 428 `waiting_for_confirmation`); errors have OAuth's shape.
 import { z } from 'zod';
-import { callSchemaOf, runGatedTool, type ToolRun } from '../../app-kit/tools';
+import { callSchemaOf, runGatedTool } from '../../app-kit/tools';
 import { authenticateApiRequest } from '../api/authenticate';
 import { readCappedText } from '../http/body';
 import { oauthError } from '../http/errors';
@@ -34,7 +34,7 @@ export async function handleToolOverRest(request: Request, toolName: string, dep
   if (!parsed.success) return refuse(400, 'invalid_arguments', parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`).join('; '));
 
   const locale = subjectLocale(deps.db, caller);
-  const run: ToolRun = await runGatedTool(tool, parsed.data, {
+  const run = await runGatedTool(tool, parsed.data, {
     token: caller.token,
     gate: gateFor(deps, locale),
     level,

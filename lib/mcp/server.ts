@@ -3,11 +3,9 @@
 // instance serves any request: `initialize` creates one and stores the client's capabilities; later requests
 // name it in `Mcp-Session-Id` and are served by a fresh server on whatever instance they reach. The tools are
 // Portico operations (lib/mcp/tools) behind the confirmation gate, whose challenges live in PostgreSQL too.
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { jsonRpcError } from '../http/errors';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { LATEST_PROTOCOL_VERSION, McpServer, SUPPORTED_PROTOCOL_VERSIONS, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { JWK } from 'jose';
 import type { ConfirmationGate, ConfirmationMode, RiskLevel } from '../../app-kit/risk';
 import { registerKitTools, requiredScopesOf, riskModelCapability, type InlineConfirmation } from '../../app-kit/tools';

@@ -87,11 +87,10 @@ describe("Portico's MCP server", () => {
     expect(annotations['clients.revoke']).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     const apps = JSON.parse(text(await client.callTool({ name: 'apps.list', arguments: { org: orgSlug } }))) as { apps: { slug: string }[] };
     expect(apps.apps.map((app) => app.slug)).toEqual([fixture.app.slug]);
-    // A call registers only the tool it names; a name that is no tool is still refused as an unknown tool, and a
-    // call with bad arguments is still checked against the tool's schema.
-    const unknown = await client.callTool({ name: 'apps.no_such_tool', arguments: {} });
-    expect(unknown.isError).toBe(true);
-    expect(text(unknown)).toMatch(/Tool apps\.no_such_tool not found/);
+    // A call registers only the tool it names; a name that is no tool is refused as an unknown tool (the JSON-RPC
+    // error -32602 MCP's tools page shows for it), and a call with bad arguments is still checked against the
+    // tool's schema.
+    await expect(client.callTool({ name: 'apps.no_such_tool', arguments: {} })).rejects.toThrow(/-32602.*Tool apps\.no_such_tool not found/);
     const malformed = await client.callTool({ name: 'apps.list', arguments: { org: 42 } });
     expect(malformed.isError).toBe(true);
     expect(text(malformed)).toMatch(/Input validation error/);

@@ -110,6 +110,9 @@ export interface InlineConfirmation {
 export interface ConfirmationState {
   tool: string;
   token: string;
+  /** The confirmation page and the challenge's expiry, so a retry that still waits can name them again. */
+  url: string;
+  expiresAt: string;
 }
 
 /**
@@ -138,7 +141,9 @@ export interface ToolRunOptions<Extra> {
   /** Human mode, 2026-07-28, where the client declared URL input requests: the confirmation asked for as one. */
   confirmationInput?: ConfirmationInputRequests;
   /** The retry of a 2026-07-28 confirmation round: the challenge's token and whether the person went to the page. */
-  resumed?: { token: string; accepted: boolean };
+  resumed?: { token: string; accepted: boolean; url: string; expiresAt: string };
+  /** The MCP request's context, which the state is bound to when it is minted (the codec's `bind`). */
+  mcpContext?: ServerContext;
 }
 
 export type ToolRun =
@@ -227,7 +232,10 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
   if (!decision.run && decision.outcome === 'challenge' && decision.challenge.confirmationUrl && options.confirmationInput && !options.resumed) {
     await emit('challenge_issued');
     const { challenge } = decision;
-    const requestState = await options.confirmationInput.codec.mint({ tool: tool.name, token: challenge.token });
+    const requestState = await options.confirmationInput.codec.mint(
+      { tool: tool.name, token: challenge.token, url: challenge.confirmationUrl!, expiresAt: challenge.expiresAt.toISOString() },
+      options.mcpContext,
+    );
     return {
       kind: 'input_required',
       result: inputRequired({
@@ -248,7 +256,9 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
   }
   if (!decision.run) {
     if (decision.outcome === 'challenge') await emit('challenge_issued');
-    return challengeOrWaiting(tool.name, decision, decision.outcome === 'challenge' ? decision.challenge : undefined);
+    // A 2026-07-28 retry that still waits names the page and the token again, as the first answer did.
+    const resumed = options.resumed && { token: options.resumed.token, tool: tool.name, confirmationUrl: options.resumed.url, expiresAt: new Date(options.resumed.expiresAt), text: '' };
+    return challengeOrWaiting(tool.name, decision, decision.outcome === 'challenge' ? decision.challenge : resumed);
   }
   let result: CallToolResult;
   try {
@@ -309,13 +319,13 @@ function firstText(result: CallToolResult): string {
  * the answer it carries to an earlier one of this tool (the state was verified by the server before the handler).
  * A 2025-11-25 request has no envelope and carries no state: neither applies.
  */
-function confirmationRound(toolName: string, context: ServerContext | undefined): { urlInputRequests: boolean; resumed?: { token: string; accepted: boolean } } {
+function confirmationRound(toolName: string, context: ServerContext | undefined): { urlInputRequests: boolean; resumed?: ToolRunOptions<unknown>['resumed'] } {
   const capabilities = context?.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] as { elicitation?: { url?: unknown } } | undefined;
   const urlInputRequests = typeof capabilities?.elicitation?.url === 'object' && capabilities.elicitation.url !== null;
   const state = context?.mcpReq.requestState<ConfirmationState>();
   if (!state || state.tool !== toolName || typeof state.token !== 'string') return { urlInputRequests };
   const answer = inputResponse(context?.mcpReq.inputResponses, 'confirmation');
-  return { urlInputRequests, resumed: { token: state.token, accepted: answer.kind === 'elicit' && answer.action === 'accept' } };
+  return { urlInputRequests, resumed: { token: state.token, url: state.url, expiresAt: state.expiresAt, accepted: answer.kind === 'elicit' && answer.action === 'accept' } };
 }
 
 /**
@@ -360,7 +370,7 @@ export function registerKitTools<Extra>(
       async (args: Record<string, unknown>, context?: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
         const round = confirmationRound(tool.name, context);
         const confirmationInput = options.confirmationInput && round.urlInputRequests ? options.confirmationInput : undefined;
-        return (await runGatedTool(tool, args, { ...options, level, confirmationInput, resumed: round.resumed })).result;
+        return (await runGatedTool(tool, args, { ...options, level, confirmationInput, resumed: round.resumed, mcpContext: context })).result;
       },
     );
   }

@@ -19,7 +19,7 @@ export function approvalChannelFor(request: Pick<ApprovalRequest, 'centralEligib
     surface: extra.approvals.surface,
     centralEnabled: extra.approvals.centralEnabled,
     centralEligible: request.centralEligible,
-    clientCapabilities: extra.session?.clientCapabilities,
+    clientCapabilities: extra.clientCapabilities,
   });
 }
 
@@ -37,7 +37,7 @@ export async function approvalAnswer(request: ApprovalRequest, status: ApprovalS
     ['request_id', request.id],
     ['status', status],
     ['approval_channel', channel],
-    ['client_capabilities', JSON.stringify(extra.session?.clientCapabilities ?? {})],
+    ['client_capabilities', JSON.stringify(extra.clientCapabilities ?? {})],
     ['operator_authentication_required', 'true'],
     ...(linked ? ([['operator_approval_url', centralRequestUrl(request.id, extra.issuer)]] as [string, string][]) : []),
     ...(embedded ? ([['embedded_central_url', embeddedCentralRequestUrl(request.id, extra.issuer)]] as [string, string][]) : []),

@@ -13,7 +13,6 @@ import type { Database, Queryable } from '../db/client';
 import { textIn } from '../i18n/catalogs';
 import { localeOfUser } from '../i18n/recipient';
 import type { Elicit } from './elicitation';
-import type { McpSession } from './sessions';
 import type { KitTool } from '../../app-kit/tools';
 import type { z } from 'zod';
 
@@ -22,8 +21,11 @@ export interface PorticoToolExtra {
   db: Database;
   ip: string;
   issuer: string;
-  /** The MCP session of the call (none over REST): the client's advertised capabilities. */
-  session?: McpSession;
+  /**
+   * What the client declared it can show (none over REST): from its 2025-11-25 session's `initialize`, or from the
+   * 2026-07-28 request's own `_meta`. It chooses the approval surface (lib/approvals/channel.ts).
+   */
+  clientCapabilities?: unknown;
   /** How approvals reach operators (the configuration the channel is chosen from). */
   approvals: ApprovalSurfaceConfig;
   /** Elicitation on this call's response stream; only over MCP, in adaptive mode, for a client that advertised it. */

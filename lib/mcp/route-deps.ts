@@ -1,7 +1,10 @@
 // What Portico's MCP endpoint and its REST twin run with in this process: one place for both routes.
 import { clientIpFromHeaders } from '../http/client-ip';
 import { db, runtime } from '../runtime';
-import type { PorticoMcpDeps } from './server';
+import { requestStateKey, type PorticoMcpDeps } from './server';
+
+/** Derived once for the process. */
+let stateKey: Uint8Array | undefined;
 
 export function porticoMcpDeps(request: Request): PorticoMcpDeps {
   const { env, publicJwks, riskLevels } = runtime();
@@ -19,5 +22,6 @@ export function porticoMcpDeps(request: Request): PorticoMcpDeps {
     clientIp: clientIpFromHeaders(request.headers),
     approvals: { surface: env.PORTICO_APPROVAL_SURFACE, centralEnabled: env.PORTICO_CENTRAL_ENABLED, frameAncestors: env.PORTICO_OPERATOR_FRAME_ANCESTORS },
     notify: { issuer: env.PORTICO_ISSUER, atRestKey: runtime().atRestKey },
+    requestStateKey: stateKey ??= requestStateKey(runtime().atRestKey),
   };
 }

@@ -1,14 +1,32 @@
-// Portico's MCP server at `<issuer>/api/mcp`: Streamable HTTP (MCP 2025-11-25) with the SDK's web-standard
-// transport, behind Portico API access tokens. Sessions live in PostgreSQL (lib/mcp/sessions.ts), so any
-// instance serves any request: `initialize` creates one and stores the client's capabilities; later requests
-// name it in `Mcp-Session-Id` and are served by a fresh server on whatever instance they reach. The tools are
-// Portico operations (lib/mcp/tools) behind the confirmation gate, whose challenges live in PostgreSQL too.
+// Portico's MCP server at `<issuer>/api/mcp`, behind Portico API access tokens, in both MCP eras from one tool
+// registry and one confirmation gate (the SDK v2 line, @modelcontextprotocol/server):
+// - 2026-07-28 (modern): stateless. The SDK's dual-era handler (`createMcpHandler`, strict: `legacy: 'reject'`)
+//   serves each request with a fresh server; `server/discover` answers the versions, the capabilities (with
+//   Portico's risk model and its version) and the server info; an unsupported version gets -32004 with the list.
+//   Nothing is keyed on a session: the client's capabilities come with every request, so any instance answers.
+// - 2025-11-25 (legacy): Streamable HTTP with the SDK's web-standard transport and sessions in PostgreSQL
+//   (lib/mcp/sessions.ts), so any instance serves any request: `initialize` creates one and stores the client's
+//   capabilities, which choose the approval surface and allow elicitation on a later call's stream.
+// `isLegacyRequest` (the SDK's own classification) routes between the two. The tools are Portico operations
+// (lib/mcp/tools) behind the confirmation gate, whose challenges live in PostgreSQL too.
+import { createHmac } from 'node:crypto';
 import { jsonRpcError } from '../http/errors';
-import { LATEST_PROTOCOL_VERSION, McpServer, SUPPORTED_PROTOCOL_VERSIONS, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  createMcpHandler,
+  createRequestStateCodec,
+  isLegacyRequest,
+  LATEST_PROTOCOL_VERSION,
+  McpServer,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  WebStandardStreamableHTTPServerTransport,
+  type McpHttpHandler,
+  type RequestStateCodec,
+} from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { JWK } from 'jose';
 import type { ConfirmationGate, ConfirmationMode, RiskLevel } from '../../app-kit/risk';
-import { registerKitTools, requiredScopesOf, riskModelCapability, type InlineConfirmation } from '../../app-kit/tools';
+import { registerKitTools, requiredScopesOf, riskModelCapability, type ConfirmationInputRequests, type ConfirmationState, type InlineConfirmation } from '../../app-kit/tools';
 import { auditToolEvent } from './audit';
 import { authenticateApiRequest, type ApiCaller } from '../api/authenticate';
 import type { Database } from '../db/client';
@@ -46,6 +64,16 @@ export interface PorticoMcpDeps {
   elicitationWaitMs?: number;
   /** Mail to the people who decide a request or confirm a call (lib/notifications/notify.ts); none: nobody is mailed. */
   notify?: NotifyDeps;
+  /**
+   * Signs the state a 2026-07-28 client carries between the rounds of one call (a confirmation's token): the same
+   * key on every instance, since the retry may reach any of them. Derived from the at-rest key (requestStateKey).
+   */
+  requestStateKey?: Uint8Array;
+}
+
+/** The key that signs 2026-07-28 request state, derived from the installation's at-rest key (never the key itself). */
+export function requestStateKey(atRestKey: Uint8Array): Uint8Array {
+  return createHmac('sha256', atRestKey).update('portico mcp request state v1').digest();
 }
 
 /** The tool whose definition points MCP Apps hosts at the approval view. */
@@ -89,11 +117,21 @@ function inlineConfirmationOver(elicit: Elicit, waitMs: number, locale: () => Pr
  * (registering Portico's twelve tools for a call that runs one was most of a call's CPU); a name that matches none
  * registers all, so an unknown tool (or one the token's scopes do not reach) is refused exactly as before.
  */
-function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, locale: () => Promise<string>, session?: McpSession, elicit?: Elicit, inlineConfirmation?: InlineConfirmation, calledTool?: string): McpServer {
+function porticoServer(
+  deps: PorticoMcpDeps,
+  caller: ApiCaller,
+  locale: () => Promise<string>,
+  client: { capabilities?: unknown },
+  confirmation: { elicit?: Elicit; inline?: InlineConfirmation; input?: ConfirmationInputRequests },
+  calledTool?: string,
+): McpServer {
   const server = new McpServer(
     { name: 'portico', version: '0.1.0' },
     {
       jsonSchemaValidator,
+      // The state of a 2026-07-28 confirmation round is verified before any tool runs (a forged or foreign one is
+      // refused with -32602 by the SDK).
+      ...(confirmation.input ? { requestState: { verify: confirmation.input.codec.verify } } : {}),
       capabilities: { experimental: riskModelCapability(deps.confirmationMode ?? 'human') },
       instructions:
         (deps.confirmationMode ?? 'human') === 'human'
@@ -102,12 +140,22 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, locale: () => Pr
     },
   );
   const approvals = deps.approvals ?? DEFAULT_APPROVAL_SURFACES;
-  const extra: PorticoToolExtra = { caller, db: deps.db, ip: deps.clientIp, issuer: deps.issuer, session, approvals, elicit, locale, notify: deps.notify };
+  const extra: PorticoToolExtra = {
+    caller,
+    db: deps.db,
+    ip: deps.clientIp,
+    issuer: deps.issuer,
+    clientCapabilities: client.capabilities,
+    approvals,
+    elicit: confirmation.elicit,
+    locale,
+    notify: deps.notify,
+  };
   const appsView = approvals.surface === 'adaptive' && approvals.centralEnabled;
-  const showsView = appsView && advertisesMcpApps(session?.clientCapabilities);
+  const showsView = appsView && advertisesMcpApps(client.capabilities);
   // Held calls (human mode) are shown by the confirmation view, for clients that render MCP Apps.
   const confirmationView = approvals.surface === 'adaptive' && (deps.confirmationMode ?? 'human') === 'human';
-  const showsConfirmationView = confirmationView && advertisesMcpApps(session?.clientCapabilities);
+  const showsConfirmationView = confirmationView && advertisesMcpApps(client.capabilities);
   const viewOf = (name: string) =>
     showsView && name === VIEW_TOOL ? APPROVAL_VIEW_URI : showsConfirmationView && deps.levels[name] === 'approval_required' ? CONFIRMATION_VIEW_URI : undefined;
   // Only a tool this token may call is registered alone: otherwise all are, and the SDK answers as it always did.
@@ -118,7 +166,8 @@ function porticoServer(deps: PorticoMcpDeps, caller: ApiCaller, locale: () => Pr
     levels: deps.levels,
     extra,
     onEvent: auditToolEvent(deps.db, deps.clientIp, caller),
-    inlineConfirmation,
+    inlineConfirmation: confirmation.inline,
+    confirmationInput: confirmation.input,
     // Both keys: `ui.resourceUri` and the older `ui/resourceUri` some hosts still read.
     metaOf: (name) => {
       const view = viewOf(name);
@@ -176,6 +225,91 @@ function rebindingRefusal(request: Request, deps: Pick<PorticoMcpDeps, 'allowedH
   return undefined;
 }
 
+/** What the per-process dual-era handler's factory is handed for one request (through `authInfo`, pass-through). */
+interface ModernCall {
+  build(): McpServer;
+}
+
+/**
+ * The SDK's handler for 2026-07-28 requests, one per process: strict (`legacy: 'reject'`, since 2025-11-25 traffic
+ * is routed to the sessionful wiring before it), answers as one JSON body (the modern revision has no
+ * server-to-client requests, so nothing needs a stream), and builds each request's server from what Portico
+ * authenticated.
+ */
+let modernHandler: McpHttpHandler | undefined;
+function modernMcpHandler(): McpHttpHandler {
+  return (modernHandler ??= createMcpHandler(
+    (context) => {
+      const call = context.authInfo?.extra?.portico as ModernCall | undefined;
+      if (!call) throw new Error('a 2026-07-28 request reached the MCP handler without an authenticated caller');
+      return call.build();
+    },
+    { legacy: 'reject', maxRequestBodySize: MAX_MCP_BODY_BYTES },
+  ));
+}
+
+/** One codec per key: the signed state of a confirmation round, bound to the caller (subject, agent and client). */
+const stateCodecs = new WeakMap<Uint8Array, RequestStateCodec<ConfirmationState>>();
+function confirmationStateCodec(key: Uint8Array): RequestStateCodec<ConfirmationState> {
+  let codec = stateCodecs.get(key);
+  if (!codec) {
+    codec = createRequestStateCodec<ConfirmationState>({
+      key,
+      // The challenge itself lives 300 s; the state need not outlive it by much.
+      ttlSeconds: 600,
+      bind: (context) => {
+        const caller = context.http?.authInfo?.extra?.caller as ApiCaller | undefined;
+        return caller ? `${caller.token.subject}\0${caller.token.actor ?? ''}\0${caller.token.clientId}` : '';
+      },
+    });
+    stateCodecs.set(key, codec);
+  }
+  return codec;
+}
+
+/** The client capabilities a 2026-07-28 request declares in its own `_meta` (the envelope). */
+function declaredCapabilities(message: unknown): unknown {
+  const meta = (message as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
+  return meta && typeof meta === 'object' ? meta[CLIENT_CAPABILITIES_META_KEY] : undefined;
+}
+
+/**
+ * A 2026-07-28 request: no session, nothing stored between requests. The request's own client capabilities choose
+ * the surfaces (docs/approval-surfaces.md): the MCP Apps views for a client that renders them; for a human
+ * confirmation, a URL input request to Portico's confirmation page for a client that declared URL input requests
+ * (the call answers input-required and the client's retry carries the challenge's token back in signed state);
+ * otherwise the challenge text with its link, and the `_confirmation_token` retry, exactly as in 2025-11-25.
+ * Access requests are shown by the MCP Apps view or the link: the central's page is not offered as an input request.
+ */
+async function handleModernMcp(request: Request, message: unknown, deps: PorticoMcpDeps, caller: ApiCaller): Promise<Response> {
+  // The SDK's entry makes no Host or Origin check of its own (MCP §Security: validate both).
+  const refused = rebindingRefusal(request, deps, { checkOrigin: true });
+  if (refused) return refused;
+  const approvals = deps.approvals ?? DEFAULT_APPROVAL_SURFACES;
+  const capabilities = declaredCapabilities(message);
+  const humanInline = approvals.surface === 'adaptive' && (deps.confirmationMode ?? 'human') === 'human' && !advertisesMcpApps(capabilities) && advertisedElicitationModes(capabilities).url;
+  const locale = subjectLocale(deps.db, caller);
+  const input: ConfirmationInputRequests | undefined =
+    humanInline && deps.requestStateKey
+      ? {
+          codec: confirmationStateCodec(deps.requestStateKey),
+          message: async (tool) => translator(await locale(), 'mcp.gate')('inlineOffer', { tool }),
+          waitMs: deps.elicitationWaitMs ?? 50_000,
+        }
+      : undefined;
+  // Approvals never elicit here (no server-to-client requests in this revision): the channel sees no elicitation.
+  const { elicitation: _elicitation, ...approvalCapabilities } = (capabilities && typeof capabilities === 'object' ? capabilities : {}) as Record<string, unknown>;
+  const toolCall = isToolCall(message) ? message : undefined;
+  const call: ModernCall = {
+    build: () =>
+      porticoServer(deps, caller, locale, { capabilities: approvalCapabilities }, { input }, typeof toolCall?.params?.name === 'string' ? toolCall.params.name : undefined),
+  };
+  return modernMcpHandler().fetch(request, {
+    parsedBody: message,
+    authInfo: { token: '', clientId: caller.token.clientId, scopes: [...caller.token.scopes], expiresAt: caller.token.expiresAt, extra: { portico: call, caller } },
+  });
+}
+
 /**
  * `bodyText`: the request's body when the caller has already read it (server.ts reads it from node:http, and then
  * builds the Request without one, which spares a web stream each way).
@@ -206,6 +340,8 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps, b
   } catch {
     return jsonRpcError(400, -32700, 'Parse error: the body is not JSON');
   }
+  // The SDK's own classification: a request with the 2026-07-28 envelope (or a modern version header) is modern.
+  if (!(await isLegacyRequest(request, message))) return handleModernMcp(request, message, deps, caller);
 
   const initializing = isInitialize(message);
   let session: McpSession | undefined;
@@ -259,9 +395,8 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps, b
     deps,
     caller,
     locale,
-    session,
-    elicit,
-    confirmsInline && elicit ? inlineConfirmationOver(elicit, deps.elicitationWaitMs ?? 50_000, locale) : undefined,
+    { capabilities: session?.clientCapabilities },
+    { elicit, inline: confirmsInline && elicit ? inlineConfirmationOver(elicit, deps.elicitationWaitMs ?? 50_000, locale) : undefined },
     typeof toolCall?.params?.name === 'string' ? toolCall.params.name : undefined,
   );
   await server.connect(transport);

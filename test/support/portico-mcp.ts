@@ -1,5 +1,6 @@
 // Portico's MCP handler and its REST twin served for tests: each call makes one "instance" (its own HTTP server on
 // loopback) on the shared test database, and porticoApiToken gets a real access token for Portico's own API.
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sendWebResponse, toWebRequest } from '../../app-kit/node-http';
@@ -12,6 +13,9 @@ import { porticoRiskLevels } from '../../lib/mcp/tools';
 import { publicJwksOf } from '../../lib/oidc/keys';
 import type { TestDatabase } from './databases';
 import { authorizeMcpClient, tokenRequest, type Harness } from './provider-harness';
+
+/** One installation's key for the signed state of 2026-07-28 rounds: every instance of a test shares it, as in production. */
+const REQUEST_STATE_KEY = randomBytes(32);
 
 export interface McpInstance {
   url: string;
@@ -46,6 +50,7 @@ export async function startMcpInstance(
     approvals: options.approvals,
     elicitationWaitMs: options.elicitationWaitMs,
     confirmationMode: options.confirmationMode,
+    requestStateKey: REQUEST_STATE_KEY,
   });
   const server: Server = createServer((req, res) => {
     void toWebRequest(req, `http://127.0.0.1:${port}`)

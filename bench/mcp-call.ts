@@ -1,7 +1,9 @@
-// Authorized MCP call: tools/call of a safe tool (whoami) on Portico's /api/mcp with a bearer token and a session,
-// against an MCP SDK server with the same tool on plain node:http that does the equivalent work (one shared
-// validator, the bearer token verified, one prepared statement for the person and the session), and the bare SDK
-// server (no authorization, its default per-server validator) measured beside.
+// Authorized MCP call: tools/call of a safe tool (whoami) on Portico's /api/mcp with a bearer token, in each MCP
+// era, against an MCP SDK server with the same tool on plain node:http that does the equivalent work (one shared
+// validator, the bearer token verified, one prepared statement for the person — and the session in 2025-11-25), and
+// the bare SDK server (no authorization, its default per-server validator) measured beside.
+// - `mcp-call`: 2025-11-25, with a session (Portico keeps it in PostgreSQL);
+// - `mcp-call-modern`: 2026-07-28, no session, the request's envelope in `_meta`, on the SDK v2 line both sides.
 import { alternate, load, ratio, repeat, type ScenarioResult } from './lib/harness';
 import type { BenchContext } from './run';
 
@@ -9,6 +11,42 @@ const CONNECTIONS = 16;
 const AMOUNT = 8000;
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
 const ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' };
+
+const MODERN = '2026-07-28';
+const MODERN_CALL = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: {
+    name: 'whoami',
+    arguments: {},
+    _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} },
+  },
+});
+const MODERN_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'whoami' };
+
+export async function mcpCallModern(ctx: BenchContext): Promise<ScenarioResult> {
+  const token = await ctx.apiToken();
+  const baselineToken = await (await fetch(`${ctx.mcpBaseline.url}/__token`)).text();
+  // One call first: a refusal fails the scenario here rather than being measured as errors.
+  const probe = await fetch(`${ctx.env.portico.url}/api/mcp`, { method: 'POST', headers: { ...MODERN_HEADERS, Authorization: `Bearer ${token}` }, body: MODERN_CALL });
+  const probed = await probe.text();
+  if (probe.status !== 200 || !probed.includes('"result"')) throw new Error(`a 2026-07-28 call failed: ${probe.status} ${probed.slice(0, 300)}`);
+  const porticoRun = () => load({ url: `${ctx.env.portico.url}/api/mcp`, method: 'POST', connections: CONNECTIONS, amount: AMOUNT, headers: { ...MODERN_HEADERS, Authorization: `Bearer ${token}` }, body: MODERN_CALL }, ctx.env.portico.pid);
+  const baselineRun = () =>
+    load({ url: `${ctx.mcpBaseline.url}/mcp-modern`, method: 'POST', connections: CONNECTIONS, amount: AMOUNT, headers: { ...MODERN_HEADERS, Authorization: `Bearer ${baselineToken}` }, body: MODERN_CALL }, ctx.mcpBaseline.pid);
+  const bareRun = () => load({ url: `${ctx.mcpBaseline.url}/mcp-modern-bare`, method: 'POST', connections: CONNECTIONS, amount: AMOUNT, headers: MODERN_HEADERS, body: MODERN_CALL }, ctx.mcpBaseline.pid);
+  const { portico, baseline } = await alternate(porticoRun, baselineRun);
+  const bare = await repeat(bareRun);
+  return {
+    name: 'authorized MCP call, 2026-07-28',
+    portico,
+    baseline: { ...baseline, label: 'MCP SDK v2 dual-era handler, shared validator, bearer verified, 1 prepared statement, node:http' },
+    limit: { ...bare, label: 'bare MCP SDK v2 handler: no auth, default validator' },
+    ratio: ratio(portico, baseline),
+    notes: [`${CONNECTIONS} connections, ${AMOUNT} calls a run, no session (stateless revision); ratio to the bare handler ${ratio(portico, bare)}×`],
+  };
+}
 
 export async function mcpCall(ctx: BenchContext): Promise<ScenarioResult> {
   const token = await ctx.apiToken();

@@ -13,7 +13,7 @@ import { approvalDecision } from './approval-decision';
 import { codeExchange } from './code-exchange';
 import { demoClient, ensureBuild, openBenchDatabase, PRODUCTION_NODE_FLAGS, repoPath, startPorticoForBench, startProcess, type BenchEnvironment, type Figures, type ScenarioResult, type ServerProcess } from './lib/harness';
 import { porticoApiToken, PorticoSession, BENCH_VERIFIER } from './lib/portico-flow';
-import { mcpCall } from './mcp-call';
+import { mcpCall, mcpCallModern } from './mcp-call';
 import { passwordLogin } from './password-login';
 import { refreshGrant, refreshWorkers } from './refresh-grant';
 import { registration } from './registration';
@@ -35,6 +35,7 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   'refresh-workers': refreshWorkers,
   'code-exchange': codeExchange,
   'mcp-call': mcpCall,
+  'mcp-call-modern': mcpCallModern,
   'token-verification': tokenVerification,
   registration,
   'approval-decision': approvalDecision,

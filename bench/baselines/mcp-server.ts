@@ -4,12 +4,17 @@
 //   verified with jose (ES256, a local key, as Portico verifies its own), and one prepared statement per call that
 //   reads the person and the MCP session (the equivalent of Portico's one statement);
 // - POST /mcp-bare: the SDK's defaults (a validator built per server), no authorization, no database.
+// The same two for MCP 2026-07-28, on the SDK v2 line's dual-era handler (`createMcpHandler`, stateless, modern
+// only), as Portico serves that revision: POST /mcp-modern (shared validator, bearer verified, the person read by one
+// prepared statement; the revision has no session) and POST /mcp-modern-bare.
 // GET /__token gives the bearer token the fair one accepts. Started by bench/run.ts as a process of its own:
 //   tsx bench/baselines/mcp-server.ts <port> <database url>
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { createMcpHandler, McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator as ModernValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { exportJWK, generateKeyPair, jwtVerify, SignJWT, createLocalJWKSet } from 'jose';
 import postgres from 'postgres';
 
@@ -40,6 +45,41 @@ function server(shared: boolean): McpServer {
     return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
   });
   return mcp;
+}
+
+const modernValidator = new ModernValidator();
+
+/** The 2026-07-28 server: the same tool on the SDK v2 line, for one request. */
+function modernServer(shared: boolean): ModernMcpServer {
+  const mcp = new ModernMcpServer({ name: 'baseline', version: '1.0.0' }, shared ? { jsonSchemaValidator: modernValidator } : {});
+  mcp.registerTool('whoami', { description: 'Who the caller is.' }, async () => {
+    const answer = { sub: person!.id, email: 'owner@bench.test', client_id: 'bench', act: null, scopes: ['mcp'] };
+    return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
+  });
+  return mcp;
+}
+const modernShared = createMcpHandler(() => modernServer(true), { legacy: 'reject' });
+const modernBare = createMcpHandler(() => modernServer(false), { legacy: 'reject' });
+
+/** A 2026-07-28 exchange: the node request as a web Request (its body already read), the answer written back. */
+async function answerModern(req: IncomingMessage, res: ServerResponse, body: unknown, handler: typeof modernShared): Promise<void> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+  const response = await handler.fetch(new Request(`${issuer}${req.url}`, { method: 'POST', headers }), { parsedBody: body });
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  res.end(Buffer.from(await response.arrayBuffer()));
+}
+
+async function authorizeModern(req: IncomingMessage): Promise<boolean> {
+  const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+  if (!bearer) return false;
+  try {
+    const { payload } = await jwtVerify(bearer, keys, { issuer, audience: `${issuer}/mcp`, typ: 'at+jwt' });
+    const [row] = await sql<{ disabled_at: Date | null }[]>`select u.disabled_at from users u where u.id = ${payload.sub!}`;
+    return row !== undefined && row.disabled_at === null;
+  } catch {
+    return false;
+  }
 }
 
 async function authorize(req: IncomingMessage): Promise<boolean> {
@@ -75,6 +115,17 @@ createServer((req, res) => {
   req.on('end', () => {
     const body = JSON.parse(Buffer.concat(chunks).toString()) as unknown;
     if (req.url === '/mcp-bare') return answer(req, res, body, false);
+    if (req.url === '/mcp-modern-bare') return void answerModern(req, res, body, modernBare);
+    if (req.url === '/mcp-modern') {
+      void authorizeModern(req).then((ok) => {
+        if (!ok) {
+          res.writeHead(401, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }).end();
+          return;
+        }
+        void answerModern(req, res, body, modernShared);
+      });
+      return;
+    }
     void authorize(req).then((ok) => {
       if (!ok) {
         res.writeHead(401, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }).end();

@@ -11,6 +11,7 @@ import { createExternalClient } from '../../lib/clients/external';
 import { registerClient, validateRegistration } from '../../lib/clients/registration';
 import { grantBindings, memberships } from '../../lib/db/schema';
 import { cimdPolicyViolation } from '../../lib/oidc/cimd';
+import { addPermission } from '../../lib/clients/permission-catalog';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { authorizeMcpClient, createMember, createOrgWithApp, startProviderHarness, tokenRequest, type AppFixture, type Harness } from '../support/provider-harness';
 
@@ -58,6 +59,22 @@ describe('MCP client binding', () => {
     const refreshed = await tokenRequest(harness, clientId, { grant_type: 'refresh_token', refresh_token: String(tokens.body.refresh_token) });
     expect(refreshed.status).toBe(400);
     expect(refreshed.body.error).toBe('invalid_grant');
+  });
+
+  it('a refresh that asks for more than was granted is refused with invalid_scope (RFC 6749 §5.2, §6) and spends nothing', async () => {
+    const person = await createMember(database, acme.orgId, `narrow-${randomBytes(3).toString('hex')}@acme.test`);
+    await addPermission(database.db, acme.app.id, { scope: 'binding:extra', description: 'More than was granted' });
+    const clientId = await dynamicClient();
+    const tokens = await codeExchange(clientId, await authorizeMcpClient(harness, database, { clientId, redirectUri: REDIRECT, resource: acme.resource, email: person.email, scope: 'mcp' }));
+    expect(tokens.status).toBe(200);
+    // A scope the grant does not hold: the client must authorize again (the consent is where a grant widens).
+    const wider = await tokenRequest(harness, clientId, { grant_type: 'refresh_token', refresh_token: String(tokens.body.refresh_token), scope: 'mcp binding:extra' });
+    expect(wider.status).toBe(400);
+    expect(wider.body.error).toBe('invalid_scope');
+    // The refused refresh spent nothing: the same refresh token, with no scope, still works.
+    const same = await tokenRequest(harness, clientId, { grant_type: 'refresh_token', refresh_token: String(tokens.body.refresh_token) });
+    expect(same.status).toBe(200);
+    expect(decodeJwt(String(same.body.access_token))).toMatchObject({ scope: 'mcp' });
   });
 
   it('a web MCP client that names no scope Portico knows is refused before anyone signs in (RFC 6749 §3.3); naming none of the app’s means all held', async () => {

@@ -1,7 +1,7 @@
 // An app's MCP tools as the kit knows them: each declares its risk level and the scopes it needs. One list drives
 // three things, so they cannot disagree: the tools registered on the MCP server (behind the confirmation gate),
 // the surface the app declares to Portico, and the unfiltered surface its introspection route reports.
-import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, type CallToolResult, type InputRequiredResult, type McpServer, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, isInputRequiredResult, type CallToolResult, type InputRequiredResult, type McpServer, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { VerifiedAccessToken } from './protected-resource';
 import { annotationsFor, CONFIRMATION_TOKEN_PARAMETER, isAudited, RISK_MODEL_VERSION, type ConfirmationChallenge, type ConfirmationGate, type ConfirmationMode, type GateDecision, type RiskLevel } from './risk';
@@ -12,6 +12,11 @@ export interface ToolContext {
   token: VerifiedAccessToken;
   /** True when the call ran on a confirmed retry of an approval_required tool. */
   confirmed: boolean;
+  /**
+   * The MCP request's context (SDK v2), for a tool that runs a multi-round-trip exchange of its own (2026-07-28):
+   * its verified `requestState` and `inputResponses`. None over REST.
+   */
+  mcp?: ServerContext;
 }
 
 /** `Extra` is what a server adds to every tool's context (Portico passes the authenticated caller). */
@@ -30,7 +35,8 @@ export interface KitTool<Shape extends z.ZodRawShape = z.ZodRawShape, Extra = un
    * someone who may not run it gets a refusal, not a challenge.
    */
   authorize?(args: z.infer<z.ZodObject<Shape>>, context: ToolContext & Extra): Promise<void>;
-  run(args: z.infer<z.ZodObject<Shape>>, context: ToolContext & Extra): Promise<CallToolResult> | CallToolResult;
+  /** A 2026-07-28 tool may answer input-required (a URL or form input request) and be called again with the answer. */
+  run(args: z.infer<z.ZodObject<Shape>>, context: ToolContext & Extra): Promise<CallToolResult | InputRequiredResult> | CallToolResult | InputRequiredResult;
 }
 
 /** Declares a tool with its argument types inferred from its schema. */
@@ -211,7 +217,7 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
   const kitTool = tool as KitTool<z.ZodRawShape, Extra>;
   if (kitTool.authorize) {
     try {
-      await kitTool.authorize(callArguments as never, { ...options.extra, token, confirmed: false });
+      await kitTool.authorize(callArguments as never, { ...options.extra, token, confirmed: false, mcp: options.mcpContext });
     } catch (error) {
       return { kind: 'ran', result: { isError: true, content: [{ type: 'text', text: `"${tool.name}" refused: ${error instanceof Error ? error.message : String(error)}` }] } };
     }
@@ -262,7 +268,10 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
   }
   let result: CallToolResult;
   try {
-    result = await kitTool.run(decision.args as never, { ...options.extra, token, confirmed: decision.confirmed });
+    const answer = await kitTool.run(decision.args as never, { ...options.extra, token, confirmed: decision.confirmed, mcp: options.mcpContext });
+    // The tool asks the client for input first (2026-07-28); it is audited when the retry completes.
+    if (isInputRequiredResult(answer)) return { kind: 'input_required', result: answer };
+    result = answer;
   } catch (error) {
     // A tool's own refusal reads as it was written; a system error is named by its code only (failureOf).
     const { shown, audited } = failureOf(error);

@@ -2,13 +2,14 @@
 // to follow the request up, and never anything that could itself approve. The channel (lib/approvals/channel.ts)
 // decides where the operator is sent: the MCP Apps view, an elicitation, the external link or the CLI. Every
 // channel but the CLI keeps the HTTPS link in the text, so a surface that fails leaves the link.
-import { APPROVAL_CONTRACT_VERSION, cancelApprovalRequest, createApprovalRequest, type ApprovalRequest, type ApprovalStatus, type NewApprovalRequest } from '../approvals/broker';
+import { inputRequired, inputResponse, type ServerContext } from '@modelcontextprotocol/server';
+import { APPROVAL_CONTRACT_VERSION, approvalStatusFor, cancelApprovalRequest, createApprovalRequest, type ApprovalRequest, type ApprovalStatus, type NewApprovalRequest } from '../approvals/broker';
 import { approvalNotifier } from '../notifications/notify';
 import { centralRequestUrl, embeddedCentralRequestUrl } from '../approvals/central-urls';
 import { selectApprovalChannel, type ApprovalChannel } from '../approvals/channel';
 import { APPROVAL_VIEW_URI } from './approval-view';
-import { appOfOrganization, brokerStep, requireOrgPermission, type PorticoToolExtra } from './context';
-import type { ElicitationAnswer } from './elicitation';
+import { appOfOrganization, brokerStep, requireOrgPermission, ToolRefusal, type ApprovalRoundState, type PorticoToolExtra } from './context';
+import { intentSchema, type ElicitationAnswer } from './elicitation';
 import { translator, type Translator } from '../i18n/catalogs';
 
 export const STATUS_TOOL = 'permissions.approval_status';
@@ -77,12 +78,41 @@ function describe(t: Translator<'mcp.approval'>, request: ApprovalRequest): stri
  * form mode asks the person whether to send it or withdraw it. Either carries only the request id, its type and its
  * resource; the answer can withdraw the request, never approve it.
  */
+/** The retry of a 2026-07-28 approval round: the request it was about (verified state) and the person's answer. */
+function approvalRoundOf(mcp: ServerContext | undefined): { state: ApprovalRoundState; answer: ElicitationAnswer } | undefined {
+  const state = mcp?.mcpReq.requestState<ApprovalRoundState>();
+  if (!state || state.kind !== 'approval' || typeof state.requestId !== 'string') return undefined;
+  const response = inputResponse(mcp?.mcpReq.inputResponses, 'approval');
+  if (response.kind !== 'elicit') return { state, answer: { outcome: 'cancel' } };
+  const intent = response.content?.intent;
+  return { state, answer: { outcome: response.action, ...(intent === 'send' || intent === 'withdraw' ? { intent } : {}) } };
+}
+
+/**
+ * A new request from the caller (the person, with the acting agent) on one app of an organization they belong to.
+ * On an elicitation channel the client is asked right away: URL mode offers the central's page for the request;
+ * form mode asks the person whether to send it or withdraw it. Either carries only the request id, its type and its
+ * resource; the answer can withdraw the request, never approve it. In 2025-11-25 the question travels on the call's
+ * stream (`extra.elicit`); in 2026-07-28 the call answers input-required and the client's retry carries the answer
+ * and the signed state naming the request, so the retry reports on that request instead of making another.
+ */
 export function requestThroughBroker(
-  extra: PorticoToolExtra,
+  extra: PorticoToolExtra & { mcp?: ServerContext },
   where: { org: string; app: string },
   what: Pick<NewApprovalRequest, 'kind' | 'resource' | 'profile' | 'durationSeconds' | 'reason'>,
 ) {
   return brokerStep(extra, async (actor) => {
+    const round = extra.approvalRounds ? approvalRoundOf(extra.mcp) : undefined;
+    if (round) {
+      const { status, request } = await approvalStatusFor(extra.db, round.state.requestId, extra.caller.user.id);
+      if (!request) throw new ToolRefusal('The access request this answer is for was not found.');
+      const elicitation = { ...round.answer, mode: round.state.mode };
+      if (round.state.mode === 'form' && status === 'pending' && (round.answer.outcome === 'decline' || round.answer.intent === 'withdraw')) {
+        const cancelled = await cancelApprovalRequest(extra.db, request.id, extra.caller.user.id, actor);
+        return approvalAnswer(cancelled, 'cancelled', extra, { elicitation });
+      }
+      return approvalAnswer(request, status, extra, { elicitation });
+    }
     const { org } = await requireOrgPermission(extra, where.org, 'org.read');
     const listing = await appOfOrganization(extra.db, org, where.app);
     const request = await createApprovalRequest(
@@ -96,24 +126,28 @@ export function requestThroughBroker(
       // Hosts that render MCP Apps show the view this points to; the text keeps the link for everyone else.
       return { ...(await approvalAnswer(request, 'pending', extra)), _meta: { ui: { resourceUri: APPROVAL_VIEW_URI } } };
     }
-    if ((channel === 'elicitation_url' || channel === 'elicitation_form') && extra.elicit) {
+    if (channel === 'elicitation_url' || channel === 'elicitation_form') {
       const mode = channel === 'elicitation_url' ? 'url' : 'form';
       const locale = await extra.locale();
       const t = translator(locale, 'mcp.approval');
       const asked = { id: request.id, kind: request.kind, access: describe(t, request) };
-      const answer = await extra.elicit({
-        mode,
-        approvalRequestId: request.id,
-        message: mode === 'url' ? t('elicitUrl', asked) : t('elicitForm', asked),
-        url: mode === 'url' ? centralRequestUrl(request.id, extra.issuer) : undefined,
-        locale,
-      });
-      // Form mode: the person withdrew (chose to, or declined the form). Nothing the client sends approves.
-      if (mode === 'form' && (answer.outcome === 'decline' || answer.intent === 'withdraw')) {
-        const cancelled = await cancelApprovalRequest(extra.db, request.id, extra.caller.user.id, actor);
-        return approvalAnswer(cancelled, 'cancelled', extra, { elicitation: { ...answer, mode } });
+      const message = mode === 'url' ? t('elicitUrl', asked) : t('elicitForm', asked);
+      const url = centralRequestUrl(request.id, extra.issuer);
+      if (extra.approvalRounds && extra.mcp) {
+        return inputRequired({
+          inputRequests: { approval: mode === 'url' ? inputRequired.elicitUrl({ message, url }) : inputRequired.elicit({ message, requestedSchema: intentSchema(locale) as never }) },
+          requestState: await extra.approvalRounds.mint({ kind: 'approval', requestId: request.id, mode }, extra.mcp),
+        });
       }
-      return approvalAnswer(request, 'pending', extra, { elicitation: { ...answer, mode } });
+      if (extra.elicit) {
+        const answer = await extra.elicit({ mode, approvalRequestId: request.id, message, url: mode === 'url' ? url : undefined, locale });
+        // Form mode: the person withdrew (chose to, or declined the form). Nothing the client sends approves.
+        if (mode === 'form' && (answer.outcome === 'decline' || answer.intent === 'withdraw')) {
+          const cancelled = await cancelApprovalRequest(extra.db, request.id, extra.caller.user.id, actor);
+          return approvalAnswer(cancelled, 'cancelled', extra, { elicitation: { ...answer, mode } });
+        }
+        return approvalAnswer(request, 'pending', extra, { elicitation: { ...answer, mode } });
+      }
     }
     return approvalAnswer(request, 'pending', extra);
   });

@@ -14,6 +14,7 @@ import { textIn } from '../i18n/catalogs';
 import { localeOfUser } from '../i18n/recipient';
 import type { Elicit } from './elicitation';
 import type { KitTool } from '../../app-kit/tools';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 
 export interface PorticoToolExtra {
@@ -37,6 +38,22 @@ export interface PorticoToolExtra {
   locale(): Promise<string>;
   /** Mail to the people who decide what the call asks for (none: nobody is mailed). */
   notify?: NotifyDeps;
+  /**
+   * 2026-07-28 only: access requests shown as an input request (the central's page, or the form that keeps or
+   * withdraws the request) and answered by the client's retry, which carries this signed state.
+   */
+  approvalRounds?: ApprovalRounds;
+}
+
+/** What an access request's input round carries back (signed, bound to the caller): which request, shown how. */
+export interface ApprovalRoundState {
+  kind: 'approval';
+  requestId: string;
+  mode: 'url' | 'form';
+}
+
+export interface ApprovalRounds {
+  mint(state: ApprovalRoundState, context: ServerContext): Promise<string>;
 }
 
 /** The caller's language, looked up once and only when a text needs it (lib/i18n/recipient.ts: their choice, else their first organization's default, else English). */

@@ -22,6 +22,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type McpHttpHandler,
   type RequestStateCodec,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { JWK } from 'jose';
@@ -36,7 +37,7 @@ import { APPROVAL_VIEW_URI, approvalViewHtml } from './approval-view';
 import { CONFIRMATION_VIEW_URI, confirmationViewHtml } from './confirmation-view';
 import { porticoConfirmationGate } from './confirmation-store';
 import type { NotifyDeps } from '../notifications/notify';
-import { DEFAULT_APPROVAL_SURFACES, subjectLocale, type ApprovalSurfaceConfig, type PorticoToolExtra } from './context';
+import { DEFAULT_APPROVAL_SURFACES, subjectLocale, type ApprovalRoundState, type ApprovalRounds, type ApprovalSurfaceConfig, type PorticoToolExtra } from './context';
 import { translator } from '../i18n/catalogs';
 import { elicitOver, isElicitationResponse, recordElicitationResponse, type Elicit } from './elicitation';
 import { newSessionId, recordSession, extendSessionIfDue, endSession, type McpSession } from './sessions';
@@ -124,6 +125,7 @@ function porticoServer(
   client: { capabilities?: unknown },
   confirmation: { elicit?: Elicit; inline?: InlineConfirmation; input?: ConfirmationInputRequests },
   calledTool?: string,
+  rounds?: { codec: RequestStateCodec<RoundState>; approvals: ApprovalRounds },
 ): McpServer {
   const server = new McpServer(
     { name: 'portico', version: '0.1.0' },
@@ -131,7 +133,7 @@ function porticoServer(
       jsonSchemaValidator,
       // The state of a 2026-07-28 confirmation round is verified before any tool runs (a forged or foreign one is
       // refused with -32602 by the SDK).
-      ...(confirmation.input ? { requestState: { verify: confirmation.input.codec.verify } } : {}),
+      ...(rounds ? { requestState: { verify: rounds.codec.verify } } : {}),
       capabilities: { experimental: riskModelCapability(deps.confirmationMode ?? 'human') },
       instructions:
         (deps.confirmationMode ?? 'human') === 'human'
@@ -150,6 +152,7 @@ function porticoServer(
     elicit: confirmation.elicit,
     locale,
     notify: deps.notify,
+    approvalRounds: rounds?.approvals,
   };
   const appsView = approvals.surface === 'adaptive' && approvals.centralEnabled;
   const showsView = appsView && advertisesMcpApps(client.capabilities);
@@ -248,12 +251,15 @@ function modernMcpHandler(): McpHttpHandler {
   ));
 }
 
-/** One codec per key: the signed state of a confirmation round, bound to the caller (subject, agent and client). */
-const stateCodecs = new WeakMap<Uint8Array, RequestStateCodec<ConfirmationState>>();
-function confirmationStateCodec(key: Uint8Array): RequestStateCodec<ConfirmationState> {
+/** What a 2026-07-28 round carries back: a human confirmation's challenge, or the access request it showed. */
+type RoundState = ConfirmationState | ApprovalRoundState;
+
+/** One codec per key: the signed state of a round, bound to the caller (subject, agent and client). */
+const stateCodecs = new WeakMap<Uint8Array, RequestStateCodec<RoundState>>();
+function roundStateCodec(key: Uint8Array): RequestStateCodec<RoundState> {
   let codec = stateCodecs.get(key);
   if (!codec) {
-    codec = createRequestStateCodec<ConfirmationState>({
+    codec = createRequestStateCodec<RoundState>({
       key,
       // The challenge itself lives 300 s; the state need not outlive it by much.
       ttlSeconds: 600,
@@ -279,7 +285,8 @@ function declaredCapabilities(message: unknown): unknown {
  * confirmation, a URL input request to Portico's confirmation page for a client that declared URL input requests
  * (the call answers input-required and the client's retry carries the challenge's token back in signed state);
  * otherwise the challenge text with its link, and the `_confirmation_token` retry, exactly as in 2025-11-25.
- * Access requests are shown by the MCP Apps view or the link: the central's page is not offered as an input request.
+ * Access requests follow the same table: the MCP Apps view, else an input request (the central's page, or the form
+ * that keeps or withdraws the request) whose retry reports on that same request, else the link.
  */
 async function handleModernMcp(request: Request, message: unknown, deps: PorticoMcpDeps, caller: ApiCaller): Promise<Response> {
   // The SDK's entry makes no Host or Origin check of its own (MCP §Security: validate both).
@@ -289,20 +296,19 @@ async function handleModernMcp(request: Request, message: unknown, deps: Portico
   const capabilities = declaredCapabilities(message);
   const humanInline = approvals.surface === 'adaptive' && (deps.confirmationMode ?? 'human') === 'human' && !advertisesMcpApps(capabilities) && advertisedElicitationModes(capabilities).url;
   const locale = subjectLocale(deps.db, caller);
+  const codec = deps.requestStateKey ? roundStateCodec(deps.requestStateKey) : undefined;
   const input: ConfirmationInputRequests | undefined =
-    humanInline && deps.requestStateKey
+    humanInline && codec
       ? {
-          codec: confirmationStateCodec(deps.requestStateKey),
+          codec: codec as RequestStateCodec<ConfirmationState>,
           message: async (tool) => translator(await locale(), 'mcp.gate')('inlineOffer', { tool }),
           waitMs: deps.elicitationWaitMs ?? 50_000,
         }
       : undefined;
-  // Approvals never elicit here (no server-to-client requests in this revision): the channel sees no elicitation.
-  const { elicitation: _elicitation, ...approvalCapabilities } = (capabilities && typeof capabilities === 'object' ? capabilities : {}) as Record<string, unknown>;
+  const rounds = codec && { codec, approvals: { mint: (state: ApprovalRoundState, context: ServerContext) => codec.mint(state, context) } };
   const toolCall = isToolCall(message) ? message : undefined;
   const call: ModernCall = {
-    build: () =>
-      porticoServer(deps, caller, locale, { capabilities: approvalCapabilities }, { input }, typeof toolCall?.params?.name === 'string' ? toolCall.params.name : undefined),
+    build: () => porticoServer(deps, caller, locale, { capabilities }, { input }, typeof toolCall?.params?.name === 'string' ? toolCall.params.name : undefined, rounds),
   };
   return modernMcpHandler().fetch(request, {
     parsedBody: message,

@@ -14,7 +14,7 @@ import { createAgent } from '../../lib/accounts/agents';
 import { relyingPartyOf } from '../../lib/accounts/passkeys';
 import type { User } from '../../lib/accounts/users';
 import { addPermission } from '../../lib/clients/permission-catalog';
-import { auditEvents, mcpSessions } from '../../lib/db/schema';
+import { approvalRequests, auditEvents, mcpSessions } from '../../lib/db/schema';
 import { answerConfirmation } from '../../lib/mcp/confirmations';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { porticoApiToken, startMcpInstance, type McpInstance } from '../support/portico-mcp';
@@ -222,5 +222,42 @@ describe("Portico's MCP server in the 2026-07-28 revision", () => {
     const again = await modern(adaptive!.url, 'tools/call', { name: 'agents.grant', arguments: grantArgs('m:forged'), inputResponses: accepted, requestState: state }, { capabilities });
     expect(JSON.stringify(again.body.result)).not.toContain('now holds');
     expect(await grantsRun('m:forged')).toBe(1);
+  });
+
+  it('shows an access request as a URL input request (the central page) or a form, and the retry reports on that same request', async () => {
+    const [adaptive] = instances.slice(-2);
+    const requestsFor = async (resource: string) => database.db.select().from(approvalRequests).where(eq(approvalRequests.resource, resource));
+    const ask = (client: Client, resource: string) =>
+      client.callTool({ name: 'permissions.request_sensitive_access', arguments: { org: orgSlug, app: fixture.app.slug, resource, profile: 'read', duration_seconds: 3600, reason: 'quarter close' } }) as Promise<
+        ToolResult & { structuredContent?: Record<string, string> }
+      >;
+
+    const seen: { mode?: string; url?: string }[] = [];
+    const urlClient = new Client({ name: 'approval-url', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: 'auto' } });
+    urlClient.setRequestHandler('elicitation/create', async (request) => {
+      seen.push(request.params as { mode?: string; url?: string });
+      return { action: 'accept' };
+    });
+    await urlClient.connect(new StreamableHTTPClientTransport(new URL(adaptive!.url), { requestInit: { headers: { Authorization: `Bearer ${ownerToken}` } } }));
+    const viaUrl = await ask(urlClient, '/finance/modern-url');
+    const [made] = await requestsFor('/finance/modern-url');
+    expect(viaUrl.structuredContent).toMatchObject({ request_id: made!.id, approval_channel: 'elicitation_url', elicitation_mode: 'url', elicitation_outcome: 'accept', status: 'pending' });
+    expect(seen[0]?.url).toBe(`${harness.issuer}/central/requests/${made!.id}`);
+    // One request, although the call was made twice (the retry answered the round).
+    expect(await requestsFor('/finance/modern-url')).toHaveLength(1);
+    await urlClient.close();
+
+    let intent: 'send' | 'withdraw' = 'withdraw';
+    const formClient = new Client({ name: 'approval-form', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } });
+    formClient.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { intent } }));
+    await formClient.connect(new StreamableHTTPClientTransport(new URL(adaptive!.url), { requestInit: { headers: { Authorization: `Bearer ${ownerToken}` } } }));
+    const withdrawn = await ask(formClient, '/finance/modern-withdrawn');
+    expect(withdrawn.structuredContent).toMatchObject({ approval_channel: 'elicitation_form', elicitation_mode: 'form', elicitation_outcome: 'accept', status: 'cancelled' });
+    expect((await requestsFor('/finance/modern-withdrawn')).map((request) => request.state)).toEqual(['cancelled']);
+    intent = 'send';
+    const sent = await ask(formClient, '/finance/modern-sent');
+    expect(sent.structuredContent).toMatchObject({ approval_channel: 'elicitation_form', status: 'pending' });
+    expect((await requestsFor('/finance/modern-sent')).map((request) => request.state)).toEqual(['pending']);
+    await formClient.close();
   });
 });

@@ -22,7 +22,15 @@ import { createApp } from '../../lib/clients/apps';
 import { addPermission } from '../../lib/clients/permission-catalog';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { InMemoryOAuthClient } from '../support/in-memory-oauth-client';
-import { completeAuthorization, createMember, startProviderHarness, type Harness } from '../support/provider-harness';
+import { completeAuthorization, createMember, startProviderHarness, TEST_PASSWORD, type Harness } from '../support/provider-harness';
+import { POST as appConfirmationsRoute } from '../../app/api/apps/confirmations/route';
+import { CONFIRMATIONS_PATH } from '../../app-kit/surface';
+import { relyingPartyOf } from '../../lib/accounts/passkeys';
+import type { User } from '../../lib/accounts/users';
+import { issueSurfaceSecret } from '../../lib/clients/surface';
+import type { Env } from '../../lib/env';
+import { answerConfirmation } from '../../lib/mcp/confirmations';
+import { installRuntime, type PorticoRuntime } from '../../lib/runtime';
 
 const REDIRECT = 'http://127.0.0.1:45721/callback';
 const MODERN = '2026-07-28';
@@ -221,5 +229,75 @@ describe('the example app in both MCP eras', () => {
     expect(accepted).toHaveLength(1);
     expect(secondAnswer.result.content[0]!.text).toBe(appAnswer.result.content[0]!.text);
     expect(JSON.parse(secondAnswer.result.content[0]!.text)).toMatchObject({ sub: accepted[0] });
+  });
+});
+
+// A human confirmation asked of a 2026-07-28 client as a URL input request (multi-round-trip): the example app with
+// `confirmations: 'portico'`, its challenges kept by Portico's own route (app/api/apps/confirmations, served beside
+// the provider with the runtime it needs), the v2 client declaring `elicitation.url` with a handler that, like a
+// person following the link, confirms on Portico's page (Portico's own answerConfirmation, with step-up) and accepts.
+// The client's automatic retry carries the signed requestState back, and the tool runs exactly once.
+describe('a human confirmation as a 2026-07-28 URL input request', () => {
+  let database: TestDatabase;
+  let harness: Harness;
+  let example: ExampleApp;
+  let person: User;
+  const atRestKey = randomBytes(32);
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    harness = await startProviderHarness(database, { routes: { [CONFIRMATIONS_PATH]: appConfirmationsRoute } });
+    // What the route reads of Portico's runtime: the database, the issuer, the at-rest key (the surface secret's).
+    // (Only those: a route reaching for anything else would find it missing and fail the test.)
+    const partial: Pick<PorticoRuntime, 'env' | 'raw' | 'atRestKey'> = { env: { PORTICO_ISSUER: harness.issuer } as Env, raw: database.raw, atRestKey };
+    installRuntime(partial as PorticoRuntime);
+    const origin = `http://127.0.0.1:${await freePort()}`;
+    const org = await createOrganization(database.db, { slug: `confirm-${randomBytes(3).toString('hex')}`, name: 'Confirm' });
+    const app = await createApp(database.db, { orgId: org.id, slug: 'notes', name: 'Notes', publishOrigin: origin, redirectUris: [`${origin}/callback`] });
+    await addPermission(database.db, app.app.id, { scope: 'notes:delete', description: 'Delete notes' });
+    person = await createMember(database, org.id, `confirm-${randomBytes(3).toString('hex')}@example.test`);
+    const team = await createTeam(database.db, { orgId: org.id, name: 'Deleters' });
+    await addTeamMember(database.db, team.id, person.id);
+    await grantTeamScope(database.db, { teamId: team.id, appId: app.app.id, scope: 'notes:delete' });
+    const surfaceSecret = await issueSurfaceSecret(database.db, app.app.id, atRestKey);
+    example = await startExampleApp({ origin, issuer: harness.issuer, appIdentity: app.app.identity, clientId: app.clientId, surfaceSecret, confirmations: 'portico', declareOnStart: false });
+  });
+  afterAll(async () => {
+    await example?.close();
+    await harness?.close();
+    await database?.close();
+  });
+
+  it('the client gets the URL input request, the person confirms in Portico, and the retry runs the tool once', async () => {
+    const note = example.notebook.add('Old', 'to delete', person.id);
+    const state = new InMemoryOAuthClient<StoredOAuthClientInformation, StoredOAuthTokens>(REDIRECT, 'Stock SDK v2 client');
+    const newClient = () => new Client({ name: 'stock-v2', version: '2.4.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { url: {} } } });
+    const first = new StreamableHTTPClientTransport(new URL(example.resource), { authProvider: state });
+    await expect(newClient().connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    await first.finishAuth((await completeAuthorization(harness, database, state.pending!, { email: person.email })).callbackUrl!.searchParams);
+
+    const client = newClient();
+    const asked: { mode?: string; url?: string; message?: string }[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params as { mode?: string; url?: string; message?: string };
+      asked.push(params);
+      // The person opens the page and confirms there, with their password (step-up).
+      const id = params.url!.split('/console/confirm/')[1]!;
+      await answerConfirmation(database.db, { atRestKey, rp: relyingPartyOf('http://localhost') }, { id, user: person, decision: 'confirm', proof: { password: TEST_PASSWORD }, ip: '192.0.2.60' });
+      return { action: 'accept' };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(example.resource), { authProvider: state }));
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+    expect(client.getServerCapabilities()?.experimental?.[RISK_MODEL_CAPABILITY]).toMatchObject({ confirmation_mode: 'human' });
+
+    const result = await client.callTool({ name: 'notes.delete', arguments: { id: note.id } });
+    expect(result.isError).toBeFalsy();
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ mode: 'url', message: expect.stringContaining('notes.delete') });
+    expect(asked[0]!.url).toMatch(new RegExp(`^${harness.issuer}/console/confirm/`));
+    expect(example.notebook.notes.has(note.id)).toBe(false);
+    const runs = example.events.filter((event) => event.tool === 'notes.delete');
+    expect(runs.map((event) => event.outcome)).toEqual(['challenge_issued', 'succeeded']);
+    await client.close();
   });
 });

@@ -251,17 +251,17 @@ export function createAppKit(options: AppKitOptions): AppKit {
     surface,
 
     async handleMcp(request, onAccepted) {
+      // DNS rebinding protection, first: the SDK's handler does none. Only the app's own host, and browsers only
+      // from its own origin, both compared whole (the SDK's host and origin helpers compare hostnames only, any
+      // port and, for an origin, any scheme).
+      const refused = rebindingRefusal(request, url.host, origin);
+      if (refused) return refused;
       // Any valid token for this app passes the gate; what it may do is per tool (a token holding only
       // `notes:read` sees and calls only the tools that need no more). A client without one is told every scope
       // the tools need (MCP authorization, scope selection: the client asks for what the challenge names). Asking
       // for them grants nothing more: Portico's token carries what was asked intersected with what the person or
       // agent holds, and the consent screen says which were asked and not held. With only `mcp` named, a stock
       // client (one that follows the challenge and then refreshes on a 403) never reached a permission-gated tool.
-      // DNS rebinding protection, first: the SDK's handler does none. Only the app's own host, and browsers only
-      // from its own origin, both compared whole (the SDK's host and origin helpers compare hostnames only, any
-      // port and, for an origin, any scheme).
-      const refused = rebindingRefusal(request, url.host, origin);
-      if (refused) return refused;
       const gateResult = await authorizeBearer(request, config, keys, [], config.scopesSupported);
       if (!gateResult.ok) return gateResult.response;
       // A call of a tool the token lacks scopes for: 403 insufficient_scope naming them (RFC 6750 §3.1, MCP

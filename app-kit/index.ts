@@ -8,11 +8,11 @@
 //   session ended (back-channel logout tokens, backchannel-logout.ts; Shared Signals events, security-events.ts).
 //
 // The kit imports nothing from Portico's lib/: Portico imports the shared parts from here. See app-kit/README.md.
+import { createHmac, randomBytes } from 'node:crypto';
 import { readBounded } from './body';
-import { McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, createRequestStateCodec, McpServer, type AuthInfo } from '@modelcontextprotocol/server';
 import { normalizeResourcePath } from './resource-path';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import {
   authorizeBearer,
   insufficientScope,
@@ -40,7 +40,7 @@ import {
   type SurfaceDocument,
 } from './surface';
 import { APPROVED_ACTIONS_PATH, ApprovedActionRefusal, detailCovering, type ApprovedAction, type ExpectedAction } from './approved-actions';
-import { registerKitTools, requiredScopesOf, riskModelCapability, surfaceOfTools, type KitTool, type ToolEvent } from './tools';
+import { registerKitTools, requiredScopesOf, riskModelCapability, surfaceOfTools, type ConfirmationInputRequests, type ConfirmationState, type KitTool, type ToolEvent } from './tools';
 
 // What apps use. Portico itself imports the shared modules (risk.ts, surface.ts, …) directly.
 export type { ResourceAuthorization, VerifiedAccessToken, KitTool, ToolEvent, SurfaceDocument, RiskLevel, ConfirmationStore, ReplayGuard };
@@ -57,10 +57,12 @@ export { createLogoutReceiver, LogoutTokenRefusal, BACKCHANNEL_LOGOUT_EVENT, typ
 export { createApprovalRequests, authorizationDetailOf, type ApprovalRequests, type ApprovalRequest, type ApprovalAnswer, type ApprovalRequestsConfig } from './approval-requests';
 
 /**
- * The contract between the kit and Portico. Portico states the version it expects (lib/clients/app-environment.ts)
- * and a test compares the two, so they cannot drift apart silently.
+ * The contract between the kit and Portico. Portico states the versions it accepts (lib/clients/app-environment.ts;
+ * this one is its newest) and a test compares the two, so they cannot drift apart silently. 9: `/api/mcp` serves
+ * MCP 2026-07-28 (stateless, per-request envelope, `server/discover`) beside 2025-11-25, and asks a 2026-07-28
+ * client for a human confirmation as a URL input request. A surface declared by a version-8 kit is still accepted.
  */
-export const APP_KIT_CONTRACT_VERSION = 8;
+export const APP_KIT_CONTRACT_VERSION = 9;
 
 /** The identity variables Portico gives each app (the console shows them once, at creation). */
 export interface AppIdentity {
@@ -117,9 +119,15 @@ export interface AppKit {
    * the metadata and the scope needed). `azp` is reported for audit and never decides anything.
    */
   authorize(request: Request, requiredScopes?: readonly string[]): Promise<ResourceAuthorization>;
-  /** `/api/mcp` whole: the bearer gate, then the app's tools behind the confirmation gate (stateless Streamable HTTP). */
+  /**
+   * `/api/mcp` whole: DNS-rebinding protection, the bearer gate, then the app's tools behind the confirmation gate,
+   * served to both MCP eras, stateless: 2026-07-28 (per-request envelope, `server/discover`) and 2025-11-25.
+   */
   handleMcp(request: Request, onAccepted?: (token: VerifiedAccessToken) => void): Promise<Response>;
-  /** An MCP server with the tools this token may use, for apps that run their own transport. */
+  /**
+   * An MCP server with the tools this token may use, for apps that run their own transport (it verifies the
+   * 2026-07-28 `requestState` of a confirmation round with the kit's codec).
+   */
   mcpServer(token: VerifiedAccessToken): McpServer;
   /** The app's whole surface: every tool, its scopes and effective level, whoever asks. */
   surface(): SurfaceDocument;
@@ -189,11 +197,32 @@ export function createAppKit(options: AppKitOptions): AppKit {
 
   // One validator for every per-request server: the SDK would build a new Ajv instance for each.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  // The state a 2026-07-28 confirmation round carries through the client (the challenge's token), signed so that
+  // the retry cannot name another challenge. With a surface secret the key is derived from it, so every instance of
+  // the app verifies what any of them minted. Without one it is random per process: the client's retry must then
+  // reach the instance that asked (one process, or sticky routing), or it is refused as invalid state.
+  const requestStateCodec = createRequestStateCodec<ConfirmationState>({
+    key: options.surfaceSecret ? createHmac('sha256', options.surfaceSecret).update('portico-kit-request-state').digest() : randomBytes(32),
+  });
+  const confirmationInput: ConfirmationInputRequests = {
+    codec: requestStateCodec,
+    message: async (tool) => `Confirm "${tool}" on Portico's page: the person this call acts for approves it there, then it runs.`,
+    waitMs: 50_000,
+  };
   const mcpServer = (token: VerifiedAccessToken) => {
-    const server = new McpServer(serverInfo, { jsonSchemaValidator, capabilities: { experimental: riskModelCapability(gate.mode) } });
-    registerKitTools(server, tools, { token, gate, levels, extra: {}, onEvent: options.onToolEvent });
+    const server = new McpServer(serverInfo, {
+      jsonSchemaValidator,
+      // server/discover (2026-07-28) and initialize (2025-11-25) both announce the risk model.
+      capabilities: { experimental: riskModelCapability(gate.mode) },
+      requestState: { verify: requestStateCodec.verify },
+    });
+    registerKitTools(server, tools, { token, gate, levels, extra: {}, onEvent: options.onToolEvent, confirmationInput });
     return server;
   };
+  // One handler for both eras: 2026-07-28 requests (a `_meta` envelope) on the modern path, anything else through
+  // the SDK's stateless 2025 fallback, each answered by a server made for that request from the token verified in
+  // handleMcp. The SDK takes the token only as given (authInfo), never from the request's headers.
+  const mcpHandler = createMcpHandler(({ authInfo }) => mcpServer(verifiedTokenOf(authInfo)), { legacy: 'stateless', responseMode: 'json', maxRequestBodySize: MCP_BODY_LIMIT });
 
   /** A call to Portico signed with the surface secret, the client id as key id: its status and JSON answer. */
   async function signedPost<T>(path: string, payload: unknown, what: string): Promise<{ status: number; answer: T & { error?: string; error_description?: string } }> {
@@ -222,6 +251,11 @@ export function createAppKit(options: AppKitOptions): AppKit {
     surface,
 
     async handleMcp(request, onAccepted) {
+      // DNS rebinding protection, first: the SDK's handler does none. Only the app's own host, and browsers only
+      // from its own origin, both compared whole (the SDK's host and origin helpers compare hostnames only, any
+      // port and, for an origin, any scheme).
+      const refused = rebindingRefusal(request, url.host, origin);
+      if (refused) return refused;
       // Any valid token for this app passes the gate; what it may do is per tool (a token holding only
       // `notes:read` sees and calls only the tools that need no more). A client without one is told every scope
       // the tools need (MCP authorization, scope selection: the client asks for what the challenge names). Asking
@@ -231,26 +265,12 @@ export function createAppKit(options: AppKitOptions): AppKit {
       const gateResult = await authorizeBearer(request, config, keys, [], config.scopesSupported);
       if (!gateResult.ok) return gateResult.response;
       // A call of a tool the token lacks scopes for: 403 insufficient_scope naming them (RFC 6750 §3.1, MCP
-      // authorization's scope challenge), so the client can ask the person for more.
+      // authorization's scope challenge), so the client can ask the person for more. A 2026-07-28 tools/call has
+      // the same method and params.name (its envelope is in params._meta).
       const needed = await scopesNeededByCall(request, toolScopes, gateResult.token);
       if (needed) return insufficientScope(config, gateResult.token, needed.scopes, `the tool ${needed.tool}`);
       onAccepted?.(gateResult.token);
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-        maxRequestBodySize: 256 * 1024,
-        // DNS rebinding protection: only the app's own host, and browsers only from its own origin.
-        enableDnsRebindingProtection: true,
-        allowedHosts: [url.host],
-        allowedOrigins: [origin],
-      });
-      const server = mcpServer(gateResult.token);
-      await server.connect(transport);
-      try {
-        return await transport.handleRequest(request);
-      } finally {
-        void server.close();
-      }
+      return mcpHandler.fetch(request, { authInfo: authInfoOf(request, gateResult.token, config.resource) });
     },
 
     async handleSurfaceRequest(request) {
@@ -307,8 +327,37 @@ export function createAppKit(options: AppKitOptions): AppKit {
   };
 }
 
-/** How much of a request body is read to find the tool it calls: the transport's own limit. */
+/** How much of a request body is read to find the tool it calls, and the MCP handler's own limit (413 above it). */
 const MCP_BODY_LIMIT = 256 * 1024;
+
+/** Where the verified token travels to the per-request server factory, inside the SDK's authInfo. */
+const VERIFIED_TOKEN = 'io.portico/verified-access-token';
+
+/** The SDK's authInfo for a token the kit verified: the SDK passes it through to the factory and the handlers. */
+function authInfoOf(request: Request, token: VerifiedAccessToken, resource: string): AuthInfo {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1] ?? '';
+  return { token: bearer, clientId: token.clientId, scopes: [...token.scopes], expiresAt: token.expiresAt, resource: new URL(resource), extra: { [VERIFIED_TOKEN]: token } };
+}
+
+function verifiedTokenOf(authInfo: AuthInfo | undefined): VerifiedAccessToken {
+  const token = authInfo?.extra?.[VERIFIED_TOKEN] as VerifiedAccessToken | undefined;
+  // handleMcp always passes one: a server without a verified token is never built.
+  if (!token) throw new Error('the app kit serves MCP only with a verified access token');
+  return token;
+}
+
+/**
+ * DNS rebinding protection in front of the MCP handler: the Host must be the app's own (host and port), an Origin,
+ * when a browser sends one, the app's own origin. Answered as the SDK answers it (403, JSON-RPC -32000).
+ */
+function rebindingRefusal(request: Request, host: string, origin: string): Response | undefined {
+  const refuse = (message: string) => Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status: 403 });
+  const hostHeader = request.headers.get('host');
+  if (hostHeader !== host) return refuse(`Invalid Host header: ${hostHeader}`);
+  const originHeader = request.headers.get('origin');
+  if (originHeader && originHeader !== origin) return refuse(`Invalid Origin header: ${originHeader}`);
+  return undefined;
+}
 
 /**
  * The tool a `tools/call` (or a batch holding one) names, when the token lacks a scope it needs. The body is read

@@ -1,7 +1,17 @@
 // The identity variables an app needs to use Portico, as an .env snippet. The app kit reads these names.
 
-/** The app kit contract this Portico speaks; the kit carries its own number and a test compares the two. */
-export const EXPECTED_APP_KIT_CONTRACT_VERSION = 8;
+/**
+ * The app kit contracts this Portico accepts, oldest first: an app built on the previous kit (8: MCP 2025-11-25
+ * only) keeps working beside one on the current kit (9: MCP 2026-07-28 as well). Nothing Portico checks of a
+ * surface changed between them.
+ */
+export const SUPPORTED_APP_KIT_CONTRACT_VERSIONS: readonly number[] = [8, 9];
+/** The newest contract this Portico speaks; the kit carries its own number and a test compares the two. */
+export const EXPECTED_APP_KIT_CONTRACT_VERSION = 9;
+
+export function isSupportedAppKitContract(version: number): boolean {
+  return SUPPORTED_APP_KIT_CONTRACT_VERSIONS.includes(version);
+}
 export interface AppEnvironmentInput {
   issuer: string;
   clientId: string;

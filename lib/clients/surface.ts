@@ -23,7 +23,7 @@ import { readStreamCapped } from '../http/body';
 import { outboundFetch, OutboundRefused, type OutboundPolicy } from '../http/outbound';
 import { apps, appSurfaces, clients, signedRequestNonces } from '../db/schema';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
-import { EXPECTED_APP_KIT_CONTRACT_VERSION } from './app-environment';
+import { isSupportedAppKitContract, SUPPORTED_APP_KIT_CONTRACT_VERSIONS } from './app-environment';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 export const SURFACE_SECRET_PREFIX = 'pss_';
@@ -189,8 +189,8 @@ export async function verifyAppSurface(input: { publishOrigin: string; secret: s
   if (parsed.surface.resource !== `${new URL(input.publishOrigin).origin}/api/mcp`) {
     return found({ outcome: 'unreachable' }, localized('console.app.surface.details.otherResource', { resource: parsed.surface.resource.slice(0, 200) }));
   }
-  if (parsed.surface.kit_contract_version !== EXPECTED_APP_KIT_CONTRACT_VERSION) {
-    return found({ outcome: 'unsupported' }, localized('console.app.surface.details.contract', { version: parsed.surface.kit_contract_version, expected: EXPECTED_APP_KIT_CONTRACT_VERSION }));
+  if (!isSupportedAppKitContract(parsed.surface.kit_contract_version)) {
+    return found({ outcome: 'unsupported' }, localized('console.app.surface.details.contract', { version: parsed.surface.kit_contract_version, expected: SUPPORTED_APP_KIT_CONTRACT_VERSIONS.join(', ') }));
   }
   const difference = compareSurfaces(input.declaration ?? [], parsed.surface.tools);
   const exposedTools = parsed.surface.tools.length;

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RISK_MODEL_CAPABILITY } from '../../app-kit/tools';
-import { RESPONSE_SIGNATURE_HEADER, SIGNATURE_HEADER, signRequest, verifyResponseSignature } from '../../app-kit/surface';
+import { parseSignatureHeader, RESPONSE_SIGNATURE_HEADER, SIGNATURE_HEADER, signRequest, signResponse, verifyResponseSignature } from '../../app-kit/surface';
 import { EXPECTED_APP_KIT_CONTRACT_VERSION } from '../../lib/clients/app-environment';
 import { createApp } from '../../lib/clients/apps';
 import { registerClient, validateRegistration } from '../../lib/clients/registration';
@@ -214,6 +214,21 @@ describe('the example app on the app kit', () => {
     await app.close();
     app = await start({ introspection: false });
     expect(await check()).toMatchObject({ outcome: 'unsupported' });
+
+    // An app on the previous kit (contract 8) is verified as before; one on a contract this Portico does not speak
+    // (7) is unsupported. The app's answer is rewritten with that version and signed again, as that app would sign it.
+    await app.close();
+    app = await start();
+    const answeringAs = (version: number): typeof fetch => async (input, init) => {
+      const response = await loopbackAllowed(input, init);
+      const nonce = parseSignatureHeader(new Headers(init?.headers).get(SIGNATURE_HEADER))!.nonce;
+      const body = JSON.stringify({ ...(JSON.parse(await response.text()) as object), kit_contract_version: version });
+      return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json', [RESPONSE_SIGNATURE_HEADER]: signResponse(secret, nonce, 200, body) } });
+    };
+    expect(await verifyAppSurface({ publishOrigin: origin, secret, declaration }, answeringAs(8))).toMatchObject({ outcome: 'clean', exposedTools: 5 });
+    const seven = await verifyAppSurface({ publishOrigin: origin, secret, declaration }, answeringAs(7));
+    expect(seven).toMatchObject({ outcome: 'unsupported' });
+    expect(seven.detail).toMatch(/kit contract 7; this Portico verifies contracts 8, 9/);
 
     // A secret the app does not know, and an answer that is not signed: never clean.
     await app.close();

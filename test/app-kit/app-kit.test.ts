@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_KIT_CONTRACT_VERSION, createAppKit } from '../../app-kit';
-import { EXPECTED_APP_KIT_CONTRACT_VERSION } from '../../lib/clients/app-environment';
+import { EXPECTED_APP_KIT_CONTRACT_VERSION, isSupportedAppKitContract, SUPPORTED_APP_KIT_CONTRACT_VERSIONS } from '../../lib/clients/app-environment';
 import { registerClient, validateRegistration } from '../../lib/clients/registration';
 import { addPermission } from '../../lib/clients/permission-catalog';
 import { createAgent, createConnection, grantAgentScope } from '../../lib/accounts/agents';
@@ -35,8 +35,13 @@ describe('the app kit', () => {
     await database?.close();
   });
 
-  it('carries the contract version this Portico expects', () => {
+  it('carries the contract version this Portico expects, and Portico still accepts the previous kit', () => {
     expect(APP_KIT_CONTRACT_VERSION).toBe(EXPECTED_APP_KIT_CONTRACT_VERSION);
+    expect(SUPPORTED_APP_KIT_CONTRACT_VERSIONS).toEqual([8, 9]);
+    expect(isSupportedAppKitContract(APP_KIT_CONTRACT_VERSION)).toBe(true);
+    expect(isSupportedAppKitContract(8)).toBe(true);
+    expect(isSupportedAppKitContract(7)).toBe(false);
+    expect(isSupportedAppKitContract(10)).toBe(false);
   });
 
   it('stands on its own: neither the kit nor the example app imports Portico internals', () => {

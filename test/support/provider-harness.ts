@@ -37,6 +37,8 @@ export interface HarnessOptions {
   /** Outbound fetches (a trusted issuer's keys, discovery) may reach loopback hosts: other test servers. */
   outboundAllowLoopback?: boolean;
   cimdHosts?: { allowed: string[]; blocked: string[] };
+  /** More of Portico's own routes, by exact path, served beside the provider (web-standard handlers). */
+  routes?: Record<string, (request: Request) => Promise<Response>>;
 }
 
 export async function startProviderHarness(database: TestDatabase, options: HarnessOptions = {}): Promise<Harness> {
@@ -51,6 +53,14 @@ export async function startProviderHarness(database: TestDatabase, options: Harn
           registrationBodies.push(await request.clone().text());
           return handleRegistration(request, { db: database.db, limits: registrationLimits(1000, 10_000) });
         })
+        .then((response) => sendWebResponse(res, response));
+      return;
+    }
+    const route = options.routes?.[new URL(req.url ?? '/', 'http://x').pathname];
+    if (route) {
+      void toWebRequest(req, issuerOrigin)
+        .then(route)
+        .catch((error: unknown) => new Response(String(error), { status: 500 }))
         .then((response) => sendWebResponse(res, response));
       return;
     }

@@ -5,7 +5,7 @@
 import { oauthError, parseJsonObject } from '@/lib/http/errors';
 import { parseSurfaceDocument } from '@/app-kit/surface';
 import { recordAuditEvent } from '@/lib/audit/events';
-import { EXPECTED_APP_KIT_CONTRACT_VERSION } from '@/lib/clients/app-environment';
+import { isSupportedAppKitContract, SUPPORTED_APP_KIT_CONTRACT_VERSIONS } from '@/lib/clients/app-environment';
 import { authenticateSignedAppCall, recordDeclaration } from '@/lib/clients/surface';
 import { readCappedText } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
@@ -32,8 +32,8 @@ export async function POST(request: Request): Promise<Response> {
   const parsed = parseSurfaceDocument(json.value);
   if (!parsed.ok) return refuse(400, 'invalid_request', parsed.error);
   const { surface } = parsed;
-  if (surface.kit_contract_version !== EXPECTED_APP_KIT_CONTRACT_VERSION) {
-    return refuse(400, 'unsupported_contract_version', `this Portico expects app kit contract ${EXPECTED_APP_KIT_CONTRACT_VERSION}, the app declared ${surface.kit_contract_version}`);
+  if (!isSupportedAppKitContract(surface.kit_contract_version)) {
+    return refuse(400, 'unsupported_contract_version', `this Portico accepts app kit contracts ${SUPPORTED_APP_KIT_CONTRACT_VERSIONS.join(', ')}, the app declared ${surface.kit_contract_version}`);
   }
   if (surface.resource !== app.resource) return refuse(400, 'invalid_request', `the declared resource must be the app's own, ${app.resource}`);
 

@@ -203,6 +203,11 @@ export function createAppKit(options: AppKitOptions): AppKit {
   // reach the instance that asked (one process, or sticky routing), or it is refused as invalid state.
   const requestStateCodec = createRequestStateCodec<ConfirmationState>({
     key: options.surfaceSecret ? createHmac('sha256', options.surfaceSecret).update('portico-kit-request-state').digest() : randomBytes(32),
+    // Bound to the caller: another person's or client's retry cannot echo it (refused with -32602 before any tool).
+    bind: (context) => {
+      const token = context.http?.authInfo?.extra?.[VERIFIED_TOKEN] as VerifiedAccessToken | undefined;
+      return token ? `${token.subject}\0${token.actor ?? ''}\0${token.clientId}` : '';
+    },
   });
   const confirmationInput: ConfirmationInputRequests = {
     codec: requestStateCodec,
@@ -222,7 +227,7 @@ export function createAppKit(options: AppKitOptions): AppKit {
   // One handler for both eras: 2026-07-28 requests (a `_meta` envelope) on the modern path, anything else through
   // the SDK's stateless 2025 fallback, each answered by a server made for that request from the token verified in
   // handleMcp. The SDK takes the token only as given (authInfo), never from the request's headers.
-  const mcpHandler = createMcpHandler(({ authInfo }) => mcpServer(verifiedTokenOf(authInfo)), { legacy: 'stateless', responseMode: 'json', maxRequestBodySize: MCP_BODY_LIMIT });
+  const mcpHandler = createMcpHandler(({ authInfo }) => mcpServer(verifiedTokenOf(authInfo)), { legacy: 'stateless', maxRequestBodySize: MCP_BODY_LIMIT });
 
   /** A call to Portico signed with the surface secret, the client id as key id: its status and JSON answer. */
   async function signedPost<T>(path: string, payload: unknown, what: string): Promise<{ status: number; answer: T & { error?: string; error_description?: string } }> {

@@ -9,6 +9,9 @@ import { consoleSignIn } from './support/console';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { connectWithOAuth, PageOAuthProvider, pkceAuthorizationRequest } from './support/mcp-oauth';
 import { fillSignIn } from './support/relying-party';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { RISK_MODEL_CAPABILITY } from '../app-kit/tools';
+import { RISK_MODEL_VERSION } from '../app-kit/risk';
 
 const ENGINEER = FLIGHT_DECK.engineer; // an admin of Acme Rockets
 const CLIENT_REDIRECT = `http://127.0.0.1:${lanePort(4994)}/callback`;
@@ -56,6 +59,16 @@ test("Portico's own API: 401 with its metadata, then the MCP SDK client connects
   expect(decodeJwt(adminToken)).toMatchObject({ aud: PORTICO_API, scope: 'mcp' });
   expect(decodeJwt(adminToken).org).toBeUndefined();
   await client.close();
+
+  // The same server in MCP 2026-07-28, on the real server process: the SDK v2 client probes server/discover,
+  // negotiates the modern revision (no session), sees the risk model and its version, and calls whoami.
+  const modern = new ModernClient({ name: 'e2e-modern', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await modern.connect(new ModernTransport(new URL(PORTICO_API), { requestInit: { headers: { Authorization: `Bearer ${adminToken}` } } }));
+  expect(modern.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+  expect((modern.getServerCapabilities()?.experimental as Record<string, { version?: number }> | undefined)?.[RISK_MODEL_CAPABILITY]?.version).toBe(RISK_MODEL_VERSION);
+  const modernMe = JSON.parse(((await modern.callTool({ name: 'whoami', arguments: {} })).content as { text: string }[])[0]!.text);
+  expect(modernMe).toMatchObject({ email: ENGINEER.email, act: null });
+  await modern.close();
 });
 
 test('REST: registering an external client checks everything and answers in OAuth error shape', async () => {

@@ -82,3 +82,33 @@ test('an admin adds an endpoint, verifies a test event and a real one, redeliver
   await expect(page).toHaveURL(/\/console\/demo\/settings\/webhooks$/);
   await expect(page.getByTestId('empty-state')).toBeVisible();
 });
+
+test('an intranet address is refused next to the field with the installation setting that would allow it, in both languages and on a phone', async ({ browser }, testInfo) => {
+  const words = {
+    'en-US': { url: 'Endpoint URL', add: 'Add endpoint', description: 'Description', reason: 'is on a private network' },
+    'pt-BR': { url: 'URL do endpoint', add: 'Adicionar endpoint', description: 'Descrição', reason: 'está numa rede privada' },
+  } as const;
+  for (const locale of ['en-US', 'pt-BR'] as const) {
+    const context = await browser.newContext({ locale });
+    const page = await context.newPage();
+    await consoleSignIn(page, DEMO);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto('/console/demo/settings/webhooks');
+      const form = page.getByTestId('add-webhook');
+      await form.getByLabel(words[locale].url).fill('https://10.1.2.3/portico');
+      await form.getByLabel(words[locale].description).fill('Intranet receiver');
+      await form.getByRole('button', { name: words[locale].add }).click();
+      const error = page.getByTestId('field-error-field-url');
+      await expect(error).toContainText(words[locale].reason);
+      await expect(error).toContainText('PORTICO_OUTBOUND_ALLOWED_NETWORKS');
+      // What was typed stays.
+      await expect(form.getByLabel(words[locale].url)).toHaveValue('https://10.1.2.3/portico');
+      await expect(form.getByLabel(words[locale].description)).toHaveValue('Intranet receiver');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `webhooks ${locale} ${width}`).toBe(true);
+      await form.screenshot({ path: testInfo.outputPath(`webhook-private-network-${locale}-${width}.png`) });
+      await expectAccessible(page);
+    }
+    await context.close();
+  }
+});

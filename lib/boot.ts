@@ -17,6 +17,7 @@ import { webhookDelivery } from './webhooks/deliver';
 import { logoutTokenDelivery } from './deliveries/logout-token-delivery';
 import { securityEventPushDelivery } from './ssf/set';
 import { createTicker } from './notifications/ticker';
+import { deliveryPolicy } from './http/outbound';
 
 export interface BootResult {
   runtime: PorticoRuntime;
@@ -72,13 +73,14 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
       secureCookies: env.issuerIsHttps,
       refreshTokenReuseGraceSeconds: env.PORTICO_REFRESH_REUSE_GRACE_SECONDS,
       outboundAllowLoopback: env.outboundAllowLoopback,
+      outboundAllowedNetworks: env.outboundAllowedNetworks,
       cimdHosts: { allowed: env.PORTICO_CIMD_ALLOWED_HOSTS, blocked: env.PORTICO_CIMD_BLOCKED_HOSTS },
     });
     const outbox = createOutbox(() => db, {
       mail: mailDelivery(secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir })),
-      webhook: webhookDelivery({ db: () => db, atRestKey: secret.key, outbound: { allowLoopback: env.outboundAllowLoopback } }),
-      logout_token: logoutTokenDelivery({ db: () => db, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, outbound: { allowLoopback: env.outboundAllowLoopback } }),
-      security_event: securityEventPushDelivery({ db: () => db, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, atRestKey: secret.key, outbound: { allowLoopback: env.outboundAllowLoopback } }),
+      webhook: webhookDelivery({ db: () => db, atRestKey: secret.key, outbound: deliveryPolicy(env) }),
+      logout_token: logoutTokenDelivery({ db: () => db, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, outbound: deliveryPolicy(env) }),
+      security_event: securityEventPushDelivery({ db: () => db, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, atRestKey: secret.key, outbound: deliveryPolicy(env) }),
     });
     kickOutbox = () => outbox.kick();
     const ticker = createTicker(() => db, { issuer: env.PORTICO_ISSUER, atRestKey: secret.key }, () => outbox.kick(), console.error, { auditArchiveFolder: env.auditArchiveDir });

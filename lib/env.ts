@@ -4,6 +4,7 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { isPostgresUrl } from './db/postgres-url';
 import { isLoopbackHost } from './http/loopback-host';
@@ -54,6 +55,37 @@ const hostPatterns = z
   .default('')
   .transform((value) => (value === '' ? [] : value.split(',').map((pattern) => pattern.trim().toLowerCase()).filter(Boolean)))
   .refine((patterns) => patterns.every((pattern) => /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(pattern)), 'must be host names, or *.domain for its subdomains, comma-separated');
+
+/**
+ * PORTICO_OUTBOUND_ALLOWED_NETWORKS: networks in CIDR form (`10.0.0.0/8`, `fd00::/8`), single addresses (`10.1.2.3`,
+ * kept as `/32` or `/128`), and host names (`hooks.corp.example`, `*.corp.example`), comma-separated.
+ */
+const allowedNetworks = z
+  .string()
+  .trim()
+  .default('')
+  .transform((value, context) => {
+    const networks: string[] = [];
+    const hosts: string[] = [];
+    for (const entry of value === '' ? [] : value.split(',').map((item) => item.trim().toLowerCase()).filter(Boolean)) {
+      if (ipaddr.isValid(entry.replace(/^\[|\]$/g, ''))) {
+        const address = ipaddr.parse(entry.replace(/^\[|\]$/g, ''));
+        networks.push(`${address.toString()}/${address.kind() === 'ipv4' ? 32 : 128}`);
+      } else if (entry.includes('/')) {
+        try {
+          const [base, bits] = ipaddr.parseCIDR(entry);
+          networks.push(`${base.toString()}/${bits}`);
+        } catch {
+          context.addIssue({ code: 'custom', message: `"${entry}" is not a network in CIDR form (10.0.0.0/8, fd00::/8)` });
+        }
+      } else if (/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(entry)) {
+        hosts.push(entry);
+      } else {
+        context.addIssue({ code: 'custom', message: `"${entry}" is not a network (10.0.0.0/8), an address (10.1.2.3) or a host name (hooks.corp.example, *.corp.example)` });
+      }
+    }
+    return { networks, hosts };
+  });
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -123,6 +155,11 @@ const schema = z.object({
   PORTICO_OUTBOUND_ALLOW_LOOPBACK: boolean.default(false),
   // The earlier name of PORTICO_OUTBOUND_ALLOW_LOOPBACK, still read: either one set to true allows loopback.
   PORTICO_CIMD_ALLOW_LOOPBACK: boolean.default(false),
+  // The company's own networks and hosts that deliveries may reach (webhooks, Shared Signals push, back-channel
+  // logout, SSO discovery and keys, ID-JAG keys, app surface verification): CIDR networks, addresses and host names,
+  // comma-separated. Loopback, link-local and cloud metadata addresses only when named one by one. Never used for
+  // client ID metadata documents.
+  PORTICO_OUTBOUND_ALLOWED_NETWORKS: allowedNetworks,
   // Client ID metadata documents: which hosts may serve one (empty: any host not blocked), and which may not. Host
   // patterns, comma-separated: `example.com` for that host, `*.example.com` for its subdomains.
   PORTICO_CIMD_ALLOWED_HOSTS: hostPatterns,
@@ -276,6 +313,8 @@ export type Env = Omit<z.infer<typeof schema>, 'PORTICO_DEMO_REDIRECT_URI' | 'PO
   issuerIsHttps: boolean;
   /** PORTICO_OUTBOUND_ALLOW_LOOPBACK or its alias PORTICO_CIMD_ALLOW_LOOPBACK. */
   outboundAllowLoopback: boolean;
+  /** PORTICO_OUTBOUND_ALLOWED_NETWORKS: what deliveries may reach besides the public internet. */
+  outboundAllowedNetworks: { networks: string[]; hosts: string[] };
   /** How many server processes to run (PORTICO_WORKERS, `auto` resolved to the available cores). */
   workers: number;
 };
@@ -316,6 +355,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     listenPort: parsed.PORTICO_PORT ?? (loopback && issuerPort ? issuerPort : 3000),
     issuerIsHttps: issuer.protocol === 'https:',
     outboundAllowLoopback: parsed.PORTICO_OUTBOUND_ALLOW_LOOPBACK || parsed.PORTICO_CIMD_ALLOW_LOOPBACK,
+    outboundAllowedNetworks: parsed.PORTICO_OUTBOUND_ALLOWED_NETWORKS,
     workers: parsed.PORTICO_WORKERS === 'auto' ? availableParallelism() : Number(parsed.PORTICO_WORKERS),
   };
 }

@@ -19,6 +19,7 @@ import {
 } from '../webhooks/webhook-commands';
 import { CommandError, UsageError, type CliContext, type Command } from './command';
 import { operatorContext, organizationOf } from './org-scope';
+import { deliveryPolicy } from '../http/outbound';
 
 function positional(positionals: string[], what: string): string {
   const value = positionals[0];
@@ -26,7 +27,7 @@ function positional(positionals: string[], what: string): string {
   return value;
 }
 
-const deps = (ctx: CliContext): WebhookDeps => ({ atRestKey: ctx.atRestKey, outbound: { allowLoopback: env().outboundAllowLoopback } });
+const deps = (ctx: CliContext): WebhookDeps => ({ atRestKey: ctx.atRestKey, outbound: deliveryPolicy(env()) });
 
 function events(values: Record<string, unknown>): string[] | undefined {
   const given = values.event;

@@ -159,6 +159,9 @@ export async function verifyAppSurface(input: { publishOrigin: string; secret: s
   } catch (error) {
     // One sentence per kind of refusal, never the network error itself: which error a private address produced
     // (refused, reset, a TLS name) would map the network behind Portico for whoever sets the address.
+    if (error instanceof OutboundRefused && error.reason === 'private_network') {
+      return found({ outcome: 'unreachable' }, localized('console.app.surface.details.privateNetwork', { origin: target.origin }));
+    }
     if (error instanceof OutboundRefused && error.reason === 'address_not_allowed') {
       return found({ outcome: 'unreachable' }, localized('console.app.surface.details.notPublic', { origin: target.origin }));
     }

@@ -6,20 +6,37 @@
 // lookup, so DNS rebinding between check and connect is impossible. No redirects are followed; the answer is
 // capped in size and time. Failures say what Portico refused, never which network error happened: an admin or a
 // client must not be able to scan the network through Portico's answers.
+//
+// Deliveries an organization's admins configure (webhooks, Shared Signals push, back-channel logout, SSO discovery
+// and keys, ID-JAG keys, app surface verification) may also reach the private networks and hosts the installation
+// names in PORTICO_OUTBOUND_ALLOWED_NETWORKS (`deliveryPolicy`): a self-hosted identity provider mostly talks to
+// intranet receivers. Loopback, link-local and the cloud metadata addresses stay refused there unless an entry
+// names the address itself (a /32 or /128), never through a wider network or a host name. Client ID metadata
+// documents, which any client on the internet can point Portico at, never get the list.
 import { lookup as systemLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
+/** PORTICO_OUTBOUND_ALLOWED_NETWORKS, parsed (lib/env.ts): networks in CIDR form, and host name patterns. */
+export interface AllowedNetworks {
+  /** `10.0.0.0/8`, `fd00::/8`, `10.1.2.3/32`: a single address is written with its full prefix. */
+  networks: readonly string[];
+  /** `hooks.corp.example`, `*.corp.example`: these names may resolve to private addresses. */
+  hosts: readonly string[];
+}
+
 export interface OutboundPolicy {
   /** Development and tests only (PORTICO_OUTBOUND_ALLOW_LOOPBACK): loopback addresses are allowed too. */
   allowLoopback: boolean;
+  /** The installation's private networks and hosts that deliveries may reach (never given to CIMD fetches). */
+  allowedNetworks?: AllowedNetworks;
   /** Resolves a host name; tests may give their own (the system resolver otherwise). */
   resolve?: (hostname: string) => Promise<LookupAddress[]>;
 }
 
-export type OutboundRefusalReason = 'address_not_allowed' | 'unresolvable' | 'unreachable' | 'timeout' | 'too_large' | 'not_http';
+export type OutboundRefusalReason = 'address_not_allowed' | 'private_network' | 'unresolvable' | 'unreachable' | 'timeout' | 'too_large' | 'not_http';
 
 /** A request Portico did not make, or that failed: the reason is one of a few words, the same for every network error. */
 export class OutboundRefused extends Error {
@@ -27,6 +44,7 @@ export class OutboundRefused extends Error {
     super(
       {
         address_not_allowed: 'the address is not a public internet address',
+        private_network: 'the address is on a private network that PORTICO_OUTBOUND_ALLOWED_NETWORKS does not name',
         unresolvable: 'the host name does not resolve',
         unreachable: 'the server could not be reached',
         timeout: 'the server did not answer in time',
@@ -38,17 +56,72 @@ export class OutboundRefused extends Error {
   }
 }
 
-/** True when Portico may connect to this address under the policy. */
-export function isAllowedAddress(address: string, policy: Pick<OutboundPolicy, 'allowLoopback'>): boolean {
+/** Addresses a cloud platform serves its instance metadata (and credentials) on, whatever range they fall in. */
+const METADATA_ADDRESSES = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', '168.63.129.16', 'fd00:ec2::254']);
+
+/** Ranges a wider allowed network or a host name never opens: only an entry naming the address itself does. */
+const NAMED_ONLY_RANGES = new Set(['loopback', 'linkLocal']);
+/** Ranges an allowed network may open; every other non-public range (multicast, broadcast, unspecified, reserved, translation) stays closed. */
+const PRIVATE_RANGES = new Set(['private', 'uniqueLocal', 'carrierGradeNat', 'loopback', 'linkLocal']);
+
+type Verdict = 'allowed' | 'not_public' | 'private';
+
+function parsedAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (!ipaddr.isValid(bare)) return false;
-  let parsed = ipaddr.parse(bare);
+  if (!ipaddr.isValid(bare)) return undefined;
+  const parsed = ipaddr.parse(bare);
   // An IPv4-mapped IPv6 address is the IPv4 address it carries.
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
+}
+
+/** Whether a host name matches one of the patterns (`name`, or `*.domain` for its subdomains). */
+function hostMatches(hostname: string, patterns: readonly string[]): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return patterns.some((pattern) => (pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1 : host === pattern));
+}
+
+/** The address under the policy, and when refused whether a setting could allow it (a private address). */
+function verdictOf(address: string, policy: Pick<OutboundPolicy, 'allowLoopback' | 'allowedNetworks'>, hostname?: string): Verdict {
+  const parsed = parsedAddress(address);
+  if (!parsed) return 'not_public';
   const range = parsed.range();
   // ipaddr.js calls the deprecated IPv4-compatible block ::/96 (RFC 4291 §2.5.5.1: ::7f00:1 is 127.0.0.1) unicast.
-  if (range !== 'loopback' && parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return false;
-  return range === 'unicast' || (policy.allowLoopback && range === 'loopback');
+  if (range !== 'loopback' && parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return 'not_public';
+  const metadata = METADATA_ADDRESSES.has(parsed.toNormalizedString()) || METADATA_ADDRESSES.has(parsed.toString());
+  if (range === 'unicast' && !metadata) return 'allowed';
+  if (policy.allowLoopback && range === 'loopback') return 'allowed';
+  if (!PRIVATE_RANGES.has(range) && !metadata) return 'not_public';
+  const allowed = policy.allowedNetworks;
+  if (allowed) {
+    const namedOnly = metadata || NAMED_ONLY_RANGES.has(range);
+    for (const network of allowed.networks) {
+      const [base, bits] = ipaddr.parseCIDR(network);
+      if (base.kind() !== parsed.kind() || !parsed.match(base, bits)) continue;
+      if (!namedOnly || bits === (parsed.kind() === 'ipv4' ? 32 : 128)) return 'allowed';
+    }
+    if (!namedOnly && hostname && hostMatches(hostname, allowed.hosts)) return 'allowed';
+  }
+  // Only an intranet address is answered with the setting that could allow it; loopback, link-local and metadata
+  // addresses are simply not public (the setting opens them one by one, but Portico does not suggest it).
+  return !metadata && !NAMED_ONLY_RANGES.has(range) ? 'private' : 'not_public';
+}
+
+/** True when Portico may connect to this address under the policy (`hostname`: the name it was resolved from). */
+export function isAllowedAddress(address: string, policy: Pick<OutboundPolicy, 'allowLoopback' | 'allowedNetworks'>, hostname?: string): boolean {
+  return verdictOf(address, policy, hostname) === 'allowed';
+}
+
+/** The refusal for an address the policy does not allow: a private one names the setting that could allow it. */
+function refusalOf(verdict: Exclude<Verdict, 'allowed'>): OutboundRefused {
+  return new OutboundRefused(verdict === 'private' ? 'private_network' : 'address_not_allowed');
+}
+
+/**
+ * The policy of deliveries an organization's admins configure: the installation's allowed networks and hosts on top
+ * of the public internet (never used for client ID metadata documents).
+ */
+export function deliveryPolicy(env: { outboundAllowLoopback: boolean; outboundAllowedNetworks: AllowedNetworks }): OutboundPolicy {
+  return { allowLoopback: env.outboundAllowLoopback, allowedNetworks: env.outboundAllowedNetworks };
 }
 
 function defaultResolve(hostname: string): Promise<LookupAddress[]> {
@@ -66,7 +139,8 @@ function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
 async function checkedAddresses(hostname: string, policy: OutboundPolicy): Promise<LookupAddress[]> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   if (isIP(bare)) {
-    if (!isAllowedAddress(bare, policy)) throw new OutboundRefused('address_not_allowed');
+    const verdict = verdictOf(bare, policy);
+    if (verdict !== 'allowed') throw refusalOf(verdict);
     return [{ address: bare, family: isIP(bare) }];
   }
   let addresses: LookupAddress[];
@@ -77,7 +151,8 @@ async function checkedAddresses(hostname: string, policy: OutboundPolicy): Promi
   }
   // Every address must pass: a name that resolves to one public and one private address is refused whole.
   if (addresses.length === 0) throw new OutboundRefused('unresolvable');
-  if (!addresses.every((entry) => isAllowedAddress(entry.address, policy))) throw new OutboundRefused('address_not_allowed');
+  const refused = addresses.map((entry) => verdictOf(entry.address, policy, bare)).find((verdict) => verdict !== 'allowed');
+  if (refused) throw refusalOf(refused);
   return addresses;
 }
 

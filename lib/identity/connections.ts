@@ -11,7 +11,7 @@ import * as oidcClient from 'openid-client';
 import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
 import type { Queryable } from '../db/client';
 import { identityConnections, orgDomains, teams } from '../db/schema';
-import { outboundFetch, type OutboundPolicy } from '../http/outbound';
+import { outboundFetch, OutboundRefused, type OutboundPolicy, type OutboundRefusalReason } from '../http/outbound';
 import { localized } from '../i18n/catalogs';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
 import { isUuid } from '../util/uuid';
@@ -84,10 +84,20 @@ export async function probeOidcIssuer(outbound: OutboundPolicy, rawIssuer: strin
     const metadata = configuration.serverMetadata();
     if (!metadata.authorization_endpoint || !metadata.token_endpoint || !metadata.jwks_uri) throw new Error('incomplete metadata');
     if (metadata.code_challenge_methods_supported && !metadata.code_challenge_methods_supported.includes('S256')) throw new Error('no S256');
-  } catch {
+  } catch (error) {
+    // openid-client wraps what its fetch threw: a private address the installation does not allow says which setting would.
+    if (refusedFor(error, 'private_network')) throw new CommandRefusal(400, localized('refusals.connections.privateNetwork', { issuer }), 'invalid_issuer');
     throw new CommandRefusal(400, localized('refusals.connections.discoveryFailed', { issuer }), 'invalid_issuer');
   }
   return { issuer, ok: true };
+}
+
+/** Whether an error, or one it wraps, is the outbound guard's refusal for this reason. */
+function refusedFor(error: unknown, reason: OutboundRefusalReason): boolean {
+  for (let current = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if (current instanceof OutboundRefused && current.reason === reason) return true;
+  }
+  return false;
 }
 
 /** openid-client's configuration for a connection: discovery through the outbound guard (PKCE S256 is always used). */

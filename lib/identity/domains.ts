@@ -14,7 +14,7 @@ import { and, asc, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-or
 import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
 import { postgresErrorCode, type Queryable } from '../db/client';
 import { orgDomains } from '../db/schema';
-import { outboundRequest, OutboundRefused, type OutboundPolicy } from '../http/outbound';
+import { deliveryPolicy, outboundRequest, OutboundRefused, type OutboundPolicy } from '../http/outbound';
 import { localized } from '../i18n/catalogs';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { isUuid } from '../util/uuid';
@@ -52,8 +52,8 @@ export function txtResolver(servers: readonly string[] = []): DomainCheckDeps['r
 }
 
 /** The checks as configured: PORTICO_DNS_SERVERS, and the outbound guard's loopback switch. */
-export function domainCheckDeps(env: { PORTICO_DNS_SERVERS: readonly string[]; outboundAllowLoopback: boolean }): DomainCheckDeps {
-  return { resolveTxt: txtResolver(env.PORTICO_DNS_SERVERS), outbound: { allowLoopback: env.outboundAllowLoopback } };
+export function domainCheckDeps(env: { PORTICO_DNS_SERVERS: readonly string[] } & Parameters<typeof deliveryPolicy>[0]): DomainCheckDeps {
+  return { resolveTxt: txtResolver(env.PORTICO_DNS_SERVERS), outbound: deliveryPolicy(env) };
 }
 
 /**

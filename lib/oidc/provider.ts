@@ -34,6 +34,7 @@ import { PORTICO_CLIENT_FIELDS } from '../clients/client-metadata';
 import { richAuthorizationRequestsConfiguration } from './authorization-details';
 import { backchannelRequestTtl, cibaConfiguration } from './ciba';
 import { announcePollInterval, DEVICE_CODE_TTL_SECONDS, deviceFlowConfiguration, limitUserCodeEntries } from './device-flow';
+import type { AllowedNetworks } from '../http/outbound';
 
 export const OIDC_PREFIX = '/oidc';
 
@@ -47,6 +48,8 @@ export interface ProviderOptions {
   refreshTokenReuseGraceSeconds: number;
   /** Development and tests only (PORTICO_OUTBOUND_ALLOW_LOOPBACK): outbound fetches may reach loopback hosts. */
   outboundAllowLoopback?: boolean;
+  /** PORTICO_OUTBOUND_ALLOWED_NETWORKS: ID-JAG key fetches may reach them (CIMD fetches never do). */
+  outboundAllowedNetworks?: AllowedNetworks;
   /** Which hosts may serve client ID metadata documents (PORTICO_CIMD_ALLOWED_HOSTS / _BLOCKED_HOSTS). */
   cimdHosts?: CimdHostPolicy;
   /** Seals what must not be readable from the database alone (a CIBA request's id, lib/oidc/ciba.ts). */
@@ -246,7 +249,7 @@ export function createProvider(options: ProviderOptions): Provider {
     db: options.db,
     signingKeys: options.keys.signingKeys,
     publicJwks: publicJwksOf(options.keys),
-    outbound: { allowLoopback: options.outboundAllowLoopback ?? false },
+    outbound: { allowLoopback: options.outboundAllowLoopback ?? false, allowedNetworks: options.outboundAllowedNetworks },
   };
   registerAgentTokenExchange(provider, options.db, (ctx) => issueIdJag(ctx, idJag));
   registerIdJagGrant(provider, idJag);

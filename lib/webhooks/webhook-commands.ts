@@ -72,6 +72,7 @@ async function checkedUrl(raw: string, deps: WebhookDeps): Promise<URL> {
     await assertAllowedDestination(url, deps.outbound);
   } catch (error) {
     if (error instanceof OutboundRefused && error.reason === 'unresolvable') throw new CommandRefusal(400, localized('refusals.webhooks.unresolvable', { host: url.hostname }), 'invalid_url');
+    if (error instanceof OutboundRefused && error.reason === 'private_network') throw new CommandRefusal(400, localized('refusals.webhooks.privateNetwork', { host: url.hostname }), 'invalid_url');
     if (error instanceof OutboundRefused) throw new CommandRefusal(400, localized('refusals.webhooks.notPublic', { host: url.hostname }), 'invalid_url');
     throw error;
   }

@@ -42,6 +42,17 @@ describe('configuration', () => {
     }
   });
 
+  it('takes the allowed networks as CIDR networks, single addresses and host names, and refuses anything else at start', () => {
+    expect(parseEnv({}).outboundAllowedNetworks).toEqual({ networks: [], hosts: [] });
+    expect(parseEnv({ PORTICO_OUTBOUND_ALLOWED_NETWORKS: '10.0.0.0/8, 10.1.2.3, FD00::/8, [::1], Hooks.Corp.Example, *.intranet.example' }).outboundAllowedNetworks).toEqual({
+      networks: ['10.0.0.0/8', '10.1.2.3/32', 'fd00::/8', '::1/128'],
+      hosts: ['hooks.corp.example', '*.intranet.example'],
+    });
+    for (const bad of ['10.0.0.0/33', 'https://hooks.example', '10.0.0.0/x', 'hooks example', '*']) {
+      expect(problemsOf({ PORTICO_OUTBOUND_ALLOWED_NETWORKS: bad })[0], bad).toMatch(/^PORTICO_OUTBOUND_ALLOWED_NETWORKS: ".*" is not a network/);
+    }
+  });
+
   it('takes the client ID metadata document host policy as host patterns, and refuses anything else at start', () => {
     expect(parseEnv({}).PORTICO_CIMD_ALLOWED_HOSTS).toEqual([]);
     expect(parseEnv({ PORTICO_CIMD_ALLOWED_HOSTS: 'Tools.Example, *.mcp.example' }).PORTICO_CIMD_ALLOWED_HOSTS).toEqual(['tools.example', '*.mcp.example']);

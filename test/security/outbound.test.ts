@@ -31,6 +31,51 @@ describe('address classification', () => {
   });
 });
 
+describe('the installation’s allowed networks (PORTICO_OUTBOUND_ALLOWED_NETWORKS), decided without connecting', () => {
+  const intranet = (networks: string[], hosts: string[] = []) => ({ allowLoopback: false, allowedNetworks: { networks, hosts } });
+
+  it('opens the private networks it names, and nothing else', () => {
+    const policy = intranet(['10.0.0.0/8', 'fd00:1::/32', '100.64.0.0/10']);
+    for (const address of ['10.1.2.3', '10.255.0.1', 'fd00:1::5', '100.64.1.1', '::ffff:10.1.2.3']) expect(isAllowedAddress(address, policy), address).toBe(true);
+    for (const address of ['172.16.5.4', '192.168.1.1', 'fd00:2::5', '127.0.0.1', '169.254.1.1']) expect(isAllowedAddress(address, policy), address).toBe(false);
+    // Public addresses stay allowed as before.
+    expect(isAllowedAddress('8.8.8.8', policy)).toBe(true);
+  });
+
+  it('opens loopback, link-local and metadata addresses only when an entry names the address itself', () => {
+    const wide = intranet(['127.0.0.0/8', '169.254.0.0/16', '0.0.0.0/0', '::/0', 'fd00::/8', '100.64.0.0/10']);
+    for (const address of ['127.0.0.1', '127.0.0.2', '169.254.169.254', '169.254.10.10', '::1', 'fe80::1', 'fd00:ec2::254', '100.100.100.200']) {
+      expect(isAllowedAddress(address, wide), address).toBe(false);
+    }
+    const named = intranet(['127.0.0.2/32', '169.254.169.254/32', '::1/128']);
+    for (const address of ['127.0.0.2', '169.254.169.254', '::1']) expect(isAllowedAddress(address, named), address).toBe(true);
+    expect(isAllowedAddress('127.0.0.3', named)).toBe(false);
+  });
+
+  it('a host name opens the private addresses it resolves to, never loopback or metadata; nothing opens multicast or unspecified', () => {
+    const policy = intranet([], ['hooks.corp.example', '*.intranet.example']);
+    expect(isAllowedAddress('10.20.30.40', policy, 'hooks.corp.example')).toBe(true);
+    expect(isAllowedAddress('10.20.30.40', policy, 'a.b.intranet.example')).toBe(true);
+    expect(isAllowedAddress('10.20.30.40', policy, 'intranet.example')).toBe(false);
+    expect(isAllowedAddress('10.20.30.40', policy, 'evilintranet.example')).toBe(false);
+    expect(isAllowedAddress('10.20.30.40', policy, 'other.corp.example')).toBe(false);
+    expect(isAllowedAddress('10.20.30.40', policy)).toBe(false);
+    for (const address of ['127.0.0.1', '169.254.169.254', '::1']) expect(isAllowedAddress(address, policy, 'hooks.corp.example'), address).toBe(false);
+    for (const address of ['224.0.0.1', '0.0.0.0', '255.255.255.255', 'ff02::1', '::']) expect(isAllowedAddress(address, intranet(['0.0.0.0/0', '::/0', `${address}/${address.includes(':') ? 128 : 32}`]), 'hooks.corp.example'), address).toBe(false);
+  });
+
+  it('refuses before connecting, and names the setting only for an intranet address', async () => {
+    const resolveTo = (address: string) => async () => [{ address, family: address.includes(':') ? 6 : 4 }];
+    const refusal = (url: string, policy: Parameters<typeof outboundRequest>[2]) => outboundRequest(url, caps, policy).then(() => undefined, (error: unknown) => error as OutboundRefused);
+    expect((await refusal('https://hooks.corp.example/x', { allowLoopback: false, resolve: resolveTo('10.1.2.3') }))?.reason).toBe('private_network');
+    expect((await refusal('https://10.1.2.3/x', { allowLoopback: false }))?.message).toContain('PORTICO_OUTBOUND_ALLOWED_NETWORKS');
+    expect((await refusal('https://169.254.169.254/latest', { allowLoopback: false }))?.reason).toBe('address_not_allowed');
+    // One address of a name outside the list refuses the whole name, as before.
+    const mixed = { allowLoopback: false, allowedNetworks: { networks: ['10.0.0.0/8'], hosts: [] }, resolve: async () => [{ address: '10.1.2.3', family: 4 }, { address: '192.168.0.9', family: 4 }] };
+    expect((await refusal('https://hooks.corp.example/x', mixed))?.reason).toBe('private_network');
+  });
+});
+
 describe('outbound requests', () => {
   let silent: Awaited<ReturnType<typeof listener>>;
   let closedPort: number;

@@ -58,7 +58,7 @@ describe('webhooks from the CLI', () => {
 
   it('refuses a private address, an unknown event and a missing option with the command’s own words', async () => {
     const internal = await run('webhooks', 'add', '--org', 'acme', '--url', 'https://10.0.0.8/hook', '--event', 'approval.*');
-    expect([internal.code, internal.err]).toEqual([1, 'The host 10.0.0.8 is not a public internet address: Portico sends webhooks only to public addresses.']);
+    expect([internal.code, internal.err]).toEqual([1, 'The host 10.0.0.8 is on a private network, which Portico reaches only where its installation allows it: whoever runs Portico can add this network or host to PORTICO_OUTBOUND_ALLOWED_NETWORKS (see docs/deploy.md).']);
     const unknown = await run('webhooks', 'add', '--org', 'acme', '--url', 'https://93.184.216.34/h', '--event', 'approval.nonsense');
     expect([unknown.code, unknown.err]).toEqual([1, '“approval.nonsense” is not an event Portico sends.']);
     expect((await run('webhooks', 'add', '--org', 'acme', '--url', 'https://93.184.216.34/h')).code).toBe(2);

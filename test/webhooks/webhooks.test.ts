@@ -197,6 +197,23 @@ describe('webhooks', () => {
     expect(receiver.received).toEqual([]);
   });
 
+  it('reaches an address the installation names one by one (PORTICO_OUTBOUND_ALLOWED_NETWORKS), and no wider network opens loopback', async () => {
+    // The receiver listens on 127.0.0.1, and loopback is otherwise closed (no development switch).
+    const url = `https://127.0.0.1:${new URL(receiver.origin).port}/portico`;
+    const named: OutboundPolicy = { allowLoopback: false, allowedNetworks: { networks: ['127.0.0.1/32'], hosts: [] } };
+    const wide: OutboundPolicy = { allowLoopback: false, allowedNetworks: { networks: ['127.0.0.0/8', '10.0.0.0/8'], hosts: ['localhost'] } };
+    await expect(endpoint({ url }, wide)).rejects.toMatchObject({ code: 'invalid_url' });
+    await expect(endpoint({ url: 'https://10.1.2.3/hook' }, { allowLoopback: false })).rejects.toMatchObject({ code: 'invalid_url', message: expect.stringContaining('PORTICO_OUTBOUND_ALLOWED_NETWORKS') });
+    await endpoint({ url }, named);
+    await memberAdded();
+    expect(await deliver(database.db, named)).toEqual({ sent: 1, retrying: 0, failed: 0 });
+    expect(receiver.received.map((request) => request.path)).toEqual(['/portico']);
+    // The same endpoint under a policy that no longer names it: refused before connecting.
+    await memberAdded();
+    expect(await deliver(database.db, wide)).toEqual({ sent: 0, retrying: 1, failed: 0 });
+    expect(receiver.received).toHaveLength(1);
+  });
+
   it('a rotation signs with both secrets during the overlap, then with the new one only', async () => {
     const { endpoint: created, secret: old } = await endpoint();
     const { secret: fresh, previousValidUntil } = await inOrg((ctx) => rotateWebhookSecret(ctx, { atRestKey, outbound: loopback }, created.id, 1));

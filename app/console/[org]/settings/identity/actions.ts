@@ -13,6 +13,7 @@ import { endLinkedIdentity } from '@/lib/identity/links';
 import { createRemoteMcpServer, deleteRemoteMcpServer, removeTrustedAssertionIssuer, trustAssertionIssuer } from '@/lib/identity/enterprise-authorization';
 import { db, runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../../_lib/action';
+import { deliveryPolicy } from '@/lib/http/outbound';
 
 export const addDomainAction = orgAction({ permission: 'identity.manage', input: z.object({ domain: z.string().max(300) }) }, async ({ tx, input, access, audit }) => {
   try {
@@ -77,7 +78,7 @@ export const createOidcConnectionAction = orgAction(
     input: z.object({ newConnectionId: z.uuid(), name: z.string().max(200), issuer: z.string().max(600), clientId: z.string().max(400), clientSecret: z.string().max(1200), defaultRole: role, emailClaim: claim, nameClaim: claim, groupsClaim: claim, domainIds }),
     prepare: async ({ input }) => {
       try {
-        return await probeOidcIssuer({ allowLoopback: runtime().env.outboundAllowLoopback }, input.issuer);
+        return await probeOidcIssuer(deliveryPolicy(runtime().env), input.issuer);
       } catch (error) {
         nextToField(error, CONNECTION_FIELDS);
       }

@@ -17,8 +17,9 @@ import {
   type WebhookDeps,
 } from '@/lib/webhooks/webhook-commands';
 import { ActionRefusal, orgAction } from '../../../_lib/action';
+import { deliveryPolicy } from '@/lib/http/outbound';
 
-const deps = (): WebhookDeps => ({ atRestKey: runtime().atRestKey, outbound: { allowLoopback: runtime().env.outboundAllowLoopback } });
+const deps = (): WebhookDeps => ({ atRestKey: runtime().atRestKey, outbound: deliveryPolicy(runtime().env) });
 
 /** Which form field a command's refusal is about. */
 const FIELD_OF: Record<string, string> = { invalid_url: 'url', invalid_events: 'events', invalid_description: 'description', invalid_overlap: 'overlapHours' };

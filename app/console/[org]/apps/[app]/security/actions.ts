@@ -10,6 +10,7 @@ import { localized, type Translator } from '@/lib/i18n/catalogs';
 import { getT } from '@/lib/i18n/server';
 import { ActionRefusal, orgAction, spoken } from '../../../../_lib/action';
 import { orgAppOrRefuse } from '../../../../_lib/org-app';
+import { deliveryPolicy } from '@/lib/http/outbound';
 
 const appId = (t: Translator) => z.string().uuid(t('console.app.security.errors.appId'));
 const generation = z.coerce.number().int().min(1);
@@ -164,7 +165,7 @@ export const verifySurfaceAction = orgAction(
       const secret = await surfaceSecretOf(db(), listing.app.id, runtime().atRestKey);
       if (!secret) throw new ActionRefusal(localized('console.app.security.refusals.noSurfaceSecret'));
       const state = await surfaceStateOf(db(), listing.app.id);
-      const verification = await verifyAppSurface({ publishOrigin: listing.app.publishOrigin, secret, declaration: state.declaration }, surfaceVerificationFetch({ allowLoopback: runtime().env.outboundAllowLoopback }));
+      const verification = await verifyAppSurface({ publishOrigin: listing.app.publishOrigin, secret, declaration: state.declaration }, surfaceVerificationFetch(deliveryPolicy(runtime().env)));
       return { verification, declaredAt: state.declaredAt?.getTime() ?? null, secretCreatedAt: state.secretCreatedAt?.getTime() ?? null };
     },
   },

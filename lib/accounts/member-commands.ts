@@ -31,6 +31,8 @@ export interface MemberCommandContext {
   audit(record: Omit<AuditRecord, 'orgId' | 'actor' | 'act'>): Promise<void>;
   /** Queues a mail in the same transaction (sent only if the change commits). */
   queueMail(message: MailMessage): Promise<void>;
+  /** The language the person acting sees (the console's page): an invitation's, when nothing else names one. */
+  actingLocale?: string;
 }
 
 function organizationName(ctx: MemberCommandContext): string {
@@ -38,7 +40,7 @@ function organizationName(ctx: MemberCommandContext): string {
 }
 
 async function mailInvitation(ctx: MemberCommandContext, invitation: Invitation, token: string): Promise<void> {
-  const locale = await mailLocaleFor(ctx.tx, { email: invitation.email, orgId: ctx.org.id });
+  const locale = await mailLocaleFor(ctx.tx, { email: invitation.email, orgId: ctx.org.id, actingLocale: ctx.actingLocale });
   return ctx.queueMail(invitationMail({ to: invitation.email, locale, organization: organizationName(ctx), inviter: ctx.inviter?.name, link: invitationUrl(ctx.issuer, token), expiresInDays: ctx.invitationDays }));
 }
 

@@ -1,6 +1,8 @@
 // The language of a mail: the recipient's own choice (saved on their account), else the default of the
-// organization the mail is about, else the default of the first organization they joined, else English. A person
-// without an account yet (an invitation) gets the inviting organization's default.
+// organization the mail is about, else — when that organization's default is "the browser's", which a mail does not
+// have — the language of the person who acted (the inviter as they saw the console, the person who asked), else the
+// default of the first organization they joined, else English. A person without an account yet (an invitation) gets
+// the inviting organization's default, or the inviter's language: never English by accident.
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { memberships, organizations, users } from '../db/schema';
@@ -20,7 +22,7 @@ async function firstOrganizationDefault(db: Queryable, userId: string): Promise<
   return first?.defaultLocale;
 }
 
-export async function mailLocaleFor(db: Queryable, input: { email: string; orgId?: string | null }): Promise<string> {
+export async function mailLocaleFor(db: Queryable, input: { email: string; orgId?: string | null; actingLocale?: string | null }): Promise<string> {
   const [account] = await db
     .select({ id: users.id, locale: users.locale })
     .from(users)
@@ -34,6 +36,8 @@ export async function mailLocaleFor(db: Queryable, input: { email: string; orgId
     const ofOrganization = supportedLocale(org?.defaultLocale);
     if (ofOrganization) return ofOrganization;
   }
+  const ofActor = supportedLocale(input.actingLocale);
+  if (ofActor) return ofActor;
   if (!account) return recipientLocale({});
   return recipientLocale({ organizationDefault: await firstOrganizationDefault(db, account.id) });
 }

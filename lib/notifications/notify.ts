@@ -43,7 +43,11 @@ interface Recipient {
  * Queues one notice for a person: logged, and mailed at once unless they got SINGLE_NOTICES_PER_WINDOW already in
  * the window (then it waits for the digest). Counted under a lock on the person, so concurrent notices agree.
  */
-async function queueNotice(tx: Queryable, deps: NotifyDeps, input: { recipient: Recipient; orgId: string | null; kind: NoticeKind; subjectId: string; summary: string; link: string; mail: (locale: string) => MailMessage }): Promise<void> {
+async function queueNotice(
+  tx: Queryable,
+  deps: NotifyDeps,
+  input: { recipient: Recipient; orgId: string | null; kind: NoticeKind; subjectId: string; summary: string; link: string; mail: (locale: string) => MailMessage; actingLocale?: string | null },
+): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`notices:${input.recipient.id}`}, 0))`);
   const [recent] = await tx
     .select({ n: sql<number>`count(*)::int` })
@@ -51,7 +55,7 @@ async function queueNotice(tx: Queryable, deps: NotifyDeps, input: { recipient: 
     .where(and(eq(notificationLog.userId, input.recipient.id), gt(notificationLog.createdAt, sql`now() - make_interval(mins => ${DIGEST_WINDOW_MINUTES})`)));
   const single = recent!.n < SINGLE_NOTICES_PER_WINDOW;
   await tx.insert(notificationLog).values({ userId: input.recipient.id, orgId: input.orgId, kind: input.kind, subjectId: input.subjectId, summary: input.summary, link: input.link, sentAt: single ? sql`now()` : null });
-  if (single) await enqueueMail(tx, deps.atRestKey, input.mail(await mailLocaleFor(tx, { email: input.recipient.email, orgId: input.orgId })), input.orgId);
+  if (single) await enqueueMail(tx, deps.atRestKey, input.mail(await mailLocaleFor(tx, { email: input.recipient.email, orgId: input.orgId, actingLocale: input.actingLocale })), input.orgId);
 }
 
 /** Whether a person wants this kind of notice (no row: yes). */
@@ -119,6 +123,9 @@ export async function notifyAboutRequest(tx: Queryable, deps: NotifyDeps, reques
   const facts = await approvalFactsOf(tx, deps, request);
   const kind: NoticeKind = moment === 'requested' ? 'approval_requested' : moment === 'reminder' ? 'approval_reminder' : 'approval_escalated';
   const sole = people.length === 1 && (request.policyKind === 'root' || request.policyKind === 'permanent') && moment !== 'escalated';
+  // The language the person who asked chose: a decider with none, in an organization whose default is the
+  // browser's, reads the request in it rather than in English.
+  const [requester] = await tx.select({ locale: users.locale }).from(users).where(eq(users.id, request.subjectUserId));
   let told = 0;
   for (const person of people) {
     if (!sole && !(await wants(tx, person.id, kind))) continue;
@@ -130,6 +137,7 @@ export async function notifyAboutRequest(tx: Queryable, deps: NotifyDeps, reques
       summary: `${facts.organization} · ${facts.app}: ${facts.askedBy} — ${request.policyKind}${request.resource ? ` ${request.resource}` : ''}`,
       link: facts.link,
       mail: (locale) => approvalRequestMail({ to: person.email, locale, moment, facts }),
+      actingLocale: requester?.locale,
     });
     told += 1;
   }

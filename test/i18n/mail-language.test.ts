@@ -7,6 +7,12 @@ import { createOrganization, setDefaultLocale } from '../../lib/accounts/organiz
 import { createUser } from '../../lib/accounts/users';
 import { users } from '../../lib/db/schema';
 import { mailLocaleFor } from '../../lib/i18n/recipient';
+import { inviteMemberCommand } from '../../lib/accounts/member-commands';
+import { deliverDue, enqueueMail } from '../../lib/deliveries/outbox';
+import { createMailSender, mailDelivery } from '../../lib/mail/transport';
+import { startMailbox } from '../support/mailbox';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { invitationMail, passwordChangedMail, passwordResetMail, secondFactorChangedMail } from '../../lib/mail/messages';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 
@@ -40,6 +46,46 @@ describe('the language of a mail', () => {
     // Nobody with that address yet (an invitation): the inviting organization's.
     expect(await mailLocaleFor(db, { email: 'nova@example.com', orgId: brasil.id })).toBe('pt-BR');
     expect(await mailLocaleFor(db, { email: 'nova@example.com' })).toBe('en');
+  });
+
+  it('an organization whose default is the browser’s takes the language of the person who acted, never English by accident', async () => {
+    const { db } = database;
+    const browserDefault = await createOrganization(db, { slug: 'navegador-ltda', name: 'Navegador Ltda' });
+    // Nobody with that address yet, no organization default: the inviter's language.
+    expect(await mailLocaleFor(db, { email: 'convidada@example.com', orgId: browserDefault.id, actingLocale: 'pt-BR' })).toBe('pt-BR');
+    expect(await mailLocaleFor(db, { email: 'convidada@example.com', orgId: browserDefault.id })).toBe('en');
+    // A language no catalog has is no language.
+    expect(await mailLocaleFor(db, { email: 'convidada@example.com', orgId: browserDefault.id, actingLocale: 'tlh' })).toBe('en');
+    // The recipient's own choice, then the organization's default, come first.
+    const chooser = await createUser(db, { email: 'escolheu@example.com', name: 'Escolheu', passwordHash: null });
+    await db.update(users).set({ locale: 'en' }).where(eq(users.id, chooser.id));
+    expect(await mailLocaleFor(db, { email: 'escolheu@example.com', orgId: browserDefault.id, actingLocale: 'pt-BR' })).toBe('en');
+    const english = await createOrganization(db, { slug: 'english-co', name: 'English Co' });
+    await setDefaultLocale(db, english.id, 'en');
+    expect(await mailLocaleFor(db, { email: 'convidada@example.com', orgId: english.id, actingLocale: 'pt-BR' })).toBe('en');
+  });
+
+  it('an invitation from a Portuguese console in such an organization arrives in Portuguese, over real SMTP', async () => {
+    const { db } = database;
+    const mailbox = await startMailbox();
+    try {
+      const key = randomBytes(32);
+      const org = await createOrganization(db, { slug: 'convite-ltda', name: 'Convite Ltda' });
+      const admin = await createUser(db, { email: 'admin@convite.example', name: 'Ana', passwordHash: null });
+      await db.transaction((tx) =>
+        inviteMemberCommand(
+          { tx, org, mayTransferOwnership: true, inviter: admin, issuer: 'https://id.example', invitationDays: 7, audit: async () => {}, queueMail: (message) => enqueueMail(tx, key, message, org.id), actingLocale: 'pt-BR' },
+          { email: 'colega@convite.example', role: 'member' },
+        ),
+      );
+      const send = createMailSender({ smtpUrl: mailbox.url, from: 'Portico <no-reply@id.example>', dataDir: tmpdir() });
+      expect(await deliverDue(db, { mail: mailDelivery(key, send) })).toMatchObject({ sent: 1 });
+      const received = await mailbox.waitFor('colega@convite.example');
+      expect(received.subject).toBe('Participe de Convite Ltda no Portico');
+      expect(received.text).toContain('Ana convidou você para participar de Convite Ltda.');
+    } finally {
+      await mailbox.close();
+    }
   });
 
   it('is written in Portuguese, subject, text and HTML, with the values escaped', () => {

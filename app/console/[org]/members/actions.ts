@@ -19,6 +19,7 @@ import type { OrgAccess } from '../../_lib/access';
 import { orgAction } from '../../_lib/action';
 import type { Translator } from '@/lib/i18n/catalogs';
 import { getT } from '@/lib/i18n/server';
+import { requestLocale } from '@/lib/i18n/request-locale';
 
 const role = (t: Translator) => z.enum(['owner', 'admin', 'member'], { error: t('console.members.errors.role') });
 const userId = (t: Translator) => z.string().uuid(t('console.members.errors.userId'));
@@ -27,9 +28,20 @@ const invitationId = (t: Translator) => z.uuid(t('console.members.errors.invitat
 type ActionContext = Pick<MemberCommandContext, 'tx' | 'audit' | 'queueMail'> & { access: OrgAccess };
 
 /** The member commands' context for a person acting in the console. */
-function members({ tx, audit, queueMail, access }: ActionContext): MemberCommandContext {
+async function members({ tx, audit, queueMail, access }: ActionContext): Promise<MemberCommandContext> {
   const { env } = runtime();
-  return { tx, audit, queueMail, org: access.org, mayTransferOwnership: access.can('ownership.transfer'), inviter: access.user, issuer: env.PORTICO_ISSUER, invitationDays: env.PORTICO_INVITATION_DAYS };
+  return {
+    tx,
+    audit,
+    queueMail,
+    org: access.org,
+    mayTransferOwnership: access.can('ownership.transfer'),
+    inviter: access.user,
+    issuer: env.PORTICO_ISSUER,
+    invitationDays: env.PORTICO_INVITATION_DAYS,
+    // The language the admin sees this page in: an invitation's when the organization's default is the browser's.
+    actingLocale: await requestLocale(),
+  };
 }
 
 export const inviteMemberAction = orgAction(
@@ -47,7 +59,7 @@ export const inviteMemberAction = orgAction(
       }),
   },
   async (ctx) => {
-    const invitation = await inviteMemberCommand(members(ctx), ctx.input);
+    const invitation = await inviteMemberCommand(await members(ctx), ctx.input);
     // The same words whether or not the email has an account: the admin learns nothing about other organizations.
     const t = await getT('console.members.done');
     return { status: 'ok', message: t('invited', { email: invitation.email, role: invitation.role, days: runtime().env.PORTICO_INVITATION_DAYS }) };
@@ -55,14 +67,14 @@ export const inviteMemberAction = orgAction(
 );
 
 export const resendInvitationAction = orgAction({ permission: 'members.manage', input: (t) => z.object({ invitationId: invitationId(t) }) }, async (ctx) => {
-  const invitation = await resendInvitationCommand(members(ctx), ctx.input.invitationId);
+  const invitation = await resendInvitationCommand(await members(ctx), ctx.input.invitationId);
   return { status: 'ok', message: (await getT('console.members.done'))('resent', { email: invitation.email }) };
 });
 
 export const revokeInvitationAction = orgAction(
   { permission: 'members.manage', input: (t) => z.object({ invitationId: invitationId(t), confirmed: z.literal('yes', { error: t('console.action.confirm.revocation') }) }) },
   async (ctx) => {
-    const invitation = await revokeInvitationCommand(members(ctx), ctx.input.invitationId);
+    const invitation = await revokeInvitationCommand(await members(ctx), ctx.input.invitationId);
     return { status: 'ok', message: (await getT('console.members.done'))('invitationRevoked', { email: invitation.email }) };
   },
 );
@@ -70,20 +82,20 @@ export const revokeInvitationAction = orgAction(
 export const sendPasswordResetAction = orgAction(
   { permission: 'members.manage', input: (t) => z.object({ userId: userId(t), confirmed: z.literal('yes', { error: t('console.action.confirm.sendLink') }) }) },
   async (ctx) => {
-    const user = await sendPasswordResetCommand(members(ctx), ctx.input.userId);
+    const user = await sendPasswordResetCommand(await members(ctx), ctx.input.userId);
     return { status: 'ok', message: (await getT('console.members.done'))('resetSent', { email: user.email }) };
   },
 );
 
 export const changeRoleAction = orgAction({ permission: 'members.manage', input: (t) => z.object({ userId: userId(t), role: role(t) }) }, async (ctx) => {
-  await changeMemberRoleCommand(members(ctx), ctx.input.userId, ctx.input.role);
+  await changeMemberRoleCommand(await members(ctx), ctx.input.userId, ctx.input.role);
   return { status: 'ok', message: (await getT('console.members.done'))('roleChanged', { role: ctx.input.role }) };
 });
 
 export const removeMemberAction = orgAction(
   { permission: 'members.manage', input: (t) => z.object({ userId: userId(t), confirmed: z.literal('yes', { error: t('console.action.confirm.removal') }) }) },
   async (ctx) => {
-    const { user } = await removeMemberCommand(members(ctx), ctx.input.userId);
+    const { user } = await removeMemberCommand(await members(ctx), ctx.input.userId);
     const t = await getT('console.members.done');
     return { status: 'ok', message: user ? t('removed', { email: user.email }) : t('removedUnknown') };
   },

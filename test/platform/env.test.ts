@@ -42,6 +42,14 @@ describe('configuration', () => {
     }
   });
 
+  it('listens on PORTICO_PORT, else on the platform’s PORT, else on the issuer’s port', () => {
+    const issuer = 'http://localhost:3400';
+    expect(parseEnv({ PORTICO_ISSUER: issuer }).listenPort).toBe(3400);
+    expect(parseEnv({ PORTICO_ISSUER: issuer, PORT: '8080' }).listenPort).toBe(8080);
+    expect(parseEnv({ PORTICO_ISSUER: issuer, PORT: '8080', PORTICO_PORT: '9090' }).listenPort).toBe(9090);
+    expect(problemsOf({ PORT: 'eighty' })[0]).toMatch(/^PORT: /);
+  });
+
   it('takes the allowed networks as CIDR networks, single addresses and host names, and refuses anything else at start', () => {
     expect(parseEnv({}).outboundAllowedNetworks).toEqual({ networks: [], hosts: [] });
     expect(parseEnv({ PORTICO_OUTBOUND_ALLOWED_NETWORKS: '10.0.0.0/8, 10.1.2.3, FD00::/8, [::1], Hooks.Corp.Example, *.intranet.example' }).outboundAllowedNetworks).toEqual({

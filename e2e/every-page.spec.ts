@@ -176,6 +176,8 @@ for (const language of supportedLocales()) {
       // A check finds nothing (.example names exist nowhere): the row says what each way saw.
       await row.getByRole('button', { name: identity('domains.check') }).click();
       await expect(row.getByTestId('domain-failure')).toBeVisible();
+      // Done, but not a success: the check's answer reads as a warning, never in green.
+      await expect(row.getByTestId('action-ok')).toHaveAttribute('data-tone', 'warning');
       await check(page, testInfo, '/console/[org]/settings/identity', `${org}/settings/identity`);
       await row.getByRole('button', { name: identity('domains.remove') }).click();
       await page.getByRole('button', { name: identity('domains.removeConfirmLabel') }).click();

@@ -86,7 +86,7 @@ export function ActionForm(props: {
         </p>
       ) : null}
       {state.status === 'ok' ? (
-        <div role="status" className="text-sm text-green-800" data-testid="action-ok">
+        <div role="status" className={state.tone === 'warning' ? 'text-sm text-amber-800' : 'text-sm text-green-800'} data-testid="action-ok" data-tone={state.tone ?? 'success'}>
           <p>{state.message}</p>
           {state.secret ? (
             <>

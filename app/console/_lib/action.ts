@@ -22,7 +22,8 @@ import { authorizeOrgAction, type OrgAccess } from './access';
 export type ActionState =
   | { status: 'idle' }
   /** `next`: where the person goes once they have read it (after a secret shown once: "I have stored these"). */
-  | { status: 'ok'; message: string; secret?: string[]; redirect?: string; next?: { href: string; label: string } }
+  /** `tone: 'warning'`: done, but not as hoped (a domain check that found nothing): not shown as a success. */
+  | { status: 'ok'; message: string; tone?: 'warning'; secret?: string[]; redirect?: string; next?: { href: string; label: string } }
   | { status: 'error'; message: string; fieldErrors?: Record<string, string> };
 
 export const idle: ActionState = { status: 'idle' };

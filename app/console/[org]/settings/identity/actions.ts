@@ -35,7 +35,10 @@ export const checkDomainAction = orgAction(
   async ({ tx, prepared, access, audit }) => {
   const checked = await recordDomainCheck({ tx, audit, orgId: access.org.id }, prepared);
   const t = await getT('console.identity');
-  return checked.verified ? { status: 'ok', message: t('domains.checkedVerified', { domain: checked.domain.domain }) } : { status: 'ok', message: t('domains.checkedNot', { domain: checked.domain.domain }) };
+  // A check that found nothing is done, not a success: it reads as a warning, never in green.
+  return checked.verified
+    ? { status: 'ok', message: t('domains.checkedVerified', { domain: checked.domain.domain }) }
+    : { status: 'ok', tone: 'warning', message: t('domains.checkedNot', { domain: checked.domain.domain }) };
   },
 );
 

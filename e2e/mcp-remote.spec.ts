@@ -4,7 +4,7 @@
 // the person signs in and consents in Playwright's Chromium, which lands on mcp-remote's own callback. Then the host's
 // JSON-RPC over its stdio reaches Portico's own /api/mcp with the token it obtained. (Its `--device-code` mode:
 // test/oidc/mcp-remote-device.test.ts.)
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,52 +14,13 @@ import { E2E_ISSUER, lanePort } from './support/constants';
 import { FLIGHT_DECK } from './support/fixtures';
 import { fillSignIn } from './support/relying-party';
 import { rememberSecret } from './support/secret-scan';
+import { McpRemote } from '../test/support/mcp-remote';
 
 const PORTICO_API = `${E2E_ISSUER}/api/mcp`;
 /** mcp-remote's callback port, given on its command line as a host's configuration does. */
 const CALLBACK_PORT = lanePort(4987);
 const ENGINEER = FLIGHT_DECK.engineer; // a member (admin) of Acme Rockets, who may use Portico's own API
 
-/** mcp-remote's stdio, read as it comes: its log (stderr) and its JSON-RPC answers (stdout, one per line). */
-class McpRemote {
-  log = '';
-  private stdout = '';
-  private readonly waiters: (() => void)[] = [];
-  constructor(readonly child: ChildProcessWithoutNullStreams) {
-    child.stderr.on('data', (chunk: Buffer) => this.arrived(() => (this.log += chunk.toString())));
-    child.stdout.on('data', (chunk: Buffer) => this.arrived(() => (this.stdout += chunk.toString())));
-    child.on('exit', () => this.arrived(() => {}));
-  }
-  private arrived(append: () => void) {
-    append();
-    for (const waiter of this.waiters.splice(0)) waiter();
-  }
-  /** Waits until `find` finds something, or fails with mcp-remote's log so far. */
-  async until<T>(what: string, find: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = find();
-      if (found !== undefined) return found;
-      if (this.child.exitCode !== null || Date.now() > deadline) throw new Error(`mcp-remote: no ${what} (exit ${this.child.exitCode}); its log:\n${this.log}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 250);
-      });
-    }
-  }
-  send(message: object) {
-    this.child.stdin.write(`${JSON.stringify(message)}\n`);
-  }
-  answer(id: number): Promise<{ result?: Record<string, unknown>; error?: unknown }> {
-    return this.until(`answer to request ${id}`, () =>
-      this.stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { id?: number; result?: Record<string, unknown>; error?: unknown })
-        .find((message) => message.id === id),
-    );
-  }
-}
 
 /** What mcp-remote stored (its config dir): the tokens of the one server it signed in to. */
 function storedTokens(configDir: string): { access_token: string; refresh_token?: string } | undefined {

@@ -2,13 +2,14 @@
 // and the device grant (RFC 8628) its client then runs. Its registration carries the loopback callback and
 // `response_types: ["code"]` it would use without the flag, next to grants that use neither: Portico registers what
 // the grants use (RFC 7591 §3.2.1) and says so in its answer.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { McpRemote } from '../support/mcp-remote';
 import { startExampleApp } from '../../examples/notes/app';
 import { createOrganization } from '../../lib/accounts/organizations';
 import { createApp } from '../../lib/clients/apps';
@@ -137,46 +138,6 @@ function freePort(): Promise<number> {
   });
 }
 
-/** mcp-remote's stdio, read as it comes: its log (stderr) and its JSON-RPC answers (stdout, one per line). */
-class McpRemote {
-  log = '';
-  private stdout = '';
-  private readonly waiters: (() => void)[] = [];
-  constructor(readonly child: ChildProcessWithoutNullStreams) {
-    child.stderr.on('data', (chunk: Buffer) => this.arrived(() => (this.log += chunk.toString())));
-    child.stdout.on('data', (chunk: Buffer) => this.arrived(() => (this.stdout += chunk.toString())));
-    child.on('exit', () => this.arrived(() => {}));
-  }
-  private arrived(append: () => void) {
-    append();
-    for (const waiter of this.waiters.splice(0)) waiter();
-  }
-  /** Waits until `find` finds something in what arrived, or fails with the log so far. */
-  async until<T>(what: string, find: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = find();
-      if (found !== undefined) return found;
-      if (this.child.exitCode !== null || Date.now() > deadline) throw new Error(`mcp-remote: no ${what} (exit ${this.child.exitCode}); its log:\n${this.log}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 250);
-      });
-    }
-  }
-  send(message: object) {
-    this.child.stdin.write(`${JSON.stringify(message)}\n`);
-  }
-  answer(id: number): Promise<{ result?: Record<string, unknown>; error?: unknown }> {
-    return this.until(`answer to request ${id}`, () =>
-      this.stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { id?: number; result?: Record<string, unknown>; error?: unknown })
-        .find((message) => message.id === id),
-    );
-  }
-}
 
 describe('mcp-remote --device-code, run as it is', () => {
   it('registers, shows the code, the person approves it on the verification page, and it reaches the MCP server with the token', { timeout: 90_000 }, async () => {

@@ -206,7 +206,10 @@ export function createAppKit(options: AppKitOptions): AppKit {
     // Bound to the caller: another person's or client's retry cannot echo it (refused with -32602 before any tool).
     bind: (context) => {
       const token = context.http?.authInfo?.extra?.[VERIFIED_TOKEN] as VerifiedAccessToken | undefined;
-      return token ? `${token.subject}\0${token.actor ?? ''}\0${token.clientId}` : '';
+      // Fail closed: a 2026-07-28 confirmation round needs the verified token handleMcp hands the SDK; an app serving
+      // mcpServer() on a transport of its own gets no round state, neither minted nor accepted.
+      if (!token) throw new Error('no verified token to bind the request state to');
+      return `${token.subject}\0${token.actor ?? ''}\0${token.clientId}`;
     },
   });
   const confirmationInput: ConfirmationInputRequests = {
@@ -272,8 +275,13 @@ export function createAppKit(options: AppKitOptions): AppKit {
       // A call of a tool the token lacks scopes for: 403 insufficient_scope naming them (RFC 6750 §3.1, MCP
       // authorization's scope challenge), so the client can ask the person for more. A 2026-07-28 tools/call has
       // the same method and params.name (its envelope is in params._meta).
-      const needed = await scopesNeededByCall(request, toolScopes, gateResult.token);
+      const messages = await messagesOf(request);
+      const needed = scopesNeededByCall(messages, toolScopes, gateResult.token);
       if (needed) return insufficientScope(config, gateResult.token, needed.scopes, `the tool ${needed.tool}`);
+      // The kit's tools never change while the app runs, so there is nothing to listen for; and a listen stream is
+      // held open, so one caller could hold the handler's whole allowance of them. Refused as an unknown method.
+      const listen = messages.find((message) => (message as { method?: unknown } | null)?.method === 'subscriptions/listen') as { id?: unknown } | undefined;
+      if (listen) return Response.json({ jsonrpc: '2.0', id: listen.id ?? null, error: { code: -32601, message: 'Method not found: subscriptions/listen' } }, { headers: { 'Cache-Control': 'no-store' } });
       onAccepted?.(gateResult.token);
       return mcpHandler.fetch(request, { authInfo: authInfoOf(request, gateResult.token, config.resource) });
     },
@@ -365,20 +373,25 @@ function rebindingRefusal(request: Request, host: string, origin: string): Respo
 }
 
 /**
- * The tool a `tools/call` (or a batch holding one) names, when the token lacks a scope it needs. The body is read
- * from a clone, at most MCP_BODY_LIMIT bytes; anything unreadable is left to the transport to refuse.
+ * The JSON-RPC messages of a POST (one, or a batch's), read from a clone, at most MCP_BODY_LIMIT bytes; anything
+ * unreadable is none, left to the SDK to refuse.
  */
-async function scopesNeededByCall(request: Request, toolScopes: ReadonlyMap<string, string[]>, token: VerifiedAccessToken): Promise<{ tool: string; scopes: string[] } | undefined> {
-  if (request.method !== 'POST' || !request.body) return undefined;
+async function messagesOf(request: Request): Promise<unknown[]> {
+  if (request.method !== 'POST' || !request.body) return [];
   const body = await readBounded(request.clone(), MCP_BODY_LIMIT);
-  if (body === undefined) return undefined;
+  if (body === undefined) return [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
-    return undefined;
+    return [];
   }
-  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+/** The tool a `tools/call` among the messages names, when the token lacks a scope it needs. */
+function scopesNeededByCall(messages: readonly unknown[], toolScopes: ReadonlyMap<string, string[]>, token: VerifiedAccessToken): { tool: string; scopes: string[] } | undefined {
+  for (const message of messages) {
     const call = message as { method?: unknown; params?: { name?: unknown } } | null;
     if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') continue;
     const scopes = toolScopes.get(call.params.name);

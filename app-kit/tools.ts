@@ -230,7 +230,8 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
   const awaitAnswer = async (retry: Record<string, unknown>, waitMs: number) => {
     for (;;) {
       decision = await options.gate.check(gated, retry, caller);
-      if (decision.run || decision.outcome !== 'waiting' || Date.now() - started >= waitMs) return;
+      // A client that went away (it cancelled, or its connection closed) is not waited for.
+      if (decision.run || decision.outcome !== 'waiting' || Date.now() - started >= waitMs || options.mcpContext?.mcpReq.signal.aborted) return;
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   };

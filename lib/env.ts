@@ -120,9 +120,10 @@ const schema = z.object({
       return url.origin;
     }),
   PORTICO_HOST: optionalText,
-  PORTICO_PORT: port.optional(),
+  // An empty value (`PORTICO_PORT=` in an env file) is unset.
+  PORTICO_PORT: z.preprocess((value) => (value === '' ? undefined : value), port.optional()),
   // The port hosting platforms give a process (Heroku, Render, Cloud Run, …): listened on when PORTICO_PORT is unset.
-  PORT: port.optional(),
+  PORT: z.preprocess((value) => (value === '' ? undefined : value), port.optional()),
   PORTICO_TRUST_PROXY: boolean.default(false),
   DATABASE_URL: optionalText.pipe(postgresUrl('leave it unset to use the embedded database').optional()),
   // The connection that LISTENs for cache invalidations, when DATABASE_URL goes through a transaction-mode pooler
@@ -354,8 +355,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
           ? ['127.0.0.1', '::1']
           : [issuer.hostname.replace(/^\[|\]$/g, '')]
         : ['0.0.0.0'],
-    // PORTICO_PORT wins; a platform's PORT comes next, then the issuer's own port for a loopback issuer.
-    listenPort: parsed.PORTICO_PORT ?? parsed.PORT ?? (loopback && issuerPort ? issuerPort : 3000),
+    // PORTICO_PORT wins. A loopback issuer's own port comes next (a local run: a PORT left in a developer's shell must
+    // not move Portico away from its issuer); then a platform's PORT; then 3000.
+    listenPort: parsed.PORTICO_PORT ?? (loopback && issuerPort ? issuerPort : (parsed.PORT ?? 3000)),
     issuerIsHttps: issuer.protocol === 'https:',
     outboundAllowLoopback: parsed.PORTICO_OUTBOUND_ALLOW_LOOPBACK || parsed.PORTICO_CIMD_ALLOW_LOOPBACK,
     outboundAllowedNetworks: parsed.PORTICO_OUTBOUND_ALLOWED_NETWORKS,

@@ -23,6 +23,11 @@ export interface LogoutTokenDeliveryOptions {
   issuer: string;
   /** Portico's private signing keys (one per algorithm), the ones ID tokens are signed with. */
   signingKeys: JWK[];
+  /**
+   * The guard for clients an organization's admins made (apps' clients, external clients): it may include the
+   * installation's allowed networks. A client that registered itself (RFC 7591, CIMD) or is gone gets the public
+   * internet only: anyone can register one, and its logout URI must not open the company's network to them.
+   */
   outbound: OutboundPolicy;
   /** The token's `iat` comes from here (tests move it). */
   now?: () => Date;
@@ -62,7 +67,7 @@ export function logoutTokenDelivery(options: LogoutTokenDeliveryOptions): Delive
     // client that is gone (its app deleted, an ending to announce) gets it at the URI it had.
     const [client] = await options
       .db()
-      .select({ uri: sql<string | null>`${clients.metadata}->>'backchannel_logout_uri'` })
+      .select({ uri: sql<string | null>`${clients.metadata}->>'backchannel_logout_uri'`, orgId: clients.orgId })
       .from(clients)
       .where(eq(clients.id, delivery.clientId!))
       .limit(1);
@@ -81,7 +86,7 @@ export function logoutTokenDelivery(options: LogoutTokenDeliveryOptions): Delive
           maxBytes: MAX_ANSWER_BYTES,
           tooLarge: 'truncate',
         },
-        options.outbound,
+        client?.orgId ? options.outbound : { ...options.outbound, allowedNetworks: undefined },
       );
     } catch (error) {
       if (error instanceof OutboundRefused) throw new DeliveryFailed(error.message);

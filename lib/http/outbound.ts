@@ -57,7 +57,13 @@ export class OutboundRefused extends Error {
 }
 
 /** Addresses a cloud platform serves its instance metadata (and credentials) on, whatever range they fall in. */
-const METADATA_ADDRESSES = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', '168.63.129.16', 'fd00:ec2::254']);
+const METADATA_ADDRESSES = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', '168.63.129.16']);
+/**
+ * The IPv6 networks of those services, inside the unique-local range a company's own network may be named by
+ * (`fd00::/8`): AWS (fd00:ec2::254, and EKS Pod Identity fd00:ec2::23), Google Cloud (fd20:ce::254), Oracle Cloud
+ * (fd00:c1::a9fe:a9fe). Opened only by an entry naming the address itself, like loopback.
+ */
+const METADATA_NETWORKS = ['fd00:ec2::/32', 'fd20:ce::/32', 'fd00:c1::/32'].map((network) => ipaddr.parseCIDR(network));
 
 /** Ranges a wider allowed network or a host name never opens: only an entry naming the address itself does. */
 const NAMED_ONLY_RANGES = new Set(['loopback', 'linkLocal']);
@@ -87,7 +93,8 @@ function verdictOf(address: string, policy: Pick<OutboundPolicy, 'allowLoopback'
   const range = parsed.range();
   // ipaddr.js calls the deprecated IPv4-compatible block ::/96 (RFC 4291 §2.5.5.1: ::7f00:1 is 127.0.0.1) unicast.
   if (range !== 'loopback' && parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return 'not_public';
-  const metadata = METADATA_ADDRESSES.has(parsed.toNormalizedString()) || METADATA_ADDRESSES.has(parsed.toString());
+  const metadata =
+    METADATA_ADDRESSES.has(parsed.toString()) || METADATA_NETWORKS.some(([base, bits]) => base.kind() === parsed.kind() && parsed.match(base, bits));
   if (range === 'unicast' && !metadata) return 'allowed';
   if (policy.allowLoopback && range === 'loopback') return 'allowed';
   if (!PRIVATE_RANGES.has(range) && !metadata) return 'not_public';

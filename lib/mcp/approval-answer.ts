@@ -72,16 +72,10 @@ function describe(t: Translator<'mcp.approval'>, request: ApprovalRequest): stri
   return t('accessTo', { profile, resource: request.resource ?? '' });
 }
 
-/**
- * A new request from the caller (the person, with the acting agent) on one app of an organization they belong to.
- * On an elicitation channel the client is asked right away: URL mode offers the central's page for the request;
- * form mode asks the person whether to send it or withdraw it. Either carries only the request id, its type and its
- * resource; the answer can withdraw the request, never approve it.
- */
 /** The retry of a 2026-07-28 approval round: the request it was about (verified state) and the person's answer. */
-function approvalRoundOf(mcp: ServerContext | undefined): { state: ApprovalRoundState; answer: ElicitationAnswer } | undefined {
+function approvalRoundOf(mcp: ServerContext | undefined, asks: string): { state: ApprovalRoundState; answer: ElicitationAnswer } | undefined {
   const state = mcp?.mcpReq.requestState<ApprovalRoundState>();
-  if (!state || state.kind !== 'approval' || typeof state.requestId !== 'string') return undefined;
+  if (!state || state.kind !== 'approval' || typeof state.requestId !== 'string' || state.asks !== asks) return undefined;
   const response = inputResponse(mcp?.mcpReq.inputResponses, 'approval');
   if (response.kind !== 'elicit') return { state, answer: { outcome: 'cancel' } };
   const intent = response.content?.intent;
@@ -102,7 +96,7 @@ export function requestThroughBroker(
   what: Pick<NewApprovalRequest, 'kind' | 'resource' | 'profile' | 'durationSeconds' | 'reason'>,
 ) {
   return brokerStep(extra, async (actor) => {
-    const round = extra.approvalRounds ? approvalRoundOf(extra.mcp) : undefined;
+    const round = extra.approvalRounds ? approvalRoundOf(extra.mcp, what.kind) : undefined;
     if (round) {
       const { status, request } = await approvalStatusFor(extra.db, round.state.requestId, extra.caller.user.id);
       if (!request) throw new ToolRefusal('The access request this answer is for was not found.');
@@ -136,7 +130,7 @@ export function requestThroughBroker(
       if (extra.approvalRounds && extra.mcp) {
         return inputRequired({
           inputRequests: { approval: mode === 'url' ? inputRequired.elicitUrl({ message, url }) : inputRequired.elicit({ message, requestedSchema: intentSchema(locale) as never }) },
-          requestState: await extra.approvalRounds.mint({ kind: 'approval', requestId: request.id, mode }, extra.mcp),
+          requestState: await extra.approvalRounds.mint({ kind: 'approval', asks: what.kind, requestId: request.id, mode }, extra.mcp),
         });
       }
       if (extra.elicit) {

@@ -48,6 +48,8 @@ export interface PorticoToolExtra {
 /** What an access request's input round carries back (signed, bound to the caller): which request, shown how. */
 export interface ApprovalRoundState {
   kind: 'approval';
+  /** What the tool that asked asks for (sensitive or root access): the state answers only a retry of that tool. */
+  asks: string;
   requestId: string;
   mode: 'url' | 'form';
 }

@@ -211,6 +211,10 @@ function isInitialize(message: unknown): message is { method: 'initialize'; para
   return typeof message === 'object' && message !== null && !Array.isArray(message) && (message as { method?: unknown }).method === 'initialize';
 }
 
+function isListen(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && !Array.isArray(message) && (message as { method?: unknown }).method === 'subscriptions/listen';
+}
+
 function isToolCall(message: unknown): message is { method: 'tools/call'; id: string | number; params?: { name?: unknown } } {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
   const candidate = message as { method?: unknown; id?: unknown };
@@ -265,7 +269,9 @@ function roundStateCodec(key: Uint8Array): RequestStateCodec<RoundState> {
       ttlSeconds: 600,
       bind: (context) => {
         const caller = context.http?.authInfo?.extra?.caller as ApiCaller | undefined;
-        return caller ? `${caller.token.subject}\0${caller.token.actor ?? ''}\0${caller.token.clientId}` : '';
+        // Fail closed: a state is never minted or accepted unbound.
+        if (!caller) throw new Error('no caller to bind the request state to');
+        return `${caller.token.subject}\0${caller.token.actor ?? ''}\0${caller.token.clientId}`;
       },
     });
     stateCodecs.set(key, codec);
@@ -292,6 +298,9 @@ async function handleModernMcp(request: Request, message: unknown, deps: Portico
   // The SDK's entry makes no Host or Origin check of its own (MCP §Security: validate both).
   const refused = rebindingRefusal(request, deps, { checkOrigin: true });
   if (refused) return refused;
+  // No change notifications to listen for (Portico's tools and resources do not change while it runs), and a
+  // listen stream is held open: one caller could hold the process's whole allowance of them. Refused as unknown.
+  if (isListen(message)) return Response.json({ jsonrpc: '2.0', id: (message as { id?: unknown }).id ?? null, error: { code: -32601, message: 'Method not found: subscriptions/listen' } }, { headers: { 'Cache-Control': 'no-store' } });
   const approvals = deps.approvals ?? DEFAULT_APPROVAL_SURFACES;
   const capabilities = declaredCapabilities(message);
   const humanInline = approvals.surface === 'adaptive' && (deps.confirmationMode ?? 'human') === 'human' && !advertisesMcpApps(capabilities) && advertisedElicitationModes(capabilities).url;

@@ -31,6 +31,7 @@ const NO_PROMPTS = 'Portico serves no prompts (prompts/* is -32601 Method not fo
 const NO_RESOURCES = 'Portico serves resources only to a client that advertises MCP Apps; the runner does not, so resources/* is -32601';
 const NO_COMPLETIONS = 'Portico declares no completions capability (completion/complete is -32601)';
 const NO_LOGGING = 'Portico declares no logging capability (logging/setLevel is -32601)';
+const NO_LISTEN = 'Portico refuses subscriptions/listen (-32601): nothing it serves changes while it runs, and a held stream per caller is a resource risk';
 
 /** Scenarios Portico must pass with no FAILURE or WARNING check (beyond the per-check entries of BASELINE). */
 const MUST_PASS: Record<Era, string[]> = {
@@ -88,6 +89,11 @@ const BASELINE: Record<Era | 'both', Record<string, string>> = {
     'server-stateless:sep-2575-http-server-no-independent-requests-on-stream': "needs the fixture's test_streaming_elicitation",
     'server-stateless:sep-2575-server-no-log-without-loglevel': "needs the fixture's test_logging_tool",
     'server-stateless:sep-2575-server-sends-tools-list-changed-on-subscription': "(a SHOULD) needs the fixture's test_trigger_tool_change to mutate the tool list",
+    // Portico answers subscriptions/listen with -32601: its tools never change while it runs, so there is nothing to
+    // notify, and each listen stream is held open (one caller could hold the process's whole allowance of them).
+    'server-stateless:sep-2575-server-sends-subscription-ack': NO_LISTEN,
+    'server-stateless:sep-2575-server-tags-subscription-id': NO_LISTEN,
+    'server-stateless:sep-2575-server-honors-notification-filter': NO_LISTEN,
     // caching: tools/list carries ttlMs and cacheScope; the other lists are methods Portico does not serve.
     'caching:sep-2549-prompts-list-caching-hints': NO_PROMPTS,
     'caching:sep-2549-resources-list-caching-hints': NO_RESOURCES,

@@ -44,7 +44,7 @@ describe("Portico's MCP server in the 2026-07-28 revision", () => {
   const idOf = (url: string) => url.split('/console/confirm/')[1]!;
 
   /** One JSON-RPC request of the modern revision, as its wire carries it: the envelope in `_meta` and the version header. */
-  async function modern(url: string, method: string, params: Record<string, unknown> = {}, options: { version?: string; capabilities?: object; token?: string } = {}) {
+  async function modern(url: string, method: string, params: Record<string, unknown> = {}, options: { version?: string; capabilities?: object; token?: string; headers?: Record<string, string> } = {}) {
     const version = options.version ?? MODERN;
     const response = await fetch(url, {
       method: 'POST',
@@ -56,6 +56,7 @@ describe("Portico's MCP server in the 2026-07-28 revision", () => {
         // The revision's routing headers (the body's method, and the tool a call names).
         'Mcp-Method': method,
         ...(typeof params.name === 'string' ? { 'Mcp-Name': params.name } : {}),
+        ...options.headers,
       },
       body: JSON.stringify({
         jsonrpc: '2.0',
@@ -108,6 +109,14 @@ describe("Portico's MCP server in the 2026-07-28 revision", () => {
     expect(result._meta?.['io.modelcontextprotocol/serverInfo']?.name).toBe('portico');
     // Nothing was stored for it: the modern revision has no session.
     expect(discovered.headers.get('mcp-session-id')).toBeNull();
+  });
+
+  it('checks Host and Origin before the SDK sees a modern request, and holds no listen stream open', async () => {
+    const foreignOrigin = await modern(instances[0]!.url, 'tools/list', {}, { headers: { Origin: 'https://evil.example' } });
+    expect(foreignOrigin.status).toBe(403);
+    // A listen stream would stay open for nothing (Portico's tools do not change): refused at once as unknown.
+    const listen = await modern(instances[0]!.url, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
+    expect(listen.body.error?.code).toBe(-32601);
   });
 
   it('refuses a version it does not speak with UnsupportedProtocolVersion (-32022) and the list it does', async () => {

@@ -276,6 +276,29 @@ describe('back-channel logout', () => {
     expect(client?.backchannelLogoutSessionRequired).toBe(false);
   });
 
+  it('the installation’s allowed networks reach an app’s client, never a client that registered itself', async () => {
+    // The receiver's address named one by one (PORTICO_OUTBOUND_ALLOWED_NETWORKS), loopback otherwise closed.
+    const named = `https://127.0.0.1:${new URL(receiver.origin).port}/logout`;
+    const handler = logoutTokenDelivery({
+      db: () => suite.database.db,
+      issuer: suite.harness.issuer,
+      signingKeys: suite.harness.keys.signingKeys,
+      outbound: { allowLoopback: false, allowedNetworks: { networks: ['127.0.0.1/32'], hosts: [] } },
+    });
+    const valid = validateRegistration({ client_name: 'Anyone', redirect_uris: ['http://127.0.0.1:45999/cb'], backchannel_logout_uri: named });
+    if ('error' in valid) throw new Error(valid.error_description);
+    const selfRegistered = String((await registerClient(suite.database.db, valid, '192.0.2.13')).client_id);
+    const delivery = (clientId: string) => ({ id: `obd_${randomBytes(8).toString('hex')}`, clientId, payload: { uri: named, sub: 'someone', alg: 'ES256' } }) as never;
+    // Anyone can register a client: its logout URI opens nothing of the company's network.
+    await expect(handler(delivery(selfRegistered))).rejects.toThrow(/private network|not a public/);
+    expect(receiver.received).toEqual([]);
+    // An app's client, made by its organization's admins, is told there.
+    await setBackchannelLogout(suite.database.db, app.clientId, { uri: named, sessionRequired: true });
+    await expect(handler(delivery(app.clientId))).resolves.toMatchObject({ status: 204 });
+    expect(receiver.received.map((request) => request.path)).toEqual(['/logout']);
+    await setBackchannelLogout(suite.database.db, app.clientId, { uri: logoutUri, sessionRequired: true });
+  });
+
   it('a client without a back-channel logout URI is told nothing', async () => {
     const other = await createOrgWithApp(suite.database, 'Silent');
     const person = await createMember(suite.database, other.orgId, 'silent@logout.test');

@@ -42,11 +42,15 @@ describe('configuration', () => {
     }
   });
 
-  it('listens on PORTICO_PORT, else on the platform’s PORT, else on the issuer’s port', () => {
-    const issuer = 'http://localhost:3400';
-    expect(parseEnv({ PORTICO_ISSUER: issuer }).listenPort).toBe(3400);
-    expect(parseEnv({ PORTICO_ISSUER: issuer, PORT: '8080' }).listenPort).toBe(8080);
-    expect(parseEnv({ PORTICO_ISSUER: issuer, PORT: '8080', PORTICO_PORT: '9090' }).listenPort).toBe(9090);
+  it('listens on PORTICO_PORT, else a loopback issuer’s own port, else the platform’s PORT, else 3000', () => {
+    const platform = 'https://id.example.com';
+    expect(parseEnv({ PORTICO_ISSUER: platform }).listenPort).toBe(3000);
+    expect(parseEnv({ PORTICO_ISSUER: platform, PORT: '8080' }).listenPort).toBe(8080);
+    expect(parseEnv({ PORTICO_ISSUER: platform, PORT: '8080', PORTICO_PORT: '9090' }).listenPort).toBe(9090);
+    // A local run keeps its issuer's port whatever PORT a shell left behind.
+    expect(parseEnv({ PORTICO_ISSUER: 'http://localhost:3400', PORT: '8080' }).listenPort).toBe(3400);
+    // An empty value from an env file is unset.
+    expect(parseEnv({ PORTICO_ISSUER: platform, PORT: '', PORTICO_PORT: '' }).listenPort).toBe(3000);
     expect(problemsOf({ PORT: 'eighty' })[0]).toMatch(/^PORT: /);
   });
 

@@ -43,8 +43,8 @@ describe('the installation’s allowed networks (PORTICO_OUTBOUND_ALLOWED_NETWOR
   });
 
   it('opens loopback, link-local and metadata addresses only when an entry names the address itself', () => {
-    const wide = intranet(['127.0.0.0/8', '169.254.0.0/16', '0.0.0.0/0', '::/0', 'fd00::/8', '100.64.0.0/10']);
-    for (const address of ['127.0.0.1', '127.0.0.2', '169.254.169.254', '169.254.10.10', '::1', 'fe80::1', 'fd00:ec2::254', '100.100.100.200']) {
+    const wide = intranet(['127.0.0.0/8', '169.254.0.0/16', '0.0.0.0/0', '::/0', 'fd00::/8', 'fc00::/7', '100.64.0.0/10']);
+    for (const address of ['127.0.0.1', '127.0.0.2', '169.254.169.254', '169.254.10.10', '::1', 'fe80::1', 'fd00:ec2::254', 'fd00:ec2::23', 'fd20:ce::254', 'fd00:c1::a9fe:a9fe', '100.100.100.200']) {
       expect(isAllowedAddress(address, wide), address).toBe(false);
     }
     const named = intranet(['127.0.0.2/32', '169.254.169.254/32', '::1/128']);

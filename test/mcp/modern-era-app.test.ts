@@ -163,6 +163,12 @@ describe('the example app in both MCP eras', () => {
     expect(body).toMatchObject({ id: 2, error: { data: { supported: [MODERN], requested: '2099-01-01' } } });
   });
 
+  it('holds no listen stream open: subscriptions/listen is refused at once as unknown', async () => {
+    const listen = modernBody(3, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
+    const answer = await fetch(example.resource, { method: 'POST', headers: modernHeaders(accessToken, listen), body: JSON.stringify(listen) });
+    expect(await answer.json()).toMatchObject({ id: 3, error: { code: -32601 } });
+  });
+
   it('a 2026-07-28 tools/call of a tool the token lacks a scope for gets 403 insufficient_scope, as in 2025-11-25', async () => {
     // A token holding only what a fresh person holds: mcp. (The v2 client's own token holds both scopes.)
     const other = await createMember(database, orgId, `plain-${randomBytes(3).toString('hex')}@example.test`);

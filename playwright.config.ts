@@ -41,8 +41,13 @@ export default defineConfig({
   reporter: [['list'], ['./e2e/support/playwright-report.ts']],
   use: {
     baseURL: `http://localhost:${E2E_PORT}`,
-    screenshot: 'on',
-    trace: 'retain-on-failure',
+    // Measured on this 2-core machine (agents + app-security, 7 tests): a trace of every test, kept or not, cost a
+    // quarter of their time (its screencast renders each frame in software) and a screenshot of every open page at
+    // every test's end a little more. A failure keeps its screenshot and Playwright's page snapshot
+    // (error-context.md); `npx playwright test --trace on` records traces when one is needed. The specs' own
+    // screenshots (the pages to look at) are taken as before.
+    screenshot: 'only-on-failure',
+    trace: 'off',
     // Every browser asks for English unless a test says otherwise (e2e/locales.spec.ts): pages follow Accept-Language.
     locale: 'en-US',
     launchOptions: { executablePath: env().CHROMIUM_PATH, args: chromiumArgs },

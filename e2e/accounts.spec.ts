@@ -1,7 +1,7 @@
 // Accounts that belong to their people, in a real browser, with real SMTP (the mailbox beside the e2e server) and
 // openid-client as the app: invitations that cannot be pre-hijacked, "Forgot password?" that ends every refresh
 // token, and a password change that ends the other sessions.
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from './support/test';
 import * as oidc from 'openid-client';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';

@@ -1,6 +1,6 @@
 // The console's Agents page and the agents REST API: create, grant, connect with an explicit mode (none is
 // refused), and the same rules over REST.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { E2E_ISSUER, lanePort } from './support/constants';
 import { consoleSignIn } from './support/console';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';

@@ -2,7 +2,7 @@
 // (OIDC, openid-client); the MCP SDK client onboards itself (registration, consent) and calls tools, including one
 // that waits for confirmation; the app declares its surface to Portico; and an admin verifies it from the
 // security tab: clean, drift, unsupported and unreachable, each produced for real.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/test';
 import { createHash, randomBytes } from 'node:crypto';
 import { APP_KIT_CONTRACT_VERSION } from '../app-kit';
 import { CONFIRMATIONS_PATH, DECLARATION_PATH, signRequest } from '../app-kit/surface';

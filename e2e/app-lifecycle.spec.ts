@@ -2,7 +2,7 @@
 // the admin creates an app, a member signs in to it (refresh token kept); turned off, the sign-in card says so (no
 // password asked, also for a signed-in browser) and the refresh is refused; on again, it works; deleted (type the
 // slug), its tokens end with it and the audit log says so.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import * as oidc from 'openid-client';
 import { expectAccessible } from './support/accessibility';
 import { DEMO, E2E_ISSUER, lanePort } from './support/constants';

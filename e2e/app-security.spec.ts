@@ -1,5 +1,5 @@
 // The security tab of an app: rotation with overlap, stale views refused, revocation, dev environment.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/test';
 import { DEMO, E2E_ISSUER } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 

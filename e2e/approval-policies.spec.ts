@@ -2,7 +2,7 @@
 // could never be reached is refused next to its field, and the form keeps what was ticked); an agent's root request
 // then goes to the central instead of the CLI and is mailed to both deciders over SMTP; the first approval (with
 // step-up) is recorded as "1 of 2" and shows in the second decider's inbox; the second approval grants, once.
-import { expect, test, type Browser } from '@playwright/test';
+import { expect, test, type Browser } from './support/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DEMO, E2E_ISSUER } from './support/constants';

@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/test';
 import { FRAME_READY_TIMEOUT_MS } from '../lib/mcp/approval-view/timing';
 import { DEMO, E2E_ISSUER, FOREIGN_HOST_PORT, MCP_HOST_PORT } from './support/constants';
 import { ROCKETS } from './support/fixtures';

@@ -4,7 +4,7 @@
 // app received a logout token naming that person and their session, and the console's delivery log says why. The
 // Intranet is Apache httpd with mod_auth_openidc, a relying party nobody here wrote: removing its user in Portico
 // ends its session too.
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from './support/test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { startExampleApp, type ExampleApp } from '../examples/notes/app';
 import { expectAccessible } from './support/accessibility';

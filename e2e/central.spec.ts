@@ -2,7 +2,7 @@
 // an HTTPS link; the operator signs in to the central on their own, sees requests arrive live, opens one by its
 // link and decides it — read with an explicit confirmation, work only with the password typed again — and the
 // status the agent polls follows the broker.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { DEMO, E2E_ISSUER, lanePort } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 import { accessTokenThroughConsent } from './support/mcp-oauth';

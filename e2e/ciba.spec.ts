@@ -4,7 +4,7 @@
 // request in Chromium, sees the binding message and the call, and approves with their passkey (Chromium's virtual
 // authenticator); the backend receives the token, and the kit's verifyApprovedAction accepts it for exactly that
 // call, once.
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type BrowserContext, type Page } from './support/test';
 import * as oidc from 'openid-client';
 import { ApprovedActionRefusal, createAppKit, createApprovalRequests, type AppKit } from '../app-kit';
 import { expectAccessible } from './support/accessibility';

@@ -3,7 +3,7 @@
 // trusts. The e2e server allows loopback only so that the other CIMD tests can serve documents locally.
 import { createServer as createHttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { createStorage, startPortico } from './support/portico-process';
 import { pkceAuthorizationRequest } from './support/mcp-oauth';
 import { loopbackTlsFiles } from './support/tls';

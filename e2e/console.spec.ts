@@ -1,6 +1,6 @@
 // The org admin console through a real browser: every page by an admin, every admin action refused to a member
 // (also when the server action is posted directly), and exactly one audit event per change.
-import { expect, test, type Browser, type Page, type Request } from '@playwright/test';
+import { expect, test, type Browser, type Page, type Request } from './support/test';
 import { DEMO, E2E_ISSUER } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 import { consoleSignIn } from './support/console';

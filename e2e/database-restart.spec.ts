@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { env } from '../lib/env';
 import { startPortico } from './support/portico-process';
 

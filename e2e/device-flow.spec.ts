@@ -5,7 +5,7 @@
 // example app (Flight Deck, guarded by the app kit) with it.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import * as oidc from 'openid-client';
 import { expectAccessible } from './support/accessibility';
 import { E2E_ISSUER } from './support/constants';

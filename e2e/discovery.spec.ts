@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { E2E_ISSUER } from './support/constants';
 
 test.describe('discovery', () => {

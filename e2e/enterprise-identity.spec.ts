@@ -6,7 +6,7 @@
 // realm discovery → the company IdP → back), holds a refresh token, is deactivated by the directory and her refresh
 // token gets invalid_grant while the console shows her gone; Lin, who already had a Portico account with a password,
 // links it by proving that password, on the console; the central sends people to their IdP too.
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from './support/test';
 import { eq, sql } from 'drizzle-orm';
 import * as oidc from 'openid-client';
 import { hashPassword } from '../lib/accounts/passwords';

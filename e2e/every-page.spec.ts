@@ -5,7 +5,7 @@
 // are found on disk, so a page added later fails this test until it is visited here.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { expect, test, type Page, type TestInfo } from './support/test';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
 import { DEMO, E2E_ISSUER } from './support/constants';

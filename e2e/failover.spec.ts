@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/test';
 import * as oidc from 'openid-client';
 import postgres from 'postgres';
 import { env } from '../lib/env';

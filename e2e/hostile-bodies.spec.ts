@@ -5,7 +5,7 @@
 // trace; the run's secret scan reads every server's log afterwards.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { appPaths } from './support/app-paths';
 import { E2E_ISSUER, E2E_PORT } from './support/constants';
 import { SERVER_LOGS } from './support/secret-scan';

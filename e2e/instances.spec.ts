@@ -5,7 +5,7 @@
 // pg_notify); and neither process writes a token to its output. (The registration limits across
 // processes are in registration-limits.spec.ts.) The embedded database belongs to one process: PostgreSQL only.
 import { confirmInPortico } from './support/confirmation';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import * as oidc from 'openid-client';
 import { env } from '../lib/env';
 import { DEMO } from './support/constants';

@@ -1,7 +1,7 @@
 // Portico in the person's language: an app's whole sign-in (card, second step, consent) in Portuguese when the
 // request says ui_locales=pt-BR; the browser's Accept-Language alone; an unknown language falling back to English;
 // an organization's default; a person's own choice from the footer, kept on their account and followed by their mail.
-import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { expect, test, type Page, type TestInfo } from './support/test';
 import { Secret, TOTP } from 'otpauth';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';

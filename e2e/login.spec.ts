@@ -1,5 +1,5 @@
 import { expectAccessible } from './support/accessibility';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import * as oidc from 'openid-client';
 import { DEMO, E2E_ISSUER, lanePort } from './support/constants';
 import { demoRelyingParty, fillSignIn, interceptCallback, newAuthorizationRequest, signInAndExchange, signInForCallback } from './support/relying-party';

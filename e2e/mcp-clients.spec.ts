@@ -1,7 +1,7 @@
 // Portico's own protected resource (/api/mcp, the REST API) and per-organization external clients: an admin
 // connects the MCP SDK client to Portico itself, registers an external client in the console and over REST, and
 // revokes it — at its own app only.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/test';
 import { decodeJwt } from 'jose';
 import { E2E_ISSUER, lanePort } from './support/constants';
 import { confirmed } from './support/confirmation';

@@ -3,7 +3,7 @@
 // consents in the browser, naming who acts. Then the refusals: unknown resources, tampered consent forms.
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from './support/test';
 import { decodeJwt } from 'jose';
 import { E2E_ISSUER, lanePort } from './support/constants';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';

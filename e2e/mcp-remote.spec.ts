@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { decodeJwt } from 'jose';
 import { E2E_ISSUER, lanePort } from './support/constants';
 import { FLIGHT_DECK } from './support/fixtures';

@@ -1,7 +1,7 @@
 // Anyone signed in creates an organization and owns it: a person with none is offered it on their account page; the
 // address (slug) follows the name until edited, is previewed, and a taken one is refused next to its field with what
 // was typed kept; the new organization opens with next steps; its owner renames it, and the slug stays.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
 import { FOUNDER } from './support/fixtures';

@@ -4,7 +4,7 @@
 // the app, the central), uses it as the second step after a password, confirms a tool call with it (user
 // verification required: without it the step-up is refused), and removes it (step-up with the passkey itself), after
 // which it signs nobody in.
-import { expect, test, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
+import { expect, test, type BrowserContext, type CDPSession, type Page } from './support/test';
 import * as oidc from 'openid-client';
 import { expectAccessible } from './support/accessibility';
 import { E2E_ISSUER } from './support/constants';

@@ -1,6 +1,6 @@
 // An app's permission catalog in the console: add a permission with its description, retire and restore it. Then
 // permissions end to end on the example app: tokens, tools, consent and the explanations agree.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/test';
 import * as oidc from 'openid-client';
 import { decodeJwt } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

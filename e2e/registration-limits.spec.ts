@@ -1,6 +1,6 @@
 // The registration limits hold across instances: two Portico processes on one PostgreSQL database share the
 // per-IP limit and the global cap (on the embedded database, which one process owns, the same with one process).
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test, type APIRequestContext } from './support/test';
 import { env } from '../lib/env';
 import { createStorage, startPortico, type RunningPortico } from './support/portico-process';
 

@@ -1,6 +1,6 @@
 // POST /oauth/register on the real server: RFC 7591 answers on the wire and the body cap. The abuse limits have
 // their own spec (registration-limits.spec.ts), on servers of their own.
-import { expect, test, type APIResponse } from '@playwright/test';
+import { expect, test, type APIResponse } from './support/test';
 import { E2E_ISSUER } from './support/constants';
 
 const endpoint = `${E2E_ISSUER}/oauth/register`;

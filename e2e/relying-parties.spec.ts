@@ -18,7 +18,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import express, { type ErrorRequestHandler } from 'express';
 import { auth } from 'express-openid-connect';
 import session from 'express-session';

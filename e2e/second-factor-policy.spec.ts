@@ -3,7 +3,7 @@
 // (codes computed here from the key the page shows), sees the recovery codes once and continues to the console. An
 // app (openid-client) asking acr_values=urn:portico:acr:mfa makes a password-only session sign in again with a
 // second factor — set up on the way when there is none — and max_age=0 makes any session sign in again.
-import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { expect, test, type Page, type TestInfo } from './support/test';
 import { Secret, TOTP } from 'otpauth';
 import * as oidc from 'openid-client';
 import { expectAccessible } from './support/accessibility';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { appPaths } from './support/app-paths';
 import { MCP_HOST_PORT } from './support/constants';
 

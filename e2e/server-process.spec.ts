@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { signInAndExchange, demoRelyingParty } from './support/relying-party';
 import { createStorage, spawnUntilReady, startPortico } from './support/portico-process';
 import { serverLogPath } from './support/secret-scan';

@@ -1,5 +1,5 @@
 // The sign-in card: which app, whose brand, and never a canvas for text from the query string.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/test';
 import * as oidc from 'openid-client';
 import { DEMO, E2E_ISSUER, lanePort } from './support/constants';
 import { ROCKETS } from './support/fixtures';

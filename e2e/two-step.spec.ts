@@ -2,7 +2,7 @@
 // computed here from the key the page shows, as the app on their phone would), and from then on every sign-in —
 // console, an app's sign-in card (openid-client as the app), the central — asks for a code after the password. A
 // wrong code is said next to the field; a recovery code works once; the ID token says how the person signed in.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/test';
 import { Secret, TOTP } from 'otpauth';
 import * as oidc from 'openid-client';
 import { expectAccessible } from './support/accessibility';

@@ -2,7 +2,7 @@
 // what was typed and says why next to the field), stores the secret shown once, sends a test event, sees it in the
 // delivery log, and the receiver verifies every request with the standardwebhooks library. An invitation then
 // reaches it as member.invitation_sent; redelivery repeats it with the same webhook-id.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { Webhook } from 'standardwebhooks';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';

@@ -4,7 +4,7 @@
 // stops them all. On the embedded database the setting is refused before anything starts.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import * as oidc from 'openid-client';
 import { childProcessEnvironment, env } from '../lib/env';
 import { demoEnvironment } from './support/constants';

@@ -75,7 +75,10 @@ test('a root request under "2 of these people" is mailed to both, recorded as 1 
     // The first decider: recorded, not granted.
     const first = await approveInCentral(browser, DEMO, path);
     await expect(first.central.getByTestId('decision-result')).toHaveAttribute('data-state', 'pending');
-    await expect(first.central.getByTestId('decision-result')).toContainText('1 of 2 approvals so far');
+    await expect(first.central.getByTestId('decision-result')).toContainText('waits for the other deciders');
+    // One source for the count: the summary on the same page, without a reload, already counts this approval.
+    await expect(first.central.getByTestId('request-votes')).toContainText(`1 of 2 approvals`);
+    await expect(first.central.getByTestId('request-votes')).toContainText(`Approved by ${DEMO.email}`);
     await first.central.reload();
     await expect(first.central.getByTestId('request-votes')).toContainText(`1 of 2 approvals`);
     await expect(first.central.getByTestId('request-votes')).toContainText(`Approved by ${DEMO.email}`);
@@ -98,6 +101,9 @@ test('a root request under "2 of these people" is mailed to both, recorded as 1 
 
     const second = await approveInCentral(browser, SECOND, path);
     await expect(second.central.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
+    // Decided: the summary counts both approvals and shows no countdown any more.
+    await expect(second.central.getByTestId('request-votes')).toContainText(`2 of 2 approvals`);
+    await expect(second.central.getByTestId('request-expiry')).toHaveCount(0);
     expect((await call('permissions.approval_status', { request_id: root.request_id })).status).toBe('approved');
     // A decider of the request may revoke what it granted (and the specs after this one expect no root grant).
     await second.central.reload();

@@ -5,6 +5,7 @@
 import { expect, test } from './support/test';
 import { DEMO, E2E_ISSUER, lanePort } from './support/constants';
 import { ROCKETS } from './support/fixtures';
+import { expectNoSidewaysScroll, sameSessionsIn } from './support/layout';
 import { accessTokenThroughConsent } from './support/mcp-oauth';
 import { createAppKit } from '../app-kit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -57,6 +58,19 @@ test('an agent asks, the operator decides in the central, and the status follows
   // Read: approved with an explicit confirmation, no password.
   await central.goto(read.operator_approval_url!);
   await expect(central.getByTestId('request-access')).toContainText('read access to /ledgers/2026');
+  // The page the approval mail opens fits a phone, in both languages: the long client and request IDs break
+  // inside the card instead of pushing it past the screen (issue 56, item 4).
+  for (const language of ['en', 'pt-BR']) {
+    const reader = await sameSessionsIn(browser, operatorContext, language);
+    await reader.goto(read.operator_approval_url!);
+    await expect(reader.locator('html')).toHaveAttribute('lang', language);
+    for (const width of [390, 320]) {
+      await reader.setViewportSize({ width, height: 844 });
+      await expectNoSidewaysScroll(reader, `the request page in ${language}`);
+    }
+    await reader.screenshot({ path: testInfo.outputPath(`central-request-${language}-320.png`), fullPage: true });
+    await reader.context().close();
+  }
   // Who asks through which client, when, and how long is left (counting down).
   await expect(central.getByTestId('request-client')).not.toBeEmpty();
   await expect(central.getByTestId('request-asked').locator('time')).toHaveAttribute('datetime', /^\d{4}-\d{2}-\d{2}T/);

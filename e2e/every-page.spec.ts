@@ -8,6 +8,7 @@ import path from 'node:path';
 import { expect, test, type Page, type TestInfo } from './support/test';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
+import { expectNoSidewaysScroll } from './support/layout';
 import { DEMO, E2E_ISSUER } from './support/constants';
 import { demoRelyingParty, newAuthorizationRequest } from './support/relying-party';
 import { supportedLocales, translator } from '../lib/i18n/catalogs';
@@ -58,17 +59,7 @@ async function check(page: Page, testInfo: TestInfo, pattern: string, url: strin
     // the others (the markup is the same but for its words; the longer strings are what the overflow check below is
     // for, at every width). Twice per page instead of three times: about a minute of every run.
     if (size === (pageLanguage === 'en' ? WIDTHS[1] : WIDTHS[0])) await expectAccessible(page);
-    // Usable on a phone: the page itself never scrolls sideways (wide content scrolls inside its own box).
-    const overflow = await page.evaluate(() => {
-      const excess = document.documentElement.scrollWidth - window.innerWidth;
-      // The deepest elements that reach past the screen's edge, to say what to fix.
-      const culprits = [...document.querySelectorAll('body *')]
-        .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 1 && ![...element.children].some((child) => child.getBoundingClientRect().right > window.innerWidth + 1))
-        .slice(0, 3)
-        .map((element) => `<${element.tagName.toLowerCase()} class="${element.getAttribute('class') ?? ''}">${(element.textContent ?? '').slice(0, 40)}`);
-      return { excess, culprits };
-    });
-    expect(overflow.excess, `${url} at ${size.width} px is wider than the screen by ${overflow.excess} px: ${overflow.culprits.join(' | ')}`).toBeLessThanOrEqual(1);
+    await expectNoSidewaysScroll(page, url);
   }
 }
 

@@ -6,7 +6,12 @@ import { expect, test, type Page } from './support/test';
 import { Secret, TOTP } from 'otpauth';
 import * as oidc from 'openid-client';
 import { expectAccessible } from './support/accessibility';
-import { E2E_ISSUER } from './support/constants';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { consoleSignIn } from './support/console';
+import { DEMO, E2E_ISSUER } from './support/constants';
+import { expectNoSidewaysScroll, sameSessionsIn } from './support/layout';
+import { accessTokenThroughConsent } from './support/mcp-oauth';
 import { ROCKETS } from './support/fixtures';
 import { demoRelyingParty, fillSignIn, interceptCallback, newAuthorizationRequest } from './support/relying-party';
 
@@ -117,4 +122,59 @@ test('the central asks for it; a recovery code works once', async ({ page }) => 
   await page.getByLabel('Recovery code').fill(recoveryCodes[0]!);
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page.getByTestId('second-factor-error')).toContainText('not right');
+});
+
+test('one step to decide: the code typed at the central’s sign-in confirms the next approvals for five minutes', async ({ page, browser }, testInfo) => {
+  test.setTimeout(180_000);
+  // The demo's owner makes this person an operator of Vault for this test (removed at its end).
+  const ownerContext = await browser.newContext({ baseURL: E2E_ISSUER });
+  const consolePage = await ownerContext.newPage();
+  await consoleSignIn(consolePage, DEMO);
+  await consolePage.goto('/console/demo/apps');
+  await consolePage.getByRole('link', { name: ROCKETS.vault.appName, exact: true }).click();
+  await consolePage.getByRole('navigation', { name: 'App sections' }).getByRole('link', { name: 'Operators' }).click();
+  const operators = consolePage.getByTestId('app-operators');
+  await operators.getByLabel('Member').selectOption((await operators.locator('option', { hasText: PERSON.email }).getAttribute('value'))!);
+  await operators.getByRole('button', { name: 'Add operator' }).click();
+  await expect(operators.getByTestId('add-operator').getByTestId('action-ok')).toBeVisible();
+  try {
+    // An agent asks for work access to Vault (the MCP SDK's client on Portico's /api/mcp).
+    const token = await accessTokenThroughConsent(await ownerContext.newPage(), E2E_ISSUER, { resource: `${E2E_ISSUER}/api/mcp`, scope: 'mcp', person: ROCKETS.member });
+    const agent = new Client({ name: 'ledger-agent', version: '1.0.0' });
+    await agent.connect(new StreamableHTTPClientTransport(new URL(`${E2E_ISSUER}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const ask = async () =>
+      (await agent.callTool({ name: 'permissions.request_sensitive_access', arguments: { org: 'demo', app: 'vault', resource: '/ledgers/close', profile: 'work', duration_seconds: 1800, reason: 'month-end close' } })).structuredContent as Record<string, string>;
+    const first = await ask();
+
+    // The link of the mail: password, then the code, then the request.
+    await passwordStep(page, first.operator_approval_url!);
+    await page.getByLabel('Code from your authenticator app').fill(await nextCode(page));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect(page.getByTestId('central-request')).toHaveAttribute('data-request-id', first.request_id!);
+    // No second code (the one just typed could not be used twice): the sign-in's counts, and the page says until when.
+    await expect(page.getByTestId('step-up-covered')).toContainText('The authenticator code you signed in with counts as your confirmation until');
+    await expect(page.getByLabel(/code of your authenticator app/)).toHaveCount(0);
+    await page.screenshot({ path: testInfo.outputPath('central-step-up-covered-en.png'), fullPage: true });
+    await expectAccessible(page);
+    const reader = await sameSessionsIn(browser, page.context(), 'pt-BR');
+    await reader.goto(first.operator_approval_url!);
+    await expect(reader.getByTestId('step-up-covered')).toContainText('O código do autenticador com que você entrou vale como sua confirmação até');
+    await reader.setViewportSize({ width: 390, height: 844 });
+    await expectNoSidewaysScroll(reader, 'the request page with the sign-in’s step-up');
+    await reader.screenshot({ path: testInfo.outputPath('central-step-up-covered-pt-BR-390.png'), fullPage: true });
+    await reader.context().close();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await expect(page.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
+
+    // The next request within the window: one click again.
+    const second = await ask();
+    await page.goto(second.operator_approval_url!);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await expect(page.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
+    await agent.close();
+  } finally {
+    await consolePage.reload();
+    await operators.locator('li').filter({ hasText: PERSON.email }).getByRole('button').click();
+    await expect(operators.locator('li').filter({ hasText: PERSON.email })).toHaveCount(0);
+  }
 });

@@ -32,9 +32,10 @@ export function When(props: { value: string | Date; relative?: boolean }) {
     return () => window.clearInterval(timer);
   }, [iso, locale]);
   return (
-    <time dateTime={iso} title={iso} className="whitespace-nowrap">
-      {local ? local.text : t('utc', { time: utcFormat(locale).format(date) })}
-      {props.relative !== false && local ? <span className="text-slate-500"> ({local.relative})</span> : null}
+    <time dateTime={iso} title={iso}>
+      {/* The moment never breaks inside; its relative hint may go to the next line (a phone at 320 px). */}
+      <span className="whitespace-nowrap">{local ? local.text : t('utc', { time: utcFormat(locale).format(date) })}</span>
+      {props.relative !== false && local ? <span className="whitespace-nowrap text-slate-500"> ({local.relative})</span> : null}
     </time>
   );
 }

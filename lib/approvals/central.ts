@@ -33,6 +33,15 @@ export class CentralRefusal extends Error {
 export const CENTRAL_COOKIE = 'portico_central';
 export const CENTRAL_SESSION_SECONDS = 15 * 60;
 export const DECISION_NONCE_SECONDS = 60;
+/**
+ * How long a second factor proven at the central's sign-in stands in for a decision's step-up (issue 56, item 5).
+ * Safe because it is the same proof, just as fresh: the session is this browser's alone (an HttpOnly, SameSite=Strict
+ * cookie on /central, or the embedded central's partitioned one), it was opened by that very factor a moment ago,
+ * and it counts only while that factor is still the operator's strongest. Five minutes is the lifetime NIST SP
+ * 800-63B-4 allows a TOTP code's reuse window to be far below, and about what it takes to read one request; a
+ * password alone never counts (it is what a phishing page collects), nor a recovery code or a company's sign-in.
+ */
+export const STEP_UP_FROM_SIGN_IN_SECONDS = 5 * 60;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
@@ -53,9 +62,18 @@ export const EMBEDDED_CENTRAL_COOKIE = 'portico_central_embedded';
 export interface CentralSession {
   user: User;
   tokenHash: string;
+  /**
+   * The second factor this session's sign-in proved, and until when it counts as a decision's step-up; null once
+   * that window has passed, or when the sign-in proved none.
+   */
+  signInStepUp: { factor: CentralSignInFactor; until: Date } | null;
 }
 
-export async function openCentralSession(db: Queryable, user: User, binding: CentralBinding): Promise<string> {
+/** A second factor a central sign-in proved: an authenticator's code, or a passkey with user verification. */
+export type CentralSignInFactor = 'totp' | 'passkey';
+
+/** `signInFactor`: the second factor the sign-in proved (none for a password alone, a recovery code or a company's sign-in). */
+export async function openCentralSession(db: Queryable, user: User, binding: CentralBinding, signInFactor?: CentralSignInFactor): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   await db.insert(centralSessions).values({
     tokenHash: sha256(token),
@@ -64,6 +82,7 @@ export async function openCentralSession(db: Queryable, user: User, binding: Cen
     origin: binding.origin,
     installation: binding.installation,
     surface: binding.surface,
+    signInFactor: signInFactor ?? null,
     expiresAt: sql`now() + make_interval(secs => ${CENTRAL_SESSION_SECONDS})`,
   });
   return token;
@@ -74,12 +93,28 @@ export async function findCentralSession(db: Queryable, token: string | undefine
   if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const tokenHash = sha256(token);
   const [row] = await db
-    .select({ user: users, credentialVersion: centralSessions.credentialVersion })
+    .select({
+      user: users,
+      credentialVersion: centralSessions.credentialVersion,
+      signInFactor: centralSessions.signInFactor,
+      // The database's clock decides the window, as it does the session's own expiry.
+      stepUpUntil: sql<Date | string | null>`case when ${centralSessions.createdAt} + make_interval(secs => ${STEP_UP_FROM_SIGN_IN_SECONDS}) > now() then ${centralSessions.createdAt} + make_interval(secs => ${STEP_UP_FROM_SIGN_IN_SECONDS}) end`,
+    })
     .from(centralSessions)
     .innerJoin(users, eq(users.id, centralSessions.userId))
     .where(and(eq(centralSessions.tokenHash, tokenHash), gt(centralSessions.expiresAt, sql`now()`), eq(centralSessions.origin, binding.origin), eq(centralSessions.installation, binding.installation), eq(centralSessions.surface, binding.surface)));
   if (!row || row.user.disabledAt || row.credentialVersion !== row.user.credentialVersion) return undefined;
-  return { user: row.user, tokenHash };
+  const signInStepUp = row.signInFactor && row.stepUpUntil ? { factor: row.signInFactor, until: new Date(row.stepUpUntil) } : null;
+  return { user: row.user, tokenHash, signInStepUp };
+}
+
+/**
+ * Until when this session's sign-in stands in for a decision's step-up: its factor must still be the operator's
+ * strongest (one who added a passkey since is asked for the passkey), within STEP_UP_FROM_SIGN_IN_SECONDS.
+ */
+export async function stepUpCoveredUntil(db: Queryable, session: CentralSession): Promise<Date | undefined> {
+  if (!session.signInStepUp) return undefined;
+  return (await stepUpFactorOf(db, session.user.id)) === session.signInStepUp.factor ? session.signInStepUp.until : undefined;
 }
 
 /** Logout: the session and its nonces are gone; nothing the broker confirmed is undone, no grant is revoked. */
@@ -281,6 +316,8 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
       const proof: StepUpProof = input.proof ?? { password: input.password };
       const factor = await stepUpFactorOf(db, session.user.id);
       const given = factor === 'passkey' ? proof.passkey : factor === 'totp' ? proof.code : proof.password;
+      // Nothing typed: the second factor proven at this session's sign-in counts while it is fresh (one step to decide).
+      if (!given && (await stepUpCoveredUntil(db, session))) return decide(db, input, binding, session);
       if (!given) throw new CentralRefusal('step_up', localized('approvals.refusals.stepUpNeeded', { profile: view.profile ?? '', factor }));
       if (factor === 'totp' && !input.atRestKey) throw new Error('decideInCentral needs the at-rest key to check an authenticator code');
       try {
@@ -293,6 +330,11 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
       throw new CentralRefusal('step_up', localized('approvals.refusals.confirmExplicitly'));
     }
   }
+  return decide(db, input, binding, session);
+}
+
+/** The decision's transaction, once the step-up (or the confirmation) is settled. */
+async function decide(db: Database, input: CentralDecision, binding: CentralBinding, session: CentralSession): Promise<DecisionResult> {
   await input.afterStepUp?.();
   return decideApprovalRequest(db, {
     requestId: input.requestId,

@@ -1,7 +1,7 @@
 // The operator central's decision path against real PostgreSQL: sessions bound to operator, origin, installation and
 // credential version; nonces that work once, within 60 s, for one session, request and fingerprint; step-up for
 // work and compose; a logout during step-up; and a refused decision writes nothing.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { and, count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret, TOTP } from 'otpauth';
@@ -17,12 +17,17 @@ import {
   issueDecisionNonce,
   listCentralRequests,
   openCentralSession,
+  STEP_UP_FROM_SIGN_IN_SECONDS,
+  stepUpCoveredUntil,
   type CentralBinding,
 } from '../../lib/approvals/central';
 import { designateAppOperator, removeAppOperator } from '../../lib/approvals/operators';
-import { approvalGrants, approvalRequests, auditEvents, decisionNonces, memberships, users } from '../../lib/db/schema';
+import { approvalGrants, approvalRequests, auditEvents, centralSessions, decisionNonces, memberships, users } from '../../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp, TEST_PASSWORD, type AppFixture } from '../support/provider-harness';
+
+/** How a session's token is kept (its hash only: it is a bearer secret). */
+const tokenHashOf = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 const binding: CentralBinding = { origin: 'https://portico.test', installation: 'https://portico.test', surface: 'external' };
 
@@ -158,6 +163,46 @@ describe('the operator central', () => {
       expect((await decide(work, { code })).grant).toBeDefined();
       // The same code again, for another decision: spent.
       await expect(decide(await ask('compose'), { code })).rejects.toThrow(/not right|already used/);
+    } finally {
+      await database.db.execute(sql`delete from totp_factors where user_id = ${owner.id}`);
+    }
+  });
+
+  it('counts the code proven at the central sign-in as the step-up for five minutes, while it is the strongest factor; never a password alone', async () => {
+    const atRestKey = randomBytes(32);
+    const enrollment = await startTotpEnrollment(database.db, atRestKey, owner);
+    const codeAt = (at: number) => new TOTP({ secret: Secret.fromBase32(enrollment.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: at });
+    await confirmTotpEnrollment(database.db, atRestKey, owner, codeAt(Date.now() - 30_000), Date.now() - 30_000);
+    try {
+      const decideWithNothingTyped = async (token: string, request: { id: string; fingerprint: string }) => {
+        const session = (await findCentralSession(database.db, token, binding))!;
+        return decideInCentral(
+          database.db,
+          { sessionToken: token, requestId: request.id, fingerprint: request.fingerprint, nonce: await issueDecisionNonce(database.db, session, request.id, binding), decision: 'approve', proof: {}, atRestKey, ip: '192.0.2.4' },
+          binding,
+        );
+      };
+      // Signed in with the authenticator's code a moment ago: approving work needs nothing more.
+      const signedInWithCode = await openCentralSession(database.db, owner, binding, 'totp');
+      const session = (await findCentralSession(database.db, signedInWithCode, binding))!;
+      expect(session.signInStepUp?.factor).toBe('totp');
+      expect(session.signInStepUp!.until.getTime() - Date.now()).toBeLessThanOrEqual(STEP_UP_FROM_SIGN_IN_SECONDS * 1000);
+      expect(await stepUpCoveredUntil(database.db, session)).toBeInstanceOf(Date);
+      expect((await decideWithNothingTyped(signedInWithCode, await ask('work'))).grant).toBeDefined();
+
+      // Past the window (the sign-in moved back by the database's clock): the code is asked for again, nothing written.
+      await database.db.update(centralSessions).set({ createdAt: sql`now() - make_interval(secs => ${STEP_UP_FROM_SIGN_IN_SECONDS + 1})` }).where(eq(centralSessions.tokenHash, tokenHashOf(signedInWithCode)));
+      const late = await ask('work');
+      const before = await writes();
+      await expect(decideWithNothingTyped(signedInWithCode, late)).rejects.toThrow(/code of your authenticator app/);
+      expect(await writes()).toBe(before);
+
+      // A sign-in with the password alone (a recovery code, a company's sign-in) proves no factor: the code is asked for.
+      await expect(decideWithNothingTyped(await openCentralSession(database.db, owner, binding), late)).rejects.toThrow(/code of your authenticator app/);
+      // A factor that is not the operator's strongest any more (a passkey sign-in where the strongest is the code, as
+      // after the passkey's removal) counts for nothing.
+      await expect(decideWithNothingTyped(await openCentralSession(database.db, owner, binding, 'passkey'), late)).rejects.toThrow(/code of your authenticator app/);
+      expect(await writes()).toBe(before);
     } finally {
       await database.db.execute(sql`delete from totp_factors where user_id = ${owner.id}`);
     }

@@ -5,7 +5,7 @@ import 'server-only';
 import { consoleSessionCookie, createConsoleSession } from '@/lib/accounts/console-sessions';
 import { consoleReturnPath } from '@/lib/accounts/console-sign-in';
 import { recordSignInSuccess } from '@/lib/accounts/sign-in-events';
-import { ACR_MFA, clearedSecondStepCookie, type SecondStepContinuation } from '@/lib/accounts/sign-in-second-step';
+import { ACR_MFA, clearedSecondStepCookie, type SecondFactorMethod, type SecondStepContinuation } from '@/lib/accounts/sign-in-second-step';
 import type { User } from '@/lib/accounts/users';
 import { openCentralSession } from '@/lib/approvals/central';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
@@ -17,7 +17,8 @@ import { centralBinding, centralCookie } from '../../central/_lib/central';
 import { seeOther, startedAt } from './redirects';
 
 
-export async function continueSignIn(request: Request, done: { user: User; continuation: SecondStepContinuation; amr: string[] }): Promise<Response> {
+/** `method`: the second factor the sign-in's second step was done with, when it had one. */
+export async function continueSignIn(request: Request, done: { user: User; continuation: SecondStepContinuation; amr: string[]; method?: SecondFactorMethod }): Promise<Response> {
   const { env, provider } = runtime();
   const ip = clientIpFromHeaders(request.headers);
   const cleared = clearedSecondStepCookie(env.issuerIsHttps);
@@ -33,8 +34,11 @@ export async function continueSignIn(request: Request, done: { user: User; conti
     return seeOther(consoleReturnPath(continuation.next), consoleSessionCookie(token, env.issuerIsHttps), cleared);
   }
   if (continuation.surface === 'central') {
-    // Where the sign-in was headed was checked (a central URL only) when the password step stored it.
-    return seeOther(continuation.next, centralCookie(await openCentralSession(db(), user, centralBinding())), cleared);
+    // Where the sign-in was headed was checked (a central URL only) when the password step stored it. An
+    // authenticator's code proven here stands in for a decision's step-up for a few minutes (the same code cannot be
+    // typed twice); a passkey as a second step may lack user verification, which a step-up requires, so it does not.
+    const signInFactor = done.method === 'totp' ? 'totp' : undefined;
+    return seeOther(continuation.next, centralCookie(await openCentralSession(db(), user, centralBinding(), signInFactor)), cleared);
   }
   const location = await finishAppSignIn(provider, request.headers.get('cookie'), continuation.uid, { accountId: user.id, amr: done.amr, acr: ACR_MFA, firstParty: continuation.firstParty }).catch(() => undefined);
   return seeOther(location ?? interactionPath(continuation.uid), cleared);

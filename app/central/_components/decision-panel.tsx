@@ -5,7 +5,8 @@
 import { startAuthentication } from '@simplewebauthn/browser';
 import { useState } from 'react';
 import { useLocale, useTranslations } from 'use-intl/react';
-import { useRequestLabels } from './request-summary';
+import type { CentralRequestView } from '@/lib/approvals/central';
+import { useRequestLabels, useSetRequestView } from './request-summary';
 
 type Phase = { kind: 'idle' } | { kind: 'working' } | { kind: 'decided'; state: string; detail: string } | { kind: 'error'; message: string; final: boolean };
 
@@ -15,6 +16,8 @@ export function DecisionPanel(props: {
   stepUp: boolean;
   /** The operator's strongest factor, which the step-up asks for (the password when not given). */
   stepUpFactor?: 'passkey' | 'totp' | 'password';
+  /** Until when the factor proven at this session's sign-in counts as the step-up (ISO 8601): nothing to type before then. */
+  stepUpCoveredUntil?: string;
   profile: string | null;
   base?: '/central' | '/embedded-central';
   onDecided?: (state: string) => void;
@@ -25,7 +28,12 @@ export function DecisionPanel(props: {
   const profile = labels.profile(props.profile);
   const base = props.base ?? '/central';
   const factor = props.stepUpFactor ?? 'password';
+  const setRequestView = useSetRequestView();
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
+  // The factor proven at sign-in counts as this decision's step-up until then (the server decides; a refusal brings
+  // the field back).
+  const [coveredUntil, setCoveredUntil] = useState(props.stepUpCoveredUntil);
+  const askStepUp = props.stepUp && !coveredUntil;
   const [password, setPassword] = useState('');
   const [confirmed, setConfirmed] = useState(false);
 
@@ -40,7 +48,7 @@ export function DecisionPanel(props: {
         nonce?: string;
         fingerprint?: string;
         error_description?: string;
-        step_up?: { factor: string; passkey_options?: Parameters<typeof startAuthentication>[0]['optionsJSON'] };
+        step_up?: { factor: string; covered_until?: string; passkey_options?: Parameters<typeof startAuthentication>[0]['optionsJSON'] };
       };
       if (!nonceAnswer.ok || proof.request_id !== props.requestId || !proof.nonce) {
         setPhase({ kind: 'error', message: proof.error_description ?? t('couldNotPrepare'), final: nonceAnswer.status === 401 });
@@ -52,7 +60,7 @@ export function DecisionPanel(props: {
       }
       // A passkey step-up: the browser asks the operator, for options bound to this very nonce.
       let passkey: string | undefined;
-      if (decision === 'approve' && props.stepUp && proof.step_up?.passkey_options) {
+      if (decision === 'approve' && askStepUp && proof.step_up?.passkey_options) {
         try {
           passkey = JSON.stringify(await startAuthentication({ optionsJSON: proof.step_up.passkey_options }));
         } catch {
@@ -66,28 +74,31 @@ export function DecisionPanel(props: {
         fingerprint: props.fingerprint,
         nonce: proof.nonce,
         decision,
-        ...(decision === 'approve' && props.stepUp ? stepUp : {}),
+        ...(decision === 'approve' && askStepUp ? stepUp : {}),
         ...(decision === 'approve' && !props.stepUp ? { confirmed } : {}),
       });
-      const result = (await answer.json()) as { request_id?: string; state?: string; grant_expires_at?: string | null; approvals?: number; quorum?: number; error?: string; error_description?: string };
+      const result = (await answer.json()) as { request_id?: string; state?: string; grant_expires_at?: string | null; request?: CentralRequestView; error?: string; error_description?: string };
       // A decision under a quorum may leave the request pending: this person's part is recorded, others decide next.
       if (answer.ok && (result.request_id !== props.requestId || (result.state !== 'approved' && result.state !== 'denied' && result.state !== 'pending'))) {
         setPhase({ kind: 'error', message: t('otherRequest'), final: true });
         return;
       }
       if (!answer.ok) {
+        // The sign-in's window passed meanwhile: the step-up is asked for after all.
+        if (result.error === 'step_up' && coveredUntil) setCoveredUntil(undefined);
         const final = answer.status === 401 || result.error === 'not_pending' || result.error === 'expired';
         setPhase({ kind: 'error', message: result.error_description ?? t('refused'), final });
         return;
       }
       setPassword('');
+      if (result.request?.id === props.requestId) setRequestView?.(result.request);
       props.onDecided?.(result.state!);
       setPhase({
         kind: 'decided',
         state: result.state!,
         detail:
           result.state === 'pending'
-            ? t('waitsForOthers', { approvals: result.approvals ?? 0, quorum: result.quorum ?? 1 })
+            ? t('waitsForOthers')
             : result.state !== 'approved'
             ? t('nothingGranted')
             : result.grant_expires_at
@@ -114,14 +125,18 @@ export function DecisionPanel(props: {
   }
   const locked = phase.kind === 'working' || (phase.kind === 'error' && phase.final);
   // Approve waits for what it needs: the box ticked, or the step-up typed (a passkey is asked for on the click).
-  const approvable = props.stepUp ? factor === 'passkey' || password.trim() !== '' : confirmed;
+  const approvable = props.stepUp ? !askStepUp || factor === 'passkey' || password.trim() !== '' : confirmed;
   return (
     <div className="grid gap-3" data-testid="decision-panel">
-      {props.stepUp && factor === 'passkey' ? (
+      {props.stepUp && coveredUntil ? (
+        <p className="text-sm" data-testid="step-up-covered">
+          {t('stepUpCovered', { factor, until: new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(new Date(coveredUntil)) })}
+        </p>
+      ) : props.stepUp && factor === 'passkey' ? (
         <p className="text-sm" data-testid="step-up-passkey">
           {t('stepUpPasskey', { profile })}
         </p>
-      ) : props.stepUp ? (
+      ) : askStepUp ? (
         <div className="field">
           <label htmlFor="step-up-password">{factor === 'totp' ? t('stepUpCode', { profile }) : t('stepUpPassword', { profile })}</label>
           <input

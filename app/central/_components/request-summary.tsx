@@ -1,5 +1,6 @@
 'use client';
 // What is asked, by whom, for how long: the same lines in the list and on a request's own page.
+import { createContext, useContext, useState, type ReactNode } from 'react';
 import { useTranslations } from 'use-intl/react';
 import type { CentralRequestView } from '@/lib/approvals/central';
 import { visibleText } from '@/lib/util/visible-text';
@@ -27,11 +28,36 @@ export function useRequestLabels() {
   };
 }
 
+/**
+ * The request on screen, as the server last read it: the page renders it, and a decision replaces it with the view the
+ * decision's answer carries, so the count of approvals, the state and the countdown have one source (issue 56, item 6).
+ */
+const RequestView = createContext<{ view: CentralRequestView; setView: (view: CentralRequestView) => void } | null>(null);
+
+export function RequestViewProvider({ initial, children }: { initial: CentralRequestView; children: ReactNode }) {
+  const [view, setView] = useState(initial);
+  return <RequestView.Provider value={{ view, setView }}>{children}</RequestView.Provider>;
+}
+
+/** The summary of the request in the RequestViewProvider around it. */
+export function LiveRequestSummary() {
+  const context = useContext(RequestView);
+  if (!context) throw new Error('LiveRequestSummary needs a RequestViewProvider around it');
+  return <RequestSummary view={context.view} />;
+}
+
+/** Replaces the request on screen (undefined outside a RequestViewProvider). */
+export function useSetRequestView(): ((view: CentralRequestView) => void) | undefined {
+  return useContext(RequestView)?.setView;
+}
+
 export function RequestSummary({ view }: { view: CentralRequestView }) {
   const t = useTranslations('central.request');
   const labels = useRequestLabels();
   return (
-    <dl className="grid grid-cols-[9rem_1fr] gap-x-4 gap-y-1 text-sm" data-testid="request-summary">
+    // One column on a phone, label beside value from sm up; minmax(0, 1fr) lets a value column narrower than a long
+    // client ID or request ID, which then breaks anywhere instead of pushing the card past the screen.
+    <dl className="grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[9rem_minmax(0,1fr)] [&_dd]:min-w-0 [&_dd]:break-words [&_dt]:mt-1 sm:[&_dt]:mt-0" data-testid="request-summary">
       <dt className="text-slate-500">{t('askedBy')}</dt>
       <dd>
         {visibleText(view.askedBy)}
@@ -40,7 +66,7 @@ export function RequestSummary({ view }: { view: CentralRequestView }) {
       <dt className="text-slate-500">{t('client')}</dt>
       <dd data-testid="request-client">
         {view.clientName ? <>{visibleText(view.clientName)} </> : null}
-        <code className="text-xs">{visibleText(view.clientId)}</code>
+        <code className="break-all text-xs">{visibleText(view.clientId)}</code>
       </dd>
       <dt className="text-slate-500">{t('app')}</dt>
       <dd>{visibleText(view.app)}</dd>
@@ -89,7 +115,7 @@ export function RequestSummary({ view }: { view: CentralRequestView }) {
       ) : null}
       <dt className="text-slate-500">{t('request')}</dt>
       <dd>
-        <code>{view.id}</code>
+        <code className="break-all">{view.id}</code>
       </dd>
     </dl>
   );
@@ -111,7 +137,7 @@ function PolicySentence({ view }: { view: CentralRequestView }) {
           {' '}
           {t('escalated')} <When value={policy.escalatedAt} />
         </>
-      ) : policy.escalateAt ? (
+      ) : policy.escalateAt && view.state === 'pending' ? (
         <>
           {' '}
           {t('escalates')} <When value={policy.escalateAt} />

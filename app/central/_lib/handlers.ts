@@ -3,7 +3,7 @@
 import 'server-only';
 import { relyingPartyOf } from '@/lib/accounts/passkeys';
 import { stepUpFactorOf, stepUpPasskeyOptions } from '@/lib/accounts/step-up';
-import { decideInCentral, decisionStepUpContext, findCentralRequest, issueDecisionNonce } from '@/lib/approvals/central';
+import { decideInCentral, decisionStepUpContext, findCentralRequest, issueDecisionNonce, stepUpCoveredUntil } from '@/lib/approvals/central';
 import { oauthError, readJsonObject } from '@/lib/http/errors';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';
@@ -24,10 +24,13 @@ export function nonceHandler(surface: CentralSurface) {
       const view = await findCentralRequest(db(), session.user, body.request_id);
       // Approving work or compose needs step-up by the strongest factor; a passkey's options are bound to this nonce.
       const factor = view!.stepUp ? await stepUpFactorOf(db(), session.user.id) : undefined;
+      // The factor proven at this session's sign-in may still count (covered_until): nothing to ask, not even a passkey.
+      const coveredUntil = factor ? await stepUpCoveredUntil(db(), session) : undefined;
       const passkeyOptions =
-        factor === 'passkey' ? await stepUpPasskeyOptions(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), { user: session.user, context: decisionStepUpContext(nonce) }) : undefined;
+        factor === 'passkey' && !coveredUntil ? await stepUpPasskeyOptions(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), { user: session.user, context: decisionStepUpContext(nonce) }) : undefined;
+      const stepUp = factor ? { factor, ...(coveredUntil ? { covered_until: coveredUntil.toISOString() } : {}), ...(passkeyOptions ? { passkey_options: passkeyOptions } : {}) } : undefined;
       return Response.json(
-        { request_id: body.request_id, nonce, fingerprint: view!.fingerprint, ...(factor ? { step_up: { factor, ...(passkeyOptions ? { passkey_options: passkeyOptions } : {}) } } : {}) },
+        { request_id: body.request_id, nonce, fingerprint: view!.fingerprint, ...(stepUp ? { step_up: stepUp } : {}) },
         { headers: { 'Cache-Control': 'no-store' } },
       );
     } catch (error) {
@@ -73,8 +76,11 @@ export function decisionHandler(surface: CentralSurface) {
         },
         centralBinding(surface),
       );
+      // The request as the page shows it, read after the decision: the one source of its count and state on screen.
+      const session = await currentCentralSession(surface);
+      const view = session ? await findCentralRequest(db(), session.user, outcome.request.id) : undefined;
       return Response.json(
-        { request_id: outcome.request.id, state: outcome.request.state, grant_id: outcome.grant?.id ?? null, grant_expires_at: outcome.grant?.expiresAt?.toISOString() ?? null, approvals: outcome.approvals, quorum: outcome.quorum },
+        { request_id: outcome.request.id, state: outcome.request.state, grant_id: outcome.grant?.id ?? null, grant_expires_at: outcome.grant?.expiresAt?.toISOString() ?? null, approvals: outcome.approvals, quorum: outcome.quorum, ...(view ? { request: view } : {}) },
         { headers: { 'Cache-Control': 'no-store' } },
       );
     } catch (error) {

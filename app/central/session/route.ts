@@ -39,7 +39,8 @@ export async function POST(request: Request): Promise<Response> {
     if (!assertion) return seeOther(`/central?error=passkey${back === '/central' ? '' : `&next=${encodeURIComponent(back)}`}`);
     if (assertion.user.passwordChangeRequired) return seeOther(await requiredPasswordChangePath(db(), assertion.user, '/central'));
     await recordSignInSuccess(db(), { surface: 'central', ip }, assertion.user);
-    return seeOther(back, centralCookie(await openCentralSession(db(), assertion.user, centralBinding())));
+    // A passkey with user verification: the same proof a decision's step-up asks for, so it counts as one for a few minutes.
+    return seeOther(back, centralCookie(await openCentralSession(db(), assertion.user, centralBinding(), 'passkey')));
   }
   // The address first (home realm discovery): to the company's identity provider, or back for the password.
   if (form?.get('step') === 'email' && !password) {

@@ -118,6 +118,12 @@ export const centralSessions = pgTable('central_sessions', {
   installation: text('installation').notNull(),
   /** external (/central, its own tab) or embedded (/embedded-central, framed): a cookie of one never opens the other. */
   surface: text('surface', { enum: ['external', 'embedded'] }).notNull().default('external'),
+  /**
+   * The second factor this sign-in proved (an authenticator's code, or a passkey with user verification); null for a
+   * password alone, a recovery code or a company's sign-in. For a few minutes it stands in for a decision's step-up
+   * (lib/approvals/central.ts, STEP_UP_FROM_SIGN_IN_SECONDS).
+   */
+  signInFactor: text('sign_in_factor', { enum: ['totp', 'passkey'] }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
 }, (t) => [index('central_sessions_expires_idx').on(t.expiresAt)]);

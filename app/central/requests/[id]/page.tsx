@@ -3,13 +3,13 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { stepUpFactorOf } from '@/lib/accounts/step-up';
-import { findCentralRequest } from '@/lib/approvals/central';
+import { findCentralRequest, stepUpCoveredUntil } from '@/lib/approvals/central';
 import { centralRequestUrl, isApprovalRequestId } from '@/lib/approvals/central-urls';
 import { db } from '@/lib/runtime';
 import { currentCentralSession } from '../../_lib/central';
 import { CentralFrame } from '../../_components/central-frame';
 import { DecisionPanel } from '../../_components/decision-panel';
-import { RequestSummary } from '../../_components/request-summary';
+import { LiveRequestSummary, RequestViewProvider } from '../../_components/request-summary';
 import { RevokePanel } from '../../_components/revoke-panel';
 import { CliCommand } from '../../../_components/cli-command';
 import { getT } from '@/lib/i18n/server';
@@ -43,14 +43,22 @@ export default async function CentralRequestPage(props: { params: Promise<{ id: 
         <h1 id="request-heading" className="mb-4 text-xl font-semibold">
           {t('title')}
         </h1>
-        <RequestSummary view={view} />
+        <RequestViewProvider initial={view}>
+        <LiveRequestSummary />
         <div className="mt-5">
           {view.state === 'pending' && !view.expired && mine ? (
             <p className="text-sm" data-testid="request-state">
               {t('youDecided', { decision: mine.decision, missing: Math.max(view.quorum - approvals, 0) })}
             </p>
           ) : decidable ? (
-            <DecisionPanel requestId={view.id} fingerprint={view.fingerprint} stepUp={view.stepUp} stepUpFactor={await stepUpFactorOf(db(), session.user.id)} profile={view.profile ?? view.policyKind} />
+            <DecisionPanel
+              requestId={view.id}
+              fingerprint={view.fingerprint}
+              stepUp={view.stepUp}
+              stepUpFactor={await stepUpFactorOf(db(), session.user.id)}
+              stepUpCoveredUntil={view.stepUp ? (await stepUpCoveredUntil(db(), session))?.toISOString() : undefined}
+              profile={view.profile ?? view.policyKind}
+            />
           ) : view.activeGrantId ? (
             <RevokePanel grantId={view.activeGrantId} />
           ) : (
@@ -73,6 +81,7 @@ export default async function CentralRequestPage(props: { params: Promise<{ id: 
             </p>
           )}
         </div>
+        </RequestViewProvider>
       </section>
     </CentralFrame>
   );

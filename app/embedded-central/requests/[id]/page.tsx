@@ -6,7 +6,7 @@ import { findCentralRequest } from '@/lib/approvals/central';
 import { isApprovalRequestId } from '@/lib/approvals/central-urls';
 import { db } from '@/lib/runtime';
 import { currentCentralSession, EMBEDDED_CENTRAL } from '../../../central/_lib/central';
-import { RequestSummary } from '../../../central/_components/request-summary';
+import { LiveRequestSummary, RequestViewProvider } from '../../../central/_components/request-summary';
 import { EmbeddedDecision, EmbeddedSignIn, EmbeddedSignOut, FrameReady } from '../../_components/embedded';
 import { getT } from '@/lib/i18n/server';
 
@@ -47,7 +47,8 @@ export default async function EmbeddedRequestPage(props: { params: Promise<{ id:
         </p>
       ) : (
         <section data-testid="central-request" data-request-id={view.id}>
-          <RequestSummary view={view} />
+          <RequestViewProvider initial={view}>
+          <LiveRequestSummary />
           <div className="mt-4">
             {decidable ? (
               <EmbeddedDecision requestId={view.id} fingerprint={view.fingerprint} stepUp={view.stepUp} profile={view.profile ?? view.policyKind} />
@@ -63,6 +64,7 @@ export default async function EmbeddedRequestPage(props: { params: Promise<{ id:
               </p>
             )}
           </div>
+          </RequestViewProvider>
         </section>
       )}
     </main>

@@ -1,0 +1,2 @@
+-- The second factor a central sign-in proved (totp or passkey): for a few minutes it counts as the step-up of a decision (issue 56, item 5).
+ALTER TABLE "central_sessions" ADD COLUMN "sign_in_factor" text;

@@ -53,6 +53,9 @@ test('an invitation: the invitee chooses the password, the admin learns nothing,
   const alice = await newPage(browser);
   await alice.goto(linkPath(demoInvitation));
   await expect(alice.getByRole('heading', { name: /Join Demo/ })).toBeVisible();
+  // The same password rule, said the same way on every page that sets one (here 15: no second factor yet).
+  const rule = 'The same rule on every page: 15 characters, or 8 once your account has a second factor';
+  await expect(alice.getByText(rule)).toBeVisible();
   await alice.getByLabel('Your name').fill(ALICE.name);
   await alice.getByLabel('Choose a password').fill('password12345678');
   await alice.getByRole('button', { name: /Create my account/ }).click();
@@ -156,6 +159,7 @@ test('a password change ends the other console sessions and mails a notice; an a
   await expect(page.getByTestId('recent-sign-ins')).toContainText('Console');
   const since = Date.now();
   const form = page.getByTestId('change-password');
+  await expect(form.getByText('The same rule on every page: 15 characters, or 8 once your account has a second factor')).toBeVisible();
   await form.getByLabel('Current password').fill('this is not the current one');
   await form.getByLabel('New password').fill('the third phrase alice chose');
   await form.getByRole('button', { name: 'Change password' }).click();

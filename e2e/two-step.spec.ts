@@ -2,6 +2,7 @@
 // computed here from the key the page shows, as the app on their phone would), and from then on every sign-in —
 // console, an app's sign-in card (openid-client as the app), the central — asks for a code after the password. A
 // wrong code is said next to the field; a recovery code works once; the ID token says how the person signed in.
+import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from './support/test';
 import { Secret, TOTP } from 'otpauth';
 import * as oidc from 'openid-client';
@@ -76,6 +77,15 @@ test('a person turns on two-step sign-in from their account page and stores reco
   const codes = page.getByTestId('recovery-codes');
   await expect(codes.locator('li')).toHaveCount(10);
   recoveryCodes = await codes.locator('code').allTextContents();
+  // Kept as a file in one click; on a phone no code breaks in the middle (one per line).
+  const downloading = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download as a file' }).click();
+  expect(readFileSync((await (await downloading).path())!, 'utf8')).toBe(`${recoveryCodes.join('\n')}\n`);
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const code of await codes.locator('code').all()) expect((await code.boundingBox())!.height).toBeLessThan(30);
+  await expectNoSidewaysScroll(page, 'the recovery codes');
+  await page.screenshot({ path: testInfo.outputPath('two-step-recovery-codes-390.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: testInfo.outputPath('two-step-recovery-codes.png'), fullPage: true });
   await page.getByRole('link', { name: 'I have stored them' }).click();
   await expect(page.getByTestId('two-step-status')).toContainText('10 of 10 recovery codes left');

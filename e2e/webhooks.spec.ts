@@ -2,6 +2,7 @@
 // what was typed and says why next to the field), stores the secret shown once, sends a test event, sees it in the
 // delivery log, and the receiver verifies every request with the standardwebhooks library. An invitation then
 // reaches it as member.invitation_sent; redelivery repeats it with the same webhook-id.
+import { readFileSync } from 'node:fs';
 import { expect, test } from './support/test';
 import { Webhook } from 'standardwebhooks';
 import { expectAccessible } from './support/accessibility';
@@ -37,6 +38,16 @@ test('an admin adds an endpoint, verifies a test event and a real one, redeliver
   await form.getByRole('button', { name: 'Add endpoint' }).click();
   const secret = (await form.getByTestId('secret-once').textContent())!.trim();
   expect(secret).toMatch(/^whsec_/);
+  // Shown once, at the top of the form (above its first field), with a copy and a download of its own.
+  const secretBox = (await form.getByTestId('secret-once').boundingBox())!;
+  const firstField = (await form.getByLabel('Endpoint URL').boundingBox())!;
+  expect(secretBox.y).toBeLessThan(firstField.y);
+  await expect(form.getByRole('button', { name: 'Copy to clipboard' })).toBeVisible();
+  const downloading = page.waitForEvent('download');
+  await form.getByRole('button', { name: 'Download as a file' }).click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toBe('portico-webhook-secret.txt');
+  expect(readFileSync((await download.path())!, 'utf8')).toBe(`${secret}\n`);
   await form.getByTestId('action-next').click();
   await expect(page.getByTestId('webhook-url')).toHaveText(`${receiver.origin}/portico`);
   // Shown once: nowhere on the endpoint's page.

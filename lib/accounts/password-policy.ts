@@ -5,10 +5,9 @@ import { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { adjacencyGraphs, dictionary } from '@zxcvbn-ts/language-common';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
-/** When the password is the only factor (NIST: 15). */
-export const MIN_PASSWORD_LENGTH_SINGLE_FACTOR = 15;
-/** When the person also has a second factor (NIST: 8). */
-export const MIN_PASSWORD_LENGTH_WITH_SECOND_FACTOR = 8;
+import { MIN_PASSWORD_LENGTH_SINGLE_FACTOR, MIN_PASSWORD_LENGTH_WITH_SECOND_FACTOR } from './password-length';
+
+export { MIN_PASSWORD_LENGTH_SINGLE_FACTOR, MIN_PASSWORD_LENGTH_WITH_SECOND_FACTOR };
 /** NIST asks for at least 64; the cap only bounds the KDF's input. */
 export const MAX_PASSWORD_LENGTH = 256;
 

@@ -4,6 +4,9 @@
 // tied to it with aria-describedby. A password field shows its length against the minimum as the person types.
 import { startTransition, useActionState, useId, useState, type ReactNode } from 'react';
 import { useTranslations } from 'use-intl/react';
+import { MIN_PASSWORD_LENGTH_SINGLE_FACTOR, MIN_PASSWORD_LENGTH_WITH_SECOND_FACTOR } from '@/lib/accounts/password-length';
+import { CopyButton } from '@/app/_components/copy-button';
+import { DownloadButton } from '@/app/_components/download-button';
 import { idleCardForm, type CardFormState } from '../_lib/form-state';
 
 export interface CardField {
@@ -55,6 +58,12 @@ export function CardForm(props: {
               </li>
             ))}
           </ul>
+        ) : null}
+        {state.codes ? (
+          <div className="recovery-code-actions">
+            <CopyButton text={state.codes.join('\n')} className="button button-inline button-secondary" />
+            <DownloadButton text={state.codes.join('\n')} fileName="portico-recovery-codes.txt" className="button button-inline button-secondary" />
+          </div>
         ) : null}
         {state.next ? (
           <a className="button button-inline" href={state.next.href}>
@@ -113,7 +122,7 @@ function FieldRow({ formId, field, error }: { formId: string; field: CardField; 
   const id = `field-${field.name}-${formId.replace(/[^A-Za-z0-9_-]/g, '')}`;
   const described = [field.hint || field.newPasswordMinimum ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   const hint = field.newPasswordMinimum
-    ? t('passwordHint', { length, minimum: field.newPasswordMinimum, state: length < field.newPasswordMinimum ? 'short' : 'enough' })
+    ? t('passwordHint', { length, minimum: field.newPasswordMinimum, state: length < field.newPasswordMinimum ? 'short' : 'enough', single: MIN_PASSWORD_LENGTH_SINGLE_FACTOR, withFactor: MIN_PASSWORD_LENGTH_WITH_SECOND_FACTOR })
     : field.hint;
   return (
     <div className="field">

@@ -5,6 +5,7 @@ import { startTransition, useActionState, useEffect, useRef, useState, type Reac
 import { useTranslations } from 'use-intl/react';
 import type { ActionState } from '../_lib/action';
 import { CopyButton } from '../../_components/copy-button';
+import { DownloadButton } from '../../_components/download-button';
 import { FieldErrorsContext } from './fields';
 
 type Action = (state: ActionState, formData: FormData) => Promise<ActionState>;
@@ -24,16 +25,55 @@ export function ActionForm(props: {
   hideSubmit?: boolean;
   /** A settings form: after a save it keeps showing what was saved instead of starting over. */
   keepValues?: boolean;
+  /** The file a secret shown once is saved as (its download button). */
+  secretFileName?: string;
 }) {
   const t = useTranslations('console.action');
   const [state, formAction, pending] = useActionState(props.action, { status: 'idle' } as ActionState);
   const [armed, setArmed] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
+  const secretRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (state.status !== 'idle') setArmed(false);
     // A form the server accepted starts over; one it refused keeps everything the person typed.
     if (state.status === 'ok' && !props.keepValues) formRef.current?.reset();
+    // A secret shown once is the one thing to act on: brought into view and focused, whatever the form's length.
+    if (state.status === 'ok' && state.secret) {
+      secretRef.current?.scrollIntoView({ block: 'start' });
+      secretRef.current?.focus();
+    }
   }, [state, props.keepValues]);
+  const outcome =
+    state.status === 'ok' ? (
+      <div
+        ref={state.secret ? secretRef : undefined}
+        tabIndex={state.secret ? -1 : undefined}
+        role="status"
+        className={state.secret ? 'rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-slate-900' : state.tone === 'warning' ? 'text-sm text-amber-800' : 'text-sm text-green-800'}
+        data-testid="action-ok"
+        data-tone={state.tone ?? 'success'}
+      >
+        <p>{state.message}</p>
+        {state.secret ? (
+          <>
+            <pre className="mt-2 whitespace-pre-wrap break-all rounded-md bg-slate-900 p-3 text-xs text-slate-50" data-testid="secret-once" tabIndex={0} aria-label={t('shownOnce')}>
+              {state.secret.join('\n')}
+            </pre>
+            <div className="flex flex-wrap gap-2">
+              <CopyButton text={state.secret.join('\n')} />
+              <DownloadButton text={state.secret.join('\n')} fileName={props.secretFileName ?? 'portico-secret.txt'} />
+            </div>
+          </>
+        ) : null}
+        {state.next ? (
+          <p className="mt-3">
+            <a className="btn btn-primary" href={state.next.href} data-testid="action-next">
+              {state.next.label}
+            </a>
+          </p>
+        ) : null}
+      </div>
+    ) : null;
   const variant = props.variant ?? 'primary';
   return (
     <form
@@ -53,6 +93,8 @@ export function ActionForm(props: {
       }}
     >
       <input type="hidden" name="org" value={props.org} />
+      {/* A secret shown once goes first, above the fields (a long form would hide it below the fold). */}
+      {state.status === 'ok' && state.secret ? outcome : null}
       {props.confirm ? <input type="hidden" name="confirmed" value={armed ? 'yes' : 'no'} /> : null}
       <FieldErrorsContext.Provider value={state.status === 'error' ? state.fieldErrors : undefined}>{props.children}</FieldErrorsContext.Provider>
       {armed && props.confirm ? (
@@ -85,26 +127,7 @@ export function ActionForm(props: {
             : state.message}
         </p>
       ) : null}
-      {state.status === 'ok' ? (
-        <div role="status" className={state.tone === 'warning' ? 'text-sm text-amber-800' : 'text-sm text-green-800'} data-testid="action-ok" data-tone={state.tone ?? 'success'}>
-          <p>{state.message}</p>
-          {state.secret ? (
-            <>
-              <pre className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-50" data-testid="secret-once" tabIndex={0} aria-label={t('shownOnce')}>
-                {state.secret.join('\n')}
-              </pre>
-              <CopyButton text={state.secret.join('\n')} />
-            </>
-          ) : null}
-          {state.next ? (
-            <p className="mt-3">
-              <a className="btn btn-primary" href={state.next.href} data-testid="action-next">
-                {state.next.label}
-              </a>
-            </p>
-          ) : null}
-        </div>
-      ) : null}
+      {state.status === 'ok' && !state.secret ? outcome : null}
     </form>
   );
 }

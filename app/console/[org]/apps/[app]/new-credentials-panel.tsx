@@ -1,6 +1,7 @@
 // Shown once on a new app's page: its environment with the secrets, a copy button for each value and for all of them,
 // what to do next, and "I have stored these", which forgets them (app/console/_lib/new-credentials.ts).
 import { CopyButton } from '@/app/_components/copy-button';
+import { DownloadButton } from '@/app/_components/download-button';
 import { dismissNewCredentialsAction } from '../actions';
 import { getT } from '@/lib/i18n/server';
 
@@ -13,7 +14,7 @@ export async function NewCredentialsPanel(props: { org: string; appId: string; a
         {t('title', { name: props.appName })}
       </h2>
       <p className="mb-3 text-sm text-slate-700">{t('description')}</p>
-      <pre className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-50" data-testid="secret-once" tabIndex={0} aria-label={t('shownOnce')}>
+      <pre className="whitespace-pre-wrap break-all rounded-md bg-slate-900 p-3 text-xs text-slate-50" data-testid="secret-once" tabIndex={0} aria-label={t('shownOnce')}>
         {all}
       </pre>
       <ul className="mt-2 flex flex-wrap gap-2" aria-label={t('copyOne')}>
@@ -27,6 +28,9 @@ export async function NewCredentialsPanel(props: { org: string; appId: string; a
         })}
         <li>
           <CopyButton text={all} label={t('copyAll')} className="btn btn-secondary text-xs" />
+        </li>
+        <li>
+          <DownloadButton text={all} fileName="portico-app.env" className="btn btn-secondary text-xs" />
         </li>
       </ul>
       <h3 className="mb-1 mt-4 text-sm font-semibold">{t('next')}</h3>

@@ -36,7 +36,7 @@ export async function ScimSection({ org, issuer, token }: { org: string; issuer:
         </dd>
       </dl>
       <div className="flex flex-wrap items-start gap-2">
-        <ActionForm action={issueScimTokenAction} org={org} submitLabel={token ? t('scim.replace') : t('scim.make')} confirm={token ? t('scim.replaceConfirm') : undefined} testId="scim-token">
+        <ActionForm action={issueScimTokenAction} org={org} secretFileName="portico-scim-token.txt" submitLabel={token ? t('scim.replace') : t('scim.make')} confirm={token ? t('scim.replaceConfirm') : undefined} testId="scim-token">
           {null}
         </ActionForm>
         {token ? <ConfirmedAction action={revokeScimTokenAction} org={org} label={t('scim.revoke')} confirm={t('scim.revokeConfirm')} confirmLabel={t('scim.revokeConfirmLabel')} fields={{}} /> : null}

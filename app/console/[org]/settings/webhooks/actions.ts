@@ -66,7 +66,7 @@ export const rotateWebhookSecretAction = orgAction(
   async ({ tx, input, access, audit }) => {
     const { secret, previousValidUntil } = await onField(() => rotateWebhookSecret({ tx, audit, orgId: access.org.id }, deps(), input.endpointId, input.overlapHours));
     const t = await getT('console.webhooks');
-    return { status: 'ok', message: previousValidUntil ? t('rotated', { until: previousValidUntil.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' }) : t('rotatedNoOverlap'), secret: [secret] };
+    return { status: 'ok', message: previousValidUntil ? t('rotated', { until: previousValidUntil }) : t('rotatedNoOverlap'), secret: [secret] };
   },
 );
 

@@ -65,7 +65,7 @@ export default async function WebhooksPage(props: { params: Promise<{ org: strin
         {endpoints.length >= MAX_ENDPOINTS_PER_ORG ? (
           <p className="text-sm text-slate-600">{t('add.full', { max: MAX_ENDPOINTS_PER_ORG })}</p>
         ) : (
-          <ActionForm action={createWebhookAction} org={access.org.slug} submitLabel={t('add.submit')} testId="add-webhook">
+          <ActionForm action={createWebhookAction} org={access.org.slug} secretFileName="portico-webhook-secret.txt" submitLabel={t('add.submit')} testId="add-webhook">
             <Field label={t('add.url')} name="url" type="url" required maxLength={2048} placeholder="https://hooks.example.com/portico" hint={t('add.urlHint')} autoComplete="off" />
             <Select label={t('add.format')} name="format" defaultValue="standard" options={[{ value: 'standard', label: t('formats.standard') }, { value: 'slack', label: t('formats.slack') }]} />
             <Field label={t('add.description')} name="description" maxLength={200} hint={t('add.descriptionHint')} />

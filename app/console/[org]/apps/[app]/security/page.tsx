@@ -75,7 +75,7 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
               </p>
               {/* The three forms stay mounted whatever the state, so that what each shows (the new secret, shown once;
                   its outcome) survives the refresh that follows the step. */}
-              <ActionForm action={startRotationAction} org={org} submitLabel={t('rotation.start')} inline testId="start-rotation" hideSubmit={rotating}>
+              <ActionForm action={startRotationAction} org={org} submitLabel={t('rotation.start')} inline secretFileName="portico-client-secret.env" testId="start-rotation" hideSubmit={rotating}>
                 <input type="hidden" name="appId" value={app.id} />
                 <input type="hidden" name="generation" value={state.generation} />
                 {rotating ? null : <Field label={t('rotation.overlap')} name="overlapHours" type="number" min={1} max={720} defaultValue={DEFAULT_OVERLAP_SECONDS / 3600} />}
@@ -201,6 +201,7 @@ export default async function SecurityPage(props: { params: Promise<{ org: strin
                 confirm={surface.hasSecret ? t('surface.confirmReplace') : undefined}
                 confirmLabel={t('surface.confirmReplaceLabel')}
                 testId="surface-secret"
+                secretFileName="portico-surface-secret.env"
               >
                 <input type="hidden" name="appId" value={app.id} />
               </ActionForm>

@@ -73,7 +73,7 @@ export default async function WebhookEndpointPage(props: { params: Promise<{ org
             {t('endpoint.secret.previous')} <When value={previousValid} />
           </p>
         ) : null}
-        <ActionForm action={rotateWebhookSecretAction} org={org} submitLabel={t('endpoint.secret.rotate')} testId="rotate-webhook-secret">
+        <ActionForm action={rotateWebhookSecretAction} org={org} secretFileName="portico-webhook-secret.txt" submitLabel={t('endpoint.secret.rotate')} testId="rotate-webhook-secret">
           <input type="hidden" name="endpointId" value={endpoint.id} />
           <Field label={t('endpoint.secret.overlap')} name="overlapHours" type="number" min={0} max={168} defaultValue={DEFAULT_ROTATION_OVERLAP_HOURS} hint={t('endpoint.secret.overlapHint')} />
         </ActionForm>

@@ -6,7 +6,7 @@ import { findOrganizationBySlug } from '../accounts/organizations';
 import { ApprovalRefusal, decideApprovalRequest, findApprovalRequest, revokeApprovalGrant, type ApprovalRequest } from '../approvals/broker';
 import { approvalGrants, approvalRequests, apps, users } from '../db/schema';
 import { terminalText } from '../util/visible-text';
-import { CommandError, UsageError, type CliContext, type Command } from './command';
+import { CommandError, printList, UsageError, type CliContext, type Command } from './command';
 
 async function describeRequest(ctx: CliContext, request: ApprovalRequest): Promise<string[]> {
   const [context] = await ctx.db
@@ -92,10 +92,19 @@ export const APPROVAL_COMMANDS: Record<string, Command> = {
         .orderBy(desc(approvalRequests.createdAt))
         .limit(200);
       if (rows.length === 0) ctx.out(values.all === true ? 'No approval requests.' : 'No pending approval requests.');
-      for (const { request, email, app } of rows) {
-        const access = request.kind === 'root_access' ? 'root' : `${request.profile} ${terminalText(request.resource)}`;
-        ctx.out([request.id, request.state, terminalText(email), terminalText(app), access, request.durationSeconds === null ? 'permanent' : `${request.durationSeconds}s`, request.centralEligible ? 'central' : 'cli-only'].join('\t'));
-      }
+      printList(
+        ctx,
+        ['REQUEST', 'STATE', 'FOR', 'APP', 'ACCESS', 'DURATION', 'DECIDED IN'],
+        rows.map(({ request, email, app }) => [
+          request.id,
+          request.state,
+          terminalText(email),
+          terminalText(app),
+          request.kind === 'root_access' ? 'root' : `${request.profile} ${terminalText(request.resource)}`,
+          request.durationSeconds === null ? 'permanent' : `${request.durationSeconds}s`,
+          request.centralEligible ? 'central' : 'cli-only',
+        ]),
+      );
     },
   },
   show: {

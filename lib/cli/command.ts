@@ -26,3 +26,13 @@ export class CommandError extends Error {}
 export interface Command {
   run(ctx: CliContext, values: Record<string, string | boolean | (string | boolean)[] | undefined>, positionals: string[]): Promise<void>;
 }
+
+/**
+ * A list: one line of column names, then a line per row, tab-separated (so `cut -f` and a spreadsheet read it, and
+ * `tail -n +2` drops the names). Nothing at all for no rows: the command says so in words instead.
+ */
+export function printList(ctx: Pick<CliContext, 'out'>, columns: readonly string[], rows: readonly (readonly string[])[]): void {
+  if (rows.length === 0) return;
+  ctx.out(columns.join('\t'));
+  for (const row of rows) ctx.out(row.join('\t'));
+}

@@ -3,7 +3,7 @@
 // (lib/identity/domains.ts).
 import { env } from '../env';
 import { addDomain, checkFailureOf, domainCheckDeps, listDomains, proveDomain, recordDomainCheck, removeDomain, verificationInstructions, type DomainCheckFailure, type OrgDomain } from '../identity/domains';
-import { CommandError, UsageError, type CliContext, type Command } from './command';
+import { CommandError, printList, UsageError, type CliContext, type Command } from './command';
 import { operatorContext, organizationOf } from './org-scope';
 
 function domainOf(values: Record<string, unknown>): string {
@@ -32,10 +32,14 @@ export const DOMAIN_COMMANDS: Record<string, Command> = {
       const org = await organizationOf(ctx, values);
       const domains = await listDomains(ctx.db, org.id);
       if (domains.length === 0) ctx.out(`${org.slug} has no domains.`);
-      for (const domain of domains) {
-        const failure = domain.verifiedAt ? undefined : checkFailureOf(domain);
-        ctx.out([domain.domain, domain.verifiedAt ? `verified (${domain.verifiedBy}) ${domain.verifiedAt.toISOString()}` : 'not verified', failure ? `last check: ${failureText(failure)}` : ''].filter(Boolean).join('\t'));
-      }
+      printList(
+        ctx,
+        ['DOMAIN', 'STATE', 'LAST CHECK'],
+        domains.map((domain) => {
+          const failure = domain.verifiedAt ? undefined : checkFailureOf(domain);
+          return [domain.domain, domain.verifiedAt ? `verified (${domain.verifiedBy}) ${domain.verifiedAt.toISOString()}` : 'not verified', failure ? failureText(failure) : ''];
+        }),
+      );
     },
   },
   add: {

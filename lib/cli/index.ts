@@ -26,7 +26,7 @@ import { recordAuditEvent, type AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
 import { slugFromName } from '../util/slug';
 import { terminalText } from '../util/visible-text';
-import { CommandError, UsageError, type CliContext, type Command } from './command';
+import { CommandError, printList, UsageError, type CliContext, type Command } from './command';
 import { APPROVAL_COMMANDS } from './approvals';
 import { commandHelp, parseCommandLine } from './catalog';
 import { AUDIT_COMMANDS } from './audit';
@@ -163,7 +163,9 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
   orgs: {
     list: {
       async run(ctx) {
-        for (const org of await listOrganizations(ctx.db)) ctx.out(`${org.slug}\t${terminalText(org.name)}`);
+        const orgs = await listOrganizations(ctx.db);
+        if (orgs.length === 0) ctx.out('No organizations yet: create one with orgs create.');
+        printList(ctx, ['SLUG', 'NAME'], orgs.map((org) => [org.slug, terminalText(org.name)]));
       },
     },
     create: {
@@ -277,9 +279,9 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
   apps: {
     list: {
       async run(ctx, values) {
-        for (const row of await listApps(ctx.db, typeof values.org === 'string' ? values.org : undefined)) {
-          ctx.out(`${row.orgSlug}/${row.app.slug}\t${terminalText(row.app.name)}\t${terminalText(row.app.publishOrigin)}\t${row.clientId}`);
-        }
+        const rows = await listApps(ctx.db, typeof values.org === 'string' ? values.org : undefined);
+        if (rows.length === 0) ctx.out('No apps.');
+        printList(ctx, ['APP', 'NAME', 'PUBLISHED AT', 'CLIENT ID'], rows.map((row) => [`${row.orgSlug}/${row.app.slug}`, terminalText(row.app.name), terminalText(row.app.publishOrigin), row.clientId]));
       },
     },
     create: {

@@ -17,7 +17,7 @@ import {
   type WebhookDeps,
   type WebhookFormat,
 } from '../webhooks/webhook-commands';
-import { CommandError, UsageError, type CliContext, type Command } from './command';
+import { CommandError, printList, UsageError, type CliContext, type Command } from './command';
 import { operatorContext, organizationOf } from './org-scope';
 import { deliveryPolicy } from '../http/outbound';
 
@@ -41,9 +41,20 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
       const org = await organizationOf(ctx, values);
       const endpoints = await listWebhookEndpoints(ctx.db, org.id);
       if (endpoints.length === 0) ctx.out(`${org.slug} has no webhook endpoints.`);
-      for (const endpoint of endpoints) {
-        ctx.out([endpoint.id, terminalText(endpoint.displayUrl), endpoint.format, endpoint.enabled ? 'on' : 'off', endpoint.events.join(','), endpoint.lastStatus ? `last ${endpoint.lastStatus}` : 'nothing sent', `${endpoint.waiting} waiting`, `${endpoint.failed} given up`].join('\t'));
-      }
+      printList(
+        ctx,
+        ['ENDPOINT', 'URL', 'FORMAT', 'ON', 'EVENTS', 'LAST DELIVERY', 'WAITING', 'GIVEN UP'],
+        endpoints.map((endpoint) => [
+          endpoint.id,
+          terminalText(endpoint.displayUrl),
+          endpoint.format,
+          endpoint.enabled ? 'on' : 'off',
+          endpoint.events.join(','),
+          endpoint.lastStatus ? String(endpoint.lastStatus) : 'nothing sent',
+          String(endpoint.waiting),
+          String(endpoint.failed),
+        ]),
+      );
     },
   },
   add: {

@@ -68,7 +68,8 @@ describe('operator CLI', () => {
     expect(bad.err).toMatch(/Usage: npm run portico -- apps create/);
     const wildcard = await run('apps', 'create', '--org', 'acme', '--name', 'Y', '--origin', 'https://y.example', '--redirect-uri', 'https://*.y.example/cb');
     expect(wildcard.err).toMatch(/wildcards are not allowed/);
-    expect((await run('apps', 'list', '--org', 'acme')).out.split('\n')).toHaveLength(1);
+    // Its column names and the one app created before: nothing was added.
+    expect((await run('apps', 'list', '--org', 'acme')).out.split('\n')).toEqual([expect.stringMatching(/^APP\tNAME/), expect.stringMatching(/^acme\//)]);
     expect((await run('apps', 'create', '--org', 'nope', '--name', 'Z', '--origin', 'https://z.example', '--redirect-uri', 'https://z.example/cb')).code).toBe(1);
     expect((await run('apps', 'frobnicate')).code).toBe(2);
     expect((await run('apps', 'list', '--bogus')).code).toBe(2);
@@ -299,6 +300,8 @@ describe('operator CLI', () => {
     const permanent = await ask(null);
 
     const listed = await run('approvals', 'list', '--org', 'ops');
+    // A list starts with its column names (issue 56, item 9), then a tab-separated line per request.
+    expect(listed.out.split('\n')[0]).toBe('REQUEST\tSTATE\tFOR\tAPP\tACCESS\tDURATION\tDECIDED IN');
     expect(listed.out).toContain(`${permanent.id}\tpending\tasker@ops.test\tVault\troot\tpermanent\tcli-only`);
     expect((await run('approvals', 'show', permanent.id)).out).toContain('PERMANENT');
 

@@ -31,6 +31,7 @@ describe('webhooks from the CLI', () => {
     expect(endpoint!.events).toEqual(['approval.*', 'security.*']);
 
     const listed = await run('webhooks', 'list', '--org', 'acme');
+    expect(listed.out.split('\n')[0]).toBe('ENDPOINT\tURL\tFORMAT\tON\tEVENTS\tLAST DELIVERY\tWAITING\tGIVEN UP');
     expect(listed.out).toContain(`${endpoint!.id}\thttps://93.184.216.34/hooks/…\tstandard\ton\tapproval.*,security.*`);
     expect(listed.out).not.toContain(secret!);
 

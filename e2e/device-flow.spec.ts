@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { expect, test } from './support/test';
 import * as oidc from 'openid-client';
 import { expectAccessible } from './support/accessibility';
+import { expectNoSidewaysScroll } from './support/layout';
 import { E2E_ISSUER } from './support/constants';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { startFlightDeck, type ExampleApp } from './support/flight-deck';
@@ -30,6 +31,23 @@ test('a headless client signs a person in with a device code and calls the app w
   const started = await oidc.initiateDeviceAuthorization(config, { scope: 'mcp notes:read', resource: FLIGHT_DECK.resource });
 
   await page.goto(started.verification_uri);
+  // The language footer every page has: Portuguese, then back to English, on the same page.
+  await page.getByTestId('language-footer').getByTestId('language-pt-BR').click();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'pt-BR');
+  await expect(page).toHaveURL(started.verification_uri);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expectNoSidewaysScroll(page, 'the device page in pt-BR');
+  await page.screenshot({ path: testInfo.outputPath('device-code-entry-pt-BR-390.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByTestId('language-footer').getByTestId('language-en').click();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'en');
+  // The footer's endpoint goes back only to a path of this site, and only for a form of this site.
+  const choose = (back: string, origin: string) =>
+    page.request.post('/language', { form: { locale: 'en', back }, headers: { Origin: origin }, maxRedirects: 0 });
+  expect((await choose('//evil.example/x', E2E_ISSUER)).headers().location).toBe('/');
+  expect((await choose('https://evil.example/x', E2E_ISSUER)).headers().location).toBe('/');
+  expect((await choose('/oidc/device', E2E_ISSUER)).headers().location).toBe('/oidc/device');
+  expect((await choose('/oidc/device', 'https://evil.example')).status()).toBe(403);
   await expectAccessible(page);
   await page.screenshot({ path: testInfo.outputPath('device-code-entry.png'), fullPage: true });
   await page.getByLabel('Code').fill('BCDF-GHJK');

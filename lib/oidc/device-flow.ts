@@ -14,7 +14,7 @@ import { findAppByResource } from '../clients/apps';
 import { translator } from '../i18n/catalogs';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { visibleText } from '../util/visible-text';
-import { escapeHtml, pageLocale, providerPage } from './provider-pages';
+import { escapeHtml, languageBack, pageLocale, providerPage } from './provider-pages';
 import { currentProviderContext } from './request-scope';
 
 /** RFC 8628 §3.2 `expires_in`: ten minutes to find the page and type the code. */
@@ -49,6 +49,7 @@ ${message?.kind === 'error' ? `<p class="error" id="code-error" role="alert" dat
 <button class="primary" type="submit">${escapeHtml(t('continue'))}</button>
 </form>`,
     locale,
+    languageBack(ctx),
   );
 }
 
@@ -94,6 +95,7 @@ ${form}
 <button class="primary" autofocus type="submit" form="op.deviceConfirmForm" data-testid="device-confirm">${escapeHtml(t('confirmYes'))}</button>
 <button type="submit" form="op.deviceConfirmForm" value="yes" name="abort">${escapeHtml(t('confirmNo'))}</button>`,
         locale,
+        languageBack(ctx),
       );
     },
 
@@ -102,7 +104,7 @@ ${form}
       const t = translator(locale, 'providerPages.device');
       const client = ctx.oidc.client;
       ctx.type = 'html';
-      ctx.body = providerPage(t('doneTitle'), `<h1 data-testid="device-done">${escapeHtml(t('doneTitle'))}</h1><p>${escapeHtml(t('doneBody', { client: visibleText(client?.clientName ?? client?.clientId ?? '') }))}</p>`, locale);
+      ctx.body = providerPage(t('doneTitle'), `<h1 data-testid="device-done">${escapeHtml(t('doneTitle'))}</h1><p>${escapeHtml(t('doneBody', { client: visibleText(client?.clientName ?? client?.clientId ?? '') }))}</p>`, locale, languageBack(ctx));
     },
   };
 }

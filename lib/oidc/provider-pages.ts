@@ -1,7 +1,7 @@
 // The few HTML pages oidc-provider renders itself (errors, RP-initiated logout), in Portico's look.
 // Every dynamic value is escaped; no value from the request is shown unless oidc-provider validated it.
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { translator } from '../i18n/catalogs';
+import { localeName, supportedLocales, translator } from '../i18n/catalogs';
 import { chooseLocale, LOCALE_COOKIE } from '../i18n/negotiate';
 
 export function escapeHtml(value: unknown): string {
@@ -15,14 +15,19 @@ export function escapeHtml(value: unknown): string {
 
 const STYLE = `
   :root{color-scheme:light}
-  body{margin:0;min-height:100vh;display:grid;place-items:center;background:#f4f5f7;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330}
+  body{margin:0;background:#f4f5f7;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330}
   main{box-sizing:border-box;width:min(420px,calc(100vw - 32px));background:#fff;border:1px solid #e1e4ea;border-radius:12px;padding:32px;box-shadow:0 1px 3px rgba(16,24,40,.06)}
   h1{font-size:1.25rem;margin:0 0 12px}
   p{margin:0 0 12px;color:#4a5263}
   code{font-size:.875rem;background:#f0f2f5;border-radius:4px;padding:2px 4px}
   .brand{font-weight:600;letter-spacing:.02em;color:#3346d3;margin-bottom:20px}
-  button{font:inherit;width:100%;padding:10px 14px;border-radius:8px;border:1px solid #c9ceda;background:#fff;cursor:pointer;margin-top:8px}
+  button{font:inherit;font-weight:600;width:100%;padding:11px 14px;border-radius:8px;border:1px solid #c9ceda;background:#fff;color:#1d2330;cursor:pointer;margin-top:8px}
   button.primary{background:#3346d3;border-color:#3346d3;color:#fff}
+  .language-footer{display:flex;justify-content:center;padding:10px 16px 16px;font-size:.85rem;color:#4a5263}
+  .language-footer form{display:flex;flex-wrap:wrap;align-items:center;justify-content:center;gap:4px 10px}
+  .language-footer button{width:auto;margin:0;font-weight:400;background:none;border:none;padding:2px 4px;color:#3346d3;text-decoration:underline;text-underline-offset:2px;border-radius:4px}
+  .language-footer button[aria-pressed=true]{color:#1d2330;font-weight:600;text-decoration:none;cursor:default}
+  .page{min-height:100vh;display:grid;grid-template-rows:1fr auto;justify-items:center;align-items:center}
   button:focus-visible{outline:3px solid #9aa6ff;outline-offset:2px}
   label{display:block;font-weight:600;margin:0 0 6px}
   input[type=text]{font:inherit;font-size:1.25rem;letter-spacing:.12em;text-transform:uppercase;width:100%;box-sizing:border-box;padding:10px 12px;border:1px solid #9aa1b0;border-radius:8px}
@@ -42,7 +47,25 @@ export function pageLocale(ctx: KoaContextWithOIDC): string {
   return chooseLocale({ uiLocales: params?.ui_locales, personChoice: ctx.cookies.get(LOCALE_COOKIE), acceptLanguage: ctx.get('accept-language') });
 }
 
-export function providerPage(title: string, body: string, locale = 'en'): string {
+/**
+ * Where the language footer sends the person back after choosing (POST /language): the page itself, as a GET (a
+ * form's answer, which was a POST, is left for its form's page).
+ */
+export function languageBack(ctx: KoaContextWithOIDC): string {
+  return ctx.method === 'GET' ? ctx.originalUrl : ctx.path;
+}
+
+/** The same language switcher as every other page's footer (app/_components/language-footer.tsx), as plain HTML. */
+function languageFooter(locale: string, back: string): string {
+  const label = translator(locale, 'footer')('languageLabel');
+  const options = supportedLocales()
+    .map((option) => `<button type="submit" name="locale" value="${escapeHtml(option)}" lang="${escapeHtml(option)}" aria-pressed="${option === locale}" data-testid="language-${escapeHtml(option)}">${escapeHtml(localeName(option))}</button>`)
+    .join('');
+  return `<footer class="language-footer" data-testid="language-footer"><form method="post" action="/language" aria-label="${escapeHtml(label)}"><span aria-hidden="true">${escapeHtml(label)}:</span><input type="hidden" name="back" value="${escapeHtml(back)}">${options}</form></footer>`;
+}
+
+/** `back`: the path the language footer returns to (languageBack); without it, the page has no footer. */
+export function providerPage(title: string, body: string, locale = 'en', back?: string): string {
   return `<!DOCTYPE html>
 <html lang="${escapeHtml(locale)}">
 <head>
@@ -51,7 +74,7 @@ export function providerPage(title: string, body: string, locale = 'en'): string
 <title>${escapeHtml(title)} · Portico</title>
 <style>${STYLE}</style>
 </head>
-<body><main><div class="brand">Portico</div>${body}</main></body>
+<body><div class="page"><main><div class="brand">Portico</div>${body}</main>${back ? languageFooter(locale, back) : ''}</div></body>
 </html>`;
 }
 
@@ -67,6 +90,7 @@ export async function renderError(ctx: KoaContextWithOIDC, out: { error?: string
 <p>${escapeHtml(t('errorCode'))} <code>${escapeHtml(out.error ?? 'server_error')}</code></p>
 <p>${escapeHtml(t('errorAdvice'))}</p>`,
     locale,
+    languageBack(ctx),
   );
 }
 
@@ -83,11 +107,12 @@ ${form}
 <button class="primary" autofocus type="submit" form="op.logoutForm" value="yes" name="logout">${escapeHtml(t('signOutYes'))}</button>
 <button type="submit" form="op.logoutForm">${escapeHtml(t('signOutNo'))}</button>`,
     locale,
+    languageBack(ctx),
   );
 }
 
 export async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
   const locale = pageLocale(ctx);
   const t = translator(locale, 'providerPages');
-  ctx.body = providerPage(t('signedOut'), `<h1>${escapeHtml(t('signedOutTitle'))}</h1><p>${escapeHtml(t('signedOutBody'))}</p>`, locale);
+  ctx.body = providerPage(t('signedOut'), `<h1>${escapeHtml(t('signedOutTitle'))}</h1><p>${escapeHtml(t('signedOutBody'))}</p>`, locale, languageBack(ctx));
 }

@@ -5,7 +5,7 @@ import { expect, test, type Page, type TestInfo } from './support/test';
 import { Secret, TOTP } from 'otpauth';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
-import { E2E_ISSUER, lanePort } from './support/constants';
+import { DEMO, E2E_ISSUER, lanePort } from './support/constants';
 import { FLIGHT_DECK, LINGUA, ROCKETS } from './support/fixtures';
 import { waitForMail } from './support/mail';
 import { pkceAuthorizationRequest } from './support/mcp-oauth';
@@ -219,4 +219,25 @@ test('an app’s description per language: its admins write it, the sign-in card
   await reader.goto(await cardUrl('en'));
   await expect(reader.getByTestId('app-description')).toHaveCount(0);
   await reader.context().close();
+});
+
+test('times read in the reader’s own zone, named, with the same moment in UTC on hover', async ({ browser }) => {
+  for (const [locale, zone, named] of [
+    ['pt-BR', 'America/Sao_Paulo', /(BRT|GMT-3|UTC-3)$/],
+    ['en-US', 'Asia/Kolkata', /GMT\+5:30$/],
+  ] as const) {
+    const context = await browser.newContext({ baseURL: E2E_ISSUER, locale, timezoneId: zone });
+    const page = await context.newPage();
+    await consoleSignIn(page, DEMO);
+    // Something in the audit log, whatever ran before in this lane: a team.
+    await page.goto('/console/demo/teams');
+    await page.getByTestId('create-team').locator('input[name="name"]').fill(`Zone ${zone} ${Date.now()}`);
+    await page.getByTestId('create-team').locator('button[type="submit"]').click();
+    await expect(page.getByTestId('create-team').getByRole('status')).toBeVisible();
+    await page.goto('/console/demo/audit');
+    const moment = page.getByTestId('audit-events').locator('time').first();
+    await expect(moment).toHaveText(named);
+    await expect(moment).toHaveAttribute('title', /UTC$/);
+    await context.close();
+  }
 });

@@ -1,6 +1,7 @@
 'use client';
-// One way to show a moment everywhere: the person's local date and time, a relative hint ("3 min ago"), and the ISO
-// value on hover and for machines (<time dateTime>), in the page's language. The server renders UTC (it does not
+// One way to show a moment everywhere: the person's local date and time with their zone named, a relative hint
+// ("3 min ago"), the same moment in UTC on hover and the ISO value for machines (<time dateTime>), in the page's
+// language. The server renders UTC (it does not
 // know the person's zone); the browser then shows local time, so the first paint is right too, only in UTC.
 import { useEffect, useState } from 'react';
 import { useLocale, useTranslations } from 'use-intl/react';
@@ -26,13 +27,17 @@ export function When(props: { value: string | Date; relative?: boolean }) {
   useEffect(() => {
     const relative = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
     const show = () =>
-      setLocal({ text: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(date), relative: relativeTo(relative, t('justNow'), t('inAFewSeconds'), date, Date.now()) });
+      setLocal({
+        // The reader's own zone, named (issue 56, item 3): "Dec 6, 2026, 12:07 PM GMT-3"; the title holds UTC.
+        text: new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }).format(date),
+        relative: relativeTo(relative, t('justNow'), t('inAFewSeconds'), date, Date.now()),
+      });
     show();
     const timer = window.setInterval(show, 30_000);
     return () => window.clearInterval(timer);
   }, [iso, locale]);
   return (
-    <time dateTime={iso} title={iso}>
+    <time dateTime={iso} title={t('utc', { time: utcFormat(locale).format(date) })}>
       {/* The moment never breaks inside; its relative hint may go to the next line (a phone at 320 px). */}
       <span className="whitespace-nowrap">{local ? local.text : t('utc', { time: utcFormat(locale).format(date) })}</span>
       {props.relative !== false && local ? <span className="whitespace-nowrap text-slate-500"> ({local.relative})</span> : null}

@@ -100,7 +100,7 @@ test('a denial reaches the backend as access_denied; the request page says it is
   const since = Date.now();
   // Its outcome is taken at once (an answer that arrives while the page is being used is never an unhandled rejection).
   const answer = approvals()
-    .ask({ person: PERSON.email, bindingMessage: 'Abort R-9?', actions: [{ type: 'portico_action', description: 'Abort launch R-9', target: 'Pad 39A' }] })
+    .ask({ person: PERSON.email, bindingMessage: 'Abort R-9?', actions: [{ type: 'portico_action', description: 'Abort launch R-9', target: 'Pad 39A', amount: { value: '1250.00', currency: 'BRL' } }] })
     .then(
       () => 'approved',
       (error: unknown) => error,
@@ -108,6 +108,9 @@ test('a denial reaches the backend as access_denied; the request page says it is
   const mail = await waitForMail(PERSON.email, /Approve or deny: a request from/, since);
   await page.goto(linkPath(mail));
   await expect(page.getByTestId('authorization-details')).toContainText('Pad 39A');
+  // Money in the reader's language, and the app (not an agent) is who would be saying yes without them.
+  await expect(page.getByTestId('authorization-details')).toContainText('R$1,250.00');
+  await expect(page.getByText('not the app, are saying yes')).toBeVisible();
   await page.getByRole('button', { name: 'Deny' }).click();
   await expect(page.getByTestId('confirmation-done')).toContainText('Denied');
   const outcome = await answer;

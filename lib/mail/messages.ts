@@ -41,7 +41,8 @@ export function quoted(value: string, max = 500): string {
 
 function compose(layout: Layout): MailMessage {
   const t = translator(layout.locale, 'mail');
-  const signature = t('signature', { sender: layout.sender });
+  // A mail of no organization comes from Portico itself: "— Portico", never "— Portico, through Portico".
+  const signature = layout.sender === 'Portico' ? t('signatureAlone') : t('signature', { sender: layout.sender });
   const quotes = layout.quotes ?? [];
   const items = layout.items ?? [];
   const text = [

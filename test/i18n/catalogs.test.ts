@@ -34,6 +34,36 @@ function argumentsOf(elements: MessageFormatElement[], into = new Set<string>())
   return into;
 }
 
+/** The text a message writes itself: its literals, in every branch of its plurals and selects and inside its tags. */
+function literalsOf(elements: MessageFormatElement[], into: string[] = []): string[] {
+  for (const element of elements) {
+    if (element.type === TYPE.literal) into.push(element.value);
+    else if (element.type === TYPE.tag) literalsOf(element.children, into);
+    else if (element.type === TYPE.plural || element.type === TYPE.select) for (const option of Object.values(element.options)) literalsOf(option.value, into);
+  }
+  return into;
+}
+
+    // Words that are the same in both languages: names, and the loanwords Brazilian Portuguese uses as they are
+    // (docs/i18n.md's glossary: webhook, endpoint, token; Standard Webhooks, OpenID Connect and SAML are
+    // specifications' names, client ID and secret and the assertion consumer service their terms).
+    const sameInBoth = new Set([
+      'notFound.console',
+      'when.utc',
+      'console.settings.tabs.webhooks',
+      'console.webhooks.pageTitle',
+      'console.webhooks.title',
+      'console.webhooks.columns.endpoint',
+      'console.webhooks.formats.standard',
+      'console.identity.connections.kinds.oidc',
+      'console.identity.connections.kinds.saml',
+      'console.identity.connections.acs',
+      'console.identity.connections.fields.clientId',
+      'console.identity.connections.fields.clientSecret',
+      'console.identity.scim.token',
+      'mail.signatureAlone',
+    ]);
+
 const english = leaves(messagesFor(DEFAULT_LOCALE) as unknown as Tree);
 
 describe('the message catalogs', () => {
@@ -67,26 +97,18 @@ describe('the message catalogs', () => {
 
       if (locale !== DEFAULT_LOCALE) {
         it('is translated, not English copied over', () => {
-          // Words that are the same in both languages: names, and the loanwords Brazilian Portuguese uses as they are
-          // (docs/i18n.md's glossary: webhook, endpoint, token; Standard Webhooks, OpenID Connect and SAML are
-          // specifications' names, client ID and secret and the assertion consumer service their terms).
-          const sameInBoth = new Set([
-            'notFound.console',
-            'when.utc',
-            'console.settings.tabs.webhooks',
-            'console.webhooks.pageTitle',
-            'console.webhooks.title',
-            'console.webhooks.columns.endpoint',
-            'console.webhooks.formats.standard',
-            'console.identity.connections.kinds.oidc',
-            'console.identity.connections.kinds.saml',
-            'console.identity.connections.acs',
-            'console.identity.connections.fields.clientId',
-            'console.identity.connections.fields.clientSecret',
-            'console.identity.scim.token',
-          ]);
           const copied = [...catalog].filter(([key, value]) => value === english.get(key) && !sameInBoth.has(key)).map(([key]) => key);
           expect(copied).toEqual([]);
+        });
+
+        it('has no English left inside a translated message, its select and plural branches included', () => {
+          // The words that give English away, as whole words in a message's own text (arguments and tags left out):
+          // a branch copied from English ("other {the app}") or a half-translated sentence.
+          const englishWords = /\b(the|and|with|through|your|you|this|that|is|are|was|of|to|not|needs|nobody|asked)\b/i;
+          const leaked = [...catalog]
+            .filter(([key]) => !sameInBoth.has(key))
+            .flatMap(([key, message]) => literalsOf(parse(message)).filter((text) => englishWords.test(text)).map((text) => `${key}: ${text.trim()}`));
+          expect(leaked).toEqual([]);
         });
       }
     });

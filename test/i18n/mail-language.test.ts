@@ -101,7 +101,9 @@ describe('the language of a mail', () => {
     const reset = passwordResetMail({ to: 'a@example.com', locale: 'pt-BR', link: 'L', expiresInMinutes: 30, requestedBy: 'administrator' });
     expect(reset.subject).toBe('Redefina sua senha');
     expect(reset.text).toContain('Um administrador da sua organização');
-    expect(reset.text).toContain('— Portico, pelo Portico');
+    // A mail of no organization is signed by Portico alone, never "— Portico, pelo Portico".
+    expect(reset.text).toContain('— Portico');
+    expect(reset.text).not.toContain('pelo Portico');
 
     const when = new Date('2026-12-03T14:05:00Z');
     expect(passwordChangedMail({ to: 'a@example.com', locale: 'pt-BR', when, how: 'changed', recoverLink: 'L' }).text).toContain('quinta-feira, 3 de dezembro de 2026');

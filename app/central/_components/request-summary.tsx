@@ -124,14 +124,15 @@ export function RequestSummary({ view }: { view: CentralRequestView }) {
 /** Why the request is decided the way it is: the policy that governs it, in words ("why does this need two people"). */
 function PolicySentence({ view }: { view: CentralRequestView }) {
   const t = useTranslations('central.request.policyText');
-  const labels = useRequestLabels();
   const policy = view.policy!;
   return (
     <>
       {t('scope', { scope: policy.scope, kind: view.policyKind })} {t('deciders', { deciders: policy.deciders, team: visibleText(policy.teamName ?? '') })}
       {view.quorum > 1 ? <> {t('quorum', { quorum: view.quorum })}</> : null}
       {view.quorum > 1 && !view.anyDenyEnds ? <> {t('denialWaits')}</> : null}
-      {policy.maxGrantSeconds ? <> {t('maxGrant', { duration: labels.duration(policy.maxGrantSeconds) })}</> : null}
+      {policy.maxGrantSeconds ? (
+        <> {policy.maxGrantSeconds % 3600 === 0 ? t('maxGrantHours', { hours: policy.maxGrantSeconds / 3600 }) : t('maxGrantMinutes', { minutes: Math.round(policy.maxGrantSeconds / 60) })}</>
+      ) : null}
       {policy.escalatedAt ? (
         <>
           {' '}

@@ -37,7 +37,17 @@ export async function DeliveryStateCells({ delivery }: { delivery: LoggedDeliver
       </td>
       <td className="text-sm">
         {delivery.lastStatus ? <span>{delivery.lastStatus}</span> : null}
-        {delivery.lastError && state !== 'delivered' ? <span className="block text-xs text-slate-600">{delivery.lastError}</span> : null}
+        {delivery.lastError && state !== 'delivered' ? (
+          // An HTTP status is said in the reader's words; any other reason is the sender's own record, in English
+          // (marked so, for screen readers and translation tools).
+          delivery.lastStatus && /^the receiver answered \d{3}$/.test(delivery.lastError) ? (
+            <span className="block text-xs text-slate-600">{t('receiverAnswered', { status: delivery.lastStatus })}</span>
+          ) : (
+            <span className="block text-xs text-slate-600" lang="en">
+              {delivery.lastError}
+            </span>
+          )
+        ) : null}
       </td>
     </>
   );

@@ -15,6 +15,8 @@ type OptionsAction = () => Promise<{ ok: true; options: PublicKeyCredentialReque
 /** `backchannel`: a CIBA request (an app asks to approve one action), worded as an approval rather than a call. */
 export function ConfirmForm({ action, passkeyOptions, factor, variant = 'call' }: { action: Action; passkeyOptions: OptionsAction; factor: 'passkey' | 'totp' | 'password'; variant?: 'call' | 'backchannel' }) {
   const t = useTranslations('confirm.form');
+  // Who would be saying yes without the person: the agent of a tool call, the app of a CIBA request.
+  const requester = variant === 'backchannel' ? 'app' : 'agent';
   const [state, formAction, pending] = useActionState(action, { status: 'idle' } as ConfirmFormState);
   const [passkeyError, setPasskeyError] = useState<string | undefined>();
   const [asking, setAsking] = useState(false);
@@ -79,7 +81,7 @@ export function ConfirmForm({ action, passkeyOptions, factor, variant = 'call' }
       <div className="field">
         {factor === 'passkey' ? (
           <p id="passkey" className="field-hint">
-            {t('passkeyHint')}
+            {t('passkeyHint', { requester })}
           </p>
         ) : (
           <>
@@ -89,7 +91,7 @@ export function ConfirmForm({ action, passkeyOptions, factor, variant = 'call' }
             ) : (
               <input id="password" name="password" type="password" autoComplete="current-password" maxLength={1024} aria-invalid={errorId ? true : undefined} aria-describedby={errorId} />
             )}
-            <span className="field-hint">{t('stepUpHint')}</span>
+            <span className="field-hint">{t('stepUpHint', { requester })}</span>
           </>
         )}
         {errorId ? (

@@ -6,7 +6,19 @@ import type { ReactNode } from 'react';
 import { redirect } from 'next/navigation';
 import { stepUpFactorOf } from '@/lib/accounts/step-up';
 import { findConfirmation } from '@/lib/mcp/confirmations';
-import { getT } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/lib/i18n/server';
+
+/**
+ * An amount in the reader's language ("R$ 1.250,00", "$1,250.00"): the decimal string as sent, exactly (Intl formats
+ * a numeric string without a float's rounding); an unknown currency code is shown as written.
+ */
+function money(locale: string, value: string, currency: string): string {
+  try {
+    return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(value as unknown as number);
+  } catch {
+    return `${visibleText(value)} ${visibleText(currency)}`;
+  }
+}
 import { db } from '@/lib/runtime';
 import { visibleText } from '@/lib/util/visible-text';
 import { SignInFrame } from '../../../auth/app/_components/sign-in-frame';
@@ -88,6 +100,7 @@ export default async function ConfirmationPage(props: { params: Promise<{ id: st
  */
 async function BackchannelRequest({ view, factor, open }: { view: ConfirmationView; factor: StepUpFactor; open: boolean }) {
   const t = await getT('confirm.backchannel');
+  const locale = await requestLocale();
   const footnote = (await getT('confirm'))('footnote');
   const strong = (chunks: ReactNode) => <strong>{chunks}</strong>;
   const code = (chunks: ReactNode) => <code>{chunks}</code>;
@@ -138,7 +151,7 @@ async function BackchannelRequest({ view, factor, open }: { view: ConfirmationVi
                   <>
                     <dt>{t('amount')}</dt>
                     <dd>
-                      {visibleText(detail.amount.value)} {visibleText(detail.amount.currency)}
+                      {money(locale, detail.amount.value, detail.amount.currency)}
                     </dd>
                   </>
                 ) : null}

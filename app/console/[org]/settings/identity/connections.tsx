@@ -32,7 +32,8 @@ function DomainChoices({ t, domains, chosen, connectionId, idPrefix }: { t: T; d
   );
 }
 
-function RoleAndClaims({ t, connection, idPrefix }: { t: T; connection?: ConnectionListing; idPrefix: string }) {
+/** A SAML assertion carries attributes, an OIDC ID token claims: the fields say which the connection reads. */
+function RoleAndClaims({ t, connection, idPrefix, saml }: { t: T; connection?: ConnectionListing; idPrefix: string; saml: boolean }) {
   return (
     <>
       <Select
@@ -46,9 +47,9 @@ function RoleAndClaims({ t, connection, idPrefix }: { t: T; connection?: Connect
         ]}
       />
       <div className="grid gap-3 sm:grid-cols-3">
-        <Field id={`${idPrefix}-emailClaim`} label={t('connections.fields.emailClaim')} name="emailClaim" defaultValue={connection?.emailClaim ?? 'email'} required maxLength={200} />
-        <Field id={`${idPrefix}-nameClaim`} label={t('connections.fields.nameClaim')} name="nameClaim" defaultValue={connection?.nameClaim ?? 'name'} required maxLength={200} />
-        <Field id={`${idPrefix}-groupsClaim`} label={t('connections.fields.groupsClaim')} name="groupsClaim" defaultValue={connection?.groupsClaim ?? 'groups'} required maxLength={200} />
+        <Field id={`${idPrefix}-emailClaim`} label={saml ? t('connections.fields.emailAttribute') : t('connections.fields.emailClaim')} name="emailClaim" defaultValue={connection?.emailClaim ?? 'email'} required maxLength={200} />
+        <Field id={`${idPrefix}-nameClaim`} label={saml ? t('connections.fields.nameAttribute') : t('connections.fields.nameClaim')} name="nameClaim" defaultValue={connection?.nameClaim ?? 'name'} required maxLength={200} />
+        <Field id={`${idPrefix}-groupsClaim`} label={saml ? t('connections.fields.groupsAttribute') : t('connections.fields.groupsClaim')} name="groupsClaim" defaultValue={connection?.groupsClaim ?? 'groups'} required maxLength={200} />
       </div>
     </>
   );
@@ -167,7 +168,7 @@ export async function ConnectionsSection({ org, issuer, connections, domains, te
                       <TextArea id={`edit-${connection.id}-certificates`} label={t('connections.fields.newCertificates')} name="certificates" rows={4} maxLength={40000} hint={t('connections.fields.newCertificatesHint')} />
                     </>
                   )}
-                  <RoleAndClaims t={t} connection={connection} idPrefix={`edit-${connection.id}`} />
+                  <RoleAndClaims t={t} connection={connection} idPrefix={`edit-${connection.id}`} saml={connection.kind === 'saml'} />
                   <DomainChoices t={t} domains={domains} chosen={connection.domains.map((domain) => domain.id)} connectionId={connection.id} idPrefix={`edit-${connection.id}`} />
                   <TextArea
                     id={`edit-${connection.id}-groupTeams`}
@@ -198,7 +199,7 @@ export async function ConnectionsSection({ org, issuer, connections, domains, te
         <Field id="oidc-issuer" label={t('connections.fields.issuer')} name="issuer" required maxLength={500} placeholder="https://login.example.com" hint={t('connections.fields.issuerHint')} autoComplete="off" />
         <Field id="oidc-clientId" label={t('connections.fields.clientId')} name="clientId" required maxLength={300} autoComplete="off" />
         <Field id="oidc-clientSecret" label={t('connections.fields.clientSecret')} name="clientSecret" type="password" required maxLength={1000} autoComplete="off" hint={t('connections.fields.clientSecretHint')} />
-        <RoleAndClaims t={t} idPrefix="oidc" />
+        <RoleAndClaims t={t} idPrefix="oidc" saml={false} />
         <DomainChoices t={t} domains={domains} chosen={[]} idPrefix="oidc" />
       </ActionForm>
       </details>
@@ -211,7 +212,7 @@ export async function ConnectionsSection({ org, issuer, connections, domains, te
         <Field id="saml-entityId" label={t('connections.fields.entityId')} name="entityId" required maxLength={500} autoComplete="off" />
         <Field id="saml-ssoUrl" label={t('connections.fields.ssoUrl')} name="ssoUrl" required maxLength={500} placeholder="https://idp.example.com/sso" autoComplete="off" />
         <TextArea id="saml-certificates" label={t('connections.fields.certificates')} name="certificates" rows={5} required hint={t('connections.fields.certificatesHint')} maxLength={40000} />
-        <RoleAndClaims t={t} idPrefix="saml" />
+        <RoleAndClaims t={t} idPrefix="saml" saml />
         <DomainChoices t={t} domains={domains} chosen={[]} idPrefix="saml" />
       </ActionForm>
       </details>

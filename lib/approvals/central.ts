@@ -35,11 +35,11 @@ export const CENTRAL_SESSION_SECONDS = 15 * 60;
 export const DECISION_NONCE_SECONDS = 60;
 /**
  * How long a second factor proven at the central's sign-in stands in for a decision's step-up (issue 56, item 5).
- * Safe because it is the same proof, just as fresh: the session is this browser's alone (an HttpOnly, SameSite=Strict
- * cookie on /central, or the embedded central's partitioned one), it was opened by that very factor a moment ago,
- * and it counts only while that factor is still the operator's strongest. Five minutes is the lifetime NIST SP
- * 800-63B-4 allows a TOTP code's reuse window to be far below, and about what it takes to read one request; a
- * password alone never counts (it is what a phishing page collects), nor a recovery code or a company's sign-in.
+ * Safe because it is the same proof, just as fresh: the session is this browser's alone (an HttpOnly,
+ * SameSite=Strict cookie on /central), it was opened by that very factor a moment ago, and it counts only while that
+ * factor is still the operator's strongest. Five minutes: enough to open the mail's link and read a request or two
+ * after signing in, short enough that a session left open asks for the factor again. A password alone never counts
+ * (it is what a phishing page collects), nor a recovery code or a company's sign-in.
  */
 export const STEP_UP_FROM_SIGN_IN_SECONDS = 5 * 60;
 

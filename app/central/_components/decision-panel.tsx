@@ -3,7 +3,7 @@
 // fingerprint, and posts the decision. The answer must name the request shown; anything else is an error and
 // changes nothing on screen. Once decided (or refused for good), the controls do not come back.
 import { startAuthentication } from '@simplewebauthn/browser';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useLocale, useTranslations } from 'use-intl/react';
 import type { CentralRequestView } from '@/lib/approvals/central';
 import { useRequestLabels, useSetRequestView } from './request-summary';
@@ -34,6 +34,14 @@ export function DecisionPanel(props: {
   // the field back).
   const [coveredUntil, setCoveredUntil] = useState(props.stepUpCoveredUntil);
   const askStepUp = props.stepUp && !coveredUntil;
+  // Until when, in UTC as the server renders it, then in the reader's own zone once in the browser (the same text on
+  // both sides of hydration).
+  const [untilText, setUntilText] = useState(() =>
+    coveredUntil ? new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' }).format(new Date(coveredUntil)) : '',
+  );
+  useEffect(() => {
+    if (coveredUntil) setUntilText(new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(new Date(coveredUntil)));
+  }, [coveredUntil, locale]);
   const [password, setPassword] = useState('');
   const [confirmed, setConfirmed] = useState(false);
 
@@ -130,7 +138,7 @@ export function DecisionPanel(props: {
     <div className="grid gap-3" data-testid="decision-panel">
       {props.stepUp && coveredUntil ? (
         <p className="text-sm" data-testid="step-up-covered">
-          {t('stepUpCovered', { factor, until: new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(new Date(coveredUntil)) })}
+          {t('stepUpCovered', { factor, until: untilText })}
         </p>
       ) : props.stepUp && factor === 'passkey' ? (
         <p className="text-sm" data-testid="step-up-passkey">

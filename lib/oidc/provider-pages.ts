@@ -48,11 +48,15 @@ export function pageLocale(ctx: KoaContextWithOIDC): string {
 }
 
 /**
- * Where the language footer sends the person back after choosing (POST /language): the page itself, as a GET (a
- * form's answer, which was a POST, is left for its form's page).
+ * Where the language footer sends the person back after choosing (POST /language): the page's path, never its
+ * query. A query is the request's own text (an error page's client_id, say), and these pages show nothing of a
+ * request that oidc-provider did not validate, not even escaped inside a hidden field.
  */
 export function languageBack(ctx: KoaContextWithOIDC): string {
-  return ctx.method === 'GET' ? ctx.originalUrl : ctx.path;
+  // Only a route's own path (lower-case words and slashes: /oidc/device, /oidc/session/end), else the home page.
+  // originalUrl: the path as the browser asked for it, mount prefix included.
+  const path = new URL(ctx.originalUrl, 'http://portico.invalid').pathname;
+  return /^\/oidc(\/[a-z_]+)+$/.test(path) ? path : '/';
 }
 
 /** The same language switcher as every other page's footer (app/_components/language-footer.tsx), as plain HTML. */

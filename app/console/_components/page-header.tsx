@@ -1,5 +1,6 @@
 import type { CSSProperties, ReactNode } from 'react';
 import { getT } from '@/lib/i18n/server';
+import { ScrollPanel } from './scroll-panel';
 
 export function PageHeader({ title, description, actions }: { title: string; description?: string; actions?: ReactNode }) {
   return (
@@ -51,7 +52,7 @@ export function columnLabels(columns: readonly (string | null)[]): CSSProperties
 export async function DataTable({ testId, columns, actions, children }: { testId: string; columns: string[]; actions?: boolean; children: ReactNode }) {
   const t = await getT('console.page');
   return (
-    <div className="panel overflow-x-auto p-0">
+    <ScrollPanel className="p-0">
       <table className="table" data-testid={testId} style={columnLabels(columns)}>
         <thead>
           <tr>
@@ -65,6 +66,6 @@ export async function DataTable({ testId, columns, actions, children }: { testId
         </thead>
         <tbody>{children}</tbody>
       </table>
-    </div>
+    </ScrollPanel>
   );
 }

@@ -13,6 +13,7 @@ import { revokeGrantAction } from './actions';
 import { CliCommand } from '../../../_components/cli-command';
 import type { Translator } from '@/lib/i18n/catalogs';
 import { getT } from '@/lib/i18n/server';
+import { ScrollPanel } from '@/app/console/_components/scroll-panel';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {
@@ -49,7 +50,7 @@ export default async function ApprovalsPage(props: { params: Promise<{ org: stri
       {entries.length === 0 ? (
         <EmptyState title={t('empty.title')}>{t('empty.body')}</EmptyState>
       ) : (
-        <div className="panel overflow-x-auto">
+        <ScrollPanel>
           <table
             className="table"
             data-testid="approvals-table"
@@ -109,7 +110,7 @@ export default async function ApprovalsPage(props: { params: Promise<{ org: stri
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollPanel>
       )}
     </>
   );

@@ -5,6 +5,7 @@ import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
 import { columnLabels, EmptyState, PageHeader } from '../../_components/page-header';
 import { getT } from '@/lib/i18n/server';
+import { ScrollPanel } from '@/app/console/_components/scroll-panel';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {
@@ -44,7 +45,7 @@ export default async function AppsPage(props: { params: Promise<{ org: string }>
       {apps.length === 0 ? (
         <EmptyState title={t('empty.title')}>{access.can('apps.manage') ? t('empty.manage') : t('empty.read')}</EmptyState>
       ) : (
-        <div className="panel overflow-x-auto p-0">
+        <ScrollPanel className="p-0">
           <table className="table" style={columnLabels([t('columns.name'), t('columns.address'), t('columns.clientId')])}>
             <thead>
               <tr>
@@ -72,7 +73,7 @@ export default async function AppsPage(props: { params: Promise<{ org: string }>
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollPanel>
       )}
     </>
   );

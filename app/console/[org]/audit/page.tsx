@@ -8,6 +8,7 @@ import { AuditTable } from '../../_components/audit-table';
 import { EmptyState, PageHeader } from '../../_components/page-header';
 import { auditFilterFrom } from './filter';
 import { getT } from '@/lib/i18n/server';
+import { ScrollPanel } from '@/app/console/_components/scroll-panel';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {
@@ -107,9 +108,9 @@ export default async function AuditPage(props: { params: Promise<{ org: string }
           {filter.actor || filter.subject ? <> {t('empty.whole')}</> : null}
         </EmptyState>
       ) : (
-        <div className="panel overflow-x-auto p-0">
+        <ScrollPanel className="p-0">
           <AuditTable events={events} testId="audit-events" detailBase={base} />
-        </div>
+        </ScrollPanel>
       )}
       {nextBefore ? (
         <p className="mt-4">

@@ -9,6 +9,7 @@ import { Field, Select, TextArea } from '../../_components/fields';
 import { columnLabels, EmptyState, PageHeader } from '../../_components/page-header';
 import { createExternalClientAction, revokeClientAction } from './actions';
 import { getT } from '@/lib/i18n/server';
+import { ScrollPanel } from '@/app/console/_components/scroll-panel';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {
@@ -46,7 +47,7 @@ export default async function ClientsPage(props: { params: Promise<{ org: string
       {clients.length === 0 ? (
         <EmptyState title={t('empty.title')}>{t('empty.body')}</EmptyState>
       ) : (
-        <div className="panel overflow-x-auto">
+        <ScrollPanel>
           <table
             className="table"
             data-testid="clients-table"
@@ -120,7 +121,7 @@ export default async function ClientsPage(props: { params: Promise<{ org: string
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollPanel>
       )}
     </>
   );

@@ -74,7 +74,7 @@ export default async function MembersPage(props: { params: Promise<{ org: string
         </section>
       ) : null}
       {manage && invitations.length > 0 ? (
-        <section className="panel mb-6 overflow-x-auto" aria-labelledby="pending-heading">
+        <section className="panel mb-6 overflow-x-auto" aria-labelledby="pending-heading" tabIndex={0}>
           <h2 id="pending-heading" className="mb-3 font-semibold">
             {t('members.pending.title')}
           </h2>

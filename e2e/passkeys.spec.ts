@@ -132,21 +132,38 @@ test('a tool confirmation takes the passkey with user verification, and refuses 
   expect((await call({ _confirmation_token: token })).status).toBe(428);
 });
 
-test('the central signs in with a passkey alone, and approving work access steps up with it, bound to the decision', async ({}, testInfo) => {
-  // An access request for work on an app the person operates (an owner of the demo organization), from their own token.
-  const asked = await fetch(`${E2E_ISSUER}/api/tools/permissions.request_sensitive_access`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${apiToken}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ org: 'demo', app: 'demo-app', resource: '/keys/rotation', profile: 'work', duration_seconds: 600, reason: 'rotate the keys' }),
-  });
-  expect(asked.status).toBe(200);
-  const { result } = (await asked.json()) as { result: { request_id: string; operator_approval_url: string } };
+test('the central signs in with a passkey alone, which confirms the next approvals; after a password sign-in, approving steps up with the passkey, bound to the decision', async ({}, testInfo) => {
+  // Access requests for work on an app the person operates (an owner of the demo organization), from their own token.
+  const ask = async (resource: string) => {
+    const asked = await fetch(`${E2E_ISSUER}/api/tools/permissions.request_sensitive_access`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ org: 'demo', app: 'demo-app', resource, profile: 'work', duration_seconds: 600, reason: 'rotate the keys' }),
+    });
+    expect(asked.status).toBe(200);
+    return ((await asked.json()) as { result: { request_id: string; operator_approval_url: string } }).result;
+  };
 
+  // A passkey sign-in (user verification required) is the proof a step-up asks for: for five minutes it counts.
+  const first = await ask('/keys/rotation');
   await context.clearCookies();
   await page.goto('/central');
   await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   await expect(page.getByRole('heading', { name: 'Pending requests' })).toBeVisible();
-  await page.goto(result.operator_approval_url);
+  await page.goto(first.operator_approval_url);
+  await expect(page.getByTestId('step-up-covered')).toContainText('The passkey you signed in with counts as your confirmation until');
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await expect(page.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
+
+  // After the password and the passkey as a second step (user verification only preferred there), approving asks
+  // for the passkey again, for this very decision.
+  const second = await ask('/keys/rotation/next');
+  await context.clearCookies();
+  await page.goto('/central');
+  await fillSignIn(page, PERSON.email, PERSON.password);
+  await page.getByRole('button', { name: 'Use a passkey' }).click();
+  await expect(page.getByRole('heading', { name: 'Pending requests' })).toBeVisible();
+  await page.goto(second.operator_approval_url);
   await expect(page.getByTestId('step-up-passkey')).toBeVisible();
   await expectAccessible(page);
   await page.screenshot({ path: testInfo.outputPath('central-passkey-step-up.png'), fullPage: true });

@@ -212,7 +212,9 @@ describe("Portico's MCP server in the 2026-07-28 revision", () => {
     const state = asked.requestState!;
     const accepted = { confirmation: { action: 'accept' } };
     // A changed byte: the SDK refuses it before any tool runs.
-    const forged = `${state.slice(0, -2)}${state.endsWith('A') ? 'B' : 'A'}${state.slice(-1)}`;
+    // (The character replaced is the one tested: a state whose second-to-last is already 'A' gets a 'B'.)
+    const forged = `${state.slice(0, -2)}${state.at(-2) === 'A' ? 'B' : 'A'}${state.slice(-1)}`;
+    expect(forged).not.toBe(state);
     const tampered = await modern(adaptive!.url, 'tools/call', { name: 'agents.grant', arguments: grantArgs('m:forged'), inputResponses: accepted, requestState: forged }, { capabilities });
     expect(tampered.body.error?.code).toBe(-32602);
     // Another person's client echoing it: bound to the caller, refused the same way.

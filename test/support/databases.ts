@@ -23,12 +23,25 @@ async function pgliteTemplate(): Promise<Blob | undefined> {
   return template;
 }
 
-/** Creates an empty database next to the one `baseUrl` names and returns its URL. */
-export async function createScratchPostgres(baseUrl: string, prefix = 'portico_test'): Promise<string> {
+/** The migrated database this vitest run made once (test/support/global-setup.ts), if any. */
+async function postgresTemplate(): Promise<string> {
+  try {
+    // Imported here, as above: outside vitest there is none.
+    return (await import('vitest')).inject('postgresTemplate') ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Creates a database next to the one `baseUrl` names and returns its URL: empty, or a copy of `template` (a database
+ * nobody is connected to).
+ */
+export async function createScratchPostgres(baseUrl: string, prefix = 'portico_test', template?: string): Promise<string> {
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
   try {
-    await admin.unsafe(`create database "${name}"`);
+    await admin.unsafe(`create database "${name}"${template ? ` template "${template}"` : ''}`);
   } finally {
     await admin.end({ timeout: 5 });
   }
@@ -87,9 +100,11 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     if (!copy) await migrateDatabase(raw);
     return { raw, db: drizzleFor(raw), kind: 'pglite', close: () => raw.close() };
   }
-  const url = await createScratchPostgres(baseUrl);
+  // The run's migrated copy (test/support/global-setup.ts); without one (outside vitest), a new database, migrated.
+  const template = await postgresTemplate();
+  const url = await createScratchPostgres(baseUrl, 'portico_test', template || undefined);
   const raw = await openRawDatabase(postgresOptions(url));
-  await migrateDatabase(raw);
+  if (!template) await migrateDatabase(raw);
   return {
     raw,
     db: drizzleFor(raw),

@@ -53,8 +53,10 @@ async function check(page: Page, testInfo: TestInfo, pattern: string, url: strin
   await expect(page.locator('html'), `${url} in ${pageLanguage}`).toHaveAttribute('lang', pageLanguage);
   for (const size of WIDTHS) {
     await page.setViewportSize({ width: size.width, height: size.height });
-    const name = `${pattern.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'}-${size.name}.png`;
-    await page.screenshot({ path: testInfo.outputPath(name), fullPage: true });
+    const name = `${pattern.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'}-${size.name}.jpeg`;
+    // JPEG: encoding a long page's PNG took about 60% longer in this software-rendered browser, and the pictures are
+    // for reading, not for comparing pixels.
+    await page.screenshot({ path: testInfo.outputPath(name), fullPage: true, type: 'jpeg', quality: 80 });
     // axe once per page and language, each width in one of them: the phone width in English, the desktop width in
     // the others (the markup is the same but for its words; the longer strings are what the overflow check below is
     // for, at every width). Twice per page instead of three times: about a minute of every run.
@@ -62,6 +64,10 @@ async function check(page: Page, testInfo: TestInfo, pattern: string, url: strin
     await expectNoSidewaysScroll(page, url);
   }
 }
+
+// Each language is a serial group of its own (the last test counts what the two before it visited, in the same
+// worker), and the groups may run in two lanes at once: the sweep is the suite's longest file (about eight minutes).
+test.describe.configure({ mode: 'parallel' });
 
 for (const language of supportedLocales()) {
   test.describe(`in ${language}`, () => {

@@ -190,9 +190,11 @@ test.describe('the console, as an admin', () => {
     await expect(page.getByTestId('audit-events')).not.toContainText('app.created');
     await page.screenshot({ path: testInfo.outputPath('audit.png'), fullPage: true });
     // Each event opens whole: its details and its place in the chain.
-    await page.getByTestId('audit-events').getByRole('link', { name: /: team\.created, / }).first().click();
+    // Named as a person reads it, with the code beside the name on the page (issue 56, item 8).
+    await expect(page.getByTestId('audit-events').getByRole('row').filter({ hasText: 'team.created' }).first()).toContainText('Team created');
+    await page.getByTestId('audit-events').getByRole('link', { name: /: Team created, / }).first().click();
     await expect(page.getByRole('heading', { name: /^Audit event #\d+$/ })).toBeVisible();
-    await expect(page.getByTestId('audit-event')).toContainText('team.created');
+    await expect(page.getByTestId('audit-event')).toContainText('Team created team.created');
     await expect(page.getByTestId('audit-event')).toContainText(/[0-9a-f]{64}/);
     await expectAccessible(page);
     await page.screenshot({ path: testInfo.outputPath('audit-event.png'), fullPage: true });

@@ -1,4 +1,6 @@
-// The identity variables an app needs to use Portico, as an .env snippet. The app kit reads these names.
+// The identity variables an app needs to use Portico, as an .env snippet. The app kit reads these names; the
+// comments that stand in for a secret not shown are in the reader's language (the console's), English elsewhere.
+import { DEFAULT_LOCALE, translator } from '../i18n/catalogs';
 
 /**
  * The app kit contracts this Portico accepts, oldest first: an app built on the previous kit (8: MCP 2025-11-25
@@ -22,22 +24,21 @@ export interface AppEnvironmentInput {
   surfaceSecret?: string;
   /** A single-page or native app's client: public, so it has no secret at all (it proves itself with PKCE). */
   publicClient?: boolean;
+  /** The language of the comments (the console's reader); English for the CLI and the seed's output. */
+  locale?: string;
 }
 
 export function appEnvironmentLines(input: AppEnvironmentInput): string[] {
+  const t = translator(input.locale ?? DEFAULT_LOCALE, 'appEnvironment');
   return [
     `PORTICO_ISSUER=${input.issuer}`,
     `PORTICO_CLIENT_ID=${input.clientId}`,
-    input.publicClient
-      ? '# PORTICO_CLIENT_SECRET: none — a single-page or native app is a public client (PKCE, no secret)'
-      : input.clientSecret
-        ? `PORTICO_CLIENT_SECRET=${input.clientSecret}`
-        : '# PORTICO_CLIENT_SECRET: shown only when the app was created; Portico keeps only its hash',
+    input.publicClient ? `# PORTICO_CLIENT_SECRET: ${t('noClientSecret')}` : input.clientSecret ? `PORTICO_CLIENT_SECRET=${input.clientSecret}` : `# PORTICO_CLIENT_SECRET: ${t('clientSecretShownOnce')}`,
     `PORTICO_APP_IDENTITY=${input.appIdentity}`,
     input.surfaceSecret
       ? `PORTICO_SURFACE_SECRET=${input.surfaceSecret}`
       : input.publicClient
-        ? '# PORTICO_SURFACE_SECRET: for the app\'s own server (its API or MCP server) only, made on the security tab; never in a browser bundle or an app binary'
-        : '# PORTICO_SURFACE_SECRET: shown only when created; replace it from the app\'s security tab if it is lost',
+        ? `# PORTICO_SURFACE_SECRET: ${t('surfaceSecretServerOnly')}`
+        : `# PORTICO_SURFACE_SECRET: ${t('surfaceSecretShownOnce')}`,
   ];
 }

@@ -62,6 +62,8 @@ function literalsOf(elements: MessageFormatElement[], into: string[] = []): stri
       'console.identity.connections.fields.clientSecret',
       'console.identity.scim.token',
       'mail.signatureAlone',
+      'events.auditFamilies.app',
+      'events.auditFamilies.webhook',
     ]);
 
 const english = leaves(messagesFor(DEFAULT_LOCALE) as unknown as Tree);

@@ -24,7 +24,7 @@ type ApprovalsTranslator = Translator<'console.approvals'>;
 
 function access(t: ApprovalsTranslator, entry: ApprovalHistoryEntry): string {
   const { request } = entry;
-  const what = request.kind === 'root_access' ? t('rootAccess') : `${request.profile} ${visibleText(request.resource)}`;
+  const what = request.kind === 'root_access' ? t('rootAccess') : t('sensitiveAccess', { profile: request.profile ?? '', resource: visibleText(request.resource) });
   return request.durationSeconds === null ? t('accessPermanent', { what }) : t('accessMinutes', { what, minutes: Math.round(request.durationSeconds / 60) });
 }
 

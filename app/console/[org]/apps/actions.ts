@@ -11,7 +11,7 @@ import { runtime } from '@/lib/runtime';
 import { isUuid } from '@/lib/util/uuid';
 import { postgresErrorCode } from '@/lib/db/client';
 import { localized, supportedLocales, type Translator } from '@/lib/i18n/catalogs';
-import { getT } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/lib/i18n/server';
 import { forgetNewCredentials, keepNewCredentials } from '../../_lib/new-credentials';
 import { ActionRefusal, orgAction, spoken } from '../../_lib/action';
 import { orgAppOrRefuse } from '../../_lib/org-app';
@@ -93,7 +93,7 @@ export const createAppAction = orgAction(
     const surfaceSecret = created.profile === 'web' ? await issueSurfaceSecret(tx, created.app.id, runtime().atRestKey) : undefined;
     await audit({ action: 'app.created', subject: { type: 'app', id: created.app.id, label: created.app.name }, appId: created.app.id, clientId: created.clientId, details: { profile: created.profile, idTokenAlg: DEFAULT_ID_TOKEN_ALG } });
     // Shown once on the app's own page (sealed into a cookie for that page; never in the URL).
-    const lines = appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret, publicClient: created.profile !== 'web' });
+    const lines = appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId: created.clientId, clientSecret: created.clientSecret, appIdentity: created.app.identity, surfaceSecret, publicClient: created.profile !== 'web', locale: await requestLocale() });
     await keepNewCredentials({ org: access.org.slug, appId: created.app.id, consoleSession: access.consoleSession, lines });
     return { status: 'ok', message: (await getT('console.apps.done'))('created', { name: created.app.name }), redirect: `/console/${access.org.slug}/apps/${created.app.id}` };
   },

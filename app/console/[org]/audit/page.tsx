@@ -7,7 +7,8 @@ import { requireOrgAccess } from '../../_lib/access';
 import { AuditTable } from '../../_components/audit-table';
 import { EmptyState, PageHeader } from '../../_components/page-header';
 import { auditFilterFrom } from './filter';
-import { getT } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/lib/i18n/server';
+import { auditActionName, auditFamilyName } from '@/lib/audit/actions';
 import { ScrollPanel } from '@/app/console/_components/scroll-panel';
 
 export const dynamic = 'force-dynamic';
@@ -20,6 +21,7 @@ const PAGE_SIZE = 50;
 export default async function AuditPage(props: { params: Promise<{ org: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const access = await requireOrgAccess((await props.params).org);
   const t = await getT('console.audit');
+  const locale = await requestLocale();
   if (!access.can('audit.read')) return <PageHeader title={t('title')} description={t('notAllowed')} />;
   const query = await props.searchParams;
   const { filter, values } = auditFilterFrom(query);
@@ -71,18 +73,24 @@ export default async function AuditPage(props: { params: Promise<{ org: string }
           {t('filter.type')}
           <select className="input" name="action" defaultValue={values.action}>
             <option value="">{t('filter.any')}</option>
-            {[...new Set(actions.map((action) => `${action.split('.')[0]}.`))].map((family) => (
-              <optgroup key={family} label={`${family}*`}>
-                <option value={family}>{t('filter.family', { family })}</option>
-                {actions
-                  .filter((action) => action.startsWith(family))
-                  .map((action) => (
-                    <option key={action} value={action}>
-                      {action}
-                    </option>
-                  ))}
-              </optgroup>
-            ))}
+            {[...new Set(actions.map((action) => `${action.split('.')[0]}.`))].map((family) => {
+              const familyName = auditFamilyName(locale, family.slice(0, -1)) ?? `${family}*`;
+              return (
+                <optgroup key={family} label={familyName}>
+                  <option value={family}>{t('filter.family', { family: familyName })}</option>
+                  {actions
+                    .filter((action) => action.startsWith(family))
+                    .map((action) => {
+                      const name = auditActionName(locale, action);
+                      return (
+                        <option key={action} value={action}>
+                          {name ? `${name} · ${action}` : action}
+                        </option>
+                      );
+                    })}
+                </optgroup>
+              );
+            })}
           </select>
         </label>
         <label className="grid gap-1 text-sm">

@@ -40,7 +40,7 @@ export default async function AppPage(props: { params: Promise<{ org: string; ap
             {t('identity')}
           </h2>
           <pre className="overflow-x-auto rounded-md bg-slate-100 p-3 text-xs" data-testid="app-env" tabIndex={0} aria-label={t('identity')}>
-            {appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId, appIdentity: app.identity, publicClient: registration.profile !== 'web' }).join('\n')}
+            {appEnvironmentLines({ issuer: runtime().env.PORTICO_ISSUER, clientId, appIdentity: app.identity, publicClient: registration.profile !== 'web', locale: await requestLocale() }).join('\n')}
           </pre>
           <p className="mt-3 text-sm text-slate-600" data-testid="app-profile" data-profile={registration.profile}>
             {t('profile', { profile: registration.profile })}

@@ -1,5 +1,6 @@
 // One audit event, whole: who, what, when, from where, its details as recorded, and its place in the tamper-evident
 // chain (sequence, previous hash, hash). Only an event of this organization's log is shown.
+import { AuditActionName } from '../../../_components/event-name';
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
@@ -25,7 +26,7 @@ export default async function AuditEventPage(props: { params: Promise<{ org: str
   const t = await getT('console.auditEvent');
   const rows: [string, React.ReactNode][] = [
     [t('when'), <When key="when" value={event.occurredAt} />],
-    [t('type'), <code key="type">{event.action}</code>],
+    [t('type'), <AuditActionName key="type" action={event.action} />],
     [t('actor'), `${visibleText(event.actorLabel ?? event.actorId ?? '—')} (${event.actorType}${event.actorId ? `, ${visibleText(event.actorId)}` : ''})`],
     [t('from'), event.ip ?? '—'],
     [t('subject'), event.subjectType ? `${visibleText(event.subjectLabel ?? event.subjectId ?? '—')} (${event.subjectType}${event.subjectId ? `, ${visibleText(event.subjectId)}` : ''})` : '—'],

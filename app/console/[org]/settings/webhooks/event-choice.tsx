@@ -3,6 +3,7 @@
 import { WEBHOOK_EVENT_FAMILIES, WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/events';
 import { getT } from '@/lib/i18n/server';
 import { FieldError } from '../../../_components/fields';
+import { WebhookSubscriptionName } from '../../../_components/event-name';
 
 export async function EventChoice({ selected }: { selected: readonly string[] }) {
   const t = await getT('console.webhooks.events');
@@ -30,7 +31,7 @@ export async function EventChoice({ selected }: { selected: readonly string[] })
                 <li key={type}>
                   <label className="flex items-center gap-2 text-sm">
                     <input type="checkbox" name="events" value={type} defaultChecked={selected.includes(type)} />
-                    <code className="min-w-0 break-all text-xs">{type}</code>
+                    <WebhookSubscriptionName subscription={type} />
                   </label>
                 </li>
               ))}

@@ -1,5 +1,6 @@
 // Settings → Webhooks: the organization's endpoints, what happened to their latest delivery, and a form to add one
 // (its signing secret shown once).
+import { WebhookSubscriptionName } from '../../../_components/event-name';
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { requireOrgAccess } from '../../../_lib/access';
@@ -48,7 +49,13 @@ export default async function WebhooksPage(props: { params: Promise<{ org: strin
                 {endpoint.format === 'slack' ? <span className="badge mt-1">{t('formats.slack')}</span> : null}
               </td>
               <td className="text-xs">
-                <code className="break-words">{endpoint.events.join(', ')}</code>
+                <ul className="grid gap-0.5">
+                  {endpoint.events.map((subscription) => (
+                    <li key={subscription}>
+                      <WebhookSubscriptionName subscription={subscription} />
+                    </li>
+                  ))}
+                </ul>
               </td>
               <td>{endpoint.enabled ? t('state.on') : <span className="badge">{t('state.off')}</span>}</td>
               <td className="text-sm">

@@ -176,3 +176,15 @@ export function webhookEventName(locale: string, type: string): string | undefin
   const t = translator(locale, 'events');
   return /^[a-z_]+\.[a-z_]+$/.test(type) && t.has(`webhook.${type}` as never) ? t(`webhook.${type}` as never) : undefined;
 }
+
+/** Who acted, as a word (`person` → "pessoa"); a type the catalogs do not name shows as its code. */
+export function auditActorTypeName(locale: string, type: string): string {
+  const t = translator(locale, 'events');
+  return /^[a-z_]+$/.test(type) && t.has(`actorTypes.${type}` as never) ? t(`actorTypes.${type}` as never) : type;
+}
+
+/** What an event is about, as a word (`team` → "equipe"); a type the catalogs do not name shows as its code. */
+export function auditSubjectTypeName(locale: string, type: string): string {
+  const t = translator(locale, 'events');
+  return /^[a-z_]+$/.test(type) && t.has(`subjectTypes.${type}` as never) ? t(`subjectTypes.${type}` as never) : type;
+}

@@ -64,6 +64,7 @@ function literalsOf(elements: MessageFormatElement[], into: string[] = []): stri
       'mail.signatureAlone',
       'events.auditFamilies.app',
       'events.auditFamilies.webhook',
+      'events.subjectTypes.app',
     ]);
 
 const english = leaves(messagesFor(DEFAULT_LOCALE) as unknown as Tree);

@@ -3,10 +3,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AUDIT_ACTIONS, auditActionName, auditFamilyName, webhookEventName } from '@/lib/audit/actions';
-import { supportedLocales } from '@/lib/i18n/catalogs';
+import { AUDIT_ACTIONS, auditActionName, auditActorTypeName, auditFamilyName, auditSubjectTypeName, webhookEventName } from '@/lib/audit/actions';
+import { messagesFor, supportedLocales } from '@/lib/i18n/catalogs';
 import { WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/events';
 import type { ToolOutcome } from '@/app-kit/tools';
+import { auditActorType } from '@/lib/db/schema/audit';
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder).flatMap((name) => {
@@ -35,8 +36,18 @@ function recordedActions(): Set<string> {
   return found;
 }
 
+/** Every subject type written in the code (`subject: { type: 'team', … }`). */
+function subjectTypes(): Set<string> {
+  const found = new Set<string>();
+  for (const file of ['lib', 'app', 'scripts'].flatMap((folder) => sourceFiles(path.join(process.cwd(), folder)))) {
+    for (const match of readFileSync(file, 'utf8').matchAll(/subject: \{ type: '([a-z_]+)'/g)) found.add(match[1]!);
+  }
+  return found;
+}
+
 describe('the names of audit actions and webhook events', () => {
   const recorded = recordedActions();
+  const subjects = subjectTypes();
 
   it('lists every audit action the code records, and none it does not', () => {
     // The scan finds the code's actions (a sanity floor, so that a broken scan cannot pass by finding nothing).
@@ -54,6 +65,13 @@ describe('the names of audit actions and webhook events', () => {
       expect(auditActionName(locale, 'app.no_such_action')).toBeUndefined();
       expect(webhookEventName(locale, 'app.deploy_finished')).toBeUndefined();
       expect(auditActionName(locale, 'constructor')).toBeUndefined();
+      // Who acted and what an event is about, as words (the audit event's page): each actor type of the schema, and
+      // each subject type the code writes; one the catalogs lack shows as its code.
+      expect(subjects.size).toBeGreaterThan(15);
+      const named = messagesFor(locale).events;
+      expect([...subjects].filter((type) => !(type in named.subjectTypes))).toEqual([]);
+      expect(auditActorType.enumValues.filter((type) => !(type in named.actorTypes))).toEqual([]);
+      expect(auditSubjectTypeName(locale, 'something_new')).toBe('something_new');
     });
   }
 
@@ -61,5 +79,7 @@ describe('the names of audit actions and webhook events', () => {
     expect(auditActionName('pt-BR', 'app.created')).toBe('App criado');
     expect(auditActionName('en', 'app.created')).toBe('App created');
     expect(webhookEventName('pt-BR', 'member.invitation_sent')).toBe('Convite enviado');
+    expect(auditSubjectTypeName('pt-BR', 'team')).toBe('equipe');
+    expect(auditActorTypeName('pt-BR', 'system')).toBe('o próprio Portico');
   });
 });

@@ -1,6 +1,7 @@
 // One audit event, whole: who, what, when, from where, its details as recorded, and its place in the tamper-evident
 // chain (sequence, previous hash, hash). Only an event of this organization's log is shown.
 import { AuditActionName } from '../../../_components/event-name';
+import { auditActorTypeName, auditSubjectTypeName } from '@/lib/audit/actions';
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
@@ -10,7 +11,7 @@ import { visibleText } from '@/lib/util/visible-text';
 import { When } from '../../../../_components/when';
 import { requireOrgAccess } from '../../../_lib/access';
 import { PageHeader } from '../../../_components/page-header';
-import { getT } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {
@@ -24,12 +25,13 @@ export default async function AuditEventPage(props: { params: Promise<{ org: str
   const event = /^\d{1,15}$/.test(params.id) ? await findAuditEvent(db(), access.org.id, Number(params.id)) : undefined;
   if (!event) notFound();
   const t = await getT('console.auditEvent');
+  const locale = await requestLocale();
   const rows: [string, React.ReactNode][] = [
     [t('when'), <When key="when" value={event.occurredAt} />],
     [t('type'), <AuditActionName key="type" action={event.action} />],
-    [t('actor'), `${visibleText(event.actorLabel ?? event.actorId ?? '—')} (${event.actorType}${event.actorId ? `, ${visibleText(event.actorId)}` : ''})`],
+    [t('actor'), `${visibleText(event.actorLabel ?? event.actorId ?? '—')} (${auditActorTypeName(locale, event.actorType)}${event.actorId ? `, ${visibleText(event.actorId)}` : ''})`],
     [t('from'), event.ip ?? '—'],
-    [t('subject'), event.subjectType ? `${visibleText(event.subjectLabel ?? event.subjectId ?? '—')} (${event.subjectType}${event.subjectId ? `, ${visibleText(event.subjectId)}` : ''})` : '—'],
+    [t('subject'), event.subjectType ? `${visibleText(event.subjectLabel ?? event.subjectId ?? '—')} (${auditSubjectTypeName(locale, event.subjectType)}${event.subjectId ? `, ${visibleText(event.subjectId)}` : ''})` : '—'],
     [t('app'), event.appId ?? '—'],
     [t('client'), event.clientId ? visibleText(event.clientId) : '—'],
     [t('actingAgent'), event.act ? visibleText(event.act) : '—'],

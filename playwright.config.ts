@@ -55,11 +55,11 @@ export default defineConfig({
   projects: smoke
     ? [{ name: 'embedded-smoke', testMatch: EMBEDDED_SMOKE }]
     : [
-        // First in the queue: Playwright gives a free worker the first waiting spec whose project has a worker to
-        // spare, so these run one after another beside the shared lanes from the start, instead of all at the end
-        // in one worker while the other lane, done, waits (measured: lanes of 935 s and 1186 s).
-        { name: 'own-servers', testMatch: OWN_SERVER_SPECS, workers: 1 },
         { name: 'shared-server', testIgnore: OWN_SERVER_SPECS, workers: E2E_LANES },
+        // Last in the queue, on purpose: run beside the shared lanes (listed first, measured in CI), these specs —
+        // several servers and PostgreSQL clusters each — slowed every test beside them, and the whole phase took
+        // 22 minutes instead of 19½ although the lanes ended together. The two cores are busy either way.
+        { name: 'own-servers', testMatch: OWN_SERVER_SPECS, workers: 1 },
       ],
   // One web server process starts a shared server per lane (e2e/support/serve.ts); the smoke's specs start their
   // own servers: no shared one for them.

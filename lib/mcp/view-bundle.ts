@@ -6,8 +6,9 @@ const bundles = new Map<string, Promise<string>>();
 
 async function bundle(entry: string): Promise<string> {
   const { build } = await import('esbuild');
-  // From the working directory, not import.meta.url: Next.js bundles this module elsewhere.
-  const result = await build({ entryPoints: [path.join(process.cwd(), entry)], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', minify: true, write: false, logLevel: 'silent' });
+  // From the working directory, not import.meta.url: Next.js bundles this module elsewhere. (The comment inside tells
+  // Turbopack not to trace the whole project into the build for this one path; it warned at every build.)
+  const result = await build({ entryPoints: [path.join(/* turbopackIgnore: true */ process.cwd(), entry)], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', minify: true, write: false, logLevel: 'silent' });
   // Inlined in a <script>: a "</script" inside the bundle would end it early.
   return result.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1');
 }

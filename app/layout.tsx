@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import { clientMessages } from '@/lib/i18n/catalogs';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale, requestTimeZone } from '@/lib/i18n/server';
 import { PorticoIntlProvider } from './_components/intl-provider';
 import { LanguageFooter } from './_components/language-footer';
 import './globals.css';
@@ -16,11 +16,11 @@ export async function generateMetadata(): Promise<Metadata> {
 }
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
-  const locale = await requestLocale();
+  const [locale, timeZone] = await Promise.all([requestLocale(), requestTimeZone()]);
   return (
     <html lang={locale}>
       <body>
-        <PorticoIntlProvider locale={locale} messages={clientMessages(locale)}>
+        <PorticoIntlProvider locale={locale} messages={clientMessages(locale)} timeZone={timeZone}>
           {children}
         </PorticoIntlProvider>
         <LanguageFooter />

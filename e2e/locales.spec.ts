@@ -5,6 +5,7 @@ import { expect, test, type Page, type TestInfo } from './support/test';
 import { Secret, TOTP } from 'otpauth';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
+import { expectNoSidewaysScroll } from './support/layout';
 import { DEMO, E2E_ISSUER, lanePort } from './support/constants';
 import { FLIGHT_DECK, LINGUA, ROCKETS } from './support/fixtures';
 import { waitForMail } from './support/mail';
@@ -238,6 +239,65 @@ test('times read in the reader’s own zone, named, with the same moment in UTC 
     const moment = page.getByTestId('audit-events').locator('time').first();
     await expect(moment).toHaveText(named);
     await expect(moment).toHaveAttribute('title', /UTC$/);
+    await context.close();
+  }
+});
+
+test('a zone saved on the account page: the console shows it whatever the browser’s; an organization’s zone for mail is a setting', async ({ browser }, testInfo) => {
+  const context = await browser.newContext({ baseURL: E2E_ISSUER, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+  const page = await context.newPage();
+  await consoleSignIn(page, DEMO);
+  const saveZone = async (zone: string, status: RegExp) => {
+    await page.goto('/console/account');
+    const form = page.getByTestId('time-zone-form');
+    await form.getByLabel('Fuso horário').selectOption(zone);
+    await form.getByRole('button', { name: 'Salvar fuso horário' }).click();
+    await expect(form.getByRole('status')).toHaveText(status);
+  };
+  try {
+    await page.goto('/console/account');
+    // The browser's own zone is the first choice, named once the page runs.
+    await expect(page.getByTestId('time-zone-form').locator('option').first()).toHaveText('O do meu navegador (America/Sao Paulo)');
+    await saveZone('Asia/Tokyo', /^Salvo: os horários agora aparecem em Asia\/Tokyo\.$/);
+    for (const [name, width, height] of [['1280', 1280, 800], ['390', 390, 844]] as const) {
+      await page.setViewportSize({ width, height });
+      await page.locator('#time-zone-choice').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: testInfo.outputPath(`account-time-zone-${name}.png`) });
+      await expectNoSidewaysScroll(page, `the account page at ${name} px`);
+    }
+    await expectAccessible(page);
+    // Something in the audit log; its time reads in Tokyo although the browser is in São Paulo.
+    await page.goto('/console/demo/teams');
+    await page.getByTestId('create-team').locator('input[name="name"]').fill(`Fuso ${Date.now()}`);
+    await page.getByTestId('create-team').locator('button[type="submit"]').click();
+    await expect(page.getByTestId('create-team').getByRole('status')).toBeVisible();
+    await page.goto('/console/demo/audit');
+    await expect(page.getByTestId('audit-events').locator('time').first()).toHaveText(/GMT\+9$/);
+    // Back to the browser's zone.
+    await saveZone('', /^Salvo: as páginas voltam a seguir o fuso do seu navegador\.$/);
+    await page.goto('/console/demo/audit');
+    await expect(page.getByTestId('audit-events').locator('time').first()).toHaveText(/(BRT|GMT-3|UTC-3)$/);
+
+    // The organization's zone for the mail of people who chose none.
+    await page.goto('/console/demo/settings');
+    const orgZone = page.getByTestId('default-time-zone');
+    await orgZone.getByLabel('Fuso horário padrão').selectOption('America/Recife');
+    await orgZone.getByRole('button', { name: 'Salvar' }).click();
+    await expect(orgZone.getByRole('status')).toHaveText('Salvo: e-mails a quem não escolheu um fuso agora aparecem em America/Recife.');
+    // A value no zone has (a tampered option) is refused next to the field; the choice stays.
+    await orgZone.locator('select[name="timeZone"] option[value="Asia/Tokyo"]').evaluate((option) => option.setAttribute('value', 'Mars/Olympus_Mons'));
+    await orgZone.locator('select[name="timeZone"]').selectOption('Mars/Olympus_Mons');
+    await orgZone.getByRole('button', { name: 'Salvar' }).click();
+    await expect(orgZone.getByTestId('field-error-field-timeZone')).toHaveText('Escolha um fuso horário da lista.');
+    await expect(orgZone.locator('select[name="timeZone"]')).toHaveValue('Mars/Olympus_Mons');
+    await page.screenshot({ path: testInfo.outputPath('org-time-zone-refused.png'), fullPage: true });
+  } finally {
+    // Leaves the demo organization and its owner as the other specs know them.
+    await page.goto('/console/demo/settings');
+    const orgZone = page.getByTestId('default-time-zone');
+    await orgZone.getByLabel('Fuso horário padrão').selectOption('');
+    await orgZone.getByRole('button', { name: 'Salvar' }).click();
+    await expect(orgZone.getByRole('status')).toHaveText('Salvo: e-mails a quem não escolheu um fuso aparecem em UTC.');
     await context.close();
   }
 });

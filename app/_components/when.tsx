@@ -5,6 +5,7 @@
 // know the person's zone); the browser then shows local time, so the first paint is right too, only in UTC.
 import { useEffect, useState } from 'react';
 import { useLocale, useTranslations } from 'use-intl/react';
+import { useSavedTimeZone } from './intl-provider';
 
 function relativeTo(format: Intl.RelativeTimeFormat, justNow: string, soon: string, date: Date, now: number): string {
   const seconds = Math.round((date.getTime() - now) / 1000);
@@ -24,23 +25,31 @@ export function When(props: { value: string | Date; relative?: boolean }) {
   const date = new Date(props.value);
   const iso = date.toISOString();
   const [local, setLocal] = useState<{ text: string; relative: string } | undefined>();
+  // The zone saved on the account (the console's account page), else the browser's.
+  const savedZone = useSavedTimeZone();
   useEffect(() => {
     const relative = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
     const show = () =>
       setLocal({
         // The reader's own zone, named (issue 56, item 3): "Dec 6, 2026, 12:07 PM GMT-3"; the title holds UTC.
-        text: new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }).format(date),
+        text: new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short', ...(savedZone ? { timeZone: savedZone } : {}) }).format(date),
         relative: relativeTo(relative, t('justNow'), t('inAFewSeconds'), date, Date.now()),
       });
     show();
     const timer = window.setInterval(show, 30_000);
     return () => window.clearInterval(timer);
-  }, [iso, locale]);
+  }, [iso, locale, savedZone]);
   return (
     <time dateTime={iso} title={t('utc', { time: utcFormat(locale).format(date) })}>
       {/* The moment never breaks inside; its relative hint may go to the next line (a phone at 320 px). */}
       <span className="whitespace-nowrap">{local ? local.text : t('utc', { time: utcFormat(locale).format(date) })}</span>
-      {props.relative !== false && local ? <span className="whitespace-nowrap text-slate-500"> ({local.relative})</span> : null}
+      {/* The space outside the hint's span: a line may break there (inside a nowrap span it could not). */}
+      {props.relative !== false && local ? (
+        <>
+          {' '}
+          <span className="whitespace-nowrap text-slate-500">({local.relative})</span>
+        </>
+      ) : null}
     </time>
   );
 }

@@ -8,6 +8,7 @@ import { recordAuditEvent } from '../audit/events';
 import type { Queryable } from '../db/client';
 import { enqueueMail } from '../deliveries/outbox';
 import { endSessions } from '../grants';
+import { mailTimeZoneFor } from '../i18n/time-zone';
 import { mailLocaleFor } from '../i18n/recipient';
 import { secondFactorChangedMail } from '../mail/messages';
 import { queueCredentialChange } from '../ssf/events';
@@ -31,7 +32,8 @@ export async function afterFactorChange(
   });
   // The owner hears of every change, in the change's transaction (lost with it, never without it).
   const locale = await mailLocaleFor(tx, { email: user.email });
-  await enqueueMail(tx, input.mail.atRestKey, secondFactorChangedMail({ to: user.email, locale, when: new Date(), change, factor: factor.kind === 'totp' ? 'authenticator app' : 'passkey', accountLink: `${input.mail.issuer}/console/account` }));
+  const timeZone = await mailTimeZoneFor(tx, { email: user.email });
+  await enqueueMail(tx, input.mail.atRestKey, secondFactorChangedMail({ to: user.email, locale, timeZone, when: new Date(), change, factor: factor.kind === 'totp' ? 'authenticator app' : 'passkey', accountLink: `${input.mail.issuer}/console/account` }));
   const factors = await secondFactorCount(tx, user.id);
   const added = change === 'added' ? 1 : -1;
   await queueCredentialChange(tx, {

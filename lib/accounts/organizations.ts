@@ -45,6 +45,11 @@ export async function setDefaultLocale(db: Queryable, orgId: string, locale: str
   await db.update(organizations).set({ defaultLocale: locale }).where(eq(organizations.id, orgId));
 }
 
+/** An organization's time zone for the mail of people who chose none (lib/i18n/time-zone.ts); null: UTC. */
+export async function setDefaultTimeZone(db: Queryable, orgId: string, zone: string | null): Promise<void> {
+  await db.update(organizations).set({ defaultTimeZone: zone }).where(eq(organizations.id, orgId));
+}
+
 export async function setBranding(db: Queryable, orgId: string, branding: Branding): Promise<void> {
   await db
     .update(organizations)

@@ -7,6 +7,7 @@ import type { Database } from '../db/client';
 import { postgresErrorCode } from '../db/client';
 import { enqueueMail } from '../deliveries/outbox';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
+import { mailTimeZoneFor } from '../i18n/time-zone';
 import { mailLocaleFor } from '../i18n/recipient';
 import { passwordChangedMail, verifyEmailMail } from '../mail/messages';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
@@ -45,7 +46,8 @@ async function organizationNamesOf(db: Database, userId: string): Promise<string
 
 async function queueChangeNotice(db: Parameters<typeof enqueueMail>[0], mail: AccountMailContext, user: Pick<User, 'email'>, how: 'changed' | 'reset', linksEnded = 0): Promise<void> {
   const locale = await mailLocaleFor(db, { email: user.email });
-  await enqueueMail(db, mail.atRestKey, passwordChangedMail({ to: user.email, locale, when: new Date(), how, linksEnded, recoverLink: `${mail.issuer}/account/recover` }));
+  const timeZone = await mailTimeZoneFor(db, { email: user.email });
+  await enqueueMail(db, mail.atRestKey, passwordChangedMail({ to: user.email, locale, timeZone, when: new Date(), how, linksEnded, recoverLink: `${mail.issuer}/account/recover` }));
 }
 
 /** Sets the password through a setup, reset or forced-change link, and ends every session and refresh token. */

@@ -110,6 +110,7 @@ export const AUDIT_ACTIONS = [
   'org.branding_updated',
   'org.created',
   'org.default_locale_updated',
+  'org.default_time_zone_updated',
   'org.deleted',
   'org.domain_added',
   'org.domain_checked',

@@ -64,18 +64,19 @@ function englishText(fullKey: string): string {
  */
 const translators = new Map<string, unknown>();
 
-export function translator<N extends Namespace = never>(locale: string, namespace?: N) {
+export function translator<N extends Namespace = never>(locale: string, namespace?: N, timeZone = 'UTC') {
   const known = supportedLocale(locale) ?? DEFAULT_LOCALE;
-  // One per language and namespace for the process: a translator keeps the messages it has parsed, and every page,
-  // mail and refusal asks for the same few.
-  const cacheKey = `${known} ${namespace ?? ''}`;
+  // One per language, namespace and time zone for the process: a translator keeps the messages it has parsed, and
+  // every page, mail and refusal asks for the same few. The zone is the one its dates and times are written in (a
+  // mail's recipient's, lib/i18n/time-zone.ts); pages format moments in the browser (app/_components/when.tsx).
+  const cacheKey = `${known} ${namespace ?? ''} ${timeZone}`;
   let made = translators.get(cacheKey) as ReturnType<typeof createTranslator<Messages, N>> | undefined;
   if (!made) {
     made = createTranslator<Messages, N>({
       locale: known,
       messages: messagesFor(known),
       namespace,
-      timeZone: 'UTC',
+      timeZone,
       onError: () => undefined,
       getMessageFallback: ({ key, namespace: within }) => englishText(within ? `${within}.${key}` : key),
     });

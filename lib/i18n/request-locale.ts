@@ -15,13 +15,17 @@ import { isInteractionUid } from '../oidc/interactions';
 import { db, runtime } from '../runtime';
 import { REQUESTED_PATH_HEADER } from '../security/headers';
 import { chooseLocale, LOCALE_COOKIE, type LocaleWishes } from './negotiate';
+import { supportedTimeZone } from './time-zone';
 
 export { LOCALE_COOKIE };
 
 /** Console paths that are not an organization's slug. */
 const CONSOLE_PAGES_OF_NO_ORGANIZATION = new Set(['login', 'account', 'confirm', 'orgs', 'session']);
 
-async function wishesOfPath(pathname: string): Promise<Pick<LocaleWishes, 'uiLocales' | 'organizationDefault' | 'accountChoice'>> {
+/** What the path's signed-in person (or its organization) asks for: languages, and the time zone they saved. */
+type PathWishes = Pick<LocaleWishes, 'uiLocales' | 'organizationDefault' | 'accountChoice'> & { timeZone?: string | null };
+
+async function wishesOfPath(pathname: string): Promise<PathWishes> {
   const parts = pathname.split('/').filter(Boolean);
   if (parts[0] === 'auth' && parts[1] === 'app' && parts[2] && isInteractionUid(parts[2])) {
     const lookup = await currentInteraction(parts[2]);
@@ -30,20 +34,20 @@ async function wishesOfPath(pathname: string): Promise<Pick<LocaleWishes, 'uiLoc
     const org = target && target.kind !== 'unknown_client' ? target.context?.org : undefined;
     const accountId = lookup.interaction.session?.accountId;
     const account = accountId ? await findUserById(db(), accountId).catch(() => undefined) : undefined;
-    return { uiLocales: lookup.interaction.params.ui_locales, organizationDefault: org?.defaultLocale, accountChoice: account?.locale };
+    return { uiLocales: lookup.interaction.params.ui_locales, organizationDefault: org?.defaultLocale, accountChoice: account?.locale, timeZone: account?.timeZone };
   }
   if (parts[0] === 'console') {
     const session = await findConsoleSession(db(), (await cookies()).get(CONSOLE_SESSION_COOKIE)?.value);
     const slug = parts[1] && !CONSOLE_PAGES_OF_NO_ORGANIZATION.has(parts[1]) ? parts[1] : undefined;
     const org = slug ? await findOrganizationBySlug(db(), slug) : undefined;
-    return { accountChoice: session?.user.locale, organizationDefault: org?.defaultLocale };
+    return { accountChoice: session?.user.locale, organizationDefault: org?.defaultLocale, timeZone: session?.user.timeZone };
   }
   if (parts[0] === 'central' || parts[0] === 'embedded-central') {
     const issuer = runtime().env.PORTICO_ISSUER;
     const embedded = parts[0] === 'embedded-central';
     const token = (await cookies()).get(embedded ? EMBEDDED_CENTRAL_COOKIE : CENTRAL_COOKIE)?.value;
     const session = await findCentralSession(db(), token, { origin: new URL(issuer).origin, installation: issuer, surface: embedded ? 'embedded' : 'external' });
-    return { accountChoice: session?.user.locale };
+    return { accountChoice: session?.user.locale, timeZone: session?.user.timeZone };
   }
   return {};
 }
@@ -60,15 +64,25 @@ export function withRequestLocale<T>(locale: string, work: () => Promise<T>): Pr
   return pinnedLocale.run(locale, work);
 }
 
+/** The path's wishes, looked up once per render for both the language and the time zone. */
+const requestWishes = cache(async (): Promise<PathWishes> => {
+  const requested = (await headers()).get(REQUESTED_PATH_HEADER) ?? '/';
+  return wishesOfPath(new URL(requested, 'http://portico.invalid').pathname);
+});
+
 export const requestLocale = cache(async (): Promise<string> => {
   const pinned = pinnedLocale.getStore();
   if (pinned) return pinned;
-  const requestHeaders = await headers();
-  const requested = requestHeaders.get(REQUESTED_PATH_HEADER) ?? '/';
-  const pathname = new URL(requested, 'http://portico.invalid').pathname;
+  const { timeZone: _zone, ...wishes } = await requestWishes();
   return chooseLocale({
-    ...(await wishesOfPath(pathname)),
+    ...wishes,
     personChoice: (await cookies()).get(LOCALE_COOKIE)?.value,
-    acceptLanguage: requestHeaders.get('accept-language'),
+    acceptLanguage: (await headers()).get('accept-language'),
   });
 });
+
+/**
+ * The time zone the signed-in person saved on their account (issue 56, item 3), for the moments of the page; none:
+ * the browser's (app/_components/when.tsx).
+ */
+export const requestTimeZone = cache(async (): Promise<string | undefined> => supportedTimeZone((await requestWishes()).timeZone));

@@ -2,10 +2,10 @@
 // with the translator of lib/i18n/catalogs.ts. `const t = await getT('signIn')`, then `t('title', { app })`.
 import 'server-only';
 import { translator, type Namespace } from './catalogs';
-import { requestLocale } from './request-locale';
+import { requestLocale, requestTimeZone } from './request-locale';
 
 export async function getT<N extends Namespace = never>(namespace?: N) {
   return translator<N>(await requestLocale(), namespace);
 }
 
-export { requestLocale };
+export { requestLocale, requestTimeZone };

@@ -124,8 +124,8 @@ export function verifyEmailMail(input: { to: string; locale: string; link: strin
   });
 }
 
-export function passwordChangedMail(input: { to: string; locale: string; when: Date; how: 'changed' | 'reset'; recoverLink: string; linksEnded?: number }): MailMessage {
-  const t = translator(input.locale, 'mail.passwordChanged');
+export function passwordChangedMail(input: { to: string; locale: string; timeZone?: string; when: Date; how: 'changed' | 'reset'; recoverLink: string; linksEnded?: number }): MailMessage {
+  const t = translator(input.locale, 'mail.passwordChanged', input.timeZone);
   return compose({
     to: input.to,
     locale: input.locale,
@@ -145,8 +145,8 @@ export function passwordChangedMail(input: { to: string; locale: string; when: D
 export type SecondFactorKind = 'authenticator app' | 'passkey';
 
 /** A second factor was added to or removed from the account: the owner hears of it, whoever did it. */
-export function secondFactorChangedMail(input: { to: string; locale: string; when: Date; change: 'added' | 'removed'; factor: SecondFactorKind; accountLink: string }): MailMessage {
-  const t = translator(input.locale, 'mail.secondFactorChanged');
+export function secondFactorChangedMail(input: { to: string; locale: string; timeZone?: string; when: Date; change: 'added' | 'removed'; factor: SecondFactorKind; accountLink: string }): MailMessage {
+  const t = translator(input.locale, 'mail.secondFactorChanged', input.timeZone);
   const values = { change: input.change, factor: input.factor === 'passkey' ? 'passkey' : 'authenticator' };
   return compose({
     to: input.to,
@@ -186,8 +186,8 @@ function approvalParagraphs(t: Translator<'mail.approval'>, facts: ApprovalFacts
 }
 
 /** A request someone may decide: to each of its deciders (`moment`: when it arrived, a reminder, an escalation). */
-export function approvalRequestMail(input: { to: string; locale: string; moment: 'requested' | 'reminder' | 'escalated'; facts: ApprovalFacts }): MailMessage {
-  const t = translator(input.locale, 'mail.approval');
+export function approvalRequestMail(input: { to: string; locale: string; timeZone?: string; moment: 'requested' | 'reminder' | 'escalated'; facts: ApprovalFacts }): MailMessage {
+  const t = translator(input.locale, 'mail.approval', input.timeZone);
   const { facts } = input;
   return compose({
     to: input.to,
@@ -219,6 +219,8 @@ export function notificationDigestMail(input: { to: string; locale: string; item
 export function confirmationRequestMail(input: {
   to: string;
   locale: string;
+  /** The zone of the deadline it names (the recipient's, lib/i18n/time-zone.ts); UTC when not given. */
+  timeZone?: string;
   organization: string | null;
   app: string;
   tool: string;
@@ -233,7 +235,7 @@ export function confirmationRequestMail(input: {
   /** A CIBA request (lib/oidc/ciba.ts): the app's backend asks; `description` is its binding message. */
   backchannel?: boolean;
 }): MailMessage {
-  const t = translator(input.locale, 'mail.confirmation');
+  const t = translator(input.locale, 'mail.confirmation', input.timeZone);
   if (input.backchannel) {
     return compose({
       to: input.to,

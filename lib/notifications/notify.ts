@@ -11,6 +11,7 @@ import { mayDecide, mayDecideRequest, requestValues } from '../approvals/operato
 import type { Queryable } from '../db/client';
 import { agents, apps, confirmationChallenges, memberships, notificationLog, notificationSettings, organizations, teamMembers, users } from '../db/schema';
 import { enqueueMail } from '../deliveries/outbox';
+import { mailTimeZoneFor } from '../i18n/time-zone';
 import { mailLocaleFor } from '../i18n/recipient';
 import { approvalRequestMail, confirmationRequestMail, type ApprovalFacts, type MailMessage } from '../mail/messages';
 import { confirmationPageUrl } from '../mcp/confirmation-urls';
@@ -46,7 +47,7 @@ interface Recipient {
 async function queueNotice(
   tx: Queryable,
   deps: NotifyDeps,
-  input: { recipient: Recipient; orgId: string | null; kind: NoticeKind; subjectId: string; summary: string; link: string; mail: (locale: string) => MailMessage; actingLocale?: string | null },
+  input: { recipient: Recipient; orgId: string | null; kind: NoticeKind; subjectId: string; summary: string; link: string; mail: (locale: string, timeZone: string) => MailMessage; actingLocale?: string | null },
 ): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`notices:${input.recipient.id}`}, 0))`);
   const [recent] = await tx
@@ -55,7 +56,11 @@ async function queueNotice(
     .where(and(eq(notificationLog.userId, input.recipient.id), gt(notificationLog.createdAt, sql`now() - make_interval(mins => ${DIGEST_WINDOW_MINUTES})`)));
   const single = recent!.n < SINGLE_NOTICES_PER_WINDOW;
   await tx.insert(notificationLog).values({ userId: input.recipient.id, orgId: input.orgId, kind: input.kind, subjectId: input.subjectId, summary: input.summary, link: input.link, sentAt: single ? sql`now()` : null });
-  if (single) await enqueueMail(tx, deps.atRestKey, input.mail(await mailLocaleFor(tx, { email: input.recipient.email, orgId: input.orgId, actingLocale: input.actingLocale })), input.orgId);
+  if (!single) return;
+  // In the recipient's language and time zone (lib/i18n/recipient.ts, lib/i18n/time-zone.ts).
+  const locale = await mailLocaleFor(tx, { email: input.recipient.email, orgId: input.orgId, actingLocale: input.actingLocale });
+  const timeZone = await mailTimeZoneFor(tx, { email: input.recipient.email, orgId: input.orgId });
+  await enqueueMail(tx, deps.atRestKey, input.mail(locale, timeZone), input.orgId);
 }
 
 /** Whether a person wants this kind of notice (no row: yes). */
@@ -136,7 +141,7 @@ export async function notifyAboutRequest(tx: Queryable, deps: NotifyDeps, reques
       subjectId: request.id,
       summary: `${facts.organization} · ${facts.app}: ${facts.askedBy} — ${request.policyKind}${request.resource ? ` ${request.resource}` : ''}`,
       link: facts.link,
-      mail: (locale) => approvalRequestMail({ to: person.email, locale, moment, facts }),
+      mail: (locale, timeZone) => approvalRequestMail({ to: person.email, locale, timeZone, moment, facts }),
       actingLocale: requester?.locale,
     });
     told += 1;
@@ -190,10 +195,11 @@ export async function notifyConfirmation(tx: Queryable, deps: NotifyDeps, challe
       subjectId: challenge.id,
       summary: `${app}: ${challenge.tool} (${challenge.riskLevel})`,
       link,
-      mail: (locale) =>
+      mail: (locale, timeZone) =>
         confirmationRequestMail({
           to: person.email,
           locale,
+          timeZone,
           organization: org?.name ?? null,
           app,
           tool: challenge.tool,

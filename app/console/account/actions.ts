@@ -19,6 +19,7 @@ import { fieldErrorsIn, refusalWords } from '../../account/_lib/refusal-words';
 import { currentConsoleSession } from '../_lib/session';
 import { NOTICE_SETTINGS, saveNoticeSettings, type NoticeSettings } from '@/lib/notifications/settings';
 import { endLinkedIdentity } from '@/lib/identity/links';
+import { saveOwnTimeZone } from '@/lib/i18n/time-zone';
 
 /** Where notices of account changes are queued (the outbox) and what they link to. */
 const accountMail = () => ({ issuer: runtime().env.PORTICO_ISSUER, atRestKey: runtime().atRestKey });
@@ -237,4 +238,16 @@ export async function saveNotificationSettingsAction(_previous: CardFormState, d
   await saveNoticeSettings(db(), session.user.id, settings);
   revalidatePath('/console/account');
   return { status: 'done', message: (await getT('account.notifications'))('saved') };
+}
+
+/** The person's own time zone (lib/i18n/time-zone.ts): a zone of the list, or '' for their browser's. */
+export async function saveTimeZoneAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
+  const session = await currentConsoleSession();
+  if (!session) return sessionEnded();
+  const t = await getT('account.timeZone');
+  const value = data.get('timeZone');
+  const saved = await saveOwnTimeZone(db(), session.user.id, typeof value === 'string' ? value.slice(0, 100) : '\u0000');
+  if (!saved.ok) return { status: 'error', fieldErrors: { timeZone: t('invalid') } };
+  revalidatePath('/console/account');
+  return { status: 'done', message: saved.zone ? t('saved', { zone: saved.zone.replaceAll('_', ' ') }) : t('savedBrowser') };
 }

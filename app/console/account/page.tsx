@@ -10,6 +10,7 @@ import { listRecentSignIns } from '@/lib/accounts/sign-in-events';
 import { CardForm } from '../../account/_components/card-form';
 import { linkedIdentitiesOf } from '@/lib/identity/links';
 import { accountStepUpOptionsAction, changePasswordAction, removeLinkAction, saveNotificationSettingsAction, confirmTotpAction, passkeyRegistrationOptionsAction, registerPasskeyAction, removePasskeyAction, removeTotpAction, replaceRecoveryCodesAction, sendVerificationAction, startTotpAction } from './actions';
+import { TimeZoneSection } from './time-zone-section';
 import { AddPasskey } from './add-passkey';
 import { NotificationsForm } from './notifications-form';
 import { noticeSettingsOf } from '@/lib/notifications/settings';
@@ -233,6 +234,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
           <p className="mb-3 text-sm text-slate-600">{t.rich('notificationsIntro', { link: (chunks) => <Link href="/console/inbox">{chunks}</Link> })}</p>
           <NotificationsForm action={saveNotificationSettingsAction} initial={notices} />
         </Section>
+        <TimeZoneSection saved={user.timeZone} />
         <Section id="orgs" title={t('organizations')}>
           {memberships.length === 0 ? <p className="text-sm text-slate-600">{t('noOrganizations')}</p> : null}
           {runtime().env.PORTICO_ORG_CREATION === 'anyone' ? (

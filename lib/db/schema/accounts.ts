@@ -24,6 +24,10 @@ export const organizations = pgTable(
      */
     defaultLocale: text('default_locale'),
     /**
+     * The time zone (IANA, lib/i18n/time-zone.ts) of the mail its people get when they saved none. Null: UTC, named.
+     */
+    defaultTimeZone: text('default_time_zone'),
+    /**
      * Days its audit events stay in the database; older ones move to the archive (lib/audit/archive.ts), where
      * `audit verify` still checks them. Null: kept in the database for ever.
      */
@@ -70,6 +74,8 @@ export const users = pgTable(
     disabledAt: timestamp('disabled_at', { withTimezone: true }),
     /** The language the person chose (footer or account page), for pages and for the mail they receive; null: none. */
     locale: text('locale'),
+    /** The time zone the person chose (IANA), for the times of their pages and their mail; null: none. */
+    timeZone: text('time_zone'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

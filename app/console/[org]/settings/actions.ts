@@ -1,6 +1,7 @@
 'use server';
 import { z } from 'zod';
-import { deleteOrganization, renameOrganization, setBranding, setDefaultLocale } from '@/lib/accounts/organizations';
+import { deleteOrganization, renameOrganization, setBranding, setDefaultLocale, setDefaultTimeZone } from '@/lib/accounts/organizations';
+import { supportedTimeZone } from '@/lib/i18n/time-zone';
 import { localized, supportedLocale } from '@/lib/i18n/catalogs';
 import { getT } from '@/lib/i18n/server';
 import { SECOND_FACTOR_POLICIES, setSecondFactorPolicy } from '@/lib/accounts/second-factor-policy';
@@ -47,6 +48,19 @@ export const saveDefaultLocaleAction = orgAction(
     await setDefaultLocale(tx, access.org.id, locale);
     await audit({ action: 'org.default_locale_updated', subject: { type: 'organization', id: access.org.id, label: access.org.name }, details: { locale } });
     return { status: 'ok', message: locale ? t('saved') : t('savedBrowser') };
+  },
+);
+
+/** The time zone of the mail of its people who chose none: '' for UTC, otherwise a zone the runtime knows. */
+export const saveDefaultTimeZoneAction = orgAction(
+  { permission: 'branding.manage', input: z.object({ timeZone: z.string().trim().max(100) }) },
+  async ({ tx, input, access, audit }) => {
+    const t = await getT('console.settings.timeZone');
+    const zone = input.timeZone === '' ? null : supportedTimeZone(input.timeZone);
+    if (zone === undefined) throw new ActionRefusal(t('unknown'), 'timeZone');
+    await setDefaultTimeZone(tx, access.org.id, zone);
+    await audit({ action: 'org.default_time_zone_updated', subject: { type: 'organization', id: access.org.id, label: access.org.name }, details: { timeZone: zone } });
+    return { status: 'ok', message: zone ? t('saved', { zone: zone.replaceAll('_', ' ') }) : t('savedNone') };
   },
 );
 

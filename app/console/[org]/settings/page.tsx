@@ -8,6 +8,8 @@ import { SECOND_FACTOR_POLICIES } from '@/lib/accounts/second-factor-policy';
 import { deleteOrganizationAction, renameOrganizationAction } from './actions';
 import { BrandingForm } from './branding-form';
 import { DefaultLocaleForm } from './default-locale-form';
+import { DefaultTimeZoneForm } from './default-time-zone-form';
+import { supportedTimeZone, supportedTimeZones } from '@/lib/i18n/time-zone';
 import { localeName, supportedLocales } from '@/lib/i18n/catalogs';
 import { getT } from '@/lib/i18n/server';
 import { SettingsTabs } from './settings-tabs';
@@ -57,6 +59,13 @@ export default async function SettingsPage(props: { params: Promise<{ org: strin
         </h2>
         <p className="mb-3 text-sm text-slate-600">{t('language.description')}</p>
         <DefaultLocaleForm org={org.slug} initial={org.defaultLocale} languages={supportedLocales().map((value) => ({ value, label: localeName(value) }))} />
+      </section>
+      <section className="panel mt-8" aria-labelledby="default-time-zone-heading" data-testid="org-time-zone">
+        <h2 id="default-time-zone-heading" className="mb-1 font-semibold">
+          {t('timeZone.title')}
+        </h2>
+        <p className="mb-3 text-sm text-slate-600">{t('timeZone.description')}</p>
+        <DefaultTimeZoneForm org={org.slug} initial={supportedTimeZone(org.defaultTimeZone) ?? null} zones={supportedTimeZones()} />
       </section>
       {access.can('security.manage') ? (
         <section className="panel mt-8" aria-labelledby="two-step-policy-heading">

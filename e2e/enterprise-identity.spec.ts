@@ -83,6 +83,7 @@ test.describe('an organization brings its own identity', () => {
 
     // 2. The OpenID Connect connection. Its own redirect URI is on the form before it is added: the company's IdP
     // admin registers exactly that (RFC 9700 §4.4.2: one redirect URI per connection).
+    await owner.goto('/console/demo/settings/identity/connections');
     const redirectUri = (await owner.getByTestId('add-oidc-details').locator('p code').first().textContent())!;
     expect(redirectUri).toMatch(new RegExp(`^${ISSUER}/auth/federation/oidc/[0-9a-f-]{36}/callback$`));
     idp = await startCompanyIdp({ redirectUris: [redirectUri] });
@@ -98,9 +99,11 @@ test.describe('an organization brings its own identity', () => {
     await expect(form.locator('#oidc-name')).toHaveValue('Company SSO');
     await form.locator('#oidc-issuer').fill(idp.issuer);
     await form.getByRole('button', { name: 'Add connection' }).click();
-    // Added: it stands in the list (and the add forms fold away now that there is one).
-    const connection = owner.locator('li[data-connection="Company SSO"]');
-    await expect(connection).toBeVisible({ timeout: 30_000 });
+    // Added: the browser is on the connection's own page, which shows what to register.
+    await owner.waitForURL(/\/settings\/identity\/connections\/[0-9a-f-]{36}$/, { timeout: 30_000 });
+    const connectionPage = new URL(owner.url()).pathname;
+    const connection = owner.locator('[data-connection="Company SSO"]');
+    await expect(connection).toBeVisible();
     await expect(connection.getByTestId('connection-redirect-uri')).toHaveText(redirectUri);
     await expect(connection.getByTestId('legacy-callback')).toHaveCount(0);
     await expect(connection).toContainText('company.test');
@@ -120,8 +123,10 @@ test.describe('an organization brings its own identity', () => {
     await shot(owner, 'connection-test');
     await expectAccessible(owner);
 
-    // A new connection starts off (nobody was sent to it while it was tested): the owner turns it on.
-    await owner.goto('/console/demo/settings/identity');
+    // A new connection starts off (nobody was sent to it while it was tested): the owner turns it on, from the
+    // connection's page the test result links back to.
+    await owner.getByRole('link', { name: 'Back to the connection' }).click();
+    await owner.waitForURL((url) => url.pathname === connectionPage);
     await expect(connection).toHaveAttribute('data-enabled', 'no');
     await connection.getByRole('button', { name: 'Turn on' }).click();
     await expect(connection).toHaveAttribute('data-enabled', 'yes', { timeout: 30_000 });
@@ -136,7 +141,7 @@ test.describe('an organization brings its own identity', () => {
     await expect(connection.getByTestId('sso-required')).toContainText('Optional', { timeout: 30_000 });
 
     // 4. A SCIM token, shown once; the directory provisions Grace (RFC 7644 §3.3).
-    await owner.goto('/console/demo/settings/identity#scim');
+    await owner.goto('/console/demo/settings/identity/directory-sync');
     await owner.getByTestId('scim-token').getByRole('button', { name: 'Make a token' }).click();
     await expect(owner.getByTestId('secret-once')).toBeVisible({ timeout: 30_000 });
     const scimToken = (await owner.getByTestId('secret-once').innerText()).trim();
@@ -206,7 +211,7 @@ test.describe('an organization brings its own identity', () => {
     await expect(lin.getByRole('button', { name: 'Remove this link' })).toBeVisible();
     await shot(lin, 'account-links');
     await expectAccessible(lin);
-    await owner.goto('/console/demo/settings/identity#linked-people');
+    await owner.goto('/console/demo/settings/identity/connections#linked-people');
     const linked = owner.getByTestId('linked-people').locator(`li[data-link="${LIN.email}"]`);
     await expect(linked).toContainText("the account's password");
     await expect(linked.getByRole('button', { name: 'End this link' })).toBeVisible();
@@ -221,7 +226,7 @@ test.describe('an organization brings its own identity', () => {
         await ownerHere!.setViewportSize({ width, height: 900 });
         await linHere!.goto('/console/account#links');
         await expect(linHere!.getByTestId('linked-identities')).toContainText(words[0]);
-        await ownerHere!.goto('/console/demo/settings/identity#linked-people');
+        await ownerHere!.goto('/console/demo/settings/identity/connections#linked-people');
         await expect(ownerHere!.getByTestId('linked-people')).toContainText(words[1]);
         for (const [page, name] of [[linHere!, 'account-links'], [ownerHere!, 'identity-linked-people']] as const) {
           expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} ${locale} ${width}`).toBe(true);
@@ -263,7 +268,7 @@ test.describe('an organization brings its own identity', () => {
     await owner.locator('input[name="password"]').fill(DEMO.password);
     await owner.locator('form:has(input[name="password"]) button[type="submit"]').click();
     await owner.waitForURL(/\/console\/demo\/apps$/);
-    await owner.goto('/console/demo/settings/identity#enterprise-authorization');
+    await owner.goto('/console/demo/settings/identity/enterprise-authorization');
     const section = owner.locator('#enterprise-authorization');
     await expect(section.getByText('No outside MCP server yet.')).toBeVisible();
 
@@ -322,10 +327,13 @@ test.describe('an organization brings its own identity', () => {
       await owner.locator('input[name="password"]').fill(DEMO.password);
       await owner.locator('form:has(input[name="password"]) button[type="submit"]').click();
       await owner.waitForURL(/\/console\/demo\/apps$/, { timeout: 30_000 });
-      const connection = owner.locator('li[data-connection="Company SSO"]');
+      const connection = owner.locator('div[data-connection="Company SSO"]');
       for (const width of [1280, 390]) {
         await owner.setViewportSize({ width, height: 900 });
-        await owner.goto('/console/demo/settings/identity');
+        // The list links to the connection's own page.
+        await owner.goto('/console/demo/settings/identity/connections');
+        await owner.locator('tr[data-connection="Company SSO"]').getByRole('link', { name: 'Company SSO' }).click();
+        await owner.waitForURL(/\/settings\/identity\/connections\/[0-9a-f-]{36}$/);
         const notice = connection.getByTestId('legacy-callback');
         await expect(notice).toContainText(words[locale].notice);
         await expect(notice).toContainText(`${ISSUER}/auth/federation/oidc/callback`);
@@ -343,7 +351,7 @@ test.describe('an organization brings its own identity', () => {
       if (locale === 'pt-BR') await owner.context().close();
     }
     // The switch: the notice is gone and the connection's own redirect URI is the only one it answers on.
-    const connection = owner!.locator('li[data-connection="Company SSO"]');
+    const connection = owner!.locator('div[data-connection="Company SSO"]');
     await connection.getByTestId('legacy-callback').getByRole('button', { name: words['en-US'].useOwn }).click();
     await expect(connection.getByTestId('legacy-callback')).toHaveCount(0, { timeout: 30_000 });
     await expect(connection.getByTestId('connection-redirect-uri')).toHaveText(new RegExp(`^${ISSUER}/auth/federation/oidc/[0-9a-f-]{36}/callback$`));

@@ -11,7 +11,9 @@ import { consoleSignIn } from './support/console';
 import { expectNoSidewaysScroll } from './support/layout';
 import { DEMO, E2E_ISSUER } from './support/constants';
 import { demoRelyingParty, newAuthorizationRequest } from './support/relying-party';
+import * as samlify from 'samlify';
 import { supportedLocales, translator } from '../lib/i18n/catalogs';
+import { samlKeyPair } from '../test/support/saml-idp';
 
 const WIDTHS = [
   { name: '1280', width: 1280, height: 800 },
@@ -181,6 +183,49 @@ for (const language of supportedLocales()) {
       await expect(row).toHaveCount(0);
       // A connection's test result page, with no test run in this browser (its result: enterprise-identity.spec.ts).
       await check(page, testInfo, '/console/[org]/settings/identity/test', `${org}/settings/identity/test`);
+      await check(page, testInfo, '/console/[org]/settings/identity/directory-sync', `${org}/settings/identity/directory-sync`);
+      await check(page, testInfo, '/console/[org]/settings/identity/enterprise-authorization', `${org}/settings/identity/enterprise-authorization`);
+
+      // A SAML connection made from its IdP's metadata, pasted as samlify (a SAML library nobody here wrote) writes
+      // it; metadata whose sign-on takes only HTTP-POST is refused next to its field, keeping what was typed.
+      const idpKeys = samlKeyPair(`every-page-${pageLanguage}`);
+      const idpMetadata = (bindings: string[]) =>
+        samlify
+          .IdentityProvider({
+            entityID: `https://idp.every-page.test/${pageLanguage}`,
+            signingCert: idpKeys.certificate,
+            singleSignOnService: bindings.map((Binding) => ({ Binding, Location: 'https://idp.every-page.test/sso' })),
+            singleLogoutService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: 'https://idp.every-page.test/slo' }],
+          })
+          .getMetadata();
+      await page.goto(`${org}/settings/identity/connections`);
+      const samlDetails = page.getByTestId('add-saml-details');
+      // Folded once the organization has a connection (the other language's sweep may have one at this moment).
+      if ((await samlDetails.getAttribute('open')) === null) await samlDetails.locator('summary').click();
+      const addSaml = page.getByTestId('add-saml-connection');
+      const connectionName = `Metadata ${pageLanguage}`;
+      await addSaml.locator('#saml-name').fill(connectionName);
+      await addSaml.locator('#saml-metadataXml').fill(idpMetadata([samlify.Constants.namespace.binding.post]));
+      await addSaml.locator('button[type="submit"]').click();
+      await expect(addSaml.getByTestId('field-error-saml-metadataXml')).toContainText('HTTP-Redirect');
+      await expect(addSaml.locator('#saml-name')).toHaveValue(connectionName);
+      await addSaml.locator('#saml-metadataXml').fill(idpMetadata([samlify.Constants.namespace.binding.redirect]));
+      await addSaml.locator('button[type="submit"]').click();
+      await page.waitForURL(/\/settings\/identity\/connections\/[0-9a-f-]{36}$/);
+      const connectionPage = new URL(page.url()).pathname;
+      await expect(page.getByTestId('idp-entity-id')).toHaveText(`https://idp.every-page.test/${pageLanguage}`);
+      await expect(page.getByTestId('idp-sso-url')).toHaveText('https://idp.every-page.test/sso');
+      await check(page, testInfo, '/console/[org]/settings/identity/connections/[connection]', connectionPage);
+      // Portico's own metadata, to download: a file, naming the entity ID the page shows.
+      const download = await page.request.get((await page.getByTestId('download-sp-metadata').getAttribute('href'))!);
+      expect(download.headers()['content-disposition']).toMatch(/^attachment; filename="portico-sp-metadata-[0-9a-f-]{36}\.xml"$/);
+      expect(await download.text()).toContain(`entityID="${await page.getByTestId('sp-entity-id').textContent()}"`);
+      await check(page, testInfo, '/console/[org]/settings/identity/connections', `${org}/settings/identity/connections`);
+      await page.goto(connectionPage);
+      await page.getByRole('button', { name: identity('connections.delete') }).click();
+      await page.getByRole('button', { name: identity('connections.deleteConfirmLabel') }).click();
+      await page.waitForURL(/\/settings\/identity\/connections$/);
+      await expect(page.locator(`tr[data-connection="${connectionName}"]`)).toHaveCount(0);
     });
 
     test('no page is left out', () => {

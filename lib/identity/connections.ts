@@ -16,6 +16,7 @@ import { localized } from '../i18n/catalogs';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
 import { isUuid } from '../util/uuid';
 import { normalizeDomain } from './domains';
+import { parseCertificates, type IdpMetadata } from './saml-metadata';
 
 export type IdentityConnection = typeof identityConnections.$inferSelect;
 export type ConnectionKind = IdentityConnection['kind'];
@@ -246,15 +247,43 @@ export interface SamlConnectionFields {
   groupsClaim: string;
 }
 
-/** Makes a SAML 2.0 connection: the identity provider's entity ID, its single sign-on URL and signing certificates. */
-export async function createSamlConnection(ctx: Context, input: SamlConnectionFields & { domainIds: readonly string[] }, options: { allowHttp: boolean }): Promise<IdentityConnection> {
+/**
+ * A SAML single sign-on URL: https (http only where the installation allows loopback), no credentials, no fragment. A
+ * query is kept (Google Workspace's carries the IdP's id): the AuthnRequest's parameters are added to it.
+ */
+export function normalizeSsoUrl(raw: string, allowHttp = false): string | undefined {
+  const typed = raw.trim();
+  let url: URL;
+  try {
+    url = new URL(typed);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) return undefined;
+  if (url.hash || url.username || url.password || typed.length > 500) return undefined;
+  return typed;
+}
+
+/**
+ * Makes a SAML 2.0 connection: the identity provider's entity ID, its single sign-on URL and signing certificates,
+ * as typed or read from its metadata (lib/identity/saml-metadata.ts). A value typed wins over the metadata's, so an
+ * admin can correct one; every value, typed or read, passes the same checks, and a refusal about a value the
+ * metadata gave stands next to the metadata's field.
+ */
+export async function createSamlConnection(
+  ctx: Context,
+  input: SamlConnectionFields & { domainIds: readonly string[] },
+  options: { allowHttp: boolean; metadata?: IdpMetadata & { field: string; source: 'url' | 'xml'; url?: string } },
+): Promise<IdentityConnection> {
   const name = checkedName(input.name);
-  const entityId = input.entityId.trim();
-  const ssoUrl = normalizeIssuer(input.ssoUrl, options.allowHttp);
-  if (!entityId || entityId.length > 500 || /[\s\u0000-\u001f]/.test(entityId)) throw new CommandRefusal(400, localized('refusals.connections.invalidSaml'), 'entityId');
-  if (!ssoUrl) throw new CommandRefusal(400, localized('refusals.connections.invalidSaml'), 'ssoUrl');
-  const { parseCertificates } = await import('./saml');
-  const certificates = parseCertificates(input.certificates);
+  const { metadata } = options;
+  const typed = { entityId: input.entityId.trim(), ssoUrl: input.ssoUrl.trim(), certificates: input.certificates.trim() };
+  const fieldOf = (key: keyof typeof typed) => (typed[key] || !metadata ? key : metadata.field);
+  const entityId = typed.entityId || metadata?.entityId || '';
+  const ssoUrl = normalizeSsoUrl(typed.ssoUrl || metadata?.ssoUrl || '', options.allowHttp);
+  if (!entityId || entityId.length > 500 || /[\s\u0000-\u001f]/.test(entityId)) throw new CommandRefusal(400, localized('refusals.connections.invalidSaml'), fieldOf('entityId'));
+  if (!ssoUrl) throw new CommandRefusal(400, localized('refusals.connections.invalidSaml'), fieldOf('ssoUrl'));
+  const certificates = typed.certificates ? parseCertificates(typed.certificates) : metadata?.certificates;
   if (!certificates) throw new CommandRefusal(400, localized('refusals.connections.invalidCertificate'), 'certificates');
   const mapping = checkedMapping(input);
   await refuseUnlessRoomFor(ctx, name);
@@ -263,7 +292,7 @@ export async function createSamlConnection(ctx: Context, input: SamlConnectionFi
     .values({ orgId: ctx.orgId, kind: 'saml', name, enabled: false, defaultRole: input.defaultRole, samlIdpEntityId: entityId, samlSsoUrl: ssoUrl, samlCertificates: certificates.join('\n'), ...mapping })
     .returning();
   const domains = await tieDomains(ctx.tx, ctx.orgId, created!.id, input.domainIds);
-  await ctx.audit({ action: 'identity.connection_created', ...about(created!), details: { kind: 'saml', entityId, ssoUrl, defaultRole: input.defaultRole, domains } });
+  await ctx.audit({ action: 'identity.connection_created', ...about(created!), details: { kind: 'saml', entityId, ssoUrl, defaultRole: input.defaultRole, domains, ...(metadata ? { metadata: metadata.source, ...(metadata.url ? { metadataUrl: metadata.url } : {}) } : {}) } });
   return created!;
 }
 
@@ -301,11 +330,10 @@ export async function updateConnection(ctx: Context, deps: Pick<ConnectionDeps, 
   const clientId = change.clientId?.trim();
   if (connection.kind === 'oidc' && clientId !== undefined && (!clientId || clientId.length > 300)) throw new CommandRefusal(400, localized('refusals.connections.invalidClientId'), 'clientId');
   if (change.clientSecret && change.clientSecret.length > 1000) throw new CommandRefusal(400, localized('refusals.connections.clientSecretRequired'), 'clientSecret');
-  const ssoUrl = connection.kind === 'saml' && change.ssoUrl !== undefined ? normalizeIssuer(change.ssoUrl, options.allowHttp) : undefined;
+  const ssoUrl = connection.kind === 'saml' && change.ssoUrl !== undefined ? normalizeSsoUrl(change.ssoUrl, options.allowHttp) : undefined;
   if (connection.kind === 'saml' && change.ssoUrl !== undefined && !ssoUrl) throw new CommandRefusal(400, localized('refusals.connections.invalidSaml'), 'ssoUrl');
   let certificates: string | undefined;
   if (connection.kind === 'saml' && change.certificates?.trim()) {
-    const { parseCertificates } = await import('./saml');
     const parsed = parseCertificates(change.certificates);
     if (!parsed) throw new CommandRefusal(400, localized('refusals.connections.invalidCertificate'), 'certificates');
     certificates = parsed.join('\n');

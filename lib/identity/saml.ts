@@ -18,13 +18,14 @@
 // The ACS is a cross-site POST: the browser sends no SameSite=Lax cookie with it. The Response is checked and kept
 // with the sign-in found by its RelayState; the browser is then sent (a top-level GET, which carries the cookie) to
 // the finish step, which continues only the sign-in that is this browser's (no login CSRF through a posted Response).
-import { randomBytes, X509Certificate } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { SAML, ValidateInResponseTo, type Profile } from '@node-saml/node-saml';
 import { DOMParser } from '@xmldom/xmldom';
 import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { federatedSignIns, samlAssertionIds } from '../db/schema';
 import { findConnection, type IdentityConnection } from './connections';
+import { parseCertificates } from './saml-metadata';
 import { federationTokenHash, mappedClaims, refused, signInWithAssertion, type FederatedAssertion, type FederationContinuation, type FederationDeps, type FederationOutcome } from './federation';
 
 /** Accepted clock difference with the identity provider (the library's default is none). */
@@ -38,18 +39,6 @@ export function samlEntityId(issuer: string, connectionId: string): string {
 
 export function samlAcsUrl(issuer: string, connectionId: string): string {
   return `${samlEntityId(issuer, connectionId)}/acs`;
-}
-
-/** The certificates of a connection (PEM, one or more), each readable, or undefined. */
-export function parseCertificates(pem: string): string[] | undefined {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
-  if (!blocks || blocks.length === 0 || blocks.length > 5) return undefined;
-  try {
-    for (const block of blocks) new X509Certificate(block);
-  } catch {
-    return undefined;
-  }
-  return blocks;
 }
 
 function serviceProvider(deps: Pick<FederationDeps, 'issuer'>, connection: IdentityConnection, expectedRequestId?: string, requestId?: string): SAML {

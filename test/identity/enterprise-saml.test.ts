@@ -4,6 +4,8 @@
 // expired, one answering another sign-in, a replayed assertion ID and a Response continued in another browser are
 // refused.
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, type Organization } from '../../lib/accounts/organizations';
@@ -13,6 +15,7 @@ import { createUser, findUserByEmail, type User } from '../../lib/accounts/users
 import { externalIdentities, orgDomains } from '../../lib/db/schema';
 import { createSamlConnection, setConnectionEnabled, type IdentityConnection } from '../../lib/identity/connections';
 import { beginFederatedSignIn, type FederationDeps } from '../../lib/identity/federation';
+import { fetchIdpMetadata } from '../../lib/identity/saml-metadata';
 import { acceptSamlResponse, finishSamlSignIn, samlAcsUrl, samlEntityId, samlMetadata } from '../../lib/identity/saml';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { readAuthnRequest, samlKeyPair, samlResponse, type SamlKeyPair, type SamlResponseInput } from '../support/saml-idp';
@@ -153,5 +156,50 @@ describe('SAML 2.0 connections', () => {
     expect(fromUrl.accepted).toBe('accepted');
     expect(fromUrl.request.relayState).not.toBe(fromUrl.started.token);
     expect(fromUrl.outcome).toMatchObject({ kind: 'refused', reason: 'expired' });
+  });
+
+  it("a connection made from the IdP's metadata (samlify's, fetched by URL) sends people to its SSO URL and takes its signed assertions", async () => {
+    const { IdentityProvider, Constants } = await import('samlify');
+    const metadata = IdentityProvider({
+      entityID: 'https://idp.from-metadata.test/entity',
+      signingCert: keys.certificate,
+      singleSignOnService: [
+        { Binding: Constants.namespace.binding.post, Location: 'https://idp.from-metadata.test/sso/post' },
+        { Binding: Constants.namespace.binding.redirect, Location: 'https://idp.from-metadata.test/sso?idpid=C01' },
+      ],
+      singleLogoutService: [{ Binding: Constants.namespace.binding.redirect, Location: 'https://idp.from-metadata.test/slo' }],
+    }).getMetadata();
+    const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/samlmetadata+xml' }).end(metadata));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metadata`;
+    const read = await fetchIdpMetadata({ allowLoopback: true }, url, 'metadataUrl').finally(() => server.close());
+    const fields = { name: 'From metadata', entityId: '', ssoUrl: '', certificates: '', defaultRole: 'member' as const, emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', domainIds: [] };
+    const made = await asOwner(({ tx, audit }) => createSamlConnection({ tx, audit, orgId: org.id }, fields, { allowHttp: false, metadata: { ...read, field: 'metadataUrl', source: 'url', url } }));
+    expect(made).toMatchObject({ samlIdpEntityId: 'https://idp.from-metadata.test/entity', samlSsoUrl: 'https://idp.from-metadata.test/sso?idpid=C01' });
+
+    const original = connection;
+    connection = await asOwner(({ tx, audit }) => setConnectionEnabled({ tx, audit, orgId: org.id }, made.id, true));
+    try {
+      const { accepted, started } = await signIn(() => ({ idpEntityId: 'https://idp.from-metadata.test/entity', nameId: 'from-metadata-1' }));
+      // The AuthnRequest's parameters join the query the IdP's SSO URL already has.
+      expect(new URL(started.location).searchParams.get('idpid')).toBe('C01');
+      expect(started.location.startsWith('https://idp.from-metadata.test/sso?')).toBe(true);
+      expect(accepted).toBe('accepted');
+      // Signed by a key the metadata did not name: refused.
+      expect((await signIn(() => ({ idpEntityId: 'https://idp.from-metadata.test/entity', keys: otherKeys, nameId: 'from-metadata-2' }))).accepted).toBe('invalid_response');
+    } finally {
+      connection = original;
+    }
+
+    // A value typed wins over the metadata's; a bad value the metadata gave is refused next to the metadata's field.
+    const typed = await asOwner(({ tx, audit }) =>
+      createSamlConnection({ tx, audit, orgId: org.id }, { ...fields, name: 'Typed wins', ssoUrl: 'https://idp.from-metadata.test/other-sso' }, { allowHttp: false, metadata: { ...read, field: 'metadataXml', source: 'xml' } }),
+    );
+    expect(typed.samlSsoUrl).toBe('https://idp.from-metadata.test/other-sso');
+    const refused = (await asOwner(({ tx, audit }) =>
+      createSamlConnection({ tx, audit, orgId: org.id }, { ...fields, name: 'Plain http' }, { allowHttp: false, metadata: { ...read, ssoUrl: 'http://idp.from-metadata.test/sso', field: 'metadataXml', source: 'xml' } }),
+    ).catch((error: unknown) => error)) as CommandRefusal;
+    expect(refused).toBeInstanceOf(CommandRefusal);
+    expect(refused.code).toBe('metadataXml');
   });
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
-import { signSamlPost } from '@node-saml/node-saml/lib/saml-post-signing';
+import { signSamlPost } from '@node-saml/node-saml/lib/saml-post-signing.js';
 
 export interface SamlKeyPair {
   certificate: string;

@@ -15,7 +15,7 @@ export function seeOther(location: string, ...cookieLines: (string | undefined)[
 /** Where the person started: the page a refusal offers to go back to (an app's card, the console, the central). */
 export function startedAt(continuation: FederationContinuation | SecondStepContinuation | undefined): string {
   const signIn = continuation && 'signIn' in continuation ? continuation.signIn : continuation && continuation.surface !== 'test' ? (continuation as SecondStepContinuation) : undefined;
-  if (continuation?.surface === 'test') return `/console/${continuation.orgSlug}/settings/identity`;
+  if (continuation?.surface === 'test') return `/console/${continuation.orgSlug}/settings/identity/connections`;
   if (signIn?.surface === 'app') return `${interactionPath(signIn.uid)}?step=password`;
   if (signIn?.surface === 'central') return '/central?step=password';
   return '/console/login?step=password';

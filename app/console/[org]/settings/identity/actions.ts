@@ -14,6 +14,8 @@ import { createRemoteMcpServer, deleteRemoteMcpServer, removeTrustedAssertionIss
 import { db, runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../../_lib/action';
 import { deliveryPolicy } from '@/lib/http/outbound';
+import { fetchIdpMetadata, MAX_METADATA_BYTES, readIdpMetadata } from '@/lib/identity/saml-metadata';
+import { connectionPath, identityPath } from './identity-frame';
 
 export const addDomainAction = orgAction({ permission: 'identity.manage', input: z.object({ domain: z.string().max(300) }) }, async ({ tx, input, access, audit }) => {
   try {
@@ -73,7 +75,7 @@ function nextToField(error: unknown, fields: readonly string[]): never {
   if (error instanceof CommandRefusal && error.code === 'invalid_issuer') throw new ActionRefusal(error.text ?? error.message, 'issuer');
   throw error;
 }
-const CONNECTION_FIELDS = ['name', 'clientId', 'clientSecret', 'emailClaim', 'nameClaim', 'groupsClaim', 'domains', 'groupTeams', 'entityId', 'ssoUrl', 'certificates'] as const;
+const CONNECTION_FIELDS = ['name', 'clientId', 'clientSecret', 'emailClaim', 'nameClaim', 'groupsClaim', 'domains', 'groupTeams', 'entityId', 'ssoUrl', 'certificates', 'metadataUrl', 'metadataXml'] as const;
 
 export const createOidcConnectionAction = orgAction(
   {
@@ -91,7 +93,7 @@ export const createOidcConnectionAction = orgAction(
     try {
       // The id the form showed in the redirect URI to register, so that the URI registered is the connection's.
       const created = await createOidcConnection({ tx, audit, orgId: access.org.id }, runtime(), { ...input, id: input.newConnectionId }, prepared);
-      return { status: 'ok', message: (await getT('console.identity'))('connections.created', { name: created.name }) };
+      return { status: 'ok', message: (await getT('console.identity'))('connections.created', { name: created.name }), redirect: connectionPath(access.org.slug, created.id) };
     } catch (error) {
       nextToField(error, CONNECTION_FIELDS);
     }
@@ -101,12 +103,37 @@ export const createOidcConnectionAction = orgAction(
 export const createSamlConnectionAction = orgAction(
   {
     permission: 'identity.manage',
-    input: z.object({ name: z.string().max(200), entityId: z.string().max(600), ssoUrl: z.string().max(600), certificates: z.string().max(40_000), defaultRole: role, emailClaim: claim, nameClaim: claim, groupsClaim: claim, domainIds }),
+    input: z.object({
+      name: z.string().max(200),
+      metadataUrl: z.string().max(2100).optional().default(''),
+      metadataXml: z.string().max(MAX_METADATA_BYTES).optional().default(''),
+      entityId: z.string().max(600).optional().default(''),
+      ssoUrl: z.string().max(600).optional().default(''),
+      certificates: z.string().max(40_000).optional().default(''),
+      defaultRole: role,
+      emailClaim: claim,
+      nameClaim: claim,
+      groupsClaim: claim,
+      domainIds,
+    }),
+    // The IdP's metadata is fetched (through the outbound guard) before the transaction, as OIDC discovery is.
+    prepare: async ({ input }) => {
+      try {
+        const url = input.metadataUrl.trim();
+        const xml = input.metadataXml.trim();
+        if (url && xml) throw new CommandRefusal(400, localized('refusals.connections.metadata.bothSources'), 'metadataXml');
+        if (url) return { ...(await fetchIdpMetadata(deliveryPolicy(runtime().env), url, 'metadataUrl')), field: 'metadataUrl', source: 'url' as const, url };
+        if (xml) return { ...readIdpMetadata(xml, 'metadataXml'), field: 'metadataXml', source: 'xml' as const };
+        return undefined;
+      } catch (error) {
+        nextToField(error, CONNECTION_FIELDS);
+      }
+    },
   },
-  async ({ tx, input, access, audit }) => {
+  async ({ tx, input, access, audit, prepared }) => {
     try {
-      const created = await createSamlConnection({ tx, audit, orgId: access.org.id }, input, { allowHttp: runtime().env.outboundAllowLoopback });
-      return { status: 'ok', message: (await getT('console.identity'))('connections.created', { name: created.name }) };
+      const created = await createSamlConnection({ tx, audit, orgId: access.org.id }, input, { allowHttp: runtime().env.outboundAllowLoopback, metadata: prepared });
+      return { status: 'ok', message: (await getT('console.identity'))('connections.created', { name: created.name }), redirect: connectionPath(access.org.slug, created.id) };
     } catch (error) {
       nextToField(error, CONNECTION_FIELDS);
     }
@@ -180,7 +207,7 @@ export const deleteConnectionAction = orgAction(
   { permission: 'identity.manage', input: (t) => z.object({ connectionId: z.string().max(64), confirmed: z.literal('yes', { error: t('console.action.confirm.deletion') }) }) },
   async ({ tx, input, access, audit }) => {
     const deleted = await deleteConnection({ tx, audit, orgId: access.org.id }, input.connectionId);
-    return { status: 'ok', message: (await getT('console.identity'))('connections.deleted', { name: deleted.name }) };
+    return { status: 'ok', message: (await getT('console.identity'))('connections.deleted', { name: deleted.name }), redirect: identityPath(access.org.slug, 'connections') };
   },
 );
 

@@ -1,31 +1,21 @@
-// Settings → Identity: the organization's domains — which are verified (and how), which wait for their proof (what
-// to publish, and why the last check did not find it) — and a form to add one; its enterprise connections
-// (connections.tsx) and SCIM provisioning (scim-section.tsx). Owners only.
+// Settings → Identity → Domains: the organization's domains — which are verified (and how), which wait for their
+// proof (what to publish, and why the last check did not find it) — and a form to add one. The other identity pages
+// stand beside it (identity-frame.tsx). Owners only.
 import type { Metadata } from 'next';
 import { requireOrgAccess } from '../../../_lib/access';
-import { DataTable, EmptyState, PageHeader, Section } from '../../../_components/page-header';
+import { DataTable, EmptyState, Section } from '../../../_components/page-header';
 import { ActionForm, ConfirmedAction } from '../../../_components/action-form';
 import { Field } from '../../../_components/fields';
 import { When } from '@/app/_components/when';
 import { checkFailureOf, listDomains, MAX_DOMAINS_PER_ORG, verificationInstructions, type OrgDomain } from '@/lib/identity/domains';
-import { db, runtime } from '@/lib/runtime';
-import { listConnections } from '@/lib/identity/connections';
-import { scimTokenOf } from '@/lib/identity/scim';
-import { listTeams } from '@/lib/accounts/teams';
-import { ConnectionsSection } from './connections';
-import { LinkedPeopleSection } from './linked-people';
-import { linkedIdentitiesThroughOrg } from '@/lib/identity/links';
-import { ScimSection } from './scim-section';
-import { EnterpriseAuthorizationSection } from './enterprise-authorization';
-import { listRemoteMcpServers, listTrustedAssertionIssuers } from '@/lib/identity/enterprise-authorization';
-import { listApps } from '@/lib/clients/apps';
+import { db } from '@/lib/runtime';
 import { getT } from '@/lib/i18n/server';
-import { SettingsTabs } from '../settings-tabs';
+import { IdentityFrame, identityPageTitle } from './identity-frame';
 import { addDomainAction, checkDomainAction, removeDomainAction } from './actions';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getT('console.identity'))('pageTitle') };
+  return { title: await identityPageTitle('') };
 }
 
 const code = (chunks: React.ReactNode) => <code className="break-all">{chunks}</code>;
@@ -73,26 +63,14 @@ async function DomainState({ domain }: { domain: OrgDomain }) {
   );
 }
 
-export default async function IdentityPage(props: { params: Promise<{ org: string }> }) {
+export default async function IdentityDomainsPage(props: { params: Promise<{ org: string }> }) {
   const access = await requireOrgAccess((await props.params).org);
+  if (!access.can('identity.manage')) return <IdentityFrame access={access} />;
   const t = await getT('console.identity');
-  const settings = await getT('console.settings');
-  if (!access.can('identity.manage')) return <PageHeader title={t('pageTitle')} description={t('notAllowed')} />;
-  const [domains, connections, teams, scimToken, servers, trusted, apps, links] = await Promise.all([
-    listDomains(db(), access.org.id),
-    listConnections(db(), access.org.id),
-    listTeams(db(), access.org.id),
-    scimTokenOf(db(), access.org.id),
-    listRemoteMcpServers(db(), access.org.id),
-    listTrustedAssertionIssuers(db(), access.org.id),
-    listApps(db(), access.org.slug),
-    linkedIdentitiesThroughOrg(db(), access.org.id),
-  ]);
+  const domains = await listDomains(db(), access.org.id);
   const org = access.org.slug;
   return (
-    <>
-      <PageHeader title={settings('title')} description={settings('description')} />
-      <SettingsTabs access={access} />
+    <IdentityFrame access={access}>
       <Section id="domains" title={t('domains.title')}>
         <p className="mb-4 max-w-3xl text-sm text-slate-600">{t('domains.intro')}</p>
         {domains.length === 0 ? (
@@ -135,18 +113,6 @@ export default async function IdentityPage(props: { params: Promise<{ org: strin
           </ActionForm>
         )}
       </Section>
-      <ConnectionsSection org={org} issuer={runtime().env.PORTICO_ISSUER} connections={connections} domains={domains} teams={teams.map(({ team }) => ({ id: team.id, name: team.name }))} />
-      {connections.length > 0 ? <LinkedPeopleSection org={org} links={links} /> : null}
-      <ScimSection org={org} issuer={runtime().env.PORTICO_ISSUER} token={scimToken} />
-      <EnterpriseAuthorizationSection
-        org={org}
-        orgId={access.org.id}
-        issuer={runtime().env.PORTICO_ISSUER}
-        servers={servers}
-        trusted={trusted}
-        apps={apps.map((row) => ({ id: row.app.id, name: row.app.name }))}
-        oidcConnections={connections.filter((connection) => connection.kind === 'oidc' && !trusted.some((entry) => entry.connectionId === connection.id)).map((connection) => ({ id: connection.id, name: connection.name }))}
-      />
-    </>
+    </IdentityFrame>
   );
 }

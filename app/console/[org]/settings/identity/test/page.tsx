@@ -9,6 +9,7 @@ import { getT } from '@/lib/i18n/server';
 import { FEDERATION_COOKIE, connectionTestResultOf, federatedAmr } from '@/lib/identity/federation';
 import { findConnection } from '@/lib/identity/connections';
 import { db } from '@/lib/runtime';
+import { connectionPath, identityPath } from '../identity-frame';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {
@@ -19,14 +20,14 @@ export default async function ConnectionTestPage(props: { params: Promise<{ org:
   const access = await requireOrgAccess((await props.params).org);
   const t = await getT('console.identity');
   if (!access.can('identity.manage')) return <PageHeader title={t('pageTitle')} description={t('notAllowed')} />;
-  const back = `/console/${access.org.slug}/settings/identity`;
+  const back = identityPath(access.org.slug, 'connections');
   const result = await connectionTestResultOf(db(), (await cookies()).get(FEDERATION_COOKIE)?.value, { userId: access.user.id, orgId: access.org.id });
   if (!result) {
     return (
       <>
         <PageHeader title={t('test.pageTitle')} description={t('test.none')} />
         <a className="btn btn-secondary" href={back}>
-          {t('test.back')}
+          {t('connections.page.back')}
         </a>
       </>
     );
@@ -59,7 +60,7 @@ export default async function ConnectionTestPage(props: { params: Promise<{ org:
           ))}
         </dl>
       </Section>
-      <a className="btn btn-secondary" href={back}>
+      <a className="btn btn-secondary" href={connection ? connectionPath(access.org.slug, connection.id) : back}>
         {t('test.back')}
       </a>
     </>

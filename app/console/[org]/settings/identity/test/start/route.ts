@@ -23,7 +23,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ org
   const role = session && org ? await findMembershipRole(db(), org.id, session.user.id) : undefined;
   if (!session || !org || !can(role, 'identity.manage')) return new Response('Not found', { status: 404, headers: { 'Content-Type': 'text/plain' } });
   const form = await readCappedForm(request, 4 * 1024).catch(() => undefined);
-  const identity = `/console/${org.slug}/settings/identity`;
+  const identity = `/console/${org.slug}/settings/identity/connections`;
   const connection = await connectionOfOrg(db(), org.id, String(form?.get('connection') ?? '')).catch(() => undefined);
   if (!connection) return seeOther(identity);
   try {

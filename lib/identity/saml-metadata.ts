@@ -19,6 +19,8 @@ const HTTP_REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 export const MAX_SIGNING_CERTIFICATES = 5;
 /** Federation metadata of a large tenant (Entra ID, AD FS) is tens of kilobytes; a megabyte is plenty. */
 export const MAX_METADATA_BYTES = 1024 * 1024;
+/** Pasted into the console's form: half of that, so that the whole form stays under Next's 1 MB server-action body. */
+export const MAX_PASTED_METADATA_CHARS = 512 * 1024;
 const METADATA_TIMEOUT_MS = 5_000;
 
 export interface IdpMetadata {

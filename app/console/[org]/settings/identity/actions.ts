@@ -14,7 +14,7 @@ import { createRemoteMcpServer, deleteRemoteMcpServer, removeTrustedAssertionIss
 import { db, runtime } from '@/lib/runtime';
 import { ActionRefusal, orgAction } from '../../../_lib/action';
 import { deliveryPolicy } from '@/lib/http/outbound';
-import { fetchIdpMetadata, MAX_METADATA_BYTES, readIdpMetadata } from '@/lib/identity/saml-metadata';
+import { fetchIdpMetadata, MAX_PASTED_METADATA_CHARS, readIdpMetadata } from '@/lib/identity/saml-metadata';
 import { connectionPath, identityPath } from './identity-frame';
 
 export const addDomainAction = orgAction({ permission: 'identity.manage', input: z.object({ domain: z.string().max(300) }) }, async ({ tx, input, access, audit }) => {
@@ -106,7 +106,7 @@ export const createSamlConnectionAction = orgAction(
     input: z.object({
       name: z.string().max(200),
       metadataUrl: z.string().max(2100).optional().default(''),
-      metadataXml: z.string().max(MAX_METADATA_BYTES).optional().default(''),
+      metadataXml: z.string().max(MAX_PASTED_METADATA_CHARS).optional().default(''),
       entityId: z.string().max(600).optional().default(''),
       ssoUrl: z.string().max(600).optional().default(''),
       certificates: z.string().max(40_000).optional().default(''),

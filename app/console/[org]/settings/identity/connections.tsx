@@ -13,6 +13,7 @@ import type { OrgDomain } from '@/lib/identity/domains';
 import { randomUUID } from 'node:crypto';
 import { connectionCallbackUrl, legacyCallbackUrl, usesLegacyCallback } from '@/lib/identity/federation';
 import { samlAcsUrl, samlEntityId } from '@/lib/identity/saml';
+import { MAX_PASTED_METADATA_CHARS } from '@/lib/identity/saml-metadata';
 import { When } from '@/app/_components/when';
 import { connectionPath } from './identity-frame';
 import { createOidcConnectionAction, createSamlConnectionAction, deleteConnectionAction, setConnectionEnabledAction, setRequireSsoAction, updateConnectionAction, useOwnCallbackAction } from './actions';
@@ -118,7 +119,7 @@ export async function AddConnectionForms({ org, issuer, hasConnections, domains 
         <ActionForm action={createSamlConnectionAction} org={org} submitLabel={t('connections.addSaml.submit')} testId="add-saml-connection">
           <Field id="saml-name" label={t('connections.fields.name')} name="name" required maxLength={100} />
           <Field id="saml-metadataUrl" label={t('connections.fields.metadataUrl')} name="metadataUrl" type="url" maxLength={2000} placeholder="https://idp.example.com/metadata" hint={t('connections.fields.metadataUrlHint')} autoComplete="off" />
-          <TextArea id="saml-metadataXml" label={t('connections.fields.metadataXml')} name="metadataXml" rows={4} maxLength={1_000_000} hint={t('connections.fields.metadataXmlHint')} />
+          <TextArea id="saml-metadataXml" label={t('connections.fields.metadataXml')} name="metadataXml" rows={4} maxLength={MAX_PASTED_METADATA_CHARS} hint={t('connections.fields.metadataXmlHint')} />
           <fieldset className="grid gap-3 rounded-md border border-slate-200 p-3">
             <legend className="px-1 text-sm font-medium">{t('connections.fields.typedLegend')}</legend>
             <p className="text-sm text-slate-600">{t('connections.fields.typedHint')}</p>

@@ -209,6 +209,7 @@ for (const language of supportedLocales()) {
       await addSaml.locator('button[type="submit"]').click();
       await expect(addSaml.getByTestId('field-error-saml-metadataXml')).toContainText('HTTP-Redirect');
       await expect(addSaml.locator('#saml-name')).toHaveValue(connectionName);
+      await addSaml.screenshot({ path: testInfo.outputPath(`add-saml-refused-${pageLanguage}.png`) });
       await addSaml.locator('#saml-metadataXml').fill(idpMetadata([samlify.Constants.namespace.binding.redirect]));
       await addSaml.locator('button[type="submit"]').click();
       await page.waitForURL(/\/settings\/identity\/connections\/[0-9a-f-]{36}$/);

@@ -264,6 +264,14 @@ export function normalizeSsoUrl(raw: string, allowHttp = false): string | undefi
   return typed;
 }
 
+/** The audit keeps where metadata came from, never its query: some IdPs put an access key there. */
+function withoutQuery(url: string): string {
+  const parsed = new URL(url);
+  parsed.search = '';
+  parsed.hash = '';
+  return parsed.href;
+}
+
 /**
  * Makes a SAML 2.0 connection: the identity provider's entity ID, its single sign-on URL and signing certificates,
  * as typed or read from its metadata (lib/identity/saml-metadata.ts). A value typed wins over the metadata's, so an
@@ -292,7 +300,7 @@ export async function createSamlConnection(
     .values({ orgId: ctx.orgId, kind: 'saml', name, enabled: false, defaultRole: input.defaultRole, samlIdpEntityId: entityId, samlSsoUrl: ssoUrl, samlCertificates: certificates.join('\n'), ...mapping })
     .returning();
   const domains = await tieDomains(ctx.tx, ctx.orgId, created!.id, input.domainIds);
-  await ctx.audit({ action: 'identity.connection_created', ...about(created!), details: { kind: 'saml', entityId, ssoUrl, defaultRole: input.defaultRole, domains, ...(metadata ? { metadata: metadata.source, ...(metadata.url ? { metadataUrl: metadata.url } : {}) } : {}) } });
+  await ctx.audit({ action: 'identity.connection_created', ...about(created!), details: { kind: 'saml', entityId, ssoUrl, defaultRole: input.defaultRole, domains, ...(metadata ? { metadata: metadata.source, ...(metadata.url ? { metadataUrl: withoutQuery(metadata.url) } : {}) } : {}) } });
   return created!;
 }
 

@@ -6,13 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, type Organization } from '../../lib/accounts/organizations';
 import { CommandRefusal, runOrgOperation } from '../../lib/accounts/org-operation';
 import { addMember, findMembershipRole } from '../../lib/accounts/memberships';
 import { createUser, findUserByEmail, type User } from '../../lib/accounts/users';
-import { externalIdentities, orgDomains } from '../../lib/db/schema';
+import { auditEvents, externalIdentities, orgDomains } from '../../lib/db/schema';
 import { createSamlConnection, setConnectionEnabled, type IdentityConnection } from '../../lib/identity/connections';
 import { beginFederatedSignIn, type FederationDeps } from '../../lib/identity/federation';
 import { fetchIdpMetadata } from '../../lib/identity/saml-metadata';
@@ -171,11 +171,15 @@ describe('SAML 2.0 connections', () => {
     }).getMetadata();
     const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/samlmetadata+xml' }).end(metadata));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metadata`;
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metadata?key=not-for-the-audit-log`;
     const read = await fetchIdpMetadata({ allowLoopback: true }, url, 'metadataUrl').finally(() => server.close());
     const fields = { name: 'From metadata', entityId: '', ssoUrl: '', certificates: '', defaultRole: 'member' as const, emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', domainIds: [] };
     const made = await asOwner(({ tx, audit }) => createSamlConnection({ tx, audit, orgId: org.id }, fields, { allowHttp: false, metadata: { ...read, field: 'metadataUrl', source: 'url', url } }));
     expect(made).toMatchObject({ samlIdpEntityId: 'https://idp.from-metadata.test/entity', samlSsoUrl: 'https://idp.from-metadata.test/sso?idpid=C01' });
+    // The audit says where the metadata came from, without the URL's query.
+    const [event] = await database.db.select().from(auditEvents).where(and(eq(auditEvents.subjectId, made.id), eq(auditEvents.action, 'identity.connection_created')));
+    expect(event?.details).toMatchObject({ metadata: 'url', metadataUrl: url.replace(/\?.*$/, '') });
+    expect(JSON.stringify(event?.details)).not.toContain('not-for-the-audit-log');
 
     const original = connection;
     connection = await asOwner(({ tx, audit }) => setConnectionEnabled({ tx, audit, orgId: org.id }, made.id, true));

@@ -11,14 +11,12 @@ import { recordAuditEvent, type AuditActor } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
 import { approvalGrants, approvalRequests, approvalVotes, apps, memberships, users } from '../db/schema';
 import { mayDecideRequest, mayRevokeGrant, requestDeciding, requestValues } from './operators';
-import { governingPolicy, policyKindOf } from './policies';
+import { governingPolicy, policyKindOf, REQUEST_TTL_SECONDS } from './policies';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 
 export const APPROVAL_CONTRACT_VERSION = 1;
 export const MAX_PENDING_PER_SUBJECT = 64;
 export const MAX_PENDING_PER_INSTALLATION = 256;
-/** A pending request nobody decided within this is expired. */
-export const REQUEST_TTL_SECONDS = 30 * 60;
 /** The longest grant an operator may approve in the central; longer (or permanent) ones go to the CLI. */
 export const MAX_CENTRAL_DURATION_SECONDS = 8 * 3600;
 export const MAX_DURATION_SECONDS = 30 * 24 * 3600;

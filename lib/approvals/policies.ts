@@ -9,7 +9,9 @@ import type { Queryable } from '../db/client';
 import { APPROVAL_POLICY_KINDS, approvalPolicies, apps, memberships, teams, users, type ApprovalPolicyKind } from '../db/schema';
 import { localized } from '../i18n/catalogs';
 import { isUuid } from '../util/uuid';
-import { REQUEST_TTL_SECONDS } from './broker';
+
+/** A pending request nobody decided within this is expired (a policy's escalation must come before it). */
+export const REQUEST_TTL_SECONDS = 30 * 60;
 
 export { APPROVAL_POLICY_KINDS, type ApprovalPolicyKind };
 export type ApprovalPolicy = typeof approvalPolicies.$inferSelect;

@@ -3,7 +3,7 @@
 // messages/*.json under mail). Each message has a text part and a simple HTML part; every value that came from
 // outside (names, emails) is escaped for HTML. Branded with the organization's name where there is one.
 import { translator, type Translator } from '../i18n/catalogs';
-import { escapeHtml } from '../oidc/provider-pages';
+import { escapeHtml } from '../util/html';
 import { terminalText } from '../util/visible-text';
 
 export interface MailMessage {

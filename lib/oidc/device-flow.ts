@@ -14,7 +14,8 @@ import { findAppByResource } from '../clients/apps';
 import { translator } from '../i18n/catalogs';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { visibleText } from '../util/visible-text';
-import { escapeHtml, languageBack, pageLocale, providerPage } from './provider-pages';
+import { languageBack, pageLocale, providerPage } from './provider-pages';
+import { escapeHtml } from '../util/html';
 import { currentProviderContext } from './request-scope';
 
 /** RFC 8628 §3.2 `expires_in`: ten minutes to find the page and type the code. */

@@ -3,15 +3,8 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { localeName, supportedLocales, translator } from '../i18n/catalogs';
 import { chooseLocale, LOCALE_COOKIE } from '../i18n/negotiate';
+import { escapeHtml } from '../util/html';
 
-export function escapeHtml(value: unknown): string {
-  return String(value)
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
-}
 
 const STYLE = `
   :root{color-scheme:light}

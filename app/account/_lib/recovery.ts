@@ -7,7 +7,7 @@ import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { translator } from '@/lib/i18n/catalogs';
 import { requestLocale } from '@/lib/i18n/server';
-import { escapeHtml } from '@/lib/oidc/provider-pages';
+import { escapeHtml } from '@/lib/util/html';
 import { db, runtime } from '@/lib/runtime';
 
 function seeOther(location: string): Response {

@@ -18,6 +18,7 @@ import { db, runtime } from '@/lib/runtime';
 import { textIn, translator, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';
 import { requestLocale, withRequestLocale } from '@/lib/i18n/request-locale';
 import { authorizeOrgAction, type OrgAccess } from './access';
+import { refusalWords } from '../../account/_lib/refusal-words';
 
 export type ActionState =
   | { status: 'idle' }
@@ -58,11 +59,6 @@ export class ActionRefusal extends Error {
  */
 export function spoken(t: Translator, text: LocalizedText): string {
   return (t as unknown as (key: string, values?: LocalizedText['values']) => string)(text.key, text.values);
-}
-
-/** What a refusal says, in the request's language when it carries a catalog key. */
-async function refusalWords(error: ActionRefusal | CommandRefusal): Promise<string> {
-  return error.text ? textIn(error.text, await requestLocale()) : error.message;
 }
 
 type AuditInput = Omit<AuditRecord, 'orgId' | 'actor'>;

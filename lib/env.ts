@@ -299,6 +299,10 @@ const schema = z.object({
   PORTICO_E2E_LANE: z.coerce.number().int().min(0).max(9).optional(),
   // Set by Playwright in each of its worker processes: the worker's slot, which picks the lane's server.
   TEST_PARALLEL_INDEX: z.coerce.number().int().min(0).optional(),
+  // Tests only: a transaction-mode pooler in front of DATABASE_URL's server (.ci/run starts PgBouncer). `npm test` then
+  // runs the unit suite through it, as docs/deploy.md tells operators to run behind one (nothing prepared, LISTEN
+  // past the pooler on DATABASE_URL), and the end-to-end suite on DATABASE_URL directly.
+  TEST_POOLER_URL: optionalText.pipe(postgresUrl('leave it unset to run the unit suite on DATABASE_URL directly').optional()),
 });
 
 export type Env = Omit<z.infer<typeof schema>, 'PORTICO_DEMO_REDIRECT_URI' | 'PORTICO_MAIL_FROM'> & {

@@ -2,7 +2,7 @@
 # Starts PgBouncer (Debian's package) in transaction mode on 127.0.0.1:${PGBOUNCER_PORT:-6432}, in front of the
 # local PostgreSQL (127.0.0.1:5432, trust auth), for every database on it: what an operator puts in front of Portico
 # with DATABASE_PREPARED_STATEMENTS=false and DATABASE_LISTEN_URL pointing past it (docs/deploy.md).
-# The unit suite runs through it in .ci/run, as here:
+# .ci/run starts it and gives it to `npm test` (TEST_POOLER_URL), whose unit suite then runs through it as here:
 #   DATABASE_URL=postgres://postgres@127.0.0.1:6432/postgres DATABASE_PREPARED_STATEMENTS=false \
 #   DATABASE_LISTEN_URL=postgres://postgres@127.0.0.1:5432/postgres npx vitest run
 # PgBouncer refuses to run as root: it runs as the postgres account, from a folder of its own.

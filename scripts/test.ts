@@ -2,7 +2,10 @@
 //
 //   1. typecheck (tsc)
 //   2. the unit/integration suite (vitest) on the configured database, and again on the embedded database when the
-//      configured one is PostgreSQL: it is the cheap half, and the two databases differ underneath
+//      configured one is PostgreSQL: it is the cheap half, and the two databases differ underneath. With
+//      TEST_POOLER_URL (.ci/run) the PostgreSQL pass goes through that transaction-mode pooler, as an operator runs
+//      behind PgBouncer: nothing prepared, the cache's LISTEN on DATABASE_URL past it. The end-to-end suite below
+//      keeps DATABASE_URL's direct connections and prepared statements (the default): each mode is run once.
 //   3. one production build (`next build`), shared by every end-to-end run that follows
 //   4. the whole end-to-end suite (Playwright) once, on the configured database
 //   5. when that was PostgreSQL: the embedded database's end-to-end smoke (e2e/server-process.spec.ts: `npm start`
@@ -21,13 +24,20 @@ interface Step {
   environment?: NodeJS.ProcessEnv;
 }
 
-const onPostgres = Boolean(envOrExit().DATABASE_URL);
-const embedded = childProcessEnvironment({ DATABASE_URL: undefined });
+const { DATABASE_URL: databaseUrl, TEST_POOLER_URL: poolerUrl } = envOrExit();
+const onPostgres = Boolean(databaseUrl);
+if (poolerUrl && !onPostgres) {
+  console.error('TEST_POOLER_URL is a pooler in front of DATABASE_URL\'s server: set DATABASE_URL too, or unset TEST_POOLER_URL.');
+  process.exit(1);
+}
+const embedded = childProcessEnvironment({ DATABASE_URL: undefined, TEST_POOLER_URL: undefined });
 const configured = onPostgres ? 'PostgreSQL' : 'the embedded database';
+// docs/deploy.md's settings behind a transaction-mode pooler: nothing prepared, LISTEN on a direct connection.
+const throughPooler = poolerUrl ? childProcessEnvironment({ DATABASE_URL: poolerUrl, DATABASE_PREPARED_STATEMENTS: 'false', DATABASE_LISTEN_URL: databaseUrl }) : undefined;
 
 const steps: Step[] = [
   { name: 'typecheck', command: ['npx', 'tsc', '--noEmit'] },
-  { name: `unit and integration tests on ${configured}`, command: ['npx', 'vitest', 'run'] },
+  { name: `unit and integration tests on ${configured}${throughPooler ? ' through a transaction-mode pooler' : ''}`, command: ['npx', 'vitest', 'run'], environment: throughPooler },
   ...(onPostgres ? [{ name: 'unit and integration tests on the embedded database', command: ['npx', 'vitest', 'run'], environment: embedded }] : []),
   { name: 'production build', command: ['npx', 'next', 'build'], environment: { ...buildEnvironment(), NODE_ENV: 'production' } },
   { name: `end-to-end tests on ${configured}`, command: ['npx', 'playwright', 'test'], environment: childProcessEnvironment({ PORTICO_E2E_SCOPE: 'full' }) },

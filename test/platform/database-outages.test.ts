@@ -138,8 +138,15 @@ describe.runIf(Boolean(env().DATABASE_URL))('the pool renewed when an outage end
   });
   afterAll(async () => database?.close());
 
-  it('sends what follows to new connections, with drizzle\'s parsers, and the handle keeps working', async () => {
-    const raw = await openRawDatabase(postgresOptions(database.url!, { poolSize: 2, readCache: false }));
+  // As configured (through a transaction-mode pooler when the suite runs behind one, where a new client connection may
+  // be handed the same server backend) and, behind a pooler, once more straight to the server (DATABASE_LISTEN_URL's),
+  // where a renewed pool must show a new backend.
+  const directUrl = () => postgresOptions(database.url!).listenUrl;
+  it.each([
+    { connection: 'as configured', options: () => postgresOptions(database.url!, { poolSize: 2, readCache: false }) },
+    ...(env().DATABASE_LISTEN_URL ? [{ connection: 'straight to the server', options: () => ({ ...postgresOptions(directUrl()!, { poolSize: 2, readCache: false }), preparedStatements: true }) }] : []),
+  ])('sends what follows to new connections, with drizzle\'s parsers, and the handle keeps working ($connection)', async ({ options }) => {
+    const raw = await openRawDatabase(options());
     try {
       if (raw.kind !== 'postgres') throw new Error('expected PostgreSQL');
       const db = drizzleFor(raw);
@@ -151,7 +158,7 @@ describe.runIf(Boolean(env().DATABASE_URL))('the pool renewed when an outage end
       raw.outages.succeeded();
       const after = await session();
       // Behind a transaction-mode pooler the new connection may well be handed the same server backend.
-      if (env().DATABASE_PREPARED_STATEMENTS) expect(after.pid).not.toBe(before.pid);
+      if (raw.preparedStatements) expect(after.pid).not.toBe(before.pid);
       expect(raw.outages.generation).toBe(1);
       expect(typeof after.at).toBe('string');
       await db.transaction(async (tx) => tx.execute(sql`select ${1}::int`));

@@ -16,10 +16,10 @@ const chromiumArgs = [
 ];
 
 // Specs that start Portico servers of their own (own ports, own data folders and databases) and never touch a
-// shared e2e server. They run one at a time (some start several servers and a PostgreSQL cluster), in whichever
-// worker is free. The other specs share the demo data of a server, and some change what the others read (policies,
-// passwords, grants): each worker has a server of its own, its lane (e2e/support/constants.ts), and runs its specs
-// one at a time against it.
+// shared e2e server: each spec's ports are its own, so two of them may run at once, in whichever workers are free.
+// The other specs share the demo data of a server, and some change what the others read (policies, passwords,
+// grants): each worker has a server of its own, its lane (e2e/support/constants.ts), and runs its specs one at a time
+// against it.
 const OWN_SERVER_SPECS = /\/(cimd-ssrf|database-restart|enterprise-identity|failover|instances|registration-limits|server-process|workers)\.spec\.ts$/;
 // What only the embedded database does, end to end: `npm test` runs it on the embedded database when the full run
 // was on PostgreSQL (PORTICO_E2E_SCOPE=embedded-smoke; scripts/test.ts).
@@ -58,8 +58,9 @@ export default defineConfig({
         { name: 'shared-server', testIgnore: OWN_SERVER_SPECS, workers: E2E_LANES },
         // Last in the queue, on purpose: run beside the shared lanes (listed first, measured in CI), these specs —
         // several servers and PostgreSQL clusters each — slowed every test beside them, and the whole phase took
-        // 22 minutes instead of 19½ although the lanes ended together. The two cores are busy either way.
-        { name: 'own-servers', testMatch: OWN_SERVER_SPECS, workers: 1 },
+        // 22 minutes instead of 19½ although the lanes ended together. In both workers once the shared specs are
+        // done: one at a time, they kept one worker busy for four minutes after the other had run out of work.
+        { name: 'own-servers', testMatch: OWN_SERVER_SPECS, workers: E2E_LANES },
       ],
   // One web server process starts a shared server per lane (e2e/support/serve.ts); the smoke's specs start their
   // own servers: no shared one for them.

@@ -262,14 +262,18 @@ test.describe('deleting an organization', () => {
 });
 
 test.describe('the console, as a member', () => {
-  async function captureAction(browser: Browser, run: (page: Page) => Promise<void>): Promise<Request> {
-    const admin = await browser.newContext();
-    const page = await admin.newPage();
-    await consoleSignIn(page, DEMO);
-    const captured = new Promise<Request>((resolve) => page.on('request', (r) => r.headers()['next-action'] && resolve(r)));
-    await run(page);
+  /** The server-action request that `run` makes in the admin's page (one signed-in page for every capture). */
+  async function captureAction(admin: Page, run: (page: Page) => Promise<void>): Promise<Request> {
+    let onRequest: (request: Request) => void = () => {};
+    const captured = new Promise<Request>((resolve) => {
+      onRequest = (request) => {
+        if (request.headers()['next-action']) resolve(request);
+      };
+      admin.on('request', onRequest);
+    });
+    await run(admin);
     const request = await captured;
-    await admin.close();
+    admin.off('request', onRequest);
     return request;
   }
 
@@ -288,7 +292,9 @@ test.describe('the console, as a member', () => {
     expect((await page.goto('/console/acme-rockets/apps'))?.status()).toBe(404);
 
     // The admin's real server-action requests, replayed with the member's session: refused, nothing written.
-    const createApp = await captureAction(browser, async (admin) => {
+    const adminPage = await (await browser.newContext()).newPage();
+    await consoleSignIn(adminPage, DEMO);
+    const createApp = await captureAction(adminPage, async (admin) => {
       await admin.goto('/console/demo/apps/new');
       await admin.getByLabel('Name').fill('Sneaky');
       await admin.getByLabel('Publish address').fill('https://sneaky.demo.test');
@@ -296,25 +302,25 @@ test.describe('the console, as a member', () => {
       await admin.getByRole('button', { name: 'Create app' }).click();
       await admin.getByTestId('secret-once').waitFor();
     });
-    const addMember = await captureAction(browser, async (admin) => {
+    const addMember = await captureAction(adminPage, async (admin) => {
       await admin.goto('/console/demo/members');
       await admin.getByTestId('invite-member').getByLabel('Email').fill('replayed@demo.e2e.test');
       await admin.getByTestId('invite-member').getByRole('button', { name: 'Send invitation' }).click();
       await admin.getByTestId('invite-member').getByTestId('action-ok').waitFor();
     });
-    const saveBranding = await captureAction(browser, async (admin) => {
+    const saveBranding = await captureAction(adminPage, async (admin) => {
       await admin.goto('/console/demo/settings');
       await admin.getByLabel('Display name').fill('');
       await admin.getByRole('button', { name: 'Save branding' }).click();
       await admin.getByTestId('branding').getByRole('status').waitFor();
     });
-    const createTeam = await captureAction(browser, async (admin) => {
+    const createTeam = await captureAction(adminPage, async (admin) => {
       await admin.goto('/console/demo/teams');
       await admin.getByLabel('Team name').fill('Replayed team');
       await admin.getByRole('button', { name: 'Create team' }).click();
       await admin.getByTestId('create-team').getByRole('status').waitFor();
     });
-    const changeRole = await captureAction(browser, async (admin) => {
+    const changeRole = await captureAction(adminPage, async (admin) => {
       await admin.goto('/console/demo/members');
       const row = admin.locator(`tr[data-email="${ROCKETS.member.email}"]`);
       await row.getByLabel('New role').selectOption('member');
@@ -332,11 +338,8 @@ test.describe('the console, as a member', () => {
     await page.goto('/console/demo/apps');
     await expect(page.getByRole('link', { name: 'Sneaky' })).toHaveCount(1); // the admin's own, not a second one
     // The admin's own invitation, sent once: the replay wrote no second event.
-    const admin = await browser.newPage();
-    await consoleSignIn(admin, DEMO);
-    const invitationEvents = (await auditEvents(admin)).filter((event) => event.subjectLabel === 'replayed@demo.e2e.test');
+    const invitationEvents = (await auditEvents(adminPage)).filter((event) => event.subjectLabel === 'replayed@demo.e2e.test');
     expect(invitationEvents.map((event) => event.action)).toEqual(['invitation.sent']);
-    await admin.close();
   });
 
   test('a person in two organizations switches between them', async ({ page }, testInfo) => {

@@ -1,16 +1,16 @@
 // `npm test`: everything a developer needs, in one command, in the order that fails fastest.
 //
-//   1. typecheck (tsc)
+//   1. the production build (`next build`), which type-checks every file of tsconfig.json (tests included) with the
+//      route types it generates: a separate `tsc --noEmit` first ran the same check again (half a minute)
 //   2. the unit/integration suite (vitest) on the configured database, and again on the embedded database when the
 //      configured one is PostgreSQL: it is the cheap half, and the two databases differ underneath. With
 //      TEST_POOLER_URL (.ci/run) the PostgreSQL pass goes through that transaction-mode pooler, as an operator runs
 //      behind PgBouncer: nothing prepared, the cache's LISTEN on DATABASE_URL past it. The end-to-end suite below
 //      keeps DATABASE_URL's direct connections and prepared statements (the default): each mode is run once.
-//   3. one production build (`next build`), shared by every end-to-end run that follows
-//   4. the whole end-to-end suite (Playwright) once, on the configured database
-//   5. when that was PostgreSQL: the embedded database's end-to-end smoke (e2e/server-process.spec.ts: `npm start`
-//      with nothing configured, the first-start seed, the data-folder lock, the CLI through the control socket, a
-//      sign-in and an MCP call)
+//   3. the whole end-to-end suite (Playwright) once, on the configured database; when that is PostgreSQL, its
+//      embedded-smoke project runs e2e/server-process.spec.ts once more with its servers on the embedded database
+//      (`npm start` with nothing configured, the first-start seed, the data-folder lock, the CLI through the control
+//      socket, a sign-in and an MCP call), in the run's tail (playwright.config.ts)
 //
 // With no DATABASE_URL every step runs on the embedded database, so a fresh machine needs nothing installed.
 // Each runner prints its ten slowest files and tests, and any test that needed a retry, at its end; this script
@@ -36,14 +36,10 @@ const configured = onPostgres ? 'PostgreSQL' : 'the embedded database';
 const throughPooler = poolerUrl ? childProcessEnvironment({ DATABASE_URL: poolerUrl, DATABASE_PREPARED_STATEMENTS: 'false', DATABASE_LISTEN_URL: databaseUrl }) : undefined;
 
 const steps: Step[] = [
-  { name: 'typecheck', command: ['npx', 'tsc', '--noEmit'] },
+  { name: 'production build, with its type check', command: ['npx', 'next', 'build'], environment: { ...buildEnvironment(), NODE_ENV: 'production' } },
   { name: `unit and integration tests on ${configured}${throughPooler ? ' through a transaction-mode pooler' : ''}`, command: ['npx', 'vitest', 'run'], environment: throughPooler },
   ...(onPostgres ? [{ name: 'unit and integration tests on the embedded database', command: ['npx', 'vitest', 'run'], environment: embedded }] : []),
-  { name: 'production build', command: ['npx', 'next', 'build'], environment: { ...buildEnvironment(), NODE_ENV: 'production' } },
-  { name: `end-to-end tests on ${configured}`, command: ['npx', 'playwright', 'test'], environment: childProcessEnvironment({ PORTICO_E2E_SCOPE: 'full' }) },
-  ...(onPostgres
-    ? [{ name: 'end-to-end smoke on the embedded database', command: ['npx', 'playwright', 'test'], environment: { ...embedded, PORTICO_E2E_SCOPE: 'embedded-smoke' } }]
-    : []),
+  { name: `end-to-end tests on ${configured}${onPostgres ? ' (and the embedded database\'s smoke)' : ''}`, command: ['npx', 'playwright', 'test'] },
 ];
 
 /** The whole suite's budget on CI's 2-core machine, in minutes. */

@@ -1,6 +1,7 @@
 import { defineConfig } from '@playwright/test';
 import { env } from './lib/env';
 import { E2E_LANES, E2E_PORT, E2E_READY_PORT } from './e2e/support/constants';
+import type { PorticoTestOptions } from './e2e/support/test';
 
 // Debian's Chromium (apt-get install -y chromium); Playwright never downloads a browser here.
 const chromiumArgs = [
@@ -21,18 +22,18 @@ const chromiumArgs = [
 // grants): each worker has a server of its own, its lane (e2e/support/constants.ts), and runs its specs one at a time
 // against it.
 const OWN_SERVER_SPECS = /\/(cimd-ssrf|database-restart|enterprise-identity|failover|instances|registration-limits|server-process|workers)\.spec\.ts$/;
-// What only the embedded database does, end to end: `npm test` runs it on the embedded database when the full run
-// was on PostgreSQL (PORTICO_E2E_SCOPE=embedded-smoke; scripts/test.ts).
+// What only the embedded database does, end to end (`npm start` with nothing configured, the data folder's lock, the
+// CLI through a running server's control socket): when the run is on PostgreSQL, this spec runs once more with its
+// servers on the embedded database (the embedded-smoke project), on ports of its own.
 const EMBEDDED_SMOKE = /\/server-process\.spec\.ts$/;
-const smoke = env().PORTICO_E2E_SCOPE === 'embedded-smoke';
+const onPostgres = Boolean(env().DATABASE_URL);
 
-export default defineConfig({
+export default defineConfig<PorticoTestOptions>({
   testDir: './e2e',
   outputDir: './e2e-artifacts',
-  // After the last test: no server of the run wrote a secret to its output (e2e-logs/).
+  // After the last test: no server of the run wrote a secret to its output (e2e-logs/, emptied when the shared
+  // servers start: e2e/support/serve.ts).
   globalTeardown: './e2e/support/secret-scan.ts',
-  // The shared servers' start empties e2e-logs/ (e2e/support/serve.ts); the embedded smoke has none, so it does here.
-  globalSetup: smoke ? './e2e/support/secret-scan-reset.ts' : undefined,
   timeout: 120_000,
   fullyParallel: false,
   workers: E2E_LANES,
@@ -52,27 +53,25 @@ export default defineConfig({
     locale: 'en-US',
     launchOptions: { executablePath: env().CHROMIUM_PATH, args: chromiumArgs },
   },
-  projects: smoke
-    ? [{ name: 'embedded-smoke', testMatch: EMBEDDED_SMOKE }]
-    : [
-        { name: 'shared-server', testIgnore: OWN_SERVER_SPECS, workers: E2E_LANES },
-        // Last in the queue, on purpose: run beside the shared lanes (listed first, measured in CI), these specs —
-        // several servers and PostgreSQL clusters each — slowed every test beside them, and the whole phase took
-        // 22 minutes instead of 19½ although the lanes ended together. In both workers once the shared specs are
-        // done: one at a time, they kept one worker busy for four minutes after the other had run out of work.
-        { name: 'own-servers', testMatch: OWN_SERVER_SPECS, workers: E2E_LANES },
-      ],
-  // One web server process starts a shared server per lane (e2e/support/serve.ts); the smoke's specs start their
-  // own servers: no shared one for them.
-  webServer: smoke
-    ? undefined
-    : {
-        command: 'node --import tsx e2e/support/serve.ts',
-        url: `http://127.0.0.1:${E2E_READY_PORT}/`,
-        timeout: 180_000,
-        reuseExistingServer: false,
-        stdout: 'ignore',
-        stderr: 'pipe',
-        gracefulShutdown: { signal: 'SIGTERM', timeout: 15_000 },
-      },
+  projects: [
+    { name: 'shared-server', testIgnore: OWN_SERVER_SPECS, workers: E2E_LANES },
+    // Last in the queue, on purpose: run beside the shared lanes (listed first, measured in CI), these specs —
+    // several servers and PostgreSQL clusters each — slowed every test beside them, and the whole phase took
+    // 22 minutes instead of 19½ although the lanes ended together. In both workers once the shared specs are
+    // done: one at a time, they kept one worker busy for four minutes after the other had run out of work.
+    { name: 'own-servers', testMatch: OWN_SERVER_SPECS, workers: E2E_LANES },
+    // In the same tail: it used to be a Playwright run of its own after this one (`npm test`'s last step, 80 s),
+    // while one worker of this run sat idle at its end.
+    ...(onPostgres ? [{ name: 'embedded-smoke', testMatch: EMBEDDED_SMOKE, workers: 1, use: { embeddedDatabase: true } }] : []),
+  ],
+  // One web server process starts a shared server per lane (e2e/support/serve.ts).
+  webServer: {
+    command: 'node --import tsx e2e/support/serve.ts',
+    url: `http://127.0.0.1:${E2E_READY_PORT}/`,
+    timeout: 180_000,
+    reuseExistingServer: false,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 15_000 },
+  },
 });

@@ -14,12 +14,18 @@ import { DEMO } from './support/constants';
 import { accessTokenThroughConsent } from './support/mcp-oauth';
 import type { PorticoStorage } from './support/portico-process';
 
-const PORT = 3211;
-// The CLI beside a running server (its own port: no other spec uses it).
-const CLI_PORT = 3220;
+/**
+ * This spec's ports (no other spec uses them): 3211–3213 and 3220 for the CLI beside a running server. On PostgreSQL
+ * the embedded-smoke project runs the spec once more on the embedded database, possibly at the same time: 20 higher.
+ */
+function portsOf(embeddedDatabase: boolean) {
+  const base = embeddedDatabase && env().DATABASE_URL ? 3231 : 3211;
+  return { PORT: base, CLI_PORT: base + 9 };
+}
 
-test('a server killed with SIGKILL restarts with the same keys and data', async ({ page, request }) => {
-  const storage = await createStorage('portico-restart');
+test('a server killed with SIGKILL restarts with the same keys and data', async ({ page, request, embeddedDatabase }) => {
+  const { PORT } = portsOf(embeddedDatabase);
+  const storage = await createStorage('portico-restart', { embedded: embeddedDatabase });
   try {
     const first = await startPortico(PORT, storage);
     expect(first.output()).toContain('Demo organization created');
@@ -53,9 +59,10 @@ test('a server killed with SIGKILL restarts with the same keys and data', async 
   }
 });
 
-test('a second process on the same embedded data folder is refused with a clear message', async () => {
-  test.skip(Boolean(env().DATABASE_URL), 'only the embedded database is limited to one process');
-  const storage = await createStorage('portico-lock');
+test('a second process on the same embedded data folder is refused with a clear message', async ({ embeddedDatabase }) => {
+  test.skip(!embeddedDatabase && Boolean(env().DATABASE_URL), 'only the embedded database is limited to one process');
+  const { PORT } = portsOf(embeddedDatabase);
+  const storage = await createStorage('portico-lock', { embedded: true });
   const first = await startPortico(PORT, storage);
   try {
     const second = startPortico(PORT + 1, storage);
@@ -67,8 +74,9 @@ test('a second process on the same embedded data folder is refused with a clear 
   }
 });
 
-test('a newcomer runs `npm start` with nothing configured and tries the demo sign-in from the home page', async ({ page }, testInfo) => {
-  const storage = await createStorage('portico-newcomer');
+test('a newcomer runs `npm start` with nothing configured and tries the demo sign-in from the home page', async ({ page, embeddedDatabase }, testInfo) => {
+  const { PORT } = portsOf(embeddedDatabase);
+  const storage = await createStorage('portico-newcomer', { embedded: embeddedDatabase });
   // `npm start` as the README says (the build is there already): only an issuer and a data folder are given, and
   // whatever demo settings the test run's own environment may hold are cleared.
   const nothingConfigured = { PORTICO_DEMO_PASSWORD: '', PORTICO_DEMO_CLIENT_ID: '', PORTICO_DEMO_CLIENT_SECRET: '', PORTICO_DEMO_REDIRECT_URI: '', PORTICO_DEMO_EMAIL: '' };
@@ -78,7 +86,7 @@ test('a newcomer runs `npm start` with nothing configured and tries the demo sig
     'Portico is running at',
     'npm start',
     90,
-    { npm: true, logFile: serverLogPath('npm-start') },
+    { npm: true, logFile: serverLogPath(`npm-start-${PORT + 2}`) },
   );
   try {
     const printed = /password:\s+(\S+)\s+\(generated; shown only now\)/.exec(portico.output());
@@ -136,9 +144,10 @@ function portico(storage: PorticoStorage, ...args: string[]): Promise<{ code: nu
   });
 }
 
-test('the CLI works beside a running server on the embedded database: a root request only the CLI may decide is decided through it', async ({ page, request }) => {
+test('the CLI works beside a running server on the embedded database: a root request only the CLI may decide is decided through it', async ({ page, request, embeddedDatabase }) => {
   test.setTimeout(180_000);
-  const storage = await createStorage('pc-cli');
+  const { CLI_PORT } = portsOf(embeddedDatabase);
+  const storage = await createStorage('pc-cli', { embedded: embeddedDatabase });
   const running = await startPortico(CLI_PORT, storage);
   const issuer = `http://localhost:${CLI_PORT}`;
   try {

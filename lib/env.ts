@@ -291,9 +291,6 @@ const schema = z.object({
     }, 'must be an origin (no path): https, or http on a loopback host'),
   // Tests only: the Chromium that Playwright drives (Debian's package; browsers are never downloaded).
   CHROMIUM_PATH: z.string().trim().min(1).default('/usr/bin/chromium'),
-  // Tests only: which end-to-end specs Playwright runs. `full`: every spec, beside the one shared e2e server;
-  // `embedded-smoke`: the short run on the embedded database that `npm test` adds when the full run used PostgreSQL.
-  PORTICO_E2E_SCOPE: z.enum(['full', 'embedded-smoke'], { error: 'must be full or embedded-smoke' }).default('full'),
   // Tests only: which shared end-to-end server (lane) a process serves (e2e/support/constants.ts); set by
   // playwright.config.ts for each server it starts.
   PORTICO_E2E_LANE: z.coerce.number().int().min(0).max(9).optional(),

@@ -17,9 +17,10 @@ export interface PorticoStorage {
   dispose(): Promise<void>;
 }
 
-export async function createStorage(prefix: string): Promise<PorticoStorage> {
+/** A data folder and, on PostgreSQL (DATABASE_URL, unless `embedded`), a scratch database of its own. */
+export async function createStorage(prefix: string, { embedded = false }: { embedded?: boolean } = {}): Promise<PorticoStorage> {
   const dataDir = mkdtempSync(path.join(tmpdir(), `${prefix}-`));
-  const baseUrl = env().DATABASE_URL;
+  const baseUrl = embedded ? undefined : env().DATABASE_URL;
   if (!baseUrl) return { dataDir, dispose: async () => {} };
   const databaseUrl = await createScratchPostgres(baseUrl, prefix.replaceAll('-', '_'));
   return { dataDir, databaseUrl, dispose: () => dropScratchPostgres(baseUrl, databaseUrl) };

@@ -116,7 +116,7 @@ async function mailBodies(): Promise<string[]> {
         const messages = (await response.json()) as { text?: string; html?: string }[];
         return messages.map((message) => `${message.text ?? ''}\n${message.html ?? ''}`);
       } catch {
-        return []; // The embedded smoke has no shared server and no mailbox.
+        return []; // A lane whose server is gone has no mailbox to read.
       }
     }),
   );

@@ -9,7 +9,17 @@ import { test as base } from '@playwright/test';
 
 export * from '@playwright/test';
 
-export const test = base.extend<{ closeContextsOpenedByTheTest: void }>({
+/** Options a Playwright project may set for its specs (playwright.config.ts). */
+export interface PorticoTestOptions {
+  /**
+   * The servers a spec starts for itself run on the embedded database, whatever DATABASE_URL says: the
+   * `embedded-smoke` project runs server-process.spec.ts so, beside the same spec on PostgreSQL.
+   */
+  embeddedDatabase: boolean;
+}
+
+export const test = base.extend<{ closeContextsOpenedByTheTest: void } & PorticoTestOptions>({
+  embeddedDatabase: [false, { option: true }],
   closeContextsOpenedByTheTest: [
     async ({ browser }, use) => {
       const before = new Set(browser.contexts());

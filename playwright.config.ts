@@ -55,14 +55,16 @@ export default defineConfig<PorticoTestOptions>({
   },
   projects: [
     { name: 'shared-server', testIgnore: OWN_SERVER_SPECS, workers: E2E_LANES },
-    // Last in the queue, on purpose: run beside the shared lanes (listed first, measured in CI), these specs —
-    // several servers and PostgreSQL clusters each — slowed every test beside them, and the whole phase took
-    // 22 minutes instead of 19½ although the lanes ended together. In both workers once the shared specs are
-    // done: one at a time, they kept one worker busy for four minutes after the other had run out of work.
-    { name: 'own-servers', testMatch: OWN_SERVER_SPECS, workers: E2E_LANES },
-    // In the same tail: it used to be a Playwright run of its own after this one (`npm test`'s last step, 80 s),
-    // while one worker of this run sat idle at its end.
+    // The specs with servers of their own come after the shared ones, on purpose: run beside the shared lanes (listed
+    // first, measured in CI), they — several servers and PostgreSQL clusters each — slowed every test beside them,
+    // and the whole phase took 22 minutes instead of 19½ although the lanes ended together.
+    // The embedded smoke first of them: its one file (four tests in a row, a minute and a half) in one worker while
+    // the other takes the own-server specs, which then fill both workers. It used to be a Playwright run of its own
+    // after this one (`npm test`'s last step, 80 s); listed last, it ran alone at the very end (measured: no gain).
     ...(onPostgres ? [{ name: 'embedded-smoke', testMatch: EMBEDDED_SMOKE, workers: 1, use: { embeddedDatabase: true } }] : []),
+    // In both workers once the shared specs are done: one at a time, they kept one worker busy for four minutes after
+    // the other had run out of work.
+    { name: 'own-servers', testMatch: OWN_SERVER_SPECS, workers: E2E_LANES },
   ],
   // One web server process starts a shared server per lane (e2e/support/serve.ts).
   webServer: {

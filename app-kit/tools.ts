@@ -276,6 +276,8 @@ export async function runGatedTool<Extra>(tool: AnyKitTool<Extra>, args: Record<
   } catch (error) {
     // A tool's own refusal reads as it was written; a system error is named by its code only (failureOf).
     const { shown, audited } = failureOf(error);
+    // The caller reads "an internal error"; the operator's log says which (the code only, as the audit trail).
+    if (shown !== audited) console.error(`${tool.name} failed: ${audited}`);
     await emit('failed', audited);
     return { kind: 'ran', result: { isError: true, content: [{ type: 'text', text: `"${tool.name}" failed: ${shown}` }] } };
   }

@@ -1,7 +1,7 @@
 // What a caller reads when a tool fails: a tool's own refusal in its words; an error from the system beneath it (a
 // database connection closed or refused, a SQLSTATE) as "a temporary error", since its message names hosts and ports.
 // The audit event keeps a system error's code, never its message (hosts, SQL, parameters).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createConfirmationGate, memoryConfirmationStore } from '../../app-kit/risk';
 import { defineTool, runGatedTool, type ToolEvent } from '../../app-kit/tools';
 
@@ -30,9 +30,16 @@ describe('a failing tool', () => {
 
   it('calls a permanent system error internal (no retry will help), and shows none of its SQL', async () => {
     const unique = Object.assign(new Error('Failed query: insert into "invoices" values ($1) params: 4111111111111111'), { code: '23505' });
-    const { text, audited } = await failWith(unique);
-    expect(text).toBe('"lookup" failed: an internal error');
-    expect(audited).toBe('system error 23505');
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const { text, audited } = await failWith(unique);
+      expect(text).toBe('"lookup" failed: an internal error');
+      expect(audited).toBe('system error 23505');
+      // The operator's log names the tool and the code, so that "an internal error" can be looked into; no SQL.
+      expect(logged.mock.calls.map((call) => call.join(' '))).toEqual(['lookup failed: system error 23505']);
+    } finally {
+      logged.mockRestore();
+    }
   });
 
   it('keeps the words of a refusal of its own, codes and all', async () => {

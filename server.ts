@@ -84,7 +84,6 @@ async function runServer(role: 'single' | 'worker'): Promise<void> {
       ? await startControlSocket({
           dataDir: env.dataDir,
           context: () => ({ db: drizzleFor(booted.runtime.raw), issuer: env.PORTICO_ISSUER, atRestKey: booted.runtime.atRestKey }),
-          afterCommand: () => booted.runtime.outbox.kick(),
         })
       : undefined;
   if (role === 'single') printBanner(env, booted, addresses);
@@ -169,7 +168,6 @@ async function runPrimary(config: Env): Promise<void> {
   const control = await startControlSocket({
     dataDir: config.dataDir,
     context: () => ({ db: drizzleFor(booted.runtime.raw), issuer: config.PORTICO_ISSUER, atRestKey: booted.runtime.atRestKey }),
-    afterCommand: () => booted.runtime.outbox.kick(),
   });
   let stopping = false;
   const restarts: number[] = [];

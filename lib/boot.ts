@@ -60,12 +60,9 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
     await migrateDatabase(raw);
     const db = drizzleFor(raw);
     const keys = await loadOrCreateKeyMaterial(db, secret.key);
-    // The outbox exists once the provider does; a CIBA notice queued before then waits for its first round.
-    let kickOutbox: (() => void) | undefined;
     const provider = createProvider({
       atRestKey: secret.key,
       pollIntervalSeconds: env.PORTICO_POLL_INTERVAL_SECONDS,
-      onDeliveryQueued: () => kickOutbox?.(),
       issuer: env.PORTICO_ISSUER,
       db: () => db,
       keys,
@@ -82,8 +79,10 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
       logout_token: logoutTokenDelivery({ db: () => db, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, outbound: deliveryPolicy(env) }),
       security_event: securityEventPushDelivery({ db: () => db, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, atRestKey: secret.key, outbound: deliveryPolicy(env) }),
     });
-    kickOutbox = () => outbox.kick();
-    const ticker = createTicker(() => db, { issuer: env.PORTICO_ISSUER, atRestKey: secret.key }, () => outbox.kick(), console.error, { auditArchiveFolder: env.auditArchiveDir });
+    // Whatever queued a delivery — a door, the ticker, the provider, a CLI command in this server — the commit wakes
+    // the channel's dispatcher; nobody kicks it by hand.
+    raw.afterCommit.onOutboxWrite((channel) => outbox.kick(channel));
+    const ticker = createTicker(() => db, { issuer: env.PORTICO_ISSUER, atRestKey: secret.key }, console.error, { auditArchiveFolder: env.auditArchiveDir });
     const runtime: PorticoRuntime = { env, raw, provider, publicJwks: publicJwksOf(keys), signingKeys: keys.signingKeys, atRestKey: secret.key, riskLevels, outbox, ticker };
     installRuntime(runtime);
     const seed = env.PORTICO_DEMO_SEED && options.seedDemo !== false

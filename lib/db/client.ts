@@ -13,6 +13,7 @@ import { safePostgresLocation } from './postgres-url';
 import { pgliteInvalidationFeed, postgresInvalidationFeed, ReadCache } from './read-cache';
 import { statementStarted, transactionStarted } from '../observability/metrics';
 import * as schema from './schema';
+import type { DeliveryChannel } from './schema';
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -33,9 +34,54 @@ export type RawDatabase =
       preparedStatements: boolean;
       readCache?: ReadCache;
       outages: OutageRecorder;
+      afterCommit: AfterCommitHooks;
       close(): Promise<void>;
     }
-  | { kind: 'pglite'; location: string; pglite: PGlite; drizzle: PgliteDrizzle; readCache?: ReadCache; close(): Promise<void> };
+  | { kind: 'pglite'; location: string; pglite: PGlite; drizzle: PgliteDrizzle; readCache?: ReadCache; afterCommit: AfterCommitHooks; close(): Promise<void> };
+
+/**
+ * What this process does right after a write commits, whichever handle or transaction wrote it: the outbox's
+ * dispatcher is woken when something was queued to send (lib/deliveries/dispatcher.ts), so no door has to remember
+ * to wake it, and nothing is woken for a transaction that rolled back.
+ */
+export class AfterCommitHooks {
+  readonly #outbox = new Set<(channel?: DeliveryChannel) => void>();
+
+  /** Calls `listener` after each commit that queued deliveries: with 'webhook' when only audit events were written. */
+  onOutboxWrite(listener: (channel?: DeliveryChannel) => void): () => void {
+    this.#outbox.add(listener);
+    return () => this.#outbox.delete(listener);
+  }
+
+  committed(writes: CommittedWrites): void {
+    if (writes.outbox === 'none') return;
+    const channel = writes.outbox === 'webhook' ? 'webhook' : undefined;
+    for (const listener of this.#outbox) listener(channel);
+  }
+}
+
+/**
+ * What a transaction (or a statement outside one) wrote that this process reacts to at its commit. `outbox`: 'all'
+ * for a row of outbound_deliveries; 'webhook' for an audit event, which the database fans out to the webhook
+ * endpoints that asked for it (the trigger of drizzle/0032_webhook_events.sql).
+ */
+interface CommittedWrites {
+  cachedRows: boolean;
+  outbox: 'none' | 'webhook' | 'all';
+}
+
+function noWrites(): CommittedWrites {
+  return { cachedRows: false, outbox: 'none' };
+}
+
+/** Adds what `query` writes to `writes`; true when it writes anything this process reacts to at the commit. */
+function noteWrites(writes: CommittedWrites, query: string): boolean {
+  const cachedRows = CACHED_ROW_WRITE.test(query);
+  const outbox = OUTBOX_WRITE.test(query) ? 'all' : AUDIT_WRITE.test(query) ? 'webhook' : 'none';
+  if (cachedRows) writes.cachedRows = true;
+  if (outbox === 'all' || (outbox === 'webhook' && writes.outbox === 'none')) writes.outbox = outbox;
+  return cachedRows || outbox !== 'none';
+}
 
 /** drizzle's PGlite driver, loaded with PGlite itself: a server on PostgreSQL never loads either (15–25 MB less). */
 type PgliteDrizzle = (typeof import('drizzle-orm/pglite'))['drizzle'];
@@ -100,6 +146,7 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
       preparedStatements: options.preparedStatements ?? true,
       readCache,
       outages,
+      afterCommit: new AfterCommitHooks(),
       close: async () => {
         await readCache?.stop();
         await sql.end({ timeout: 5 });
@@ -120,6 +167,7 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
       pglite,
       drizzle,
       readCache,
+      afterCommit: new AfterCommitHooks(),
       close: async () => {
         await readCache?.stop();
         await pglite.close();
@@ -192,10 +240,18 @@ export function drizzleFor(raw: RawDatabase, options: { onQuery?: (query: string
   const logger = options.onQuery ? { logQuery: (query: string, parameters: unknown[]) => options.onQuery!(query, parameters) } : undefined;
   const db =
     raw.kind === 'postgres'
-      ? (drizzlePostgres({ client: instrumentedClient(raw.sql, { prepare: raw.preparedStatements, outages: raw.outages, onCommittedWrite: () => raw.readCache?.invalidate('*') }), schema, logger }) as unknown as Database)
-      : (raw.drizzle({ client: raw.pglite, schema, logger }) as unknown as Database);
+      ? (drizzlePostgres({ client: instrumentedClient(raw.sql, { prepare: raw.preparedStatements, outages: raw.outages, onCommit: committedTo(raw) }), schema, logger }) as unknown as Database)
+      : (raw.drizzle({ client: observedPglite(raw.pglite, raw.afterCommit), schema, logger }) as unknown as Database);
   if (raw.readCache) readCaches.set(db, raw.readCache);
   return db;
+}
+
+/** What a commit on the PostgreSQL pool sets off in this process: the read cache forgets, the outbox wakes. */
+function committedTo(raw: Extract<RawDatabase, { kind: 'postgres' }>): (writes: CommittedWrites) => void {
+  return (writes) => {
+    if (writes.cachedRows) raw.readCache?.invalidate('*');
+    raw.afterCommit.committed(writes);
+  };
 }
 
 const readCaches = new WeakMap<Queryable, ReadCache>();
@@ -232,16 +288,17 @@ export function readCacheOf(db: Queryable): ReadCache | undefined {
  *   connection and query text (its own statement cache; a statement PostgreSQL invalidates, after a migration, is
  *   re-prepared by postgres.js). Queries without parameters keep the simple protocol. Mind on hot paths: a query
  *   text that varies (an IN list of varying length) is a new statement each time.
- * - This process reads its own writes (`onCommittedWrite`): a write to a table the read cache keeps rows of empties
- *   it once committed (at the statement's end, or the transaction's), without waiting for the notification the
- *   trigger sends to every instance (lib/db/read-cache.ts).
+ * - Commits are reported (`onCommit`, at the statement's end, or the transaction's) with what they wrote: this
+ *   process reads its own writes (a write to a table the read cache keeps rows of empties it, without waiting for the
+ *   notification the trigger sends to every instance: lib/db/read-cache.ts), and a queued delivery wakes the outbox
+ *   (AfterCommitHooks).
  * - Every statement and transaction reports whether it reached the database to `outages` (lib/db/outages.ts), which
  *   /api/ready reports.
  * Transactions and savepoints hand drizzle a scoped client: wrapped too.
  */
 function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSql>(
   client: Client,
-  options: { prepare: boolean; outages: OutageRecorder; onCommittedWrite: () => void; transaction?: { wroteCachedRows: boolean } },
+  options: { prepare: boolean; outages: OutageRecorder; onCommit: (writes: CommittedWrites) => void; transaction?: CommittedWrites },
 ): Client {
   return new Proxy(client, {
     get(target, property, receiver) {
@@ -257,15 +314,15 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
           // Reported with the pool it went to: a failure on a pool replaced meanwhile (ended on purpose) is no outage.
           const generation = options.outages.generation;
           void pending.then(options.outages.succeeded, (error: unknown) => options.outages.failed(error, generation));
-          if (!writesCachedRows(query)) return pending;
           if (options.transaction) {
-            options.transaction.wroteCachedRows = true;
+            noteWrites(options.transaction, query);
             return pending;
           }
+          const writes = noWrites();
+          if (!noteWrites(writes, query)) return pending;
           // The query itself goes back (drizzle may still call `.values()` on it: postgres.js starts a query a microtask
           // after its first `then`, so the mode set now still applies); its end is observed beside.
-          const settle = () => options.onCommittedWrite();
-          void pending.then(settle, settle);
+          void pending.then(() => options.onCommit(writes), () => options.onCommit({ ...writes, outbox: 'none' }));
           return pending;
         };
       }
@@ -273,20 +330,22 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
         const open = Reflect.get(target, property, receiver) as (...args: unknown[]) => Promise<unknown>;
         return (...args: unknown[]) => {
           const work = args.pop() as (scoped: postgres.TransactionSql) => unknown;
-          const transaction = options.transaction ?? { wroteCachedRows: false };
+          const transaction = options.transaction ?? noWrites();
           const ran = open.call(target, ...args, (scoped: postgres.TransactionSql) => work(instrumentedClient(scoped, { ...options, transaction })));
           if (options.transaction) return ran; // a savepoint: the outer transaction's end counts
           const ended = transactionStarted();
           const generation = options.outages.generation;
           void ran.then(options.outages.succeeded, (error: unknown) => options.outages.failed(error, generation));
-          const settle = () => {
-            ended?.();
-            if (transaction.wroteCachedRows) options.onCommittedWrite();
-          };
           return ran.then(
-            (result) => (settle(), result),
+            (result) => {
+              ended?.();
+              options.onCommit(transaction);
+              return result;
+            },
             (error: unknown) => {
-              settle();
+              ended?.();
+              // Rolled back: nothing was queued, but a cached row may have been read under a lock meanwhile.
+              options.onCommit({ ...transaction, outbox: 'none' });
               throw error;
             },
           );
@@ -298,13 +357,50 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
 }
 
 /**
+ * The embedded database handed to drizzle, reporting its commits like instrumentedClient (drizzle's PGlite driver
+ * sends every statement through `query`, and a transaction through `transaction`). The read cache of an embedded
+ * database hears of its writes from PGlite's own notifications (lib/db/read-cache.ts): only the outbox is told here.
+ */
+function observedPglite(pglite: PGlite, afterCommit: AfterCommitHooks): PGlite {
+  const observe = <Target extends object>(target: Target, writes: CommittedWrites | undefined): Target =>
+    new Proxy(target, {
+      get(inner, property) {
+        const value = Reflect.get(inner, property, inner) as unknown;
+        if (typeof value !== 'function') return value;
+        if (property === 'query') {
+          return (query: string, ...rest: unknown[]) => {
+            const pending = (value as (...args: unknown[]) => Promise<unknown>).call(inner, query, ...rest);
+            if (writes) noteWrites(writes, query);
+            else {
+              const own = noWrites();
+              if (noteWrites(own, query)) void pending.then(() => afterCommit.committed(own), () => {});
+            }
+            return pending;
+          };
+        }
+        if (property === 'transaction' && !writes) {
+          return async (work: (tx: object) => Promise<unknown>) => {
+            const transaction = noWrites();
+            const result = await (value as (work: (tx: object) => Promise<unknown>) => Promise<unknown>).call(inner, (tx) => work(observe(tx, transaction)));
+            afterCommit.committed(transaction);
+            return result;
+          };
+        }
+        return (value as (...args: unknown[]) => unknown).bind(inner);
+      },
+    });
+  return observe(pglite, undefined);
+}
+
+/**
  * A write to a table the read cache keeps rows of, or to organizations (whose deletion cascades into them); anywhere
  * in the statement, so that a write inside a CTE (`with … update "clients"`) counts too.
  */
 const CACHED_ROW_WRITE = /\b(?:insert\s+into|update|delete\s+from|truncate(?:\s+table)?)\s+"(?:clients|redirect_uris|client_secrets|apps|users|memberships|organizations)"/i;
-function writesCachedRows(query: string): boolean {
-  return CACHED_ROW_WRITE.test(query);
-}
+/** A delivery queued (or made due again) in the outbox. */
+const OUTBOX_WRITE = /\b(?:insert\s+into|update)\s+"?outbound_deliveries"?/i;
+/** An audit event, which the database fans out to subscribed webhook endpoints in the same transaction. */
+const AUDIT_WRITE = /\binsert\s+into\s+"?audit_events"?/i;
 
 export class DatabaseUnavailableError extends Error {
   constructor(url: string, cause: unknown) {

@@ -1,15 +1,17 @@
 // The outbound dispatcher of one Portico process: delivers the outbox (lib/deliveries/outbox.ts) every few
-// seconds, and at once when a request of this process has just queued something (kick). Other instances' deliveries
+// seconds, and at once when a transaction of this process has just committed something to it (kick, called by the
+// database's after-commit hook that boot wires: lib/db/client.ts AfterCommitHooks). Other instances' deliveries
 // are picked up by their own dispatchers or by this one's next round; the lease keeps two from attempting one.
 import type { Database } from '../db/client';
+import type { DeliveryChannel } from '../db/schema';
 import { deliverDue, type DeliveryHandlers } from './outbox';
 
 const ROUND_MS = 3_000;
 
 export interface DeliveryDispatcher {
   start(): void;
-  /** Deliver soon: something was committed to the outbox. */
-  kick(): void;
+  /** Deliver soon: something was committed to the outbox (to this channel only, when given). */
+  kick(channel?: DeliveryChannel): void;
   stop(): Promise<void>;
 }
 
@@ -77,17 +79,17 @@ export function createOutbox(db: () => Database, handlers: Required<Omit<Deliver
   // One dispatcher per channel, so that receivers that are slow or down on one channel never hold back another's
   // (a webhook receiver timing out does not delay a logout token). POSTs go in batches of 10, each answered within 10 s.
   // Polled security events (security_event_poll) are never dispatched: the receiver fetches them (lib/ssf/streams.ts).
-  const dispatchers = [
-    createDeliveryDispatcher(db, { mail: handlers.mail }, log, 20),
-    createDeliveryDispatcher(db, { webhook: handlers.webhook }, log, 10),
-    createDeliveryDispatcher(db, { logout_token: handlers.logout_token }, log, 10),
-    createDeliveryDispatcher(db, { security_event: handlers.security_event }, log, 10),
+  const dispatchers: Array<[DeliveryChannel, DeliveryDispatcher]> = [
+    ['mail', createDeliveryDispatcher(db, { mail: handlers.mail }, log, 20)],
+    ['webhook', createDeliveryDispatcher(db, { webhook: handlers.webhook }, log, 10)],
+    ['logout_token', createDeliveryDispatcher(db, { logout_token: handlers.logout_token }, log, 10)],
+    ['security_event', createDeliveryDispatcher(db, { security_event: handlers.security_event }, log, 10)],
   ];
   return {
-    start: () => dispatchers.forEach((dispatcher) => dispatcher.start()),
-    kick: () => dispatchers.forEach((dispatcher) => dispatcher.kick()),
+    start: () => dispatchers.forEach(([, dispatcher]) => dispatcher.start()),
+    kick: (channel) => dispatchers.forEach(([own, dispatcher]) => (channel === undefined || channel === own) && dispatcher.kick()),
     stop: async () => {
-      await Promise.all(dispatchers.map((dispatcher) => dispatcher.stop()));
+      await Promise.all(dispatchers.map(([, dispatcher]) => dispatcher.stop()));
     },
   };
 }

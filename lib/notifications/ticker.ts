@@ -222,11 +222,10 @@ export interface Ticker {
   stop(): Promise<void>;
 }
 
-/** Runs a round every 15 seconds in this process; `afterWork` when a round changed something (the outbox goes then). */
+/** Runs a round every 15 seconds in this process (what a round queues wakes the outbox when it commits). */
 export function createTicker(
   db: () => Database,
   deps: NotifyDeps,
-  afterWork: () => void,
   log: (line: string) => void = console.error,
   options: { auditArchiveFolder?: string } = {},
 ): Ticker {
@@ -247,7 +246,6 @@ export function createTicker(
       const archiveDue = options.auditArchiveFolder !== undefined && (lastArchive === 0 || now - lastArchive >= ARCHIVE_EVERY_MS);
       if (archiveDue) lastArchive = now;
       const report = await runTicker(db(), deps, new Date(), archiveDue ? { ...due, archiveAuditTo: options.auditArchiveFolder } : due);
-      if (report.expired + report.escalated + report.reminded + report.confirmationsExpired + report.digests > 0) afterWork();
       if (report.maintenanceFailed) log(`[ticker] maintenance failed: ${terminalText(report.maintenanceFailed)}`);
     } catch (error) {
       // The database may be briefly unavailable: the next round tries again.

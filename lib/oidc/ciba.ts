@@ -46,8 +46,6 @@ export interface CibaOptions {
   atRestKey: Uint8Array;
   /** CIBA Core §7.3 `interval`: the least number of seconds between two polls of the token endpoint. */
   pollIntervalSeconds: number;
-  /** Something was queued for delivery (the notice's mail): the process's outbox may send it now. */
-  onQueued?: () => void;
 }
 
 /** ttl.BackchannelAuthenticationRequest: the client's requested_expiry, bounded (oidc-provider checked it is a positive integer). */
@@ -197,7 +195,6 @@ export function cibaConfiguration(options: CibaOptions) {
         if (error instanceof PendingLimitReached) throw tooMany(ctx, 60, `this person already has ${MAX_PENDING_PER_PERSON_AND_CLIENT} requests of this client waiting for an answer`);
         throw error;
       }
-      options.onQueued?.();
       // CIBA Core §7.3: the least number of seconds between polls (oidc-provider leaves it out; the default is 5).
       (ctx.body as Record<string, unknown>).interval = options.pollIntervalSeconds;
     },

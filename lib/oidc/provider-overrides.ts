@@ -114,7 +114,7 @@ interface SavableToken {
   save(): Promise<string>;
 }
 
-export function applyProviderOverrides(provider: Provider, db: () => Database, options: { pollIntervalSeconds: number; onDeliveryQueued?: () => void }): void {
+export function applyProviderOverrides(provider: Provider, db: () => Database, options: { pollIntervalSeconds: number }): void {
   const clientPrototype = provider.Client.prototype as unknown as {
     clientId: string;
     compareClientSecret(actual: string): Promise<boolean>;
@@ -125,7 +125,7 @@ export function applyProviderOverrides(provider: Provider, db: () => Database, o
   clientPrototype.includeSid = () => true;
   // Deviation 8.
   clientPrototype.backchannelLogout = async function queueBackchannelLogout(sub: string, sid: string | undefined) {
-    if ((await announceSessionEndings(db(), [{ clientId: this.clientId, accountId: sub, ...(sid ? { sid } : {}) }], 'signed_out')) > 0) options.onDeliveryQueued?.();
+    await announceSessionEndings(db(), [{ clientId: this.clientId, accountId: sub, ...(sid ? { sid } : {}) }], 'signed_out');
   };
   clientPrototype.compareClientSecret = async function compareClientSecret(actual: string) {
     if (typeof actual !== 'string' || actual.length === 0 || actual.length > 512) return false;

@@ -56,8 +56,6 @@ export interface ProviderOptions {
   atRestKey: Uint8Array;
   /** The least number of seconds between two polls of a CIBA or device request (PORTICO_POLL_INTERVAL_SECONDS). */
   pollIntervalSeconds?: number;
-  /** A request queued something for delivery (a CIBA notice's mail): the outbox may send it now. */
-  onDeliveryQueued?: () => void;
 }
 
 /** RFC 8628 §3.2 / CIBA Core §7.3: the default least interval between polls. */
@@ -156,7 +154,6 @@ export function createProvider(options: ProviderOptions): Provider {
         issuer: options.issuer,
         atRestKey: options.atRestKey,
         pollIntervalSeconds: options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS,
-        onQueued: options.onDeliveryQueued,
       }),
       richAuthorizationRequests: richAuthorizationRequestsConfiguration(),
       // RFC 8628: headless clients that registered the device grant sign people in through /oidc/device.
@@ -243,7 +240,7 @@ export function createProvider(options: ProviderOptions): Provider {
 
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = options.trustProxy;
-  applyProviderOverrides(provider, options.db, { pollIntervalSeconds: options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS, onDeliveryQueued: options.onDeliveryQueued });
+  applyProviderOverrides(provider, options.db, { pollIntervalSeconds: options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS });
   const idJag: IdJagDeps = {
     issuer: options.issuer,
     db: options.db,

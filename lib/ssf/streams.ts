@@ -200,8 +200,6 @@ export interface SsfContext {
   atRestKey: Uint8Array;
   /** Sign a queued event for this audience (lib/ssf/set.ts). */
   sign(payload: SecurityEventPayload, audience: string): Promise<string>;
-  /** Something was queued: the outbox may send it now. */
-  onQueued?: () => void;
 }
 
 async function readBody(request: Request): Promise<Checked<Record<string, unknown>>> {
@@ -272,7 +270,6 @@ export async function handleStreamsRequest(ctx: SsfContext, request: Request): P
     return row;
   });
   if (!updated) return notFound();
-  if (updated.deliveryMethod === 'push') ctx.onQueued?.();
   return Response.json(await configurationOf(ctx.issuer, ctx.atRestKey, updated), { headers: noStore });
 }
 
@@ -304,7 +301,6 @@ export async function handleStatusRequest(ctx: SsfContext, request: Request): Pr
     if (status === 'disabled') await tx.delete(outboundDeliveries).where(waiting);
     else await tx.update(outboundDeliveries).set({ nextAttemptAt: dueOf(row) }).where(waiting);
   });
-  if (status === 'enabled') ctx.onQueued?.();
   return Response.json({ stream_id: stream.id, status, ...(reason ? { reason } : {}) }, { headers: noStore });
 }
 
@@ -329,7 +325,6 @@ export async function handleVerificationRequest(ctx: SsfContext, request: Reques
   if (recent) return oauthError(429, 'slow_down', `at most one verification every ${MIN_VERIFICATION_INTERVAL_SECONDS} seconds`, { 'Retry-After': String(MIN_VERIFICATION_INTERVAL_SECONDS) });
   const event = state === undefined ? {} : { state };
   await ctx.db.insert(outboundDeliveries).values(securityEventRow(stream, { subject: { stream: stream.id }, eventType: VERIFICATION_EVENT, event, iat: Math.floor(Date.now() / 1000) }));
-  ctx.onQueued?.();
   return new Response(null, { status: 204 });
 }
 

@@ -44,6 +44,5 @@ export async function handleRecoveryRequest(request: Request, input: { page: str
     { email, ip: clientIpFromHeaders(request.headers), orgId: input.orgId, organizationName: input.organizationName },
   );
   if (outcome.status === 'throttled') return tooManyRequests(await requestLocale(), outcome.retryAfterSeconds, input.page);
-  runtime().outbox.kick();
   return seeOther(`${input.page}?sent=1`);
 }

@@ -25,7 +25,6 @@ export async function enrollAtSignInAction(_previous: CardFormState, data: FormD
       ip: clientIpFromHeaders(await headers()),
       mail: { issuer: env.PORTICO_ISSUER, atRestKey },
     });
-    runtime().outbox.kick();
     return {
       status: 'done',
       message: t('totpOn'),
@@ -60,7 +59,6 @@ export async function enrollPasskeyAtSignInAction(_previous: CardFormState, data
       ip: clientIpFromHeaders(await headers()),
       mail: { issuer: env.PORTICO_ISSUER, atRestKey },
     });
-    runtime().outbox.kick();
     return {
       status: 'done',
       message: t('passkeyOn'),

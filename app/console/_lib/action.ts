@@ -136,8 +136,6 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
           }),
       ),
       );
-      // Mail it queued, and the webhook deliveries its audit event fanned out (the audit trigger), go now.
-      runtime().outbox.kick();
       if (result.redirect) redirect(result.redirect);
       revalidatePath(`/console/${access.org.slug}`, 'layout');
       return result;

@@ -59,7 +59,6 @@ export async function changePasswordAction(_previous: CardFormState, data: FormD
     ip: clientIpFromHeaders(await headers()),
   });
   if (!result.ok) return { status: 'error', fieldErrors: await fieldErrorsIn(result.fieldTexts) };
-  runtime().outbox.kick();
   return { status: 'done', message: t('passwordChanged'), next: { href: '/console/account', label: t('backToAccount') } };
 }
 
@@ -70,7 +69,6 @@ export async function sendVerificationAction(_previous: CardFormState): Promise<
   const { env, atRestKey } = runtime();
   const outcome = await sendVerificationLink(db(), { issuer: env.PORTICO_ISSUER, atRestKey }, session.user);
   if (outcome.status === 'throttled') return { status: 'error', fieldErrors: { form: t('linkThrottled') } };
-  runtime().outbox.kick();
   return { status: 'done', message: outcome.status === 'verified' ? t('emailAlreadyConfirmed') : t('linkSent', { email: session.user.email }) };
 }
 
@@ -97,7 +95,6 @@ export async function confirmTotpAction(_previous: CardFormState, data: FormData
   if (typeof code !== 'string' || code.trim() === '') return { status: 'error', fieldErrors: { code: t('enterSixDigits') } };
   try {
     const codes = await confirmOwnTotp(db(), { ...(await ownFactorChange(session.user, data)), code: code.slice(0, 32), mail: accountMail() });
-    runtime().outbox.kick();
     return {
       status: 'done',
       message: t('totpOn'),
@@ -117,7 +114,6 @@ export async function removeTotpAction(_previous: CardFormState, data: FormData)
   const t = await getT('account.actions');
   try {
     await removeOwnTotp(db(), { ...(await ownFactorChange(session.user, data)), mail: accountMail() });
-    runtime().outbox.kick();
     return { status: 'done', message: t('totpOff'), next: { href: '/console/account?done=two-step#two-step', label: t('backToAccount') } };
   } catch (error) {
     if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
@@ -184,7 +180,6 @@ export async function registerPasskeyAction(_previous: CardFormState, data: Form
       ip: clientIpFromHeaders(await headers()),
       mail: accountMail(),
     });
-    runtime().outbox.kick();
     return recoveryCodes
       ? {
           status: 'done',
@@ -208,7 +203,6 @@ export async function removePasskeyAction(_previous: CardFormState, data: FormDa
   if (typeof passkeyId !== 'string' || !isUuid(passkeyId)) return { status: 'error', fieldErrors: { form: t('passkeyNotYours') } };
   try {
     await removeOwnPasskey(db(), { ...(await ownFactorChange(session.user, data)), passkeyId, mail: accountMail() });
-    runtime().outbox.kick();
     return { status: 'done', message: t('passkeyRemoved'), next: { href: '/console/account?done=passkey#passkeys', label: t('backToAccount') } };
   } catch (error) {
     if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };

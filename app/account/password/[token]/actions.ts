@@ -14,7 +14,6 @@ export async function setPasswordAction(_previous: CardFormState, data: FormData
   const { env, atRestKey } = runtime();
   const result = await setPasswordWithLink(db(), { issuer: env.PORTICO_ISSUER, atRestKey }, { token: data.get('token'), password: password.slice(0, 1024), ip: clientIpFromHeaders(await headers()) });
   if (!result.ok) return { status: 'error', fieldErrors: await fieldErrorsIn(result.fieldTexts) };
-  runtime().outbox.kick();
   const returnPath = data.get('return');
   const next = isSignInReturnPath(returnPath) ? { href: returnPath, label: t('continueToSignIn') } : { href: '/console/login', label: t('signInToConsole') };
   return {

@@ -9,8 +9,6 @@ async function handle(request: Request, { params }: { params: Promise<{ path?: s
   // Next.js gives the segments decoded already.
   const path = (await params).path ?? [];
   const response = await handleScimRequest(db(), request, { issuer: runtime().env.PORTICO_ISSUER, path, ip: clientIpFromHeaders(request.headers) });
-  // A change may have queued logout tokens (a deactivation) or webhook deliveries: they go now.
-  if (request.method !== 'GET' && response.ok) runtime().outbox.kick();
   return response;
 }
 

@@ -12,10 +12,10 @@ import { installRuntime, type PorticoRuntime } from './runtime';
 import { parseRiskOverrides, porticoRiskLevels } from './mcp/tools';
 import { seedDemo, type DemoSeedResult } from './seed/demo';
 import { createOutbox } from './deliveries/dispatcher';
-import { createMailSender, mailDelivery } from './mail/transport';
-import { webhookDelivery } from './webhooks/deliver';
-import { logoutTokenDelivery } from './deliveries/logout-token-delivery';
-import { securityEventPushDelivery } from './ssf/set';
+import { createMailSender, mailDelivery } from './deliveries/channels/mail';
+import { webhookDelivery } from './deliveries/channels/webhook';
+import { logoutTokenDelivery } from './deliveries/channels/logout-token';
+import { securityEventPushDelivery } from './deliveries/channels/security-event';
 import { createTicker } from './notifications/ticker';
 import { deliveryPolicy } from './http/outbound';
 

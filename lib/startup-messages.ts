@@ -6,7 +6,7 @@ import { DataFolderExposedError } from './db/data-folder';
 import { DatabaseUnavailableError } from './db/client';
 import { safePostgresLocation } from './db/postgres-url';
 import { DEMO_CALLBACK_PATH, type Env } from './env';
-import { developmentOutboxFolder } from './mail/transport';
+import { developmentOutboxFolder } from './deliveries/channels/mail';
 
 /** The SMTP server's address without its credentials. */
 function safeSmtpLocation(url: string): string {

@@ -6,7 +6,7 @@
 // (passkeys.ts), an authenticator set up at sign-in (sign-in-second-step.ts) — calls this in its own transaction.
 import { recordAuditEvent } from '../audit/events';
 import type { Queryable } from '../db/client';
-import { enqueueMail } from '../deliveries/outbox';
+import { enqueueMail } from '../deliveries/channels/mail';
 import { endSessions } from '../grants';
 import { mailTimeZoneFor } from '../i18n/time-zone';
 import { mailLocaleFor } from '../i18n/recipient';

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database, Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
-import { enqueueMail } from '../deliveries/outbox';
+import { enqueueMail } from '../deliveries/channels/mail';
 import { mailLocaleFor } from '../i18n/recipient';
 import { passwordResetMail, ssoRequiredResetMail, type MailMessage } from '../mail/messages';
 import { ssoRequiredFor } from '../identity/sso-required';

@@ -5,7 +5,7 @@
 import { recordAuditEvent } from '../audit/events';
 import type { Database } from '../db/client';
 import { postgresErrorCode } from '../db/client';
-import { enqueueMail } from '../deliveries/outbox';
+import { enqueueMail } from '../deliveries/channels/mail';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { mailTimeZoneFor } from '../i18n/time-zone';
 import { mailLocaleFor } from '../i18n/recipient';

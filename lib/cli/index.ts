@@ -13,7 +13,7 @@ import { CommandRefusal } from '../accounts/org-operation';
 import { WEBHOOK_COMMANDS } from './webhooks';
 import { DOMAIN_COMMANDS } from './domains';
 import { env } from '../env';
-import { enqueueMail } from '../deliveries/outbox';
+import { enqueueMail } from '../deliveries/channels/mail';
 import { createUser, findUserByEmail } from '../accounts/users';
 import { appEnvironmentLines } from '../clients/app-environment';
 import { issueSurfaceSecret } from '../clients/surface';

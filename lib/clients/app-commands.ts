@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
 import { apps, clients } from '../db/schema';
 import { endClientAccess } from '../grants';
-import { shownLogoutUri } from '../grants/logout-notices';
+import { shownLogoutUri } from '../deliveries/channels/logout-token';
 import { localized } from '../i18n/catalogs';
 import { setDevEnvironment } from './dev-environment';
 import { addPermission, CatalogRefusal, describePermission, restorePermission, retirePermission } from './permission-catalog';

@@ -1,15 +1,17 @@
 // The one outbound outbox (lib/db/schema/deliveries.ts): mail, webhooks — every message Portico sends out. A change
-// enqueues inside its own transaction; a dispatcher delivers afterwards (lib/deliveries/dispatcher.ts). Delivery is
+// enqueues inside its own transaction, through `enqueue` below (each channel's own enqueue in
+// lib/deliveries/channels/<channel>.ts builds its rows; a webhook for an audit event is queued by the database's
+// fan-out trigger, drizzle/0032_webhook_events.sql); the commit wakes a dispatcher, which delivers afterwards
+// (lib/deliveries/dispatcher.ts). Delivery is
 // at least once: a delivery is leased before it is attempted (its due time pushed past the lease, claimed with SKIP
 // LOCKED, so two instances never attempt the same one at once), then marked delivered — or retried with backoff
 // when the other side refuses it or the process dies mid-send, until it gives up. A webhook's receiver tells a
 // retry from a new event by its `webhook-id`, which stays the same.
 import { recordDeliveryFailure } from '../observability/metrics';
 import { and, eq, sql } from 'drizzle-orm';
-import { rowsOf, type Queryable } from '../db/client';
+import type { PgInsertValue } from 'drizzle-orm/pg-core';
+import { chunksOf, rowsOf, type Queryable } from '../db/client';
 import { outboundDeliveries, type DeliveryChannel } from '../db/schema';
-import { encryptAtRest } from '../security/at-rest';
-import type { MailMessage } from '../mail/messages';
 
 /** Gives up after this many attempts (about a day with the backoff below). */
 export const MAX_DELIVERY_ATTEMPTS = 10;
@@ -18,8 +20,22 @@ export const LEASE_SECONDS = 120;
 
 export type OutboundDelivery = typeof outboundDeliveries.$inferSelect;
 
-export async function enqueueMail(db: Queryable, atRestKey: Uint8Array, message: MailMessage, orgId: string | null = null): Promise<void> {
-  await db.insert(outboundDeliveries).values({ channel: 'mail', orgId, recipient: message.to, sealedPayload: await encryptAtRest(JSON.stringify(message), atRestKey) });
+/** A delivery to queue (its due time may be SQL: `'infinity'` holds one back). */
+export type NewDelivery = PgInsertValue<typeof outboundDeliveries>;
+
+/**
+ * The outbox's one front door: queues these deliveries in the caller's transaction and returns the ids of those
+ * queued. `skipDuplicates`: a delivery that a waiting one already covers (the unique indexes on waiting logout tokens
+ * and session-revoked events) is not queued again. Rows go in statements of at most 1,000.
+ */
+export async function enqueue(db: Queryable, deliveries: readonly NewDelivery[], options: { skipDuplicates?: boolean } = {}): Promise<string[]> {
+  const ids: string[] = [];
+  for (const chunk of chunksOf(deliveries)) {
+    const insert = db.insert(outboundDeliveries).values(chunk);
+    const queued = await (options.skipDuplicates ? insert.onConflictDoNothing() : insert).returning({ id: outboundDeliveries.id });
+    ids.push(...queued.map((row) => row.id));
+  }
+  return ids;
 }
 
 /**

@@ -1,15 +1,13 @@
 // When Portico ends a person's session or grant, every app that was signed in through it hears so, from the outbox:
 // by a back-channel logout token (OpenID Connect Back-Channel Logout 1.0) when it registered a
-// `backchannel_logout_uri` (signed when it is sent, lib/deliveries/logout-token-delivery.ts), and by a CAEP
-// session-revoked event on each of its Shared Signals streams that asked for one (lib/ssf/). This file decides who
-// hears what; it is called by the functions that end sessions and grants (lib/grants/index.ts), in their
-// transaction, so that a notice is queued exactly when the ending commits.
-//
-// Depends on lib/db only, like the rest of lib/grants.
-import { createHash } from 'node:crypto';
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { chunksOf, type Queryable } from '../db/client';
-import { apps, clients, oidcPayloads, outboundDeliveries } from '../db/schema';
+// `backchannel_logout_uri` (the outbox's logout_token channel, lib/deliveries/channels/logout-token.ts), and by a
+// CAEP session-revoked event on each of its Shared Signals streams that asked for one (lib/ssf/events.ts, the
+// security_event channel). This file decides who hears what; it is called by the functions that end sessions and
+// grants (lib/grants/index.ts), in their transaction, so that a notice is queued exactly when the ending commits.
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Queryable } from '../db/client';
+import { oidcPayloads } from '../db/schema';
+import { queueLogoutTokens } from '../deliveries/channels/logout-token';
 import { queueSecurityEvents, SSF_EVENT_TYPES } from '../ssf/events';
 
 /** Why an app's session of a person ended: shown in the app's delivery log (the token itself carries no reason). */
@@ -33,19 +31,6 @@ export interface SessionEnding {
   clientId: string;
   accountId: string;
   sid?: string;
-}
-
-/**
- * What a queued logout token delivery holds until it is signed and sent (no secret: stored as is). The URI the
- * client had when it was queued: the client's current one is used when it is sent, this one only when the client is
- * gone (its app was deleted, which is itself an ending to announce) (lib/deliveries/logout-token-delivery.ts).
- */
-export interface LogoutTokenPayload {
-  uri: string;
-  sub: string;
-  sid?: string;
-  /** The client's ID token algorithm (Back-Channel Logout 1.0 §2.4: logout tokens are signed like its ID tokens). */
-  alg: string;
 }
 
 interface SessionAuthorization {
@@ -96,59 +81,6 @@ export async function endingsOfGrants(db: Queryable, grantIds: readonly string[]
     if (holding.length === 0) return [{ clientId: grant.clientId, accountId: grant.accountId }];
     return holding.map((authorization) => ({ clientId: grant.clientId!, accountId: grant.accountId!, sid: authorization!.sid as string }));
   });
-}
-
-/** The same (client, person, session) always names the same waiting delivery: a second ending of it adds nothing. */
-function endingKey(ending: SessionEnding): string {
-  return `logout:${createHash('sha256').update(`${ending.clientId}\u0000${ending.accountId}\u0000${ending.sid ?? ''}`).digest('base64url')}`;
-}
-
-/** What the console shows of where the tokens go: the origin and path, never a query. */
-export function shownLogoutUri(uri: string): string {
-  try {
-    const url = new URL(uri);
-    return `${url.origin}${url.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
-}
-
-/**
- * Queues a logout token for each ending whose client registered a back-channel logout URI. A client that requires
- * the session id (`backchannel_logout_session_required`) gets none for an ending without one: it could not act on
- * it (Back-Channel Logout 1.0 §2.2). Returns how many were queued.
- */
-export async function queueLogoutTokens(db: Queryable, endings: readonly SessionEnding[], reason: LogoutReason): Promise<number> {
-  if (endings.length === 0) return 0;
-  const clientIds = [...new Set(endings.map((ending) => ending.clientId))];
-  const receivers = await db
-    .select({
-      id: clients.id,
-      orgId: sql<string | null>`coalesce(${clients.orgId}, ${apps.orgId})`,
-      uri: sql<string>`${clients.metadata}->>'backchannel_logout_uri'`,
-      sessionRequired: sql<boolean>`coalesce((${clients.metadata}->>'backchannel_logout_session_required')::boolean, false)`,
-      alg: sql<string | null>`${clients.metadata}->>'id_token_signed_response_alg'`,
-    })
-    .from(clients)
-    .leftJoin(apps, eq(apps.id, clients.appId))
-    .where(and(inArray(clients.id, clientIds), sql`${clients.metadata} ? 'backchannel_logout_uri'`));
-  if (receivers.length === 0) return 0;
-  const receiverOf = new Map(receivers.map((receiver) => [receiver.id, receiver]));
-  const seen = new Set<string>();
-  const rows: (typeof outboundDeliveries.$inferInsert)[] = [];
-  for (const ending of endings) {
-    const receiver = receiverOf.get(ending.clientId);
-    if (!receiver?.uri || (receiver.sessionRequired && !ending.sid)) continue;
-    const key = endingKey(ending);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const payload: LogoutTokenPayload = { uri: receiver.uri, sub: ending.accountId, ...(ending.sid ? { sid: ending.sid } : {}), alg: receiver.alg ?? 'RS256' };
-    rows.push({ channel: 'logout_token', orgId: receiver.orgId, clientId: receiver.id, recipient: shownLogoutUri(receiver.uri), messageId: key, eventType: reason, payload });
-  }
-  // A token for the same session still waiting (the grant and its session ending in one change) covers this one.
-  let queued = 0;
-  for (const chunk of chunksOf(rows)) queued += (await db.insert(outboundDeliveries).values(chunk).onConflictDoNothing().returning({ id: outboundDeliveries.id })).length;
-  return queued;
 }
 
 /** CAEP 1.0 §3.1 `initiating_entity` of each reason. */

@@ -10,7 +10,7 @@ import { centralRequestUrl } from '../approvals/central-urls';
 import { mayDecide, mayDecideRequest, requestValues } from '../approvals/operators';
 import type { Queryable } from '../db/client';
 import { agents, apps, confirmationChallenges, memberships, notificationLog, notificationSettings, organizations, teamMembers, users } from '../db/schema';
-import { enqueueMail } from '../deliveries/outbox';
+import { enqueueMail } from '../deliveries/channels/mail';
 import { mailTimeZoneFor } from '../i18n/time-zone';
 import { mailLocaleFor } from '../i18n/recipient';
 import { approvalRequestMail, confirmationRequestMail, type ApprovalFacts, type MailMessage } from '../mail/messages';

@@ -9,7 +9,7 @@ import type { ApprovalRequest } from '../approvals/broker';
 import { recordAuditEvent } from '../audit/events';
 import { rowsOf, sqlInstant, type Database, type Queryable } from '../db/client';
 import { approvalPolicies, approvalRequests, approvalVotes, confirmationChallenges, notificationLog, users } from '../db/schema';
-import { enqueueMail } from '../deliveries/outbox';
+import { enqueueMail } from '../deliveries/channels/mail';
 import { giveUpUncollectedEvents } from '../ssf/events';
 import { mailLocaleFor } from '../i18n/recipient';
 import { notificationDigestMail } from '../mail/messages';

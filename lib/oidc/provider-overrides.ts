@@ -72,7 +72,7 @@
 //   once: a relying party that is down at that moment never hears it, and the person's browser waits for every
 //   app. Portico queues the ending in the outbound outbox instead (lib/grants/logout-notices.ts), in PostgreSQL,
 //   where every other way a session ends queues its notices too; the outbox signs and sends it, retrying with
-//   backoff (lib/deliveries/logout-token-delivery.ts). Upstream's `backchannel.success` event therefore means
+//   backoff (lib/deliveries/channels/logout-token.ts). Upstream's `backchannel.success` event therefore means
 //   "queued"; `backchannel.error` means the queueing failed.
 //
 // Upstream: lib/helpers/client_id_metadata_document.js (a client_id URL whose document cannot be had).

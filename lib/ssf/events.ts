@@ -1,15 +1,16 @@
 // Shared Signals (OpenID SSF 1.0, CAEP 1.0, RISC 1.0): which security events Portico transmits, about whom, to which
 // streams. An event is queued in the outbound outbox in the transaction of the change that caused it — one row per
 // stream that asked for that event type — and signed as a Security Event Token (RFC 8417) when it is pushed or
-// polled (lib/ssf/set.ts). Each event goes only to streams of apps the person uses (a grant at the app's own client)
-// and so only inside the organizations concerned (a grant there means membership there).
+// polled (the security_event channel, lib/deliveries/channels/security-event.ts). Each event goes only to streams of
+// apps the person uses (a grant at the app's own client) and so only inside the organizations concerned (a grant
+// there means membership there).
 //
-// Depends on lib/db only: lib/grants and lib/accounts call it.
-import { randomUUID } from 'node:crypto';
+// Depends on lib/db and the outbox only: lib/grants and lib/accounts call it.
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
-import type { PgInsertValue } from 'drizzle-orm/pg-core';
-import { chunksOf, type Queryable } from '../db/client';
+import type { Queryable } from '../db/client';
 import { clients, oidcPayloads, outboundDeliveries, ssfStreams } from '../db/schema';
+import { securityEventRow, type EventSubject } from '../deliveries/channels/security-event';
+import { enqueue, type NewDelivery } from '../deliveries/outbox';
 
 const CAEP = 'https://schemas.openid.net/secevent/caep/event-type/';
 const RISC = 'https://schemas.openid.net/secevent/risc/event-type/';
@@ -33,28 +34,6 @@ export const VERIFICATION_EVENT = 'https://schemas.openid.net/secevent/ssf/event
  */
 export const EVENTS_SUPPORTED: readonly string[] = Object.values(SSF_EVENT_TYPES);
 
-/**
- * Who an event is about (RFC 9493 subject identifiers): the person, and their session when there is one; or, for a
- * verification event, the stream itself.
- */
-export type EventSubject = { sub: string; sid?: string } | { stream: string };
-
-/** A queued event, as stored until it is signed: the SET but `iss`, `aud`, the subject's issuer and the signature. */
-export interface SecurityEventPayload {
-  jti: string;
-  iat: number;
-  subject: EventSubject;
-  events: Record<string, Record<string, unknown>>;
-}
-
-/** RFC 9493 §3.2.2 `iss_sub`, or SSF 1.0 §3.3's complex subject with the session (`opaque` format, the `sid`). */
-export function subjectIdentifier(issuer: string, subject: EventSubject): Record<string, unknown> {
-  // SSF 1.0 §8.1.4.1: a verification event names its stream.
-  if ('stream' in subject) return { format: 'opaque', id: subject.stream };
-  const user = { format: 'iss_sub', iss: issuer, sub: subject.sub };
-  return subject.sid ? { format: 'complex', user, session: { format: 'opaque', id: subject.sid } } : user;
-}
-
 /** The apps' own clients this person uses (holds a grant at), optionally only one organization's or some clients. */
 export async function appClientsUsedBy(db: Queryable, userId: string, only: { orgId?: string; clientIds?: readonly string[] } = {}): Promise<string[]> {
   if (only.clientIds && only.clientIds.length === 0) return [];
@@ -72,34 +51,6 @@ export async function appClientsUsedBy(db: Queryable, userId: string, only: { or
  */
 export async function queueSecurityEvent(db: Queryable, input: { clientIds: readonly string[]; subject: EventSubject; eventType: string; event: Record<string, unknown>; at?: Date }): Promise<number> {
   return queueSecurityEvents(db, { targets: input.clientIds.map((clientId) => ({ clientId, subject: input.subject })), eventType: input.eventType, event: input.event, at: input.at });
-}
-
-/** The stream an event is queued for: where it goes, how, and whether it is held. */
-export type StreamOfEvent = Pick<typeof ssfStreams.$inferSelect, 'id' | 'clientId' | 'orgId' | 'deliveryMethod' | 'displayEndpointUrl' | 'status'>;
-
-/**
- * When a stream's waiting events are due for the outbox: at once when it pushes and is enabled; never when it is
- * paused (held until it is enabled, SSF 1.0 §8.1.2) or polled (the receiver fetches them, lib/ssf/streams.ts).
- */
-export function dueOf(stream: Pick<StreamOfEvent, 'deliveryMethod' | 'status'>) {
-  return stream.deliveryMethod === 'push' && stream.status === 'enabled' ? sql`now()` : sql`'infinity'::timestamptz`;
-}
-
-/** The outbox row of one event for one stream. */
-export function securityEventRow(stream: StreamOfEvent, input: { subject: EventSubject; eventType: string; event: Record<string, unknown>; iat: number }): PgInsertValue<typeof outboundDeliveries> {
-  const jti = randomUUID();
-  const payload: SecurityEventPayload = { jti, iat: input.iat, subject: input.subject, events: { [input.eventType]: input.event } };
-  return {
-    channel: stream.deliveryMethod === 'push' ? 'security_event' : 'security_event_poll',
-    orgId: stream.orgId,
-    clientId: stream.clientId,
-    streamId: stream.id,
-    recipient: stream.displayEndpointUrl ?? 'poll',
-    messageId: jti,
-    eventType: input.eventType,
-    payload,
-    nextAttemptAt: dueOf(stream),
-  };
 }
 
 /**
@@ -121,7 +72,7 @@ export async function queueSecurityEvents(
   const iat = Math.floor((input.at ?? new Date()).getTime() / 1000);
   const event = { event_timestamp: iat, ...input.event };
   const seen = new Set<string>();
-  const rows: PgInsertValue<typeof outboundDeliveries>[] = [];
+  const rows: NewDelivery[] = [];
   for (const target of input.targets) {
     for (const stream of streams) {
       if (stream.clientId !== target.clientId) continue;
@@ -131,9 +82,7 @@ export async function queueSecurityEvents(
       rows.push(securityEventRow(stream, { subject: target.subject, eventType: input.eventType, event, iat }));
     }
   }
-  let queued = 0;
-  for (const chunk of chunksOf(rows)) queued += (await db.insert(outboundDeliveries).values(chunk).onConflictDoNothing().returning({ id: outboundDeliveries.id })).length;
-  return queued;
+  return (await enqueue(db, rows, { skipDuplicates: true })).length;
 }
 
 /**

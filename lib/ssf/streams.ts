@@ -12,8 +12,10 @@ import { verifyClientSecret } from '../clients/secrets';
 import { validateRedirectUri } from '../clients/validation';
 import { oauthError, readJsonObject } from '../http/errors';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
-import { dueOf, EVENTS_SUPPORTED, securityEventRow, VERIFICATION_EVENT, type SecurityEventPayload } from './events';
-import { shownLogoutUri } from '../grants/logout-notices';
+import { EVENTS_SUPPORTED, VERIFICATION_EVENT } from './events';
+import { dueOf, securityEventRow, type SecurityEventPayload } from '../deliveries/channels/security-event';
+import { enqueue } from '../deliveries/outbox';
+import { shownLogoutUri } from '../deliveries/channels/logout-token';
 
 export const SSF_PATHS = {
   configuration: '/.well-known/ssf-configuration',
@@ -198,7 +200,7 @@ export interface SsfContext {
   db: Queryable;
   issuer: string;
   atRestKey: Uint8Array;
-  /** Sign a queued event for this audience (lib/ssf/set.ts). */
+  /** Sign a queued event for this audience (lib/deliveries/channels/security-event.ts). */
   sign(payload: SecurityEventPayload, audience: string): Promise<string>;
 }
 
@@ -324,7 +326,7 @@ export async function handleVerificationRequest(ctx: SsfContext, request: Reques
     .limit(1);
   if (recent) return oauthError(429, 'slow_down', `at most one verification every ${MIN_VERIFICATION_INTERVAL_SECONDS} seconds`, { 'Retry-After': String(MIN_VERIFICATION_INTERVAL_SECONDS) });
   const event = state === undefined ? {} : { state };
-  await ctx.db.insert(outboundDeliveries).values(securityEventRow(stream, { subject: { stream: stream.id }, eventType: VERIFICATION_EVENT, event, iat: Math.floor(Date.now() / 1000) }));
+  await enqueue(ctx.db, [securityEventRow(stream, { subject: { stream: stream.id }, eventType: VERIFICATION_EVENT, event, iat: Math.floor(Date.now() / 1000) })]);
   return new Response(null, { status: 204 });
 }
 

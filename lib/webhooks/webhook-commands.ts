@@ -10,6 +10,7 @@ import { outboundDeliveries, webhookEndpoints } from '../db/schema';
 import { assertAllowedDestination, OutboundRefused, type OutboundPolicy } from '../http/outbound';
 import { localized } from '../i18n/catalogs';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
+import { enqueueWebhookMessage } from '../deliveries/channels/webhook';
 import { isUuid } from '../util/uuid';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { isWebhookSubscription } from './events';
@@ -180,11 +181,9 @@ export async function sendWebhookTest(ctx: Context, id: string): Promise<string>
   const endpoint = await endpointOf(ctx, id);
   await countManualDelivery(ctx);
   const messageId = `msg_test_${randomBytes(12).toString('hex')}`;
-  await ctx.tx.insert(outboundDeliveries).values({
-    channel: 'webhook',
+  await enqueueWebhookMessage(ctx.tx, {
     orgId: ctx.orgId,
-    endpointId: endpoint.id,
-    recipient: endpoint.displayUrl,
+    endpoint,
     messageId,
     eventType: 'webhook.test',
     payload: { type: 'webhook.test', timestamp: new Date().toISOString(), data: { organization_id: ctx.orgId, endpoint_id: endpoint.id } },
@@ -208,22 +207,17 @@ export async function redeliverWebhook(ctx: Context, deliveryId: string): Promis
   if (!delivery.deliveredAt && !delivery.failedAt) throw new CommandRefusal(409, localized('refusals.webhooks.stillWaiting'), 'still_waiting');
   const endpoint = await endpointOf(ctx, delivery.endpointId);
   await countManualDelivery(ctx);
-  const [copy] = await ctx.tx
-    .insert(outboundDeliveries)
-    .values({
-      channel: 'webhook',
-      orgId: ctx.orgId,
-      endpointId: endpoint.id,
-      recipient: endpoint.displayUrl,
-      messageId: delivery.messageId,
-      eventType: delivery.eventType,
-      payload: delivery.payload,
-      auditEventId: delivery.auditEventId,
-      redeliveryOf: delivery.id,
-    })
-    .returning({ id: outboundDeliveries.id });
+  const copy = await enqueueWebhookMessage(ctx.tx, {
+    orgId: ctx.orgId,
+    endpoint,
+    messageId: delivery.messageId!,
+    eventType: delivery.eventType,
+    payload: delivery.payload,
+    auditEventId: delivery.auditEventId,
+    redeliveryOf: delivery.id,
+  });
   await ctx.audit({ action: 'webhook.redelivered', ...about(endpoint), details: { deliveryId: delivery.id, messageId: delivery.messageId, eventType: delivery.eventType } });
-  return copy!.id;
+  return copy;
 }
 
 export interface WebhookEndpointListing extends WebhookEndpoint {

@@ -7,9 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboundDeliveries as mailOutbox } from '../../lib/db/schema';
-import { deliverDue, enqueueMail, MAX_DELIVERY_ATTEMPTS } from '../../lib/deliveries/outbox';
+import { deliverDue, MAX_DELIVERY_ATTEMPTS } from '../../lib/deliveries/outbox';
+import { enqueueMail } from '../../lib/deliveries/channels/mail';
 import { invitationMail } from '../../lib/mail/messages';
-import { createMailSender, mailDelivery, type SendMail } from '../../lib/mail/transport';
+import { createMailSender, mailDelivery, type SendMail } from '../../lib/deliveries/channels/mail';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { startMailbox, type Mailbox } from '../support/mailbox';
 

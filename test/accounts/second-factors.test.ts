@@ -18,7 +18,7 @@ import { createUser, type User } from '../../lib/accounts/users';
 import { hashPassword } from '../../lib/accounts/passwords';
 import { totpFactors } from '../../lib/db/schema';
 import { deliverDue } from '../../lib/deliveries/outbox';
-import { mailDelivery } from '../../lib/mail/transport';
+import { mailDelivery } from '../../lib/deliveries/channels/mail';
 import type { MailMessage } from '../../lib/mail/messages';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 

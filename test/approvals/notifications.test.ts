@@ -12,7 +12,7 @@ import { setApprovalPolicy, type PolicyInput } from '../../lib/approvals/policie
 import { recordAuditEvent } from '../../lib/audit/events';
 import { approvalGrants, approvalPolicies, approvalRequests, auditEvents, confirmationChallenges, notificationLog, notificationSettings, outboundDeliveries, teamMembers, teams } from '../../lib/db/schema';
 import { deliverDue } from '../../lib/deliveries/outbox';
-import { createMailSender, mailDelivery } from '../../lib/mail/transport';
+import { createMailSender, mailDelivery } from '../../lib/deliveries/channels/mail';
 import { postgresConfirmationStore } from '../../lib/mcp/confirmation-store';
 import { approvalNotifier } from '../../lib/notifications/notify';
 import { runTicker } from '../../lib/notifications/ticker';

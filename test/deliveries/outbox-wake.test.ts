@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordAuditEvent } from '../../lib/audit/events';
 import type { DeliveryChannel } from '../../lib/db/schema';
-import { enqueueMail } from '../../lib/deliveries/outbox';
+import { enqueueMail } from '../../lib/deliveries/channels/mail';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 
 describe('the outbox wakes after a commit', () => {

@@ -12,7 +12,7 @@ import { users } from '../../lib/db/schema';
 import { deliverDue } from '../../lib/deliveries/outbox';
 import { mailTimeZoneFor, saveOwnTimeZone, supportedTimeZone } from '../../lib/i18n/time-zone';
 import { approvalRequestMail, confirmationRequestMail } from '../../lib/mail/messages';
-import { createMailSender, mailDelivery } from '../../lib/mail/transport';
+import { createMailSender, mailDelivery } from '../../lib/deliveries/channels/mail';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { startMailbox } from '../support/mailbox';
 

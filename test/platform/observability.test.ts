@@ -13,7 +13,7 @@ import { eq, sql } from 'drizzle-orm';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { throttledPasswordCheck } from '../../lib/accounts/throttled-password-check';
-import { enqueueMail } from '../../lib/deliveries/outbox';
+import { enqueueMail } from '../../lib/deliveries/channels/mail';
 import { outboundDeliveries } from '../../lib/db/schema';
 import { childProcessEnvironment, parseEnv } from '../../lib/env';
 import { listenForMetrics, observe } from '../../lib/observability/http';

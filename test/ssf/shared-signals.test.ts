@@ -15,7 +15,7 @@ import { setAppDisabled } from '../../lib/clients/apps';
 import { auditEvents, outboundDeliveries, passkeys, ssfStreams, users } from '../../lib/db/schema';
 import { deliverDue } from '../../lib/deliveries/outbox';
 import { giveUpUncollectedEvents, queueCredentialChange, queuePersonEvent, SSF_EVENT_TYPES, UNCOLLECTED_EVENT_DAYS, VERIFICATION_EVENT } from '../../lib/ssf/events';
-import { securityEventPushDelivery, securityEventSigner } from '../../lib/ssf/set';
+import { securityEventPushDelivery, securityEventSigner } from '../../lib/deliveries/channels/security-event';
 import { handlePollRequest, handleStatusRequest, handleStreamsRequest, handleVerificationRequest, listAppStreams, MAX_STREAMS_PER_CLIENT, MIN_VERIFICATION_INTERVAL_SECONDS, ssfConfiguration, type SsfContext } from '../../lib/ssf/streams';
 import { createMember, createOrgWithApp, relyingParty, signIn, TEST_PASSWORD, useProviderHarness, type AppFixture } from '../support/provider-harness';
 import { Secret, TOTP } from 'otpauth';

@@ -15,7 +15,7 @@ import { auditEvents, outboundDeliveries, webhookEndpoints } from '../../lib/db/
 import { deliverDue, makeDueNow, MAX_DELIVERY_ATTEMPTS } from '../../lib/deliveries/outbox';
 import type { OutboundPolicy } from '../../lib/http/outbound';
 import { WEBHOOK_EVENT_TYPES } from '../../lib/webhooks/events';
-import { webhookDelivery } from '../../lib/webhooks/deliver';
+import { webhookDelivery } from '../../lib/deliveries/channels/webhook';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,

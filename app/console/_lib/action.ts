@@ -12,7 +12,7 @@ import { CommandRefusal, runOrgOperation } from '@/lib/accounts/org-operation';
 import type { AuditRecord } from '@/lib/audit/events';
 import type { Transaction } from '@/lib/db/client';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { enqueueMail } from '@/lib/deliveries/outbox';
+import { enqueueMail } from '@/lib/deliveries/channels/mail';
 import type { MailMessage } from '@/lib/mail/messages';
 import { db, runtime } from '@/lib/runtime';
 import { textIn, translator, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';

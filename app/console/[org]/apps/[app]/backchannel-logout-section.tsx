@@ -9,7 +9,7 @@ import { Field } from '../../../_components/fields';
 import { DataTable, EmptyState } from '../../../_components/page-header';
 import { removeBackchannelLogoutAction, setBackchannelLogoutAction } from '../actions';
 import { listAppStreams } from '@/lib/ssf/streams';
-import { shownLogoutUri } from '@/lib/grants/logout-notices';
+import { shownLogoutUri } from '@/lib/deliveries/channels/logout-token';
 import { DeliveryStateCells, deliveryStateOf } from '../../../_components/delivery-cells';
 
 export async function BackchannelLogoutSection(props: { org: string; appId: string; appName: string; clientId: string; manage: boolean }) {

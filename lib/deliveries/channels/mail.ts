@@ -1,14 +1,21 @@
-// Where mail goes: an SMTP server (PORTICO_SMTP_URL, through nodemailer), or — when none is configured, as on a
-// local install — the development outbox: each message written as an .eml file to <data folder>/outbox and its
-// link printed to the server log, so that invitations and resets can be tried without a mail server.
+// The outbox's mail channel. A message is queued sealed (it holds a single-use link: lib/security/at-rest.ts), and
+// goes to an SMTP server (PORTICO_SMTP_URL, through nodemailer), or — when none is configured, as on a local
+// install — to the development outbox: each message written as an .eml file to <data folder>/outbox and its link
+// printed to the server log, so that invitations and resets can be tried without a mail server.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import nodemailer from 'nodemailer';
-import { terminalText } from '../util/visible-text';
-import type { MailMessage } from './messages';
-import type { DeliveryHandler } from '../deliveries/outbox';
-import { decryptAtRest } from '../security/at-rest';
+import { terminalText } from '../../util/visible-text';
+import type { MailMessage } from '../../mail/messages';
+import type { Queryable } from '../../db/client';
+import { enqueue, type DeliveryHandler } from '../outbox';
+import { decryptAtRest, encryptAtRest } from '../../security/at-rest';
+
+/** Queues one message, sealed, in the caller's transaction. */
+export async function enqueueMail(db: Queryable, atRestKey: Uint8Array, message: MailMessage, orgId: string | null = null): Promise<void> {
+  await enqueue(db, [{ channel: 'mail', orgId, recipient: message.to, sealedPayload: await encryptAtRest(JSON.stringify(message), atRestKey) }]);
+}
 
 /** Sends one message; throws when the transport refuses it. */
 export type SendMail = (message: MailMessage) => Promise<void>;

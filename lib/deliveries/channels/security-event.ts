@@ -2,15 +2,66 @@
 // JWKS of /oidc/jwks, announced as jwks_uri in /.well-known/ssf-configuration), with iss, aud (the stream's receiver:
 // the app's client id), iat (when it is signed; the event's own time is its event_timestamp), jti, sub_id and one
 // event; no exp (RFC 8417 §2.2: a SET describes a fact, it does not grant anything). Signed when sent, so a queued event holds no signature to leak.
-// Also the outbox's push channel (RFC 8935).
+// Also the outbox's push channel (RFC 8935), and the rows the events of lib/ssf/events.ts are queued as.
 import { and, eq, sql } from 'drizzle-orm';
 import { importJWK, SignJWT, type JWK } from 'jose';
-import type { Queryable } from '../db/client';
-import { outboundDeliveries, ssfStreams } from '../db/schema';
-import { DeliveryDeferred, DeliveryFailed, type DeliveryHandler } from '../deliveries/outbox';
-import { outboundRequest, OutboundRefused, type OutboundPolicy } from '../http/outbound';
-import { decryptAtRest } from '../security/at-rest';
-import { subjectIdentifier, type SecurityEventPayload } from './events';
+import type { Queryable } from '../../db/client';
+import { outboundDeliveries, ssfStreams } from '../../db/schema';
+import { randomUUID } from 'node:crypto';
+import { DeliveryDeferred, DeliveryFailed, type DeliveryHandler, type NewDelivery } from '../outbox';
+import { outboundRequest, OutboundRefused, type OutboundPolicy } from '../../http/outbound';
+import { decryptAtRest } from '../../security/at-rest';
+
+/**
+ * Who an event is about (RFC 9493 subject identifiers): the person, and their session when there is one; or, for a
+ * verification event, the stream itself.
+ */
+export type EventSubject = { sub: string; sid?: string } | { stream: string };
+
+/** A queued event, as stored until it is signed: the SET but `iss`, `aud`, the subject's issuer and the signature. */
+export interface SecurityEventPayload {
+  jti: string;
+  iat: number;
+  subject: EventSubject;
+  events: Record<string, Record<string, unknown>>;
+}
+
+/** RFC 9493 §3.2.2 `iss_sub`, or SSF 1.0 §3.3's complex subject with the session (`opaque` format, the `sid`). */
+export function subjectIdentifier(issuer: string, subject: EventSubject): Record<string, unknown> {
+  // SSF 1.0 §8.1.4.1: a verification event names its stream.
+  if ('stream' in subject) return { format: 'opaque', id: subject.stream };
+  const user = { format: 'iss_sub', iss: issuer, sub: subject.sub };
+  return subject.sid ? { format: 'complex', user, session: { format: 'opaque', id: subject.sid } } : user;
+}
+
+/** The stream an event is queued for: where it goes, how, and whether it is held. */
+export type StreamOfEvent = Pick<typeof ssfStreams.$inferSelect, 'id' | 'clientId' | 'orgId' | 'deliveryMethod' | 'displayEndpointUrl' | 'status'>;
+
+/**
+ * When a stream's waiting events are due for the outbox: at once when it pushes and is enabled; never when it is
+ * paused (held until it is enabled, SSF 1.0 §8.1.2) or polled (the receiver fetches them, lib/ssf/streams.ts).
+ */
+export function dueOf(stream: Pick<StreamOfEvent, 'deliveryMethod' | 'status'>) {
+  return stream.deliveryMethod === 'push' && stream.status === 'enabled' ? sql`now()` : sql`'infinity'::timestamptz`;
+}
+
+/** The outbox row of one event for one stream. */
+export function securityEventRow(stream: StreamOfEvent, input: { subject: EventSubject; eventType: string; event: Record<string, unknown>; iat: number }): NewDelivery {
+  const jti = randomUUID();
+  const payload: SecurityEventPayload = { jti, iat: input.iat, subject: input.subject, events: { [input.eventType]: input.event } };
+  return {
+    channel: stream.deliveryMethod === 'push' ? 'security_event' : 'security_event_poll',
+    orgId: stream.orgId,
+    clientId: stream.clientId,
+    streamId: stream.id,
+    recipient: stream.displayEndpointUrl ?? 'poll',
+    messageId: jti,
+    eventType: input.eventType,
+    payload,
+    nextAttemptAt: dueOf(stream),
+  };
+}
+
 
 const TIMEOUT_MS = 10_000;
 const MAX_ANSWER_BYTES = 16 * 1024;

@@ -3,13 +3,86 @@
 // seconds. The token is signed when it is sent, not when it was queued: its lifetime is short (2 minutes) and a
 // retry hours later must still be fresh. Its `jti` is the delivery's id, the same on every retry, so a relying party
 // that processed an attempt whose answer was lost refuses the repeat as a replay (and is signed out already).
-import { eq, sql } from 'drizzle-orm';
+// Who hears of an ending is decided in lib/grants/logout-notices.ts; the tokens are queued here.
+import { createHash } from 'node:crypto';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { importJWK, SignJWT, type JWK } from 'jose';
-import type { Queryable } from '../db/client';
-import { clients } from '../db/schema';
-import type { LogoutTokenPayload } from '../grants/logout-notices';
-import { outboundRequest, OutboundRefused, type OutboundPolicy } from '../http/outbound';
-import { DeliveryFailed, type DeliveryHandler } from './outbox';
+import type { Queryable } from '../../db/client';
+import { apps, clients } from '../../db/schema';
+import { outboundRequest, OutboundRefused, type OutboundPolicy } from '../../http/outbound';
+import { DeliveryFailed, enqueue, type DeliveryHandler, type NewDelivery } from '../outbox';
+
+/** One app session that ended (lib/grants/logout-notices.ts SessionEnding): the client, the person, the `sid`. */
+export interface LogoutTokenEnding {
+  clientId: string;
+  accountId: string;
+  sid?: string;
+}
+
+/**
+ * What a queued logout token delivery holds until it is signed and sent (no secret: stored as is). The URI the
+ * client had when it was queued: the client's current one is used when it is sent, this one only when the client is
+ * gone (its app was deleted, which is itself an ending to announce) (logoutTokenDelivery below).
+ */
+export interface LogoutTokenPayload {
+  uri: string;
+  sub: string;
+  sid?: string;
+  /** The client's ID token algorithm (Back-Channel Logout 1.0 §2.4: logout tokens are signed like its ID tokens). */
+  alg: string;
+}
+
+/** The same (client, person, session) always names the same waiting delivery: a second ending of it adds nothing. */
+function endingKey(ending: LogoutTokenEnding): string {
+  return `logout:${createHash('sha256').update(`${ending.clientId}\u0000${ending.accountId}\u0000${ending.sid ?? ''}`).digest('base64url')}`;
+}
+
+/** What the console shows of where the tokens go: the origin and path, never a query. */
+export function shownLogoutUri(uri: string): string {
+  try {
+    const url = new URL(uri);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/**
+ * Queues a logout token for each ending whose client registered a back-channel logout URI. A client that requires
+ * the session id (`backchannel_logout_session_required`) gets none for an ending without one: it could not act on
+ * it (Back-Channel Logout 1.0 §2.2). Returns how many were queued.
+ */
+export async function queueLogoutTokens(db: Queryable, endings: readonly LogoutTokenEnding[], reason: string): Promise<number> {
+  if (endings.length === 0) return 0;
+  const clientIds = [...new Set(endings.map((ending) => ending.clientId))];
+  const receivers = await db
+    .select({
+      id: clients.id,
+      orgId: sql<string | null>`coalesce(${clients.orgId}, ${apps.orgId})`,
+      uri: sql<string>`${clients.metadata}->>'backchannel_logout_uri'`,
+      sessionRequired: sql<boolean>`coalesce((${clients.metadata}->>'backchannel_logout_session_required')::boolean, false)`,
+      alg: sql<string | null>`${clients.metadata}->>'id_token_signed_response_alg'`,
+    })
+    .from(clients)
+    .leftJoin(apps, eq(apps.id, clients.appId))
+    .where(and(inArray(clients.id, clientIds), sql`${clients.metadata} ? 'backchannel_logout_uri'`));
+  if (receivers.length === 0) return 0;
+  const receiverOf = new Map(receivers.map((receiver) => [receiver.id, receiver]));
+  const seen = new Set<string>();
+  const rows: NewDelivery[] = [];
+  for (const ending of endings) {
+    const receiver = receiverOf.get(ending.clientId);
+    if (!receiver?.uri || (receiver.sessionRequired && !ending.sid)) continue;
+    const key = endingKey(ending);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const payload: LogoutTokenPayload = { uri: receiver.uri, sub: ending.accountId, ...(ending.sid ? { sid: ending.sid } : {}), alg: receiver.alg ?? 'RS256' };
+    rows.push({ channel: 'logout_token', orgId: receiver.orgId, clientId: receiver.id, recipient: shownLogoutUri(receiver.uri), messageId: key, eventType: reason, payload });
+  }
+  // A token for the same session still waiting (the grant and its session ending in one change) covers this one.
+  return (await enqueue(db, rows, { skipDuplicates: true })).length;
+}
+
 
 const TIMEOUT_MS = 10_000;
 const MAX_ANSWER_BYTES = 16 * 1024;

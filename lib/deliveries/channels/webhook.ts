@@ -2,20 +2,51 @@
 // address is checked again before connecting, every time: a name that moved to a private address is refused),
 // without following redirects, answered within 10 seconds. A 2xx answer is delivered; anything else is retried by the
 // outbox with backoff, and the status and a short reason go to the delivery log. The body is the event as stored; a
-// chat ("slack") endpoint gets one line of text instead.
+// chat ("slack") endpoint gets one line of text instead. An audit event's webhooks are queued by the database's fan-out
+// trigger, in the event's own transaction (drizzle/0032_webhook_events.sql); a test event and a redelivery by
+// enqueueWebhookMessage.
 import { eq } from 'drizzle-orm';
-import type { Queryable } from '../db/client';
-import { organizations, webhookEndpoints } from '../db/schema';
-import { DeliveryFailed, type DeliveryHandler } from '../deliveries/outbox';
-import { outboundRequest, OutboundRefused, type OutboundPolicy } from '../http/outbound';
-import { decryptAtRest } from '../security/at-rest';
-import { chatMessage, type WebhookEvent } from './events';
-import { webhookSignature } from './signing';
+import type { Queryable } from '../../db/client';
+import { organizations, webhookEndpoints } from '../../db/schema';
+import { DeliveryFailed, enqueue, type DeliveryHandler } from '../outbox';
+import { outboundRequest, OutboundRefused, type OutboundPolicy } from '../../http/outbound';
+import { decryptAtRest } from '../../security/at-rest';
+import { chatMessage, type WebhookEvent } from '../../webhooks/events';
+import { webhookSignature } from '../../webhooks/signing';
 
 const TIMEOUT_MS = 10_000;
 /** The receiver's answer is read only to be discarded: a little is enough. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 const USER_AGENT = 'Portico-Webhooks/1';
+
+/** One message for one endpoint (a test event, or a copy of a delivered one); returns the delivery's id. */
+export async function enqueueWebhookMessage(
+  db: Queryable,
+  message: {
+    orgId: string;
+    endpoint: { id: string; displayUrl: string };
+    messageId: string;
+    eventType: string | null;
+    payload: unknown;
+    auditEventId?: number | null;
+    redeliveryOf?: string;
+  },
+): Promise<string> {
+  const [id] = await enqueue(db, [
+    {
+      channel: 'webhook',
+      orgId: message.orgId,
+      endpointId: message.endpoint.id,
+      recipient: message.endpoint.displayUrl,
+      messageId: message.messageId,
+      eventType: message.eventType,
+      payload: message.payload,
+      auditEventId: message.auditEventId ?? null,
+      ...(message.redeliveryOf ? { redeliveryOf: message.redeliveryOf } : {}),
+    },
+  ]);
+  return id!;
+}
 
 export interface WebhookDeliveryOptions {
   db: () => Queryable;

@@ -65,7 +65,7 @@ export interface ElicitationChannel {
 export function elicitOver(channel: ElicitationChannel): Elicit {
   return async (elicitation) => {
     const id = `eli_${randomBytes(24).toString('base64url')}`;
-    // Expired elicitations are the sweeper's (lib/db/sweeper.ts).
+    // Expired elicitations are the sweeper's (lib/notifications/sweeper.ts).
     await channel.db.insert(mcpElicitations).values({
       id,
       sessionId: channel.sessionId,

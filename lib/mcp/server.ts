@@ -35,7 +35,7 @@ import { readCappedText } from '../http/body';
 import { advertisedElicitationModes, advertisesMcpApps, MCP_APP_MIME_TYPE, selectApprovalChannel } from '../approvals/channel';
 import { APPROVAL_VIEW_URI, approvalViewHtml } from './approval-view';
 import { CONFIRMATION_VIEW_URI, confirmationViewHtml } from './confirmation-view';
-import { porticoConfirmationGate } from './confirmation-store';
+import { porticoConfirmationGate } from '../confirmations/store';
 import type { NotifyDeps } from '../notifications/notify';
 import { DEFAULT_APPROVAL_SURFACES, subjectLocale, type ApprovalRoundState, type ApprovalRounds, type ApprovalSurfaceConfig, type PorticoToolExtra } from './context';
 import { translator } from '../i18n/catalogs';

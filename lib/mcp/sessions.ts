@@ -20,7 +20,7 @@ export async function recordSession(
   db: Queryable,
   input: { id: string; token: VerifiedAccessToken; protocolVersion: string; clientInfo: unknown; clientCapabilities: unknown },
 ): Promise<void> {
-  // Expired sessions are the sweeper's (lib/db/sweeper.ts), not every initialize's.
+  // Expired sessions are the sweeper's (lib/notifications/sweeper.ts), not every initialize's.
   await db.insert(mcpSessions).values({
     id: input.id,
     userId: input.token.subject,

@@ -6,7 +6,7 @@ import type { User } from '../accounts/users';
 import { listCentralRequests, type CentralRequestView } from '../approvals/central';
 import type { Queryable } from '../db/client';
 import { agents, apps, confirmationChallenges, organizations } from '../db/schema';
-import { mayAnswer } from '../mcp/confirmations';
+import { mayAnswer } from '../confirmations/answers';
 
 export interface InboxConfirmation {
   id: string;

@@ -14,7 +14,7 @@ import { enqueueMail } from '../deliveries/channels/mail';
 import { mailTimeZoneFor } from '../i18n/time-zone';
 import { mailLocaleFor } from '../i18n/recipient';
 import { approvalRequestMail, confirmationRequestMail, type ApprovalFacts, type MailMessage } from '../mail/messages';
-import { confirmationPageUrl } from '../mcp/confirmation-urls';
+import { confirmationPageUrl } from '../confirmations/urls';
 import { isUuid } from '../util/uuid';
 
 export interface NotifyDeps {

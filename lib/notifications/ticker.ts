@@ -13,7 +13,7 @@ import { enqueueMail } from '../deliveries/channels/mail';
 import { giveUpUncollectedEvents } from '../ssf/events';
 import { mailLocaleFor } from '../i18n/recipient';
 import { notificationDigestMail } from '../mail/messages';
-import { sweepExpiredRows, sweptRows } from '../db/sweeper';
+import { sweepExpiredRows, sweptRows } from './sweeper';
 import { ARCHIVE_EVERY_MS, archiveExpiredAuditEvents, SEGMENTS_PER_ROUND } from '../audit/archive';
 import { CLEANUP_EVERY_MS, removeAbandonedDynamicClients } from '../clients/cleanup';
 
@@ -38,7 +38,7 @@ export interface TickerReport {
   reminded: number;
   confirmationsExpired: number;
   digests: number;
-  /** Rows nobody needs any more, removed (lib/db/sweeper.ts), and abandoned dynamic registrations. */
+  /** Rows nobody needs any more, removed (lib/notifications/sweeper.ts), and abandoned dynamic registrations. */
   purged: number;
   /**
    * Which maintenance steps (sweep, clean-up, audit archive) failed this round, and why: the other steps still ran
@@ -161,7 +161,7 @@ async function sendDigests(db: Database, deps: NotifyDeps, at: Date): Promise<nu
 
 /** What a round does besides its steps; a round run by hand (a test, the CLI) does both. */
 export interface MaintenanceDue {
-  /** Delete rows nobody needs any more (lib/db/sweeper.ts). */
+  /** Delete rows nobody needs any more (lib/notifications/sweeper.ts). */
   sweep: boolean;
   /** Remove abandoned dynamic registrations (lib/clients/cleanup.ts). */
   cleanUpClients: boolean;

@@ -21,7 +21,7 @@ function notExpired() {
  * that a client polling it hears expired_token (CIBA Core §11, RFC 8628 §3.5) rather than invalid_grant.
  */
 const POLLED_KINDS = new Set(['BackchannelAuthenticationRequest', 'DeviceCode']);
-/** How long after its expiry a polled model is still found (and kept by the sweeper, lib/db/sweeper.ts). */
+/** How long after its expiry a polled model is still found (and kept by the sweeper, lib/notifications/sweeper.ts). */
 export const POLLED_KINDS_FINDABLE_MINUTES = 10;
 function findable(kind: string) {
   return POLLED_KINDS.has(kind) ? or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now() - make_interval(mins => ${POLLED_KINDS_FINDABLE_MINUTES})`)) : notExpired();

@@ -1,5 +1,5 @@
 // How long each of oidc-provider's models lives, in seconds: the provider's `ttl` and the sweeper's rules
-// (lib/db/sweeper.ts) read the same numbers.
+// (lib/notifications/sweeper.ts) read the same numbers.
 import { ACCESS_TOKEN_TTL_SECONDS } from './resource-servers';
 
 export const TOKEN_TTL = {

@@ -13,7 +13,7 @@ import { recordAuditEvent } from '../../lib/audit/events';
 import { approvalGrants, approvalPolicies, approvalRequests, auditEvents, confirmationChallenges, notificationLog, notificationSettings, outboundDeliveries, teamMembers, teams } from '../../lib/db/schema';
 import { deliverDue } from '../../lib/deliveries/outbox';
 import { createMailSender, mailDelivery } from '../../lib/deliveries/channels/mail';
-import { postgresConfirmationStore } from '../../lib/mcp/confirmation-store';
+import { postgresConfirmationStore } from '../../lib/confirmations/store';
 import { approvalNotifier } from '../../lib/notifications/notify';
 import { runTicker } from '../../lib/notifications/ticker';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
@@ -200,7 +200,7 @@ describe('notifications', () => {
     expect(await runTicker(database.db, deps, later)).toMatchObject({ confirmationsExpired: 1 });
     expect(await runTicker(database.db, deps, later)).toMatchObject({ confirmationsExpired: 0 });
     expect(await database.db.select({ n: count() }).from(auditEvents).where(and(eq(auditEvents.action, 'confirmation.expired'), eq(auditEvents.subjectId, saved!.id)))).toEqual([{ n: 1 }]);
-    // Its expiry recorded, it is no longer needed: the same round's sweep took it (lib/db/sweeper.ts).
+    // Its expiry recorded, it is no longer needed: the same round's sweep took it (lib/notifications/sweeper.ts).
     expect(await store.purgeExpired(later)).toBe(0);
     expect(await database.db.select().from(confirmationChallenges).where(sql`true`)).toEqual([]);
     expect(await database.db.select({ n: count() }).from(outboundDeliveries).where(eq(outboundDeliveries.channel, 'webhook'))).toEqual([{ n: 0 }]);

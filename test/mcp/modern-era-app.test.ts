@@ -29,7 +29,7 @@ import { relyingPartyOf } from '../../lib/accounts/passkeys';
 import type { User } from '../../lib/accounts/users';
 import { issueSurfaceSecret } from '../../lib/clients/surface';
 import type { Env } from '../../lib/env';
-import { answerConfirmation } from '../../lib/mcp/confirmations';
+import { answerConfirmation } from '../../lib/confirmations/answers';
 import { installRuntime, type PorticoRuntime } from '../../lib/runtime';
 
 const REDIRECT = 'http://127.0.0.1:45721/callback';

@@ -15,7 +15,7 @@ import { relyingPartyOf } from '../../lib/accounts/passkeys';
 import type { User } from '../../lib/accounts/users';
 import { addPermission } from '../../lib/clients/permission-catalog';
 import { approvalRequests, auditEvents, mcpSessions } from '../../lib/db/schema';
-import { answerConfirmation } from '../../lib/mcp/confirmations';
+import { answerConfirmation } from '../../lib/confirmations/answers';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { porticoApiToken, startMcpInstance, type McpInstance } from '../support/portico-mcp';
 import { createMember, createOrgWithApp, startProviderHarness, TEST_PASSWORD, type AppFixture, type Harness } from '../support/provider-harness';

@@ -14,7 +14,7 @@ import type { User } from '../../lib/accounts/users';
 import { auditEvents, apps, confirmationChallenges, oidcPayloads } from '../../lib/db/schema';
 import { hashStoredId } from '../../lib/oidc/stored-ids';
 import { decryptAtRest } from '../../lib/security/at-rest';
-import { answerConfirmation, findConfirmation } from '../../lib/mcp/confirmations';
+import { answerConfirmation, findConfirmation } from '../../lib/confirmations/answers';
 import { MAX_PENDING_PER_PERSON_AND_CLIENT } from '../../lib/oidc/ciba';
 import { createMember, createOrgWithApp, relyingParty, TEST_PASSWORD, useProviderHarness, type AppFixture } from '../support/provider-harness';
 

@@ -1,4 +1,4 @@
-// The sweeper (lib/db/sweeper.ts): tables that take a row per request stay the size of their live rows, and nothing
+// The sweeper (lib/notifications/sweeper.ts): tables that take a row per request stay the size of their live rows, and nothing
 // a security rule still needs is swept early (a refresh token's reuse tripwire, a polled code's expired_token).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, count, eq, sql } from 'drizzle-orm';
@@ -7,7 +7,7 @@ import postgres from 'postgres';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { grantBindings, oidcPayloads, rateLimits, signedRequestNonces } from '../../lib/db/schema';
-import { REFRESH_TOKEN_TRIPWIRE_DAYS, SWEEP_RULES, sweepExpiredRows, sweptRows, type SweepRule } from '../../lib/db/sweeper';
+import { REFRESH_TOKEN_TRIPWIRE_DAYS, SWEEP_RULES, sweepExpiredRows, sweptRows, type SweepRule } from '../../lib/notifications/sweeper';
 import { endGrants } from '../../lib/grants';
 import { createAdapterClass } from '../../lib/oidc/adapter';
 import { storedIdOf } from '../../lib/oidc/stored-ids';

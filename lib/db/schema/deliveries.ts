@@ -139,7 +139,7 @@ export const outboundDeliveries = pgTable(
   },
   (t) => [
     index('outbound_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.deliveredAt} IS NULL AND ${t.failedAt} IS NULL`),
-    // The sweeper finds finished rows past their retention by this (lib/db/sweeper.ts).
+    // The sweeper finds finished rows past their retention by this (lib/notifications/sweeper.ts).
     index('outbound_deliveries_finished_idx').on(sql`coalesce(${t.deliveredAt}, ${t.failedAt})`).where(sql`${t.deliveredAt} IS NOT NULL OR ${t.failedAt} IS NOT NULL`),
     index('outbound_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
     index('outbound_deliveries_client_idx').on(t.clientId, t.createdAt).where(sql`${t.clientId} IS NOT NULL`),

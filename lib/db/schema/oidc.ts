@@ -40,7 +40,7 @@ export const oidcPayloads = pgTable(
     // One successor per rotated refresh token: concurrent replays on any instance meet here.
     uniqueIndex('oidc_payloads_rotated_from_key').on(t.rotatedFrom).where(sql`${t.rotatedFrom} IS NOT NULL`),
     index('oidc_payloads_expires_idx').on(t.expiresAt),
-    // The sweeper's (lib/db/sweeper.ts): consumed refresh tokens whose time as a tripwire is over, grants past their end.
+    // The sweeper's (lib/notifications/sweeper.ts): consumed refresh tokens whose time as a tripwire is over, grants past their end.
     index('oidc_payloads_consumed_refresh_idx').on(t.consumedAt).where(sql`${t.consumedAt} IS NOT NULL AND ${t.kind} = 'RefreshToken'`),
     index('oidc_payloads_grant_expires_idx').on(t.expiresAt).where(sql`${t.kind} = 'Grant'`),
   ],

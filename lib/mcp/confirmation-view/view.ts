@@ -5,7 +5,7 @@
 //   - the link is shown only if it is this Portico's confirmation page (any other address in a result is ignored);
 //   - `ui/open-link` is offered only as a button (the person's click) and only if the host advertised openLinks.
 import { App } from '@modelcontextprotocol/ext-apps/app-with-deps';
-import { confirmationIdOfUrl } from '../confirmation-urls';
+import { confirmationIdOfUrl } from '../../confirmations/urls';
 import { connectView, element, isObject, note, setText, show, viewTexts } from '../view-dom';
 import type { ConfirmationViewTexts } from './index';
 

@@ -8,7 +8,7 @@ import { authenticateApiRequest, type ApiCaller } from '@/lib/api/authenticate';
 import type { AuditRecord } from '@/lib/audit/events';
 import type { Queryable } from '@/lib/db/client';
 import { oauthError, readJsonObject } from '@/lib/http/errors';
-import { porticoConfirmationGate } from '@/lib/mcp/confirmation-store';
+import { porticoConfirmationGate } from '@/lib/confirmations/store';
 import { auditToolEvent } from '@/lib/mcp/audit';
 import { findPorticoTool } from '@/lib/mcp/tools';
 import { CONFIRMATION_TOKEN_PARAMETER } from '@/app-kit/risk';

@@ -5,7 +5,7 @@ import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/serv
 import { PasskeyRefusal, relyingPartyOf } from '@/lib/accounts/passkeys';
 import { StepUpRefusal, stepUpPasskeyOptions } from '@/lib/accounts/step-up';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { answerConfirmation, ConfirmationRefusal, confirmationStepUpContext, findConfirmation } from '@/lib/mcp/confirmations';
+import { answerConfirmation, ConfirmationRefusal, confirmationStepUpContext, findConfirmation } from '@/lib/confirmations/answers';
 import { getT } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import { refusalWords } from '../../../account/_lib/refusal-words';

@@ -5,7 +5,7 @@ import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import { redirect } from 'next/navigation';
 import { stepUpFactorOf } from '@/lib/accounts/step-up';
-import { findConfirmation } from '@/lib/mcp/confirmations';
+import { findConfirmation } from '@/lib/confirmations/answers';
 import { getT, requestLocale } from '@/lib/i18n/server';
 
 /**
@@ -26,7 +26,7 @@ import { currentConsoleSession } from '../../_lib/session';
 import { answerConfirmationAction, confirmationPasskeyOptionsAction } from './actions';
 import { ConfirmForm } from './confirm-form';
 import type { AuthorizationDetail } from '@/lib/oidc/authorization-details';
-import type { ConfirmationView } from '@/lib/mcp/confirmations';
+import type { ConfirmationView } from '@/lib/confirmations/answers';
 import type { StepUpFactor } from '@/lib/accounts/step-up';
 
 export const dynamic = 'force-dynamic';

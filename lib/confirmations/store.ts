@@ -22,7 +22,7 @@ import { notifyConfirmation, type NotifyDeps } from '../notifications/notify';
 import { confirmationChallenges, memberships, organizations } from '../db/schema';
 import { DEFAULT_LOCALE, translator } from '../i18n/catalogs';
 import { localeOfUser } from '../i18n/recipient';
-import { confirmationPageUrl } from './confirmation-urls';
+import { confirmationPageUrl } from './urls';
 
 const MAX_PER_SUBJECT = 50;
 
@@ -224,7 +224,7 @@ export function inSubjectsLanguage(gate: ConfirmationGate, localeOf: (subject: s
 /**
  * Challenges nobody can still need at `now`: expired ones, except one a person was asked to confirm, which stays
  * until its expiry is recorded (the ticker's confirmation.expired), or a day. The store's purge and the sweeper
- * (lib/db/sweeper.ts) both delete by this.
+ * (lib/notifications/sweeper.ts) both delete by this.
  */
 export function confirmationPurgeable(now: Date): SQL {
   return sql`${confirmationChallenges.expiresAt} <= ${now.toISOString()}::timestamptz and (not ${confirmationChallenges.needsHuman} or ${confirmationChallenges.confirmedAt} is not null or ${confirmationChallenges.deniedAt} is not null or ${confirmationChallenges.expiryReportedAt} is not null or ${confirmationChallenges.expiresAt} <= ${now.toISOString()}::timestamptz - interval '1 day')`;

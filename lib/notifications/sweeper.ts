@@ -12,10 +12,10 @@
 // records, archived by their own retention (lib/audit), never swept.
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { confirmationPurgeable } from '../mcp/confirmation-store';
+import { confirmationPurgeable } from '../confirmations/store';
 import { POLLED_KINDS_FINDABLE_MINUTES } from '../oidc/adapter';
 import { recordSweep } from '../observability/metrics';
-import { rowsOf, sqlInstant, type Database } from './client';
+import { rowsOf, sqlInstant, type Database } from '../db/client';
 import {
   accountLinks,
   approvedActionUses,
@@ -36,7 +36,7 @@ import {
   samlAssertionIds,
   signedRequestNonces,
   webauthnChallenges,
-} from './schema';
+} from '../db/schema';
 
 /** Rows deleted per statement: small enough that a batch never holds its locks for long. */
 export const BATCH_ROWS = 500;
@@ -123,7 +123,7 @@ export const SWEEP_RULES: readonly SweepRule[] = [
   { name: 'mcp_elicitations', table: mcpElicitations, dead: (at) => sql`expires_at < ${instant(at)}` },
   // A link followed late says "expired" for a day rather than "not found".
   { name: 'account_links', table: accountLinks, dead: (at) => sql`expires_at < ${daysBefore(at, 1)}` },
-  // A confirmation a person was asked for stays until its expiry is recorded (lib/mcp/confirmation-store.ts).
+  // A confirmation a person was asked for stays until its expiry is recorded (lib/confirmations/store.ts).
   { name: 'confirmation_challenges', table: confirmationChallenges, dead: (at) => confirmationPurgeable(at) },
   // The delivery log (delivered or given up) and the notice log keep a finished row for LOG_RETENTION_DAYS.
   {

@@ -14,7 +14,7 @@ import type { Database, Queryable } from '../db/client';
 import { agents, apps, clientAppLinks, clients, confirmationChallenges, grantBindings } from '../db/schema';
 import { isActiveMember } from '../accounts/memberships';
 import { PORTICO_INTERNAL_CLIENT_ID } from '../oidc/agent-token-exchange';
-import { isConfirmationId } from './confirmation-urls';
+import { isConfirmationId } from './urls';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import type Provider from 'oidc-provider';
 import { answerBackchannelRequest } from '../oidc/ciba';

@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-import { isPostgresUrl } from './db/postgres-url';
+import { isPostgresUrl } from './util/postgres-url';
 import { isLoopbackHost } from './http/loopback-host';
 
 export class EnvError extends Error {

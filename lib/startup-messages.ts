@@ -4,7 +4,7 @@ import type { BootResult } from './boot';
 import { DataDirInUseError } from './db/data-dir-lock';
 import { DataFolderExposedError } from './db/data-folder';
 import { DatabaseUnavailableError } from './db/client';
-import { safePostgresLocation } from './db/postgres-url';
+import { safePostgresLocation } from './util/postgres-url';
 import { DEMO_CALLBACK_PATH, type Env } from './env';
 import { developmentOutboxFolder } from './deliveries/channels/mail';
 

@@ -9,9 +9,9 @@ import postgres from 'postgres';
 import { acquireDataDirLock } from './data-dir-lock';
 import { preparePrivateFolder, restrictToOwner } from './data-folder';
 import { OutageRecorder } from './outages';
-import { safePostgresLocation } from './postgres-url';
+import { safePostgresLocation } from '../util/postgres-url';
 import { pgliteInvalidationFeed, postgresInvalidationFeed, ReadCache } from './read-cache';
-import { statementStarted, transactionStarted } from '../observability/metrics';
+import { databaseInstruments } from './instruments';
 import * as schema from './schema';
 import type { DeliveryChannel } from './schema';
 
@@ -309,7 +309,7 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
           // server connection that never saw them, or one where that name is another client's statement).
           const pending = target.unsafe(query, parameters, { ...queryOptions, prepare: options.prepare && (parameters?.length ?? 0) > 0 });
           // Timed only when metrics are on (lib/observability/metrics.ts): otherwise no callback per statement.
-          const timed = statementStarted(options.transaction !== undefined);
+          const timed = databaseInstruments()?.statementStarted(options.transaction !== undefined);
           if (timed) void pending.then(timed, timed);
           // Reported with the pool it went to: a failure on a pool replaced meanwhile (ended on purpose) is no outage.
           const generation = options.outages.generation;
@@ -333,7 +333,7 @@ function instrumentedClient<Client extends postgres.Sql | postgres.TransactionSq
           const transaction = options.transaction ?? noWrites();
           const ran = open.call(target, ...args, (scoped: postgres.TransactionSql) => work(instrumentedClient(scoped, { ...options, transaction })));
           if (options.transaction) return ran; // a savepoint: the outer transaction's end counts
-          const ended = transactionStarted();
+          const ended = databaseInstruments()?.transactionStarted();
           const generation = options.outages.generation;
           void ran.then(options.outages.succeeded, (error: unknown) => options.outages.failed(error, generation));
           return ran.then(

@@ -14,7 +14,7 @@
 // - Reads inside a transaction never use the cache (they must see the transaction's own writes).
 // The window left is the delivery of one notification (milliseconds): a request on instance B that starts before
 // B hears of a commit on instance A can still see the row as it was, as it could have without a cache.
-import { recordReadCache } from '../observability/metrics';
+import { databaseInstruments } from './instruments';
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 
@@ -60,10 +60,10 @@ export class ReadCache {
     this.#ensureFeed();
     const entry = this.#entries.get(key);
     if (entry && this.#live && this.#clock() - entry.storedAt < CACHE_TTL_MS) {
-      recordReadCache('hit');
+      databaseInstruments()?.readCache('hit');
       return entry.value as Value;
     }
-    recordReadCache('miss');
+    databaseInstruments()?.readCache('miss');
     if (entry) this.#forget(key);
     const generation = this.#generation;
     const value = await load();
@@ -73,7 +73,7 @@ export class ReadCache {
 
   /** Drops every entry read from the rows `tag` names (a notification). */
   invalidate(tag: string): void {
-    recordReadCache('invalidation');
+    databaseInstruments()?.readCache('invalidation');
     // '*': a TRUNCATE (or anything else too wide to name) empties the cache.
     if (tag === '*') return this.#clear();
     this.#generation += 1;

@@ -3,7 +3,7 @@
 import type { ToolEvent } from '../../app-kit/tools';
 import { findMembershipRole } from '../accounts/memberships';
 import { findOrganizationBySlug } from '../accounts/organizations';
-import type { ApiCaller } from '../api/authenticate';
+import type { ApiCaller } from './authenticate';
 import { recordAuditEvent } from '../audit/events';
 import type { Database } from '../db/client';
 

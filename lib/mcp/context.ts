@@ -5,7 +5,7 @@ import { authorizeOrgOperation, CommandRefusal, OperationRefusal, runOrgOperatio
 import type { NotifyDeps } from '../notifications/notify';
 import type { MembershipRole, Organization } from '../accounts/organizations';
 import type { OrgPermission } from '../accounts/permissions';
-import type { ApiCaller } from '../api/authenticate';
+import type { ApiCaller } from './authenticate';
 import { ApprovalRefusal } from '../approvals/broker';
 import type { AuditActor, AuditRecord } from '../audit/events';
 import { findOrgApp, listApps } from '../clients/apps';

@@ -3,7 +3,7 @@
 // person confirms on; a retry before that answers 428 `waiting_for_confirmation`); errors have OAuth's shape.
 import { z } from 'zod';
 import { callSchemaOf, runGatedTool } from '../../app-kit/tools';
-import { authenticateApiRequest } from '../api/authenticate';
+import { authenticateApiRequest } from './authenticate';
 import { readCappedText } from '../http/body';
 import { oauthError } from '../http/errors';
 import { auditToolEvent } from './audit';

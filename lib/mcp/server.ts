@@ -29,7 +29,7 @@ import type { JWK } from 'jose';
 import type { ConfirmationGate, ConfirmationMode, RiskLevel } from '../../app-kit/risk';
 import { registerKitTools, requiredScopesOf, riskModelCapability, type ConfirmationInputRequests, type ConfirmationState, type InlineConfirmation } from '../../app-kit/tools';
 import { auditToolEvent } from './audit';
-import { authenticateApiRequest, type ApiCaller } from '../api/authenticate';
+import { authenticateApiRequest, type ApiCaller } from './authenticate';
 import type { Database } from '../db/client';
 import { readCappedText } from '../http/body';
 import { advertisedElicitationModes, advertisesMcpApps, MCP_APP_MIME_TYPE, selectApprovalChannel } from '../approvals/channel';

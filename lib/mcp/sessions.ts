@@ -47,7 +47,7 @@ export function isSessionId(id: string): boolean {
 
 /**
  * The one rule for which session a request may resume: this id, opened by the same person, client and agent as the
- * token, not expired. Folded into the API caller's statement (lib/api/authenticate.ts), where the values are a
+ * token, not expired. Folded into the API caller's statement (lib/mcp/authenticate.ts), where the values are a
  * prepared statement's placeholders: every MCP request reads its session together with its person and agent.
  */
 export function liveSessionCondition(id: SessionKey, opener: { subject: SessionKey; clientId: SessionKey; actor: SessionKey }): SQL {

@@ -8,6 +8,7 @@
 import { and, count, isNull, sql } from 'drizzle-orm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/client';
+import { installDatabaseInstruments } from '../db/instruments';
 import { approvalRequests, outboundDeliveries } from '../db/schema';
 
 /** Where a request went, as a label: the families an operator tells apart. */
@@ -209,3 +210,6 @@ export async function metricsText(): Promise<{ contentType: string; body: string
   const registry = shared().registry;
   return { contentType: registry.contentType, body: await registry.metrics() };
 }
+
+// The database reports its statements, transactions and read cache here (lib/db/instruments.ts).
+installDatabaseInstruments({ statementStarted, transactionStarted, readCache: recordReadCache });

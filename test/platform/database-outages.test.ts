@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drizzleFor, openRawDatabase, rowsOf } from '../../lib/db/client';
 import { OutageRecorder, outageErrorOf } from '../../lib/db/outages';
-import { isPostgresUrl, safePostgresLocation } from '../../lib/db/postgres-url';
+import { isPostgresUrl, safePostgresLocation } from '../../lib/util/postgres-url';
 import { env } from '../../lib/env';
 import { openTestDatabase, postgresOptions, type TestDatabase } from '../support/databases';
 

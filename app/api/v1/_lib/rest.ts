@@ -4,7 +4,7 @@
 import { authorizeOrgOperation, CommandRefusal, OperationRefusal, runOrgOperation } from '@/lib/accounts/org-operation';
 import type { MembershipRole, Organization } from '@/lib/accounts/organizations';
 import type { OrgPermission } from '@/lib/accounts/permissions';
-import { authenticateApiRequest, type ApiCaller } from '@/lib/api/authenticate';
+import { authenticateApiRequest, type ApiCaller } from '@/lib/mcp/authenticate';
 import type { AuditRecord } from '@/lib/audit/events';
 import type { Queryable } from '@/lib/db/client';
 import { oauthError, readJsonObject } from '@/lib/http/errors';

@@ -1,5 +1,5 @@
 // RFC 9728 §3.1: the metadata of Portico's own API resource (`<issuer>/api/mcp`), at its path-suffixed address.
-import { porticoApiConfig } from '@/lib/api/authenticate';
+import { porticoApiConfig } from '@/lib/mcp/authenticate';
 import { protectedResourceMetadata } from '@/app-kit/protected-resource';
 import { runtime } from '@/lib/runtime';
 

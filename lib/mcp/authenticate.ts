@@ -7,7 +7,7 @@ import { createLocalJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { eq, sql } from 'drizzle-orm';
 import { preparedQuery, type Database } from '../db/client';
 import { agents, mcpSessions, users } from '../db/schema';
-import { isSessionId, liveSessionCondition, type McpSession } from '../mcp/sessions';
+import { isSessionId, liveSessionCondition, type McpSession } from './sessions';
 import type { User } from '../accounts/users';
 import { isUuid } from '../util/uuid';
 import { authorizeBearer, type ProtectedResourceConfig, type VerifiedAccessToken } from '../../app-kit/protected-resource';

@@ -67,7 +67,7 @@ export type SecondStepContinuation = (
   firstFactor?: string[];
   /**
    * An existing account proved its password to be linked to a company identity provider's subject: the link is made
-   * only once the whole sign-in is done, the second factor included (lib/identity/federation.ts completeFederatedLink).
+   * only once the whole sign-in is done, the second factor included (lib/identity/federation/core.ts completeFederatedLink).
    */
   federatedLink?: { connectionId: string; issuer: string; subject: string; groups?: string[] };
 };

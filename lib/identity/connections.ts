@@ -1,5 +1,5 @@
 // An organization's enterprise connections: its company identity provider, through OpenID Connect (issuer discovery,
-// Portico as a confidential client there) or SAML 2.0 (lib/identity/saml.ts). A connection signs in the people whose
+// Portico as a confidential client there) or SAML 2.0 (lib/identity/federation/saml.ts). A connection signs in the people whose
 // address is at one of its domains, and only a verified domain of the same organization can be tied to it
 // (lib/identity/domains.ts): that is what stops an organization from claiming somebody else's people.
 //

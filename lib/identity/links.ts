@@ -1,6 +1,6 @@
 // The links between a Portico account and a company identity provider's subject (external_identities): what the
 // person sees and ends on their account page, what an organization's owners see and end for their members, and what
-// a password reset by mail ends. A link is how a federated sign-in finds an account (lib/identity/federation.ts), so
+// a password reset by mail ends. A link is how a federated sign-in finds an account (lib/identity/federation/core.ts), so
 // ending one means the next sign-in through that connection must prove the account again.
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';

@@ -19,18 +19,9 @@ import { accountLinks, auditEvents, externalIdentities, identityConnections, org
 import { signInToConsole } from '../../lib/accounts/console-sign-in';
 import { requestPasswordReset } from '../../lib/accounts/password-reset';
 import { connectionForEmail, createOidcConnection, probeOidcIssuer, setConnectionEnabled, setConnectionRequireSso, updateConnection, type IdentityConnection } from '../../lib/identity/connections';
-import {
-  beginFederatedSignIn,
-  completeOidcCallback,
-  connectionTestResultOf,
-  connectionCallbackUrl,
-  legacyCallbackUrl,
-  completeFederatedLink,
-  linkAfterProof,
-  type FederationContinuation,
-  type FederationDeps,
-  type FederationOutcome,
-} from '../../lib/identity/federation';
+import { connectionTestResultOf, completeFederatedLink, linkAfterProof, type FederationContinuation, type FederationDeps, type FederationOutcome } from '../../lib/identity/federation/core';
+import { beginFederatedSignIn } from '../../lib/identity/federation/begin';
+import { completeOidcCallback, connectionCallbackUrl, legacyCallbackUrl } from '../../lib/identity/federation/oidc';
 import { verifyPassword } from '../../lib/accounts/passwords';
 import { issueAccountLink } from '../../lib/accounts/account-links';
 import { setPasswordWithLink } from '../../lib/accounts/self-service';

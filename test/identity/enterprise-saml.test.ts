@@ -14,9 +14,10 @@ import { addMember, findMembershipRole } from '../../lib/accounts/memberships';
 import { createUser, findUserByEmail, type User } from '../../lib/accounts/users';
 import { auditEvents, externalIdentities, orgDomains } from '../../lib/db/schema';
 import { createSamlConnection, setConnectionEnabled, type IdentityConnection } from '../../lib/identity/connections';
-import { beginFederatedSignIn, type FederationDeps } from '../../lib/identity/federation';
+import { type FederationDeps } from '../../lib/identity/federation/core';
+import { beginFederatedSignIn } from '../../lib/identity/federation/begin';
 import { fetchIdpMetadata } from '../../lib/identity/saml-metadata';
-import { acceptSamlResponse, finishSamlSignIn, samlAcsUrl, samlEntityId, samlMetadata } from '../../lib/identity/saml';
+import { acceptSamlResponse, finishSamlSignIn, samlAcsUrl, samlEntityId, samlMetadata } from '../../lib/identity/federation/saml';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { readAuthnRequest, samlKeyPair, samlResponse, type SamlKeyPair, type SamlResponseInput } from '../support/saml-idp';
 

@@ -9,7 +9,7 @@ import { ACR_MFA, clearedSecondStepCookie, type SecondFactorMethod, type SecondS
 import type { User } from '@/lib/accounts/users';
 import { openCentralSession } from '@/lib/approvals/central';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { completeFederatedLink } from '@/lib/identity/federation';
+import { completeFederatedLink } from '@/lib/identity/federation/core';
 import { interactionPath } from '@/lib/oidc/interactions';
 import { finishAppSignIn } from '@/lib/oidc/password-sign-in';
 import { db, runtime } from '@/lib/runtime';

@@ -2,7 +2,7 @@
 // password step, the second step and a company identity provider's callback.
 import 'server-only';
 import type { SecondStepContinuation } from '@/lib/accounts/sign-in-second-step';
-import type { FederationContinuation } from '@/lib/identity/federation';
+import type { FederationContinuation } from '@/lib/identity/federation/core';
 import { interactionPath } from '@/lib/oidc/interactions';
 
 /** 303 See Other (RFC 9110 §15.4.4: the next request is a GET), never cached, with the cookies to set. */

@@ -40,7 +40,7 @@ export const orgDomains = pgTable(
 /**
  * An organization's enterprise connection: its company identity provider, through OpenID Connect or SAML 2.0.
  * People whose address is at one of the connection's (verified) domains sign in there; the first sign-in creates
- * their account and membership (lib/identity/federation.ts).
+ * their account and membership (lib/identity/federation/core.ts).
  */
 export const identityConnections = pgTable(
   'identity_connections',

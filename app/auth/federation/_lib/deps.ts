@@ -1,5 +1,5 @@
 import 'server-only';
-import type { FederationDeps } from '@/lib/identity/federation';
+import type { FederationDeps } from '@/lib/identity/federation/core';
 import { runtime } from '@/lib/runtime';
 import { deliveryPolicy } from '@/lib/http/outbound';
 

@@ -1,7 +1,8 @@
-// Both OpenID Connect callbacks (a connection's own, and the legacy shared one): lib/identity/federation.ts checks the
+// Both OpenID Connect callbacks (a connection's own, and the legacy shared one): lib/identity/federation/oidc.ts checks the
 // state against this browser's cookie and the connection, and does the rest.
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { completeOidcCallback, federationTokenFromCookies } from '@/lib/identity/federation';
+import { federationTokenFromCookies } from '@/lib/identity/federation/core';
+import { completeOidcCallback } from '@/lib/identity/federation/oidc';
 import { db } from '@/lib/runtime';
 import { federationDeps } from './deps';
 import { respondToFederation } from './respond';

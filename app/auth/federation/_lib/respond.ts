@@ -3,7 +3,7 @@
 // The federation cookie is cleared whenever the sign-in ended here.
 import 'server-only';
 import { ENROLLMENT_SECONDS, secondStepCookie, type SecondStepContinuation, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
-import { clearedFederationCookie, type FederationContinuation, type FederationOutcome } from '@/lib/identity/federation';
+import { clearedFederationCookie, type FederationContinuation, type FederationOutcome } from '@/lib/identity/federation/core';
 import { interactionPath } from '@/lib/oidc/interactions';
 import { runtime } from '@/lib/runtime';
 import { continueSignIn } from '../../_lib/continue-sign-in';

@@ -3,7 +3,8 @@
 import 'server-only';
 import type { SecondStepContinuation } from '@/lib/accounts/sign-in-second-step';
 import { connectionForEmail } from '@/lib/identity/connections';
-import { beginFederatedSignIn, federationCookie } from '@/lib/identity/federation';
+import { federationCookie } from '@/lib/identity/federation/core';
+import { beginFederatedSignIn } from '@/lib/identity/federation/begin';
 import { db, runtime } from '@/lib/runtime';
 import { federationDeps } from './deps';
 import { seeOther } from '../../_lib/redirects';

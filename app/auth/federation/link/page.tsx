@@ -4,7 +4,7 @@
 import type { Metadata } from 'next';
 import { cookies } from 'next/headers';
 import { getT } from '@/lib/i18n/server';
-import { FEDERATION_COOKIE, pendingLink } from '@/lib/identity/federation';
+import { FEDERATION_COOKIE, pendingLink } from '@/lib/identity/federation/core';
 import { db } from '@/lib/runtime';
 import { SignInFrame } from '../../app/_components/sign-in-frame';
 

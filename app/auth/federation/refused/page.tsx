@@ -2,7 +2,7 @@
 // only selects a reason and a way back among Portico's own sign-in pages).
 import type { Metadata } from 'next';
 import { getT } from '@/lib/i18n/server';
-import { isFederationRefusal } from '@/lib/identity/federation';
+import { isFederationRefusal } from '@/lib/identity/federation/core';
 import { SignInFrame } from '../../app/_components/sign-in-frame';
 
 export const dynamic = 'force-dynamic';

@@ -3,7 +3,7 @@
 // federated sign-in for this very interaction (used once).
 import { recordSignInSuccess } from '@/lib/accounts/sign-in-events';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { clearedFederationCookie, federationTokenFromCookies, takeFinishedAppSignIn } from '@/lib/identity/federation';
+import { clearedFederationCookie, federationTokenFromCookies, takeFinishedAppSignIn } from '@/lib/identity/federation/core';
 import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';
 import { finishAppSignIn } from '@/lib/oidc/password-sign-in';
 import { db, runtime } from '@/lib/runtime';

@@ -6,7 +6,7 @@ import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { completePasswordSignIn } from '@/lib/oidc/password-sign-in';
 import { homeRealmOfAppSignIn } from '@/lib/oidc/home-realm';
-import { federationCookie } from '@/lib/identity/federation';
+import { federationCookie } from '@/lib/identity/federation/core';
 import { federationDeps } from '../../../federation/_lib/deps';
 import { db, runtime } from '@/lib/runtime';
 import { afterOutcome, interactionRoute, seeOther } from '../../_lib/responses';

@@ -4,7 +4,7 @@ import { recordSignInRefusal } from '@/lib/accounts/sign-in-events';
 import { throttledPasswordCheck } from '@/lib/accounts/throttled-password-check';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { federationTokenFromCookies, linkAfterProof } from '@/lib/identity/federation';
+import { federationTokenFromCookies, linkAfterProof } from '@/lib/identity/federation/core';
 import { db, runtime } from '@/lib/runtime';
 import { seeOther } from '../../../_lib/redirects';
 import { respondToFederation } from '../../_lib/respond';

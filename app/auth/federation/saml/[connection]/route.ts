@@ -2,7 +2,7 @@
 // is this URL), for the identity provider's admin to import by URL; `?download=1` (the console's download button)
 // answers it as a file to save.
 import { findConnection } from '@/lib/identity/connections';
-import { samlMetadata } from '@/lib/identity/saml';
+import { samlMetadata } from '@/lib/identity/federation/saml';
 import { db } from '@/lib/runtime';
 import { federationDeps } from '../../_lib/deps';
 

@@ -1,7 +1,7 @@
 // GET /auth/federation/saml/finish – after the ACS accepted a Response: only this browser's own sign-in continues.
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { federationTokenFromCookies } from '@/lib/identity/federation';
-import { finishSamlSignIn } from '@/lib/identity/saml';
+import { federationTokenFromCookies } from '@/lib/identity/federation/core';
+import { finishSamlSignIn } from '@/lib/identity/federation/saml';
 import { db } from '@/lib/runtime';
 import { respondToFederation } from '../../_lib/respond';
 

@@ -1,9 +1,9 @@
 // POST /auth/federation/saml/<connection>/acs – the assertion consumer service (HTTP-POST binding). A cross-site POST
 // carries no SameSite=Lax cookie: the Response is checked and kept with the sign-in its RelayState names, and the
-// browser goes on to the finish step, where its own cookie must match (lib/identity/saml.ts).
+// browser goes on to the finish step, where its own cookie must match (lib/identity/federation/saml.ts).
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { acceptSamlResponse } from '@/lib/identity/saml';
+import { acceptSamlResponse } from '@/lib/identity/federation/saml';
 import { db } from '@/lib/runtime';
 import { federationDeps } from '../../../_lib/deps';
 import { seeOther } from '../../../../_lib/redirects';

@@ -6,7 +6,7 @@ import { cookies } from 'next/headers';
 import { requireOrgAccess } from '../../../../_lib/access';
 import { PageHeader, Section } from '../../../../_components/page-header';
 import { getT } from '@/lib/i18n/server';
-import { FEDERATION_COOKIE, connectionTestResultOf, federatedAmr } from '@/lib/identity/federation';
+import { FEDERATION_COOKIE, connectionTestResultOf, federatedAmr } from '@/lib/identity/federation/core';
 import { findConnection } from '@/lib/identity/connections';
 import { db } from '@/lib/runtime';
 import { connectionPath, identityPath } from '../identity-frame';

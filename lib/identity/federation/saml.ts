@@ -22,11 +22,11 @@ import { randomBytes } from 'node:crypto';
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { SAML, ValidateInResponseTo, type Profile } from '@node-saml/node-saml';
 import { DOMParser } from '@xmldom/xmldom';
-import { postgresErrorCode, type Database, type Queryable } from '../db/client';
-import { federatedSignIns, samlAssertionIds } from '../db/schema';
-import { findConnection, type IdentityConnection } from './connections';
-import { parseCertificates } from './saml-metadata';
-import { federationTokenHash, mappedClaims, refused, signInWithAssertion, type FederatedAssertion, type FederationContinuation, type FederationDeps, type FederationOutcome } from './federation';
+import { postgresErrorCode, type Database, type Queryable } from '../../db/client';
+import { federatedSignIns, samlAssertionIds } from '../../db/schema';
+import { findConnection, type IdentityConnection } from '../connections';
+import { parseCertificates } from '../saml-metadata';
+import { federationTokenHash, mappedClaims, refused, signInWithAssertion, type FederatedAssertion, type FederationContinuation, type FederationDeps, type FederationOutcome } from './core';
 
 /** Accepted clock difference with the identity provider (the library's default is none). */
 const CLOCK_SKEW_MS = 30_000;

@@ -108,7 +108,7 @@ export async function changeMemberRoleCommand(ctx: MemberCommandContext, userId:
 }
 
 /** Ends the membership, the person's grants at the organization's apps, their teams and agent-user rows. */
-export async function removeMemberCommand(ctx: MemberCommandContext, userId: string) {
+export async function removeMemberCommand(ctx: Pick<MemberCommandContext, 'tx' | 'org' | 'mayTransferOwnership' | 'audit'>, userId: string) {
   await lockOrganization(ctx.tx, ctx.org.id); // the last-owner rule must hold under concurrent changes
   const current = await findMembershipRole(ctx.tx, ctx.org.id, userId);
   if (!current) throw new CommandRefusal(404, localized('refusals.members.notAMember'));

@@ -5,7 +5,7 @@
 // Users are Portico accounts seen through the organization (scim_users: the userName and externalId the directory
 // gave, whether it has them active). A User's address must be at one of the organization's verified domains: a
 // directory cannot provision, or take into its organization, anybody else's people. Deactivating (active=false)
-// or deleting a User ends the membership exactly like removing a member (lib/accounts/memberships.ts removeMember:
+// or deleting a User ends the membership exactly like removing a member (removeMemberCommand in lib/accounts/member-commands.ts, run as an organization operation of the directory:
 // grants, refresh tokens, teams, agents' use, back-channel logout to the apps); the account itself stays, as it
 // may belong to other organizations. Groups are teams (scim_groups marks those the directory manages). Of what a
 // directory sends, Portico keeps a User's userName, name (formatted, givenName, familyName), displayName, emails,
@@ -13,10 +13,12 @@
 // (phone numbers, addresses, the enterprise extension, …) is accepted and ignored (the attributes section below).
 import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, count, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
-import { addMember, countOwners, findMembershipRole, lockOrganization, removeMember } from '../accounts/memberships';
-import type { OrgOperationContext } from '../accounts/org-operation';
+import { addMember, findMembershipRole } from '../accounts/memberships';
+import { removeMemberCommand } from '../accounts/member-commands';
+import { CommandRefusal, runOrgOperation, type OrgOperationContext } from '../accounts/org-operation';
+import { findOrganizationById } from '../accounts/organizations';
 import { createUser, findUserByEmail, findUserById, normalizeEmail, type User } from '../accounts/users';
-import { recordAuditEvent, type AuditRecord } from '../audit/events';
+import type { AuditRecord } from '../audit/events';
 import { postgresErrorCode, type Database, type Queryable, type Transaction } from '../db/client';
 import { identityConnections, memberships, orgDomains, scimGroups, scimTokens, scimUsers, teamMembers, teams, users } from '../db/schema';
 import { isUuid } from '../util/uuid';
@@ -522,15 +524,34 @@ async function provisionedRole(db: Queryable, orgId: string, email: string): Pro
   return row?.role === 'admin' ? 'admin' : 'member';
 }
 
-function audit(tx: Queryable, ctx: ScimContext, record: Omit<AuditRecord, 'orgId' | 'actor'>) {
-  return recordAuditEvent(tx, { ...record, orgId: ctx.orgId, actor: { type: 'system', label: 'SCIM provisioning', ip: ctx.ip } });
+/**
+ * The organization operation (lib/accounts/org-operation.ts) each open provisioning transaction belongs to: its
+ * events are written through it, as the directory (SCIM provisioning), like every other door's.
+ */
+const operations = new WeakMap<Queryable, OrgOperationContext>();
+
+function operationOf(tx: Queryable): OrgOperationContext {
+  const operation = operations.get(tx);
+  if (!operation) throw new Error('a SCIM change ran outside its provisioning operation');
+  return operation;
 }
 
-/** Runs a write in one transaction, the organization's provisioning serialized (uniqueness checks hold under races). */
+function audit(tx: Queryable, _ctx: ScimContext, record: Omit<AuditRecord, 'orgId' | 'actor' | 'act'>) {
+  return operationOf(tx).audit(record);
+}
+
+/**
+ * Runs a write as one organization operation of the directory's (runOrgOperation, door `scim`): one transaction,
+ * the organization's provisioning serialized (uniqueness checks hold under races).
+ */
 async function provisioning<T>(ctx: ScimContext, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  const org = await findOrganizationById(ctx.db, ctx.orgId);
+  if (!org) throw new ScimRefusal(404, 'This organization no longer exists.');
   try {
-    return await ctx.db.transaction(async (tx) => {
+    return await runOrgOperation(ctx.db, { org, role: null, actor: { door: 'scim', ip: ctx.ip } }, { audit: 'one_or_more' }, async (operation) => {
+      const tx = operation.tx as Transaction;
       await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:scim:${ctx.orgId}`}))`);
+      operations.set(tx, operation);
       return work(tx);
     });
   } catch (error) {
@@ -611,16 +632,19 @@ async function applyUser(tx: Transaction, ctx: ScimContext, current: ScimUserRow
  * to the apps) — refused for the organization's only owner, which would leave it without one.
  */
 async function endMembership(tx: Transaction, ctx: ScimContext, user: User) {
-  // The last-owner rule holds under concurrent changes from every door (the console takes the same lock).
-  await lockOrganization(tx, ctx.orgId);
   const role = await findMembershipRole(tx, ctx.orgId, user.id);
   if (!role) return { wasMember: false };
-  if (role === 'owner' && (await countOwners(tx, ctx.orgId)) <= 1) throw new ScimRefusal(409, "The organization's only owner cannot be deactivated by provisioning.", 'mutability');
-  const ended = await removeMember(tx, ctx.orgId, user.id);
-  const details = { role, grantsRevoked: ended.grantsRevoked, teamsLeft: ended.teamsLeft, agentsLeft: ended.agentsLeft };
-  // In the organization's vocabulary too: its webhooks hear member.removed, whoever removed the person.
-  await audit(tx, ctx, { action: 'member.removed', subject: { type: 'person', id: user.id, label: user.email }, details: { ...details, via: 'scim' } });
-  return { wasMember: true, ...details };
+  const operation = operationOf(tx);
+  // The member command every door uses: its lock, the last-owner rule, the grants it ends, and member.removed in
+  // the organization's vocabulary (its webhooks hear it, whoever removed the person). A directory may remove an owner
+  // (an admin's own directory is the authority on who works there), never the only one.
+  try {
+    const ended = await removeMemberCommand({ tx, org: operation.org, mayTransferOwnership: true, audit: operation.audit }, user.id);
+    return { wasMember: true, role, grantsRevoked: ended.grantsRevoked, teamsLeft: ended.teamsLeft, agentsLeft: ended.agentsLeft };
+  } catch (error) {
+    if (error instanceof CommandRefusal && error.text?.key === 'refusals.members.lastOwner') throw new ScimRefusal(409, "The organization's only owner cannot be deactivated by provisioning.", 'mutability');
+    throw error;
+  }
 }
 
 /** Makes the person a member (if not one), said as member.added (its webhooks hear it) with how. */
@@ -628,7 +652,7 @@ async function startMembership(tx: Transaction, ctx: ScimContext, user: User, em
   if (await findMembershipRole(tx, ctx.orgId, user.id)) return;
   const role = await provisionedRole(tx, ctx.orgId, email);
   await addMember(tx, { orgId: ctx.orgId, userId: user.id, role });
-  await audit(tx, ctx, { action: 'member.added', subject: { type: 'person', id: user.id, label: user.email }, details: { role, via: 'scim' } });
+  await audit(tx, ctx, { action: 'member.added', subject: { type: 'person', id: user.id, label: user.email }, details: { role } });
 }
 
 /** PUT /Users/{id} (RFC 7644 §3.5.1): the whole resource replaced. */

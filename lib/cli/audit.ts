@@ -12,7 +12,7 @@ import { organizations } from '../db/schema';
 import { env } from '../env';
 import { terminalText } from '../util/visible-text';
 import { CommandError, UsageError, type Command } from './command';
-import { operatorContext, organizationOf } from './org-scope';
+import { asOperator, organizationOf } from './org-scope';
 
 /** The folder named on the command line, else PORTICO_AUDIT_ARCHIVE_DIR. */
 function archiveFolderOf(value: unknown): string | undefined {
@@ -53,9 +53,9 @@ export const AUDIT_COMMANDS: Record<string, Command> = {
       if (given === 'forever') days = null;
       else if (/^\d+$/.test(given) && Number(given) >= AUDIT_RETENTION_DAYS.min && Number(given) <= AUDIT_RETENTION_DAYS.max) days = Number(given);
       else throw new UsageError(`--days must be a whole number from ${AUDIT_RETENTION_DAYS.min} to ${AUDIT_RETENTION_DAYS.max}, or forever`);
-      await ctx.db.transaction(async (tx) => {
-        await tx.update(organizations).set({ auditRetentionDays: days }).where(eq(organizations.id, org.id));
-        await operatorContext(ctx, tx, org).audit({
+      await asOperator(ctx, org, async (operation) => {
+        await operation.tx.update(organizations).set({ auditRetentionDays: days }).where(eq(organizations.id, org.id));
+        await operation.audit({
           action: 'audit.retention_changed',
           subject: { type: 'organization', id: org.id, label: org.name },
           details: { from: org.auditRetentionDays ?? null, to: days },

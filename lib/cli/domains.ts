@@ -4,7 +4,7 @@
 import { env } from '../env';
 import { addDomain, checkFailureOf, domainCheckDeps, listDomains, proveDomain, recordDomainCheck, removeDomain, verificationInstructions, type DomainCheckFailure, type OrgDomain } from '../identity/domains';
 import { CommandError, printList, UsageError, type CliContext, type Command } from './command';
-import { operatorContext, organizationOf } from './org-scope';
+import { asOperator, operatorContext, organizationOf } from './org-scope';
 
 function domainOf(values: Record<string, unknown>): string {
   const domain = typeof values.domain === 'string' ? values.domain.trim() : '';
@@ -45,7 +45,7 @@ export const DOMAIN_COMMANDS: Record<string, Command> = {
   add: {
     async run(ctx, values) {
       const org = await organizationOf(ctx, values);
-      const added = await ctx.db.transaction((tx) => addDomain(operatorContext(ctx, tx, org), domainOf(values)));
+      const added = await asOperator(ctx, org, (operation) => addDomain(operatorContext(operation), domainOf(values)));
       ctx.out(`Added ${added.domain} to ${org.slug}.`);
       printInstructions(ctx, added);
     },
@@ -55,7 +55,7 @@ export const DOMAIN_COMMANDS: Record<string, Command> = {
       const org = await organizationOf(ctx, values);
       // The network first, outside any transaction; then what it found, audited.
       const proof = await proveDomain(ctx.db, domainCheckDeps(env()), org.id, domainOf(values));
-      const checked = await ctx.db.transaction((tx) => recordDomainCheck(operatorContext(ctx, tx, org), proof));
+      const checked = await asOperator(ctx, org, (operation) => recordDomainCheck(operatorContext(operation), proof));
       if (checked.verified) {
         ctx.out(`${checked.domain.domain} is verified (${checked.domain.verifiedBy}).`);
         return;
@@ -67,7 +67,7 @@ export const DOMAIN_COMMANDS: Record<string, Command> = {
   remove: {
     async run(ctx, values) {
       const org = await organizationOf(ctx, values);
-      const removed = await ctx.db.transaction((tx) => removeDomain(operatorContext(ctx, tx, org), domainOf(values)));
+      const removed = await asOperator(ctx, org, (operation) => removeDomain(operatorContext(operation), domainOf(values)));
       ctx.out(`Removed ${removed.domain} from ${org.slug}.`);
     },
   },

@@ -27,6 +27,8 @@ import type { Queryable } from '../db/client';
 import { slugFromName } from '../util/slug';
 import { terminalText } from '../util/visible-text';
 import { CommandError, printList, UsageError, type CliContext, type Command } from './command';
+import type { OrgOperationContext } from '../accounts/org-operation';
+import { asOperator } from './org-scope';
 import { APPROVAL_COMMANDS } from './approvals';
 import { commandHelp, parseCommandLine } from './catalog';
 import { AUDIT_COMMANDS } from './audit';
@@ -63,8 +65,8 @@ async function person(ctx: CliContext, email: string) {
 const ROLES: readonly MembershipRole[] = ['owner', 'admin', 'member'];
 
 /** The organization commands' context with the CLI's local authority: its events are operator_cli's. */
-function orgCommands(ctx: CliContext, tx: Queryable, org: Organization) {
-  return { tx, org, audit: (record: Omit<AuditRecord, 'orgId' | 'actor'>) => audit(ctx, tx, { ...record, orgId: org.id }) };
+function orgCommands(operation: OrgOperationContext) {
+  return { tx: operation.tx, org: operation.org, audit: operation.audit };
 }
 
 async function teamNamed(ctx: CliContext, org: Organization, name: string) {
@@ -86,8 +88,8 @@ function teamScopeCommand(verb: 'grant' | 'revoke'): Command {
       const team = await teamNamed(ctx, org, required(values, 'team'));
       const app = await orgApp(ctx, org, required(values, 'app'));
       const scope = required(values, 'scope');
-      await ctx.db.transaction((tx) =>
-        verb === 'grant' ? grantTeamScopeCommand(orgCommands(ctx, tx, org), { teamId: team.id, appId: app.app.id, scope }) : revokeTeamScopeCommand(orgCommands(ctx, tx, org), { teamId: team.id, appId: app.app.id, scope }),
+      await asOperator(ctx, org, (operation) =>
+        verb === 'grant' ? grantTeamScopeCommand(orgCommands(operation), { teamId: team.id, appId: app.app.id, scope }) : revokeTeamScopeCommand(orgCommands(operation), { teamId: team.id, appId: app.app.id, scope }),
       );
       ctx.out(verb === 'grant' ? `${terminalText(team.name)} now holds ${scope} on ${terminalText(app.app.name)}.` : `${terminalText(team.name)} no longer holds ${scope} on ${terminalText(app.app.name)}.`);
     },
@@ -101,7 +103,7 @@ function personScopeCommand(verb: 'grant' | 'revoke'): Command {
       const user = await person(ctx, required(values, 'email'));
       const app = await orgApp(ctx, org, required(values, 'app'));
       const input = { userId: user.id, appId: app.app.id, scope: required(values, 'scope') };
-      await ctx.db.transaction((tx) => (verb === 'grant' ? grantPersonPermissionCommand(orgCommands(ctx, tx, org), input) : revokePersonPermissionCommand(orgCommands(ctx, tx, org), input)));
+      await asOperator(ctx, org, (operation) => (verb === 'grant' ? grantPersonPermissionCommand(orgCommands(operation), input) : revokePersonPermissionCommand(orgCommands(operation), input)));
       ctx.out(verb === 'grant' ? `${user.email} now holds ${input.scope} on ${terminalText(app.app.name)} directly.` : `${user.email} no longer holds ${input.scope} on ${terminalText(app.app.name)} directly.`);
     },
   };
@@ -147,15 +149,15 @@ function appSwitch(disabled: boolean): Command {
 }
 
 /** The member commands with the CLI's local authority: it may transfer ownership; its events are operator_cli's. */
-function memberCommands(ctx: CliContext, tx: Queryable, org: Organization): MemberCommandContext {
+function memberCommands(ctx: CliContext, operation: OrgOperationContext): MemberCommandContext {
   return {
-    tx,
-    org,
+    tx: operation.tx,
+    org: operation.org,
     mayTransferOwnership: true,
     issuer: ctx.issuer,
     invitationDays: env().PORTICO_INVITATION_DAYS,
-    audit: (record) => audit(ctx, tx, { ...record, orgId: org.id }),
-    queueMail: (message) => enqueueMail(tx, ctx.atRestKey, message),
+    audit: operation.audit,
+    queueMail: (message) => enqueueMail(operation.tx, ctx.atRestKey, message),
   };
 }
 
@@ -247,7 +249,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const org = await organization(ctx, required(values, 'org'));
         const days = env().PORTICO_INVITATION_DAYS;
         // The link goes to the invitee by mail only: whoever held it could create the account.
-        const invitation = await ctx.db.transaction((tx) => inviteMemberCommand(memberCommands(ctx, tx, org), { email, role }));
+        const invitation = await asOperator(ctx, org, (operation) => inviteMemberCommand(memberCommands(ctx, operation), { email, role }));
         ctx.out(`Invitation to ${invitation.email} queued (${role} of ${org.slug}, valid ${days} days). A running Portico mails it at once;`);
         ctx.out('with none running, it goes out when the server starts. The link is sent to the invitee only.');
       },
@@ -259,9 +261,9 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         if (!ROLES.includes(role)) throw new UsageError('--role must be owner, admin or member');
         const org = await organization(ctx, required(values, 'org'));
         const user = await person(ctx, required(values, 'email'));
-        await ctx.db.transaction(async (tx) => {
-          await addMember(tx, { orgId: org.id, userId: user.id, role });
-          await audit(ctx, tx, { orgId: org.id, action: 'member.added', subject: { type: 'person', id: user.id, label: user.email }, details: { role } });
+        await asOperator(ctx, org, async (operation) => {
+          await addMember(operation.tx, { orgId: org.id, userId: user.id, role });
+          await operation.audit({ action: 'member.added', subject: { type: 'person', id: user.id, label: user.email }, details: { role } });
         });
         ctx.out(`${user.email} is now ${role} of ${org.slug}.`);
       },
@@ -270,7 +272,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
       async run(ctx, values) {
         const org = await organization(ctx, required(values, 'org'));
         const user = await person(ctx, required(values, 'email'));
-        const result = await ctx.db.transaction((tx) => removeMemberCommand(memberCommands(ctx, tx, org), user.id));
+        const result = await asOperator(ctx, org, (operation) => removeMemberCommand(memberCommands(ctx, operation), user.id));
         ctx.out(`Removed ${user.email} from ${org.slug}; ${result.grantsRevoked} grant(s) revoked. Sign-in to its apps is closed now;`);
         ctx.out('access tokens already issued stay valid until they expire (10 minutes at most).');
       },
@@ -302,14 +304,14 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         if (profile !== 'web' && typeof values['auth-method'] === 'string') throw new UsageError('--auth-method is for web apps: a single-page or native app has no secret');
         const idTokenAlg = typeof values['id-token-alg'] === 'string' ? values['id-token-alg'] : DEFAULT_ID_TOKEN_ALG;
         if (!isIdTokenAlg(idTokenAlg)) throw new UsageError(`--id-token-alg must be ${ID_TOKEN_ALGS.join(' or ')}`);
-        const created = await ctx.db.transaction(async (tx) => {
+        const created = await asOperator(ctx, org, async ({ tx, audit: record }) => {
           await assertPublishOriginAvailable(tx, { origin, issuer: ctx.issuer, orgId: org.id }).catch((error: unknown) => {
             throw error instanceof PublishOriginTaken ? new CommandError(error.message) : error;
           });
           const app = await createApp(tx, { orgId: org.id, slug, name, publishOrigin: origin, redirectUris: uris, idTokenAlg, profile, ...(profile === 'web' ? { tokenEndpointAuthMethod: method } : {}) }).catch((error: unknown) => {
             throw error instanceof RedirectOriginTaken ? new CommandError(error.message) : error;
           });
-          await audit(ctx, tx, { orgId: org.id, action: 'app.created', subject: { type: 'app', id: app.app.id, label: app.app.name }, appId: app.app.id, clientId: app.clientId, details: { profile: app.profile, idTokenAlg } });
+          await record({ action: 'app.created', subject: { type: 'app', id: app.app.id, label: app.app.name }, appId: app.app.id, clientId: app.clientId, details: { profile: app.profile, idTokenAlg } });
           // A server's secret: not made for a single-page or native app, which would ship it (the security tab makes one).
           return { ...app, surfaceSecret: app.profile === 'web' ? await issueSurfaceSecret(tx, app.app.id, ctx.atRestKey) : undefined };
         });
@@ -428,7 +430,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
     create: {
       async run(ctx, values) {
         const org = await organization(ctx, required(values, 'org'));
-        const team = await ctx.db.transaction((tx) => createTeamCommand(orgCommands(ctx, tx, org), required(values, 'name')));
+        const team = await asOperator(ctx, org, (operation) => createTeamCommand(orgCommands(operation), required(values, 'name')));
         ctx.out(`Created team ${terminalText(team.name)} in ${org.slug}.`);
       },
     },
@@ -437,7 +439,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const org = await organization(ctx, required(values, 'org'));
         const team = await teamNamed(ctx, org, required(values, 'team'));
         const user = await person(ctx, required(values, 'email'));
-        await ctx.db.transaction((tx) => addTeamMemberCommand(orgCommands(ctx, tx, org), team.id, user.id));
+        await asOperator(ctx, org, (operation) => addTeamMemberCommand(orgCommands(operation), team.id, user.id));
         ctx.out(`${user.email} joined ${terminalText(team.name)}.`);
       },
     },

@@ -1,8 +1,8 @@
-// What the CLI's organization commands share (webhooks, domains): the organization named by --org, and the command
-// context their domain commands take, auditing as the operator (operator_cli).
+// What the CLI's organization commands share: the organization named by --org, and the organization operation each
+// change runs as (lib/accounts/org-operation.ts, door `cli`): one transaction, its audit event the operator's
+// (operator_cli), like every other door's.
+import { runOrgOperation, type OrgOperationContext } from '../accounts/org-operation';
 import { findOrganizationBySlug, type Organization } from '../accounts/organizations';
-import { recordAuditEvent, type AuditRecord } from '../audit/events';
-import type { Queryable } from '../db/client';
 import { terminalText } from '../util/visible-text';
 import { CommandError, UsageError, type CliContext } from './command';
 
@@ -14,6 +14,15 @@ export async function organizationOf(ctx: CliContext, values: Record<string, unk
   return org;
 }
 
-export function operatorContext(ctx: CliContext, tx: Queryable, org: Organization) {
-  return { tx, orgId: org.id, audit: (record: Omit<AuditRecord, 'orgId' | 'actor'>) => recordAuditEvent(tx, { ...record, orgId: org.id, actor: { type: 'operator_cli', label: ctx.operator } }) };
+/**
+ * Runs one change to the organization as an operation of the operator's: the CLI's local authority stands for a
+ * role (it may do what an owner may), and the change writes exactly one audit event.
+ */
+export function asOperator<T>(ctx: CliContext, org: Organization, work: (operation: OrgOperationContext) => Promise<T>): Promise<T> {
+  return runOrgOperation(ctx.db, { org, role: null, actor: { door: 'cli', operator: ctx.operator } }, { audit: 'exactly_one' }, work);
+}
+
+/** The context the domain commands that take an organization's id (domains, webhooks) are given. */
+export function operatorContext(operation: OrgOperationContext) {
+  return { tx: operation.tx, orgId: operation.org.id, audit: operation.audit };
 }

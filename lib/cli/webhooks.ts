@@ -18,7 +18,7 @@ import {
   type WebhookFormat,
 } from '../webhooks/webhook-commands';
 import { CommandError, printList, UsageError, type CliContext, type Command } from './command';
-import { operatorContext, organizationOf } from './org-scope';
+import { asOperator, operatorContext, organizationOf } from './org-scope';
 import { deliveryPolicy } from '../http/outbound';
 
 function positional(positionals: string[], what: string): string {
@@ -66,8 +66,8 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
       if (!url) throw new UsageError('--url is required');
       const subscribed = events(values);
       if (!subscribed) throw new UsageError('--event is required (repeat it, or separate events with commas)');
-      const { endpoint, secret } = await ctx.db.transaction((tx) =>
-        createWebhookEndpoint(operatorContext(ctx, tx, org), deps(ctx), { url, format, description: typeof values.description === 'string' ? values.description : '', events: subscribed }),
+      const { endpoint, secret } = await asOperator(ctx, org, (operation) =>
+        createWebhookEndpoint(operatorContext(operation), deps(ctx), { url, format, description: typeof values.description === 'string' ? values.description : '', events: subscribed }),
       );
       ctx.out(`Added webhook endpoint ${endpoint.id} (${terminalText(endpoint.displayUrl)}) to ${org.slug}.`);
       ctx.out('Its signing secret, shown only now — give it to the receiver, which verifies every request with it:');
@@ -79,8 +79,8 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
       const org = await organizationOf(ctx, values);
       if (values.on && values.off) throw new UsageError('--on or --off, not both');
       const id = positional(positionals, 'endpoint (its id, from webhooks list)');
-      const endpoint = await ctx.db.transaction((tx) =>
-        updateWebhookEndpoint(operatorContext(ctx, tx, org), id, {
+      const endpoint = await asOperator(ctx, org, (operation) =>
+        updateWebhookEndpoint(operatorContext(operation), id, {
           events: events(values),
           description: typeof values.description === 'string' ? values.description : undefined,
           enabled: values.on ? true : values.off ? false : undefined,
@@ -94,7 +94,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
       const org = await organizationOf(ctx, values);
       const overlap = typeof values['overlap-hours'] === 'string' ? Number(values['overlap-hours']) : undefined;
       const id = positional(positionals, 'endpoint (its id, from webhooks list)');
-      const { secret, previousValidUntil } = await ctx.db.transaction((tx) => rotateWebhookSecret(operatorContext(ctx, tx, org), deps(ctx), id, overlap));
+      const { secret, previousValidUntil } = await asOperator(ctx, org, (operation) => rotateWebhookSecret(operatorContext(operation), deps(ctx), id, overlap));
       ctx.out('New signing secret, shown only now:');
       ctx.out(`  ${secret}`);
       ctx.out(previousValidUntil ? `The previous secret keeps signing beside it until ${previousValidUntil.toISOString()}.` : 'The previous secret no longer signs.');
@@ -103,7 +103,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
   test: {
     async run(ctx, values, positionals) {
       const org = await organizationOf(ctx, values);
-      const messageId = await ctx.db.transaction((tx) => sendWebhookTest(operatorContext(ctx, tx, org), positional(positionals, 'endpoint (its id, from webhooks list)')));
+      const messageId = await asOperator(ctx, org, (operation) => sendWebhookTest(operatorContext(operation), positional(positionals, 'endpoint (its id, from webhooks list)')));
       ctx.out(`Queued a webhook.test event (webhook-id ${messageId}); see it with: npm run portico -- webhooks deliveries ${positionals[0]} --org ${org.slug}`);
     },
   },
@@ -123,7 +123,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
   redeliver: {
     async run(ctx, values, positionals) {
       const org = await organizationOf(ctx, values);
-      await ctx.db.transaction((tx) => redeliverWebhook(operatorContext(ctx, tx, org), positional(positionals, 'delivery (its id, from webhooks deliveries)')));
+      await asOperator(ctx, org, (operation) => redeliverWebhook(operatorContext(operation), positional(positionals, 'delivery (its id, from webhooks deliveries)')));
       ctx.out('Queued again, with the same webhook-id.');
     },
   },
@@ -133,7 +133,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
       const endpoint = await findWebhookEndpoint(ctx.db, org.id, positional(positionals, 'endpoint (its id, from webhooks list)'));
       if (!endpoint) throw new CommandError(`${org.slug} has no webhook endpoint "${positionals[0]}".`);
       if (!values.yes && !(await ctx.confirm(`Remove ${terminalText(endpoint.displayUrl)} and its delivery log?`))) throw new CommandError('Nothing removed.');
-      await ctx.db.transaction((tx) => deleteWebhookEndpoint(operatorContext(ctx, tx, org), endpoint.id));
+      await asOperator(ctx, org, (operation) => deleteWebhookEndpoint(operatorContext(operation), endpoint.id));
       ctx.out(`Removed ${terminalText(endpoint.displayUrl)}.`);
     },
   },

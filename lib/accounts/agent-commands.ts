@@ -2,7 +2,6 @@
 // and its audit event. The console's actions and the REST API are thin callers of these commands, so both answer
 // the same way. The caller has already checked the person's `agents.manage` permission in the organization.
 import { z } from 'zod';
-import { CommandRefusal } from './org-operation';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { postgresErrorCode, type Queryable } from '../db/client';
 import { findOrgApp } from '../clients/apps';
@@ -28,9 +27,7 @@ import {
   setAgentDisabled,
   type Agent,
 } from './agents';
-
-/** A refusal the person can act on; `status` is what the REST API answers. */
-export class AgentCommandRefusal extends CommandRefusal {}
+import { commandRefusal } from './refusal-codes';
 
 export interface AgentCommandContext {
   tx: Queryable;
@@ -125,19 +122,19 @@ type Input<K extends keyof typeof AGENT_INPUTS> = z.infer<(typeof AGENT_INPUTS)[
 
 async function agentOf(ctx: AgentCommandContext, id: string): Promise<Agent> {
   const agent = await findOrgAgent(ctx.tx, ctx.org.id, id);
-  if (!agent) throw new AgentCommandRefusal(404, localized('refusals.agents.notInOrg'));
+  if (!agent) throw commandRefusal(404, localized('refusals.agents.notInOrg'));
   return agent;
 }
 
 async function memberOf(ctx: AgentCommandContext, userId: string): Promise<User> {
   const user = (await findMembershipRole(ctx.tx, ctx.org.id, userId)) ? await findUserById(ctx.tx, userId) : undefined;
-  if (!user) throw new AgentCommandRefusal(400, localized('refusals.agents.membersOnly'));
+  if (!user) throw commandRefusal(400, localized('refusals.agents.membersOnly'));
   return user;
 }
 
 async function orgApp(ctx: AgentCommandContext, id: string) {
   const app = await findOrgApp(ctx.tx, ctx.org.id, id);
-  if (!app) throw new AgentCommandRefusal(404, localized('refusals.appNotInOrg'));
+  if (!app) throw commandRefusal(404, localized('refusals.appNotInOrg'));
   return app.app;
 }
 
@@ -176,11 +173,11 @@ export const agentCommands = {
     const agent = await agentOf(ctx, input.agentId);
     const target = await findOrganizationBySlug(ctx.tx, input.targetOrg);
     if (!target || target.id === ctx.org.id || !can(await findMembershipRole(ctx.tx, target.id, ctx.person.id), 'agents.manage')) {
-      throw new AgentCommandRefusal(400, localized('refusals.agents.moveTarget'));
+      throw commandRefusal(400, localized('refusals.agents.moveTarget'));
     }
     await moveAgent(ctx.tx, agent.id, target.id, ctx.person.id).catch((error: unknown) => {
       // A consent naming the agent committed between the clean-up and the move: the composite key refuses the move.
-      if (postgresErrorCode(error) === '23503') throw new AgentCommandRefusal(409, localized('refusals.agents.moveRace'));
+      if (postgresErrorCode(error) === '23503') throw commandRefusal(409, localized('refusals.agents.moveRace'));
       throw error;
     });
     await ctx.audit({ action: 'agent.moved_out', subject: subject(agent), details: { to: target.slug } });
@@ -232,7 +229,7 @@ export const agentCommands = {
       createdByUserId: ctx.person.id,
       connection: input.mode === 'own' ? { mode: 'own' } : { mode: 'delegated', delegateUserId: input.delegateUserId, narrowedTo: input.narrowedTo ?? null },
     }).catch((error: unknown) => {
-      if (postgresErrorCode(error) === '23505') throw new AgentCommandRefusal(409, localized('refusals.agents.connectedAlready', { name: agent.name, app: app.name }));
+      if (postgresErrorCode(error) === '23505') throw commandRefusal(409, localized('refusals.agents.connectedAlready', { name: agent.name, app: app.name }));
       throw error;
     });
     await ctx.audit({ action: 'agent.connection_created', subject: subject(agent), appId: app.id, details: { connectionId: connection.id, mode: connection.mode, delegateUserId: connection.delegateUserId, narrowedTo: connection.narrowedTo } });
@@ -241,7 +238,7 @@ export const agentCommands = {
 
   async disconnect(ctx: AgentCommandContext, input: Input<'disconnect'>) {
     const agent = await agentOf(ctx, input.agentId);
-    if (!(await deleteConnection(ctx.tx, agent.id, input.connectionId))) throw new AgentCommandRefusal(404, localized('refusals.agents.noConnection'));
+    if (!(await deleteConnection(ctx.tx, agent.id, input.connectionId))) throw commandRefusal(404, localized('refusals.agents.noConnection'));
     await ctx.audit({ action: 'agent.connection_deleted', subject: subject(agent), details: { connectionId: input.connectionId } });
     return done(localized('console.agents.done.disconnected'));
   },

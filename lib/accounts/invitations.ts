@@ -7,34 +7,23 @@ import { randomBytes } from 'node:crypto';
 import { and, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { invitations, memberships, organizations, teams, users } from '../db/schema';
-import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
+import { localized } from '../i18n/catalogs';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { hashLinkToken, isLinkToken } from './account-links';
 import { markEmailVerified } from './credentials';
 import { addTeamMember } from './teams';
 import { normalizeEmail, type User } from './users';
 import type { MembershipRole, Organization } from './organizations';
+import { invitationRefusal } from './refusal-codes';
 
 export type Invitation = typeof invitations.$inferSelect;
-
-/**
- * A rule that refuses the invitation as asked (shown to the admin): `text` is a catalog key for the admin's language,
- * `message` its English.
- */
-export class InvitationRefusal extends Error {
-  readonly text: LocalizedText;
-  constructor(text: LocalizedText) {
-    super(textIn(text));
-    this.text = text;
-  }
-}
 
 /** Invitations (new or resent) one organization may mail per hour: a compromised admin cannot turn Portico into a spam relay. */
 export const INVITATIONS_PER_ORG_PER_HOUR: RateLimitRule = { name: 'invite:org', limit: 200, windowSeconds: 3600 };
 
 async function countInvitationMail(db: Queryable, orgId: string): Promise<void> {
   if ((await hitRateLimit(db, INVITATIONS_PER_ORG_PER_HOUR, orgId)).limited) {
-    throw new InvitationRefusal(localized('invite.refusals.tooManyInvitations'));
+    throw invitationRefusal(localized('invite.refusals.tooManyInvitations'));
   }
 }
 
@@ -72,7 +61,7 @@ export interface InviteInput {
 export async function inviteToOrganization(db: Queryable, input: InviteInput): Promise<{ invitation: Invitation; token: string; renewed: boolean }> {
   const email = normalizeEmail(input.email);
   const teamIds = await teamsOfOrganization(db, input.orgId, input.teamIds);
-  if (teamIds.length !== new Set(input.teamIds).size) throw new InvitationRefusal(localized('invite.refusals.unknownTeam'));
+  if (teamIds.length !== new Set(input.teamIds).size) throw invitationRefusal(localized('invite.refusals.unknownTeam'));
   // Telling an admin that someone is already a member reveals nothing they cannot see on the members page.
   const [member] = await db
     .select({ userId: memberships.userId })
@@ -80,7 +69,7 @@ export async function inviteToOrganization(db: Queryable, input: InviteInput): P
     .innerJoin(users, eq(users.id, memberships.userId))
     .where(and(eq(memberships.orgId, input.orgId), eq(users.email, email)))
     .limit(1);
-  if (member) throw new InvitationRefusal(localized('invite.refusals.alreadyMember', { email }));
+  if (member) throw invitationRefusal(localized('invite.refusals.alreadyMember', { email }));
   await countInvitationMail(db, input.orgId);
 
   const { token, tokenHash } = newToken();

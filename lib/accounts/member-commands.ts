@@ -12,12 +12,12 @@ import type { Queryable } from '../db/client';
 import { mailLocaleFor } from '../i18n/recipient';
 import { localized } from '../i18n/catalogs';
 import { invitationMail, type MailMessage } from '../mail/messages';
-import { InvitationRefusal, invitationUrl, inviteToOrganization, resendInvitation, revokeInvitation, type Invitation } from './invitations';
+import { invitationUrl, inviteToOrganization, resendInvitation, revokeInvitation, type Invitation } from './invitations';
 import { addMember, countOwners, findMembershipRole, lockOrganization, removeMember } from './memberships';
-import { CommandRefusal } from './org-operation';
 import type { MembershipRole, Organization } from './organizations';
 import { issuePasswordResetMail } from './password-reset';
 import { findUserById, type User } from './users';
+import { commandRefusal } from './refusal-codes';
 
 export interface MemberCommandContext {
   tx: Queryable;
@@ -46,12 +46,9 @@ async function mailInvitation(ctx: MemberCommandContext, invitation: Invitation,
 
 /** Invites an email (or renews its open invitation). The answer never depends on whether the email has an account. */
 export async function inviteMemberCommand(ctx: MemberCommandContext, input: { email: string; role: MembershipRole; teamIds?: readonly string[] }): Promise<Invitation> {
-  if (input.role === 'owner' && !ctx.mayTransferOwnership) throw new CommandRefusal(400, localized('refusals.members.ownerInviteOnly'));
-  const outcome = await inviteToOrganization(ctx.tx, { orgId: ctx.org.id, email: input.email, role: input.role, teamIds: input.teamIds ?? [], invitedBy: ctx.inviter?.id ?? null, ttlDays: ctx.invitationDays }).catch(
-    (error: unknown) => {
-      throw error instanceof InvitationRefusal ? new CommandRefusal(409, error.text) : error;
-    },
-  );
+  if (input.role === 'owner' && !ctx.mayTransferOwnership) throw commandRefusal(400, localized('refusals.members.ownerInviteOnly'));
+  // An invitation's own refusals (a member already, an unknown team, too many this hour) are conflicts (409).
+  const outcome = await inviteToOrganization(ctx.tx, { orgId: ctx.org.id, email: input.email, role: input.role, teamIds: input.teamIds ?? [], invitedBy: ctx.inviter?.id ?? null, ttlDays: ctx.invitationDays });
   await mailInvitation(ctx, outcome.invitation, outcome.token);
   await ctx.audit({
     action: outcome.renewed ? 'invitation.resent' : 'invitation.sent',
@@ -62,11 +59,9 @@ export async function inviteMemberCommand(ctx: MemberCommandContext, input: { em
 }
 
 export async function resendInvitationCommand(ctx: MemberCommandContext, invitationId: string): Promise<Invitation> {
-  const renewed = await resendInvitation(ctx.tx, ctx.org.id, invitationId, ctx.invitationDays).catch((error: unknown) => {
-    throw error instanceof InvitationRefusal ? new CommandRefusal(409, error.text) : error;
-  });
-  if (!renewed) throw new CommandRefusal(409, localized('refusals.members.invitationGone'));
-  if (renewed.invitation.role === 'owner' && !ctx.mayTransferOwnership) throw new CommandRefusal(400, localized('refusals.members.ownerResendOnly'));
+  const renewed = await resendInvitation(ctx.tx, ctx.org.id, invitationId, ctx.invitationDays);
+  if (!renewed) throw commandRefusal(409, localized('refusals.members.invitationGone'));
+  if (renewed.invitation.role === 'owner' && !ctx.mayTransferOwnership) throw commandRefusal(400, localized('refusals.members.ownerResendOnly'));
   await mailInvitation(ctx, renewed.invitation, renewed.token);
   await ctx.audit({ action: 'invitation.resent', subject: { type: 'invitation', id: renewed.invitation.id, label: renewed.invitation.email } });
   return renewed.invitation;
@@ -74,16 +69,16 @@ export async function resendInvitationCommand(ctx: MemberCommandContext, invitat
 
 export async function revokeInvitationCommand(ctx: MemberCommandContext, invitationId: string): Promise<Invitation> {
   const revoked = await revokeInvitation(ctx.tx, ctx.org.id, invitationId);
-  if (!revoked) throw new CommandRefusal(409, localized('refusals.members.invitationGone'));
+  if (!revoked) throw commandRefusal(409, localized('refusals.members.invitationGone'));
   await ctx.audit({ action: 'invitation.revoked', subject: { type: 'invitation', id: revoked.id, label: revoked.email } });
   return revoked;
 }
 
 /** Mails the member the same reset link as "Forgot password?": whoever sends it neither sees nor sets a password. */
 export async function sendPasswordResetCommand(ctx: MemberCommandContext, userId: string): Promise<User> {
-  if (!(await findMembershipRole(ctx.tx, ctx.org.id, userId))) throw new CommandRefusal(404, localized('refusals.members.notAMember'));
+  if (!(await findMembershipRole(ctx.tx, ctx.org.id, userId))) throw commandRefusal(404, localized('refusals.members.notAMember'));
   const user = await findUserById(ctx.tx, userId);
-  if (!user || user.disabledAt) throw new CommandRefusal(409, localized('refusals.members.accountDisabled'));
+  if (!user || user.disabledAt) throw commandRefusal(409, localized('refusals.members.accountDisabled'));
   await ctx.queueMail(await issuePasswordResetMail(ctx.tx, ctx.issuer, { user, orgId: ctx.org.id, organizationName: organizationName(ctx), requestedBy: 'administrator' }));
   await ctx.audit({ action: 'password.reset_link_sent', subject: { type: 'person', id: user.id, label: user.email } });
   // RISC credential-compromise: an admin reset says the password may be known to someone else (the organization's
@@ -95,11 +90,11 @@ export async function sendPasswordResetCommand(ctx: MemberCommandContext, userId
 export async function changeMemberRoleCommand(ctx: MemberCommandContext, userId: string, role: MembershipRole): Promise<{ from: MembershipRole }> {
   await lockOrganization(ctx.tx, ctx.org.id); // the last-owner rule must hold under concurrent changes
   const current = await findMembershipRole(ctx.tx, ctx.org.id, userId);
-  if (!current) throw new CommandRefusal(404, localized('refusals.members.notAMember'));
+  if (!current) throw commandRefusal(404, localized('refusals.members.notAMember'));
   // Granting or taking away ownership is an ownership transfer: owners only.
-  if ((role === 'owner' || current === 'owner') && !ctx.mayTransferOwnership) throw new CommandRefusal(400, localized('refusals.members.ownerRoleOnly'));
+  if ((role === 'owner' || current === 'owner') && !ctx.mayTransferOwnership) throw commandRefusal(400, localized('refusals.members.ownerRoleOnly'));
   if (current === 'owner' && role !== 'owner' && (await countOwners(ctx.tx, ctx.org.id)) <= 1) {
-    throw new CommandRefusal(409, localized('refusals.members.needsOwner'));
+    throw commandRefusal(409, localized('refusals.members.needsOwner'));
   }
   const user = await findUserById(ctx.tx, userId);
   await addMember(ctx.tx, { orgId: ctx.org.id, userId, role });
@@ -111,9 +106,9 @@ export async function changeMemberRoleCommand(ctx: MemberCommandContext, userId:
 export async function removeMemberCommand(ctx: Pick<MemberCommandContext, 'tx' | 'org' | 'mayTransferOwnership' | 'audit'>, userId: string) {
   await lockOrganization(ctx.tx, ctx.org.id); // the last-owner rule must hold under concurrent changes
   const current = await findMembershipRole(ctx.tx, ctx.org.id, userId);
-  if (!current) throw new CommandRefusal(404, localized('refusals.members.notAMember'));
-  if (current === 'owner' && !ctx.mayTransferOwnership) throw new CommandRefusal(400, localized('refusals.members.ownerRemoveOnly'));
-  if (current === 'owner' && (await countOwners(ctx.tx, ctx.org.id)) <= 1) throw new CommandRefusal(409, localized('refusals.members.lastOwner'));
+  if (!current) throw commandRefusal(404, localized('refusals.members.notAMember'));
+  if (current === 'owner' && !ctx.mayTransferOwnership) throw commandRefusal(400, localized('refusals.members.ownerRemoveOnly'));
+  if (current === 'owner' && (await countOwners(ctx.tx, ctx.org.id)) <= 1) throw commandRefusal(409, localized('refusals.members.lastOwner'));
   const user = await findUserById(ctx.tx, userId);
   const result = await removeMember(ctx.tx as Parameters<typeof removeMember>[0], ctx.org.id, userId);
   await ctx.audit({
@@ -146,15 +141,15 @@ export async function revokePersonPermissionCommand(ctx: PermissionCommandContex
     .delete(personGrants)
     .where(and(eq(personGrants.userId, input.userId), eq(personGrants.appId, app.app.id), eq(personGrants.scope, input.scope)))
     .returning({ scope: personGrants.scope });
-  if (removed.length === 0) throw new CommandRefusal(404, localized('refusals.members.noDirectGrant', { email: user.email, scope: input.scope, app: app.app.name }));
+  if (removed.length === 0) throw commandRefusal(404, localized('refusals.members.noDirectGrant', { email: user.email, scope: input.scope, app: app.app.name }));
   await ctx.audit({ action: 'person.scope_revoked', subject: { type: 'person', id: user.id, label: user.email }, appId: app.app.id, details: { scope: input.scope } });
   await announcePermissionChange(ctx.tx, { orgId: ctx.org.id, userIds: [user.id], appId: app.app.id });
 }
 
 async function personAndApp(ctx: Pick<PermissionCommandContext, 'tx' | 'org'>, input: { userId: string; appId: string }) {
-  if (!(await findMembershipRole(ctx.tx, ctx.org.id, input.userId))) throw new CommandRefusal(404, localized('refusals.members.notAMember'));
+  if (!(await findMembershipRole(ctx.tx, ctx.org.id, input.userId))) throw commandRefusal(404, localized('refusals.members.notAMember'));
   const user = await findUserById(ctx.tx, input.userId);
   const app = await findOrgApp(ctx.tx, ctx.org.id, input.appId);
-  if (!user || !app) throw new CommandRefusal(404, localized('refusals.appNotInOrg'));
+  if (!user || !app) throw commandRefusal(404, localized('refusals.appNotInOrg'));
   return { user, app };
 }

@@ -4,7 +4,7 @@
 // the same shape. A directory's token and the CLI's local authority are their own authorization (no role). The doors differ only in how they authenticate the person and how they answer a
 // refusal; what an operation does and how it is recorded is decided once, here and in the domain commands
 // (lib/accounts/agent-commands.ts, lib/clients/app-commands.ts).
-import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
+import { localized } from '../i18n/catalogs';
 import type { AuditRecord } from '../audit/events';
 import { recordAuditEvent } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
@@ -12,6 +12,7 @@ import { findMembershipRole } from './memberships';
 import { findOrganizationBySlug, type MembershipRole, type Organization } from './organizations';
 import { can, type OrgPermission } from './permissions';
 import type { User } from './users';
+import { operationRefusal } from './refusal-codes';
 
 /** Who runs the operation, and through which door. */
 export type OperationActor = PersonActor | DirectoryActor | OperatorActor;
@@ -50,41 +51,6 @@ function auditActorOf(actor: OperationActor): AuditRecord['actor'] {
   }
 }
 
-export type OperationRefusalReason = 'not_found' | 'forbidden';
-
-/** The organization is not one the person belongs to (not revealed), or their role does not allow the operation. */
-export class OperationRefusal extends Error {
-  /** The refusal in words for a person (the catalogs); `message` is English (REST, MCP). */
-  readonly text: LocalizedText;
-  constructor(
-    readonly reason: OperationRefusalReason,
-    text: LocalizedText,
-  ) {
-    super(textIn(text));
-    this.text = text;
-    this.name = 'OperationRefusal';
-  }
-}
-
-/**
- * A domain command's refusal the person can act on (a conflict, a rule). Every door shows its message: the console
- * next to the form, REST as `status`, an MCP tool as its error text.
- */
-export class CommandRefusal extends Error {
-  /** The refusal in words for a person, translated where it is shown (lib/i18n/catalogs.ts); `message` is English. */
-  readonly text?: LocalizedText;
-  constructor(
-    readonly status: 400 | 404 | 409,
-    message: string | LocalizedText,
-    /** The machine-readable error a REST answer carries (default: from the status). */
-    readonly code?: string,
-  ) {
-    super(typeof message === 'string' ? message : textIn(message));
-    if (typeof message !== 'string') this.text = message;
-    this.name = 'CommandRefusal';
-  }
-}
-
 export interface OrgOperationContext {
   tx: Queryable;
   org: Organization;
@@ -100,8 +66,8 @@ export async function authorizeOrgOperation(db: Queryable, orgSlug: string, pers
   const org = typeof orgSlug === 'string' && orgSlug !== '' ? await findOrganizationBySlug(db, orgSlug) : undefined;
   const role = org ? await findMembershipRole(db, org.id, person.id) : undefined;
   // An organization the person does not belong to is not revealed.
-  if (!org || !role) throw new OperationRefusal('not_found', localized('refusals.operation.notFound'));
-  if (!can(role, permission)) throw new OperationRefusal('forbidden', localized('refusals.operation.forbidden', { org: org.slug, role }));
+  if (!org || !role) throw operationRefusal('not_found', localized('refusals.operation.notFound'));
+  if (!can(role, permission)) throw operationRefusal('forbidden', localized('refusals.operation.forbidden', { org: org.slug, role }));
   return { org, role };
 }
 

@@ -5,9 +5,10 @@ import type { Queryable } from '../db/client';
 import { memberships, organizations } from '../db/schema';
 import { endOrganizationGrants } from '../grants';
 import { hitRateLimit } from '../rate-limit/fixed-window';
-import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
+import { localized } from '../i18n/catalogs';
 import { freeSlug } from '../util/slug';
 import { isUuid } from '../util/uuid';
+import { organizationRefusal } from './refusal-codes';
 
 export type Organization = typeof organizations.$inferSelect;
 export type MembershipRole = (typeof memberships.$inferSelect)['role'];
@@ -77,18 +78,6 @@ export const RESERVED_ORG_SLUGS: ReadonlySet<string> = new Set(['account', 'conf
 /** At most this many organizations a person creates per day from the console (abuse bound; the CLI has no limit). */
 export const ORG_CREATION_LIMIT = { name: 'org_create:person', limit: 10, windowSeconds: 24 * 3600 } as const;
 
-/** A refusal of a new organization: `message` is English (CLI, tests); `text` its catalog key, for a person's language. */
-export class OrganizationRefusal extends Error {
-  readonly text: LocalizedText;
-  constructor(
-    text: LocalizedText,
-    readonly field: 'name' | 'slug' | 'form' = 'form',
-  ) {
-    super(textIn(text));
-    this.text = text;
-  }
-}
-
 /**
  * A person creates an organization and becomes its owner: the organization, the membership and the audit event in
  * the caller's transaction. The slug is the one given (checked) and is kept for good; a taken slug is refused with the
@@ -99,18 +88,18 @@ export async function createOwnedOrganization(
   input: { name: string; slug: string; owner: { id: string; email: string }; ip: string },
 ): Promise<Organization> {
   const name = input.name.trim();
-  if (name.length === 0) throw new OrganizationRefusal(localized('refusals.organization.nameMissing'), 'name');
-  if (name.length > 80) throw new OrganizationRefusal(localized('refusals.organization.nameTooLong'), 'name');
+  if (name.length === 0) throw organizationRefusal(localized('refusals.organization.nameMissing'), 'name');
+  if (name.length > 80) throw organizationRefusal(localized('refusals.organization.nameTooLong'), 'name');
   if (!/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/.test(input.slug)) {
-    throw new OrganizationRefusal(localized('refusals.organization.slugInvalid'), 'slug');
+    throw organizationRefusal(localized('refusals.organization.slugInvalid'), 'slug');
   }
-  if (RESERVED_ORG_SLUGS.has(input.slug)) throw new OrganizationRefusal(localized('refusals.organization.slugReserved', { slug: input.slug }), 'slug');
+  if (RESERVED_ORG_SLUGS.has(input.slug)) throw organizationRefusal(localized('refusals.organization.slugReserved', { slug: input.slug }), 'slug');
   const limited = await hitRateLimit(db, ORG_CREATION_LIMIT, input.owner.id);
-  if (limited.limited) throw new OrganizationRefusal(localized('refusals.organization.rateLimited'));
+  if (limited.limited) throw organizationRefusal(localized('refusals.organization.rateLimited'));
   const [org] = await db.insert(organizations).values({ slug: input.slug, name }).onConflictDoNothing().returning();
   if (!org) {
     const taken = new Set((await db.select({ slug: organizations.slug }).from(organizations).where(like(organizations.slug, `${input.slug.slice(0, 60)}%`))).map((row) => row.slug));
-    throw new OrganizationRefusal(localized('refusals.organization.slugTaken', { slug: input.slug, free: freeSlug(input.slug, (candidate) => taken.has(candidate)) }), 'slug');
+    throw organizationRefusal(localized('refusals.organization.slugTaken', { slug: input.slug, free: freeSlug(input.slug, (candidate) => taken.has(candidate)) }), 'slug');
   }
   await db.insert(memberships).values({ orgId: org.id, userId: input.owner.id, role: 'owner' });
   await recordAuditEvent(db, {

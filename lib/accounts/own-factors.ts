@@ -12,9 +12,10 @@ import { passkeys, recoveryCodes, totpFactors } from '../db/schema';
 import type { RelyingParty } from './passkeys';
 import type { AccountMailContext } from './password-reset';
 import { afterFactorChange } from './factor-change';
-import { confirmTotpEnrollment, personActor, personSubject, removeTotp, replaceRecoveryCodes, SecondFactorRefusal, secondFactorStateOf } from './second-factors';
-import { accountFactorsContext, StepUpRefusal, verifyStepUp, type StepUpProof } from './step-up';
+import { confirmTotpEnrollment, personActor, personSubject, removeTotp, replaceRecoveryCodes, secondFactorStateOf } from './second-factors';
+import { accountFactorsContext, verifyStepUp, type StepUpProof } from './step-up';
 import type { User } from './users';
+import { secondFactorRefusal } from './refusal-codes';
 
 /** What every change needs: the person, the step-up proof, where it comes from, and what checks it. */
 export interface OwnFactorChange {
@@ -28,12 +29,7 @@ export interface OwnFactorChange {
 export const STEP_UP_FIELDS = { password: 'currentPassword', code: 'stepUpCode', passkey: 'form' } as const;
 
 async function stepUp(db: Database, change: OwnFactorChange, addsFactor = false): Promise<void> {
-  try {
-    await verifyStepUp(db, change.keys.atRestKey, { user: change.user, proof: change.proof, ip: change.ip, rp: change.keys.rp, context: accountFactorsContext(change.user.id), addsFactor });
-  } catch (error) {
-    if (error instanceof StepUpRefusal) throw new SecondFactorRefusal(error.text ?? error.message, STEP_UP_FIELDS[error.field]);
-    throw error;
-  }
+  await verifyStepUp(db, change.keys.atRestKey, { user: change.user, proof: change.proof, ip: change.ip, rp: change.keys.rp, context: accountFactorsContext(change.user.id), addsFactor, fields: STEP_UP_FIELDS });
 }
 
 /** Turns on the authenticator waiting for its first code; answers the recovery codes, once. */
@@ -49,7 +45,7 @@ export async function confirmOwnTotp(db: Database, change: OwnFactorChange & { c
 export async function removeOwnTotp(db: Database, change: OwnFactorChange & { mail: AccountMailContext }): Promise<void> {
   await stepUp(db, change);
   await db.transaction(async (tx) => {
-    if (!(await removeTotp(tx, change.user.id))) throw new SecondFactorRefusal(localized('account.refusals.noAuthenticator'), 'form');
+    if (!(await removeTotp(tx, change.user.id))) throw secondFactorRefusal(localized('account.refusals.noAuthenticator'), 'form');
     await afterFactorChange(tx, { user: change.user, ip: change.ip, mail: change.mail, change: 'removed', factor: { kind: 'totp' } });
   });
 }
@@ -58,7 +54,7 @@ export async function replaceOwnRecoveryCodes(db: Database, change: OwnFactorCha
   await stepUp(db, change);
   return db.transaction(async (tx) => {
     const state = await secondFactorStateOf(tx, change.user.id);
-    if (state.totp !== 'confirmed' && state.passkeys === 0) throw new SecondFactorRefusal(localized('account.refusals.noSecondFactorYet'), 'form');
+    if (state.totp !== 'confirmed' && state.passkeys === 0) throw secondFactorRefusal(localized('account.refusals.noSecondFactorYet'), 'form');
     const codes = await replaceRecoveryCodes(tx, change.user.id);
     await recordAuditEvent(tx, { orgId: null, actor: personActor(change.user, change.ip), action: 'second_factor.recovery_codes_replaced', subject: personSubject(change.user) });
     return codes;
@@ -73,7 +69,7 @@ export async function removeOwnPasskey(db: Database, change: OwnFactorChange & {
       .delete(passkeys)
       .where(and(eq(passkeys.id, change.passkeyId), eq(passkeys.userId, change.user.id)))
       .returning({ name: passkeys.name, transports: passkeys.transports });
-    if (!removed) throw new SecondFactorRefusal(localized('account.refusals.passkeyNotYoursOrRemoved'), 'form');
+    if (!removed) throw secondFactorRefusal(localized('account.refusals.passkeyNotYoursOrRemoved'), 'form');
     await tx
       .delete(recoveryCodes)
       .where(

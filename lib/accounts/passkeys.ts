@@ -19,12 +19,14 @@ import {
 } from '@simplewebauthn/server';
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client';
-import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
+import { localized } from '../i18n/catalogs';
 import { passkeys, recoveryCodes, totpFactors, webauthnChallenges } from '../db/schema';
 import type { AccountMailContext } from './password-reset';
 import { afterFactorChange } from './factor-change';
-import { replaceRecoveryCodes, SecondFactorRefusal } from './second-factors';
+import { replaceRecoveryCodes } from './second-factors';
 import { findUserById, type User } from './users';
+import { refusalOf } from '../refusals/refusal';
+import { passkeyRefusal, secondFactorRefusal } from './refusal-codes';
 
 export const WEBAUTHN_CHALLENGE_SECONDS = 5 * 60;
 export const MAX_PASSKEYS = 10;
@@ -42,19 +44,6 @@ export function relyingPartyOf(issuer: string): RelyingParty {
 }
 
 export type CeremonyPurpose = 'sign_in' | 'second_factor' | 'step_up';
-
-/**
- * A passkey assertion or registration refused; the words are for the person, never the library's: a catalog key
- * (`text`, shown in the person's language by the page), `message` its English.
- */
-export class PasskeyRefusal extends Error {
-  readonly text?: LocalizedText;
-  constructor(message: string | LocalizedText) {
-    super(typeof message === 'string' ? message : textIn(message));
-    if (typeof message !== 'string') this.text = message;
-    this.name = 'PasskeyRefusal';
-  }
-}
 
 export interface PasskeySummary {
   id: string;
@@ -92,7 +81,7 @@ async function consumeChallenge(db: Queryable, clientDataJSON: unknown, purpose:
   } catch {
     challenge = undefined;
   }
-  if (typeof challenge !== 'string' || challenge.length > 128) throw new PasskeyRefusal(localized('account.refusals.passkeyAnswerUnreadable'));
+  if (typeof challenge !== 'string' || challenge.length > 128) throw passkeyRefusal(localized('account.refusals.passkeyAnswerUnreadable'));
   const [consumed] = await db
     .delete(webauthnChallenges)
     .where(
@@ -105,7 +94,7 @@ async function consumeChallenge(db: Queryable, clientDataJSON: unknown, purpose:
       ),
     )
     .returning({ challenge: webauthnChallenges.challenge });
-  if (!consumed) throw new PasskeyRefusal(localized('account.refusals.passkeyRequestExpired'));
+  if (!consumed) throw passkeyRefusal(localized('account.refusals.passkeyRequestExpired'));
   return consumed.challenge;
 }
 
@@ -119,7 +108,7 @@ const userHandle = (userId: string) => new Uint8Array(Buffer.from(userId.replace
  */
 export async function passkeyRegistrationOptions(db: Queryable, rp: RelyingParty, user: User, context = ''): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const existing = await db.select({ credentialId: passkeys.credentialId, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, user.id));
-  if (existing.length >= MAX_PASSKEYS) throw new SecondFactorRefusal(localized('account.refusals.tooManyPasskeys', { max: MAX_PASSKEYS }), 'form');
+  if (existing.length >= MAX_PASSKEYS) throw secondFactorRefusal(localized('account.refusals.tooManyPasskeys', { max: MAX_PASSKEYS }), 'form');
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.rpID,
@@ -136,16 +125,16 @@ export async function passkeyRegistrationOptions(db: Queryable, rp: RelyingParty
 
 /** Parses a registration as a browser sends it (a JSON string); anything else is refused, never thrown as a 500. */
 export function parseRegistrationResponse(value: unknown): RegistrationResponseJSON {
-  if (typeof value !== 'string' || value.length > 32 * 1024) throw new SecondFactorRefusal(localized('account.refusals.registrationMissing'), 'form');
+  if (typeof value !== 'string' || value.length > 32 * 1024) throw secondFactorRefusal(localized('account.refusals.registrationMissing'), 'form');
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw new SecondFactorRefusal(localized('account.refusals.registrationUnreadable'), 'form');
+    throw secondFactorRefusal(localized('account.refusals.registrationUnreadable'), 'form');
   }
   const candidate = parsed as Partial<RegistrationResponseJSON> | null;
   if (!candidate || typeof candidate.id !== 'string' || typeof candidate.response !== 'object' || candidate.response === null || typeof candidate.response.clientDataJSON !== 'string') {
-    throw new SecondFactorRefusal(localized('account.refusals.notARegistration'), 'form');
+    throw secondFactorRefusal(localized('account.refusals.notARegistration'), 'form');
   }
   return candidate as RegistrationResponseJSON;
 }
@@ -170,15 +159,15 @@ export async function registerOwnPasskey(
   },
 ): Promise<{ recoveryCodes?: string[] }> {
   const name = input.name.trim();
-  if (name.length < 1 || name.length > 64) throw new SecondFactorRefusal(localized('account.refusals.passkeyNameLength'), 'name');
+  if (name.length < 1 || name.length > 64) throw secondFactorRefusal(localized('account.refusals.passkeyNameLength'), 'name');
   const expectedChallenge = await consumeChallenge(db, input.response?.response?.clientDataJSON, 'register', input.user.id, input.context ?? '');
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     verified = await verifyRegistrationResponse({ response: input.response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.rpID, requireUserVerification: true });
   } catch {
-    throw new SecondFactorRefusal(localized('account.refusals.browserAnswerFailed'), 'form');
+    throw secondFactorRefusal(localized('account.refusals.browserAnswerFailed'), 'form');
   }
-  if (!verified.verified) throw new SecondFactorRefusal(localized('account.refusals.browserAnswerFailed'), 'form');
+  if (!verified.verified) throw secondFactorRefusal(localized('account.refusals.browserAnswerFailed'), 'form');
   const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
   return db.transaction(async (tx) => {
     const inserted = await tx
@@ -195,7 +184,7 @@ export async function registerOwnPasskey(
       })
       .onConflictDoNothing()
       .returning({ id: passkeys.id });
-    if (inserted.length === 0) throw new SecondFactorRefusal(localized('account.refusals.passkeyRegisteredAlready'), 'form');
+    if (inserted.length === 0) throw secondFactorRefusal(localized('account.refusals.passkeyRegisteredAlready'), 'form');
     // Registration required user verification: the new key was made and unlocked by the person just now.
     await input.within?.(tx, { amr: [credentialDeviceType === 'singleDevice' ? 'hwk' : 'swk', 'user', 'mfa'] });
     await afterFactorChange(tx, { user: input.user, ip: input.ip, mail: input.mail, change: 'added', factor: { kind: 'passkey', name, transports: credential.transports ?? [] } });
@@ -211,7 +200,7 @@ export async function registerOwnPasskey(
  */
 export async function passkeyAssertionOptions(db: Queryable, rp: RelyingParty, input: { purpose: CeremonyPurpose; userId?: string; context?: string }): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const allowed = input.userId ? await db.select({ id: passkeys.credentialId, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, input.userId)) : [];
-  if (input.userId && allowed.length === 0) throw new PasskeyRefusal(localized('account.refusals.noPasskey'));
+  if (input.userId && allowed.length === 0) throw passkeyRefusal(localized('account.refusals.noPasskey'));
   const options = await generateAuthenticationOptions({
     rpID: rp.rpID,
     allowCredentials: allowed,
@@ -231,16 +220,16 @@ export interface PasskeyAssertion {
 
 /** Parses an assertion as a browser sends it (a JSON string); anything else is refused, never thrown as a 500. */
 export function parseAuthenticationResponse(value: unknown): AuthenticationResponseJSON {
-  if (typeof value !== 'string' || value.length > 16 * 1024) throw new PasskeyRefusal(localized('account.refusals.assertionMissing'));
+  if (typeof value !== 'string' || value.length > 16 * 1024) throw passkeyRefusal(localized('account.refusals.assertionMissing'));
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw new PasskeyRefusal(localized('account.refusals.assertionNotJson'));
+    throw passkeyRefusal(localized('account.refusals.assertionNotJson'));
   }
   const candidate = parsed as Partial<AuthenticationResponseJSON> | null;
   if (!candidate || typeof candidate.id !== 'string' || typeof candidate.response !== 'object' || candidate.response === null || typeof candidate.response.clientDataJSON !== 'string') {
-    throw new PasskeyRefusal(localized('account.refusals.notAnAssertion'));
+    throw passkeyRefusal(localized('account.refusals.notAnAssertion'));
   }
   return candidate as AuthenticationResponseJSON;
 }
@@ -259,7 +248,7 @@ export async function verifyPasskeyAssertion(
     .select()
     .from(passkeys)
     .where(and(eq(passkeys.credentialId, input.response.id), ...(input.userId ? [eq(passkeys.userId, input.userId)] : [])));
-  if (!key) throw new PasskeyRefusal(input.userId ? localized('account.refusals.passkeyNotYours') : localized('account.refusals.passkeyNotRegistered'));
+  if (!key) throw passkeyRefusal(input.userId ? localized('account.refusals.passkeyNotYours') : localized('account.refusals.passkeyNotRegistered'));
   const requireUserVerification = input.purpose !== 'second_factor';
   let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
@@ -272,9 +261,9 @@ export async function verifyPasskeyAssertion(
       requireUserVerification,
     });
   } catch {
-    throw new PasskeyRefusal(localized('account.refusals.passkeyAnswerFailed'));
+    throw passkeyRefusal(localized('account.refusals.passkeyAnswerFailed'));
   }
-  if (!verified.verified) throw new PasskeyRefusal(localized('account.refusals.passkeyAnswerFailed'));
+  if (!verified.verified) throw passkeyRefusal(localized('account.refusals.passkeyAnswerFailed'));
   const { newCounter, userVerified } = verified.authenticationInfo;
   // The counter only grows (both zero: the authenticator keeps none). Conditional, so two uses cannot both pass.
   const [used] = await db
@@ -282,18 +271,23 @@ export async function verifyPasskeyAssertion(
     .set({ signCount: newCounter, lastUsedAt: sql`now()` })
     .where(and(eq(passkeys.id, key.id), or(and(eq(passkeys.signCount, 0), eq(sql`${newCounter}::bigint`, 0)), lt(passkeys.signCount, newCounter))))
     .returning({ id: passkeys.id });
-  if (!used) throw new PasskeyRefusal(localized('account.refusals.counterBackwards'));
+  if (!used) throw passkeyRefusal(localized('account.refusals.counterBackwards'));
   const user = await findUserById(db, key.userId);
-  if (!user || user.disabledAt) throw new PasskeyRefusal(localized('account.refusals.accountDisabled'));
+  if (!user || user.disabledAt) throw passkeyRefusal(localized('account.refusals.accountDisabled'));
   return { user, passkeyId: key.id, userVerified, amr: [key.deviceType === 'singleDevice' ? 'hwk' : 'swk', 'user', ...(userVerified ? ['mfa'] : [])] };
 }
 
 /** "Sign in with a passkey": the person the passkey proves, or undefined (any refusal: the form says "did not sign you in"). */
 export async function passwordlessSignIn(db: Queryable, rp: RelyingParty, answer: string): Promise<PasskeyAssertion | undefined> {
+  return passkeyAssertionOrNone(db, rp, { purpose: 'sign_in', response: parseAuthenticationResponse(answer) });
+}
+
+/** The assertion, or undefined when the passkey's answer is refused (where a page only says it did not work). */
+export async function passkeyAssertionOrNone(...args: Parameters<typeof verifyPasskeyAssertion>): Promise<PasskeyAssertion | undefined> {
   try {
-    return await verifyPasskeyAssertion(db, rp, { purpose: 'sign_in', response: parseAuthenticationResponse(answer) });
+    return await verifyPasskeyAssertion(...args);
   } catch (error) {
-    if (error instanceof PasskeyRefusal) return undefined;
+    if (refusalOf(error, 'passkey')) return undefined;
     throw error;
   }
 }

@@ -12,31 +12,17 @@ import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import type { Database, Queryable } from '../db/client';
-import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
+import { localized } from '../i18n/catalogs';
 import type { User } from './users';
 import { passkeys, recoveryCodes, totpFactors } from '../db/schema';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
+import { secondFactorRefusal } from './refusal-codes';
 
 export const TOTP_PERIOD_SECONDS = 30;
 export const TOTP_DIGITS = 6;
 export const RECOVERY_CODE_COUNT = 10;
 /** RFC 6238 §6: accept the previous and the next time step too (clock drift). */
 const TOTP_WINDOW = 1;
-
-/**
- * A refusal, with the form field it is about (the code, or the password typed again). Its words: a catalog key
- * (`text`), shown in the person's language by the page; `message` is English (logs, tests).
- */
-export class SecondFactorRefusal extends Error {
-  readonly text?: LocalizedText;
-  constructor(
-    message: string | LocalizedText,
-    readonly field: 'code' | 'currentPassword' | 'stepUpCode' | 'name' | 'form' = 'code',
-  ) {
-    super(typeof message === 'string' ? message : textIn(message));
-    if (typeof message !== 'string') this.text = message;
-  }
-}
 
 function totpOf(secretBase32: string, label: string): TOTP {
   return new TOTP({ issuer: 'Portico', label, algorithm: 'SHA1', digits: TOTP_DIGITS, period: TOTP_PERIOD_SECONDS, secret: Secret.fromBase32(secretBase32) });
@@ -69,7 +55,7 @@ export interface TotpEnrollment {
  */
 export async function startTotpEnrollment(db: Queryable, atRestKey: Uint8Array, user: { id: string; email: string }): Promise<TotpEnrollment> {
   const [current] = await db.select({ confirmedAt: totpFactors.confirmedAt }).from(totpFactors).where(eq(totpFactors.userId, user.id));
-  if (current?.confirmedAt) throw new SecondFactorRefusal(localized('account.refusals.authenticatorExists'));
+  if (current?.confirmedAt) throw secondFactorRefusal(localized('account.refusals.authenticatorExists'));
   const secret = new Secret({ size: 20 }).base32;
   const secretEncrypted = await encryptAtRest(secret, atRestKey);
   await db
@@ -92,17 +78,17 @@ export async function confirmTotpEnrollment(
   now = Date.now(),
 ): Promise<{ recoveryCodes: string[] }> {
   const typed = normalizeCode(code);
-  if (!typed) throw new SecondFactorRefusal(localized('account.refusals.typeSixDigits'));
+  if (!typed) throw secondFactorRefusal(localized('account.refusals.typeSixDigits'));
   const [pending] = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, user.id), isNull(totpFactors.confirmedAt)));
-  if (!pending) throw new SecondFactorRefusal(localized('account.refusals.noPendingAuthenticator'));
+  if (!pending) throw secondFactorRefusal(localized('account.refusals.noPendingAuthenticator'));
   const step = matchingStep(totpOf(await decryptAtRest(pending.secretEncrypted, atRestKey), user.email), typed, now);
-  if (step === undefined) throw new SecondFactorRefusal(localized('account.refusals.wrongEnrollmentCode'));
+  if (step === undefined) throw secondFactorRefusal(localized('account.refusals.wrongEnrollmentCode'));
   const confirmed = await db
     .update(totpFactors)
     .set({ confirmedAt: sql`now()`, lastUsedStep: step })
     .where(and(eq(totpFactors.userId, user.id), isNull(totpFactors.confirmedAt), eq(totpFactors.secretEncrypted, pending.secretEncrypted)))
     .returning({ userId: totpFactors.userId });
-  if (confirmed.length === 0) throw new SecondFactorRefusal(localized('account.refusals.authenticatorReplaced'));
+  if (confirmed.length === 0) throw secondFactorRefusal(localized('account.refusals.authenticatorReplaced'));
   return { recoveryCodes: await replaceRecoveryCodes(db, user.id) };
 }
 
@@ -227,15 +213,15 @@ export async function confirmSignInTotp(
   input: { user: User; secretEncrypted: string; code: string; now?: number },
 ): Promise<string[]> {
   const typed = normalizeCode(input.code);
-  if (!typed) throw new SecondFactorRefusal(localized('account.refusals.typeSixDigits'));
+  if (!typed) throw secondFactorRefusal(localized('account.refusals.typeSixDigits'));
   const step = matchingStep(totpOf(await decryptAtRest(input.secretEncrypted, atRestKey), input.user.email), typed, input.now ?? Date.now());
-  if (step === undefined) throw new SecondFactorRefusal(localized('account.refusals.wrongEnrollmentCode'));
+  if (step === undefined) throw secondFactorRefusal(localized('account.refusals.wrongEnrollmentCode'));
   const confirmed = await tx
     .insert(totpFactors)
     .values({ userId: input.user.id, secretEncrypted: input.secretEncrypted, confirmedAt: sql`now()`, lastUsedStep: step })
     .onConflictDoUpdate({ target: totpFactors.userId, set: { secretEncrypted: input.secretEncrypted, confirmedAt: sql`now()`, lastUsedStep: step, createdAt: sql`now()` }, where: isNull(totpFactors.confirmedAt) })
     .returning({ userId: totpFactors.userId });
-  if (confirmed.length === 0) throw new SecondFactorRefusal(localized('account.refusals.authenticatorExistsSignIn'), 'form');
+  if (confirmed.length === 0) throw secondFactorRefusal(localized('account.refusals.authenticatorExistsSignIn'), 'form');
   // What follows (audit, notice, Shared Signals) is the caller's: afterFactorChange, beside the sign-in it continues.
   return replaceRecoveryCodes(tx, input.user.id);
 }

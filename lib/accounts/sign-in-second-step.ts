@@ -11,14 +11,15 @@ import type { Database, Queryable } from '../db/client';
 import { localized } from '../i18n/catalogs';
 import { passkeys, pendingSignIns, totpFactors, users } from '../db/schema';
 import { afterFactorChange } from './factor-change';
-import { confirmSignInTotp, newSignInTotpSecret, SecondFactorRefusal, useRecoveryCode, verifyTotpCode } from './second-factors';
+import { confirmSignInTotp, newSignInTotpSecret, useRecoveryCode, verifyTotpCode } from './second-factors';
 import type { AccountMailContext } from './password-reset';
 import { secondFactorRequired } from './second-factor-policy';
-import { parseAuthenticationResponse, PasskeyRefusal, passkeyRegistrationOptions, registerOwnPasskey, verifyPasskeyAssertion, type PasskeyAssertion, type RelyingParty } from './passkeys';
+import { parseAuthenticationResponse, passkeyAssertionOrNone, passkeyRegistrationOptions, registerOwnPasskey, type PasskeyAssertion, type RelyingParty } from './passkeys';
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { hitRateLimit, peekRateLimit, undoRateLimitHit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { recordSignInRefusal, type SignInContext } from './sign-in-events';
 import { findUserById, type User } from './users';
+import { secondFactorRefusal } from './refusal-codes';
 
 export const SECOND_STEP_COOKIE = 'portico_second_step';
 export const SECOND_STEP_SECONDS = 5 * 60;
@@ -145,7 +146,7 @@ export async function enrollmentSecret(db: Queryable, atRestKey: Uint8Array, tok
  * then may it continue), in one transaction; answers the recovery codes, once.
  */
 export async function enrollAtSignIn(db: Database, atRestKey: Uint8Array, input: { token: string | undefined; code: string; ip: string; mail: AccountMailContext; now?: number }): Promise<string[]> {
-  if (!input.token || input.token.length > 128) throw new SecondFactorRefusal(SIGN_IN_ENDED, 'form');
+  if (!input.token || input.token.length > 128) throw secondFactorRefusal(SIGN_IN_ENDED, 'form');
   const tokenHash = sha256(input.token);
   return db.transaction(async (tx) => {
     const [row] = await tx
@@ -156,7 +157,7 @@ export async function enrollAtSignIn(db: Database, atRestKey: Uint8Array, input:
     const continuation = row?.continuation as (SecondStepContinuation & { totpSecret?: string; enrolled?: boolean }) | undefined;
     const user = row ? await findUserById(tx, row.userId) : undefined;
     if (!row || !continuation?.enroll || continuation.enrolled || typeof continuation.totpSecret !== 'string' || !user || user.disabledAt) {
-      throw new SecondFactorRefusal(SIGN_IN_ENDED, 'form');
+      throw secondFactorRefusal(SIGN_IN_ENDED, 'form');
     }
     await refuseUnlessFirstFactor(tx, user.id, undefined);
     const codes = await confirmSignInTotp(tx, atRestKey, { user, secretEncrypted: continuation.totpSecret, code: input.code, now: input.now });
@@ -191,7 +192,7 @@ async function firstFactorOnly(db: Queryable, userId: string, enrolled: Enrolled
 }
 
 async function refuseUnlessFirstFactor(db: Queryable, userId: string, enrolled: EnrolledFactor | undefined): Promise<void> {
-  if (!(await firstFactorOnly(db, userId, enrolled))) throw new SecondFactorRefusal(FACTOR_EXISTS, 'form');
+  if (!(await firstFactorOnly(db, userId, enrolled))) throw secondFactorRefusal(FACTOR_EXISTS, 'form');
 }
 
 /** Only this sign-in's own factor continues it; the methods it proved are what the sign-in then says (`amr`). */
@@ -208,7 +209,7 @@ const enrollmentContext = (token: string) => `enrollment:${sha256(token)}`;
 /** The person of an enrollment sign-in that is still open and not yet enrolled. */
 async function openEnrollment(db: Queryable, token: string | undefined): Promise<{ user: User; token: string }> {
   const pending = await pendingSecondStep(db, token);
-  if (!pending || !token || !pending.continuation.enroll || (pending.continuation as { enrolled?: boolean }).enrolled) throw new SecondFactorRefusal(SIGN_IN_ENDED, 'form');
+  if (!pending || !token || !pending.continuation.enroll || (pending.continuation as { enrolled?: boolean }).enrolled) throw secondFactorRefusal(SIGN_IN_ENDED, 'form');
   return { user: pending.user, token };
 }
 
@@ -243,7 +244,7 @@ export async function enrollPasskeyAtSignIn(
         .where(and(eq(pendingSignIns.tokenHash, sha256(token)), gt(pendingSignIns.expiresAt, sql`now()`)))
         .for('update');
       const continuation = row?.continuation as { enroll?: boolean; enrolled?: boolean } | undefined;
-      if (!row || row.userId !== user.id || !continuation?.enroll || continuation.enrolled) throw new SecondFactorRefusal(SIGN_IN_ENDED, 'form');
+      if (!row || row.userId !== user.id || !continuation?.enroll || continuation.enrolled) throw secondFactorRefusal(SIGN_IN_ENDED, 'form');
       // Only as the account's first factor (the passkey just registered in this transaction being the one).
       await refuseUnlessFirstFactor(tx, user.id, 'passkey');
       await markEnrolled(tx, row.id, 'passkey', [...firstFactorOf(row.continuation as SecondStepContinuation), ...registered.amr]);
@@ -359,12 +360,7 @@ export async function completeSecondStep(
 
 /** A passkey assertion made for this pending sign-in (its options came from the second-step cookie), or undefined. */
 async function passkeyOfSecondStep(db: Queryable, rp: RelyingParty, user: User, token: string, answer: string): Promise<PasskeyAssertion | undefined> {
-  try {
-    return await verifyPasskeyAssertion(db, rp, { purpose: 'second_factor', userId: user.id, context: secondStepPasskeyContext(token), response: parseAuthenticationResponse(answer) });
-  } catch (error) {
-    if (error instanceof PasskeyRefusal) return undefined;
-    throw error;
-  }
+  return passkeyAssertionOrNone(db, rp, { purpose: 'second_factor', userId: user.id, context: secondStepPasskeyContext(token), response: parseAuthenticationResponse(answer) });
 }
 
 /** The cookie that carries the token between the two steps: HttpOnly, SameSite=Lax, five minutes (fifteen to set one up). */

@@ -7,14 +7,16 @@
 // Both are throttled per account in PostgreSQL: the password by the sign-in throttle, codes by the second-factor
 // throttle (counted first, taken back on success), so parallel guesses cannot pass either.
 import type { Queryable } from '../db/client';
-import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
+import { localized, type LocalizedText } from '../i18n/catalogs';
 import { hitRateLimit, peekRateLimit, undoRateLimitHit } from '../rate-limit/fixed-window';
 import { verifyTotpCode } from './second-factors';
-import { parseAuthenticationResponse, passkeyAssertionOptions, PasskeyRefusal, passkeyRegistrationOptions, verifyPasskeyAssertion, type RelyingParty } from './passkeys';
+import { parseAuthenticationResponse, passkeyAssertionOptions, passkeyRegistrationOptions, verifyPasskeyAssertion, type RelyingParty } from './passkeys';
 import { secondFactorRequired } from './second-factor-policy';
 import { SECOND_FACTOR_THROTTLE, secondFactorsOf } from './sign-in-second-step';
 import { throttledPasswordCheck } from './throttled-password-check';
 import type { User } from './users';
+import { refusalOf } from '../refusals/refusal';
+import { stepUpRefusal, type StepUpField } from './refusal-codes';
 
 export type StepUpFactor = 'passkey' | 'totp' | 'password';
 
@@ -24,22 +26,6 @@ export interface StepUpProof {
   code?: string;
   /** A passkey assertion (JSON, as the browser gives it) made with the options stepUpPasskeyOptions gave. */
   passkey?: string;
-}
-
-/**
- * A step-up refused; `field` is the form field the message belongs next to. Its words: a catalog key (`text`, shown
- * in the person's language where the refusal is shown), `message` its English.
- */
-export class StepUpRefusal extends Error {
-  readonly text?: LocalizedText;
-  constructor(
-    message: string | LocalizedText,
-    readonly field: 'password' | 'code' | 'passkey',
-  ) {
-    super(typeof message === 'string' ? message : textIn(message));
-    if (typeof message !== 'string') this.text = message;
-    this.name = 'StepUpRefusal';
-  }
 }
 
 /** The strongest factor this person has: what a step-up asks them for. */
@@ -55,7 +41,7 @@ export function stepUpPasskeyOptions(db: Queryable, rp: RelyingParty, input: { u
 
 /**
  * Checks a step-up proof with the person's strongest factor; answers the factor used (for the audit) or throws a
- * StepUpRefusal naming the field. A TOTP code is accepted once (a code seen by someone else is already spent).
+ * step-up refusal naming the field (`fields`: the form's name for each, where the page calls them otherwise). A TOTP code is accepted once (a code seen by someone else is already spent).
  */
 export async function verifyStepUp(
   db: Queryable,
@@ -73,37 +59,42 @@ export async function verifyStepUp(
      * factor asks for exactly this change, so it is not refused for being a password alone.
      */
     addsFactor?: boolean;
+    /** The form field each proof's refusal stands next to, where the page names them otherwise (default: the proof's). */
+    fields?: Readonly<Record<StepUpField, string>>;
   },
 ): Promise<StepUpFactor> {
+  const refusal = (text: LocalizedText, field: StepUpField) => stepUpRefusal(text, input.fields?.[field] ?? field);
   const factor = await stepUpFactorOf(db, input.user.id);
   if (factor === 'password' && !input.addsFactor && (await secondFactorRequired(db, input.user.id, input.orgId ?? undefined))) {
-    throw new StepUpRefusal(localized('account.refusals.secondFactorRequired'), 'password');
+    throw refusal(localized('account.refusals.secondFactorRequired'), 'password');
   }
   if (factor === 'passkey') {
-    if (!input.proof.passkey) throw new StepUpRefusal(localized('account.refusals.confirmWithPasskey'), 'passkey');
+    if (!input.proof.passkey) throw refusal(localized('account.refusals.confirmWithPasskey'), 'passkey');
     try {
       await verifyPasskeyAssertion(db, input.rp, { purpose: 'step_up', userId: input.user.id, context: input.context, response: parseAuthenticationResponse(input.proof.passkey) });
     } catch (error) {
-      if (error instanceof PasskeyRefusal) throw new StepUpRefusal(error.text ?? error.message, 'passkey');
+      // The passkey's own refusal, as the step-up's: next to the passkey.
+      const passkey = refusalOf(error, 'passkey');
+      if (passkey) throw stepUpRefusal(passkey.text ?? passkey.message, input.fields?.passkey ?? 'passkey');
       throw error;
     }
     return 'passkey';
   }
   if (factor === 'totp') {
     const code = input.proof.code?.trim();
-    if (!code) throw new StepUpRefusal(localized('account.refusals.typeCurrentCode'), 'code');
+    if (!code) throw refusal(localized('account.refusals.typeCurrentCode'), 'code');
     await hitRateLimit(db, SECOND_FACTOR_THROTTLE, input.user.id);
     if ((await peekRateLimit(db, SECOND_FACTOR_THROTTLE, input.user.id)).count > SECOND_FACTOR_THROTTLE.limit) {
-      throw new StepUpRefusal(localized('account.refusals.tooManyWrongCodes'), 'code');
+      throw refusal(localized('account.refusals.tooManyWrongCodes'), 'code');
     }
-    if (!(await verifyTotpCode(db, atRestKey, input.user, code))) throw new StepUpRefusal(localized('account.refusals.wrongCode'), 'code');
+    if (!(await verifyTotpCode(db, atRestKey, input.user, code))) throw refusal(localized('account.refusals.wrongCode'), 'code');
     await undoRateLimitHit(db, SECOND_FACTOR_THROTTLE, input.user.id);
     return 'totp';
   }
   const password = input.proof.password;
-  if (!password) throw new StepUpRefusal(localized('account.refusals.typePasswordAgain'), 'password');
+  if (!password) throw refusal(localized('account.refusals.typePasswordAgain'), 'password');
   const check = await throttledPasswordCheck(db, input.user.email, password, input.ip);
-  if (!check.ok || check.user.id !== input.user.id) throw new StepUpRefusal(localized('account.refusals.wrongPassword'), 'password');
+  if (!check.ok || check.user.id !== input.user.id) throw refusal(localized('account.refusals.wrongPassword'), 'password');
   return 'password';
 }
 
@@ -115,7 +106,7 @@ export const accountFactorsContext = (userId: string) => `account_factors:${user
  * made for this; else their authenticator's code; else their password): a stolen session with a phished password
  * cannot add an authenticator of its own where a stronger factor exists.
  */
-export async function passkeyRegistrationAfterStepUp(db: Queryable, atRestKey: Uint8Array, rp: RelyingParty, input: { user: User; proof: StepUpProof; ip: string }) {
+export async function passkeyRegistrationAfterStepUp(db: Queryable, atRestKey: Uint8Array, rp: RelyingParty, input: { user: User; proof: StepUpProof; ip: string; fields?: Readonly<Record<StepUpField, string>> }) {
   await verifyStepUp(db, atRestKey, { ...input, rp, context: accountFactorsContext(input.user.id), addsFactor: true });
   return passkeyRegistrationOptions(db, rp, input.user);
 }

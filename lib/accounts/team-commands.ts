@@ -7,9 +7,9 @@ import { findOrgApp } from '../clients/apps';
 import { refuseUnlessOffered } from '../clients/permission-catalog';
 import { localized } from '../i18n/catalogs';
 import { findMembershipRole } from './memberships';
-import { CommandRefusal } from './org-operation';
 import { addTeamMember, createTeam, findOrgTeam, grantTeamScope, listTeams, removeTeamMember, revokeTeamScope, type Team } from './teams';
 import { findUserById } from './users';
+import { commandRefusal } from './refusal-codes';
 
 export interface TeamCommandContext {
   tx: Queryable;
@@ -19,7 +19,7 @@ export interface TeamCommandContext {
 
 async function teamOf(ctx: TeamCommandContext, teamId: string): Promise<Team> {
   const found = await findOrgTeam(ctx.tx, ctx.org.id, teamId);
-  if (!found) throw new CommandRefusal(404, localized('refusals.teams.notInOrg'));
+  if (!found) throw commandRefusal(404, localized('refusals.teams.notInOrg'));
   return found;
 }
 
@@ -27,7 +27,7 @@ const subject = (team: Team) => ({ type: 'team', id: team.id, label: team.name }
 
 export async function createTeamCommand(ctx: TeamCommandContext, name: string): Promise<Team> {
   if ((await listTeams(ctx.tx, ctx.org.id)).some((row) => row.team.name.toLowerCase() === name.toLowerCase())) {
-    throw new CommandRefusal(409, localized('refusals.teams.nameTaken', { name }));
+    throw commandRefusal(409, localized('refusals.teams.nameTaken', { name }));
   }
   const created = await createTeam(ctx.tx, { orgId: ctx.org.id, name });
   await ctx.audit({ action: 'team.created', subject: subject(created) });
@@ -36,7 +36,7 @@ export async function createTeamCommand(ctx: TeamCommandContext, name: string): 
 
 export async function addTeamMemberCommand(ctx: TeamCommandContext, teamId: string, userId: string): Promise<{ team: Team; email?: string }> {
   const team = await teamOf(ctx, teamId);
-  if (!(await findMembershipRole(ctx.tx, ctx.org.id, userId))) throw new CommandRefusal(400, localized('refusals.teams.membersOnly'));
+  if (!(await findMembershipRole(ctx.tx, ctx.org.id, userId))) throw commandRefusal(400, localized('refusals.teams.membersOnly'));
   const user = await findUserById(ctx.tx, userId);
   await addTeamMember(ctx.tx, team.id, userId);
   await ctx.audit({ action: 'team.member_added', subject: subject(team), details: { userId, email: user?.email } });
@@ -56,7 +56,7 @@ export async function removeTeamMemberCommand(ctx: TeamCommandContext, teamId: s
 export async function grantTeamScopeCommand(ctx: TeamCommandContext, input: { teamId: string; appId: string; scope: string }) {
   const team = await teamOf(ctx, input.teamId);
   const app = await findOrgApp(ctx.tx, ctx.org.id, input.appId);
-  if (!app) throw new CommandRefusal(404, localized('refusals.appNotInOrg'));
+  if (!app) throw commandRefusal(404, localized('refusals.appNotInOrg'));
   await refuseUnlessOffered(ctx.tx, app.app, input.scope);
   await grantTeamScope(ctx.tx, { teamId: team.id, appId: app.app.id, scope: input.scope });
   await ctx.audit({ action: 'team.scope_granted', subject: subject(team), appId: app.app.id, details: { scope: input.scope } });

@@ -12,7 +12,8 @@ import type { Database, Queryable } from '../db/client';
 import { approvalGrants, approvalRequests, approvalVotes, apps, memberships, users } from '../db/schema';
 import { mayDecideRequest, mayRevokeGrant, requestDeciding, requestValues } from './operators';
 import { governingPolicy, policyKindOf, REQUEST_TTL_SECONDS } from './policies';
-import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
+import { localized } from '../i18n/catalogs';
+import { approvalRefusal } from './refusal-codes';
 
 export const APPROVAL_CONTRACT_VERSION = 1;
 export const MAX_PENDING_PER_SUBJECT = 64;
@@ -30,31 +31,6 @@ export type ApprovalProfile = NonNullable<ApprovalRequest['profile']>;
 /** The subject still belongs to the organization and is enabled: otherwise their requests and grants count for nothing. */
 function subjectInGood(orgId: AnyColumn, subjectUserId: AnyColumn): SQL {
   return sql`exists (select 1 from ${memberships} sm join ${users} su on su.id = sm.user_id where sm.org_id = ${orgId} and sm.user_id = ${subjectUserId} and su.disabled_at is null)`;
-}
-
-export class ApprovalRefusal extends Error {
-  constructor(
-    readonly code:
-      | 'invalid_request'
-      | 'queue_full'
-      | 'not_found'
-      | 'not_pending'
-      | 'expired'
-      | 'fingerprint_mismatch'
-      | 'not_eligible'
-      | 'already_revoked'
-      | 'not_authorized'
-      | 'already_decided_by_you'
-      | 'own_request',
-    message: string | LocalizedText,
-  ) {
-    super(typeof message === 'string' ? message : textIn(message));
-    this.name = 'ApprovalRefusal';
-    if (typeof message !== 'string') this.text = message;
-  }
-
-  /** Its words as a catalog key (approvals.refusals.…): the central and the MCP tools show them in the reader's language; `message` stays English (logs, CLI, REST). */
-  readonly text?: LocalizedText;
 }
 
 /**
@@ -118,18 +94,18 @@ function lockKey(scope: string, id: string) {
  */
 export async function createApprovalRequest(db: Database, input: NewApprovalRequest, actor: AuditActor, notifier?: ApprovalNotifier): Promise<ApprovalRequest> {
   const reason = input.reason.trim();
-  if (reason.length < 1 || reason.length > 1000) throw new ApprovalRefusal('invalid_request', localized('approvals.refusals.reasonLength'));
+  if (reason.length < 1 || reason.length > 1000) throw approvalRefusal('invalid_request', localized('approvals.refusals.reasonLength'));
   if (input.durationSeconds !== null && (!Number.isInteger(input.durationSeconds) || input.durationSeconds < 60 || input.durationSeconds > MAX_DURATION_SECONDS)) {
-    throw new ApprovalRefusal('invalid_request', localized('approvals.refusals.durationRange', { max: String(MAX_DURATION_SECONDS) }));
+    throw approvalRefusal('invalid_request', localized('approvals.refusals.durationRange', { max: String(MAX_DURATION_SECONDS) }));
   }
   // A path is normalized once, here: the request, its fingerprint, the decision and the grant all hold that form.
   let resource: string | null = null;
   if (input.kind === 'sensitive_access') {
-    if (input.resource === undefined) throw new ApprovalRefusal('invalid_request', localized('approvals.refusals.resourceMissing'));
+    if (input.resource === undefined) throw approvalRefusal('invalid_request', localized('approvals.refusals.resourceMissing'));
     const normalized = normalizeResourcePath(input.resource);
-    if (!normalized.ok) throw new ApprovalRefusal('invalid_request', normalized.error);
+    if (!normalized.ok) throw approvalRefusal('invalid_request', normalized.error);
     resource = normalized.path;
-    if (!input.profile) throw new ApprovalRefusal('invalid_request', localized('approvals.refusals.profileMissing'));
+    if (!input.profile) throw approvalRefusal('invalid_request', localized('approvals.refusals.profileMissing'));
   }
   const id = `apr_${randomBytes(18).toString('base64url')}`;
   const fields = {
@@ -155,9 +131,9 @@ export async function createApprovalRequest(db: Database, input: NewApprovalRequ
         .where(and(condition, eq(approvalRequests.state, 'pending'), gt(approvalRequests.expiresAt, sql`now()`)));
     const [[bySubject], [byInstallation]] = await Promise.all([pending(eq(approvalRequests.subjectUserId, input.subjectUserId)), pending(eq(approvalRequests.appId, input.appId))]);
     if (bySubject!.n >= MAX_PENDING_PER_SUBJECT) {
-      throw new ApprovalRefusal('queue_full', localized('approvals.refusals.subjectQueueFull', { max: MAX_PENDING_PER_SUBJECT }));
+      throw approvalRefusal('queue_full', localized('approvals.refusals.subjectQueueFull', { max: MAX_PENDING_PER_SUBJECT }));
     }
-    if (byInstallation!.n >= MAX_PENDING_PER_INSTALLATION) throw new ApprovalRefusal('queue_full', localized('approvals.refusals.appQueueFull', { max: MAX_PENDING_PER_INSTALLATION }));
+    if (byInstallation!.n >= MAX_PENDING_PER_INSTALLATION) throw approvalRefusal('queue_full', localized('approvals.refusals.appQueueFull', { max: MAX_PENDING_PER_INSTALLATION }));
     // The policy of its kind (the app's own, else the organization's): its rules are copied onto the request.
     const policyKind = policyKindOf({ kind: input.kind, resource: fields.resource, profile: fields.profile, durationSeconds: input.durationSeconds });
     const policy = await governingPolicy(tx, input.orgId, input.appId, policyKind);
@@ -245,7 +221,7 @@ export async function cancelApprovalRequest(db: Database, requestId: string, sub
       .returning();
     if (!cancelled) {
       const { status } = await approvalStatusFor(tx, requestId, subjectUserId);
-      throw new ApprovalRefusal(status === 'unknown' ? 'not_found' : 'not_pending', status === 'unknown' ? localized('approvals.refusals.notYours') : localized('approvals.refusals.notCancellable', { status }));
+      throw approvalRefusal(status === 'unknown' ? 'not_found' : 'not_pending', status === 'unknown' ? localized('approvals.refusals.notYours') : localized('approvals.refusals.notCancellable', { status }));
     }
     await recordAuditEvent(tx, { orgId: cancelled.orgId, actor, act: cancelled.actor || null, clientId: cancelled.clientId, action: 'approval.cancelled', subject: { type: 'approval_request', id: requestId }, appId: cancelled.appId });
     return cancelled;
@@ -263,7 +239,7 @@ export interface Decision {
   actor: AuditActor;
   /**
    * The channel's own last checks, inside the decision's transaction and on the locked request (the central
-   * re-validates its session and consumes the decision nonce here): throwing an ApprovalRefusal writes nothing.
+   * re-validates its session and consumes the decision nonce here): throwing a refusal writes nothing.
    */
   verifyInTransaction?: (tx: Queryable, request: ApprovalRequest) => Promise<void>;
   /** Fault injection for the crash tests: called after each write inside the transaction. */
@@ -305,22 +281,22 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
       .from(approvalRequests)
       .where(eq(approvalRequests.id, decision.requestId))
       .for('update');
-    if (!row) throw new ApprovalRefusal('not_found', localized('approvals.refusals.noSuchRequest'));
+    if (!row) throw approvalRefusal('not_found', localized('approvals.refusals.noSuchRequest'));
     const { request } = row;
-    if (request.state !== 'pending') throw new ApprovalRefusal('not_pending', localized('approvals.refusals.decidedAlready', { state: request.state }));
-    if (row.expired) throw new ApprovalRefusal('expired', localized('approvals.refusals.expired'));
+    if (request.state !== 'pending') throw approvalRefusal('not_pending', localized('approvals.refusals.decidedAlready', { state: request.state }));
+    if (row.expired) throw approvalRefusal('expired', localized('approvals.refusals.expired'));
     if (requestFingerprint(request) !== request.fingerprint || decision.fingerprint !== request.fingerprint) {
-      throw new ApprovalRefusal('fingerprint_mismatch', localized('approvals.refusals.fingerprintMismatch'));
+      throw approvalRefusal('fingerprint_mismatch', localized('approvals.refusals.fingerprintMismatch'));
     }
     // The stored flag, and the rule itself again: permanent, broad or elevated requests are the central's only under
     // a policy that still exists (a removed policy sends them back to the CLI).
     if (decision.channel === 'central' && (!request.centralEligible || (request.policyId === null && !isCentralEligible({ kind: request.kind, resource: request.resource ?? undefined, durationSeconds: request.durationSeconds })))) {
-      throw new ApprovalRefusal('not_eligible', localized('approvals.refusals.cliOnly'));
+      throw approvalRefusal('not_eligible', localized('approvals.refusals.cliOnly'));
     }
     const [subject] = await tx.select({ ok: sql<boolean>`${subjectInGood(approvalRequests.orgId, approvalRequests.subjectUserId)}` }).from(approvalRequests).where(eq(approvalRequests.id, request.id));
-    if (!subject?.ok) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.subjectGone'));
+    if (!subject?.ok) throw approvalRefusal('not_authorized', localized('approvals.refusals.subjectGone'));
     if (decision.channel === 'central' && (request.policyId !== null || request.quorum > 1) && decision.decidedBy === request.subjectUserId) {
-      throw new ApprovalRefusal('own_request', localized('approvals.refusals.ownRequest'));
+      throw approvalRefusal('own_request', localized('approvals.refusals.ownRequest'));
     }
     await decision.verifyInTransaction?.(tx, request);
 
@@ -328,7 +304,7 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
     let final = true;
     if (decision.channel === 'central') {
       const voted = await tx.insert(approvalVotes).values({ requestId: request.id, userId: decision.decidedBy, decision: decision.decision }).onConflictDoNothing().returning();
-      if (voted.length === 0) throw new ApprovalRefusal('already_decided_by_you', localized('approvals.refusals.alreadyVoted'));
+      if (voted.length === 0) throw approvalRefusal('already_decided_by_you', localized('approvals.refusals.alreadyVoted'));
       // Only the approvals of people who may still decide it count: someone removed from the team since decides nothing.
       const [counted] = await tx
         .select({ n: sql<number>`count(*)::int` })
@@ -357,7 +333,7 @@ export async function decideApprovalRequest(db: Database, decision: Decision): P
       .set({ state, decidedAt: sql`now()`, decidedBy: decision.decidedBy })
       .where(and(eq(approvalRequests.id, request.id), eq(approvalRequests.state, 'pending')))
       .returning();
-    if (!decided) throw new ApprovalRefusal('not_pending', localized('approvals.refusals.decidedMeanwhile'));
+    if (!decided) throw approvalRefusal('not_pending', localized('approvals.refusals.decidedMeanwhile'));
     await decision.afterWrite?.('decision');
     let grant: ApprovalGrant | undefined;
     if (state === 'approved') {
@@ -418,7 +394,7 @@ export async function revokeGrantIn(tx: Queryable, grantId: string, revokedBy: s
       ),
     )
     .returning();
-  if (!revoked) throw new ApprovalRefusal('already_revoked', localized('approvals.refusals.noActiveGrant'));
+  if (!revoked) throw approvalRefusal('already_revoked', localized('approvals.refusals.noActiveGrant'));
   return revoked;
 }
 

@@ -6,29 +6,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { isApprovalRequestId } from './central-urls';
 import { and, asc, desc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
 import { relyingPartyOf } from '../accounts/passkeys';
-import { stepUpFactorOf, StepUpRefusal, verifyStepUp, type StepUpProof } from '../accounts/step-up';
+import { stepUpFactorOf, verifyStepUp, type StepUpProof } from '../accounts/step-up';
 import type { User } from '../accounts/users';
 import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
 import { approvalGrants, approvalPolicies, approvalRequests, approvalVotes, apps, centralSessions, clients, decisionNonces, teams, users } from '../db/schema';
-import { ApprovalRefusal, decideApprovalRequest, revokeGrantIn, type ApprovalGrant, type ApprovalRequest, type DecisionResult } from './broker';
+import { decideApprovalRequest, revokeGrantIn, type ApprovalGrant, type ApprovalRequest, type DecisionResult } from './broker';
 import { mayDecideRequest, mayRevokeGrant, requestDeciding } from './operators';
-import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
-
-/** A refusal only the central gives: its session ended, a decision proof spent or foreign, a step-up missing or wrong. */
-export class CentralRefusal extends Error {
-  constructor(
-    readonly code: 'session' | 'nonce' | 'step_up',
-    message: string | LocalizedText,
-  ) {
-    super(typeof message === 'string' ? message : textIn(message));
-    this.name = 'CentralRefusal';
-    if (typeof message !== 'string') this.text = message;
-  }
-
-  /** Its words as a catalog key (approvals.refusals.…), shown in the operator's language; `message` stays English. */
-  readonly text?: LocalizedText;
-}
+import { localized } from '../i18n/catalogs';
+import { approvalRefusal, centralRefusal } from './refusal-codes';
 
 export const CENTRAL_COOKIE = 'portico_central';
 export const CENTRAL_SESSION_SECONDS = 15 * 60;
@@ -248,7 +234,7 @@ export async function findCentralRequest(db: Queryable, operator: User, requestI
 /** A decision nonce for this session, request and fingerprint: the proof a decision POST must carry. */
 export async function issueDecisionNonce(db: Queryable, session: CentralSession, requestId: string, binding: CentralBinding): Promise<string> {
   const request = await findCentralRequest(db, session.user, requestId);
-  if (!request) throw new ApprovalRefusal('not_found', localized('approvals.refusals.notYoursToDecide'));
+  if (!request) throw approvalRefusal('not_found', localized('approvals.refusals.notYoursToDecide'));
   const nonce = randomBytes(24).toString('base64url');
   await insertNonce(db, {
     nonceHash: sha256(nonce),
@@ -266,14 +252,9 @@ async function insertNonce(db: Queryable, values: Omit<typeof decisionNonces.$in
   try {
     await db.insert(decisionNonces).values(values);
   } catch (error) {
-    if (postgresErrorCode(error) === '23503') throw new CentralRefusal('session', localized('approvals.refusals.sessionEnded'));
+    if (postgresErrorCode(error) === '23503') throw centralRefusal('session', localized('approvals.refusals.sessionEnded'));
     throw error;
   }
-}
-
-/** A step-up refusal's words for the operator: its catalog key when it carries one, else its English message as it is. */
-function stepUpWords(error: StepUpRefusal): string | LocalizedText {
-  return error.text ?? error.message;
 }
 
 /** What a passkey step-up of a decision is bound to: its nonce (by hash), used once with it. */
@@ -306,9 +287,9 @@ export interface CentralDecision {
  */
 export async function decideInCentral(db: Database, input: CentralDecision, binding: CentralBinding): Promise<DecisionResult> {
   const session = await findCentralSession(db, input.sessionToken, binding);
-  if (!session) throw new CentralRefusal('session', localized('approvals.refusals.sessionEnded'));
+  if (!session) throw centralRefusal('session', localized('approvals.refusals.sessionEnded'));
   const view = await findCentralRequest(db, session.user, input.requestId);
-  if (!view) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.notYoursToDecide'));
+  if (!view) throw approvalRefusal('not_authorized', localized('approvals.refusals.notYoursToDecide'));
   if (input.decision === 'approve') {
     if (view.stepUp) {
       // The strongest factor the operator has (a passkey, else their authenticator's code, else the password); a
@@ -318,16 +299,12 @@ export async function decideInCentral(db: Database, input: CentralDecision, bind
       const given = factor === 'passkey' ? proof.passkey : factor === 'totp' ? proof.code : proof.password;
       // Nothing typed: the second factor proven at this session's sign-in counts while it is fresh (one step to decide).
       if (!given && (await stepUpCoveredUntil(db, session))) return decide(db, input, binding, session);
-      if (!given) throw new CentralRefusal('step_up', localized('approvals.refusals.stepUpNeeded', { profile: view.profile ?? '', factor }));
+      if (!given) throw centralRefusal('step_up', localized('approvals.refusals.stepUpNeeded', { profile: view.profile ?? '', factor }));
       if (factor === 'totp' && !input.atRestKey) throw new Error('decideInCentral needs the at-rest key to check an authenticator code');
-      try {
-        await verifyStepUp(db, input.atRestKey ?? new Uint8Array(), { user: session.user, proof, ip: input.ip, rp: relyingPartyOf(binding.installation), context: decisionStepUpContext(input.nonce), orgId: view.orgId });
-      } catch (error) {
-        if (error instanceof StepUpRefusal) throw new CentralRefusal('step_up', stepUpWords(error));
-        throw error;
-      }
+      // Its refusal is the step-up's own (code step_up, 403), answered by the central as its own.
+      await verifyStepUp(db, input.atRestKey ?? new Uint8Array(), { user: session.user, proof, ip: input.ip, rp: relyingPartyOf(binding.installation), context: decisionStepUpContext(input.nonce), orgId: view.orgId });
     } else if (input.confirmed !== true) {
-      throw new CentralRefusal('step_up', localized('approvals.refusals.confirmExplicitly'));
+      throw centralRefusal('step_up', localized('approvals.refusals.confirmExplicitly'));
     }
   }
   return decide(db, input, binding, session);
@@ -351,10 +328,10 @@ async function decide(db: Database, input: CentralDecision, binding: CentralBind
         .innerJoin(users, eq(users.id, centralSessions.userId))
         .where(and(eq(centralSessions.tokenHash, session.tokenHash), gt(centralSessions.expiresAt, sql`now()`), isNull(users.disabledAt)))
         .for('share', { of: centralSessions });
-      if (!live || live.credentialVersion !== live.current) throw new CentralRefusal('session', localized('approvals.refusals.sessionEndedBeforeDecision'));
+      if (!live || live.credentialVersion !== live.current) throw centralRefusal('session', localized('approvals.refusals.sessionEndedBeforeDecision'));
       // The authority again, now: an operator removed or an owner demoted meanwhile decides nothing.
       const [authorized] = await tx.select({ id: approvalRequests.id }).from(approvalRequests).where(and(eq(approvalRequests.id, input.requestId), mayDecideRequest(requestDeciding, session.user.id)));
-      if (!authorized) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.noLongerYours'));
+      if (!authorized) throw approvalRefusal('not_authorized', localized('approvals.refusals.noLongerYours'));
       const consumed = await tx
         .delete(decisionNonces)
         .where(
@@ -368,7 +345,7 @@ async function decide(db: Database, input: CentralDecision, binding: CentralBind
           ),
         )
         .returning({ nonceHash: decisionNonces.nonceHash });
-      if (consumed.length !== 1) throw new CentralRefusal('nonce', localized('approvals.refusals.proofSpent'));
+      if (consumed.length !== 1) throw centralRefusal('nonce', localized('approvals.refusals.proofSpent'));
     },
   });
 }
@@ -376,13 +353,13 @@ async function decide(db: Database, input: CentralDecision, binding: CentralBind
 /** Revocation from the central: explicit, by an operator of the grant's organization, audited. */
 export async function revokeInCentral(db: Database, input: { sessionToken: string | undefined; grantId: string; ip: string }, binding: CentralBinding): Promise<ApprovalGrant> {
   const session = await findCentralSession(db, input.sessionToken, binding);
-  if (!session) throw new CentralRefusal('session', localized('approvals.refusals.sessionEnded'));
+  if (!session) throw centralRefusal('session', localized('approvals.refusals.sessionEnded'));
   return db.transaction(async (tx) => {
     const [grant] = await tx
       .select({ orgId: approvalGrants.orgId })
       .from(approvalGrants)
       .where(and(eq(approvalGrants.id, input.grantId), mayRevokeGrant(approvalGrants.requestId, approvalGrants.orgId, session.user.id)));
-    if (!grant) throw new ApprovalRefusal('not_authorized', localized('approvals.refusals.notYoursToRevoke'));
+    if (!grant) throw approvalRefusal('not_authorized', localized('approvals.refusals.notYoursToRevoke'));
     const revoked = await revokeGrantIn(tx, input.grantId, session.user.id, { orgId: grant.orgId, operatorUserId: session.user.id });
     await recordAuditEvent(tx, {
       orgId: revoked.orgId,

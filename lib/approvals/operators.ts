@@ -5,9 +5,7 @@
 import { and, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { appOperators, approvalPolicies, approvalRequests, memberships, teamMembers, teams, users } from '../db/schema';
-
-/** A refusal to designate someone who is not a member (shown to the owner as is). */
-export class OperatorRefusal extends Error {}
+import { operatorRefusal } from './refusal-codes';
 
 /**
  * Whether this person may decide (and revoke) for the app: one of the people the organization designated for it
@@ -102,7 +100,7 @@ export async function listAppOperators(db: Queryable, appId: string): Promise<{ 
 /** Designates a member of the app's organization as one of its operators; false when they already are. */
 export async function designateAppOperator(db: Queryable, input: { orgId: string; appId: string; userId: string }): Promise<boolean> {
   const [member] = await db.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.orgId, input.orgId), eq(memberships.userId, input.userId)));
-  if (!member) throw new OperatorRefusal('only a member of the organization can be an operator');
+  if (!member) throw operatorRefusal('only a member of the organization can be an operator');
   const inserted = await db.insert(appOperators).values(input).onConflictDoNothing().returning({ userId: appOperators.userId });
   return inserted.length === 1;
 }

@@ -4,11 +4,13 @@
 // longest grant it may give. A request copies its policy's rules when it is made (a later change governs later
 // requests); who may decide is read when deciding (someone removed decides nothing). Changes are audited.
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
+import type { OrgOperationContext } from '../accounts/org-operation';
 import type { Queryable } from '../db/client';
 import { APPROVAL_POLICY_KINDS, approvalPolicies, apps, memberships, teams, users, type ApprovalPolicyKind } from '../db/schema';
 import { localized } from '../i18n/catalogs';
 import { isUuid } from '../util/uuid';
+import { commandRefusal } from '../accounts/refusal-codes';
+import { policyRefusal } from './refusal-codes';
 
 /** A pending request nobody decided within this is expired (a policy's escalation must come before it). */
 export const REQUEST_TTL_SECONDS = 30 * 60;
@@ -55,52 +57,42 @@ export interface PolicyInput {
 
 type Context = Pick<OrgOperationContext, 'tx' | 'audit'> & { orgId: string };
 
-/** Which form field a refusal is about (the console shows it there). */
-export class PolicyRefusal extends CommandRefusal {
-  constructor(
-    readonly field: string,
-    message: ConstructorParameters<typeof CommandRefusal>[1],
-  ) {
-    super(400, message, 'invalid_policy');
-  }
-}
-
 async function teamOfOrg(tx: Queryable, orgId: string, teamId: string | null | undefined, field: string): Promise<string> {
-  if (!teamId || !isUuid(teamId)) throw new PolicyRefusal(field, localized('refusals.policies.team'));
+  if (!teamId || !isUuid(teamId)) throw policyRefusal(field, localized('refusals.policies.team'));
   const [team] = await tx.select({ id: teams.id }).from(teams).where(and(eq(teams.id, teamId), eq(teams.orgId, orgId)));
-  if (!team) throw new PolicyRefusal(field, localized('refusals.policies.team'));
+  if (!team) throw policyRefusal(field, localized('refusals.policies.team'));
   return team.id;
 }
 
 /** The policy's fields, checked: everything it names belongs to the organization, and the quorum can be reached. */
 async function checked(tx: Queryable, orgId: string, input: PolicyInput) {
-  if (!(APPROVAL_POLICY_KINDS as readonly string[]).includes(input.kind)) throw new PolicyRefusal('kind', localized('refusals.policies.kind'));
-  if (!(POLICY_DECIDERS as readonly string[]).includes(input.deciders)) throw new PolicyRefusal('deciders', localized('refusals.policies.deciders'));
+  if (!(APPROVAL_POLICY_KINDS as readonly string[]).includes(input.kind)) throw policyRefusal('kind', localized('refusals.policies.kind'));
+  if (!(POLICY_DECIDERS as readonly string[]).includes(input.deciders)) throw policyRefusal('deciders', localized('refusals.policies.deciders'));
   if (input.appId !== null) {
     const [app] = isUuid(input.appId) ? await tx.select({ id: apps.id }).from(apps).where(and(eq(apps.id, input.appId), eq(apps.orgId, orgId))) : [];
-    if (!app) throw new PolicyRefusal('appId', localized('refusals.policies.app'));
+    if (!app) throw policyRefusal('appId', localized('refusals.policies.app'));
   }
-  if (!Number.isInteger(input.quorum) || input.quorum < 1 || input.quorum > MAX_QUORUM) throw new PolicyRefusal('quorum', localized('refusals.policies.quorum', { max: MAX_QUORUM }));
+  if (!Number.isInteger(input.quorum) || input.quorum < 1 || input.quorum > MAX_QUORUM) throw policyRefusal('quorum', localized('refusals.policies.quorum', { max: MAX_QUORUM }));
   const teamId = input.deciders === 'team' ? await teamOfOrg(tx, orgId, input.teamId, 'teamId') : null;
   let userIds: string[] = [];
   if (input.deciders === 'people') {
     userIds = [...new Set(input.userIds ?? [])];
-    if (userIds.length === 0 || !userIds.every(isUuid)) throw new PolicyRefusal('userIds', localized('refusals.policies.people'));
+    if (userIds.length === 0 || !userIds.every(isUuid)) throw policyRefusal('userIds', localized('refusals.policies.people'));
     const found = await tx.select({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.orgId, orgId), inArray(memberships.userId, userIds)));
-    if (found.length !== userIds.length) throw new PolicyRefusal('userIds', localized('refusals.policies.people'));
+    if (found.length !== userIds.length) throw policyRefusal('userIds', localized('refusals.policies.people'));
     // A quorum larger than the people named could never be reached.
-    if (input.quorum > userIds.length) throw new PolicyRefusal('quorum', localized('refusals.policies.quorumPeople', { count: userIds.length }));
+    if (input.quorum > userIds.length) throw policyRefusal('quorum', localized('refusals.policies.quorumPeople', { count: userIds.length }));
   }
   const escalateAfterMinutes = input.escalateAfterMinutes ?? null;
   let escalateTo: 'owners' | 'team' | null = null;
   let escalateTeamId: string | null = null;
   if (escalateAfterMinutes !== null) {
-    if (!Number.isInteger(escalateAfterMinutes) || escalateAfterMinutes < 1 || escalateAfterMinutes * 60 >= REQUEST_TTL_SECONDS) throw new PolicyRefusal('escalateAfterMinutes', localized('refusals.policies.escalateAfter'));
+    if (!Number.isInteger(escalateAfterMinutes) || escalateAfterMinutes < 1 || escalateAfterMinutes * 60 >= REQUEST_TTL_SECONDS) throw policyRefusal('escalateAfterMinutes', localized('refusals.policies.escalateAfter'));
     escalateTo = input.escalateTo ?? 'owners';
     if (escalateTo === 'team') escalateTeamId = await teamOfOrg(tx, orgId, input.escalateTeamId, 'escalateTeamId');
   }
   const maxGrantSeconds = input.maxGrantSeconds ?? null;
-  if (maxGrantSeconds !== null && (!Number.isInteger(maxGrantSeconds) || maxGrantSeconds < 60 || maxGrantSeconds > 30 * 86400)) throw new PolicyRefusal('maxGrantSeconds', localized('refusals.policies.maxGrant'));
+  if (maxGrantSeconds !== null && (!Number.isInteger(maxGrantSeconds) || maxGrantSeconds < 60 || maxGrantSeconds > 30 * 86400)) throw policyRefusal('maxGrantSeconds', localized('refusals.policies.maxGrant'));
   return { appId: input.appId, kind: input.kind, deciders: input.deciders, teamId, userIds, quorum: input.quorum, anyDenyEnds: input.anyDenyEnds, escalateAfterMinutes, escalateTo, escalateTeamId, maxGrantSeconds };
 }
 
@@ -121,7 +113,7 @@ export async function setApprovalPolicy(ctx: Context, input: PolicyInput): Promi
 /** Removes a policy: its kind goes back to the organization's policy (for an app's) or the default rule. */
 export async function removeApprovalPolicy(ctx: Context, policyId: string): Promise<void> {
   const [removed] = isUuid(policyId) ? await ctx.tx.delete(approvalPolicies).where(and(eq(approvalPolicies.id, policyId), eq(approvalPolicies.orgId, ctx.orgId))).returning() : [];
-  if (!removed) throw new CommandRefusal(404, localized('refusals.policies.notFound'), 'not_found');
+  if (!removed) throw commandRefusal(404, localized('refusals.policies.notFound'), 'not_found');
   await ctx.audit({ action: 'approval_policy.removed', subject: { type: 'approval_policy', id: removed.id, label: removed.kind }, appId: removed.appId, details: { kind: removed.kind, appId: removed.appId } });
 }
 

@@ -17,6 +17,8 @@ import path from 'node:path';
 import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
 import { rowsOf, sqlInstant, type Database } from '../db/client';
 import { auditArchiveSegments, organizations } from '../db/schema';
+import { refusalOf } from '../refusals/refusal';
+import { auditArchiveRefusal } from './refusal-codes';
 
 /** The first line of every segment file says what it is. */
 export const ARCHIVE_FORMAT = 'portico-audit-archive';
@@ -95,18 +97,6 @@ async function writeDurably(folder: string, file: string, content: string): Prom
 /** SHA-256 (hex) of an archive file's content: what a segment records, and what `audit verify` compares. */
 export const archiveFileSha256 = (content: string | Buffer) => createHash('sha256').update(content).digest('hex');
 
-/** A chain that does not continue its archive: archiving it would hide the break from `audit verify`. */
-export class AuditArchiveRefusal extends Error {
-  constructor(
-    message: string,
-    /** What was archived anyway, for the other chains (when several were archived at once). */
-    readonly report: ArchiveReport = { segments: 0, events: 0 },
-  ) {
-    super(message);
-    this.name = 'AuditArchiveRefusal';
-  }
-}
-
 /**
  * Moves one segment of `chain`'s oldest events, those that occurred before `cutoff`, into `folder`. Returns the
  * number of events moved (0: nothing is old enough, or another instance is archiving this chain right now).
@@ -152,7 +142,7 @@ async function archiveSegment(db: Database, folder: string, chain: string, cutof
     const expectedFrom = previous ? previous.toSeq + 1 : 1;
     const expectedPrevHash = previous ? previous.lastHash : '';
     if (fromSeq !== expectedFrom || moving[0]!.prev_hash !== expectedPrevHash || toSeq - fromSeq + 1 !== moving.length) {
-      throw new AuditArchiveRefusal(
+      throw auditArchiveRefusal(
         `The audit chain ${chainFolderName(chain)} does not continue its archive at event #${expectedFrom}: nothing is archived. Run: npm run portico -- audit verify`,
       );
     }
@@ -220,10 +210,11 @@ export async function archiveExpiredAuditEvents(
       }
     } catch (error) {
       // One broken chain stops its own archiving, not the other organizations'.
-      if (!(error instanceof AuditArchiveRefusal)) throw error;
-      refusals.push(error.message);
+      const refused = refusalOf(error, 'audit_archive');
+      if (!refused) throw error;
+      refusals.push(refused.message);
     }
   }
-  if (refusals.length > 0) throw new AuditArchiveRefusal(refusals.join(' '), report);
+  if (refusals.length > 0) throw auditArchiveRefusal(refusals.join(' '), report);
   return report;
 }

@@ -3,7 +3,7 @@
 // (or takes --yes), and goes through the broker like any other: one transaction, audited as `operator_cli`.
 import { and, desc, eq, gt, sql } from 'drizzle-orm';
 import { findOrganizationBySlug } from '../accounts/organizations';
-import { ApprovalRefusal, decideApprovalRequest, findApprovalRequest, revokeApprovalGrant, type ApprovalRequest } from '../approvals/broker';
+import { decideApprovalRequest, findApprovalRequest, revokeApprovalGrant, type ApprovalRequest } from '../approvals/broker';
 import { approvalGrants, approvalRequests, apps, users } from '../db/schema';
 import { terminalText } from '../util/visible-text';
 import { CommandError, printList, UsageError, type CliContext, type Command } from './command';
@@ -54,21 +54,16 @@ function decide(decision: 'approve' | 'deny'): Command {
       const access = request.kind === 'root_access' ? 'ELEVATED (root) access' : `${request.profile} access`;
       const duration = request.durationSeconds === null ? 'PERMANENTLY' : `for ${request.durationSeconds} seconds`;
       await confirmOrStop(ctx, values, `${decision === 'approve' ? 'Approve' : 'Deny'} ${access} ${duration} (${request.id})?`);
-      try {
-        // The fingerprint of what was just shown: if the request changed meanwhile, the broker refuses.
-        const { grant } = await decideApprovalRequest(ctx.db, {
-          requestId: request.id,
-          decision,
-          fingerprint: request.fingerprint,
-          channel: 'cli',
-          decidedBy: ctx.operator,
-          actor: { type: 'operator_cli', label: ctx.operator },
-        });
-        ctx.out(decision === 'approve' ? `Approved: grant ${grant!.id}${grant!.expiresAt ? ` until ${grant!.expiresAt.toISOString()}` : ' (permanent)'}.` : 'Denied.');
-      } catch (error) {
-        if (error instanceof ApprovalRefusal) throw new CommandError(`Refused: ${error.message}`);
-        throw error;
-      }
+      // The fingerprint of what was just shown: if the request changed meanwhile, the broker refuses (index.ts answers it).
+      const { grant } = await decideApprovalRequest(ctx.db, {
+        requestId: request.id,
+        decision,
+        fingerprint: request.fingerprint,
+        channel: 'cli',
+        decidedBy: ctx.operator,
+        actor: { type: 'operator_cli', label: ctx.operator },
+      });
+      ctx.out(decision === 'approve' ? `Approved: grant ${grant!.id}${grant!.expiresAt ? ` until ${grant!.expiresAt.toISOString()}` : ' (permanent)'}.` : 'Denied.');
     },
   };
 }
@@ -125,12 +120,7 @@ export const APPROVAL_COMMANDS: Record<string, Command> = {
       if (!grant) throw new CommandError(`No grant ${id}.`);
       for (const line of await describeRequest(ctx, (await findApprovalRequest(ctx.db, grant.requestId))!)) ctx.out(line);
       await confirmOrStop(ctx, values, 'Revoke this grant?');
-      try {
-        await revokeApprovalGrant(ctx.db, grant.id, ctx.operator, { type: 'operator_cli', label: ctx.operator });
-      } catch (error) {
-        if (error instanceof ApprovalRefusal) throw new CommandError(`Refused: ${error.message}`);
-        throw error;
-      }
+      await revokeApprovalGrant(ctx.db, grant.id, ctx.operator, { type: 'operator_cli', label: ctx.operator });
       ctx.out(`Revoked grant ${grant.id}.`);
     },
   },

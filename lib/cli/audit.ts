@@ -6,7 +6,9 @@
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { findOrganizationBySlug } from '../accounts/organizations';
-import { archiveExpiredAuditEvents, AuditArchiveRefusal, AUDIT_RETENTION_DAYS } from '../audit/archive';
+import { archiveExpiredAuditEvents, AUDIT_RETENTION_DAYS } from '../audit/archive';
+import type { AuditArchiveRefusal } from '../audit/refusal-codes';
+import { refusalOf } from '../refusals/refusal';
 import { verifyAuditChains } from '../audit/chain';
 import { organizations } from '../db/schema';
 import { env } from '../env';
@@ -83,9 +85,10 @@ export const AUDIT_COMMANDS: Record<string, Command> = {
         const report = await archiveExpiredAuditEvents(ctx.db, { folder, orgId });
         ctx.out(report.events === 0 ? 'No audit event is past its retention.' : `Archived ${report.events} audit events in ${report.segments} files under ${terminalText(folder)}.`);
       } catch (error) {
-        if (!(error instanceof AuditArchiveRefusal)) throw error;
-        if (error.report.events > 0) ctx.out(`Archived ${error.report.events} audit events in ${error.report.segments} files under ${terminalText(folder)}.`);
-        throw new CommandError(error.message);
+        // What was archived anyway, for the other chains; the refusal itself is the CLI's to answer (index.ts).
+        const report = (refusalOf(error, 'audit_archive') as AuditArchiveRefusal | undefined)?.report;
+        if (report && report.events > 0) ctx.out(`Archived ${report.events} audit events in ${report.segments} files under ${terminalText(folder)}.`);
+        throw error;
       }
     },
   },

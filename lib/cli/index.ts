@@ -9,7 +9,7 @@ import { ACCOUNT_LINK_TTL_SECONDS, accountLinkUrl, issueAccountLink } from '../a
 import { grantPersonPermissionCommand, inviteMemberCommand, removeMemberCommand, revokePersonPermissionCommand, type MemberCommandContext } from '../accounts/member-commands';
 import { addTeamMemberCommand, createTeamCommand, grantTeamScopeCommand, revokeTeamScopeCommand } from '../accounts/team-commands';
 import { listTeams } from '../accounts/teams';
-import { CommandRefusal } from '../accounts/org-operation';
+import { Refusal } from '../refusals/refusal';
 import { WEBHOOK_COMMANDS } from './webhooks';
 import { DOMAIN_COMMANDS } from './domains';
 import { env } from '../env';
@@ -34,6 +34,15 @@ import { commandHelp, parseCommandLine } from './catalog';
 import { AUDIT_COMMANDS } from './audit';
 
 export { CommandError, UsageError, type CliContext, type Command };
+
+/**
+ * The CLI's one answer to a refusal: its English words on stderr (exit 1). A domain command's refusal (not a member,
+ * the last owner, a conflict) reads as it is; the broker's and the central's read "Refused: …".
+ */
+function refusalAnswer(error: unknown): string | undefined {
+  if (!(error instanceof Refusal)) return undefined;
+  return error.domain === 'approvals' || error.domain === 'central' ? `Refused: ${error.message}` : error.message;
+}
 
 function audit(ctx: CliContext, db: Queryable, record: Omit<AuditRecord, 'actor'>) {
   return recordAuditEvent(db, { ...record, actor: { type: 'operator_cli', label: ctx.operator } });
@@ -471,9 +480,13 @@ export async function runCli(argv: string[], ctx: CliContext, err: (line: string
     await COMMANDS[line.noun]![line.verb]!.run(ctx, line.values, line.positionals);
     return 0;
   } catch (error) {
-    // A domain command's refusal (not a member, the last owner, a conflict) is the command's refusal.
-    if (error instanceof CommandError || error instanceof CommandRefusal) {
+    if (error instanceof CommandError) {
       err(error.message);
+      return 1;
+    }
+    const refused = refusalAnswer(error);
+    if (refused !== undefined) {
+      err(refused);
       return 1;
     }
     if (error instanceof UsageError) {

@@ -2,16 +2,17 @@
 // so an operation is checked and audited the same way whichever door it came through. The caller has authorized
 // `apps.manage` through the organization-operation kernel (lib/accounts/org-operation.ts), which gives the context.
 import { eq } from 'drizzle-orm';
-import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
+import { type OrgOperationContext } from '../accounts/org-operation';
 import { apps, clients } from '../db/schema';
 import { endClientAccess } from '../grants';
 import { shownLogoutUri } from '../deliveries/channels/logout-token';
 import { localized } from '../i18n/catalogs';
 import { setDevEnvironment } from './dev-environment';
-import { addPermission, CatalogRefusal, describePermission, restorePermission, retirePermission } from './permission-catalog';
+import { addPermission, describePermission, restorePermission, retirePermission } from './permission-catalog';
 import { cancelRotation, completeRotation, credentialState, startRotation } from './rotation';
 import { setIdTokenAlg, setNonceWithoutPkce, type findOrgApp, type IdTokenAlg } from './apps';
 import { setBackchannelLogout, type BackchannelLogoutSetting } from './backchannel-logout';
+import { commandRefusal } from '../accounts/refusal-codes';
 
 type AppListing = NonNullable<Awaited<ReturnType<typeof findOrgApp>>>;
 type Context = Pick<OrgOperationContext, 'tx' | 'audit'>;
@@ -31,25 +32,25 @@ function about(listing: AppListing) {
  * person saw (a compare-and-swap: a stale page cannot start a second one); without it, the current one.
  */
 export async function startSecretRotation(ctx: Context, listing: AppListing, input: { generation?: number; overlapSeconds: number }) {
-  if (await hasPublicClient(ctx, listing)) throw new CommandRefusal(409, localized('refusals.rotation.appNoSecret'));
+  if (await hasPublicClient(ctx, listing)) throw commandRefusal(409, localized('refusals.rotation.appNoSecret'));
   const generation = input.generation ?? (await credentialState(ctx.tx, listing.clientId))?.generation;
-  if (generation === undefined) throw new CommandRefusal(409, localized('refusals.rotation.appNoSecret'));
+  if (generation === undefined) throw commandRefusal(409, localized('refusals.rotation.appNoSecret'));
   const result = await startRotation(ctx.tx, listing.clientId, generation, input.overlapSeconds);
-  if (!result.ok) throw new CommandRefusal(409, result.text);
+  if (!result.ok) throw commandRefusal(409, result.text);
   await ctx.audit({ action: 'app.secret_rotation_started', ...about(listing), details: { generation: result.generation, overlapEndsAt: result.rotationEndsAt.toISOString() } });
   return result;
 }
 
 export async function completeSecretRotation(ctx: Context, listing: AppListing, generation: number) {
   const result = await completeRotation(ctx.tx, listing.clientId, generation);
-  if (!result.ok) throw new CommandRefusal(409, result.text);
+  if (!result.ok) throw commandRefusal(409, result.text);
   await ctx.audit({ action: 'app.secret_rotation_completed', ...about(listing), details: { generation: result.generation } });
   return result;
 }
 
 export async function cancelSecretRotation(ctx: Context, listing: AppListing, generation: number) {
   const result = await cancelRotation(ctx.tx, listing.clientId, generation);
-  if (!result.ok) throw new CommandRefusal(409, result.text);
+  if (!result.ok) throw commandRefusal(409, result.text);
   await ctx.audit({ action: 'app.secret_rotation_cancelled', ...about(listing), details: { generation: result.generation } });
   return result;
 }
@@ -76,7 +77,7 @@ export async function setAppDevEnvironment(ctx: Context, listing: AppListing, ho
  */
 export async function setAppBackchannelApproval(ctx: Context, listing: AppListing, enabled: boolean): Promise<void> {
   // CIBA's requests come from the app's backend with its secret: a single-page or native app has neither.
-  if (enabled && (await hasPublicClient(ctx, listing))) throw new CommandRefusal(409, localized('refusals.apps.publicClient'));
+  if (enabled && (await hasPublicClient(ctx, listing))) throw commandRefusal(409, localized('refusals.apps.publicClient'));
   await ctx.tx.update(apps).set({ cibaEnabled: enabled }).where(eq(apps.id, listing.app.id));
   await ctx.audit({ action: enabled ? 'app.ciba_enabled' : 'app.ciba_disabled', ...about(listing) });
 }
@@ -88,16 +89,16 @@ export async function setAppBackchannelApproval(ctx: Context, listing: AppListin
  */
 export async function setAppNonceWithoutPkce(ctx: Context, listing: AppListing, allowed: boolean): Promise<void> {
   // RFC 9700 §2.1.1's exception is for confidential clients only.
-  if (allowed && (await hasPublicClient(ctx, listing))) throw new CommandRefusal(409, localized('refusals.apps.publicClient'));
+  if (allowed && (await hasPublicClient(ctx, listing))) throw commandRefusal(409, localized('refusals.apps.publicClient'));
   if (!(await setNonceWithoutPkce(ctx.tx, listing.clientId, allowed))) {
-    throw new CommandRefusal(409, allowed ? localized('refusals.apps.nonceWithoutPkceAlready') : localized('refusals.apps.pkceRequiredAlready'));
+    throw commandRefusal(409, allowed ? localized('refusals.apps.nonceWithoutPkceAlready') : localized('refusals.apps.pkceRequiredAlready'));
   }
   await ctx.audit({ action: allowed ? 'app.nonce_without_pkce_allowed' : 'app.nonce_without_pkce_forbidden', ...about(listing) });
 }
 
 /** How the app's ID tokens are signed (RS256 or ES256): its relying parties must expect the same. */
 export async function setAppIdTokenAlg(ctx: Context, listing: AppListing, alg: IdTokenAlg): Promise<void> {
-  if (!(await setIdTokenAlg(ctx.tx, listing.clientId, alg))) throw new CommandRefusal(409, localized('console.apps.refusals.idTokenAlgAlready', { alg }));
+  if (!(await setIdTokenAlg(ctx.tx, listing.clientId, alg))) throw commandRefusal(409, localized('console.apps.refusals.idTokenAlgAlready', { alg }));
   await ctx.audit({ action: 'app.id_token_alg_changed', ...about(listing), details: { alg } });
 }
 
@@ -107,7 +108,7 @@ export async function setAppIdTokenAlg(ctx: Context, listing: AppListing, alg: I
  */
 export async function setAppBackchannelLogout(ctx: Context, listing: AppListing, setting: BackchannelLogoutSetting | null): Promise<void> {
   if (!(await setBackchannelLogout(ctx.tx, listing.clientId, setting))) {
-    throw new CommandRefusal(409, setting ? localized('refusals.backchannelLogout.unchanged') : localized('refusals.backchannelLogout.notRegistered'));
+    throw commandRefusal(409, setting ? localized('refusals.backchannelLogout.unchanged') : localized('refusals.backchannelLogout.notRegistered'));
   }
   await ctx.audit(
     setting
@@ -116,29 +117,23 @@ export async function setAppBackchannelLogout(ctx: Context, listing: AppListing,
   );
 }
 
-function catalogStep<T>(step: () => Promise<T>): Promise<T> {
-  return step().catch((error: unknown) => {
-    throw error instanceof CatalogRefusal ? new CommandRefusal(400, error.text) : error;
-  });
-}
-
 /** Adds a permission to the app's catalog (or describes a declared one, or brings back a retired one). */
 export async function addAppPermission(ctx: Context, listing: AppListing, input: { scope: string; description: string }) {
-  const { created } = await catalogStep(() => addPermission(ctx.tx, listing.app.id, input));
+  const { created } = await addPermission(ctx.tx, listing.app.id, input);
   await ctx.audit({ action: 'app.permission_added', ...about(listing), details: { scope: input.scope, description: input.description.trim(), created } });
 }
 
 export async function describeAppPermission(ctx: Context, listing: AppListing, input: { scope: string; description: string }) {
-  await catalogStep(() => describePermission(ctx.tx, listing.app.id, input));
+  await describePermission(ctx.tx, listing.app.id, input);
   await ctx.audit({ action: 'app.permission_described', ...about(listing), details: { scope: input.scope, description: input.description.trim() } });
 }
 
 export async function retireAppPermission(ctx: Context, listing: AppListing, scope: string) {
-  await catalogStep(() => retirePermission(ctx.tx, listing.app.id, scope));
+  await retirePermission(ctx.tx, listing.app.id, scope);
   await ctx.audit({ action: 'app.permission_retired', ...about(listing), details: { scope } });
 }
 
 export async function restoreAppPermission(ctx: Context, listing: AppListing, scope: string) {
-  await catalogStep(() => restorePermission(ctx.tx, listing.app.id, scope));
+  await restorePermission(ctx.tx, listing.app.id, scope);
   await ctx.audit({ action: 'app.permission_restored', ...about(listing), details: { scope } });
 }

@@ -1,29 +1,21 @@
 // What an admin does to the MCP clients of an organization's apps, once: the console, the REST API and the
 // clients.revoke tool call these, so each operation is refused, done and audited the same way whichever door it
 // came through. The caller has authorized `clients.manage` through the organization-operation kernel.
-import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
-import { localized, type LocalizedText } from '../i18n/catalogs';
+import type { OrgOperationContext } from '../accounts/org-operation';
+import { localized } from '../i18n/catalogs';
 import type { findOrgApp } from './apps';
 import { revokeClientAtApp } from './binding';
 import { createExternalClient, validateExternalClient } from './external';
+import { commandRefusal } from '../accounts/refusal-codes';
+import { clientMetadataRefusal } from './refusal-codes';
 
 type AppListing = NonNullable<Awaited<ReturnType<typeof findOrgApp>>>;
 type Context = Pick<OrgOperationContext, 'tx' | 'org' | 'audit'>;
 
-/** A refusal of the external client's metadata, naming the field (for the form) and the RFC 7591 error (for REST). */
-export class ClientMetadataRefusal extends CommandRefusal {
-  constructor(
-    readonly field: 'label' | 'redirect_uris',
-    message: string | LocalizedText,
-  ) {
-    super(400, message);
-  }
-}
-
 /** Registers a public MCP client for one app of the organization (no secret; PKCE). */
 export async function registerExternalClient(ctx: Context, app: AppListing, input: { label: unknown; redirectUris: unknown }) {
   const valid = validateExternalClient(input.label, input.redirectUris);
-  if (!valid.ok) throw new ClientMetadataRefusal(valid.field, valid.text);
+  if (!valid.ok) throw clientMetadataRefusal(valid.field, valid.text);
   const { clientId } = await createExternalClient(ctx.tx, { orgId: ctx.org.id, appId: app.app.id, label: valid.label, redirectUris: valid.redirectUris, native: valid.native });
   await ctx.audit({ action: 'client.external_registered', subject: { type: 'client', id: clientId, label: valid.label }, appId: app.app.id, clientId, details: { redirectUris: valid.redirectUris } });
   return { clientId, label: valid.label, redirectUris: valid.redirectUris };
@@ -33,7 +25,7 @@ export async function registerExternalClient(ctx: Context, app: AppListing, inpu
 export async function revokeClientAtAppCommand(ctx: Context, app: AppListing, clientId: string): Promise<{ grantsEnded: number }> {
   const outcome = await revokeClientAtApp(ctx.tx, clientId, app.app.id);
   if (!outcome.ok) {
-    throw new CommandRefusal(
+    throw commandRefusal(
       409,
       outcome.reason === 'not_linked' ? localized('refusals.clients.notLinked', { app: app.app.name }) : localized('refusals.clients.revokedAlready'),
       outcome.reason,

@@ -7,8 +7,9 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { appPermissions } from '../db/schema';
 import { surfaceStateOf } from './surface';
-import { CommandRefusal } from '../accounts/org-operation';
-import { DEFAULT_LOCALE, localized, textIn, translator, type LocalizedText } from '../i18n/catalogs';
+import { DEFAULT_LOCALE, localized, translator } from '../i18n/catalogs';
+import { commandRefusal } from '../accounts/refusal-codes';
+import { catalogRefusal } from './refusal-codes';
 
 export const BASELINE_SCOPE = 'mcp';
 
@@ -46,21 +47,14 @@ export function describedIn(entry: Pick<CatalogPermission, 'description' | 'base
   return entry.portico ? porticoDescription(entry, locale) : entry.description;
 }
 
-/** A refusal of a catalog change; its words in the catalogs (`message` is English). */
-export class CatalogRefusal extends Error {
-  constructor(readonly text: LocalizedText) {
-    super(textIn(text));
-  }
-}
-
 function checkScope(scope: string): void {
-  if (!SCOPE_TOKEN.test(scope)) throw new CatalogRefusal(localized('refusals.catalog.scopeToken'));
-  if (scope === BASELINE_SCOPE) throw new CatalogRefusal(localized('refusals.catalog.baseline', { scope: BASELINE_SCOPE }));
+  if (!SCOPE_TOKEN.test(scope)) throw catalogRefusal(localized('refusals.catalog.scopeToken'));
+  if (scope === BASELINE_SCOPE) throw catalogRefusal(localized('refusals.catalog.baseline', { scope: BASELINE_SCOPE }));
 }
 
 function checkDescription(description: string): string {
   const trimmed = description.trim();
-  if (trimmed.length < 1 || trimmed.length > 200) throw new CatalogRefusal(localized('refusals.catalog.description'));
+  if (trimmed.length < 1 || trimmed.length > 200) throw catalogRefusal(localized('refusals.catalog.description'));
   return trimmed;
 }
 
@@ -108,7 +102,7 @@ export async function offeredScopes(db: Queryable, appId: string): Promise<strin
  */
 export async function refuseUnlessOffered(db: Queryable, app: { id: string; name: string }, scope: string): Promise<void> {
   if (!(await offeredScopes(db, app.id)).includes(scope)) {
-    throw new CommandRefusal(400, localized('refusals.catalog.notOffered', { scope, app: app.name }), 'unknown_scope');
+    throw commandRefusal(400, localized('refusals.catalog.notOffered', { scope, app: app.name }), 'unknown_scope');
   }
 }
 
@@ -133,7 +127,7 @@ export async function describePermission(db: Queryable, appId: string, input: { 
   checkScope(input.scope);
   const description = checkDescription(input.description);
   const entry = (await listPermissionCatalog(db, appId)).find((permission) => permission.scope === input.scope);
-  if (!entry) throw new CatalogRefusal(localized('refusals.catalog.notInCatalog', { scope: input.scope }));
+  if (!entry) throw catalogRefusal(localized('refusals.catalog.notInCatalog', { scope: input.scope }));
   await db
     .insert(appPermissions)
     .values({ appId, scope: input.scope, description, added: false })
@@ -144,7 +138,7 @@ export async function describePermission(db: Queryable, appId: string, input: { 
 export async function retirePermission(db: Queryable, appId: string, scope: string): Promise<void> {
   checkScope(scope);
   const entry = (await listPermissionCatalog(db, appId)).find((permission) => permission.scope === scope);
-  if (!entry || entry.retired) throw new CatalogRefusal(localized('refusals.catalog.notActive', { scope }));
+  if (!entry || entry.retired) throw catalogRefusal(localized('refusals.catalog.notActive', { scope }));
   await db
     .insert(appPermissions)
     .values({ appId, scope, description: entry.description.slice(0, 200), added: entry.added, retiredAt: sql`now()` })
@@ -158,6 +152,6 @@ export async function restorePermission(db: Queryable, appId: string, scope: str
     .set({ retiredAt: null })
     .where(and(eq(appPermissions.appId, appId), eq(appPermissions.scope, scope)))
     .returning({ scope: appPermissions.scope });
-  if (updated.length === 0) throw new CatalogRefusal(localized('refusals.catalog.notRetired', { scope }));
+  if (updated.length === 0) throw catalogRefusal(localized('refusals.catalog.notRetired', { scope }));
 }
 

@@ -15,9 +15,10 @@ import { agents, apps, clientAppLinks, clients, confirmationChallenges, grantBin
 import { isActiveMember } from '../accounts/memberships';
 import { PORTICO_INTERNAL_CLIENT_ID } from '../oidc/agent-token-exchange';
 import { isConfirmationId } from './urls';
-import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
+import { localized } from '../i18n/catalogs';
 import type Provider from 'oidc-provider';
 import { answerBackchannelRequest } from '../oidc/ciba';
+import { confirmationRefusal } from './refusal-codes';
 
 export interface ConfirmationView {
   id: string;
@@ -46,20 +47,6 @@ export interface ConfirmationView {
    * its authorization details.
    */
   backchannel: boolean;
-}
-
-export class ConfirmationRefusal extends Error {
-  /** Its words as a catalog key (mcp.confirmationRefusals.…), for the page to show in the person's language; `message` is their English. */
-  readonly text: LocalizedText;
-
-  constructor(
-    readonly code: 'not_found' | 'decided',
-    text: LocalizedText,
-  ) {
-    super(textIn(text));
-    this.name = 'ConfirmationRefusal';
-    this.text = text;
-  }
 }
 
 /** The person answers for themselves; an app's operators answer for an agent acting on its own in that app (the query joins apps). */
@@ -126,7 +113,7 @@ export interface ConfirmationAnswer {
 }
 
 /**
- * Answers a challenge: a confirmation after step-up with the person's strongest factor (StepUpRefusal otherwise), a
+ * Answers a challenge: a confirmation after step-up with the person's strongest factor (a step-up refusal otherwise), a
  * denial at once. A confirmed token is redeemable for CONFIRMATION_TTL_SECONDS from the confirmation, once.
  */
 /** What a passkey step-up for this confirmation is bound to: an assertion made for one confirmation serves no other. */
@@ -138,8 +125,8 @@ export async function answerConfirmation(
   input: ConfirmationAnswer,
 ): Promise<{ view: ConfirmationView; factor?: StepUpFactor; undelivered?: true }> {
   const view = await findConfirmation(db, input.id, input.user);
-  if (!view) throw new ConfirmationRefusal('not_found', localized('mcp.confirmationRefusals.notFound'));
-  if (view.state !== 'pending' || view.expired) throw new ConfirmationRefusal('decided', view.expired ? localized('mcp.confirmationRefusals.expired') : localized('mcp.confirmationRefusals.decidedAlready', { state: view.state }));
+  if (!view) throw confirmationRefusal('not_found', localized('mcp.confirmationRefusals.notFound'));
+  if (view.state !== 'pending' || view.expired) throw confirmationRefusal('decided', view.expired ? localized('mcp.confirmationRefusals.expired') : localized('mcp.confirmationRefusals.decidedAlready', { state: view.state }));
   if (view.backchannel && !keys.provider) throw new Error('answering a CIBA request needs the provider');
   const factor = input.decision === 'confirm' ? await verifyStepUp(db, keys.atRestKey, { user: input.user, proof: input.proof, ip: input.ip, rp: keys.rp, context: confirmationStepUpContext(input.id), orgId: view.orgId }) : undefined;
   const result = await db.transaction(async (tx) => {
@@ -152,7 +139,7 @@ export async function answerConfirmation(
       )
       .where(and(eq(confirmationChallenges.id, input.id), eq(confirmationChallenges.needsHuman, true), isNull(confirmationChallenges.confirmedAt), isNull(confirmationChallenges.deniedAt), gt(confirmationChallenges.expiresAt, sql`now()`)))
       .returning();
-    if (!answered) throw new ConfirmationRefusal('decided', localized('mcp.confirmationRefusals.answeredMeanwhile'));
+    if (!answered) throw confirmationRefusal('decided', localized('mcp.confirmationRefusals.answeredMeanwhile'));
     await recordAuditEvent(tx, {
       orgId: answered.orgId,
       actor: { type: 'person', id: input.user.id, label: input.user.email, ip: input.ip },

@@ -3,9 +3,10 @@
 // - OAuth / REST / product JSON: {"error", "error_description"} (RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 6750 §3.1),
 //   never cached;
 // - JSON-RPC 2.0 errors for the MCP endpoint (`id: null` when the request could not be read);
-// - SCIM 2.0 errors for provisioning (RFC 7644 §3.12: the Error schema, `status` as a string, `scimType`);
-// - and, for each domain, one table from its refusal codes to HTTP statuses, so that one refusal answers the same
-//   status whichever handler reports it.
+// - SCIM 2.0 errors for provisioning (RFC 7644 §3.12: the Error schema, `status` as a string, `scimType`).
+// A refusal (lib/refusals/refusal.ts) carries its status and code from its domain's table (`lib/<domain>/refusal-codes.ts`),
+// so that one refusal answers the same status whichever door reports it; `oauthRefusalAnswer` is the OAuth-shaped one.
+import { Refusal } from '../refusals/refusal';
 import { readCappedText } from './body';
 
 export const NO_STORE = { 'Cache-Control': 'no-store' } as const;
@@ -13,6 +14,16 @@ export const NO_STORE = { 'Cache-Control': 'no-store' } as const;
 /** {"error", "error_description"} with a status: OAuth's shape, which Portico's REST and product endpoints share. */
 export function oauthError(status: number, error: string, description: string, headers: Record<string, string> = {}): Response {
   return Response.json({ error, error_description: description }, { status, headers: { ...NO_STORE, ...headers } });
+}
+
+/**
+ * The OAuth-shaped doors' one answer to a refusal (REST, the central, product endpoints): its status, its code as
+ * `error`, its words as `error_description` — English unless `words` says them otherwise (the central: in the
+ * operator's language). Anything else: undefined, for the caller to throw on.
+ */
+export function oauthRefusalAnswer(error: unknown, words: (refusal: Refusal) => string = (refusal) => refusal.message): Response | undefined {
+  if (!(error instanceof Refusal)) return undefined;
+  return oauthError(error.status, error.code, words(error));
 }
 
 /** A JSON-RPC 2.0 error answered before (or instead of) any MCP processing. */
@@ -49,28 +60,4 @@ export async function readJsonObject(request: Request, limit: number): Promise<J
   const text = await readCappedText(request, limit);
   if (text === undefined) return { ok: false, problem: 'too_large', status: 413, description: `the body is larger than ${limit} bytes` };
   return parseJsonObject(text);
-}
-
-/** Refusals of the approval broker and the central, whichever endpoint reports them. */
-export const APPROVAL_REFUSAL_STATUS = {
-  invalid_request: 400,
-  queue_full: 429,
-  not_found: 404,
-  not_pending: 409,
-  expired: 409,
-  fingerprint_mismatch: 409,
-  not_eligible: 403,
-  // A grant that is not active any more is, for whoever revokes it, no active grant.
-  already_revoked: 404,
-  // Not revealed: a request one may not decide looks like one that does not exist.
-  not_authorized: 404,
-  // The central's own: its session ended (the page asks the operator to sign in again), a spent decision proof, a
-  // missing or wrong step-up.
-  session: 401,
-  nonce: 409,
-  step_up: 403,
-} as const satisfies Record<string, number>;
-
-export function approvalRefusalStatus(code: string): number {
-  return (APPROVAL_REFUSAL_STATUS as Record<string, number>)[code] ?? 400;
 }

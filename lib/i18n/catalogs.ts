@@ -98,7 +98,7 @@ export type MessageKey = MessageKeys<Messages, NestedKeyOf<Messages>>;
 
 /**
  * Words to show a person later, in their language: a catalog key and its values. Refusals thrown deep in lib
- * (CommandRefusal, ActionRefusal) carry one; the page that shows the refusal translates it, and their `message`
+ * (lib/refusals/refusal.ts) carry one; the page that shows the refusal translates it, and their `message`
  * stays English for logs, the CLI and error_description on the wire.
  */
 export interface LocalizedText {

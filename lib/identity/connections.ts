@@ -8,7 +8,7 @@
 // identity provider (discovery) is the network half, done before the transaction (probeOidcIssuer).
 import { and, asc, eq, inArray, isNotNull, notInArray, sql } from 'drizzle-orm';
 import * as oidcClient from 'openid-client';
-import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
+import { type OrgOperationContext } from '../accounts/org-operation';
 import type { Queryable } from '../db/client';
 import { identityConnections, orgDomains, teams } from '../db/schema';
 import { outboundFetch, OutboundRefused, type OutboundPolicy, type OutboundRefusalReason } from '../http/outbound';
@@ -17,6 +17,7 @@ import { decryptAtRest, encryptAtRest } from '../security/at-rest';
 import { isUuid } from '../util/uuid';
 import { normalizeDomain } from './domains';
 import { parseCertificates, type IdpMetadata } from './saml-metadata';
+import { commandRefusal } from '../accounts/refusal-codes';
 
 export type IdentityConnection = typeof identityConnections.$inferSelect;
 export type ConnectionKind = IdentityConnection['kind'];
@@ -79,7 +80,7 @@ export interface IssuerProbe {
  */
 export async function probeOidcIssuer(outbound: OutboundPolicy, rawIssuer: string): Promise<IssuerProbe> {
   const issuer = normalizeIssuer(rawIssuer, outbound.allowLoopback);
-  if (!issuer) throw new CommandRefusal(400, localized('refusals.connections.invalidIssuer'), 'invalid_issuer');
+  if (!issuer) throw commandRefusal(400, localized('refusals.connections.invalidIssuer'), 'invalid_issuer');
   try {
     const configuration = await discover(outbound, { oidcIssuer: issuer, oidcClientId: 'portico-probe' }, undefined);
     const metadata = configuration.serverMetadata();
@@ -87,8 +88,8 @@ export async function probeOidcIssuer(outbound: OutboundPolicy, rawIssuer: strin
     if (metadata.code_challenge_methods_supported && !metadata.code_challenge_methods_supported.includes('S256')) throw new Error('no S256');
   } catch (error) {
     // openid-client wraps what its fetch threw: a private address the installation does not allow says which setting would.
-    if (refusedFor(error, 'private_network')) throw new CommandRefusal(400, localized('refusals.connections.privateNetwork', { issuer }), 'invalid_issuer');
-    throw new CommandRefusal(400, localized('refusals.connections.discoveryFailed', { issuer }), 'invalid_issuer');
+    if (refusedFor(error, 'private_network')) throw commandRefusal(400, localized('refusals.connections.privateNetwork', { issuer }), 'invalid_issuer');
+    throw commandRefusal(400, localized('refusals.connections.discoveryFailed', { issuer }), 'invalid_issuer');
   }
   return { issuer, ok: true };
 }
@@ -120,14 +121,14 @@ export async function clientSecretOf(connection: IdentityConnection, atRestKey: 
 function checkedMapping(input: Pick<OidcConnectionFields, 'emailClaim' | 'nameClaim' | 'groupsClaim'>) {
   const fields = { emailClaim: input.emailClaim.trim(), nameClaim: input.nameClaim.trim(), groupsClaim: input.groupsClaim.trim() };
   for (const [field, value] of Object.entries(fields)) {
-    if (!CLAIM_NAME.test(value)) throw new CommandRefusal(400, localized('refusals.connections.invalidClaim'), field);
+    if (!CLAIM_NAME.test(value)) throw commandRefusal(400, localized('refusals.connections.invalidClaim'), field);
   }
   return fields;
 }
 
 function checkedName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > 100 || /[\u0000-\u001f\u007f]/.test(trimmed)) throw new CommandRefusal(400, localized('refusals.connections.invalidName'), 'name');
+  if (trimmed.length < 1 || trimmed.length > 100 || /[\u0000-\u001f\u007f]/.test(trimmed)) throw commandRefusal(400, localized('refusals.connections.invalidName'), 'name');
   return trimmed;
 }
 
@@ -154,7 +155,7 @@ export async function connectionOfOrg(db: Queryable, orgId: string, connectionId
         .where(and(eq(identityConnections.orgId, orgId), eq(identityConnections.id, connectionId)))
         .limit(1)
     : [];
-  if (!row) throw new CommandRefusal(404, localized('refusals.connections.notFound'), 'not_found');
+  if (!row) throw commandRefusal(404, localized('refusals.connections.notFound'), 'not_found');
   return row;
 }
 
@@ -169,7 +170,7 @@ const about = (connection: Pick<IdentityConnection, 'id' | 'name'>) => ({ subjec
 /** The domains to tie: verified domains of this organization (ids from the form), each tied to at most one connection. */
 async function tieDomains(tx: Queryable, orgId: string, connectionId: string, domainIds: readonly string[]): Promise<string[]> {
   const ids = [...new Set(domainIds)].filter(isUuid);
-  if (ids.length !== new Set(domainIds).size) throw new CommandRefusal(400, localized('refusals.connections.domainNotVerified'), 'domains');
+  if (ids.length !== new Set(domainIds).size) throw commandRefusal(400, localized('refusals.connections.domainNotVerified'), 'domains');
   // Untie what is no longer chosen, then tie the chosen ones: only verified domains of this organization, and not one
   // another connection holds (the check and the update are one statement each, in the caller's transaction).
   await tx
@@ -189,7 +190,7 @@ async function tieDomains(tx: Queryable, orgId: string, connectionId: string, do
       ),
     )
     .returning({ domain: orgDomains.domain });
-  if (tied.length !== ids.length) throw new CommandRefusal(400, localized('refusals.connections.domainNotVerified'), 'domains');
+  if (tied.length !== ids.length) throw commandRefusal(400, localized('refusals.connections.domainNotVerified'), 'domains');
   return tied.map((row) => row.domain).sort();
 }
 
@@ -197,8 +198,8 @@ async function tieDomains(tx: Queryable, orgId: string, connectionId: string, do
 async function refuseUnlessRoomFor(ctx: Context, name: string): Promise<void> {
   await ctx.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:identity-connections:${ctx.orgId}`}))`);
   const existing = await ctx.tx.select({ name: identityConnections.name }).from(identityConnections).where(eq(identityConnections.orgId, ctx.orgId));
-  if (existing.length >= MAX_CONNECTIONS_PER_ORG) throw new CommandRefusal(409, localized('refusals.connections.tooMany', { max: MAX_CONNECTIONS_PER_ORG }), 'name');
-  if (existing.some((row) => row.name.toLowerCase() === name.toLowerCase())) throw new CommandRefusal(409, localized('refusals.connections.nameTaken', { name }), 'name');
+  if (existing.length >= MAX_CONNECTIONS_PER_ORG) throw commandRefusal(409, localized('refusals.connections.tooMany', { max: MAX_CONNECTIONS_PER_ORG }), 'name');
+  if (existing.some((row) => row.name.toLowerCase() === name.toLowerCase())) throw commandRefusal(409, localized('refusals.connections.nameTaken', { name }), 'name');
 }
 
 /** Makes an OpenID Connect connection (the issuer was probed before the transaction); its secret is sealed at rest. */
@@ -211,8 +212,8 @@ export async function createOidcConnection(ctx: Context, deps: Pick<ConnectionDe
   // No door takes the id from a person (only code that registers the redirect URI first): a wrong one is a bug.
   if (input.id !== undefined && !isUuid(input.id)) throw new Error('A connection id chosen beforehand must be a UUID.');
   const clientId = input.clientId.trim();
-  if (!clientId || clientId.length > 300) throw new CommandRefusal(400, localized('refusals.connections.invalidClientId'), 'clientId');
-  if (!input.clientSecret || input.clientSecret.length > 1000) throw new CommandRefusal(400, localized('refusals.connections.clientSecretRequired'), 'clientSecret');
+  if (!clientId || clientId.length > 300) throw commandRefusal(400, localized('refusals.connections.invalidClientId'), 'clientId');
+  if (!input.clientSecret || input.clientSecret.length > 1000) throw commandRefusal(400, localized('refusals.connections.clientSecretRequired'), 'clientSecret');
   const mapping = checkedMapping(input);
   await refuseUnlessRoomFor(ctx, name);
   const [created] = await ctx.tx
@@ -289,10 +290,10 @@ export async function createSamlConnection(
   const fieldOf = (key: keyof typeof typed) => (typed[key] || !metadata ? key : metadata.field);
   const entityId = typed.entityId || metadata?.entityId || '';
   const ssoUrl = normalizeSsoUrl(typed.ssoUrl || metadata?.ssoUrl || '', options.allowHttp);
-  if (!entityId || entityId.length > 500 || /[\s\u0000-\u001f]/.test(entityId)) throw new CommandRefusal(400, localized('refusals.connections.invalidSaml'), fieldOf('entityId'));
-  if (!ssoUrl) throw new CommandRefusal(400, localized('refusals.connections.invalidSaml'), fieldOf('ssoUrl'));
+  if (!entityId || entityId.length > 500 || /[\s\u0000-\u001f]/.test(entityId)) throw commandRefusal(400, localized('refusals.connections.invalidSaml'), fieldOf('entityId'));
+  if (!ssoUrl) throw commandRefusal(400, localized('refusals.connections.invalidSaml'), fieldOf('ssoUrl'));
   const certificates = typed.certificates ? parseCertificates(typed.certificates) : metadata?.certificates;
-  if (!certificates) throw new CommandRefusal(400, localized('refusals.connections.invalidCertificate'), 'certificates');
+  if (!certificates) throw commandRefusal(400, localized('refusals.connections.invalidCertificate'), 'certificates');
   const mapping = checkedMapping(input);
   await refuseUnlessRoomFor(ctx, name);
   const [created] = await ctx.tx
@@ -330,20 +331,20 @@ export async function updateConnection(ctx: Context, deps: Pick<ConnectionDeps, 
   const mapped = new Map<string, string>();
   for (const [group, teamName] of Object.entries(change.groupTeams)) {
     const team = orgTeams.find((row) => row.name.toLowerCase() === teamName.trim().toLowerCase());
-    if (!team || !group.trim() || group.length > 200) throw new CommandRefusal(400, localized('refusals.connections.unknownTeam', { team: teamName.slice(0, 100) }), 'groupTeams');
+    if (!team || !group.trim() || group.length > 200) throw commandRefusal(400, localized('refusals.connections.unknownTeam', { team: teamName.slice(0, 100) }), 'groupTeams');
     mapped.set(group.trim(), team.id);
   }
   // Own properties only, whatever the group is called ("__proto__" included).
   const groupTeams: Record<string, string> = Object.fromEntries(mapped);
   const clientId = change.clientId?.trim();
-  if (connection.kind === 'oidc' && clientId !== undefined && (!clientId || clientId.length > 300)) throw new CommandRefusal(400, localized('refusals.connections.invalidClientId'), 'clientId');
-  if (change.clientSecret && change.clientSecret.length > 1000) throw new CommandRefusal(400, localized('refusals.connections.clientSecretRequired'), 'clientSecret');
+  if (connection.kind === 'oidc' && clientId !== undefined && (!clientId || clientId.length > 300)) throw commandRefusal(400, localized('refusals.connections.invalidClientId'), 'clientId');
+  if (change.clientSecret && change.clientSecret.length > 1000) throw commandRefusal(400, localized('refusals.connections.clientSecretRequired'), 'clientSecret');
   const ssoUrl = connection.kind === 'saml' && change.ssoUrl !== undefined ? normalizeSsoUrl(change.ssoUrl, options.allowHttp) : undefined;
-  if (connection.kind === 'saml' && change.ssoUrl !== undefined && !ssoUrl) throw new CommandRefusal(400, localized('refusals.connections.invalidSaml'), 'ssoUrl');
+  if (connection.kind === 'saml' && change.ssoUrl !== undefined && !ssoUrl) throw commandRefusal(400, localized('refusals.connections.invalidSaml'), 'ssoUrl');
   let certificates: string | undefined;
   if (connection.kind === 'saml' && change.certificates?.trim()) {
     const parsed = parseCertificates(change.certificates);
-    if (!parsed) throw new CommandRefusal(400, localized('refusals.connections.invalidCertificate'), 'certificates');
+    if (!parsed) throw commandRefusal(400, localized('refusals.connections.invalidCertificate'), 'certificates');
     certificates = parsed.join('\n');
   }
   const clash = await ctx.tx
@@ -351,7 +352,7 @@ export async function updateConnection(ctx: Context, deps: Pick<ConnectionDeps, 
     .from(identityConnections)
     .where(and(eq(identityConnections.orgId, ctx.orgId), sql`lower(${identityConnections.name}) = lower(${name})`, sql`${identityConnections.id} <> ${connection.id}`))
     .limit(1);
-  if (clash.length > 0) throw new CommandRefusal(409, localized('refusals.connections.nameTaken', { name }), 'name');
+  if (clash.length > 0) throw commandRefusal(409, localized('refusals.connections.nameTaken', { name }), 'name');
   const [updated] = await ctx.tx
     .update(identityConnections)
     .set({

@@ -11,13 +11,14 @@ import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { and, asc, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
-import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
+import { type OrgOperationContext } from '../accounts/org-operation';
 import { postgresErrorCode, type Queryable } from '../db/client';
 import { orgDomains } from '../db/schema';
 import { deliveryPolicy, outboundRequest, OutboundRefused, type OutboundPolicy } from '../http/outbound';
 import { localized } from '../i18n/catalogs';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { isUuid } from '../util/uuid';
+import { commandRefusal } from '../accounts/refusal-codes';
 
 export type OrgDomain = typeof orgDomains.$inferSelect;
 
@@ -131,7 +132,7 @@ async function domainOfOrg(db: Queryable, orgId: string, reference: string): Pro
     .from(orgDomains)
     .where(and(eq(orgDomains.orgId, orgId), isUuid(reference) ? eq(orgDomains.id, reference) : byName ? eq(orgDomains.domain, byName) : sql`false`))
     .limit(1);
-  if (!row) throw new CommandRefusal(404, localized('refusals.domains.notFound'), 'not_found');
+  if (!row) throw commandRefusal(404, localized('refusals.domains.notFound'), 'not_found');
   return row;
 }
 
@@ -140,18 +141,18 @@ const about = (domain: OrgDomain) => ({ subject: { type: 'domain', id: domain.id
 /** Adds a domain to prove: refused when it is not a domain, the organization has it or too many, or another holds it. */
 export async function addDomain(ctx: Context, raw: string): Promise<OrgDomain> {
   const domain = normalizeDomain(raw);
-  if (!domain) throw new CommandRefusal(400, localized('refusals.domains.invalid'), 'invalid_domain');
+  if (!domain) throw commandRefusal(400, localized('refusals.domains.invalid'), 'invalid_domain');
   // One at a time per organization: the count and the insert cannot be raced past the limit.
   await ctx.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`portico:org-domains:${ctx.orgId}`}))`);
   const [{ total } = { total: 0 }] = await ctx.tx.select({ total: count() }).from(orgDomains).where(eq(orgDomains.orgId, ctx.orgId));
-  if (total >= MAX_DOMAINS_PER_ORG) throw new CommandRefusal(409, localized('refusals.domains.tooMany', { max: MAX_DOMAINS_PER_ORG }), 'too_many_domains');
+  if (total >= MAX_DOMAINS_PER_ORG) throw commandRefusal(409, localized('refusals.domains.tooMany', { max: MAX_DOMAINS_PER_ORG }), 'too_many_domains');
   await refuseHeldElsewhere(ctx.tx, ctx.orgId, domain, 'invalid_domain');
   const [added] = await ctx.tx
     .insert(orgDomains)
     .values({ orgId: ctx.orgId, domain, verificationToken: randomBytes(24).toString('base64url') })
     .onConflictDoNothing()
     .returning();
-  if (!added) throw new CommandRefusal(409, localized('refusals.domains.exists', { domain }), 'invalid_domain');
+  if (!added) throw commandRefusal(409, localized('refusals.domains.exists', { domain }), 'invalid_domain');
   await ctx.audit({ action: 'org.domain_added', ...about(added) });
   return added;
 }
@@ -173,7 +174,7 @@ export async function proveDomain(db: Queryable, deps: DomainCheckDeps, orgId: s
   const domain = await domainOfOrg(db, orgId, reference);
   if (domain.verifiedAt) return { domainId: domain.id, found: 'already' };
   const limit = await hitRateLimit(db, DOMAIN_CHECKS_PER_ORG, orgId, deps.now?.());
-  if (limit.limited) throw new CommandRefusal(409, localized('refusals.domains.checkLimit', { max: DOMAIN_CHECKS_PER_ORG.limit, minutes: Math.ceil(limit.retryAfterSeconds / 60) }), 'rate_limited');
+  if (limit.limited) throw commandRefusal(409, localized('refusals.domains.checkLimit', { max: DOMAIN_CHECKS_PER_ORG.limit, minutes: Math.ceil(limit.retryAfterSeconds / 60) }), 'rate_limited');
   const expected = verificationInstructions(domain).dnsValue;
   const dns = await dnsProof(deps, `${DNS_RECORD_LABEL}.${domain.domain}`, expected);
   if (dns === true) return { domainId: domain.id, found: 'dns' };
@@ -184,7 +185,7 @@ export async function proveDomain(db: Queryable, deps: DomainCheckDeps, orgId: s
 /** Refused when another organization holds this domain, or one it belongs to (a.acme.example under acme.example). */
 async function refuseHeldElsewhere(db: Queryable, orgId: string, domain: string, code: string): Promise<void> {
   const holder = await organizationHoldingHost(db, domain);
-  if (holder && holder.orgId !== orgId) throw new CommandRefusal(409, localized('refusals.domains.taken', { domain: holder.domain }), code);
+  if (holder && holder.orgId !== orgId) throw commandRefusal(409, localized('refusals.domains.taken', { domain: holder.domain }), code);
 }
 
 /**
@@ -209,7 +210,7 @@ export async function recordDomainCheck(ctx: Context, proof: DomainProof): Promi
         .returning();
     } catch (error) {
       // Another organization verified it in the same moment: the unique index let only one through.
-      if (postgresErrorCode(error) === '23505') throw new CommandRefusal(409, localized('refusals.domains.taken', { domain: domain.domain }), 'domain_taken');
+      if (postgresErrorCode(error) === '23505') throw commandRefusal(409, localized('refusals.domains.taken', { domain: domain.domain }), 'domain_taken');
       throw error;
     }
     if (!verified) {

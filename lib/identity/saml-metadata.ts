@@ -7,9 +7,9 @@
 // both the typed and the imported ones go through the same check.
 import { X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
-import { CommandRefusal } from '../accounts/org-operation';
 import { OutboundRefused, outboundFetch, type OutboundPolicy } from '../http/outbound';
 import { localized, type LocalizedText } from '../i18n/catalogs';
+import { commandRefusal } from '../accounts/refusal-codes';
 
 const METADATA_NS = 'urn:oasis:names:tc:SAML:2.0:metadata';
 const DSIG_NS = 'http://www.w3.org/2000/09/xmldsig#';
@@ -42,7 +42,7 @@ export function parseCertificates(pem: string): string[] | undefined {
 }
 
 const refuse = (text: LocalizedText, field: string): never => {
-  throw new CommandRefusal(400, text, field);
+  throw commandRefusal(400, text, field);
 };
 
 const elementChildren = (parent: Element, localName: string, namespace: string): Element[] => {
@@ -122,18 +122,19 @@ export async function fetchIdpMetadata(outbound: OutboundPolicy, rawUrl: string,
     url = undefined;
   }
   if (!url || rawUrl.trim().length > 2000 || url.username || url.password || (url.protocol !== 'https:' && !(outbound.allowLoopback && url.protocol === 'http:'))) {
-    throw new CommandRefusal(400, localized('refusals.connections.metadata.invalidUrl'), field);
+    throw commandRefusal(400, localized('refusals.connections.metadata.invalidUrl'), field);
   }
   url.hash = '';
-  let text: string;
+  let status: number;
+  let text: string | undefined;
   try {
     const answer = await outboundFetch(outbound, { timeoutMs: METADATA_TIMEOUT_MS, maxBytes: MAX_METADATA_BYTES })(url, { headers: { accept: 'application/samlmetadata+xml, application/xml;q=0.9, text/xml;q=0.8' } });
-    if (answer.status !== 200) throw new CommandRefusal(400, localized('refusals.connections.metadata.answered', { url: url.href, status: answer.status }), field);
-    text = await answer.text();
+    status = answer.status;
+    if (status === 200) text = await answer.text();
   } catch (error) {
-    if (error instanceof CommandRefusal) throw error;
-    if (error instanceof OutboundRefused && error.reason === 'private_network') throw new CommandRefusal(400, localized('refusals.connections.privateNetwork', { issuer: url.host }), field);
-    throw new CommandRefusal(400, localized('refusals.connections.metadata.unreachable', { url: url.href }), field);
+    if (error instanceof OutboundRefused && error.reason === 'private_network') throw commandRefusal(400, localized('refusals.connections.privateNetwork', { issuer: url.host }), field);
+    throw commandRefusal(400, localized('refusals.connections.metadata.unreachable', { url: url.href }), field);
   }
+  if (text === undefined) throw commandRefusal(400, localized('refusals.connections.metadata.answered', { url: url.href, status }), field);
   return readIdpMetadata(text, field);
 }

@@ -22,10 +22,11 @@ import {
   resourceTypes,
   schemas,
   SCIM_BODY_LIMIT,
-  ScimRefusal,
   serviceProviderConfig,
   type ScimContext,
 } from './scim';
+import { Refusal } from '../refusals/refusal';
+import { scimRefusal, scimTypeOf } from './refusal-codes';
 
 const SCIM_JSON = { 'Content-Type': 'application/scim+json', ...NO_STORE };
 
@@ -42,7 +43,7 @@ export async function handleScimRequest(db: Database, request: Request, input: {
   const method = request.method.toUpperCase();
   const params = new URL(request.url).searchParams;
   try {
-    if (rest.length > 0) throw new ScimRefusal(404, 'No such endpoint.');
+    if (rest.length > 0) throw scimRefusal(404, 'No such endpoint.');
     // attributes / excludedAttributes (RFC 7644 §3.9) shape every User and Group a response holds, whatever the method.
     const view = resource === 'Users' || resource === 'Groups' ? projection(params) : {};
     const shown = <T extends Record<string, unknown>>(found: T) => project(found, view);
@@ -66,17 +67,22 @@ export async function handleScimRequest(db: Database, request: Request, input: {
       if (id && method === 'PATCH') return scimJson(shown(await patchScimGroup(ctx, id, await body(request))));
       if (id && method === 'DELETE') return (await deleteScimGroup(ctx, id), new Response(null, { status: 204, headers: NO_STORE }));
     }
-    if (resource === 'Bulk' || resource === 'Me' || resource === '.search') throw new ScimRefusal(501, `${resource} is not supported (see ServiceProviderConfig).`);
-    throw new ScimRefusal(404, 'No such endpoint.');
+    if (resource === 'Bulk' || resource === 'Me' || resource === '.search') throw scimRefusal(501, `${resource} is not supported (see ServiceProviderConfig).`);
+    throw scimRefusal(404, 'No such endpoint.');
   } catch (error) {
-    if (error instanceof ScimRefusal) return scimError(error.status, error.detail, error.scimType);
-    throw error;
+    return scimAnswer(error);
   }
+}
+
+/** The SCIM door's one answer to a refusal (RFC 7644 §3.12): its status, its scimType where its code is one, its words. Anything else is thrown on. */
+function scimAnswer(error: unknown): Response {
+  if (!(error instanceof Refusal)) throw error;
+  return scimError(error.status, error.message, scimTypeOf(error));
 }
 
 function single(resources: unknown[], id: string) {
   const found = (resources as { id: string }[]).find((resource) => resource.id === id);
-  if (!found) throw new ScimRefusal(404, `No ${id.slice(0, 100)}.`);
+  if (!found) throw scimRefusal(404, `No ${id.slice(0, 100)}.`);
   return found;
 }
 
@@ -87,6 +93,6 @@ function created<T extends { meta: { location: string } }>(resource: T, shown: (
 /** A JSON object body (application/scim+json or application/json), capped; anything else is invalidSyntax. */
 async function body(request: Request): Promise<Record<string, unknown>> {
   const read = await readJsonObject(request, SCIM_BODY_LIMIT);
-  if (!read.ok) throw new ScimRefusal(read.status === 413 ? 413 : 400, `The request body ${read.description.replace(/^the body /, '')}.`, 'invalidSyntax');
+  if (!read.ok) throw scimRefusal(read.status === 413 ? 413 : 400, `The request body ${read.description.replace(/^the body /, '')}.`, 'invalidSyntax');
   return read.value;
 }

@@ -15,7 +15,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, count, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { addMember, findMembershipRole } from '../accounts/memberships';
 import { removeMemberCommand } from '../accounts/member-commands';
-import { CommandRefusal, runOrgOperation, type OrgOperationContext } from '../accounts/org-operation';
+import { runOrgOperation, type OrgOperationContext } from '../accounts/org-operation';
+import { refusalOf } from '../refusals/refusal';
 import { findOrganizationById } from '../accounts/organizations';
 import { createUser, findUserByEmail, findUserById, normalizeEmail, type User } from '../accounts/users';
 import type { AuditRecord } from '../audit/events';
@@ -23,6 +24,7 @@ import { postgresErrorCode, type Database, type Queryable, type Transaction } fr
 import { identityConnections, memberships, orgDomains, scimGroups, scimTokens, scimUsers, teamMembers, teams, users } from '../db/schema';
 import { isUuid } from '../util/uuid';
 import { domainOfEmail } from './connections';
+import { scimRefusal } from './refusal-codes';
 
 export const SCIM_TOKEN_PREFIX = 'scim_';
 export const SCIM_MAX_RESULTS = 200;
@@ -34,18 +36,6 @@ const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const ENTERPRISE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
-
-/** A refusal in SCIM's terms (RFC 7644 §3.12): the status, the scimType where one applies, and what was wrong. */
-export class ScimRefusal extends Error {
-  constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413 | 501,
-    readonly detail: string,
-    readonly scimType?: 'invalidFilter' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'invalidValue' | 'noTarget',
-  ) {
-    super(detail);
-    this.name = 'ScimRefusal';
-  }
-}
 
 // ---------------------------------------------------------------- attributes (RFC 7643 §3.1, §4, §8.7.1)
 
@@ -128,7 +118,7 @@ const named = (names: Iterable<string>, name: string) => [...names].find((candid
  * define, or a malformed path, is refused with `scimType` (invalidPath in a PATCH, invalidSyntax in a body).
  */
 function attributePath(raw: string, resource: ResourceSchema, scimType: 'invalidPath' | 'invalidSyntax'): AttributePath | undefined {
-  const refusal = () => new ScimRefusal(400, `${raw.slice(0, 100)} is not an attribute of a ${resource.name} (RFC 7643).`, scimType);
+  const refusal = () => scimRefusal(400, `${raw.slice(0, 100)} is not an attribute of a ${resource.name} (RFC 7643).`, scimType);
   const bracket = raw.indexOf('[');
   const head = (bracket === -1 ? raw : raw.slice(0, bracket)).toLowerCase();
   let schema = resource.core;
@@ -170,11 +160,11 @@ function resourceBody(body: Record<string, unknown>, resource: ResourceSchema): 
     if (target.attribute === undefined) {
       // The core schema's URN may wrap the attributes once; nested in itself it means nothing (and a deep nesting
       // would exhaust the stack: a 500 instead of an answer).
-      if (wrapped) throw new ScimRefusal(400, `${resource.core} cannot wrap itself.`, 'invalidSyntax');
+      if (wrapped) throw scimRefusal(400, `${resource.core} cannot wrap itself.`, 'invalidSyntax');
       if (isObject(value)) for (const [inner, innerValue] of Object.entries(value)) take(inner, innerValue, true);
       return;
     }
-    if (target.filter !== undefined || target.sub !== undefined) throw new ScimRefusal(400, `${key.slice(0, 100)} is a path, not an attribute name.`, 'invalidSyntax');
+    if (target.filter !== undefined || target.sub !== undefined) throw scimRefusal(400, `${key.slice(0, 100)} is a path, not an attribute name.`, 'invalidSyntax');
     if (!resource.kept.has(target.attribute)) return;
     kept[target.attribute] = target.attribute === 'name' && isObject(value) ? nameValue(value, 'invalidSyntax') : value;
   };
@@ -187,7 +177,7 @@ function nameValue(value: Record<string, unknown>, scimType: 'invalidPath' | 'in
   const kept: Record<string, unknown> = {};
   for (const [key, part] of Object.entries(value)) {
     const sub = named(USER_RESOURCE.attributes.name!, key);
-    if (!sub) throw new ScimRefusal(400, `name.${key.slice(0, 100)} is not an attribute of a User (RFC 7643).`, scimType);
+    if (!sub) throw scimRefusal(400, `name.${key.slice(0, 100)} is not an attribute of a User (RFC 7643).`, scimType);
     if (NAME_KEPT.includes(sub)) kept[sub] = part;
   }
   return kept;
@@ -205,14 +195,14 @@ function operationTargets(operation: PatchOperation, resource: ResourceSchema): 
     if (!target) return;
     if (target.attribute !== undefined) targets.push({ target: { ...target, attribute: target.attribute }, value, path });
     else if (target.schema !== resource.core) return; // a whole extension: nothing of it is kept
-    else if (operation.op === 'remove') throw new ScimRefusal(400, `${path.slice(0, 100)}: remove names an attribute, not the whole ${resource.name}.`, 'invalidPath');
-    else if (!isObject(value)) throw new ScimRefusal(400, `${path.slice(0, 100)}: the value is an object of the ${resource.name}'s attributes.`, 'invalidValue');
+    else if (operation.op === 'remove') throw scimRefusal(400, `${path.slice(0, 100)}: remove names an attribute, not the whole ${resource.name}.`, 'invalidPath');
+    else if (!isObject(value)) throw scimRefusal(400, `${path.slice(0, 100)}: the value is an object of the ${resource.name}'s attributes.`, 'invalidValue');
     // Once, as in resourceBody: the core schema nested in itself is refused, never followed down the stack.
-    else if (wrapped) throw new ScimRefusal(400, `${resource.core} cannot wrap itself.`, 'invalidPath');
+    else if (wrapped) throw scimRefusal(400, `${resource.core} cannot wrap itself.`, 'invalidPath');
     else for (const [key, inner] of Object.entries(value)) add(key, inner, true);
   };
   if (operation.path !== undefined) add(operation.path, operation.value);
-  else if (!isObject(operation.value)) throw new ScimRefusal(400, 'Without a path, value is an object of the attributes to change (RFC 7644 §3.5.2.1).', 'invalidValue');
+  else if (!isObject(operation.value)) throw scimRefusal(400, 'Without a path, value is an object of the attributes to change (RFC 7644 §3.5.2.1).', 'invalidValue');
   else for (const [key, value] of Object.entries(operation.value)) add(key, value);
   return targets;
 }
@@ -220,7 +210,7 @@ function operationTargets(operation: PatchOperation, resource: ResourceSchema): 
 /** `id` is read-only (RFC 7643 §3.1): the same id again changes nothing; another, or none, is a mutability error. */
 function refuseIdChange(operation: PatchOperation, value: unknown, id: string): void {
   if (operation.op === 'remove' || typeof value !== 'string' || value.toLowerCase() !== id.toLowerCase()) {
-    throw new ScimRefusal(400, 'id is read-only: it cannot be changed or removed (RFC 7643 §3.1).', 'mutability');
+    throw scimRefusal(400, 'id is read-only: it cannot be changed or removed (RFC 7643 §3.1).', 'mutability');
   }
 }
 
@@ -331,7 +321,7 @@ export function projection(params: URLSearchParams): Projection {
       .filter((name) => name !== '')
       .map((name) => name.split('.').slice(0, 2));
   const [only, without] = [names('attributes'), names('excludedAttributes')];
-  if (only.length > 0 && without.length > 0) throw new ScimRefusal(400, 'attributes and excludedAttributes are mutually exclusive (RFC 7644 §3.9).', 'invalidSyntax');
+  if (only.length > 0 && without.length > 0) throw scimRefusal(400, 'attributes and excludedAttributes are mutually exclusive (RFC 7644 §3.9).', 'invalidSyntax');
   return { ...(only.length > 0 ? { only } : {}), ...(without.length > 0 ? { without } : {}) };
 }
 
@@ -386,16 +376,16 @@ export function parseEqFilter(filter: string | null, attributes: readonly string
   if (filter === null || filter.trim() === '') return undefined;
   const match = /^\s*([A-Za-z][A-Za-z0-9.]*)\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$/i.exec(filter);
   const attribute = match ? attributes.find((name) => name.toLowerCase() === match[1]!.toLowerCase()) : undefined;
-  if (!match || !attribute) throw new ScimRefusal(400, `Only these filters are supported: ${attributes.map((name) => `${name} eq "…"`).join(', ')}.`, 'invalidFilter');
+  if (!match || !attribute) throw scimRefusal(400, `Only these filters are supported: ${attributes.map((name) => `${name} eq "…"`).join(', ')}.`, 'invalidFilter');
   let value: string;
   try {
     value = JSON.parse(`"${match[2]}"`) as string;
   } catch {
-    throw new ScimRefusal(400, 'The filter\'s value is not a valid quoted string.', 'invalidFilter');
+    throw scimRefusal(400, 'The filter\'s value is not a valid quoted string.', 'invalidFilter');
   }
   // A value no identifier can hold (NUL, which PostgreSQL text cannot store, or half of a surrogate pair, which is
   // no character): refused as the filter it is (RFC 7644 §3.12), never passed on to the database.
-  if (/\u0000/.test(value) || !value.isWellFormed()) throw new ScimRefusal(400, 'The filter\'s value holds a character that no identifier has.', 'invalidFilter');
+  if (/\u0000/.test(value) || !value.isWellFormed()) throw scimRefusal(400, 'The filter\'s value holds a character that no identifier has.', 'invalidFilter');
   return { attribute, value };
 }
 
@@ -431,7 +421,7 @@ export async function listUsers(ctx: ScimContext, params: URLSearchParams) {
 
 async function scimUserOf(db: Queryable, orgId: string, id: string): Promise<ScimUserRow> {
   const [row] = isUuid(id) ? await scimUsersQuery(db, and(eq(scimUsers.orgId, orgId), eq(scimUsers.userId, id))).limit(1) : [];
-  if (!row) throw new ScimRefusal(404, `No User ${id.slice(0, 100)} in this organization.`);
+  if (!row) throw scimRefusal(404, `No User ${id.slice(0, 100)} in this organization.`);
   return toRow(row);
 }
 
@@ -458,7 +448,7 @@ const bool = (value: unknown): boolean | undefined => (typeof value === 'boolean
 function namePart(value: unknown, label: string): string | null {
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return null;
   const part = text(value, 100);
-  if (part === undefined) throw new ScimRefusal(400, `${label} must be a string of at most 100 characters.`, 'invalidValue');
+  if (part === undefined) throw scimRefusal(400, `${label} must be a string of at most 100 characters.`, 'invalidValue');
   return part;
 }
 
@@ -466,7 +456,7 @@ function namePart(value: unknown, label: string): string | null {
 function displayValue(value: unknown, label: string): string | undefined {
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
   const display = text(value, 200);
-  if (display === undefined) throw new ScimRefusal(400, `${label} must be a string of at most 200 characters.`, 'invalidValue');
+  if (display === undefined) throw scimRefusal(400, `${label} must be a string of at most 200 characters.`, 'invalidValue');
   return display;
 }
 
@@ -479,13 +469,13 @@ const fullName = (givenName: string | null, familyName: string | null): string |
  */
 function userFields(body: Record<string, unknown>, current?: UserFields, keepName = true): UserFields {
   const userName = text(body.userName, 320) ?? (body.userName === undefined ? current?.userName : undefined);
-  if (!userName) throw new ScimRefusal(400, 'userName is required: a non-empty string of at most 320 characters.', 'invalidValue');
+  if (!userName) throw scimRefusal(400, 'userName is required: a non-empty string of at most 320 characters.', 'invalidValue');
   const emails = Array.isArray(body.emails) ? (body.emails as { value?: unknown; primary?: unknown }[]) : [];
   const primary = emails.find((email) => email?.primary === true) ?? emails[0];
   const email = text(primary?.value, 320) ?? (emails.length === 0 && /^[^\s@]+@[^\s@]+$/.test(userName) ? userName : undefined) ?? current?.email;
-  if (!email || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new ScimRefusal(400, 'A User needs an email address (emails[primary].value, or a userName that is one).', 'invalidValue');
+  if (!email || !/^[^\s@]+@[^\s@]+$/.test(email)) throw scimRefusal(400, 'A User needs an email address (emails[primary].value, or a userName that is one).', 'invalidValue');
   if (body.name !== undefined && body.name !== null && (typeof body.name !== 'object' || Array.isArray(body.name))) {
-    throw new ScimRefusal(400, 'name is a complex attribute: { formatted, givenName, familyName }.', 'invalidValue');
+    throw scimRefusal(400, 'name is a complex attribute: { formatted, givenName, familyName }.', 'invalidValue');
   }
   // RFC 7644 §3.5.1: a name left out of a PUT is not asserted (the parts stay); a name given is the whole of it.
   const name = body.name as { formatted?: unknown; givenName?: unknown; familyName?: unknown } | null | undefined;
@@ -494,7 +484,7 @@ function userFields(body: Record<string, unknown>, current?: UserFields, keepNam
   const [formatted, displayName] = [displayValue(name?.formatted, 'name.formatted'), displayValue(body.displayName, 'displayName')];
   const display = formatted ?? fullName(givenName, familyName) ?? displayName ?? (keepName ? current?.name : undefined) ?? email.split('@')[0]!;
   const active = body.active === undefined ? (current?.active ?? true) : bool(body.active);
-  if (active === undefined) throw new ScimRefusal(400, 'active must be a boolean.', 'invalidValue');
+  if (active === undefined) throw scimRefusal(400, 'active must be a boolean.', 'invalidValue');
   const externalId = body.externalId === undefined ? (current?.externalId ?? null) : body.externalId === null ? null : (text(body.externalId, 300) ?? null);
   return { userName, externalId, email: normalizeEmail(email), name: display, givenName, familyName, active };
 }
@@ -508,7 +498,7 @@ async function refuseOutsideDomains(db: Queryable, orgId: string, email: string)
         .where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain), isNotNull(orgDomains.verifiedAt)))
         .limit(1)
     : [];
-  if (!held) throw new ScimRefusal(400, `The address ${email.slice(0, 320)} is not at one of this organization's verified domains: a directory provisions only its own people.`, 'invalidValue');
+  if (!held) throw scimRefusal(400, `The address ${email.slice(0, 320)} is not at one of this organization's verified domains: a directory provisions only its own people.`, 'invalidValue');
 }
 
 /** The role a provisioned person gets: the default role of the connection that signs in their domain, else member. */
@@ -546,7 +536,7 @@ function audit(tx: Queryable, _ctx: ScimContext, record: Omit<AuditRecord, 'orgI
  */
 async function provisioning<T>(ctx: ScimContext, work: (tx: Transaction) => Promise<T>): Promise<T> {
   const org = await findOrganizationById(ctx.db, ctx.orgId);
-  if (!org) throw new ScimRefusal(404, 'This organization no longer exists.');
+  if (!org) throw scimRefusal(404, 'This organization no longer exists.');
   try {
     return await runOrgOperation(ctx.db, { org, role: null, actor: { door: 'scim', ip: ctx.ip } }, { audit: 'one_or_more' }, async (operation) => {
       const tx = operation.tx as Transaction;
@@ -555,7 +545,7 @@ async function provisioning<T>(ctx: ScimContext, work: (tx: Transaction) => Prom
       return work(tx);
     });
   } catch (error) {
-    if (postgresErrorCode(error) === '23505') throw new ScimRefusal(409, 'A resource with this identity already exists.', 'uniqueness');
+    if (postgresErrorCode(error) === '23505') throw scimRefusal(409, 'A resource with this identity already exists.', 'uniqueness');
     throw error;
   }
 }
@@ -566,7 +556,7 @@ async function refuseTakenUserName(tx: Queryable, orgId: string, userName: strin
     .from(scimUsers)
     .where(and(eq(scimUsers.orgId, orgId), sql`lower(${scimUsers.userName}) = lower(${userName})`, except ? sql`${scimUsers.userId} <> ${except}` : undefined))
     .limit(1);
-  if (taken) throw new ScimRefusal(409, `userName ${userName.slice(0, 320)} is already provisioned.`, 'uniqueness');
+  if (taken) throw scimRefusal(409, `userName ${userName.slice(0, 320)} is already provisioned.`, 'uniqueness');
 }
 
 /** POST /Users (RFC 7644 §3.3). */
@@ -579,7 +569,7 @@ export async function createScimUser(ctx: ScimContext, body: Record<string, unkn
     const created = !user;
     if (user) {
       const [already] = await tx.select({ userId: scimUsers.userId }).from(scimUsers).where(and(eq(scimUsers.orgId, ctx.orgId), eq(scimUsers.userId, user.id))).limit(1);
-      if (already) throw new ScimRefusal(409, `${fields.email} is already provisioned.`, 'uniqueness');
+      if (already) throw scimRefusal(409, `${fields.email} is already provisioned.`, 'uniqueness');
     } else {
       // The domain is verified: the organization controls this mailbox.
       user = await createUser(tx, { email: fields.email, name: fields.name, givenName: fields.givenName, familyName: fields.familyName, passwordHash: null, emailVerified: true });
@@ -597,10 +587,10 @@ async function applyUser(tx: Transaction, ctx: ScimContext, current: ScimUserRow
   if (next.email !== current.email) {
     await refuseOutsideDomains(tx, ctx.orgId, next.email);
     const owner = await findUserByEmail(tx, next.email);
-    if (owner && owner.id !== current.userId) throw new ScimRefusal(409, `${next.email} belongs to another account.`, 'uniqueness');
+    if (owner && owner.id !== current.userId) throw scimRefusal(409, `${next.email} belongs to another account.`, 'uniqueness');
   }
   const user = await findUserById(tx, current.userId);
-  if (!user) throw new ScimRefusal(404, `No User ${current.userId}.`);
+  if (!user) throw scimRefusal(404, `No User ${current.userId}.`);
   // The account's own name and address are the directory's to change only while the account belongs to this
   // organization alone: a person who is also a member elsewhere keeps theirs (the User still says what the directory sent).
   const [elsewhere] = await tx
@@ -608,7 +598,7 @@ async function applyUser(tx: Transaction, ctx: ScimContext, current: ScimUserRow
     .from(memberships)
     .where(and(eq(memberships.userId, user.id), sql`${memberships.orgId} <> ${ctx.orgId}`))
     .limit(1);
-  if (elsewhere && next.email !== current.email) throw new ScimRefusal(400, 'This person belongs to other organizations too: their address is theirs to change, not the directory\'s.', 'mutability');
+  if (elsewhere && next.email !== current.email) throw scimRefusal(400, 'This person belongs to other organizations too: their address is theirs to change, not the directory\'s.', 'mutability');
   if (!elsewhere) await tx.update(users).set({ name: next.name, givenName: next.givenName, familyName: next.familyName, email: next.email }).where(eq(users.id, user.id));
   await tx
     .update(scimUsers)
@@ -642,7 +632,7 @@ async function endMembership(tx: Transaction, ctx: ScimContext, user: User) {
     const ended = await removeMemberCommand({ tx, org: operation.org, mayTransferOwnership: true, audit: operation.audit }, user.id);
     return { wasMember: true, role, grantsRevoked: ended.grantsRevoked, teamsLeft: ended.teamsLeft, agentsLeft: ended.agentsLeft };
   } catch (error) {
-    if (error instanceof CommandRefusal && error.text?.key === 'refusals.members.lastOwner') throw new ScimRefusal(409, "The organization's only owner cannot be deactivated by provisioning.", 'mutability');
+    if (refusalOf(error, 'command')?.text?.key === 'refusals.members.lastOwner') throw scimRefusal(409, "The organization's only owner cannot be deactivated by provisioning.", 'mutability');
     throw error;
   }
 }
@@ -672,14 +662,14 @@ interface PatchOperation {
 
 /** A PatchOp body (RFC 7644 §3.5.2), its operations checked; `op` is case-insensitive (directories send "Replace"). */
 export function patchOperations(body: Record<string, unknown>): PatchOperation[] {
-  if (!Array.isArray(body.schemas) || !body.schemas.includes(PATCH_SCHEMA)) throw new ScimRefusal(400, `A PATCH body is a ${PATCH_SCHEMA}.`, 'invalidSyntax');
+  if (!Array.isArray(body.schemas) || !body.schemas.includes(PATCH_SCHEMA)) throw scimRefusal(400, `A PATCH body is a ${PATCH_SCHEMA}.`, 'invalidSyntax');
   const operations = body.Operations;
-  if (!Array.isArray(operations) || operations.length === 0 || operations.length > 1000) throw new ScimRefusal(400, 'Operations must be a non-empty array.', 'invalidSyntax');
+  if (!Array.isArray(operations) || operations.length === 0 || operations.length > 1000) throw scimRefusal(400, 'Operations must be a non-empty array.', 'invalidSyntax');
   return operations.map((operation: { op?: unknown; path?: unknown; value?: unknown }) => {
     const op = typeof operation?.op === 'string' ? operation.op.toLowerCase() : '';
-    if (op !== 'add' && op !== 'replace' && op !== 'remove') throw new ScimRefusal(400, 'op must be add, replace or remove.', 'invalidSyntax');
-    if (operation.path !== undefined && (typeof operation.path !== 'string' || operation.path.length > 300)) throw new ScimRefusal(400, 'path must be a string.', 'invalidPath');
-    if (op === 'remove' && operation.path === undefined) throw new ScimRefusal(400, 'A remove operation needs a path (RFC 7644 §3.5.2.2).', 'noTarget');
+    if (op !== 'add' && op !== 'replace' && op !== 'remove') throw scimRefusal(400, 'op must be add, replace or remove.', 'invalidSyntax');
+    if (operation.path !== undefined && (typeof operation.path !== 'string' || operation.path.length > 300)) throw scimRefusal(400, 'path must be a string.', 'invalidPath');
+    if (op === 'remove' && operation.path === undefined) throw scimRefusal(400, 'A remove operation needs a path (RFC 7644 §3.5.2.2).', 'noTarget');
     return { op, path: operation.path as string | undefined, value: operation.value };
   });
 }
@@ -703,7 +693,7 @@ export async function patchScimUser(ctx: ScimContext, id: string, body: Record<s
         const { attribute, sub } = target;
         if (target.schema !== USER_SCHEMA || !USER_RESOURCE.kept.has(attribute)) {
           if (attribute === 'id') refuseIdChange(operation, value, current.userId);
-          else if (attribute === 'groups') throw new ScimRefusal(400, 'groups is read-only on a User: membership changes go to the Group (RFC 7643 §4.1.2).', 'mutability');
+          else if (attribute === 'groups') throw scimRefusal(400, 'groups is read-only on a User: membership changes go to the Group (RFC 7643 §4.1.2).', 'mutability');
           continue; // not kept: an extension's, phone numbers, addresses, … — and meta, which a server ignores (RFC 7643 §3.1)
         }
         if (attribute === 'name' && sub !== undefined && !NAME_KEPT.includes(sub)) continue;
@@ -716,7 +706,7 @@ export async function patchScimUser(ctx: ScimContext, id: string, body: Record<s
           else if (key === 'displayName' || key === 'name.formatted' || key === 'name') {
             [display, displayWritten] = [undefined, true];
             if (key === 'name') [givenName, familyName] = [null, null];
-          } else throw new ScimRefusal(400, `${path.slice(0, 100)} cannot be removed.`, 'mutability');
+          } else throw scimRefusal(400, `${path.slice(0, 100)} cannot be removed.`, 'mutability');
         } else if (key === 'active') state.active = value;
         else if (key === 'userName') state.userName = value;
         else if (key === 'externalId') state.externalId = value;
@@ -725,7 +715,7 @@ export async function patchScimUser(ctx: ScimContext, id: string, body: Record<s
         else if (key === 'name.familyName') familyName = namePart(value, 'name.familyName');
         else if (key === 'name') {
           // RFC 7644 §3.5.2.1, §3.5.2.3: the sub-attributes given replace theirs; the others stay.
-          if (!isObject(value)) throw new ScimRefusal(400, 'name is a complex attribute: { formatted, givenName, familyName }.', 'invalidValue');
+          if (!isObject(value)) throw scimRefusal(400, 'name is a complex attribute: { formatted, givenName, familyName }.', 'invalidValue');
           const parts = nameValue(value, 'invalidPath');
           if ('formatted' in parts) [display, displayWritten] = [displayValue(parts.formatted, 'name.formatted'), true];
           if ('givenName' in parts) givenName = namePart(parts.givenName, 'name.givenName');
@@ -767,7 +757,7 @@ async function scimGroupOf(db: Queryable, orgId: string, id: string) {
         .where(and(eq(scimGroups.orgId, orgId), eq(scimGroups.teamId, id)))
         .limit(1)
     : [];
-  if (!row) throw new ScimRefusal(404, `No Group ${id.slice(0, 100)} in this organization.`);
+  if (!row) throw scimRefusal(404, `No Group ${id.slice(0, 100)} in this organization.`);
   return row;
 }
 
@@ -794,21 +784,21 @@ export async function getGroup(ctx: ScimContext, id: string, view: Projection = 
 /** The members a Group body names: provisioned, active Users of this organization (by their id). */
 async function memberIds(tx: Queryable, orgId: string, members: unknown): Promise<string[]> {
   if (members === undefined || members === null) return [];
-  if (!Array.isArray(members) || members.length > 10_000) throw new ScimRefusal(400, 'members must be an array of { value: <User id> }.', 'invalidValue');
+  if (!Array.isArray(members) || members.length > 10_000) throw scimRefusal(400, 'members must be an array of { value: <User id> }.', 'invalidValue');
   const ids = [...new Set(members.map((member: { value?: unknown }) => (typeof member?.value === 'string' ? member.value : '')))];
-  if (ids.some((memberId) => !isUuid(memberId))) throw new ScimRefusal(400, 'Each member is { value: <User id> } of a provisioned User.', 'invalidValue');
+  if (ids.some((memberId) => !isUuid(memberId))) throw scimRefusal(400, 'Each member is { value: <User id> } of a provisioned User.', 'invalidValue');
   if (ids.length === 0) return [];
   const known = await tx
     .select({ userId: scimUsers.userId })
     .from(scimUsers)
     .where(and(eq(scimUsers.orgId, orgId), inArray(scimUsers.userId, ids), eq(scimUsers.active, true)));
-  if (known.length !== ids.length) throw new ScimRefusal(400, 'A member is not an active User provisioned in this organization.', 'invalidValue');
+  if (known.length !== ids.length) throw scimRefusal(400, 'A member is not an active User provisioned in this organization.', 'invalidValue');
   return ids;
 }
 
 function groupName(value: unknown): string {
   const name = text(value, 100);
-  if (!name) throw new ScimRefusal(400, 'displayName is required: a non-empty string of at most 100 characters.', 'invalidValue');
+  if (!name) throw scimRefusal(400, 'displayName is required: a non-empty string of at most 100 characters.', 'invalidValue');
   return name;
 }
 
@@ -818,7 +808,7 @@ async function refuseTakenTeamName(tx: Queryable, orgId: string, name: string, e
     .from(teams)
     .where(and(eq(teams.orgId, orgId), sql`lower(${teams.name}) = lower(${name})`, except ? sql`${teams.id} <> ${except}` : undefined))
     .limit(1);
-  if (taken) throw new ScimRefusal(409, `A team called ${name} already exists.`, 'uniqueness');
+  if (taken) throw scimRefusal(409, `A team called ${name} already exists.`, 'uniqueness');
 }
 
 async function setMembers(tx: Queryable, teamId: string, ids: string[]) {
@@ -873,14 +863,14 @@ export async function patchScimGroup(ctx: ScimContext, id: string, body: Record<
         if (attribute === 'id') refuseIdChange(operation, value, row.team.id);
         else if (attribute === 'meta' || attribute === 'schemas') continue; // the server's own (RFC 7643 §3.1)
         else if (attribute === 'displayName') {
-          if (operation.op === 'remove') throw new ScimRefusal(400, 'displayName cannot be removed: a Group has one.', 'mutability');
+          if (operation.op === 'remove') throw scimRefusal(400, 'displayName cannot be removed: a Group has one.', 'mutability');
           name = groupName(value);
         } else if (attribute === 'externalId') externalId = operation.op === 'remove' ? null : (text(value, 300) ?? null);
         else if (attribute === 'members' && sub === undefined && filter !== undefined) {
           // Okta's `members[value eq "<id>"]`, to remove one member.
-          if (operation.op !== 'remove') throw new ScimRefusal(400, `${path.slice(0, 100)}: a value filter on members is for remove only here.`, 'invalidPath');
+          if (operation.op !== 'remove') throw scimRefusal(400, `${path.slice(0, 100)}: a value filter on members is for remove only here.`, 'invalidPath');
           const one = /^\s*value\s+eq\s+"([^"]*)"\s*$/i.exec(filter);
-          if (!one) throw new ScimRefusal(400, 'Members are removed by `members[value eq "<User id>"]` only.', 'invalidFilter');
+          if (!one) throw scimRefusal(400, 'Members are removed by `members[value eq "<User id>"]` only.', 'invalidFilter');
           members.delete(one[1]!);
         } else if (attribute === 'members' && sub === undefined && operation.op === 'remove') {
           if (value === undefined) members.clear();
@@ -889,7 +879,7 @@ export async function patchScimGroup(ctx: ScimContext, id: string, body: Record<
           const ids = await memberIds(tx, ctx.orgId, value);
           if (operation.op === 'replace') members.clear();
           for (const memberId of ids) members.add(memberId);
-        } else throw new ScimRefusal(400, `${path.slice(0, 100)}: members change as a whole or by members[value eq "<User id>"].`, 'invalidPath');
+        } else throw scimRefusal(400, `${path.slice(0, 100)}: members change as a whole or by members[value eq "<User id>"].`, 'invalidPath');
       }
     }
     if (name !== row.team.name) await refuseTakenTeamName(tx, ctx.orgId, name, row.team.id);

@@ -8,9 +8,10 @@ import { approvalNotifier } from '../notifications/notify';
 import { centralRequestUrl, embeddedCentralRequestUrl } from '../approvals/central-urls';
 import { selectApprovalChannel, type ApprovalChannel } from '../approvals/channel';
 import { APPROVAL_VIEW_URI } from './approval-view';
-import { appOfOrganization, brokerStep, requireOrgPermission, ToolRefusal, type ApprovalRoundState, type PorticoToolExtra } from './context';
+import { appOfOrganization, brokerStep, requireOrgPermission, type ApprovalRoundState, type PorticoToolExtra } from './context';
 import { intentSchema, type ElicitationAnswer } from './elicitation';
 import { translator, type Translator } from '../i18n/catalogs';
+import { toolRefusal } from './refusal-codes';
 
 export const STATUS_TOOL = 'permissions.approval_status';
 export const CANCEL_TOOL = 'permissions.cancel_approval';
@@ -99,7 +100,7 @@ export function requestThroughBroker(
     const round = extra.approvalRounds ? approvalRoundOf(extra.mcp, what.kind) : undefined;
     if (round) {
       const { status, request } = await approvalStatusFor(extra.db, round.state.requestId, extra.caller.user.id);
-      if (!request) throw new ToolRefusal('The access request this answer is for was not found.');
+      if (!request) throw toolRefusal('The access request this answer is for was not found.');
       const elicitation = { ...round.answer, mode: round.state.mode };
       if (round.state.mode === 'form' && status === 'pending' && (round.answer.outcome === 'decline' || round.answer.intent === 'withdraw')) {
         const cancelled = await cancelApprovalRequest(extra.db, request.id, extra.caller.user.id, actor);

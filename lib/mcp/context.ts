@@ -1,12 +1,11 @@
 // What Portico's tools run with: the authenticated caller (person, acting agent, token) and the database. Tools
 // that touch an organization go through inOrganization: membership, the role's permission, one transaction, and
 // the change's audit event written as the person with the agent as `act`, exactly like the REST API.
-import { authorizeOrgOperation, CommandRefusal, OperationRefusal, runOrgOperation } from '../accounts/org-operation';
+import { authorizeOrgOperation, runOrgOperation } from '../accounts/org-operation';
 import type { NotifyDeps } from '../notifications/notify';
 import type { MembershipRole, Organization } from '../accounts/organizations';
 import type { OrgPermission } from '../accounts/permissions';
 import type { ApiCaller } from './authenticate';
-import { ApprovalRefusal } from '../approvals/broker';
 import type { AuditActor, AuditRecord } from '../audit/events';
 import { findOrgApp, listApps } from '../clients/apps';
 import type { Database, Queryable } from '../db/client';
@@ -16,6 +15,8 @@ import type { Elicit } from './elicitation';
 import type { KitTool } from '../../app-kit/tools';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import { Refusal } from '../refusals/refusal';
+import { toolRefusal } from './refusal-codes';
 
 export interface PorticoToolExtra {
   caller: ApiCaller;
@@ -75,8 +76,20 @@ export const DEFAULT_APPROVAL_SURFACES: ApprovalSurfaceConfig = { surface: 'link
 
 export type PorticoTool<Shape extends z.ZodRawShape = z.ZodRawShape> = KitTool<Shape, PorticoToolExtra>;
 
-/** A refusal the caller can act on (no such app, not allowed): the tool's error text, never a stack trace. */
-export class ToolRefusal extends Error {}
+/**
+ * The MCP door's one answer to a refusal, thrown as the tool's error text (the kit's runner shows a refusal's words as
+ * they are, never a stack trace). Authorizing the organization the caller named (`orgSlug`): one the person does not
+ * belong to is not revealed, a role that does not allow the operation is said as a sentence; the broker's refusals are in
+ * the caller's language (`locale`); every other refusal in its English words. Anything else is thrown on.
+ */
+export async function toolAnswer(error: unknown, context: { orgSlug?: string; locale?: () => Promise<string> } = {}): Promise<never> {
+  if (!(error instanceof Refusal)) throw error;
+  if (error.domain === 'operation' && context.orgSlug !== undefined) {
+    throw toolRefusal(error.code === 'not_found' ? `No organization "${context.orgSlug}" that you belong to.` : `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`);
+  }
+  if (error.domain === 'approvals' && error.text && context.locale) throw toolRefusal(textIn(error.text, await context.locale()));
+  throw toolRefusal(error.message);
+}
 
 export interface OrgScope {
   tx: Queryable;
@@ -90,9 +103,7 @@ export async function requireOrgPermission(extra: Pick<PorticoToolExtra, 'caller
   try {
     return await authorizeOrgOperation(extra.db, orgSlug, extra.caller.user, permission);
   } catch (error) {
-    if (!(error instanceof OperationRefusal)) throw error;
-    // An organization the person does not belong to is not revealed.
-    throw new ToolRefusal(error.reason === 'not_found' ? `No organization "${orgSlug}" that you belong to.` : `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`);
+    return toolAnswer(error, { orgSlug });
   }
 }
 
@@ -114,8 +125,7 @@ export async function inOrganization<T>(extra: PorticoToolExtra, orgSlug: string
   try {
     return await runOrgOperation(extra.db, { org, role, actor }, { audit: 'at_most_one' }, ({ tx, audit }) => work({ tx, org, role, audit }));
   } catch (error) {
-    if (error instanceof CommandRefusal) throw new ToolRefusal(error.message);
-    throw error;
+    return toolAnswer(error);
   }
 }
 
@@ -124,7 +134,7 @@ export const json = (value: unknown) => ({ content: [{ type: 'text' as const, te
 /** An app of the organization, named by its id or its slug. */
 export async function appOfOrganization(tx: Queryable, org: Organization, reference: string) {
   const listing = (await findOrgApp(tx, org.id, reference)) ?? (await listApps(tx, org.slug)).find((row) => row.app.slug === reference);
-  if (!listing) throw new ToolRefusal(`${org.slug} has no app "${reference}".`);
+  if (!listing) throw toolRefusal(`${org.slug} has no app "${reference}".`);
   return listing;
 }
 
@@ -136,7 +146,6 @@ export async function brokerStep<T>(extra: PorticoToolExtra, work: (actor: Audit
   try {
     return await work({ type: 'person', id: extra.caller.user.id, label: extra.caller.user.email, ip: extra.ip });
   } catch (error) {
-    if (error instanceof ApprovalRefusal) throw new ToolRefusal(error.text ? textIn(error.text, await extra.locale()) : error.message);
-    throw error;
+    return toolAnswer(error, { locale: extra.locale });
   }
 }

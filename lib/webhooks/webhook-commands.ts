@@ -4,7 +4,7 @@
 // kernel, which gives the transaction and the audit.
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { CommandRefusal, type OrgOperationContext } from '../accounts/org-operation';
+import { type OrgOperationContext } from '../accounts/org-operation';
 import type { Queryable } from '../db/client';
 import { outboundDeliveries, webhookEndpoints } from '../db/schema';
 import { assertAllowedDestination, OutboundRefused, type OutboundPolicy } from '../http/outbound';
@@ -15,6 +15,7 @@ import { isUuid } from '../util/uuid';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { isWebhookSubscription } from './events';
 import { newWebhookSecret } from './signing';
+import { commandRefusal } from '../accounts/refusal-codes';
 
 export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
 export type WebhookFormat = WebhookEndpoint['format'];
@@ -31,7 +32,7 @@ export const MANUAL_DELIVERIES_PER_ORG: RateLimitRule = { name: 'webhooks:manual
 
 async function countManualDelivery(ctx: Context): Promise<void> {
   const state = await hitRateLimit(ctx.tx, MANUAL_DELIVERIES_PER_ORG, ctx.orgId);
-  if (state.limited) throw new CommandRefusal(409, localized('refusals.webhooks.manualLimit', { max: MANUAL_DELIVERIES_PER_ORG.limit, minutes: Math.ceil(state.retryAfterSeconds / 60) }), 'rate_limited');
+  if (state.limited) throw commandRefusal(409, localized('refusals.webhooks.manualLimit', { max: MANUAL_DELIVERIES_PER_ORG.limit, minutes: Math.ceil(state.retryAfterSeconds / 60) }), 'rate_limited');
 }
 
 export interface WebhookDeps {
@@ -64,17 +65,17 @@ async function checkedUrl(raw: string, deps: WebhookDeps): Promise<URL> {
     if (trimmed.length > MAX_URL_LENGTH) throw new Error('too long');
     url = new URL(trimmed);
   } catch {
-    throw new CommandRefusal(400, localized('refusals.webhooks.url'), 'invalid_url');
+    throw commandRefusal(400, localized('refusals.webhooks.url'), 'invalid_url');
   }
-  if (url.protocol !== 'https:') throw new CommandRefusal(400, localized('refusals.webhooks.https'), 'invalid_url');
-  if (url.username || url.password) throw new CommandRefusal(400, localized('refusals.webhooks.credentials'), 'invalid_url');
+  if (url.protocol !== 'https:') throw commandRefusal(400, localized('refusals.webhooks.https'), 'invalid_url');
+  if (url.username || url.password) throw commandRefusal(400, localized('refusals.webhooks.credentials'), 'invalid_url');
   url.hash = '';
   try {
     await assertAllowedDestination(url, deps.outbound);
   } catch (error) {
-    if (error instanceof OutboundRefused && error.reason === 'unresolvable') throw new CommandRefusal(400, localized('refusals.webhooks.unresolvable', { host: url.hostname }), 'invalid_url');
-    if (error instanceof OutboundRefused && error.reason === 'private_network') throw new CommandRefusal(400, localized('refusals.webhooks.privateNetwork', { host: url.hostname }), 'invalid_url');
-    if (error instanceof OutboundRefused) throw new CommandRefusal(400, localized('refusals.webhooks.notPublic', { host: url.hostname }), 'invalid_url');
+    if (error instanceof OutboundRefused && error.reason === 'unresolvable') throw commandRefusal(400, localized('refusals.webhooks.unresolvable', { host: url.hostname }), 'invalid_url');
+    if (error instanceof OutboundRefused && error.reason === 'private_network') throw commandRefusal(400, localized('refusals.webhooks.privateNetwork', { host: url.hostname }), 'invalid_url');
+    if (error instanceof OutboundRefused) throw commandRefusal(400, localized('refusals.webhooks.notPublic', { host: url.hostname }), 'invalid_url');
     throw error;
   }
   return url;
@@ -82,16 +83,16 @@ async function checkedUrl(raw: string, deps: WebhookDeps): Promise<URL> {
 
 function checkedEvents(events: readonly string[]): string[] {
   const unique = [...new Set(events.map((event) => event.trim()).filter(Boolean))];
-  if (unique.length === 0) throw new CommandRefusal(400, localized('refusals.webhooks.noEvents'), 'invalid_events');
+  if (unique.length === 0) throw commandRefusal(400, localized('refusals.webhooks.noEvents'), 'invalid_events');
   const unknown = unique.find((event) => !isWebhookSubscription(event));
-  if (unknown) throw new CommandRefusal(400, localized('refusals.webhooks.unknownEvent', { event: unknown.slice(0, 80) }), 'invalid_events');
+  if (unknown) throw commandRefusal(400, localized('refusals.webhooks.unknownEvent', { event: unknown.slice(0, 80) }), 'invalid_events');
   return unique.sort();
 }
 
 function checkedDescription(description: string): string {
   const trimmed = description.trim();
   // A label shown in the console and the CLI: no control characters (a terminal would act on them).
-  if (trimmed.length > 200 || /[\u0000-\u001F\u007F-\u009F]/.test(trimmed)) throw new CommandRefusal(400, localized('refusals.webhooks.description'), 'invalid_description');
+  if (trimmed.length > 200 || /[\u0000-\u001F\u007F-\u009F]/.test(trimmed)) throw commandRefusal(400, localized('refusals.webhooks.description'), 'invalid_description');
   return trimmed;
 }
 
@@ -104,11 +105,11 @@ export async function createWebhookEndpoint(ctx: Context, deps: WebhookDeps, inp
   const url = await checkedUrl(input.url, deps);
   const events = checkedEvents(input.events);
   const description = checkedDescription(input.description);
-  if (!(WEBHOOK_FORMATS as readonly string[]).includes(input.format)) throw new CommandRefusal(400, localized('refusals.webhooks.format'), 'invalid_format');
+  if (!(WEBHOOK_FORMATS as readonly string[]).includes(input.format)) throw commandRefusal(400, localized('refusals.webhooks.format'), 'invalid_format');
   // Counted under a lock on the organization, so concurrent additions cannot pass the limit together.
   await ctx.tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`webhooks:${ctx.orgId}`}, 0))`);
   const [{ n } = { n: 0 }] = await ctx.tx.select({ n: sql<number>`count(*)::int` }).from(webhookEndpoints).where(eq(webhookEndpoints.orgId, ctx.orgId));
-  if (n >= MAX_ENDPOINTS_PER_ORG) throw new CommandRefusal(409, localized('refusals.webhooks.tooMany', { max: MAX_ENDPOINTS_PER_ORG }), 'too_many');
+  if (n >= MAX_ENDPOINTS_PER_ORG) throw commandRefusal(409, localized('refusals.webhooks.tooMany', { max: MAX_ENDPOINTS_PER_ORG }), 'too_many');
   const secret = newWebhookSecret();
   const [endpoint] = await ctx.tx
     .insert(webhookEndpoints)
@@ -130,7 +131,7 @@ async function endpointOf(ctx: Context, id: string): Promise<WebhookEndpoint> {
   const [endpoint] = isUuid(id)
     ? await ctx.tx.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.orgId, ctx.orgId))).for('update')
     : [];
-  if (!endpoint) throw new CommandRefusal(404, localized('refusals.webhooks.notFound'), 'not_found');
+  if (!endpoint) throw commandRefusal(404, localized('refusals.webhooks.notFound'), 'not_found');
   return endpoint;
 }
 
@@ -152,7 +153,7 @@ export async function updateWebhookEndpoint(ctx: Context, id: string, input: { e
  * all), so receivers can switch without losing an event; a rotation during an overlap drops the oldest secret.
  */
 export async function rotateWebhookSecret(ctx: Context, deps: WebhookDeps, id: string, overlapHours = DEFAULT_ROTATION_OVERLAP_HOURS): Promise<{ secret: string; previousValidUntil: Date | null }> {
-  if (!Number.isInteger(overlapHours) || overlapHours < 0 || overlapHours > 168) throw new CommandRefusal(400, localized('refusals.webhooks.overlap'), 'invalid_overlap');
+  if (!Number.isInteger(overlapHours) || overlapHours < 0 || overlapHours > 168) throw commandRefusal(400, localized('refusals.webhooks.overlap'), 'invalid_overlap');
   const endpoint = await endpointOf(ctx, id);
   const secret = newWebhookSecret();
   const [rotated] = await ctx.tx
@@ -203,8 +204,8 @@ export async function redeliverWebhook(ctx: Context, deliveryId: string): Promis
         .from(outboundDeliveries)
         .where(and(eq(outboundDeliveries.id, deliveryId), eq(outboundDeliveries.orgId, ctx.orgId), eq(outboundDeliveries.channel, 'webhook')))
     : [];
-  if (!delivery?.endpointId) throw new CommandRefusal(404, localized('refusals.webhooks.deliveryNotFound'), 'not_found');
-  if (!delivery.deliveredAt && !delivery.failedAt) throw new CommandRefusal(409, localized('refusals.webhooks.stillWaiting'), 'still_waiting');
+  if (!delivery?.endpointId) throw commandRefusal(404, localized('refusals.webhooks.deliveryNotFound'), 'not_found');
+  if (!delivery.deliveredAt && !delivery.failedAt) throw commandRefusal(409, localized('refusals.webhooks.stillWaiting'), 'still_waiting');
   const endpoint = await endpointOf(ctx, delivery.endpointId);
   await countManualDelivery(ctx);
   const copy = await enqueueWebhookMessage(ctx.tx, {

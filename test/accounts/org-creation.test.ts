@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOwnedOrganization, findOrganizationBySlug, OrganizationRefusal, ORG_CREATION_LIMIT } from '../../lib/accounts/organizations';
+import { createOwnedOrganization, findOrganizationBySlug, ORG_CREATION_LIMIT } from '../../lib/accounts/organizations';
+import { Refusal as OrganizationRefusal } from '../../lib/refusals/refusal';
 import { isActiveMember } from '../../lib/accounts/memberships';
 import { createUser } from '../../lib/accounts/users';
 import { auditEvents } from '../../lib/db/schema';

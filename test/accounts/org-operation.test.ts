@@ -3,7 +3,8 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember } from '../../lib/accounts/memberships';
-import { authorizeOrgOperation, OperationRefusal, runOrgOperation, type OperationActor } from '../../lib/accounts/org-operation';
+import { authorizeOrgOperation, runOrgOperation, type OperationActor } from '../../lib/accounts/org-operation';
+import { Refusal as OperationRefusal } from '../../lib/refusals/refusal';
 import { createOrganization } from '../../lib/accounts/organizations';
 import { createUser, type User } from '../../lib/accounts/users';
 import { setAppDevEnvironment, startSecretRotation } from '../../lib/clients/app-commands';

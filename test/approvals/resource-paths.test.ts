@@ -2,7 +2,8 @@
 // and matched on whole segments by the broker and by the app kit alike.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeResourcePath, resourcePathCovers } from '../../app-kit/resource-path';
-import { ApprovalRefusal, createApprovalRequest, decideApprovalRequest, findActiveGrant } from '../../lib/approvals/broker';
+import { createApprovalRequest, decideApprovalRequest, findActiveGrant } from '../../lib/approvals/broker';
+import { Refusal as ApprovalRefusal } from '../../lib/refusals/refusal';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp, type AppFixture } from '../support/provider-harness';
 

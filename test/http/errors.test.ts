@@ -1,8 +1,7 @@
 // lib/http/errors.ts: the protocol shapes, the capped JSON body, and one status per refusal whichever handler answers.
 import { describe, expect, it } from 'vitest';
-import { ApprovalRefusal } from '../../lib/approvals/broker';
-import { CentralRefusal } from '../../lib/approvals/central';
-import { approvalRefusalStatus, jsonRpcError, oauthError, readJsonObject } from '../../lib/http/errors';
+import { approvalRefusal, approvalRefusalStatus, centralRefusal } from '../../lib/approvals/refusal-codes';
+import { jsonRpcError, oauthError, readJsonObject } from '../../lib/http/errors';
 
 const post = (body: string, headers: Record<string, string> = {}) => new Request('http://portico.test/x', { method: 'POST', body, headers });
 
@@ -31,11 +30,11 @@ describe('error vocabulary', () => {
 
   it('gives every approval and central refusal one status, whichever endpoint reports it', () => {
     // The central's nonce step and its decision both answer an ended session with 401: the page signs in again.
-    expect(approvalRefusalStatus(new CentralRefusal('session', 'ended').code)).toBe(401);
-    expect(approvalRefusalStatus(new CentralRefusal('nonce', 'spent').code)).toBe(409);
-    expect(approvalRefusalStatus(new CentralRefusal('step_up', 'password').code)).toBe(403);
-    expect(approvalRefusalStatus(new ApprovalRefusal('not_authorized', 'no').code)).toBe(404);
-    expect(approvalRefusalStatus(new ApprovalRefusal('queue_full', 'full').code)).toBe(429);
+    expect(approvalRefusalStatus(centralRefusal('session', 'ended').code)).toBe(401);
+    expect(approvalRefusalStatus(centralRefusal('nonce', 'spent').code)).toBe(409);
+    expect(approvalRefusalStatus(centralRefusal('step_up', 'password').code)).toBe(403);
+    expect(approvalRefusalStatus(approvalRefusal('not_authorized', 'no').code)).toBe(404);
+    expect(approvalRefusalStatus(approvalRefusal('queue_full', 'full').code)).toBe(429);
     expect(approvalRefusalStatus('something_new')).toBe(400);
   });
 });

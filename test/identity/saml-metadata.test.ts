@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { X509Certificate } from 'node:crypto';
 import * as samlify from 'samlify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandRefusal } from '../../lib/accounts/org-operation';
+import { Refusal as CommandRefusal } from '../../lib/refusals/refusal';
 import { fetchIdpMetadata, readIdpMetadata } from '../../lib/identity/saml-metadata';
 import { samlKeyPair, type SamlKeyPair } from '../support/saml-idp';
 

@@ -4,14 +4,13 @@
 // continues (./continue).
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
 import { cookies, headers } from 'next/headers';
-import { parseRegistrationResponse, PasskeyRefusal, relyingPartyOf } from '@/lib/accounts/passkeys';
-import { SecondFactorRefusal } from '@/lib/accounts/second-factors';
+import { parseRegistrationResponse, relyingPartyOf } from '@/lib/accounts/passkeys';
 import { enrollAtSignIn, enrollmentPasskeyOptions, enrollPasskeyAtSignIn, SECOND_STEP_COOKIE, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { getT } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import type { CardFormState } from '../_lib/form-state';
-import { refusalWords } from '../_lib/refusal-words';
+import { refusalAnswer } from '../_lib/refusal-words';
 
 export async function enrollAtSignInAction(_previous: CardFormState, data: FormData): Promise<CardFormState> {
   const t = await getT('account.twoStepSetup');
@@ -32,8 +31,8 @@ export async function enrollAtSignInAction(_previous: CardFormState, data: FormD
       next: { href: TWO_STEP_SETUP_PATH, label: t('storedThem') },
     };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field === 'form' ? 'form' : 'code']: await refusalWords(error) } };
-    throw error;
+    const refused = await refusalAnswer(error);
+    return { status: 'error', fieldErrors: { [refused.field === 'form' ? 'form' : 'code']: refused.message } };
   }
 }
 
@@ -42,8 +41,7 @@ export async function enrollmentPasskeyOptionsAction(): Promise<{ ok: true; opti
   try {
     return { ok: true, options: await enrollmentPasskeyOptions(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), (await cookies()).get(SECOND_STEP_COOKIE)?.value) };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal || error instanceof PasskeyRefusal) return { ok: false, message: await refusalWords(error) };
-    throw error;
+    return { ok: false, message: (await refusalAnswer(error)).message };
   }
 }
 
@@ -66,8 +64,7 @@ export async function enrollPasskeyAtSignInAction(_previous: CardFormState, data
       next: { href: TWO_STEP_SETUP_PATH, label: t('storedThem') },
     };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field === 'name' ? 'name' : 'form']: await refusalWords(error) } };
-    if (error instanceof PasskeyRefusal) return { status: 'error', fieldErrors: { form: await refusalWords(error) } };
-    throw error;
+    const refused = await refusalAnswer(error);
+    return { status: 'error', fieldErrors: { [refused.field === 'name' ? 'name' : 'form']: refused.message } };
   }
 }

@@ -2,9 +2,8 @@
 // its own cookie, and the same-origin check every state-changing request passes.
 import 'server-only';
 import { cookies } from 'next/headers';
-import { CENTRAL_COOKIE, CENTRAL_SESSION_SECONDS, CentralRefusal, EMBEDDED_CENTRAL_COOKIE, findCentralSession, type CentralBinding, type CentralSession, type CentralSurfaceKind } from '@/lib/approvals/central';
-import { ApprovalRefusal } from '@/lib/approvals/broker';
-import { approvalRefusalStatus, oauthError } from '@/lib/http/errors';
+import { CENTRAL_COOKIE, CENTRAL_SESSION_SECONDS, EMBEDDED_CENTRAL_COOKIE, findCentralSession, type CentralBinding, type CentralSession, type CentralSurfaceKind } from '@/lib/approvals/central';
+import { oauthError, oauthRefusalAnswer } from '@/lib/http/errors';
 import { localized, textIn } from '@/lib/i18n/catalogs';
 import { requestLocale } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
@@ -50,14 +49,13 @@ export function centralCookie(token: string | null, surface: CentralSurface = EX
 }
 
 /**
- * A refusal of the broker or the central as an answer, in the status lib/http/errors.ts gives it everywhere. Its
- * `error_description` is what the central's page shows the operator: in their language (the page's).
+ * The central's one answer to a refusal (the broker's, the central's own, a step-up's), in the status its domain's
+ * table gives it everywhere (lib/approvals/refusal-codes.ts). Its `error_description` is what the central's page
+ * shows the operator: in their language (the page's). Anything else: undefined, for the handler to throw on.
  */
 export async function refusalResponse(error: unknown): Promise<Response | undefined> {
-  if (error instanceof ApprovalRefusal || error instanceof CentralRefusal) {
-    return oauthError(approvalRefusalStatus(error.code), error.code, error.text ? textIn(error.text, await requestLocale()) : error.message);
-  }
-  return undefined;
+  const locale = await requestLocale();
+  return oauthRefusalAnswer(error, (refusal) => (refusal.text ? textIn(refusal.text, locale) : refusal.message));
 }
 
 /** The answer when the central's session has ended (the page shows its words and asks the operator to sign in again). */

@@ -8,7 +8,7 @@ import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import type { OrgPermission } from '@/lib/accounts/permissions';
-import { CommandRefusal, runOrgOperation } from '@/lib/accounts/org-operation';
+import { runOrgOperation } from '@/lib/accounts/org-operation';
 import type { AuditRecord } from '@/lib/audit/events';
 import type { Transaction } from '@/lib/db/client';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
@@ -17,6 +17,7 @@ import type { MailMessage } from '@/lib/mail/messages';
 import { db, runtime } from '@/lib/runtime';
 import { textIn, translator, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';
 import { requestLocale, withRequestLocale } from '@/lib/i18n/request-locale';
+import { Refusal } from '@/lib/refusals/refusal';
 import { authorizeOrgAction, type OrgAccess } from './access';
 import { refusalWords } from '../../account/_lib/refusal-words';
 
@@ -42,15 +43,29 @@ function fieldLabel(field: string): string {
  * A refusal the handler decides (a conflict, a rule): rolled back and shown — next to `field` when it names one. Its
  * words: a catalog key (`localized('refusals.…')`), shown in the person's language, or a string already translated.
  */
-export class ActionRefusal extends Error {
-  readonly text?: LocalizedText;
-  constructor(
-    message: string | LocalizedText,
-    readonly field?: string,
-  ) {
-    super(typeof message === 'string' ? message : textIn(message));
-    if (typeof message !== 'string') this.text = message;
-  }
+export function actionRefusal(text: string | LocalizedText, field?: string): Refusal {
+  return new Refusal({ domain: 'console', status: 400, code: 'refused', text, ...(field === undefined ? {} : { field }) });
+}
+
+/** How a form reads a refusal in its own terms: other words, or the form field it stands next to. */
+export interface RefusalReading {
+  message?: string | LocalizedText;
+  field?: string;
+}
+
+/**
+ * The console form's one answer to a refusal: its words in the person's language (refusalWords), next to its field
+ * when it names one of the form's. A lib rule's field is in the rule's terms (a policy's maxGrantSeconds, RFC 7591's
+ * redirect_uris): the form names it with `refused` (the action's), which may also say the refusal in the form's own
+ * words; an actionRefusal's field is the form's already. Anything else is thrown on (Next's redirect signal too).
+ */
+async function answer(error: unknown, refused?: (refusal: Refusal, words: string) => RefusalReading | undefined | Promise<RefusalReading | undefined>): Promise<ActionState> {
+  if (!(error instanceof Refusal)) throw error;
+  const words = await refusalWords(error);
+  const reading = (await refused?.(error, words)) ?? {};
+  const message = reading.message === undefined ? words : typeof reading.message === 'string' ? reading.message : textIn(reading.message, await requestLocale());
+  const field = reading.field ?? (error.domain === 'console' ? error.field : undefined);
+  return field ? { status: 'error', message, fieldErrors: { [field]: message } } : { status: 'error', message };
 }
 
 /**
@@ -88,6 +103,11 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
      * validation, before the transaction. It must not write: the handler records its result.
      */
     prepare?: (ctx: { input: z.infer<Schema>; access: OrgAccess }) => Promise<Prepared>;
+    /**
+     * How this form reads a refusal (of `prepare` or the handler) in its own terms — a code that names one of its
+     * fields, words of its own; undefined: as the refusal says (`words`: the refusal's, in the person's language).
+     */
+    refused?: (refusal: Refusal, words: string) => RefusalReading | undefined | Promise<RefusalReading | undefined>;
   },
   handler: (ctx: HandlerContext<z.infer<Schema>, Prepared>) => Promise<Extract<ActionState, { status: 'ok' }>>,
 ) {
@@ -140,12 +160,7 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
       revalidatePath(`/console/${access.org.slug}`, 'layout');
       return result;
     } catch (error) {
-      if (error instanceof ActionRefusal && error.field) {
-        const words = await refusalWords(error);
-        return { status: 'error', message: words, fieldErrors: { [error.field]: words } };
-      }
-      if (error instanceof ActionRefusal || error instanceof CommandRefusal) return { status: 'error', message: await refusalWords(error) };
-      throw error; // includes Next's redirect signal
+      return answer(error, options.refused);
     }
   };
 }

@@ -3,10 +3,10 @@ import 'server-only';
 import { findOrgApp } from '@/lib/clients/apps';
 import type { Queryable } from '@/lib/db/client';
 import { localized } from '@/lib/i18n/catalogs';
-import { ActionRefusal } from './action';
+import { actionRefusal } from './action';
 
 export async function orgAppOrRefuse(tx: Queryable, orgId: string, appId: string) {
   const listing = await findOrgApp(tx, orgId, appId);
-  if (!listing) throw new ActionRefusal(localized('refusals.appNotInOrg'));
+  if (!listing) throw actionRefusal(localized('refusals.appNotInOrg'));
   return listing;
 }

@@ -4,10 +4,10 @@ import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { revalidatePath } from 'next/cache';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
-import { accountFactorsContext, passkeyRegistrationAfterStepUp, StepUpRefusal, stepUpPasskeyOptions } from '@/lib/accounts/step-up';
-import { parseRegistrationResponse, PasskeyRefusal, registerOwnPasskey, relyingPartyOf } from '@/lib/accounts/passkeys';
+import { accountFactorsContext, passkeyRegistrationAfterStepUp, stepUpPasskeyOptions } from '@/lib/accounts/step-up';
+import { parseRegistrationResponse, registerOwnPasskey, relyingPartyOf } from '@/lib/accounts/passkeys';
 import { isUuid } from '@/lib/util/uuid';
-import { SecondFactorRefusal, startTotpEnrollment } from '@/lib/accounts/second-factors';
+import { startTotpEnrollment } from '@/lib/accounts/second-factors';
 import { confirmOwnTotp, removeOwnPasskey, removeOwnTotp, replaceOwnRecoveryCodes, STEP_UP_FIELDS, type OwnFactorChange } from '@/lib/accounts/own-factors';
 import type { User } from '@/lib/accounts/users';
 import { changeOwnPassword, sendVerificationLink } from '@/lib/accounts/self-service';
@@ -15,7 +15,7 @@ import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { getT } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import type { CardFormState } from '../../account/_lib/form-state';
-import { fieldErrorsIn, refusalWords } from '../../account/_lib/refusal-words';
+import { fieldErrorsIn, refusalAnswer } from '../../account/_lib/refusal-words';
 import { currentConsoleSession } from '../_lib/session';
 import { NOTICE_SETTINGS, saveNoticeSettings, type NoticeSettings } from '@/lib/notifications/settings';
 import { endLinkedIdentity } from '@/lib/identity/links';
@@ -80,7 +80,8 @@ export async function startTotpAction(): Promise<void> {
   try {
     await startTotpEnrollment(db(), runtime().atRestKey, session.user);
   } catch (error) {
-    if (!(error instanceof SecondFactorRefusal)) throw error;
+    // A refusal (an authenticator on already) leaves the page as it is; anything else is thrown on.
+    await refusalAnswer(error);
   }
   // The page shows the key and the QR code now (the enrollment waits for its first code).
   revalidatePath('/console/account');
@@ -103,8 +104,8 @@ export async function confirmTotpAction(_previous: CardFormState, data: FormData
     };
   } catch (error) {
     // Each refusal stands next to the field it is about.
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
-    throw error;
+    const refused = await refusalAnswer(error);
+    return { status: 'error', fieldErrors: { [refused.field]: refused.message } };
   }
 }
 
@@ -116,8 +117,8 @@ export async function removeTotpAction(_previous: CardFormState, data: FormData)
     await removeOwnTotp(db(), { ...(await ownFactorChange(session.user, data)), mail: accountMail() });
     return { status: 'done', message: t('totpOff'), next: { href: '/console/account?done=two-step#two-step', label: t('backToAccount') } };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
-    throw error;
+    const refused = await refusalAnswer(error);
+    return { status: 'error', fieldErrors: { [refused.field]: refused.message } };
   }
 }
 
@@ -129,8 +130,8 @@ export async function replaceRecoveryCodesAction(_previous: CardFormState, data:
     const codes = await replaceOwnRecoveryCodes(db(), await ownFactorChange(session.user, data));
     return { status: 'done', message: t('newRecoveryCodes'), codes, next: { href: '/console/account?done=two-step#two-step', label: t('storedThem') } };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
-    throw error;
+    const refused = await refusalAnswer(error);
+    return { status: 'error', fieldErrors: { [refused.field]: refused.message } };
   }
 }
 
@@ -141,8 +142,7 @@ export async function accountStepUpOptionsAction(): Promise<{ ok: true; options:
   try {
     return { ok: true, options: await stepUpPasskeyOptions(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), { user: session.user, context: accountFactorsContext(session.user.id) }) };
   } catch (error) {
-    if (error instanceof PasskeyRefusal) return { ok: false, message: await refusalWords(error) };
-    throw error;
+    return { ok: false, message: (await refusalAnswer(error)).message };
   }
 }
 
@@ -157,12 +157,11 @@ export async function passkeyRegistrationOptionsAction(proof: { password?: strin
       user: session.user,
       proof: { password: text(proof?.password, 1024), code: text(proof?.code, 16), passkey: text(proof?.passkey, 16 * 1024) },
       ip: clientIpFromHeaders(await headers()),
+      fields: STEP_UP_FIELDS,
     });
     return { ok: true, options };
   } catch (error) {
-    if (error instanceof StepUpRefusal) return { ok: false, field: STEP_UP_FIELDS[error.field], message: await refusalWords(error) };
-    if (error instanceof SecondFactorRefusal) return { ok: false, field: error.field, message: await refusalWords(error) };
-    throw error;
+    return { ok: false, ...(await refusalAnswer(error)) };
   }
 }
 
@@ -189,9 +188,8 @@ export async function registerPasskeyAction(_previous: CardFormState, data: Form
         }
       : { status: 'done', message: t('passkeyAdded'), next: { href: '/console/account?done=passkey#passkeys', label: t('backToAccount') } };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
-    if (error instanceof PasskeyRefusal) return { status: 'error', fieldErrors: { form: await refusalWords(error) } };
-    throw error;
+    const refused = await refusalAnswer(error);
+    return { status: 'error', fieldErrors: { [refused.field]: refused.message } };
   }
 }
 
@@ -205,8 +203,8 @@ export async function removePasskeyAction(_previous: CardFormState, data: FormDa
     await removeOwnPasskey(db(), { ...(await ownFactorChange(session.user, data)), passkeyId, mail: accountMail() });
     return { status: 'done', message: t('passkeyRemoved'), next: { href: '/console/account?done=passkey#passkeys', label: t('backToAccount') } };
   } catch (error) {
-    if (error instanceof SecondFactorRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
-    throw error;
+    const refused = await refusalAnswer(error);
+    return { status: 'error', fieldErrors: { [refused.field]: refused.message } };
   }
 }
 

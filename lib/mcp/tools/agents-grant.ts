@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AGENT_INPUTS, agentCommands } from '../../accounts/agent-commands';
-import { CommandRefusal } from '../../accounts/org-operation';
-import { appOfOrganization, inOrganization, json, ToolRefusal, type PorticoTool, orgPermission } from '../context';
+import { appOfOrganization, inOrganization, json, type PorticoTool, orgPermission } from '../context';
+import { toolRefusal } from '../refusal-codes';
 
 const shape = {
   org: z.string().min(1).max(64).describe('The organization slug.'),
@@ -21,13 +21,9 @@ export const agentsGrant: PorticoTool<typeof shape> = {
     inOrganization(extra, org, 'agents.manage', async ({ tx, org: organization, audit }) => {
       const listing = await appOfOrganization(tx, organization, app);
       const input = AGENT_INPUTS.grant.safeParse({ agentId: agent, appId: listing.app.id, scope });
-      if (!input.success) throw new ToolRefusal(input.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`).join('; '));
-      try {
-        const outcome = await agentCommands.grant({ tx, org: organization, person: extra.caller.user, audit }, input.data);
-        return json({ message: outcome.message });
-      } catch (error) {
-        if (error instanceof CommandRefusal) throw new ToolRefusal(error.message);
-        throw error;
-      }
+      if (!input.success) throw toolRefusal(input.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`).join('; '));
+      // Its refusals are answered as every tool's (inOrganization).
+      const outcome = await agentCommands.grant({ tx, org: organization, person: extra.caller.user, audit }, input.data);
+      return json({ message: outcome.message });
     }),
 };

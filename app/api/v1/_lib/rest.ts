@@ -1,13 +1,14 @@
 // The REST API's one wrapper: authenticate (Portico API bearer token), resolve the organization, authorize by the
 // person's role there (an agent acting for them lends nothing and adds nothing), run the change in one transaction
 // with its audit event, and answer every failure as JSON in OAuth's error shape, never a stack trace.
-import { authorizeOrgOperation, CommandRefusal, OperationRefusal, runOrgOperation } from '@/lib/accounts/org-operation';
+import { authorizeOrgOperation, runOrgOperation } from '@/lib/accounts/org-operation';
 import type { MembershipRole, Organization } from '@/lib/accounts/organizations';
 import type { OrgPermission } from '@/lib/accounts/permissions';
 import { authenticateApiRequest, type ApiCaller } from '@/lib/mcp/authenticate';
 import type { AuditRecord } from '@/lib/audit/events';
 import type { Queryable } from '@/lib/db/client';
 import { oauthError, readJsonObject } from '@/lib/http/errors';
+import { Refusal } from '@/lib/refusals/refusal';
 import { porticoConfirmationGate } from '@/lib/confirmations/store';
 import { auditToolEvent } from '@/lib/mcp/audit';
 import { findPorticoTool } from '@/lib/mcp/tools';
@@ -62,7 +63,13 @@ export interface RouteConfirmation {
 export function orgRoute(
   permission: OrgPermission,
   handler: (ctx: OrgRouteContext) => Promise<Response>,
-  options: { transaction?: boolean; scopes?: readonly string[]; confirm?: RouteConfirmation | ((params: OrgRouteContext['params']) => RouteConfirmation | undefined) } = {},
+  options: {
+    transaction?: boolean;
+    scopes?: readonly string[];
+    confirm?: RouteConfirmation | ((params: OrgRouteContext['params']) => RouteConfirmation | undefined);
+    /** Refusals this route says in its own words, by code (what the route's callers must not tell apart). */
+    restated?: Readonly<Record<string, { status: number; error: string; description: string }>>;
+  } = {},
 ) {
   return async (request: Request, route: { params: Promise<Record<string, string | string[] | undefined>> }): Promise<Response> => {
     const { env, publicJwks } = runtime();
@@ -74,8 +81,7 @@ export function orgRoute(
     try {
       authorized = await authorizeOrgOperation(db(), String(params.org ?? ''), caller.user, permission);
     } catch (error) {
-      if (error instanceof OperationRefusal) return apiError(error.reason === 'not_found' ? 404 : 403, error.reason, error.message);
-      throw error;
+      return refusalAnswer(error);
     }
     const { org, role } = authorized;
 
@@ -115,10 +121,19 @@ export function orgRoute(
       );
     } catch (error) {
       if (error instanceof ApiError) return apiError(error.status, error.error, error.message);
-      if (error instanceof CommandRefusal) return apiError(error.status, error.code ?? (error.status === 404 ? 'not_found' : error.status === 409 ? 'conflict' : 'invalid_request'), error.message);
-      throw error;
+      return refusalAnswer(error, options.restated);
     }
   };
+}
+
+/**
+ * The REST door's one answer to a refusal: OAuth's shape with the refusal's status and code (lib/http/errors.ts), its
+ * English words; a code the route restates in its own. Anything else is thrown on (a 500 without a stack trace).
+ */
+function refusalAnswer(error: unknown, restated: Readonly<Record<string, { status: number; error: string; description: string }>> = {}): Response {
+  if (!(error instanceof Refusal)) throw error;
+  const own = restated[error.code];
+  return own ? apiError(own.status, own.error, own.description) : apiError(error.status, error.code, error.message);
 }
 
 /** Undefined when the call may run (not approval_required, or a valid confirmation token); else the 428 answer. */

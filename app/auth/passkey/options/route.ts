@@ -4,10 +4,10 @@
 // passkeys, bound to that pending sign-in). The challenge is kept in PostgreSQL and used once. Same-origin only; at
 // most 30 passwordless ceremonies per client network per 10 minutes (each writes a row).
 import { cookies } from 'next/headers';
-import { passkeyAssertionOptions, PasskeyRefusal, relyingPartyOf } from '@/lib/accounts/passkeys';
+import { passkeyAssertionOptions, relyingPartyOf } from '@/lib/accounts/passkeys';
 import { pendingSecondStep, SECOND_STEP_COOKIE, secondStepPasskeyContext } from '@/lib/accounts/sign-in-second-step';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { NO_STORE, oauthError, readJsonObject } from '@/lib/http/errors';
+import { NO_STORE, oauthError, oauthRefusalAnswer, readJsonObject } from '@/lib/http/errors';
 import { hitRateLimit, type RateLimitRule } from '@/lib/rate-limit/fixed-window';
 import { db, runtime } from '@/lib/runtime';
 
@@ -34,7 +34,9 @@ export async function POST(request: Request): Promise<Response> {
       return Response.json(await passkeyAssertionOptions(db(), rp, { purpose: 'second_factor', userId: pending.user.id, context: secondStepPasskeyContext(token) }), { headers: NO_STORE });
     }
   } catch (error) {
-    if (error instanceof PasskeyRefusal) return oauthError(400, 'invalid_request', error.message);
+    // A passkey refusal (no passkey for this account, …): 400 invalid_request, its English words.
+    const refused = oauthRefusalAnswer(error);
+    if (refused) return refused;
     throw error;
   }
   return oauthError(400, 'invalid_request', 'purpose must be sign_in or second_factor');

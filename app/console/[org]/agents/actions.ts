@@ -4,11 +4,10 @@
 import { z } from 'zod';
 import { parsePermissionChoice, permissionChoice } from '../../_lib/permission-choice';
 import { agentInputs, agentCommands, type AgentCommandContext } from '@/lib/accounts/agent-commands';
-import { CommandRefusal } from '@/lib/accounts/org-operation';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { textIn, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';
 import { requestLocale } from '@/lib/i18n/server';
-import { ActionRefusal, orgAction } from '../../_lib/action';
+import { orgAction } from '../../_lib/action';
 
 /** The commands' inputs with whole sentences in the person's language (REST and MCP keep the English fragments). */
 const inputs = (t: Translator) =>
@@ -28,16 +27,6 @@ const inputs = (t: Translator) =>
 
 const confirmed = (t: Translator) => ({ confirmed: z.literal('yes', { error: t('console.action.confirm.plain') }) });
 
-/** Runs a command, turning its refusals into the console's. */
-async function run<T>(step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (error instanceof CommandRefusal) throw new ActionRefusal(error.text ?? error.message);
-    throw error;
-  }
-}
-
 /** What the command did, in the person's language. */
 async function said({ text }: { text: LocalizedText }): Promise<{ status: 'ok'; message: string }> {
   return { status: 'ok', message: textIn(text, await requestLocale()) };
@@ -47,42 +36,40 @@ function commandContext({ tx, access, audit }: { tx: AgentCommandContext['tx']; 
   return { tx, org: access.org, person: access.user, audit };
 }
 
-export const createAgentAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).create }, async (ctx) => said(await run(() => agentCommands.create(commandContext(ctx), ctx.input))));
+export const createAgentAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).create }, async (ctx) => said(await agentCommands.create(commandContext(ctx), ctx.input)));
 
-export const renameAgentAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).rename }, async (ctx) => said(await run(() => agentCommands.rename(commandContext(ctx), ctx.input))));
+export const renameAgentAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).rename }, async (ctx) => said(await agentCommands.rename(commandContext(ctx), ctx.input)));
 
 export const setAgentDisabledAction = orgAction(
   { permission: 'agents.manage', input: (t) => z.object({ agentId: inputs(t).remove.shape.agentId, disabled: z.enum(['yes', 'no']), ...confirmed(t) }) },
-  async (ctx) => said(await run(() => agentCommands.setDisabled(commandContext(ctx), { agentId: ctx.input.agentId, disabled: ctx.input.disabled === 'yes' }))),
+  async (ctx) => said(await agentCommands.setDisabled(commandContext(ctx), { agentId: ctx.input.agentId, disabled: ctx.input.disabled === 'yes' })),
 );
 
 export const deleteAgentAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).remove.extend(confirmed(t)) }, async (ctx) =>
-  said(await run(() => agentCommands.remove(commandContext(ctx), ctx.input))),
+  said(await agentCommands.remove(commandContext(ctx), ctx.input)),
 );
 
 export const moveAgentAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).move.extend(confirmed(t)) }, async (ctx) =>
   said(
-    await run(() =>
-      agentCommands.move(commandContext(ctx), ctx.input, (orgId, record) =>
-        recordAuditEvent(ctx.tx, { ...record, orgId, actor: { type: 'person', id: ctx.access.user.id, label: ctx.access.user.email } }),
-      ),
+    await agentCommands.move(commandContext(ctx), ctx.input, (orgId, record) =>
+      recordAuditEvent(ctx.tx, { ...record, orgId, actor: { type: 'person', id: ctx.access.user.id, label: ctx.access.user.email } }),
     ),
   ),
 );
 
-export const allowAgentUserAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).allowUser }, async (ctx) => said(await run(() => agentCommands.allowUser(commandContext(ctx), ctx.input))));
+export const allowAgentUserAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).allowUser }, async (ctx) => said(await agentCommands.allowUser(commandContext(ctx), ctx.input)));
 
 export const disallowAgentUserAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).disallowUser.extend(confirmed(t)) }, async (ctx) =>
-  said(await run(() => agentCommands.disallowUser(commandContext(ctx), ctx.input))),
+  said(await agentCommands.disallowUser(commandContext(ctx), ctx.input)),
 );
 
 export const grantAgentScopeAction = orgAction(
   { permission: 'agents.manage', input: (t) => z.object({ agentId: inputs(t).grant.shape.agentId, permission: permissionChoice(t) }) },
-  async (ctx) => said(await run(() => agentCommands.grant(commandContext(ctx), { agentId: ctx.input.agentId, ...ctx.input.permission }))),
+  async (ctx) => said(await agentCommands.grant(commandContext(ctx), { agentId: ctx.input.agentId, ...ctx.input.permission })),
 );
 
 export const revokeAgentScopeAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).revokeGrant.extend(confirmed(t)) }, async (ctx) =>
-  said(await run(() => agentCommands.revokeGrant(commandContext(ctx), ctx.input))),
+  said(await agentCommands.revokeGrant(commandContext(ctx), ctx.input)),
 );
 
 /**
@@ -107,8 +94,8 @@ const connectForm = (t: Translator) =>
     return form;
   }, inputs(t).connect);
 
-export const createConnectionAction = orgAction({ permission: 'agents.manage', input: connectForm }, async (ctx) => said(await run(() => agentCommands.connect(commandContext(ctx), ctx.input))));
+export const createConnectionAction = orgAction({ permission: 'agents.manage', input: connectForm }, async (ctx) => said(await agentCommands.connect(commandContext(ctx), ctx.input)));
 
 export const deleteConnectionAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).disconnect.extend(confirmed(t)) }, async (ctx) =>
-  said(await run(() => agentCommands.disconnect(commandContext(ctx), ctx.input))),
+  said(await agentCommands.disconnect(commandContext(ctx), ctx.input)),
 );

@@ -13,7 +13,7 @@ import { postgresErrorCode } from '@/lib/db/client';
 import { localized, supportedLocales, type Translator } from '@/lib/i18n/catalogs';
 import { getT, requestLocale } from '@/lib/i18n/server';
 import { forgetNewCredentials, keepNewCredentials } from '../../_lib/new-credentials';
-import { ActionRefusal, orgAction, spoken } from '../../_lib/action';
+import { actionRefusal, orgAction, spoken } from '../../_lib/action';
 import { orgAppOrRefuse } from '../../_lib/org-app';
 import { setAppBackchannelLogout, setAppIdTokenAlg } from '@/lib/clients/app-commands';
 
@@ -76,12 +76,12 @@ export const createAppAction = orgAction(
   },
   async ({ tx, input, access, audit }) => {
     const checkedRedirect = validateRedirectUri(input.redirectUri, input.profile);
-    if (!checkedRedirect.ok) throw new ActionRefusal(checkedRedirect.text, 'redirectUri');
+    if (!checkedRedirect.ok) throw actionRefusal(checkedRedirect.text, 'redirectUri');
     const taken = new Set((await listApps(tx, access.org.slug)).map((row) => row.app.slug));
     // Chosen by the person: refused next to the field when another app has it, with a free one suggested. Left empty:
     // made from the name (cut to a valid length, never refused), with a number when another app has it.
     if (input.slug && taken.has(input.slug)) {
-      throw new ActionRefusal(localized('console.apps.refusals.slugTaken', { slug: input.slug, free: freeSlug(input.slug, (candidate) => taken.has(candidate)) }), 'slug');
+      throw actionRefusal(localized('console.apps.refusals.slugTaken', { slug: input.slug, free: freeSlug(input.slug, (candidate) => taken.has(candidate)) }), 'slug');
     }
     const slug = input.slug || freeSlug(slugFromName(input.name), (candidate) => taken.has(candidate));
     await refuseTakenOrigin(() => assertPublishOriginAvailable(tx, { origin: input.origin, issuer: runtime().env.PORTICO_ISSUER, orgId: access.org.id }));
@@ -104,10 +104,10 @@ async function refuseTakenOrigin<T>(step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {
-    if (error instanceof PublishOriginTaken) throw new ActionRefusal(error.text);
-    if (error instanceof RedirectOriginTaken) throw new ActionRefusal(localized('console.apps.refusals.redirectOriginTaken', { origin: error.origin }));
+    if (error instanceof PublishOriginTaken) throw actionRefusal(error.text);
+    if (error instanceof RedirectOriginTaken) throw actionRefusal(localized('console.apps.refusals.redirectOriginTaken', { origin: error.origin }));
     // Two creations with the same address at once: the unique index lets one in; the other is told next to the field.
-    if (postgresErrorCode(error) === '23505') throw new ActionRefusal(localized('console.apps.refusals.slugRace'), 'slug');
+    if (postgresErrorCode(error) === '23505') throw actionRefusal(localized('console.apps.refusals.slugRace'), 'slug');
     throw error;
   }
 }
@@ -156,8 +156,8 @@ export const addRedirectUriAction = orgAction(
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
     const checked = validateRedirectUri(input.redirectUri, (await appClientRegistration(tx, listing.clientId)).profile);
-    if (!checked.ok) throw new ActionRefusal(checked.text, 'redirectUri');
-    if (!(await refuseTakenOrigin(() => addRedirectUri(tx, listing.clientId, input.redirectUri)))) throw new ActionRefusal(localized('console.apps.refusals.redirectUriRegistered'));
+    if (!checked.ok) throw actionRefusal(checked.text, 'redirectUri');
+    if (!(await refuseTakenOrigin(() => addRedirectUri(tx, listing.clientId, input.redirectUri)))) throw actionRefusal(localized('console.apps.refusals.redirectUriRegistered'));
     await audit({ action: 'app.redirect_uri_added', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.redirectUri } });
     return { status: 'ok', message: (await getT('console.apps.done'))('redirectUriAdded') };
   },
@@ -167,7 +167,7 @@ export const removeRedirectUriAction = orgAction(
   { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), uri: z.string().min(1), confirmed: z.literal('yes', { error: t('console.action.confirm.removal') }) }) },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
-    if (!(await removeRedirectUri(tx, listing.clientId, input.uri))) throw new ActionRefusal(localized('console.apps.refusals.redirectUriNotRegistered'));
+    if (!(await removeRedirectUri(tx, listing.clientId, input.uri))) throw actionRefusal(localized('console.apps.refusals.redirectUriNotRegistered'));
     await audit({ action: 'app.redirect_uri_removed', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.uri } });
     return { status: 'ok', message: (await getT('console.apps.done'))('redirectUriRemoved') };
   },
@@ -179,8 +179,8 @@ export const addPostLogoutRedirectUriAction = orgAction(
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
     // Kept as written; checked with the app's kind (a native app's may be a private-use scheme).
     const checked = validatePostLogoutRedirectUri(input.postLogoutRedirectUri, (await appClientRegistration(tx, listing.clientId)).profile);
-    if (!checked.ok) throw new ActionRefusal(checked.text, 'postLogoutRedirectUri');
-    if (!(await addPostLogoutRedirectUri(tx, listing.clientId, input.postLogoutRedirectUri))) throw new ActionRefusal(localized('console.apps.refusals.logoutUriRegistered'), 'postLogoutRedirectUri');
+    if (!checked.ok) throw actionRefusal(checked.text, 'postLogoutRedirectUri');
+    if (!(await addPostLogoutRedirectUri(tx, listing.clientId, input.postLogoutRedirectUri))) throw actionRefusal(localized('console.apps.refusals.logoutUriRegistered'), 'postLogoutRedirectUri');
     await audit({ action: 'app.post_logout_redirect_uri_added', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.postLogoutRedirectUri } });
     return { status: 'ok', message: (await getT('console.apps.done'))('logoutUriAdded') };
   },
@@ -190,7 +190,7 @@ export const removePostLogoutRedirectUriAction = orgAction(
   { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), uri: z.string().min(1), confirmed: z.literal('yes', { error: t('console.action.confirm.removal') }) }) },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
-    if (!(await removePostLogoutRedirectUri(tx, listing.clientId, input.uri))) throw new ActionRefusal(localized('console.apps.refusals.logoutUriNotRegistered'));
+    if (!(await removePostLogoutRedirectUri(tx, listing.clientId, input.uri))) throw actionRefusal(localized('console.apps.refusals.logoutUriNotRegistered'));
     await audit({ action: 'app.post_logout_redirect_uri_removed', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: input.uri } });
     return { status: 'ok', message: (await getT('console.apps.done'))('logoutUriRemoved') };
   },
@@ -231,7 +231,7 @@ export const setAppDisabledAction = orgAction(
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
     const disabled = input.disabled === 'true';
-    if (!(await setAppDisabled(tx, listing.app.id, disabled))) throw new ActionRefusal(disabled ? localized('console.apps.refusals.offAlready') : localized('console.apps.refusals.onAlready'));
+    if (!(await setAppDisabled(tx, listing.app.id, disabled))) throw actionRefusal(disabled ? localized('console.apps.refusals.offAlready') : localized('console.apps.refusals.onAlready'));
     await audit({ action: disabled ? 'app.disabled' : 'app.enabled', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId });
     const t = await getT('console.apps.done');
     return { status: 'ok', message: disabled ? t('turnedOff', { name: listing.app.name }) : t('turnedOn', { name: listing.app.name }) };
@@ -242,7 +242,7 @@ export const deleteAppAction = orgAction(
   { permission: 'apps.manage', input: (t) => z.object({ appId: appId(t), confirmSlug: z.string().trim(), confirmed: z.literal('yes', { error: t('console.action.confirm.deletion') }) }) },
   async ({ tx, input, access, audit }) => {
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
-    if (input.confirmSlug !== listing.app.slug) throw new ActionRefusal(localized('console.apps.refusals.wrongSlug', { slug: listing.app.slug }));
+    if (input.confirmSlug !== listing.app.slug) throw actionRefusal(localized('console.apps.refusals.wrongSlug', { slug: listing.app.slug }));
     // One transaction: the grants and tokens end, the app goes, and the event (which outlives it) is written.
     const ended = await deleteApp(tx, listing.app.id);
     await audit({ action: 'app.deleted', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { slug: listing.app.slug, grantsEnded: ended.grants } });

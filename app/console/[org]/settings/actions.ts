@@ -5,7 +5,7 @@ import { supportedTimeZone } from '@/lib/i18n/time-zone';
 import { localized, supportedLocale } from '@/lib/i18n/catalogs';
 import { getT } from '@/lib/i18n/server';
 import { SECOND_FACTOR_POLICIES, setSecondFactorPolicy } from '@/lib/accounts/second-factor-policy';
-import { ActionRefusal, orgAction } from '../../_lib/action';
+import { actionRefusal, orgAction } from '../../_lib/action';
 
 const optional = (schema: z.ZodString) =>
   z.string().trim().transform((value) => (value === '' ? null : value)).pipe(schema.nullable());
@@ -44,7 +44,7 @@ export const saveDefaultLocaleAction = orgAction(
   async ({ tx, input, access, audit }) => {
     const t = await getT('console.settings.language');
     const locale = input.locale === '' ? null : supportedLocale(input.locale);
-    if (locale === undefined) throw new ActionRefusal(t('unknown'), 'locale');
+    if (locale === undefined) throw actionRefusal(t('unknown'), 'locale');
     await setDefaultLocale(tx, access.org.id, locale);
     await audit({ action: 'org.default_locale_updated', subject: { type: 'organization', id: access.org.id, label: access.org.name }, details: { locale } });
     return { status: 'ok', message: locale ? t('saved') : t('savedBrowser') };
@@ -57,7 +57,7 @@ export const saveDefaultTimeZoneAction = orgAction(
   async ({ tx, input, access, audit }) => {
     const t = await getT('console.settings.timeZone');
     const zone = input.timeZone === '' ? null : supportedTimeZone(input.timeZone);
-    if (zone === undefined) throw new ActionRefusal(t('unknown'), 'timeZone');
+    if (zone === undefined) throw actionRefusal(t('unknown'), 'timeZone');
     await setDefaultTimeZone(tx, access.org.id, zone);
     await audit({ action: 'org.default_time_zone_updated', subject: { type: 'organization', id: access.org.id, label: access.org.name }, details: { timeZone: zone } });
     return { status: 'ok', message: zone ? t('saved', { zone: zone.replaceAll('_', ' ') }) : t('savedNone') };
@@ -67,7 +67,7 @@ export const saveDefaultTimeZoneAction = orgAction(
 export const deleteOrganizationAction = orgAction(
   { permission: 'org.delete', input: (t) => z.object({ confirmSlug: z.string().trim(), confirmed: z.literal('yes', { error: t('console.action.confirm.deletion') }) }) },
   async ({ tx, input, access, audit }) => {
-    if (input.confirmSlug !== access.org.slug) throw new ActionRefusal(localized('console.settings.delete.wrongSlug', { slug: access.org.slug }));
+    if (input.confirmSlug !== access.org.slug) throw actionRefusal(localized('console.settings.delete.wrongSlug', { slug: access.org.slug }));
     await audit({ action: 'org.deleted', subject: { type: 'organization', id: access.org.id, label: access.org.name } });
     await deleteOrganization(tx, access.org.id);
     return { status: 'ok', message: (await getT('console.settings.delete'))('deleted', { name: access.org.name }), redirect: '/console' };
@@ -80,7 +80,7 @@ export const renameOrganizationAction = orgAction(
     input: (t) => z.object({ name: z.string().trim().min(1, t('refusals.organization.nameMissing')).max(80, t('refusals.organization.nameTooLong')) }),
   },
   async ({ tx, input, access, audit }) => {
-    if (input.name === access.org.name) throw new ActionRefusal(localized('console.settings.identity.sameName'));
+    if (input.name === access.org.name) throw actionRefusal(localized('console.settings.identity.sameName'));
     await renameOrganization(tx, access.org.id, input.name);
     await audit({ action: 'org.renamed', subject: { type: 'organization', id: access.org.id, label: input.name }, details: { from: access.org.name, to: input.name } });
     return { status: 'ok', message: (await getT('console.settings.identity'))('renamed', { name: input.name, slug: access.org.slug }) };

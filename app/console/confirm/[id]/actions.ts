@@ -2,13 +2,13 @@
 // The answer to a tool confirmation: confirm (with step-up by the person's strongest factor) or deny.
 import { headers } from 'next/headers';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
-import { PasskeyRefusal, relyingPartyOf } from '@/lib/accounts/passkeys';
-import { StepUpRefusal, stepUpPasskeyOptions } from '@/lib/accounts/step-up';
+import { relyingPartyOf } from '@/lib/accounts/passkeys';
+import { stepUpPasskeyOptions } from '@/lib/accounts/step-up';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { answerConfirmation, ConfirmationRefusal, confirmationStepUpContext, findConfirmation } from '@/lib/confirmations/answers';
+import { answerConfirmation, confirmationStepUpContext, findConfirmation } from '@/lib/confirmations/answers';
 import { getT } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
-import { refusalWords } from '../../../account/_lib/refusal-words';
+import { refusalAnswer } from '../../../account/_lib/refusal-words';
 import { currentConsoleSession } from '../../_lib/session';
 
 export type ConfirmFormState =
@@ -27,8 +27,7 @@ export async function confirmationPasskeyOptionsAction(id: string): Promise<{ ok
   try {
     return { ok: true, options: await stepUpPasskeyOptions(db(), relyingPartyOf(runtime().env.PORTICO_ISSUER), { user: session.user, context: confirmationStepUpContext(id) }) };
   } catch (error) {
-    if (error instanceof PasskeyRefusal) return { ok: false, message: await refusalWords(error) };
-    throw error;
+    return { ok: false, message: (await refusalAnswer(error)).message };
   }
 }
 
@@ -53,8 +52,8 @@ export async function answerConfirmationAction(id: string, _previous: ConfirmFor
     });
     return { status: 'done', decision: decision === 'confirm' ? 'confirmed' : 'denied', ...(answered.undelivered ? { undelivered: true as const } : {}) };
   } catch (error) {
-    if (error instanceof StepUpRefusal) return { status: 'error', fieldErrors: { [error.field]: await refusalWords(error) } };
-    if (error instanceof ConfirmationRefusal) return { status: 'error', fieldErrors: { form: await refusalWords(error) } };
-    throw error;
+    // A step-up's refusal stands next to its proof (password, code, passkey); the challenge's own, above the form.
+    const refused = await refusalAnswer(error);
+    return { status: 'error', fieldErrors: { [refused.field]: refused.message } };
   }
 }

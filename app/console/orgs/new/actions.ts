@@ -3,11 +3,11 @@
 // its owner. A refusal keeps what was typed and says what is wrong next to its field.
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { createOwnedOrganization, OrganizationRefusal } from '@/lib/accounts/organizations';
+import { createOwnedOrganization } from '@/lib/accounts/organizations';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { getT } from '@/lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
-import { refusalWords } from '../../../account/_lib/refusal-words';
+import { refusalAnswer } from '../../../account/_lib/refusal-words';
 import { currentConsoleSession } from '../../_lib/session';
 
 export type NewOrgState = { status: 'idle' } | { status: 'error'; values: { name: string; slug: string }; fieldErrors: Partial<Record<'name' | 'slug' | 'form', string>> };
@@ -28,8 +28,8 @@ export async function createOrganizationAction(_previous: NewOrgState, data: For
     const org = await db().transaction((tx) => createOwnedOrganization(tx, { name: values.name, slug: values.slug, owner: session.user, ip }));
     slug = org.slug;
   } catch (error) {
-    if (error instanceof OrganizationRefusal) return { status: 'error', values, fieldErrors: { [error.field]: await refusalWords(error) } };
-    throw error;
+    const refused = await refusalAnswer(error);
+    return { status: 'error', values, fieldErrors: { [refused.field]: refused.message } };
   }
   redirect(`/console/${slug}/apps?created=org`);
 }

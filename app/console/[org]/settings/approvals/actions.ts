@@ -2,9 +2,9 @@
 // Settings → Approvals: set or remove an approval policy (lib/approvals/policies.ts), owners only; a refusal about
 // one field stands next to it, and the form keeps what was typed.
 import { z } from 'zod';
-import { PolicyRefusal, POLICY_DECIDERS, removeApprovalPolicy, setApprovalPolicy, APPROVAL_POLICY_KINDS } from '@/lib/approvals/policies';
+import { POLICY_DECIDERS, removeApprovalPolicy, setApprovalPolicy, APPROVAL_POLICY_KINDS } from '@/lib/approvals/policies';
 import { getT } from '@/lib/i18n/server';
-import { ActionRefusal, orgAction } from '../../../_lib/action';
+import { orgAction } from '../../../_lib/action';
 
 /** An optional whole number typed in a field: empty is none. */
 const optionalNumber = z
@@ -30,29 +30,26 @@ export const setPolicyAction = orgAction(
       escalateTeamId: z.string().max(64).default(''),
       maxGrantMinutes: optionalNumber,
     }),
+    // A policy's refusal names its field in the policy's terms; the form asks for minutes.
+    refused: (refusal) => (refusal.code === 'invalid_policy' && refusal.field ? { field: refusal.field === 'maxGrantSeconds' ? 'maxGrantMinutes' : refusal.field } : undefined),
   },
   async ({ tx, input, access, audit }) => {
-    try {
-      await setApprovalPolicy(
-        { tx, audit, orgId: access.org.id },
-        {
-          appId: input.appId || null,
-          kind: input.kind,
-          deciders: input.deciders,
-          teamId: input.teamId || null,
-          userIds: input.userIds,
-          quorum: input.quorum,
-          anyDenyEnds: input.anyDenyEnds === 'on',
-          escalateAfterMinutes: input.escalateAfterMinutes,
-          escalateTo: input.escalateTo,
-          escalateTeamId: input.escalateTeamId || null,
-          maxGrantSeconds: input.maxGrantMinutes === null ? null : Math.round(input.maxGrantMinutes * 60),
-        },
-      );
-    } catch (error) {
-      if (error instanceof PolicyRefusal) throw new ActionRefusal(error.text ?? error.message, error.field === 'maxGrantSeconds' ? 'maxGrantMinutes' : error.field);
-      throw error;
-    }
+    await setApprovalPolicy(
+      { tx, audit, orgId: access.org.id },
+      {
+        appId: input.appId || null,
+        kind: input.kind,
+        deciders: input.deciders,
+        teamId: input.teamId || null,
+        userIds: input.userIds,
+        quorum: input.quorum,
+        anyDenyEnds: input.anyDenyEnds === 'on',
+        escalateAfterMinutes: input.escalateAfterMinutes,
+        escalateTo: input.escalateTo,
+        escalateTeamId: input.escalateTeamId || null,
+        maxGrantSeconds: input.maxGrantMinutes === null ? null : Math.round(input.maxGrantMinutes * 60),
+      },
+    );
     return { status: 'ok', message: (await getT('console.policies'))('saved') };
   },
 );

@@ -3,7 +3,6 @@
 // (lib/identity/domains.ts) through the organization-operation kernel; a refusal about the domain stands next to its
 // field, and the form keeps what was typed.
 import { z } from 'zod';
-import { CommandRefusal } from '@/lib/accounts/org-operation';
 import { getT } from '@/lib/i18n/server';
 import { localized } from '@/lib/i18n/catalogs';
 import { addDomain, domainCheckDeps, proveDomain, recordDomainCheck, removeDomain } from '@/lib/identity/domains';
@@ -12,20 +11,20 @@ import { issueScimToken, revokeScimToken } from '@/lib/identity/scim';
 import { endLinkedIdentity } from '@/lib/identity/links';
 import { createRemoteMcpServer, deleteRemoteMcpServer, removeTrustedAssertionIssuer, trustAssertionIssuer } from '@/lib/identity/enterprise-authorization';
 import { db, runtime } from '@/lib/runtime';
-import { ActionRefusal, orgAction } from '../../../_lib/action';
+import { orgAction } from '../../../_lib/action';
+import type { Refusal } from '@/lib/refusals/refusal';
 import { deliveryPolicy } from '@/lib/http/outbound';
 import { fetchIdpMetadata, MAX_PASTED_METADATA_CHARS, readIdpMetadata } from '@/lib/identity/saml-metadata';
 import { connectionPath, identityPath } from './identity-frame';
+import { commandRefusal } from '@/lib/accounts/refusal-codes';
 
-export const addDomainAction = orgAction({ permission: 'identity.manage', input: z.object({ domain: z.string().max(300) }) }, async ({ tx, input, access, audit }) => {
-  try {
+export const addDomainAction = orgAction(
+  { permission: 'identity.manage', input: z.object({ domain: z.string().max(300) }), refused: (refusal) => (refusal.code === 'invalid_domain' ? { field: 'domain' } : undefined) },
+  async ({ tx, input, access, audit }) => {
     const added = await addDomain({ tx, audit, orgId: access.org.id }, input.domain);
     return { status: 'ok', message: (await getT('console.identity'))('domains.added', { domain: added.domain }) };
-  } catch (error) {
-    if (error instanceof CommandRefusal && error.code === 'invalid_domain') throw new ActionRefusal(error.text ?? error.message, 'domain');
-    throw error;
-  }
-});
+  },
+);
 
 export const checkDomainAction = orgAction(
   {
@@ -70,39 +69,29 @@ const groupTeams = z
   })));
 
 /** A refusal about one field stands next to it (the code names the field). */
-function nextToField(error: unknown, fields: readonly string[]): never {
-  if (error instanceof CommandRefusal && error.code && fields.includes(error.code)) throw new ActionRefusal(error.text ?? error.message, error.code);
-  if (error instanceof CommandRefusal && error.code === 'invalid_issuer') throw new ActionRefusal(error.text ?? error.message, 'issuer');
-  throw error;
+function nextToField(fields: readonly string[]) {
+  return (refusal: Refusal) => (fields.includes(refusal.code) ? { field: refusal.code } : refusal.code === 'invalid_issuer' ? { field: 'issuer' } : undefined);
 }
 const CONNECTION_FIELDS = ['name', 'clientId', 'clientSecret', 'emailClaim', 'nameClaim', 'groupsClaim', 'domains', 'groupTeams', 'entityId', 'ssoUrl', 'certificates', 'metadataUrl', 'metadataXml'] as const;
 
 export const createOidcConnectionAction = orgAction(
   {
     permission: 'identity.manage',
+    refused: nextToField(CONNECTION_FIELDS),
     input: z.object({ newConnectionId: z.uuid(), name: z.string().max(200), issuer: z.string().max(600), clientId: z.string().max(400), clientSecret: z.string().max(1200), defaultRole: role, emailClaim: claim, nameClaim: claim, groupsClaim: claim, domainIds }),
-    prepare: async ({ input }) => {
-      try {
-        return await probeOidcIssuer(deliveryPolicy(runtime().env), input.issuer);
-      } catch (error) {
-        nextToField(error, CONNECTION_FIELDS);
-      }
-    },
+    prepare: ({ input }) => probeOidcIssuer(deliveryPolicy(runtime().env), input.issuer),
   },
   async ({ tx, input, access, audit, prepared }) => {
-    try {
-      // The id the form showed in the redirect URI to register, so that the URI registered is the connection's.
-      const created = await createOidcConnection({ tx, audit, orgId: access.org.id }, runtime(), { ...input, id: input.newConnectionId }, prepared);
-      return { status: 'ok', message: (await getT('console.identity'))('connections.created', { name: created.name }), redirect: connectionPath(access.org.slug, created.id) };
-    } catch (error) {
-      nextToField(error, CONNECTION_FIELDS);
-    }
+    // The id the form showed in the redirect URI to register, so that the URI registered is the connection's.
+    const created = await createOidcConnection({ tx, audit, orgId: access.org.id }, runtime(), { ...input, id: input.newConnectionId }, prepared);
+    return { status: 'ok', message: (await getT('console.identity'))('connections.created', { name: created.name }), redirect: connectionPath(access.org.slug, created.id) };
   },
 );
 
 export const createSamlConnectionAction = orgAction(
   {
     permission: 'identity.manage',
+    refused: nextToField(CONNECTION_FIELDS),
     input: z.object({
       name: z.string().max(200),
       metadataUrl: z.string().max(2100).optional().default(''),
@@ -118,31 +107,24 @@ export const createSamlConnectionAction = orgAction(
     }),
     // The IdP's metadata is fetched (through the outbound guard) before the transaction, as OIDC discovery is.
     prepare: async ({ input }) => {
-      try {
-        const url = input.metadataUrl.trim();
-        const xml = input.metadataXml.trim();
-        if (url && xml) throw new CommandRefusal(400, localized('refusals.connections.metadata.bothSources'), 'metadataXml');
-        if (url) return { ...(await fetchIdpMetadata(deliveryPolicy(runtime().env), url, 'metadataUrl')), field: 'metadataUrl', source: 'url' as const, url };
-        if (xml) return { ...readIdpMetadata(xml, 'metadataXml'), field: 'metadataXml', source: 'xml' as const };
-        return undefined;
-      } catch (error) {
-        nextToField(error, CONNECTION_FIELDS);
-      }
+      const url = input.metadataUrl.trim();
+      const xml = input.metadataXml.trim();
+      if (url && xml) throw commandRefusal(400, localized('refusals.connections.metadata.bothSources'), 'metadataXml');
+      if (url) return { ...(await fetchIdpMetadata(deliveryPolicy(runtime().env), url, 'metadataUrl')), field: 'metadataUrl', source: 'url' as const, url };
+      if (xml) return { ...readIdpMetadata(xml, 'metadataXml'), field: 'metadataXml', source: 'xml' as const };
+      return undefined;
     },
   },
   async ({ tx, input, access, audit, prepared }) => {
-    try {
-      const created = await createSamlConnection({ tx, audit, orgId: access.org.id }, input, { allowHttp: runtime().env.outboundAllowLoopback, metadata: prepared });
-      return { status: 'ok', message: (await getT('console.identity'))('connections.created', { name: created.name }), redirect: connectionPath(access.org.slug, created.id) };
-    } catch (error) {
-      nextToField(error, CONNECTION_FIELDS);
-    }
+    const created = await createSamlConnection({ tx, audit, orgId: access.org.id }, input, { allowHttp: runtime().env.outboundAllowLoopback, metadata: prepared });
+    return { status: 'ok', message: (await getT('console.identity'))('connections.created', { name: created.name }), redirect: connectionPath(access.org.slug, created.id) };
   },
 );
 
 export const updateConnectionAction = orgAction(
   {
     permission: 'identity.manage',
+    refused: nextToField(CONNECTION_FIELDS),
     input: z.object({
       connectionId: z.string().max(64),
       name: z.string().max(200),
@@ -159,12 +141,8 @@ export const updateConnectionAction = orgAction(
     }),
   },
   async ({ tx, input, access, audit }) => {
-    try {
-      const updated = await updateConnection({ tx, audit, orgId: access.org.id }, runtime(), input.connectionId, input, { allowHttp: runtime().env.outboundAllowLoopback });
-      return { status: 'ok', message: (await getT('console.identity'))('connections.updated', { name: updated.name }) };
-    } catch (error) {
-      nextToField(error, CONNECTION_FIELDS);
-    }
+    const updated = await updateConnection({ tx, audit, orgId: access.org.id }, runtime(), input.connectionId, input, { allowHttp: runtime().env.outboundAllowLoopback });
+    return { status: 'ok', message: (await getT('console.identity'))('connections.updated', { name: updated.name }) };
   },
 );
 
@@ -198,7 +176,7 @@ export const endMemberLinkAction = orgAction(
   { permission: 'identity.manage', input: (t) => z.object({ linkId: z.uuid(), confirmed: z.literal('yes', { error: t('console.action.confirm.deletion') }) }) },
   async ({ tx, input, access, audit }) => {
     const ended = await endLinkedIdentity(tx, { orgId: access.org.id }, input.linkId, { audit });
-    if (!ended) throw new CommandRefusal(404, localized('refusals.connections.linkGone'));
+    if (!ended) throw commandRefusal(404, localized('refusals.connections.linkGone'));
     return { status: 'ok', message: (await getT('console.identity'))('links.ended', { email: ended.email, connection: ended.connectionName }) };
   },
 );
@@ -232,15 +210,12 @@ const idJagOptions = () => ({ allowHttp: runtime().env.outboundAllowLoopback, ow
 export const addRemoteMcpServerAction = orgAction(
   {
     permission: 'identity.manage',
+    refused: nextToField(ID_JAG_FIELDS),
     input: z.object({ name: z.string().max(200), authorizationServer: z.string().max(600), resource: z.string().max(600), remoteClientId: z.string().max(2100), allowedScopes: z.string().max(6000).optional().default(''), permissionsAppId: z.string().max(64).optional() }),
   },
   async ({ tx, input, access, audit }) => {
-    try {
-      const created = await createRemoteMcpServer({ tx, audit, orgId: access.org.id }, input, idJagOptions());
-      return { status: 'ok', message: (await getT('console.identity'))('idJag.servers.added', { name: created.name }) };
-    } catch (error) {
-      nextToField(error, ID_JAG_FIELDS);
-    }
+    const created = await createRemoteMcpServer({ tx, audit, orgId: access.org.id }, input, idJagOptions());
+    return { status: 'ok', message: (await getT('console.identity'))('idJag.servers.added', { name: created.name }) };
   },
 );
 
@@ -252,22 +227,14 @@ export const removeRemoteMcpServerAction = orgAction(
   },
 );
 
-export const trustConnectionAction = orgAction({ permission: 'identity.manage', input: z.object({ connectionId: z.string().max(64), tenant: z.string().max(300).optional() }) }, async ({ tx, input, access, audit }) => {
-  try {
-    const trusted = await trustAssertionIssuer({ tx, audit, orgId: access.org.id }, { connectionId: input.connectionId, tenant: input.tenant }, idJagOptions());
-    return { status: 'ok', message: (await getT('console.identity'))('idJag.trusted.added', { issuer: trusted.issuer }) };
-  } catch (error) {
-    nextToField(error, ID_JAG_FIELDS);
-  }
+export const trustConnectionAction = orgAction({ permission: 'identity.manage', input: z.object({ connectionId: z.string().max(64), tenant: z.string().max(300).optional() }), refused: nextToField(ID_JAG_FIELDS) }, async ({ tx, input, access, audit }) => {
+  const trusted = await trustAssertionIssuer({ tx, audit, orgId: access.org.id }, { connectionId: input.connectionId, tenant: input.tenant }, idJagOptions());
+  return { status: 'ok', message: (await getT('console.identity'))('idJag.trusted.added', { issuer: trusted.issuer }) };
 });
 
-export const trustIssuerKeysAction = orgAction({ permission: 'identity.manage', input: z.object({ issuer: z.string().max(600), jwksUri: z.string().max(600), tenant: z.string().max(300).optional() }) }, async ({ tx, input, access, audit }) => {
-  try {
-    const trusted = await trustAssertionIssuer({ tx, audit, orgId: access.org.id }, { issuer: input.issuer, jwksUri: input.jwksUri, tenant: input.tenant }, idJagOptions());
-    return { status: 'ok', message: (await getT('console.identity'))('idJag.trusted.added', { issuer: trusted.issuer }) };
-  } catch (error) {
-    nextToField(error, ID_JAG_FIELDS);
-  }
+export const trustIssuerKeysAction = orgAction({ permission: 'identity.manage', input: z.object({ issuer: z.string().max(600), jwksUri: z.string().max(600), tenant: z.string().max(300).optional() }), refused: nextToField(ID_JAG_FIELDS) }, async ({ tx, input, access, audit }) => {
+  const trusted = await trustAssertionIssuer({ tx, audit, orgId: access.org.id }, { issuer: input.issuer, jwksUri: input.jwksUri, tenant: input.tenant }, idJagOptions());
+  return { status: 'ok', message: (await getT('console.identity'))('idJag.trusted.added', { issuer: trusted.issuer }) };
 });
 
 export const removeTrustedIssuerAction = orgAction(

@@ -3,7 +3,6 @@
 // (lib/webhooks/webhook-commands.ts) through the organization-operation kernel; a refusal about one field stands
 // next to it, and the form keeps what was typed.
 import { z } from 'zod';
-import { CommandRefusal } from '@/lib/accounts/org-operation';
 import { getT } from '@/lib/i18n/server';
 import { runtime } from '@/lib/runtime';
 import {
@@ -16,7 +15,8 @@ import {
   WEBHOOK_FORMATS,
   type WebhookDeps,
 } from '@/lib/webhooks/webhook-commands';
-import { ActionRefusal, orgAction } from '../../../_lib/action';
+import { orgAction } from '../../../_lib/action';
+import type { Refusal } from '@/lib/refusals/refusal';
 import { deliveryPolicy } from '@/lib/http/outbound';
 
 const deps = (): WebhookDeps => ({ atRestKey: runtime().atRestKey, outbound: deliveryPolicy(runtime().env) });
@@ -24,14 +24,8 @@ const deps = (): WebhookDeps => ({ atRestKey: runtime().atRestKey, outbound: del
 /** Which form field a command's refusal is about. */
 const FIELD_OF: Record<string, string> = { invalid_url: 'url', invalid_events: 'events', invalid_description: 'description', invalid_overlap: 'overlapHours' };
 
-async function onField<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof CommandRefusal && error.code && FIELD_OF[error.code]) throw new ActionRefusal(error.text ?? error.message, FIELD_OF[error.code]);
-    throw error;
-  }
-}
+/** A command's refusal whose code names a field stands next to it. */
+const nextToField = (refusal: Refusal) => (FIELD_OF[refusal.code] ? { field: FIELD_OF[refusal.code] } : undefined);
 
 /** Checkboxes arrive as one string or several. */
 const events = z.union([z.string(), z.array(z.string())]).optional().transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]));
@@ -40,9 +34,10 @@ export const createWebhookAction = orgAction(
   {
     permission: 'webhooks.manage',
     input: z.object({ url: z.string().max(4096), format: z.enum(WEBHOOK_FORMATS).default('standard'), description: z.string().max(1000).default(''), events }),
+    refused: nextToField,
   },
   async ({ tx, input, access, audit }) => {
-    const { endpoint, secret } = await onField(() => createWebhookEndpoint({ tx, audit, orgId: access.org.id }, deps(), input));
+    const { endpoint, secret } = await createWebhookEndpoint({ tx, audit, orgId: access.org.id }, deps(), input);
     const t = await getT('console.webhooks');
     return {
       status: 'ok',
@@ -54,17 +49,17 @@ export const createWebhookAction = orgAction(
 );
 
 export const updateWebhookAction = orgAction(
-  { permission: 'webhooks.manage', input: z.object({ endpointId: z.string().max(64), description: z.string().max(1000).default(''), events, enabled: z.enum(['on']).optional() }) },
+  { permission: 'webhooks.manage', input: z.object({ endpointId: z.string().max(64), description: z.string().max(1000).default(''), events, enabled: z.enum(['on']).optional() }), refused: nextToField },
   async ({ tx, input, access, audit }) => {
-    await onField(() => updateWebhookEndpoint({ tx, audit, orgId: access.org.id }, input.endpointId, { events: input.events, description: input.description, enabled: input.enabled === 'on' }));
+    await updateWebhookEndpoint({ tx, audit, orgId: access.org.id }, input.endpointId, { events: input.events, description: input.description, enabled: input.enabled === 'on' });
     return { status: 'ok', message: (await getT('console.webhooks'))('saved') };
   },
 );
 
 export const rotateWebhookSecretAction = orgAction(
-  { permission: 'webhooks.manage', input: z.object({ endpointId: z.string().max(64), overlapHours: z.coerce.number().int().default(24) }) },
+  { permission: 'webhooks.manage', input: z.object({ endpointId: z.string().max(64), overlapHours: z.coerce.number().int().default(24) }), refused: nextToField },
   async ({ tx, input, access, audit }) => {
-    const { secret, previousValidUntil } = await onField(() => rotateWebhookSecret({ tx, audit, orgId: access.org.id }, deps(), input.endpointId, input.overlapHours));
+    const { secret, previousValidUntil } = await rotateWebhookSecret({ tx, audit, orgId: access.org.id }, deps(), input.endpointId, input.overlapHours);
     const t = await getT('console.webhooks');
     return { status: 'ok', message: previousValidUntil ? t('rotated', { until: previousValidUntil }) : t('rotatedNoOverlap'), secret: [secret] };
   },

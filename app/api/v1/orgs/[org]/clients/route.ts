@@ -1,6 +1,6 @@
 // /api/v1/orgs/<org>/clients – the organization's external MCP clients (and the dynamic and CIMD clients that
 // reached its apps): list them, or register an external client for one app.
-import { ClientMetadataRefusal, registerExternalClient } from '@/lib/clients/client-commands';
+import { registerExternalClient } from '@/lib/clients/client-commands';
 import { listOrgClients } from '@/lib/clients/external';
 import { findOrgApp } from '@/lib/clients/apps';
 import { ApiError, orgRoute } from '../../../_lib/rest';
@@ -29,10 +29,8 @@ export const POST = orgRoute('clients.manage', async ({ tx, org, body, audit }) 
   if (typeof input.app_id !== 'string') throw new ApiError(400, 'invalid_request', 'app_id is required');
   const app = await findOrgApp(tx, org.id, input.app_id);
   if (!app) throw new ApiError(404, 'not_found', 'no such app in this organization');
-  const valid = await registerExternalClient({ tx, org, audit }, app, { label: input.label, redirectUris: input.redirect_uris }).catch((error: unknown) => {
-    // RFC 7591 §3.2.2: the error names what is wrong.
-    throw error instanceof ClientMetadataRefusal ? new ApiError(400, error.field === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata', error.message) : error;
-  });
+  // RFC 7591 §3.2.2: a refusal's code names what is wrong (invalid_redirect_uri, invalid_client_metadata).
+  const valid = await registerExternalClient({ tx, org, audit }, app, { label: input.label, redirectUris: input.redirect_uris });
   const { clientId } = valid;
   return Response.json(
     { client_id: clientId, client_name: valid.label, app_id: app.app.id, redirect_uris: valid.redirectUris, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] },

@@ -8,7 +8,7 @@ import { validateRedirectUri } from '@/lib/clients/validation';
 import { db, runtime } from '@/lib/runtime';
 import { localized, type Translator } from '@/lib/i18n/catalogs';
 import { getT } from '@/lib/i18n/server';
-import { ActionRefusal, orgAction, spoken } from '../../../../_lib/action';
+import { actionRefusal, orgAction, spoken } from '../../../../_lib/action';
 import { orgAppOrRefuse } from '../../../../_lib/org-app';
 import { deliveryPolicy } from '@/lib/http/outbound';
 
@@ -127,8 +127,8 @@ export const addDevRedirectUriAction = orgAction(
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
     // Checked with the app's kind: a native app's may be a private-use scheme or loopback http (RFC 8252 §7).
     const checked = validateRedirectUri(input.redirectUri, (await appClientRegistration(tx, listing.clientId)).profile);
-    if (!checked.ok) throw new ActionRefusal(checked.text, 'redirectUri');
-    if (!(await addRedirectUri(tx, listing.clientId, input.redirectUri, true))) throw new ActionRefusal(localized('console.apps.refusals.redirectUriRegistered'));
+    if (!checked.ok) throw actionRefusal(checked.text, 'redirectUri');
+    if (!(await addRedirectUri(tx, listing.clientId, input.redirectUri, true))) throw actionRefusal(localized('console.apps.refusals.redirectUriRegistered'));
     await audit({ action: 'app.redirect_uri_added', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId, details: { uri: input.redirectUri, devOnly: true } });
     return { status: 'ok', message: (await getT('console.app.security.done'))('devUriAdded') };
   },
@@ -140,7 +140,7 @@ export const issueSurfaceSecretAction = orgAction(
     const listing = await orgAppOrRefuse(tx, access.org.id, input.appId);
     const state = await surfaceStateOf(tx, listing.app.id);
     // A second "create" from a stale page must not silently cut off a secret the app already uses.
-    if (state.hasSecret && input.confirmed !== 'yes') throw new ActionRefusal(localized('console.app.security.refusals.surfaceSecretExists'));
+    if (state.hasSecret && input.confirmed !== 'yes') throw actionRefusal(localized('console.app.security.refusals.surfaceSecretExists'));
     const secret = await issueSurfaceSecret(tx, listing.app.id, runtime().atRestKey);
     const t = await getT('console.app.security.done');
     await audit({ action: state.hasSecret ? 'app.surface_secret_replaced' : 'app.surface_secret_created', subject: subject(listing), appId: listing.app.id, clientId: listing.clientId });
@@ -163,7 +163,7 @@ export const verifySurfaceAction = orgAction(
     prepare: async ({ input, access }) => {
       const listing = await orgAppOrRefuse(db(), access.org.id, input.appId);
       const secret = await surfaceSecretOf(db(), listing.app.id, runtime().atRestKey);
-      if (!secret) throw new ActionRefusal(localized('console.app.security.refusals.noSurfaceSecret'));
+      if (!secret) throw actionRefusal(localized('console.app.security.refusals.noSurfaceSecret'));
       const state = await surfaceStateOf(db(), listing.app.id);
       const verification = await verifyAppSurface({ publishOrigin: listing.app.publishOrigin, secret, declaration: state.declaration }, surfaceVerificationFetch(deliveryPolicy(runtime().env)));
       return { verification, declaredAt: state.declaredAt?.getTime() ?? null, secretCreatedAt: state.secretCreatedAt?.getTime() ?? null };
@@ -175,7 +175,7 @@ export const verifySurfaceAction = orgAction(
     // would be shown against a declaration it never saw.
     const now = await surfaceStateOf(tx, listing.app.id);
     if ((now.declaredAt?.getTime() ?? null) !== declaredAt || (now.secretCreatedAt?.getTime() ?? null) !== secretCreatedAt) {
-      throw new ActionRefusal(localized('console.app.security.refusals.surfaceChanged'));
+      throw actionRefusal(localized('console.app.security.refusals.surfaceChanged'));
     }
     await recordVerification(tx, listing.app.id, prepared);
     await audit({

@@ -11,7 +11,6 @@
 //   DELETE /agents/<id>/connections/<connection id>
 import type { z } from 'zod';
 import { AGENT_INPUTS, agentCommands, type AgentCommandContext } from '@/lib/accounts/agent-commands';
-import { CommandRefusal } from '@/lib/accounts/org-operation';
 import { listAgents } from '@/lib/accounts/agents';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { ApiError, orgRoute, type OrgRouteContext } from '../../../../_lib/rest';
@@ -29,15 +28,6 @@ function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
 
 function commandContext(ctx: OrgRouteContext): AgentCommandContext {
   return { tx: ctx.tx, org: ctx.org, person: ctx.caller.user, audit: ctx.audit };
-}
-
-async function run<T>(step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (error instanceof CommandRefusal) throw new ApiError(error.status, error.code ?? (error.status === 404 ? 'not_found' : error.status === 409 ? 'conflict' : 'invalid_request'), error.message);
-    throw error;
-  }
 }
 
 /** The optional catch-all segments after /agents (Next gives an array, or nothing). */
@@ -69,30 +59,28 @@ export const POST = orgRoute('agents.manage', async (ctx) => {
   const body = await ctx.body();
   const command = commandContext(ctx);
   if (!agentId) {
-    const { agent } = await run(() => agentCommands.create(command, parse(AGENT_INPUTS.create, { name: body.name })));
+    const { agent } = await agentCommands.create(command, parse(AGENT_INPUTS.create, { name: body.name }));
     return Response.json({ id: agent.id, name: agent.name }, { status: 201 });
   }
   switch (sub) {
     case 'move': {
-      const result = await run(() =>
-        agentCommands.move(command, parse(AGENT_INPUTS.move, { agentId, targetOrg: body.target_org }), (orgId, record) =>
-          recordAuditEvent(ctx.tx, { ...record, orgId, actor: { type: 'person', id: ctx.caller.user.id, label: ctx.caller.user.email }, act: ctx.caller.agentId ?? null }),
-        ),
+      const result = await agentCommands.move(command, parse(AGENT_INPUTS.move, { agentId, targetOrg: body.target_org }), (orgId, record) =>
+        recordAuditEvent(ctx.tx, { ...record, orgId, actor: { type: 'person', id: ctx.caller.user.id, label: ctx.caller.user.email }, act: ctx.caller.agentId ?? null }),
       );
       return Response.json({ moved: true, message: result.message });
     }
     case 'users':
-      await run(() => agentCommands.allowUser(command, parse(AGENT_INPUTS.allowUser, { agentId, userId: body.user_id })));
+      await agentCommands.allowUser(command, parse(AGENT_INPUTS.allowUser, { agentId, userId: body.user_id }));
       return Response.json({ allowed: true }, { status: 201 });
     case 'grants':
-      await run(() => agentCommands.grant(command, parse(AGENT_INPUTS.grant, { agentId, appId: body.app_id, scope: body.scope })));
+      await agentCommands.grant(command, parse(AGENT_INPUTS.grant, { agentId, appId: body.app_id, scope: body.scope }));
       return Response.json({ granted: true }, { status: 201 });
     case 'connections': {
       // Snake case on the wire; the strict schema refuses anything else, so a person cannot ride along in own mode.
       const { app_id: appId, mode, delegate_user_id: delegateUserId, narrowed_to: narrowedTo, ...unknown } = body;
       if (Object.keys(unknown).length > 0) throw new ApiError(400, 'invalid_request', `unknown fields: ${Object.keys(unknown).join(', ')}`);
       const input = parse(AGENT_INPUTS.connect, { agentId, appId, mode, ...(delegateUserId !== undefined ? { delegateUserId } : {}), ...(narrowedTo !== undefined ? { narrowedTo } : {}) });
-      const { connection } = await run(() => agentCommands.connect(command, input));
+      const { connection } = await agentCommands.connect(command, input);
       return Response.json({ id: connection.id, app_id: connection.appId, mode: connection.mode, delegate_user_id: connection.delegateUserId, narrowed_to: connection.narrowedTo }, { status: 201 });
     }
     default:
@@ -114,8 +102,8 @@ export const PATCH = orgRoute('agents.manage', async (ctx) => {
   const command = commandContext(ctx);
   if (body.name === undefined && body.disabled === undefined) throw new ApiError(400, 'invalid_request', 'send "name" or "disabled"');
   // Two changes are two commands, each with its audit event, in the one transaction.
-  if (body.name !== undefined) await run(() => agentCommands.rename(command, parse(AGENT_INPUTS.rename, { agentId, name: body.name })));
-  if (body.disabled !== undefined) await run(() => agentCommands.setDisabled(command, parse(AGENT_INPUTS.setDisabled, { agentId, disabled: body.disabled })));
+  if (body.name !== undefined) await agentCommands.rename(command, parse(AGENT_INPUTS.rename, { agentId, name: body.name }));
+  if (body.disabled !== undefined) await agentCommands.setDisabled(command, parse(AGENT_INPUTS.setDisabled, { agentId, disabled: body.disabled }));
   return Response.json({ updated: true });
 });
 
@@ -123,12 +111,12 @@ export const DELETE = orgRoute('agents.manage', async (ctx) => {
   const [agentId, sub, id, ...rest] = path(ctx);
   if (!agentId || rest.length > 0) throw new ApiError(404, 'not_found', 'no such resource');
   const command = commandContext(ctx);
-  if (!sub) await run(() => agentCommands.remove(command, parse(AGENT_INPUTS.remove, { agentId })));
-  else if (sub === 'users' && id) await run(() => agentCommands.disallowUser(command, parse(AGENT_INPUTS.disallowUser, { agentId, userId: id })));
-  else if (sub === 'connections' && id) await run(() => agentCommands.disconnect(command, parse(AGENT_INPUTS.disconnect, { agentId, connectionId: id })));
+  if (!sub) await agentCommands.remove(command, parse(AGENT_INPUTS.remove, { agentId }));
+  else if (sub === 'users' && id) await agentCommands.disallowUser(command, parse(AGENT_INPUTS.disallowUser, { agentId, userId: id }));
+  else if (sub === 'connections' && id) await agentCommands.disconnect(command, parse(AGENT_INPUTS.disconnect, { agentId, connectionId: id }));
   else if (sub === 'grants' && !id) {
     const body = await ctx.body();
-    await run(() => agentCommands.revokeGrant(command, parse(AGENT_INPUTS.revokeGrant, { agentId, appId: body.app_id, scope: body.scope })));
+    await agentCommands.revokeGrant(command, parse(AGENT_INPUTS.revokeGrant, { agentId, appId: body.app_id, scope: body.scope }));
   } else throw new ApiError(404, 'not_found', 'no such resource');
   return Response.json({ deleted: true });
 });

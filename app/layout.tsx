@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import { clientMessages } from '@/lib/i18n/catalogs';
-import { getT, requestLocale, requestTimeZone } from '@/lib/i18n/server';
+import { getT, requestLocale, requestTimeZone } from '@/app/_lib/i18n/server';
 import { PorticoIntlProvider } from './_components/intl-provider';
 import { LanguageFooter } from './_components/language-footer';
 import './globals.css';

@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { SignInFrame } from './auth/app/_components/sign-in-frame';
 
 export default async function NotFound() {

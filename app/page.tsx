@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { DEMO_CALLBACK_PATH } from '@/lib/env';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import { readDemoSeed } from '@/lib/seed/demo';
 

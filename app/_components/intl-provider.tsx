@@ -1,6 +1,6 @@
 'use client';
 // use-intl's provider for the client components of every page: the request's language and its catalog, chosen on
-// the server (lib/i18n/request-locale.ts). Times are formatted in UTC on both sides (When shows local time after
+// the server (app/_lib/i18n/request-locale.ts). Times are formatted in UTC on both sides (When shows local time after
 // hydration, in the zone the signed-in person saved, else the browser's), so the server's and the browser's first
 // render agree.
 import { createContext, useContext, type ReactNode } from 'react';

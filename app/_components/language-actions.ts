@@ -9,7 +9,7 @@ import { CONSOLE_SESSION_COOKIE, findConsoleSession } from '@/lib/accounts/conso
 import { CENTRAL_COOKIE, EMBEDDED_CENTRAL_COOKIE, findCentralSession } from '@/lib/approvals/central';
 import { users } from '@/lib/db/schema';
 import { supportedLocale } from '@/lib/i18n/catalogs';
-import { LOCALE_COOKIE } from '@/lib/i18n/request-locale';
+import { LOCALE_COOKIE } from '@/app/_lib/i18n/request-locale';
 import { findBrowserSession } from '@/lib/oidc/interactions';
 import { db, runtime } from '@/lib/runtime';
 

@@ -1,7 +1,7 @@
 // Every page's footer: the languages Portico speaks, each named in itself, the current one marked. Plain buttons of
 // one form (no script needed); lib/i18n/negotiate.ts says how the language is chosen when nobody picked one.
 import { localeName, supportedLocales } from '@/lib/i18n/catalogs';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 import { chooseLanguage } from './language-actions';
 
 export async function LanguageFooter() {

@@ -59,7 +59,7 @@ function englishText(fullKey: string): string {
 }
 
 /**
- * A translator for one language (mails, MCP texts, server components through lib/i18n/server.ts). A key missing
+ * A translator for one language (mails, MCP texts, server components through app/_lib/i18n/server.ts). A key missing
  * from a catalog shows the English text instead of failing the page (the catalog test keeps that from happening).
  */
 const translators = new Map<string, unknown>();

@@ -1,4 +1,4 @@
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 // The "Forgot password?" card: an email field, then — whatever the email — the same "check your mail" answer.
 export async function RecoveryCard(props: { action: string; sent: boolean; invalidEmail: boolean; back: { href: string; label: string } }) {

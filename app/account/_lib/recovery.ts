@@ -6,7 +6,7 @@ import { requestPasswordReset } from '@/lib/accounts/password-reset';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { translator } from '@/lib/i18n/catalogs';
-import { requestLocale } from '@/lib/i18n/server';
+import { requestLocale } from '@/app/_lib/i18n/server';
 import { escapeHtml } from '@/lib/util/html';
 import { db, runtime } from '@/lib/runtime';
 

@@ -3,7 +3,7 @@
 // form's (app/console/_lib/action.ts) both.
 import 'server-only';
 import { textIn, type LocalizedText } from '@/lib/i18n/catalogs';
-import { requestLocale } from '@/lib/i18n/server';
+import { requestLocale } from '@/app/_lib/i18n/server';
 import { Refusal } from '@/lib/refusals/refusal';
 
 /** A refusal's words: its catalog key in the request's language when it carries one, else its message as is. */

@@ -1,6 +1,6 @@
 // /account/recover – "Forgot password?" for the console and the central.
 import type { Metadata } from 'next';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { RecoveryCard } from '../_components/recovery-card';
 import { SignInFrame } from '../../auth/app/_components/sign-in-frame';
 

@@ -7,7 +7,7 @@ import { cookies, headers } from 'next/headers';
 import { parseRegistrationResponse, relyingPartyOf } from '@/lib/accounts/passkeys';
 import { enrollAtSignIn, enrollmentPasskeyOptions, enrollPasskeyAtSignIn, SECOND_STEP_COOKIE, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import type { CardFormState } from '../_lib/form-state';
 import { refusalAnswer } from '../_lib/refusal-words';

@@ -6,7 +6,7 @@ import { cookies } from 'next/headers';
 import { totpEnrollmentOf } from '@/lib/accounts/second-factors';
 import { enrollmentSecret, pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
 import { interactionPath } from '@/lib/oidc/interactions';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import { SignInFrame } from '../../auth/app/_components/sign-in-frame';
 import { CardForm } from '../_components/card-form';

@@ -1,6 +1,6 @@
 // The central's page frame: who is signed in, and sign-out (which undoes nothing already decided).
 import type { ReactNode } from 'react';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export async function CentralFrame({ email, children }: { email?: string; children: ReactNode }) {
   const t = await getT('central.frame');

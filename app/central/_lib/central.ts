@@ -5,7 +5,7 @@ import { cookies } from 'next/headers';
 import { CENTRAL_COOKIE, CENTRAL_SESSION_SECONDS, EMBEDDED_CENTRAL_COOKIE, findCentralSession, type CentralBinding, type CentralSession, type CentralSurfaceKind } from '@/lib/approvals/central';
 import { oauthError, oauthRefusalAnswer } from '@/lib/http/errors';
 import { localized, textIn } from '@/lib/i18n/catalogs';
-import { requestLocale } from '@/lib/i18n/server';
+import { requestLocale } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 
 /** The two centrals: the external one (its own tab) and the embedded one (framed by listed origins only). */

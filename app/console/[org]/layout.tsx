@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 import { membershipsForSwitcher, requireOrgAccess } from '../_lib/access';
 import { NavLink } from '../_components/nav-link';
 import { db, runtime } from '@/lib/runtime';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { inboxCount } from '@/lib/notifications/inbox';
 
 export const dynamic = 'force-dynamic';

@@ -2,7 +2,7 @@
 // inside the console, with its navigation, and answered with status 404. (No loading.tsx in this segment: a streamed
 // page would have sent 200 before knowing.)
 import Link from 'next/link';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export default async function OrgNotFound() {
   const t = await getT('notFound');

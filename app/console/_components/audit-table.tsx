@@ -3,7 +3,7 @@ import Link from 'next/link';
 import type { AuditEvent } from '@/lib/audit/events';
 import { visibleText } from '@/lib/util/visible-text';
 import { When } from '../../_components/when';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 import { auditActionName } from '@/lib/audit/actions';
 import { AuditActionName } from './event-name';
 

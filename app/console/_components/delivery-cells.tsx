@@ -1,7 +1,7 @@
 // The state and answer cells of a row in an outbox delivery log (a webhook endpoint's, an app's logout tokens'):
 // one rule for what state a delivery is in and one way to show it.
 import { When } from '@/app/_components/when';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export type DeliveryState = 'delivered' | 'failed' | 'retrying' | 'waiting';
 

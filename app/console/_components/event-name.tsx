@@ -2,7 +2,7 @@
 // (the code is what the API, the exports and the webhooks carry, and what a person searches for). A code the
 // catalogs do not name (an app's own `app.…` webhook type) shows alone.
 import { auditActionName, webhookEventName } from '@/lib/audit/actions';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 
 function Named({ name, code }: { name: string | undefined; code: string }) {
   if (!name) return <code className="min-w-0 break-all text-xs">{code}</code>;

@@ -1,5 +1,5 @@
 import type { CSSProperties, ReactNode } from 'react';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { ScrollPanel } from './scroll-panel';
 
 export function PageHeader({ title, description, actions }: { title: string; description?: string; actions?: ReactNode }) {

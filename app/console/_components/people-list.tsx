@@ -1,7 +1,7 @@
 // People attached to a holder (a team's members, an agent's users): the list with a remove button each, and the
 // form that adds a member of the organization. The holder's id travels as the hidden field `holder.field`.
 import type { ReactNode } from 'react';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import type { ActionState } from '../_lib/action';
 import { ActionForm } from './action-form';
 import { Select } from './fields';

@@ -3,7 +3,7 @@
 import type { EffectivePermission, PermissionSource } from '@/lib/accounts/effective-permissions';
 import { BASELINE_SCOPE, describedIn, type CatalogPermission } from '@/lib/clients/permission-catalog';
 import type { Translator } from '@/lib/i18n/catalogs';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 import { visibleText } from '@/lib/util/visible-text';
 
 /** Where a permission comes from, in words ("team Finance", "direct", "baseline", "delegated from ada@…"). */

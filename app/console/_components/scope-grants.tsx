@@ -1,7 +1,7 @@
 // Permissions on apps granted to a holder (a team, an agent): the list with a revoke button each, and the grant
 // form, whose picker lists the apps' catalogs (never free text). The holder's id travels as a hidden field named
 // `holderField` (teamId, agentId) to the holder's own actions.
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import type { ActionState } from '../_lib/action';
 import { permissionChoiceValue, type PermissionPickerGroup } from '../_lib/permission-choice';
 import { ActionForm } from './action-form';

@@ -7,7 +7,7 @@ import { can, type OrgPermission } from '@/lib/accounts/permissions';
 import type { ConsoleSession } from '@/lib/accounts/console-sessions';
 import type { User } from '@/lib/accounts/users';
 import { db } from '@/lib/runtime';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { currentConsoleSession, requireConsoleSession } from './session';
 
 export interface OrgAccess {

@@ -16,7 +16,7 @@ import { enqueueMail } from '@/lib/deliveries/channels/mail';
 import type { MailMessage } from '@/lib/mail/messages';
 import { db, runtime } from '@/lib/runtime';
 import { textIn, translator, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';
-import { requestLocale, withRequestLocale } from '@/lib/i18n/request-locale';
+import { requestLocale, withRequestLocale } from '@/app/_lib/i18n/request-locale';
 import { Refusal } from '@/lib/refusals/refusal';
 import { authorizeOrgAction, type OrgAccess } from './access';
 import { refusalWords } from '../../account/_lib/refusal-words';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Queryable } from '@/lib/db/client';
 import { describedIn, listPermissionCatalog, SCOPE_TOKEN } from '@/lib/clients/permission-catalog';
 import type { Translator } from '@/lib/i18n/catalogs';
-import { requestLocale } from '@/lib/i18n/server';
+import { requestLocale } from '@/app/_lib/i18n/server';
 
 export interface PermissionPickerGroup {
   appId: string;

@@ -5,7 +5,7 @@ import { notFound } from 'next/navigation';
 import { explainPermissions } from '@/lib/accounts/effective-permissions';
 import { listApps } from '@/lib/clients/apps';
 import { listPermissionCatalog } from '@/lib/clients/permission-catalog';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { visibleText } from '@/lib/util/visible-text';
 import { PermissionExplanationList } from '../_components/permission-explanation';

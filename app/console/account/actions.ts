@@ -12,7 +12,7 @@ import { confirmOwnTotp, removeOwnPasskey, removeOwnTotp, replaceOwnRecoveryCode
 import type { User } from '@/lib/accounts/users';
 import { changeOwnPassword, sendVerificationLink } from '@/lib/accounts/self-service';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import type { CardFormState } from '../../account/_lib/form-state';
 import { fieldErrorsIn, refusalAnswer } from '../../account/_lib/refusal-words';

@@ -19,7 +19,7 @@ import { listPasskeys } from '@/lib/accounts/passkeys';
 import { stepUpFactorOf } from '@/lib/accounts/step-up';
 import { visibleText } from '@/lib/util/visible-text';
 import { pendingTotpEnrollment, secondFactorStateOf } from '@/lib/accounts/second-factors';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import { requireConsoleSession } from '../_lib/session';
 import { columnLabels, PageHeader, Section } from '../_components/page-header';

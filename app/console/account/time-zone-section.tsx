@@ -1,5 +1,5 @@
 // The account page's time zone section (issue 56, item 3): what it changes, and the form.
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { supportedTimeZone, supportedTimeZones } from '@/lib/i18n/time-zone';
 import { Section } from '../_components/page-header';
 import { saveTimeZoneAction } from './actions';

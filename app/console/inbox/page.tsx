@@ -5,7 +5,7 @@ import Link from 'next/link';
 import { centralRequestUrl } from '@/lib/approvals/central-urls';
 import { inboxConfirmations, inboxRequests } from '@/lib/notifications/inbox';
 import { visibleText } from '@/lib/util/visible-text';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { When } from '../../_components/when';
 import { requireConsoleSession } from '../_lib/session';

@@ -2,7 +2,7 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { isSignInErrorCode, signInErrorMessage } from '@/lib/oidc/sign-in-errors';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 import { cookies } from 'next/headers';
 import { pendingSecondStep, SECOND_STEP_COOKIE, secondFactorsOf } from '@/lib/accounts/sign-in-second-step';
 import { db } from '@/lib/runtime';

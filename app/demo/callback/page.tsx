@@ -1,6 +1,6 @@
 // The demo app's redirect URI when no real app is configured: it shows what the app received, without echoing it.
 import type { Metadata } from 'next';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { runtime } from '@/lib/runtime';
 import { SignInFrame } from '../../auth/app/_components/sign-in-frame';
 

@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DEMO_CALLBACK_PATH } from '@/lib/env';
 import { translator } from '@/lib/i18n/catalogs';
-import { requestLocale } from '@/lib/i18n/server';
+import { requestLocale } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import { readDemoSeed } from '@/lib/seed/demo';
 

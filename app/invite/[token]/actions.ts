@@ -4,7 +4,7 @@ import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { acceptInvitationWithPassword, requiredPasswordChangePath } from '@/lib/accounts/self-service';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import { beginSecondStep, ENROLLMENT_SECONDS, SECOND_STEP_COOKIE, SECOND_STEP_SECONDS, stepAfterPassword, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import type { CardFormState } from '../../account/_lib/form-state';

@@ -3,7 +3,7 @@
 import type { Metadata } from 'next';
 import { findOpenInvitation } from '@/lib/accounts/invitations';
 import { minimumPasswordLength } from '@/lib/accounts/password-policy';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { CardForm } from '../../account/_components/card-form';
 import { SignInFrame } from '../../auth/app/_components/sign-in-frame';

@@ -2,7 +2,7 @@
 import { headers } from 'next/headers';
 import { isSignInReturnPath, setPasswordWithLink } from '@/lib/accounts/self-service';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import type { CardFormState } from '../../_lib/form-state';
 import { fieldErrorsIn } from '../../_lib/refusal-words';

@@ -6,7 +6,7 @@ import { findAccountLink } from '@/lib/accounts/account-links';
 import { minimumPasswordLength } from '@/lib/accounts/password-policy';
 import { isSignInReturnPath, PASSWORD_LINK_PURPOSES } from '@/lib/accounts/self-service';
 import { organizationFrame } from '@/lib/clients/app-context';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { CardForm } from '../../_components/card-form';
 import { SignInFrame } from '../../../auth/app/_components/sign-in-frame';

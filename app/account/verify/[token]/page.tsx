@@ -6,7 +6,7 @@ import { redirect } from 'next/navigation';
 import { findAccountLink } from '@/lib/accounts/account-links';
 import { verifyEmailWithLink } from '@/lib/accounts/self-service';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { SignInFrame } from '../../../auth/app/_components/sign-in-frame';
 

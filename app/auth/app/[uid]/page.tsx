@@ -8,7 +8,7 @@ import { notFound } from 'next/navigation';
 import { displayedAppAddress } from '@/lib/clients/app-context';
 import { resourceRefusalMessage } from '@/lib/clients/binding';
 import { currentInteraction, currentSignInTarget } from '@/lib/oidc/current-interaction';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { typedEmail } from '../../_lib/typed-email';
 import { emailFromLoginHint } from '@/lib/oidc/login-hint';

@@ -5,7 +5,7 @@ import { delegatedAgentFor, listUsableAgents } from '@/lib/accounts/agents';
 import { findUserById } from '@/lib/accounts/users';
 import { appConsentScope, groupPermissions, type AppConsentScope, type ConsentErrorCode } from '@/lib/oidc/consent';
 import type { Translator } from '@/lib/i18n/catalogs';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { redirectsOnlyToLocalhost, type SignInTarget } from '@/lib/oidc/sign-in-target';
 import { BASELINE_SCOPE } from '@/lib/clients/permission-catalog';
 import { db } from '@/lib/runtime';

@@ -1,7 +1,7 @@
 import type { CSSProperties, ReactNode } from 'react';
 import { descriptionIn, type AppSignInContext } from '@/lib/clients/app-context';
 import { readableOnWhite, readableTextOn } from '@/lib/util/contrast';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 import { PasskeyButton } from './passkey-button';
 
 /**

@@ -3,7 +3,7 @@
 // identity provider's subject is linked to it — an identity provider cannot take over an account it did not make.
 import type { Metadata } from 'next';
 import { cookies } from 'next/headers';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { FEDERATION_COOKIE, pendingLink } from '@/lib/identity/federation/core';
 import { db } from '@/lib/runtime';
 import { SignInFrame } from '../../app/_components/sign-in-frame';

@@ -1,7 +1,7 @@
 // Why a sign-in through a company's identity provider did not happen, in words from the catalogs (the query string
 // only selects a reason and a way back among Portico's own sign-in pages).
 import type { Metadata } from 'next';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { isFederationRefusal } from '@/lib/identity/federation/core';
 import { SignInFrame } from '../../app/_components/sign-in-frame';
 

@@ -12,7 +12,7 @@ import { DecisionPanel } from '../../_components/decision-panel';
 import { LiveRequestSummary, RequestViewProvider } from '../../_components/request-summary';
 import { RevokePanel } from '../../_components/revoke-panel';
 import { CliCommand } from '../../../_components/cli-command';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {

@@ -6,7 +6,7 @@ import { parsePermissionChoice, permissionChoice } from '../../_lib/permission-c
 import { agentInputs, agentCommands, type AgentCommandContext } from '@/lib/accounts/agent-commands';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { textIn, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';
-import { requestLocale } from '@/lib/i18n/server';
+import { requestLocale } from '@/app/_lib/i18n/server';
 import { orgAction } from '../../_lib/action';
 
 /** The commands' inputs with whole sentences in the person's language (REST and MCP keep the English fragments). */

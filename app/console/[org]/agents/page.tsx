@@ -25,7 +25,7 @@ import {
   revokeAgentScopeAction,
   setAgentDisabledAction,
 } from './actions';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {

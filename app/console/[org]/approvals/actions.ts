@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { revokeGrantIn } from '@/lib/approvals/broker';
 import { localized } from '@/lib/i18n/catalogs';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { orgAction } from '../../_lib/action';
 
 export const revokeGrantAction = orgAction(

@@ -12,7 +12,7 @@ import { columnLabels, EmptyState, PageHeader } from '../../_components/page-hea
 import { revokeGrantAction } from './actions';
 import { CliCommand } from '../../../_components/cli-command';
 import type { Translator } from '@/lib/i18n/catalogs';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { ScrollPanel } from '@/app/console/_components/scroll-panel';
 
 export const dynamic = 'force-dynamic';

@@ -11,7 +11,7 @@ import { runtime } from '@/lib/runtime';
 import { isUuid } from '@/lib/util/uuid';
 import { postgresErrorCode } from '@/lib/db/client';
 import { localized, supportedLocales, type Translator } from '@/lib/i18n/catalogs';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 import { forgetNewCredentials, keepNewCredentials } from '../../_lib/new-credentials';
 import { actionRefusal, orgAction, spoken } from '../../_lib/action';
 import { orgAppOrRefuse } from '../../_lib/org-app';

@@ -1,6 +1,6 @@
 import { ActionForm } from '../../_components/action-form';
 import { removeRedirectUriAction } from './actions';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 function originOf(uri: string): string | undefined {
   try {

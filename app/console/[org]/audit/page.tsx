@@ -7,7 +7,7 @@ import { requireOrgAccess } from '../../_lib/access';
 import { AuditTable } from '../../_components/audit-table';
 import { EmptyState, PageHeader } from '../../_components/page-header';
 import { auditFilterFrom } from './filter';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 import { auditActionName, auditFamilyName } from '@/lib/audit/actions';
 import { ScrollPanel } from '@/app/console/_components/scroll-panel';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { findOrgApp } from '@/lib/clients/apps';
 import { registerExternalClient, revokeClientAtAppCommand } from '@/lib/clients/client-commands';
 import { localized, type Translator } from '@/lib/i18n/catalogs';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { actionRefusal, orgAction } from '../../_lib/action';
 
 const appId = (t: Translator) => z.string().uuid(t('console.clients.errors.appId'));

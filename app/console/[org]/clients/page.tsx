@@ -8,7 +8,7 @@ import { ActionForm } from '../../_components/action-form';
 import { Field, Select, TextArea } from '../../_components/fields';
 import { columnLabels, EmptyState, PageHeader } from '../../_components/page-header';
 import { createExternalClientAction, revokeClientAction } from './actions';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { ScrollPanel } from '@/app/console/_components/scroll-panel';
 
 export const dynamic = 'force-dynamic';

@@ -18,8 +18,8 @@ import { runtime } from '@/lib/runtime';
 import type { OrgAccess } from '../../_lib/access';
 import { orgAction } from '../../_lib/action';
 import type { Translator } from '@/lib/i18n/catalogs';
-import { getT } from '@/lib/i18n/server';
-import { requestLocale } from '@/lib/i18n/request-locale';
+import { getT } from '@/app/_lib/i18n/server';
+import { requestLocale } from '@/app/_lib/i18n/request-locale';
 
 const role = (t: Translator) => z.enum(['owner', 'admin', 'member'], { error: t('console.members.errors.role') });
 const userId = (t: Translator) => z.string().uuid(t('console.members.errors.userId'));

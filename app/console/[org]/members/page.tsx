@@ -10,7 +10,7 @@ import { ActionForm, ConfirmedAction } from '../../_components/action-form';
 import { Field, Select } from '../../_components/fields';
 import { columnLabels, DataTable, EmptyState, PageHeader, ReadOnlyNotice } from '../../_components/page-header';
 import { changeRoleAction, inviteMemberAction, removeMemberAction, resendInvitationAction, revokeInvitationAction, sendPasswordResetAction } from './actions';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {

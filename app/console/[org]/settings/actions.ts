@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { deleteOrganization, renameOrganization, setBranding, setDefaultLocale, setDefaultTimeZone } from '@/lib/accounts/organizations';
 import { supportedTimeZone } from '@/lib/i18n/time-zone';
 import { localized, supportedLocale } from '@/lib/i18n/catalogs';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { SECOND_FACTOR_POLICIES, setSecondFactorPolicy } from '@/lib/accounts/second-factor-policy';
 import { actionRefusal, orgAction } from '../../_lib/action';
 

@@ -11,7 +11,7 @@ import { DefaultLocaleForm } from './default-locale-form';
 import { DefaultTimeZoneForm } from './default-time-zone-form';
 import { supportedTimeZone, supportedTimeZones } from '@/lib/i18n/time-zone';
 import { localeName, supportedLocales } from '@/lib/i18n/catalogs';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { SettingsTabs } from './settings-tabs';
 
 export const dynamic = 'force-dynamic';

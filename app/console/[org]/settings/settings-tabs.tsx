@@ -1,7 +1,7 @@
 // The organization's settings as tabs: one page each (General, Approvals, Webhooks, Identity), the same tabs the app
 // pages use.
 import { AppTabs } from '../apps/[app]/app-tabs';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import type { OrgAccess } from '../../_lib/access';
 
 export async function SettingsTabs({ access }: { access: OrgAccess }) {

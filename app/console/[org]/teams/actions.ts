@@ -5,7 +5,7 @@ import { permissionChoice } from '../../_lib/permission-choice';
 import { addTeamMemberCommand, createTeamCommand, grantTeamScopeCommand, removeTeamMemberCommand, revokeTeamScopeCommand } from '@/lib/accounts/team-commands';
 import { SCOPE_TOKEN } from '@/lib/clients/permission-catalog';
 import type { Translator } from '@/lib/i18n/catalogs';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { orgAction } from '../../_lib/action';
 
 const teamId = (t: Translator) => z.string().uuid(t('console.teams.errors.teamId'));

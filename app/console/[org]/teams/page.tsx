@@ -11,7 +11,7 @@ import { PeopleList } from '../../_components/people-list';
 import { ScopeGrants } from '../../_components/scope-grants';
 import { permissionPickerGroups } from '../../_lib/permission-choice';
 import { addTeamMemberAction, createTeamAction, grantTeamScopeAction, removeTeamMemberAction, revokeTeamScopeAction } from './actions';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {

@@ -6,7 +6,7 @@ import { relyingPartyOf } from '@/lib/accounts/passkeys';
 import { stepUpPasskeyOptions } from '@/lib/accounts/step-up';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { answerConfirmation, confirmationStepUpContext, findConfirmation } from '@/lib/confirmations/answers';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import { refusalAnswer } from '../../../account/_lib/refusal-words';
 import { currentConsoleSession } from '../../_lib/session';

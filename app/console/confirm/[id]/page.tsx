@@ -6,7 +6,7 @@ import type { ReactNode } from 'react';
 import { redirect } from 'next/navigation';
 import { stepUpFactorOf } from '@/lib/accounts/step-up';
 import { findConfirmation } from '@/lib/confirmations/answers';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 
 /**
  * An amount in the reader's language ("R$ 1.250,00", "$1,250.00"): the decimal string as sent, exactly (Intl formats

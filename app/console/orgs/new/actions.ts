@@ -5,7 +5,7 @@ import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { createOwnedOrganization } from '@/lib/accounts/organizations';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import { refusalAnswer } from '../../../account/_lib/refusal-words';
 import { currentConsoleSession } from '../../_lib/session';

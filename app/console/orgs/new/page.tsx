@@ -2,7 +2,7 @@
 // that to its operators: PORTICO_ORG_CREATION=cli).
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { runtime } from '@/lib/runtime';
 import { CliCommand } from '../../../_components/cli-command';
 import { PageHeader } from '../../_components/page-header';

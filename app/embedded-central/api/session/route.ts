@@ -11,7 +11,7 @@ import { oauthError, readJsonObject } from '@/lib/http/errors';
 import { recordSignInRefusal, recordSignInSuccess } from '@/lib/accounts/sign-in-events';
 import { db, runtime } from '@/lib/runtime';
 import { translator } from '@/lib/i18n/catalogs';
-import { requestLocale } from '@/lib/i18n/server';
+import { requestLocale } from '@/app/_lib/i18n/server';
 import { centralBinding, centralCookie, currentCentralSession, EMBEDDED_CENTRAL, sameOrigin } from '../../../central/_lib/central';
 
 export const dynamic = 'force-dynamic';

@@ -8,7 +8,7 @@ import { db } from '@/lib/runtime';
 import { currentCentralSession, EMBEDDED_CENTRAL } from '../../../central/_lib/central';
 import { LiveRequestSummary, RequestViewProvider } from '../../../central/_components/request-summary';
 import { EmbeddedDecision, EmbeddedSignIn, EmbeddedSignOut, FrameReady } from '../../_components/embedded';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {

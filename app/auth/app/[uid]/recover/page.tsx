@@ -1,6 +1,6 @@
 // /auth/app/<uid>/recover – "Forgot password?" from an app's sign-in card, in the organization's brand.
 import type { Metadata } from 'next';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
 import { interactionPath, isInteractionUid } from '@/lib/oidc/interactions';

@@ -2,7 +2,7 @@
 // Back-Channel Logout 1.0), whether the app needs the session id in them, and the log of what was sent.
 import { When } from '@/app/_components/when';
 import { backchannelLogoutOf, listLogoutDeliveries } from '@/lib/clients/backchannel-logout';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { ActionForm, ConfirmedAction } from '../../../_components/action-form';
 import { Field } from '../../../_components/fields';

@@ -6,7 +6,7 @@ import { appResource, findOrgApp } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../../_lib/access';
 import { AppTabs } from './app-tabs';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 

@@ -3,7 +3,7 @@
 import { CopyButton } from '@/app/_components/copy-button';
 import { DownloadButton } from '@/app/_components/download-button';
 import { dismissNewCredentialsAction } from '../actions';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export async function NewCredentialsPanel(props: { org: string; appId: string; appName: string; lines: string[] }) {
   const all = props.lines.join('\n');

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { designateAppOperator, removeAppOperator } from '@/lib/approvals/operators';
 import { localized, type Translator } from '@/lib/i18n/catalogs';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { actionRefusal, orgAction } from '../../../_lib/action';
 import { orgAppOrRefuse } from '../../../_lib/org-app';
 import type { Refusal } from '@/lib/refusals/refusal';

@@ -13,7 +13,7 @@ import { RedirectUriList } from '../redirect-uri-list';
 import { newCredentialsFor } from '../../../_lib/new-credentials';
 import { NewCredentialsPanel } from './new-credentials-panel';
 import { BackchannelLogoutSection, SharedSignalsSection } from './backchannel-logout-section';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {

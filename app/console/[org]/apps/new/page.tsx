@@ -6,7 +6,7 @@ import { Field, Select } from '../../../_components/fields';
 import { NameAndSlugFields } from '../../../_components/name-and-slug';
 import { PageHeader } from '../../../_components/page-header';
 import { createAppAction } from '../actions';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {

@@ -11,7 +11,7 @@ import { visibleText } from '@/lib/util/visible-text';
 import { When } from '../../../../_components/when';
 import { requireOrgAccess } from '../../../_lib/access';
 import { PageHeader } from '../../../_components/page-header';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {

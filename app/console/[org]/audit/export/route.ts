@@ -7,7 +7,7 @@ import { can } from '@/lib/accounts/permissions';
 import { searchAuditEvents, type AuditEvent } from '@/lib/audit/events';
 import { db } from '@/lib/runtime';
 import { auditFilterFrom } from '../filter';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 

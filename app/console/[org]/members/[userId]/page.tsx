@@ -14,7 +14,7 @@ import { SubjectPermissionsPage } from '../../../_lib/subject-permissions';
 import { Section } from '../../../_components/page-header';
 import { ScopeGrants } from '../../../_components/scope-grants';
 import { grantPersonPermissionAction, revokePersonPermissionAction } from '../actions';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {

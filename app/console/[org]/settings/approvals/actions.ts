@@ -3,7 +3,7 @@
 // one field stands next to it, and the form keeps what was typed.
 import { z } from 'zod';
 import { POLICY_DECIDERS, removeApprovalPolicy, setApprovalPolicy, APPROVAL_POLICY_KINDS } from '@/lib/approvals/policies';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { orgAction } from '../../../_lib/action';
 
 /** An optional whole number typed in a field: empty is none. */

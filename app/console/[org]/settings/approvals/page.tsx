@@ -10,7 +10,7 @@ import { listApps } from '@/lib/clients/apps';
 import { listMembers } from '@/lib/accounts/memberships';
 import { listTeams } from '@/lib/accounts/teams';
 import { db } from '@/lib/runtime';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { SettingsTabs } from '../settings-tabs';
 import { removePolicyAction, setPolicyAction } from './actions';
 

@@ -3,7 +3,7 @@
 // (lib/identity/domains.ts) through the organization-operation kernel; a refusal about the domain stands next to its
 // field, and the form keeps what was typed.
 import { z } from 'zod';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { localized } from '@/lib/i18n/catalogs';
 import { addDomain, domainCheckDeps, proveDomain, recordDomainCheck, removeDomain } from '@/lib/identity/domains';
 import { createOidcConnection, createSamlConnection, deleteConnection, probeOidcIssuer, setConnectionEnabled, setConnectionRequireSso, updateConnection, useOwnCallback } from '@/lib/identity/connections';

@@ -7,7 +7,7 @@ import Link from 'next/link';
 import { ActionForm, ConfirmedAction } from '../../../_components/action-form';
 import { Field, FieldError, Select, TextArea } from '../../../_components/fields';
 import { DataTable, EmptyState, Section } from '../../../_components/page-header';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import type { ConnectionListing } from '@/lib/identity/connections';
 import type { OrgDomain } from '@/lib/identity/domains';
 import { randomUUID } from 'node:crypto';

@@ -4,7 +4,7 @@
 import { ActionForm, ConfirmedAction } from '../../../_components/action-form';
 import { DataTable, EmptyState, Section } from '../../../_components/page-header';
 import { Field, Select } from '../../../_components/fields';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import type { RemoteMcpServer, TrustedAssertionIssuer } from '@/lib/identity/enterprise-authorization';
 import { addRemoteMcpServerAction, removeRemoteMcpServerAction, removeTrustedIssuerAction, trustConnectionAction, trustIssuerKeysAction } from './actions';
 

@@ -4,7 +4,7 @@
 import { AppTabs } from '../../apps/[app]/app-tabs';
 import { PageHeader } from '../../../_components/page-header';
 import type { OrgAccess } from '../../../_lib/access';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { SettingsTabs } from '../settings-tabs';
 
 export const IDENTITY_SECTIONS = ['', 'connections', 'directory-sync', 'enterprise-authorization'] as const;

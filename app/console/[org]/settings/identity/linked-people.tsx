@@ -4,7 +4,7 @@
 import { ConfirmedAction } from '../../../_components/action-form';
 import { EmptyState, Section } from '../../../_components/page-header';
 import { When } from '@/app/_components/when';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import type { LinkedIdentity } from '@/lib/identity/links';
 import { visibleText } from '@/lib/util/visible-text';
 import { endMemberLinkAction } from './actions';

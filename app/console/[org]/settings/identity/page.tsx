@@ -9,7 +9,7 @@ import { Field } from '../../../_components/fields';
 import { When } from '@/app/_components/when';
 import { checkFailureOf, listDomains, MAX_DOMAINS_PER_ORG, verificationInstructions, type OrgDomain } from '@/lib/identity/domains';
 import { db } from '@/lib/runtime';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { IdentityFrame, identityPageTitle } from './identity-frame';
 import { addDomainAction, checkDomainAction, removeDomainAction } from './actions';
 

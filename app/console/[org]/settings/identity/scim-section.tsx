@@ -3,7 +3,7 @@
 import { ActionForm, ConfirmedAction } from '../../../_components/action-form';
 import { Section } from '../../../_components/page-header';
 import { When } from '@/app/_components/when';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { issueScimTokenAction, revokeScimTokenAction } from './actions';
 
 export async function ScimSection({ org, issuer, token }: { org: string; issuer: string; token: { createdAt: Date; lastUsedAt: Date | null } | undefined }) {

@@ -3,7 +3,7 @@
 // (lib/webhooks/webhook-commands.ts) through the organization-operation kernel; a refusal about one field stands
 // next to it, and the form keeps what was typed.
 import { z } from 'zod';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { runtime } from '@/lib/runtime';
 import {
   createWebhookEndpoint,

@@ -1,7 +1,7 @@
 // The events an endpoint receives, as checkboxes grouped by family: a family's "all" box subscribes to `<family>.*`
 // (its future events too); the boxes under it name single events. Uncontrolled, so a refused form keeps the ticks.
 import { WEBHOOK_EVENT_FAMILIES, WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/events';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { FieldError } from '../../../_components/fields';
 import { WebhookSubscriptionName } from '../../../_components/event-name';
 

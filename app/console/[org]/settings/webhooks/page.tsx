@@ -10,7 +10,7 @@ import { Field, Select } from '../../../_components/fields';
 import { When } from '@/app/_components/when';
 import { listWebhookEndpoints, MAX_ENDPOINTS_PER_ORG } from '@/lib/webhooks/webhook-commands';
 import { db } from '@/lib/runtime';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { SettingsTabs } from '../settings-tabs';
 import { EventChoice } from './event-choice';
 import { createWebhookAction } from './actions';

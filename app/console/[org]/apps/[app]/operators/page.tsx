@@ -10,7 +10,7 @@ import { requireOrgAccess } from '../../../../_lib/access';
 import { ActionForm } from '../../../../_components/action-form';
 import { Select } from '../../../../_components/fields';
 import { designateOperatorAction, removeOperatorAction } from '../operators-actions';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {

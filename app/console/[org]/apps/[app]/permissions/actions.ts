@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { SCOPE_TOKEN } from '@/lib/clients/permission-catalog';
 import { addAppPermission, describeAppPermission, restoreAppPermission, retireAppPermission } from '@/lib/clients/app-commands';
 import type { Translator } from '@/lib/i18n/catalogs';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { orgAction } from '../../../../_lib/action';
 import { orgAppOrRefuse } from '../../../../_lib/org-app';
 

@@ -7,7 +7,7 @@ import { explainPermissions } from '@/lib/accounts/effective-permissions';
 import { PermissionExplanationList } from '../../../../_components/permission-explanation';
 import { describedIn, listPermissionCatalog } from '@/lib/clients/permission-catalog';
 import type { Translator } from '@/lib/i18n/catalogs';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { visibleText } from '@/lib/util/visible-text';
 import { requireOrgAccess } from '../../../../_lib/access';

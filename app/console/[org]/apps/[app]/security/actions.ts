@@ -7,7 +7,7 @@ import { issueSurfaceSecret, recordVerification, surfaceSecretOf, surfaceStateOf
 import { validateRedirectUri } from '@/lib/clients/validation';
 import { db, runtime } from '@/lib/runtime';
 import { localized, type Translator } from '@/lib/i18n/catalogs';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { actionRefusal, orgAction, spoken } from '../../../../_lib/action';
 import { orgAppOrRefuse } from '../../../../_lib/org-app';
 import { deliveryPolicy } from '@/lib/http/outbound';

@@ -27,7 +27,7 @@ import {
   verifySurfaceAction,
 } from './actions';
 import { SurfacePanel } from './surface-panel';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {

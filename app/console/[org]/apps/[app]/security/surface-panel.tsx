@@ -4,7 +4,7 @@ import type { SurfaceTool } from '@/app-kit/surface';
 import type { SurfaceOutcome, SurfaceState } from '@/lib/clients/surface';
 import { When } from '@/app/_components/when';
 import { textIn, type Translator } from '@/lib/i18n/catalogs';
-import { getT, requestLocale } from '@/lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 
 const OUTCOME_CLASSES: Record<SurfaceOutcome, string> = {
   clean: 'border-green-300 bg-green-50 text-green-900',

@@ -5,7 +5,7 @@ import type { Metadata } from 'next';
 import { cookies } from 'next/headers';
 import { requireOrgAccess } from '../../../../_lib/access';
 import { PageHeader, Section } from '../../../../_components/page-header';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { FEDERATION_COOKIE, connectionTestResultOf, federatedAmr } from '@/lib/identity/federation/core';
 import { findConnection } from '@/lib/identity/connections';
 import { db } from '@/lib/runtime';

@@ -10,7 +10,7 @@ import { Field } from '../../../../_components/fields';
 import { When } from '@/app/_components/when';
 import { DEFAULT_ROTATION_OVERLAP_HOURS, findWebhookEndpoint, listWebhookDeliveries } from '@/lib/webhooks/webhook-commands';
 import { db } from '@/lib/runtime';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { EventChoice } from '../event-choice';
 import { DeliveryStateCells, deliveryStateOf } from '../../../../_components/delivery-cells';
 import { deleteWebhookAction, redeliverWebhookAction, rotateWebhookSecretAction, sendWebhookTestAction, updateWebhookAction } from '../actions';

@@ -7,7 +7,7 @@ import { requireOrgAccess } from '../../../../../_lib/access';
 import { listTeams } from '@/lib/accounts/teams';
 import { listConnections } from '@/lib/identity/connections';
 import { listDomains } from '@/lib/identity/domains';
-import { getT } from '@/lib/i18n/server';
+import { getT } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import { IdentityFrame, identityPageTitle, identityPath } from '../../identity-frame';
 import { ConnectionDetails } from '../../connections';

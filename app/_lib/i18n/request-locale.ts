@@ -6,16 +6,16 @@ import 'server-only';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { cache } from 'react';
 import { cookies, headers } from 'next/headers';
-import { CONSOLE_SESSION_COOKIE, findConsoleSession } from '../accounts/console-sessions';
-import { findOrganizationBySlug } from '../accounts/organizations';
-import { findUserById } from '../accounts/users';
-import { CENTRAL_COOKIE, EMBEDDED_CENTRAL_COOKIE, findCentralSession } from '../approvals/central';
-import { currentInteraction, currentSignInTarget } from '../oidc/current-interaction';
-import { isInteractionUid } from '../oidc/interactions';
-import { db, runtime } from '../runtime';
-import { REQUESTED_PATH_HEADER } from '../security/headers';
-import { chooseLocale, LOCALE_COOKIE, type LocaleWishes } from './negotiate';
-import { supportedTimeZone } from './time-zone';
+import { CONSOLE_SESSION_COOKIE, findConsoleSession } from '../../../lib/accounts/console-sessions';
+import { findOrganizationBySlug } from '../../../lib/accounts/organizations';
+import { findUserById } from '../../../lib/accounts/users';
+import { CENTRAL_COOKIE, EMBEDDED_CENTRAL_COOKIE, findCentralSession } from '../../../lib/approvals/central';
+import { currentInteraction, currentSignInTarget } from '../../../lib/oidc/current-interaction';
+import { isInteractionUid } from '../../../lib/oidc/interactions';
+import { db, runtime } from '../../../lib/runtime';
+import { REQUESTED_PATH_HEADER } from '../../../lib/security/headers';
+import { chooseLocale, LOCALE_COOKIE, type LocaleWishes } from '../../../lib/i18n/negotiate';
+import { supportedTimeZone } from '../../../lib/i18n/time-zone';
 
 export { LOCALE_COOKIE };
 

@@ -2,8 +2,8 @@
 // 32 at a time, on the bench database. Absolute figures; afterwards the grants must equal the approvals made.
 import { randomBytes } from 'node:crypto';
 import { and, count, eq, inArray } from 'drizzle-orm';
-import { addMember } from '../lib/accounts/memberships';
-import { findOrganizationBySlug } from '../lib/accounts/organizations';
+import { addMember } from '../lib/organizations/memberships';
+import { findOrganizationBySlug } from '../lib/organizations/organizations';
 import { createUser } from '../lib/accounts/users';
 import { createApprovalRequest, decideApprovalRequest, type ApprovalRequest } from '../lib/approvals/broker';
 import { listApps } from '../lib/clients/apps';

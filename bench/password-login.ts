@@ -3,7 +3,7 @@
 // (argon2id verify in process) as the physical limit.
 import { verify } from '@node-rs/argon2';
 import { calculatePKCECodeChallenge } from 'openid-client';
-import { hashPassword } from '../lib/accounts/passwords';
+import { hashPassword } from '../lib/accounts/factors/password';
 import { demoClient, ISSUER, load, measureInProcess, type ScenarioResult } from './lib/harness';
 import { BENCH_VERIFIER } from './lib/portico-flow';
 import type { BenchContext } from './run';

@@ -9,7 +9,7 @@
 import { expect, test, type Browser, type Page } from './support/test';
 import { eq, sql } from 'drizzle-orm';
 import * as oidc from 'openid-client';
-import { hashPassword } from '../lib/accounts/passwords';
+import { hashPassword } from '../lib/accounts/factors/password';
 import { createUser } from '../lib/accounts/users';
 import { identityConnections } from '../lib/db/schema';
 import { startDnsServer, type DnsServer } from '../test/support/dns-server';

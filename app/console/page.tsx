@@ -1,6 +1,6 @@
 // /console: straight to the first organization the person belongs to.
 import { redirect } from 'next/navigation';
-import { listMembershipsOf } from '@/lib/accounts/memberships';
+import { listMembershipsOf } from '@/lib/organizations/memberships';
 import { db } from '@/lib/runtime';
 import { requireConsoleSession } from './_lib/session';
 

@@ -1,14 +1,14 @@
 // Data the e2e server starts with besides the demo: a whitelabelled organization with its own app, and people
 // for the membership cases. Written through Portico's own domain functions before the server starts.
-import { allowAgentUser, createAgent } from '../../lib/accounts/agents';
-import { addMember } from '../../lib/accounts/memberships';
-import { createOrganization, findOrganizationBySlug, setBranding } from '../../lib/accounts/organizations';
-import { hashPassword } from '../../lib/accounts/passwords';
+import { allowAgentUser, createAgent } from '../../lib/organizations/agents';
+import { addMember } from '../../lib/organizations/memberships';
+import { createOrganization, findOrganizationBySlug, setBranding } from '../../lib/organizations/organizations';
+import { hashPassword } from '../../lib/accounts/factors/password';
 import { createUser, findUserByEmail } from '../../lib/accounts/users';
 import { addPostLogoutRedirectUri, createApp, listApps, setNonceWithoutPkce } from '../../lib/clients/apps';
 import { setBackchannelLogout } from '../../lib/clients/backchannel-logout';
 import { addPermission } from '../../lib/clients/permission-catalog';
-import { addTeamMember, createTeam, grantTeamScope } from '../../lib/accounts/teams';
+import { addTeamMember, createTeam, grantTeamScope } from '../../lib/organizations/teams';
 import type { Database } from '../../lib/db/client';
 import { seedDemo } from '../../lib/seed/demo';
 import { DEMO, lanePort } from './constants';

@@ -5,9 +5,10 @@ import type { SignInErrorCode } from '../oidc/sign-in-errors';
 import { createConsoleSession } from './console-sessions';
 import { requiredPasswordChangePath } from './self-service';
 import { recordSignInRefusal, recordSignInSuccess } from './sign-in-events';
-import { throttledPasswordCheck } from './throttled-password-check';
+import { throttledPasswordCheck } from './factors/throttled-password-check';
 import { beginSecondStep, stepAfterPassword } from './sign-in-second-step';
-import { passwordlessSignIn, type RelyingParty } from './passkeys';
+import { passwordlessSignIn } from './factors/passkeys';
+import { type RelyingParty } from './factors/factor';
 
 export type ConsoleSignInResult =
   | { kind: 'signed_in'; token: string }

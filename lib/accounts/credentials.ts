@@ -4,7 +4,7 @@
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { agents, centralSessions, consoleSessions, memberships, organizations, users } from '../db/schema';
-import { endAgentGrants } from './agents';
+import { endAgentGrants } from '../organizations/agents';
 import { endEverythingOfPerson } from '../grants';
 import { queueCredentialChange, queuePersonEvent, SSF_EVENT_TYPES } from '../ssf/events';
 import type { User } from './users';

@@ -5,7 +5,7 @@ import { and, desc, eq, like } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { auditEvents } from '../db/schema';
 import { recordAuditEvent } from '../audit/events';
-import type { ThrottledPasswordResult } from './throttled-password-check';
+import type { ThrottledPasswordResult } from './factors/throttled-password-check';
 import type { User } from './users';
 import { normalizeEmail } from '../util/email';
 

@@ -6,29 +6,27 @@
 // conditional UPDATE, so parallel guesses cannot exceed them), used once (a conditional DELETE). Where the sign-in
 // continues is stored with it and never taken from the request.
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client';
 import { localized } from '../i18n/catalogs';
 import { passkeys, pendingSignIns, totpFactors, users } from '../db/schema';
-import { afterFactorChange } from './factor-change';
-import { confirmSignInTotp, newSignInTotpSecret, useRecoveryCode, verifyTotpCode } from './second-factors';
+import { afterFactorChange } from './factors/factor-change';
+import { confirmSignInTotp, newSignInTotpSecret, verifyTotpCode } from './factors/totp';
+import { useRecoveryCode } from './factors/recovery-codes';
 import type { AccountMailContext } from './password-reset';
-import { secondFactorRequired } from './second-factor-policy';
-import { parseAuthenticationResponse, passkeyAssertionOrNone, passkeyRegistrationOptions, registerOwnPasskey, type PasskeyAssertion, type RelyingParty } from './passkeys';
+import { secondFactorRequired } from './factors/second-factor-policy';
+import { parseAuthenticationResponse, passkeyAssertionOrNone, passkeyRegistrationOptions, registerOwnPasskey, type PasskeyAssertion } from './factors/passkeys';
+import { type RelyingParty } from './factors/factor';
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { hitRateLimit, peekRateLimit, undoRateLimitHit, type RateLimitRule } from '../rate-limit/fixed-window';
+import { hitRateLimit, peekRateLimit, undoRateLimitHit } from '../rate-limit/fixed-window';
 import { recordSignInRefusal, type SignInContext } from './sign-in-events';
 import { findUserById, type User } from './users';
 import { secondFactorRefusal } from './refusal-codes';
+import { SECOND_FACTOR_THROTTLE } from './factors/factor';
 
 export const SECOND_STEP_COOKIE = 'portico_second_step';
 export const SECOND_STEP_SECONDS = 5 * 60;
 export const SECOND_STEP_ATTEMPTS = 5;
-/**
- * Wrong codes allowed per account per 15 minutes, across sign-ins: someone who has the password could otherwise
- * start sign-in after sign-in and try five codes in each. Counted first, taken back on success (only failures add up).
- */
-export const SECOND_FACTOR_THROTTLE: RateLimitRule = { name: 'second_factor:account', limit: 10, windowSeconds: 15 * 60 };
 
 /** RFC 8176 authentication method references, and the two levels Portico tells apps about (`acr`). */
 export const ACR_PASSWORD = 'urn:portico:acr:pwd';

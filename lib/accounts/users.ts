@@ -2,7 +2,7 @@
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { users } from '../db/schema';
-import { verifyPassword } from './passwords';
+import { verifyPassword } from './factors/password';
 import { normalizeEmail } from '../util/email';
 
 export type User = typeof users.$inferSelect;

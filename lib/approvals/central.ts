@@ -5,8 +5,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isApprovalRequestId } from './central-urls';
 import { and, asc, desc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
-import { relyingPartyOf } from '../accounts/passkeys';
-import { stepUpFactorOf, verifyStepUp, type StepUpProof } from '../accounts/step-up';
+import { relyingPartyOf } from '../accounts/factors/passkeys';
+import { stepUpFactorOf, verifyStepUp } from '../accounts/factors/step-up';
+import { type StepUpProof } from '../accounts/factors/factor';
 import type { User } from '../accounts/users';
 import { postgresErrorCode, type Database, type Queryable } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
@@ -268,7 +269,7 @@ export interface CentralDecision {
   decision: 'approve' | 'deny';
   /** Step-up: the operator's password, typed again for this request (work and compose), when that is their strongest factor. */
   password?: string;
-  /** Step-up by the operator's strongest factor (lib/accounts/step-up.ts); a passkey's assertion is bound to this nonce. */
+  /** Step-up by the operator's strongest factor (lib/accounts/factors/step-up.ts); a passkey's assertion is bound to this nonce. */
   proof?: StepUpProof;
   /** Checks authenticator codes (the at-rest key decrypts their secrets). */
   atRestKey?: Uint8Array;

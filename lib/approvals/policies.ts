@@ -4,12 +4,12 @@
 // longest grant it may give. A request copies its policy's rules when it is made (a later change governs later
 // requests); who may decide is read when deciding (someone removed decides nothing). Changes are audited.
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { OrgOperationContext } from '../accounts/org-operation';
+import type { OrgOperationContext } from '../organizations/org-operation';
 import type { Queryable } from '../db/client';
 import { APPROVAL_POLICY_KINDS, approvalPolicies, apps, memberships, teams, users, type ApprovalPolicyKind } from '../db/schema';
 import { localized } from '../i18n/catalogs';
 import { isUuid } from '../util/uuid';
-import { commandRefusal } from '../accounts/refusal-codes';
+import { commandRefusal } from '../organizations/refusal-codes';
 import { policyRefusal } from './refusal-codes';
 
 /** A pending request nobody decided within this is expired (a policy's escalation must come before it). */

@@ -2,7 +2,7 @@
 // only channel for permanent, broad or elevated requests. Each decision shows the request, asks for confirmation
 // (or takes --yes), and goes through the broker like any other: one transaction, audited as `operator_cli`.
 import { and, desc, eq, gt, sql } from 'drizzle-orm';
-import { findOrganizationBySlug } from '../accounts/organizations';
+import { findOrganizationBySlug } from '../organizations/organizations';
 import { decideApprovalRequest, findApprovalRequest, revokeApprovalGrant, type ApprovalRequest } from '../approvals/broker';
 import { approvalGrants, approvalRequests, apps, users } from '../db/schema';
 import { terminalText } from '../util/visible-text';

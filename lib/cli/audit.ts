@@ -5,7 +5,7 @@
 // `audit archive [--org <slug>] [--to <folder>]`: moves events past their retention into the archive now.
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { findOrganizationBySlug } from '../accounts/organizations';
+import { findOrganizationBySlug } from '../organizations/organizations';
 import { archiveExpiredAuditEvents, AUDIT_RETENTION_DAYS } from '../audit/archive';
 import type { AuditArchiveRefusal } from '../audit/refusal-codes';
 import { refusalOf } from '../refusals/refusal';

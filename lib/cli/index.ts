@@ -3,12 +3,12 @@
 // without an implementation here, or the reverse, fails test/console/cli.test.ts). They run in the CLI's own process
 // on the database, or inside the running server when one holds the data folder (./control-socket.ts).
 import { deleteAccount, disableAccount, enableAccount } from '../accounts/credentials';
-import { addMember } from '../accounts/memberships';
-import { createOrganization, findOrganizationBySlug, listOrganizations, RESERVED_ORG_SLUGS, type MembershipRole, type Organization } from '../accounts/organizations';
+import { addMember } from '../organizations/memberships';
+import { createOrganization, findOrganizationBySlug, listOrganizations, RESERVED_ORG_SLUGS, type MembershipRole, type Organization } from '../organizations/organizations';
 import { ACCOUNT_LINK_TTL_SECONDS, accountLinkUrl, issueAccountLink } from '../accounts/account-links';
-import { grantPersonPermissionCommand, inviteMemberCommand, removeMemberCommand, revokePersonPermissionCommand, type MemberCommandContext } from '../accounts/member-commands';
-import { addTeamMemberCommand, createTeamCommand, grantTeamScopeCommand, revokeTeamScopeCommand } from '../accounts/team-commands';
-import { listTeams } from '../accounts/teams';
+import { grantPersonPermissionCommand, inviteMemberCommand, removeMemberCommand, revokePersonPermissionCommand, type MemberCommandContext } from '../organizations/member-commands';
+import { addTeamMemberCommand, createTeamCommand, grantTeamScopeCommand, revokeTeamScopeCommand } from '../organizations/team-commands';
+import { listTeams } from '../organizations/teams';
 import { Refusal } from '../refusals/refusal';
 import { WEBHOOK_COMMANDS } from './webhooks';
 import { DOMAIN_COMMANDS } from './domains';
@@ -27,7 +27,7 @@ import type { Queryable } from '../db/client';
 import { slugFromName } from '../util/slug';
 import { terminalText } from '../util/visible-text';
 import { CommandError, printList, UsageError, type CliContext, type Command } from './command';
-import type { OrgOperationContext } from '../accounts/org-operation';
+import type { OrgOperationContext } from '../organizations/org-operation';
 import { asOperator } from './org-scope';
 import { APPROVAL_COMMANDS } from './approvals';
 import { commandHelp, parseCommandLine } from './catalog';

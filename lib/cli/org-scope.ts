@@ -1,8 +1,8 @@
 // What the CLI's organization commands share: the organization named by --org, and the organization operation each
-// change runs as (lib/accounts/org-operation.ts, door `cli`): one transaction, its audit event the operator's
+// change runs as (lib/organizations/org-operation.ts, door `cli`): one transaction, its audit event the operator's
 // (operator_cli), like every other door's.
-import { runOrgOperation, type OrgOperationContext } from '../accounts/org-operation';
-import { findOrganizationBySlug, type Organization } from '../accounts/organizations';
+import { runOrgOperation, type OrgOperationContext } from '../organizations/org-operation';
+import { findOrganizationBySlug, type Organization } from '../organizations/organizations';
 import { terminalText } from '../util/visible-text';
 import { CommandError, UsageError, type CliContext } from './command';
 

@@ -1,8 +1,8 @@
 // What an admin does to an app's credentials, once: the console's security tab and Portico's MCP tools call these,
 // so an operation is checked and audited the same way whichever door it came through. The caller has authorized
-// `apps.manage` through the organization-operation kernel (lib/accounts/org-operation.ts), which gives the context.
+// `apps.manage` through the organization-operation kernel (lib/organizations/org-operation.ts), which gives the context.
 import { eq } from 'drizzle-orm';
-import { type OrgOperationContext } from '../accounts/org-operation';
+import { type OrgOperationContext } from '../organizations/org-operation';
 import { apps, clients } from '../db/schema';
 import { endClientAccess } from '../grants';
 import { shownLogoutUri } from '../deliveries/channels/logout-token';
@@ -12,7 +12,7 @@ import { addPermission, describePermission, restorePermission, retirePermission 
 import { cancelRotation, completeRotation, credentialState, startRotation } from './rotation';
 import { setIdTokenAlg, setNonceWithoutPkce, type findOrgApp, type IdTokenAlg } from './apps';
 import { setBackchannelLogout, type BackchannelLogoutSetting } from './backchannel-logout';
-import { commandRefusal } from '../accounts/refusal-codes';
+import { commandRefusal } from '../organizations/refusal-codes';
 
 type AppListing = NonNullable<Awaited<ReturnType<typeof findOrgApp>>>;
 type Context = Pick<OrgOperationContext, 'tx' | 'audit'>;

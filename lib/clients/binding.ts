@@ -6,7 +6,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { agents, apps, clientAppLinks, clients, grantBindings } from '../db/schema';
 import { endGrants, grantsOfClientAtApp } from '../grants';
-import { findUsableAgent } from '../accounts/agents';
+import { findUsableAgent } from '../organizations/agents';
 import { findAppByResource, type App } from './apps';
 import { policyOfKind, type ClientKind } from '../oidc/client-policy';
 

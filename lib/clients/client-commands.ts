@@ -1,12 +1,12 @@
 // What an admin does to the MCP clients of an organization's apps, once: the console, the REST API and the
 // clients.revoke tool call these, so each operation is refused, done and audited the same way whichever door it
 // came through. The caller has authorized `clients.manage` through the organization-operation kernel.
-import type { OrgOperationContext } from '../accounts/org-operation';
+import type { OrgOperationContext } from '../organizations/org-operation';
 import { localized } from '../i18n/catalogs';
 import type { findOrgApp } from './apps';
 import { revokeClientAtApp } from './binding';
 import { createExternalClient, validateExternalClient } from './external';
-import { commandRefusal } from '../accounts/refusal-codes';
+import { commandRefusal } from '../organizations/refusal-codes';
 import { clientMetadataRefusal } from './refusal-codes';
 
 type AppListing = NonNullable<Awaited<ReturnType<typeof findOrgApp>>>;

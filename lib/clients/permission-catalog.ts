@@ -8,7 +8,7 @@ import type { Queryable } from '../db/client';
 import { appPermissions } from '../db/schema';
 import { surfaceStateOf } from './surface';
 import { DEFAULT_LOCALE, localized, translator } from '../i18n/catalogs';
-import { commandRefusal } from '../accounts/refusal-codes';
+import { commandRefusal } from '../organizations/refusal-codes';
 import { catalogRefusal } from './refusal-codes';
 
 export const BASELINE_SCOPE = 'mcp';

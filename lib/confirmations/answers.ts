@@ -5,14 +5,15 @@
 // transaction.
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { CONFIRMATION_TTL_SECONDS, type RiskLevel } from '../../app-kit/risk';
-import type { RelyingParty } from '../accounts/passkeys';
-import { verifyStepUp, type StepUpFactor, type StepUpProof } from '../accounts/step-up';
+import type { RelyingParty } from '../accounts/factors/factor';
+import { verifyStepUp } from '../accounts/factors/step-up';
+import { type StepUpFactor, type StepUpProof } from '../accounts/factors/factor';
 import type { User } from '../accounts/users';
 import { mayDecide } from '../approvals/operators';
 import { recordAuditEvent } from '../audit/events';
 import type { Database, Queryable } from '../db/client';
 import { agents, apps, clientAppLinks, clients, confirmationChallenges, grantBindings } from '../db/schema';
-import { isActiveMember } from '../accounts/memberships';
+import { isActiveMember } from '../organizations/memberships';
 import { PORTICO_INTERNAL_CLIENT_ID } from '../oidc/agent-token-exchange';
 import { isConfirmationId } from './urls';
 import { localized } from '../i18n/catalogs';

@@ -8,7 +8,7 @@
 // identity provider (discovery) is the network half, done before the transaction (probeOidcIssuer).
 import { and, asc, eq, inArray, isNotNull, notInArray, sql } from 'drizzle-orm';
 import * as oidcClient from 'openid-client';
-import { type OrgOperationContext } from '../accounts/org-operation';
+import { type OrgOperationContext } from '../organizations/org-operation';
 import type { Queryable } from '../db/client';
 import { identityConnections, orgDomains, teams } from '../db/schema';
 import { outboundFetch, OutboundRefused, type OutboundPolicy, type OutboundRefusalReason } from '../http/outbound';
@@ -17,7 +17,7 @@ import { decryptAtRest, encryptAtRest } from '../security/at-rest';
 import { isUuid } from '../util/uuid';
 import { normalizeDomain } from './domains';
 import { parseCertificates, type IdpMetadata } from './saml-metadata';
-import { commandRefusal } from '../accounts/refusal-codes';
+import { commandRefusal } from '../organizations/refusal-codes';
 
 export type IdentityConnection = typeof identityConnections.$inferSelect;
 export type ConnectionKind = IdentityConnection['kind'];

@@ -11,14 +11,14 @@ import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { and, asc, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
-import { type OrgOperationContext } from '../accounts/org-operation';
+import { type OrgOperationContext } from '../organizations/org-operation';
 import { postgresErrorCode, type Queryable } from '../db/client';
 import { orgDomains } from '../db/schema';
 import { deliveryPolicy, outboundRequest, OutboundRefused, type OutboundPolicy } from '../http/outbound';
 import { localized } from '../i18n/catalogs';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { isUuid } from '../util/uuid';
-import { commandRefusal } from '../accounts/refusal-codes';
+import { commandRefusal } from '../organizations/refusal-codes';
 
 export type OrgDomain = typeof orgDomains.$inferSelect;
 

@@ -5,13 +5,13 @@
 // The commands run inside the organization-operation kernel (`identity.manage`: owners), which gives the transaction
 // and the one audit event. Reading an issuer's discovery document is the network half, done before (probeOidcIssuer).
 import { and, asc, eq } from 'drizzle-orm';
-import { type OrgOperationContext } from '../accounts/org-operation';
+import { type OrgOperationContext } from '../organizations/org-operation';
 import type { Queryable } from '../db/client';
 import { apps, identityConnections, remoteMcpServers, trustedAssertionIssuers } from '../db/schema';
 import { localized } from '../i18n/catalogs';
 import { isUuid } from '../util/uuid';
 import { normalizeIssuer } from './connections';
-import { commandRefusal } from '../accounts/refusal-codes';
+import { commandRefusal } from '../organizations/refusal-codes';
 
 type Context = Pick<OrgOperationContext, 'tx' | 'audit'> & { orgId: string };
 export type RemoteMcpServer = typeof remoteMcpServers.$inferSelect;

@@ -9,7 +9,7 @@ import { X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 import { OutboundRefused, outboundFetch, type OutboundPolicy } from '../http/outbound';
 import { localized, type LocalizedText } from '../i18n/catalogs';
-import { commandRefusal } from '../accounts/refusal-codes';
+import { commandRefusal } from '../organizations/refusal-codes';
 
 const METADATA_NS = 'urn:oasis:names:tc:SAML:2.0:metadata';
 const DSIG_NS = 'http://www.w3.org/2000/09/xmldsig#';

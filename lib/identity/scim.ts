@@ -5,7 +5,7 @@
 // Users are Portico accounts seen through the organization (scim_users: the userName and externalId the directory
 // gave, whether it has them active). A User's address must be at one of the organization's verified domains: a
 // directory cannot provision, or take into its organization, anybody else's people. Deactivating (active=false)
-// or deleting a User ends the membership exactly like removing a member (removeMemberCommand in lib/accounts/member-commands.ts, run as an organization operation of the directory:
+// or deleting a User ends the membership exactly like removing a member (removeMemberCommand in lib/organizations/member-commands.ts, run as an organization operation of the directory:
 // grants, refresh tokens, teams, agents' use, back-channel logout to the apps); the account itself stays, as it
 // may belong to other organizations. Groups are teams (scim_groups marks those the directory manages). Of what a
 // directory sends, Portico keeps a User's userName, name (formatted, givenName, familyName), displayName, emails,
@@ -13,11 +13,11 @@
 // (phone numbers, addresses, the enterprise extension, …) is accepted and ignored (the attributes section below).
 import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, count, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
-import { addMember, findMembershipRole } from '../accounts/memberships';
-import { removeMemberCommand } from '../accounts/member-commands';
-import { runOrgOperation, type OrgOperationContext } from '../accounts/org-operation';
+import { addMember, findMembershipRole } from '../organizations/memberships';
+import { removeMemberCommand } from '../organizations/member-commands';
+import { runOrgOperation, type OrgOperationContext } from '../organizations/org-operation';
 import { refusalOf } from '../refusals/refusal';
-import { findOrganizationById } from '../accounts/organizations';
+import { findOrganizationById } from '../organizations/organizations';
 import { createUser, findUserByEmail, findUserById, normalizeEmail, type User } from '../accounts/users';
 import type { AuditRecord } from '../audit/events';
 import { postgresErrorCode, type Database, type Queryable, type Transaction } from '../db/client';
@@ -515,7 +515,7 @@ async function provisionedRole(db: Queryable, orgId: string, email: string): Pro
 }
 
 /**
- * The organization operation (lib/accounts/org-operation.ts) each open provisioning transaction belongs to: its
+ * The organization operation (lib/organizations/org-operation.ts) each open provisioning transaction belongs to: its
  * events are written through it, as the directory (SCIM provisioning), like every other door's.
  */
 const operations = new WeakMap<Queryable, OrgOperationContext>();

@@ -1,8 +1,8 @@
 // The audit of Portico's gated tools, whichever door the call came through (MCP, REST): from `caution` up, the
 // challenge issued, the successful run and the failed run.
 import type { ToolEvent } from '../../app-kit/tools';
-import { findMembershipRole } from '../accounts/memberships';
-import { findOrganizationBySlug } from '../accounts/organizations';
+import { findMembershipRole } from '../organizations/memberships';
+import { findOrganizationBySlug } from '../organizations/organizations';
 import type { ApiCaller } from './authenticate';
 import { recordAuditEvent } from '../audit/events';
 import type { Database } from '../db/client';

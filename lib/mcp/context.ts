@@ -1,10 +1,10 @@
 // What Portico's tools run with: the authenticated caller (person, acting agent, token) and the database. Tools
 // that touch an organization go through inOrganization: membership, the role's permission, one transaction, and
 // the change's audit event written as the person with the agent as `act`, exactly like the REST API.
-import { authorizeOrgOperation, runOrgOperation } from '../accounts/org-operation';
+import { authorizeOrgOperation, runOrgOperation } from '../organizations/org-operation';
 import type { NotifyDeps } from '../notifications/notify';
-import type { MembershipRole, Organization } from '../accounts/organizations';
-import type { OrgPermission } from '../accounts/permissions';
+import type { MembershipRole, Organization } from '../organizations/organizations';
+import type { OrgPermission } from '../organizations/permissions';
 import type { ApiCaller } from './authenticate';
 import type { AuditActor, AuditRecord } from '../audit/events';
 import { findOrgApp, listApps } from '../clients/apps';
@@ -117,7 +117,7 @@ export function orgPermission(permission: OrgPermission) {
   };
 }
 
-/** Runs a tool's work as an organization operation (lib/accounts/org-operation.ts), like the console and REST do. */
+/** Runs a tool's work as an organization operation (lib/organizations/org-operation.ts), like the console and REST do. */
 export async function inOrganization<T>(extra: PorticoToolExtra, orgSlug: string, permission: OrgPermission, work: (scope: OrgScope) => Promise<T>): Promise<T> {
   const { caller } = extra;
   const { org, role } = await requireOrgPermission(extra, orgSlug, permission);

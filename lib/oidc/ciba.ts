@@ -17,7 +17,7 @@ import canonicalize from 'canonicalize';
 import { and, count, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { argumentsDigest, hashConfirmationNonce } from '../../app-kit/risk';
-import type { StepUpFactor } from '../accounts/step-up';
+import type { StepUpFactor } from '../accounts/factors/factor';
 import { ACR_MFA, ACR_PASSWORD } from '../accounts/sign-in-second-step';
 import { recordAuditEvent } from '../audit/events';
 import type { Database } from '../db/client';

@@ -2,19 +2,20 @@
 // organization, then the interaction result. The sign-in card's route handler is a thin caller of this.
 import type Provider from 'oidc-provider';
 import type { Database } from '../db/client';
-import { isActiveMember } from '../accounts/memberships';
+import { isActiveMember } from '../organizations/memberships';
 import { requiredPasswordChangePath } from '../accounts/self-service';
 import { recordSignInRefusal, recordSignInSuccess, type SignInContext } from '../accounts/sign-in-events';
-import { throttledPasswordCheck } from '../accounts/throttled-password-check';
+import { throttledPasswordCheck } from '../accounts/factors/throttled-password-check';
 import { ACR_MFA, ACR_PASSWORD, AMR_PASSWORD, beginSecondStep, requestsMfa, stepAfterPassword } from '../accounts/sign-in-second-step';
-import { passwordlessSignIn, type PasskeyAssertion, type RelyingParty } from '../accounts/passkeys';
+import { passwordlessSignIn, type PasskeyAssertion } from '../accounts/factors/passkeys';
+import { type RelyingParty } from '../accounts/factors/factor';
 import type { User } from '../accounts/users';
 import { isUuid } from '../util/uuid';
 import { findInteraction, finishInteraction, interactionPath } from './interactions';
 import { findSignInTarget } from './sign-in-target';
 import type { SignInErrorCode } from './sign-in-errors';
 
-export { LOGIN_THROTTLE } from '../accounts/throttled-password-check';
+export { LOGIN_THROTTLE } from '../accounts/factors/throttled-password-check';
 
 export type PasswordSignInOutcome =
   | { kind: 'continue'; location: string }

@@ -5,7 +5,7 @@
 //   to the app's catalog and to the grant;
 // - a request that names none of them asks for everything the grant allows;
 // - the token carries that, intersected with what the subject holds at this very moment (effective permissions,
-//   lib/accounts/effective-permissions.ts). Scopes asked for but not held are left out, never an error: the token
+//   lib/organizations/effective-permissions.ts). Scopes asked for but not held are left out, never an error: the token
 //   response states the granted scope (RFC 6749 §5.1).
 // The grant is what the person allowed: the whole catalog as it is now for an app's own client (signing in to one's
 // own organization's app is the consent), the consented permissions for an MCP client. Because the effective set is
@@ -14,7 +14,7 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Queryable } from '../db/client';
 import { listPermissionCatalog, sortScopes, type CatalogPermission } from '../clients/permission-catalog';
-import { effectivePermissionsOfPerson } from '../accounts/effective-permissions';
+import { effectivePermissionsOfPerson } from '../organizations/effective-permissions';
 import { clientPolicyOf } from './client-policy';
 import { findAppByIdentity } from '../clients/apps';
 

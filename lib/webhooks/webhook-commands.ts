@@ -4,7 +4,7 @@
 // kernel, which gives the transaction and the audit.
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { type OrgOperationContext } from '../accounts/org-operation';
+import { type OrgOperationContext } from '../organizations/org-operation';
 import type { Queryable } from '../db/client';
 import { outboundDeliveries, webhookEndpoints } from '../db/schema';
 import { assertAllowedDestination, OutboundRefused, type OutboundPolicy } from '../http/outbound';
@@ -15,7 +15,7 @@ import { isUuid } from '../util/uuid';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { isWebhookSubscription } from './events';
 import { newWebhookSecret } from './signing';
-import { commandRefusal } from '../accounts/refusal-codes';
+import { commandRefusal } from '../organizations/refusal-codes';
 
 export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
 export type WebhookFormat = WebhookEndpoint['format'];

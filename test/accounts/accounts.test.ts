@@ -9,14 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountLinkUrl, issueAccountLink } from '../../lib/accounts/account-links';
 import { signInToConsole } from '../../lib/accounts/console-sign-in';
 import { createConsoleSession, findConsoleSession } from '../../lib/accounts/console-sessions';
-import { inviteToOrganization, listOpenInvitations, resendInvitation, revokeInvitation } from '../../lib/accounts/invitations';
-import { findMembershipRole } from '../../lib/accounts/memberships';
-import { createOrganization } from '../../lib/accounts/organizations';
-import { checkNewPassword } from '../../lib/accounts/password-policy';
+import { inviteToOrganization, listOpenInvitations, resendInvitation, revokeInvitation } from '../../lib/organizations/invitations';
+import { findMembershipRole } from '../../lib/organizations/memberships';
+import { createOrganization } from '../../lib/organizations/organizations';
+import { checkNewPassword } from '../../lib/accounts/factors/password-policy';
 import { RESET_ANSWER_FLOOR_MS, RESET_THROTTLE, requestPasswordReset } from '../../lib/accounts/password-reset';
-import { hashPassword } from '../../lib/accounts/passwords';
+import { hashPassword } from '../../lib/accounts/factors/password';
 import { acceptInvitationWithPassword, changeOwnPassword, sendVerificationLink, setPasswordWithLink, verifyEmailWithLink } from '../../lib/accounts/self-service';
-import { createTeam } from '../../lib/accounts/teams';
+import { createTeam } from '../../lib/organizations/teams';
 import { createUser, findUserByEmail } from '../../lib/accounts/users';
 import { runCli } from '../../lib/cli';
 import { accountLinks, auditEvents, invitations, outboundDeliveries, teamMembers, users } from '../../lib/db/schema';
@@ -143,7 +143,7 @@ describe('invitations', () => {
 describe('invitation limits and disabled accounts', () => {
   it('an organization may mail a bounded number of invitations per hour', async () => {
     const org = await createOrganization(database.db, { slug: 'spammy', name: 'Spammy' });
-    const { INVITATIONS_PER_ORG_PER_HOUR } = await import('../../lib/accounts/invitations');
+    const { INVITATIONS_PER_ORG_PER_HOUR } = await import('../../lib/organizations/invitations');
     const attempts = await Promise.allSettled(Array.from({ length: INVITATIONS_PER_ORG_PER_HOUR.limit + 2 }, (_, i) => invite(org.id, `bulk-${i}@example.test`)));
     expect(attempts.filter((attempt) => attempt.status === 'rejected')).toHaveLength(2);
     expect((await listOpenInvitations(database.db, org.id)).length).toBe(INVITATIONS_PER_ORG_PER_HOUR.limit);

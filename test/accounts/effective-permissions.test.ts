@@ -1,14 +1,14 @@
 // Effective permissions and their explanations: baseline ∪ teams ∪ direct for a person, direct only for an agent
 // acting as itself, the person's for an agent acting for them; only what the catalog offers; leaving ends them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowAgentUser, createAgent, createConnection, grantAgentScope } from '../../lib/accounts/agents';
-import { describeSource, effectivePermissionsOfAgent, effectivePermissionsOfDelegation, effectivePermissionsOfPerson, explainPermissions } from '../../lib/accounts/effective-permissions';
-import { grantPersonPermissionCommand, revokePersonPermissionCommand } from '../../lib/accounts/member-commands';
-import { addMember, removeMember } from '../../lib/accounts/memberships';
-import { createOrganization } from '../../lib/accounts/organizations';
-import { addTeamMember, createTeam, grantTeamScope } from '../../lib/accounts/teams';
-import { grantTeamScopeCommand } from '../../lib/accounts/team-commands';
-import { agentCommands } from '../../lib/accounts/agent-commands';
+import { allowAgentUser, createAgent, createConnection, grantAgentScope } from '../../lib/organizations/agents';
+import { describeSource, effectivePermissionsOfAgent, effectivePermissionsOfDelegation, effectivePermissionsOfPerson, explainPermissions } from '../../lib/organizations/effective-permissions';
+import { grantPersonPermissionCommand, revokePersonPermissionCommand } from '../../lib/organizations/member-commands';
+import { addMember, removeMember } from '../../lib/organizations/memberships';
+import { createOrganization } from '../../lib/organizations/organizations';
+import { addTeamMember, createTeam, grantTeamScope } from '../../lib/organizations/teams';
+import { grantTeamScopeCommand } from '../../lib/organizations/team-commands';
+import { agentCommands } from '../../lib/organizations/agent-commands';
 import { createUser, type User } from '../../lib/accounts/users';
 import { createApp } from '../../lib/clients/apps';
 import { addPermission, retirePermission } from '../../lib/clients/permission-catalog';

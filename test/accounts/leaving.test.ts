@@ -1,10 +1,10 @@
 // Leaving an organization leaves nothing behind: team memberships and agent-user rows go with the membership.
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowAgentUser, createAgent } from '../../lib/accounts/agents';
-import { addMember, removeMember } from '../../lib/accounts/memberships';
-import { createOrganization } from '../../lib/accounts/organizations';
-import { addTeamMember, createTeam } from '../../lib/accounts/teams';
+import { allowAgentUser, createAgent } from '../../lib/organizations/agents';
+import { addMember, removeMember } from '../../lib/organizations/memberships';
+import { createOrganization } from '../../lib/organizations/organizations';
+import { addTeamMember, createTeam } from '../../lib/organizations/teams';
 import { createUser } from '../../lib/accounts/users';
 import { agentUsers, teamMembers } from '../../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from '../support/databases';

@@ -1,8 +1,8 @@
 // Member commands: the ownership rules hold whichever door calls them, also under concurrent changes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeMemberRoleCommand, removeMemberCommand, type MemberCommandContext } from '../../lib/accounts/member-commands';
-import { addMember, countOwners, findMembershipRole } from '../../lib/accounts/memberships';
-import { createOrganization, type Organization } from '../../lib/accounts/organizations';
+import { changeMemberRoleCommand, removeMemberCommand, type MemberCommandContext } from '../../lib/organizations/member-commands';
+import { addMember, countOwners, findMembershipRole } from '../../lib/organizations/memberships';
+import { createOrganization, type Organization } from '../../lib/organizations/organizations';
 import { createUser, type User } from '../../lib/accounts/users';
 import type { Queryable } from '../../lib/db/client';
 import { openTestDatabase, type TestDatabase } from '../support/databases';

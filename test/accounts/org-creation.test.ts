@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOwnedOrganization, findOrganizationBySlug, ORG_CREATION_LIMIT } from '../../lib/accounts/organizations';
+import { createOwnedOrganization, findOrganizationBySlug, ORG_CREATION_LIMIT } from '../../lib/organizations/organizations';
 import { Refusal as OrganizationRefusal } from '../../lib/refusals/refusal';
-import { isActiveMember } from '../../lib/accounts/memberships';
+import { isActiveMember } from '../../lib/organizations/memberships';
 import { createUser } from '../../lib/accounts/users';
 import { auditEvents } from '../../lib/db/schema';
 import { freeSlug, slugFromName } from '../../lib/util/slug';

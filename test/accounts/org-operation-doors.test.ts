@@ -1,10 +1,10 @@
-// Every door changes an organization through the one kernel (lib/accounts/org-operation.ts): the CLI's changes and
+// Every door changes an organization through the one kernel (lib/organizations/org-operation.ts): the CLI's changes and
 // a directory's provisioning are organization operations too, recorded with the door they came through and their
 // own actor, and SCIM's removal is the member command's (its last-owner rule, its member.removed).
 import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization, type Organization } from '../../lib/accounts/organizations';
+import { createOrganization, type Organization } from '../../lib/organizations/organizations';
 import { auditEvents, orgDomains } from '../../lib/db/schema';
 import { createScimUser, deleteScimUser, type ScimContext } from '../../lib/identity/scim';
 import { cliRunner } from '../support/cli';

@@ -2,10 +2,10 @@
 // whichever door the operation came through.
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember } from '../../lib/accounts/memberships';
-import { authorizeOrgOperation, runOrgOperation, type OperationActor } from '../../lib/accounts/org-operation';
+import { addMember } from '../../lib/organizations/memberships';
+import { authorizeOrgOperation, runOrgOperation, type OperationActor } from '../../lib/organizations/org-operation';
 import { Refusal as OperationRefusal } from '../../lib/refusals/refusal';
-import { createOrganization } from '../../lib/accounts/organizations';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { createUser, type User } from '../../lib/accounts/users';
 import { setAppDevEnvironment, startSecretRotation } from '../../lib/clients/app-commands';
 import { createApp, findOrgApp } from '../../lib/clients/apps';

@@ -7,13 +7,14 @@ import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { signInToConsole } from '../../lib/accounts/console-sign-in';
 import { designateAppOperator } from '../../lib/approvals/operators';
-import { confirmTotpEnrollment, secondFactorStateOf, startTotpEnrollment, totpEnrollmentOf } from '../../lib/accounts/second-factors';
-import { secondFactorRequired, setSecondFactorPolicy } from '../../lib/accounts/second-factor-policy';
+import { secondFactorStateOf } from '../../lib/accounts/factors/second-factors';
+import { confirmTotpEnrollment, startTotpEnrollment, totpEnrollmentOf } from '../../lib/accounts/factors/totp';
+import { secondFactorRequired, setSecondFactorPolicy } from '../../lib/accounts/factors/second-factor-policy';
 import { beginSecondStep, enrollAtSignIn, enrollmentPasskeyOptions, enrollmentSecret, enrollPasskeyAtSignIn, finishEnrollment } from '../../lib/accounts/sign-in-second-step';
-import { passkeyRegistrationOptions, registerOwnPasskey, relyingPartyOf } from '../../lib/accounts/passkeys';
-import { confirmOwnTotp, removeOwnTotp } from '../../lib/accounts/own-factors';
+import { passkeyRegistrationOptions, registerOwnPasskey, relyingPartyOf } from '../../lib/accounts/factors/passkeys';
+import { confirmOwnTotp, removeOwnTotp } from '../../lib/accounts/factors/own-factors';
 import { registrationResponse } from '../support/software-authenticator';
-import { addMember } from '../../lib/accounts/memberships';
+import { addMember } from '../../lib/organizations/memberships';
 import { CookieJar, createMember, createOrgWithApp, relyingParty, signIn, TEST_PASSWORD, useProviderHarness } from '../support/provider-harness';
 
 describe('second-factor policy', () => {

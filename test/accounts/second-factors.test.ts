@@ -4,18 +4,13 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confirmOwnTotp, removeOwnTotp, replaceOwnRecoveryCodes } from '../../lib/accounts/own-factors';
-import { relyingPartyOf } from '../../lib/accounts/passkeys';
-import {
-  confirmTotpEnrollment,
-  removeTotp,
-  secondFactorStateOf,
-  startTotpEnrollment,
-  useRecoveryCode,
-  verifyTotpCode,
-} from '../../lib/accounts/second-factors';
+import { confirmOwnTotp, removeOwnTotp, replaceOwnRecoveryCodes } from '../../lib/accounts/factors/own-factors';
+import { relyingPartyOf } from '../../lib/accounts/factors/passkeys';
+import { secondFactorStateOf } from '../../lib/accounts/factors/second-factors';
+import { confirmTotpEnrollment, removeTotp, startTotpEnrollment, verifyTotpCode } from '../../lib/accounts/factors/totp';
+import { useRecoveryCode } from '../../lib/accounts/factors/recovery-codes';
 import { createUser, type User } from '../../lib/accounts/users';
-import { hashPassword } from '../../lib/accounts/passwords';
+import { hashPassword } from '../../lib/accounts/factors/password';
 import { totpFactors } from '../../lib/db/schema';
 import { deliverDue } from '../../lib/deliveries/outbox';
 import { mailDelivery } from '../../lib/deliveries/channels/mail';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addTeamMember, createTeam, grantTeamScope, removeTeamMember, revokeTeamScope, teamScopesOf } from '../../lib/accounts/teams';
+import { addTeamMember, createTeam, grantTeamScope, removeTeamMember, revokeTeamScope, teamScopesOf } from '../../lib/organizations/teams';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember, createOrgWithApp } from '../support/provider-harness';
 

@@ -15,12 +15,12 @@ import { issueSurfaceSecret, recordDeclaration, recordVerification, surfaceSecre
 
 /** The app runs on loopback here: the outbound guard's development switch, as in tests. */
 const loopbackAllowed = surfaceVerificationFetch({ allowLoopback: true });
-import { createOrganization } from '../../lib/accounts/organizations';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { startExampleApp, type ExampleApp, type ExampleAppConfig } from '../../examples/notes/app';
 import { undeclaredExportTool } from '../../examples/notes/tools';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { addPermission } from '../../lib/clients/permission-catalog';
-import { grantPersonPermissionCommand } from '../../lib/accounts/member-commands';
+import { grantPersonPermissionCommand } from '../../lib/organizations/member-commands';
 import { authorizeMcpClient, createMember, startProviderHarness, tokenRequest, type Harness } from '../support/provider-harness';
 
 const REDIRECT = 'http://127.0.0.1:45681/callback';

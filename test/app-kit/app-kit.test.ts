@@ -8,7 +8,7 @@ import { APP_KIT_CONTRACT_VERSION, createAppKit } from '../../app-kit';
 import { EXPECTED_APP_KIT_CONTRACT_VERSION, isSupportedAppKitContract, SUPPORTED_APP_KIT_CONTRACT_VERSIONS } from '../../lib/clients/app-environment';
 import { registerClient, validateRegistration } from '../../lib/clients/registration';
 import { addPermission } from '../../lib/clients/permission-catalog';
-import { createAgent, createConnection, grantAgentScope } from '../../lib/accounts/agents';
+import { createAgent, createConnection, grantAgentScope } from '../../lib/organizations/agents';
 import { agentTokenRequestBody } from '../../lib/oidc/agent-token-exchange';
 import { startExampleApp } from '../../examples/notes/app';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -5,8 +5,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret, TOTP } from 'otpauth';
-import { addMember } from '../../lib/accounts/memberships';
-import { confirmTotpEnrollment, startTotpEnrollment } from '../../lib/accounts/second-factors';
+import { addMember } from '../../lib/organizations/memberships';
+import { confirmTotpEnrollment, startTotpEnrollment } from '../../lib/accounts/factors/totp';
 import type { User } from '../../lib/accounts/users';
 import { createApprovalRequest, type ApprovalProfile } from '../../lib/approvals/broker';
 import {

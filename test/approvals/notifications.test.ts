@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/accounts/agents';
+import { createAgent } from '../../lib/organizations/agents';
 import type { User } from '../../lib/accounts/users';
 import { createApprovalRequest, decideApprovalRequest, type NewApprovalRequest } from '../../lib/approvals/broker';
 import { setApprovalPolicy, type PolicyInput } from '../../lib/approvals/policies';

@@ -10,7 +10,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization } from '../../lib/accounts/organizations';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { createApp, type CreatedApp } from '../../lib/clients/apps';
 import { IDLE_CLIENT_DAYS, removeAbandonedDynamicClients } from '../../lib/clients/cleanup';
 import { listOrgClients } from '../../lib/clients/external';

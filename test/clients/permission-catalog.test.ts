@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization } from '../../lib/accounts/organizations';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { runCli } from '../../lib/cli';
 import { addAppPermission } from '../../lib/clients/app-commands';
 import { createApp, findAppListing } from '../../lib/clients/apps';
@@ -80,7 +80,7 @@ describe('permission catalog', () => {
     const out: string[] = [];
     const run = (...argv: string[]) => runCli(argv, { db: database.db, issuer: 'https://id.ledger.test', atRestKey, operator: 'cli:test', out: (line) => out.push(line), confirm: async () => false }, (line) => out.push(line));
     const { createUser } = await import('../../lib/accounts/users');
-    const { explainPermissions, describeSource } = await import('../../lib/accounts/effective-permissions');
+    const { explainPermissions, describeSource } = await import('../../lib/organizations/effective-permissions');
     const lin = await createUser(database.db, { email: 'lin@ledger.test', name: 'Lin', passwordHash: null });
     expect(await run('members', 'add', '--org', 'ledger', '--email', 'lin@ledger.test')).toBe(0);
     expect(await run('teams', 'create', '--org', 'ledger', '--name', 'Finance')).toBe(0);

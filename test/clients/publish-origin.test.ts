@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertPublishOriginAvailable, createApp, PublishOriginTaken } from '../../lib/clients/apps';
-import { createOrganization } from '../../lib/accounts/organizations';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { runCli } from '../../lib/cli';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 

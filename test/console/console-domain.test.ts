@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleSession, endOtherConsoleSessions, findConsoleSession } from '../../lib/accounts/console-sessions';
-import { can } from '../../lib/accounts/permissions';
+import { can } from '../../lib/organizations/permissions';
 import { recordAuditEvent, searchAuditEvents } from '../../lib/audit/events';
 import { consoleSessions, users } from '../../lib/db/schema';
 import { openTestDatabase, type TestDatabase } from '../support/databases';

@@ -39,7 +39,7 @@ describe('ending grants', () => {
 
   it('selectors name a person’s grants per organization, and an organization’s, and nothing of another', async () => {
     const person = await createMember(suite.database, appA.orgId, 'both@grants.test');
-    const { addMember } = await import('../../lib/accounts/memberships');
+    const { addMember } = await import('../../lib/organizations/memberships');
     await addMember(suite.database.db, { orgId: appB.orgId, userId: person.id, role: 'member' });
     for (const app of [appA, appB]) {
       const rp = await relyingParty(suite.harness, app);

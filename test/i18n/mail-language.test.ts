@@ -2,12 +2,12 @@
 // organization they joined, else English; and the Portuguese mails say what the English ones say.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember } from '../../lib/accounts/memberships';
-import { createOrganization, setDefaultLocale } from '../../lib/accounts/organizations';
+import { addMember } from '../../lib/organizations/memberships';
+import { createOrganization, setDefaultLocale } from '../../lib/organizations/organizations';
 import { createUser } from '../../lib/accounts/users';
 import { users } from '../../lib/db/schema';
 import { mailLocaleFor } from '../../lib/i18n/recipient';
-import { inviteMemberCommand } from '../../lib/accounts/member-commands';
+import { inviteMemberCommand } from '../../lib/organizations/member-commands';
 import { deliverDue } from '../../lib/deliveries/outbox';
 import { enqueueMail } from '../../lib/deliveries/channels/mail';
 import { createMailSender, mailDelivery } from '../../lib/deliveries/channels/mail';

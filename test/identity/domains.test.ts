@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createOrganization, type Organization } from '../../lib/accounts/organizations';
-import { runOrgOperation } from '../../lib/accounts/org-operation';
+import { createOrganization, type Organization } from '../../lib/organizations/organizations';
+import { runOrgOperation } from '../../lib/organizations/org-operation';
 import { Refusal as CommandRefusal } from '../../lib/refusals/refusal';
 import { createUser, type User } from '../../lib/accounts/users';
 import { recordAuditEvent, type AuditRecord } from '../../lib/audit/events';

@@ -9,12 +9,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createOrganization, type Organization } from '../../lib/accounts/organizations';
-import { runOrgOperation } from '../../lib/accounts/org-operation';
+import { createOrganization, type Organization } from '../../lib/organizations/organizations';
+import { runOrgOperation } from '../../lib/organizations/org-operation';
 import { Refusal as CommandRefusal } from '../../lib/refusals/refusal';
-import { addMember, findMembershipRole } from '../../lib/accounts/memberships';
-import { hashPassword } from '../../lib/accounts/passwords';
-import { createTeam } from '../../lib/accounts/teams';
+import { addMember, findMembershipRole } from '../../lib/organizations/memberships';
+import { hashPassword } from '../../lib/accounts/factors/password';
+import { createTeam } from '../../lib/organizations/teams';
 import { createUser, findUserByEmail, type User } from '../../lib/accounts/users';
 import { accountLinks, auditEvents, externalIdentities, identityConnections, orgDomains, organizations, outboundDeliveries, scimUsers, teamMembers, totpFactors, users } from '../../lib/db/schema';
 import { signInToConsole } from '../../lib/accounts/console-sign-in';
@@ -23,7 +23,7 @@ import { connectionForEmail, createOidcConnection, probeOidcIssuer, setConnectio
 import { connectionTestResultOf, completeFederatedLink, linkAfterProof, type FederationContinuation, type FederationDeps, type FederationOutcome } from '../../lib/identity/federation/core';
 import { beginFederatedSignIn } from '../../lib/identity/federation/begin';
 import { completeOidcCallback, connectionCallbackUrl, legacyCallbackUrl } from '../../lib/identity/federation/oidc';
-import { verifyPassword } from '../../lib/accounts/passwords';
+import { verifyPassword } from '../../lib/accounts/factors/password';
 import { issueAccountLink } from '../../lib/accounts/account-links';
 import { setPasswordWithLink } from '../../lib/accounts/self-service';
 import { endLinkedIdentity, linkedIdentitiesOf, linkedIdentitiesThroughOrg } from '../../lib/identity/links';

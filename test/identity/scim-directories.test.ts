@@ -5,7 +5,7 @@
 // and nothing written.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization } from '../../lib/accounts/organizations';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { recordAuditEvent } from '../../lib/audit/events';
 import { orgDomains, users } from '../../lib/db/schema';
 import { issueScimToken } from '../../lib/identity/scim';

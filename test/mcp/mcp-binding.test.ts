@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowAgentUser, createAgent } from '../../lib/accounts/agents';
+import { allowAgentUser, createAgent } from '../../lib/organizations/agents';
 import { addRedirectUri, createApp, RedirectOriginTaken } from '../../lib/clients/apps';
 import { recordConsentBinding, resolveClientResource, revokeClientAtApp } from '../../lib/clients/binding';
 import { createExternalClient } from '../../lib/clients/external';
@@ -152,7 +152,7 @@ describe('MCP client binding', () => {
     const clientId = await dynamicClient();
     const tokens = await codeExchange(clientId, await authorizeMcpClient(harness, database, { clientId, redirectUri: REDIRECT, resource: acme.resource, email: person.email, actor: agent.id }));
     expect(tokens.status).toBe(200);
-    const { disallowAgentUser, setAgentDisabled } = await import('../../lib/accounts/agents');
+    const { disallowAgentUser, setAgentDisabled } = await import('../../lib/organizations/agents');
     await disallowAgentUser(database.db, agent.id, person.id);
     const refreshed = await tokenRequest(harness, clientId, { grant_type: 'refresh_token', refresh_token: String(tokens.body.refresh_token) });
     expect(refreshed.status).toBe(400);

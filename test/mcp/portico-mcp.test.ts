@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RISK_MODEL_CAPABILITY } from '../../app-kit/tools';
-import { createAgent } from '../../lib/accounts/agents';
+import { createAgent } from '../../lib/organizations/agents';
 import { auditEvents, confirmationChallenges, mcpSessions, users } from '../../lib/db/schema';
 import { childProcessEnvironment } from '../../lib/env';
 import { porticoRiskLevels } from '../../lib/mcp/tools';

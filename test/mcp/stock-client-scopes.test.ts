@@ -10,8 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError as UnauthorizedV2, type StoredOAuthClientInformation, type StoredOAuthTokens } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization } from '../../lib/accounts/organizations';
-import { addTeamMember, createTeam, grantTeamScope } from '../../lib/accounts/teams';
+import { createOrganization } from '../../lib/organizations/organizations';
+import { addTeamMember, createTeam, grantTeamScope } from '../../lib/organizations/teams';
 import { createApp } from '../../lib/clients/apps';
 import { addPermission } from '../../lib/clients/permission-catalog';
 import { startExampleApp, type ExampleApp } from '../../examples/notes/app';

@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { ExpressAuth } from '@auth/express';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization } from '../../lib/accounts/organizations';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { createApp } from '../../lib/clients/apps';
 import { completePasswordSignIn } from '../../lib/oidc/password-sign-in';
 import { CookieJar, TEST_PASSWORD, createMember, useProviderHarness } from '../support/provider-harness';

@@ -9,7 +9,7 @@ import * as oidc from 'openid-client';
 import { describe, expect, it, beforeAll } from 'vitest';
 import { argumentsDigest } from '../../app-kit/risk';
 import { detailCovering } from '../../app-kit/approved-actions';
-import { relyingPartyOf } from '../../lib/accounts/passkeys';
+import { relyingPartyOf } from '../../lib/accounts/factors/passkeys';
 import type { User } from '../../lib/accounts/users';
 import { auditEvents, apps, confirmationChallenges, oidcPayloads } from '../../lib/db/schema';
 import { hashStoredId } from '../../lib/oidc/stored-ids';

@@ -5,7 +5,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/accounts/agents';
+import { createAgent } from '../../lib/organizations/agents';
 import type { User } from '../../lib/accounts/users';
 import { registerClient, validateRegistration, type ValidRegistration } from '../../lib/clients/registration';
 import { DEVICE_CODE_ENTRIES_PER_NETWORK } from '../../lib/oidc/device-flow';

@@ -14,10 +14,10 @@ import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT, 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, removeMember } from '../../lib/accounts/memberships';
-import { runOrgOperation } from '../../lib/accounts/org-operation';
-import { hashPassword } from '../../lib/accounts/passwords';
-import { addTeamMember, createTeam, grantTeamScope } from '../../lib/accounts/teams';
+import { addMember, removeMember } from '../../lib/organizations/memberships';
+import { runOrgOperation } from '../../lib/organizations/org-operation';
+import { hashPassword } from '../../lib/accounts/factors/password';
+import { addTeamMember, createTeam, grantTeamScope } from '../../lib/organizations/teams';
 import { createUser, findUserByEmail, type User } from '../../lib/accounts/users';
 import { createApp, setAppDisabled } from '../../lib/clients/apps';
 import { createExternalClient } from '../../lib/clients/external';

@@ -5,7 +5,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { rowsOf } from '../../lib/db/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, removeMember } from '../../lib/accounts/memberships';
+import { addMember, removeMember } from '../../lib/organizations/memberships';
 import { endAccountSession, endOtherAccountSessions, listAccountSessions, listSessions, signOutEverywhere } from '../../lib/accounts/sessions';
 import { createConsoleSession, findConsoleSession } from '../../lib/accounts/console-sessions';
 import { openCentralSession } from '../../lib/approvals/central';

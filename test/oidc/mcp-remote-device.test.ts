@@ -11,7 +11,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { McpRemote } from '../support/mcp-remote';
 import { startExampleApp } from '../../examples/notes/app';
-import { createOrganization } from '../../lib/accounts/organizations';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { createApp } from '../../lib/clients/apps';
 import { approveDeviceCode, CookieJar, createMember, createOrgWithApp, enterDeviceCode, openVerificationUriComplete, useProviderHarness, type AppFixture } from '../support/provider-harness';
 

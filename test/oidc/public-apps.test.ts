@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { appClientRegistration, assertPublishOriginAvailable, createApp, findAppByResource, findOrgApp, setNonceWithoutPkce, type AppProfile } from '../../lib/clients/apps';
 import { setAppBackchannelApproval, setAppNonceWithoutPkce, startSecretRotation } from '../../lib/clients/app-commands';
 import { validateRedirectUri } from '../../lib/clients/validation';
-import { createOrganization } from '../../lib/accounts/organizations';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { clientSecrets, clients, oidcPayloads } from '../../lib/db/schema';
 import { hashStoredId } from '../../lib/oidc/stored-ids';
 import { PUBLIC_APP_REFRESH_TOKEN_TTL_SECONDS, TOKEN_TTL } from '../../lib/oidc/token-ttl';

@@ -12,7 +12,7 @@ import { Writable } from 'node:stream';
 import { eq, sql } from 'drizzle-orm';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { throttledPasswordCheck } from '../../lib/accounts/throttled-password-check';
+import { throttledPasswordCheck } from '../../lib/accounts/factors/throttled-password-check';
 import { enqueueMail } from '../../lib/deliveries/channels/mail';
 import { outboundDeliveries } from '../../lib/db/schema';
 import { childProcessEnvironment, parseEnv } from '../../lib/env';

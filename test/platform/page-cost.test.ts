@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listMembersPage } from '../../lib/accounts/memberships';
-import { createOrganization } from '../../lib/accounts/organizations';
+import { listMembersPage } from '../../lib/organizations/memberships';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { searchAuditEvents, type AuditFilter } from '../../lib/audit/events';
 import { drizzleFor, type Database } from '../../lib/db/client';
 import { openTestDatabase, type TestDatabase } from '../support/databases';

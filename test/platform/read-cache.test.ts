@@ -3,7 +3,7 @@
 // nothing is served while the invalidation feed is down; time windows are checked at use, never cached.
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, findAccountInOrganization } from '../../lib/accounts/memberships';
+import { addMember, findAccountInOrganization } from '../../lib/organizations/memberships';
 import { findAppByIdentity, findAppByResource } from '../../lib/clients/apps';
 import { loadClient, VALID_FROM_TOLERANCE_MS } from '../../lib/clients/client-metadata';
 import { drizzleFor, openRawDatabase, readCacheOf, rowsOf, type Database, type RawDatabase } from '../../lib/db/client';

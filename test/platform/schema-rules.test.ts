@@ -1,7 +1,7 @@
 // Rules the database itself enforces, whatever the code does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember } from '../../lib/accounts/memberships';
-import { createOrganization } from '../../lib/accounts/organizations';
+import { addMember } from '../../lib/organizations/memberships';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { createUser } from '../../lib/accounts/users';
 import { createApp } from '../../lib/clients/apps';
 import { hashClientSecret, verifyClientSecret } from '../../lib/clients/secrets';

@@ -7,7 +7,7 @@
 import * as oidc from 'openid-client';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowAgentUser, createAgent, createConnection, grantAgentScope } from '../../lib/accounts/agents';
+import { allowAgentUser, createAgent, createConnection, grantAgentScope } from '../../lib/organizations/agents';
 import { rowsOf } from '../../lib/db/client';
 import { addPermission } from '../../lib/clients/permission-catalog';
 import { registerClient, validateRegistration } from '../../lib/clients/registration';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization } from '../../lib/accounts/organizations';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { archiveExpiredAuditEvents, segmentFileName } from '../../lib/audit/archive';
 import { Refusal as AuditArchiveRefusal } from '../../lib/refusals/refusal';
 import { verifyAuditChains } from '../../lib/audit/chain';

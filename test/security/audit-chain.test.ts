@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization } from '../../lib/accounts/organizations';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { verifyAuditChains } from '../../lib/audit/chain';
 import { listAuditActions, recordAuditEvent } from '../../lib/audit/events';
 import { runCli } from '../../lib/cli';

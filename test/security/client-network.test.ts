@@ -1,6 +1,6 @@
 // Per-client limits count IPv6 clients per /64, IPv4 clients per address, IPv4-mapped IPv6 as IPv4.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOGIN_THROTTLE, throttledPasswordCheck } from '../../lib/accounts/throttled-password-check';
+import { LOGIN_THROTTLE, throttledPasswordCheck } from '../../lib/accounts/factors/throttled-password-check';
 import { RESET_THROTTLE } from '../../lib/accounts/password-reset';
 import { registrationLimits } from '../../lib/clients/registration';
 import { clientNetworkKey } from '../../lib/rate-limit/client-network';

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization } from '../../lib/accounts/organizations';
+import { createOrganization } from '../../lib/organizations/organizations';
 import { auditEvents, outboundDeliveries, webhookEndpoints } from '../../lib/db/schema';
 import { decryptAtRest } from '../../lib/security/at-rest';
 import { openTestDatabase, type TestDatabase } from '../support/databases';

@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { cache } from 'react';
 import { cookies, headers } from 'next/headers';
 import { CONSOLE_SESSION_COOKIE, findConsoleSession } from '../../../lib/accounts/console-sessions';
-import { findOrganizationBySlug } from '../../../lib/accounts/organizations';
+import { findOrganizationBySlug } from '../../../lib/organizations/organizations';
 import { findUserById } from '../../../lib/accounts/users';
 import { CENTRAL_COOKIE, EMBEDDED_CENTRAL_COOKIE, findCentralSession } from '../../../lib/approvals/central';
 import { currentInteraction, currentSignInTarget } from '../../../lib/oidc/current-interaction';

@@ -4,7 +4,7 @@
 // tied to it with aria-describedby. A password field shows its length against the minimum as the person types.
 import { startTransition, useActionState, useId, useState, type ReactNode } from 'react';
 import { useTranslations } from 'use-intl/react';
-import { MIN_PASSWORD_LENGTH_SINGLE_FACTOR, MIN_PASSWORD_LENGTH_WITH_SECOND_FACTOR } from '@/lib/accounts/password-length';
+import { MIN_PASSWORD_LENGTH_SINGLE_FACTOR, MIN_PASSWORD_LENGTH_WITH_SECOND_FACTOR } from '@/lib/accounts/factors/password-length';
 import { CopyButton } from '@/app/_components/copy-button';
 import { DownloadButton } from '@/app/_components/download-button';
 import { idleCardForm, type CardFormState } from '../_lib/form-state';

@@ -4,7 +4,7 @@
 // continues (./continue).
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
 import { cookies, headers } from 'next/headers';
-import { parseRegistrationResponse, relyingPartyOf } from '@/lib/accounts/passkeys';
+import { parseRegistrationResponse, relyingPartyOf } from '@/lib/accounts/factors/passkeys';
 import { enrollAtSignIn, enrollmentPasskeyOptions, enrollPasskeyAtSignIn, SECOND_STEP_COOKIE, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { getT } from '@/app/_lib/i18n/server';

@@ -3,7 +3,7 @@
 // the recovery codes are shown once; then the sign-in continues.
 import type { Metadata } from 'next';
 import { cookies } from 'next/headers';
-import { totpEnrollmentOf } from '@/lib/accounts/second-factors';
+import { totpEnrollmentOf } from '@/lib/accounts/factors/totp';
 import { enrollmentSecret, pendingSecondStep, SECOND_STEP_COOKIE } from '@/lib/accounts/sign-in-second-step';
 import { interactionPath } from '@/lib/oidc/interactions';
 import { getT } from '@/app/_lib/i18n/server';

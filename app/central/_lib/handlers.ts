@@ -1,8 +1,8 @@
 // The decision endpoints both centrals serve (external under /central/api, embedded under /embedded-central/api):
 // the same checks, each with its own session cookie and binding.
 import 'server-only';
-import { relyingPartyOf } from '@/lib/accounts/passkeys';
-import { stepUpFactorOf, stepUpPasskeyOptions } from '@/lib/accounts/step-up';
+import { relyingPartyOf } from '@/lib/accounts/factors/passkeys';
+import { stepUpFactorOf, stepUpPasskeyOptions } from '@/lib/accounts/factors/step-up';
 import { decideInCentral, decisionStepUpContext, findCentralRequest, issueDecisionNonce, stepUpCoveredUntil } from '@/lib/approvals/central';
 import { oauthError, readJsonObject } from '@/lib/http/errors';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';

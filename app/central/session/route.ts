@@ -1,9 +1,9 @@
 // POST /central/session – the central's own sign-in (independent of the console's): the operator's password, under
 // the same throttle as every sign-in, opens a 15-minute central session.
-import { passwordlessSignIn, relyingPartyOf } from '@/lib/accounts/passkeys';
+import { passwordlessSignIn, relyingPartyOf } from '@/lib/accounts/factors/passkeys';
 import { requiredPasswordChangePath } from '@/lib/accounts/self-service';
 import { recordSignInRefusal, recordSignInSuccess } from '@/lib/accounts/sign-in-events';
-import { throttledPasswordCheck } from '@/lib/accounts/throttled-password-check';
+import { throttledPasswordCheck } from '@/lib/accounts/factors/throttled-password-check';
 import { openCentralSession } from '@/lib/approvals/central';
 import { centralRequestUrl, isApprovalRequestId } from '@/lib/approvals/central-urls';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';

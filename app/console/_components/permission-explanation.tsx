@@ -1,6 +1,6 @@
 // "Why can X do Y": effective permissions, each with where it comes from (baseline, a team, a direct grant, or the
 // person an agent acts for). The same list is what the subject's next token for the app carries, of what it asks for.
-import type { EffectivePermission, PermissionSource } from '@/lib/accounts/effective-permissions';
+import type { EffectivePermission, PermissionSource } from '@/lib/organizations/effective-permissions';
 import { BASELINE_SCOPE, describedIn, type CatalogPermission } from '@/lib/clients/permission-catalog';
 import type { Translator } from '@/lib/i18n/catalogs';
 import { getT, requestLocale } from '@/app/_lib/i18n/server';

@@ -1,9 +1,9 @@
 // The one place where console reads and actions are authorized: signed-in person → organization → role.
 import 'server-only';
 import { notFound } from 'next/navigation';
-import { findMembershipRole, listMembershipsOf } from '@/lib/accounts/memberships';
-import { findOrganizationBySlug, type MembershipRole, type Organization } from '@/lib/accounts/organizations';
-import { can, type OrgPermission } from '@/lib/accounts/permissions';
+import { findMembershipRole, listMembershipsOf } from '@/lib/organizations/memberships';
+import { findOrganizationBySlug, type MembershipRole, type Organization } from '@/lib/organizations/organizations';
+import { can, type OrgPermission } from '@/lib/organizations/permissions';
 import type { ConsoleSession } from '@/lib/accounts/console-sessions';
 import type { User } from '@/lib/accounts/users';
 import { db } from '@/lib/runtime';

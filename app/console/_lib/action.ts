@@ -1,14 +1,14 @@
 // The layered action client: every console server action is built with orgAction, which validates the input
 // (zod), authorizes (session → organization → permission), and runs the change through the organization-operation
-// kernel (lib/accounts/org-operation.ts): one transaction, exactly one audit event, the same shape as from REST or
+// kernel (lib/organizations/org-operation.ts): one transaction, exactly one audit event, the same shape as from REST or
 // MCP. Nothing of this is re-implemented per action.
 import 'server-only';
 import { headers } from 'next/headers';
 import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
-import type { OrgPermission } from '@/lib/accounts/permissions';
-import { runOrgOperation } from '@/lib/accounts/org-operation';
+import type { OrgPermission } from '@/lib/organizations/permissions';
+import { runOrgOperation } from '@/lib/organizations/org-operation';
 import type { AuditRecord } from '@/lib/audit/events';
 import type { Transaction } from '@/lib/db/client';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';

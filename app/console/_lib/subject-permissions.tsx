@@ -2,7 +2,7 @@
 import type { ReactNode } from 'react';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { explainPermissions } from '@/lib/accounts/effective-permissions';
+import { explainPermissions } from '@/lib/organizations/effective-permissions';
 import { listApps } from '@/lib/clients/apps';
 import { listPermissionCatalog } from '@/lib/clients/permission-catalog';
 import { getT } from '@/app/_lib/i18n/server';

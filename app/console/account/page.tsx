@@ -2,8 +2,8 @@
 // central, apps — each with its own sign-out) and recent sign-ins. /account/sessions leads here.
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { listMembershipsOf } from '@/lib/accounts/memberships';
-import { minimumPasswordLength } from '@/lib/accounts/password-policy';
+import { listMembershipsOf } from '@/lib/organizations/memberships';
+import { minimumPasswordLength } from '@/lib/accounts/factors/password-policy';
 import { listAccountSessions, type AccountSessionKind } from '@/lib/accounts/sessions';
 import { When } from '../../_components/when';
 import { listRecentSignIns } from '@/lib/accounts/sign-in-events';
@@ -15,10 +15,11 @@ import { AddPasskey } from './add-passkey';
 import { NotificationsForm } from './notifications-form';
 import { noticeSettingsOf } from '@/lib/notifications/settings';
 import { StepUpCardForm } from './step-up-card-form';
-import { listPasskeys } from '@/lib/accounts/passkeys';
-import { stepUpFactorOf } from '@/lib/accounts/step-up';
+import { listPasskeys } from '@/lib/accounts/factors/passkeys';
+import { stepUpFactorOf } from '@/lib/accounts/factors/step-up';
 import { visibleText } from '@/lib/util/visible-text';
-import { pendingTotpEnrollment, secondFactorStateOf } from '@/lib/accounts/second-factors';
+import { secondFactorStateOf } from '@/lib/accounts/factors/second-factors';
+import { pendingTotpEnrollment } from '@/lib/accounts/factors/totp';
 import { getT } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';
 import { requireConsoleSession } from '../_lib/session';

@@ -1,7 +1,7 @@
 // POST /console/session – the console sign-in form: checks the password and sets the console session cookie.
 import { consoleSessionCookie } from '@/lib/accounts/console-sessions';
 import { consoleReturnPath, signInToConsole, signInToConsoleWithPasskey } from '@/lib/accounts/console-sign-in';
-import { relyingPartyOf } from '@/lib/accounts/passkeys';
+import { relyingPartyOf } from '@/lib/accounts/factors/passkeys';
 import { ENROLLMENT_SECONDS, secondStepCookie, TWO_STEP_SETUP_PATH } from '@/lib/accounts/sign-in-second-step';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { db, runtime } from '@/lib/runtime';

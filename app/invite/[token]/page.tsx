@@ -1,8 +1,8 @@
 // /invite/<token> – an invitation to join an organization. Opening the link changes nothing (mail scanners open
 // links too); accepting is a POST with a password: a new one the invitee chooses, or the one they already have.
 import type { Metadata } from 'next';
-import { findOpenInvitation } from '@/lib/accounts/invitations';
-import { minimumPasswordLength } from '@/lib/accounts/password-policy';
+import { findOpenInvitation } from '@/lib/organizations/invitations';
+import { minimumPasswordLength } from '@/lib/accounts/factors/password-policy';
 import { getT } from '@/app/_lib/i18n/server';
 import { db } from '@/lib/runtime';
 import { CardForm } from '../../account/_components/card-form';

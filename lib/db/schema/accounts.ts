@@ -14,7 +14,7 @@ export const organizations = pgTable(
     brandPrimaryColor: text('brand_primary_color'),
     brandBackgroundColor: text('brand_background_color'),
     /**
-     * Who must have a second factor (lib/accounts/second-factor-policy.ts): none, the owners and admins, the approval
+     * Who must have a second factor (lib/accounts/factors/second-factor-policy.ts): none, the owners and admins, the approval
      * operators, or everyone. A person who must and has none is taken to set one up after their password.
      */
     secondFactorPolicy: text('second_factor_policy', { enum: ['none', 'admins', 'operators', 'everyone'] }).notNull().default('none'),

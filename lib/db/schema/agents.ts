@@ -88,7 +88,7 @@ export const agentConnections = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /**
      * Delegated mode only: the subset of the person's permissions the connection may use, chosen when it is set up.
-     * Null: all the person's permissions. Never widens them (lib/accounts/effective-permissions.ts).
+     * Null: all the person's permissions. Never widens them (lib/organizations/effective-permissions.ts).
      */
     narrowedTo: text('narrowed_to').array(),
   },

@@ -271,7 +271,7 @@ export const appPermissions = pgTable(
 
 /**
  * A permission on an app granted to one person directly (beside what their teams grant). The person must be a member
- * of the app's organization for it to count; leaving removes it (lib/accounts/memberships.ts).
+ * of the app's organization for it to count; leaving removes it (lib/organizations/memberships.ts).
  */
 export const personGrants = pgTable(
   'person_grants',

@@ -20,7 +20,7 @@
 // account the organization's own directory provisioned (SCIM) for this organization and that nobody has used yet.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt, inArray, lt, notInArray, sql } from 'drizzle-orm';
-import { addMember, findMembershipRole } from '../../accounts/memberships';
+import { addMember, findMembershipRole } from '../../organizations/memberships';
 import { ACR_MFA, ACR_PASSWORD, beginSecondStep, hasSecondFactor, stepAfterPassword, type SecondStepContinuation } from '../../accounts/sign-in-second-step';
 import { createUser, findUserByEmail, findUserById, normalizeEmail, type User } from '../../accounts/users';
 import { recordAuditEvent } from '../../audit/events';

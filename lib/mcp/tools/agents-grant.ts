@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AGENT_INPUTS, agentCommands } from '../../accounts/agent-commands';
+import { AGENT_INPUTS, agentCommands } from '../../organizations/agent-commands';
 import { appOfOrganization, inOrganization, json, type PorticoTool, orgPermission } from '../context';
 import { toolRefusal } from '../refusal-codes';
 

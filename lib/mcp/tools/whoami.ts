@@ -1,4 +1,4 @@
-import { listMembershipsOf } from '../../accounts/memberships';
+import { listMembershipsOf } from '../../organizations/memberships';
 import { json, type PorticoTool } from '../context';
 
 export const whoami: PorticoTool = {

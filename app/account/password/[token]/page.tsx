@@ -1,9 +1,9 @@
 // /account/password/<token> – choosing a password through a single-use link: the first one (setup link), a new one
 // (reset link, or the change required at sign-in). Opening the page spends nothing; saving the password does.
 import type { Metadata } from 'next';
-import { findOrganizationById } from '@/lib/accounts/organizations';
+import { findOrganizationById } from '@/lib/organizations/organizations';
 import { findAccountLink } from '@/lib/accounts/account-links';
-import { minimumPasswordLength } from '@/lib/accounts/password-policy';
+import { minimumPasswordLength } from '@/lib/accounts/factors/password-policy';
 import { isSignInReturnPath, PASSWORD_LINK_PURPOSES } from '@/lib/accounts/self-service';
 import { organizationFrame } from '@/lib/clients/app-context';
 import { getT } from '@/app/_lib/i18n/server';

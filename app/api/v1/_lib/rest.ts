@@ -1,9 +1,9 @@
 // The REST API's one wrapper: authenticate (Portico API bearer token), resolve the organization, authorize by the
 // person's role there (an agent acting for them lends nothing and adds nothing), run the change in one transaction
 // with its audit event, and answer every failure as JSON in OAuth's error shape, never a stack trace.
-import { authorizeOrgOperation, runOrgOperation } from '@/lib/accounts/org-operation';
-import type { MembershipRole, Organization } from '@/lib/accounts/organizations';
-import type { OrgPermission } from '@/lib/accounts/permissions';
+import { authorizeOrgOperation, runOrgOperation } from '@/lib/organizations/org-operation';
+import type { MembershipRole, Organization } from '@/lib/organizations/organizations';
+import type { OrgPermission } from '@/lib/organizations/permissions';
 import { authenticateApiRequest, type ApiCaller } from '@/lib/mcp/authenticate';
 import type { AuditRecord } from '@/lib/audit/events';
 import type { Queryable } from '@/lib/db/client';

@@ -1,7 +1,7 @@
 // The consent screen for MCP clients: the app's identity header (as on the sign-in card), who the client is and
 // where it returns, what it may do, and who acts – the person, or one of the agents they may use there.
 import { interactionPath } from '@/lib/oidc/interactions';
-import { delegatedAgentFor, listUsableAgents } from '@/lib/accounts/agents';
+import { delegatedAgentFor, listUsableAgents } from '@/lib/organizations/agents';
 import { findUserById } from '@/lib/accounts/users';
 import { appConsentScope, groupPermissions, type AppConsentScope, type ConsentErrorCode } from '@/lib/oidc/consent';
 import type { Translator } from '@/lib/i18n/catalogs';

@@ -4,7 +4,7 @@
 // passkeys, bound to that pending sign-in). The challenge is kept in PostgreSQL and used once. Same-origin only; at
 // most 30 passwordless ceremonies per client network per 10 minutes (each writes a row).
 import { cookies } from 'next/headers';
-import { passkeyAssertionOptions, relyingPartyOf } from '@/lib/accounts/passkeys';
+import { passkeyAssertionOptions, relyingPartyOf } from '@/lib/accounts/factors/passkeys';
 import { pendingSecondStep, SECOND_STEP_COOKIE, secondStepPasskeyContext } from '@/lib/accounts/sign-in-second-step';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { NO_STORE, oauthError, oauthRefusalAnswer, readJsonObject } from '@/lib/http/errors';

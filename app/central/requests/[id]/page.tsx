@@ -2,7 +2,7 @@
 // long, and the decision. Only an operator of the request's organization sees it.
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { stepUpFactorOf } from '@/lib/accounts/step-up';
+import { stepUpFactorOf } from '@/lib/accounts/factors/step-up';
 import { findCentralRequest, stepUpCoveredUntil } from '@/lib/approvals/central';
 import { centralRequestUrl, isApprovalRequestId } from '@/lib/approvals/central-urls';
 import { db } from '@/lib/runtime';

@@ -2,7 +2,7 @@
 // (or a recovery code) for this browser's pending central sign-in; then the 15-minute central session.
 import { continueSignIn } from '@/app/auth/_lib/continue-sign-in';
 import { cookies } from 'next/headers';
-import { relyingPartyOf } from '@/lib/accounts/passkeys';
+import { relyingPartyOf } from '@/lib/accounts/factors/passkeys';
 import { clearedSecondStepCookie, completeSecondStep, SECOND_STEP_COOKIE, secondFactorFormInput } from '@/lib/accounts/sign-in-second-step';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';

@@ -1,9 +1,9 @@
 'use server';
-// The Agents page's actions: each one is a command of lib/accounts/agent-commands.ts inside the console's action
+// The Agents page's actions: each one is a command of lib/organizations/agent-commands.ts inside the console's action
 // client (authorization, one transaction, exactly one audit event).
 import { z } from 'zod';
 import { parsePermissionChoice, permissionChoice } from '../../_lib/permission-choice';
-import { agentInputs, agentCommands, type AgentCommandContext } from '@/lib/accounts/agent-commands';
+import { agentInputs, agentCommands, type AgentCommandContext } from '@/lib/organizations/agent-commands';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { textIn, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';
 import { requestLocale } from '@/app/_lib/i18n/server';

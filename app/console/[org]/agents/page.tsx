@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { listAgents } from '@/lib/accounts/agents';
-import { listMembers, listMembershipsOf } from '@/lib/accounts/memberships';
-import { can } from '@/lib/accounts/permissions';
+import { listAgents } from '@/lib/organizations/agents';
+import { listMembers, listMembershipsOf } from '@/lib/organizations/memberships';
+import { can } from '@/lib/organizations/permissions';
 import { listApps } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';

@@ -1,5 +1,5 @@
 'use server';
-// The members page's actions: thin callers of the member commands (lib/accounts/member-commands.ts).
+// The members page's actions: thin callers of the member commands (lib/organizations/member-commands.ts).
 import { z } from 'zod';
 import {
   changeMemberRoleCommand,
@@ -11,7 +11,7 @@ import {
   grantPersonPermissionCommand,
   revokePersonPermissionCommand,
   type MemberCommandContext,
-} from '@/lib/accounts/member-commands';
+} from '@/lib/organizations/member-commands';
 import { SCOPE_TOKEN } from '@/lib/clients/permission-catalog';
 import { permissionChoice } from '../../_lib/permission-choice';
 import { runtime } from '@/lib/runtime';

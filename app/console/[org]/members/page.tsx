@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
 import { When } from '@/app/_components/when';
 import Link from 'next/link';
-import { listOpenInvitations } from '@/lib/accounts/invitations';
-import { listMembersPage, MEMBERS_PAGE_SIZE } from '@/lib/accounts/memberships';
-import { listTeams } from '@/lib/accounts/teams';
+import { listOpenInvitations } from '@/lib/organizations/invitations';
+import { listMembersPage, MEMBERS_PAGE_SIZE } from '@/lib/organizations/memberships';
+import { listTeams } from '@/lib/organizations/teams';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
 import { ActionForm, ConfirmedAction } from '../../_components/action-form';

@@ -1,10 +1,10 @@
 'use server';
 import { z } from 'zod';
-import { deleteOrganization, renameOrganization, setBranding, setDefaultLocale, setDefaultTimeZone } from '@/lib/accounts/organizations';
+import { deleteOrganization, renameOrganization, setBranding, setDefaultLocale, setDefaultTimeZone } from '@/lib/organizations/organizations';
 import { supportedTimeZone } from '@/lib/i18n/time-zone';
 import { localized, supportedLocale } from '@/lib/i18n/catalogs';
 import { getT } from '@/app/_lib/i18n/server';
-import { SECOND_FACTOR_POLICIES, setSecondFactorPolicy } from '@/lib/accounts/second-factor-policy';
+import { SECOND_FACTOR_POLICIES, setSecondFactorPolicy } from '@/lib/accounts/factors/second-factor-policy';
 import { actionRefusal, orgAction } from '../../_lib/action';
 
 const optional = (schema: z.ZodString) =>

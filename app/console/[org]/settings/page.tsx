@@ -4,7 +4,7 @@ import { PageHeader } from '../../_components/page-header';
 import { ActionForm } from '../../_components/action-form';
 import { Field } from '../../_components/fields';
 import { SecondFactorPolicyForm } from './second-factor-policy-form';
-import { SECOND_FACTOR_POLICIES } from '@/lib/accounts/second-factor-policy';
+import { SECOND_FACTOR_POLICIES } from '@/lib/accounts/factors/second-factor-policy';
 import { deleteOrganizationAction, renameOrganizationAction } from './actions';
 import { BrandingForm } from './branding-form';
 import { DefaultLocaleForm } from './default-locale-form';

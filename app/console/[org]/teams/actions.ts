@@ -1,8 +1,8 @@
 'use server';
-// The teams page's actions: thin callers of the team commands (lib/accounts/team-commands.ts).
+// The teams page's actions: thin callers of the team commands (lib/organizations/team-commands.ts).
 import { z } from 'zod';
 import { permissionChoice } from '../../_lib/permission-choice';
-import { addTeamMemberCommand, createTeamCommand, grantTeamScopeCommand, removeTeamMemberCommand, revokeTeamScopeCommand } from '@/lib/accounts/team-commands';
+import { addTeamMemberCommand, createTeamCommand, grantTeamScopeCommand, removeTeamMemberCommand, revokeTeamScopeCommand } from '@/lib/organizations/team-commands';
 import { SCOPE_TOKEN } from '@/lib/clients/permission-catalog';
 import type { Translator } from '@/lib/i18n/catalogs';
 import { getT } from '@/app/_lib/i18n/server';

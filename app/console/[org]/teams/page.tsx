@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { listMembers } from '@/lib/accounts/memberships';
-import { listTeams } from '@/lib/accounts/teams';
+import { listMembers } from '@/lib/organizations/memberships';
+import { listTeams } from '@/lib/organizations/teams';
 import { listApps } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';

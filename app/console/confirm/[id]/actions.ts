@@ -2,8 +2,8 @@
 // The answer to a tool confirmation: confirm (with step-up by the person's strongest factor) or deny.
 import { headers } from 'next/headers';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
-import { relyingPartyOf } from '@/lib/accounts/passkeys';
-import { stepUpPasskeyOptions } from '@/lib/accounts/step-up';
+import { relyingPartyOf } from '@/lib/accounts/factors/passkeys';
+import { stepUpPasskeyOptions } from '@/lib/accounts/factors/step-up';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { answerConfirmation, confirmationStepUpContext, findConfirmation } from '@/lib/confirmations/answers';
 import { getT } from '@/app/_lib/i18n/server';

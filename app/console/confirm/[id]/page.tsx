@@ -4,7 +4,7 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import { redirect } from 'next/navigation';
-import { stepUpFactorOf } from '@/lib/accounts/step-up';
+import { stepUpFactorOf } from '@/lib/accounts/factors/step-up';
 import { findConfirmation } from '@/lib/confirmations/answers';
 import { getT, requestLocale } from '@/app/_lib/i18n/server';
 
@@ -27,7 +27,7 @@ import { answerConfirmationAction, confirmationPasskeyOptionsAction } from './ac
 import { ConfirmForm } from './confirm-form';
 import type { AuthorizationDetail } from '@/lib/oidc/authorization-details';
 import type { ConfirmationView } from '@/lib/confirmations/answers';
-import type { StepUpFactor } from '@/lib/accounts/step-up';
+import type { StepUpFactor } from '@/lib/accounts/factors/factor';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {

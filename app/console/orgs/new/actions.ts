@@ -3,7 +3,7 @@
 // its owner. A refusal keeps what was typed and says what is wrong next to its field.
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { createOwnedOrganization } from '@/lib/accounts/organizations';
+import { createOwnedOrganization } from '@/lib/organizations/organizations';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { getT } from '@/app/_lib/i18n/server';
 import { db, runtime } from '@/lib/runtime';

@@ -2,7 +2,7 @@
 // a native form post: in the minimal sandbox an MCP host gives its views (no allow-forms), a click or Enter still
 // signs in. The same throttle as every sign-in; a 15-minute session of its own (SameSite=None, Partitioned).
 // GET – whether this frame's cookie names a live session (the page checks the browser kept it).
-import { throttledPasswordCheck } from '@/lib/accounts/throttled-password-check';
+import { throttledPasswordCheck } from '@/lib/accounts/factors/throttled-password-check';
 import { stepAfterPassword } from '@/lib/accounts/sign-in-second-step';
 import { openCentralSession } from '@/lib/approvals/central';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';

@@ -1,7 +1,7 @@
 // POST /auth/app/<uid>/login – the sign-in card's form (lib/oidc/password-sign-in.ts does the work).
 // A plain form POST (not a server action) so that any client, scripted or not, can complete it. The interaction
 // cookie is SameSite=Lax and scoped to /auth/app/<uid>, so a cross-site POST carries no interaction.
-import { relyingPartyOf } from '@/lib/accounts/passkeys';
+import { relyingPartyOf } from '@/lib/accounts/factors/passkeys';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { completePasswordSignIn } from '@/lib/oidc/password-sign-in';

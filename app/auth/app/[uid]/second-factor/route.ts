@@ -3,7 +3,7 @@
 // password alone, with `amr` and `acr` saying two factors were used.
 import { continueSignIn } from '@/app/auth/_lib/continue-sign-in';
 import { cookies } from 'next/headers';
-import { relyingPartyOf } from '@/lib/accounts/passkeys';
+import { relyingPartyOf } from '@/lib/accounts/factors/passkeys';
 import { clearedSecondStepCookie, completeSecondStep, SECOND_STEP_COOKIE, secondFactorFormInput } from '@/lib/accounts/sign-in-second-step';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';

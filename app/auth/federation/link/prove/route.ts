@@ -1,7 +1,7 @@
 // POST /auth/federation/link/prove – the link page's form: the existing account's password, under the sign-in
 // throttle and five tries per sign-in; right, the identity provider's subject is linked and the sign-in goes on.
 import { recordSignInRefusal } from '@/lib/accounts/sign-in-events';
-import { throttledPasswordCheck } from '@/lib/accounts/throttled-password-check';
+import { throttledPasswordCheck } from '@/lib/accounts/factors/throttled-password-check';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { federationTokenFromCookies, linkAfterProof } from '@/lib/identity/federation/core';

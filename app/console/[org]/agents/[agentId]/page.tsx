@@ -1,7 +1,7 @@
 // An agent's page: what it may do in each app of the organization, and why.
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
-import { agentIdSchema } from '@/lib/accounts/agent-commands';
+import { agentIdSchema } from '@/lib/organizations/agent-commands';
 import { SubjectPermissionsPage } from '../../../_lib/subject-permissions';
 import { getT } from '@/app/_lib/i18n/server';
 

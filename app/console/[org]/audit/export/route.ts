@@ -1,9 +1,9 @@
 // GET /console/<org>/audit/export?format=csv|json&<filters> – the filtered audit log as a download.
 import { cookies } from 'next/headers';
 import { findConsoleSession, CONSOLE_SESSION_COOKIE } from '@/lib/accounts/console-sessions';
-import { findMembershipRole } from '@/lib/accounts/memberships';
-import { findOrganizationBySlug } from '@/lib/accounts/organizations';
-import { can } from '@/lib/accounts/permissions';
+import { findMembershipRole } from '@/lib/organizations/memberships';
+import { findOrganizationBySlug } from '@/lib/organizations/organizations';
+import { can } from '@/lib/organizations/permissions';
 import { searchAuditEvents, type AuditEvent } from '@/lib/audit/events';
 import { db } from '@/lib/runtime';
 import { auditFilterFrom } from '../filter';

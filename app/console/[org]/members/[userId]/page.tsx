@@ -2,8 +2,8 @@
 // apps' catalogs, for those who manage members.
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
-import { listDirectPersonGrants } from '@/lib/accounts/effective-permissions';
-import { findMembershipRole } from '@/lib/accounts/memberships';
+import { listDirectPersonGrants } from '@/lib/organizations/effective-permissions';
+import { findMembershipRole } from '@/lib/organizations/memberships';
 import { findUserById } from '@/lib/accounts/users';
 import { listApps } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';

@@ -16,7 +16,7 @@ import type { Refusal } from '@/lib/refusals/refusal';
 import { deliveryPolicy } from '@/lib/http/outbound';
 import { fetchIdpMetadata, MAX_PASTED_METADATA_CHARS, readIdpMetadata } from '@/lib/identity/saml-metadata';
 import { connectionPath, identityPath } from './identity-frame';
-import { commandRefusal } from '@/lib/accounts/refusal-codes';
+import { commandRefusal } from '@/lib/organizations/refusal-codes';
 
 export const addDomainAction = orgAction(
   { permission: 'identity.manage', input: z.object({ domain: z.string().max(300) }), refused: (refusal) => (refusal.code === 'invalid_domain' ? { field: 'domain' } : undefined) },

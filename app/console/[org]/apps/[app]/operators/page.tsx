@@ -2,7 +2,7 @@
 // designated).
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
-import { listMembers } from '@/lib/accounts/memberships';
+import { listMembers } from '@/lib/organizations/memberships';
 import { listAppOperators } from '@/lib/approvals/operators';
 import { findOrgApp } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';

@@ -3,7 +3,7 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { findOrgApp } from '@/lib/clients/apps';
-import { explainPermissions } from '@/lib/accounts/effective-permissions';
+import { explainPermissions } from '@/lib/organizations/effective-permissions';
 import { PermissionExplanationList } from '../../../../_components/permission-explanation';
 import { describedIn, listPermissionCatalog } from '@/lib/clients/permission-catalog';
 import type { Translator } from '@/lib/i18n/catalogs';

@@ -1,4 +1,4 @@
-// REST for an organization's agents, the same commands as the console's Agents page (lib/accounts/agent-commands.ts):
+// REST for an organization's agents, the same commands as the console's Agents page (lib/organizations/agent-commands.ts):
 //   GET    /agents                              list
 //   POST   /agents                              {"name"}
 //   PATCH  /agents/<id>                         {"name"?, "disabled"?}
@@ -10,8 +10,8 @@
 //   POST   /agents/<id>/connections             {"app_id", "mode": "own" | "delegated", "delegate_user_id"?, "narrowed_to"?: [scope]}
 //   DELETE /agents/<id>/connections/<connection id>
 import type { z } from 'zod';
-import { AGENT_INPUTS, agentCommands, type AgentCommandContext } from '@/lib/accounts/agent-commands';
-import { listAgents } from '@/lib/accounts/agents';
+import { AGENT_INPUTS, agentCommands, type AgentCommandContext } from '@/lib/organizations/agent-commands';
+import { listAgents } from '@/lib/organizations/agents';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { ApiError, orgRoute, type OrgRouteContext } from '../../../../_lib/rest';
 

@@ -4,7 +4,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { requireOrgAccess } from '../../../../../_lib/access';
-import { listTeams } from '@/lib/accounts/teams';
+import { listTeams } from '@/lib/organizations/teams';
 import { listConnections } from '@/lib/identity/connections';
 import { listDomains } from '@/lib/identity/domains';
 import { getT } from '@/app/_lib/i18n/server';

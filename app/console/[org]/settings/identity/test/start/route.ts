@@ -2,9 +2,9 @@
 // identity provider, and Portico shows what it would map (test/page.tsx) without signing anyone in or making anything.
 import { cookies } from 'next/headers';
 import { CONSOLE_SESSION_COOKIE, findConsoleSession } from '@/lib/accounts/console-sessions';
-import { findMembershipRole } from '@/lib/accounts/memberships';
-import { findOrganizationBySlug } from '@/lib/accounts/organizations';
-import { can } from '@/lib/accounts/permissions';
+import { findMembershipRole } from '@/lib/organizations/memberships';
+import { findOrganizationBySlug } from '@/lib/organizations/organizations';
+import { can } from '@/lib/organizations/permissions';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { readCappedForm } from '@/lib/http/body';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';

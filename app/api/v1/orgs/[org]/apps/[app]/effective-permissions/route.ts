@@ -1,7 +1,7 @@
 // GET /api/v1/orgs/<org>/apps/<app>/effective-permissions?subject=<email | person id | agent id> – what a person or
 // an agent may do in the app, each permission with its sources ("team Finance", "direct", "baseline",
 // "delegated from ada@…"). Read-only; for whoever may read the organization's members.
-import { describeSource, explainPermissions } from '@/lib/accounts/effective-permissions';
+import { describeSource, explainPermissions } from '@/lib/organizations/effective-permissions';
 import { findOrgApp } from '@/lib/clients/apps';
 import { ApiError, orgRoute } from '../../../../../_lib/rest';
 

@@ -10,7 +10,7 @@ import type { AuditRecord } from '../audit/events';
 import { findMembershipRole } from './memberships';
 import { findOrganizationBySlug } from './organizations';
 import { can } from './permissions';
-import { findUserById, type User } from './users';
+import { findUserById, type User } from '../accounts/users';
 import { refuseUnlessOffered } from '../clients/permission-catalog';
 import {
   allowAgentUser,

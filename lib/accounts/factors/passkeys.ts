@@ -18,25 +18,21 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Database, Queryable } from '../db/client';
-import { localized } from '../i18n/catalogs';
-import { passkeys, recoveryCodes, totpFactors, webauthnChallenges } from '../db/schema';
-import type { AccountMailContext } from './password-reset';
+import type { Database, Queryable } from '../../db/client';
+import { localized } from '../../i18n/catalogs';
+import { passkeys, recoveryCodes, webauthnChallenges } from '../../db/schema';
+import type { AccountMailContext } from '../password-reset';
 import { afterFactorChange } from './factor-change';
-import { replaceRecoveryCodes } from './second-factors';
-import { findUserById, type User } from './users';
-import { refusalOf } from '../refusals/refusal';
-import { passkeyRefusal, secondFactorRefusal } from './refusal-codes';
+import { replaceRecoveryCodes } from './recovery-codes';
+import { findUserById, type User } from '../users';
+import { refusalOf } from '../../refusals/refusal';
+import { passkeyRefusal, secondFactorRefusal } from '../refusal-codes';
+import type { Factor, RelyingParty } from './factor';
 
 export const WEBAUTHN_CHALLENGE_SECONDS = 5 * 60;
 export const MAX_PASSKEYS = 10;
 
 /** The relying party: Portico's issuer. */
-export interface RelyingParty {
-  rpID: string;
-  origin: string;
-  name: string;
-}
 
 export function relyingPartyOf(issuer: string): RelyingParty {
   const url = new URL(issuer);
@@ -102,7 +98,7 @@ const userHandle = (userId: string) => new Uint8Array(Buffer.from(userId.replace
 
 /**
  * Options for registering one more passkey of this person (discoverable, user verification required). Only through
- * passkeyRegistrationAfterStepUp (lib/accounts/step-up.ts): a passkey is a whole sign-in and the strongest step-up, so
+ * passkeyRegistrationAfterStepUp (lib/accounts/factors/step-up.ts): a passkey is a whole sign-in and the strongest step-up, so
  * adding one needs the strongest factor the person has now; the challenge then carries that step-up to the
  * registration (five minutes, once).
  */
@@ -291,3 +287,19 @@ export async function passkeyAssertionOrNone(...args: Parameters<typeof verifyPa
     throw error;
   }
 }
+
+/** Step-up with a passkey: an assertion with user verification, made for this very decision (phishing-resistant). */
+export const passkeyFactor: Factor = {
+  kind: 'passkey',
+  async proveStepUp(attempt) {
+    if (!attempt.proof.passkey) throw attempt.refuse(localized('account.refusals.confirmWithPasskey'), 'passkey');
+    try {
+      await verifyPasskeyAssertion(attempt.db, attempt.rp, { purpose: 'step_up', userId: attempt.user.id, context: attempt.context, response: parseAuthenticationResponse(attempt.proof.passkey) });
+    } catch (error) {
+      // The passkey's own refusal, as the step-up's: next to the passkey.
+      const passkey = refusalOf(error, 'passkey');
+      if (passkey) throw attempt.refuse(passkey.text ?? passkey.message, 'passkey');
+      throw error;
+    }
+  },
+};

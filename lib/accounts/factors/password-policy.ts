@@ -3,7 +3,7 @@
 // email, the organization's name). The guessability check is zxcvbn-ts with its common-password dictionary.
 import { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { adjacencyGraphs, dictionary } from '@zxcvbn-ts/language-common';
-import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
+import { localized, textIn, type LocalizedText } from '../../i18n/catalogs';
 
 import { MIN_PASSWORD_LENGTH_SINGLE_FACTOR, MIN_PASSWORD_LENGTH_WITH_SECOND_FACTOR } from './password-length';
 

@@ -4,29 +4,21 @@
 // else a TOTP code when they have an authenticator app, else the password. Recovery codes are for signing in, not
 // for step-up.
 //
-// Both are throttled per account in PostgreSQL: the password by the sign-in throttle, codes by the second-factor
-// throttle (counted first, taken back on success), so parallel guesses cannot pass either.
-import type { Queryable } from '../db/client';
-import { localized, type LocalizedText } from '../i18n/catalogs';
-import { hitRateLimit, peekRateLimit, undoRateLimitHit } from '../rate-limit/fixed-window';
-import { verifyTotpCode } from './second-factors';
-import { parseAuthenticationResponse, passkeyAssertionOptions, passkeyRegistrationOptions, verifyPasskeyAssertion, type RelyingParty } from './passkeys';
+// How each factor is proved is the factor's own (factor.ts: passkeys.ts, totp.ts, throttled-password-check.ts), each
+// throttled per account in PostgreSQL: the password by the sign-in throttle, codes by the second-factor throttle.
+import type { Queryable } from '../../db/client';
+import { localized, type LocalizedText } from '../../i18n/catalogs';
+import { stepUpRefusal, type StepUpField } from '../refusal-codes';
+import { secondFactorsOf } from '../sign-in-second-step';
+import type { User } from '../users';
+import type { Factor, RelyingParty, StepUpFactor, StepUpProof } from './factor';
+import { passkeyAssertionOptions, passkeyFactor, passkeyRegistrationOptions } from './passkeys';
 import { secondFactorRequired } from './second-factor-policy';
-import { SECOND_FACTOR_THROTTLE, secondFactorsOf } from './sign-in-second-step';
-import { throttledPasswordCheck } from './throttled-password-check';
-import type { User } from './users';
-import { refusalOf } from '../refusals/refusal';
-import { stepUpRefusal, type StepUpField } from './refusal-codes';
+import { passwordFactor } from './throttled-password-check';
+import { totpFactor } from './totp';
 
-export type StepUpFactor = 'passkey' | 'totp' | 'password';
-
-/** A step-up proof as a form sends it: the one field its factor asks for. */
-export interface StepUpProof {
-  password?: string;
-  code?: string;
-  /** A passkey assertion (JSON, as the browser gives it) made with the options stepUpPasskeyOptions gave. */
-  passkey?: string;
-}
+/** How each factor proves the person (factor.ts): one per kind, in its own file. */
+const FACTORS: Record<StepUpFactor, Factor> = { passkey: passkeyFactor, totp: totpFactor, password: passwordFactor };
 
 /** The strongest factor this person has: what a step-up asks them for. */
 export async function stepUpFactorOf(db: Queryable, userId: string): Promise<StepUpFactor> {
@@ -63,39 +55,13 @@ export async function verifyStepUp(
     fields?: Readonly<Record<StepUpField, string>>;
   },
 ): Promise<StepUpFactor> {
-  const refusal = (text: LocalizedText, field: StepUpField) => stepUpRefusal(text, input.fields?.[field] ?? field);
+  const refusal = (text: string | LocalizedText, field: StepUpField) => stepUpRefusal(text, input.fields?.[field] ?? field);
   const factor = await stepUpFactorOf(db, input.user.id);
   if (factor === 'password' && !input.addsFactor && (await secondFactorRequired(db, input.user.id, input.orgId ?? undefined))) {
     throw refusal(localized('account.refusals.secondFactorRequired'), 'password');
   }
-  if (factor === 'passkey') {
-    if (!input.proof.passkey) throw refusal(localized('account.refusals.confirmWithPasskey'), 'passkey');
-    try {
-      await verifyPasskeyAssertion(db, input.rp, { purpose: 'step_up', userId: input.user.id, context: input.context, response: parseAuthenticationResponse(input.proof.passkey) });
-    } catch (error) {
-      // The passkey's own refusal, as the step-up's: next to the passkey.
-      const passkey = refusalOf(error, 'passkey');
-      if (passkey) throw stepUpRefusal(passkey.text ?? passkey.message, input.fields?.passkey ?? 'passkey');
-      throw error;
-    }
-    return 'passkey';
-  }
-  if (factor === 'totp') {
-    const code = input.proof.code?.trim();
-    if (!code) throw refusal(localized('account.refusals.typeCurrentCode'), 'code');
-    await hitRateLimit(db, SECOND_FACTOR_THROTTLE, input.user.id);
-    if ((await peekRateLimit(db, SECOND_FACTOR_THROTTLE, input.user.id)).count > SECOND_FACTOR_THROTTLE.limit) {
-      throw refusal(localized('account.refusals.tooManyWrongCodes'), 'code');
-    }
-    if (!(await verifyTotpCode(db, atRestKey, input.user, code))) throw refusal(localized('account.refusals.wrongCode'), 'code');
-    await undoRateLimitHit(db, SECOND_FACTOR_THROTTLE, input.user.id);
-    return 'totp';
-  }
-  const password = input.proof.password;
-  if (!password) throw refusal(localized('account.refusals.typePasswordAgain'), 'password');
-  const check = await throttledPasswordCheck(db, input.user.email, password, input.ip);
-  if (!check.ok || check.user.id !== input.user.id) throw refusal(localized('account.refusals.wrongPassword'), 'password');
-  return 'password';
+  await FACTORS[factor].proveStepUp({ db, atRestKey, user: input.user, proof: input.proof, ip: input.ip, rp: input.rp, context: input.context, refuse: refusal });
+  return factor;
 }
 
 /** What a step-up for a change of the person's own sign-in factors is bound to. */

@@ -3,8 +3,8 @@
 // and the central (the policies of every organization they belong to). A person who must and has none is taken to
 // set one up right after their password, before any session or code is issued (lib/accounts/sign-in-second-step.ts).
 import { and, eq, sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client';
-import { appOperators, memberships, organizations } from '../db/schema';
+import type { Queryable } from '../../db/client';
+import { appOperators, memberships, organizations } from '../../db/schema';
 
 export const SECOND_FACTOR_POLICIES = ['none', 'admins', 'operators', 'everyone'] as const;
 export type SecondFactorPolicy = (typeof SECOND_FACTOR_POLICIES)[number];

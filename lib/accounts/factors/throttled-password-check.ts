@@ -1,11 +1,13 @@
 // A password check under the login throttle, shared by app sign-in and console sign-in.
 // The attempt is counted first, atomically, and only then is the password checked: parallel guesses cannot all slip
 // in before any of them is counted. A successful attempt is taken back, so only failures add up.
-import type { Queryable } from '../db/client';
-import { recordSignInFailure } from '../observability/metrics';
-import { hitRateLimit, peekRateLimit, undoRateLimitHit, type RateLimitRule } from '../rate-limit/fixed-window';
-import { ssoRequiredFor } from '../identity/sso-required';
-import { authenticateWithPassword, normalizeEmail, type PasswordLoginResult } from './users';
+import type { Queryable } from '../../db/client';
+import { recordSignInFailure } from '../../observability/metrics';
+import { hitRateLimit, peekRateLimit, undoRateLimitHit, type RateLimitRule } from '../../rate-limit/fixed-window';
+import { ssoRequiredFor } from '../../identity/sso-required';
+import { authenticateWithPassword, normalizeEmail, type PasswordLoginResult } from '../users';
+import { localized } from '../../i18n/catalogs';
+import type { Factor } from './factor';
 
 /** Failed attempts allowed per 15 minutes (with a look-back of up to 30), per account (any email string, existing or not) and per client IP. */
 export const LOGIN_THROTTLE: { account: RateLimitRule; ip: RateLimitRule } = {
@@ -44,3 +46,14 @@ export async function throttledPasswordCheck(db: Queryable, email: string, passw
   }
   return result;
 }
+
+/** Step-up with the password, when the person has nothing stronger: throttled like a sign-in. */
+export const passwordFactor: Factor = {
+  kind: 'password',
+  async proveStepUp(attempt) {
+    const password = attempt.proof.password;
+    if (!password) throw attempt.refuse(localized('account.refusals.typePasswordAgain'), 'password');
+    const check = await throttledPasswordCheck(attempt.db, attempt.user.email, password, attempt.ip);
+    if (!check.ok || check.user.id !== attempt.user.id) throw attempt.refuse(localized('account.refusals.wrongPassword'), 'password');
+  },
+};

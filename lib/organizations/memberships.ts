@@ -4,7 +4,7 @@ import { preparedQuery, readCacheOf, type Database, type Queryable, type Transac
 import { agents, agentUsers, appOperators, memberships, organizations, personGrants, teamMembers, teams, users } from '../db/schema';
 import { endPersonGrantsInOrganization } from '../grants';
 import type { MembershipRole } from './organizations';
-import type { User } from './users';
+import type { User } from '../accounts/users';
 import { isUuid } from '../util/uuid';
 
 /**

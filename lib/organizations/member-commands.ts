@@ -15,8 +15,8 @@ import { invitationMail, type MailMessage } from '../mail/messages';
 import { invitationUrl, inviteToOrganization, resendInvitation, revokeInvitation, type Invitation } from './invitations';
 import { addMember, countOwners, findMembershipRole, lockOrganization, removeMember } from './memberships';
 import type { MembershipRole, Organization } from './organizations';
-import { issuePasswordResetMail } from './password-reset';
-import { findUserById, type User } from './users';
+import { issuePasswordResetMail } from '../accounts/password-reset';
+import { findUserById, type User } from '../accounts/users';
 import { commandRefusal } from './refusal-codes';
 
 export interface MemberCommandContext {

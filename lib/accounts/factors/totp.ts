@@ -1,26 +1,29 @@
-// A person's second factors: a TOTP authenticator (RFC 6238, with otpauth) and ten single-use recovery codes.
+// An authenticator app (TOTP, RFC 6238, with otpauth): one of a person's second factors (the others: passkeys.ts;
+// recovery codes stand in for them: recovery-codes.ts).
 //
 // - Enrollment is two steps: a secret is created (unconfirmed, encrypted at rest) and shown once as a QR code and as
 //   text; it protects the account only after the person proves their authenticator has it with a first code.
-//   Confirming creates the recovery codes, shown once, stored as SHA-256 hashes.
+//   Confirming creates the recovery codes, shown once.
 // - A code is accepted at most once (RFC 6238 §5.2): its time step must be later than the last accepted one, checked
 //   and recorded in one conditional UPDATE, so two concurrent uses of one code have one winner. One step of clock
 //   drift either way is accepted (§6).
-// - A recovery code is single use by a conditional UPDATE as well.
-import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
-import type { Database, Queryable } from '../db/client';
-import { localized } from '../i18n/catalogs';
-import type { User } from './users';
-import { passkeys, recoveryCodes, totpFactors } from '../db/schema';
-import { decryptAtRest, encryptAtRest } from '../security/at-rest';
-import { secondFactorRefusal } from './refusal-codes';
+import type { Queryable } from '../../db/client';
+import { localized } from '../../i18n/catalogs';
+import type { User } from '../users';
+import { passkeys, recoveryCodes, totpFactors } from '../../db/schema';
+import { decryptAtRest, encryptAtRest } from '../../security/at-rest';
+import { secondFactorRefusal } from '../refusal-codes';
+import { replaceRecoveryCodes } from './recovery-codes';
+import { hitRateLimit, peekRateLimit, undoRateLimitHit } from '../../rate-limit/fixed-window';
+import { SECOND_FACTOR_THROTTLE, type Factor } from './factor';
 
 export const TOTP_PERIOD_SECONDS = 30;
+
 export const TOTP_DIGITS = 6;
-export const RECOVERY_CODE_COUNT = 10;
+
 /** RFC 6238 §6: accept the previous and the next time step too (clock drift). */
 const TOTP_WINDOW = 1;
 
@@ -92,28 +95,6 @@ export async function confirmTotpEnrollment(
   return { recoveryCodes: await replaceRecoveryCodes(db, user.id) };
 }
 
-/** A fresh set of recovery codes (the previous ones stop working), returned once. */
-export async function replaceRecoveryCodes(db: Queryable, userId: string): Promise<string[]> {
-  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => newRecoveryCode());
-  await db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
-  await db.insert(recoveryCodes).values(codes.map((code) => ({ userId, codeHash: hashRecoveryCode(code)! })));
-  return codes;
-}
-
-/** 80 random bits as four groups of four base32 characters: `k3xq-7mwa-…`. */
-function newRecoveryCode(): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
-  const bytes = randomBytes(16);
-  const characters = [...bytes].map((byte) => alphabet[byte & 31]).join('');
-  return characters.match(/.{4}/g)!.join('-');
-}
-
-function hashRecoveryCode(code: string): string | undefined {
-  const normalized = code.toLowerCase().replace(/[\s-]+/g, '');
-  if (!/^[a-z2-7]{16}$/.test(normalized)) return undefined;
-  return createHash('sha256').update(normalized).digest('base64url');
-}
-
 /** Checks a TOTP code of the person's confirmed authenticator; a code is accepted once. */
 export async function verifyTotpCode(db: Queryable, atRestKey: Uint8Array, user: { id: string; email: string }, code: string, now = Date.now()): Promise<boolean> {
   const typed = normalizeCode(code);
@@ -130,18 +111,6 @@ export async function verifyTotpCode(db: Queryable, atRestKey: Uint8Array, user:
   return accepted.length === 1;
 }
 
-/** Uses one recovery code: true once, false for an unknown or used one. */
-export async function useRecoveryCode(db: Queryable, userId: string, code: string): Promise<boolean> {
-  const codeHash = hashRecoveryCode(code);
-  if (!codeHash) return false;
-  const used = await db
-    .update(recoveryCodes)
-    .set({ usedAt: sql`now()` })
-    .where(and(eq(recoveryCodes.userId, userId), eq(recoveryCodes.codeHash, codeHash), isNull(recoveryCodes.usedAt)))
-    .returning({ id: recoveryCodes.id });
-  return used.length === 1;
-}
-
 /**
  * Removes the authenticator (the caller has asked for step-up), and the recovery codes with it when no passkey is
  * left that they stand in for.
@@ -150,31 +119,6 @@ export async function removeTotp(db: Queryable, userId: string): Promise<boolean
   const removed = await db.delete(totpFactors).where(eq(totpFactors.userId, userId)).returning({ userId: totpFactors.userId });
   await db.delete(recoveryCodes).where(and(eq(recoveryCodes.userId, userId), sql`not exists (select 1 from ${passkeys} where ${passkeys.userId} = ${userId})`));
   return removed.length === 1;
-}
-
-export interface SecondFactorState {
-  totp: 'none' | 'pending' | 'confirmed';
-  passkeys: number;
-  recoveryCodesLeft: number;
-}
-
-export async function secondFactorStateOf(db: Queryable, userId: string): Promise<SecondFactorState> {
-  const [[factor], codes, keys] = await Promise.all([
-    db.select({ confirmedAt: totpFactors.confirmedAt }).from(totpFactors).where(eq(totpFactors.userId, userId)),
-    db.select({ usedAt: recoveryCodes.usedAt }).from(recoveryCodes).where(eq(recoveryCodes.userId, userId)),
-    db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, userId)),
-  ]);
-  return {
-    totp: !factor ? 'none' : factor.confirmedAt ? 'confirmed' : 'pending',
-    passkeys: keys.length,
-    recoveryCodesLeft: codes.filter((code) => code.usedAt === null).length,
-  };
-}
-
-/** How many second factors (a confirmed authenticator, passkeys) the person has: 0 is a password alone. */
-export async function secondFactorCount(db: Queryable, userId: string): Promise<number> {
-  const state = await secondFactorStateOf(db, userId);
-  return (state.totp === 'confirmed' ? 1 : 0) + state.passkeys;
 }
 
 /** The secret of an enrollment still waiting for its first code, to show again to its owner (it protects nothing yet). */
@@ -226,5 +170,17 @@ export async function confirmSignInTotp(
   return replaceRecoveryCodes(tx, input.user.id);
 }
 
-export const personActor = (user: User, ip: string) => ({ type: 'person' as const, id: user.id, label: user.email, ip });
-export const personSubject = (user: User) => ({ type: 'person', id: user.id, label: user.email });
+/** Step-up with the authenticator's current code: throttled per account, and a code is accepted once. */
+export const totpFactor: Factor = {
+  kind: 'totp',
+  async proveStepUp(attempt) {
+    const code = attempt.proof.code?.trim();
+    if (!code) throw attempt.refuse(localized('account.refusals.typeCurrentCode'), 'code');
+    await hitRateLimit(attempt.db, SECOND_FACTOR_THROTTLE, attempt.user.id);
+    if ((await peekRateLimit(attempt.db, SECOND_FACTOR_THROTTLE, attempt.user.id)).count > SECOND_FACTOR_THROTTLE.limit) {
+      throw attempt.refuse(localized('account.refusals.tooManyWrongCodes'), 'code');
+    }
+    if (!(await verifyTotpCode(attempt.db, attempt.atRestKey, attempt.user, code))) throw attempt.refuse(localized('account.refusals.wrongCode'), 'code');
+    await undoRateLimitHit(attempt.db, SECOND_FACTOR_THROTTLE, attempt.user.id);
+  },
+};

@@ -5,17 +5,20 @@
 // strip the account down to the password. Each change is audited and mailed to the owner, in its transaction.
 // Removing a factor also ends the person's app sessions, which may have been opened with it (and the apps hear it).
 import { and, eq, sql } from 'drizzle-orm';
-import { recordAuditEvent } from '../audit/events';
-import type { Database } from '../db/client';
-import { localized } from '../i18n/catalogs';
-import { passkeys, recoveryCodes, totpFactors } from '../db/schema';
-import type { RelyingParty } from './passkeys';
-import type { AccountMailContext } from './password-reset';
+import { recordAuditEvent } from '../../audit/events';
+import type { Database } from '../../db/client';
+import { localized } from '../../i18n/catalogs';
+import { passkeys, recoveryCodes, totpFactors } from '../../db/schema';
+import type { RelyingParty } from './factor';
+import type { AccountMailContext } from '../password-reset';
 import { afterFactorChange } from './factor-change';
-import { confirmTotpEnrollment, personActor, personSubject, removeTotp, replaceRecoveryCodes, secondFactorStateOf } from './second-factors';
-import { accountFactorsContext, verifyStepUp, type StepUpProof } from './step-up';
-import type { User } from './users';
-import { secondFactorRefusal } from './refusal-codes';
+import { personActor, personSubject, secondFactorStateOf } from './second-factors';
+import { confirmTotpEnrollment, removeTotp } from './totp';
+import { replaceRecoveryCodes } from './recovery-codes';
+import { accountFactorsContext, verifyStepUp } from './step-up';
+import { type StepUpProof } from './factor';
+import type { User } from '../users';
+import { secondFactorRefusal } from '../refusal-codes';
 
 /** What every change needs: the person, the step-up proof, where it comes from, and what checks it. */
 export interface OwnFactorChange {

@@ -3,7 +3,7 @@
 // organization → the person's role there → the role's permission → one transaction → its audit events, each with
 // the same shape. A directory's token and the CLI's local authority are their own authorization (no role). The doors differ only in how they authenticate the person and how they answer a
 // refusal; what an operation does and how it is recorded is decided once, here and in the domain commands
-// (lib/accounts/agent-commands.ts, lib/clients/app-commands.ts).
+// (lib/organizations/agent-commands.ts, lib/clients/app-commands.ts).
 import { localized } from '../i18n/catalogs';
 import type { AuditRecord } from '../audit/events';
 import { recordAuditEvent } from '../audit/events';
@@ -11,7 +11,7 @@ import type { Database, Queryable } from '../db/client';
 import { findMembershipRole } from './memberships';
 import { findOrganizationBySlug, type MembershipRole, type Organization } from './organizations';
 import { can, type OrgPermission } from './permissions';
-import type { User } from './users';
+import type { User } from '../accounts/users';
 import { operationRefusal } from './refusal-codes';
 
 /** Who runs the operation, and through which door. */

@@ -8,7 +8,7 @@ import { refuseUnlessOffered } from '../clients/permission-catalog';
 import { localized } from '../i18n/catalogs';
 import { findMembershipRole } from './memberships';
 import { addTeamMember, createTeam, findOrgTeam, grantTeamScope, listTeams, removeTeamMember, revokeTeamScope, type Team } from './teams';
-import { findUserById } from './users';
+import { findUserById } from '../accounts/users';
 import { commandRefusal } from './refusal-codes';
 
 export interface TeamCommandContext {

@@ -9,10 +9,10 @@ import type { Queryable } from '../db/client';
 import { invitations, memberships, organizations, teams, users } from '../db/schema';
 import { localized } from '../i18n/catalogs';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
-import { hashLinkToken, isLinkToken } from './account-links';
-import { markEmailVerified } from './credentials';
+import { hashLinkToken, isLinkToken } from '../accounts/account-links';
+import { markEmailVerified } from '../accounts/credentials';
 import { addTeamMember } from './teams';
-import { normalizeEmail, type User } from './users';
+import { normalizeEmail, type User } from '../accounts/users';
 import type { MembershipRole, Organization } from './organizations';
 import { invitationRefusal } from './refusal-codes';
 

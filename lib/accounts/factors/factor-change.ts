@@ -4,17 +4,17 @@
 // drifting apart: an authenticator app set up during sign-in queued no credential-change event while a passkey set up
 // there did. Every place that adds or removes a factor — the account page (own-factors.ts), a passkey's registration
 // (passkeys.ts), an authenticator set up at sign-in (sign-in-second-step.ts) — calls this in its own transaction.
-import { recordAuditEvent } from '../audit/events';
-import type { Queryable } from '../db/client';
-import { enqueueMail } from '../deliveries/channels/mail';
-import { endSessions } from '../grants';
-import { mailTimeZoneFor } from '../i18n/time-zone';
-import { mailLocaleFor } from '../i18n/recipient';
-import { secondFactorChangedMail } from '../mail/messages';
-import { queueCredentialChange } from '../ssf/events';
-import type { AccountMailContext } from './password-reset';
+import { recordAuditEvent } from '../../audit/events';
+import type { Queryable } from '../../db/client';
+import { enqueueMail } from '../../deliveries/channels/mail';
+import { endSessions } from '../../grants';
+import { mailTimeZoneFor } from '../../i18n/time-zone';
+import { mailLocaleFor } from '../../i18n/recipient';
+import { secondFactorChangedMail } from '../../mail/messages';
+import { queueCredentialChange } from '../../ssf/events';
+import type { AccountMailContext } from '../password-reset';
 import { personActor, personSubject, secondFactorCount } from './second-factors';
-import type { User } from './users';
+import type { User } from '../users';
 
 export type ChangedFactor = { kind: 'totp' } | { kind: 'passkey'; name: string; transports: readonly string[] };
 

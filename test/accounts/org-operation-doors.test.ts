@@ -6,7 +6,8 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, type Organization } from '../../lib/organizations/organizations';
 import { auditEvents, orgDomains } from '../../lib/db/schema';
-import { createScimUser, deleteScimUser, type ScimContext } from '../../lib/identity/scim';
+import { createScimUser, deleteScimUser } from '../../lib/identity/scim/users';
+import { type ScimContext } from '../../lib/identity/scim/resources';
 import { cliRunner } from '../support/cli';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 

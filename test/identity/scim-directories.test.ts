@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../lib/organizations/organizations';
 import { recordAuditEvent } from '../../lib/audit/events';
 import { orgDomains, users } from '../../lib/db/schema';
-import { issueScimToken } from '../../lib/identity/scim';
-import { handleScimRequest } from '../../lib/identity/scim-http';
+import { issueScimToken } from '../../lib/identity/scim/tokens';
+import { handleScimRequest } from '../../lib/identity/scim/http';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 
 const ISSUER = 'https://portico.test';

@@ -9,8 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { findMembershipRole, addMember } from '../../lib/organizations/memberships';
 import { hashPassword } from '../../lib/accounts/factors/password';
 import { auditEvents, orgDomains, teamMembers, teams, users } from '../../lib/db/schema';
-import { handleScimRequest } from '../../lib/identity/scim-http';
-import { issueScimToken } from '../../lib/identity/scim';
+import { handleScimRequest } from '../../lib/identity/scim/http';
+import { issueScimToken } from '../../lib/identity/scim/tokens';
 import { recordAuditEvent } from '../../lib/audit/events';
 import { createOrgWithApp, relyingParty, signIn, TEST_PASSWORD, useProviderHarness, type AppFixture } from '../support/provider-harness';
 

@@ -1,6 +1,6 @@
-// /scim/v2/* – an organization's SCIM 2.0 service (lib/identity/scim-http.ts does the work).
+// /scim/v2/* – an organization's SCIM 2.0 service (lib/identity/scim/http.ts does the work).
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
-import { handleScimRequest } from '@/lib/identity/scim-http';
+import { handleScimRequest } from '@/lib/identity/scim/http';
 import { db, runtime } from '@/lib/runtime';
 
 export const dynamic = 'force-dynamic';

@@ -7,7 +7,7 @@ import { getT } from '@/app/_lib/i18n/server';
 import { localized } from '@/lib/i18n/catalogs';
 import { addDomain, domainCheckDeps, proveDomain, recordDomainCheck, removeDomain } from '@/lib/identity/domains';
 import { createOidcConnection, createSamlConnection, deleteConnection, probeOidcIssuer, setConnectionEnabled, setConnectionRequireSso, updateConnection, useOwnCallback } from '@/lib/identity/connections';
-import { issueScimToken, revokeScimToken } from '@/lib/identity/scim';
+import { issueScimToken, revokeScimToken } from '@/lib/identity/scim/tokens';
 import { endLinkedIdentity } from '@/lib/identity/links';
 import { createRemoteMcpServer, deleteRemoteMcpServer, removeTrustedAssertionIssuer, trustAssertionIssuer } from '@/lib/identity/enterprise-authorization';
 import { db, runtime } from '@/lib/runtime';
@@ -189,7 +189,7 @@ export const deleteConnectionAction = orgAction(
   },
 );
 
-// SCIM provisioning (lib/identity/scim.ts): the token is shown once.
+// SCIM provisioning (lib/identity/scim/tokens.ts): the token is shown once.
 export const issueScimTokenAction = orgAction({ permission: 'identity.manage', input: z.object({}) }, async ({ tx, access, audit }) => {
   const token = await issueScimToken({ tx, audit, orgId: access.org.id, userId: access.user.id });
   return { status: 'ok', message: (await getT('console.identity'))('scim.issued'), secret: [token] };

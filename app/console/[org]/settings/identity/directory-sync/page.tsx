@@ -1,7 +1,7 @@
 // Settings → Identity → Directory sync: the organization's SCIM 2.0 provisioning (scim-section.tsx).
 import type { Metadata } from 'next';
 import { requireOrgAccess } from '../../../../_lib/access';
-import { scimTokenOf } from '@/lib/identity/scim';
+import { scimTokenOf } from '@/lib/identity/scim/tokens';
 import { db, runtime } from '@/lib/runtime';
 import { IdentityFrame, identityPageTitle } from '../identity-frame';
 import { ScimSection } from '../scim-section';

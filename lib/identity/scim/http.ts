@@ -1,32 +1,15 @@
 // The SCIM 2.0 HTTP service (RFC 7644 §3): one handler for /scim/v2/*, answering in application/scim+json with the
 // protocol's own errors (lib/http/errors.ts scimError). Authentication: the organization's bearer token (§2); without
 // a valid one, 401 with a Bearer challenge and nothing else.
-import type { Database } from '../db/client';
-import { readJsonObject, NO_STORE, scimError } from '../http/errors';
-import {
-  createScimGroup,
-  createScimUser,
-  deleteScimGroup,
-  deleteScimUser,
-  getGroup,
-  getUser,
-  listGroups,
-  listUsers,
-  organizationOfScimToken,
-  patchScimGroup,
-  patchScimUser,
-  project,
-  projection,
-  replaceScimGroup,
-  replaceScimUser,
-  resourceTypes,
-  schemas,
-  SCIM_BODY_LIMIT,
-  serviceProviderConfig,
-  type ScimContext,
-} from './scim';
-import { Refusal } from '../refusals/refusal';
-import { scimRefusal, scimTypeOf } from './refusal-codes';
+import type { Database } from '../../db/client';
+import { readJsonObject, NO_STORE, scimError } from '../../http/errors';
+import { createScimUser, deleteScimUser, getUser, listUsers, patchScimUser, replaceScimUser } from './users';
+import { resourceTypes, schemas, serviceProviderConfig } from './discovery';
+import { project, projection, SCIM_BODY_LIMIT, type ScimContext } from './resources';
+import { createScimGroup, deleteScimGroup, getGroup, listGroups, patchScimGroup, replaceScimGroup } from './groups';
+import { organizationOfScimToken } from './tokens';
+import { Refusal } from '../../refusals/refusal';
+import { scimRefusal, scimTypeOf } from '../refusal-codes';
 
 const SCIM_JSON = { 'Content-Type': 'application/scim+json', ...NO_STORE };
 

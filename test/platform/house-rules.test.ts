@@ -1,7 +1,8 @@
 // The rules of the house's layout (docs/architecture.md, "The layers"), read from the source itself, so that a change
 // that breaks one fails here rather than in a reviewer's eye: no two files of lib/ import each other round a circle
 // (but the schema's tables, whose foreign keys name each other), nothing in lib/ imports a page or route of app/,
-// the outbox is woken in one place, and every delivery enters it through its one enqueue.
+// the outbox is woken in one place, and every delivery enters it through its one enqueue; a refusal is one family,
+// told apart only by the doors' answers.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -92,5 +93,22 @@ describe('the house rules', () => {
 
   it('queues every delivery through the outbox’s one enqueue', () => {
     expect(filesSaying(/insert\(outboundDeliveries\)/)).toEqual([path.join('lib', 'deliveries', 'outbox.ts')]);
+  });
+
+  // app-kit is the kit published apps build on: its errors are its own API, and it imports nothing of lib/.
+  it('has one refusal family, told apart only in each door’s answer', () => {
+    const portico = (files: string[]) => files.filter((file) => !file.startsWith(`app-kit${path.sep}`));
+    expect(portico(filesSaying(/class \w*Refusal\b/))).toEqual([path.join('lib', 'refusals', 'refusal.ts')]);
+    const answers = [
+      'app/account/_lib/refusal-words.ts', // account pages
+      'app/api/v1/_lib/rest.ts', // REST
+      'app/console/_lib/action.ts', // console forms
+      'lib/cli/index.ts', // the CLI
+      'lib/http/errors.ts', // OAuth-shaped endpoints (the central, passkey options)
+      'lib/identity/scim/http.ts', // SCIM
+      'lib/mcp/context.ts', // MCP tools
+      'lib/refusals/refusal.ts', // refusalOf, for a rule that goes on after another's refusal
+    ].map((file) => path.join(...file.split('/')));
+    expect(portico(filesSaying(/instanceof \w*Refusal\b/)).sort()).toEqual(answers.sort());
   });
 });

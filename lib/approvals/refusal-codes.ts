@@ -1,9 +1,6 @@
 // lib/approvals's refusals (issue 57): the broker's and the central's codes, the status each answers with whichever
 // endpoint reports it, and the factories the rules throw. One family (lib/refusals/refusal.ts).
-import type { LocalizedText } from '../i18n/catalogs';
-import { Refusal } from '../refusals/refusal';
-
-type Words = string | LocalizedText;
+import { Refusal, type RefusalText } from '../refusals/refusal';
 
 export const APPROVAL_REFUSAL_STATUS = {
   invalid_request: 400,
@@ -54,21 +51,21 @@ export function approvalRefusalStatus(code: string): number {
  * A refusal of the broker. Its words as a catalog key (approvals.refusals.…): the central and the MCP tools show
  * them in the reader's language; `message` stays English (logs, CLI, REST).
  */
-export function approvalRefusal(code: ApprovalRefusalCode, text: Words): Refusal {
+export function approvalRefusal(code: ApprovalRefusalCode, text: RefusalText): Refusal {
   return new Refusal({ domain: 'approvals', status: approvalRefusalStatus(code), code, text });
 }
 
 /** A refusal only the central gives: its session ended, a decision proof spent or foreign, a step-up missing or wrong. */
-export function centralRefusal(code: CentralRefusalCode, text: Words): Refusal {
+export function centralRefusal(code: CentralRefusalCode, text: RefusalText): Refusal {
   return new Refusal({ domain: 'central', status: approvalRefusalStatus(code), code, text });
 }
 
 /** Only a member of the organization can be an app's operator. */
-export function operatorRefusal(text: Words): Refusal {
+export function operatorRefusal(text: RefusalText): Refusal {
   return new Refusal({ domain: 'operators', status: APPROVAL_REFUSAL_STATUS.not_member, code: 'not_member', text });
 }
 
 /** An approval policy refused, naming the form field it is about (the console shows it there). */
-export function policyRefusal(field: string, text: Words): Refusal {
+export function policyRefusal(field: string, text: RefusalText): Refusal {
   return new Refusal({ domain: 'command', status: APPROVAL_REFUSAL_STATUS.invalid_policy, code: 'invalid_policy', text, field });
 }

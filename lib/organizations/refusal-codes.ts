@@ -2,9 +2,7 @@
 // an invitation's; their codes, the status each answers with at every door, and the factories the rules throw. One
 // family (lib/refusals/refusal.ts); the `domain` says whose rule refused.
 import type { LocalizedText } from '../i18n/catalogs';
-import { codeOfStatus, Refusal } from '../refusals/refusal';
-
-type Words = string | LocalizedText;
+import { codeOfStatus, Refusal, type RefusalText } from '../refusals/refusal';
 
 export const ORGANIZATION_REFUSAL_STATUS = {
   // An organization operation (authorizeOrgOperation): not one the person belongs to (not revealed), or their role
@@ -23,7 +21,7 @@ export type OperationRefusalReason = 'not_found' | 'forbidden';
  * A domain command's refusal the person can act on (a conflict, a rule): every door shows its words — the console
  * next to the form, REST as `status` with `code` (default: from the status), an MCP tool as its error text.
  */
-export function commandRefusal(status: 400 | 404 | 409, text: Words, code?: string): Refusal {
+export function commandRefusal(status: 400 | 404 | 409, text: RefusalText, code?: string): Refusal {
   return new Refusal({ domain: 'command', status, code: code ?? codeOfStatus(status), text });
 }
 

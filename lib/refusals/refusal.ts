@@ -6,13 +6,16 @@
 // Low level: it imports the catalogs only.
 import { textIn, type LocalizedText } from '../i18n/catalogs';
 
+/** A refusal's words: a catalog key with its values (shown in the person's language), or a sentence already written (English). */
+export type RefusalText = string | LocalizedText;
+
 export interface RefusalInit {
   /** The HTTP status any door answers it with. */
   status: number;
   /** The machine-readable code (a REST `error`, a SCIM `scimType`, the branch a door's answer takes). */
   code: string;
   /** Its words: a catalog key, shown in the person's language where it is shown; or a sentence already written (English). */
-  text: string | LocalizedText;
+  text: RefusalText;
   /** The form field it is about, when one. */
   field?: string;
   /** Whose rule refused (`approvals`, `central`, `command`, `scim`, …): lets a door's answer tell families apart. */

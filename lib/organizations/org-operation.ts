@@ -7,7 +7,7 @@
 import { localized } from '../i18n/catalogs';
 import type { AuditRecord } from '../audit/events';
 import { recordAuditEvent } from '../audit/events';
-import type { Database, Queryable } from '../db/client';
+import type { Queryable } from '../db/client';
 import { findMembershipRole } from './memberships';
 import { findOrganizationBySlug, type MembershipRole, type Organization } from './organizations';
 import { can, type OrgPermission } from './permissions';
@@ -38,6 +38,11 @@ export interface DirectoryActor {
 export interface OperatorActor {
   door: 'cli';
   operator: string;
+}
+
+/** The door an event says it came through: a federated sign-in's says `connection`, as its webhooks have always read. */
+function viaOf(actor: OperationActor): string {
+  return actor.door === 'federation' ? 'connection' : actor.door;
 }
 
 function auditActorOf(actor: OperationActor): AuditRecord['actor'] {
@@ -79,13 +84,16 @@ export interface OrgOperationOptions {
    * what it did to the organization, in the organization's (member.removed), which its webhooks hear.
    */
   audit: 'exactly_one' | 'at_most_one' | 'one_or_more' | 'none';
-  /** false for work that calls Portico over HTTP (a transaction held across it could wait on itself). */
+  /**
+   * false for work that calls Portico over HTTP (a transaction held across it could wait on itself), or that runs
+   * inside a transaction of its caller's (a federated sign-in's).
+   */
   transaction?: boolean;
 }
 
 /** Runs an authorized operation: in one transaction, with its audit event in the shape every door shares. */
 export async function runOrgOperation<T>(
-  db: Database,
+  db: Queryable,
   scope: { org: Organization; role: MembershipRole | null; actor: OperationActor },
   options: OrgOperationOptions,
   work: (ctx: OrgOperationContext) => Promise<T>,
@@ -109,7 +117,7 @@ export async function runOrgOperation<T>(
           clientId: record.clientId ?? null,
           details: {
             ...record.details,
-            via: actor.door,
+            via: viaOf(actor),
             ...('person' in actor && actor.tokenClientId ? { tokenClient: actor.tokenClientId, mode: actor.agentId ? 'delegated' : 'person' } : {}),
           },
         });

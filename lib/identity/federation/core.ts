@@ -21,6 +21,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt, inArray, lt, notInArray, sql } from 'drizzle-orm';
 import { addMember, findMembershipRole } from '../../organizations/memberships';
+import { runOrgOperation } from '../../organizations/org-operation';
+import { findOrganizationById } from '../../organizations/organizations';
 import { ACR_MFA, ACR_PASSWORD, beginSecondStep, hasSecondFactor, stepAfterPassword, type SecondStepContinuation } from '../../accounts/sign-in-second-step';
 import { createUser, findUserByEmail, findUserById, normalizeEmail, type User } from '../../accounts/users';
 import { recordAuditEvent } from '../../audit/events';
@@ -339,15 +341,13 @@ async function admitted(tx: Queryable, connection: IdentityConnection, user: Use
     .limit(1);
   // The organization's directory deactivated the person: its word stands over the identity provider's sign-in.
   if (provisioned && !provisioned.active) return { kind: 'refused', reason: 'deactivated' };
-  if (!(await findMembershipRole(tx, connection.orgId, user.id))) {
-    await addMember(tx, { orgId: connection.orgId, userId: user.id, role: connection.defaultRole });
-    await recordAuditEvent(tx, {
-      orgId: connection.orgId,
-      actor: { type: 'person', id: user.id, label: user.email, ip },
-      // The organization's vocabulary for a new member (its webhooks hear it as member.added), saying how.
-      action: 'member.added',
-      subject: { type: 'person', id: user.id, label: user.email },
-      details: { role: connection.defaultRole, via: 'connection', connection: connection.name, connectionId: connection.id },
+  const org = (await findMembershipRole(tx, connection.orgId, user.id)) ? undefined : await findOrganizationById(tx, connection.orgId);
+  if (org) {
+    // An organization operation of the person's, through the connection (the kernel's door `federation`), in the
+    // sign-in's own transaction: member.added in the organization's vocabulary, which its webhooks hear.
+    await runOrgOperation(tx, { org, role: null, actor: { door: 'federation', person: user, ip } }, { audit: 'exactly_one', transaction: false }, async (operation) => {
+      await addMember(operation.tx, { orgId: connection.orgId, userId: user.id, role: connection.defaultRole });
+      await operation.audit({ action: 'member.added', subject: { type: 'person', id: user.id, label: user.email }, details: { role: connection.defaultRole, connection: connection.name, connectionId: connection.id } });
     });
   }
   await followGroups(tx, connection, user.id, assertion.groups);

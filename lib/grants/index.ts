@@ -9,7 +9,8 @@
 // lib/grants/logout-notices.ts), in the same transaction: sessions end only through endSessions, grants only
 // through endGrants.
 //
-// Depends on lib/db only, so that accounts, clients, the console and the provider's adapter can all use it.
+// Depends on lib/db, and on the outbox's channels through logout-notices.ts, so that accounts, clients, the console and
+// the provider's adapter can all use it.
 import { and, eq, inArray, isNotNull, or, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { apps, clients, grantBindings, oidcPayloads } from '../db/schema';

@@ -28,7 +28,7 @@ import { slugFromName } from '../util/slug';
 import { terminalText } from '../util/visible-text';
 import { CommandError, printList, UsageError, type CliContext, type Command } from './command';
 import type { OrgOperationContext } from '../organizations/org-operation';
-import { asOperator } from './org-scope';
+import { asOperator, organizationOfApp } from './org-scope';
 import { APPROVAL_COMMANDS } from './approvals';
 import { commandHelp, parseCommandLine } from './catalog';
 import { AUDIT_COMMANDS } from './audit';
@@ -145,11 +145,11 @@ function appSwitch(disabled: boolean): Command {
   return {
     async run(ctx, values) {
       const listing = await namedApp(ctx, required(values, 'app'));
-      const changed = await ctx.db.transaction(async (tx) => {
+      const changed = await asOperator(ctx, await organizationOfApp(ctx, listing.app), async ({ tx, audit: record }) => {
         if (!(await setAppDisabled(tx, listing.app.id, disabled))) return false;
-        await audit(ctx, tx, { orgId: listing.app.orgId, action: disabled ? 'app.disabled' : 'app.enabled', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId });
+        await record({ action: disabled ? 'app.disabled' : 'app.enabled', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId });
         return true;
-      });
+      }, 'at_most_one');
       const name = `${listing.orgSlug}/${listing.app.slug}`;
       if (!changed) throw new CommandError(disabled ? `${name} is off already.` : `${name} is on already.`);
       ctx.out(disabled ? `${name} is off: sign-ins are refused with a page that says so, and its clients get no new tokens.` : `${name} is on again.`);
@@ -348,7 +348,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
           return;
         }
         const input = { scope: required(values, 'scope'), description: required(values, 'description') };
-        await ctx.db.transaction((tx) => addAppPermission({ tx, audit: (record) => audit(ctx, tx, { ...record, orgId: listing.app.orgId }) }, listing, input));
+        await asOperator(ctx, await organizationOfApp(ctx, listing.app), ({ tx, audit: record }) => addAppPermission({ tx, audit: record }, listing, input));
         ctx.out(`${input.scope} is in the catalog of ${reference}.`);
       },
     },
@@ -364,13 +364,13 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const given = required(values, 'uri').trim();
         const checked = action === 'add' ? validatePostLogoutRedirectUri(given, (await appClientRegistration(ctx.db, listing.clientId)).profile) : { ok: true as const };
         if (!checked.ok) throw new CommandError(`--uri: ${checked.error}`);
-        const changed = await ctx.db.transaction(async (tx) => {
+        const changed = await asOperator(ctx, await organizationOfApp(ctx, listing.app), async ({ tx, audit: record }) => {
           const done = action === 'add' ? await addPostLogoutRedirectUri(tx, listing.clientId, given) : await removePostLogoutRedirectUri(tx, listing.clientId, given);
           if (done) {
-            await audit(ctx, tx, { orgId: listing.app.orgId, action: action === 'add' ? 'app.post_logout_redirect_uri_added' : 'app.post_logout_redirect_uri_removed', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: given } });
+            await record({ action: action === 'add' ? 'app.post_logout_redirect_uri_added' : 'app.post_logout_redirect_uri_removed', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { uri: given } });
           }
           return done;
-        });
+        }, 'at_most_one');
         if (!changed) throw new CommandError(action === 'add' ? `${terminalText(given)} is registered already.` : `${terminalText(given)} is not registered.`);
         ctx.out(action === 'add' ? `Sign-outs of ${listing.orgSlug}/${listing.app.slug} may return to ${terminalText(given)}.` : `Removed ${terminalText(given)}.`);
       },
@@ -390,7 +390,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
           const checked = validateBackchannelLogoutUri(setting.uri);
           if (!checked.ok) throw new CommandError(`--uri: ${checked.error}`);
         }
-        await ctx.db.transaction((tx) => setAppBackchannelLogout({ tx, audit: (record) => audit(ctx, tx, { ...record, orgId: listing.app.orgId }) }, listing, setting));
+        await asOperator(ctx, await organizationOfApp(ctx, listing.app), ({ tx, audit: record }) => setAppBackchannelLogout({ tx, audit: record }, listing, setting));
         ctx.out(setting ? `Logout tokens for ${listing.orgSlug}/${listing.app.slug} go to ${terminalText(setting.uri)}.` : `Logout tokens are no longer sent to ${listing.orgSlug}/${listing.app.slug}.`);
       },
     },
@@ -404,7 +404,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
           return;
         }
         const allowed = action === 'allow-nonce';
-        await ctx.db.transaction((tx) => setAppNonceWithoutPkce({ tx, audit: (record) => audit(ctx, tx, { ...record, orgId: listing.app.orgId }) }, listing, allowed));
+        await asOperator(ctx, await organizationOfApp(ctx, listing.app), ({ tx, audit: record }) => setAppNonceWithoutPkce({ tx, audit: record }, listing, allowed));
         ctx.out(allowed ? `Relying parties of ${listing.orgSlug}/${listing.app.slug} that send a nonce but no PKCE may sign in.` : `Every sign-in to ${listing.orgSlug}/${listing.app.slug} needs PKCE again.`);
       },
     },
@@ -417,9 +417,9 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         if (values.yes !== true && !(await ctx.confirm(`Delete ${terminalText(listing.app.name)} (${listing.orgSlug}/${listing.app.slug}) for good, with its clients, grants and tokens?`))) {
           throw new CommandError('Not confirmed: nothing was changed. (Without a terminal, pass --yes.)');
         }
-        const ended = await ctx.db.transaction(async (tx) => {
+        const ended = await asOperator(ctx, await organizationOfApp(ctx, listing.app), async ({ tx, audit: record }) => {
           const result = await deleteApp(tx, listing.app.id);
-          await audit(ctx, tx, { orgId: listing.app.orgId, action: 'app.deleted', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { slug: listing.app.slug, grantsEnded: result.grants } });
+          await record({ action: 'app.deleted', subject: { type: 'app', id: listing.app.id, label: listing.app.name }, appId: listing.app.id, clientId: listing.clientId, details: { slug: listing.app.slug, grantsEnded: result.grants } });
           return result;
         });
         ctx.out(`Deleted ${listing.orgSlug}/${listing.app.slug}; ${ended.grants} grant(s) ended with their tokens. Access tokens already issued end within 10 minutes.`);

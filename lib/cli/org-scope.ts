@@ -2,7 +2,7 @@
 // change runs as (lib/organizations/org-operation.ts, door `cli`): one transaction, its audit event the operator's
 // (operator_cli), like every other door's.
 import { runOrgOperation, type OrgOperationContext } from '../organizations/org-operation';
-import { findOrganizationBySlug, type Organization } from '../organizations/organizations';
+import { findOrganizationById, findOrganizationBySlug, type Organization } from '../organizations/organizations';
 import { terminalText } from '../util/visible-text';
 import { CommandError, UsageError, type CliContext } from './command';
 
@@ -16,10 +16,18 @@ export async function organizationOf(ctx: CliContext, values: Record<string, unk
 
 /**
  * Runs one change to the organization as an operation of the operator's: the CLI's local authority stands for a
- * role (it may do what an owner may), and the change writes exactly one audit event.
+ * role (it may do what an owner may), and the change writes exactly one audit event (`at_most_one` for a command
+ * that changes nothing, and says so, when there is nothing to change).
  */
-export function asOperator<T>(ctx: CliContext, org: Organization, work: (operation: OrgOperationContext) => Promise<T>): Promise<T> {
-  return runOrgOperation(ctx.db, { org, role: null, actor: { door: 'cli', operator: ctx.operator } }, { audit: 'exactly_one' }, work);
+export function asOperator<T>(ctx: CliContext, org: Organization, work: (operation: OrgOperationContext) => Promise<T>, audit: 'exactly_one' | 'at_most_one' = 'exactly_one'): Promise<T> {
+  return runOrgOperation(ctx.db, { org, role: null, actor: { door: 'cli', operator: ctx.operator } }, { audit }, work);
+}
+
+/** The organization an app belongs to, for an app command's operation. */
+export async function organizationOfApp(ctx: CliContext, app: { orgId: string }): Promise<Organization> {
+  const org = await findOrganizationById(ctx.db, app.orgId);
+  if (!org) throw new CommandError('The app’s organization no longer exists.');
+  return org;
 }
 
 /** The context the domain commands that take an organization's id (domains, webhooks) are given. */

@@ -106,7 +106,7 @@ export async function createScimGroup(ctx: ScimContext, request: Record<string, 
     const [team] = await tx.insert(teams).values({ orgId: ctx.orgId, name }).returning();
     const [scim] = await tx.insert(scimGroups).values({ teamId: team!.id, orgId: ctx.orgId, externalId: text(body.externalId, 300) ?? null }).returning();
     await setMembers(tx, team!.id, ids);
-    await audit(tx, ctx, { action: 'scim.group_created', subject: { type: 'team', id: team!.id, label: name }, details: { members: ids.length } });
+    await audit(tx, { action: 'scim.group_created', subject: { type: 'team', id: team!.id, label: name }, details: { members: ids.length } });
     return groupResource(ctx, tx, team!, scim!);
   });
 }
@@ -121,7 +121,7 @@ export async function replaceScimGroup(ctx: ScimContext, id: string, request: Re
     const [team] = await tx.update(teams).set({ name }).where(eq(teams.id, row.team.id)).returning();
     const [scim] = await tx.update(scimGroups).set({ externalId: body.externalId === undefined ? row.scim.externalId : (text(body.externalId, 300) ?? null), updatedAt: sql`now()` }).where(eq(scimGroups.teamId, row.team.id)).returning();
     await setMembers(tx, row.team.id, ids);
-    await audit(tx, ctx, { action: 'scim.group_updated', subject: { type: 'team', id: row.team.id, label: name }, details: { members: ids.length } });
+    await audit(tx, { action: 'scim.group_updated', subject: { type: 'team', id: row.team.id, label: name }, details: { members: ids.length } });
     return groupResource(ctx, tx, team!, scim!);
   });
 }
@@ -167,7 +167,7 @@ export async function patchScimGroup(ctx: ScimContext, id: string, body: Record<
     const [team] = await tx.update(teams).set({ name }).where(eq(teams.id, row.team.id)).returning();
     const [scim] = await tx.update(scimGroups).set({ externalId, updatedAt: sql`now()` }).where(eq(scimGroups.teamId, row.team.id)).returning();
     await setMembers(tx, row.team.id, [...members]);
-    await audit(tx, ctx, { action: 'scim.group_updated', subject: { type: 'team', id: row.team.id, label: name }, details: { members: members.size } });
+    await audit(tx, { action: 'scim.group_updated', subject: { type: 'team', id: row.team.id, label: name }, details: { members: members.size } });
     return groupResource(ctx, tx, team!, scim!);
   });
 }
@@ -176,6 +176,6 @@ export async function deleteScimGroup(ctx: ScimContext, id: string): Promise<voi
   await provisioning(ctx, async (tx) => {
     const row = await scimGroupOf(tx, ctx.orgId, id);
     await tx.delete(teams).where(eq(teams.id, row.team.id));
-    await audit(tx, ctx, { action: 'scim.group_deleted', subject: { type: 'team', id: row.team.id, label: row.team.name } });
+    await audit(tx, { action: 'scim.group_deleted', subject: { type: 'team', id: row.team.id, label: row.team.name } });
   });
 }

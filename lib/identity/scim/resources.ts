@@ -136,7 +136,7 @@ export function operationOf(tx: Queryable): OrgOperationContext {
   return operation;
 }
 
-export function audit(tx: Queryable, _ctx: ScimContext, record: Omit<AuditRecord, 'orgId' | 'actor' | 'act'>) {
+export function audit(tx: Queryable, record: Omit<AuditRecord, 'orgId' | 'actor' | 'act'>) {
   return operationOf(tx).audit(record);
 }
 

@@ -191,7 +191,7 @@ export async function createScimUser(ctx: ScimContext, body: Record<string, unkn
     }
     await tx.insert(scimUsers).values({ orgId: ctx.orgId, userId: user.id, userName: fields.userName, externalId: fields.externalId, active: fields.active, createdByProvisioning: created });
     if (fields.active) await startMembership(tx, ctx, user, fields.email);
-    await audit(tx, ctx, { action: 'scim.user_created', subject: { type: 'person', id: user.id, label: user.email }, details: { userName: fields.userName, accountCreated: created, active: fields.active } });
+    await audit(tx, { action: 'scim.user_created', subject: { type: 'person', id: user.id, label: user.email }, details: { userName: fields.userName, accountCreated: created, active: fields.active } });
     return userResource(ctx, await scimUserOf(tx, ctx.orgId, user.id));
   });
 }
@@ -228,7 +228,7 @@ async function applyUser(tx: Transaction, ctx: ScimContext, current: ScimUserRow
     action = 'scim.user_reactivated';
     await startMembership(tx, ctx, user, next.email);
   }
-  await audit(tx, ctx, { action, subject: { type: 'person', id: user.id, label: next.email }, details });
+  await audit(tx, { action, subject: { type: 'person', id: user.id, label: next.email }, details });
   return scimUserOf(tx, ctx.orgId, user.id);
 }
 
@@ -257,7 +257,7 @@ async function startMembership(tx: Transaction, ctx: ScimContext, user: User, em
   if (await findMembershipRole(tx, ctx.orgId, user.id)) return;
   const role = await provisionedRole(tx, ctx.orgId, email);
   await addMember(tx, { orgId: ctx.orgId, userId: user.id, role });
-  await audit(tx, ctx, { action: 'member.added', subject: { type: 'person', id: user.id, label: user.email }, details: { role } });
+  await audit(tx, { action: 'member.added', subject: { type: 'person', id: user.id, label: user.email }, details: { role } });
 }
 
 /** PUT /Users/{id} (RFC 7644 §3.5.1): the whole resource replaced. */
@@ -337,6 +337,6 @@ export async function deleteScimUser(ctx: ScimContext, id: string): Promise<void
     const user = await findUserById(tx, current.userId);
     const ended = user ? await endMembership(tx, ctx, user) : {};
     await tx.delete(scimUsers).where(and(eq(scimUsers.orgId, ctx.orgId), eq(scimUsers.userId, current.userId)));
-    await audit(tx, ctx, { action: 'scim.user_deleted', subject: { type: 'person', id: current.userId, label: current.email }, details: { userName: current.userName, ...ended } });
+    await audit(tx, { action: 'scim.user_deleted', subject: { type: 'person', id: current.userId, label: current.email }, details: { userName: current.userName, ...ended } });
   });
 }

@@ -73,11 +73,13 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
       outboundAllowedNetworks: env.outboundAllowedNetworks,
       cimdHosts: { allowed: env.PORTICO_CIMD_ALLOWED_HOSTS, blocked: env.PORTICO_CIMD_BLOCKED_HOSTS },
     });
-    const outbox = createOutbox(() => db, {
+    // The outbox's own handle: its rounds' writes (claims, marks) wake nothing.
+    const outboxDb = drizzleFor(raw, { wakesOutbox: false });
+    const outbox = createOutbox(() => outboxDb, {
       mail: mailDelivery(secret.key, createMailSender({ smtpUrl: env.PORTICO_SMTP_URL, from: env.PORTICO_MAIL_FROM, dataDir: env.dataDir })),
-      webhook: webhookDelivery({ db: () => db, atRestKey: secret.key, outbound: deliveryPolicy(env) }),
-      logout_token: logoutTokenDelivery({ db: () => db, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, outbound: deliveryPolicy(env) }),
-      security_event: securityEventPushDelivery({ db: () => db, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, atRestKey: secret.key, outbound: deliveryPolicy(env) }),
+      webhook: webhookDelivery({ db: () => outboxDb, atRestKey: secret.key, outbound: deliveryPolicy(env) }),
+      logout_token: logoutTokenDelivery({ db: () => outboxDb, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, outbound: deliveryPolicy(env) }),
+      security_event: securityEventPushDelivery({ db: () => outboxDb, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, atRestKey: secret.key, outbound: deliveryPolicy(env) }),
     });
     // Whatever queued a delivery — a door, the ticker, the provider, a CLI command in this server — the commit wakes
     // the channel's dispatcher; nobody kicks it by hand.

@@ -234,23 +234,25 @@ class RenewablePool {
 /**
  * Wraps a raw connection in drizzle. Cheap: every bundle of the app (server, Next) wraps the one shared client.
  * `onQuery` sees the text and parameters of every statement drizzle sends (tests count the statements of a request
- * with it, and check their plans).
+ * with it, and check their plans). `wakesOutbox: false` is the outbox's own handle: a delivery round claims and marks
+ * its deliveries, and those writes must not wake the next round (that would be a busy loop).
  */
-export function drizzleFor(raw: RawDatabase, options: { onQuery?: (query: string, parameters: unknown[]) => void } = {}): Database {
+export function drizzleFor(raw: RawDatabase, options: { onQuery?: (query: string, parameters: unknown[]) => void; wakesOutbox?: boolean } = {}): Database {
   const logger = options.onQuery ? { logQuery: (query: string, parameters: unknown[]) => options.onQuery!(query, parameters) } : undefined;
+  const wakesOutbox = options.wakesOutbox !== false;
   const db =
     raw.kind === 'postgres'
-      ? (drizzlePostgres({ client: instrumentedClient(raw.sql, { prepare: raw.preparedStatements, outages: raw.outages, onCommit: committedTo(raw) }), schema, logger }) as unknown as Database)
-      : (raw.drizzle({ client: observedPglite(raw.pglite, raw.afterCommit), schema, logger }) as unknown as Database);
+      ? (drizzlePostgres({ client: instrumentedClient(raw.sql, { prepare: raw.preparedStatements, outages: raw.outages, onCommit: committedTo(raw, wakesOutbox) }), schema, logger }) as unknown as Database)
+      : (raw.drizzle({ client: wakesOutbox ? observedPglite(raw.pglite, raw.afterCommit) : raw.pglite, schema, logger }) as unknown as Database);
   if (raw.readCache) readCaches.set(db, raw.readCache);
   return db;
 }
 
 /** What a commit on the PostgreSQL pool sets off in this process: the read cache forgets, the outbox wakes. */
-function committedTo(raw: Extract<RawDatabase, { kind: 'postgres' }>): (writes: CommittedWrites) => void {
+function committedTo(raw: Extract<RawDatabase, { kind: 'postgres' }>, wakesOutbox: boolean): (writes: CommittedWrites) => void {
   return (writes) => {
     if (writes.cachedRows) raw.readCache?.invalidate('*');
-    raw.afterCommit.committed(writes);
+    if (wakesOutbox) raw.afterCommit.committed(writes);
   };
 }
 

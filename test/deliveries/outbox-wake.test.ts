@@ -6,6 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordAuditEvent } from '../../lib/audit/events';
 import type { DeliveryChannel } from '../../lib/db/schema';
 import { enqueueMail } from '../../lib/deliveries/channels/mail';
+import { drizzleFor } from '../../lib/db/client';
+import { deliverDue } from '../../lib/deliveries/outbox';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 
 describe('the outbox wakes after a commit', () => {
@@ -63,6 +65,19 @@ describe('the outbox wakes after a commit', () => {
     ).rejects.toThrow('changed my mind');
     await database.db.transaction(async (tx) => tx.execute('select 1'));
     await settled();
+    expect(wakes).toEqual([]);
+  });
+
+  it('is not woken by a delivery round’s own writes on the outbox’s own handle, which would make it spin', async () => {
+    await enqueueMail(database.db, atRestKey, mail);
+    await settled();
+    wakes.length = 0;
+    const sent: string[] = [];
+    const outboxDb = drizzleFor(database.raw, { wakesOutbox: false });
+    const report = await deliverDue(outboxDb, { mail: async (delivery) => void sent.push(delivery.recipient) });
+    await settled();
+    expect(report.sent).toBeGreaterThan(0);
+    expect(sent).toContain(mail.to);
     expect(wakes).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 // What an operator's Prometheus scrapes: one registry per process (prom-client), answered at /metrics only with
-// PORTICO_METRICS_TOKEN or on the loopback listener PORTICO_METRICS_LISTEN (server.ts, lib/observability/endpoint.ts).
+// PORTICO_METRICS_TOKEN or on the loopback listener PORTICO_METRICS_LISTEN (server.ts, lib/observability/http.ts).
 //
 // The recording functions here are what the rest of Portico calls; they cost a counter increment, and nothing at all
 // for the statement timings until metrics are turned on (`enableMetrics`), so a server nobody scrapes pays nothing

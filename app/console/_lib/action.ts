@@ -85,7 +85,7 @@ interface HandlerContext<Input, Prepared> {
   /** What `prepare` found before the transaction began. */
   prepared: Prepared;
   audit(record: AuditInput): Promise<void>;
-  /** Queues a mail in this transaction: it is sent only if the change commits (lib/mail/outbox.ts). */
+  /** Queues a mail in this transaction: it is sent only if the change commits (lib/deliveries/channels/mail.ts). */
   queueMail(message: MailMessage): Promise<void>;
 }
 

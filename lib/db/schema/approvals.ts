@@ -71,7 +71,7 @@ export const approvalRequests = pgTable(
     foreignKey({ columns: [t.appId, t.orgId], foreignColumns: [apps.id, apps.orgId] }).onDelete('cascade'),
     index('approval_requests_subject_pending_idx').on(t.subjectUserId, t.expiresAt).where(sql`${t.state} = 'pending'`),
     index('approval_requests_app_pending_idx').on(t.appId, t.expiresAt).where(sql`${t.state} = 'pending'`),
-    // The ticker's work (lib/approvals/ticker.ts): pending requests by expiry, and by when they escalate.
+    // The ticker's work (lib/notifications/ticker.ts): pending requests by expiry, and by when they escalate.
     index('approval_requests_pending_expiry_idx').on(t.expiresAt).where(sql`${t.state} = 'pending'`),
     index('approval_requests_escalation_idx').on(t.escalateAt).where(sql`${t.state} = 'pending' AND ${t.escalatedAt} IS NULL`),
     check('approval_requests_quorum', sql`${t.quorum} BETWEEN 1 AND 10`),

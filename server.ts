@@ -42,11 +42,12 @@ async function boot(options: { seedDemo: boolean }): Promise<BootResult> {
 async function runServer(role: 'single' | 'worker'): Promise<void> {
   const booted = await boot({ seedDemo: role === 'single' });
   // Loaded here, not at the top: a cluster's primary serves nothing and needs none of it.
-  const [{ default: next }, { CLIENT_IP_HEADER, clientIpOf }, { createProviderHandler, isProviderPath }, { MCP_PATH, serveMcp }] = await Promise.all([
+  const [{ default: next }, { CLIENT_IP_HEADER, clientIpOf }, { createProviderHandler, isProviderPath }, { MCP_PATH, serveMcp }, { isGatewayPath, serveGateway }] = await Promise.all([
     import('next'),
     import('./lib/http/client-ip'),
     import('./lib/oidc/bridge'),
     import('./lib/mcp/node-route'),
+    import('./lib/gateway/node-route'),
   ]);
   const nextApp = next({ dev: development, dir: process.cwd(), hostname: env.listenHosts[0], port: env.listenPort });
   await nextApp.prepare();
@@ -63,6 +64,10 @@ async function runServer(role: 'single' | 'worker'): Promise<void> {
     }
     if (pathname === MCP_PATH) {
       serveMcp(req, res);
+      return;
+    }
+    if (isGatewayPath(pathname)) {
+      serveGateway(req, res, pathname);
       return;
     }
     void handleNext(req, res);

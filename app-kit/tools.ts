@@ -1,7 +1,7 @@
 // An app's MCP tools as the kit knows them: each declares its risk level and the scopes it needs. One list drives
 // three things, so they cannot disagree: the tools registered on the MCP server (behind the confirmation gate),
 // the surface the app declares to Portico, and the unfiltered surface its introspection route reports.
-import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, isInputRequiredResult, type CallToolResult, type InputRequiredResult, type McpServer, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, fromJsonSchema, inputRequired, type JsonSchemaType, type StandardSchemaWithJSON, inputResponse, isInputRequiredResult, type CallToolResult, type InputRequiredResult, type McpServer, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { VerifiedAccessToken } from './protected-resource';
 import { annotationsFor, CONFIRMATION_TOKEN_PARAMETER, isAudited, RISK_MODEL_VERSION, type ConfirmationChallenge, type ConfirmationGate, type ConfirmationMode, type GateDecision, type RiskLevel } from './risk';
@@ -30,6 +30,11 @@ export interface KitTool<Shape extends z.ZodRawShape = z.ZodRawShape, Extra = un
   /** For a tool that overwrites or destroys something: the warning the confirmation challenge shows. */
   warning?: string;
   inputSchema?: Shape;
+  /**
+   * The input as JSON Schema instead of zod, for a tool whose schema is data (a gateway's upstream tool): the SDK
+   * validates calls against it as written. An object schema; the confirmation token is added to its properties.
+   */
+  inputJsonSchema?: Record<string, unknown>;
   /**
    * Checks, before the confirmation gate, that this caller may use the tool with these arguments (throw to refuse):
    * someone who may not run it gets a refusal, not a challenge.
@@ -93,6 +98,26 @@ export function callSchemaOf(tool: AnyKitTool<never>, level: RiskLevel): z.ZodOb
   let byLevel = callSchemas.get(tool);
   if (!byLevel) callSchemas.set(tool, (byLevel = {}));
   return (byLevel[level] ??= z.object(callShapeOf(tool, level)));
+}
+
+/** A JSON Schema tool's call schema: its own, with the confirmation token beside its properties for approval_required. */
+const jsonCallSchemas = new WeakMap<object, Partial<Record<RiskLevel, StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>>>>();
+export function jsonCallSchemaOf(tool: AnyKitTool<never>, level: RiskLevel): StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>> {
+  let byLevel = jsonCallSchemas.get(tool);
+  if (!byLevel) jsonCallSchemas.set(tool, (byLevel = {}));
+  const schema = (tool as KitTool).inputJsonSchema ?? { type: 'object' };
+  const properties = (typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {}) as Record<string, unknown>;
+  return (byLevel[level] ??= fromJsonSchema<Record<string, unknown>>(
+    (level === 'approval_required'
+      ? {
+          ...schema,
+          properties: {
+            ...properties,
+            [CONFIRMATION_TOKEN_PARAMETER]: { type: 'string', maxLength: 128, description: 'The token of a confirmation challenge, once a human has approved this exact call.' },
+          },
+        }
+      : schema) as JsonSchemaType,
+  ));
 }
 
 export function callShapeOf(tool: AnyKitTool<never>, level: RiskLevel): z.ZodRawShape {
@@ -375,7 +400,7 @@ export function registerKitTools<Extra>(
       {
         title: tool.title,
         description: `${tool.description} Risk level: ${level}.`,
-        inputSchema: callSchemaOf(tool as AnyKitTool<never>, level),
+        inputSchema: (tool as KitTool).inputJsonSchema ? jsonCallSchemaOf(tool as AnyKitTool<never>, level) : callSchemaOf(tool as AnyKitTool<never>, level),
         annotations: { ...annotationsFor(level), ...(tool.title ? { title: tool.title } : {}) },
         _meta: { ...options.metaOf?.(tool.name), 'io.portico/risk_level': level },
       },

@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, isNotNull, isNull, like, ne, sql } from 'drizzle-orm';
 import { readCacheOf, type Queryable } from '../db/client';
 import { endAppGrants, noticeAppSessionsEnded, type EndedGrants } from '../grants';
-import { apps, clientSecrets, clients, organizations, redirectUris } from '../db/schema';
+import { apps, clientSecrets, clients, gatewayServers, organizations, redirectUris } from '../db/schema';
 import { generateClientSecret, hashClientSecret } from './secrets';
 import { isUuid } from '../util/uuid';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
@@ -230,12 +230,23 @@ export function originOfAppResource(resource: string): string | undefined {
  */
 export async function findAppByResource(db: Queryable, resource: string): Promise<App | undefined> {
   const origin = originOfAppResource(resource);
-  if (!origin) return undefined;
+  if (!origin) return findGatewayApp(db, resource);
   // Read on every token request bound to an app. The answer depends on every app client's redirect URIs (two apps
   // claiming one origin name none), so any change to a client, its URIs or an app drops it (lib/db/read-cache.ts).
   const cache = readCacheOf(db);
   const read = () => readAppByOrigin(db, origin);
   return cache ? cache.read(`app-by-origin:${origin}`, read, () => ['clients:*', 'apps:*']) : read();
+}
+
+/**
+ * The app standing for a gateway server (lib/gateway) whose resource identifier is exactly `resource`
+ * (`<issuer>/mcp/<org>/<server>`, fixed when the server was added). Removing the server deletes its app, which drops it.
+ */
+async function findGatewayApp(db: Queryable, resource: string): Promise<App | undefined> {
+  if (!/^https?:\/\/[^/]+\/(?:[^?#]*\/)?mcp\/[a-z0-9-]+\/[a-z0-9-]+$/.test(resource)) return undefined;
+  const read = async () => (await db.select({ app: apps }).from(gatewayServers).innerJoin(apps, eq(apps.id, gatewayServers.appId)).where(eq(gatewayServers.resource, resource)).limit(1))[0]?.app;
+  const cache = readCacheOf(db);
+  return cache ? cache.read(`app-by-gateway-resource:${resource}`, read, () => ['apps:*']) : read();
 }
 
 async function readAppByOrigin(db: Queryable, origin: string): Promise<App | undefined> {

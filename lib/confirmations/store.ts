@@ -154,6 +154,18 @@ export function porticoConfirmationGate(db: Queryable, options: { issuer: string
   return inSubjectsLanguage(gate, options.locale ?? ((subject) => localeOfUser(db, subject)));
 }
 
+/**
+ * The gate of a gateway server's tools (lib/gateway): its challenges owned by the server's app (redeemed only there,
+ * never by Portico's own tools or another server's) and its organization, in the person's language.
+ */
+export function gatewayConfirmationGate(
+  db: Queryable,
+  options: { issuer: string; mode: ConfirmationMode; appId: string; orgId: string; now?: () => Date; locale?: () => Promise<string>; notify?: NotifyDeps },
+): ConfirmationGate {
+  const store = postgresConfirmationStore(db, options.issuer, { appId: options.appId, orgId: async () => options.orgId }, options.notify);
+  return inSubjectsLanguage(createConfirmationGate({ store, mode: options.mode, now: options.now }), options.locale ?? ((subject) => localeOfUser(db, subject)));
+}
+
 /** Portico's own tools, by their keys in the catalogs (mcp.tools): what they do, and the warning of those that have one. */
 const TOOL_KEYS = {
   whoami: 'whoami',

@@ -58,10 +58,14 @@ export async function authenticateApiRequest(
   request: Request,
   deps: { db: Database; issuer: string; publicJwks: JWK[] },
   requiredScopes: readonly string[] = ['mcp'],
-  options: { mcpSessionId?: string } = {},
+  options: {
+    mcpSessionId?: string;
+    /** Another resource of Portico's (a gateway server, lib/gateway): its audience, and the scopes a 401 names. */
+    resource?: { config: ProtectedResourceConfig; challengeScopes: readonly string[] };
+  } = {},
 ): Promise<ApiAuthentication> {
-  const config = porticoApiConfig(deps.issuer);
-  const gate = await authorizeBearer(request, config, localKeys(deps.publicJwks), requiredScopes);
+  const config = options.resource?.config ?? porticoApiConfig(deps.issuer);
+  const gate = await authorizeBearer(request, config, localKeys(deps.publicJwks), requiredScopes, options.resource?.challengeScopes ?? requiredScopes);
   if (!gate.ok) return gate;
   const refuse = (description: string): ApiAuthentication => ({
     ok: false,

@@ -27,7 +27,8 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { JWK } from 'jose';
 import type { ConfirmationGate, ConfirmationMode, RiskLevel } from '../../app-kit/risk';
-import { registerKitTools, requiredScopesOf, riskModelCapability, type ConfirmationInputRequests, type ConfirmationState, type InlineConfirmation } from '../../app-kit/tools';
+import { registerKitTools, requiredScopesOf, riskModelCapability, type AnyKitTool, type ConfirmationInputRequests, type ConfirmationState, type InlineConfirmation, type ToolEvent } from '../../app-kit/tools';
+import type { ProtectedResourceConfig } from '../../app-kit/protected-resource';
 import { auditToolEvent } from './audit';
 import { authenticateApiRequest, type ApiCaller } from './authenticate';
 import type { Database } from '../db/client';
@@ -70,6 +71,25 @@ export interface PorticoMcpDeps {
    * key on every instance, since the retry may reach any of them. Derived from the at-rest key (requestStateKey).
    */
   requestStateKey?: Uint8Array;
+  /**
+   * Serve another tool registry instead of Portico's own (a gateway server, lib/gateway/resource.ts): its protected
+   * resource, tools, levels and audit. Everything else — both eras, sessions, the gate, the confirmation rounds — is
+   * this file's, unchanged.
+   */
+  surface?: McpSurface;
+}
+
+/** A tool registry served through this file's MCP machinery in place of Portico's own operations. */
+export interface McpSurface {
+  resource: { config: ProtectedResourceConfig; challengeScopes: readonly string[] };
+  serverInfo: { name: string; version: string };
+  instructions: string;
+  tools: readonly AnyKitTool<PorticoToolExtra>[];
+  levels: Readonly<Record<string, RiskLevel>>;
+  gate: ConfirmationGate;
+  onEvent(caller: ApiCaller): (event: ToolEvent) => Promise<void>;
+  /** A tools/call of a tool the token lacks the scope for: the 403 insufficient_scope answer, else undefined. */
+  insufficientScope(caller: ApiCaller, message: unknown): Response | undefined;
 }
 
 /** The key that signs 2026-07-28 request state, derived from the installation's at-rest key (never the key itself). */
@@ -127,16 +147,18 @@ function porticoServer(
   calledTool?: string,
   rounds?: { codec: RequestStateCodec<RoundState>; approvals: ApprovalRounds },
 ): McpServer {
+  const surface = deps.surface;
   const server = new McpServer(
-    { name: 'portico', version: '0.1.0' },
+    surface?.serverInfo ?? { name: 'portico', version: '0.1.0' },
     {
       jsonSchemaValidator,
       // The state of a 2026-07-28 confirmation round is verified before any tool runs (a forged or foreign one is
       // refused with -32602 by the SDK).
       ...(rounds ? { requestState: { verify: rounds.codec.verify } } : {}),
       capabilities: { experimental: riskModelCapability(deps.confirmationMode ?? 'human') },
-      instructions:
-        (deps.confirmationMode ?? 'human') === 'human'
+      instructions: surface
+        ? surface.instructions
+        : (deps.confirmationMode ?? 'human') === 'human'
           ? 'Portico operations. Tools marked approval_required answer a first call with a confirmation challenge that links to a page in Portico: give the link to the person, who confirms there; then call the same tool again with the same arguments and `_confirmation_token`.'
           : 'Portico operations. Tools marked approval_required answer a first call with a confirmation challenge: show it to the person, and only if they agree call the same tool again with the same arguments and `_confirmation_token`.',
     },
@@ -154,21 +176,24 @@ function porticoServer(
     notify: deps.notify,
     approvalRounds: rounds?.approvals,
   };
-  const appsView = approvals.surface === 'adaptive' && approvals.centralEnabled;
+  // A gateway server's tools are not Portico's: no access-request view (its agents ask in Portico's own MCP).
+  const appsView = !surface && approvals.surface === 'adaptive' && approvals.centralEnabled;
+  const tools = surface?.tools ?? PORTICO_TOOLS;
+  const levels = surface?.levels ?? deps.levels;
   const showsView = appsView && advertisesMcpApps(client.capabilities);
   // Held calls (human mode) are shown by the confirmation view, for clients that render MCP Apps.
   const confirmationView = approvals.surface === 'adaptive' && (deps.confirmationMode ?? 'human') === 'human';
   const showsConfirmationView = confirmationView && advertisesMcpApps(client.capabilities);
   const viewOf = (name: string) =>
-    showsView && name === VIEW_TOOL ? APPROVAL_VIEW_URI : showsConfirmationView && deps.levels[name] === 'approval_required' ? CONFIRMATION_VIEW_URI : undefined;
+    showsView && name === VIEW_TOOL ? APPROVAL_VIEW_URI : showsConfirmationView && levels[name] === 'approval_required' ? CONFIRMATION_VIEW_URI : undefined;
   // Only a tool this token may call is registered alone: otherwise all are, and the SDK answers as it always did.
-  const called = calledTool === undefined ? [] : PORTICO_TOOLS.filter((tool) => tool.name === calledTool && requiredScopesOf(tool).every((scope) => caller.token.scopes.includes(scope)));
-  registerKitTools(server, called.length > 0 ? called : PORTICO_TOOLS, {
+  const called = calledTool === undefined ? [] : tools.filter((tool) => tool.name === calledTool && requiredScopesOf(tool).every((scope) => caller.token.scopes.includes(scope)));
+  registerKitTools(server, called.length > 0 ? called : tools, {
     token: caller.token,
-    gate: gateFor(deps, locale),
-    levels: deps.levels,
+    gate: surface?.gate ?? gateFor(deps, locale),
+    levels,
     extra,
-    onEvent: auditToolEvent(deps.db, deps.clientIp, caller),
+    onEvent: surface ? surface.onEvent(caller) : auditToolEvent(deps.db, deps.clientIp, caller),
     inlineConfirmation: confirmation.inline,
     confirmationInput: confirmation.input,
     // Both keys: `ui.resourceUri` and the older `ui/resourceUri` some hosts still read.
@@ -333,7 +358,7 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps, b
   const sessionId = request.headers.get('mcp-session-id');
   // The session is read with the person, in the caller's statement (the header is only a lookup key: an initialize
   // request ignores it).
-  const authentication = await authenticateApiRequest(request, deps, undefined, { mcpSessionId: sessionId ?? undefined });
+  const authentication = await authenticateApiRequest(request, deps, undefined, { mcpSessionId: sessionId ?? undefined, resource: deps.surface?.resource });
   if (!authentication.ok) return authentication.response;
   const { caller } = authentication;
 
@@ -355,6 +380,9 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps, b
   } catch {
     return jsonRpcError(400, -32700, 'Parse error: the body is not JSON');
   }
+  // A tool the token's scopes do not reach: 403 insufficient_scope naming it (the SDK's clients step up on it).
+  const insufficient = deps.surface?.insufficientScope(caller, message);
+  if (insufficient) return insufficient;
   // The SDK's own classification: a request with the 2026-07-28 envelope (or a modern version header) is modern.
   if (!(await isLegacyRequest(request, message))) return handleModernMcp(request, message, deps, caller);
 

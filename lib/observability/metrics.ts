@@ -12,13 +12,14 @@ import { installDatabaseInstruments } from '../db/instruments';
 import { approvalRequests, outboundDeliveries } from '../db/schema';
 
 /** Where a request went, as a label: the families an operator tells apart. */
-export type RouteFamily = 'token' | 'authorize' | 'oidc' | 'mcp' | 'console' | 'central' | 'sign_in' | 'account' | 'api' | 'static' | 'page';
+export type RouteFamily = 'token' | 'authorize' | 'oidc' | 'mcp' | 'gateway' | 'console' | 'central' | 'sign_in' | 'account' | 'api' | 'static' | 'page';
 
 export function routeFamilyOf(pathname: string): RouteFamily {
   if (pathname === '/oidc/token') return 'token';
   if (pathname === '/oidc/auth' || pathname.startsWith('/oidc/auth/')) return 'authorize';
   if (pathname.startsWith('/oidc/') || pathname.startsWith('/.well-known/')) return 'oidc';
   if (pathname === '/api/mcp') return 'mcp';
+  if (pathname.startsWith('/mcp/')) return 'gateway';
   if (pathname.startsWith('/console')) return 'console';
   if (pathname.startsWith('/central') || pathname.startsWith('/embedded-central')) return 'central';
   if (pathname.startsWith('/auth/')) return 'sign_in';
@@ -46,6 +47,8 @@ interface Shared {
   deliveryFailures: Counter<'channel' | 'final'>;
   signInFailures: Counter<'reason'>;
   sweptRows: Counter<'rule'>;
+  gatewayCalls: Counter<'server' | 'outcome'>;
+  gatewaySeconds: Histogram<'server'>;
 }
 
 const SHARED = Symbol.for('portico.metrics');
@@ -103,6 +106,19 @@ function shared(): Shared {
     labelNames: ['rule'] as const,
     registers: [registry],
   });
+  const gatewayCalls = new Counter({
+    name: 'portico_gateway_upstream_calls_total',
+    help: 'Tool calls the gateway made to an upstream MCP server, by server (org/slug) and outcome (ok, tool_error, or the failure).',
+    labelNames: ['server', 'outcome'] as const,
+    registers: [registry],
+  });
+  const gatewaySeconds = new Histogram({
+    name: 'portico_gateway_upstream_call_duration_seconds',
+    help: 'Time an upstream MCP server took to answer a tool call, by server (org/slug).',
+    labelNames: ['server'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
   // Hit and miss are counted on every cached read: their label children are made once.
   holder[SHARED] = {
     registry,
@@ -118,6 +134,8 @@ function shared(): Shared {
     deliveryFailures,
     signInFailures,
     sweptRows,
+    gatewayCalls,
+    gatewaySeconds,
   };
   return holder[SHARED];
 }
@@ -203,6 +221,13 @@ export function recordSignInFailure(reason: 'wrong_credentials' | 'throttled'): 
 export function recordSweep(deleted: Record<string, number>): void {
   const metrics = shared();
   for (const [rule, rows] of Object.entries(deleted)) metrics.sweptRows.inc({ rule }, rows);
+}
+
+/** One call the gateway made to an upstream: its outcome, and how long the upstream took (none when it was never reached). */
+export function recordGatewayCall(server: string, outcome: string, seconds: number | undefined): void {
+  const metrics = shared();
+  metrics.gatewayCalls.inc({ server, outcome });
+  if (seconds !== undefined) metrics.gatewaySeconds.observe({ server }, seconds);
 }
 
 /** The registry in the Prometheus text format. */

@@ -5,7 +5,7 @@
 // both agree.
 import { visibleText } from '../util/visible-text';
 
-export const WEBHOOK_EVENT_FAMILIES = ['approval', 'confirmation', 'member', 'app', 'security'] as const;
+export const WEBHOOK_EVENT_FAMILIES = ['approval', 'confirmation', 'member', 'app', 'gateway', 'security'] as const;
 export type WebhookEventFamily = (typeof WEBHOOK_EVENT_FAMILIES)[number];
 
 /** The event types that may be named one by one; every other type of a family is reached through `<family>.*`. */
@@ -26,6 +26,15 @@ export const WEBHOOK_EVENT_TYPES = [
   'member.invitation_resent',
   'member.invitation_accepted',
   'member.invitation_revoked',
+  'gateway.server_added',
+  'gateway.server_removed',
+  'gateway.server_disabled',
+  'gateway.server_enabled',
+  'gateway.tool_added',
+  'gateway.tool_changed',
+  'gateway.tool_removed',
+  'gateway.tool_approved',
+  'gateway.tool_level_changed',
   'security.second_factor_enrolled',
   'security.second_factor_removed',
   'security.second_factor_recovery_codes_replaced',

@@ -11,3 +11,4 @@ export * from './second-factors';
 export * from './notifications';
 export * from './identity';
 export * from './enterprise-authorization';
+export * from './gateway';

@@ -1,0 +1,56 @@
+// The gateway's paths, served by server.ts on node:http beside /api/mcp: `/mcp/<org>/<server>` (the MCP endpoint)
+// and `/.well-known/oauth-protected-resource/mcp/<org>/<server>` (RFC 9728 §3.1, the metadata at its path-suffixed
+// address). The same security headers as the rest of the JSON API.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendWebResponse, toWebRequestWithBody } from '../../app-kit/node-http';
+import { jsonRpcError } from '../http/errors';
+import { deliveryPolicy } from '../http/outbound';
+import { porticoMcpDeps } from '../mcp/route-deps';
+import { MAX_MCP_BODY_BYTES } from '../mcp/server';
+import { runtime } from '../runtime';
+import { API_CONTENT_SECURITY_POLICY, securityHeaders } from '../security/headers';
+import { gatewayResourceMetadata, handleGatewayMcp, type GatewayDeps } from './resource';
+import { GATEWAY_PATH } from './servers';
+
+const METADATA_PREFIX = '/.well-known/oauth-protected-resource';
+
+/** Whether server.ts hands this path to the gateway. */
+export function isGatewayPath(pathname: string): boolean {
+  return GATEWAY_PATH.test(pathname) || (pathname.startsWith(`${METADATA_PREFIX}/mcp/`) && GATEWAY_PATH.test(pathname.slice(METADATA_PREFIX.length)));
+}
+
+function gatewayDeps(request: Request): GatewayDeps {
+  const { env, atRestKey } = runtime();
+  const { levels: _levels, ...deps } = porticoMcpDeps(request);
+  return { ...deps, atRestKey, outboundPolicy: deliveryPolicy(env) };
+}
+
+function send(res: ServerResponse, response: Response): Promise<void> {
+  const { env } = runtime();
+  for (const [name, value] of Object.entries(securityHeaders({ https: env.issuerIsHttps, contentSecurityPolicy: API_CONTENT_SECURITY_POLICY }))) response.headers.set(name, value);
+  return sendWebResponse(res, response);
+}
+
+export function serveGateway(req: IncomingMessage, res: ServerResponse, pathname: string): void {
+  const { env } = runtime();
+  const issuer = env.PORTICO_ISSUER;
+  const metadata = pathname.startsWith(METADATA_PREFIX);
+  void toWebRequestWithBody(req, issuer, MAX_MCP_BODY_BYTES)
+    .then(async ({ request, body }) => {
+      if (metadata) {
+        if (request.method !== 'GET' && request.method !== 'HEAD') return new Response(null, { status: 405, headers: { Allow: 'GET, HEAD' } });
+        const document = await gatewayResourceMetadata(gatewayDeps(request).db, issuer, `${issuer}${pathname.slice(METADATA_PREFIX.length)}`);
+        return document
+          ? Response.json(document, { headers: { 'Cache-Control': 'max-age=60', 'Access-Control-Allow-Origin': '*' } })
+          : Response.json({ error: 'not_found', error_description: 'No MCP server is served at this address' }, { status: 404 });
+      }
+      return handleGatewayMcp(request, `${issuer}${pathname}`, gatewayDeps(request), body?.toString('utf8'));
+    })
+    .catch((error: unknown) => {
+      if (error instanceof RangeError) return jsonRpcError(413, -32600, `Request body larger than ${MAX_MCP_BODY_BYTES} bytes`);
+      console.error(`${metadata ? 'gateway metadata' : 'gateway'} failed: ${error instanceof Error ? error.message : String(error)}`);
+      return jsonRpcError(500, -32603, 'Internal error');
+    })
+    .then((response) => send(res, response))
+    .catch(() => res.destroy());
+}

@@ -1,0 +1,162 @@
+// A gateway server as a protected resource of Portico's, at `<issuer>/mcp/<org>/<server>`: RFC 9728 metadata, the
+// 401 challenge naming what its tools need, tokens whose audience is the server's app (RFC 8707 binding, DCR and
+// CIMD as for any app), and the MCP endpoint in both eras — lib/mcp/server.ts's own machinery, given this server's
+// approved tools in place of Portico's. Every call passes the same confirmation gate as Portico's tools (levels,
+// audit from caution, a person's confirmation with step-up bound to the arguments' RFC 8785 digest, single use);
+// the upstream is called only once the gate lets the call through, at most once per confirmation.
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import type { JWK } from 'jose';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { insufficientScope, protectedResourceMetadata, type ProtectedResourceConfig } from '../../app-kit/protected-resource';
+import { requiredScopesOf, type AnyKitTool, type ToolEvent } from '../../app-kit/tools';
+import type { RiskLevel } from '../../app-kit/risk';
+import { BASELINE_SCOPE, sortScopes } from '../clients/permission-catalog';
+import { gatewayConfirmationGate } from '../confirmations/store';
+import type { Database } from '../db/client';
+import { recordAuditEvent } from '../audit/events';
+import { jsonRpcError } from '../http/errors';
+import type { OutboundPolicy } from '../http/outbound';
+import type { ApiCaller } from '../mcp/authenticate';
+import type { PorticoToolExtra } from '../mcp/context';
+import { handlePorticoMcp, type McpSurface, type PorticoMcpDeps } from '../mcp/server';
+import { recordGatewayCall } from '../observability/metrics';
+import { refusalOf } from '../refusals/refusal';
+import { visibleText } from '../util/visible-text';
+import type { ToolDefinition } from './definitions';
+import { findGatewayServerByResource, gatewayToolsOf, offeredTools, recordUpstreamStatus, upstreamTargetOf, type GatewayServer, type GatewayToolRow } from './servers';
+import { callUpstreamTool } from './upstream';
+
+export interface GatewayDeps extends Omit<PorticoMcpDeps, 'levels' | 'surface'> {
+  atRestKey: Uint8Array;
+  outboundPolicy: OutboundPolicy;
+}
+
+function configOf(server: GatewayServer, app: { identity: string }, issuer: string, tools: readonly GatewayToolRow[]): ProtectedResourceConfig {
+  return {
+    resource: server.resource,
+    issuer,
+    audience: app.identity,
+    scopesSupported: sortScopes(new Set([BASELINE_SCOPE, ...tools.map((tool) => tool.permission)])),
+    resourceName: server.name,
+  };
+}
+
+/** RFC 9728 metadata of the server `resource` names, or undefined when there is none (or it is turned off). */
+export async function gatewayResourceMetadata(db: Database, issuer: string, resource: string): Promise<Record<string, unknown> | undefined> {
+  const found = await findGatewayServerByResource(db, resource);
+  if (!found || found.server.disabledAt) return undefined;
+  return protectedResourceMetadata(configOf(found.server, found.app, issuer, offeredTools(await gatewayToolsOf(db, found.server.id))));
+}
+
+/** The arguments' SHA-256 in RFC 8785 form: what the audit keeps of a call (the arguments themselves may be secrets). */
+function argumentsDigest(args: Record<string, unknown>): string {
+  return createHash('sha256').update(canonicalize(args) ?? '').digest('base64url');
+}
+
+/** What one request's call learned of the upstream, for its audit event. */
+interface CallRecord {
+  durationMs?: number;
+  upstreamStatus?: number;
+}
+
+function proxyTool(server: GatewayServer, row: GatewayToolRow, deps: GatewayDeps, record: CallRecord): AnyKitTool<PorticoToolExtra> {
+  const definition = row.approvedDefinition as ToolDefinition;
+  // The metrics' label: `<org>/<server>`, as the server's address names it.
+  const label = new URL(server.resource).pathname.slice('/mcp/'.length);
+  return {
+    name: row.name,
+    ...(definition.title ? { title: definition.title } : {}),
+    // The upstream's words are data: control characters and bidi overrides are taken out before an agent reads them.
+    description: visibleText(definition.description ?? ''),
+    riskLevel: row.riskLevel as RiskLevel,
+    requiredScopes: [row.permission],
+    inputJsonSchema: definition.inputSchema,
+    async run(args, context) {
+      const target = await upstreamTargetOf(server, deps.atRestKey);
+      try {
+        const call = await callUpstreamTool(target, row.name, args as Record<string, unknown>, { policy: deps.outboundPolicy }, context.mcp?.mcpReq.signal);
+        record.durationMs = call.durationMs;
+        recordGatewayCall(label, call.result.isError ? 'tool_error' : 'ok', call.durationMs / 1000);
+        if (server.status !== 'ok') await recordUpstreamStatus(deps.db, server.id, 'ok', null);
+        return call.result as CallToolResult;
+      } catch (error) {
+        const refusal = refusalOf(error, 'gateway');
+        const failed = error as { durationMs?: number; upstreamStatus?: number };
+        record.durationMs = failed.durationMs;
+        record.upstreamStatus = failed.upstreamStatus;
+        recordGatewayCall(label, refusal?.code ?? 'error', failed.durationMs === undefined ? undefined : failed.durationMs / 1000);
+        if (refusal && refusal.code !== 'upstream_busy') {
+          await recordUpstreamStatus(deps.db, server.id, refusal.code === 'upstream_invalid' ? 'invalid' : 'unreachable', refusal.code).catch(() => {});
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+function auditGatewayCall(db: Database, server: GatewayServer, clientIp: string, record: CallRecord): (caller: ApiCaller) => (event: ToolEvent) => Promise<void> {
+  return (caller) => async (event) => {
+    await recordAuditEvent(db, {
+      orgId: server.orgId,
+      actor: { type: 'person', id: caller.user.id, label: caller.user.email, ip: clientIp },
+      act: event.actor ?? null,
+      clientId: event.clientId,
+      appId: server.appId,
+      action: `gateway.tool_${event.outcome}`,
+      subject: { type: 'gateway_tool', id: `${server.slug}/${event.tool}`, label: event.tool },
+      details: {
+        server: server.slug,
+        tool: event.tool,
+        riskLevel: event.riskLevel,
+        outcome: event.outcome,
+        argumentsDigest: argumentsDigest(event.arguments),
+        ...(record.durationMs !== undefined ? { durationMs: Math.round(record.durationMs * 10) / 10 } : {}),
+        ...(record.upstreamStatus !== undefined ? { upstreamStatus: record.upstreamStatus } : {}),
+        ...(event.error ? { error: event.error.slice(0, 300) } : {}),
+      },
+    });
+  };
+}
+
+/** The tool a tools/call names, when the message is one. */
+function calledToolOf(message: unknown): string | undefined {
+  const candidate = message as { method?: unknown; params?: { name?: unknown } } | null;
+  return candidate?.method === 'tools/call' && typeof candidate.params?.name === 'string' ? candidate.params.name : undefined;
+}
+
+/**
+ * One request to `<issuer>/mcp/<org>/<server>`. `resource` is the URL the request reached (the issuer and the
+ * path): the server is the one whose resource identifier it is.
+ */
+export async function handleGatewayMcp(request: Request, resource: string, deps: GatewayDeps, bodyText?: string): Promise<Response> {
+  const found = await findGatewayServerByResource(deps.db, resource);
+  if (!found) return jsonRpcError(404, -32001, 'No MCP server is served at this address');
+  const { server, app } = found;
+  if (server.disabledAt || app.disabledAt) return jsonRpcError(403, -32001, 'This MCP server is turned off in Portico');
+  const tools = offeredTools(await gatewayToolsOf(deps.db, server.id));
+  const config = configOf(server, app, deps.issuer, tools);
+  const record: CallRecord = {};
+  const byName = new Map(tools.map((row) => [row.name, row]));
+  const proxies = tools.map((row) => proxyTool(server, row, deps, record));
+  const surface: McpSurface = {
+    // A 401 names every permission the server's tools need: a stock client asks for them all, and its token
+    // carries those the person holds (requested ∩ effective).
+    resource: { config, challengeScopes: config.scopesSupported },
+    serverInfo: { name: `portico-gateway/${server.slug}`, version: '0.1.0' },
+    instructions: `${visibleText(server.name)} through Portico. Tools marked approval_required answer a first call with a confirmation challenge that links to a page in Portico: give the link to the person, who confirms there; then call the same tool again with the same arguments and \`_confirmation_token\`.`,
+    tools: proxies,
+    levels: Object.fromEntries(tools.map((row) => [row.name, row.riskLevel as RiskLevel])),
+    gate: gatewayConfirmationGate(deps.db, { issuer: deps.issuer, mode: deps.confirmationMode ?? 'human', appId: app.id, orgId: server.orgId, now: deps.now, notify: deps.notify }),
+    onEvent: auditGatewayCall(deps.db, server, deps.clientIp, record),
+    insufficientScope(caller, message) {
+      const name = calledToolOf(message);
+      const row = name ? byName.get(name) : undefined;
+      if (!row) return undefined;
+      const needed = requiredScopesOf({ requiredScopes: [row.permission] });
+      if (needed.every((scope) => caller.token.scopes.includes(scope))) return undefined;
+      return insufficientScope(config, caller.token, [...new Set([...caller.token.scopes, ...needed])], `the tool ${row.name}`);
+    },
+  };
+  return handlePorticoMcp(request, { ...deps, levels: surface.levels, surface }, bodyText);
+}

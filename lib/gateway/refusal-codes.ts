@@ -21,3 +21,8 @@ export type GatewayRefusalCode = keyof typeof GATEWAY_REFUSAL_STATUS;
 export function gatewayRefusal(code: GatewayRefusalCode, key: string, values: Record<string, string | number> = {}, field?: string): Refusal {
   return new Refusal({ domain: 'gateway', status: GATEWAY_REFUSAL_STATUS[code], code, text: localized(`refusals.gateway.${key}` as MessageKey, values), ...(field ? { field } : {}) });
 }
+
+/** The same refusal, said next to a form's field (an upstream that failed to answer is about the address typed). */
+export function atField(refusal: Refusal, field: string): Refusal {
+  return new Refusal({ domain: refusal.domain, status: refusal.status, code: refusal.code, text: refusal.text ?? refusal.message, field });
+}

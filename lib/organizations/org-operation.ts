@@ -81,9 +81,10 @@ export interface OrgOperationOptions {
    * A change writes exactly one audit event; a read writes none. `at_most_one` is for doors whose handlers answer
    * some refusals with a response instead of throwing (REST, MCP tools), where a refused change writes nothing.
    * `one_or_more` is SCIM's: a directory's change is recorded in provisioning's words (scim.user_deactivated) and, for
-   * what it did to the organization, in the organization's (member.removed), which its webhooks hear.
+   * what it did to the organization, in the organization's (member.removed), which its webhooks hear. `any` is the
+   * gateway's reading of an upstream's tools: one event per tool that changed, none when nothing did.
    */
-  audit: 'exactly_one' | 'at_most_one' | 'one_or_more' | 'none';
+  audit: 'exactly_one' | 'at_most_one' | 'one_or_more' | 'any' | 'none';
   /**
    * false for work that calls Portico over HTTP (a transaction held across it could wait on itself), or that runs
    * inside a transaction of its caller's (a federated sign-in's).
@@ -123,7 +124,7 @@ export async function runOrgOperation<T>(
         });
       },
     });
-    const allowed = { exactly_one: events === 1, at_most_one: events <= 1, one_or_more: events >= 1, none: events === 0 }[options.audit];
+    const allowed = { exactly_one: events === 1, at_most_one: events <= 1, one_or_more: events >= 1, any: true, none: events === 0 }[options.audit];
     if (!allowed) throw new Error(`an organization operation wrote ${events} audit events (expected ${options.audit.replaceAll('_', ' ')})`);
     return result;
   };

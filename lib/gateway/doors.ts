@@ -1,0 +1,62 @@
+// What every door (console, CLI) does to reach an upstream and record it: read the upstream first, outside any
+// transaction (an HTTP exchange), then run one organization operation that records what was read. A failed read
+// is recorded as the server's status (for the console) and thrown as the gateway's refusal, in its own words.
+import type { Database, Queryable } from '../db/client';
+import type { OutboundPolicy } from '../http/outbound';
+import { runOrgOperation, type OrgOperationContext } from '../organizations/org-operation';
+import { refusalOf } from '../refusals/refusal';
+import { addGatewayServer, checkCredential, checkLimits, checkUpstreamUrl, LIMIT_RANGES, recordUpstreamStatus, recordUpstreamTools, upstreamTargetOf, type AddGatewayServerInput, type GatewayServer, type ToolsRead } from './servers';
+import { readUpstreamTools, type UpstreamTarget } from './upstream';
+import { atField } from './refusal-codes';
+
+export interface GatewayDoorDeps {
+  issuer: string;
+  atRestKey: Uint8Array;
+  outboundPolicy: OutboundPolicy;
+}
+
+type Scope = Parameters<typeof runOrgOperation>[1];
+
+/** Adds a server after reading its tools: an address that cannot be read is refused next to its field. */
+export async function addServerFromUpstream(
+  db: Queryable,
+  scope: Scope,
+  input: Omit<AddGatewayServerInput, 'tools' | 'issuer' | 'atRestKey'>,
+  deps: GatewayDoorDeps,
+): Promise<{ server: GatewayServer; tools: number; skipped: number }> {
+  // Checked before any connection: a bad address or header is refused without reaching anything.
+  const url = checkUpstreamUrl(input.url);
+  const credential = input.credential ? checkCredential(input.credential.header, input.credential.value) : undefined;
+  const limits = { timeoutMs: LIMIT_RANGES.timeoutMs.max / 4, maxResponseBytes: 1_048_576, maxConcurrentCalls: 8, ...checkLimits(input.limits ?? {}) };
+  const target: UpstreamTarget = { serverId: 'new', url, ...(credential ? { header: { name: credential.header, value: credential.value } } : {}), ...limits };
+  let read;
+  try {
+    read = await readUpstreamTools(target, { policy: deps.outboundPolicy });
+  } catch (error) {
+    const refusal = refusalOf(error, 'gateway');
+    // The upstream's failure is about the address the admin typed: said next to it.
+    if (refusal) throw refusal.field ? refusal : atField(refusal, 'url');
+    throw error;
+  }
+  const server = await runOrgOperation(db, scope, { audit: 'exactly_one' }, (ctx) =>
+    addGatewayServer(ctx, { ...input, url, credential, limits, issuer: deps.issuer, atRestKey: deps.atRestKey, tools: read.tools }),
+  );
+  return { server, tools: read.tools.length, skipped: read.skipped };
+}
+
+/**
+ * Reads the server's tools again and records what changed (new tools wait, changed ones are withheld, removed ones
+ * go). Nothing changed writes nothing; a failed read records the server's status and is thrown.
+ */
+export async function refreshServerTools(db: Database, scope: Scope, server: GatewayServer, deps: GatewayDoorDeps): Promise<ToolsRead & { skipped: number }> {
+  let read;
+  try {
+    read = await readUpstreamTools(await upstreamTargetOf(server, deps.atRestKey), { policy: deps.outboundPolicy });
+  } catch (error) {
+    const refusal = refusalOf(error, 'gateway');
+    if (refusal) await recordUpstreamStatus(db, server.id, refusal.code === 'upstream_invalid' ? 'invalid' : 'unreachable', refusal.code);
+    throw error;
+  }
+  const changes = await runOrgOperation(db, scope, { audit: 'any' }, (ctx: OrgOperationContext) => recordUpstreamTools(ctx, server, read.tools));
+  return { ...changes, skipped: read.skipped };
+}

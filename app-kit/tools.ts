@@ -35,6 +35,8 @@ export interface KitTool<Shape extends z.ZodRawShape = z.ZodRawShape, Extra = un
    * validates calls against it as written. An object schema; the confirmation token is added to its properties.
    */
   inputJsonSchema?: Record<string, unknown>;
+  /** Names `inputJsonSchema` for the process's cache of compiled schemas (a digest of it): the same key, the same schema. */
+  inputJsonSchemaKey?: string;
   /**
    * Checks, before the confirmation gate, that this caller may use the tool with these arguments (throw to refuse):
    * someone who may not run it gets a refusal, not a challenge.
@@ -100,14 +102,20 @@ export function callSchemaOf(tool: AnyKitTool<never>, level: RiskLevel): z.ZodOb
   return (byLevel[level] ??= z.object(callShapeOf(tool, level)));
 }
 
-/** A JSON Schema tool's call schema: its own, with the confirmation token beside its properties for approval_required. */
-const jsonCallSchemas = new WeakMap<object, Partial<Record<RiskLevel, StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>>>>();
+/**
+ * A JSON Schema tool's call schema: its own, with the confirmation token beside its properties for approval_required.
+ * Compiled once per schema and level for the process (a server made per request would otherwise compile it again on
+ * every call): keyed by `inputJsonSchemaKey` when the tool gives one (a digest of the definition), else by the schema.
+ */
+const jsonCallSchemas = new Map<string, StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>>();
+const JSON_CALL_SCHEMA_LIMIT = 2_000;
 export function jsonCallSchemaOf(tool: AnyKitTool<never>, level: RiskLevel): StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>> {
-  let byLevel = jsonCallSchemas.get(tool);
-  if (!byLevel) jsonCallSchemas.set(tool, (byLevel = {}));
   const schema = (tool as KitTool).inputJsonSchema ?? { type: 'object' };
+  const key = `${level}\n${(tool as KitTool).inputJsonSchemaKey ?? JSON.stringify(schema)}`;
+  const cached = jsonCallSchemas.get(key);
+  if (cached) return cached;
   const properties = (typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {}) as Record<string, unknown>;
-  return (byLevel[level] ??= fromJsonSchema<Record<string, unknown>>(
+  const compiled = fromJsonSchema<Record<string, unknown>>(
     (level === 'approval_required'
       ? {
           ...schema,
@@ -117,7 +125,10 @@ export function jsonCallSchemaOf(tool: AnyKitTool<never>, level: RiskLevel): Sta
           },
         }
       : schema) as JsonSchemaType,
-  ));
+  );
+  if (jsonCallSchemas.size >= JSON_CALL_SCHEMA_LIMIT) jsonCallSchemas.delete(jsonCallSchemas.keys().next().value!);
+  jsonCallSchemas.set(key, compiled);
+  return compiled;
 }
 
 export function callShapeOf(tool: AnyKitTool<never>, level: RiskLevel): z.ZodRawShape {

@@ -13,6 +13,7 @@ import { approvalDecision } from './approval-decision';
 import { codeExchange } from './code-exchange';
 import { demoClient, ensureBuild, openBenchDatabase, PRODUCTION_NODE_FLAGS, repoPath, startPorticoForBench, startProcess, type BenchEnvironment, type Figures, type ScenarioResult, type ServerProcess } from './lib/harness';
 import { porticoApiToken, PorticoSession, BENCH_VERIFIER } from './lib/portico-flow';
+import { gatewayCall } from './gateway-call';
 import { mcpCall, mcpCallModern } from './mcp-call';
 import { passwordLogin } from './password-login';
 import { refreshGrant, refreshWorkers } from './refresh-grant';
@@ -36,6 +37,7 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   'code-exchange': codeExchange,
   'mcp-call': mcpCall,
   'mcp-call-modern': mcpCallModern,
+  'gateway-call': gatewayCall,
   'token-verification': tokenVerification,
   registration,
   'approval-decision': approvalDecision,

@@ -13,6 +13,7 @@ import { parseRiskOverrides, porticoRiskLevels } from './mcp/tools';
 import { seedDemo, type DemoSeedResult } from './seed/demo';
 import { createOutbox } from './deliveries/dispatcher';
 import { createMailSender, mailDelivery } from './deliveries/channels/mail';
+import { upstreamRevocationDelivery } from './deliveries/channels/upstream-revocation';
 import { webhookDelivery } from './deliveries/channels/webhook';
 import { logoutTokenDelivery } from './deliveries/channels/logout-token';
 import { securityEventPushDelivery } from './deliveries/channels/security-event';
@@ -80,6 +81,7 @@ export async function bootPortico(env: Env, options: { seedDemo?: boolean } = {}
       webhook: webhookDelivery({ db: () => outboxDb, atRestKey: secret.key, outbound: deliveryPolicy(env) }),
       logout_token: logoutTokenDelivery({ db: () => outboxDb, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, outbound: deliveryPolicy(env) }),
       security_event: securityEventPushDelivery({ db: () => outboxDb, issuer: env.PORTICO_ISSUER, signingKeys: keys.signingKeys, atRestKey: secret.key, outbound: deliveryPolicy(env) }),
+      upstream_revocation: upstreamRevocationDelivery({ atRestKey: secret.key, outbound: deliveryPolicy(env) }),
     });
     // Whatever queued a delivery — a door, the ticker, the provider, a CLI command in this server — the commit wakes
     // the channel's dispatcher; nobody kicks it by hand.

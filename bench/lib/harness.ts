@@ -96,6 +96,8 @@ export async function startPorticoForBench(databaseUrl: string, dataDir: string,
       PORTICO_SECRET_KEY: options.secretKey,
       PORTICO_DCR_PER_IP_PER_HOUR: '100000',
       PORTICO_DCR_GLOBAL_PER_HOUR: '10000000',
+      // The gateway scenario's upstream is the MCP baseline on this machine's loopback.
+      PORTICO_OUTBOUND_ALLOW_LOOPBACK: 'true',
       NODE_ENV: 'production',
     },
     'Portico is running at',

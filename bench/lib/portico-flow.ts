@@ -94,10 +94,11 @@ export class PorticoSession {
 export const basicAuthorization = () => `Basic ${Buffer.from(`${encodeURIComponent(demoClient.clientId)}:${encodeURIComponent(demoClient.clientSecret)}`).toString('base64')}`;
 
 /** A Portico API access token (JWT, audience <issuer>/api/mcp, scope mcp) through a registered public client. */
-export async function porticoApiToken(session: PorticoSession): Promise<string> {
+/** A dynamic client's access token for `resource` (Portico's own API by default; a gateway server's, say). */
+export async function porticoApiToken(session: PorticoSession, resource = `${ISSUER}/api/mcp`): Promise<string> {
   const redirectUri = 'http://127.0.0.1:40001/callback';
   const registered = (await (await fetch(session.at('/oauth/register'), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_name: 'Bench client', redirect_uris: [redirectUri] }) })).json()) as { client_id: string };
-  const code = await session.authorize({ scope: 'mcp', resource: `${ISSUER}/api/mcp` }, { clientId: registered.client_id, redirectUri, consent: 'allow' });
+  const code = await session.authorize({ scope: 'mcp', resource }, { clientId: registered.client_id, redirectUri, consent: 'allow' });
   const response = await fetch(session.at('/oidc/token'), {
     method: 'POST',
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: registered.client_id, code_verifier: BENCH_VERIFIER }),

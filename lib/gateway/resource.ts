@@ -72,6 +72,7 @@ function proxyTool(server: GatewayServer, row: GatewayToolRow, deps: GatewayDeps
     riskLevel: row.riskLevel as RiskLevel,
     requiredScopes: [row.permission],
     inputJsonSchema: definition.inputSchema,
+    inputJsonSchemaKey: row.approvedDigest ?? undefined,
     async run(args, context) {
       const target = await upstreamTargetOf(server, deps.atRestKey);
       try {

@@ -11,6 +11,7 @@
 //
 // Depends on lib/db, and on the outbox's channels through logout-notices.ts, so that accounts, clients, the console and
 // the provider's adapter can all use it.
+import { endGatewayConnections } from './gateway-connections';
 import { and, eq, inArray, isNotNull, or, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { apps, clients, grantBindings, oidcPayloads } from '../db/schema';
@@ -122,6 +123,8 @@ export async function endUngrantedStateOfClient(db: Queryable, clientId: string)
  * Returns how many grants ended.
  */
 export async function endPersonGrantsInOrganization(db: Queryable, orgId: string, userId: string): Promise<number> {
+  // Their own accounts at the organization's OAuth-protected gateway servers end too (tokens deleted, revoked upstream).
+  await endGatewayConnections(db, { orgId, userId });
   return (await endGrants(db, await grantsOfPersonInOrganization(db, orgId, userId), 'member_removed')).grants;
 }
 
@@ -137,6 +140,8 @@ export function grantsOfApp(db: Queryable, appId: string): Promise<string[]> {
 
 /** Before an app goes: every grant at it (with what was issued from them) and its clients' provider state in flight. */
 export async function endAppGrants(db: Queryable, appId: string): Promise<EndedGrants> {
+  // An app that stands for a gateway server: the people's accounts at that server end with it.
+  await endGatewayConnections(db, { appId });
   const ended = await endGrants(db, await grantsOfApp(db, appId), 'app_deleted');
   await db.delete(oidcPayloads).where(inArray(oidcPayloads.clientId, clientsOfApp(db, appId)));
   return ended;

@@ -11,8 +11,9 @@ import { apps, clients } from './apps';
 /**
  * security_event: a Security Event Token pushed to a stream's receiver (RFC 8935); security_event_poll: one waiting
  * for the receiver to poll it (RFC 8936) — never claimed by a dispatcher, delivered when the receiver acknowledges it.
+ * upstream_revocation: a person's upstream token the gateway no longer holds, revoked at its server (RFC 7009).
  */
-export const DELIVERY_CHANNELS = ['mail', 'webhook', 'logout_token', 'security_event', 'security_event_poll'] as const;
+export const DELIVERY_CHANNELS = ['mail', 'webhook', 'logout_token', 'security_event', 'security_event_poll', 'upstream_revocation'] as const;
 export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];
 
 /**
@@ -154,7 +155,7 @@ export const outboundDeliveries = pgTable(
       .where(sql`${t.eventType} = 'https://schemas.openid.net/secevent/caep/event-type/session-revoked' AND ${t.deliveredAt} IS NULL AND ${t.failedAt} IS NULL`),
     check(
       'outbound_deliveries_shape',
-      sql`(${t.channel} = 'mail' AND ${t.sealedPayload} IS NOT NULL) OR (${t.channel} = 'webhook' AND ${t.endpointId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL) OR (${t.channel} = 'logout_token' AND ${t.clientId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL) OR (${t.channel} IN ('security_event', 'security_event_poll') AND ${t.streamId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL)`,
+      sql`(${t.channel} = 'mail' AND ${t.sealedPayload} IS NOT NULL) OR (${t.channel} = 'webhook' AND ${t.endpointId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL) OR (${t.channel} = 'logout_token' AND ${t.clientId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL) OR (${t.channel} IN ('security_event', 'security_event_poll') AND ${t.streamId} IS NOT NULL AND ${t.payload} IS NOT NULL AND ${t.messageId} IS NOT NULL) OR (${t.channel} = 'upstream_revocation' AND ${t.payload} IS NOT NULL)`,
     ),
   ],
 );

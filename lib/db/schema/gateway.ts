@@ -26,11 +26,16 @@ export const gatewayServers = pgTable(
     url: text('url').notNull(),
     /** `<issuer>/mcp/<org slug>/<slug>` as it was when the server was added: its RFC 8707 resource identifier, for good. */
     resource: text('resource').notNull(),
-    /** 'none', or 'header': a static header (an API key or a bearer token) Portico sends and the agent never sees. */
+    /**
+     * 'none'; 'header': a static header (an API key or a bearer token) Portico sends and the agent never sees; or
+     * 'oauth': each person connects their own account at the upstream's authorization server (gateway_connections).
+     */
     credentialKind: text('credential_kind').notNull().default('none'),
     credentialHeader: text('credential_header'),
     /** The header's value, sealed at rest (JWE with the installation's at-rest key); shown once, never again. */
     credentialSealed: text('credential_sealed'),
+    /** 'oauth': Portico's client registration at the upstream's authorization server (RFC 7591 answer), sealed. */
+    oauthClientSealed: text('oauth_client_sealed'),
     timeoutMs: integer('timeout_ms').notNull().default(30_000),
     maxResponseBytes: integer('max_response_bytes').notNull().default(1_048_576),
     maxConcurrentCalls: integer('max_concurrent_calls').notNull().default(8),
@@ -45,7 +50,7 @@ export const gatewayServers = pgTable(
     unique('gateway_servers_org_slug_key').on(t.orgId, t.slug),
     unique('gateway_servers_resource_key').on(t.resource),
     unique('gateway_servers_app_key').on(t.appId),
-    check('gateway_servers_credential_check', sql`(${t.credentialKind} = 'none' AND ${t.credentialSealed} IS NULL AND ${t.credentialHeader} IS NULL) OR (${t.credentialKind} = 'header' AND ${t.credentialSealed} IS NOT NULL AND ${t.credentialHeader} IS NOT NULL)`),
+    check('gateway_servers_credential_check', sql`(${t.credentialKind} = 'none' AND ${t.credentialSealed} IS NULL AND ${t.credentialHeader} IS NULL) OR (${t.credentialKind} = 'header' AND ${t.credentialSealed} IS NOT NULL AND ${t.credentialHeader} IS NOT NULL) OR (${t.credentialKind} = 'oauth' AND ${t.credentialSealed} IS NULL AND ${t.credentialHeader} IS NULL)`),
     check('gateway_servers_status_check', sql`${t.status} IN ('unknown', 'ok', 'unreachable', 'invalid')`),
   ],
 );
@@ -84,4 +89,32 @@ export const gatewayTools = pgTable(
     primaryKey({ columns: [t.serverId, t.name] }),
     check('gateway_tools_levels_check', sql`${t.riskLevel} IN ('safe', 'caution', 'review', 'approval_required') AND ${t.proposedLevel} IN ('safe', 'caution', 'review', 'approval_required')`),
   ],
+);
+
+/**
+ * A person's own account at an OAuth-protected upstream (credential 'oauth'): Portico is the upstream's MCP client
+ * (authorization code with PKCE in the person's browser) and keeps the tokens sealed; the agent never sees them.
+ * While an authorization is under way, its state (hashed) and PKCE verifier (sealed) wait here.
+ */
+export const gatewayConnections = pgTable(
+  'gateway_connections',
+  {
+    serverId: uuid('server_id')
+      .notNull()
+      .references(() => gatewayServers.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The upstream's tokens (access, refresh), sealed at rest; null until the person finished connecting. */
+    tokensSealed: text('tokens_sealed'),
+    /** SHA-256 of the `state` of the authorization under way (RFC 6749 §10.12), and its PKCE verifier sealed. */
+    pendingStateHash: text('pending_state_hash'),
+    pendingVerifierSealed: text('pending_verifier_sealed'),
+    pendingExpiresAt: timestamp('pending_expires_at', { withTimezone: true }),
+    /** The authorization server's revocation endpoint (RFC 7009), read when the person connected: where the tokens are revoked. */
+    revocationEndpoint: text('revocation_endpoint'),
+    connectedAt: timestamp('connected_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.serverId, t.userId] }), unique('gateway_connections_state_key').on(t.pendingStateHash)],
 );

@@ -4,6 +4,7 @@
 // on that last path.
 import { createInterface } from 'node:readline/promises';
 import { parseCommandLine } from '../lib/cli/catalog';
+import { readSecret, type SecretSource } from '../lib/cli/secret-input';
 import { terminalLine } from '../lib/util/visible-text';
 
 const argv = process.argv.slice(2);
@@ -26,6 +27,9 @@ async function askAtTerminal(question: string): Promise<boolean> {
   }
 }
 
+/** A secret a command asks for (an upstream's credential): this process's stdin or one of its variables, never argv. */
+const secretAtTerminal = (source: SecretSource) => readSecret(source, { stdin: process.stdin, stderr: process.stderr, environment: process.env });
+
 async function main(): Promise<number> {
   const line = parseCommandLine(argv);
   if (line.kind === 'help') {
@@ -40,7 +44,7 @@ async function main(): Promise<number> {
   const env = envOrExit();
   const { ControlSocketError, runThroughServer } = await import('../lib/cli/control-client');
   try {
-    const viaServer = await runThroughServer(env.dataDir, argv, { out, err, ask: askAtTerminal, interactive: process.stdin.isTTY === true });
+    const viaServer = await runThroughServer(env.dataDir, argv, { out, err, ask: askAtTerminal, interactive: process.stdin.isTTY === true, secret: secretAtTerminal });
     if (viaServer !== undefined) return viaServer;
   } catch (error) {
     if (!(error instanceof ControlSocketError)) throw error;
@@ -71,6 +75,7 @@ async function main(): Promise<number> {
           operator: `cli:${userInfo().username}@${hostname()}`,
           out,
           confirm: askAtTerminal,
+          readSecret: secretAtTerminal,
         },
         err,
       );

@@ -1,5 +1,7 @@
 // What every CLI command is made of: the context it runs with, its implementation, and the two kinds of failure.
 import type { Database } from '../db/client';
+import type { OutboundPolicy } from '../http/outbound';
+import type { SecretSource } from './secret-input';
 
 export interface CliContext {
   db: Database;
@@ -15,6 +17,13 @@ export interface CliContext {
    * (or take --yes).
    */
   confirm(question: string): Promise<boolean>;
+  /**
+   * Reads a secret on the operator's side (./secret-input.ts): the CLI's standard input or one of its environment
+   * variables, never the command line. Undefined when none was given; absent where nobody can give one.
+   */
+  readSecret?(source: SecretSource): Promise<string | undefined>;
+  /** Where the CLI's outbound reads (an MCP upstream) may connect: the installation's (deliveryPolicy) unless given — tests allow loopback. */
+  outbound?: OutboundPolicy;
 }
 
 /** A mistake in how the command was called: printed with the command's usage, exit code 2. */

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { controlSocketPath, jsonLines, proofFilePath, type ClientMessage } from './control-protocol';
+import { isSecretSource, type SecretSource } from './secret-input';
 
 export interface ControlTerminal {
   out(line: string): void;
@@ -11,6 +12,8 @@ export interface ControlTerminal {
   /** Asks at the terminal (only called when `interactive`). */
   ask(question: string): Promise<boolean>;
   interactive: boolean;
+  /** Reads a secret the command asks for (the CLI's stdin or one of its variables); without it, none is given. */
+  secret?(source: SecretSource): Promise<string | undefined>;
 }
 
 /** The server's answer could not be had for a reason the person must hear (not "no server": then the CLI goes on alone). */
@@ -43,12 +46,20 @@ export function runThroughServer(dataDir: string, argv: string[], terminal: Cont
         finish(() => reject(new ControlSocketError(`The running Portico's control socket (${socketPath}) belongs to another user: run this command as the user who runs Portico.`)));
       else finish(() => reject(new ControlSocketError(`The running Portico's control socket failed: ${error.message}`)));
     });
+    const answerSecret = (source: unknown) => {
+      const read = isSecretSource(source) && terminal.secret ? terminal.secret(source) : Promise.resolve(undefined);
+      // A secret that cannot be read (too long) is none; the command says what it needed.
+      void read.then(
+        (value) => send({ type: 'secret', value: value ?? null }),
+        () => send({ type: 'secret', value: null }),
+      );
+    };
     socket.on('close', () => finish(() => reject(new ControlSocketError('The running Portico ended the connection before the command finished (did it stop?). Check with the list commands, then try again.'))));
     socket.on(
       'data',
       jsonLines(
         (raw) => {
-          const message = raw as { type?: string; nonce?: string; line?: string; question?: string; code?: number; message?: string };
+          const message = raw as { type?: string; nonce?: string; line?: string; question?: string; code?: number; message?: string; source?: unknown };
           if (message.type === 'hello' && typeof message.nonce === 'string' && /^[A-Za-z0-9_-]{24}$/.test(message.nonce)) {
             proof = proofFilePath(dataDir, message.nonce);
             writeFile(proof, message.nonce, { flag: 'wx', mode: 0o600 }).then(
@@ -68,7 +79,8 @@ export function runThroughServer(dataDir: string, argv: string[], terminal: Cont
           else if (message.type === 'err' && typeof message.line === 'string') terminal.err(message.line);
           else if (message.type === 'confirm' && typeof message.question === 'string') {
             void terminal.ask(message.question).then((yes) => send({ type: 'answer', yes }));
-          } else if (message.type === 'exit' && Number.isInteger(message.code)) finish(() => resolve(message.code!));
+          } else if (message.type === 'secret') answerSecret(message.source);
+          else if (message.type === 'exit' && Number.isInteger(message.code)) finish(() => resolve(message.code!));
           else if (message.type === 'refused' && typeof message.message === 'string') {
             terminal.err(message.message);
             finish(() => resolve(1));

@@ -3,12 +3,14 @@
 //   server → { type: 'hello', nonce }                     a fresh random value
 //   client → { type: 'run', argv, interactive }          after writing the proof file (below)
 //   server → { type: 'out' | 'err', line }*, { type: 'confirm', question } ↔ client { type: 'answer', yes }, …
+//            { type: 'secret', source } ↔ client { type: 'secret', value }   (read on the CLI's side: ./secret-input.ts)
 //   server → { type: 'exit', code } | { type: 'refused', message }
 // Who may send: the socket file is 0600 in the data folder (the kernel lets only its owner, and root, connect), and
 // the peer proves its uid — Node has no SO_PEERCRED, so the peer creates the proof file named after the nonce, in the
 // data folder, holding the nonce; the kernel sets the file's owner to the creator's uid, which the server compares
 // with its own (lstat: a regular file, one link, no group or other permission bits).
 import path from 'node:path';
+import type { SecretSource } from './secret-input';
 
 export const CONTROL_SOCKET_FILE = 'portico.sock';
 /** A line longer than this ends the connection (an argv is small; an answer is a word). */
@@ -23,10 +25,11 @@ export type ServerMessage =
   | { type: 'out'; line: string }
   | { type: 'err'; line: string }
   | { type: 'confirm'; question: string }
+  | { type: 'secret'; source: SecretSource }
   | { type: 'exit'; code: number }
   | { type: 'refused'; message: string };
 
-export type ClientMessage = { type: 'run'; argv: string[]; interactive: boolean } | { type: 'answer'; yes: boolean };
+export type ClientMessage = { type: 'run'; argv: string[]; interactive: boolean } | { type: 'answer'; yes: boolean } | { type: 'secret'; value: string | null };
 
 /** Splits a stream into JSON lines; a line too long or not JSON ends it (onBad). */
 export function jsonLines(onMessage: (message: unknown) => void, onBad: () => void): (chunk: Buffer) => void {

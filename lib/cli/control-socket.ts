@@ -193,6 +193,12 @@ async function serveCommand(socket: Socket, options: ControlSocketOptions, opera
           const answer = (await next()) as { type?: unknown; yes?: unknown } | undefined;
           return answer?.type === 'answer' && answer.yes === true;
         },
+        // The secret is the CLI's to read (its stdin, its environment), never this server's.
+        async readSecret(source) {
+          send({ type: 'secret', source });
+          const answer = (await next()) as { type?: unknown; value?: unknown } | undefined;
+          return answer?.type === 'secret' && typeof answer.value === 'string' && answer.value !== '' ? answer.value : undefined;
+        },
       },
       (line) => send({ type: 'err', line }),
     );

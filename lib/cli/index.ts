@@ -12,6 +12,7 @@ import { listTeams } from '../organizations/teams';
 import { Refusal } from '../refusals/refusal';
 import { WEBHOOK_COMMANDS } from './webhooks';
 import { DOMAIN_COMMANDS } from './domains';
+import { SERVER_COMMANDS } from './servers';
 import { env } from '../env';
 import { enqueueMail } from '../deliveries/channels/mail';
 import { createUser, findUserByEmail } from '../accounts/users';
@@ -462,6 +463,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
   approvals: APPROVAL_COMMANDS,
   webhooks: WEBHOOK_COMMANDS,
   domains: DOMAIN_COMMANDS,
+  servers: SERVER_COMMANDS,
   audit: AUDIT_COMMANDS,
 };
 

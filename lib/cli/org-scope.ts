@@ -20,7 +20,12 @@ export async function organizationOf(ctx: CliContext, values: Record<string, unk
  * that changes nothing, and says so, when there is nothing to change).
  */
 export function asOperator<T>(ctx: CliContext, org: Organization, work: (operation: OrgOperationContext) => Promise<T>, audit: 'exactly_one' | 'at_most_one' = 'exactly_one'): Promise<T> {
-  return runOrgOperation(ctx.db, { org, role: null, actor: { door: 'cli', operator: ctx.operator } }, { audit }, work);
+  return runOrgOperation(ctx.db, operatorScope(ctx, org), { audit }, work);
+}
+
+/** Who an operation of the CLI's is: for the domain code that runs its operation itself (after a network read). */
+export function operatorScope(ctx: CliContext, org: Organization): Parameters<typeof runOrgOperation>[1] {
+  return { org, role: null, actor: { door: 'cli', operator: ctx.operator } };
 }
 
 /** The organization an app belongs to, for an app command's operation. */

@@ -79,6 +79,8 @@ export const AUDIT_ACTIONS = [
   'confirmation.expired',
   'confirmation.requested',
   'email.verified',
+  'gateway.account_connected',
+  'gateway.account_disconnected',
   'gateway.server_added',
   'gateway.server_credential_changed',
   'gateway.server_disabled',

@@ -7,7 +7,8 @@ import { runOrgOperation, type OrgOperationContext } from '../organizations/org-
 import { refusalOf } from '../refusals/refusal';
 import { addGatewayServer, checkCredential, checkLimits, checkUpstreamUrl, LIMIT_RANGES, recordUpstreamStatus, recordUpstreamTools, upstreamTargetOf, type AddGatewayServerInput, type GatewayServer, type ToolsRead } from './servers';
 import { readUpstreamTools, type UpstreamTarget } from './upstream';
-import { atField } from './refusal-codes';
+import { atField, gatewayRefusal } from './refusal-codes';
+import { needsOAuth } from './upstream-oauth';
 
 export interface GatewayDoorDeps {
   issuer: string;
@@ -23,7 +24,7 @@ export async function addServerFromUpstream(
   scope: Scope,
   input: Omit<AddGatewayServerInput, 'tools' | 'issuer' | 'atRestKey'>,
   deps: GatewayDoorDeps,
-): Promise<{ server: GatewayServer; tools: number; skipped: number }> {
+): Promise<{ server: GatewayServer; tools: number; skipped: number; oauth?: true }> {
   // Checked before any connection: a bad address or header is refused without reaching anything.
   const url = checkUpstreamUrl(input.url);
   const credential = input.credential ? checkCredential(input.credential.header, input.credential.value) : undefined;
@@ -33,6 +34,14 @@ export async function addServerFromUpstream(
   try {
     read = await readUpstreamTools(target, { policy: deps.outboundPolicy });
   } catch (error) {
+    // An upstream that asks for OAuth (MCP authorization: a 401 with its resource metadata) is added as one each
+    // person connects to with their own account; its tools are read once someone has.
+    if (!credential && needsOAuth(error)) {
+      const server = await runOrgOperation(db, scope, { audit: 'exactly_one' }, (ctx) =>
+        addGatewayServer(ctx, { ...input, url, oauth: true, limits, issuer: deps.issuer, atRestKey: deps.atRestKey, tools: [] }),
+      );
+      return { server, tools: 0, skipped: 0, oauth: true };
+    }
     const refusal = refusalOf(error, 'gateway');
     // The upstream's failure is about the address the admin typed: said next to it.
     if (refusal) throw refusal.field ? refusal : atField(refusal, 'url');
@@ -49,9 +58,12 @@ export async function addServerFromUpstream(
  * go). Nothing changed writes nothing; a failed read records the server's status and is thrown.
  */
 export async function refreshServerTools(db: Database, scope: Scope, server: GatewayServer, deps: GatewayDoorDeps): Promise<ToolsRead & { skipped: number }> {
+  // An OAuth-protected server is read with the account of the person asking (an operator at the CLI has none).
+  const person = 'person' in scope.actor ? { db, userId: scope.actor.person.id, issuer: deps.issuer } : undefined;
+  if (server.credentialKind === 'oauth' && !person) throw gatewayRefusal('conflict', 'oauthNeedsPerson');
   let read;
   try {
-    read = await readUpstreamTools(await upstreamTargetOf(server, deps.atRestKey), { policy: deps.outboundPolicy });
+    read = await readUpstreamTools(await upstreamTargetOf(server, deps.atRestKey, person), { policy: deps.outboundPolicy });
   } catch (error) {
     const refusal = refusalOf(error, 'gateway');
     if (refusal) await recordUpstreamStatus(db, server.id, refusal.code === 'upstream_invalid' ? 'invalid' : 'unreachable', refusal.code);

@@ -13,7 +13,7 @@ import { requiredScopesOf, type AnyKitTool, type ToolEvent } from '../../app-kit
 import type { RiskLevel } from '../../app-kit/risk';
 import { BASELINE_SCOPE, sortScopes } from '../clients/permission-catalog';
 import { gatewayConfirmationGate } from '../confirmations/store';
-import type { Database } from '../db/client';
+import { readCacheOf, type Database } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
 import { jsonRpcError } from '../http/errors';
 import type { OutboundPolicy } from '../http/outbound';
@@ -49,6 +49,20 @@ export async function gatewayResourceMetadata(db: Database, issuer: string, reso
   return protectedResourceMetadata(configOf(found.server, found.app, issuer, offeredTools(await gatewayToolsOf(db, found.server.id))));
 }
 
+/**
+ * The server a resource names, its app and its offered tools: read on every call, so kept by the per-process read
+ * cache (rows, never decisions), dropped by any change to the server, its tools or its app (migration 0059's
+ * triggers; a process's own writes at their commit).
+ */
+async function servingOf(db: Database, resource: string) {
+  const read = async () => {
+    const found = await findGatewayServerByResource(db, resource);
+    return found && { ...found, tools: offeredTools(await gatewayToolsOf(db, found.server.id)) };
+  };
+  const cache = readCacheOf(db);
+  return cache ? cache.read(`gateway-by-resource:${resource}`, read, (found) => [`gateway:${found.server.id}`, `apps:${found.app.id}`]) : read();
+}
+
 /** The arguments' SHA-256 in RFC 8785 form: what the audit keeps of a call (the arguments themselves may be secrets). */
 function argumentsDigest(args: Record<string, unknown>): string {
   return createHash('sha256').update(canonicalize(args) ?? '').digest('base64url');
@@ -74,7 +88,14 @@ function proxyTool(server: GatewayServer, row: GatewayToolRow, deps: GatewayDeps
     inputJsonSchema: definition.inputSchema,
     inputJsonSchemaKey: row.approvedDigest ?? undefined,
     async run(args, context) {
-      const target = await upstreamTargetOf(server, deps.atRestKey);
+      let record_target;
+      try {
+        record_target = await upstreamTargetOf(server, deps.atRestKey, { db: deps.db, userId: context.token.subject, issuer: deps.issuer });
+      } catch (error) {
+        recordGatewayCall(label, refusalOf(error, 'gateway')?.code ?? 'error', undefined);
+        throw error;
+      }
+      const target = record_target;
       try {
         const call = await callUpstreamTool(target, row.name, args as Record<string, unknown>, { policy: deps.outboundPolicy }, context.mcp?.mcpReq.signal);
         record.durationMs = call.durationMs;
@@ -131,11 +152,10 @@ function calledToolOf(message: unknown): string | undefined {
  * path): the server is the one whose resource identifier it is.
  */
 export async function handleGatewayMcp(request: Request, resource: string, deps: GatewayDeps, bodyText?: string): Promise<Response> {
-  const found = await findGatewayServerByResource(deps.db, resource);
+  const found = await servingOf(deps.db, resource);
   if (!found) return jsonRpcError(404, -32001, 'No MCP server is served at this address');
-  const { server, app } = found;
+  const { server, app, tools } = found;
   if (server.disabledAt || app.disabledAt) return jsonRpcError(403, -32001, 'This MCP server is turned off in Portico');
-  const tools = offeredTools(await gatewayToolsOf(deps.db, server.id));
   const config = configOf(server, app, deps.issuer, tools);
   const record: CallRecord = {};
   const byName = new Map(tools.map((row) => [row.name, row]));

@@ -18,6 +18,7 @@ import { slugFromName } from '../util/slug';
 import { definitionChanges, definitionDigest, proposedLevelOf, type ToolDefinition } from './definitions';
 import { gatewayRefusal } from './refusal-codes';
 import { forgetUpstream, type UpstreamTarget } from './upstream';
+import { GATEWAY_CONNECT_PATH, isConnected, UpstreamOAuthClient } from './upstream-oauth';
 
 export type GatewayServer = typeof gatewayServers.$inferSelect;
 export type GatewayToolRow = typeof gatewayTools.$inferSelect;
@@ -109,9 +110,20 @@ export function offeredTools(tools: readonly GatewayToolRow[]): GatewayToolRow[]
   return tools.filter((tool) => toolStateOf(tool) === 'approved');
 }
 
-/** The upstream as a call reaches it (its credential unsealed in memory only). */
-export async function upstreamTargetOf(server: GatewayServer, atRestKey: Uint8Array): Promise<UpstreamTarget> {
+/**
+ * The upstream as a call reaches it (its credential unsealed in memory only). An OAuth-protected server is reached
+ * with the person's own tokens: `person` is who the call is for, and refused when they have not connected.
+ */
+export async function upstreamTargetOf(server: GatewayServer, atRestKey: Uint8Array, person?: { db: Queryable; userId: string; issuer: string }): Promise<UpstreamTarget> {
+  let oauth: UpstreamTarget['oauth'];
+  if (server.credentialKind === 'oauth') {
+    if (!person) throw new Error('an OAuth-protected upstream is reached for a person');
+    const connectUrl = `${person.issuer}${GATEWAY_CONNECT_PATH}/${server.id}`;
+    if (!(await isConnected(person.db, server.id, person.userId))) throw gatewayRefusal('upstream_refused', 'notConnected', { url: connectUrl });
+    oauth = { provider: new UpstreamOAuthClient(person.db, server, person.userId, { issuer: person.issuer, atRestKey }), userId: person.userId, connectUrl };
+  }
   return {
+    ...(oauth ? { oauth } : {}),
     serverId: server.id,
     url: server.url,
     ...(server.credentialKind === 'header' && server.credentialHeader && server.credentialSealed
@@ -143,6 +155,8 @@ export interface AddGatewayServerInput {
   slug?: string;
   url: string;
   credential?: { header: string; value: string };
+  /** The upstream answered with an OAuth challenge: each person connects their own account (no tools read yet). */
+  oauth?: boolean;
   limits?: Partial<GatewayLimits>;
   issuer: string;
   atRestKey: Uint8Array;
@@ -181,15 +195,16 @@ export async function addGatewayServer(ctx: Context, input: AddGatewayServerInpu
       url,
       resource: gatewayResource(input.issuer, ctx.org.slug, slug),
       ...(credential ? { credentialKind: 'header', credentialHeader: credential.header, credentialSealed: await encryptAtRest(credential.value, input.atRestKey) } : {}),
+      ...(input.oauth && !credential ? { credentialKind: 'oauth' } : {}),
       ...limits,
-      status: 'ok',
+      status: input.oauth && !credential ? 'unknown' : 'ok',
       checkedAt: new Date(),
     })
     .returning();
   if (!server) throw new Error('gateway server insert returned nothing');
   if (input.tools.length > 0) await ctx.tx.insert(gatewayTools).values(input.tools.map((tool) => newToolRow(server.id, tool)));
   await declareTools(ctx.tx, server);
-  await ctx.audit({ action: 'gateway.server_added', ...about(server), details: { slug, url, credential: credential ? credential.header : null, tools: input.tools.map((tool) => tool.name) } });
+  await ctx.audit({ action: 'gateway.server_added', ...about(server), details: { slug, url, credential: credential ? credential.header : input.oauth ? 'oauth' : null, tools: input.tools.map((tool) => tool.name) } });
   return server;
 }
 

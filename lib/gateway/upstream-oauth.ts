@@ -6,10 +6,10 @@
 // them when a call meets a 401, and they are revoked upstream when the person disconnects or leaves
 // (lib/grants/gateway-connections.ts). The agent never sees them.
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { auth, discoverOAuthServerInfo, type OAuthClientMetadata, type OAuthClientProvider, type StoredOAuthClientInformation, type StoredOAuthTokens } from '@modelcontextprotocol/client';
 import type { Queryable } from '../db/client';
-import { gatewayConnections, gatewayServers } from '../db/schema';
+import { gatewayConnections, gatewayServers, memberships, organizations } from '../db/schema';
 import { endGatewayConnections } from '../grants/gateway-connections';
 import { outboundFetch, type OutboundPolicy } from '../http/outbound';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
@@ -19,8 +19,8 @@ import { gatewayRefusal } from './refusal-codes';
 export const GATEWAY_CALLBACK_PATH = '/gateway/callback';
 /** Portico's client ID metadata document as an upstream's MCP client. */
 export const GATEWAY_CLIENT_METADATA_PATH = '/gateway/client-metadata.json';
-/** Starts a person's connection to one server: `/gateway/connect/<server id>`. */
-export const GATEWAY_CONNECT_PATH = '/gateway/connect';
+/** Starts a person's connection to one server: `/console/gateway/connect/<server id>` (a console page: sign-in returns to it). */
+export const GATEWAY_CONNECT_PATH = '/console/gateway/connect';
 
 /** How long an authorization under way may take the person (RFC 6749 §10.12: the state lives no longer). */
 const PENDING_SECONDS = 600;
@@ -113,7 +113,8 @@ export class UpstreamOAuthClient implements OAuthClientProvider {
     // A refresh may answer without a new refresh token (RFC 6749 §6): the one held stays.
     const previous = tokens.refresh_token ? undefined : await this.tokens();
     const kept = previous?.refresh_token ? { ...tokens, refresh_token: previous.refresh_token } : tokens;
-    await this.upsert({ tokensSealed: await encryptAtRest(JSON.stringify(kept), this.deps.atRestKey), connectedAt: sql`coalesce(${gatewayConnections.connectedAt}, now())` as never });
+    const tokensSealed = await encryptAtRest(JSON.stringify(kept), this.deps.atRestKey);
+    await this.upsert({ tokensSealed, connectedAt: sql`now()` as never }, { tokensSealed, connectedAt: sql`coalesce(${gatewayConnections.connectedAt}, now())` as never });
   }
 
   redirectToAuthorization(url: URL): void {
@@ -133,11 +134,11 @@ export class UpstreamOAuthClient implements OAuthClientProvider {
     return decryptAtRest(row.sealed, this.deps.atRestKey);
   }
 
-  private async upsert(values: Partial<typeof gatewayConnections.$inferInsert>): Promise<void> {
+  private async upsert(values: Partial<typeof gatewayConnections.$inferInsert>, onUpdate = values): Promise<void> {
     await this.db
       .insert(gatewayConnections)
       .values({ serverId: this.server.id, userId: this.userId, ...values })
-      .onConflictDoUpdate({ target: [gatewayConnections.serverId, gatewayConnections.userId], set: { ...values, updatedAt: sql`now()` } });
+      .onConflictDoUpdate({ target: [gatewayConnections.serverId, gatewayConnections.userId], set: { ...onUpdate, updatedAt: sql`now()` } });
   }
 }
 
@@ -214,4 +215,24 @@ export async function isConnected(db: Queryable, serverId: string, userId: strin
 /** Ends the person's connection: the tokens deleted now, their revocation queued (lib/grants). */
 export async function disconnectUpstream(db: Queryable, serverId: string, userId: string): Promise<boolean> {
   return (await endGatewayConnections(db, { serverId, userId })) > 0;
+}
+
+export interface ConnectableServer {
+  id: string;
+  name: string;
+  organization: string;
+  connectedAt: Date | null;
+}
+
+/** The OAuth-protected, turned-on servers of the person's organizations, and whether they have connected to each. */
+export async function connectableServersOf(db: Queryable, userId: string): Promise<ConnectableServer[]> {
+  const rows = await db
+    .select({ id: gatewayServers.id, name: gatewayServers.name, organization: organizations.name, connectedAt: gatewayConnections.connectedAt, tokens: gatewayConnections.tokensSealed })
+    .from(gatewayServers)
+    .innerJoin(organizations, eq(organizations.id, gatewayServers.orgId))
+    .innerJoin(memberships, and(eq(memberships.orgId, gatewayServers.orgId), eq(memberships.userId, userId)))
+    .leftJoin(gatewayConnections, and(eq(gatewayConnections.serverId, gatewayServers.id), eq(gatewayConnections.userId, userId)))
+    .where(and(eq(gatewayServers.credentialKind, 'oauth'), isNull(gatewayServers.disabledAt)))
+    .orderBy(asc(organizations.name), asc(gatewayServers.name));
+  return rows.map((row) => ({ id: row.id, name: row.name, organization: row.organization, connectedAt: row.tokens ? row.connectedAt : null }));
 }

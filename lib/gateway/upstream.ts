@@ -3,7 +3,7 @@
 // is checked before connecting, no redirects, every answer capped in time and size). One connected client per
 // upstream and process is kept for calls (a 2025-11-25 upstream's session lives in it); it is dropped at the first
 // failure and made again by the next call. A call is never retried: a tool that is not idempotent must not run twice.
-import { Client, SdkHttpError, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { Client, SdkHttpError, StreamableHTTPClientTransport, type CallToolResult, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { OutboundRefused, outboundFetch, type OutboundPolicy } from '../http/outbound';
 import type { Refusal } from '../refusals/refusal';
 import { definitionOf, type ToolDefinition } from './definitions';
@@ -18,6 +18,8 @@ export interface UpstreamTarget {
   timeoutMs: number;
   maxResponseBytes: number;
   maxConcurrentCalls: number;
+  /** An OAuth-protected upstream: the person's own tokens, held by Portico (lib/gateway/upstream-oauth.ts). */
+  oauth?: { provider: OAuthClientProvider; userId: string; connectUrl: string };
 }
 
 export interface UpstreamDeps {
@@ -34,9 +36,10 @@ const CLIENT_INFO = { name: 'portico-gateway', version: '0.1.0' };
  * a server without one would: the gateway listens for nothing between calls, and a held stream would hang.
  */
 function guardedFetch(target: UpstreamTarget, deps: UpstreamDeps): typeof fetch {
-  const guarded = outboundFetch(deps.policy, { timeoutMs: target.timeoutMs, maxBytes: target.maxResponseBytes });
+  const guarded = outboundFetch(deps.policy, { timeoutMs: target.timeoutMs, maxBytes: target.maxResponseBytes, keepAlive: true });
   return (async (input: string | URL | Request, init?: RequestInit) => {
-    if ((init?.method ?? 'GET').toUpperCase() === 'GET') return new Response(null, { status: 405 });
+    const url = input instanceof Request ? input.url : String(input);
+    if ((init?.method ?? 'GET').toUpperCase() === 'GET' && url === target.url) return new Response(null, { status: 405 });
     return guarded(input, init);
   }) as typeof fetch;
 }
@@ -44,6 +47,8 @@ function guardedFetch(target: UpstreamTarget, deps: UpstreamDeps): typeof fetch 
 function transportFor(target: UpstreamTarget, deps: UpstreamDeps): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(new URL(target.url), {
     fetch: guardedFetch(target, deps),
+    // OAuth: the SDK adds the person's bearer token, and on a 401 refreshes it (or fails: the person connects again).
+    ...(target.oauth ? { authProvider: target.oauth.provider } : {}),
     ...(target.header ? { requestInit: { headers: { [target.header.name]: target.header.value } } } : {}),
   });
 }
@@ -55,8 +60,12 @@ async function connect(target: UpstreamTarget, deps: UpstreamDeps): Promise<Clie
 }
 
 /** What a failed exchange with an upstream was, in the gateway's words: never the network's error text. */
-export function upstreamFailure(error: unknown): { refusal: Refusal; upstreamStatus?: number } {
+export function upstreamFailure(error: unknown, target?: Pick<UpstreamTarget, 'oauth'>): { refusal: Refusal; upstreamStatus?: number } {
   for (let current = error, depth = 0; current && depth < 6; current = (current as { cause?: unknown }).cause, depth += 1) {
+    // The person's tokens are missing, expired beyond refresh, or refused: they connect (again) first.
+    if (target?.oauth && ((current as { name?: unknown }).name === 'UnauthorizedError' || (current instanceof SdkHttpError && current.status === 401))) {
+      return { refusal: gatewayRefusal('upstream_refused', 'notConnected', { url: target.oauth.connectUrl }), upstreamStatus: 401 };
+    }
     if (current instanceof OutboundRefused) {
       switch (current.reason) {
         case 'timeout':
@@ -80,6 +89,13 @@ export function upstreamFailure(error: unknown): { refusal: Refusal; upstreamSta
   }
   // Anything else (an answer that is not JSON-RPC, a result of the wrong shape) is the upstream's garbage.
   return { refusal: gatewayRefusal('upstream_invalid', 'upstreamInvalid') };
+}
+
+function isUnauthorized(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 6; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if ((current as { name?: unknown }).name === 'UnauthorizedError' || (current instanceof SdkHttpError && current.status === 401)) return true;
+  }
+  return false;
 }
 
 /** Reads the tools an upstream offers now (a fresh connection: an admin's read, not a call's). */
@@ -108,7 +124,9 @@ export async function readUpstreamTools(target: UpstreamTarget, deps: UpstreamDe
     return { tools, skipped };
   } catch (error) {
     if ((error as { domain?: unknown }).domain === 'gateway') throw error;
-    throw upstreamFailure(error).refusal;
+    // A 401 without a credential of Portico's: the server asks for OAuth (the caller decides what that means).
+    if (!target.oauth && !target.header && isUnauthorized(error)) throw error;
+    throw upstreamFailure(error, target).refusal;
   } finally {
     await client?.close().catch(() => {});
   }
@@ -127,15 +145,28 @@ function keyOf(target: UpstreamTarget): string {
   return JSON.stringify([target.url, target.header?.name, target.header?.value, target.timeoutMs, target.maxResponseBytes]);
 }
 
+/** One client per server, and per person for an OAuth-protected server (each person's own session and tokens). */
+function poolKeyOf(target: UpstreamTarget): string {
+  return target.oauth ? `${target.serverId}/${target.oauth.userId}` : target.serverId;
+}
+
+/** At most this many clients are kept per process; the oldest is closed first. */
+const POOL_LIMIT = 1_000;
+
 function pooledClient(target: UpstreamTarget, deps: UpstreamDeps): Promise<Client> {
   const key = keyOf(target);
-  const current = pool.get(target.serverId);
+  const poolKey = poolKeyOf(target);
+  const current = pool.get(poolKey);
   if (current?.key === key) return current.client;
   // The server's address, credential or caps changed: its old client goes.
-  if (current) void current.client.then((client) => client.close()).catch(() => {});
+  if (current) dropClient(poolKey, current.client);
+  if (pool.size >= POOL_LIMIT) {
+    const [oldest, pooled] = pool.entries().next().value!;
+    dropClient(oldest, pooled.client);
+  }
   const client = connect(target, deps);
-  pool.set(target.serverId, { key, client });
-  client.catch(() => dropClient(target.serverId, client));
+  pool.set(poolKey, { key, client });
+  client.catch(() => dropClient(poolKey, client));
   return client;
 }
 
@@ -145,10 +176,9 @@ function dropClient(serverId: string, client: Promise<Client>): void {
   void client.then((connected) => connected.close()).catch(() => {});
 }
 
-/** Forgets a server's client (it was disabled, removed, or its credential changed). */
+/** Forgets a server's clients (it was disabled, removed, or its credential changed). */
 export function forgetUpstream(serverId: string): void {
-  const current = pool.get(serverId);
-  if (current) dropClient(serverId, current.client);
+  for (const [poolKey, pooled] of [...pool]) if (poolKey === serverId || poolKey.startsWith(`${serverId}/`)) dropClient(poolKey, pooled.client);
 }
 
 export interface UpstreamCall {
@@ -167,14 +197,15 @@ export async function callUpstreamTool(target: UpstreamTarget, name: string, arg
   inFlight.set(target.serverId, running + 1);
   const started = performance.now();
   const client = pooledClient(target, deps);
+  const poolKey = poolKeyOf(target);
   try {
     const result = (await (await client).callTool({ name, arguments: args }, { timeout: target.timeoutMs, ...(signal ? { signal } : {}) })) as CallToolResult;
     if (!Array.isArray(result.content)) throw gatewayRefusal('upstream_invalid', 'upstreamInvalid');
     return { result, durationMs: performance.now() - started };
   } catch (error) {
-    dropClient(target.serverId, client);
+    dropClient(poolKey, client);
     if ((error as { domain?: unknown }).domain === 'gateway') throw error;
-    const failure = upstreamFailure(error);
+    const failure = upstreamFailure(error, target);
     throw Object.assign(failure.refusal, { upstreamStatus: failure.upstreamStatus, durationMs: performance.now() - started });
   } finally {
     const left = (inFlight.get(target.serverId) ?? 1) - 1;

@@ -14,8 +14,8 @@
 // names the address itself (a /32 or /128), never through a wider network or a host name. Client ID metadata
 // documents, which any client on the internet can point Portico at, never get the list.
 import { lookup as systemLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -187,6 +187,32 @@ export interface OutboundRequest {
   tooLarge?: 'refuse' | 'truncate';
   /** Another signal that may end the request sooner (a caller's own timeout). */
   signal?: AbortSignal | null;
+  /**
+   * Keep the connection for the next request to the same host at the same checked addresses (the gateway's calls to
+   * an upstream MCP server): the address is still checked before every request, and a connection is only ever made
+   * to an address that was checked. Off by default: a delivery opens one connection and closes it.
+   */
+  keepAlive?: boolean;
+}
+
+/** Keep-alive agents by destination and checked addresses; the oldest is closed beyond the limit. */
+const keptAgents = new Map<string, HttpAgent>();
+const KEPT_AGENTS_LIMIT = 256;
+
+function keptAgentFor(url: URL, addresses: LookupAddress[]): HttpAgent {
+  const key = `${url.protocol}//${url.host}|${addresses.map((address) => address.address).join(',')}`;
+  let agent = keptAgents.get(key);
+  if (!agent) {
+    if (keptAgents.size >= KEPT_AGENTS_LIMIT) {
+      const [oldest, old] = keptAgents.entries().next().value!;
+      keptAgents.delete(oldest);
+      old.destroy();
+    }
+    const options = { keepAlive: true, maxSockets: 256, maxFreeSockets: 16, lookup: pinnedLookup(addresses) };
+    agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+    keptAgents.set(key, agent);
+  }
+  return agent;
 }
 
 /** One request to an outside address, under the policy. Redirects come back as they are (3xx), never followed. */
@@ -202,7 +228,7 @@ export async function outboundRequest(target: string | URL, init: OutboundReques
   const message = await new Promise<IncomingMessage>((resolve, reject) => {
     const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
       url,
-      { method: init.method ?? 'GET', headers, lookup: pinnedLookup(addresses), signal, agent: false },
+      init.keepAlive ? { method: init.method ?? 'GET', headers, signal, agent: keptAgentFor(url, addresses) } : { method: init.method ?? 'GET', headers, lookup: pinnedLookup(addresses), signal, agent: false },
       resolve,
     );
     request.on('error', () => reject(new OutboundRefused(signal.aborted ? 'timeout' : 'unreachable')));
@@ -236,7 +262,7 @@ export async function outboundRequest(target: string | URL, init: OutboundReques
 }
 
 /** A fetch-shaped function over outboundRequest, for code that takes a fetch (oidc-provider's `fetch` option). */
-export function outboundFetch(policy: OutboundPolicy, caps: { timeoutMs: number; maxBytes: number }): typeof fetch {
+export function outboundFetch(policy: OutboundPolicy, caps: { timeoutMs: number; maxBytes: number; keepAlive?: boolean }): typeof fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = input instanceof Request ? input.url : input;
     const body = typeof init?.body === 'string' ? init.body : init?.body instanceof URLSearchParams ? init.body.toString() : undefined;

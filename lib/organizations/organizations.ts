@@ -73,7 +73,7 @@ export async function deleteOrganization(db: Queryable, orgId: string): Promise<
 }
 
 /** Slugs the console's own pages use (/console/<slug> would never reach the organization). */
-export const RESERVED_ORG_SLUGS: ReadonlySet<string> = new Set(['account', 'confirm', 'login', 'session', 'orgs', 'new', 'api']);
+export const RESERVED_ORG_SLUGS: ReadonlySet<string> = new Set(['account', 'confirm', 'login', 'session', 'orgs', 'new', 'api', 'inbox', 'gateway']);
 
 /** At most this many organizations a person creates per day from the console (abuse bound; the CLI has no limit). */
 export const ORG_CREATION_LIMIT = { name: 'org_create:person', limit: 10, windowSeconds: 24 * 3600 } as const;

@@ -140,3 +140,41 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
   return state;
 }
+
+/**
+ * The MCP SDK's own example server with its demo OAuth (`simpleStreamableHttp.js --oauth`, shipped in the SDK
+ * package): an MCP server on one port and its authorization server on another, which approves every authorization
+ * at once (it has no login page) and supports dynamic client registration.
+ */
+export async function startSdkOAuthExample(): Promise<EverythingServer & { authorizationServer: string }> {
+  const [mcpPort, authPort] = [await freePort(), await freePort()];
+  const entry = path.join(process.cwd(), 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm', 'examples', 'server', 'simpleStreamableHttp.js');
+  const child: ChildProcess = spawn(process.execPath, [entry, '--oauth'], { env: { ...process.env, MCP_PORT: String(mcpPort), MCP_AUTH_PORT: String(authPort) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the SDK example server did not start')), 20_000);
+    let seen = '';
+    const ready = () => seen.includes('MCP Streamable HTTP Server listening') && seen.includes('OAuth Authorization Server listening');
+    const note = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (ready()) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', note);
+    child.stderr!.on('data', note);
+    child.once('exit', (code) => reject(new Error(`the SDK example server exited (${code})`)));
+  });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return {
+    url: `http://localhost:${mcpPort}/mcp`,
+    authorizationServer: `http://localhost:${authPort}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

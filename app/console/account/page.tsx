@@ -21,6 +21,7 @@ import { visibleText } from '@/lib/util/visible-text';
 import { secondFactorStateOf } from '@/lib/accounts/factors/second-factors';
 import { pendingTotpEnrollment } from '@/lib/accounts/factors/totp';
 import { getT } from '@/app/_lib/i18n/server';
+import { connectableServersOf } from '@/lib/gateway/upstream-oauth';
 import { db, runtime } from '@/lib/runtime';
 import { requireConsoleSession } from '../_lib/session';
 import { columnLabels, PageHeader, Section } from '../_components/page-header';
@@ -32,12 +33,14 @@ export async function generateMetadata(): Promise<Metadata> {
 
 /** Where a sign-in happened, as recorded (sign-in events): named in the person's language, anything else as is. */
 const SURFACES = ['console', 'central', 'app', 'invitation'] as const;
+/** What came of connecting to (or disconnecting from) an upstream MCP server (/console/gateway/…, /gateway/callback). */
+const GATEWAY_NOTICES = ['gateway-connected', 'gateway-disconnected', 'gateway-refused', 'gateway-unavailable', 'gateway-unknown'] as const;
 const isSurface = (value: string): value is (typeof SURFACES)[number] => (SURFACES as readonly string[]).includes(value);
 
 export default async function AccountPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { user, tokenHash } = await requireConsoleSession();
   const { done } = await props.searchParams;
-  const [memberships, sessions, signIns, factors, enrollment, keys, notices, links] = await Promise.all([
+  const [memberships, sessions, signIns, factors, enrollment, keys, notices, links, upstreams] = await Promise.all([
     listMembershipsOf(db(), user.id),
     listAccountSessions(db(), user.id, tokenHash),
     listRecentSignIns(db(), user.id),
@@ -46,6 +49,7 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
     listPasskeys(db(), user.id),
     noticeSettingsOf(db(), user.id),
     linkedIdentitiesOf(db(), user.id),
+    connectableServersOf(db(), user.id),
   ]);
   const stepUpFactor = await stepUpFactorOf(db(), user.id);
   const t = await getT('account.page');
@@ -257,6 +261,40 @@ export default async function AccountPage(props: { searchParams: Promise<Record<
             ))}
           </ul>
         </Section>
+        {upstreams.length > 0 || done?.toString().startsWith('gateway-') ? (
+          <Section id="mcp-servers" title={t('mcpServers')}>
+            <p className="mb-3 text-sm text-slate-600">{t('mcpServersIntro')}</p>
+            {typeof done === 'string' && GATEWAY_NOTICES.includes(done as (typeof GATEWAY_NOTICES)[number]) ? (
+              <p role="status" className={`mb-3 rounded-md p-3 text-sm ${done === 'gateway-connected' || done === 'gateway-disconnected' ? 'bg-green-50 text-green-900' : 'bg-amber-50 text-amber-900'}`} data-testid="gateway-notice">
+                {t(`gatewayNotices.${done as (typeof GATEWAY_NOTICES)[number]}`)}
+              </p>
+            ) : null}
+            <ul className="grid grid-cols-1 gap-2" data-testid="mcp-servers">
+              {upstreams.map((server) => (
+                <li key={server.id} className="flex flex-wrap items-center justify-between gap-3 rounded-md border border-slate-200 px-3 py-2">
+                  <div className="min-w-0 flex-1">
+                    <p className="font-medium break-words">{visibleText(server.name)}</p>
+                    <p className="text-sm text-slate-600 break-words">
+                      {visibleText(server.organization)} ·{' '}
+                      {server.connectedAt ? t.rich('mcpServerConnected', { when: () => <When value={server.connectedAt!} /> }) : t('mcpServerNotConnected')}
+                    </p>
+                  </div>
+                  {server.connectedAt ? (
+                    <form method="post" action={`/console/gateway/disconnect/${server.id}`} className="shrink-0">
+                      <button className="btn btn-secondary" type="submit">
+                        {t('mcpServerDisconnect', { server: visibleText(server.name) })}
+                      </button>
+                    </form>
+                  ) : (
+                    <a className="btn btn-primary shrink-0" href={`/console/gateway/connect/${server.id}`}>
+                      {t('mcpServerConnect', { server: visibleText(server.name) })}
+                    </a>
+                  )}
+                </li>
+              ))}
+            </ul>
+          </Section>
+        ) : null}
         <Section id="sessions" title={t('sessions')}>
           {done === 'session-ended' ? (
             <p role="status" className="mb-3 rounded-md bg-green-50 p-3 text-sm text-green-900" data-testid="session-ended">

@@ -143,6 +143,8 @@ function translationsIn(source: string) {
   const directKey = (match: RegExpMatchArray, part: string) => `${match[1] ?? match[2]}.${part}`;
   // A catalog key carried by a refusal: `localized('refusals.nameTaken', { name })`.
   const carried = [...source.matchAll(/\blocalized\(\s*'([\w.:-]+)'/g)].map((match) => match[1]!);
+  // …or a template whose fixed start is a prefix: `localized(\`refusals.gateway.${key}\` as MessageKey)`.
+  const carriedTemplates = [...source.matchAll(/\blocalized\(\s*`([\w.:-]*)\$\{/g)].map((match) => match[1]!);
   return {
     // '' too: a translator made without a namespace (a form schema's `(t) => …`) names whole keys.
     namespaces: [...new Set([...namespaces, ''])],
@@ -151,6 +153,7 @@ function translationsIn(source: string) {
     directLiterals: direct.flatMap((match) => (match[3] !== undefined ? [directKey(match, match[3])] : [])),
     directTemplates: direct.flatMap((match) => (match[4] !== undefined ? [directKey(match, match[4])] : [])),
     carried,
+    carriedTemplates,
   };
 }
 
@@ -177,7 +180,7 @@ describe('the keys the code uses', () => {
 
   it('cover every English key (none unused)', () => {
     const exact = new Set(uses.flatMap(({ namespaces, literals, directLiterals, carried }) => [...namespaces.flatMap((namespace) => literals.map((key) => under(namespace, key))), ...directLiterals, ...carried]));
-    const prefixes = uses.flatMap(({ namespaces, templates, directTemplates }) => [...namespaces.flatMap((namespace) => templates.map((key) => under(namespace, key))), ...directTemplates]);
+    const prefixes = uses.flatMap(({ namespaces, templates, directTemplates, carriedTemplates }) => [...namespaces.flatMap((namespace) => templates.map((key) => under(namespace, key))), ...directTemplates, ...carriedTemplates]);
     const unused = [...english.keys()].filter((key) => !exact.has(key) && !prefixes.some((prefix) => key.startsWith(prefix)) && !readStructurally.includes(key));
     expect(unused).toEqual([]);
   });

@@ -30,9 +30,9 @@ function recordedActions(): Set<string> {
       for (const literal of written.matchAll(/'([a-z_]+\.[a-z_]+)'/g)) found.add(literal[1]!);
     }
   }
-  // The gated tools' events (lib/mcp/audit.ts): `mcp.tool_${outcome}`.
+  // The gated tools' events (lib/mcp/audit.ts): `mcp.tool_${outcome}`; the gateway's (lib/gateway/resource.ts): `gateway.tool_${outcome}`.
   const outcomes: Record<ToolOutcome, true> = { challenge_issued: true, succeeded: true, failed: true };
-  for (const outcome of Object.keys(outcomes)) found.add(`mcp.tool_${outcome}`);
+  for (const outcome of Object.keys(outcomes)) found.add(`mcp.tool_${outcome}`).add(`gateway.tool_${outcome}`);
   return found;
 }
 

@@ -17,6 +17,7 @@ export default async function OrgLayout(props: { children: ReactNode; params: Pr
   const t = await getT('console');
   const nav = [
     { href: `${base}/apps`, label: t('layout.nav.apps'), show: access.can('apps.read') },
+    { href: `${base}/servers`, label: t('layout.nav.servers'), show: access.can('apps.manage') },
     { href: `${base}/clients`, label: t('layout.nav.clients'), show: access.can('clients.manage') },
     { href: `${base}/agents`, label: t('layout.nav.agents'), show: access.can('agents.manage') },
     { href: `${base}/members`, label: t('layout.nav.members'), show: access.can('members.read') },

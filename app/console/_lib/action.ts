@@ -1,7 +1,9 @@
 // The layered action client: every console server action is built with orgAction, which validates the input
 // (zod), authorizes (session → organization → permission), and runs the change through the organization-operation
 // kernel (lib/organizations/org-operation.ts): one transaction, exactly one audit event, the same shape as from REST or
-// MCP. Nothing of this is re-implemented per action.
+// MCP. Nothing of this is re-implemented per action. An action declared `transaction: false` calls a door of lib/ that
+// reads another server first and then runs its own operation (lib/gateway/doors.ts): no transaction is held across the
+// HTTP exchange, and the door writes the events.
 import 'server-only';
 import { headers } from 'next/headers';
 import { revalidatePath } from 'next/cache';
@@ -10,7 +12,7 @@ import { z } from 'zod';
 import type { OrgPermission } from '@/lib/organizations/permissions';
 import { runOrgOperation } from '@/lib/organizations/org-operation';
 import type { AuditRecord } from '@/lib/audit/events';
-import type { Transaction } from '@/lib/db/client';
+import type { Database, Transaction } from '@/lib/db/client';
 import { clientIpFromHeaders } from '@/lib/http/client-ip';
 import { enqueueMail } from '@/lib/deliveries/channels/mail';
 import type { MailMessage } from '@/lib/mail/messages';
@@ -78,10 +80,15 @@ export function spoken(t: Translator, text: LocalizedText): string {
 
 type AuditInput = Omit<AuditRecord, 'orgId' | 'actor'>;
 
+/** The organization, the person's role there and the person as the actor, through the console: what runOrgOperation takes. */
+export type ActionScope = Parameters<typeof runOrgOperation>[1];
+
 interface HandlerContext<Input, Prepared> {
   tx: Transaction;
   input: Input;
   access: OrgAccess;
+  /** The operation's organization, role and actor (a domain command's context: `{ tx, audit, ...scope }`). */
+  scope: ActionScope;
   /** What `prepare` found before the transaction began. */
   prepared: Prepared;
   audit(record: AuditInput): Promise<void>;
@@ -89,28 +96,55 @@ interface HandlerContext<Input, Prepared> {
   queueMail(message: MailMessage): Promise<void>;
 }
 
+/**
+ * A handler declared with `transaction: false`: it calls a door of lib/ that runs its own organization operation
+ * (lib/gateway/doors.ts reads an upstream over HTTP first, then records what it read in one operation of its own).
+ * No transaction is open around it, and the door writes the audit events: the handler gets the scope to hand it.
+ */
+interface DoorHandlerContext<Input, Prepared> {
+  db: Database;
+  input: Input;
+  access: OrgAccess;
+  scope: ActionScope;
+  prepared: Prepared;
+}
+
+interface OrgActionOptions<Schema extends z.ZodType, Prepared> {
+  permission: OrgPermission;
+  /**
+   * The form's schema; or a function of the request's translator that builds it, so that its messages are in the
+   * person's language (a `(t) => z.object(…)` whose messages are `t(…)` of whole keys): write
+   * whole sentences there.
+   */
+  input: Schema | ((t: Translator) => Schema);
+  /**
+   * Slow work that must not hold a transaction open (a call to another server), run after authorization and
+   * validation, before the transaction. It must not write: the handler records its result.
+   */
+  prepare?: (ctx: { input: z.infer<Schema>; access: OrgAccess }) => Promise<Prepared>;
+  /**
+   * How this form reads a refusal (of `prepare` or the handler) in its own terms — a code that names one of its
+   * fields, words of its own; undefined: as the refusal says (`words`: the refusal's, in the person's language).
+   */
+  refused?: (refusal: Refusal, words: string) => RefusalReading | undefined | Promise<RefusalReading | undefined>;
+}
+
+type Done = Promise<Extract<ActionState, { status: 'ok' }>>;
+type Action = (previous: ActionState, formData: FormData) => Promise<ActionState>;
+
+/** An action whose handler runs its own organization operation (a door that reads another server first): see DoorHandlerContext. */
 export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
-  options: {
-    permission: OrgPermission;
-    /**
-     * The form's schema; or a function of the request's translator that builds it, so that its messages are in the
-     * person's language (a `(t) => z.object(…)` whose messages are `t(…)` of whole keys): write
-     * whole sentences there.
-     */
-    input: Schema | ((t: Translator) => Schema);
-    /**
-     * Slow work that must not hold a transaction open (a call to another server), run after authorization and
-     * validation, before the transaction. It must not write: the handler records its result.
-     */
-    prepare?: (ctx: { input: z.infer<Schema>; access: OrgAccess }) => Promise<Prepared>;
-    /**
-     * How this form reads a refusal (of `prepare` or the handler) in its own terms — a code that names one of its
-     * fields, words of its own; undefined: as the refusal says (`words`: the refusal's, in the person's language).
-     */
-    refused?: (refusal: Refusal, words: string) => RefusalReading | undefined | Promise<RefusalReading | undefined>;
-  },
-  handler: (ctx: HandlerContext<z.infer<Schema>, Prepared>) => Promise<Extract<ActionState, { status: 'ok' }>>,
-) {
+  options: OrgActionOptions<Schema, Prepared> & { transaction: false },
+  handler: (ctx: DoorHandlerContext<z.infer<Schema>, Prepared>) => Done,
+): Action;
+export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
+  options: OrgActionOptions<Schema, Prepared> & { transaction?: true },
+  handler: (ctx: HandlerContext<z.infer<Schema>, Prepared>) => Done,
+): Action;
+export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
+  options: OrgActionOptions<Schema, Prepared> & { transaction?: boolean },
+  handler: ((ctx: HandlerContext<z.infer<Schema>, Prepared>) => Done) | ((ctx: DoorHandlerContext<z.infer<Schema>, Prepared>) => Done),
+): Action {
   return async function action(_previous: ActionState, formData: FormData): Promise<ActionState> {
     const authorization = await authorizeOrgAction(formData.get('org'), options.permission);
     if (!authorization.ok) return { status: 'error', message: authorization.error };
@@ -135,26 +169,26 @@ export function orgAction<Schema extends z.ZodType, Prepared = undefined>(
     }
 
     const ip = clientIpFromHeaders(await headers());
+    const scope: ActionScope = { org: access.org, role: access.role, actor: { person: access.user, ip, door: 'console' } };
     try {
       const prepared = (options.prepare ? await options.prepare({ input: parsed.data, access }) : undefined) as Prepared;
       // The language is pinned for the transaction: a translation inside it must not look it up in the database again.
       const result = await withRequestLocale(locale, () =>
-        runOrgOperation(
-        db(),
-        { org: access.org, role: access.role, actor: { person: access.user, ip, door: 'console' } },
-        { audit: 'exactly_one' },
-        ({ tx, audit }) =>
-          handler({
-            tx: tx as Transaction,
-            input: parsed.data,
-            access,
-            prepared,
-            audit,
-            queueMail: async (message) => {
-              await enqueueMail(tx, runtime().atRestKey, message);
-            },
-          }),
-      ),
+        options.transaction === false
+          ? (handler as (ctx: DoorHandlerContext<z.infer<Schema>, Prepared>) => Done)({ db: db(), input: parsed.data, access, scope, prepared })
+          : runOrgOperation(db(), scope, { audit: 'exactly_one' }, ({ tx, audit }) =>
+              (handler as (ctx: HandlerContext<z.infer<Schema>, Prepared>) => Done)({
+                tx: tx as Transaction,
+                input: parsed.data,
+                access,
+                scope,
+                prepared,
+                audit,
+                queueMail: async (message) => {
+                  await enqueueMail(tx, runtime().atRestKey, message);
+                },
+              }),
+            ),
       );
       if (result.redirect) redirect(result.redirect);
       revalidatePath(`/console/${access.org.slug}`, 'layout');

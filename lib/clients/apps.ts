@@ -302,6 +302,28 @@ export async function findAppListing(db: Queryable, reference: string): Promise<
   );
 }
 
+/**
+ * Every app of the organization permissions are granted on: the apps with their own client, and the apps that stand
+ * for gateway servers (lib/gateway: no client of their own, nobody signs in to them). Pickers of teams, people and
+ * agents list these; `gateway` names the server's short name for those.
+ */
+export async function listGrantableApps(db: Queryable, orgId: string): Promise<{ app: App; gateway: string | null }[]> {
+  const rows = await db
+    .select({ app: apps, gateway: gatewayServers.slug, ownClient: clients.id })
+    .from(apps)
+    .leftJoin(gatewayServers, eq(gatewayServers.appId, apps.id))
+    .leftJoin(clients, and(eq(clients.appId, apps.id), eq(clients.kind, 'app')))
+    .where(eq(apps.orgId, orgId))
+    .orderBy(apps.name);
+  return rows.filter((row) => row.ownClient !== null || row.gateway !== null).map((row) => ({ app: row.app, gateway: row.gateway }));
+}
+
+/** An app of the organization that permissions are granted on (listGrantableApps), or undefined. */
+export async function findGrantableApp(db: Queryable, orgId: string, appId: string): Promise<App | undefined> {
+  if (!isUuid(appId)) return undefined;
+  return (await listGrantableApps(db, orgId)).find((row) => row.app.id === appId)?.app;
+}
+
 /** An app of the organization, or undefined: every app lookup from the console is scoped to the org. */
 export async function findOrgApp(db: Queryable, orgId: string, appId: string): Promise<AppListing | undefined> {
   if (!isUuid(appId)) return undefined;

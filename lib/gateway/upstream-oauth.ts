@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { auth, discoverOAuthServerInfo, type OAuthClientMetadata, type OAuthClientProvider, type StoredOAuthClientInformation, type StoredOAuthTokens } from '@modelcontextprotocol/client';
 import type { Queryable } from '../db/client';
-import { gatewayConnections, gatewayServers, memberships, organizations } from '../db/schema';
+import { gatewayConnections, gatewayServers, memberships, organizations, users } from '../db/schema';
 import { endGatewayConnections } from '../grants/gateway-connections';
 import { outboundFetch, type OutboundPolicy } from '../http/outbound';
 import { decryptAtRest, encryptAtRest } from '../security/at-rest';
@@ -235,4 +235,15 @@ export async function connectableServersOf(db: Queryable, userId: string): Promi
     .where(and(eq(gatewayServers.credentialKind, 'oauth'), isNull(gatewayServers.disabledAt)))
     .orderBy(asc(organizations.name), asc(gatewayServers.name));
   return rows.map((row) => ({ id: row.id, name: row.name, organization: row.organization, connectedAt: row.tokens ? row.connectedAt : null }));
+}
+
+/** Who connected their account at the server, and when (the console's "who connected what"). */
+export async function connectionsOfServer(db: Queryable, serverId: string): Promise<{ userId: string; email: string; connectedAt: Date }[]> {
+  const rows = await db
+    .select({ userId: users.id, email: users.email, connectedAt: gatewayConnections.connectedAt, tokens: gatewayConnections.tokensSealed })
+    .from(gatewayConnections)
+    .innerJoin(users, eq(users.id, gatewayConnections.userId))
+    .where(eq(gatewayConnections.serverId, serverId))
+    .orderBy(asc(users.email));
+  return rows.filter((row) => row.tokens && row.connectedAt).map((row) => ({ userId: row.userId, email: row.email, connectedAt: row.connectedAt! }));
 }

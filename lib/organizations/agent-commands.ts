@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { postgresErrorCode, type Queryable } from '../db/client';
-import { findOrgApp } from '../clients/apps';
+import { findGrantableApp } from '../clients/apps';
 import { SCOPE_TOKEN } from '../clients/permission-catalog';
 import type { AuditRecord } from '../audit/events';
 import { findMembershipRole } from './memberships';
@@ -133,9 +133,9 @@ async function memberOf(ctx: AgentCommandContext, userId: string): Promise<User>
 }
 
 async function orgApp(ctx: AgentCommandContext, id: string) {
-  const app = await findOrgApp(ctx.tx, ctx.org.id, id);
+  const app = await findGrantableApp(ctx.tx, ctx.org.id, id);
   if (!app) throw commandRefusal(404, localized('refusals.appNotInOrg'));
-  return app.app;
+  return app;
 }
 
 const subject = (agent: Agent) => ({ type: 'agent', id: agent.id, label: agent.name });

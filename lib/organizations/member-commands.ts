@@ -5,7 +5,7 @@ import { announcePermissionChange } from './claims-change';
 import { queuePersonEvent, SSF_EVENT_TYPES } from '../ssf/events';
 import { and, eq } from 'drizzle-orm';
 import type { AuditRecord } from '../audit/events';
-import { findOrgApp } from '../clients/apps';
+import { findGrantableApp } from '../clients/apps';
 import { refuseUnlessOffered } from '../clients/permission-catalog';
 import { personGrants } from '../db/schema';
 import type { Queryable } from '../db/client';
@@ -149,7 +149,7 @@ export async function revokePersonPermissionCommand(ctx: PermissionCommandContex
 async function personAndApp(ctx: Pick<PermissionCommandContext, 'tx' | 'org'>, input: { userId: string; appId: string }) {
   if (!(await findMembershipRole(ctx.tx, ctx.org.id, input.userId))) throw commandRefusal(404, localized('refusals.members.notAMember'));
   const user = await findUserById(ctx.tx, input.userId);
-  const app = await findOrgApp(ctx.tx, ctx.org.id, input.appId);
-  if (!user || !app) throw commandRefusal(404, localized('refusals.appNotInOrg'));
-  return { user, app };
+  const found = await findGrantableApp(ctx.tx, ctx.org.id, input.appId);
+  if (!user || !found) throw commandRefusal(404, localized('refusals.appNotInOrg'));
+  return { user, app: { app: found } };
 }

@@ -3,7 +3,7 @@
 import { announcePermissionChange, teamMemberIds } from './claims-change';
 import type { AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
-import { findOrgApp } from '../clients/apps';
+import { findGrantableApp } from '../clients/apps';
 import { refuseUnlessOffered } from '../clients/permission-catalog';
 import { localized } from '../i18n/catalogs';
 import { findMembershipRole } from './memberships';
@@ -55,8 +55,9 @@ export async function removeTeamMemberCommand(ctx: TeamCommandContext, teamId: s
 
 export async function grantTeamScopeCommand(ctx: TeamCommandContext, input: { teamId: string; appId: string; scope: string }) {
   const team = await teamOf(ctx, input.teamId);
-  const app = await findOrgApp(ctx.tx, ctx.org.id, input.appId);
-  if (!app) throw commandRefusal(404, localized('refusals.appNotInOrg'));
+  const found = await findGrantableApp(ctx.tx, ctx.org.id, input.appId);
+  if (!found) throw commandRefusal(404, localized('refusals.appNotInOrg'));
+  const app = { app: found };
   await refuseUnlessOffered(ctx.tx, app.app, input.scope);
   await grantTeamScope(ctx.tx, { teamId: team.id, appId: app.app.id, scope: input.scope });
   await ctx.audit({ action: 'team.scope_granted', subject: subject(team), appId: app.app.id, details: { scope: input.scope } });

@@ -48,6 +48,7 @@ function literalsOf(elements: MessageFormatElement[], into: string[] = []): stri
     // (docs/i18n.md's glossary: webhook, endpoint, token; Standard Webhooks, OpenID Connect and SAML are
     // specifications' names, client ID and secret and the assertion consumer service their terms).
     const sameInBoth = new Set([
+      'console.servers.credential.connectedAt',
       'notFound.console',
       'when.utc',
       'console.settings.tabs.webhooks',

@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { explainPermissions } from '@/lib/organizations/effective-permissions';
-import { listApps } from '@/lib/clients/apps';
+import { listGrantableApps } from '@/lib/clients/apps';
 import { listPermissionCatalog } from '@/lib/clients/permission-catalog';
 import { getT } from '@/app/_lib/i18n/server';
 import { db } from '@/lib/runtime';
@@ -15,11 +15,11 @@ import { requireOrgAccess } from './access';
 export async function SubjectPermissionsPage(props: { orgSlug: string; subject: string; back: { href: string; label: string }; children?: ReactNode }) {
   const access = await requireOrgAccess(props.orgSlug);
   if (!access.can('members.read')) notFound();
-  const apps = await listApps(db(), access.org.slug);
+  const apps = await listGrantableApps(db(), access.org.id);
   const explained = await Promise.all(
     apps.map(async (listing) => {
       const [catalog, explanation] = await Promise.all([listPermissionCatalog(db(), listing.app.id), explainPermissions(db(), { orgId: access.org.id, appId: listing.app.id, subject: props.subject })]);
-      return { app: listing.app, catalog, explanation };
+      return { app: listing.app, gateway: listing.gateway, catalog, explanation };
     }),
   );
   const subject = explained.find((entry) => entry.explanation)?.explanation?.subject;
@@ -37,7 +37,7 @@ export async function SubjectPermissionsPage(props: { orgSlug: string; subject: 
       />
       {props.children}
       {apps.length === 0 ? <EmptyState title={t('noApps')} /> : null}
-      {explained.map(({ app, catalog, explanation }) => (
+      {explained.map(({ app, gateway, catalog, explanation }) => (
         <Section key={app.id} id={`app-${app.id}`} title={app.name}>
           <div data-testid={`permissions-${app.slug}`}>
             {explanation?.subject.kind === 'agent' ? (
@@ -45,7 +45,8 @@ export async function SubjectPermissionsPage(props: { orgSlug: string; subject: 
             ) : null}
             <PermissionExplanationList permissions={explanation?.permissions ?? []} emptyText={t('holdsNothing')} catalog={catalog} />
             <p className="mt-2 text-xs">
-              <Link href={`/console/${org}/apps/${app.id}/permissions`}>{t('catalogLink')}</Link>
+              {/* A gateway server's catalog is its tools' permissions, on the server's page. */}
+              <Link href={gateway ? `/console/${org}/servers/${gateway}` : `/console/${org}/apps/${app.id}/permissions`}>{t('catalogLink')}</Link>
             </p>
           </div>
         </Section>

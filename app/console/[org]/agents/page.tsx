@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { listAgents } from '@/lib/organizations/agents';
 import { listMembers, listMembershipsOf } from '@/lib/organizations/memberships';
 import { can } from '@/lib/organizations/permissions';
-import { listApps } from '@/lib/clients/apps';
+import { listGrantableApps } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
 import { ActionForm } from '../../_components/action-form';
@@ -40,7 +40,7 @@ export default async function AgentsPage(props: { params: Promise<{ org: string 
   const [agents, members, apps, memberships] = await Promise.all([
     listAgents(db(), access.org.id),
     listMembers(db(), access.org.id),
-    listApps(db(), org),
+    listGrantableApps(db(), access.org.id),
     listMembershipsOf(db(), access.user.id),
   ]);
   const memberOptions = members.map((m) => ({ value: m.userId, label: m.email }));

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { listMembers } from '@/lib/organizations/memberships';
 import { listTeams } from '@/lib/organizations/teams';
-import { listApps } from '@/lib/clients/apps';
+import { listGrantableApps } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';
 import { requireOrgAccess } from '../../_lib/access';
 import { ActionForm } from '../../_components/action-form';
@@ -23,7 +23,7 @@ export default async function TeamsPage(props: { params: Promise<{ org: string }
   const t = await getT('console.teams');
   if (!access.can('teams.manage')) return <PageHeader title={t('title')} description={t('notAllowed')} />;
   const org = access.org.slug;
-  const [teams, members, apps] = await Promise.all([listTeams(db(), access.org.id), listMembers(db(), access.org.id), listApps(db(), org)]);
+  const [teams, members, apps] = await Promise.all([listTeams(db(), access.org.id), listMembers(db(), access.org.id), listGrantableApps(db(), access.org.id)]);
   const memberOptions = members.map((m) => ({ value: m.userId, label: m.email }));
   const catalogs = await permissionPickerGroups(db(), apps.map((a) => a.app));
   return (

@@ -5,7 +5,7 @@ import { notFound } from 'next/navigation';
 import { listDirectPersonGrants } from '@/lib/organizations/effective-permissions';
 import { findMembershipRole } from '@/lib/organizations/memberships';
 import { findUserById } from '@/lib/accounts/users';
-import { listApps } from '@/lib/clients/apps';
+import { listGrantableApps } from '@/lib/clients/apps';
 import { db } from '@/lib/runtime';
 import { isUuid } from '@/lib/util/uuid';
 import { requireOrgAccess } from '../../../_lib/access';
@@ -29,7 +29,7 @@ export default async function MemberPage(props: { params: Promise<{ org: string;
   const [role, user] = await Promise.all([findMembershipRole(db(), access.org.id, userId), findUserById(db(), userId)]);
   if (!role || !user) notFound();
   const [grants, catalogs] = manage
-    ? await Promise.all([listDirectPersonGrants(db(), { orgId: access.org.id, userId }), listApps(db(), access.org.slug).then((apps) => permissionPickerGroups(db(), apps.map((a) => a.app)))])
+    ? await Promise.all([listDirectPersonGrants(db(), { orgId: access.org.id, userId }), listGrantableApps(db(), access.org.id).then((apps) => permissionPickerGroups(db(), apps.map((a) => a.app)))])
     : [[], []];
   const t = await getT('console.member');
   return (

@@ -6,9 +6,9 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { RISK_LEVELS } from '@/app-kit/risk';
-import { findOrgApp } from '@/lib/clients/apps';
 import { definitionChanges, type ToolDefinition } from '@/lib/gateway/definitions';
 import { findGatewayServer, gatewayToolsOf, toolStateOf, type GatewayToolRow } from '@/lib/gateway/servers';
+import { connectionsOfServer } from '@/lib/gateway/upstream-oauth';
 import type { Translator } from '@/lib/i18n/catalogs';
 import { db } from '@/lib/runtime';
 import { visibleText } from '@/lib/util/visible-text';
@@ -39,7 +39,7 @@ export default async function ServerPage(props: { params: Promise<{ org: string;
   if (!access.can('apps.manage')) return <PageHeader title={t('server.pageTitle')} description={t('notAllowed')} />;
   const server = await findGatewayServer(db(), access.org.id, params.server);
   if (!server) notFound();
-  const [tools, permissionsPage] = await Promise.all([gatewayToolsOf(db(), server.id), findOrgApp(db(), access.org.id, server.appId)]);
+  const [tools, connections] = await Promise.all([gatewayToolsOf(db(), server.id), server.credentialKind === 'oauth' ? connectionsOfServer(db(), server.id) : Promise.resolve([])]);
   const added = (await props.searchParams).added;
   const org = access.org.slug;
   const base = `/console/${org}/servers`;
@@ -121,17 +121,39 @@ export default async function ServerPage(props: { params: Promise<{ org: string;
 
       <Section id="permissions" title={t('server.permissions.title')}>
         <p className="mb-2 max-w-3xl text-sm text-slate-600">{t('server.permissions.body')}</p>
-        {permissionsPage ? (
-          <Link href={`/console/${org}/apps/${server.appId}/permissions`} data-testid="server-permissions-link">
-            {t('server.permissions.link')}
+        <p className="text-sm">
+          <Link href={`/console/${org}/teams`} data-testid="server-permissions-link">
+            {t('server.permissions.link', { server: visibleText(server.name) })}
           </Link>
-        ) : (
-          <p className="text-sm text-slate-600" data-testid="server-permissions-unavailable">
-            {t('server.permissions.unavailable')}
-          </p>
-        )}
+        </p>
       </Section>
 
+      {server.credentialKind === 'oauth' ? (
+        <Section id="credential" title={t('credential.title')}>
+          <p className="mb-3 max-w-3xl text-sm text-slate-600" data-testid="server-credential">
+            {t('credential.oauth')}
+          </p>
+          <p className="mb-3 text-sm">
+            <a className="btn btn-secondary" href={`/console/gateway/connect/${server.id}`} data-testid="server-connect">
+              {t('credential.connectYours')}
+            </a>
+          </p>
+          <h3 className="mb-2 text-sm font-semibold">{t('credential.connected')}</h3>
+          {connections.length === 0 ? (
+            <p className="text-sm text-slate-600" data-testid="server-connections-empty">
+              {t('credential.nobodyConnected')}
+            </p>
+          ) : (
+            <ul className="grid gap-1 text-sm" data-testid="server-connections">
+              {connections.map((connection) => (
+                <li key={connection.userId} className="wrap-anywhere">
+                  {t.rich('credential.connectedAt', { email: visibleText(connection.email), when: () => <When value={connection.connectedAt} /> })}
+                </li>
+              ))}
+            </ul>
+          )}
+        </Section>
+      ) : (
       <Section id="credential" title={t('credential.title')}>
         <p className="mb-3 text-sm text-slate-600 wrap-anywhere" data-testid="server-credential">
           {server.credentialKind === 'header' && server.credentialHeader ? t('credential.current', { header: server.credentialHeader }) : t('credential.none')}
@@ -159,6 +181,7 @@ export default async function ServerPage(props: { params: Promise<{ org: string;
           </div>
         ) : null}
       </Section>
+      )}
 
       <Section id="limits" title={t('limits.title')}>
         <p className="mb-3 text-sm text-slate-600" data-testid="server-limits">

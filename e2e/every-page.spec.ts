@@ -9,7 +9,7 @@ import { expect, test, type Page, type TestInfo } from './support/test';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
 import { expectNoSidewaysScroll } from './support/layout';
-import { DEMO, E2E_ISSUER } from './support/constants';
+import { DEMO, E2E_ISSUER, EVERYTHING_URL } from './support/constants';
 import { demoRelyingParty, newAuthorizationRequest } from './support/relying-party';
 import * as samlify from 'samlify';
 import { supportedLocales, translator } from '../lib/i18n/catalogs';
@@ -142,6 +142,17 @@ for (const language of supportedLocales()) {
       await page.goto(`${org}/audit`);
       const event = await page.getByRole('link', { name: new RegExp(`^${translator(pageLanguage, 'console.auditTable')('eventLabel', { id: '', action: '' }).split(' ')[0]} `) }).first().getAttribute('href');
       await check(page, testInfo, '/console/[org]/audit/[id]', event!);
+
+      // The gateway: the lane's server-everything put behind Portico from the console, its page with its tools.
+      await check(page, testInfo, '/console/[org]/servers', `${org}/servers`);
+      await check(page, testInfo, '/console/[org]/servers/new', `${org}/servers/new`);
+      const addServer = page.getByTestId('add-server');
+      await addServer.locator('input[name="name"]').fill(`Everything ${pageLanguage}`);
+      await addServer.locator('input[name="slug"]').fill(`everything-${pageLanguage.toLowerCase()}`);
+      await addServer.locator('input[name="url"]').fill(EVERYTHING_URL);
+      await addServer.locator('button[type="submit"]').click();
+      await page.waitForURL(/\/servers\/everything-[a-z-]+\?added=1$/);
+      await check(page, testInfo, '/console/[org]/servers/[server]', new URL(page.url()).pathname);
 
       // Webhooks: an endpoint on a closed loopback port that subscribes to an event nothing here sends, removed after.
       await check(page, testInfo, '/console/[org]/settings/webhooks', `${org}/settings/webhooks`);

@@ -54,3 +54,7 @@ export const FOREIGN_HOST_PORT = lanePort(4988);
 export const MAILBOX_SMTP_PORT = lanePort(4925);
 export const MAILBOX_HTTP_BASE_PORT = 4926;
 export const MAILBOX_HTTP_PORT = lanePort(MAILBOX_HTTP_BASE_PORT);
+
+/** @modelcontextprotocol/server-everything, the lane's upstream MCP server for the gateway (e2e/gateway.spec.ts). */
+export const EVERYTHING_PORT = lanePort(4984);
+export const EVERYTHING_URL = `http://127.0.0.1:${EVERYTHING_PORT}/mcp`;

@@ -148,6 +148,13 @@ export const RELYING_PARTIES = {
 /** A person who belongs to no organization yet, and creates one (e2e/organizations.spec.ts). */
 export const FOUNDER = { email: 'founder@e2e.portico.test', password: 'founder-password-12345' } as const;
 
+/** An organization of its own for the MCP gateway (e2e/gateway.spec.ts): its owner adds a passkey there. */
+export const GATEWAY_CO = {
+  orgSlug: 'gateway-co',
+  orgName: 'Gateway Co',
+  owner: { email: 'owner@gateway.e2e.test', password: 'gateway-owner-password-1' },
+};
+
 /** An organization of its own for the second-factor policy test. */
 export const POLICY_CO = {
   orgName: 'Policy Co',
@@ -283,6 +290,9 @@ export async function seedE2EData(db: Database): Promise<void> {
     const policyMember = await createUser(tx, { email: POLICY_CO.member.email, name: 'Policy Member', passwordHash: await hashPassword(POLICY_CO.member.password) });
     await addMember(tx, { orgId: policyOrg.id, userId: policyMember.id, role: 'member' });
     await createUser(tx, { email: FOUNDER.email, name: 'Founder', passwordHash: await hashPassword(FOUNDER.password) });
+    const gatewayOrg = await createOrganization(tx, { slug: GATEWAY_CO.orgSlug, name: GATEWAY_CO.orgName });
+    const gatewayOwner = await createUser(tx, { email: GATEWAY_CO.owner.email, name: 'Gateway Owner', passwordHash: await hashPassword(GATEWAY_CO.owner.password) });
+    await addMember(tx, { orgId: gatewayOrg.id, userId: gatewayOwner.id, role: 'owner' });
 
     for (const [person, name] of [[ROCKETS.approver, 'Approver'], [ROCKETS.deviceUser, 'Device User']] as const) {
       const created = await createUser(tx, { email: person.email, name, passwordHash: await hashPassword(person.password) });

@@ -3,11 +3,12 @@
 // redirect-URI listeners. Prints LANE_READY once all of it answers.
 import { createServer } from 'node:http';
 import { startMailbox } from '../../test/support/mailbox';
-import { DEMO, E2E_PORT, LANE_READY, MAILBOX_HTTP_PORT, MAILBOX_SMTP_PORT, MCP_HOST_PORT, SCRIPTED_CLIENT_REDIRECT_URI } from './constants';
+import { DEMO, E2E_PORT, EVERYTHING_PORT, LANE_READY, MAILBOX_HTTP_PORT, MAILBOX_SMTP_PORT, MCP_HOST_PORT, SCRIPTED_CLIENT_REDIRECT_URI } from './constants';
 import { ROCKETS, seedE2EData } from './fixtures';
 import { ensureCallbackServer } from './relying-party';
 import { createStorage, startPortico, withStorageDatabase } from './portico-process';
 import { loopbackTlsFiles } from './tls';
+import { startEverything } from '../../test/support/upstreams';
 
 // Every server of this run logs to e2e-logs/ (emptied by serve.ts), scanned for secrets after the last test.
 const storage = await createStorage('portico-e2e');
@@ -25,6 +26,8 @@ await new Promise<void>((resolve) => mailboxView.listen(MAILBOX_HTTP_PORT, '127.
 // The redirect URIs that this lane's specs land on, served from this process for the whole run (a worker's own
 // listener would close with its worker, and a worker restarted after a failure takes the same lane).
 await Promise.all([DEMO.redirectUri, ROCKETS.redirectUri, ROCKETS.vault.redirectUri, SCRIPTED_CLIENT_REDIRECT_URI].map((uri) => ensureCallbackServer(uri)));
+// An MCP server nobody here wrote, which the gateway's specs put behind Portico (the console's Servers section).
+const everything = await startEverything(EVERYTHING_PORT);
 // Every spec registers MCP clients from 127.0.0.1: the per-IP limit is raised here; registration-limits.spec.ts
 // tests the limits on servers of its own.
 const portico = await startPortico(E2E_PORT, storage, {
@@ -47,12 +50,12 @@ process.stdout.write(`${LANE_READY}\n`);
 async function stop() {
   portico.process.kill('SIGTERM');
   await portico.exited;
-  await Promise.all([storage.dispose(), mailbox.close(), new Promise((resolve) => mailboxView.close(resolve))]);
+  await Promise.all([storage.dispose(), mailbox.close(), everything.close(), new Promise((resolve) => mailboxView.close(resolve))]);
   process.exit(0);
 }
 process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());
 void portico.exited.then(async (code) => {
-  await storage.dispose();
+  await Promise.all([storage.dispose(), everything.close()]);
   process.exit(code ?? 1);
 });

@@ -20,9 +20,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** server-everything's Streamable HTTP transport (`streamableHttp`), on a free loopback port. */
-export async function startEverything(): Promise<EverythingServer> {
-  const port = await freePort();
+/** server-everything's Streamable HTTP transport (`streamableHttp`), on `port` or a free loopback port. */
+export async function startEverything(port?: number): Promise<EverythingServer> {
+  port ??= await freePort();
   const entry = path.join(process.cwd(), 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
   const child: ChildProcess = spawn(process.execPath, [entry, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
   await new Promise<void>((resolve, reject) => {

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { RiskLevel } from '../../app-kit/risk';
+import { storableJson } from '../util/storable-text';
 
 export interface ToolDefinition {
   name: string;
@@ -26,14 +27,15 @@ export function definitionOf(tool: unknown): ToolDefinition | undefined {
   const object = (value: unknown) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
   const inputSchema = object(candidate.inputSchema);
   if (!inputSchema || inputSchema.type !== 'object') return undefined;
-  return {
+  // Stored as PostgreSQL can (no NUL, no lone surrogate: lib/util/storable-text.ts), and digested as stored.
+  return storableJson({
     name: candidate.name,
     ...(typeof candidate.title === 'string' ? { title: candidate.title } : {}),
     ...(typeof candidate.description === 'string' ? { description: candidate.description } : {}),
     inputSchema,
     ...(object(candidate.outputSchema) ? { outputSchema: object(candidate.outputSchema) } : {}),
     ...(object(candidate.annotations) ? { annotations: object(candidate.annotations) } : {}),
-  };
+  });
 }
 
 /** SHA-256 of the definition in RFC 8785 (JSON Canonicalization Scheme) form, base64url. */

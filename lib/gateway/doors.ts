@@ -5,7 +5,7 @@ import type { Database, Queryable } from '../db/client';
 import type { OutboundPolicy } from '../http/outbound';
 import { runOrgOperation, type OrgOperationContext } from '../organizations/org-operation';
 import { refusalOf } from '../refusals/refusal';
-import { addGatewayServer, checkCredential, checkLimits, checkUpstreamUrl, LIMIT_RANGES, recordUpstreamStatus, recordUpstreamTools, upstreamTargetOf, type AddGatewayServerInput, type GatewayServer, type ToolsRead } from './servers';
+import { addGatewayServer, checkCredential, checkLimits, checkUpstreamUrl, DEFAULT_LIMITS, recordUpstreamStatus, recordUpstreamTools, upstreamTargetOf, type AddGatewayServerInput, type GatewayServer, type ToolsRead } from './servers';
 import { readUpstreamTools, type UpstreamTarget } from './upstream';
 import { atField, gatewayRefusal } from './refusal-codes';
 import { needsOAuth } from './upstream-oauth';
@@ -28,7 +28,7 @@ export async function addServerFromUpstream(
   // Checked before any connection: a bad address or header is refused without reaching anything.
   const url = checkUpstreamUrl(input.url);
   const credential = input.credential ? checkCredential(input.credential.header, input.credential.value) : undefined;
-  const limits = { timeoutMs: LIMIT_RANGES.timeoutMs.max / 4, maxResponseBytes: 1_048_576, maxConcurrentCalls: 8, ...checkLimits(input.limits ?? {}) };
+  const limits = { ...DEFAULT_LIMITS, ...checkLimits(input.limits ?? {}) };
   const target: UpstreamTarget = { serverId: 'new', url, ...(credential ? { header: { name: credential.header, value: credential.value } } : {}), ...limits };
   let read;
   try {

@@ -22,7 +22,7 @@ import type { PorticoToolExtra } from '../mcp/context';
 import { handlePorticoMcp, type McpSurface, type PorticoMcpDeps } from '../mcp/server';
 import { recordGatewayCall } from '../observability/metrics';
 import { refusalOf } from '../refusals/refusal';
-import { visibleText } from '../util/visible-text';
+import { terminalText, visibleText } from '../util/visible-text';
 import type { ToolDefinition } from './definitions';
 import { findGatewayServerByResource, gatewayToolsOf, offeredTools, recordUpstreamStatus, upstreamTargetOf, type GatewayServer, type GatewayToolRow } from './servers';
 import { callUpstreamTool } from './upstream';
@@ -80,22 +80,19 @@ function proxyTool(server: GatewayServer, row: GatewayToolRow, deps: GatewayDeps
   const label = new URL(server.resource).pathname.slice('/mcp/'.length);
   return {
     name: row.name,
-    ...(definition.title ? { title: definition.title } : {}),
-    // The upstream's words are data: control characters and bidi overrides are taken out before an agent reads them.
-    description: visibleText(definition.description ?? ''),
+    ...(definition.title ? { title: terminalText(definition.title) } : {}),
+    // The upstream's words are data: control characters and bidi overrides are shown as escapes, never passed on.
+    description: terminalText(definition.description ?? ''),
     riskLevel: row.riskLevel as RiskLevel,
     requiredScopes: [row.permission],
     inputJsonSchema: definition.inputSchema,
     inputJsonSchemaKey: row.approvedDigest ?? undefined,
     async run(args, context) {
-      let record_target;
-      try {
-        record_target = await upstreamTargetOf(server, deps.atRestKey, { db: deps.db, userId: context.token.subject, issuer: deps.issuer });
-      } catch (error) {
+      // An OAuth server is reached with the person's own account: refused (with where to connect) when they have none.
+      const target = await upstreamTargetOf(server, deps.atRestKey, { db: deps.db, userId: context.token.subject, issuer: deps.issuer }).catch((error: unknown) => {
         recordGatewayCall(label, refusalOf(error, 'gateway')?.code ?? 'error', undefined);
         throw error;
-      }
-      const target = record_target;
+      });
       try {
         const call = await callUpstreamTool(target, row.name, args as Record<string, unknown>, { policy: deps.outboundPolicy }, context.mcp?.mcpReq.signal);
         record.durationMs = call.durationMs;

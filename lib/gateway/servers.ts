@@ -71,6 +71,9 @@ export interface GatewayLimits {
   maxConcurrentCalls: number;
 }
 
+/** A server's limits unless an admin sets others (the columns' defaults). */
+export const DEFAULT_LIMITS: GatewayLimits = { timeoutMs: 30_000, maxResponseBytes: 1_048_576, maxConcurrentCalls: 8 };
+
 export const LIMIT_RANGES = {
   timeoutMs: { min: 1_000, max: 120_000 },
   maxResponseBytes: { min: 1_024, max: 16 * 1_048_576 },
@@ -182,8 +185,14 @@ export async function addGatewayServer(ctx: Context, input: AddGatewayServerInpu
   const [taken] = await ctx.tx.select({ id: apps.id }).from(apps).where(and(eq(apps.orgId, ctx.org.id), eq(apps.slug, appSlug))).limit(1);
   if (taken) throw gatewayRefusal('conflict', 'slugTaken', { value: slug }, 'slug');
   const appId = randomUUID();
-  // The app has no client of its own: nobody signs in to it; MCP clients bind to it by the server's resource.
-  await ctx.tx.insert(apps).values({ id: appId, orgId: ctx.org.id, slug: appSlug, name, publishOrigin: new URL(input.issuer).origin, identity: `urn:portico:app:${appId}` });
+  // The app has no client of its own: nobody signs in to it; MCP clients bind to it by the server's resource. Two
+  // additions of one short name at once: the second finds the first's row (a refusal, never a unique-key error).
+  const [app] = await ctx.tx
+    .insert(apps)
+    .values({ id: appId, orgId: ctx.org.id, slug: appSlug, name, publishOrigin: new URL(input.issuer).origin, identity: `urn:portico:app:${appId}` })
+    .onConflictDoNothing()
+    .returning({ id: apps.id });
+  if (!app) throw gatewayRefusal('conflict', 'slugTaken', { value: slug }, 'slug');
   await ctx.tx.insert(appSurfaces).values({ appId });
   const [server] = await ctx.tx
     .insert(gatewayServers)
@@ -200,8 +209,9 @@ export async function addGatewayServer(ctx: Context, input: AddGatewayServerInpu
       status: input.oauth && !credential ? 'unknown' : 'ok',
       checkedAt: new Date(),
     })
+    .onConflictDoNothing()
     .returning();
-  if (!server) throw new Error('gateway server insert returned nothing');
+  if (!server) throw gatewayRefusal('conflict', 'slugTaken', { value: slug }, 'slug');
   if (input.tools.length > 0) await ctx.tx.insert(gatewayTools).values(input.tools.map((tool) => newToolRow(server.id, tool)));
   await declareTools(ctx.tx, server);
   await ctx.audit({ action: 'gateway.server_added', ...about(server), details: { slug, url, credential: credential ? credential.header : input.oauth ? 'oauth' : null, tools: input.tools.map((tool) => tool.name) } });

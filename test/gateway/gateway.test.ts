@@ -1,7 +1,11 @@
 // The MCP gateway (issue 58) with servers and clients nobody here wrote: server-everything and a hostile upstream
 // of the test's own behind Portico at `<issuer>/mcp/<org>/<server>`, reached by the MCP SDK's stock clients of both
 // eras with their default OAuth handling (the person's part through Portico's own sign-in and consent functions).
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -23,7 +27,8 @@ import { runOrgOperation } from '../../lib/organizations/org-operation';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { InMemoryOAuthClient } from '../support/in-memory-oauth-client';
 import { porticoApiToken } from '../support/portico-mcp';
-import { completeAuthorization, createMember, startProviderHarness, TEST_PASSWORD, type Harness } from '../support/provider-harness';
+import { McpRemote } from '../support/mcp-remote';
+import { approveDeviceCode, completeAuthorization, CookieJar, createMember, enterDeviceCode, openVerificationUriComplete, startProviderHarness, TEST_PASSWORD, type Harness } from '../support/provider-harness';
 import { startEverything, startHostileUpstream, type EverythingServer, type HostileUpstream } from '../support/upstreams';
 
 const REDIRECT = 'http://127.0.0.1:45719/callback';
@@ -85,7 +90,7 @@ describe('the MCP gateway', () => {
 
   beforeAll(async () => {
     database = await openTestDatabase();
-    harness = await startProviderHarness(database, { routes });
+    harness = await startProviderHarness(database, { routes, pollIntervalSeconds: 1 });
     [everything, hostile] = await Promise.all([startEverything(), startHostileUpstream()]);
     org = await createOrganization(database.db, { slug: `gw-${randomBytes(3).toString('hex')}`, name: 'Gateway' });
     owner = await createMember(database, org.id, `owner-${randomBytes(3).toString('hex')}@gateway.test`, 'owner');
@@ -226,6 +231,22 @@ describe('the MCP gateway', () => {
     await client.close();
   }, 30_000);
 
+  it('adds one server when two admins add the same short name at once', async () => {
+    const results = await Promise.allSettled([1, 2].map(() => addServerFromUpstream(database.db, scope(), { name: 'Twin', slug: 'twin', url: hostile.url }, doors)));
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+    expect(results.find((result) => result.status === 'rejected')).toMatchObject({ reason: { code: 'conflict', field: 'slug' } });
+  });
+
+  it('keeps an upstream’s words as data: stored as PostgreSQL can, handed to agents without control characters', async () => {
+    await approve(hostileServer, 'shout');
+    const client = await stockClient(hostileServer);
+    const shout = (await client.listTools()).tools.find((tool) => tool.name === 'shout')!;
+    expect(shout.title).toBe('Shout⟨U+202E⟩evil');
+    expect(shout.description).not.toMatch(/[\u0000\u001b\u202e]/);
+    expect(shout.description).toContain('Says it loudly.');
+    await client.close();
+  });
+
   it('refuses a token for another resource: Portico’s own API’s, or another gateway server’s', async () => {
     const apiToken = await porticoApiToken(harness, database, owner.email);
     const post = (resource: string, token: string) =>
@@ -244,6 +265,29 @@ describe('the MCP gateway', () => {
     await first.finishAuth((await completeAuthorization(harness, database, state.pending!, { email: owner.email })).callbackUrl!.searchParams.get('code')!);
     expect((await post(everythingServer.resource, String(state.saved!.access_token))).status).toBe(401);
     expect((await post(hostileServer.resource, String(state.saved!.access_token))).status).toBe(200);
+  });
+
+  it('serves mcp-remote, the bridge desktop hosts start (its own code; --device-code, so that no browser is needed)', { timeout: 90_000 }, async () => {
+    const configDir = mkdtempSync(path.join(tmpdir(), 'mcp-remote-gateway-'));
+    const remote = new McpRemote(
+      spawn(process.execPath, [path.resolve('node_modules/mcp-remote/dist/proxy.js'), everythingServer.resource, '--device-code'], { env: { ...process.env, MCP_REMOTE_CONFIG_DIR: configDir }, stdio: ['pipe', 'pipe', 'pipe'] }),
+    );
+    try {
+      const shown = await remote.until('verification URI', () => /To authorize this client, visit:\s+(?:\[\d+\]\s+)?(http\S+)/.exec(remote.log)?.[1]);
+      const jar = new CookieJar();
+      const userCode = /And enter the code: (\S+)/.exec(remote.log)?.[1];
+      const confirmation = userCode ? await enterDeviceCode(harness, jar, userCode) : await openVerificationUriComplete(jar, shown);
+      expect(await approveDeviceCode(harness, database, jar, confirmation.html, owner.email)).toContain('Device connected');
+      await remote.until('proxy', () => (remote.log.includes('Proxy established successfully') ? true : undefined));
+      remote.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host', version: '1.0.0' } } });
+      expect((await remote.answer(1)).result).toMatchObject({ serverInfo: { name: 'portico-gateway/everything' } });
+      remote.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      remote.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'via mcp-remote' } } });
+      expect((await remote.answer(2)).result).toMatchObject({ content: [{ type: 'text', text: 'Echo: via mcp-remote' }] });
+    } finally {
+      remote.child.kill();
+      rmSync(configDir, { recursive: true, force: true });
+    }
   });
 
   it('serves a 2026-07-28 client (the SDK v2 client, negotiating) from the same tools and gate', async () => {

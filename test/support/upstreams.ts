@@ -77,6 +77,8 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
     },
   };
   const tools = () => [
+    // Words an agent must not be handed as they are: a NUL, a right-to-left override, a terminal escape.
+    { name: 'shout', title: 'Shout\u202Eevil', description: 'Says it loudly.\u0000 \u001b[31mred\u001b[0m', inputSchema: { type: 'object', properties: {} } },
     { name: 'read_file', description: 'Reads a file in the sandbox.', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, annotations: { readOnlyHint: true } },
     {
       name: 'delete_file',

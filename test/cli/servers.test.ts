@@ -3,10 +3,8 @@
 // level), a tool is approved only with the digest of the definition the operator was shown, a credential comes from
 // the CLI's stdin or environment (or over the control socket from the CLI's side), is stored sealed and never printed,
 // and what the upstream said reaches the terminal escaped.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -21,41 +19,13 @@ import { createOrganization, type Organization } from '../../lib/organizations/o
 import { decryptAtRest } from '../../lib/security/at-rest';
 import { cliRunner } from '../support/cli';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { startEverything, type EverythingServer } from '../support/upstreams';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const SECRET = `sk-live-${randomBytes(12).toString('hex')}`;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
-/** The reference MCP server over Streamable HTTP, started when it says it listens. */
-async function startEverything(): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let said = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      said += chunk.toString('utf8');
-      if (said.includes('listening')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`server-everything ended (${code}): ${said}`)));
-    setTimeout(() => reject(new Error(`server-everything did not start: ${said}`)), 20_000).unref();
-  });
-  return { child, url: `http://127.0.0.1:${port}/mcp` };
-}
 
 describe('servers from the CLI', () => {
   let database: TestDatabase;
-  let upstream: { child: ChildProcess; url: string };
+  let upstream: EverythingServer;
   let org: Organization;
   const atRestKey = randomBytes(32);
   const answers: boolean[] = [];
@@ -68,7 +38,7 @@ describe('servers from the CLI', () => {
     org = await createOrganization(database.db, { slug: 'acme', name: 'Acme' });
   });
   afterAll(async () => {
-    upstream?.child.kill();
+    await upstream?.close();
     await database?.close();
   });
 

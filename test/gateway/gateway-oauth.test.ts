@@ -15,15 +15,14 @@ import type { User } from '../../lib/accounts/users';
 import { gatewayConnections, gatewayServers, outboundDeliveries } from '../../lib/db/schema';
 import { upstreamRevocationDelivery } from '../../lib/deliveries/channels/upstream-revocation';
 import { addServerFromUpstream, refreshServerTools, type GatewayDoorDeps } from '../../lib/gateway/doors';
-import { handleGatewayMcp, gatewayResourceMetadata } from '../../lib/gateway/resource';
 import { approveGatewayTool, gatewayToolsOf, type GatewayServer } from '../../lib/gateway/servers';
 import { beginUpstreamConnection, completeUpstreamConnection, disconnectUpstream, GATEWAY_CALLBACK_PATH } from '../../lib/gateway/upstream-oauth';
 import { encryptAtRest } from '../../lib/security/at-rest';
 import { removeMember } from '../../lib/organizations/memberships';
-import { publicJwksOf } from '../../lib/oidc/keys';
 import { createOrganization, type Organization } from '../../lib/organizations/organizations';
 import { runOrgOperation } from '../../lib/organizations/org-operation';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { serveGatewayServer } from '../support/gateway';
 import { InMemoryOAuthClient } from '../support/in-memory-oauth-client';
 import { completeAuthorization, createMember, startProviderHarness, type Harness } from '../support/provider-harness';
 import { startSdkOAuthExample, type EverythingServer } from '../support/upstreams';
@@ -75,20 +74,7 @@ describe('the gateway in front of an OAuth-protected upstream', () => {
     const added = await addServerFromUpstream(database.db, { org, role: 'owner', actor: { person: owner, ip: '192.0.2.1', door: 'console' } }, { name: 'SDK example', url: upstream.url }, doors);
     expect(added.oauth).toBe(true);
     server = added.server;
-    const path = new URL(server.resource).pathname;
-    const deps = () => ({
-      db: database.db,
-      issuer: harness.issuer,
-      publicJwks: publicJwksOf(harness.keys),
-      allowedHosts: [new URL(harness.issuer).host],
-      allowedOrigins: [harness.issuer],
-      clientIp: '192.0.2.60',
-      requestStateKey: atRestKey,
-      atRestKey,
-      outboundPolicy: { allowLoopback: true },
-    });
-    routes[path] = (request) => handleGatewayMcp(request, server.resource, deps());
-    routes[`/.well-known/oauth-protected-resource${path}`] = async () => Response.json(await gatewayResourceMetadata(database.db, harness.issuer, server.resource));
+    serveGatewayServer(routes, server, { database, harness, atRestKey, clientIp: '192.0.2.60' });
   }, 60_000);
   afterAll(async () => {
     await upstream?.close();

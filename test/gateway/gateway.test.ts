@@ -19,12 +19,11 @@ import { relyingPartyOf } from '../../lib/accounts/factors/passkeys';
 import { answerConfirmation } from '../../lib/confirmations/answers';
 import { auditEvents, gatewayServers } from '../../lib/db/schema';
 import { addServerFromUpstream, refreshServerTools, type GatewayDoorDeps } from '../../lib/gateway/doors';
-import { gatewayResourceMetadata, handleGatewayMcp, type GatewayDeps } from '../../lib/gateway/resource';
 import { approveGatewayTool, gatewayToolsOf, setGatewayLimits, setGatewayToolLevel, toolStateOf, type GatewayServer } from '../../lib/gateway/servers';
-import { publicJwksOf } from '../../lib/oidc/keys';
 import { createOrganization, type Organization } from '../../lib/organizations/organizations';
 import { runOrgOperation } from '../../lib/organizations/org-operation';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { serveGatewayServer } from '../support/gateway';
 import { InMemoryOAuthClient } from '../support/in-memory-oauth-client';
 import { porticoApiToken } from '../support/portico-mcp';
 import { McpRemote } from '../support/mcp-remote';
@@ -47,28 +46,12 @@ describe('the MCP gateway', () => {
   let hostileServer: GatewayServer;
   const routes: Record<string, (request: Request) => Promise<Response>> = {};
   const atRestKey = randomBytes(32);
-  const requestStateKey = randomBytes(32);
   const credential = `sk-test-${randomBytes(12).toString('hex')}`;
   let doors: GatewayDoorDeps;
   const scope = () => ({ org, role: null, actor: { door: 'cli' as const, operator: 'gateway-test' } });
   const operation = <T,>(work: Parameters<typeof runOrgOperation<T>>[3]) => runOrgOperation(database.db, scope(), { audit: 'at_most_one' }, work);
 
-  function serve(server: GatewayServer): void {
-    const path = new URL(server.resource).pathname;
-    const deps = (): GatewayDeps => ({
-      db: database.db,
-      issuer: harness.issuer,
-      publicJwks: publicJwksOf(harness.keys),
-      allowedHosts: [new URL(harness.issuer).host],
-      allowedOrigins: [harness.issuer],
-      clientIp: '192.0.2.58',
-      requestStateKey,
-      atRestKey,
-      outboundPolicy: { allowLoopback: true },
-    });
-    routes[path] = (request) => handleGatewayMcp(request, server.resource, deps());
-    routes[`/.well-known/oauth-protected-resource${path}`] = async () => Response.json((await gatewayResourceMetadata(database.db, harness.issuer, server.resource)) ?? {}, { status: 200 });
-  }
+  const serve = (server: GatewayServer) => serveGatewayServer(routes, server, { database, harness, atRestKey });
 
   async function approve(server: GatewayServer, tool: string, level?: 'safe' | 'caution' | 'review' | 'approval_required') {
     const row = (await gatewayToolsOf(database.db, server.id)).find((candidate) => candidate.name === tool)!;

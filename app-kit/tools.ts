@@ -109,13 +109,17 @@ export function callSchemaOf(tool: AnyKitTool<never>, level: RiskLevel): z.ZodOb
  */
 const jsonCallSchemas = new Map<string, StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>>();
 const JSON_CALL_SCHEMA_LIMIT = 2_000;
-export function jsonCallSchemaOf(tool: AnyKitTool<never>, level: RiskLevel): StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>> {
-  const schema = (tool as KitTool).inputJsonSchema ?? { type: 'object' };
+export function jsonCallSchemaOf(tool: AnyKitTool<never>, level: RiskLevel): StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>> | undefined {
+  // The validator is the process's: a schema's `$id` would name it there for every later schema with that `$id`
+  // (another organization's server), and `$schema` picks a dialect. Neither is kept.
+  const schema = withoutIdentifiers((tool as KitTool).inputJsonSchema ?? { type: 'object' }) as Record<string, unknown>;
   const key = `${level}\n${(tool as KitTool).inputJsonSchemaKey ?? JSON.stringify(schema)}`;
   const cached = jsonCallSchemas.get(key);
   if (cached) return cached;
   const properties = (typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {}) as Record<string, unknown>;
-  const compiled = fromJsonSchema<Record<string, unknown>>(
+  let compiled: StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>;
+  try {
+    compiled = fromJsonSchema<Record<string, unknown>>(
     (level === 'approval_required'
       ? {
           ...schema,
@@ -125,10 +129,21 @@ export function jsonCallSchemaOf(tool: AnyKitTool<never>, level: RiskLevel): Sta
           },
         }
       : schema) as JsonSchemaType,
-  );
+    );
+  } catch {
+    // A schema the validator cannot compile (an unresolvable $ref, say): the tool cannot be offered.
+    return undefined;
+  }
   if (jsonCallSchemas.size >= JSON_CALL_SCHEMA_LIMIT) jsonCallSchemas.delete(jsonCallSchemas.keys().next().value!);
   jsonCallSchemas.set(key, compiled);
   return compiled;
+}
+
+/** A JSON Schema without `$id` and `$schema`, anywhere in it. */
+function withoutIdentifiers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutIdentifiers);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== '$id' && key !== '$schema').map(([key, item]) => [key, withoutIdentifiers(item)]));
 }
 
 export function callShapeOf(tool: AnyKitTool<never>, level: RiskLevel): z.ZodRawShape {
@@ -404,14 +419,16 @@ export function registerKitTools<Extra>(
   let registered = 0;
   for (const tool of tools) {
     if (!requiredScopesOf(tool).every((scope) => token.scopes.includes(scope))) continue;
-    registered += 1;
     const level = options.levels[tool.name] ?? tool.riskLevel;
+    const inputSchema = (tool as KitTool).inputJsonSchema ? jsonCallSchemaOf(tool as AnyKitTool<never>, level) : callSchemaOf(tool as AnyKitTool<never>, level);
+    if (!inputSchema) continue;
+    registered += 1;
     server.registerTool(
       tool.name,
       {
         title: tool.title,
         description: `${tool.description} Risk level: ${level}.`,
-        inputSchema: (tool as KitTool).inputJsonSchema ? jsonCallSchemaOf(tool as AnyKitTool<never>, level) : callSchemaOf(tool as AnyKitTool<never>, level),
+        inputSchema,
         annotations: { ...annotationsFor(level), ...(tool.title ? { title: tool.title } : {}) },
         _meta: { ...options.metaOf?.(tool.name), 'io.portico/risk_level': level },
       },

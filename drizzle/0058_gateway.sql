@@ -58,7 +58,7 @@ CREATE OR REPLACE FUNCTION portico_webhook_event_type(action text) RETURNS text 
     WHEN action LIKE 'member.%' THEN action
     WHEN action IN ('invitation.sent', 'invitation.resent', 'invitation.accepted', 'invitation.revoked') THEN 'member.' || replace(action, '.', '_')
     WHEN action LIKE 'app.%' THEN action
-    WHEN action IN ('gateway.server_added', 'gateway.server_removed', 'gateway.server_disabled', 'gateway.server_enabled', 'gateway.tool_added', 'gateway.tool_changed', 'gateway.tool_removed', 'gateway.tool_approved', 'gateway.tool_level_changed') THEN action
+    WHEN action IN ('gateway.server_added', 'gateway.server_removed', 'gateway.server_disabled', 'gateway.server_enabled', 'gateway.tool_added', 'gateway.tool_changed', 'gateway.tool_removed', 'gateway.tool_approved', 'gateway.tool_level_changed', 'gateway.tool_permission_changed', 'gateway.server_credential_changed') THEN action
     WHEN action IN ('second_factor.enrolled', 'second_factor.removed', 'second_factor.recovery_codes_replaced', 'password.changed', 'password.set_up', 'password.reset_requested', 'password.reset_completed', 'password.reset_link_issued', 'password.reset_link_sent', 'person.signed_out_everywhere', 'person.session_ended', 'org.second_factor_policy_updated', 'client.revoked', 'org.domain_added', 'org.domain_verified', 'org.domain_removed')
       THEN 'security.' || replace(action, '.', '_')
     ELSE NULL

@@ -5,6 +5,7 @@ CREATE TABLE "gateway_connections" (
 	"pending_state_hash" text,
 	"pending_verifier_sealed" text,
 	"pending_expires_at" timestamp with time zone,
+	"discovery" jsonb,
 	"revocation_endpoint" text,
 	"connected_at" timestamp with time zone,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,

@@ -6,6 +6,7 @@ import type { Queryable } from '../db/client';
 import { agents, centralSessions, consoleSessions, memberships, organizations, users } from '../db/schema';
 import { endAgentGrants } from '../organizations/agents';
 import { endEverythingOfPerson } from '../grants';
+import { endGatewayConnections } from '../grants/gateway-connections';
 import { queueCredentialChange, queuePersonEvent, SSF_EVENT_TYPES } from '../ssf/events';
 import type { User } from './users';
 
@@ -105,6 +106,8 @@ export async function deleteAccount(db: Queryable, userId: string): Promise<Acco
   await queuePersonEvent(db, userId, SSF_EVENT_TYPES.accountPurged, { initiating_entity: 'admin' });
   // Their own first (the apps hear "account deleted"), then what others still held through their agents.
   await endEverythingOfPerson(db, userId, 'account_deleted');
+  // Their accounts at OAuth-protected gateway servers: deleted with them, revoked at those servers.
+  await endGatewayConnections(db, { userId });
   for (const agent of await db.select({ id: agents.id }).from(agents).where(eq(agents.ownerUserId, userId))) await endAgentGrants(db, agent.id);
   await db.delete(users).where(eq(users.id, userId));
   return { deleted: true };

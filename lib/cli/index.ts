@@ -21,7 +21,7 @@ import { issueSurfaceSecret } from '../clients/surface';
 import { addAppPermission, setAppBackchannelLogout, setAppNonceWithoutPkce } from '../clients/app-commands';
 import { backchannelLogoutOf, validateBackchannelLogoutUri } from '../clients/backchannel-logout';
 import { listPermissionCatalog } from '../clients/permission-catalog';
-import { addPostLogoutRedirectUri, appClientRegistration, APP_PROFILES, DEFAULT_ID_TOKEN_ALG, isAppProfile, ID_TOKEN_ALGS, isIdTokenAlg, assertPublishOriginAvailable, createApp, deleteApp, findAppListing, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, setAppDisabled } from '../clients/apps';
+import { addPostLogoutRedirectUri, appClientRegistration, appSlugsOf, APP_PROFILES, DEFAULT_ID_TOKEN_ALG, isAppProfile, ID_TOKEN_ALGS, isIdTokenAlg, assertPublishOriginAvailable, createApp, deleteApp, findAppListing, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, setAppDisabled } from '../clients/apps';
 import { validateAppOrigin, validatePostLogoutRedirectUri, validateRedirectUri, validateSlug } from '../clients/validation';
 import { recordAuditEvent, type AuditRecord } from '../audit/events';
 import type { Queryable } from '../db/client';
@@ -306,7 +306,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
         const uris = (Array.isArray(values['redirect-uri']) ? values['redirect-uri'] : []).map((uri) => orThrow(validateRedirectUri(String(uri), profile)));
         if (uris.length === 0) throw new UsageError('at least one --redirect-uri is required');
         const slug = orThrow(validateSlug(typeof values.slug === 'string' ? values.slug : slugFromName(name)));
-        if ((await listApps(ctx.db, org.slug)).some((row) => row.app.slug === slug)) {
+        if ((await appSlugsOf(ctx.db, org.id)).has(slug)) {
           throw new CommandError(`${org.slug} already has an app with the slug "${slug}"; choose another with --slug.`);
         }
         const method = typeof values['auth-method'] === 'string' ? values['auth-method'] : 'client_secret_basic';

@@ -318,6 +318,11 @@ export async function listGrantableApps(db: Queryable, orgId: string): Promise<{
   return rows.filter((row) => row.ownClient !== null || row.gateway !== null).map((row) => ({ app: row.app, gateway: row.gateway }));
 }
 
+/** Every slug the organization's apps use, the gateway servers' apps included (a new app's slug must be none of them). */
+export async function appSlugsOf(db: Queryable, orgId: string): Promise<Set<string>> {
+  return new Set((await db.select({ slug: apps.slug }).from(apps).where(eq(apps.orgId, orgId))).map((row) => row.slug));
+}
+
 /** An app of the organization that permissions are granted on (listGrantableApps), or undefined. */
 export async function findGrantableApp(db: Queryable, orgId: string, appId: string): Promise<App | undefined> {
   if (!isUuid(appId)) return undefined;

@@ -11,6 +11,7 @@ import { runtime } from '../runtime';
 import { API_CONTENT_SECURITY_POLICY, securityHeaders } from '../security/headers';
 import { gatewayResourceMetadata, handleGatewayMcp, type GatewayDeps } from './resource';
 import { GATEWAY_PATH } from './servers';
+import { terminalText } from '../util/visible-text';
 
 const METADATA_PREFIX = '/.well-known/oauth-protected-resource';
 
@@ -48,7 +49,7 @@ export function serveGateway(req: IncomingMessage, res: ServerResponse, pathname
     })
     .catch((error: unknown) => {
       if (error instanceof RangeError) return jsonRpcError(413, -32600, `Request body larger than ${MAX_MCP_BODY_BYTES} bytes`);
-      console.error(`${metadata ? 'gateway metadata' : 'gateway'} failed: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(`${metadata ? 'gateway metadata' : 'gateway'} failed: ${terminalText(error instanceof Error ? error.message : String(error)).slice(0, 500)}`);
       return jsonRpcError(500, -32603, 'Internal error');
     })
     .then((response) => send(res, response))

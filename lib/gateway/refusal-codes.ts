@@ -14,6 +14,7 @@ export const GATEWAY_REFUSAL_STATUS = {
   upstream_timeout: 504,
   upstream_busy: 503,
   upstream_refused: 502,
+  upstream_rpc_error: 502,
 } as const satisfies Record<string, number>;
 
 export type GatewayRefusalCode = keyof typeof GATEWAY_REFUSAL_STATUS;

@@ -15,7 +15,10 @@ import { BASELINE_SCOPE, sortScopes } from '../clients/permission-catalog';
 import { gatewayConfirmationGate } from '../confirmations/store';
 import { readCacheOf, type Database } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
-import { jsonRpcError } from '../http/errors';
+import { jsonRpcError, oauthError } from '../http/errors';
+import { and, eq } from 'drizzle-orm';
+import { agents } from '../db/schema';
+import { isActiveMember } from '../organizations/memberships';
 import type { OutboundPolicy } from '../http/outbound';
 import type { ApiCaller } from '../mcp/authenticate';
 import type { PorticoToolExtra } from '../mcp/context';
@@ -72,6 +75,15 @@ function argumentsDigest(args: Record<string, unknown>): string {
 interface CallRecord {
   durationMs?: number;
   upstreamStatus?: number;
+  /** The upstream answered the call with a tool error: its words are not kept (they may repeat the arguments). */
+  upstreamToolError?: boolean;
+}
+
+/** A result's `_meta` keys of Portico's own (`io.portico/…`) are Portico's to say, never an upstream's. */
+function withoutPorticoMeta(result: CallToolResult): CallToolResult {
+  if (!result._meta) return result;
+  const meta = Object.fromEntries(Object.entries(result._meta).filter(([key]) => !key.startsWith('io.portico/')));
+  return { ...result, _meta: meta };
 }
 
 function proxyTool(server: GatewayServer, row: GatewayToolRow, deps: GatewayDeps, record: CallRecord): AnyKitTool<PorticoToolExtra> {
@@ -97,15 +109,18 @@ function proxyTool(server: GatewayServer, row: GatewayToolRow, deps: GatewayDeps
         const call = await callUpstreamTool(target, row.name, args as Record<string, unknown>, { policy: deps.outboundPolicy }, context.mcp?.mcpReq.signal);
         record.durationMs = call.durationMs;
         recordGatewayCall(label, call.result.isError ? 'tool_error' : 'ok', call.durationMs / 1000);
-        if (server.status !== 'ok') await recordUpstreamStatus(deps.db, server.id, 'ok', null);
-        return call.result as CallToolResult;
+        // The call ran: nothing after it may turn it into a failure an agent would retry.
+        if (server.status !== 'ok') await recordUpstreamStatus(deps.db, server.id, 'ok', null).catch(() => {});
+        if (call.result.isError) record.upstreamToolError = true;
+        return withoutPorticoMeta(call.result as CallToolResult);
       } catch (error) {
         const refusal = refusalOf(error, 'gateway');
         const failed = error as { durationMs?: number; upstreamStatus?: number };
         record.durationMs = failed.durationMs;
         record.upstreamStatus = failed.upstreamStatus;
         recordGatewayCall(label, refusal?.code ?? 'error', failed.durationMs === undefined ? undefined : failed.durationMs / 1000);
-        if (refusal && refusal.code !== 'upstream_busy') {
+        // The server's status says whether it answers at all: not one call's JSON-RPC error, nor one person's expired account.
+        if (refusal && refusal.code !== 'upstream_busy' && refusal.code !== 'upstream_rpc_error' && !(target.oauth && failed.upstreamStatus === 401)) {
           await recordUpstreamStatus(deps.db, server.id, refusal.code === 'upstream_invalid' ? 'invalid' : 'unreachable', refusal.code).catch(() => {});
         }
         throw error;
@@ -132,10 +147,24 @@ function auditGatewayCall(db: Database, server: GatewayServer, clientIp: string,
         argumentsDigest: argumentsDigest(event.arguments),
         ...(record.durationMs !== undefined ? { durationMs: Math.round(record.durationMs * 10) / 10 } : {}),
         ...(record.upstreamStatus !== undefined ? { upstreamStatus: record.upstreamStatus } : {}),
-        ...(event.error ? { error: event.error.slice(0, 300) } : {}),
+        ...(event.error ? { error: record.upstreamToolError ? 'the upstream tool reported an error' : event.error.slice(0, 300) } : {}),
       },
     });
   };
+}
+
+/**
+ * A member of the server's organization, not disabled, and the agent acting for them (if any) one of that
+ * organization's. The membership is read through the read cache (memberships' changes drop it at once).
+ */
+async function usesServer(db: Database, orgId: string, caller: ApiCaller): Promise<boolean> {
+  const member = async () => ((await isActiveMember(db, orgId, caller.user.id)) ? true : undefined);
+  const cache = readCacheOf(db);
+  const isMember = cache ? await cache.read(`active-member:${orgId}:${caller.user.id}`, member, () => [`users:${caller.user.id}`]) : await member();
+  if (!isMember) return false;
+  if (!caller.agentId) return true;
+  const [agent] = await db.select({ id: agents.id }).from(agents).where(and(eq(agents.id, caller.agentId), eq(agents.orgId, orgId))).limit(1);
+  return agent !== undefined;
 }
 
 /** The tool a tools/call names, when the message is one. */
@@ -167,6 +196,14 @@ export async function handleGatewayMcp(request: Request, resource: string, deps:
     levels: Object.fromEntries(tools.map((row) => [row.name, row.riskLevel as RiskLevel])),
     gate: gatewayConfirmationGate(deps.db, { issuer: deps.issuer, mode: deps.confirmationMode ?? 'human', appId: app.id, orgId: server.orgId, now: deps.now, notify: deps.notify }),
     onEvent: auditGatewayCall(deps.db, server, deps.clientIp, record),
+    // Checked on every request, as Portico's own tools check the role: someone removed from the organization (or an
+    // agent moved out of it) is refused at once, whatever their token's remaining lifetime.
+    async authorize(caller) {
+      if (await usesServer(deps.db, server.orgId, caller)) return undefined;
+      return oauthError(401, 'invalid_token', 'the person or agent of this token is no longer in the organization of this server', {
+        'WWW-Authenticate': 'Bearer error="invalid_token", error_description="the person or agent of this token is no longer in the organization of this server"',
+      });
+    },
     insufficientScope(caller, message) {
       const name = calledToolOf(message);
       const row = name ? byName.get(name) : undefined;

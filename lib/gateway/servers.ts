@@ -236,6 +236,8 @@ export interface ToolsRead {
  * (gateway.tool_removed), one offered again comes back at its last approval. Each is its own event and webhook.
  */
 export async function recordUpstreamTools(ctx: Context, server: GatewayServer, offered: ToolDefinition[]): Promise<ToolsRead> {
+  // Two readings at once (the console and the CLI) are recorded one after the other, the second against the first's rows.
+  await ctx.tx.select({ id: gatewayServers.id }).from(gatewayServers).where(eq(gatewayServers.id, server.id)).for('update');
   const known = new Map((await gatewayToolsOf(ctx.tx, server.id)).map((tool) => [tool.name, tool]));
   const read: ToolsRead = { added: [], changed: [], removed: [], returned: [] };
   const offeredNames = new Set<string>();
@@ -244,7 +246,7 @@ export async function recordUpstreamTools(ctx: Context, server: GatewayServer, o
     const digest = definitionDigest(tool);
     const row = known.get(tool.name);
     if (!row) {
-      await ctx.tx.insert(gatewayTools).values(newToolRow(server.id, tool));
+      await ctx.tx.insert(gatewayTools).values(newToolRow(server.id, tool)).onConflictDoNothing();
       read.added.push(tool.name);
       await ctx.audit({ action: 'gateway.tool_added', ...about(server), details: { tool: tool.name, digest, proposedLevel: proposedLevelOf(tool) } });
       continue;
@@ -346,6 +348,8 @@ export async function setGatewayServerDisabled(ctx: Context, server: GatewayServ
 
 /** Replaces the server's credential (or removes it: none). The value is sealed at once and never shown again. */
 export async function setGatewayCredential(ctx: Context, server: GatewayServer, credential: { header: string; value: string } | null, atRestKey: Uint8Array): Promise<void> {
+  // Each person's own account, kept per person: no shared credential replaces it, and removing one would call it bare.
+  if (server.credentialKind === 'oauth') throw gatewayRefusal('conflict', 'oauthCredential', {}, 'credentialHeader');
   const checked = credential ? checkCredential(credential.header, credential.value) : null;
   await ctx.tx
     .update(gatewayServers)

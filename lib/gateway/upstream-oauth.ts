@@ -7,7 +7,7 @@
 // (lib/grants/gateway-connections.ts). The agent never sees them.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
-import { auth, discoverOAuthServerInfo, type OAuthClientMetadata, type OAuthClientProvider, type StoredOAuthClientInformation, type StoredOAuthTokens } from '@modelcontextprotocol/client';
+import { auth, type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState, type StoredOAuthClientInformation, type StoredOAuthTokens } from '@modelcontextprotocol/client';
 import type { Queryable } from '../db/client';
 import { gatewayConnections, gatewayServers, memberships, organizations, users } from '../db/schema';
 import { endGatewayConnections } from '../grants/gateway-connections';
@@ -57,7 +57,12 @@ export function oauthFetch(policy: OutboundPolicy): typeof fetch {
 
 /**
  * What the SDK's OAuth client keeps, in PostgreSQL: Portico's registration at the server (shared by every person),
- * this person's tokens, and the state and PKCE verifier of an authorization under way, sealed where secret.
+ * this person's tokens, what was discovered of the authorization server, and the state and PKCE verifier of an
+ * authorization under way, sealed where secret.
+ *
+ * `interactive`: the person's own connection flow (begin, callback), which may start an authorization. A call's client
+ * is not: it refreshes the person's tokens at most, never starts an authorization nor touches one under way in their
+ * browser, and never brings back a connection that ended meanwhile (it only updates a row that still exists).
  */
 export class UpstreamOAuthClient implements OAuthClientProvider {
   /** Where the SDK sent the person (an authorization that needs the browser). */
@@ -69,6 +74,7 @@ export class UpstreamOAuthClient implements OAuthClientProvider {
     private readonly server: { id: string; oauthClientSealed: string | null },
     private readonly userId: string,
     private readonly deps: Pick<UpstreamOAuthDeps, 'issuer' | 'atRestKey'>,
+    private readonly interactive = false,
   ) {}
 
   get redirectUrl(): string {
@@ -86,7 +92,7 @@ export class UpstreamOAuthClient implements OAuthClientProvider {
 
   async state(): Promise<string> {
     const state = randomBytes(32).toString('base64url');
-    await this.upsert({ pendingStateHash: hashState(state), pendingExpiresAt: sql`now() + make_interval(secs => ${PENDING_SECONDS})` as never });
+    if (this.interactive) await this.upsert({ pendingStateHash: hashState(state), pendingExpiresAt: sql`now() + make_interval(secs => ${PENDING_SECONDS})` as never });
     return state;
   }
 
@@ -114,15 +120,46 @@ export class UpstreamOAuthClient implements OAuthClientProvider {
     const previous = tokens.refresh_token ? undefined : await this.tokens();
     const kept = previous?.refresh_token ? { ...tokens, refresh_token: previous.refresh_token } : tokens;
     const tokensSealed = await encryptAtRest(JSON.stringify(kept), this.deps.atRestKey);
-    await this.upsert({ tokensSealed, connectedAt: sql`now()` as never }, { tokensSealed, connectedAt: sql`coalesce(${gatewayConnections.connectedAt}, now())` as never });
+    // Only a connection that exists (the callback's, whose row holds the pending state; a call's refresh): a person who
+    // disconnected or left while a refresh was in flight stays disconnected.
+    await this.db
+      .update(gatewayConnections)
+      .set({ tokensSealed, connectedAt: sql`coalesce(${gatewayConnections.connectedAt}, now())`, updatedAt: sql`now()` })
+      .where(this.mine());
   }
 
   redirectToAuthorization(url: URL): void {
-    this.authorizationUrl = url;
+    if (this.interactive) this.authorizationUrl = url;
   }
 
   async saveCodeVerifier(verifier: string): Promise<void> {
-    await this.upsert({ pendingVerifierSealed: await encryptAtRest(verifier, this.deps.atRestKey) });
+    if (this.interactive) await this.upsert({ pendingVerifierSealed: await encryptAtRest(verifier, this.deps.atRestKey) });
+  }
+
+  /** RFC 9207 and the callback's authorization server: what discovery found is kept with the authorization. */
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    if (this.interactive) await this.upsert({ discovery: state });
+    else await this.db.update(gatewayConnections).set({ discovery: state }).where(this.mine());
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    const [row] = await this.db.select({ discovery: gatewayConnections.discovery }).from(gatewayConnections).where(this.mine());
+    return (row?.discovery ?? undefined) as OAuthDiscoveryState | undefined;
+  }
+
+  /** The SDK found the tokens, the registration or the discovery dead (invalid_grant, invalid_client): forgotten. */
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    if (scope === 'all' || scope === 'client') {
+      this.registration = undefined;
+      await this.db.update(gatewayServers).set({ oauthClientSealed: null }).where(eq(gatewayServers.id, this.server.id));
+    }
+    if (scope === 'all' || scope === 'tokens') await this.db.update(gatewayConnections).set({ tokensSealed: null, connectedAt: null }).where(this.mine());
+    if (scope === 'all' || scope === 'verifier') await this.db.update(gatewayConnections).set({ pendingVerifierSealed: null }).where(this.mine());
+    if (scope === 'all' || scope === 'discovery') await this.db.update(gatewayConnections).set({ discovery: null }).where(this.mine());
+  }
+
+  private mine() {
+    return and(eq(gatewayConnections.serverId, this.server.id), eq(gatewayConnections.userId, this.userId));
   }
 
   async codeVerifier(): Promise<string> {
@@ -156,7 +193,7 @@ export function needsOAuth(error: unknown): boolean {
  * undefined when they are connected already (valid tokens, or a refresh that worked).
  */
 export async function beginUpstreamConnection(db: Queryable, server: { id: string; url: string; oauthClientSealed: string | null }, userId: string, deps: UpstreamOAuthDeps): Promise<URL | undefined> {
-  const client = new UpstreamOAuthClient(db, server, userId, deps);
+  const client = new UpstreamOAuthClient(db, server, userId, deps, true);
   try {
     const result = await auth(client, { serverUrl: server.url, fetchFn: oauthFetch(deps.policy) });
     return result === 'REDIRECT' ? client.authorizationUrl : undefined;
@@ -170,7 +207,7 @@ export async function beginUpstreamConnection(db: Queryable, server: { id: strin
  * The person came back from the upstream's authorization server: `state` names their authorization under way (this
  * person's, unexpired, used once); the code is exchanged for their tokens, kept sealed. Answers the server's id.
  */
-export async function completeUpstreamConnection(db: Queryable, userId: string, input: { state: string; code: string }, deps: UpstreamOAuthDeps): Promise<string> {
+export async function completeUpstreamConnection(db: Queryable, userId: string, input: { state: string; code: string; iss?: string }, deps: UpstreamOAuthDeps): Promise<string> {
   const [pending] = await db
     .select({ serverId: gatewayConnections.serverId, url: gatewayServers.url, oauthClientSealed: gatewayServers.oauthClientSealed })
     .from(gatewayConnections)
@@ -178,7 +215,7 @@ export async function completeUpstreamConnection(db: Queryable, userId: string, 
     .where(and(eq(gatewayConnections.pendingStateHash, hashState(input.state)), eq(gatewayConnections.userId, userId), gt(gatewayConnections.pendingExpiresAt, sql`now()`)));
   if (!pending) throw gatewayRefusal('invalid', 'oauthState');
   const server = { id: pending.serverId, url: pending.url, oauthClientSealed: pending.oauthClientSealed };
-  const client = new UpstreamOAuthClient(db, server, userId, deps);
+  const client = new UpstreamOAuthClient(db, server, userId, deps, true);
   // Spent before the exchange: a second arrival of the same state finds nothing.
   const spent = await db
     .update(gatewayConnections)
@@ -188,19 +225,33 @@ export async function completeUpstreamConnection(db: Queryable, userId: string, 
   if (spent.length === 0) throw gatewayRefusal('invalid', 'oauthState');
   let result;
   try {
-    result = await auth(client, { serverUrl: server.url, authorizationCode: input.code, fetchFn: oauthFetch(deps.policy) });
+    // `iss` (RFC 9207 §2.4) is checked by the SDK against the authorization server recorded when the flow began.
+    result = await auth(client, { serverUrl: server.url, authorizationCode: input.code, ...(input.iss ? { iss: input.iss } : {}), fetchFn: oauthFetch(deps.policy) });
   } catch {
     throw gatewayRefusal('upstream_refused', 'oauthExchange');
   }
   if (result !== 'AUTHORIZED') throw gatewayRefusal('upstream_refused', 'oauthExchange');
-  // Where the tokens are revoked when the person disconnects (RFC 7009), read now that the server is known.
-  const info = await discoverOAuthServerInfo(server.url, { fetchFn: oauthFetch(deps.policy) }).catch(() => undefined);
-  const revocation = (info?.authorizationServerMetadata as { revocation_endpoint?: unknown } | undefined)?.revocation_endpoint;
+  // Where the tokens are revoked when the person disconnects (RFC 7009): the revocation endpoint of the very
+  // authorization server the code was exchanged at (the discovery kept with the flow), on that server's own origin —
+  // never one that a later lookup, or an upstream, could point elsewhere.
   await db
     .update(gatewayConnections)
-    .set({ pendingVerifierSealed: null, revocationEndpoint: typeof revocation === 'string' ? revocation : null })
+    .set({ pendingVerifierSealed: null, revocationEndpoint: revocationEndpointOf(await client.discoveryState()) })
     .where(and(eq(gatewayConnections.serverId, server.id), eq(gatewayConnections.userId, userId)));
   return server.id;
+}
+
+/** The revocation endpoint the discovered authorization server names, when it is on that server's issuer's origin. */
+export function revocationEndpointOf(discovery: OAuthDiscoveryState | undefined): string | null {
+  const metadata = discovery?.authorizationServerMetadata as { issuer?: unknown; revocation_endpoint?: unknown } | undefined;
+  if (typeof metadata?.revocation_endpoint !== 'string' || typeof metadata.issuer !== 'string') return null;
+  try {
+    const endpoint = new URL(metadata.revocation_endpoint);
+    if ((endpoint.protocol !== 'https:' && endpoint.protocol !== 'http:') || endpoint.origin !== new URL(metadata.issuer).origin) return null;
+    return endpoint.href;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether the person has finished connecting to the server (tokens held). */

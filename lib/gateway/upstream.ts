@@ -3,7 +3,7 @@
 // is checked before connecting, no redirects, every answer capped in time and size). One connected client per
 // upstream and process is kept for calls (a 2025-11-25 upstream's session lives in it); it is dropped at the first
 // failure and made again by the next call. A call is never retried: a tool that is not idempotent must not run twice.
-import { Client, SdkHttpError, StreamableHTTPClientTransport, type CallToolResult, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, SdkHttpError, StreamableHTTPClientTransport, type CallToolResult, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { OutboundRefused, outboundFetch, type OutboundPolicy } from '../http/outbound';
 import type { Refusal } from '../refusals/refusal';
 import { definitionOf, type ToolDefinition } from './definitions';
@@ -203,6 +203,9 @@ export async function callUpstreamTool(target: UpstreamTarget, name: string, arg
     if (!Array.isArray(result.content)) throw gatewayRefusal('upstream_invalid', 'upstreamInvalid');
     return { result, durationMs: performance.now() - started };
   } catch (error) {
+    // The upstream's own JSON-RPC error (invalid params, an unknown tool): its answer to this call. The session and the
+    // other calls on it are fine; only the transport failing ends the pooled client.
+    if (error instanceof ProtocolError) throw Object.assign(gatewayRefusal('upstream_rpc_error', 'upstreamRpcError', { code: error.code }), { durationMs: performance.now() - started });
     dropClient(poolKey, client);
     if ((error as { domain?: unknown }).domain === 'gateway') throw error;
     const failure = upstreamFailure(error, target);

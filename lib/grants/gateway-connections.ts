@@ -7,12 +7,14 @@ import type { Queryable } from '../db/client';
 import { gatewayConnections, gatewayServers } from '../db/schema';
 import { enqueueUpstreamRevocations } from '../deliveries/channels/upstream-revocation';
 
-export type ConnectionScope = { serverId: string; userId?: string } | { appId: string } | { orgId: string; userId: string };
+export type ConnectionScope = { serverId: string; userId?: string } | { appId: string } | { orgId: string; userId?: string } | { userId: string };
 
 /** Deletes the connections in scope and queues the revocation of their tokens; answers how many were connected. */
 export async function endGatewayConnections(db: Queryable, scope: ConnectionScope): Promise<number> {
-  const servers = 'serverId' in scope ? eq(gatewayServers.id, scope.serverId) : 'appId' in scope ? eq(gatewayServers.appId, scope.appId) : eq(gatewayServers.orgId, scope.orgId);
-  const conditions: SQL[] = [servers];
+  const conditions: SQL[] = [];
+  if ('serverId' in scope) conditions.push(eq(gatewayServers.id, scope.serverId));
+  else if ('appId' in scope) conditions.push(eq(gatewayServers.appId, scope.appId));
+  else if ('orgId' in scope) conditions.push(eq(gatewayServers.orgId, scope.orgId));
   if ('userId' in scope && scope.userId) conditions.push(eq(gatewayConnections.userId, scope.userId));
   const rows = await db
     .select({ serverId: gatewayConnections.serverId, userId: gatewayConnections.userId, orgId: gatewayServers.orgId, tokens: gatewayConnections.tokensSealed, endpoint: gatewayConnections.revocationEndpoint, client: gatewayServers.oauthClientSealed })

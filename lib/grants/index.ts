@@ -149,6 +149,7 @@ export async function endAppGrants(db: Queryable, appId: string): Promise<EndedG
 
 /** Before an organization goes: every grant at its clients or bound to its apps, and its clients' provider state. */
 export async function endOrganizationGrants(db: Queryable, orgId: string): Promise<void> {
+  await endGatewayConnections(db, { orgId });
   await endGrants(db, await grantsOfOrganization(db, orgId), 'app_deleted');
   await db.delete(oidcPayloads).where(inArray(oidcPayloads.clientId, clientsOfOrganization(db, orgId)));
 }

@@ -200,7 +200,7 @@ const keptAgents = new Map<string, HttpAgent>();
 const KEPT_AGENTS_LIMIT = 256;
 
 function keptAgentFor(url: URL, addresses: LookupAddress[]): HttpAgent {
-  const key = `${url.protocol}//${url.host}|${addresses.map((address) => address.address).join(',')}`;
+  const key = `${url.protocol}//${url.host}|${addresses.map((address) => address.address).sort().join(',')}`;
   let agent = keptAgents.get(key);
   if (!agent) {
     if (keptAgents.size >= KEPT_AGENTS_LIMIT) {

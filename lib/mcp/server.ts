@@ -90,6 +90,8 @@ export interface McpSurface {
   onEvent(caller: ApiCaller): (event: ToolEvent) => Promise<void>;
   /** A tools/call of a tool the token lacks the scope for: the 403 insufficient_scope answer, else undefined. */
   insufficientScope(caller: ApiCaller, message: unknown): Response | undefined;
+  /** Whether the caller may use this registry at all now (a member of its organization): the refusal, else undefined. */
+  authorize(caller: ApiCaller): Promise<Response | undefined>;
 }
 
 /** The key that signs 2026-07-28 request state, derived from the installation's at-rest key (never the key itself). */
@@ -361,6 +363,8 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps, b
   const authentication = await authenticateApiRequest(request, deps, undefined, { mcpSessionId: sessionId ?? undefined, resource: deps.surface?.resource });
   if (!authentication.ok) return authentication.response;
   const { caller } = authentication;
+  const unauthorized = await deps.surface?.authorize(caller);
+  if (unauthorized) return unauthorized;
 
   if (request.method === 'DELETE') {
     // Answered here, not by the transport: the same DNS rebinding check it would make.

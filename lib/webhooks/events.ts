@@ -35,6 +35,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'gateway.tool_removed',
   'gateway.tool_approved',
   'gateway.tool_level_changed',
+  'gateway.tool_permission_changed',
+  'gateway.server_credential_changed',
   'security.second_factor_enrolled',
   'security.second_factor_removed',
   'security.second_factor_recovery_codes_replaced',

@@ -15,8 +15,8 @@ import type { User } from '../../lib/accounts/users';
 import { gatewayConnections, gatewayServers, outboundDeliveries } from '../../lib/db/schema';
 import { upstreamRevocationDelivery } from '../../lib/deliveries/channels/upstream-revocation';
 import { addServerFromUpstream, refreshServerTools, type GatewayDoorDeps } from '../../lib/gateway/doors';
-import { approveGatewayTool, gatewayToolsOf, type GatewayServer } from '../../lib/gateway/servers';
-import { beginUpstreamConnection, completeUpstreamConnection, disconnectUpstream, GATEWAY_CALLBACK_PATH } from '../../lib/gateway/upstream-oauth';
+import { approveGatewayTool, gatewayToolsOf, setGatewayCredential, type GatewayServer } from '../../lib/gateway/servers';
+import { beginUpstreamConnection, completeUpstreamConnection, disconnectUpstream, GATEWAY_CALLBACK_PATH, UpstreamOAuthClient } from '../../lib/gateway/upstream-oauth';
 import { encryptAtRest } from '../../lib/security/at-rest';
 import { removeMember } from '../../lib/organizations/memberships';
 import { createOrganization, type Organization } from '../../lib/organizations/organizations';
@@ -120,6 +120,15 @@ describe('the gateway in front of an OAuth-protected upstream', () => {
     await expect(completeUpstreamConnection(database.db, owner.id, answer, oauth())).rejects.toMatchObject({ code: 'invalid' });
     await completeUpstreamConnection(database.db, member.id, answer, oauth());
     await expect(completeUpstreamConnection(database.db, member.id, answer, oauth())).rejects.toMatchObject({ code: 'invalid' });
+  });
+
+  it('keeps an OAuth server’s accounts each person’s own: no shared credential, and a refresh in flight never brings back an ended connection', async () => {
+    const scope = { org, role: null, actor: { door: 'cli' as const, operator: 'test' } };
+    await expect(runOrgOperation(database.db, scope, { audit: 'exactly_one' }, (ctx) => setGatewayCredential(ctx, server, { header: 'X-Api-Key', value: 'shared' }, atRestKey))).rejects.toMatchObject({ code: 'conflict' });
+    await expect(runOrgOperation(database.db, scope, { audit: 'exactly_one' }, (ctx) => setGatewayCredential(ctx, server, null, atRestKey))).rejects.toMatchObject({ code: 'conflict' });
+    const ghost = await createMember(database, org.id, `ghost-${randomBytes(3).toString('hex')}@gateway.test`);
+    await new UpstreamOAuthClient(database.db, server, ghost.id, { issuer: harness.issuer, atRestKey }).saveTokens({ access_token: 'late', token_type: 'bearer' });
+    expect(await database.db.select().from(gatewayConnections).where(and(eq(gatewayConnections.serverId, server.id), eq(gatewayConnections.userId, ghost.id)))).toHaveLength(0);
   });
 
   it('ends a person’s connection when they leave the organization', async () => {

@@ -21,6 +21,7 @@ import { auditEvents, gatewayServers } from '../../lib/db/schema';
 import { addServerFromUpstream, refreshServerTools, type GatewayDoorDeps } from '../../lib/gateway/doors';
 import { approveGatewayTool, gatewayToolsOf, setGatewayLimits, setGatewayToolLevel, toolStateOf, type GatewayServer } from '../../lib/gateway/servers';
 import { createOrganization, type Organization } from '../../lib/organizations/organizations';
+import { removeMember } from '../../lib/organizations/memberships';
 import { runOrgOperation } from '../../lib/organizations/org-operation';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { serveGatewayServer } from '../support/gateway';
@@ -59,12 +60,12 @@ describe('the MCP gateway', () => {
   }
 
   /** A stock SDK 1.32 client, authorized by the owner for the server: its default OAuth handling, nothing widened. */
-  async function stockClient(server: GatewayServer): Promise<Client> {
+  async function stockClient(server: GatewayServer, person: User = owner): Promise<Client> {
     const state = new InMemoryOAuthClient<OAuthClientInformationMixed, OAuthTokens>(REDIRECT, 'Stock SDK client');
     const first = new StreamableHTTPClientTransport(new URL(server.resource), { authProvider: state });
     await expect(new Client({ name: 'stock', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
     expect(state.pending?.searchParams.get('resource')).toBe(server.resource);
-    const answered = await completeAuthorization(harness, database, state.pending!, { email: owner.email });
+    const answered = await completeAuthorization(harness, database, state.pending!, { email: person.email });
     await first.finishAuth(answered.callbackUrl!.searchParams.get('code')!);
     const client = new Client({ name: 'stock', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.resource), { authProvider: state }));
@@ -205,6 +206,18 @@ describe('the MCP gateway', () => {
     const [status] = await database.db.select({ status: gatewayServers.status, detail: gatewayServers.statusDetail }).from(gatewayServers).where(eq(gatewayServers.id, hostileServer.id));
     expect(status).toMatchObject({ status: 'unreachable', detail: 'upstream_unreachable' });
 
+    // The upstream's own JSON-RPC error is its answer to this call, in the gateway's words: the server still answers.
+    hostile.mode = 'rpc-error';
+    const rpc = await call();
+    expect(text(rpc)).toMatch(/refused the call \(JSON-RPC error -32602\)/);
+    expect(text(rpc)).not.toContain('/srv/secret');
+    hostile.mode = 'normal';
+    await call();
+    hostile.mode = 'rpc-error';
+    await call();
+    const [afterRpc] = await database.db.select({ status: gatewayServers.status }).from(gatewayServers).where(eq(gatewayServers.id, hostileServer.id));
+    expect(afterRpc!.status).toBe('ok');
+
     // Over the concurrency cap (1): refused at once, never queued.
     hostile.mode = 'hang';
     const [first, second] = await Promise.all([call(), new Promise((resolve) => setTimeout(resolve, 200)).then(call)]);
@@ -213,6 +226,15 @@ describe('the MCP gateway', () => {
     expect(text(await call())).toContain('read_file ran');
     await client.close();
   }, 30_000);
+
+  it('refuses a person removed from the organization at once, whatever their token’s remaining lifetime', async () => {
+    const leaver = await createMember(database, org.id, `leaver-${randomBytes(3).toString('hex')}@gateway.test`);
+    const client = await stockClient(everythingServer, leaver);
+    expect(text(await client.callTool({ name: 'echo', arguments: { message: 'still here' } }))).toBe('Echo: still here');
+    await database.db.transaction((tx) => removeMember(tx as never, org.id, leaver.id));
+    await expect(client.callTool({ name: 'echo', arguments: { message: 'gone' } })).rejects.toThrow();
+    await client.close().catch(() => {});
+  });
 
   it('adds one server when two admins add the same short name at once', async () => {
     const results = await Promise.allSettled([1, 2].map(() => addServerFromUpstream(database.db, scope(), { name: 'Twin', slug: 'twin', url: hostile.url }, doors)));

@@ -49,7 +49,7 @@ export async function startEverything(port?: number): Promise<EverythingServer> 
   };
 }
 
-export type HostileMode = 'normal' | 'huge' | 'hang' | 'garbage' | 'http500';
+export type HostileMode = 'normal' | 'huge' | 'hang' | 'garbage' | 'http500' | 'rpc-error';
 
 export interface HostileUpstream {
   url: string;
@@ -113,6 +113,7 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
             return;
           }
           if (state.mode === 'garbage') return res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"jsonrpc":"2.0","id":');
+          if (state.mode === 'rpc-error') return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: 'path must be inside /srv/secret' } }));
           if (state.mode === 'http500') return res.writeHead(500, { 'Content-Type': 'text/plain' }).end('upstream exploded at /srv/secret/path');
           if (state.mode === 'huge') {
             // 50 MB of one text result, written in chunks: the gateway must stop reading at its cap.

@@ -327,8 +327,9 @@ describe('webhooks', () => {
       'gateway.tool_approved': 'gateway.tool_approved',
       'gateway.tool_level_changed': 'gateway.tool_level_changed',
       // The gateway's calls are audited, not published (as Portico's own tool calls).
+      'gateway.tool_permission_changed': 'gateway.tool_permission_changed',
+      'gateway.server_credential_changed': 'gateway.server_credential_changed',
       'gateway.tool_succeeded': null,
-      'gateway.server_credential_changed': null,
       'sign_in.succeeded': null,
       'mcp.tool_succeeded': null,
       'webhook.created': null,

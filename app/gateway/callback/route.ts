@@ -20,7 +20,7 @@ export async function GET(request: Request) {
   // The person refused at the upstream, or the answer is not one: said on their account page, nothing kept.
   if (!session || !state || !code) return seeOther('/console/account?done=gateway-refused#mcp-servers');
   try {
-    const serverId = await completeUpstreamConnection(db(), session.user.id, { state, code }, gatewayOAuthDeps());
+    const serverId = await completeUpstreamConnection(db(), session.user.id, { state, code, iss: url.searchParams.get('iss') ?? undefined }, gatewayOAuthDeps());
     const [server] = await db().select().from(gatewayServers).where(eq(gatewayServers.id, serverId));
     if (server) {
       await recordAuditEvent(db(), {

@@ -111,7 +111,13 @@ export const gatewayConnections = pgTable(
     pendingStateHash: text('pending_state_hash'),
     pendingVerifierSealed: text('pending_verifier_sealed'),
     pendingExpiresAt: timestamp('pending_expires_at', { withTimezone: true }),
-    /** The authorization server's revocation endpoint (RFC 7009), read when the person connected: where the tokens are revoked. */
+    /**
+     * What the SDK discovered of the upstream's authorization server when the person connected (RFC 9728, RFC 8414):
+     * the redirect's callback is checked against it (RFC 9207 `iss`), refreshes use it, and the revocation endpoint
+     * comes from it. Not secret.
+     */
+    discovery: jsonb('discovery'),
+    /** The authorization server's revocation endpoint (RFC 7009), from `discovery`, on its issuer's origin. */
     revocationEndpoint: text('revocation_endpoint'),
     connectedAt: timestamp('connected_at', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -4,7 +4,7 @@ import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
 import { issueSurfaceSecret } from '@/lib/clients/surface';
-import { addPostLogoutRedirectUri, addRedirectUri, appClientRegistration, APP_PROFILES, DEFAULT_ID_TOKEN_ALG, assertPublishOriginAvailable, createApp, deleteApp, listApps, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, removeRedirectUri, setAppDescriptions, setAppDisabled, ID_TOKEN_ALGS, updateApp } from '@/lib/clients/apps';
+import { addPostLogoutRedirectUri, addRedirectUri, appClientRegistration, appSlugsOf, APP_PROFILES, DEFAULT_ID_TOKEN_ALG, assertPublishOriginAvailable, createApp, deleteApp, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, removeRedirectUri, setAppDescriptions, setAppDisabled, ID_TOKEN_ALGS, updateApp } from '@/lib/clients/apps';
 import { validateAppOrigin, validatePostLogoutRedirectUri, validateRedirectUri, validateSlug, type Validated } from '@/lib/clients/validation';
 import { freeSlug, slugFromName } from '@/lib/util/slug';
 import { runtime } from '@/lib/runtime';
@@ -77,7 +77,7 @@ export const createAppAction = orgAction(
   async ({ tx, input, access, audit }) => {
     const checkedRedirect = validateRedirectUri(input.redirectUri, input.profile);
     if (!checkedRedirect.ok) throw actionRefusal(checkedRedirect.text, 'redirectUri');
-    const taken = new Set((await listApps(tx, access.org.slug)).map((row) => row.app.slug));
+    const taken = await appSlugsOf(tx, access.org.id);
     // Chosen by the person: refused next to the field when another app has it, with a free one suggested. Left empty:
     // made from the name (cut to a valid length, never refused), with a number when another app has it.
     if (input.slug && taken.has(input.slug)) {

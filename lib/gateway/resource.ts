@@ -7,9 +7,11 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { JWK } from 'jose';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, type CallToolResult, type InputRequiredResult } from '@modelcontextprotocol/server';
 import { insufficientScope, protectedResourceMetadata, type ProtectedResourceConfig } from '../../app-kit/protected-resource';
-import { requiredScopesOf, type AnyKitTool, type ToolEvent } from '../../app-kit/tools';
+import { requiredScopesOf, type AnyKitTool, type ToolContext, type ToolEvent } from '../../app-kit/tools';
+import { translator } from '../i18n/catalogs';
+import { GATEWAY_CONNECT_PATH, isConnected } from './upstream-oauth';
 import type { RiskLevel } from '../../app-kit/risk';
 import { BASELINE_SCOPE, sortScopes } from '../clients/permission-catalog';
 import { gatewayConfirmationGate } from '../confirmations/store';
@@ -100,11 +102,19 @@ function proxyTool(server: GatewayServer, row: GatewayToolRow, deps: GatewayDeps
     inputJsonSchema: definition.inputSchema,
     inputJsonSchemaKey: row.approvedDigest ?? undefined,
     async run(args, context) {
-      // An OAuth server is reached with the person's own account: refused (with where to connect) when they have none.
-      const target = await upstreamTargetOf(server, deps.atRestKey, { db: deps.db, userId: context.token.subject, issuer: deps.issuer }).catch((error: unknown) => {
-        recordGatewayCall(label, refusalOf(error, 'gateway')?.code ?? 'error', undefined);
-        throw error;
-      });
+      // An OAuth server is reached with the person's own account. When they have none, a client that can open a page
+      // for its person is asked to (a 2026-07-28 URL input request, or 2025-11-25 URL elicitation) and the call goes on
+      // once they have connected; any other client is told where to connect.
+      const person = { db: deps.db, userId: context.token.subject, issuer: deps.issuer };
+      let target: Awaited<ReturnType<typeof upstreamTargetOf>>;
+      try {
+        target = await upstreamTargetOf(server, deps.atRestKey, person);
+      } catch (error) {
+        const asked = server.credentialKind === 'oauth' && refusalOf(error, 'gateway') ? await connectRound(server, deps.issuer, context) : undefined;
+        if (asked === 'connected') target = await upstreamTargetOf(server, deps.atRestKey, person).catch(failedBefore(label));
+        else if (asked) return asked;
+        else throw failedBefore(label)(error);
+      }
       try {
         const call = await callUpstreamTool(target, row.name, args as Record<string, unknown>, { policy: deps.outboundPolicy }, context.mcp?.mcpReq.signal);
         record.durationMs = call.durationMs;
@@ -127,6 +137,37 @@ function proxyTool(server: GatewayServer, row: GatewayToolRow, deps: GatewayDeps
       }
     },
   };
+}
+
+/** A call refused before the upstream was reached: counted, and thrown on. */
+function failedBefore(label: string): (error: unknown) => never {
+  return (error) => {
+    recordGatewayCall(label, refusalOf(error, 'gateway')?.code ?? 'error', undefined);
+    throw error;
+  };
+}
+
+/**
+ * The person has no account at the server yet: offer the connect page inside the client, where it can show one.
+ * 2026-07-28: an input-required result with a URL input request; the client's retry (whatever it answers) is simply the
+ * call again, and the connection is read from the database, never from what the client says. 2025-11-25 (a session
+ * whose client declared URL elicitation): the page is offered during the call, which goes on if they connected.
+ * Undefined: the client can show nothing, or declined; the call is refused with the link.
+ */
+async function connectRound(server: GatewayServer, issuer: string, context: ToolContext & PorticoToolExtra): Promise<InputRequiredResult | 'connected' | undefined> {
+  const url = `${issuer}${GATEWAY_CONNECT_PATH}/${server.id}`;
+  const t = translator(await context.locale(), 'mcp.gateway');
+  const message = t('connectOffer', { server: terminalText(server.name) });
+  const envelope = context.mcp?.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] as { elicitation?: { url?: unknown } } | undefined;
+  if (context.mcp && typeof envelope?.elicitation?.url === 'object' && envelope.elicitation.url !== null) {
+    const answer = inputResponse(context.mcp.mcpReq.inputResponses, 'connect');
+    // The retry after the page was offered: connected now, or refused with the link (never asked twice in a row).
+    if (answer.kind !== 'missing') return answer.kind === 'elicit' && answer.action === 'accept' && (await isConnected(context.db, server.id, context.token.subject)) ? 'connected' : undefined;
+    return inputRequired({ inputRequests: { connect: inputRequired.elicitUrl({ message, url }) } });
+  }
+  if (!context.elicit) return undefined;
+  const offered = await context.elicit({ mode: 'url', approvalRequestId: `connect-${server.id}`, message, url, locale: await context.locale() });
+  return offered.outcome === 'accept' && (await isConnected(context.db, server.id, context.token.subject)) ? 'connected' : undefined;
 }
 
 function auditGatewayCall(db: Database, server: GatewayServer, clientIp: string, record: CallRecord): (caller: ApiCaller) => (event: ToolEvent) => Promise<void> {

@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError as UnauthorizedV2, type StoredOAuthClientInformation, type StoredOAuthTokens } from '@modelcontextprotocol/client';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../lib/accounts/users';
@@ -110,6 +111,34 @@ describe('the gateway in front of an OAuth-protected upstream', () => {
     await connect(member);
     expect(text(await memberClient.callTool({ name: 'greet', arguments: { name: 'Bob' } }))).toBe('Hello, Bob!');
     await memberClient.close();
+  });
+
+  it('offers the connect page inside a 2026-07-28 client that can open one, and the call goes on once the person has connected', async () => {
+    const newcomer = await createMember(database, org.id, `newcomer-${randomBytes(3).toString('hex')}@gateway.test`);
+    const state = new InMemoryOAuthClient<StoredOAuthClientInformation, StoredOAuthTokens>(REDIRECT, 'Stock SDK v2 client');
+    const options = { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: 'auto' as const } };
+    const first = new TransportV2(new URL(server.resource), { authProvider: state });
+    await expect(new ClientV2({ name: 'stock-v2', version: '2.4.0' }, options).connect(first)).rejects.toBeInstanceOf(UnauthorizedV2);
+    await first.finishAuth((await completeAuthorization(harness, database, state.pending!, { email: newcomer.email })).callbackUrl!.searchParams);
+    const client = new ClientV2({ name: 'stock-v2', version: '2.4.0' }, options);
+    const offered: string[] = [];
+    let answer: 'connect' | 'decline' = 'decline';
+    client.setRequestHandler('elicitation/create', async (request) => {
+      offered.push((request.params as { url?: string }).url ?? '');
+      if (answer === 'decline') return { action: 'decline' };
+      // The client opens the page; the person connects their account at the upstream there (played here).
+      await connect(newcomer);
+      return { action: 'accept' };
+    });
+    await client.connect(new TransportV2(new URL(server.resource), { authProvider: state }));
+    // Declined: refused with where to connect; nothing reached the upstream.
+    const declined = await client.callTool({ name: 'greet', arguments: { name: 'Cy' } });
+    expect(declined.isError).toBe(true);
+    expect(text(declined)).toContain(`/console/gateway/connect/${server.id}`);
+    expect(offered).toEqual([`${harness.issuer}/console/gateway/connect/${server.id}`]);
+    answer = 'connect';
+    expect(text(await client.callTool({ name: 'greet', arguments: { name: 'Cy' } }))).toBe('Hello, Cy!');
+    await client.close();
   });
 
   it('accepts an authorization’s answer once, only for the person who started it', async () => {

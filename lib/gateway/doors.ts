@@ -2,18 +2,21 @@
 // transaction (an HTTP exchange), then run one organization operation that records what was read. A failed read
 // is recorded as the server's status (for the console) and thrown as the gateway's refusal, in its own words.
 import type { Database, Queryable } from '../db/client';
-import type { OutboundPolicy } from '../http/outbound';
+import { deliveryPolicy } from '../http/outbound';
+import { runtime } from '../runtime';
 import { runOrgOperation, type OrgOperationContext } from '../organizations/org-operation';
 import { refusalOf } from '../refusals/refusal';
 import { addGatewayServer, checkCredential, checkLimits, checkUpstreamUrl, DEFAULT_LIMITS, recordUpstreamStatus, recordUpstreamTools, upstreamTargetOf, type AddGatewayServerInput, type GatewayServer, type ToolsRead } from './servers';
-import { readUpstreamTools, type UpstreamTarget } from './upstream';
+import { isUnauthorized, readUpstreamTools, type UpstreamTarget } from './upstream';
 import { atField, gatewayRefusal } from './refusal-codes';
-import { needsOAuth } from './upstream-oauth';
+import type { GatewayDoorDeps } from './upstream-oauth';
 
-export interface GatewayDoorDeps {
-  issuer: string;
-  atRestKey: Uint8Array;
-  outboundPolicy: OutboundPolicy;
+export type { GatewayDoorDeps };
+
+/** This process's: the configured issuer, the at-rest key, and the deliveries' outbound policy (as webhooks). */
+export function gatewayDoorDeps(): GatewayDoorDeps {
+  const { env, atRestKey } = runtime();
+  return { issuer: env.PORTICO_ISSUER, atRestKey, outboundPolicy: deliveryPolicy(env) };
 }
 
 type Scope = Parameters<typeof runOrgOperation>[1];
@@ -36,7 +39,7 @@ export async function addServerFromUpstream(
   } catch (error) {
     // An upstream that asks for OAuth (MCP authorization: a 401 with its resource metadata) is added as one each
     // person connects to with their own account; its tools are read once someone has.
-    if (!credential && needsOAuth(error)) {
+    if (!credential && isUnauthorized(error)) {
       const server = await runOrgOperation(db, scope, { audit: 'exactly_one' }, (ctx) =>
         addGatewayServer(ctx, { ...input, url, oauth: true, limits, issuer: deps.issuer, atRestKey: deps.atRestKey, tools: [] }),
       );

@@ -4,11 +4,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendWebResponse, toWebRequestWithBody } from '../../app-kit/node-http';
 import { jsonRpcError } from '../http/errors';
-import { deliveryPolicy } from '../http/outbound';
 import { porticoMcpDeps } from '../mcp/route-deps';
 import { MAX_MCP_BODY_BYTES } from '../mcp/server';
 import { runtime } from '../runtime';
 import { API_CONTENT_SECURITY_POLICY, securityHeaders } from '../security/headers';
+import { gatewayDoorDeps } from './doors';
 import { gatewayResourceMetadata, handleGatewayMcp, type GatewayDeps } from './resource';
 import { GATEWAY_PATH } from './servers';
 import { terminalText } from '../util/visible-text';
@@ -21,9 +21,8 @@ export function isGatewayPath(pathname: string): boolean {
 }
 
 function gatewayDeps(request: Request): GatewayDeps {
-  const { env, atRestKey } = runtime();
   const { levels: _levels, ...deps } = porticoMcpDeps(request);
-  return { ...deps, atRestKey, outboundPolicy: deliveryPolicy(env) };
+  return { ...deps, ...gatewayDoorDeps() };
 }
 
 function send(res: ServerResponse, response: Response): Promise<void> {

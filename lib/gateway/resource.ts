@@ -49,9 +49,9 @@ function configOf(server: GatewayServer, app: { identity: string }, issuer: stri
 
 /** RFC 9728 metadata of the server `resource` names, or undefined when there is none (or it is turned off). */
 export async function gatewayResourceMetadata(db: Database, issuer: string, resource: string): Promise<Record<string, unknown> | undefined> {
-  const found = await findGatewayServerByResource(db, resource);
+  const found = await servingOf(db, resource);
   if (!found || found.server.disabledAt) return undefined;
-  return protectedResourceMetadata(configOf(found.server, found.app, issuer, offeredTools(await gatewayToolsOf(db, found.server.id))));
+  return protectedResourceMetadata(configOf(found.server, found.app, issuer, found.tools));
 }
 
 /**

@@ -25,10 +25,11 @@ export const GATEWAY_CONNECT_PATH = '/console/gateway/connect';
 /** How long an authorization under way may take the person (RFC 6749 §10.12: the state lives no longer). */
 const PENDING_SECONDS = 600;
 
-export interface UpstreamOAuthDeps {
+/** What the gateway's doors and flows work with: Portico's issuer, the at-rest key (what is sealed), the outbound policy. */
+export interface GatewayDoorDeps {
   issuer: string;
   atRestKey: Uint8Array;
-  policy: OutboundPolicy;
+  outboundPolicy: OutboundPolicy;
 }
 
 const hashState = (state: string) => createHash('sha256').update(state).digest('base64url');
@@ -73,7 +74,7 @@ export class UpstreamOAuthClient implements OAuthClientProvider {
     private readonly db: Queryable,
     private readonly server: { id: string; oauthClientSealed: string | null },
     private readonly userId: string,
-    private readonly deps: Pick<UpstreamOAuthDeps, 'issuer' | 'atRestKey'>,
+    private readonly deps: Pick<GatewayDoorDeps, 'issuer' | 'atRestKey'>,
     private readonly interactive = false,
   ) {}
 
@@ -179,23 +180,14 @@ export class UpstreamOAuthClient implements OAuthClientProvider {
   }
 }
 
-/** Whether the upstream asks for OAuth: it answers an unauthenticated MCP request with 401 (MCP authorization). */
-export function needsOAuth(error: unknown): boolean {
-  for (let current = error, depth = 0; current && depth < 6; current = (current as { cause?: unknown }).cause, depth += 1) {
-    if ((current as { name?: unknown }).name === 'UnauthorizedError') return true;
-    if ((current as { status?: unknown }).status === 401) return true;
-  }
-  return false;
-}
-
 /**
  * Starts the person's connection: the URL of the upstream's authorization server to send their browser to, or
  * undefined when they are connected already (valid tokens, or a refresh that worked).
  */
-export async function beginUpstreamConnection(db: Queryable, server: { id: string; url: string; oauthClientSealed: string | null }, userId: string, deps: UpstreamOAuthDeps): Promise<URL | undefined> {
+export async function beginUpstreamConnection(db: Queryable, server: { id: string; url: string; oauthClientSealed: string | null }, userId: string, deps: GatewayDoorDeps): Promise<URL | undefined> {
   const client = new UpstreamOAuthClient(db, server, userId, deps, true);
   try {
-    const result = await auth(client, { serverUrl: server.url, fetchFn: oauthFetch(deps.policy) });
+    const result = await auth(client, { serverUrl: server.url, fetchFn: oauthFetch(deps.outboundPolicy) });
     return result === 'REDIRECT' ? client.authorizationUrl : undefined;
   } catch {
     // The server's discovery, registration or refusal, in the gateway's words only.
@@ -207,7 +199,7 @@ export async function beginUpstreamConnection(db: Queryable, server: { id: strin
  * The person came back from the upstream's authorization server: `state` names their authorization under way (this
  * person's, unexpired, used once); the code is exchanged for their tokens, kept sealed. Answers the server's id.
  */
-export async function completeUpstreamConnection(db: Queryable, userId: string, input: { state: string; code: string; iss?: string }, deps: UpstreamOAuthDeps): Promise<string> {
+export async function completeUpstreamConnection(db: Queryable, userId: string, input: { state: string; code: string; iss?: string }, deps: GatewayDoorDeps): Promise<string> {
   const [pending] = await db
     .select({ serverId: gatewayConnections.serverId, url: gatewayServers.url, oauthClientSealed: gatewayServers.oauthClientSealed })
     .from(gatewayConnections)
@@ -226,7 +218,7 @@ export async function completeUpstreamConnection(db: Queryable, userId: string, 
   let result;
   try {
     // `iss` (RFC 9207 §2.4) is checked by the SDK against the authorization server recorded when the flow began.
-    result = await auth(client, { serverUrl: server.url, authorizationCode: input.code, ...(input.iss ? { iss: input.iss } : {}), fetchFn: oauthFetch(deps.policy) });
+    result = await auth(client, { serverUrl: server.url, authorizationCode: input.code, ...(input.iss ? { iss: input.iss } : {}), fetchFn: oauthFetch(deps.outboundPolicy) });
   } catch {
     throw gatewayRefusal('upstream_refused', 'oauthExchange');
   }

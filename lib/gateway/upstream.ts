@@ -59,13 +59,19 @@ async function connect(target: UpstreamTarget, deps: UpstreamDeps): Promise<Clie
   return client;
 }
 
+/** A 401 from the upstream, as the SDK reports it (UnauthorizedError, or the HTTP error), anywhere in the cause chain. */
+export function isUnauthorized(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 6; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if ((current as { name?: unknown }).name === 'UnauthorizedError' || (current instanceof SdkHttpError && current.status === 401)) return true;
+  }
+  return false;
+}
+
 /** What a failed exchange with an upstream was, in the gateway's words: never the network's error text. */
 export function upstreamFailure(error: unknown, target?: Pick<UpstreamTarget, 'oauth'>): { refusal: Refusal; upstreamStatus?: number } {
+  // The person's tokens are missing, expired beyond refresh, or refused: they connect (again) first.
+  if (target?.oauth && isUnauthorized(error)) return { refusal: gatewayRefusal('upstream_refused', 'notConnected', { url: target.oauth.connectUrl }), upstreamStatus: 401 };
   for (let current = error, depth = 0; current && depth < 6; current = (current as { cause?: unknown }).cause, depth += 1) {
-    // The person's tokens are missing, expired beyond refresh, or refused: they connect (again) first.
-    if (target?.oauth && ((current as { name?: unknown }).name === 'UnauthorizedError' || (current instanceof SdkHttpError && current.status === 401))) {
-      return { refusal: gatewayRefusal('upstream_refused', 'notConnected', { url: target.oauth.connectUrl }), upstreamStatus: 401 };
-    }
     if (current instanceof OutboundRefused) {
       switch (current.reason) {
         case 'timeout':
@@ -89,13 +95,6 @@ export function upstreamFailure(error: unknown, target?: Pick<UpstreamTarget, 'o
   }
   // Anything else (an answer that is not JSON-RPC, a result of the wrong shape) is the upstream's garbage.
   return { refusal: gatewayRefusal('upstream_invalid', 'upstreamInvalid') };
-}
-
-function isUnauthorized(error: unknown): boolean {
-  for (let current = error, depth = 0; current && depth < 6; current = (current as { cause?: unknown }).cause, depth += 1) {
-    if ((current as { name?: unknown }).name === 'UnauthorizedError' || (current instanceof SdkHttpError && current.status === 401)) return true;
-  }
-  return false;
 }
 
 /** Reads the tools an upstream offers now (a fresh connection: an admin's read, not a call's). */

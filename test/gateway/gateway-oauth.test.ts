@@ -42,7 +42,7 @@ describe('the gateway in front of an OAuth-protected upstream', () => {
   const routes: Record<string, (request: Request) => Promise<Response>> = {};
   const atRestKey = randomBytes(32);
   let doors: GatewayDoorDeps;
-  const oauth = () => ({ issuer: harness.issuer, atRestKey, policy: { allowLoopback: true } });
+  const oauth = () => doors;
 
   /** The person's browser: Portico sends it to the upstream's authorization server, which answers at once. */
   async function connect(person: User): Promise<void> {

@@ -10,6 +10,7 @@ import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import type { OrgPermission } from '@/lib/organizations/permissions';
+import { validateSlug } from '@/lib/clients/validation';
 import { runOrgOperation } from '@/lib/organizations/org-operation';
 import type { AuditRecord } from '@/lib/audit/events';
 import type { Database, Transaction } from '@/lib/db/client';
@@ -77,6 +78,23 @@ async function answer(error: unknown, refused?: (refusal: Refusal, words: string
 export function spoken(t: Translator, text: LocalizedText): string {
   return (t as unknown as (key: string, values?: LocalizedText['values']) => string)(text.key, text.values);
 }
+
+/** A short name (slug) in a form, optional: empty means "made from the name"; one that is no slug is refused next to it. */
+export const optionalSlug = (t: Translator) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .optional()
+    .transform((value, ctx) => {
+      if (!value) return undefined;
+      const result = validateSlug(value);
+      if (!result.ok) {
+        ctx.addIssue({ code: 'custom', message: spoken(t, result.text) });
+        return z.NEVER;
+      }
+      return result.value;
+    });
 
 type AuditInput = Omit<AuditRecord, 'orgId' | 'actor'>;
 

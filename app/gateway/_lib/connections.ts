@@ -1,16 +1,11 @@
 // What the gateway's connection routes share: the server a person may connect to, and the OAuth dependencies.
 import { and, eq } from 'drizzle-orm';
 import { gatewayServers } from '@/lib/db/schema';
-import { deliveryPolicy } from '@/lib/http/outbound';
 import { isActiveMember } from '@/lib/organizations/memberships';
 import { isUuid } from '@/lib/util/uuid';
-import type { UpstreamOAuthDeps } from '@/lib/gateway/upstream-oauth';
-import { db, runtime } from '@/lib/runtime';
+import { db } from '@/lib/runtime';
 
-export function gatewayOAuthDeps(): UpstreamOAuthDeps {
-  const { env, atRestKey } = runtime();
-  return { issuer: env.PORTICO_ISSUER, atRestKey, policy: deliveryPolicy(env) };
-}
+export { gatewayDoorDeps as gatewayOAuthDeps } from '@/lib/gateway/doors';
 
 export function seeOther(location: string): Response {
   return new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } });

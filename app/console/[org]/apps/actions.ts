@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { appEnvironmentLines } from '@/lib/clients/app-environment';
 import { issueSurfaceSecret } from '@/lib/clients/surface';
 import { addPostLogoutRedirectUri, addRedirectUri, appClientRegistration, appSlugsOf, APP_PROFILES, DEFAULT_ID_TOKEN_ALG, assertPublishOriginAvailable, createApp, deleteApp, PublishOriginTaken, RedirectOriginTaken, removePostLogoutRedirectUri, removeRedirectUri, setAppDescriptions, setAppDisabled, ID_TOKEN_ALGS, updateApp } from '@/lib/clients/apps';
-import { validateAppOrigin, validatePostLogoutRedirectUri, validateRedirectUri, validateSlug, type Validated } from '@/lib/clients/validation';
+import { validateAppOrigin, validatePostLogoutRedirectUri, validateRedirectUri, type Validated } from '@/lib/clients/validation';
 import { freeSlug, slugFromName } from '@/lib/util/slug';
 import { runtime } from '@/lib/runtime';
 import { isUuid } from '@/lib/util/uuid';
@@ -13,7 +13,7 @@ import { postgresErrorCode } from '@/lib/db/client';
 import { localized, supportedLocales, type Translator } from '@/lib/i18n/catalogs';
 import { getT, requestLocale } from '@/app/_lib/i18n/server';
 import { forgetNewCredentials, keepNewCredentials } from '../../_lib/new-credentials';
-import { actionRefusal, orgAction, spoken } from '../../_lib/action';
+import { actionRefusal, optionalSlug, orgAction, spoken } from '../../_lib/action';
 import { orgAppOrRefuse } from '../../_lib/org-app';
 import { setAppBackchannelLogout, setAppIdTokenAlg } from '@/lib/clients/app-commands';
 
@@ -42,21 +42,7 @@ const avatarUrl = (t: Translator) =>
 
 const name = (t: Translator) => z.string().trim().min(1, t('console.apps.errors.nameRequired')).max(80, t('console.apps.errors.nameLength'));
 /** An app's address in its organization: empty means "made from the name". */
-const appSlug = (t: Translator) =>
-  z
-    .string()
-    .trim()
-    .toLowerCase()
-    .optional()
-    .transform((value, ctx) => {
-      if (!value) return undefined;
-      const result = validateSlug(value);
-      if (!result.ok) {
-        ctx.addIssue({ code: 'custom', message: spoken(t, result.text) });
-        return z.NEVER;
-      }
-      return result.value;
-    });
+const appSlug = optionalSlug;
 
 const appId = (t: Translator) => z.string().uuid(t('console.apps.errors.appId'));
 

@@ -5,7 +5,7 @@
 // operation after the read, so those actions hold no transaction (orgAction's `transaction: false`).
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
-import { addServerFromUpstream, refreshServerTools, type GatewayDoorDeps } from '@/lib/gateway/doors';
+import { addServerFromUpstream, gatewayDoorDeps, refreshServerTools } from '@/lib/gateway/doors';
 import {
   approveGatewayTool,
   findGatewayServer,
@@ -19,16 +19,14 @@ import {
 } from '@/lib/gateway/servers';
 import type { RiskLevel } from '@/app-kit/risk';
 import type { Queryable } from '@/lib/db/client';
-import { deliveryPolicy } from '@/lib/http/outbound';
 import { localized, type Translator } from '@/lib/i18n/catalogs';
 import type { Refusal } from '@/lib/refusals/refusal';
 import { runtime } from '@/lib/runtime';
-import { validateSlug } from '@/lib/clients/validation';
 import { getT, requestLocale } from '@/app/_lib/i18n/server';
-import { actionRefusal, orgAction, spoken } from '../../_lib/action';
+import { actionRefusal, optionalSlug, orgAction, spoken } from '../../_lib/action';
 import { FORM_LIMIT_RANGES, gatewayLimitsOf } from './limits';
 
-const deps = (): GatewayDoorDeps => ({ issuer: runtime().env.PORTICO_ISSUER, atRestKey: runtime().atRestKey, outboundPolicy: deliveryPolicy(runtime().env) });
+const deps = gatewayDoorDeps;
 
 /**
  * A gateway rule's field, in the form's name for it: the upstream's failure to answer is about the URL typed, a bad
@@ -84,20 +82,7 @@ export const addServerAction = orgAction(
       z
         .object({
           name: z.string().trim().min(1, t('console.servers.errors.name')).max(80, t('console.servers.errors.name')),
-          slug: z
-            .string()
-            .trim()
-            .toLowerCase()
-            .optional()
-            .transform((value, ctx) => {
-              if (!value) return undefined;
-              const result = validateSlug(value);
-              if (!result.ok) {
-                ctx.addIssue({ code: 'custom', message: spoken(t, result.text) });
-                return z.NEVER;
-              }
-              return result.value;
-            }),
+          slug: optionalSlug(t),
           url: z.string().trim().min(1, t('console.servers.errors.url')).max(2048, spoken(t, localized('refusals.gateway.url'))),
           credential: z.enum(['none', 'header'], { error: t('console.servers.errors.credential') }),
           credentialHeader: z.string().optional(),

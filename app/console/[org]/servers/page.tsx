@@ -8,8 +8,7 @@ import { db } from '@/lib/runtime';
 import { getT } from '@/app/_lib/i18n/server';
 import { CopyButton } from '@/app/_components/copy-button';
 import { requireOrgAccess } from '../../_lib/access';
-import { columnLabels, EmptyState, PageHeader } from '../../_components/page-header';
-import { ScrollPanel } from '../../_components/scroll-panel';
+import { DataTable, EmptyState, PageHeader } from '../../_components/page-header';
 import { ServerStatus } from './server-status';
 
 export const dynamic = 'force-dynamic';
@@ -59,50 +58,37 @@ export default async function ServersPage(props: { params: Promise<{ org: string
           </p>
         </EmptyState>
       ) : (
-        <ScrollPanel className="p-0">
-          <table className="table" data-testid="servers" style={columnLabels(columns)}>
-            <thead>
-              <tr>
-                {columns.map((column) => (
-                  <th key={column} scope="col">
-                    {column}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {counted.map(({ server, offered, waiting, changed }) => (
-                <tr key={server.id} data-testid={`server-${server.slug}`}>
-                  <td>
-                    <Link href={`${base}/${server.slug}`}>{server.name}</Link>
-                    {server.disabledAt ? (
-                      <span className="badge badge-warning" data-testid={`server-off-${server.slug}`}>
-                        {t('off')}
-                      </span>
-                    ) : (
-                      <span className="badge">{t('on')}</span>
-                    )}
-                  </td>
-                  <td>
-                    <code className="break-all text-xs" data-testid="server-resource">
-                      {server.resource}
-                    </code>
-                    <CopyButton text={server.resource} label={t('list.copyAddress', { name: server.name })} className="btn btn-secondary mt-1 text-xs" />
-                  </td>
-                  <td className="break-all text-sm text-slate-600">{server.url}</td>
-                  <td className="text-sm">
-                    <ServerStatus server={server} />
-                  </td>
-                  <td className="text-sm" data-testid="server-tool-counts">
-                    <span className="block">{t('list.offered', { count: offered })}</span>
-                    <span className={`block ${waiting > 0 ? 'font-semibold text-amber-800' : 'text-slate-600'}`}>{t('list.waiting', { count: waiting })}</span>
-                    {changed > 0 ? <span className="block font-semibold text-red-800">{t('list.changed', { count: changed })}</span> : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollPanel>
+        <DataTable testId="servers" columns={columns}>
+          {counted.map(({ server, offered, waiting, changed }) => (
+            <tr key={server.id} data-testid={`server-${server.slug}`}>
+              <td>
+                <Link href={`${base}/${server.slug}`}>{server.name}</Link>
+                {server.disabledAt ? (
+                  <span className="badge badge-warning" data-testid={`server-off-${server.slug}`}>
+                    {t('off')}
+                  </span>
+                ) : (
+                  <span className="badge">{t('on')}</span>
+                )}
+              </td>
+              <td>
+                <code className="break-all text-xs" data-testid="server-resource">
+                  {server.resource}
+                </code>
+                <CopyButton text={server.resource} label={t('list.copyAddress', { name: server.name })} className="btn btn-secondary mt-1 text-xs" />
+              </td>
+              <td className="break-all text-sm text-slate-600">{server.url}</td>
+              <td className="text-sm">
+                <ServerStatus server={server} />
+              </td>
+              <td className="text-sm" data-testid="server-tool-counts">
+                <span className="block">{t('list.offered', { count: offered })}</span>
+                <span className={`block ${waiting > 0 ? 'font-semibold text-amber-800' : 'text-slate-600'}`}>{t('list.waiting', { count: waiting })}</span>
+                {changed > 0 ? <span className="block font-semibold text-red-800">{t('list.changed', { count: changed })}</span> : null}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

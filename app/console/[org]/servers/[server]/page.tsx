@@ -18,8 +18,7 @@ import { When } from '@/app/_components/when';
 import { requireOrgAccess } from '../../../_lib/access';
 import { ActionForm } from '../../../_components/action-form';
 import { Field } from '../../../_components/fields';
-import { columnLabels, PageHeader, Section } from '../../../_components/page-header';
-import { ScrollPanel } from '../../../_components/scroll-panel';
+import { DataTable, PageHeader, Section } from '../../../_components/page-header';
 import { refreshToolsAction, removeCredentialAction, removeServerAction, setCredentialAction, setLimitsAction, setServerDisabledAction, toolAction } from '../actions';
 import { CredentialHeaderFields } from '../credential-fields';
 import { LimitFields } from '../limit-fields';
@@ -285,106 +284,93 @@ const STATE_BADGE: Record<string, string> = { pending: 'badge badge-warning', ap
  * the digest of the definition shown, which an approval posts (a definition that changed again since is refused).
  */
 function ToolsTable({ t, tools }: { t: Translator<'console.servers'>; tools: GatewayToolRow[] }) {
-  const columns = [t('tools.columns.tool'), t('tools.columns.state'), t('tools.columns.proposed'), t('tools.columns.level'), t('tools.columns.permission'), t('tools.columns.actions')];
+  const columns = [t('tools.columns.tool'), t('tools.columns.state'), t('tools.columns.proposed'), t('tools.columns.level'), t('tools.columns.permission')];
   const levels = RISK_LEVELS.map((level) => ({ value: level, label: t('levels.level', { level }) }));
   return (
-    <ScrollPanel className="p-0">
-      <table className="table" data-testid="tools" style={columnLabels([...columns.slice(0, 5), null])}>
-        <thead>
-          <tr>
-            {columns.map((column) => (
-              <th key={column} scope="col">
-                {column}
-              </th>
-            ))}
+    <DataTable testId="tools" columns={columns} actions>
+      {tools.map((tool, index) => {
+        const state = toolStateOf(tool);
+        const offered = tool.offeredDefinition as ToolDefinition;
+        const removed = state === 'removed';
+        const row = `tool-${index}`;
+        return (
+          <tr key={tool.name} data-testid={`tool-${tool.name}`} data-state={state}>
+            <td>
+              <code className="break-all font-semibold">{tool.name}</code>
+              {offered.title ? <UpstreamText value={offered.title} className="block font-medium" /> : null}
+              {offered.description ? <UpstreamText value={offered.description} className="block text-xs text-slate-600" /> : null}
+              <Definition t={t} definition={offered} />
+            </td>
+            <td>
+              <span className={STATE_BADGE[state]} data-testid="tool-state">
+                {t('tools.state', { state })}
+              </span>
+              {state === 'changed' ? <Changes t={t} tool={tool} /> : null}
+            </td>
+            <td className="text-sm">{t('levels.level', { level: tool.proposedLevel })}</td>
+            <td>
+              {removed ? (
+                <span className="text-sm">{t('levels.level', { level: tool.riskLevel })}</span>
+              ) : (
+                <>
+                  <label htmlFor={`${row}-level`} className="sr-only">
+                    {t('tools.levelOf', { tool: tool.name })}
+                  </label>
+                  <select id={`${row}-level`} name={`level:${tool.name}`} defaultValue={tool.riskLevel} className="input" data-testid="tool-level">
+                    {levels.map((level) => (
+                      <option key={level.value} value={level.value}>
+                        {level.label}
+                      </option>
+                    ))}
+                  </select>
+                </>
+              )}
+            </td>
+            <td>
+              {removed ? (
+                <code className="text-sm">{tool.permission}</code>
+              ) : (
+                <>
+                  <label htmlFor={`${row}-permission`} className="sr-only">
+                    {t('tools.permissionOf', { tool: tool.name })}
+                  </label>
+                  <input
+                    id={`${row}-permission`}
+                    name={`permission:${tool.name}`}
+                    defaultValue={tool.permission}
+                    maxLength={64}
+                    autoComplete="off"
+                    spellCheck={false}
+                    className="input w-36 font-mono text-sm"
+                    data-enter={`${row}-save-permission`}
+                    data-testid="tool-permission"
+                  />
+                </>
+              )}
+            </td>
+            <td>
+              {removed ? null : (
+                <div className="flex flex-wrap gap-2">
+                  <input type="hidden" name={`digest:${tool.name}`} value={tool.offeredDigest} />
+                  {state === 'pending' || state === 'changed' ? (
+                    <ToolButton intent={`approve:${tool.name}`} label={t('tools.approveTool', { tool: tool.name })} variant="primary" testId="tool-approve">
+                      {t('tools.approve')}
+                    </ToolButton>
+                  ) : (
+                    <ToolButton intent={`level:${tool.name}`} label={t('tools.saveLevelOf', { tool: tool.name })} testId="tool-save-level">
+                      {t('tools.saveLevel')}
+                    </ToolButton>
+                  )}
+                  <ToolButton intent={`permission:${tool.name}`} id={`${row}-save-permission`} label={t('tools.savePermissionOf', { tool: tool.name })} testId="tool-save-permission">
+                    {t('tools.savePermission')}
+                  </ToolButton>
+                </div>
+              )}
+              <ToolOutcome tool={tool.name} />
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {tools.map((tool, index) => {
-            const state = toolStateOf(tool);
-            const offered = tool.offeredDefinition as ToolDefinition;
-            const removed = state === 'removed';
-            const row = `tool-${index}`;
-            return (
-              <tr key={tool.name} data-testid={`tool-${tool.name}`} data-state={state}>
-                <td>
-                  <code className="break-all font-semibold">{tool.name}</code>
-                  {offered.title ? <UpstreamText value={offered.title} className="block font-medium" /> : null}
-                  {offered.description ? <UpstreamText value={offered.description} className="block text-xs text-slate-600" /> : null}
-                  <Definition t={t} definition={offered} />
-                </td>
-                <td>
-                  <span className={STATE_BADGE[state]} data-testid="tool-state">
-                    {t('tools.state', { state })}
-                  </span>
-                  {state === 'changed' ? <Changes t={t} tool={tool} /> : null}
-                </td>
-                <td className="text-sm">{t('levels.level', { level: tool.proposedLevel })}</td>
-                <td>
-                  {removed ? (
-                    <span className="text-sm">{t('levels.level', { level: tool.riskLevel })}</span>
-                  ) : (
-                    <>
-                      <label htmlFor={`${row}-level`} className="sr-only">
-                        {t('tools.levelOf', { tool: tool.name })}
-                      </label>
-                      <select id={`${row}-level`} name={`level:${tool.name}`} defaultValue={tool.riskLevel} className="input" data-testid="tool-level">
-                        {levels.map((level) => (
-                          <option key={level.value} value={level.value}>
-                            {level.label}
-                          </option>
-                        ))}
-                      </select>
-                    </>
-                  )}
-                </td>
-                <td>
-                  {removed ? (
-                    <code className="text-sm">{tool.permission}</code>
-                  ) : (
-                    <>
-                      <label htmlFor={`${row}-permission`} className="sr-only">
-                        {t('tools.permissionOf', { tool: tool.name })}
-                      </label>
-                      <input
-                        id={`${row}-permission`}
-                        name={`permission:${tool.name}`}
-                        defaultValue={tool.permission}
-                        maxLength={64}
-                        autoComplete="off"
-                        spellCheck={false}
-                        className="input w-36 font-mono text-sm"
-                        data-enter={`${row}-save-permission`}
-                        data-testid="tool-permission"
-                      />
-                    </>
-                  )}
-                </td>
-                <td>
-                  {removed ? null : (
-                    <div className="flex flex-wrap gap-2">
-                      <input type="hidden" name={`digest:${tool.name}`} value={tool.offeredDigest} />
-                      {state === 'pending' || state === 'changed' ? (
-                        <ToolButton intent={`approve:${tool.name}`} label={t('tools.approveTool', { tool: tool.name })} variant="primary" testId="tool-approve">
-                          {t('tools.approve')}
-                        </ToolButton>
-                      ) : (
-                        <ToolButton intent={`level:${tool.name}`} label={t('tools.saveLevelOf', { tool: tool.name })} testId="tool-save-level">
-                          {t('tools.saveLevel')}
-                        </ToolButton>
-                      )}
-                      <ToolButton intent={`permission:${tool.name}`} id={`${row}-save-permission`} label={t('tools.savePermissionOf', { tool: tool.name })} testId="tool-save-permission">
-                        {t('tools.savePermission')}
-                      </ToolButton>
-                    </div>
-                  )}
-                  <ToolOutcome tool={tool.name} />
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </ScrollPanel>
+        );
+      })}
+    </DataTable>
   );
 }

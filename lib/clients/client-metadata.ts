@@ -13,6 +13,8 @@ export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_c
 export const TOKEN_EXCHANGE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 /** RFC 7523 §2.1: a JWT as the grant — here an Identity Assertion JWT Authorization Grant (lib/oidc/id-jag.ts). */
 export const JWT_BEARER_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+/** RFC 6749 §4.4: an agent's own client (lib/clients/agent-clients.ts) asking for a token for itself. */
+export const CLIENT_CREDENTIALS_GRANT_TYPE = 'client_credentials';
 
 /** Extra metadata fields Portico attaches to every client it hands to oidc-provider (never client-settable). */
 export const PORTICO_CLIENT_FIELDS = ['portico_kind', 'portico_app_id', 'portico_org_id', 'portico_app_disabled', NONCE_WITHOUT_PKCE_FIELD] as const;

@@ -266,3 +266,20 @@ export function confirmationRequestMail(input: {
     footer: t('footer'),
   });
 }
+
+/**
+ * An agent of the organization was suspended because its owner left and no sponsor team member remains: to the
+ * organization's owners and admins, who may give it a new sponsor and turn it on again, or delete it.
+ */
+export function agentSuspendedMail(input: { to: string; locale: string; organization: string; agent: string; owner: string; link: string }): MailMessage {
+  const t = translator(input.locale, 'mail.agentSuspended');
+  return compose({
+    to: input.to,
+    locale: input.locale,
+    subject: t('subject', { agent: quoted(input.agent, 80) }),
+    sender: input.organization,
+    paragraphs: [t('body', { agent: quoted(input.agent, 80), owner: quoted(input.owner, 200), organization: quoted(input.organization, 80) }), t('what')],
+    action: { label: t('action'), link: input.link },
+    footer: t('footer'),
+  });
+}

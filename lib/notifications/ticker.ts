@@ -8,17 +8,51 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { ApprovalRequest } from '../approvals/broker';
 import { recordAuditEvent } from '../audit/events';
 import { rowsOf, sqlInstant, type Database, type Queryable } from '../db/client';
-import { approvalPolicies, approvalRequests, approvalVotes, confirmationChallenges, notificationLog, users } from '../db/schema';
+import { agents, approvalPolicies, approvalRequests, approvalVotes, confirmationChallenges, memberships, notificationLog, organizations, users } from '../db/schema';
 import { enqueueMail } from '../deliveries/channels/mail';
 import { giveUpUncollectedEvents } from '../ssf/events';
 import { mailLocaleFor } from '../i18n/recipient';
-import { notificationDigestMail } from '../mail/messages';
+import { agentSuspendedMail, notificationDigestMail } from '../mail/messages';
 import { sweepExpiredRows, sweptRows } from './sweeper';
 import { ARCHIVE_EVERY_MS, archiveExpiredAuditEvents, SEGMENTS_PER_ROUND } from '../audit/archive';
 import { CLEANUP_EVERY_MS, removeAbandonedDynamicClients } from '../clients/cleanup';
 
 import { terminalText } from '../util/visible-text';
 import { decidersOf, escalationGroup, notifyAboutRequest, type NotifyDeps } from './notify';
+
+/**
+ * Agents suspended because their owner left (lib/organizations/agent-lifecycle.ts), not yet told: each is claimed,
+ * its organization's owners and admins get a mail, and it is marked told, in one transaction.
+ */
+async function tellAboutSuspendedAgents(db: Database, deps: NotifyDeps, at: Date): Promise<number> {
+  return db.transaction(async (tx) => {
+    const ids = rowsOf<{ id: string }>(
+      await tx.execute(sql`select id from ${agents} where suspended_reason = 'owner_left' and suspension_told_at is null order by disabled_at limit ${BATCH} for update skip locked`),
+    ).map((row) => row.id);
+    if (ids.length === 0) return 0;
+    const told = await tx
+      .update(agents)
+      .set({ suspensionToldAt: at })
+      .where(inArray(agents.id, ids))
+      .returning();
+    for (const agent of told) {
+      const [org] = await tx.select({ name: organizations.name, slug: organizations.slug }).from(organizations).where(eq(organizations.id, agent.orgId));
+      const [owner] = await tx.select({ email: users.email }).from(users).where(eq(users.id, agent.ownerUserId));
+      if (!org) continue;
+      const admins = await tx
+        .select({ email: users.email })
+        .from(memberships)
+        .innerJoin(users, eq(users.id, memberships.userId))
+        .where(and(eq(memberships.orgId, agent.orgId), inArray(memberships.role, ['owner', 'admin']), isNull(users.disabledAt)));
+      for (const admin of admins) {
+        const locale = await mailLocaleFor(tx, { email: admin.email, orgId: agent.orgId });
+        const link = `${deps.issuer}/console/${encodeURIComponent(org.slug)}/agents/${encodeURIComponent(agent.id)}`;
+        await enqueueMail(tx, deps.atRestKey, agentSuspendedMail({ to: admin.email, locale, organization: org.name, agent: agent.name, owner: owner?.email ?? '', link }), agent.orgId);
+      }
+    }
+    return told.length;
+  });
+}
 
 /** The ticker sweeps dead rows this often (not every round: there is rarely much, and never urgently). */
 const SWEEP_EVERY_MS = 60_000;
@@ -38,6 +72,8 @@ export interface TickerReport {
   reminded: number;
   confirmationsExpired: number;
   digests: number;
+  /** Agents suspended because their owner left whose organization's owners and admins were told now. */
+  agentSuspensionsTold: number;
   /** Rows nobody needs any more, removed (lib/notifications/sweeper.ts), and abandoned dynamic registrations. */
   purged: number;
   /**
@@ -209,6 +245,7 @@ export async function runTicker(db: Database, deps: NotifyDeps, at: Date = new D
     reminded: await remindDeciders(db, deps, at),
     confirmationsExpired: await expireConfirmations(db, at),
     digests: await sendDigests(db, deps, at),
+    agentSuspensionsTold: await tellAboutSuspendedAgents(db, deps, at),
     purged: await giveUpUncollectedEvents(db, at),
   };
   const maintenance = await maintain(db, at, due);

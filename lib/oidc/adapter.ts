@@ -6,6 +6,8 @@ import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import { preparedQuery, type Database } from '../db/client';
 import { grantBindings, oidcPayloads } from '../db/schema';
 import { loadClient } from '../clients/client-metadata';
+import { AGENT_CLIENT_ID, loadAgentClient } from '../clients/agent-clients';
+import type { OutboundPolicy } from '../http/outbound';
 import { endGrants } from '../grants';
 import { announceSessionEndings, endingsOfGrants, endingsOfSessionPayloads } from '../grants/logout-notices';
 import { currentProviderContext, noteClientSecrets, noteRefreshTokenRotated } from './request-scope';
@@ -81,6 +83,8 @@ export interface AdapterOptions {
   refreshTokenReuseGraceSeconds: number;
   /** Signs the references to hashed rows the adapter hands out (a device code found by its user code). */
   referenceKey: Uint8Array;
+  /** Where an agent's published key set may be fetched from (lib/clients/agent-clients.ts); default: public addresses only. */
+  outbound?: OutboundPolicy;
 }
 
 export function createAdapterClass(db: () => Database, options: AdapterOptions) {
@@ -126,6 +130,8 @@ export function createAdapterClass(db: () => Database, options: AdapterOptions) 
       // statement that fails (oidc-provider then answers the protocol's own error: invalid_client, invalid_grant, …).
       if (!isStorableText(id)) return undefined;
       if (this.kind === 'Client') {
+        // An agent's own client (client credentials with private_key_jwt): its keys, never a stored client row.
+        if (AGENT_CLIENT_ID.test(id)) return (await loadAgentClient(db(), id, options.outbound ?? { allowLoopback: false }, currentProviderContext()?.oidc?.params?.client_assertion)) as AdapterPayload | undefined;
         const loaded = await loadClient(db(), id, options.clientSecretPlaceholder);
         // The token endpoint authenticates the client right after finding it: it compares with these, no second query.
         if (loaded) noteClientSecrets(id, loaded.secretHashesValidNow);

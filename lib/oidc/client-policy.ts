@@ -8,8 +8,9 @@
 // | external | an admin, for one app (public)            | that one app            | the grant binding | consented now    | when registered      | bound at consent| org, act         |
 // | dynamic  | the client itself, RFC 7591 (public)      | any app, or Portico     | the grant binding | consented now    | when registered      | bound at consent| org, act         |
 // | cimd     | the client's metadata document (public)   | any app, or Portico     | the grant binding | consented now    | when registered      | bound at consent| org, act         |
-/** Every kind of OAuth client Portico knows (the `kind` column of `clients`). */
-export type ClientKind = 'app' | 'external' | 'dynamic' | 'cimd';
+// | agent    | an admin, with an agent's key (confidential, private_key_jwt) | the apps the agent connects to as itself | the agent | none: client credentials | never | the request's resource | org |
+/** Every kind of OAuth client Portico knows (the `kind` column of `clients`; `agent` is an agent's own, lib/clients/agent-clients.ts). */
+export type ClientKind = 'app' | 'external' | 'dynamic' | 'cimd' | 'agent';
 
 export interface ClientPolicy {
   kind: ClientKind;
@@ -60,6 +61,20 @@ export const CLIENT_POLICIES: Readonly<Record<ClientKind, ClientPolicy>> = {
   external: { kind: 'external', ...MCP_CLIENT, servesOneApp: true, mayReachPorticoApi: false, revocationAtApp: 'client' },
   dynamic: { kind: 'dynamic', ...MCP_CLIENT, servesOneApp: false, mayReachPorticoApi: true, revocationAtApp: 'link' },
   cimd: { kind: 'cimd', ...MCP_CLIENT, servesOneApp: false, mayReachPorticoApi: true, revocationAtApp: 'link' },
+  // An agent acting as itself (own mode) by the client-credentials grant: no person, no consent, no refresh token
+  // (it asks again with a new assertion), one app per token by `resource` (lib/oidc/workload-grants.ts).
+  agent: {
+    kind: 'agent',
+    firstParty: false,
+    servesOneApp: false,
+    mayReachPorticoApi: false,
+    organizationFrom: 'client',
+    resourceServerFrom: 'request',
+    extraClaimsFrom: 'audience_app',
+    issuesRefreshToken: () => false,
+    revocationAtApp: 'not_applicable',
+    nonceMayReplacePkce: false,
+  },
 };
 
 /** The kind of an oidc-provider client (or of a stored client row's kind), from Portico's metadata. */

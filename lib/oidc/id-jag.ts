@@ -16,7 +16,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, importJWK, jwtVerify, SignJWT, type JSONWebKeySet, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, importJWK, jwtVerify, SignJWT, type JSONWebKeySet, type JWK, type JWTPayload } from 'jose';
+import { KEYS_TTL_MS, verifyWithKeys } from '../security/remote-keys';
 import type { Database, Queryable } from '../db/client';
 import { assertionUses, clientAppLinks, externalIdentities, identityConnections, memberships, orgDomains, remoteMcpServers, trustedAssertionIssuers, users } from '../db/schema';
 import { findAccountInOrganization } from '../organizations/memberships';
@@ -27,7 +28,6 @@ import { discover, identityProviderFetch } from '../identity/connections';
 import type { OutboundPolicy } from '../http/outbound';
 import { clientPolicyOf } from './client-policy';
 import { ID_JAG_TOKEN_TYPE, noteExchangedClaims } from './agent-token-exchange';
-import { JWT_BEARER_GRANT_TYPE } from '../clients/client-metadata';
 
 export { ID_JAG_TOKEN_TYPE };
 import { ACCESS_TOKEN_TTL_SECONDS, type PorticoClient } from './resource-servers';
@@ -198,10 +198,7 @@ async function trustedIssuerOf(db: Queryable, orgId: string, issuer: string, ten
   return { ...row.trust, connection: row.connection };
 }
 
-/** Keys fetched from identity providers, by JWKS URI, for five minutes (and again at once for an unknown `kid`). */
-const KEYS_TTL_MS = 5 * 60_000;
-const REFETCH_COOLDOWN_MS = 30_000;
-const keysByUri = new Map<string, { keys: JWTVerifyGetKey; fetchedAt: number }>();
+/** The JWKS URI of an issuer trusted without one (its discovery document says it), for five minutes. */
 const jwksUriByIssuer = new Map<string, { uri: string; fetchedAt: number }>();
 
 async function jwksUriOf(trust: TrustedIssuer, outbound: OutboundPolicy): Promise<string> {
@@ -214,21 +211,9 @@ async function jwksUriOf(trust: TrustedIssuer, outbound: OutboundPolicy): Promis
   return metadata.jwks_uri;
 }
 
-async function fetchKeys(uri: string, outbound: OutboundPolicy): Promise<JWTVerifyGetKey> {
-  const response = await identityProviderFetch(outbound)(uri, { headers: { accept: 'application/json' } });
-  if (response.status !== 200) throw new Error(`JWKS answered ${response.status}`);
-  const keys = createLocalJWKSet((await response.json()) as JSONWebKeySet);
-  if (keysByUri.size > 1000) keysByUri.clear();
-  keysByUri.set(uri, { keys, fetchedAt: Date.now() });
-  return keys;
-}
-
-/** Verifies with the issuer's keys; a `kid` the cached set lacks (a rotation) fetches the set again, at most every 30 s. */
+/** Verifies with the issuer's keys (lib/oidc/remote-keys.ts: cached, fetched again for an unknown `kid`). */
 async function verifyWithIssuerKeys(assertion: string, trust: TrustedIssuer, deps: IdJagDeps) {
-  const uri = await jwksUriOf(trust, deps.outbound);
-  const cached = keysByUri.get(uri);
-  const fresh = cached && Date.now() - cached.fetchedAt < KEYS_TTL_MS ? cached : undefined;
-  const options = {
+  return verifyWithKeys(assertion, { uri: await jwksUriOf(trust, deps.outbound), outbound: deps.outbound }, {
     issuer: trust.issuer,
     audience: deps.issuer,
     typ: ID_JAG_TYP,
@@ -236,15 +221,7 @@ async function verifyWithIssuerKeys(assertion: string, trust: TrustedIssuer, dep
     requiredClaims: ['sub', 'exp', 'iat', 'jti', 'client_id'],
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
     currentDate: deps.now?.(),
-  };
-  try {
-    return await jwtVerify(assertion, fresh?.keys ?? (await fetchKeys(uri, deps.outbound)), options);
-  } catch (error) {
-    if (fresh && error instanceof joseErrors.JWKSNoMatchingKey && Date.now() - fresh.fetchedAt > REFETCH_COOLDOWN_MS) {
-      return jwtVerify(assertion, await fetchKeys(uri, deps.outbound), options);
-    }
-    throw error;
-  }
+  });
 }
 
 /** Who the assertion's subject is here: the person linked through the connection, or the member its address names. */
@@ -381,9 +358,4 @@ export async function exchangeIdJag(provider: Provider, ctx: KoaContextWithOIDC,
     details: { issuer: trust.issuer, via: trust.connectionId ? 'connection' : 'issuer_keys', connectionId: trust.connectionId, jti: String(payload.jti), scope: scope.join(' '), expiresIn: token.expiration },
   });
   ctx.body = { access_token: accessToken, token_type: 'Bearer', expires_in: token.expiration, ...(scope.length > 0 ? { scope: scope.join(' ') } : {}) };
-}
-
-/** Registers the RFC 7523 jwt-bearer grant for ID-JAGs at the token endpoint. */
-export function registerIdJagGrant(provider: Provider, deps: IdJagDeps): void {
-  provider.registerGrantType(JWT_BEARER_GRANT_TYPE, (ctx) => exchangeIdJag(provider, ctx, deps), new Set(['assertion', 'resource', 'scope']));
 }

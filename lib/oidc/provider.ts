@@ -14,7 +14,9 @@ import { interactionPath } from './interactions';
 import { exchangedClaimsOf, porticoInternalClient, registerAgentTokenExchange } from './agent-token-exchange';
 import { publicJwksOf } from './keys';
 import { recordClientUse } from './client-use';
-import { ID_JAG_GRANT_PROFILE, ID_JAG_TOKEN_TYPE, issueIdJag, registerIdJagGrant, type IdJagDeps } from './id-jag';
+import { exchangeIdJag, ID_JAG_GRANT_PROFILE, ID_JAG_TOKEN_TYPE, issueIdJag, type IdJagDeps } from './id-jag';
+import { exchangeWorkloadToken, registerClientCredentialsGrant, WORKLOAD_CLIENT_ID, workloadFederationClient, type WorkloadGrantDeps } from './workload-grants';
+import { JWT_BEARER_GRANT_TYPE } from '../clients/client-metadata';
 import { porticoApiResource } from '../resource/portico-api';
 import {
   exchangedGrantId,
@@ -71,10 +73,12 @@ export function createProvider(options: ProviderOptions): Provider {
       clientSecretPlaceholder: randomBytes(32).toString('base64url'),
       refreshTokenReuseGraceSeconds: options.refreshTokenReuseGraceSeconds,
       referenceKey: createHmac('sha256', options.atRestKey).update('portico adapter references').digest(),
+      outbound: { allowLoopback: options.outboundAllowLoopback ?? false, allowedNetworks: options.outboundAllowedNetworks },
     }),
     jwks: { keys: options.keys.signingKeys as NonNullable<Configuration['jwks']>['keys'] },
     // Portico's own components (own-mode agent tokens, lib/oidc/agent-token-exchange.ts): no secret, Portico's key.
-    clients: [porticoInternalClient(publicJwksOf(options.keys))],
+    // Workloads presenting their own JWT (lib/oidc/workload-grants.ts): public, the assertion is the credential.
+    clients: [porticoInternalClient(publicJwksOf(options.keys)), workloadFederationClient()],
     cookies: { keys: options.keys.cookieKeys, long: cookieOptions, short: cookieOptions },
     routes: {
       authorization: `${OIDC_PREFIX}/auth`,
@@ -96,8 +100,8 @@ export function createProvider(options: ProviderOptions): Provider {
     // OAuth 2.1 §4.1.1 / RFC 9700 §2.1.1: PKCE for every client, confidential ones included, S256 only — except an app
     // that lets a nonce stand in for it (off by default; lib/oidc/client-policy.ts pkceRequired says exactly when).
     pkce: { required: (ctx, client) => pkceRequired(client, ctx.oidc.params ?? {}) },
-    // private_key_jwt serves one client only, portico-internal (Portico's own components, signed with Portico's key);
-    // registration and CIMD never let another client choose it.
+    // private_key_jwt serves Portico's own components (portico-internal, signed with Portico's key) and agents' own
+    // clients (their public keys, lib/clients/agent-clients.ts); registration and CIMD never let another client choose it.
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
     // No HS* anywhere: client secrets are stored hashed, so they can never serve as symmetric keys.
     enabledJWA: {
@@ -249,7 +253,15 @@ export function createProvider(options: ProviderOptions): Provider {
     outbound: { allowLoopback: options.outboundAllowLoopback ?? false, allowedNetworks: options.outboundAllowedNetworks },
   };
   registerAgentTokenExchange(provider, options.db, (ctx) => issueIdJag(ctx, idJag));
-  registerIdJagGrant(provider, idJag);
+  const workload: WorkloadGrantDeps = { issuer: options.issuer, db: options.db, outbound: idJag.outbound };
+  // RFC 7523 §2.1's jwt-bearer grant serves two profiles, told apart by the client: a workload's own JWT through
+  // `portico-workload` (SEP-1933), an ID-JAG through any other client allowed the grant.
+  provider.registerGrantType(
+    JWT_BEARER_GRANT_TYPE,
+    (ctx) => (ctx.oidc.client?.clientId === WORKLOAD_CLIENT_ID ? exchangeWorkloadToken(provider, ctx, workload) : exchangeIdJag(provider, ctx, idJag)),
+    new Set(['assertion', 'resource', 'scope']),
+  );
+  registerClientCredentialsGrant(provider, workload);
   limitUserCodeEntries(provider, options.db);
   recordClientUse(provider, options.db);
   announcePollInterval(provider, options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS);

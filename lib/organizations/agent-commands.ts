@@ -11,6 +11,7 @@ import { findMembershipRole } from './memberships';
 import { findOrganizationBySlug } from './organizations';
 import { can } from './permissions';
 import { findUserById, type User } from '../accounts/users';
+import { agents } from '../db/schema';
 import { refuseUnlessOffered } from '../clients/permission-catalog';
 import {
   allowAgentUser,
@@ -24,10 +25,25 @@ import {
   moveAgent,
   renameAgent,
   revokeAgentScope,
-  setAgentDisabled,
   type Agent,
 } from './agents';
 import { commandRefusal } from './refusal-codes';
+import { setAgentDisabled } from './agent-lifecycle';
+import { addAgentKey, KEY_REFUSAL_TEXT, listAgentKeys, MAX_AGENT_KEYS, readPublicKey, removeAgentKey, setAgentJwksUri, type KeyRefusal } from './agent-keys';
+import {
+  agentNamesOf,
+  createTrustRule,
+  deleteTrustRule,
+  evaluateWorkloadToken,
+  expandRuleFields,
+  TRUST_RULE_FRAGMENTS,
+  type TrustRuleForm,
+  type TrustRuleWords,
+  type WorkloadTokenContext,
+} from './workload-trust';
+import { Refusal } from '../refusals/refusal';
+import { teams } from '../db/schema';
+import { and, eq } from 'drizzle-orm';
 
 export interface AgentCommandContext {
   tx: Queryable;
@@ -54,6 +70,12 @@ export interface AgentInputWords {
   delegate: string;
   mode: string;
   connectionId: string;
+  publicKey: string;
+  keyId: string;
+  jwksUri: string;
+  team: string;
+  ruleId: string;
+  token: string;
 }
 
 export const AGENT_INPUT_FRAGMENTS: AgentInputWords = {
@@ -68,7 +90,16 @@ export const AGENT_INPUT_FRAGMENTS: AgentInputWords = {
   delegate: 'choose the person it acts for',
   mode: 'choose a mode: "own" (the agent acts as itself) or "delegated" (it acts for one person)',
   connectionId: 'is not a connection',
+  publicKey: 'paste a public key: a JWK (JSON) or a PEM "PUBLIC KEY" block',
+  keyId: 'is not a key of this agent',
+  jwksUri: 'must be an https URL (empty to remove it)',
+  team: 'choose a team of the organization',
+  ruleId: 'is not a trust rule',
+  token: 'paste the workload’s token (a JWT)',
 };
+
+/** What the workload doors need: Portico's issuer (the audience a rule without its own accepts) and the outbound guard. */
+export type WorkloadDeps = Pick<WorkloadTokenContext, 'issuer' | 'outbound'>;
 
 const agentIdOf = (message: string) => z.string().regex(/^agt_[A-Za-z0-9_-]{16,64}$/, message);
 export const agentIdSchema = agentIdOf(AGENT_INPUT_FRAGMENTS.agentId);
@@ -108,6 +139,12 @@ export function agentInputs(words: AgentInputWords) {
       { error: words.mode },
     ),
     disconnect: z.object({ agentId, connectionId: z.string().uuid(words.connectionId) }),
+    addKey: z.object({ agentId, publicKey: z.string().max(10_000, words.publicKey), alg: z.string().max(10).optional() }),
+    removeKey: z.object({ agentId, keyId: z.string().uuid(words.keyId) }),
+    setJwksUri: z.object({ agentId, jwksUri: z.string().max(500, words.jwksUri) }),
+    setSponsor: z.object({ agentId, teamId: z.union([z.literal(''), z.string().uuid(words.team)]) }),
+    removeTrustRule: z.object({ ruleId: z.string().uuid(words.ruleId) }),
+    testToken: z.object({ token: z.string().trim().min(1, words.token).max(16_384, words.token) }),
   } as const;
 }
 
@@ -119,6 +156,12 @@ function done(text: LocalizedText): { message: string; text: LocalizedText } {
 }
 
 type Input<K extends keyof typeof AGENT_INPUTS> = z.infer<(typeof AGENT_INPUTS)[K]>;
+
+/** A key that cannot be registered, next to its field. */
+function keyRefusal(refusal: KeyRefusal): Refusal {
+  return new Refusal({ domain: 'command', status: 400, code: 'invalid_request', text: localized(`refusals.agents.key.${refusal}`), field: 'publicKey' });
+}
+void KEY_REFUSAL_TEXT;
 
 async function agentOf(ctx: AgentCommandContext, id: string): Promise<Agent> {
   const agent = await findOrgAgent(ctx.tx, ctx.org.id, id);
@@ -154,10 +197,14 @@ export const agentCommands = {
     return done(localized('console.agents.done.renamed'));
   },
 
+  /**
+   * Disabling stops the agent everywhere (lib/organizations/agent-lifecycle.ts: tokens, grants, pending
+   * confirmations and requests, a Shared Signals event to its apps); enabling turns it on again.
+   */
   async setDisabled(ctx: AgentCommandContext, input: Input<'setDisabled'>) {
     const agent = await agentOf(ctx, input.agentId);
-    await setAgentDisabled(ctx.tx, agent.id, input.disabled);
-    await ctx.audit({ action: input.disabled ? 'agent.disabled' : 'agent.enabled', subject: subject(agent) });
+    const stopped = await setAgentDisabled(ctx.tx, agent.id, input.disabled);
+    await ctx.audit({ action: input.disabled ? 'agent.disabled' : 'agent.enabled', subject: subject(agent), ...(stopped ? { details: { ...stopped } } : {}) });
     return input.disabled ? done(localized('console.agents.done.disabled', { name: agent.name })) : done(localized('console.agents.done.enabled', { name: agent.name }));
   },
 
@@ -245,5 +292,85 @@ export const agentCommands = {
     if (!(await deleteConnection(ctx.tx, agent.id, input.connectionId))) throw commandRefusal(404, localized('refusals.agents.noConnection'));
     await ctx.audit({ action: 'agent.connection_deleted', subject: subject(agent), details: { connectionId: input.connectionId } });
     return done(localized('console.agents.done.disconnected'));
+  },
+
+  /** A public key for the agent's own client (private_key_jwt): only public keys; at most MAX_AGENT_KEYS at once. */
+  async addKey(ctx: AgentCommandContext, input: Input<'addKey'>) {
+    const agent = await agentOf(ctx, input.agentId);
+    const read = await readPublicKey(input.publicKey, input.alg);
+    if (!read.ok) throw keyRefusal(read.refusal);
+    if ((await listAgentKeys(ctx.tx, agent.id)).length >= MAX_AGENT_KEYS) throw commandRefusal(409, localized('refusals.agents.tooManyKeys', { max: MAX_AGENT_KEYS }));
+    const key = await addAgentKey(ctx.tx, { agentId: agent.id, orgId: ctx.org.id, jwk: read.jwk, createdByUserId: ctx.person.id });
+    if (!key) throw commandRefusal(409, localized('refusals.agents.keyExists', { kid: read.jwk.kid }));
+    await ctx.audit({ action: 'agent.key_added', subject: subject(agent), details: { keyId: key.id, kid: key.kid, alg: key.alg } });
+    return { key, ...done(localized('console.agents.done.keyAdded', { name: agent.name, kid: key.kid })) };
+  },
+
+  async removeKey(ctx: AgentCommandContext, input: Input<'removeKey'>) {
+    const agent = await agentOf(ctx, input.agentId);
+    const key = await removeAgentKey(ctx.tx, agent.id, input.keyId);
+    if (!key) throw commandRefusal(404, localized('refusals.agents.noKey'));
+    await ctx.audit({ action: 'agent.key_removed', subject: subject(agent), details: { keyId: key.id, kid: key.kid } });
+    return done(localized('console.agents.done.keyRemoved', { kid: key.kid }));
+  },
+
+  /** Where the agent's platform publishes its public keys (fetched through the outbound guard); empty removes it. */
+  async setJwksUri(ctx: AgentCommandContext, input: Input<'setJwksUri'>, deps: WorkloadDeps) {
+    const agent = await agentOf(ctx, input.agentId);
+    const raw = input.jwksUri.trim();
+    const url = raw === '' ? null : URL.parse(raw);
+    if (url !== null && (!url || !(url.protocol === 'https:' || (deps.outbound.allowLoopback && url.protocol === 'http:')) || url.username || url.password || url.hash)) {
+      throw new Refusal({ domain: 'command', status: 400, code: 'invalid_request', text: localized('refusals.agents.jwksUri'), field: 'jwksUri' });
+    }
+    await setAgentJwksUri(ctx.tx, agent.id, url ? raw : null);
+    await ctx.audit({ action: 'agent.jwks_uri_changed', subject: subject(agent), details: { jwksUri: url ? raw : null } });
+    return done(localized(url ? 'console.agents.done.jwksUriSet' : 'console.agents.done.jwksUriCleared', { name: agent.name }));
+  },
+
+  /** The team that answers for the agent beside its owner ('' : none): while it has members, the agent outlives its owner's leaving. */
+  async setSponsor(ctx: AgentCommandContext, input: Input<'setSponsor'>) {
+    const agent = await agentOf(ctx, input.agentId);
+    let team: { id: string; name: string } | undefined;
+    if (input.teamId !== '') {
+      [team] = await ctx.tx.select({ id: teams.id, name: teams.name }).from(teams).where(and(eq(teams.id, input.teamId), eq(teams.orgId, ctx.org.id))).limit(1);
+      if (!team) throw new Refusal({ domain: 'command', status: 404, code: 'not_found', text: localized('refusals.agents.sponsorTeam'), field: 'teamId' });
+    }
+    await ctx.tx.update(agents).set({ sponsorTeamId: team?.id ?? null }).where(eq(agents.id, agent.id));
+    await ctx.audit({ action: 'agent.sponsor_changed', subject: subject(agent), details: { teamId: team?.id ?? null, team: team?.name ?? null } });
+    return done(team ? localized('console.agents.done.sponsorSet', { name: agent.name, team: team.name }) : localized('console.agents.done.sponsorCleared', { name: agent.name }));
+  },
+
+  /**
+   * Trusts an external workload issuer's tokens for the agent when they match (lib/organizations/workload-trust.ts).
+   * `words`: the form's refusals in the person's language (the console); English fragments elsewhere.
+   */
+  async addTrustRule(ctx: AgentCommandContext, input: { agentId: string } & TrustRuleForm, deps: WorkloadDeps, words: TrustRuleWords = TRUST_RULE_FRAGMENTS) {
+    const agent = await agentOf(ctx, input.agentId);
+    const expanded = expandRuleFields(input, words, deps.outbound.allowLoopback);
+    if (!expanded.ok) throw new Refusal({ domain: 'command', status: 400, code: 'invalid_request', text: expanded.error.message, field: expanded.error.field });
+    const rule = await createTrustRule(ctx.tx, { ...expanded.rule, orgId: ctx.org.id, agentId: agent.id, createdByUserId: ctx.person.id });
+    await ctx.audit({
+      action: 'agent.trust_rule_added',
+      subject: subject(agent),
+      details: { ruleId: rule.id, name: rule.name, kind: rule.kind, issuer: rule.issuer, jwksUri: rule.jwksUri, audience: rule.audience, subject: rule.subject, claims: rule.claims },
+    });
+    return { rule, ...done(localized('console.agents.done.trustRuleAdded', { name: rule.name, agent: agent.name })) };
+  },
+
+  async removeTrustRule(ctx: AgentCommandContext, input: Input<'removeTrustRule'>) {
+    const rule = await deleteTrustRule(ctx.tx, ctx.org.id, input.ruleId);
+    if (!rule) throw commandRefusal(404, localized('refusals.agents.noTrustRule'));
+    await ctx.audit({ action: 'agent.trust_rule_removed', subject: { type: 'agent', id: rule.agentId }, details: { ruleId: rule.id, name: rule.name, issuer: rule.issuer } });
+    return done(localized('console.agents.done.trustRuleRemoved', { name: rule.name }));
+  },
+
+  /**
+   * "Test this token": which of the organization's rules would take a workload token, or why none would — rule by
+   * rule — without using it up (its `jti` is not recorded) and without issuing anything. Read-only: no audit event.
+   */
+  async testToken(ctx: AgentCommandContext, input: Input<'testToken'>, deps: WorkloadDeps) {
+    const evaluation = await evaluateWorkloadToken(ctx.tx, ctx.org.id, input.token, { ...deps, tokenEndpoint: `${deps.issuer}/oidc/token` });
+    const names = await agentNamesOf(ctx.tx, evaluation.verdicts.map((verdict) => verdict.rule.agentId));
+    return { evaluation, agentNames: names };
   },
 };

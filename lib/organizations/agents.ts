@@ -1,9 +1,10 @@
-// Agents of an organization and who may use them. An agent has no credential: it acts only through a person's
-// consent (delegated, as the token's `act`) or, later, through connections configured by people.
+// Agents of an organization and who may use them. An agent acts through a person's consent (delegated, as the
+// token's `act`), through connections configured by people, or as a workload with a key credential or a trust rule
+// (lib/organizations/agent-keys.ts, workload-trust.ts): never with a secret of its own.
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq, exists, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { agentConnections, agentGrants, agents, agentUsers, apps, memberships, users } from '../db/schema';
+import { agentConnections, agentGrants, agentKeys, agents, agentUsers, apps, memberships, users, workloadTrustRules } from '../db/schema';
 import { endGrants, grantsOfAgent } from '../grants';
 import { isUuid } from '../util/uuid';
 
@@ -72,11 +73,6 @@ export async function endAgentGrants(db: Queryable, agentId: string, onlyForUser
   return (await endGrants(db, await grantsOfAgent(db, agentId, onlyForUserId), 'access_revoked')).grants;
 }
 
-export async function setAgentDisabled(db: Queryable, agentId: string, disabled: boolean): Promise<void> {
-  await db.update(agents).set({ disabledAt: disabled ? sql`now()` : null }).where(eq(agents.id, agentId));
-  if (disabled) await endAgentGrants(db, agentId);
-}
-
 export async function deleteAgent(db: Queryable, agentId: string): Promise<void> {
   await endAgentGrants(db, agentId);
   await db.delete(agents).where(eq(agents.id, agentId));
@@ -89,6 +85,10 @@ export async function deleteAgent(db: Queryable, agentId: string): Promise<void>
  */
 export async function moveAgent(db: Queryable, agentId: string, targetOrgId: string, newOwnerUserId: string): Promise<void> {
   await endAgentGrants(db, agentId);
+  // Its credentials and trust rules were the old organization's decisions: they do not travel.
+  await db.delete(agentKeys).where(eq(agentKeys.agentId, agentId));
+  await db.delete(workloadTrustRules).where(eq(workloadTrustRules.agentId, agentId));
+  await db.update(agents).set({ jwksUri: null, sponsorTeamId: null }).where(eq(agents.id, agentId));
   await db.delete(agentConnections).where(eq(agentConnections.agentId, agentId));
   await db.delete(agentGrants).where(eq(agentGrants.agentId, agentId));
   await db.delete(agentUsers).where(eq(agentUsers.agentId, agentId));

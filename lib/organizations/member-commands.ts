@@ -17,6 +17,7 @@ import { addMember, countOwners, findMembershipRole, lockOrganization, removeMem
 import type { MembershipRole, Organization } from './organizations';
 import { issuePasswordResetMail } from '../accounts/password-reset';
 import { findUserById, type User } from '../accounts/users';
+import { suspendAgentsOfLeavingOwner } from './agent-lifecycle';
 import { commandRefusal } from './refusal-codes';
 
 export interface MemberCommandContext {
@@ -111,12 +112,14 @@ export async function removeMemberCommand(ctx: Pick<MemberCommandContext, 'tx' |
   if (current === 'owner' && (await countOwners(ctx.tx, ctx.org.id)) <= 1) throw commandRefusal(409, localized('refusals.members.lastOwner'));
   const user = await findUserById(ctx.tx, userId);
   const result = await removeMember(ctx.tx as Parameters<typeof removeMember>[0], ctx.org.id, userId);
+  // The agents they owned there stop, unless a sponsor team still answers for them (lib/organizations/agent-lifecycle.ts).
+  const suspended = await suspendAgentsOfLeavingOwner(ctx.tx, ctx.org.id, userId);
   await ctx.audit({
     action: 'member.removed',
     subject: { type: 'person', id: userId, label: user?.email },
-    details: { role: current, grantsRevoked: result.grantsRevoked, teamsLeft: result.teamsLeft, agentsLeft: result.agentsLeft },
+    details: { role: current, grantsRevoked: result.grantsRevoked, teamsLeft: result.teamsLeft, agentsLeft: result.agentsLeft, agentsSuspended: suspended.map((agent) => agent.id) },
   });
-  return { user, ...result };
+  return { user, ...result, agentsSuspended: suspended.length };
 }
 
 /** What a direct grant needs of its door: the transaction, the organization, the audit. */

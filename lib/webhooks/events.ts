@@ -5,7 +5,7 @@
 // both agree.
 import { visibleText } from '../util/visible-text';
 
-export const WEBHOOK_EVENT_FAMILIES = ['approval', 'confirmation', 'member', 'app', 'gateway', 'security'] as const;
+export const WEBHOOK_EVENT_FAMILIES = ['approval', 'confirmation', 'member', 'app', 'gateway', 'agent', 'security'] as const;
 export type WebhookEventFamily = (typeof WEBHOOK_EVENT_FAMILIES)[number];
 
 /** The event types that may be named one by one; every other type of a family is reached through `<family>.*`. */
@@ -37,6 +37,16 @@ export const WEBHOOK_EVENT_TYPES = [
   'gateway.tool_level_changed',
   'gateway.tool_permission_changed',
   'gateway.server_credential_changed',
+  'agent.disabled',
+  'agent.enabled',
+  'agent.suspended',
+  'agent.deleted',
+  'agent.key_added',
+  'agent.key_removed',
+  'agent.jwks_uri_changed',
+  'agent.trust_rule_added',
+  'agent.trust_rule_removed',
+  'agent.sponsor_changed',
   'security.second_factor_enrolled',
   'security.second_factor_removed',
   'security.second_factor_recovery_codes_replaced',

@@ -152,7 +152,8 @@ describe('MCP client binding', () => {
     const clientId = await dynamicClient();
     const tokens = await codeExchange(clientId, await authorizeMcpClient(harness, database, { clientId, redirectUri: REDIRECT, resource: acme.resource, email: person.email, actor: agent.id }));
     expect(tokens.status).toBe(200);
-    const { disallowAgentUser, setAgentDisabled } = await import('../../lib/organizations/agents');
+    const { disallowAgentUser } = await import('../../lib/organizations/agents');
+    const { setAgentDisabled } = await import('../../lib/organizations/agent-lifecycle');
     await disallowAgentUser(database.db, agent.id, person.id);
     const refreshed = await tokenRequest(harness, clientId, { grant_type: 'refresh_token', refresh_token: String(tokens.body.refresh_token) });
     expect(refreshed.status).toBe(400);

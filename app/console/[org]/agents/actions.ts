@@ -23,6 +23,12 @@ const inputs = (t: Translator) =>
     delegate: t('console.agents.errors.delegate'),
     mode: t('console.agents.errors.mode'),
     connectionId: t('console.agents.errors.connectionId'),
+    publicKey: t('console.agents.errors.publicKey'),
+    keyId: t('console.agents.errors.keyId'),
+    jwksUri: t('console.agents.errors.jwksUri'),
+    team: t('console.agents.errors.team'),
+    ruleId: t('console.agents.errors.ruleId'),
+    token: t('console.agents.errors.token'),
   });
 
 const confirmed = (t: Translator) => ({ confirmed: z.literal('yes', { error: t('console.action.confirm.plain') }) });

@@ -8,6 +8,7 @@
 //   session ended (back-channel logout tokens, backchannel-logout.ts; Shared Signals events, security-events.ts).
 //
 // The kit imports nothing from Portico's lib/: Portico imports the shared parts from here. See app-kit/README.md.
+import { memorySubjectRevocations, type SubjectRevocations } from './revocations';
 import { createHmac, randomBytes } from 'node:crypto';
 import { readBounded } from './body';
 import { createMcpHandler, createRequestStateCodec, McpServer, type AuthInfo } from '@modelcontextprotocol/server';
@@ -53,6 +54,7 @@ export { SURFACE_PATH, DECLARATION_PATH, memoryReplayGuard } from './surface';
 export { normalizeResourcePath, resourcePathCovers } from './resource-path';
 export { ApprovedActionRefusal, APPROVED_ACTIONS_PATH, type ApprovedAction, type ExpectedAction } from './approved-actions';
 export { createSecurityEventReceiver, SecurityEventRefusal, CAEP_SESSION_REVOKED, RISC_ACCOUNT_DISABLED, RISC_ACCOUNT_PURGED, type SecurityEvent, type SecurityEventReceiverConfig } from './security-events';
+export { memorySubjectRevocations, type SubjectRevocations } from './revocations';
 export { createLogoutReceiver, LogoutTokenRefusal, BACKCHANNEL_LOGOUT_EVENT, type LogoutReceiver, type LogoutReceiverConfig, type BackchannelLogout } from './backchannel-logout';
 export { createApprovalRequests, authorizationDetailOf, type ApprovalRequests, type ApprovalRequest, type ApprovalAnswer, type ApprovalRequestsConfig } from './approval-requests';
 
@@ -104,6 +106,11 @@ export interface AppKitOptions extends AppIdentity {
   onToolEvent?: (event: ToolEvent) => void | Promise<void>;
   /** Serve the introspection route (default true). */
   introspection?: boolean;
+  /**
+   * Subjects whose tokens are refused since Portico said they were disabled (`refuseTokensOf`, fed by the security
+   * event receiver); one process's memory by default (./revocations.ts).
+   */
+  subjectRevocations?: SubjectRevocations;
   now?: () => Date;
 }
 
@@ -141,6 +148,12 @@ export interface AppKit {
    */
   checkGrant(query: GrantCheck): Promise<{ granted: boolean; grantId?: string; expiresAt?: string | null }>;
   /**
+   * Refuses, from now on, every token of this subject (person or agent, as `sub` or `act.sub`) issued at or before
+   * `at` (default: now): call it for RISC account-disabled and account-purged events (createSecurityEventReceiver's
+   * onEvent). Tokens issued afterwards pass again.
+   */
+  refuseTokensOf(subject: string, at?: Date): Promise<void>;
+  /**
    * Before acting on an approval a person gave through CIBA: checks the access token (this app's audience), that
    * its `authorization_details` cover exactly this action (the tool and the digest of these arguments, or the action
    * described in words), and records its use with Portico (a signed call). A second use of the same token, on any
@@ -168,6 +181,7 @@ export function createAppKit(options: AppKitOptions): AppKit {
     // RFC 9728 `scopes_supported`: the baseline, every scope a tool needs, and any the app names besides.
     scopesSupported: [...new Set(['mcp', ...(options.tools ?? []).flatMap((tool) => requiredScopesOf(tool)), ...(options.scopesSupported ?? [])])],
     resourceName: options.resourceName,
+    revocations: options.subjectRevocations ?? memorySubjectRevocations(() => (options.now?.() ?? new Date()).getTime() / 1000),
   };
   // Portico's JWKS, fetched once and cached; an unknown `kid` refetches it (rate-limited by jose).
   const keys = remoteKeys(options.issuer);
@@ -322,6 +336,10 @@ export function createAppKit(options: AppKitOptions): AppKit {
       if (status === 409) throw new ApprovedActionRefusal('already_used', 'this approval was used already: ask the person again');
       if (status !== 200 || answer.used !== true) throw new ApprovedActionRefusal('invalid_token', `Portico refused the approval (${status}): ${answer.error_description ?? answer.error ?? 'no reason given'}`);
       return { subject: check.token.subject, detail, tokenId };
+    },
+
+    async refuseTokensOf(subject, at) {
+      await config.revocations!.revoke(subject, Math.floor((at ?? options.now?.() ?? new Date()).getTime() / 1000));
     },
 
     async checkGrant(query) {

@@ -4,6 +4,8 @@
 import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 
+import { isRevokedToken, type SubjectRevocations } from './revocations';
+
 export interface ProtectedResourceConfig {
   /** The RFC 8707 resource identifier, e.g. `https://app.example/api/mcp`. */
   resource: string;
@@ -13,6 +15,8 @@ export interface ProtectedResourceConfig {
   audience: string;
   scopesSupported: readonly string[];
   resourceName?: string;
+  /** Subjects disabled since their tokens were issued (./revocations.ts): their tokens are refused at once. */
+  revocations?: SubjectRevocations;
 }
 
 /**
@@ -173,6 +177,10 @@ export async function authorizeBearer(
   // verifyApprovedAction: it never serves as a session token for the app's API.
   if (check.token.claims.authorization_details !== undefined) {
     return deny(401, { error: 'invalid_token', description: 'this token approves one action (authorization_details): it serves only that action, not this resource' });
+  }
+  // Portico said the person or agent was disabled after this token was issued (RISC account-disabled).
+  if (config.revocations && (await isRevokedToken(config.revocations, check.token))) {
+    return deny(401, { error: 'invalid_token', description: 'the person or agent of this token was disabled after it was issued' });
   }
   const missing = requiredScope.filter((scope) => !check.token.scopes.includes(scope));
   if (missing.length > 0) return { ok: false, response: insufficientScope(config, check.token, requiredScope, 'this resource') };

@@ -4,9 +4,11 @@
 // start it declares its surface to Portico, and it answers Portico's signed introspection. When Portico ends a
 // person's session (they signed out, were removed, reset their password, …) it sends a back-channel logout token
 // to /backchannel-logout: the app ends its own sessions of that person, and an open tab notices within seconds.
+// Given a Shared Signals push stream to /security-events, a person or agent Portico disabled has the tokens it
+// still holds refused at once (RISC account-disabled), not only when they expire.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { createAppKit, createLogoutReceiver, createSignIn, SURFACE_PATH, type KitTool, type PendingSignIn, type BackchannelLogout, type SignedInPerson, type SurfaceDocument, type ToolEvent, type VerifiedAccessToken } from '../../app-kit';
+import { createAppKit, createLogoutReceiver, createSecurityEventReceiver, createSignIn, RISC_ACCOUNT_DISABLED, RISC_ACCOUNT_PURGED, type SecurityEvent, SURFACE_PATH, type KitTool, type PendingSignIn, type BackchannelLogout, type SignedInPerson, type SurfaceDocument, type ToolEvent, type VerifiedAccessToken } from '../../app-kit';
 import { sendWebResponse, toWebRequest } from '../../app-kit/node-http';
 import { Notebook, notebookTools } from './tools';
 
@@ -44,6 +46,8 @@ export interface ExampleApp {
   events: ToolEvent[];
   /** Every back-channel logout the app accepted, in order. */
   logouts: BackchannelLogout[];
+  /** Every Shared Signals event the app accepted at /security-events, in order. */
+  securityEvents: SecurityEvent[];
   /** The app's whole surface, as the kit reports it. */
   surface(): SurfaceDocument;
   /** The outcome of the declaration at start, when one was made. */
@@ -63,6 +67,7 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
   const accepted: VerifiedAccessToken[] = [];
   const events: ToolEvent[] = [];
   const logouts: BackchannelLogout[] = [];
+  const securityEventsReceived: SecurityEvent[] = [];
   const name = config.name ?? 'Notes';
   const kit = createAppKit({
     issuer: config.issuer,
@@ -89,22 +94,35 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
   // Back-channel logout (registered for the app in Portico: console → the app → Back-channel logout, or
   // `portico apps backchannel-logout set`): a token naming Portico's session (`sid`) ends the sessions opened with
   // it; one naming only the person (`sub`) ends all of theirs.
-  const logoutReceiver = config.clientId
-    ? createLogoutReceiver({
+  const endSessions = (logout: BackchannelLogout) => {
+    logouts.push(logout);
+    let ended = 0;
+    for (const [id, session] of sessions) {
+      const sameSession = logout.sid !== undefined && session.claims.sid === logout.sid;
+      const samePerson = logout.sub !== undefined && session.subject === logout.sub;
+      if (logout.sid !== undefined ? sameSession && (logout.sub === undefined || samePerson) : samePerson) {
+        sessions.delete(id);
+        ended += 1;
+      }
+    }
+    log(`back-channel logout ${JSON.stringify(logout)}: ${ended} session(s) ended`);
+  };
+  const logoutReceiver = config.clientId ? createLogoutReceiver({ issuer: config.issuer, clientId: config.clientId, endSessions }) : undefined;
+  // Shared Signals (a push stream the app creates in Portico, RFC 8935, endpoint /security-events): sessions end as
+  // for a logout, and a person or agent Portico disabled has every token issued before the event refused at once
+  // (the kit's refuseTokensOf), instead of until it expires.
+  const securityEvents = config.clientId
+    ? createSecurityEventReceiver({
         issuer: config.issuer,
         clientId: config.clientId,
-        endSessions(logout) {
-          logouts.push(logout);
-          let ended = 0;
-          for (const [id, session] of sessions) {
-            const sameSession = logout.sid !== undefined && session.claims.sid === logout.sid;
-            const samePerson = logout.sub !== undefined && session.subject === logout.sub;
-            if (logout.sid !== undefined ? sameSession && (logout.sub === undefined || samePerson) : samePerson) {
-              sessions.delete(id);
-              ended += 1;
-            }
+        endSessions,
+        async onEvent(event) {
+          securityEventsReceived.push(event);
+          if ((event.type === RISC_ACCOUNT_DISABLED || event.type === RISC_ACCOUNT_PURGED) && event.sub) {
+            const stamp = typeof event.event.event_timestamp === 'number' ? new Date(event.event.event_timestamp * 1000) : undefined;
+            await kit.refuseTokensOf(event.sub, stamp);
+            log(`security event ${event.type}: tokens of ${JSON.stringify(event.sub)} issued before it are refused`);
           }
-          log(`back-channel logout ${JSON.stringify(logout)}: ${ended} session(s) ended`);
         },
       })
     : undefined;
@@ -122,6 +140,7 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
     const session = sessionOf(cookies[SESSION_COOKIE]);
     if (path === '/' && request.method === 'GET') return page(name, homeBody(name, session, Boolean(signIn), kit.surface().tools));
     if (path === '/backchannel-logout' && logoutReceiver) return logoutReceiver.handle(request);
+    if (path === '/security-events' && securityEvents) return securityEvents.handle(request);
     // The open tab asks every few seconds whether its session still exists (session-check.js), and reloads when not.
     if (path === '/session' && request.method === 'GET') return Response.json({ signedIn: session !== undefined }, { headers: { 'Cache-Control': 'no-store' } });
     if (path === '/session-check.js' && request.method === 'GET') return new Response(SESSION_CHECK_SCRIPT, { headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' } });
@@ -209,6 +228,7 @@ export async function startExampleApp(config: ExampleAppConfig): Promise<Example
     accepted,
     events,
     logouts,
+    securityEvents: securityEventsReceived,
     surface: () => kit.surface(),
     declaration,
     close: () =>

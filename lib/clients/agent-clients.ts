@@ -12,7 +12,7 @@ import { decodeProtectedHeader } from 'jose';
 import { readCacheOf, type Queryable } from '../db/client';
 import { agentKeys, agents } from '../db/schema';
 import type { OutboundPolicy } from '../http/outbound';
-import { remoteKeySet } from '../security/remote-keys';
+import { remoteKeySet, signingKeysOf } from '../security/remote-keys';
 import { CLIENT_CREDENTIALS_GRANT_TYPE } from './client-metadata';
 
 export const AGENT_CLIENT_ID = /^agt_[A-Za-z0-9_-]{16,64}$/;
@@ -52,7 +52,7 @@ export async function loadAgentClient(db: Queryable, clientId: string, outbound:
   if (rows.agent.jwksUri) {
     try {
       const published = await remoteKeySet(rows.agent.jwksUri, outbound, kidOfAssertion(assertion));
-      keys.push(...(published.keys as Record<string, unknown>[]).filter((key) => ['EC', 'RSA', 'OKP'].includes(String(key.kty))));
+      keys.push(...(signingKeysOf(published).keys as Record<string, unknown>[]).filter((key) => ['EC', 'RSA', 'OKP'].includes(String(key.kty))));
     } catch {
       // The published set cannot be read now: the registered keys still serve; with none, the assertion fails to verify.
     }

@@ -324,7 +324,7 @@ export const agentCommands = {
     }
     await setAgentJwksUri(ctx.tx, agent.id, url ? raw : null);
     await ctx.audit({ action: 'agent.jwks_uri_changed', subject: subject(agent), details: { jwksUri: url ? raw : null } });
-    return done(localized(url ? 'console.agents.done.jwksUriSet' : 'console.agents.done.jwksUriCleared', { name: agent.name }));
+    return done(url ? localized('console.agents.done.jwksUriSet', { name: agent.name }) : localized('console.agents.done.jwksUriCleared', { name: agent.name }));
   },
 
   /** The team that answers for the agent beside its owner ('' : none): while it has members, the agent outlives its owner's leaving. */

@@ -51,18 +51,30 @@ export async function remoteKeySet(uri: string, outbound: OutboundPolicy, wanted
 }
 
 /**
+ * The keys of a set that may verify signatures: `use` absent or `sig`, and a SPIFFE bundle's `jwt-svid` keys (SPIFFE
+ * Trust Domain and Bundle §4.2.2) read as `sig`; `x509-svid` and `enc` keys never verify a JWT.
+ */
+export function signingKeysOf(set: JSONWebKeySet): JSONWebKeySet {
+  return {
+    keys: set.keys
+      .filter((key) => key.use === undefined || key.use === 'sig' || key.use === 'jwt-svid')
+      .map((key) => (key.use === 'jwt-svid' ? { ...key, use: 'sig' } : key)),
+  };
+}
+
+/**
  * Verifies `jwt` with the keys at `uri` (or the registered `keys`), refetching once for a `kid` the cached set lacks.
  * jose's errors pass through: the caller turns them into its protocol's answer.
  */
 export async function verifyWithKeys(jwt: string, source: { uri: string; outbound: OutboundPolicy } | { keys: JSONWebKeySet }, options: JWTVerifyOptions): Promise<JWTVerifyResult> {
-  if ('keys' in source) return jwtVerify(jwt, createLocalJWKSet(source.keys), options);
+  if ('keys' in source) return jwtVerify(jwt, createLocalJWKSet(signingKeysOf(source.keys)), options);
   const cached = setsByUri.get(source.uri);
   const fresh = cached && Date.now() - cached.fetchedAt < KEYS_TTL_MS ? cached : undefined;
   try {
-    return await jwtVerify(jwt, createLocalJWKSet((fresh ?? (await fetchSet(source.uri, source.outbound))).set), options);
+    return await jwtVerify(jwt, createLocalJWKSet(signingKeysOf((fresh ?? (await fetchSet(source.uri, source.outbound))).set)), options);
   } catch (error) {
     if (fresh && error instanceof joseErrors.JWKSNoMatchingKey && Date.now() - fresh.fetchedAt > REFETCH_COOLDOWN_MS) {
-      return jwtVerify(jwt, createLocalJWKSet((await fetchSet(source.uri, source.outbound)).set), options);
+      return jwtVerify(jwt, createLocalJWKSet(signingKeysOf((await fetchSet(source.uri, source.outbound)).set)), options);
     }
     throw error;
   }

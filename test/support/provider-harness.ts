@@ -37,6 +37,8 @@ export interface HarnessOptions {
   /** Outbound fetches (a trusted issuer's keys, discovery) may reach loopback hosts: other test servers. */
   outboundAllowLoopback?: boolean;
   cimdHosts?: { allowed: string[]; blocked: string[] };
+  /** PORTICO_SECRET_KEY: a second instance on the same database needs the first one's. */
+  secretKey?: Uint8Array;
   /** More of Portico's own routes, by exact path, served beside the provider (web-standard handlers). */
   routes?: Record<string, (request: Request) => Promise<Response>>;
 }
@@ -69,7 +71,7 @@ export async function startProviderHarness(database: TestDatabase, options: Harn
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   issuerOrigin = issuer;
-  const keys = await loadOrCreateKeyMaterial(database.db, randomBytes(32));
+  const keys = await loadOrCreateKeyMaterial(database.db, options.secretKey ?? randomBytes(32));
   const provider = createProvider({
     issuer,
     db: () => database.db,

@@ -329,6 +329,18 @@ describe('webhooks', () => {
       // The gateway's calls are audited, not published (as Portico's own tool calls).
       'gateway.tool_permission_changed': 'gateway.tool_permission_changed',
       'gateway.server_credential_changed': 'gateway.server_credential_changed',
+      'agent.disabled': 'agent.disabled',
+      'agent.enabled': 'agent.enabled',
+      'agent.suspended': 'agent.suspended',
+      'agent.deleted': 'agent.deleted',
+      'agent.key_added': 'agent.key_added',
+      'agent.key_removed': 'agent.key_removed',
+      'agent.jwks_uri_changed': 'agent.jwks_uri_changed',
+      'agent.trust_rule_added': 'agent.trust_rule_added',
+      'agent.trust_rule_removed': 'agent.trust_rule_removed',
+      'agent.sponsor_changed': 'agent.sponsor_changed',
+      // An agent's token issuance is audited, not published.
+      'agent.token_issued': null,
       'gateway.tool_succeeded': null,
       'sign_in.succeeded': null,
       'mcp.tool_succeeded': null,

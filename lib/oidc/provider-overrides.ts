@@ -90,13 +90,23 @@
 //   that did not come from the page (a bookmark, a browser that lost its cookie, a probe). Here such a POST, before
 //   its body is read, is sent to the page with 303 See Other (RFC 9110 §15.4.4), where the person enters the code
 //   on a page that has its session.
+//
+// Upstream: lib/models/replay_detection.js `unique` (a client assertion's `jti`, lib/shared/jwt_client_auth.js).
+//
+// Deviation 11 — a client assertion is used once across instances, atomically.
+//   Upstream looks the `jti` up and then saves it: two requests presenting one assertion at the same moment (on two
+//   instances, or two connections to one) both find nothing and both pass. RFC 7523 §3 (item 7) lets the server
+//   refuse a reused `jti`, and agents' own clients (lib/clients/agent-clients.ts) authenticate with assertions a
+//   thief could race. Here `unique` is one INSERT … ON CONFLICT DO NOTHING into assertion_uses (the table ID-JAGs
+//   and workload tokens use): the first insert wins, every other presentation is refused.
 import { and, eq, sql } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AdapterPayload } from 'oidc-provider';
 import { preparedQuery, type Database } from '../db/client';
-import { oidcPayloads } from '../db/schema';
+import { assertionUses, oidcPayloads } from '../db/schema';
 import { matchesSecretHash, verifyClientSecret } from '../clients/secrets';
 import { columnPlaceholders, payloadColumns } from './adapter';
 import { openSuccessor, sealSuccessor, storedIdOf } from './stored-ids';
@@ -200,6 +210,17 @@ export function applyProviderOverrides(provider: Provider, db: () => Database, o
       return found;
     };
   }
+
+  // Deviation 11.
+  (provider.ReplayDetection as unknown as { unique(iss: string, jti: string, exp: number): Promise<boolean> }).unique = async (iss, jti, exp) => {
+    const key = createHash('sha256').update(`client_assertion\n${iss}\n${jti}`).digest('base64url');
+    const [first] = await db()
+      .insert(assertionUses)
+      .values({ key, expiresAt: new Date(exp * 1000) })
+      .onConflictDoNothing()
+      .returning({ key: assertionUses.key });
+    return first !== undefined;
+  };
 
   // Deviation 10.
   const verificationPage = provider.pathFor('code_verification');

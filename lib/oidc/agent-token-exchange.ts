@@ -16,7 +16,7 @@ import Provider, { errors, type ClientMetadata } from 'oidc-provider';
 import { SignJWT, importJWK, type JWK } from 'jose';
 import type { Database, Queryable } from '../db/client';
 import { agentConnections, agents, apps } from '../db/schema';
-import { findUsableAgent } from '../organizations/agents';
+import { findUsableAgent, noteAgentUse } from '../organizations/agents';
 import { effectivePermissionsOfAgent, effectivePermissionsOfDelegation } from '../organizations/effective-permissions';
 import { findUserById } from '../accounts/users';
 import { appResource } from '../clients/apps';
@@ -154,6 +154,7 @@ export function registerAgentTokenExchange(provider: Provider, db: () => Databas
       });
       ctx.oidc.entity('AccessToken', token);
       const accessToken = await token.save();
+      await noteAgentUse(db(), connection.agentId);
       await recordAuditEvent(db(), {
         orgId: connection.orgId,
         actor: { type: 'system', label: 'Portico' },

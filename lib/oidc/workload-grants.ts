@@ -24,6 +24,7 @@ import { appResource, findAppByResource, type App } from '../clients/apps';
 import { AGENT_CLIENT_ID } from '../clients/agent-clients';
 import { CLIENT_CREDENTIALS_GRANT_TYPE, JWT_BEARER_GRANT_TYPE } from '../clients/client-metadata';
 import { effectivePermissionsOfAgent } from '../organizations/effective-permissions';
+import { noteAgentUse } from '../organizations/agents';
 import { evaluateWorkloadToken, recordWorkloadTokenUse, WORKLOAD_REFUSAL_TEXT } from '../organizations/workload-trust';
 import { recordAuditEvent } from '../audit/events';
 import type { OutboundPolicy } from '../http/outbound';
@@ -111,7 +112,7 @@ async function issueAgentOwnToken(
   ctx.oidc.entity('AccessToken', token);
   const accessToken = await token.save();
   // Kept to the minute: the console shows when the agent last got a token, without a write per token.
-  await db.update(agents).set({ lastUsedAt: sql`now()` }).where(and(eq(agents.id, agent.id), sql`(${agents.lastUsedAt} is null or ${agents.lastUsedAt} < now() - interval '1 minute')`));
+  await noteAgentUse(db, agent.id);
   await recordAuditEvent(db, {
     orgId: input.app.orgId,
     actor: { type: 'agent', id: agent.id, label: agent.name },

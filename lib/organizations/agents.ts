@@ -206,3 +206,8 @@ export async function delegatedAgentFor(db: Queryable, appId: string, userId: st
     .limit(1);
   return row?.agentId;
 }
+
+/** Notes that the agent got a token now, to the minute (the console's "last use"): at most one write a minute. */
+export async function noteAgentUse(db: Queryable, agentId: string): Promise<void> {
+  await db.update(agents).set({ lastUsedAt: sql`now()` }).where(and(eq(agents.id, agentId), sql`(${agents.lastUsedAt} is null or ${agents.lastUsedAt} < now() - interval '1 minute')`));
+}

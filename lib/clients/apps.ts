@@ -323,6 +323,15 @@ export async function appSlugsOf(db: Queryable, orgId: string): Promise<Set<stri
   return new Set((await db.select({ slug: apps.slug }).from(apps).where(eq(apps.orgId, orgId))).map((row) => row.slug));
 }
 
+/**
+ * The resource identifier (RFC 8707) tokens for the app name: its MCP server (`<origin>/api/mcp`), or, for the app
+ * standing for a gateway server, that server's address (`<issuer>/mcp/<org>/<server>`).
+ */
+export async function resourceOfApp(db: Queryable, app: Pick<App, 'id' | 'publishOrigin'>): Promise<string> {
+  const [server] = await db.select({ resource: gatewayServers.resource }).from(gatewayServers).where(eq(gatewayServers.appId, app.id)).limit(1);
+  return server?.resource ?? appResource(app.publishOrigin);
+}
+
 /** An app of the organization that permissions are granted on (listGrantableApps), or undefined. */
 export async function findGrantableApp(db: Queryable, orgId: string, appId: string): Promise<App | undefined> {
   if (!isUuid(appId)) return undefined;

@@ -18,7 +18,7 @@ import { gatewayConfirmationGate } from '../confirmations/store';
 import { readCacheOf, type Database } from '../db/client';
 import { recordAuditEvent } from '../audit/events';
 import { jsonRpcError, oauthError } from '../http/errors';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { agents } from '../db/schema';
 import { isActiveMember } from '../organizations/memberships';
 import type { OutboundPolicy } from '../http/outbound';
@@ -174,7 +174,7 @@ function auditGatewayCall(db: Database, server: GatewayServer, clientIp: string,
   return (caller) => async (event) => {
     await recordAuditEvent(db, {
       orgId: server.orgId,
-      actor: { type: 'person', id: caller.user.id, label: caller.user.email, ip: clientIp },
+      actor: caller.ownAgent ? { type: 'agent', id: caller.ownAgent.id, label: caller.ownAgent.name, ip: clientIp } : { type: 'person', id: caller.user.id, label: caller.user.email, ip: clientIp },
       act: event.actor ?? null,
       clientId: event.clientId,
       appId: server.appId,
@@ -199,6 +199,11 @@ function auditGatewayCall(db: Database, server: GatewayServer, clientIp: string,
  * organization's. The membership is read through the read cache (memberships' changes drop it at once).
  */
 async function usesServer(db: Database, orgId: string, caller: ApiCaller): Promise<boolean> {
+  // An agent acting as itself: the agent of this organization, enabled (authenticate read it: not disabled).
+  if (caller.ownAgent) {
+    const [agent] = await db.select({ id: agents.id }).from(agents).where(and(eq(agents.id, caller.ownAgent.id), eq(agents.orgId, orgId), isNull(agents.disabledAt))).limit(1);
+    return agent !== undefined;
+  }
   const member = async () => ((await isActiveMember(db, orgId, caller.user.id)) ? true : undefined);
   const cache = readCacheOf(db);
   const isMember = cache ? await cache.read(`active-member:${orgId}:${caller.user.id}`, member, () => [`users:${caller.user.id}`]) : await member();
@@ -240,6 +245,8 @@ export async function handleGatewayMcp(request: Request, resource: string, deps:
     // Checked on every request, as Portico's own tools check the role: someone removed from the organization (or an
     // agent moved out of it) is refused at once, whatever their token's remaining lifetime.
     async authorize(caller) {
+      // A server reached with each person's own account has none for an agent acting as itself.
+      if (caller.ownAgent && server.credentialKind === 'oauth') return jsonRpcError(403, -32001, 'This MCP server connects each person’s own account; an agent acting as itself has none there');
       if (await usesServer(deps.db, server.orgId, caller)) return undefined;
       return oauthError(401, 'invalid_token', 'the person or agent of this token is no longer in the organization of this server', {
         'WWW-Authenticate': 'Bearer error="invalid_token", error_description="the person or agent of this token is no longer in the organization of this server"',

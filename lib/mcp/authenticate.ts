@@ -7,7 +7,7 @@ import { createLocalJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { eq, sql } from 'drizzle-orm';
 import { preparedQuery, type Database } from '../db/client';
 import { agents, mcpSessions, users } from '../db/schema';
-import { isSessionId, liveSessionCondition, type McpSession } from './sessions';
+import { isSessionId, liveSessionCondition, sessionOpenerOf, type McpSession } from './sessions';
 import type { User } from '../accounts/users';
 import { isUuid } from '../util/uuid';
 import { authorizeBearer, type ProtectedResourceConfig, type VerifiedAccessToken } from '../../app-kit/protected-resource';
@@ -31,6 +31,8 @@ function callerStatement(db: Database) {
   );
 }
 
+const AGENT_SUBJECT = /^agt_[A-Za-z0-9_-]{16,64}$/;
+
 export function porticoApiConfig(issuer: string): ProtectedResourceConfig {
   const resource = porticoApiResource(issuer);
   return { resource, issuer, audience: resource, scopesSupported: PORTICO_API_ADVERTISED_SCOPES, resourceName: 'Portico' };
@@ -44,9 +46,15 @@ function localKeys(jwks: JWK[]): JWTVerifyGetKey {
 }
 
 export interface ApiCaller {
+  /** The person; for an agent acting as itself (ownAgent), its owner, who answers for it (their language, their notices). */
   user: User;
-  /** The agent acting for the person (RFC 8693 `act`), when the consent named one. */
+  /** The agent acting for the person (RFC 8693 `act`), when the consent named one; or the agent acting as itself. */
   agentId?: string;
+  /**
+   * An agent acting as itself (own mode: the token's `sub` is the agent; lib/oidc/workload-grants.ts): only at a
+   * gateway server, never at Portico's own API. Its permissions are the token's; nothing is the owner's.
+   */
+  ownAgent?: { id: string; name: string };
   token: VerifiedAccessToken;
   /** The MCP session the request names, when asked for (`mcpSessionId`) and live for this token. */
   mcpSession?: McpSession;
@@ -76,6 +84,24 @@ export async function authenticateApiRequest(
   // every API request and MCP call pays it.
   const actor = gate.token.actor;
   const sessionId = options.mcpSessionId !== undefined && isSessionId(options.mcpSessionId) ? options.mcpSessionId : '';
+  // An agent acting as itself reaches a gateway server, never Portico's own API (whose doors act for a person).
+  if (options.resource && AGENT_SUBJECT.test(gate.token.subject) && !actor) {
+    const [agent] = await deps.db
+      .select({ agent: agents, owner: users })
+      .from(agents)
+      .innerJoin(users, eq(users.id, agents.ownerUserId))
+      .where(eq(agents.id, gate.token.subject))
+      .limit(1);
+    if (!agent || agent.agent.disabledAt) return refuse('the agent of this token is disabled or gone');
+    const [session] = sessionId
+      ? await deps.db
+          .select()
+          .from(mcpSessions)
+          .where(liveSessionCondition(sessionId, { subject: agent.owner.id, clientId: gate.token.clientId, actor: sessionOpenerOf(gate.token, { ownerUserId: agent.owner.id }).actor }))
+          .limit(1)
+      : [];
+    return { ok: true, caller: { user: agent.owner, agentId: agent.agent.id, ownAgent: { id: agent.agent.id, name: agent.agent.name }, token: gate.token, ...(session ? { mcpSession: session } : {}) } };
+  }
   const [row] = isUuid(gate.token.subject)
     ? await callerStatement(deps.db).execute({ subject: gate.token.subject, actor: actor ?? '', sessionId, clientId: gate.token.clientId })
     : [];

@@ -371,7 +371,7 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps, b
     const refused = rebindingRefusal(request, deps, { checkOrigin: false });
     if (refused) return refused;
     if (!sessionId) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-    return (await endSession(deps.db, sessionId, caller.token)) ? new Response(null, { status: 204 }) : jsonRpcError(404, -32001, 'Session not found');
+    return (await endSession(deps.db, sessionId, caller.token, caller.ownAgent ? { ownerUserId: caller.user.id } : undefined)) ? new Response(null, { status: 204 }) : jsonRpcError(404, -32001, 'Session not found');
   }
   // No server-initiated stream: the server never sends requests of its own outside a response.
   if (request.method !== 'POST') return new Response(null, { status: 405, headers: { Allow: 'POST, DELETE' } });
@@ -470,6 +470,7 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps, b
       await recordSession(deps.db, {
         id: newId,
         token: caller.token,
+        ...(caller.ownAgent ? { ownAgent: { ownerUserId: caller.user.id } } : {}),
         protocolVersion: typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
         clientInfo: server.server.getClientVersion() ?? {},
         clientCapabilities: server.server.getClientCapabilities() ?? {},

@@ -16,15 +16,26 @@ export function newSessionId(): string {
   return `mcs_${randomBytes(24).toString('base64url')}`;
 }
 
+/**
+ * Who opened a session, as stored: the person and the agent acting for them ('' for none). An agent acting as itself
+ * (a gateway server, lib/mcp/authenticate.ts `ownAgent`) is kept under its owner with the actor `self:<agent>`, so
+ * that no token of the owner, with or without the agent as `act`, can resume it.
+ */
+export function sessionOpenerOf(token: VerifiedAccessToken, ownAgent?: { ownerUserId: string }): { userId: string; actor: string } {
+  if (ownAgent) return { userId: ownAgent.ownerUserId, actor: `self:${token.subject}` };
+  return { userId: token.subject, actor: token.actor ?? '' };
+}
+
 export async function recordSession(
   db: Queryable,
-  input: { id: string; token: VerifiedAccessToken; protocolVersion: string; clientInfo: unknown; clientCapabilities: unknown },
+  input: { id: string; token: VerifiedAccessToken; protocolVersion: string; clientInfo: unknown; clientCapabilities: unknown; ownAgent?: { ownerUserId: string } },
 ): Promise<void> {
+  const opener = sessionOpenerOf(input.token, input.ownAgent);
   // Expired sessions are the sweeper's (lib/notifications/sweeper.ts), not every initialize's.
   await db.insert(mcpSessions).values({
     id: input.id,
-    userId: input.token.subject,
-    actor: input.token.actor ?? '',
+    userId: opener.userId,
+    actor: opener.actor,
     clientId: input.token.clientId,
     protocolVersion: input.protocolVersion,
     clientInfo: input.clientInfo ?? {},
@@ -71,10 +82,11 @@ export async function extendSessionIfDue(db: Queryable, session: McpSession): Pr
     .where(and(eq(mcpSessions.id, session.id), lte(mcpSessions.expiresAt, sql`now() + make_interval(secs => ${MCP_SESSION_TTL_SECONDS - MCP_SESSION_EXTEND_EVERY_SECONDS})`)));
 }
 
-export async function endSession(db: Queryable, id: string, token: VerifiedAccessToken): Promise<boolean> {
+export async function endSession(db: Queryable, id: string, token: VerifiedAccessToken, ownAgent?: { ownerUserId: string }): Promise<boolean> {
+  const opener = sessionOpenerOf(token, ownAgent);
   const ended = await db
     .delete(mcpSessions)
-    .where(and(eq(mcpSessions.id, id), eq(mcpSessions.userId, token.subject), eq(mcpSessions.clientId, token.clientId), eq(mcpSessions.actor, token.actor ?? '')))
+    .where(and(eq(mcpSessions.id, id), eq(mcpSessions.userId, opener.userId), eq(mcpSessions.clientId, token.clientId), eq(mcpSessions.actor, opener.actor)))
     .returning({ id: mcpSessions.id });
   return ended.length === 1;
 }

@@ -19,7 +19,7 @@ import { agentConnections, agents, apps } from '../db/schema';
 import { findUsableAgent, noteAgentUse } from '../organizations/agents';
 import { effectivePermissionsOfAgent, effectivePermissionsOfDelegation } from '../organizations/effective-permissions';
 import { findUserById } from '../accounts/users';
-import { appResource } from '../clients/apps';
+import { resourceOfApp } from '../clients/apps';
 import { recordAuditEvent } from '../audit/events';
 import { ACCESS_TOKEN_TTL_SECONDS } from './resource-servers';
 import { appResourceScopes, resourceTokenScope } from './resource-scope';
@@ -120,7 +120,7 @@ export function registerAgentTokenExchange(provider: Provider, db: () => Databas
       if (!connection || connection.agentDisabled) throw new errors.InvalidGrant('the subject is not an active agent connection');
       // A turned-off app issues no token of any kind (lib/clients/apps.ts setAppDisabled).
       if (connection.app.disabledAt) throw new errors.InvalidGrant('the app is turned off');
-      const resource = appResource(connection.app.publishOrigin);
+      const resource = await resourceOfApp(db(), connection.app);
       if (params.resource !== undefined && params.resource !== resource) throw new errors.InvalidTarget('the resource is not the connection’s app');
 
       // Own mode: the agent is the subject and holds its direct grants on this app, nothing from any role or team.

@@ -11,7 +11,8 @@
 //
 // Either way the token is the agent's own (own mode, as the internal exchange's, lib/oidc/agent-token-exchange.ts):
 // `sub` is the agent, the scope its direct grants on the app and nothing from any role or team, an access token only
-// (no refresh token, no ID token), ten minutes, for one app the agent has an own-mode connection to. A disabled
+// (no refresh token, no ID token), ten minutes, for one app — an app's own MCP server or a gateway server — the agent
+// has an own-mode connection to. A disabled
 // agent, a turned-off app or a missing connection gets nothing, with words that say which. Every issuance is
 // audited (agent.token_issued, with `via`).
 import type Provider from 'oidc-provider';
@@ -19,7 +20,7 @@ import { errors, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provi
 import { and, eq, sql } from 'drizzle-orm';
 import { decodeProtectedHeader } from 'jose';
 import type { Database, Queryable } from '../db/client';
-import { agentConnections, agentKeys, agents, workloadTrustRules } from '../db/schema';
+import { agentConnections, agentKeys, agents, gatewayServers, workloadTrustRules } from '../db/schema';
 import { appResource, findAppByResource, type App } from '../clients/apps';
 import { AGENT_CLIENT_ID } from '../clients/agent-clients';
 import { CLIENT_CREDENTIALS_GRANT_TYPE, JWT_BEARER_GRANT_TYPE } from '../clients/client-metadata';
@@ -62,16 +63,21 @@ class WorkloadRefused extends errors.OIDCProviderError {
   }
 }
 
-/** The app a `resource` names, for an agent of `orgId`. Exactly one, an app's own (a gateway server's agents reach it through a person). */
-async function appOfResource(db: Queryable, resource: unknown, orgId?: string): Promise<App> {
-  if (typeof resource !== 'string' || resource.length === 0) throw new WorkloadRefused('invalid_target', 'name the resource: the app’s MCP server (<origin>/api/mcp)');
+/**
+ * The app a `resource` names, for an agent of `orgId`: an app's own MCP server (`<origin>/api/mcp`) or a gateway
+ * server (`<issuer>/mcp/<org>/<server>`) that is on and does not connect each person's own upstream account (an
+ * agent acting as itself has none there).
+ */
+async function appOfResource(db: Queryable, resource: unknown, orgId?: string): Promise<{ app: App; resource: string }> {
+  if (typeof resource !== 'string' || resource.length === 0) throw new WorkloadRefused('invalid_target', 'name the resource: the app’s MCP server (<origin>/api/mcp) or a gateway server’s address');
   const app = await findAppByResource(db, resource);
   if (!app || (orgId !== undefined && app.orgId !== orgId)) throw new WorkloadRefused('invalid_target', 'the resource is not an app of the agent’s organization');
-  if (appResource(app.publishOrigin) !== resource) {
-    throw new WorkloadRefused('invalid_target', 'an agent acting as itself reaches an app’s own MCP server; a gateway server is reached through a person');
-  }
   if (app.disabledAt) throw new WorkloadRefused('invalid_target', 'the app is turned off');
-  return app;
+  const [server] = await db.select({ resource: gatewayServers.resource, credentialKind: gatewayServers.credentialKind, disabledAt: gatewayServers.disabledAt }).from(gatewayServers).where(eq(gatewayServers.appId, app.id)).limit(1);
+  if ((server?.resource ?? appResource(app.publishOrigin)) !== resource) throw new WorkloadRefused('invalid_target', 'the resource is not an app of the agent’s organization');
+  if (server?.disabledAt) throw new WorkloadRefused('invalid_target', 'the gateway server is turned off');
+  if (server?.credentialKind === 'oauth') throw new WorkloadRefused('invalid_target', 'this gateway server connects each person’s own account there; an agent acting as itself has none');
+  return { app, resource };
 }
 
 /**
@@ -82,7 +88,7 @@ async function issueAgentOwnToken(
   provider: Provider,
   ctx: KoaContextWithOIDC,
   db: Queryable,
-  input: { agentId: string; app: App; via: 'client_credentials' | 'workload_federation'; details: Record<string, unknown>; refusal: 'invalid_grant' | 'unauthorized_client' },
+  input: { agentId: string; app: App; resource: string; via: 'client_credentials' | 'workload_federation'; details: Record<string, unknown>; refusal: 'invalid_grant' | 'unauthorized_client' },
 ): Promise<void> {
   const [agent] = await db.select().from(agents).where(eq(agents.id, input.agentId)).limit(1);
   if (!agent || agent.orgId !== input.app.orgId) throw new WorkloadRefused('invalid_target', 'the resource is not an app of the agent’s organization');
@@ -102,7 +108,7 @@ async function issueAgentOwnToken(
   const scope = resourceTokenScope({ named, allowedByGrant: catalog, effective: new Set(held.map((permission) => permission.scope)) }).join(' ');
   const token = new provider.AccessToken({ accountId: agent.id, client: ctx.oidc.client, gty: input.via, scope: scope || undefined } as unknown as ConstructorParameters<Provider['AccessToken']>[0]);
   noteExchangedClaims(token, { org: input.app.orgId });
-  token.resourceServer = new provider.ResourceServer(appResource(input.app.publishOrigin), {
+  token.resourceServer = new provider.ResourceServer(input.resource, {
     scope: catalog.join(' '),
     audience: input.app.identity,
     accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
@@ -137,9 +143,9 @@ export function registerClientCredentialsGrant(provider: Provider, deps: Workloa
       const [agent] = await db.select({ orgId: agents.orgId }).from(agents).where(eq(agents.id, client.clientId)).limit(1);
       if (!agent) throw new errors.InvalidClient('client authentication failed');
       const params = (ctx.oidc.params ?? {}) as Record<string, unknown>;
-      const app = await appOfResource(db, params.resource, agent.orgId);
+      const { app, resource } = await appOfResource(db, params.resource, agent.orgId);
       const kid = typeof params.client_assertion === 'string' ? safeKid(params.client_assertion) : undefined;
-      await issueAgentOwnToken(provider, ctx, db, { agentId: client.clientId, app, via: 'client_credentials', details: { kid: kid ?? null }, refusal: 'unauthorized_client' });
+      await issueAgentOwnToken(provider, ctx, db, { agentId: client.clientId, app, resource, via: 'client_credentials', details: { kid: kid ?? null }, refusal: 'unauthorized_client' });
       if (kid) {
         await db
           .update(agentKeys)
@@ -165,7 +171,7 @@ export async function exchangeWorkloadToken(provider: Provider, ctx: KoaContextW
   const params = (ctx.oidc.params ?? {}) as Record<string, unknown>;
   const assertion = params.assertion;
   if (typeof assertion !== 'string' || assertion.length === 0) throw new errors.InvalidRequest('assertion is required: the workload’s own JWT');
-  const app = await appOfResource(db, params.resource);
+  const { app, resource } = await appOfResource(db, params.resource);
   const evaluation = await evaluateWorkloadToken(db, app.orgId, assertion, {
     issuer: deps.issuer,
     tokenEndpoint: `${deps.issuer}/oidc/token`,
@@ -178,6 +184,7 @@ export async function exchangeWorkloadToken(provider: Provider, ctx: KoaContextW
   await issueAgentOwnToken(provider, ctx, db, {
     agentId: evaluation.agentId,
     app,
+    resource,
     via: 'workload_federation',
     details: { ruleId: evaluation.rule.id, rule: evaluation.rule.name, issuer: evaluation.rule.issuer, workloadSubject: String(evaluation.payload.sub), jti: typeof evaluation.payload.jti === 'string' ? evaluation.payload.jti : null },
     refusal: 'invalid_grant',

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { postgresErrorCode, type Queryable } from '../db/client';
-import { findGrantableApp, findOrgApp } from '../clients/apps';
+import { findGrantableApp } from '../clients/apps';
 import { SCOPE_TOKEN } from '../clients/permission-catalog';
 import type { AuditRecord } from '../audit/events';
 import { findMembershipRole } from './memberships';
@@ -266,11 +266,9 @@ export const agentCommands = {
 
   async connect(ctx: AgentCommandContext, input: Input<'connect'>) {
     const agent = await agentOf(ctx, input.agentId);
-    // A connection's token is minted for the app's own resource (<origin>/api/mcp): an app that stands for a gateway
-    // server has none, so agents reach a gateway server through a person's consent (act) only.
-    const listing = await findOrgApp(ctx.tx, ctx.org.id, input.appId);
-    if (!listing) throw commandRefusal(404, localized('refusals.appNotInOrg'));
-    const app = listing.app;
+    // An app's own MCP server, or a gateway server's app: a connection's token names either (resourceOfApp).
+    const app = await findGrantableApp(ctx.tx, ctx.org.id, input.appId);
+    if (!app) throw commandRefusal(404, localized('refusals.appNotInOrg'));
     if (input.mode === 'delegated') await memberOf(ctx, input.delegateUserId);
     if (input.mode === 'delegated') for (const narrowed of input.narrowedTo ?? []) await refuseUnlessOffered(ctx.tx, app, narrowed);
     const connection = await createConnection(ctx.tx, {

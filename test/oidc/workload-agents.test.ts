@@ -37,6 +37,10 @@ import { WORKLOAD_CLIENT_ID } from '../../lib/oidc/workload-grants';
 import type { User } from '../../lib/accounts/users';
 import { startExampleApp, type ExampleApp } from '../../examples/notes/app';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
+import { serveGatewayServer, type HarnessRoutes } from '../support/gateway';
+import { startEverything, type EverythingServer } from '../support/upstreams';
+import { addServerFromUpstream } from '../../lib/gateway/doors';
+import { approveGatewayTool, gatewayToolsOf, type GatewayServer } from '../../lib/gateway/servers';
 import { createMember, startProviderHarness, type Harness } from '../support/provider-harness';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -110,6 +114,7 @@ describe('agents that run as workloads', () => {
   let agentPrivateKey: CryptoKey;
   let agentPublicJwk: JWK;
   let deps: WorkloadDeps;
+  const routes: HarnessRoutes = {};
 
   const asOwner = <T>(work: (ctx: AgentCommandContext) => Promise<T>, audited: 'exactly_one' | 'none' = 'exactly_one') =>
     runOrgOperation(database.db, { org: { id: orgId, slug: 'workloads', name: 'Workloads' } as never, role: 'owner', actor: { person: owner, ip: '192.0.2.1', door: 'console' } }, { audit: audited }, ({ tx, audit }) =>
@@ -144,7 +149,7 @@ describe('agents that run as workloads', () => {
   beforeAll(async () => {
     database = await openTestDatabase();
     const secretKey = new Uint8Array(32).fill(7);
-    first = await startProviderHarness(database, { outboundAllowLoopback: true, secretKey });
+    first = await startProviderHarness(database, { outboundAllowLoopback: true, secretKey, routes });
     second = await startProviderHarness(database, { outboundAllowLoopback: true, secretKey });
     deps = { issuer: first.issuer, outbound: { allowLoopback: true } };
     cluster = await startClusterIssuer();
@@ -311,6 +316,55 @@ describe('agents that run as workloads', () => {
     });
   });
 
+  /** A token the agent holds for a gateway server (Portico's own door), and the server's address. */
+  let heldAtGateway: { token: string; resource: string } | undefined;
+
+  describe('a gateway server', () => {
+    let everything: EverythingServer;
+    let server: GatewayServer;
+    const atRestKey = new Uint8Array(32).fill(3);
+
+    beforeAll(async () => {
+      everything = await startEverything();
+      const scope = { org: { id: orgId, slug: 'workloads', name: 'Workloads' } as never, role: null, actor: { door: 'cli' as const, operator: 'workload-test' } };
+      server = (await addServerFromUpstream(database.db, scope, { name: 'Everything', url: everything.url }, { issuer: first.issuer, atRestKey, outboundPolicy: { allowLoopback: true } })).server;
+      serveGatewayServer(routes, server, { database, harness: first, atRestKey });
+      const echo = (await gatewayToolsOf(database.db, server.id)).find((tool) => tool.name === 'echo')!;
+      await runOrgOperation(database.db, scope, { audit: 'at_most_one' }, (ctx) => approveGatewayTool(ctx, server, { tool: 'echo', digest: echo.offeredDigest, level: 'caution', approvedBy: owner.id }));
+      const approved = (await gatewayToolsOf(database.db, server.id)).find((tool) => tool.name === 'echo')!;
+      await asOwner((ctx) => agentCommands.grant(ctx, { agentId, appId: server.appId, scope: approved.permission }));
+    }, 60_000);
+    afterAll(async () => everything?.close());
+
+    it('without an own-mode connection to it, no token; with one, the stock client calls an approved tool as the agent, audited as the agent', async () => {
+      expect(await refusal(clientCredentials(first, agentPrivateKey, { resource: server.resource }))).toMatchObject({ error: 'invalid_target', error_description: expect.stringContaining('own mode') });
+      await asOwner((ctx) => agentCommands.connect(ctx, { agentId, appId: server.appId, mode: 'own' }));
+      const provider = new PrivateKeyJwtProvider({ clientId: agentId, privateKey: { ...(await exportJWK(agentPrivateKey)), alg: 'ES256' }, algorithm: 'ES256', expectedIssuer: first.issuer });
+      const client = new StockClient({ name: 'invoicer', version: '1.0.0' });
+      await client.connect(new StockTransport(new URL(server.resource), { authProvider: provider }));
+      try {
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo']);
+        const echoed = await client.callTool({ name: 'echo', arguments: { message: 'from the cluster' } });
+        expect(JSON.stringify(echoed.content)).toContain('from the cluster');
+      } finally {
+        await client.close();
+      }
+      const calls = await database.db.select().from(auditEvents).where(and(eq(auditEvents.orgId, orgId), eq(auditEvents.action, 'gateway.tool_succeeded')));
+      expect(calls.at(-1)).toMatchObject({ actorType: 'agent', actorId: agentId });
+      // The legacy era (a session) works too: the MCP SDK 1.x client with the token.
+      const token = (await clientCredentials(first, agentPrivateKey, { resource: server.resource })).access_token;
+      expect(decodeJwt(token)).toMatchObject({ sub: agentId });
+      heldAtGateway = { token, resource: server.resource };
+      const legacy = new Client({ name: 'legacy', version: '1.0.0' });
+      await legacy.connect(new StreamableHTTPClientTransport(new URL(server.resource), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      try {
+        expect(JSON.stringify((await legacy.callTool({ name: 'echo', arguments: { message: 'legacy' } })).content)).toContain('legacy');
+      } finally {
+        await legacy.close();
+      }
+    });
+  });
+
   describe('stopping the agent', () => {
     it('disabling it refuses its next token request on both instances, and its app refuses the tokens it holds (RISC account-disabled)', async () => {
       // The app has a push stream to the example app's /security-events, and a poll stream, for account-disabled.
@@ -346,6 +400,15 @@ describe('agents that run as workloads', () => {
       expect(sets.some((set) => SSF_EVENT_TYPES.accountDisabled in set.events && set.sub_id.sub === agentId)).toBe(true);
       const [disabled] = await database.db.select().from(auditEvents).where(and(eq(auditEvents.orgId, orgId), eq(auditEvents.action, 'agent.disabled')));
       expect(disabled?.details).toMatchObject({ eventsQueued: 2 });
+
+      // Portico's own door (the gateway server) refuses the token it holds at once.
+      const atGateway = await fetch(heldAtGateway!.resource, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${heldAtGateway!.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      });
+      expect(atGateway.status).toBe(401);
+      expect(await atGateway.text()).toContain('disabled');
 
       // The push reaches the example app, which refuses the token the agent still holds, before it expires.
       await deliverDue(database.db, { security_event: securityEventPushDelivery({ db: () => database.db, issuer: first.issuer, signingKeys: first.keys.signingKeys, atRestKey, outbound: { allowLoopback: true } }) });

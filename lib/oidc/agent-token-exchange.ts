@@ -21,7 +21,7 @@ import { effectivePermissionsOfAgent, effectivePermissionsOfDelegation } from '.
 import { findUserById } from '../accounts/users';
 import { resourceOfApp } from '../clients/apps';
 import { recordAuditEvent } from '../audit/events';
-import { ACCESS_TOKEN_TTL_SECONDS } from './resource-servers';
+import { appTokenResourceServer } from './resource-servers';
 import { appResourceScopes, resourceTokenScope } from './resource-scope';
 import { isUuid } from '../util/uuid';
 import { TOKEN_EXCHANGE_GRANT_TYPE } from '../clients/client-metadata';
@@ -145,13 +145,7 @@ export function registerAgentTokenExchange(provider: Provider, db: () => Databas
       // No grant: nobody consented, the platform decided (oidc-provider's types insist on a grantId, its model not).
       const token = new provider.AccessToken({ accountId: subject, client, gty: 'token-exchange', scope: scope || undefined } as unknown as ConstructorParameters<Provider['AccessToken']>[0]);
       exchangedTokenClaims.set(token, { org: connection.orgId, ...(connection.mode === 'delegated' ? { act: { sub: connection.agentId } } : {}) });
-      token.resourceServer = new provider.ResourceServer(resource, {
-        scope: catalog.join(' '),
-        audience: connection.app.identity,
-        accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
-        accessTokenFormat: 'jwt',
-        jwt: { sign: { alg: 'ES256' } },
-      });
+      token.resourceServer = appTokenResourceServer(provider, resource, { identity: connection.app.identity, catalog });
       ctx.oidc.entity('AccessToken', token);
       const accessToken = await token.save();
       await noteAgentUse(db(), connection.agentId);

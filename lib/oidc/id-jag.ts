@@ -30,7 +30,7 @@ import { clientPolicyOf } from './client-policy';
 import { ID_JAG_TOKEN_TYPE, noteExchangedClaims } from './agent-token-exchange';
 
 export { ID_JAG_TOKEN_TYPE };
-import { ACCESS_TOKEN_TTL_SECONDS, type PorticoClient } from './resource-servers';
+import { appTokenResourceServer, type PorticoClient } from './resource-servers';
 import { appResourceScopes, resourceTokenScope } from './resource-scope';
 import { sortScopes } from '../clients/permission-catalog';
 import { normalizeEmail } from '../util/email';
@@ -339,13 +339,7 @@ export async function exchangeIdJag(provider: Provider, ctx: KoaContextWithOIDC,
 
   const token = new provider.AccessToken({ accountId: account.user.id, client, gty: 'jwt-bearer', scope: scope.join(' ') || undefined } as unknown as ConstructorParameters<Provider['AccessToken']>[0]);
   noteExchangedClaims(token, { org: app.orgId });
-  token.resourceServer = new provider.ResourceServer(appResource(app.publishOrigin), {
-    scope: catalog.join(' '),
-    audience: app.identity,
-    accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
-    accessTokenFormat: 'jwt',
-    jwt: { sign: { alg: 'ES256' } },
-  });
+  token.resourceServer = appTokenResourceServer(provider, appResource(app.publishOrigin), { identity: app.identity, catalog });
   ctx.oidc.entity('AccessToken', token);
   const accessToken = await token.save();
   await recordAuditEvent(db, {

@@ -2,6 +2,7 @@
 // - an app's own client asks for its own app's resource, resolved from the app's redirect origins;
 // - any other client (external, dynamic, CIMD) is bound at consent: code exchange and refresh read the grant's
 //   binding (grant_bindings) and never resolve the resource again, so a binding cannot change under a live grant.
+import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../db/client';
 import { findAppById } from '../clients/apps';
@@ -31,6 +32,20 @@ export type PorticoClient = {
 export const UNRESOLVED_RESOURCE_AUDIENCE = 'urn:portico:unresolved-resource';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 10 * 60;
+
+/**
+ * The resource server of an app's access token that a grant builds itself (the agent token exchange, ID-JAGs,
+ * workloads): a JWT (RFC 9068) whose audience is the app's fixed identity, ten minutes, the catalog as what it may hold.
+ */
+export function appTokenResourceServer(provider: Provider, resource: string, app: { identity: string; catalog: readonly string[] }) {
+  return new provider.ResourceServer(resource, {
+    scope: app.catalog.join(' '),
+    audience: app.identity,
+    accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+    accessTokenFormat: 'jwt',
+    jwt: { sign: { alg: 'ES256' } },
+  });
+}
 
 /**
  * An app's tokens carry its fixed identity as audience and its catalog as the scopes the resource knows (which of

@@ -31,7 +31,7 @@ import { recordAuditEvent } from '../audit/events';
 import type { OutboundPolicy } from '../http/outbound';
 import { clientKindOf } from './client-policy';
 import { noteExchangedClaims } from './agent-token-exchange';
-import { ACCESS_TOKEN_TTL_SECONDS } from './resource-servers';
+import { appTokenResourceServer } from './resource-servers';
 import { appResourceScopes, resourceTokenScope } from './resource-scope';
 
 /** The public client a workload presents its own JWT through (SEP-1933: no client authentication, the assertion is the credential). */
@@ -108,13 +108,7 @@ async function issueAgentOwnToken(
   const scope = resourceTokenScope({ named, allowedByGrant: catalog, effective: new Set(held.map((permission) => permission.scope)) }).join(' ');
   const token = new provider.AccessToken({ accountId: agent.id, client: ctx.oidc.client, gty: input.via, scope: scope || undefined } as unknown as ConstructorParameters<Provider['AccessToken']>[0]);
   noteExchangedClaims(token, { org: input.app.orgId });
-  token.resourceServer = new provider.ResourceServer(input.resource, {
-    scope: catalog.join(' '),
-    audience: input.app.identity,
-    accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
-    accessTokenFormat: 'jwt',
-    jwt: { sign: { alg: 'ES256' } },
-  });
+  token.resourceServer = appTokenResourceServer(provider, input.resource, { identity: input.app.identity, catalog });
   ctx.oidc.entity('AccessToken', token);
   const accessToken = await token.save();
   // Kept to the minute: the console shows when the agent last got a token, without a write per token.

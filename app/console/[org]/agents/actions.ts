@@ -6,6 +6,7 @@ import { parsePermissionChoice, permissionChoice } from '../../_lib/permission-c
 import { agentInputs, agentCommands, type AgentCommandContext } from '@/lib/organizations/agent-commands';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { textIn, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';
+import type { Refusal } from '@/lib/refusals/refusal';
 import { requestLocale } from '@/app/_lib/i18n/server';
 import { orgAction } from '../../_lib/action';
 
@@ -37,6 +38,13 @@ const confirmed = (t: Translator) => ({ confirmed: z.literal('yes', { error: t('
 async function said({ text }: { text: LocalizedText }): Promise<{ status: 'ok'; message: string }> {
   return { status: 'ok', message: textIn(text, await requestLocale()) };
 }
+
+/**
+ * A command's refusal about one of the form's fields (a key that is no public key, a JWKS URL that is no https URL, a
+ * trust rule's namespace): shown next to that field. The commands name fields as the forms do; `form` is the whole
+ * form (a trust rule that would match every token of its issuer), said above the button.
+ */
+const nextToField = (refusal: Refusal) => (refusal.domain === 'command' && refusal.field && refusal.field !== 'form' ? { field: refusal.field } : undefined);
 
 function commandContext({ tx, access, audit }: { tx: AgentCommandContext['tx']; access: { org: AgentCommandContext['org']; user: AgentCommandContext['person'] }; audit: AgentCommandContext['audit'] }): AgentCommandContext {
   return { tx, org: access.org, person: access.user, audit };
@@ -104,4 +112,8 @@ export const createConnectionAction = orgAction({ permission: 'agents.manage', i
 
 export const deleteConnectionAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).disconnect.extend(confirmed(t)) }, async (ctx) =>
   said(await agentCommands.disconnect(commandContext(ctx), ctx.input)),
+);
+
+export const setAgentSponsorAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).setSponsor, refused: nextToField }, async (ctx) =>
+  said(await agentCommands.setSponsor(commandContext(ctx), ctx.input)),
 );

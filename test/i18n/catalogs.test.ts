@@ -62,6 +62,7 @@ function literalsOf(elements: MessageFormatElement[], into: string[] = []): stri
       'console.identity.connections.fields.clientId',
       'console.identity.connections.fields.clientSecret',
       'console.identity.scim.token',
+      'console.agent.keys.clientId',
       'mail.signatureAlone',
       'events.auditFamilies.app',
       'events.auditFamilies.webhook',

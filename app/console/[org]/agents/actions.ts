@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { parsePermissionChoice, permissionChoice } from '../../_lib/permission-choice';
 import { agentInputs, agentCommands, type AgentCommandContext } from '@/lib/organizations/agent-commands';
+import { workloadDoorDeps } from '@/lib/organizations/workload-doors';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { textIn, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';
 import type { Refusal } from '@/lib/refusals/refusal';
@@ -116,4 +117,16 @@ export const deleteConnectionAction = orgAction({ permission: 'agents.manage', i
 
 export const setAgentSponsorAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).setSponsor, refused: nextToField }, async (ctx) =>
   said(await agentCommands.setSponsor(commandContext(ctx), ctx.input)),
+);
+
+export const addAgentKeyAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).addKey, refused: nextToField }, async (ctx) =>
+  said(await agentCommands.addKey(commandContext(ctx), ctx.input)),
+);
+
+export const removeAgentKeyAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).removeKey.extend(confirmed(t)) }, async (ctx) =>
+  said(await agentCommands.removeKey(commandContext(ctx), ctx.input)),
+);
+
+export const setAgentJwksUriAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).setJwksUri, refused: nextToField }, async (ctx) =>
+  said(await agentCommands.setJwksUri(commandContext(ctx), ctx.input, workloadDoorDeps())),
 );

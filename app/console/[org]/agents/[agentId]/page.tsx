@@ -1,16 +1,17 @@
 // An agent's page: what it may do in each app of the organization, and why; and, for those who manage agents, its
-// status: whether it runs, who answers for it, when it was last used.
+// status and how a workload gets a token as it (its key credentials).
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { findUserById } from '@/lib/accounts/users';
 import { agentIdSchema } from '@/lib/organizations/agent-commands';
+import { listAgentKeys } from '@/lib/organizations/agent-keys';
 import { findOrgAgent } from '@/lib/organizations/agents';
 import { listTeams } from '@/lib/organizations/teams';
-import { db } from '@/lib/runtime';
+import { db, runtime } from '@/lib/runtime';
 import { SubjectPermissionsPage } from '../../../_lib/subject-permissions';
 import { requireOrgAccess } from '../../../_lib/access';
 import { getT } from '@/app/_lib/i18n/server';
-import { StatusSection } from './workload-sections';
+import { KeyCredentialsSection, StatusSection } from './workload-sections';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {
@@ -27,14 +28,17 @@ export default async function AgentPage(props: { params: Promise<{ org: string; 
   if (!access.can('agents.manage')) return <SubjectPermissionsPage orgSlug={org} subject={agentId} back={back} />;
   const agent = await findOrgAgent(db(), access.org.id, agentId);
   if (!agent) notFound();
-  const [owner, teams] = await Promise.all([
+  const [owner, teams, keys] = await Promise.all([
     findUserById(db(), agent.ownerUserId),
     listTeams(db(), access.org.id),
+    listAgentKeys(db(), agent.id),
   ]);
+  const issuer = runtime().env.PORTICO_ISSUER;
   const slug = access.org.slug;
   return (
     <SubjectPermissionsPage orgSlug={org} subject={agentId} back={back} title={agent.name}>
       <StatusSection org={slug} agent={agent} ownerEmail={owner?.email ?? ''} teams={teams.map(({ team }) => ({ id: team.id, name: team.name }))} />
+      <KeyCredentialsSection org={slug} agent={agent} keys={keys} issuer={issuer} />
     </SubjectPermissionsPage>
   );
 }

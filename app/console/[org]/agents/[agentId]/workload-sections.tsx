@@ -1,15 +1,20 @@
-// An agent's page, for those who manage agents: whether it runs, who answers for it, when it was last used. Names
-// came from people: shown as text, invisible formatting made visible.
+// An agent's page, for those who manage agents: whether it runs and who answers for it, and how a workload gets a
+// token as it with its own client's keys (private_key_jwt). Names and keys came from people and workloads: shown as
+// text, invisible formatting made visible.
 import Link from 'next/link';
 import type { Agent } from '@/lib/organizations/agents';
+import { AGENT_KEY_ALGS, MAX_AGENT_KEYS, type AgentKey } from '@/lib/organizations/agent-keys';
 import { visibleText } from '@/lib/util/visible-text';
 import { getT } from '@/app/_lib/i18n/server';
 import { When } from '@/app/_components/when';
 import { ActionForm } from '../../../_components/action-form';
-import { Select } from '../../../_components/fields';
-import { Section } from '../../../_components/page-header';
+import { Field, Select, TextArea } from '../../../_components/fields';
+import { DataTable, Section } from '../../../_components/page-header';
 import {
+  addAgentKeyAction,
+  removeAgentKeyAction,
   setAgentDisabledAction,
+  setAgentJwksUriAction,
   setAgentSponsorAction,
 } from '../actions';
 
@@ -62,6 +67,94 @@ export async function StatusSection(props: { org: string; agent: Agent; ownerEma
           >
             <input type="hidden" name="agentId" value={agent.id} />
             <input type="hidden" name="disabled" value={agent.disabledAt ? 'no' : 'yes'} />
+          </ActionForm>
+        </div>
+      </div>
+    </Section>
+  );
+}
+
+/** The agent's own OAuth client: where it asks, its public keys (add, remove), and a JWKS URL instead of or beside them. */
+export async function KeyCredentialsSection(props: { org: string; agent: Agent; keys: AgentKey[]; issuer: string }) {
+  const { agent, org } = props;
+  const t = await getT('console.agent');
+  const columns = [t('keys.columns.kid'), t('keys.columns.alg'), t('keys.columns.added'), t('keys.columns.lastUsed')];
+  return (
+    <Section id="keys" title={t('keys.title')}>
+      <p className="mb-3 max-w-3xl text-sm text-slate-600">{t('keys.intro')}</p>
+      <dl className="mb-4 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+        <dt className="font-medium text-slate-700">{t('keys.clientId')}</dt>
+        <dd className="break-all">
+          <code data-testid="agent-client-id">{agent.id}</code>
+        </dd>
+        <dt className="font-medium text-slate-700">{t('keys.tokenEndpoint')}</dt>
+        <dd className="break-all">
+          <code data-testid="agent-token-endpoint">{`${props.issuer}/oidc/token`}</code>
+        </dd>
+      </dl>
+      {props.keys.length === 0 ? (
+        <p className="mb-4 text-sm text-slate-600" data-testid="agent-keys-empty">
+          {t('keys.none')}
+        </p>
+      ) : (
+        <div className="mb-4">
+          <DataTable testId="agent-keys" columns={columns} actions>
+            {props.keys.map((key) => (
+              <tr key={key.id} data-kid={key.kid}>
+                <td>
+                  <code className="break-all">{visibleText(key.kid)}</code>
+                </td>
+                <td>{key.alg}</td>
+                <td>
+                  <When value={key.createdAt} relative={false} />
+                </td>
+                <td>{key.lastUsedAt ? <When value={key.lastUsedAt} /> : t('keys.never')}</td>
+                <td>
+                  <ActionForm
+                    action={removeAgentKeyAction}
+                    org={org}
+                    submitLabel={t('keys.remove')}
+                    variant="secondary"
+                    inline
+                    confirm={t('keys.confirmRemove', { kid: visibleText(key.kid) })}
+                    confirmLabel={t('keys.confirmRemoveLabel')}
+                  >
+                    <input type="hidden" name="agentId" value={agent.id} />
+                    <input type="hidden" name="keyId" value={key.id} />
+                  </ActionForm>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        </div>
+      )}
+      {/* Hints name long URLs and PEM markers: at 390 px they break anywhere rather than widen the page. */}
+      <div className="grid grid-cols-1 gap-6 wrap-anywhere md:grid-cols-2">
+        <div className="min-w-0">
+          <h3 className="mb-2 text-sm font-semibold text-slate-700">{t('keys.addTitle')}</h3>
+          <ActionForm action={addAgentKeyAction} org={org} submitLabel={t('keys.add')} testId="add-agent-key">
+            <input type="hidden" name="agentId" value={agent.id} />
+            <TextArea id="agent-public-key" label={t('keys.publicKey')} name="publicKey" rows={6} required maxLength={10_000} hint={t('keys.publicKeyHint', { max: MAX_AGENT_KEYS })} />
+            <Select id="agent-key-alg" label={t('keys.alg')} name="alg" defaultValue="" options={[{ value: '', label: t('keys.algFromKey') }, ...AGENT_KEY_ALGS.map((alg) => ({ value: alg, label: alg }))]} />
+          </ActionForm>
+        </div>
+        <div className="min-w-0">
+          <h3 className="mb-2 text-sm font-semibold text-slate-700">{t('keys.jwksTitle')}</h3>
+          <p className="mb-3 text-sm text-slate-600">{t('keys.jwksIntro')}</p>
+          <ActionForm action={setAgentJwksUriAction} org={org} submitLabel={t('keys.saveJwksUri')} variant="secondary" keepValues testId="agent-jwks-uri">
+            <input type="hidden" name="agentId" value={agent.id} />
+            <Field
+              id="agent-jwks-uri-field"
+              label={t('keys.jwksUri')}
+              name="jwksUri"
+              type="url"
+              maxLength={500}
+              defaultValue={agent.jwksUri ?? ''}
+              placeholder="https://workloads.example.com/.well-known/jwks.json"
+              hint={t('keys.jwksUriHint')}
+              autoComplete="off"
+              spellCheck={false}
+            />
           </ActionForm>
         </div>
       </div>

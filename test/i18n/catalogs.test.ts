@@ -63,6 +63,8 @@ function literalsOf(elements: MessageFormatElement[], into: string[] = []): stri
       'console.identity.connections.fields.clientSecret',
       'console.identity.scim.token',
       'console.agent.keys.clientId',
+      'console.agent.federation.columns.audience',
+      'console.agent.federation.claims',
       'mail.signatureAlone',
       'events.auditFamilies.app',
       'events.auditFamilies.webhook',

@@ -5,10 +5,11 @@ import { z } from 'zod';
 import { parsePermissionChoice, permissionChoice } from '../../_lib/permission-choice';
 import { agentInputs, agentCommands, type AgentCommandContext } from '@/lib/organizations/agent-commands';
 import { workloadDoorDeps } from '@/lib/organizations/workload-doors';
+import type { TrustRuleWords } from '@/lib/organizations/workload-trust';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { textIn, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';
 import type { Refusal } from '@/lib/refusals/refusal';
-import { requestLocale } from '@/app/_lib/i18n/server';
+import { getT, requestLocale } from '@/app/_lib/i18n/server';
 import { orgAction } from '../../_lib/action';
 
 /** The commands' inputs with whole sentences in the person's language (REST and MCP keep the English fragments). */
@@ -129,4 +130,58 @@ export const removeAgentKeyAction = orgAction({ permission: 'agents.manage', inp
 
 export const setAgentJwksUriAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).setJwksUri, refused: nextToField }, async (ctx) =>
   said(await agentCommands.setJwksUri(commandContext(ctx), ctx.input, workloadDoorDeps())),
+);
+
+/** The trust rule form's refusals as whole sentences in the person's language (REST and the CLI keep the English fragments). */
+const trustRuleWords = (t: Translator): TrustRuleWords => ({
+  name: t('console.agents.errors.trustRule.name'),
+  kind: t('console.agents.errors.trustRule.kind'),
+  issuer: t('console.agents.errors.trustRule.issuer'),
+  keys: t('console.agents.errors.trustRule.keys'),
+  jwksUri: t('console.agents.errors.trustRule.jwksUri'),
+  jwks: t('console.agents.errors.trustRule.jwks'),
+  audience: t('console.agents.errors.trustRule.audience'),
+  namespace: t('console.agents.errors.trustRule.namespace'),
+  serviceAccount: t('console.agents.errors.trustRule.serviceAccount'),
+  spiffeId: t('console.agents.errors.trustRule.spiffeId'),
+  repository: t('console.agents.errors.trustRule.repository'),
+  subject: t('console.agents.errors.trustRule.subject'),
+  claims: t('console.agents.errors.trustRule.claims'),
+  narrow: t('console.agents.errors.trustRule.narrow'),
+});
+
+/**
+ * The trust rule form: every field is text, bounded here only in size (each refused at its field in the rule's own
+ * words); what each must be is the command's to say (expandRuleFields), so the console and REST refuse alike. A kind's
+ * fields the form did not show arrive absent.
+ */
+const trustRuleForm = (t: Translator) => {
+  const words = trustRuleWords(t);
+  const text = (max: number, message: string) => z.string().max(max, message).optional();
+  return z.object({
+    agentId: inputs(t).remove.shape.agentId,
+    name: z.string().max(200, words.name),
+    kind: z.string().max(20, words.kind),
+    issuer: z.string().max(600, words.issuer),
+    jwksUri: text(600, words.jwksUri),
+    jwks: text(64 * 1024, words.jwks),
+    audience: text(600, words.audience),
+    namespace: text(100, words.namespace),
+    serviceAccount: text(300, words.serviceAccount),
+    spiffeId: text(2300, words.spiffeId),
+    repository: text(700, words.repository),
+    // The branch or tag becomes a claim as typed: its bound is the form's (the rule's claims lines have their own).
+    ref: text(500, t('console.agents.errors.trustRule.ref')),
+    subject: text(600, words.subject),
+    claims: text(6000, words.claims),
+  });
+};
+
+export const addTrustRuleAction = orgAction({ permission: 'agents.manage', input: trustRuleForm, refused: nextToField }, async (ctx) => {
+  const { agentId, ...form } = ctx.input;
+  return said(await agentCommands.addTrustRule(commandContext(ctx), { agentId, ...form }, workloadDoorDeps(), trustRuleWords(await getT())));
+});
+
+export const removeTrustRuleAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).removeTrustRule.extend(confirmed(t)) }, async (ctx) =>
+  said(await agentCommands.removeTrustRule(commandContext(ctx), ctx.input)),
 );

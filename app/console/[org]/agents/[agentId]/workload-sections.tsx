@@ -1,9 +1,12 @@
 // An agent's page, for those who manage agents: whether it runs and who answers for it, and how a workload gets a
-// token as it with its own client's keys (private_key_jwt). Names and keys came from people and workloads: shown as
+// token as it — its own client's keys (private_key_jwt), and the trust rules that admit other issuers' tokens
+// (workload identity federation). Rule names, issuers, claims and keys came from people and workloads: shown as
 // text, invisible formatting made visible.
 import Link from 'next/link';
 import type { Agent } from '@/lib/organizations/agents';
 import { AGENT_KEY_ALGS, MAX_AGENT_KEYS, type AgentKey } from '@/lib/organizations/agent-keys';
+import type { WorkloadTrustRule } from '@/lib/organizations/workload-trust';
+import { WORKLOAD_CLIENT_ID } from '@/lib/oidc/workload-grants';
 import { visibleText } from '@/lib/util/visible-text';
 import { getT } from '@/app/_lib/i18n/server';
 import { When } from '@/app/_components/when';
@@ -12,11 +15,14 @@ import { Field, Select, TextArea } from '../../../_components/fields';
 import { DataTable, Section } from '../../../_components/page-header';
 import {
   addAgentKeyAction,
+  addTrustRuleAction,
   removeAgentKeyAction,
+  removeTrustRuleAction,
   setAgentDisabledAction,
   setAgentJwksUriAction,
   setAgentSponsorAction,
 } from '../actions';
+import { TrustRuleFields } from './trust-rule-fields';
 
 /** Enabled or not; suspended because its owner left (what to do about it); its owner, sponsor team and last use. */
 export async function StatusSection(props: { org: string; agent: Agent; ownerEmail: string; teams: { id: string; name: string }[] }) {
@@ -157,6 +163,78 @@ export async function KeyCredentialsSection(props: { org: string; agent: Agent; 
             />
           </ActionForm>
         </div>
+      </div>
+    </Section>
+  );
+}
+
+/** What a rule asks of a token: its subject and claims, exactly. */
+function RuleMatch({ rule }: { rule: WorkloadTrustRule }) {
+  const required = [...(rule.subject !== null ? [['sub', rule.subject] as const] : []), ...Object.entries(rule.claims)];
+  return (
+    <ul className="grid gap-0.5">
+      {required.map(([claim, value]) => (
+        <li key={claim}>
+          <code className="break-all text-xs">
+            {visibleText(claim)} = {visibleText(value)}
+          </code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The trust rules that admit other issuers' tokens as this agent, and the form that adds one. */
+export async function FederationSection(props: { org: string; agent: Agent; rules: WorkloadTrustRule[]; issuer: string }) {
+  const { agent, org } = props;
+  const t = await getT('console.agent');
+  const columns = [t('federation.columns.name'), t('federation.columns.kind'), t('federation.columns.issuer'), t('federation.columns.match'), t('federation.columns.audience'), t('federation.columns.lastUsed')];
+  return (
+    <Section id="federation" title={t('federation.title')}>
+      <p className="mb-3 max-w-3xl text-sm text-slate-600 wrap-anywhere">{t('federation.intro', { client: WORKLOAD_CLIENT_ID })}</p>
+      {props.rules.length === 0 ? (
+        <p className="mb-4 text-sm text-slate-600" data-testid="trust-rules-empty">
+          {t('federation.none')}
+        </p>
+      ) : (
+        <div className="mb-4">
+          <DataTable testId="trust-rules" columns={columns} actions>
+            {props.rules.map((rule) => (
+              <tr key={rule.id} data-rule={rule.name}>
+                <td className="wrap-anywhere font-medium">{visibleText(rule.name)}</td>
+                <td>{t(`federation.kinds.${rule.kind}`)}</td>
+                <td className="break-all">
+                  <code className="text-xs">{visibleText(rule.issuer)}</code>
+                  <span className="block text-xs text-slate-500">{rule.jwksUri ? t('federation.keysAt', { url: visibleText(rule.jwksUri) }) : t('federation.keysRegistered', { count: rule.jwks?.keys.length ?? 0 })}</span>
+                </td>
+                <td>
+                  <RuleMatch rule={rule} />
+                </td>
+                <td className="break-all">{rule.audience !== null ? <code className="text-xs">{visibleText(rule.audience)}</code> : t('federation.defaultAudience')}</td>
+                <td>{rule.lastUsedAt ? <When value={rule.lastUsedAt} /> : t('federation.never')}</td>
+                <td>
+                  <ActionForm
+                    action={removeTrustRuleAction}
+                    org={org}
+                    submitLabel={t('federation.remove')}
+                    variant="secondary"
+                    inline
+                    confirm={t('federation.confirmRemove', { name: visibleText(rule.name), agent: visibleText(agent.name) })}
+                    confirmLabel={t('federation.confirmRemoveLabel')}
+                  >
+                    <input type="hidden" name="ruleId" value={rule.id} />
+                  </ActionForm>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        </div>
+      )}
+      <h3 className="mb-2 text-sm font-semibold text-slate-700">{t('federation.addTitle')}</h3>
+      <div className="max-w-xl wrap-anywhere">
+        <ActionForm action={addTrustRuleAction} org={org} submitLabel={t('federation.add')} testId="add-trust-rule">
+          <TrustRuleFields agentId={agent.id} porticoIssuer={props.issuer} />
+        </ActionForm>
       </div>
     </Section>
   );

@@ -65,6 +65,7 @@ function literalsOf(elements: MessageFormatElement[], into: string[] = []): stri
       'console.agent.keys.clientId',
       'console.agent.federation.columns.audience',
       'console.agent.federation.claims',
+      'console.agent.test.claim',
       'mail.signatureAlone',
       'events.auditFamilies.app',
       'events.auditFamilies.webhook',

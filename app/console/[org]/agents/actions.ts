@@ -1,16 +1,18 @@
 'use server';
 // The Agents page's actions: each one is a command of lib/organizations/agent-commands.ts inside the console's action
-// client (authorization, one transaction, exactly one audit event).
+// client (authorization, one transaction, exactly one audit event). Testing a workload token changes nothing and may
+// fetch an issuer's keys: it runs outside any transaction and records no event.
 import { z } from 'zod';
 import { parsePermissionChoice, permissionChoice } from '../../_lib/permission-choice';
 import { agentInputs, agentCommands, type AgentCommandContext } from '@/lib/organizations/agent-commands';
 import { workloadDoorDeps } from '@/lib/organizations/workload-doors';
-import type { TrustRuleWords } from '@/lib/organizations/workload-trust';
+import { MAX_WORKLOAD_TOKEN_LIFETIME_SECONDS, type TrustRuleWords, type WorkloadEvaluation, type WorkloadRefusal } from '@/lib/organizations/workload-trust';
+import { visibleText } from '@/lib/util/visible-text';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { textIn, type LocalizedText, type Translator } from '@/lib/i18n/catalogs';
 import type { Refusal } from '@/lib/refusals/refusal';
 import { getT, requestLocale } from '@/app/_lib/i18n/server';
-import { orgAction } from '../../_lib/action';
+import { orgAction, type ActionState } from '../../_lib/action';
 
 /** The commands' inputs with whole sentences in the person's language (REST and MCP keep the English fragments). */
 const inputs = (t: Translator) =>
@@ -185,3 +187,70 @@ export const addTrustRuleAction = orgAction({ permission: 'agents.manage', input
 export const removeTrustRuleAction = orgAction({ permission: 'agents.manage', input: (t) => inputs(t).removeTrustRule.extend(confirmed(t)) }, async (ctx) =>
   said(await agentCommands.removeTrustRule(commandContext(ctx), ctx.input)),
 );
+
+/** How one rule took a tested token: its name and agent, and why it did not match (already in the person's words). */
+export interface RuleVerdictShown {
+  ruleId: string;
+  rule: string;
+  agent: string;
+  matched: boolean;
+  /** Why not, when it did not match. */
+  reason?: string;
+  /** The claim that differed: what the rule expects and what the token carries (null: the token lacks it). */
+  mismatch?: { claim: string; expected: string; actual: string | null };
+}
+
+/** A tested token's result: the summary is the state's `message`; the rules of the token's issuer, in the order tried. */
+export interface TokenTestReport {
+  matched: boolean;
+  verdicts: RuleVerdictShown[];
+}
+
+export type TokenTestState = ActionState | (Extract<ActionState, { status: 'ok' }> & { report: TokenTestReport });
+
+/**
+ * The evaluation in the person's words. The token itself never goes back to the page: only the rules' and agents'
+ * names, the reasons, and the claim that differed (its values as the rule and the token have them). Names and claim
+ * values came from people and workloads: invisible formatting in them is shown as such.
+ */
+async function reportOf(evaluation: WorkloadEvaluation, agentNames: Map<string, string>): Promise<{ message: string; report: TokenTestReport }> {
+  const t = await getT('console.agent');
+  // Only the lifetime's words name a value; the others ignore it.
+  const reason = (code: WorkloadRefusal) => t(`test.refusals.${code}`, { seconds: MAX_WORKLOAD_TOKEN_LIFETIME_SECONDS });
+  const agentOf = (agentId: string) => visibleText(agentNames.get(agentId) ?? agentId);
+  const verdicts = evaluation.verdicts.map(
+    (verdict): RuleVerdictShown => ({
+      ruleId: verdict.rule.id,
+      rule: visibleText(verdict.rule.name),
+      agent: agentOf(verdict.rule.agentId),
+      matched: verdict.refusal === undefined,
+      // A rule the token verified for but did not match: what differed is below it, not "matches no rule".
+      ...(verdict.refusal ? { reason: verdict.refusal === 'no_match' ? t('test.differs') : reason(verdict.refusal) } : {}),
+      ...(verdict.mismatch
+        ? { mismatch: { claim: visibleText(verdict.mismatch.claim), expected: visibleText(verdict.mismatch.expected), actual: verdict.mismatch.actual === null ? null : visibleText(verdict.mismatch.actual) } }
+        : {}),
+    }),
+  );
+  const message = evaluation.ok ? t('test.matched', { rule: visibleText(evaluation.rule.name), agent: agentOf(evaluation.agentId) }) : t('test.refused', { reason: reason(evaluation.refusal) });
+  return { message, report: { matched: evaluation.ok, verdicts } };
+}
+
+/**
+ * "Test this token": which of the organization's rules would take it, rule by rule. It may read an issuer's keys
+ * over HTTP, so no transaction is held; it changes nothing, so there is no event (the context's `audit` is never
+ * called: a command that called it would be a mistake worth failing on).
+ */
+export const testWorkloadTokenAction = orgAction(
+  { permission: 'agents.manage', transaction: false, input: (t) => inputs(t).testToken },
+  async ({ db, access, input }): Promise<Extract<TokenTestState, { report: TokenTestReport }>> => {
+    const context: AgentCommandContext = {
+      tx: db,
+      org: access.org,
+      person: access.user,
+      audit: () => Promise.reject(new Error('testing a workload token records no event')),
+    };
+    const { evaluation, agentNames } = await agentCommands.testToken(context, input, workloadDoorDeps());
+    const { message, report } = await reportOf(evaluation, agentNames);
+    return { status: 'ok', message, ...(evaluation.ok ? {} : { tone: 'warning' as const }), report };
+  },
+) as (previous: TokenTestState, formData: FormData) => Promise<TokenTestState>;

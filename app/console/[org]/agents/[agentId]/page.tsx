@@ -1,5 +1,5 @@
 // An agent's page: what it may do in each app of the organization, and why; and, for those who manage agents, its
-// status and how a workload gets a token as it (its key credentials, its trust rules).
+// status and how a workload gets a token as it (its key credentials, its trust rules, a test of a workload token).
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { findUserById } from '@/lib/accounts/users';
@@ -12,7 +12,7 @@ import { db, runtime } from '@/lib/runtime';
 import { SubjectPermissionsPage } from '../../../_lib/subject-permissions';
 import { requireOrgAccess } from '../../../_lib/access';
 import { getT } from '@/app/_lib/i18n/server';
-import { FederationSection, KeyCredentialsSection, StatusSection } from './workload-sections';
+import { FederationSection, KeyCredentialsSection, StatusSection, TokenTestSection } from './workload-sections';
 
 export const dynamic = 'force-dynamic';
 export async function generateMetadata(): Promise<Metadata> {
@@ -42,6 +42,7 @@ export default async function AgentPage(props: { params: Promise<{ org: string; 
       <StatusSection org={slug} agent={agent} ownerEmail={owner?.email ?? ''} teams={teams.map(({ team }) => ({ id: team.id, name: team.name }))} />
       <KeyCredentialsSection org={slug} agent={agent} keys={keys} issuer={issuer} />
       <FederationSection org={slug} agent={agent} rules={rules} issuer={issuer} />
+      <TokenTestSection org={slug} />
     </SubjectPermissionsPage>
   );
 }

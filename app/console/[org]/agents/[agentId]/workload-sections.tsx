@@ -1,7 +1,7 @@
 // An agent's page, for those who manage agents: whether it runs and who answers for it, and how a workload gets a
-// token as it — its own client's keys (private_key_jwt), and the trust rules that admit other issuers' tokens
-// (workload identity federation). Rule names, issuers, claims and keys came from people and workloads: shown as
-// text, invisible formatting made visible.
+// token as it — its own client's keys (private_key_jwt), the trust rules that admit other issuers' tokens (workload
+// identity federation), and a test of a token against the organization's rules. Rule names, issuers, claims and keys
+// came from people and workloads: shown as text, invisible formatting made visible.
 import Link from 'next/link';
 import type { Agent } from '@/lib/organizations/agents';
 import { AGENT_KEY_ALGS, MAX_AGENT_KEYS, type AgentKey } from '@/lib/organizations/agent-keys';
@@ -21,8 +21,10 @@ import {
   setAgentDisabledAction,
   setAgentJwksUriAction,
   setAgentSponsorAction,
+  testWorkloadTokenAction,
 } from '../actions';
 import { TrustRuleFields } from './trust-rule-fields';
+import { TokenTestForm } from './token-test-form';
 
 /** Enabled or not; suspended because its owner left (what to do about it); its owner, sponsor team and last use. */
 export async function StatusSection(props: { org: string; agent: Agent; ownerEmail: string; teams: { id: string; name: string }[] }) {
@@ -235,6 +237,19 @@ export async function FederationSection(props: { org: string; agent: Agent; rule
         <ActionForm action={addTrustRuleAction} org={org} submitLabel={t('federation.add')} testId="add-trust-rule">
           <TrustRuleFields agentId={agent.id} porticoIssuer={props.issuer} />
         </ActionForm>
+      </div>
+    </Section>
+  );
+}
+
+/** A token tested against every rule of the organization (not only this agent's): which would take it, and why not. */
+export async function TokenTestSection(props: { org: string }) {
+  const t = await getT('console.agent');
+  return (
+    <Section id="token-test" title={t('test.title')}>
+      <p className="mb-3 max-w-3xl text-sm text-slate-600">{t('test.intro')}</p>
+      <div className="max-w-xl">
+        <TokenTestForm action={testWorkloadTokenAction} org={props.org} />
       </div>
     </Section>
   );

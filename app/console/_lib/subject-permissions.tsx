@@ -12,7 +12,8 @@ import { PermissionExplanationList } from '../_components/permission-explanation
 import { EmptyState, PageHeader, Section } from '../_components/page-header';
 import { requireOrgAccess } from './access';
 
-export async function SubjectPermissionsPage(props: { orgSlug: string; subject: string; back: { href: string; label: string }; children?: ReactNode }) {
+/** `title`: the subject's name when the caller knows it (an organization with no app yet explains nothing to name it by). */
+export async function SubjectPermissionsPage(props: { orgSlug: string; subject: string; back: { href: string; label: string }; title?: string; children?: ReactNode }) {
   const access = await requireOrgAccess(props.orgSlug);
   if (!access.can('members.read')) notFound();
   const apps = await listGrantableApps(db(), access.org.id);
@@ -32,7 +33,7 @@ export async function SubjectPermissionsPage(props: { orgSlug: string; subject: 
         <Link href={props.back.href}>← {props.back.label}</Link>
       </p>
       <PageHeader
-        title={subject ? visibleText(subject.label) : t('title')}
+        title={subject ? visibleText(subject.label) : props.title ? visibleText(props.title) : t('title')}
         description={subject?.kind === 'agent' ? t('agentDescription') : t('personDescription')}
       />
       {props.children}

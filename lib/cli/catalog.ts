@@ -373,7 +373,7 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
     enable: { summary: 'Enable a disabled or suspended agent again.', usage: '<agent id> --org <slug>', options: { org: org() }, example: 'agents enable agt_… --org acme' },
     keys: {
       summary: 'List, add or remove the public keys of an agent’s own client (private_key_jwt for the client-credentials grant). Public keys only: a private key is refused.',
-      usage: 'list|add|remove <agent id> [<key id>] --org <slug> [--public-key-file <path> | -] [--alg ES256|RS256|PS256|EdDSA]',
+      usage: 'list|add|remove <agent id> [<key id> | <kid>] --org <slug> [--public-key-file <path> | -] [--alg ES256|RS256|PS256|EdDSA]',
       options: {
         org: org(),
         'public-key-file': { type: 'string', help: 'add: a file with the public key, a JWK (JSON) or a PEM "PUBLIC KEY" block; - reads it from standard input' },

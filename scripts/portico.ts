@@ -27,8 +27,11 @@ async function askAtTerminal(question: string): Promise<boolean> {
   }
 }
 
-/** A secret a command asks for (an upstream's credential): this process's stdin or one of its variables, never argv. */
-const secretAtTerminal = (source: SecretSource) => readSecret(source, { stdin: process.stdin, stderr: process.stderr, environment: process.env });
+/**
+ * A secret a command asks for (an upstream's credential, a workload's token): this process's stdin or one of its
+ * variables, never argv; or a file the operator named, relative to the folder they ran npm in (INIT_CWD).
+ */
+const secretAtTerminal = (source: SecretSource) => readSecret(source, { stdin: process.stdin, stderr: process.stderr, environment: process.env, cwd: process.env.INIT_CWD || process.cwd() });
 
 async function main(): Promise<number> {
   const line = parseCommandLine(argv);

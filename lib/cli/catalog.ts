@@ -357,6 +357,67 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
       example: 'servers set-limits tracker --org acme --timeout-ms 60000',
     },
   },
+  agents: {
+    list: {
+      summary: 'List an organization’s agents: id, name, owner, state (enabled, disabled, or suspended when its owner left), sponsor team, last use.',
+      usage: '--org <slug>',
+      options: { org: org() },
+      example: 'agents list --org acme',
+    },
+    disable: {
+      summary: 'Disable an agent, which stops it everywhere: its grants end, its pending confirmations and requests are refused, the apps it reaches are told (RISC account-disabled).',
+      usage: '<agent id> --org <slug>',
+      options: { org: org() },
+      example: 'agents disable agt_… --org acme',
+    },
+    enable: { summary: 'Enable a disabled or suspended agent again.', usage: '<agent id> --org <slug>', options: { org: org() }, example: 'agents enable agt_… --org acme' },
+    keys: {
+      summary: 'List, add or remove the public keys of an agent’s own client (private_key_jwt for the client-credentials grant). Public keys only: a private key is refused.',
+      usage: 'list|add|remove <agent id> [<key id> | <kid>] --org <slug> [--public-key-file <path> | -] [--alg ES256|RS256|PS256|EdDSA]',
+      options: {
+        org: org(),
+        'public-key-file': { type: 'string', help: 'add: a file with the public key, a JWK (JSON) or a PEM "PUBLIC KEY" block; - reads it from standard input' },
+        alg: { type: 'string', help: 'add: the algorithm the agent signs with (default: the key’s own, else ES256, RS256 or EdDSA by its type)' },
+      },
+      example: 'agents keys add agt_… --org acme --public-key-file ./agent.pub.pem',
+    },
+    'jwks-uri': {
+      summary: 'Set where an agent’s platform publishes its public keys (a JWKS URL, fetched through the outbound guard), or remove it with "".',
+      usage: 'set <agent id> <https://…|""> --org <slug>',
+      options: { org: org() },
+      example: 'agents jwks-uri set agt_… https://keys.acme.example/jwks.json --org acme',
+    },
+    sponsor: {
+      summary: 'Set the team that answers for an agent beside its owner (while it has members, the agent outlives its owner’s leaving), or none.',
+      usage: 'set <agent id> <team id | team name | none> --org <slug>',
+      options: { org: org() },
+      example: 'agents sponsor set agt_… Platform --org acme',
+    },
+    trust: {
+      summary: 'Workload trust rules: list, add or remove which external workload tokens (Kubernetes, SPIFFE, CI, any OIDC issuer) an agent accepts, or test a token against them (exit 0 when a rule takes it).',
+      usage:
+        'list [--agent <agent id>] --org <slug> | add --org <slug> --agent <agent id> --name <name> --kind kubernetes|spiffe|ci|generic --issuer <issuer> (--jwks-uri <url> | --jwks-file <path>) [--audience <aud>] [--namespace <ns> --service-account <sa>] [--spiffe-id <id>] [--repository <owner/repo> [--ref <ref>]] [--subject <sub>] [--claim <path=value>…] | remove <rule id> --org <slug> | test --org <slug> [--token-file <path> | -]',
+      options: {
+        org: org(),
+        agent: { type: 'string', help: 'the agent the rule is for (add), or whose rules to list (list)' },
+        name: { type: 'string', help: 'add: the rule’s name, as people read it' },
+        kind: { type: 'string', help: 'add: kubernetes, spiffe, ci or generic' },
+        issuer: { type: 'string', help: 'add: the tokens’ issuer (iss), an https URL; for SPIFFE also spiffe://<trust-domain>' },
+        'jwks-uri': { type: 'string', help: 'add: where the issuer publishes its public keys (https)' },
+        'jwks-file': { type: 'string', help: 'add: a file with the issuer’s public keys as a JWKS ({"keys": [...]}), instead of --jwks-uri' },
+        audience: { type: 'string', help: 'add: the audience the tokens carry (default: this Portico’s issuer or its token endpoint)' },
+        namespace: { type: 'string', help: 'add, kubernetes: the service account’s namespace' },
+        'service-account': { type: 'string', help: 'add, kubernetes: the service account’s name' },
+        'spiffe-id': { type: 'string', help: 'add, spiffe: the workload’s SPIFFE ID (spiffe://<trust-domain>/<path>)' },
+        repository: { type: 'string', help: 'add, ci: the repository (owner/repository; GitLab: the project path)' },
+        ref: { type: 'string', help: 'add, ci: only tokens of this ref (refs/heads/main)' },
+        subject: { type: 'string', help: 'add: the token’s exact subject (sub)' },
+        claim: { type: 'string', multiple: true, help: 'add: a claim the token must carry, path=value (exact; a dotted path reaches inside); repeat for several' },
+        'token-file': { type: 'string', help: 'test: a file with the token; - (or nothing) reads it from standard input — never from the command line' },
+      },
+      example: 'agents trust add --org acme --agent agt_… --name "Deployer in prod" --kind kubernetes --issuer https://k8s.acme.example --jwks-file ./cluster-jwks.json --namespace prod --service-account deployer',
+    },
+  },
   audit: {
     verify: {
       summary: 'Check every audit chain, archived events included, and name the first broken link of each.',

@@ -19,7 +19,8 @@ export interface CliContext {
   confirm(question: string): Promise<boolean>;
   /**
    * Reads a secret on the operator's side (./secret-input.ts): the CLI's standard input or one of its environment
-   * variables, never the command line. Undefined when none was given; absent where nobody can give one.
+   * variables, never the command line; or a file the operator names (a public key, a key set, a token), read on their
+   * side too. Undefined when none was given; absent where nobody can give one.
    */
   readSecret?(source: SecretSource): Promise<string | undefined>;
   /** Where the CLI's outbound reads (an MCP upstream) may connect: the installation's (deliveryPolicy) unless given — tests allow loopback. */
@@ -34,6 +35,11 @@ export class CommandError extends Error {}
 /** A command's implementation; its options and help are in ./catalog.ts, parsed before it runs. */
 export interface Command {
   run(ctx: CliContext, values: Record<string, string | boolean | (string | boolean)[] | undefined>, positionals: string[]): Promise<void>;
+  /**
+   * The command's names for the fields a domain refusal may be about (`publicKey` → `--public-key-file`): the CLI's
+   * answer (./index.ts) puts the name before the refusal's words, as REST puts the field's.
+   */
+  fields?: Readonly<Record<string, string>>;
 }
 
 /**

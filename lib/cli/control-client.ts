@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
-import { controlSocketPath, jsonLines, proofFilePath, type ClientMessage } from './control-protocol';
+import { controlSocketPath, jsonLines, MAX_SECRET_ERROR, proofFilePath, type ClientMessage } from './control-protocol';
 import { isSecretSource, type SecretSource } from './secret-input';
 
 export interface ControlTerminal {
@@ -48,10 +48,10 @@ export function runThroughServer(dataDir: string, argv: string[], terminal: Cont
     });
     const answerSecret = (source: unknown) => {
       const read = isSecretSource(source) && terminal.secret ? terminal.secret(source) : Promise.resolve(undefined);
-      // A secret that cannot be read (too long) is none; the command says what it needed.
+      // A secret that cannot be read (too long, a file that is not there) is none, with why: the command says it.
       void read.then(
         (value) => send({ type: 'secret', value: value ?? null }),
-        () => send({ type: 'secret', value: null }),
+        (error: unknown) => send({ type: 'secret', value: null, error: (error instanceof Error ? error.message : String(error)).slice(0, MAX_SECRET_ERROR) }),
       );
     };
     socket.on('close', () => finish(() => reject(new ControlSocketError('The running Portico ended the connection before the command finished (did it stop?). Check with the list commands, then try again.'))));

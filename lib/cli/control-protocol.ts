@@ -3,7 +3,7 @@
 //   server → { type: 'hello', nonce }                     a fresh random value
 //   client → { type: 'run', argv, interactive }          after writing the proof file (below)
 //   server → { type: 'out' | 'err', line }*, { type: 'confirm', question } ↔ client { type: 'answer', yes }, …
-//            { type: 'secret', source } ↔ client { type: 'secret', value }   (read on the CLI's side: ./secret-input.ts)
+//            { type: 'secret', source } ↔ client { type: 'secret', value, error? }   (read on the CLI's side: ./secret-input.ts)
 //   server → { type: 'exit', code } | { type: 'refused', message }
 // Who may send: the socket file is 0600 in the data folder (the kernel lets only its owner, and root, connect), and
 // the peer proves its uid — Node has no SO_PEERCRED, so the peer creates the proof file named after the nonce, in the
@@ -29,7 +29,11 @@ export type ServerMessage =
   | { type: 'exit'; code: number }
   | { type: 'refused'; message: string };
 
-export type ClientMessage = { type: 'run'; argv: string[]; interactive: boolean } | { type: 'answer'; yes: boolean } | { type: 'secret'; value: string | null };
+/** A secret's answer: its value, or null with why it could not be read (a file that is not there), when it could not. */
+export type ClientMessage = { type: 'run'; argv: string[]; interactive: boolean } | { type: 'answer'; yes: boolean } | { type: 'secret'; value: string | null; error?: string };
+
+/** The longest reason for an unread secret the server takes (it is printed as the command's refusal). */
+export const MAX_SECRET_ERROR = 500;
 
 /** Splits a stream into JSON lines; a line too long or not JSON ends it (onBad). */
 export function jsonLines(onMessage: (message: unknown) => void, onBad: () => void): (chunk: Buffer) => void {

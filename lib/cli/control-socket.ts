@@ -9,7 +9,7 @@ import { createConnection, createServer, type Socket } from 'node:net';
 import { hostname, userInfo } from 'node:os';
 import { terminalText } from '../util/visible-text';
 import type { CliContext } from './command';
-import { controlSocketPath, jsonLines, MAX_ARGV, proofFilePath, type ServerMessage } from './control-protocol';
+import { controlSocketPath, jsonLines, MAX_ARGV, MAX_SECRET_ERROR, proofFilePath, type ServerMessage } from './control-protocol';
 import { runCli } from './index';
 
 /** Beyond this a path does not fit in a Unix socket address (sun_path is 108 bytes on Linux, 104 on macOS). */
@@ -193,10 +193,11 @@ async function serveCommand(socket: Socket, options: ControlSocketOptions, opera
           const answer = (await next()) as { type?: unknown; yes?: unknown } | undefined;
           return answer?.type === 'answer' && answer.yes === true;
         },
-        // The secret is the CLI's to read (its stdin, its environment), never this server's.
+        // The secret is the CLI's to read (its stdin, its environment, a file on its side), never this server's.
         async readSecret(source) {
           send({ type: 'secret', source });
-          const answer = (await next()) as { type?: unknown; value?: unknown } | undefined;
+          const answer = (await next()) as { type?: unknown; value?: unknown; error?: unknown } | undefined;
+          if (answer?.type === 'secret' && typeof answer.error === 'string' && answer.error !== '') throw new Error(answer.error.slice(0, MAX_SECRET_ERROR));
           return answer?.type === 'secret' && typeof answer.value === 'string' && answer.value !== '' ? answer.value : undefined;
         },
       },

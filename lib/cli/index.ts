@@ -13,6 +13,7 @@ import { Refusal } from '../refusals/refusal';
 import { WEBHOOK_COMMANDS } from './webhooks';
 import { DOMAIN_COMMANDS } from './domains';
 import { SERVER_COMMANDS } from './servers';
+import { AGENT_COMMANDS } from './agents';
 import { env } from '../env';
 import { enqueueMail } from '../deliveries/channels/mail';
 import { createUser, findUserByEmail } from '../accounts/users';
@@ -38,11 +39,14 @@ export { CommandError, UsageError, type CliContext, type Command };
 
 /**
  * The CLI's one answer to a refusal: its English words on stderr (exit 1). A domain command's refusal (not a member,
- * the last owner, a conflict) reads as it is; the broker's and the central's read "Refused: …".
+ * the last owner, a conflict) reads as it is, after the command's name for its field when it is about one (`fields`);
+ * the broker's and the central's read "Refused: …".
  */
-function refusalAnswer(error: unknown): string | undefined {
+function refusalAnswer(error: unknown, fields: Command['fields'] = {}): string | undefined {
   if (!(error instanceof Refusal)) return undefined;
-  return error.domain === 'approvals' || error.domain === 'central' ? `Refused: ${error.message}` : error.message;
+  if (error.domain === 'approvals' || error.domain === 'central') return `Refused: ${error.message}`;
+  const field = error.field !== undefined && Object.hasOwn(fields, error.field) ? fields[error.field] : undefined;
+  return field ? `${field}: ${error.message}` : error.message;
 }
 
 function audit(ctx: CliContext, db: Queryable, record: Omit<AuditRecord, 'actor'>) {
@@ -464,6 +468,7 @@ export const COMMANDS: Record<string, Record<string, Command>> = {
   webhooks: WEBHOOK_COMMANDS,
   domains: DOMAIN_COMMANDS,
   servers: SERVER_COMMANDS,
+  agents: AGENT_COMMANDS,
   audit: AUDIT_COMMANDS,
 };
 
@@ -478,15 +483,16 @@ export async function runCli(argv: string[], ctx: CliContext, err: (line: string
     err(line.text);
     return 2;
   }
+  const command = COMMANDS[line.noun]![line.verb]!;
   try {
-    await COMMANDS[line.noun]![line.verb]!.run(ctx, line.values, line.positionals);
+    await command.run(ctx, line.values, line.positionals);
     return 0;
   } catch (error) {
     if (error instanceof CommandError) {
       err(error.message);
       return 1;
     }
-    const refused = refusalAnswer(error);
+    const refused = refusalAnswer(error, command.fields);
     if (refused !== undefined) {
       err(refused);
       return 1;

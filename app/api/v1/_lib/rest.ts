@@ -69,6 +69,11 @@ export function orgRoute(
     confirm?: RouteConfirmation | ((params: OrgRouteContext['params']) => RouteConfirmation | undefined);
     /** Refusals this route says in its own words, by code (what the route's callers must not tell apart). */
     restated?: Readonly<Record<string, { status: number; error: string; description: string }>>;
+    /**
+     * The route's wire names for the fields a refusal may be about (`publicKey` → `public_key`): the answer's
+     * description names the field before the words ("public_key: …"), as an input's refusal does.
+     */
+    fields?: Readonly<Record<string, string>>;
   } = {},
 ) {
   return async (request: Request, route: { params: Promise<Record<string, string | string[] | undefined>> }): Promise<Response> => {
@@ -121,19 +126,22 @@ export function orgRoute(
       );
     } catch (error) {
       if (error instanceof ApiError) return apiError(error.status, error.error, error.message);
-      return refusalAnswer(error, options.restated);
+      return refusalAnswer(error, options.restated, options.fields);
     }
   };
 }
 
 /**
  * The REST door's one answer to a refusal: OAuth's shape with the refusal's status and code (lib/http/errors.ts), its
- * English words; a code the route restates in its own. Anything else is thrown on (a 500 without a stack trace).
+ * English words, after the field's wire name when the route names it; a code the route restates in its own. Anything
+ * else is thrown on (a 500 without a stack trace).
  */
-function refusalAnswer(error: unknown, restated: Readonly<Record<string, { status: number; error: string; description: string }>> = {}): Response {
+function refusalAnswer(error: unknown, restated: Readonly<Record<string, { status: number; error: string; description: string }>> = {}, fields: Readonly<Record<string, string>> = {}): Response {
   if (!(error instanceof Refusal)) throw error;
   const own = restated[error.code];
-  return own ? apiError(own.status, own.error, own.description) : apiError(error.status, error.code, error.message);
+  if (own) return apiError(own.status, own.error, own.description);
+  const field = error.field !== undefined && Object.hasOwn(fields, error.field) ? fields[error.field] : undefined;
+  return apiError(error.status, error.code, field ? `${field}: ${error.message}` : error.message);
 }
 
 /** Undefined when the call may run (not approval_required, or a valid confirmation token); else the 428 answer. */

@@ -6,7 +6,6 @@
 // name, or the CLI's standard input: ./secret-input.ts), a token never from the command line. Everything that came
 // from outside (agents' and rules' names, issuers, claims, a token's subject) goes through terminalText.
 import type { z } from 'zod';
-import type { User } from '../accounts/users';
 import { env } from '../env';
 import { deliveryPolicy } from '../http/outbound';
 import { AGENT_INPUT_FRAGMENTS, AGENT_INPUTS, agentCommands, agentIdSchema, type AgentCommandContext, type WorkloadDeps } from '../organizations/agent-commands';
@@ -31,10 +30,8 @@ const deps = (ctx: CliContext): WorkloadDeps => ({ issuer: ctx.issuer, outbound:
  * The CLI acts for no person: what a command records as created by a person (a key's, a rule's creator) is nobody
  * here, as for a row whose creator has left; the audit event is the operator's (operator_cli).
  */
-const NO_PERSON = { id: null } as unknown as User;
-
 function commandContext(operation: OrgOperationContext): AgentCommandContext {
-  return { tx: operation.tx, org: operation.org, person: NO_PERSON, audit: operation.audit };
+  return { tx: operation.tx, org: operation.org, person: null, audit: operation.audit };
 }
 
 /** The commands' input schema, its refusal said with the argument's or option's name (a misuse: exit 2). */
@@ -326,7 +323,7 @@ export const AGENT_COMMANDS: Record<string, Command> = {
         const readOnly: AgentCommandContext = {
           tx: ctx.db,
           org,
-          person: NO_PERSON,
+          person: null,
           audit: () => Promise.reject(new Error('testing a token records nothing')),
         };
         const { evaluation, agentNames } = await agentCommands.testToken(readOnly, input, deps(ctx));

@@ -29,7 +29,7 @@ import {
 } from './agents';
 import { commandRefusal } from './refusal-codes';
 import { setAgentDisabled } from './agent-lifecycle';
-import { addAgentKey, KEY_REFUSAL_TEXT, listAgentKeys, MAX_AGENT_KEYS, readPublicKey, removeAgentKey, setAgentJwksUri, type KeyRefusal } from './agent-keys';
+import { addAgentKey, listAgentKeys, MAX_AGENT_KEYS, readPublicKey, removeAgentKey, setAgentJwksUri, type KeyRefusal } from './agent-keys';
 import {
   agentNamesOf,
   createTrustRule,
@@ -48,7 +48,8 @@ import { and, eq } from 'drizzle-orm';
 export interface AgentCommandContext {
   tx: Queryable;
   org: { id: string; slug: string; name: string };
-  person: User;
+  /** Who acts; null for a door with an authority of its own (the CLI's operator), which creates and moves no agent. */
+  person: User | null;
   /** Records the command's one audit event in the organization, as the person. */
   audit(record: Omit<AuditRecord, 'orgId' | 'actor'>): Promise<void>;
 }
@@ -157,11 +158,16 @@ function done(text: LocalizedText): { message: string; text: LocalizedText } {
 
 type Input<K extends keyof typeof AGENT_INPUTS> = z.infer<(typeof AGENT_INPUTS)[K]>;
 
-/** A key that cannot be registered, next to its field. */
-function keyRefusal(refusal: KeyRefusal): Refusal {
-  return new Refusal({ domain: 'command', status: 400, code: 'invalid_request', text: localized(`refusals.agents.key.${refusal}`), field: 'publicKey' });
+/** A key that cannot be registered, next to its field (the algorithm's, when one was named and is the problem). */
+function keyRefusal(refusal: KeyRefusal, algNamed: boolean): Refusal {
+  return new Refusal({ domain: 'command', status: 400, code: 'invalid_request', text: localized(`refusals.agents.key.${refusal}`), field: refusal === 'alg' && algNamed ? 'alg' : 'publicKey' });
 }
-void KEY_REFUSAL_TEXT;
+
+/** The person a command that makes an agent someone's needs (creating, moving): a person's door only. */
+function personOf(ctx: AgentCommandContext): User {
+  if (!ctx.person) throw commandRefusal(400, 'only a person can own an agent: create or move it in the console or over REST');
+  return ctx.person;
+}
 
 async function agentOf(ctx: AgentCommandContext, id: string): Promise<Agent> {
   const agent = await findOrgAgent(ctx.tx, ctx.org.id, id);
@@ -185,7 +191,7 @@ const subject = (agent: Agent) => ({ type: 'agent', id: agent.id, label: agent.n
 
 export const agentCommands = {
   async create(ctx: AgentCommandContext, input: Input<'create'>) {
-    const agent = await createAgent(ctx.tx, { orgId: ctx.org.id, name: input.name, ownerUserId: ctx.person.id });
+    const agent = await createAgent(ctx.tx, { orgId: ctx.org.id, name: input.name, ownerUserId: personOf(ctx).id });
     await ctx.audit({ action: 'agent.created', subject: subject(agent) });
     return { agent, ...done(localized('console.agents.done.created', { name: agent.name })) };
   },
@@ -205,7 +211,7 @@ export const agentCommands = {
     const agent = await agentOf(ctx, input.agentId);
     const stopped = await setAgentDisabled(ctx.tx, agent.id, input.disabled);
     await ctx.audit({ action: input.disabled ? 'agent.disabled' : 'agent.enabled', subject: subject(agent), ...(stopped ? { details: { ...stopped } } : {}) });
-    return input.disabled ? done(localized('console.agents.done.disabled', { name: agent.name })) : done(localized('console.agents.done.enabled', { name: agent.name }));
+    return { stopped, ...(input.disabled ? done(localized('console.agents.done.disabled', { name: agent.name })) : done(localized('console.agents.done.enabled', { name: agent.name }))) };
   },
 
   async remove(ctx: AgentCommandContext, input: Input<'remove'>) {
@@ -219,10 +225,11 @@ export const agentCommands = {
   async move(ctx: AgentCommandContext, input: Input<'move'>, recordArrival: (orgId: string, record: Omit<AuditRecord, 'orgId' | 'actor'>) => Promise<void>) {
     const agent = await agentOf(ctx, input.agentId);
     const target = await findOrganizationBySlug(ctx.tx, input.targetOrg);
-    if (!target || target.id === ctx.org.id || !can(await findMembershipRole(ctx.tx, target.id, ctx.person.id), 'agents.manage')) {
+    const person = personOf(ctx);
+    if (!target || target.id === ctx.org.id || !can(await findMembershipRole(ctx.tx, target.id, person.id), 'agents.manage')) {
       throw commandRefusal(400, localized('refusals.agents.moveTarget'));
     }
-    await moveAgent(ctx.tx, agent.id, target.id, ctx.person.id).catch((error: unknown) => {
+    await moveAgent(ctx.tx, agent.id, target.id, person.id).catch((error: unknown) => {
       // A consent naming the agent committed between the clean-up and the move: the composite key refuses the move.
       if (postgresErrorCode(error) === '23503') throw commandRefusal(409, localized('refusals.agents.moveRace'));
       throw error;
@@ -275,7 +282,7 @@ export const agentCommands = {
       agentId: agent.id,
       orgId: ctx.org.id,
       appId: app.id,
-      createdByUserId: ctx.person.id,
+      createdByUserId: ctx.person?.id ?? null,
       connection: input.mode === 'own' ? { mode: 'own' } : { mode: 'delegated', delegateUserId: input.delegateUserId, narrowedTo: input.narrowedTo ?? null },
     }).catch((error: unknown) => {
       if (postgresErrorCode(error) === '23505') throw commandRefusal(409, localized('refusals.agents.connectedAlready', { name: agent.name, app: app.name }));
@@ -296,9 +303,9 @@ export const agentCommands = {
   async addKey(ctx: AgentCommandContext, input: Input<'addKey'>) {
     const agent = await agentOf(ctx, input.agentId);
     const read = await readPublicKey(input.publicKey, input.alg);
-    if (!read.ok) throw keyRefusal(read.refusal);
+    if (!read.ok) throw keyRefusal(read.refusal, Boolean(input.alg));
     if ((await listAgentKeys(ctx.tx, agent.id)).length >= MAX_AGENT_KEYS) throw commandRefusal(409, localized('refusals.agents.tooManyKeys', { max: MAX_AGENT_KEYS }));
-    const key = await addAgentKey(ctx.tx, { agentId: agent.id, orgId: ctx.org.id, jwk: read.jwk, createdByUserId: ctx.person.id });
+    const key = await addAgentKey(ctx.tx, { agentId: agent.id, orgId: ctx.org.id, jwk: read.jwk, createdByUserId: ctx.person?.id ?? null });
     if (!key) throw commandRefusal(409, localized('refusals.agents.keyExists', { kid: read.jwk.kid }));
     await ctx.audit({ action: 'agent.key_added', subject: subject(agent), details: { keyId: key.id, kid: key.kid, alg: key.alg } });
     return { key, ...done(localized('console.agents.done.keyAdded', { name: agent.name, kid: key.kid })) };
@@ -346,7 +353,7 @@ export const agentCommands = {
     const agent = await agentOf(ctx, input.agentId);
     const expanded = expandRuleFields(input, words, deps.outbound.allowLoopback);
     if (!expanded.ok) throw new Refusal({ domain: 'command', status: 400, code: 'invalid_request', text: expanded.error.message, field: expanded.error.field });
-    const rule = await createTrustRule(ctx.tx, { ...expanded.rule, orgId: ctx.org.id, agentId: agent.id, createdByUserId: ctx.person.id });
+    const rule = await createTrustRule(ctx.tx, { ...expanded.rule, orgId: ctx.org.id, agentId: agent.id, createdByUserId: ctx.person?.id ?? null });
     await ctx.audit({
       action: 'agent.trust_rule_added',
       subject: subject(agent),
@@ -358,7 +365,8 @@ export const agentCommands = {
   async removeTrustRule(ctx: AgentCommandContext, input: Input<'removeTrustRule'>) {
     const rule = await deleteTrustRule(ctx.tx, ctx.org.id, input.ruleId);
     if (!rule) throw commandRefusal(404, localized('refusals.agents.noTrustRule'));
-    await ctx.audit({ action: 'agent.trust_rule_removed', subject: { type: 'agent', id: rule.agentId }, details: { ruleId: rule.id, name: rule.name, issuer: rule.issuer } });
+    const agent = await findOrgAgent(ctx.tx, ctx.org.id, rule.agentId);
+    await ctx.audit({ action: 'agent.trust_rule_removed', subject: { type: 'agent', id: rule.agentId, label: agent?.name }, details: { ruleId: rule.id, name: rule.name, issuer: rule.issuer } });
     return done(localized('console.agents.done.trustRuleRemoved', { name: rule.name }));
   },
 

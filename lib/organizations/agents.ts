@@ -130,7 +130,7 @@ export type AgentConnection = typeof agentConnections.$inferSelect;
 
 export async function createConnection(
   db: Queryable,
-  input: { agentId: string; orgId: string; appId: string; createdByUserId: string; connection: ConnectionMode },
+  input: { agentId: string; orgId: string; appId: string; createdByUserId: string | null; connection: ConnectionMode },
 ): Promise<AgentConnection> {
   const [created] = await db
     .insert(agentConnections)

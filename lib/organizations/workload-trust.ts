@@ -28,6 +28,8 @@ const USE_RECORD_MARGIN_SECONDS = 300;
 const MAX_TOKEN_LENGTH = 16 * 1024;
 /** Asymmetric only, never `none` or HS* (a shared secret would be a secret stored here). */
 export const WORKLOAD_TOKEN_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'];
+/** GitHub Actions' OIDC issuer: its tokens name the repository `repository`; other CI issuers (GitLab) `project_path`. */
+export const GITHUB_ACTIONS_ISSUER = 'https://token.actions.githubusercontent.com';
 const SPIFFE_ID = /^spiffe:\/\/([a-z0-9._-]{1,255})(\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,2000})?$/;
 
 /** The key under which a rule is found: the token's `iss`, or for a SPIFFE JWT-SVID without one its trust domain. */
@@ -120,7 +122,7 @@ export interface TrustRuleForm {
   serviceAccount?: string;
   /** spiffe */
   spiffeId?: string;
-  /** ci (GitHub Actions' and GitLab's claims: `repository` / `project_path`, and `ref`) */
+  /** ci: GitHub Actions (its issuer: the claim `repository`) or GitLab CI (any other issuer: `project_path`), and `ref` */
   repository?: string;
   ref?: string;
   /** generic, and extra claims for any kind: `path=value` lines */
@@ -209,8 +211,12 @@ export function expandRuleFields(form: TrustRuleForm, words: TrustRuleWords = TR
   } else if (kind === 'ci') {
     const repository = form.repository?.trim() ?? '';
     if (!/^[A-Za-z0-9_.-]{1,100}(\/[A-Za-z0-9_.-]{1,100}){1,5}$/.test(repository)) return fail('repository', words.repository);
-    claims.repository = repository;
-    if (form.ref?.trim()) claims.ref = form.ref.trim();
+    // GitHub Actions names the repository `repository` (owner/repo); GitLab CI names the project `project_path`
+    // (group/…/project). Both name the branch or tag `ref` (GitHub: refs/heads/main; GitLab: main).
+    claims[issuer === GITHUB_ACTIONS_ISSUER ? 'repository' : 'project_path'] = repository;
+    const ref = form.ref?.trim() ?? '';
+    if (ref.length > 500) return fail('claims', words.claims);
+    if (ref) claims.ref = ref;
   }
   if (Object.keys(claims).length > 10) return fail('claims', words.claims);
   if (subject === null && Object.keys(claims).length === 0) return fail('form', words.narrow);

@@ -212,7 +212,7 @@ export async function FederationSection(props: { org: string; agent: Agent; rule
                 <td>
                   <RuleMatch rule={rule} />
                 </td>
-                <td className="break-all">{rule.audience !== null ? <code className="text-xs">{visibleText(rule.audience)}</code> : t('federation.defaultAudience')}</td>
+                <td className="wrap-anywhere">{rule.audience !== null ? <code className="break-all text-xs">{visibleText(rule.audience)}</code> : t('federation.defaultAudience')}</td>
                 <td>{rule.lastUsedAt ? <When value={rule.lastUsedAt} /> : t('federation.never')}</td>
                 <td>
                   <ActionForm

@@ -249,7 +249,7 @@ export const AGENT_COMMANDS: Record<string, Command> = {
       const done = await asOperator(ctx, org, (operation) => agentCommands.removeKey(commandContext(operation), parsed(AGENT_INPUTS.removeKey, { agentId: agent.id, keyId: key.id })));
       ctx.out(terminalText(done.message));
     },
-    fields: { publicKey: '--public-key-file' },
+    fields: { publicKey: '--public-key-file', alg: '--alg' },
   },
   'jwks-uri': {
     async run(ctx, values, positionals) {

@@ -411,7 +411,7 @@ export const CATALOG: Record<string, Record<string, CommandSpec>> = {
         'spiffe-id': { type: 'string', help: 'add, spiffe: the workload’s SPIFFE ID (spiffe://<trust-domain>/<path>)' },
         repository: { type: 'string', help: 'add, ci: the repository (owner/repository; GitLab: the project path)' },
         ref: { type: 'string', help: 'add, ci: only tokens of this ref (refs/heads/main)' },
-        subject: { type: 'string', help: 'add: the token’s exact subject (sub)' },
+        subject: { help: 'add: the token’s exact subject (sub)', type: 'string' },
         claim: { type: 'string', multiple: true, help: 'add: a claim the token must carry, path=value (exact; a dotted path reaches inside); repeat for several' },
         'token-file': { type: 'string', help: 'test: a file with the token; - (or nothing) reads it from standard input — never from the command line' },
       },

@@ -113,7 +113,7 @@ describe('agents from the CLI', () => {
     expect([refused.code, refused.err]).toEqual([1, '--public-key-file: This is a private key. Paste only the public key: the private key never leaves the workload.']);
     const missing = await run('agents', 'keys', 'add', agent.id, '--org', 'acme', '--public-key-file', 'nowhere.pem');
     expect([missing.code, missing.err]).toEqual([1, '--public-key-file: there is no file nowhere.pem. Nothing was changed.']);
-    expect((await run('agents', 'keys', 'add', agent.id, '--org', 'acme', '--public-key-file', pem, '--alg', 'RS256')).err).toMatch(/^--public-key-file: The algorithm must be .* and fit the key\.$/);
+    expect((await run('agents', 'keys', 'add', agent.id, '--org', 'acme', '--public-key-file', pem, '--alg', 'RS256')).err).toMatch(/^--alg: The algorithm must be .* and fit the key\.$/);
     expect((await run('agents', 'keys', 'list', agent.id, '--org', 'acme', '--alg', 'ES256')).code).toBe(2);
 
     // Removed by its id, or by its kid.

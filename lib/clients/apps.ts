@@ -8,6 +8,7 @@ import { endAppGrants, noticeAppSessionsEnded, type EndedGrants } from '../grant
 import { apps, clientSecrets, clients, gatewayServers, organizations, redirectUris } from '../db/schema';
 import { generateClientSecret, hashClientSecret } from './secrets';
 import { isUuid } from '../util/uuid';
+import { isStorableText } from '../util/storable-text';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { NONCE_WITHOUT_PKCE_FIELD } from '../oidc/client-policy';
 
@@ -229,6 +230,8 @@ export function originOfAppResource(resource: string): string | undefined {
  * Two apps claiming one origin name no app at all.
  */
 export async function findAppByResource(db: Queryable, resource: string): Promise<App | undefined> {
+  // A value PostgreSQL text cannot hold (a NUL) names no app: not found, rather than a failed statement.
+  if (!isStorableText(resource)) return undefined;
   const origin = originOfAppResource(resource);
   if (!origin) return findGatewayApp(db, resource);
   // Read on every token request bound to an app. The answer depends on every app client's redirect URIs (two apps

@@ -140,7 +140,8 @@ export function registerAgentTokenExchange(provider: Provider, db: () => Databas
         held = await effectivePermissionsOfDelegation(db(), { ...app, userId: person.id, narrowTo: connection.narrowedTo });
       }
       const catalog = await appResourceScopes(db(), connection.app.id);
-      const named = typeof params.scope === 'string' ? params.scope.split(' ').filter((requested) => catalog.includes(requested)) : [];
+      // A scope naming only what the catalog lacks (a typo) narrows to nothing; it never reads as "none named".
+      const named = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : [];
       const scope = resourceTokenScope({ named, allowedByGrant: catalog, effective: new Set(held.map((permission) => permission.scope)) }).join(' ');
       // No grant: nobody consented, the platform decided (oidc-provider's types insist on a grantId, its model not).
       const token = new provider.AccessToken({ accountId: subject, client, gty: 'token-exchange', scope: scope || undefined } as unknown as ConstructorParameters<Provider['AccessToken']>[0]);

@@ -104,7 +104,8 @@ async function issueAgentOwnToken(
   const held = await effectivePermissionsOfAgent(db, { orgId: input.app.orgId, appId: input.app.id, agentId: agent.id });
   const params = (ctx.oidc.params ?? {}) as Record<string, unknown>;
   // RFC 6749 §4.4.2 / RFC 7523 §2.1: `scope` narrows what the agent holds; nothing beyond it is ever added.
-  const named = typeof params.scope === 'string' ? params.scope.split(' ').filter((requested) => catalog.includes(requested)) : [];
+  // A scope naming only what the catalog lacks (a typo) narrows to nothing; it never reads as "none named".
+  const named = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : [];
   const scope = resourceTokenScope({ named, allowedByGrant: catalog, effective: new Set(held.map((permission) => permission.scope)) }).join(' ');
   const token = new provider.AccessToken({ accountId: agent.id, client: ctx.oidc.client, gty: input.via, scope: scope || undefined } as unknown as ConstructorParameters<Provider['AccessToken']>[0]);
   noteExchangedClaims(token, { org: input.app.orgId });

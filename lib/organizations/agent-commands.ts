@@ -28,7 +28,7 @@ import {
   type Agent,
 } from './agents';
 import { commandRefusal } from './refusal-codes';
-import { setAgentDisabled } from './agent-lifecycle';
+import { isAnsweredFor, setAgentDisabled, suspendAgentsNobodyAnswersFor } from './agent-lifecycle';
 import { addAgentKey, listAgentKeys, MAX_AGENT_KEYS, readPublicKey, removeAgentKey, setAgentJwksUri, type KeyRefusal } from './agent-keys';
 import {
   agentNamesOf,
@@ -209,6 +209,8 @@ export const agentCommands = {
    */
   async setDisabled(ctx: AgentCommandContext, input: Input<'setDisabled'>) {
     const agent = await agentOf(ctx, input.agentId);
+    // Turned on only while someone answers for it: its owner a member, or a sponsor team with a member.
+    if (!input.disabled && !(await isAnsweredFor(ctx.tx, ctx.org.id, agent.id))) throw commandRefusal(409, localized('refusals.agents.nobodyAnswers', { name: agent.name }));
     const stopped = await setAgentDisabled(ctx.tx, agent.id, input.disabled);
     await ctx.audit({ action: input.disabled ? 'agent.disabled' : 'agent.enabled', subject: subject(agent), ...(stopped ? { details: { ...stopped } } : {}) });
     return { stopped, ...(input.disabled ? done(localized('console.agents.done.disabled', { name: agent.name })) : done(localized('console.agents.done.enabled', { name: agent.name }))) };
@@ -341,7 +343,9 @@ export const agentCommands = {
       if (!team) throw new Refusal({ domain: 'command', status: 404, code: 'not_found', text: localized('refusals.agents.sponsorTeam'), field: 'teamId' });
     }
     await ctx.tx.update(agents).set({ sponsorTeamId: team?.id ?? null }).where(eq(agents.id, agent.id));
-    await ctx.audit({ action: 'agent.sponsor_changed', subject: subject(agent), details: { teamId: team?.id ?? null, team: team?.name ?? null } });
+    // A sponsor cleared (or one without members) for an agent whose owner left: nobody answers for it, it stops.
+    const suspended = await suspendAgentsNobodyAnswersFor(ctx.tx, ctx.org.id);
+    await ctx.audit({ action: 'agent.sponsor_changed', subject: subject(agent), details: { teamId: team?.id ?? null, team: team?.name ?? null, agentsSuspended: suspended.map((row) => row.id) } });
     return done(team ? localized('console.agents.done.sponsorSet', { name: agent.name, team: team.name }) : localized('console.agents.done.sponsorCleared', { name: agent.name }));
   },
 

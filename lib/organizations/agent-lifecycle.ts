@@ -9,9 +9,9 @@
 //   an app on the kit refuses the tokens it still holds before they expire;
 // and the audit event (agent.disabled or agent.suspended) becomes the webhook. Agents hold no session, so no
 // back-channel logout applies to them (a person's delegated sessions end with the grants above).
-import { and, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, not, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
-import { agentConnections, agentGrants, agents, approvalRequests, clients, confirmationChallenges, memberships, teamMembers } from '../db/schema';
+import { agentConnections, agentGrants, agents, approvalRequests, clients, confirmationChallenges, grantBindings, memberships, teamMembers, users } from '../db/schema';
 import { queueSecurityEvent, SSF_EVENT_TYPES } from '../ssf/events';
 import { recordAuditEvent } from '../audit/events';
 import { endAgentGrants, type Agent } from './agents';
@@ -23,13 +23,15 @@ export interface AgentStopped {
   eventsQueued: number;
 }
 
-/** The apps' own clients of the apps the agent can reach (a connection or a direct grant there). */
+/** The apps' own clients of the apps the agent can reach (a connection, a direct grant, or a person's consent naming it). */
 async function appClientsOfAgent(db: Queryable, agentId: string): Promise<string[]> {
   const appIds = [
     ...new Set([
       ...(await db.select({ appId: agentConnections.appId }).from(agentConnections).where(eq(agentConnections.agentId, agentId))).map((row) => row.appId),
       ...(await db.select({ appId: agentGrants.appId }).from(agentGrants).where(eq(agentGrants.agentId, agentId))).map((row) => row.appId),
-    ]),
+      // Apps people's consents bound to it (tokens whose `act` is the agent): their apps refuse those tokens too.
+      ...(await db.select({ appId: grantBindings.appId }).from(grantBindings).where(eq(grantBindings.agentId, agentId))).map((row) => row.appId),
+    ].filter((appId): appId is string => appId !== null)),
   ];
   if (appIds.length === 0) return [];
   const rows = await db.select({ id: clients.id }).from(clients).where(and(eq(clients.kind, 'app'), inArray(clients.appId, appIds), isNull(clients.revokedAt)));
@@ -41,6 +43,8 @@ async function appClientsOfAgent(db: Queryable, agentId: string): Promise<string
  * agent's row; the caller records the audit event.
  */
 export async function stopAgent(tx: Queryable, agent: Pick<Agent, 'id'>, reason: 'disabled' | 'owner_left'): Promise<AgentStopped> {
+  // Read first: ending the grants below ends the consents' bindings that name the apps.
+  const clientIds = await appClientsOfAgent(tx, agent.id);
   await tx
     .update(agents)
     .set({ disabledAt: sql`coalesce(${agents.disabledAt}, now())`, suspendedReason: reason === 'owner_left' ? 'owner_left' : null })
@@ -65,7 +69,7 @@ export async function stopAgent(tx: Queryable, agent: Pick<Agent, 'id'>, reason:
     .returning({ id: approvalRequests.id });
   // RISC 1.0 §2.3 account-disabled, about the agent (its `sub` in the tokens the apps hold).
   const eventsQueued = await queueSecurityEvent(tx, {
-    clientIds: await appClientsOfAgent(tx, agent.id),
+    clientIds,
     subject: { sub: agent.id },
     eventType: SSF_EVENT_TYPES.accountDisabled,
     event: {},
@@ -79,38 +83,46 @@ export async function restartAgent(tx: Queryable, agentId: string): Promise<void
 }
 
 /**
- * The owner left the organization: each of their agents there whose sponsor team has no member left (or that has
- * none) is suspended — stopped as above, with the reason `owner_left`; the organization's owners and admins are told
- * by mail (the ticker, tellAboutSuspendedAgents). An agent a sponsor team still answers for keeps running.
- * Returns the agents suspended.
+ * Whether an agent of the organization still has someone who answers for it there: its owner a member, or a member
+ * of its sponsor team whose account is enabled (an SQL condition on `agents`).
  */
-export async function suspendAgentsOfLeavingOwner(tx: Queryable, orgId: string, ownerUserId: string): Promise<Agent[]> {
-  const owned = await tx
+function answeredFor(orgId: string) {
+  const ownerIsMember = sql`exists (select 1 from ${memberships} where ${memberships.orgId} = ${orgId} and ${memberships.userId} = ${agents.ownerUserId})`;
+  const sponsorRemains = sql`exists (select 1 from ${teamMembers} join ${memberships} on ${memberships.userId} = ${teamMembers.userId} and ${memberships.orgId} = ${orgId}
+    join ${users} on ${users.id} = ${teamMembers.userId} and ${users.disabledAt} is null
+    where ${teamMembers.teamId} = ${agents.sponsorTeamId})`;
+  return or(ownerIsMember, sponsorRemains)!;
+}
+
+/** Whether someone answers for the agent now (enabling one nobody answers for is refused). */
+export async function isAnsweredFor(tx: Queryable, orgId: string, agentId: string): Promise<boolean> {
+  const [row] = await tx.select({ id: agents.id }).from(agents).where(and(eq(agents.id, agentId), eq(agents.orgId, orgId), answeredFor(orgId))).limit(1);
+  return row !== undefined;
+}
+
+/**
+ * The organization's running agents nobody answers for any more — the owner left and no enabled member of the
+ * sponsor team remains (it had none, or its last one left the team or the organization, or the sponsor was
+ * cleared) — are suspended: stopped as above, with the reason `owner_left`; the organization's owners and admins
+ * are told by mail (the ticker, tellAboutSuspendedAgents). Called by every change that can leave an agent so: a
+ * member's removal, a team member's removal, a sponsor's change. Returns the agents suspended.
+ */
+export async function suspendAgentsNobodyAnswersFor(tx: Queryable, orgId: string): Promise<Agent[]> {
+  const orphans = await tx
     .select()
     .from(agents)
-    .where(and(eq(agents.orgId, orgId), eq(agents.ownerUserId, ownerUserId), isNull(agents.disabledAt)));
-  const suspended: Agent[] = [];
-  for (const agent of owned) {
-    if (agent.sponsorTeamId) {
-      const [sponsor] = await tx
-        .select({ userId: teamMembers.userId })
-        .from(teamMembers)
-        .innerJoin(memberships, and(eq(memberships.userId, teamMembers.userId), eq(memberships.orgId, orgId)))
-        .where(and(eq(teamMembers.teamId, agent.sponsorTeamId), sql`${teamMembers.userId} <> ${ownerUserId}`))
-        .limit(1);
-      if (sponsor) continue;
-    }
+    .where(and(eq(agents.orgId, orgId), isNull(agents.disabledAt), not(answeredFor(orgId))));
+  for (const agent of orphans) {
     const stopped = await stopAgent(tx, agent, 'owner_left');
     await recordAuditEvent(tx, {
       orgId,
       actor: { type: 'system', label: 'Portico' },
       action: 'agent.suspended',
       subject: { type: 'agent', id: agent.id, label: agent.name },
-      details: { reason: 'owner_left', ownerUserId, sponsorTeamId: agent.sponsorTeamId, ...stopped },
+      details: { reason: 'owner_left', ownerUserId: agent.ownerUserId, sponsorTeamId: agent.sponsorTeamId, ...stopped },
     });
-    suspended.push(agent);
   }
-  return suspended;
+  return orphans;
 }
 
 /** Disables (stopAgent, as a person's decision) or enables the agent. */

@@ -17,7 +17,7 @@ import { addMember, countOwners, findMembershipRole, lockOrganization, removeMem
 import type { MembershipRole, Organization } from './organizations';
 import { issuePasswordResetMail } from '../accounts/password-reset';
 import { findUserById, type User } from '../accounts/users';
-import { suspendAgentsOfLeavingOwner } from './agent-lifecycle';
+import { suspendAgentsNobodyAnswersFor } from './agent-lifecycle';
 import { commandRefusal } from './refusal-codes';
 
 export interface MemberCommandContext {
@@ -112,8 +112,8 @@ export async function removeMemberCommand(ctx: Pick<MemberCommandContext, 'tx' |
   if (current === 'owner' && (await countOwners(ctx.tx, ctx.org.id)) <= 1) throw commandRefusal(409, localized('refusals.members.lastOwner'));
   const user = await findUserById(ctx.tx, userId);
   const result = await removeMember(ctx.tx as Parameters<typeof removeMember>[0], ctx.org.id, userId);
-  // The agents they owned there stop, unless a sponsor team still answers for them (lib/organizations/agent-lifecycle.ts).
-  const suspended = await suspendAgentsOfLeavingOwner(ctx.tx, ctx.org.id, userId);
+  // The agents nobody answers for now (they owned it, or were its sponsor team's last member) stop (lib/organizations/agent-lifecycle.ts).
+  const suspended = await suspendAgentsNobodyAnswersFor(ctx.tx, ctx.org.id);
   await ctx.audit({
     action: 'member.removed',
     subject: { type: 'person', id: userId, label: user?.email },

@@ -7,6 +7,7 @@ import { findGrantableApp } from '../clients/apps';
 import { refuseUnlessOffered } from '../clients/permission-catalog';
 import { localized } from '../i18n/catalogs';
 import { findMembershipRole } from './memberships';
+import { suspendAgentsNobodyAnswersFor } from './agent-lifecycle';
 import { addTeamMember, createTeam, findOrgTeam, grantTeamScope, listTeams, removeTeamMember, revokeTeamScope, type Team } from './teams';
 import { findUserById } from '../accounts/users';
 import { commandRefusal } from './refusal-codes';
@@ -48,6 +49,8 @@ export async function removeTeamMemberCommand(ctx: TeamCommandContext, teamId: s
   const team = await teamOf(ctx, teamId);
   const user = await findUserById(ctx.tx, userId);
   await removeTeamMember(ctx.tx, team.id, userId);
+  // They may have been the last who answered for an agent their team sponsors (its owner gone): it stops.
+  await suspendAgentsNobodyAnswersFor(ctx.tx, team.orgId);
   await ctx.audit({ action: 'team.member_removed', subject: subject(team), details: { userId, email: user?.email } });
   await announcePermissionChange(ctx.tx, { orgId: ctx.org.id, userIds: [userId] });
   return { team, email: user?.email };

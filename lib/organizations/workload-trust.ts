@@ -15,6 +15,7 @@ import { z } from 'zod';
 import type { Queryable } from '../db/client';
 import { agents, assertionUses, workloadTrustRules, WORKLOAD_ISSUER_KINDS, type WorkloadIssuerKind } from '../db/schema';
 import { verifyWithKeys } from '../security/remote-keys';
+import { isStorableText } from '../util/storable-text';
 import type { OutboundPolicy } from '../http/outbound';
 
 export type WorkloadTrustRule = typeof workloadTrustRules.$inferSelect;
@@ -26,6 +27,8 @@ const CLOCK_TOLERANCE_SECONDS = 30;
 /** How long past its `exp` a used token's record is kept: beyond the tolerance, for instances' clock drift. */
 const USE_RECORD_MARGIN_SECONDS = 300;
 const MAX_TOKEN_LENGTH = 16 * 1024;
+/** How many distinct key sets (rules' JWKS URLs or registered sets) one presented token is verified against. */
+const MAX_KEY_SOURCES_PER_TOKEN = 4;
 /** Asymmetric only, never `none` or HS* (a shared secret would be a secret stored here). */
 export const WORKLOAD_TOKEN_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'];
 /** GitHub Actions' OIDC issuer: its tokens name the repository `repository`; other CI issuers (GitLab) `project_path`. */
@@ -305,9 +308,11 @@ export const WORKLOAD_REFUSAL_TEXT: Record<WorkloadRefusal, string> = {
   malformed: 'the assertion is not a signed JWT',
   too_large: 'the assertion is too large',
   no_issuer: 'the assertion names no issuer (iss), nor a SPIFFE ID as its subject',
-  untrusted_issuer: 'no trust rule of this organization names the assertion’s issuer',
-  signature: 'the assertion’s signature does not verify with the issuer’s keys',
-  keys_unavailable: 'the issuer’s keys could not be read',
+  // One answer for all three (RFC 7523 §3.1 lets the server say little): which issuers an organization trusts is not
+  // told to someone who cannot sign as one. The console's test names the exact reason, rule by rule.
+  untrusted_issuer: 'the assertion is not signed by an issuer this organization trusts',
+  signature: 'the assertion is not signed by an issuer this organization trusts',
+  keys_unavailable: 'the assertion is not signed by an issuer this organization trusts',
   expired: 'the assertion has expired',
   not_yet_valid: 'the assertion is not valid yet',
   audience: 'the assertion’s audience is not this Portico (or the rule’s audience)',
@@ -345,7 +350,8 @@ export async function evaluateWorkloadToken(db: Queryable, orgId: string, token:
     return { ok: false, refusal: 'malformed', verdicts: [] };
   }
   const issuerKey = issuerKeyOf(unverified);
-  if (!issuerKey) return { ok: false, refusal: 'no_issuer', verdicts: [] };
+  // An issuer PostgreSQL text cannot hold (a NUL) names no rule: refused as malformed, not a failed statement.
+  if (!issuerKey || !isStorableText(issuerKey)) return { ok: false, refusal: issuerKey ? 'malformed' : 'no_issuer', verdicts: [] };
   const rules = await db
     .select()
     .from(workloadTrustRules)
@@ -363,6 +369,8 @@ export async function evaluateWorkloadToken(db: Queryable, orgId: string, token:
     const audience = rule.audience ?? [ctx.issuer, `${ctx.issuer}/`, ctx.tokenEndpoint];
     const cacheKey = JSON.stringify([rule.jwksUri ?? rule.jwks, audience, rule.issuer]);
     let verified = verifiedBySource.get(cacheKey);
+    // At most a few key sets per presentation: a crafted token cannot make Portico fetch every rule's JWKS URL.
+    if (!verified && verifiedBySource.size >= MAX_KEY_SOURCES_PER_TOKEN) verified = { refusal: 'keys_unavailable' };
     if (!verified) {
       try {
         const { payload } = await verifyWithKeys(token, source, {
@@ -408,7 +416,10 @@ export async function evaluateWorkloadToken(db: Queryable, orgId: string, token:
  * without (SPIFFE JWT-SVIDs need not carry one). False: it was used already.
  */
 export async function recordWorkloadTokenUse(db: Queryable, orgId: string, token: string, payload: JWTPayload): Promise<boolean> {
-  const identifier = typeof payload.jti === 'string' && payload.jti.length > 0 ? `jti:${payload.jti}` : `token:${createHash('sha256').update(token).digest('base64url')}`;
+  // Without a `jti`, the signed part (header and claims) names the token: not the whole string, whose signature can be
+  // re-encoded (base64url padding bits, ECDSA's s and n − s) into other strings that verify just as well.
+  const signed = token.split('.').slice(0, 2).join('.');
+  const identifier = typeof payload.jti === 'string' && payload.jti.length > 0 ? `jti:${payload.jti}` : `signed:${createHash('sha256').update(signed).digest('base64url')}`;
   const key = createHash('sha256').update(`workload\n${orgId}\n${issuerKeyOf(payload) ?? ''}\n${identifier}`).digest('base64url');
   const [first] = await db
     .insert(assertionUses)

@@ -24,6 +24,7 @@ import { agents, auditEvents, outboundDeliveries } from '../../lib/db/schema';
 import { createAgent, createConnection, grantAgentScope } from '../../lib/organizations/agents';
 import { agentCommands, type AgentCommandContext, type WorkloadDeps } from '../../lib/organizations/agent-commands';
 import { removeMemberCommand } from '../../lib/organizations/member-commands';
+import { removeTeamMemberCommand } from '../../lib/organizations/team-commands';
 import { runOrgOperation } from '../../lib/organizations/org-operation';
 import { createOrganization } from '../../lib/organizations/organizations';
 import { addTeamMember, createTeam } from '../../lib/organizations/teams';
@@ -209,6 +210,9 @@ describe('agents that run as workloads', () => {
       expect((claims.exp as number) - (claims.iat as number)).toBeLessThanOrEqual(600);
       const [audited] = await database.db.select().from(auditEvents).where(and(eq(auditEvents.orgId, orgId), eq(auditEvents.action, 'agent.token_issued')));
       expect(audited?.details).toMatchObject({ via: 'client_credentials', mode: 'own', sub: agentId });
+      // A scope naming only what the catalog lacks (a typo) narrows to nothing, never to "everything held".
+      const typo = await clientCredentials(first, agentPrivateKey, { resource, scope: 'notes:raed' });
+      expect(decodeJwt(typo.access_token).scope).toBeUndefined();
     });
 
     it('a replayed client assertion is refused; a key of another agent, and another app, get nothing', async () => {
@@ -280,7 +284,7 @@ describe('agents that run as workloads', () => {
       // Tampered: the claims changed after signing.
       const [header, payload, signature] = once.split('.');
       const widened = Buffer.from(JSON.stringify({ ...decodeJwt(once), jti: randomUUID() })).toString('base64url');
-      expect(await refusal(presentWorkloadToken(first, `${header}.${widened}.${signature}`))).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('signature') });
+      expect(await refusal(presentWorkloadToken(first, `${header}.${widened}.${signature}`))).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('not signed by an issuer this organization trusts') });
       expect(payload).toBeTruthy();
     });
 
@@ -296,10 +300,22 @@ describe('agents that run as workloads', () => {
       await asOwner((ctx) => agentCommands.addTrustRule(ctx, { agentId, name: 'Mesh', kind: 'spiffe', issuer: 'spiffe://example.org', jwks: bundle, spiffeId: 'spiffe://example.org/ns/payments/sa/invoicer' }, deps));
       const svid = async (sub: string) =>
         new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'svid-1', typ: 'JWT' }).setSubject(sub).setAudience(first.issuer).setIssuedAt().setExpirationTime('5m').sign(privateKey);
-      const tokens = await presentWorkloadToken(first, await svid('spiffe://example.org/ns/payments/sa/invoicer'));
+      const presented = await svid('spiffe://example.org/ns/payments/sa/invoicer');
+      const tokens = await presentWorkloadToken(first, presented);
       expect(decodeJwt(tokens.access_token).sub).toBe(agentId);
+      // No `jti`: the token itself is used once — also re-encoded (the signature's last character carries 4 unused
+      // bits: another string, the same bytes, the same signature).
+      expect(await refusal(presentWorkloadToken(first, presented))).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('already used') });
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const last = alphabet.indexOf(presented.at(-1)!);
+      const reencoded = `${presented.slice(0, -1)}${alphabet[last ^ 1]}`;
+      expect(reencoded).not.toBe(presented);
+      expect(await refusal(presentWorkloadToken(first, reencoded))).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('already used') });
+      // An issuer PostgreSQL text cannot hold is a malformed assertion, not a server error.
+      const nul = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'svid-1' }).setIssuer('https://a\u0000b.example').setSubject('x').setAudience(first.issuer).setIssuedAt().setExpirationTime('5m').sign(privateKey);
+      expect(await refusal(presentWorkloadToken(first, nul))).toMatchObject({ error: 'invalid_grant' });
       expect(await refusal(presentWorkloadToken(first, await svid('spiffe://example.org/ns/payments/sa/other')))).toMatchObject({ error: 'invalid_grant' });
-      expect(await refusal(presentWorkloadToken(first, await svid('spiffe://evil.org/ns/payments/sa/invoicer')))).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('no trust rule') });
+      expect(await refusal(presentWorkloadToken(first, await svid('spiffe://evil.org/ns/payments/sa/invoicer')))).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('not signed by an issuer this organization trusts') });
     });
 
     it('"test this token" says which rule matched, or why none did, without using the token up', async () => {
@@ -445,6 +461,14 @@ describe('agents that run as workloads', () => {
       expect(mails.map((mail) => mail.recipient).sort()).toEqual(expect.arrayContaining([owner.email, admin.email]));
       // Told once: the next round tells nobody again.
       expect((await runTicker(database.db, { issuer: first.issuer, atRestKey: new Uint8Array(32) }, new Date(), { sweep: false, cleanUpClients: false })).agentSuspensionsTold).toBe(0);
+      // Nobody answers for the orphan: turning it on is refused until a sponsor team with a member answers for it.
+      await expect(asOwner((ctx) => agentCommands.setDisabled(ctx, { agentId: orphan.id, disabled: false }))).rejects.toMatchObject({ text: { key: 'refusals.agents.nobodyAnswers' } });
+      // The sponsor team's last member leaves the team: the sponsored agent stops too.
+      await runOrgOperation(database.db, { org: { id: orgId, slug: 'workloads', name: 'Workloads' } as never, role: 'owner', actor: { person: owner, ip: '192.0.2.1', door: 'console' } }, { audit: 'exactly_one' }, ({ tx, audit }) =>
+        removeTeamMemberCommand({ tx, org: { id: orgId, slug: 'workloads', name: 'Workloads' } as never, audit } as never, team.id, admin.id),
+      );
+      const [afterTeam] = await database.db.select().from(agents).where(eq(agents.id, sponsored.id));
+      expect(afterTeam).toMatchObject({ suspendedReason: 'owner_left' });
     });
   });
 });

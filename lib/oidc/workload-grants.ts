@@ -29,10 +29,14 @@ import { noteAgentUse } from '../organizations/agents';
 import { evaluateWorkloadToken, recordWorkloadTokenUse, WORKLOAD_REFUSAL_TEXT } from '../organizations/workload-trust';
 import { recordAuditEvent } from '../audit/events';
 import type { OutboundPolicy } from '../http/outbound';
+import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { clientKindOf } from './client-policy';
 import { noteExchangedClaims } from './agent-token-exchange';
 import { appTokenResourceServer } from './resource-servers';
 import { appResourceScopes, resourceTokenScope } from './resource-scope';
+
+/** Workload tokens presented from one client network (IPv6: a /64) in a minute. */
+export const WORKLOAD_PRESENTATIONS_PER_NETWORK: RateLimitRule = { name: 'workload:presentation:network', limit: 600, windowSeconds: 60, perClientNetwork: true };
 
 /** The public client a workload presents its own JWT through (SEP-1933: no client authentication, the assertion is the credential). */
 export const WORKLOAD_CLIENT_ID = 'portico-workload';
@@ -164,6 +168,13 @@ function safeKid(assertion: string): string | undefined {
 export async function exchangeWorkloadToken(provider: Provider, ctx: KoaContextWithOIDC, deps: WorkloadGrantDeps): Promise<void> {
   const db = deps.db();
   const params = (ctx.oidc.params ?? {}) as Record<string, unknown>;
+  // Anyone may present a token here (the assertion is the credential): counted per client network before any work,
+  // generous for a cluster behind one address (each workload asks about every ten minutes), a wall for a flood.
+  const limit = await hitRateLimit(db, WORKLOAD_PRESENTATIONS_PER_NETWORK, ctx.ip);
+  if (limit.limited) {
+    ctx.set('Retry-After', String(limit.retryAfterSeconds));
+    throw Object.assign(new errors.SlowDown('too many workload tokens presented from this network: try again later'), { status: 429, statusCode: 429 });
+  }
   const assertion = params.assertion;
   if (typeof assertion !== 'string' || assertion.length === 0) throw new errors.InvalidRequest('assertion is required: the workload’s own JWT');
   const { app, resource } = await appOfResource(db, params.resource);

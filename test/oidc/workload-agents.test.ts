@@ -34,7 +34,8 @@ import { securityEventPushDelivery, securityEventSigner } from '../../lib/delive
 import { deliverDue } from '../../lib/deliveries/outbox';
 import { SSF_EVENT_TYPES } from '../../lib/ssf/events';
 import { runTicker } from '../../lib/notifications/ticker';
-import { WORKLOAD_CLIENT_ID } from '../../lib/oidc/workload-grants';
+import { WORKLOAD_CLIENT_ID, WORKLOAD_PRESENTATIONS_PER_NETWORK } from '../../lib/oidc/workload-grants';
+import { hitRateLimit } from '../../lib/rate-limit/fixed-window';
 import type { User } from '../../lib/accounts/users';
 import { startExampleApp, type ExampleApp } from '../../examples/notes/app';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
@@ -470,5 +471,14 @@ describe('agents that run as workloads', () => {
       const [afterTeam] = await database.db.select().from(agents).where(eq(agents.id, sponsored.id));
       expect(afterTeam).toMatchObject({ suspendedReason: 'owner_left' });
     });
+  });
+
+  it('a flood of workload tokens from one network is slowed down (429 slow_down) before any is checked', async () => {
+    // The last test of the file: the loopback network's window is full from here on.
+    for (let hit = 0; hit < WORKLOAD_PRESENTATIONS_PER_NETWORK.limit; hit += 1) await hitRateLimit(database.db, WORKLOAD_PRESENTATIONS_PER_NETWORK, '127.0.0.1');
+    const answer = await fetch(`${first.issuer}/oidc/token`, { method: 'POST', body: new URLSearchParams({ grant_type: JWT_BEARER, client_id: WORKLOAD_CLIENT_ID, assertion: 'x.y.z', resource }) });
+    expect(answer.status).toBe(429);
+    expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await answer.json()).toMatchObject({ error: 'slow_down' });
   });
 });

@@ -62,7 +62,7 @@ export default async function AgentsPage(props: { params: Promise<{ org: string 
           <section key={agent.id} className="panel" data-testid={`agent-${agent.name}`} aria-label={t('agentLabel', { name: agent.name })}>
             <div className="mb-3 flex flex-wrap items-baseline justify-between gap-2">
               <h2 className="text-lg font-semibold">
-                {agent.name} {agent.disabledAt ? <span className="ml-2 text-sm font-normal text-red-700">{t('disabled')}</span> : null}
+                {agent.name} {agent.disabledAt ? <span className="ml-2 text-sm font-normal text-red-700">{agent.suspendedReason === 'owner_left' ? t('suspended') : t('disabled')}</span> : null}
               </h2>
               <p className="text-sm text-slate-600">
                 {t('owner', { email: ownerEmail })} · <code className="text-xs">{agent.id}</code> · <Link href={`/console/${org}/agents/${agent.id}`}>{t('explainLink')}</Link>

@@ -17,7 +17,7 @@ import { listTeams } from '../organizations/teams';
 import { listTrustRules, WORKLOAD_REFUSAL_TEXT, type RuleVerdict, type TrustRuleForm, type WorkloadTrustRule } from '../organizations/workload-trust';
 import { terminalText } from '../util/visible-text';
 import { CLI_PREFIX } from './catalog';
-import { CommandError, printList, UsageError, type CliContext, type Command } from './command';
+import { CommandError, namedPositionals, optionText, printList, requiredOptionText, UsageError, type CliContext, type Command } from './command';
 import { asOperator, organizationOf } from './org-scope';
 import type { SecretSource } from './secret-input';
 
@@ -46,29 +46,6 @@ function parsed<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
 }
 
 const ARGUMENT_NAMES: Record<string, string> = { agentId: '<agent id>', keyId: '<key id>', ruleId: '<rule id>', teamId: '<team>', jwksUri: '<url>', token: 'the token', publicKey: '--public-key-file', alg: '--alg' };
-
-/** The positionals a command takes, by name: each one given (non-empty), and nothing more. */
-function named<K extends string>(positionals: readonly string[], names: readonly K[], hints: Partial<Record<K, string>> = {}): Record<K, string> {
-  const result = {} as Record<K, string>;
-  names.forEach((name, index) => {
-    const value = positionals[index]?.trim();
-    if (!value) throw new UsageError(hints[name] ?? `name the ${name}`);
-    result[name] = value;
-  });
-  if (positionals.length > names.length) throw new UsageError(`one ${names.join(', one ')}: "${terminalText(positionals[names.length])}" is one word too many`);
-  return result;
-}
-
-function text(values: Values, name: string): string | undefined {
-  const value = values[name];
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
-function requiredText(values: Values, name: string): string {
-  const value = text(values, name);
-  if (value === undefined) throw new UsageError(`--${name} is required`);
-  return value;
-}
 
 /** Options given that the sub-command does not take (they share one option list): a misuse, not silently ignored. */
 function onlyOptions(values: Values, command: string, allowed: readonly string[]): void {
@@ -118,7 +95,7 @@ function stateOf(agent: Agent): string {
 function agentSwitch(disabled: boolean): Command {
   return {
     async run(ctx, values, positionals) {
-      const given = named(positionals, ['agent'], AGENT_HINT);
+      const given = namedPositionals(positionals, ['agent'], AGENT_HINT);
       const org = await organizationOf(ctx, values);
       const agent = await agentOf(ctx, org, given.agent);
       const name = terminalText(agent.name);
@@ -195,7 +172,7 @@ const TRUST_OPTIONS = {
 export const AGENT_COMMANDS: Record<string, Command> = {
   list: {
     async run(ctx, values, positionals) {
-      named(positionals, []);
+      namedPositionals(positionals, []);
       const org = await organizationOf(ctx, values);
       const listings = await listAgents(ctx.db, org.id);
       if (listings.length === 0) ctx.out(`${org.slug} has no agents. People create them in the console (Agents) or over REST.`);
@@ -221,7 +198,7 @@ export const AGENT_COMMANDS: Record<string, Command> = {
       const [action, ...rest] = positionals;
       if (action !== 'list' && action !== 'add' && action !== 'remove') throw new UsageError('say list, add or remove: agents keys add <agent id> --org <slug> --public-key-file <path>');
       onlyOptions(values, `keys ${action}`, action === 'add' ? ['public-key-file', 'alg'] : []);
-      const given = named(rest, action === 'remove' ? ['agent', 'key'] : ['agent'], { ...AGENT_HINT, key: 'name the key (its id, or its kid, from agents keys list)' });
+      const given = namedPositionals(rest, action === 'remove' ? ['agent', 'key'] : ['agent'], { ...AGENT_HINT, key: 'name the key (its id, or its kid, from agents keys list)' });
       const org = await organizationOf(ctx, values);
       const agent = await agentOf(ctx, org, given.agent);
       const name = terminalText(agent.name);
@@ -233,9 +210,9 @@ export const AGENT_COMMANDS: Record<string, Command> = {
         return;
       }
       if (action === 'add') {
-        const file = requiredText(values, 'public-key-file');
+        const file = requiredOptionText(values, 'public-key-file');
         const publicKey = await readGiven(ctx, '--public-key-file', fileOrStdin(file, 'The public key (a JWK, or a PEM "PUBLIC KEY" block)', true));
-        const alg = text(values, 'alg');
+        const alg = optionText(values, 'alg');
         const input = parsed(AGENT_INPUTS.addKey, { agentId: agent.id, publicKey, ...(alg !== undefined ? { alg } : {}) });
         const { key } = await asOperator(ctx, org, (operation) => agentCommands.addKey(commandContext(operation), input));
         ctx.out(`Added to ${name}: kid ${terminalText(key.kid)}, ${key.alg} (key ${key.id}).`);
@@ -270,7 +247,7 @@ export const AGENT_COMMANDS: Record<string, Command> = {
     async run(ctx, values, positionals) {
       const [action, ...rest] = positionals;
       if (action !== 'set') throw new UsageError('say set: agents sponsor set <agent id> <team id | team name | none> --org <slug>');
-      const given = named(rest, ['agent', 'team'], { ...AGENT_HINT, team: 'name the team (its id or its name), or none' });
+      const given = namedPositionals(rest, ['agent', 'team'], { ...AGENT_HINT, team: 'name the team (its id or its name), or none' });
       const org = await organizationOf(ctx, values);
       const agent = await agentOf(ctx, org, given.agent);
       let teamId = '';
@@ -293,9 +270,9 @@ export const AGENT_COMMANDS: Record<string, Command> = {
       }
       onlyOptions(values, `trust ${action}`, TRUST_OPTIONS[action]);
       if (action === 'list') {
-        named(rest, []);
+        namedPositionals(rest, []);
         const org = await organizationOf(ctx, values);
-        const agentId = text(values, 'agent');
+        const agentId = optionText(values, 'agent');
         const agent = agentId !== undefined ? await agentOf(ctx, org, agentId, '--agent') : undefined;
         const rules = await listTrustRules(ctx.db, org.id, agent?.id);
         if (rules.length === 0) ctx.out(`${agent ? terminalText(agent.name) : org.slug} has no workload trust rules.`);
@@ -307,16 +284,16 @@ export const AGENT_COMMANDS: Record<string, Command> = {
         return;
       }
       if (action === 'remove') {
-        const given = named(rest, ['rule'], { rule: 'name the rule (its id, from agents trust list)' });
+        const given = namedPositionals(rest, ['rule'], { rule: 'name the rule (its id, from agents trust list)' });
         const org = await organizationOf(ctx, values);
         const done = await asOperator(ctx, org, (operation) => agentCommands.removeTrustRule(commandContext(operation), parsed(AGENT_INPUTS.removeTrustRule, { ruleId: given.rule })));
         ctx.out(terminalText(done.message));
         return;
       }
       if (action === 'test') {
-        named(rest, []);
+        namedPositionals(rest, []);
         const org = await organizationOf(ctx, values);
-        const file = text(values, 'token-file') ?? '-';
+        const file = optionText(values, 'token-file') ?? '-';
         const token = await readGiven(ctx, '--token-file', fileOrStdin(file, 'The workload token (a JWT)', false));
         const input = parsed(AGENT_INPUTS.testToken, { token });
         // Read-only, outside any transaction (an issuer's keys may be fetched): it records nothing, not even the token's use.
@@ -337,15 +314,15 @@ export const AGENT_COMMANDS: Record<string, Command> = {
         return;
       }
       // add
-      named(rest, []);
+      namedPositionals(rest, []);
       const org = await organizationOf(ctx, values);
-      const agent = await agentOf(ctx, org, requiredText(values, 'agent'), '--agent');
-      const form: { agentId: string } & TrustRuleForm = { agentId: agent.id, name: requiredText(values, 'name'), kind: requiredText(values, 'kind'), issuer: requiredText(values, 'issuer') };
+      const agent = await agentOf(ctx, org, requiredOptionText(values, 'agent'), '--agent');
+      const form: { agentId: string } & TrustRuleForm = { agentId: agent.id, name: requiredOptionText(values, 'name'), kind: requiredOptionText(values, 'kind'), issuer: requiredOptionText(values, 'issuer') };
       for (const [option, field] of Object.entries(RULE_OPTIONS)) {
-        const value = text(values, option);
+        const value = optionText(values, option);
         if (value !== undefined) form[field] = value;
       }
-      const jwksFile = text(values, 'jwks-file');
+      const jwksFile = optionText(values, 'jwks-file');
       if (jwksFile !== undefined && form.jwksUri !== undefined) throw new UsageError('--jwks-uri or --jwks-file, not both');
       if (jwksFile === undefined && form.jwksUri === undefined) throw new UsageError('give the issuer’s keys: --jwks-uri <url> or --jwks-file <path>');
       const claims = values.claim === undefined ? [] : (Array.isArray(values.claim) ? values.claim : [values.claim]).map(String);

@@ -2,6 +2,7 @@
 import type { Database } from '../db/client';
 import type { OutboundPolicy } from '../http/outbound';
 import type { SecretSource } from './secret-input';
+import { terminalText } from '../util/visible-text';
 
 export interface CliContext {
   db: Database;
@@ -50,4 +51,29 @@ export function printList(ctx: Pick<CliContext, 'out'>, columns: readonly string
   if (rows.length === 0) return;
   ctx.out(columns.join('\t'));
   for (const row of rows) ctx.out(row.join('\t'));
+}
+
+/** The positionals a command takes, by name: each one given (non-empty), and nothing more. */
+export function namedPositionals<K extends string>(positionals: readonly string[], names: readonly K[], hints: Partial<Record<K, string>> = {}): Record<K, string> {
+  const result = {} as Record<K, string>;
+  names.forEach((name, index) => {
+    const value = positionals[index]?.trim();
+    if (!value) throw new UsageError(hints[name] ?? `name the ${name}`);
+    result[name] = value;
+  });
+  if (positionals.length > names.length) throw new UsageError(`one ${names.join(', one ')}: "${terminalText(positionals[names.length])}" is one word too many`);
+  return result;
+}
+
+/** An option's text, trimmed; undefined when not given or blank. */
+export function optionText(values: Record<string, unknown>, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** An option's text, which the command cannot do without. */
+export function requiredOptionText(values: Record<string, unknown>, name: string): string {
+  const value = optionText(values, name);
+  if (value === undefined) throw new UsageError(`--${name} is required`);
+  return value;
 }

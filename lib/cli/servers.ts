@@ -32,7 +32,7 @@ import { deliveryPolicy } from '../http/outbound';
 import type { Organization } from '../organizations/organizations';
 import { terminalText } from '../util/visible-text';
 import { CLI_PREFIX } from './catalog';
-import { CommandError, printList, UsageError, type CliContext, type Command } from './command';
+import { CommandError, namedPositionals, optionText, printList, requiredOptionText, UsageError, type CliContext, type Command } from './command';
 import { asOperator, operatorScope, organizationOf } from './org-scope';
 import { ENV_NAME, type SecretSource } from './secret-input';
 
@@ -49,29 +49,6 @@ const POSITIONAL_HINTS: Record<string, string> = {
   level: `name the level: ${LEVELS_TEXT}`,
   permission: 'name the permission (mcp lets every member, or a scope of your choosing)',
 };
-
-/** The positionals a command takes, by name: each one given, and nothing more. */
-function named<K extends string>(positionals: string[], names: readonly K[]): Record<K, string> {
-  const result = {} as Record<K, string>;
-  names.forEach((name, index) => {
-    const value = positionals[index]?.trim();
-    if (!value) throw new UsageError(POSITIONAL_HINTS[name] ?? `name the ${name}`);
-    result[name] = value;
-  });
-  if (positionals.length > names.length) throw new UsageError(`one ${names.join(', one ')}: "${terminalText(positionals[names.length])}" is one word too many`);
-  return result;
-}
-
-function text(values: Values, name: string): string | undefined {
-  const value = values[name];
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
-function requiredText(values: Values, name: string): string {
-  const value = text(values, name);
-  if (value === undefined) throw new UsageError(`--${name} is required`);
-  return value;
-}
 
 async function serverOf(ctx: CliContext, org: Organization, slug: string): Promise<GatewayServer> {
   const server = await findGatewayServer(ctx.db, org.id, slug);
@@ -91,7 +68,7 @@ const LIMIT_OPTIONS = { 'timeout-ms': 'timeoutMs', 'max-response-bytes': 'maxRes
 function limitsOf(values: Values): Partial<GatewayLimits> {
   const limits: Partial<GatewayLimits> = {};
   for (const [option, field] of Object.entries(LIMIT_OPTIONS)) {
-    const given = text(values, option);
+    const given = optionText(values, option);
     if (given === undefined) continue;
     const range = LIMIT_RANGES[field];
     const value = Number(given);
@@ -106,7 +83,7 @@ function limitsOf(values: Values): Partial<GatewayLimits> {
  * nothing. Its value never comes from argv, is never printed, and is in no message.
  */
 async function credentialOf(ctx: CliContext, values: Values): Promise<{ header: string; value: string } | undefined> {
-  const header = text(values, 'header');
+  const header = optionText(values, 'header');
   const fromStdin = values['credential-stdin'] === true;
   const variable = typeof values['credential-env'] === 'string' ? values['credential-env'].trim() : undefined;
   if (header === undefined) {
@@ -178,7 +155,7 @@ function serverSwitch(disabled: boolean): Command {
   return {
     async run(ctx, values, positionals) {
       const org = await organizationOf(ctx, values);
-      const server = await serverOf(ctx, org, named(positionals, ['server']).server);
+      const server = await serverOf(ctx, org, namedPositionals(positionals, ['server'], POSITIONAL_HINTS).server);
       const changed = await asOperator(ctx, org, (operation) => setGatewayServerDisabled(operation, server, disabled), 'at_most_one');
       if (!changed) throw new CommandError(`${server.slug} is ${disabled ? 'off' : 'on'} already.`);
       ctx.out(disabled ? `${server.slug} is off: no token is issued for it and nobody calls it; its grants and tools wait.` : `${server.slug} is on again.`);
@@ -203,9 +180,9 @@ export const SERVER_COMMANDS: Record<string, Command> = {
   },
   add: {
     async run(ctx, values, positionals) {
-      named(positionals, []);
+      namedPositionals(positionals, [], POSITIONAL_HINTS);
       const org = await organizationOf(ctx, values);
-      const input = { name: requiredText(values, 'name'), url: requiredText(values, 'url'), slug: text(values, 'slug'), limits: limitsOf(values) };
+      const input = { name: requiredOptionText(values, 'name'), url: requiredOptionText(values, 'url'), slug: optionText(values, 'slug'), limits: limitsOf(values) };
       const credential = await credentialOf(ctx, values);
       // The upstream is read first (outside any transaction), then the server and its tools are recorded as one operation.
       const added = await addServerFromUpstream(ctx.db, operatorScope(ctx, org), { ...input, ...(credential ? { credential } : {}) }, deps(ctx));
@@ -226,7 +203,7 @@ export const SERVER_COMMANDS: Record<string, Command> = {
   show: {
     async run(ctx, values, positionals) {
       const org = await organizationOf(ctx, values);
-      const server = await serverOf(ctx, org, named(positionals, ['server']).server);
+      const server = await serverOf(ctx, org, namedPositionals(positionals, ['server'], POSITIONAL_HINTS).server);
       ctx.out(`server      ${server.slug}`);
       ctx.out(`name        ${terminalText(server.name)}`);
       ctx.out(`resource    ${terminalText(server.resource)}`);
@@ -243,7 +220,7 @@ export const SERVER_COMMANDS: Record<string, Command> = {
   tools: {
     async run(ctx, values, positionals) {
       const org = await organizationOf(ctx, values);
-      const server = await serverOf(ctx, org, named(positionals, ['server']).server);
+      const server = await serverOf(ctx, org, namedPositionals(positionals, ['server'], POSITIONAL_HINTS).server);
       if (values.refresh === true) {
         const read = await refreshServerTools(ctx.db, operatorScope(ctx, org), server, deps(ctx));
         const tools = await gatewayToolsOf(ctx.db, server.id);
@@ -270,11 +247,11 @@ export const SERVER_COMMANDS: Record<string, Command> = {
   approve: {
     async run(ctx, values, positionals) {
       const org = await organizationOf(ctx, values);
-      const level = text(values, 'level');
+      const level = optionText(values, 'level');
       if (level !== undefined && !isRiskLevel(level)) throw new UsageError(`--level must be ${LEVELS_TEXT}`);
       if (values.all === true) {
         if (values.digest !== undefined || level !== undefined) throw new UsageError('--all approves each pending tool at its definition now and at its own level: leave out --digest and --level');
-        const server = await serverOf(ctx, org, named(positionals, ['server']).server);
+        const server = await serverOf(ctx, org, namedPositionals(positionals, ['server'], POSITIONAL_HINTS).server);
         const tools = await gatewayToolsOf(ctx.db, server.id);
         const pending = tools.filter((tool) => toolStateOf(tool) === 'pending');
         if (pending.length === 0) ctx.out(`No tool of ${server.slug} waits for its first approval.`);
@@ -287,11 +264,11 @@ export const SERVER_COMMANDS: Record<string, Command> = {
         if (changed.length > 0) ctx.out(`Not approved by --all, as they changed since their approval: ${changed.map((tool) => terminalText(tool.name)).join(', ')}. Read each with: ${CLI_PREFIX} servers approve ${server.slug} <tool> --org ${org.slug}`);
         return;
       }
-      const given = named(positionals, ['server', 'tool']);
+      const given = namedPositionals(positionals, ['server', 'tool'], POSITIONAL_HINTS);
       const server = await serverOf(ctx, org, given.server);
       const tool = await toolOf(ctx, org, server, given.tool);
       const state = toolStateOf(tool);
-      const digest = text(values, 'digest');
+      const digest = optionText(values, 'digest');
       if (digest !== undefined) {
         const approved = await asOperator(ctx, org, (operation) => approveGatewayTool(operation, server, { tool: tool.name, digest, ...(level ? { level: level as RiskLevel } : {}), approvedBy: null }));
         ctx.out(`Approved ${terminalText(approved.name)} on ${server.slug} at ${approved.riskLevel}: tokens with ${terminalText(approved.permission)} may call it.`);
@@ -318,7 +295,7 @@ export const SERVER_COMMANDS: Record<string, Command> = {
   },
   'set-level': {
     async run(ctx, values, positionals) {
-      const given = named(positionals, ['server', 'tool', 'level']);
+      const given = namedPositionals(positionals, ['server', 'tool', 'level'], POSITIONAL_HINTS);
       if (!isRiskLevel(given.level)) throw new UsageError(`the level is ${LEVELS_TEXT}, not "${terminalText(given.level)}"`);
       const level = given.level;
       const org = await organizationOf(ctx, values);
@@ -331,7 +308,7 @@ export const SERVER_COMMANDS: Record<string, Command> = {
   },
   'set-permission': {
     async run(ctx, values, positionals) {
-      const given = named(positionals, ['server', 'tool', 'permission']);
+      const given = namedPositionals(positionals, ['server', 'tool', 'permission'], POSITIONAL_HINTS);
       const org = await organizationOf(ctx, values);
       const server = await serverOf(ctx, org, given.server);
       const tool = await toolOf(ctx, org, server, given.tool);
@@ -350,7 +327,7 @@ export const SERVER_COMMANDS: Record<string, Command> = {
   remove: {
     async run(ctx, values, positionals) {
       const org = await organizationOf(ctx, values);
-      const server = await serverOf(ctx, org, named(positionals, ['server']).server);
+      const server = await serverOf(ctx, org, namedPositionals(positionals, ['server'], POSITIONAL_HINTS).server);
       ctx.out(`${server.slug}\t${terminalText(server.name)}\t${terminalText(server.url)}`);
       if (values.yes !== true && !(await ctx.confirm(`Remove ${terminalText(server.name)} (${server.slug}) for good, with its tools and every grant at it?`))) {
         throw new CommandError('Not confirmed: nothing was changed. (Without a terminal, pass --yes.)');
@@ -361,7 +338,7 @@ export const SERVER_COMMANDS: Record<string, Command> = {
   },
   'set-credential': {
     async run(ctx, values, positionals) {
-      const given = named(positionals, ['server']);
+      const given = namedPositionals(positionals, ['server'], POSITIONAL_HINTS);
       const none = values.none === true;
       if (none && (values.header !== undefined || values['credential-stdin'] === true || values['credential-env'] !== undefined)) throw new UsageError('--none, or --header with its credential: not both');
       if (!none && values.header === undefined) throw new UsageError('give --header <name> with --credential-stdin or --credential-env <VAR>, or --none');
@@ -378,7 +355,7 @@ export const SERVER_COMMANDS: Record<string, Command> = {
   },
   'set-limits': {
     async run(ctx, values, positionals) {
-      const given = named(positionals, ['server']);
+      const given = namedPositionals(positionals, ['server'], POSITIONAL_HINTS);
       const limits = limitsOf(values);
       if (Object.keys(limits).length === 0) throw new UsageError('give at least one of --timeout-ms, --max-response-bytes, --max-concurrent');
       const org = await organizationOf(ctx, values);

@@ -42,6 +42,7 @@ import {
 } from './surface';
 import { APPROVED_ACTIONS_PATH, ApprovedActionRefusal, detailCovering, type ApprovedAction, type ExpectedAction } from './approved-actions';
 import { registerKitTools, requiredScopesOf, riskModelCapability, surfaceOfTools, type ConfirmationInputRequests, type ConfirmationState, type KitTool, type ToolEvent } from './tools';
+import { missingPermissions } from './decision';
 
 // What apps use. Portico itself imports the shared modules (risk.ts, surface.ts, …) directly.
 export type { ResourceAuthorization, VerifiedAccessToken, KitTool, ToolEvent, SurfaceDocument, RiskLevel, ConfirmationStore, ReplayGuard };
@@ -52,6 +53,7 @@ export { createSignIn, type SignIn, type SignInConfig, type PendingSignIn, type 
 export { memoryConfirmationStore, RISK_LEVELS, RISK_MODEL_VERSION, CONFIRMATION_TOKEN_PARAMETER, RiskConfigurationError } from './risk';
 export { SURFACE_PATH, DECLARATION_PATH, memoryReplayGuard } from './surface';
 export { normalizeResourcePath, resourcePathCovers } from './resource-path';
+export { decideOperation, missingPermissions, type OperationDecision, type OperationFacts } from './decision';
 export { ApprovedActionRefusal, APPROVED_ACTIONS_PATH, type ApprovedAction, type ExpectedAction } from './approved-actions';
 export { createSecurityEventReceiver, SecurityEventRefusal, CAEP_SESSION_REVOKED, RISC_ACCOUNT_DISABLED, RISC_ACCOUNT_PURGED, type SecurityEvent, type SecurityEventReceiverConfig } from './security-events';
 export { memorySubjectRevocations, type SubjectRevocations } from './revocations';
@@ -413,7 +415,7 @@ function scopesNeededByCall(messages: readonly unknown[], toolScopes: ReadonlyMa
     const call = message as { method?: unknown; params?: { name?: unknown } } | null;
     if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') continue;
     const scopes = toolScopes.get(call.params.name);
-    if (scopes && !scopes.every((scope) => token.scopes.includes(scope))) return { tool: call.params.name, scopes };
+    if (scopes && missingPermissions(token.scopes, scopes).length > 0) return { tool: call.params.name, scopes };
   }
   return undefined;
 }

@@ -8,6 +8,7 @@
 // happen. It is not a credential: it authenticates no one and never replaces the access token.
 import { createHash, randomBytes } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import { decideOperation } from './decision';
 
 /** Bumped on any incompatible change of the levels or the gate; servers expose it in `initialize`. */
 export const RISK_MODEL_VERSION = 1;
@@ -250,12 +251,13 @@ export function createConfirmationGate(options: { store: ConfirmationStore; mode
     mode,
     async check(tool, args, caller) {
       const { [CONFIRMATION_TOKEN_PARAMETER]: presented, ...rest } = args;
-      if (tool.riskLevel !== 'approval_required') return { run: true, confirmed: false, args: rest };
+      // The level's rule is the one every door applies (app-kit/decision.ts); the gate supplies the confirmation.
+      if (decideOperation({ held: [], required: [], level: tool.riskLevel }).allowed) return { run: true, confirmed: false, args: rest };
       const binding: ConfirmationBinding = { tool: tool.name, subject: caller.subject, actor: caller.actor ?? '', clientId: caller.clientId, argumentsDigest: argumentsDigest(rest) };
       const at = now();
       if (typeof presented === 'string' && presented.startsWith(TOKEN_PREFIX) && presented.length <= 128) {
         const redemption = await options.store.redeem(hashConfirmationNonce(presented), binding, at);
-        if (redemption === 'run') return { run: true, confirmed: true, args: rest };
+        if (redemption === 'run' && decideOperation({ held: [], required: [], level: tool.riskLevel, approval: 'confirmed' }).allowed) return { run: true, confirmed: true, args: rest };
         if (redemption === 'waiting') return { run: false, outcome: 'waiting', text: waitingText(tool) };
         if (redemption === 'denied') return { run: false, outcome: 'denied', text: `"${tool.name}" did not run: the person denied this call. The confirmation token is spent; do not retry unless they ask again.` };
       }

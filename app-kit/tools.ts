@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { VerifiedAccessToken } from './protected-resource';
 import { annotationsFor, CONFIRMATION_TOKEN_PARAMETER, isAudited, RISK_MODEL_VERSION, type ConfirmationChallenge, type ConfirmationGate, type ConfirmationMode, type GateDecision, type RiskLevel } from './risk';
 import { normalizeSurface, type SurfaceTool } from './surface';
+import { missingPermissions } from './decision';
 
 export interface ToolContext {
   /** The verified access token of this call: `subject`, `actor` (the agent, RFC 8693), `clientId`, scopes. */
@@ -418,7 +419,7 @@ export function registerKitTools<Extra>(
   const { token } = options;
   let registered = 0;
   for (const tool of tools) {
-    if (!requiredScopesOf(tool).every((scope) => token.scopes.includes(scope))) continue;
+    if (missingPermissions(token.scopes, requiredScopesOf(tool)).length > 0) continue;
     const level = options.levels[tool.name] ?? tool.riskLevel;
     const inputSchema = (tool as KitTool).inputJsonSchema ? jsonCallSchemaOf(tool as AnyKitTool<never>, level) : callSchemaOf(tool as AnyKitTool<never>, level);
     if (!inputSchema) continue;

@@ -96,6 +96,7 @@ export const AUDIT_ACTIONS = [
   'gateway.server_removed',
   'gateway.tool_added',
   'gateway.tool_approved',
+  'authzen.evaluated',
   'gateway.tool_challenge_issued',
   'gateway.tool_changed',
   'gateway.tool_failed',

@@ -10,6 +10,7 @@ import type { JWK } from 'jose';
 import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, type CallToolResult, type InputRequiredResult } from '@modelcontextprotocol/server';
 import { insufficientScope, protectedResourceMetadata, type ProtectedResourceConfig } from '../../app-kit/protected-resource';
 import { requiredScopesOf, type AnyKitTool, type ToolContext, type ToolEvent } from '../../app-kit/tools';
+import { missingPermissions } from '../../app-kit/decision';
 import { translator } from '../i18n/catalogs';
 import { GATEWAY_CONNECT_PATH, isConnected } from './upstream-oauth';
 import type { RiskLevel } from '../../app-kit/risk';
@@ -257,7 +258,7 @@ export async function handleGatewayMcp(request: Request, resource: string, deps:
       const row = name ? byName.get(name) : undefined;
       if (!row) return undefined;
       const needed = requiredScopesOf({ requiredScopes: [row.permission] });
-      if (needed.every((scope) => caller.token.scopes.includes(scope))) return undefined;
+      if (missingPermissions(caller.token.scopes, needed).length === 0) return undefined;
       return insufficientScope(config, caller.token, [...new Set([...caller.token.scopes, ...needed])], `the tool ${row.name}`);
     },
   };

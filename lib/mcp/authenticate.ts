@@ -39,7 +39,8 @@ export function porticoApiConfig(issuer: string): ProtectedResourceConfig {
 }
 
 const keySets = new WeakMap<JWK[], JWTVerifyGetKey>();
-function localKeys(jwks: JWK[]): JWTVerifyGetKey {
+/** Portico's public keys as a key set (one per key list, so a rotation gets a new one). */
+export function localKeys(jwks: JWK[]): JWTVerifyGetKey {
   let keys = keySets.get(jwks);
   if (!keys) keySets.set(jwks, (keys = createLocalJWKSet({ keys: jwks })));
   return keys;

@@ -28,6 +28,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import type { JWK } from 'jose';
 import type { ConfirmationGate, ConfirmationMode, RiskLevel } from '../../app-kit/risk';
 import { registerKitTools, requiredScopesOf, riskModelCapability, type AnyKitTool, type ConfirmationInputRequests, type ConfirmationState, type InlineConfirmation, type ToolEvent } from '../../app-kit/tools';
+import { missingPermissions } from '../../app-kit/decision';
 import type { ProtectedResourceConfig } from '../../app-kit/protected-resource';
 import { auditToolEvent } from './audit';
 import { authenticateApiRequest, type ApiCaller } from './authenticate';
@@ -189,7 +190,7 @@ function porticoServer(
   const viewOf = (name: string) =>
     showsView && name === VIEW_TOOL ? APPROVAL_VIEW_URI : showsConfirmationView && levels[name] === 'approval_required' ? CONFIRMATION_VIEW_URI : undefined;
   // Only a tool this token may call is registered alone: otherwise all are, and the SDK answers as it always did.
-  const called = calledTool === undefined ? [] : tools.filter((tool) => tool.name === calledTool && requiredScopesOf(tool).every((scope) => caller.token.scopes.includes(scope)));
+  const called = calledTool === undefined ? [] : tools.filter((tool) => tool.name === calledTool && missingPermissions(caller.token.scopes, requiredScopesOf(tool)).length === 0);
   registerKitTools(server, called.length > 0 ? called : tools, {
     token: caller.token,
     gate: surface?.gate ?? gateFor(deps, locale),

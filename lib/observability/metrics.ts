@@ -24,7 +24,7 @@ export function routeFamilyOf(pathname: string): RouteFamily {
   if (pathname.startsWith('/central') || pathname.startsWith('/embedded-central')) return 'central';
   if (pathname.startsWith('/auth/')) return 'sign_in';
   if (pathname.startsWith('/account')) return 'account';
-  if (pathname.startsWith('/api/')) return 'api';
+  if (pathname.startsWith('/api/') || pathname.startsWith('/access/')) return 'api';
   if (pathname.startsWith('/_next/') || pathname === '/favicon.ico') return 'static';
   return 'page';
 }
@@ -49,6 +49,7 @@ interface Shared {
   sweptRows: Counter<'rule'>;
   gatewayCalls: Counter<'server' | 'outcome'>;
   gatewaySeconds: Histogram<'server'>;
+  authzenDecisions: Counter<'decision' | 'level'>;
 }
 
 const SHARED = Symbol.for('portico.metrics');
@@ -119,6 +120,12 @@ function shared(): Shared {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
+  const authzenDecisions = new Counter({
+    name: 'portico_authzen_decisions_total',
+    help: 'Decisions of the AuthZEN decision point, by decision (permit, deny) and the operation\'s risk level (safe ones are counted here, not audited).',
+    labelNames: ['decision', 'level'] as const,
+    registers: [registry],
+  });
   // Hit and miss are counted on every cached read: their label children are made once.
   holder[SHARED] = {
     registry,
@@ -136,6 +143,7 @@ function shared(): Shared {
     sweptRows,
     gatewayCalls,
     gatewaySeconds,
+    authzenDecisions,
   };
   return holder[SHARED];
 }
@@ -228,6 +236,11 @@ export function recordGatewayCall(server: string, outcome: string, seconds: numb
   const metrics = shared();
   metrics.gatewayCalls.inc({ server, outcome });
   if (seconds !== undefined) metrics.gatewaySeconds.observe({ server }, seconds);
+}
+
+/** One decision of the AuthZEN decision point (lib/authzen/pdp.ts). */
+export function recordAuthzenDecision(allowed: boolean, level: string): void {
+  shared().authzenDecisions.inc({ decision: allowed ? 'permit' : 'deny', level });
 }
 
 /** The registry in the Prometheus text format. */

@@ -12,8 +12,7 @@ import { isApprovalRequestId } from '../approvals/central-urls';
 import { Refusal } from '../refusals/refusal';
 import type { Database } from '../db/client';
 import { approvalNotifier } from '../notifications/notify';
-import { createEvaluator, toolGrantPath } from './decisions';
-import type { PdpCaller, PdpDeps } from './pdp';
+import { createEvaluator, toolGrantPath, type PdpCaller, type PdpDeps } from './decisions';
 import { parseAction, parseEntity, type AuthzenEntity, type AuthzenEvaluation } from './requests';
 import { centralRequestUrl } from '../approvals/central-urls';
 

@@ -20,7 +20,8 @@ import { findActiveGrant, type ApprovalGrant } from '../approvals/broker';
 import { listPermissionCatalog, type CatalogPermission } from '../clients/permission-catalog';
 import { surfaceStateOf } from '../clients/surface';
 import type { App } from '../clients/apps';
-import type { Queryable } from '../db/client';
+import type { Database, Queryable } from '../db/client';
+import type { AuditActor } from '../audit/events';
 import { agentConnections, agents, approvalGrants, memberships, users } from '../db/schema';
 import { effectivePermissionsOfAgent, effectivePermissionsOfDelegation, effectivePermissionsOfPerson } from '../organizations/effective-permissions';
 import { normalizeEmail } from '../util/email';
@@ -73,6 +74,20 @@ export interface EvaluatorDeps {
   issuer: string;
   /** Portico's public keys: a subject presented as an access token is verified with them. */
   keys: JWTVerifyGetKey;
+}
+
+/** What the decision point's doors need: the evaluator's, with the database that writes and the at-rest key. */
+export interface PdpDeps extends EvaluatorDeps {
+  db: Database;
+  atRestKey: Uint8Array;
+  now?: () => Date;
+}
+
+/** The app whose client asks, authenticated; every decision is about this app's resources only. */
+export interface PdpCaller {
+  app: App;
+  clientId: string;
+  actor: AuditActor;
 }
 
 /**

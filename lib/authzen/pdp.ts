@@ -5,15 +5,16 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import { isAudited } from '../../app-kit/risk';
-import { recordAuditEvent, type AuditActor } from '../audit/events';
+import { recordAuditEvent } from '../audit/events';
 import type { ApprovalGrant } from '../approvals/broker';
 import { verifyClientSecret } from '../clients/secrets';
-import type { App } from '../clients/apps';
 import type { Database } from '../db/client';
 import { apps, clients } from '../db/schema';
 import { recordAuthzenDecision } from '../observability/metrics';
 import { mintDenialBinding, DENIAL_BINDING_SECONDS } from './access-requests';
-import { createEvaluator, type EvaluationOutcome, type EvaluatorDeps } from './decisions';
+import { createEvaluator, type EvaluationOutcome, type PdpCaller, type PdpDeps } from './decisions';
+
+export type { PdpCaller, PdpDeps };
 import type { AuthzenBatch, AuthzenEvaluation, Parsed } from './requests';
 
 export const AUTHZEN_PATHS = {
@@ -41,13 +42,6 @@ export function authzenConfiguration(issuer: string): Record<string, unknown> {
     access_request_endpoint: `${issuer}${AUTHZEN_PATHS.requests}`,
     capabilities: [ACCESS_REQUEST_CAPABILITY],
   };
-}
-
-/** The app whose client asks, authenticated; every decision is about this app's resources only. */
-export interface PdpCaller {
-  app: App;
-  clientId: string;
-  actor: AuditActor;
 }
 
 /** §"Transport": the PDP echoes the PEP's X-Request-ID in its response. */
@@ -96,12 +90,6 @@ export async function authenticatePep(db: Database, request: Request): Promise<{
   const valid = await verifyClientSecret(db, row ? clientId : '', secret);
   if (!row || !valid || row.type !== 'confidential' || row.app.disabledAt) return refuse('client authentication failed');
   return { ok: true, caller: { app: row.app, clientId, actor: { type: 'client', id: clientId, label: row.app.name } } };
-}
-
-export interface PdpDeps extends EvaluatorDeps {
-  db: Database;
-  atRestKey: Uint8Array;
-  now?: () => Date;
 }
 
 function grantOf(outcome: EvaluationOutcome): ApprovalGrant | undefined {

@@ -5,8 +5,7 @@
 // so a resource search of another type answers no results.
 import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import { agents, memberships, users } from '../db/schema';
-import { CALL_ACTION, createEvaluator, OWN_SUFFIX, TOOL_RESOURCE } from './decisions';
-import type { PdpCaller, PdpDeps } from './pdp';
+import { CALL_ACTION, createEvaluator, OWN_SUFFIX, TOOL_RESOURCE, type PdpCaller, type PdpDeps } from './decisions';
 import { parseAction, parseEntity, parsePage, typeOnly, type Parsed } from './requests';
 import { surfaceStateOf } from '../clients/surface';
 import { listPermissionCatalog } from '../clients/permission-catalog';

@@ -103,6 +103,7 @@ describe('the house rules', () => {
       'app/account/_lib/refusal-words.ts', // account pages
       'app/api/v1/_lib/rest.ts', // REST
       'app/console/_lib/action.ts', // console forms
+      'lib/authzen/routes.ts', // the AuthZEN decision point and its access requests
       'lib/cli/index.ts', // the CLI
       'lib/http/errors.ts', // OAuth-shaped endpoints (the central, passkey options)
       'lib/identity/scim/http.ts', // SCIM

@@ -6,11 +6,13 @@
 // "re-evaluate" with the grant as the approval, and evaluations answer true while the grant lasts.
 import { createHash, createHmac } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import { and, count, eq, gt, sql } from 'drizzle-orm';
+import { approvalRequests } from '../db/schema';
 import { jwtVerify, SignJWT } from 'jose';
 import { approvalStatusFor, cancelApprovalRequest, createApprovalRequest, findApprovalRequest, MAX_CENTRAL_DURATION_SECONDS, type ApprovalRequest, type ApprovalStatus } from '../approvals/broker';
 import { isApprovalRequestId } from '../approvals/central-urls';
 import { Refusal } from '../refusals/refusal';
-import type { Database } from '../db/client';
+import type { Database, Queryable } from '../db/client';
 import { approvalNotifier } from '../notifications/notify';
 import { createEvaluator, toolGrantPath, type PdpCaller, type PdpDeps } from './decisions';
 import { parseAction, parseEntity, type AuthzenEntity, type AuthzenEvaluation } from './requests';
@@ -141,28 +143,73 @@ export async function submitAccessRequest(deps: PdpDeps, caller: PdpCaller, body
     if (durationSeconds < 60 || durationSeconds > MAX_CENTRAL_DURATION_SECONDS) throw invalid(`requested_access.requested_until must be between one minute and ${MAX_CENTRAL_DURATION_SECONDS / 3600} hours from now`);
   }
   const justification = isObject(body.context) ? body.context.business_justification : undefined;
-  if (justification !== undefined && (typeof justification !== 'string' || justification.trim().length === 0 || justification.length > 1000)) {
-    throw invalid('context.business_justification must be text of 1-1000 characters');
+  if (justification !== undefined && (typeof justification !== 'string' || justification.trim().length === 0 || justification.length > 1000 || /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(justification))) {
+    throw invalid('context.business_justification must be text of 1-1000 characters, without control characters');
   }
-  const reason = typeof justification === 'string' ? justification : `Requested by ${caller.app.name} after a denial: ${action.value.name} on ${resource.value.type} ${resource.value.id}`;
-  const created = await createApprovalRequest(
-    deps.db,
-    {
-      orgId: caller.app.orgId,
-      appId: caller.app.id,
-      subjectUserId: outcome.subject.personId,
-      ...(outcome.subject.actor ? { actor: outcome.subject.actor } : {}),
-      clientId: caller.clientId,
-      kind: 'sensitive_access',
-      resource: toolGrantPath(outcome.operation.tool),
-      profile: 'work',
-      durationSeconds,
-      reason: reason.slice(0, 1000),
-    },
-    caller.actor,
-    approvalNotifier({ issuer: deps.issuer, atRestKey: deps.atRestKey }),
-  );
+  const subjectUserId = outcome.subject.personId;
+  const actor = outcome.subject.actor;
+  const path = toolGrantPath(outcome.operation.tool);
+  const appName = caller.app.name;
+  const created = await deps.db.transaction(async (tx) => {
+    // One pending request per person, actor and tool from an app: a denial submitted again (or several times at
+    // once, or from a fresh denial) answers the request already waiting, so an app cannot flood operators or a
+    // person's queue. The lock makes "look, then create" one step across instances.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`authzen-request:${caller.app.id}:${subjectUserId}`}, 0))`);
+    const waiting = await pendingRequestOf(tx, { appId: caller.app.id, subjectUserId, actor, resource: path });
+    if (waiting) return waiting;
+    const fromApp = await pendingFromApp(tx, caller.app.id, subjectUserId);
+    if (fromApp >= MAX_PENDING_PER_APP_AND_PERSON) throw accessRequestProblem('not_requestable', `this app already has ${MAX_PENDING_PER_APP_AND_PERSON} access requests waiting for this person`, 429);
+    const reason = typeof justification === 'string' ? justification : `Requested by ${appName} after a denial: ${action.value.name} on ${resource.value.type} ${resource.value.id}`;
+    // The broker's own transaction runs inside this one (a savepoint): its queue limits and audit apply unchanged.
+    return createApprovalRequest(
+      tx as unknown as Database,
+      {
+        orgId: caller.app.orgId,
+        appId: caller.app.id,
+        subjectUserId,
+        ...(actor ? { actor } : {}),
+        clientId: caller.clientId,
+        kind: 'sensitive_access',
+        resource: path,
+        profile: 'work',
+        durationSeconds,
+        reason: reason.slice(0, 1000),
+      },
+      caller.actor,
+      approvalNotifier({ issuer: deps.issuer, atRestKey: deps.atRestKey }),
+    );
+  });
   return { task: taskOf(deps.issuer, created, 'pending'), request: created };
+}
+
+/** Pending requests an app may have opened for one person through the decision point, at most. */
+export const MAX_PENDING_PER_APP_AND_PERSON = 8;
+
+async function pendingRequestOf(db: Queryable, input: { appId: string; subjectUserId: string; actor: string; resource: string }): Promise<ApprovalRequest | undefined> {
+  const [row] = await db
+    .select()
+    .from(approvalRequests)
+    .where(
+      and(
+        eq(approvalRequests.appId, input.appId),
+        eq(approvalRequests.subjectUserId, input.subjectUserId),
+        eq(approvalRequests.actor, input.actor),
+        eq(approvalRequests.kind, 'sensitive_access'),
+        eq(approvalRequests.resource, input.resource),
+        eq(approvalRequests.state, 'pending'),
+        gt(approvalRequests.expiresAt, sql`now()`),
+      ),
+    )
+    .limit(1);
+  return row;
+}
+
+async function pendingFromApp(db: Queryable, appId: string, subjectUserId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(approvalRequests)
+    .where(and(eq(approvalRequests.appId, appId), eq(approvalRequests.subjectUserId, subjectUserId), eq(approvalRequests.state, 'pending'), gt(approvalRequests.expiresAt, sql`now()`)));
+  return row?.n ?? 0;
 }
 
 /** The app's own request, or nothing: another app's task is unknown to it (the profile's `unknown_task`). */

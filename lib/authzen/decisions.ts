@@ -11,13 +11,14 @@
 //   permission granted as `<name>:own` covers `<name>` on resources the subject owns (`properties.ownerID` or
 //   `properties.owner` equal to the subject's id or email).
 import { createHash } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { resourcePathCovers } from '../../app-kit/resource-path';
 import type { JWTVerifyGetKey } from 'jose';
 import { decideOperation, type OperationDecision } from '../../app-kit/decision';
 import { verifyAccessToken } from '../../app-kit/protected-resource';
 import { isRiskLevel, type RiskLevel } from '../../app-kit/risk';
 import { findActiveGrant, type ApprovalGrant } from '../approvals/broker';
-import { listPermissionCatalog, type CatalogPermission } from '../clients/permission-catalog';
+import { BASELINE_SCOPE, listPermissionCatalog, type CatalogPermission } from '../clients/permission-catalog';
 import { surfaceStateOf } from '../clients/surface';
 import type { App } from '../clients/apps';
 import type { Database, Queryable } from '../db/client';
@@ -33,6 +34,8 @@ export const CALL_ACTION = 'call';
 /** A permission granted in this form covers the permission it names on what the subject owns. */
 export const OWN_SUFFIX = ':own';
 const AGENT_ID = /^agt_[A-Za-z0-9_-]{16,64}$/;
+/** Grant ids are the broker's (`apg_…`): anything else names no grant, and never reaches a query. */
+const GRANT_ID = /^apg_[A-Za-z0-9_-]{24}$/;
 
 /** Who an evaluation is about, as Portico knows them. */
 export interface DecidedSubject {
@@ -123,7 +126,11 @@ export function createEvaluator(app: App, deps: EvaluatorDeps) {
   }
 
   /** An agent of the app's organization, decided as its connection to this app acts (none: it holds nothing here). */
-  async function agentSubject(agentId: string, actingFor?: string): Promise<DecidedSubject | undefined> {
+  /**
+   * `actingFor`: a token's `sub` when its `act` names this agent (the connection must be delegated, for that person);
+   * `ownToken`: a token whose `sub` is the agent itself (the connection must still be own mode).
+   */
+  async function agentSubject(agentId: string, actingFor?: string, ownToken = false): Promise<DecidedSubject | undefined> {
     if (!AGENT_ID.test(agentId)) return undefined;
     const [row] = await db
       .select({ agent: agents, connection: agentConnections })
@@ -133,16 +140,18 @@ export function createEvaluator(app: App, deps: EvaluatorDeps) {
       .limit(1);
     if (!row || row.agent.disabledAt) return undefined;
     const { agent, connection } = row;
-    if (connection?.mode === 'delegated' && connection.delegateUserId) {
+    // An agent acts in an app only through its connection to it: without one it is nobody here.
+    if (!connection) return undefined;
+    if (connection.mode === 'delegated' && connection.delegateUserId) {
       // A token's `act` names the agent for its `sub`: the connection must be for that very person.
-      if (actingFor !== undefined && actingFor !== connection.delegateUserId) return undefined;
+      if (ownToken || (actingFor !== undefined && actingFor !== connection.delegateUserId)) return undefined;
       const found = await person(connection.delegateUserId, undefined);
       if (!found) return undefined;
       const held = await effectivePermissionsOfDelegation(db, { orgId: app.orgId, appId: app.id, userId: found.id, narrowTo: connection.narrowedTo });
       return { kind: 'agent', personId: found.id, actor: agent.id, held: new Set(held.map((permission) => permission.scope)), owners: new Set([found.id, found.email]), label: agent.name };
     }
-    if (actingFor !== undefined) return undefined;
-    const held = connection?.mode === 'own' ? await effectivePermissionsOfAgent(db, { orgId: app.orgId, appId: app.id, agentId: agent.id }) : [];
+    if (actingFor !== undefined || connection.mode !== 'own') return undefined;
+    const held = await effectivePermissionsOfAgent(db, { orgId: app.orgId, appId: app.id, agentId: agent.id });
     return { kind: 'agent', actor: agent.id, held: new Set(held.map((permission) => permission.scope)), owners: new Set([agent.id]), label: agent.name };
   }
 
@@ -151,7 +160,10 @@ export function createEvaluator(app: App, deps: EvaluatorDeps) {
     const check = await verifyAccessToken(jwt, { resource: app.identity, issuer: deps.issuer, audience: app.identity, scopesSupported: [] }, deps.keys);
     if (!check.ok) return undefined;
     const { token } = check;
-    const decided = token.actor ? await agentSubject(token.actor, token.subject) : isUuid(token.subject) ? await personSubject(token.subject, undefined) : await agentSubject(token.subject);
+    // A token that carries authorization details (a CIBA approval, RFC 9396) serves only that one action, never as
+    // the subject of other decisions (as the kit's gate refuses it: app-kit/protected-resource.ts).
+    if (token.claims.authorization_details !== undefined) return undefined;
+    const decided = token.actor ? await agentSubject(token.actor, token.subject) : isUuid(token.subject) ? await personSubject(token.subject, undefined) : await agentSubject(token.subject, undefined, true);
     if (!decided) return undefined;
     const carried = new Set(token.scopes);
     return { ...decided, held: new Set([...decided.held].filter((scope) => carried.has(scope))) };
@@ -176,7 +188,8 @@ export function createEvaluator(app: App, deps: EvaluatorDeps) {
       const tool = (await toolsOf()).get(resource.id);
       return tool ? { required: tool.required, level: tool.level, tool: resource.id, ownable: false } : undefined;
     }
-    const offered = (await catalogOf()).filter((entry) => !entry.retired).map((entry) => entry.scope);
+    // The baseline every member holds is no decision about anything: as an action it would only tell who is a member.
+    const offered = (await catalogOf()).filter((entry) => !entry.retired && entry.scope !== BASELINE_SCOPE).map((entry) => entry.scope);
     if (!offered.includes(action.name) && !offered.includes(`${action.name}${OWN_SUFFIX}`)) return undefined;
     return { required: [action.name], level: 'safe', ownable: true };
   }
@@ -184,12 +197,18 @@ export function createEvaluator(app: App, deps: EvaluatorDeps) {
   /** The grant an approval reference (AuthZEN Access Request profile: `context.approval`) names, if it applies here. */
   async function presentedGrant(reference: unknown, subject: DecidedSubject, tool: string): Promise<{ applies: boolean; grant?: ApprovalGrant }> {
     const id = (reference as { id?: unknown } | null)?.id;
-    if (typeof id !== 'string' || id.length > 128 || !subject.personId) return { applies: false };
-    const active = await findActiveGrant(db, { appId: app.id, subjectUserId: subject.personId, actor: subject.actor, kind: 'sensitive_access', resource: toolGrantPath(tool), profile: 'work' });
-    if (active?.id === id) return { applies: true, grant: active };
-    // Known but over (expired, revoked) or for something else: not an approval of this evaluation.
-    const [named] = await db.select().from(approvalGrants).where(and(eq(approvalGrants.id, id), eq(approvalGrants.appId, app.id))).limit(1);
-    return { applies: false, ...(named && named.subjectUserId === subject.personId && named.actor === subject.actor ? { grant: named } : {}) };
+    if (typeof id !== 'string' || !GRANT_ID.test(id) || !subject.personId) return { applies: false };
+    const [named] = await db
+      .select({ grant: approvalGrants, active: sql<boolean>`${approvalGrants.revokedAt} is null and (${approvalGrants.expiresAt} is null or ${approvalGrants.expiresAt} > now())` })
+      .from(approvalGrants)
+      .where(and(eq(approvalGrants.id, id), eq(approvalGrants.appId, app.id)))
+      .limit(1);
+    // Only the subject's own (same person, same actor) grant for this tool counts; anything else is not theirs to show.
+    if (!named || named.grant.subjectUserId !== subject.personId || named.grant.actor !== subject.actor) return { applies: false };
+    const { grant } = named;
+    const covers = grant.kind === 'sensitive_access' && grant.profile === 'work' && grant.resource !== null && resourcePathCovers(grant.resource, toolGrantPath(tool));
+    if (!covers) return { applies: false };
+    return { applies: named.active, grant };
   }
 
   return {
@@ -208,7 +227,7 @@ export function createEvaluator(app: App, deps: EvaluatorDeps) {
       if (first.allowed || first.reason !== 'approval_required' || !operation.tool || !subject.personId) return { decision: first, subject, operation };
       // approval_required, and the subject may otherwise do it: an operator's grant that lasts now approves it.
       const reference = request.context?.approval;
-      if (reference !== undefined) {
+      if (reference !== undefined && reference !== null) {
         const presented = await presentedGrant(reference, subject, operation.tool);
         if (presented.applies) return { decision: decideOperation({ held, required: operation.required, level: operation.level, approval: 'granted' }), subject, operation, grant: presented.grant!, presentedApproval: 'applies' };
         return { decision: first, subject, operation, ...(presented.grant ? { grant: presented.grant } : {}), presentedApproval: 'not_applicable' };

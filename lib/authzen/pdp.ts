@@ -79,7 +79,8 @@ export async function authenticatePep(db: Database, request: Request): Promise<{
   } catch {
     return refuse('the client credentials are not form-urlencoded');
   }
-  if (clientId.length > 256 || secret.length > 512) return refuse('client authentication failed');
+  // A NUL never reaches a query (PostgreSQL's text refuses it): such a client id names nobody.
+  if (clientId.length > 256 || secret.length === 0 || secret.length > 512 || /[\u0000-\u001f]/.test(clientId)) return refuse('client authentication failed');
   const [row] = await db
     .select({ app: apps, type: clients.type })
     .from(clients)

@@ -2,6 +2,7 @@
 // shape, the X-Request-ID echo and every refusal's shape are decided here, once.
 import { localKeys } from '../mcp/authenticate';
 import { readJsonObject } from '../http/errors';
+import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { Refusal } from '../refusals/refusal';
 import { db, runtime } from '../runtime';
 import { accessRequestStatus, cancelAccessRequest, problemResponse, submitAccessRequest } from './access-requests';
@@ -19,11 +20,19 @@ function pdpDeps(): PdpDeps {
 
 type Operation = (deps: PdpDeps, caller: PdpCaller, body: Record<string, unknown>) => Promise<{ status?: number; body: unknown; headers?: Record<string, string> }>;
 
-async function answer(request: Request, operation: Operation, readsBody = true): Promise<Response> {
+/** The costly doors, per asking client: a search decides many candidates, a request notifies operators. */
+export const AUTHZEN_SEARCHES_PER_CLIENT: RateLimitRule = { name: 'authzen:search:client', limit: 120, windowSeconds: 60 };
+export const AUTHZEN_REQUESTS_PER_CLIENT: RateLimitRule = { name: 'authzen:request:client', limit: 60, windowSeconds: 60 };
+
+async function answer(request: Request, operation: Operation, readsBody = true, limit?: RateLimitRule): Promise<Response> {
   const deps = pdpDeps();
   const headers = requestIdHeaders(request);
   const authenticated = await authenticatePep(deps.db, request);
   if (!authenticated.ok) return authenticated.response;
+  if (limit) {
+    const state = await hitRateLimit(deps.db, limit, authenticated.caller.clientId);
+    if (state.limited) return authzenError(request, 429, 'slow_down', 'too many requests from this client: try again later', { 'Retry-After': String(state.retryAfterSeconds) });
+  }
   let body: Record<string, unknown> = {};
   if (readsBody) {
     if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) return authzenError(request, 415, 'invalid_request', 'send the request as application/json');
@@ -65,14 +74,14 @@ export const searchRoute = (kind: 'subject' | 'resource' | 'action') => (request
     const result = await search(deps, caller, body);
     if (!result.ok) throw new BadRequest(result.error);
     return { body: result.value };
-  });
+  }, true, AUTHZEN_SEARCHES_PER_CLIENT);
 
 export const accessRequestSubmitRoute = (request: Request) =>
   answer(request, async (deps, caller, body) => {
     const { task } = await submitAccessRequest(deps, caller, body);
     const status = (task.task as { status_endpoint: string }).status_endpoint;
     return { status: 202, body: task, headers: { Location: status } };
-  });
+  }, true, AUTHZEN_REQUESTS_PER_CLIENT);
 
 export const accessRequestStatusRoute = (request: Request, taskId: string) => answer(request, async (deps, caller) => ({ body: await accessRequestStatus(deps, caller, taskId) }), false);
 

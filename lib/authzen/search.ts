@@ -13,7 +13,7 @@ import { listPermissionCatalog } from '../clients/permission-catalog';
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 /** Candidates decided for one page at most: a page may come back short, with a token to go on. */
-const SCAN_PER_PAGE = 500;
+const SCAN_PER_PAGE = 200;
 
 interface SearchAnswer {
   page: { next_token: string; count: number };

@@ -29,6 +29,7 @@ import { addPermission } from '../../lib/clients/permission-catalog';
 import { issueSurfaceSecret, recordDeclaration } from '../../lib/clients/surface';
 import { approvalGrants, auditEvents } from '../../lib/db/schema';
 import type { Env } from '../../lib/env';
+import { createAgent } from '../../lib/organizations/agents';
 import { createOrganization } from '../../lib/organizations/organizations';
 import { addTeamMember, createTeam, grantTeamScope } from '../../lib/organizations/teams';
 import { installRuntime, type PorticoRuntime } from '../../lib/runtime';
@@ -84,6 +85,7 @@ describe('the AuthZEN decision point over HTTP', () => {
   let tokenKey: CryptoKey;
   let appIdentity = '';
   let owner: { id: string };
+  let strayAgent = '';
   const people: Record<'rick' | 'morty' | 'summer' | 'beth' | 'jerry', { id: string; email: string }> = {} as never;
   const slug = `authzen-${randomBytes(3).toString('hex')}`;
 
@@ -118,6 +120,7 @@ describe('the AuthZEN decision point over HTTP', () => {
       created.app.id,
       [
         { name: 'todos.purge', riskLevel: 'approval_required', requiredScopes: ['can_delete_todo'] },
+        { name: 'todos.wipe', riskLevel: 'approval_required', requiredScopes: ['can_delete_todo'] },
         { name: 'todos.list', riskLevel: 'safe', requiredScopes: ['mcp'] },
         { name: 'todos.export', riskLevel: 'caution', requiredScopes: ['can_read_todos'] },
       ],
@@ -147,6 +150,9 @@ describe('the AuthZEN decision point over HTTP', () => {
       people[name] = { id: user.id, email: user.email };
       for (const team of teamNames) await addTeamMember(database.db, teamIds[team]!, user.id);
     }
+
+    // An agent of the organization with no connection to the app: nobody there.
+    strayAgent = (await createAgent(database.db, { orgId: org.id, name: 'Stray', ownerUserId: owner.id })).id;
 
     // Another organization's app, with its own client.
     const other = await createOrganization(database.db, { slug: `${slug}-other`, name: 'Other' });
@@ -282,8 +288,50 @@ describe('the AuthZEN decision point over HTTP', () => {
     const tools = (await (await post('/access/v1/search/resource', { subject: { type: 'user', id: people.beth.id }, action: { name: 'call' }, resource: { type: 'tool' } })).json()) as { results: { id: string }[] };
     expect(tools.results.map((result) => result.id)).toEqual(['todos.export', 'todos.list']);
     const actions = (await (await post('/access/v1/search/action', { subject: { type: 'user', id: people.morty.id }, resource: { type: 'todo', id: TODO(1), properties: { ownerID: people.morty.email } } })).json()) as { results: { name: string }[] };
-    // The baseline `mcp` every member holds is one of the app's permissions too.
-    expect(actions.results.map((result) => result.name)).toEqual(['can_create_todo', 'can_delete_todo', 'can_read_todos', 'can_read_user', 'can_update_todo', 'mcp']);
+    // The baseline `mcp` every member holds is no action (it would only tell who is a member).
+    expect(actions.results.map((result) => result.name)).toEqual(['can_create_todo', 'can_delete_todo', 'can_read_todos', 'can_read_user', 'can_update_todo']);
+  });
+
+  it('refuses what would make anyone a subject: a CIBA token, an unconnected agent, the baseline as an action, a NUL', async () => {
+    const ciba = await new SignJWT({ client_id: 'todo-client', scope: 'mcp can_read_todos', authorization_details: [{ type: 'portico_action', description: 'one thing' }] })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'authzen-test' })
+      .setIssuer(base)
+      .setAudience(appIdentity)
+      .setSubject(people.morty.id)
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(tokenKey);
+    const ask = async (body: unknown) => (await (await post('/access/v1/evaluation', body)).json()) as { decision: boolean };
+    const todo = { type: 'todo', id: 'todo-1' };
+    expect(await ask({ subject: { type: 'access_token', id: ciba }, action: { name: 'can_read_todos' }, resource: todo })).toEqual({ decision: false });
+    expect(await ask({ subject: { type: 'agent', id: strayAgent }, action: { name: 'call' }, resource: { type: 'tool', id: 'todos.list' } })).toEqual({ decision: false });
+    // Every member holds the baseline: as an action it would only tell who is a member.
+    expect(await ask({ subject: { type: 'user', id: people.beth.email }, action: { name: 'mcp' }, resource: todo })).toEqual({ decision: false });
+    const nulClient = await post('/access/v1/evaluation', { subject: { type: 'user', id: people.rick.id }, action: { name: 'can_read_todos' }, resource: todo }, { Authorization: `Basic ${Buffer.from('%00:secret').toString('base64')}` });
+    expect(nulClient.status).toBe(401);
+    const nulApproval = await post('/access/v1/evaluation', { subject: { type: 'user', id: people.rick.id }, action: { name: 'call' }, resource: { type: 'tool', id: 'todos.purge' }, context: { approval: { id: 'apg_\u0000' } } });
+    expect(nulApproval.status).toBe(200);
+    expect(((await nulApproval.json()) as { decision: boolean }).decision).toBe(false);
+  });
+
+  it('opens one request however often, and however concurrently, a denial is submitted', async () => {
+    const evaluate = async () =>
+      (await (await post('/access/v1/evaluation', { subject: { type: 'user', id: people.rick.id }, action: { name: 'call' }, resource: { type: 'tool', id: 'todos.wipe' } })).json()) as { decision: boolean; context: Record<string, any> };
+    const denials = await Promise.all([evaluate(), evaluate(), evaluate()]);
+    const submit = (denial: { context: Record<string, any> }, justification = 'Clean up') =>
+      post('/access/v1/requests', {
+        subject: { type: 'user', id: people.rick.id },
+        resource: { type: 'tool', id: 'todos.wipe' },
+        action: { name: 'call' },
+        context: { business_justification: justification },
+        denial: { binding_token: denial.context.access_request.binding_token, expires_at: denial.context.access_request.expires_at },
+      });
+    const answers = await Promise.all([...denials, ...denials].map((denial) => submit(denial)));
+    const ids = new Set(await Promise.all(answers.map(async (answer) => ((await answer.json()) as { task: { id: string } }).task.id)));
+    expect(ids.size).toBe(1);
+    // Control characters in the reason operators read are refused, and nothing is written.
+    const control = await submit(denials[0]!, 'Clean\u0000up');
+    expect(control.status).toBe(400);
   });
 
   it('leads an approval_required denial through an access request to true while the grant lasts, and false after', async () => {
@@ -370,6 +418,9 @@ describe('the AuthZEN decision point over HTTP', () => {
     const request = (await findApprovalRequest(database.db, task.id))!;
     const decided = await decideApprovalRequest(database.db, { requestId: request.id, decision: 'approve', fingerprint: request.fingerprint, channel: 'central', decidedBy: owner.id, actor: { type: 'person', id: owner.id } });
     expect((await rick()).decision).toBe(true);
+    // `approval: null` is no approval presented: the grant in force still answers.
+    const withNull = (await (await post('/access/v1/evaluation', { subject: { type: 'user', id: people.rick.id }, action: { name: 'call' }, resource: { type: 'tool', id: 'todos.purge' }, context: { approval: null } })).json()) as { decision: boolean };
+    expect(withNull.decision).toBe(true);
     await revokeApprovalGrant(database.db, decided.grant!.id, owner.id, { type: 'person', id: owner.id });
     expect((await rick()).decision).toBe(false);
   });

@@ -107,7 +107,10 @@ async function answerOf(outcome: EvaluationOutcome, request: AuthzenEvaluation, 
   });
   const grant = grantOf(outcome);
   if (decision.allowed) return grant ? { decision: true, context: approvalContext(grant) } : { decision: true };
-  if (decision.reason !== 'approval_required' || !('subject' in outcome) || !outcome.subject?.personId || !outcome.operation?.tool) return { decision: false };
+  if (decision.reason !== 'approval_required' || !('subject' in outcome) || !outcome.subject || !outcome.operation?.tool) return { decision: false };
+  // An agent acting as itself has no person to request for: the denial says why, and nothing can be requested (the
+  // MCP gate asks an operator to confirm each such call instead).
+  if (!outcome.subject.personId) return { decision: false, context: { reason: 'approval_required' } };
   // approval_required and otherwise allowed: a requestable denial (AuthZEN Access Request profile, Draft 1 §5).
   const now = deps.now?.() ?? new Date();
   const evaluationId = `eval_${randomBytes(16).toString('base64url')}`;

@@ -9,20 +9,12 @@
 //   true after an operator approves, and false again once the grant is revoked or has ended.
 // - Who may ask: no credentials, a wrong secret, another organization's app (it learns nothing of ours).
 // - Bad input: a clear 400 naming the member, per-item errors inside a batch, and the batch semantics.
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GET as configuration } from '../../app/.well-known/authzen-configuration/route';
-import { POST as evaluation } from '../../app/access/v1/evaluation/route';
-import { POST as evaluations } from '../../app/access/v1/evaluations/route';
-import { POST as requests } from '../../app/access/v1/requests/route';
-import { GET as requestStatus } from '../../app/access/v1/requests/[task]/route';
-import { POST as searchSubject } from '../../app/access/v1/search/subject/route';
-import { POST as searchAction } from '../../app/access/v1/search/action/route';
-import { POST as searchResource } from '../../app/access/v1/search/resource/route';
 import { decideApprovalRequest, findApprovalRequest, revokeApprovalGrant } from '../../lib/approvals/broker';
 import { createApp } from '../../lib/clients/apps';
 import { addPermission } from '../../lib/clients/permission-catalog';
@@ -35,43 +27,10 @@ import { addTeamMember, createTeam, grantTeamScope } from '../../lib/organizatio
 import { installRuntime, type PorticoRuntime } from '../../lib/runtime';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { createMember } from '../support/provider-harness';
+import { serveAuthzen } from '../support/authzen-server';
 
 const REGISTRY = Symbol.for('portico.runtime');
 const AT_REST_KEY = new Uint8Array(32).fill(7);
-
-type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
-
-/** The routes as Next serves them, behind a real listener: the test speaks HTTP to it and nothing else. */
-function serve(issuer: () => string): Promise<Server> {
-  const routes: [RegExp, string, Handler][] = [
-    [/^\/\.well-known\/authzen-configuration$/, 'GET', () => configuration()],
-    [/^\/access\/v1\/evaluation$/, 'POST', (request) => evaluation(request)],
-    [/^\/access\/v1\/evaluations$/, 'POST', (request) => evaluations(request)],
-    [/^\/access\/v1\/search\/subject$/, 'POST', (request) => searchSubject(request)],
-    [/^\/access\/v1\/search\/resource$/, 'POST', (request) => searchResource(request)],
-    [/^\/access\/v1\/search\/action$/, 'POST', (request) => searchAction(request)],
-    [/^\/access\/v1\/requests$/, 'POST', (request) => requests(request)],
-    [/^\/access\/v1\/requests\/([^/]+)$/, 'GET', (request, context) => requestStatus(request, context as never)],
-  ];
-  const server = createServer(async (incoming, outgoing) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of incoming) chunks.push(chunk as Buffer);
-    const url = new URL(incoming.url ?? '/', issuer());
-    const route = routes.find(([path, method]) => path.test(url.pathname) && method === incoming.method);
-    if (!route) {
-      outgoing.writeHead(404).end();
-      return;
-    }
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(incoming.headers)) if (typeof value === 'string') headers.set(name, value);
-    const request = new Request(url, { method: incoming.method, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) });
-    const task = route[0].exec(url.pathname)?.[1];
-    const response = await route[2](request, { params: Promise.resolve(task ? { task } : ({} as Record<string, string>)) });
-    outgoing.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-    outgoing.end(Buffer.from(await response.arrayBuffer()));
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 const TODO = (n: number) => `7240d0db-8ff0-41ec-98b2-34a096273b9${n}`;
 
@@ -94,7 +53,7 @@ describe('the AuthZEN decision point over HTTP', () => {
 
   beforeAll(async () => {
     database = await openTestDatabase();
-    server = await serve(() => base);
+    server = await serveAuthzen(() => base);
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const pair = await generateKeyPair('ES256', { extractable: true });
     tokenKey = pair.privateKey;
@@ -329,6 +288,14 @@ describe('the AuthZEN decision point over HTTP', () => {
     const answers = await Promise.all([...denials, ...denials].map((denial) => submit(denial)));
     const ids = new Set(await Promise.all(answers.map(async (answer) => ((await answer.json()) as { task: { id: string } }).task.id)));
     expect(ids.size).toBe(1);
+    // The app may withdraw its request while it waits, once: a second cancel is a 409 in the profile's words.
+    const [taskId] = [...ids];
+    const cancelled = await post(`/access/v1/requests/${taskId}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(((await cancelled.json()) as { task: { status: string } }).task.status).toBe('cancelled');
+    const again = await post(`/access/v1/requests/${taskId}/cancel`, {});
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { type: string }).type).toBe('urn:openid:authzen:access-request:error:invalid_task_state');
     // Control characters in the reason operators read are refused, and nothing is written.
     const control = await submit(denials[0]!, 'Clean\u0000up');
     expect(control.status).toBe(400);

@@ -10,6 +10,7 @@ import postgres from 'postgres';
 import { envOrExit } from '../lib/env';
 import { createScratchPostgres, dropScratchPostgres } from '../test/support/databases';
 import { approvalDecision } from './approval-decision';
+import { authzenDecisions } from './authzen';
 import { codeExchange } from './code-exchange';
 import { demoClient, ensureBuild, openBenchDatabase, PRODUCTION_NODE_FLAGS, repoPath, startPorticoForBench, startProcess, type BenchEnvironment, type Figures, type ScenarioResult, type ServerProcess } from './lib/harness';
 import { porticoApiToken, PorticoSession, BENCH_VERIFIER } from './lib/portico-flow';
@@ -31,7 +32,7 @@ export interface BenchContext {
   startPortico(options: { port?: number; workers?: number }): Promise<ServerProcess>;
 }
 
-const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> = {
+const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult | ScenarioResult[]>> = {
   'refresh-grant': refreshGrant,
   'refresh-workers': refreshWorkers,
   'code-exchange': codeExchange,
@@ -42,6 +43,7 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   registration,
   'approval-decision': approvalDecision,
   'password-login': passwordLogin,
+  authzen: authzenDecisions,
 };
 
 // `npm run bench -- scale`: the big database against the empty one (bench/scale.ts), on its own, not in CI.
@@ -114,9 +116,11 @@ try {
       await environment.portico.stop();
       environment.portico = await ctx.startPortico({});
     }
-    const result = await SCENARIOS[name]!(ctx);
-    results.push(result);
-    print(result);
+    const answered = await SCENARIOS[name]!(ctx);
+    for (const result of Array.isArray(answered) ? answered : [answered]) {
+      results.push(result);
+      print(result);
+    }
   }
 } finally {
   await benchEnv?.portico.stop().catch(() => {});

@@ -7,7 +7,7 @@ import { DEMO, E2E_ISSUER, lanePort } from './support/constants';
 import { ROCKETS } from './support/fixtures';
 import { expectNoSidewaysScroll, sameSessionsIn } from './support/layout';
 import { accessTokenThroughConsent } from './support/mcp-oauth';
-import { createAppKit } from '../app-kit';
+import { createAppKit, defineTool } from '../app-kit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -182,6 +182,54 @@ test('an agent asks, the operator decides in the central, and the status follows
   expect((await revokeOverRest()).status).toBe(200);
   expect((await revokeOverRest()).status).toBe(404);
   expect(await status(archive.request_id!)).toBe('grant_revoked');
+
+  // Any app may ask Portico for a decision in the standard way (OpenID AuthZEN 1.0), with nothing but HTTP and its
+  // own client's secret; a denial that needs an approval leads into this central (issue 60).
+  const metadata = (await (await fetch(`${E2E_ISSUER}/.well-known/authzen-configuration`)).json()) as Record<string, string>;
+  expect(metadata.policy_decision_point).toBe(E2E_ISSUER);
+  const vaultBasic = `Basic ${Buffer.from(`${ROCKETS.vault.clientId}:${ROCKETS.vault.clientSecret}`).toString('base64')}`;
+  const pdp = (url: string, body?: unknown) =>
+    fetch(url, { method: body === undefined ? 'GET' : 'POST', headers: { Authorization: vaultBasic, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  // The app declares a tool that runs only once approved (the kit's signed declaration).
+  const closer = createAppKit({
+    issuer: E2E_ISSUER,
+    appIdentity: 'urn:portico:app:vault',
+    origin: `http://127.0.0.1:${lanePort(4998)}`,
+    clientId: ROCKETS.vault.clientId,
+    surfaceSecret: /PORTICO_SURFACE_SECRET=(pss_[A-Za-z0-9_-]+)/.exec(shown ?? '')![1]!,
+    tools: [defineTool({ name: 'ledgers.close', description: 'Closes the year’s ledgers.', riskLevel: 'approval_required', run: () => ({ content: [{ type: 'text', text: 'closed' }] }) })],
+  });
+  expect((await closer.declareSurface()).tools).toBe(1);
+  const question = { subject: { type: 'user', id: pilotId }, action: { name: 'call' }, resource: { type: 'tool', id: 'ledgers.close' } };
+  const evaluate = async (context?: unknown) => (await (await pdp(metadata.access_evaluation_endpoint!, { ...question, ...(context ? { context } : {}) })).json()) as { decision: boolean; context?: Record<string, any> };
+  const denial = await evaluate();
+  expect(denial.decision).toBe(false);
+  expect(denial.context?.reason).toBe('approval_required');
+  const submitted = await pdp(metadata.access_request_endpoint!, {
+    ...question,
+    context: { business_justification: 'year-end close' },
+    denial: { evaluation_id: denial.context!.evaluation_id, expires_at: denial.context!.access_request.expires_at, binding_token: denial.context!.access_request.binding_token },
+  });
+  expect(submitted.status).toBe(202);
+  const { task } = (await submitted.json()) as { task: { id: string; status_endpoint: string; links: { review: string } } };
+  // The operator decides it in the central like any request: work access, with the password typed again.
+  await central.goto(task.links.review);
+  await expect(central.getByTestId('request-reason')).toHaveText('year-end close');
+  await central.getByLabel(/Your password, again/).fill(DEMO.password);
+  await central.getByRole('button', { name: 'Approve' }).click();
+  await expect(central.getByTestId('decision-result')).toHaveAttribute('data-state', 'approved');
+  const completed = (await (await pdp(task.status_endpoint)).json()) as { task: { status: string }; result: { mode: string; approval: { id: string } } };
+  expect(completed.task.status).toBe('approved');
+  expect(completed.result.mode).toBe('reevaluate');
+  expect((await evaluate({ approval: completed.result.approval })).decision).toBe(true);
+  // The grant ends (revoked in the central): the same question is denied again, and may be asked for anew.
+  await central.goto(task.links.review);
+  await central.getByRole('button', { name: 'Revoke grant' }).click();
+  await central.getByRole('button', { name: 'Yes, revoke' }).click();
+  await expect(central.getByTestId('revoke-result')).toBeVisible();
+  const after = await evaluate({ approval: completed.result.approval });
+  expect(after.decision).toBe(false);
+  expect(after.context).toMatchObject({ reason: 'approval_expired', next_action: 'request' });
 
   // A direct, cross-site decision POST is refused; signing out undoes nothing.
   const forged = await fetch(`${E2E_ISSUER}/central/api/decisions`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'application/json', Cookie: `portico_central=${cookie.value}` }, body: '{}' });

@@ -1,6 +1,7 @@
 // Portico's HTTP server: oidc-provider's endpoints go straight to the provider (lib/oidc/bridge.ts), Portico's MCP
-// endpoint straight to its handler (lib/mcp/node-route.ts), everything else to Next.js. The two hot API paths skip
-// Next.js routing, a large share of their cost (docs/benchmarks.md). Run through `npm start` (production) or
+// endpoint straight to its handler (lib/mcp/node-route.ts), the gateway's and the AuthZEN decision point's
+// evaluations likewise (lib/gateway/node-route.ts, lib/authzen/node-route.ts), everything else to Next.js. The hot
+// API paths skip Next.js routing, a large share of their cost (docs/benchmarks.md). Run through `npm start` (production) or
 // `npm run dev`.
 //
 // With PORTICO_WORKERS above 1 (PostgreSQL only), this process is the primary of a node:cluster: it boots first
@@ -42,12 +43,13 @@ async function boot(options: { seedDemo: boolean }): Promise<BootResult> {
 async function runServer(role: 'single' | 'worker'): Promise<void> {
   const booted = await boot({ seedDemo: role === 'single' });
   // Loaded here, not at the top: a cluster's primary serves nothing and needs none of it.
-  const [{ default: next }, { CLIENT_IP_HEADER, clientIpOf }, { createProviderHandler, isProviderPath }, { MCP_PATH, serveMcp }, { isGatewayPath, serveGateway }] = await Promise.all([
+  const [{ default: next }, { CLIENT_IP_HEADER, clientIpOf }, { createProviderHandler, isProviderPath }, { MCP_PATH, serveMcp }, { isGatewayPath, serveGateway }, { isAuthzenHotPath, serveAuthzen }] = await Promise.all([
     import('next'),
     import('./lib/http/client-ip'),
     import('./lib/oidc/bridge'),
     import('./lib/mcp/node-route'),
     import('./lib/gateway/node-route'),
+    import('./lib/authzen/node-route'),
   ]);
   const nextApp = next({ dev: development, dir: process.cwd(), hostname: env.listenHosts[0], port: env.listenPort });
   await nextApp.prepare();
@@ -68,6 +70,10 @@ async function runServer(role: 'single' | 'worker'): Promise<void> {
     }
     if (isGatewayPath(pathname)) {
       serveGateway(req, res, pathname);
+      return;
+    }
+    if (isAuthzenHotPath(pathname, req.method)) {
+      serveAuthzen(req, res, pathname);
       return;
     }
     void handleNext(req, res);

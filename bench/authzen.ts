@@ -1,9 +1,12 @@
 // AuthZEN decisions (issue 60): one evaluation, and a batch of 100, at Portico's decision point beside a baseline that
 // answers the same decisions from an in-memory table (bench/baselines/authzen-table.ts), in the same run. The subject
-// is the demo's person; the action is a permission the demo seed grants them (`notes:read`, a safe operation: counted,
+// is the demo's person; the action is a permission of the demo app granted to them (`reports:read`, safe: counted,
 // not audited, as most decisions are). Portico reads the person's effective permissions from PostgreSQL at every
 // request (nothing a revocation must see is cached); the figures that matter are its server CPU per request and the
 // median latency of one request at a time. Goals: ≤ 2 ms of server time for one evaluation, ≤ 20 ms for 100.
+import { eq } from 'drizzle-orm';
+import { addPermission } from '../lib/clients/permission-catalog';
+import { apps, clients, personGrants, users } from '../lib/db/schema';
 import { alternate, demoClient, load, startProcess, type ScenarioResult } from './lib/harness';
 import type { BenchContext } from './run';
 
@@ -11,26 +14,33 @@ const CONNECTIONS = 16;
 const BASELINE_PORT = 3233;
 
 export async function authzenDecisions(ctx: BenchContext): Promise<ScenarioResult[]> {
+  // The demo app offers `reports:read`, granted to the demo person directly (what the scenario decides).
+  const { db } = ctx.env;
+  const [demo] = await db.select({ appId: clients.appId, orgId: apps.orgId }).from(clients).innerJoin(apps, eq(apps.id, clients.appId)).where(eq(clients.id, demoClient.clientId));
+  const [person] = await db.select({ id: users.id }).from(users).where(eq(users.email, demoClient.email));
+  if (!demo?.appId || !person) throw new Error('the bench database has no demo app or person');
+  await addPermission(db, demo.appId, { scope: 'reports:read', description: 'Read reports' });
+  await db.insert(personGrants).values({ orgId: demo.orgId, userId: person.id, appId: demo.appId, scope: 'reports:read' }).onConflictDoNothing();
   const baseline = await startProcess(
-    ['--import', 'tsx', 'bench/baselines/authzen-table.ts', String(BASELINE_PORT), demoClient.clientId, demoClient.clientSecret, demoClient.email, 'mcp', 'notes:read'],
+    ['--import', 'tsx', 'bench/baselines/authzen-table.ts', String(BASELINE_PORT), demoClient.clientId, demoClient.clientSecret, demoClient.email, 'mcp', 'reports:read'],
     {},
     'baseline AuthZEN table ready',
     `http://127.0.0.1:${BASELINE_PORT}`,
   );
   try {
     const headers = { 'Content-Type': 'application/json', Authorization: `Basic ${Buffer.from(`${encodeURIComponent(demoClient.clientId)}:${encodeURIComponent(demoClient.clientSecret)}`).toString('base64')}` };
-    const single = JSON.stringify({ subject: { type: 'user', id: demoClient.email }, action: { name: 'notes:read' }, resource: { type: 'note', id: '1' } });
+    const single = JSON.stringify({ subject: { type: 'user', id: demoClient.email }, action: { name: 'reports:read' }, resource: { type: 'report', id: '1' } });
     const batch = JSON.stringify({
       subject: { type: 'user', id: demoClient.email },
-      action: { name: 'notes:read' },
-      evaluations: Array.from({ length: 100 }, (_, index) => ({ resource: { type: 'note', id: String(index + 1) } })),
+      action: { name: 'reports:read' },
+      evaluations: Array.from({ length: 100 }, (_, index) => ({ resource: { type: 'report', id: String(index + 1) } })),
     });
     // Both answer the same before anything is measured: true for every item.
     for (const [path, body] of [['/access/v1/evaluation', single], ['/access/v1/evaluations', batch]] as const) {
       for (const url of [`${ctx.env.portico.url}${path}`, `${baseline.url}${path}`]) {
         const answer = (await (await fetch(url, { method: 'POST', headers, body })).json()) as { decision?: boolean; evaluations?: { decision: boolean }[] };
         const decisions = answer.evaluations?.map((item) => item.decision) ?? [answer.decision];
-        if (decisions.length === 0 || decisions.some((decision) => decision !== true)) throw new Error(`${url} did not allow the demo person to read: ${JSON.stringify(answer).slice(0, 200)}`);
+        if (decisions.length === 0 || decisions.some((decision) => decision !== true)) throw new Error(`${url} did not allow the demo person to read reports: ${JSON.stringify(answer).slice(0, 200)}`);
       }
     }
     const run = (url: string, body: string, amount: number, pid: number) => () => load({ url, method: 'POST', connections: CONNECTIONS, amount, headers, body }, pid);

@@ -18,13 +18,13 @@ import { decideOperation, type OperationDecision } from '../../app-kit/decision'
 import { verifyAccessToken } from '../../app-kit/protected-resource';
 import { isRiskLevel, type RiskLevel } from '../../app-kit/risk';
 import { findActiveGrant, type ApprovalGrant } from '../approvals/broker';
-import { BASELINE_SCOPE, listPermissionCatalog, type CatalogPermission } from '../clients/permission-catalog';
-import { surfaceStateOf } from '../clients/surface';
+import { BASELINE_SCOPE, catalogSourcesOf, listPermissionCatalog, type CatalogPermission } from '../clients/permission-catalog';
 import type { App } from '../clients/apps';
 import type { Database, Queryable } from '../db/client';
 import type { AuditActor } from '../audit/events';
 import { agentConnections, agents, approvalGrants, memberships, users } from '../db/schema';
 import { effectivePermissionsOfAgent, effectivePermissionsOfDelegation, effectivePermissionsOfPerson } from '../organizations/effective-permissions';
+import { findAccountInOrganization } from '../organizations/memberships';
 import { normalizeEmail } from '../util/email';
 import { isUuid } from '../util/uuid';
 import type { AuthzenEntity, AuthzenEvaluation } from './requests';
@@ -104,11 +104,16 @@ export function createEvaluator(app: App, deps: EvaluatorDeps) {
   const subjects = new Map<string, Promise<DecidedSubject | undefined>>();
   const catalogOf = () => (catalog ??= listPermissionCatalog(db, app.id));
   const toolsOf = () =>
-    (tools ??= surfaceStateOf(db, app.id).then(
-      (state) => new Map((state.declaration ?? []).filter((tool) => isRiskLevel(tool.riskLevel)).map((tool) => [tool.name, { level: tool.riskLevel, required: [...tool.requiredScopes] }])),
+    (tools ??= catalogSourcesOf(db, app.id).then(
+      (sources) => new Map((sources.declaration ?? []).filter((tool) => isRiskLevel(tool.riskLevel)).map((tool) => [tool.name, { level: tool.riskLevel, required: [...tool.requiredScopes] }])),
     ));
 
   async function person(userId: string | undefined, email: string | undefined): Promise<{ id: string; email: string } | undefined> {
+    if (userId) {
+      // By id: the person and their membership through the read cache, as every token request reads them.
+      const account = await findAccountInOrganization(db, userId, app.orgId);
+      return account?.member && !account.user.disabledAt ? { id: account.user.id, email: account.user.email } : undefined;
+    }
     const [row] = await db
       .select({ id: users.id, email: users.email })
       .from(users)

@@ -7,7 +7,9 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { isAudited } from '../../app-kit/risk';
 import { recordAuditEvent } from '../audit/events';
 import type { ApprovalGrant } from '../approvals/broker';
-import { verifyClientSecret } from '../clients/secrets';
+import { matchesSecretHash } from '../clients/secrets';
+import { loadClient } from '../clients/client-metadata';
+import { findAppById } from '../clients/apps';
 import type { Database } from '../db/client';
 import { apps, clients } from '../db/schema';
 import { recordAuthzenDecision } from '../observability/metrics';
@@ -81,16 +83,16 @@ export async function authenticatePep(db: Database, request: Request): Promise<{
   }
   // A NUL never reaches a query (PostgreSQL's text refuses it): such a client id names nobody.
   if (clientId.length > 256 || secret.length === 0 || secret.length > 512 || /[\u0000-\u001f]/.test(clientId)) return refuse('client authentication failed');
-  const [row] = await db
-    .select({ app: apps, type: clients.type })
-    .from(clients)
-    .innerJoin(apps, eq(apps.id, clients.appId))
-    .where(and(eq(clients.id, clientId), eq(clients.kind, 'app'), isNull(clients.revokedAt)))
-    .limit(1);
-  // The secret is checked even when the client is unknown or unfit, so timing tells nothing of which.
-  const valid = await verifyClientSecret(db, row ? clientId : '', secret);
-  if (!row || !valid || row.type !== 'confidential' || row.app.disabledAt) return refuse('client authentication failed');
-  return { ok: true, caller: { app: row.app, clientId, actor: { type: 'client', id: clientId, label: row.app.name } } };
+  // The client, its app's state and its secrets valid now, through the read cache the token endpoint uses (dropped
+  // at once when the client, its secrets or its app change on any instance); the secret is compared in constant
+  // time with every valid hash, and with none at all for an unknown client.
+  const loaded = await loadClient(db, clientId, 'portico-authzen');
+  const valid = matchesSecretHash(secret, loaded?.secretHashesValidNow ?? []);
+  const metadata = loaded?.metadata;
+  if (!metadata || !valid || metadata.portico_kind !== 'app' || metadata.client_secret === undefined || metadata.portico_app_disabled || !metadata.portico_app_id) return refuse('client authentication failed');
+  const app = await findAppById(db, metadata.portico_app_id);
+  if (!app || app.disabledAt) return refuse('client authentication failed');
+  return { ok: true, caller: { app, clientId, actor: { type: 'client', id: clientId, label: app.name } } };
 }
 
 function grantOf(outcome: EvaluationOutcome): ApprovalGrant | undefined {

@@ -1,7 +1,7 @@
 // The AuthZEN doors' one answer: each route file names its operation; authentication of the PEP, the body's cap and
 // shape, the X-Request-ID echo and every refusal's shape are decided here, once.
 import { localKeys } from '../mcp/authenticate';
-import { readJsonObject } from '../http/errors';
+import { parseJsonObject, readJsonObject } from '../http/errors';
 import { hitRateLimit, type RateLimitRule } from '../rate-limit/fixed-window';
 import { Refusal } from '../refusals/refusal';
 import { db, runtime } from '../runtime';
@@ -11,7 +11,8 @@ import { parseEvaluation, parseEvaluations } from './requests';
 import { searchActions, searchResources, searchSubjects } from './search';
 
 /** A batch of 500 evaluations with defaults fits; nothing larger is read. */
-const BODY_LIMIT = 512 * 1024;
+export const AUTHZEN_BODY_LIMIT = 512 * 1024;
+const BODY_LIMIT = AUTHZEN_BODY_LIMIT;
 
 function pdpDeps(): PdpDeps {
   const { env, publicJwks, atRestKey } = runtime();
@@ -24,7 +25,7 @@ type Operation = (deps: PdpDeps, caller: PdpCaller, body: Record<string, unknown
 export const AUTHZEN_SEARCHES_PER_CLIENT: RateLimitRule = { name: 'authzen:search:client', limit: 120, windowSeconds: 60 };
 export const AUTHZEN_REQUESTS_PER_CLIENT: RateLimitRule = { name: 'authzen:request:client', limit: 60, windowSeconds: 60 };
 
-async function answer(request: Request, operation: Operation, readsBody = true, limit?: RateLimitRule): Promise<Response> {
+async function answer(request: Request, operation: Operation, readsBody = true, limit?: RateLimitRule, bodyText?: string): Promise<Response> {
   const deps = pdpDeps();
   const headers = requestIdHeaders(request);
   const authenticated = await authenticatePep(deps.db, request);
@@ -36,7 +37,8 @@ async function answer(request: Request, operation: Operation, readsBody = true, 
   let body: Record<string, unknown> = {};
   if (readsBody) {
     if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) return authzenError(request, 415, 'invalid_request', 'send the request as application/json');
-    const read = await readJsonObject(request, BODY_LIMIT);
+    // server.ts hands the body over already read (capped at the same size); Next's route reads it here.
+    const read = bodyText !== undefined ? parseJsonObject(bodyText) : await readJsonObject(request, BODY_LIMIT);
     if (!read.ok) return authzenError(request, read.status, 'invalid_request', read.description);
     body = read.value;
   }
@@ -53,20 +55,20 @@ async function answer(request: Request, operation: Operation, readsBody = true, 
 /** A request the API cannot read (a required member missing, say): 400 with what is wrong. */
 export class BadRequest extends Error {}
 
-export const evaluationRoute = (request: Request) =>
+export const evaluationRoute = (request: Request, bodyText?: string) =>
   answer(request, async (deps, caller, body) => {
     // One decision: members this API does not define here (`evaluations`, `options`) are ignored, as §"Transport" asks.
     const single = parseEvaluation(body);
     if (!single.ok) throw new BadRequest(single.error);
     return { body: await evaluateBatch(deps, caller, { items: [single], semantic: 'execute_all', single: true }) };
-  });
+  }, true, undefined, bodyText);
 
-export const evaluationsRoute = (request: Request) =>
+export const evaluationsRoute = (request: Request, bodyText?: string) =>
   answer(request, async (deps, caller, body) => {
     const batch = parseEvaluations(body);
     if (!batch.ok) throw new BadRequest(batch.error);
     return { body: await evaluateBatch(deps, caller, batch.value) };
-  });
+  }, true, undefined, bodyText);
 
 export const searchRoute = (kind: 'subject' | 'resource' | 'action') => (request: Request) =>
   answer(request, async (deps, caller, body) => {

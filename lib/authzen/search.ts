@@ -7,8 +7,7 @@ import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import { agents, memberships, users } from '../db/schema';
 import { CALL_ACTION, createEvaluator, OWN_SUFFIX, TOOL_RESOURCE, type PdpCaller, type PdpDeps } from './decisions';
 import { parseAction, parseEntity, parsePage, typeOnly, type Parsed } from './requests';
-import { surfaceStateOf } from '../clients/surface';
-import { listPermissionCatalog } from '../clients/permission-catalog';
+import { catalogSourcesOf, listPermissionCatalog } from '../clients/permission-catalog';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
@@ -84,7 +83,7 @@ export async function searchResources(deps: PdpDeps, caller: PdpCaller, body: Re
   if (!page.ok) return page;
   if (resource.value.type !== TOOL_RESOURCE || action.value.name !== CALL_ACTION) return { ok: true, value: { page: { next_token: '', count: 0 }, results: [] } };
   const evaluator = createEvaluator(caller.app, deps);
-  const names = ((await surfaceStateOf(deps.db, caller.app.id)).declaration ?? []).map((tool) => tool.name).sort();
+  const names = ((await catalogSourcesOf(deps.db, caller.app.id)).declaration ?? []).map((tool) => tool.name).sort();
   const allowed: string[] = [];
   for (const name of names) {
     if ((await evaluator.evaluate({ subject: subject.value, resource: { type: TOOL_RESOURCE, id: name }, action: action.value })).decision.allowed) allowed.push(name);

@@ -273,10 +273,12 @@ export async function findAppByIdentity(db: Queryable, identity: string): Promis
   return cache ? cache.read(`app-by-identity:${identity}`, read, (app) => [`apps:${app.id}`]) : read();
 }
 
+/** An app by its id; read through the per-process read cache (any change to the app drops it). */
 export async function findAppById(db: Queryable, id: string): Promise<App | undefined> {
   if (!isUuid(id)) return undefined;
-  const [app] = await db.select().from(apps).where(eq(apps.id, id)).limit(1);
-  return app;
+  const read = async () => (await db.select().from(apps).where(eq(apps.id, id)).limit(1))[0];
+  const cache = readCacheOf(db);
+  return cache ? cache.read(`app:${id}`, read, (app) => [`apps:${app.id}`]) : read();
 }
 
 export interface AppListing {

@@ -4,9 +4,10 @@
 // - scopes an admin added, each with a short human description.
 // An admin may describe a declared scope, and retire any but the baseline: a retired permission leaves the catalog.
 import { and, eq, sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client';
+import { readCacheOf, type Queryable } from '../db/client';
 import { appPermissions } from '../db/schema';
 import { surfaceStateOf } from './surface';
+import type { SurfaceTool } from '../../app-kit/surface';
 import { DEFAULT_LOCALE, localized, translator } from '../i18n/catalogs';
 import { commandRefusal } from '../organizations/refusal-codes';
 import { catalogRefusal } from './refusal-codes';
@@ -58,11 +59,31 @@ function checkDescription(description: string): string {
   return trimmed;
 }
 
+/** What a catalog is made of: the tools the app declared and its admins' rows (read together, cached together). */
+export interface CatalogSources {
+  declaration: readonly SurfaceTool[] | null;
+  rows: readonly { scope: string; description: string; added: boolean; retired: boolean }[];
+}
+
+/**
+ * The app's declared tools and catalog rows, from the per-process read cache when they are there: every token
+ * request and decision for the app reads them, and any change to either (by any instance) drops them at commit
+ * (migration 0061's triggers notify the app's tag). Read directly inside a transaction.
+ */
+export async function catalogSourcesOf(db: Queryable, appId: string): Promise<CatalogSources> {
+  const load = async (): Promise<CatalogSources> => {
+    const [state, rows] = await Promise.all([surfaceStateOf(db, appId), db.select().from(appPermissions).where(eq(appPermissions.appId, appId))]);
+    return { declaration: state.declaration, rows: rows.map((row) => ({ scope: row.scope, description: row.description, added: row.added, retired: Boolean(row.retiredAt) })) };
+  };
+  const cache = readCacheOf(db);
+  return (cache ? await cache.read(`catalog:${appId}`, load, () => [`apps:${appId}`]) : undefined) ?? (await load());
+}
+
 /** The whole catalog, retired entries included (marked), baseline first, then by scope. */
 export async function listPermissionCatalog(db: Queryable, appId: string): Promise<CatalogPermission[]> {
-  const [state, rows] = await Promise.all([surfaceStateOf(db, appId), db.select().from(appPermissions).where(eq(appPermissions.appId, appId))]);
+  const { declaration, rows } = await catalogSourcesOf(db, appId);
   const declared = new Map<string, string[]>();
-  for (const tool of state.declaration ?? []) {
+  for (const tool of declaration ?? []) {
     for (const scope of tool.requiredScopes) declared.set(scope, [...(declared.get(scope) ?? []), tool.name]);
   }
   const byScope = new Map(rows.map((row) => [row.scope, row]));
@@ -78,7 +99,7 @@ export async function listPermissionCatalog(db: Queryable, appId: string): Promi
       declared: tools.length > 0,
       added: row?.added ?? false,
       tools,
-      retired: Boolean(row?.retiredAt),
+      retired: Boolean(row?.retired),
       portico: row?.description === undefined,
     };
   });

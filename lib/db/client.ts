@@ -398,7 +398,7 @@ function observedPglite(pglite: PGlite, afterCommit: AfterCommitHooks): PGlite {
  * A write to a table the read cache keeps rows of, or to organizations (whose deletion cascades into them); anywhere
  * in the statement, so that a write inside a CTE (`with … update "clients"`) counts too.
  */
-const CACHED_ROW_WRITE = /\b(?:insert\s+into|update|delete\s+from|truncate(?:\s+table)?)\s+"(?:clients|redirect_uris|client_secrets|apps|users|memberships|organizations|gateway_servers|gateway_tools|agents|agent_keys)"/i;
+const CACHED_ROW_WRITE = /\b(?:insert\s+into|update|delete\s+from|truncate(?:\s+table)?)\s+"(?:clients|redirect_uris|client_secrets|apps|users|memberships|organizations|gateway_servers|gateway_tools|agents|agent_keys|app_permissions|app_surfaces)"/i;
 /** A delivery queued (or made due again) in the outbox. */
 const OUTBOX_WRITE = /\b(?:insert\s+into|update)\s+"?outbound_deliveries"?/i;
 /** An audit event, which the database fans out to subscribed webhook endpoints in the same transaction. */

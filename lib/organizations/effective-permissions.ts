@@ -5,8 +5,8 @@
 // - an agent in delegated mode: the person's, never more.
 // Only permissions the app's catalog offers count (lib/clients/permission-catalog.ts): a retired one counts for no
 // one. Each permission comes with its sources, so that "why can X do Y" has an answer.
-import { and, eq, isNull } from 'drizzle-orm';
-import type { Queryable } from '../db/client';
+import { and, eq, sql } from 'drizzle-orm';
+import { preparedQuery, type Queryable } from '../db/client';
 import { agentConnections, agentGrants, agents, apps, memberships, personGrants, teamGrants, teamMembers, teams, users } from '../db/schema';
 import { BASELINE_SCOPE, listPermissionCatalog, sortScopes, type CatalogPermission } from '../clients/permission-catalog';
 import { isUuid } from '../util/uuid';
@@ -55,6 +55,25 @@ async function offeredCatalog(db: Queryable, appId: string, catalog?: readonly C
 }
 
 /**
+ * What a person holds on an app, in one statement (every token request and every AuthZEN decision about a person
+ * reads it): whether they are an enabled member of the organization, the grants of their teams on the app, and their
+ * direct grants. Prepared once per database handle.
+ */
+function personHoldingsStatement(db: Queryable) {
+  const value = (name: string) => sql.placeholder(name);
+  return preparedQuery(db, 'permissions.person', () =>
+    db
+      .select({
+        member: sql<boolean>`exists (select 1 from ${memberships} m join ${users} u on u.id = m.user_id where m.org_id = ${value('orgId')} and m.user_id = ${value('userId')} and u.disabled_at is null)`,
+        teams: sql<{ scope: string; teamId: string; team: string }[] | string>`coalesce((select json_agg(json_build_object('scope', tg.scope, 'teamId', t.id, 'team', t.name)) from ${teamGrants} tg join ${teams} t on t.id = tg.team_id join ${teamMembers} tm on tm.team_id = t.id and tm.user_id = ${value('userId')} where tg.app_id = ${value('appId')} and t.org_id = ${value('orgId')}), '[]'::json)`,
+        direct: sql<string[] | string>`coalesce((select json_agg(pg.scope) from ${personGrants} pg where pg.user_id = ${value('userId')} and pg.app_id = ${value('appId')} and pg.org_id = ${value('orgId')}), '[]'::json)`,
+      })
+      .from(sql`(select 1) as one`)
+      .prepare('permissions_person'),
+  );
+}
+
+/**
  * A person's permissions on an app of their organization; none when they are not an enabled member of it. `catalog`:
  * the app's catalog when the caller has read it already (a token request reads it once).
  */
@@ -63,31 +82,15 @@ export async function effectivePermissionsOfPerson(
   input: { orgId: string; appId: string; userId: string },
   catalog?: readonly CatalogPermission[],
 ): Promise<EffectivePermission[]> {
-  const [[member], offered, fromTeams, direct] = await Promise.all([
-    db
-      .select({ userId: memberships.userId })
-      .from(memberships)
-      .innerJoin(users, eq(users.id, memberships.userId))
-      .where(and(eq(memberships.orgId, input.orgId), eq(memberships.userId, input.userId), isNull(users.disabledAt)))
-      .limit(1),
-    offeredCatalog(db, input.appId, catalog),
-    db
-      .select({ scope: teamGrants.scope, teamId: teams.id, team: teams.name })
-      .from(teamGrants)
-      .innerJoin(teams, eq(teams.id, teamGrants.teamId))
-      .innerJoin(teamMembers, and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, input.userId)))
-      .where(and(eq(teamGrants.appId, input.appId), eq(teams.orgId, input.orgId))),
-    db
-      .select({ scope: personGrants.scope })
-      .from(personGrants)
-      .where(and(eq(personGrants.userId, input.userId), eq(personGrants.appId, input.appId), eq(personGrants.orgId, input.orgId))),
-  ]);
-  if (!member) return [];
+  const [[holdings], offered] = await Promise.all([personHoldingsStatement(db).execute({ orgId: input.orgId, appId: input.appId, userId: input.userId }), offeredCatalog(db, input.appId, catalog)]);
+  if (!holdings?.member) return [];
+  // postgres.js parses json; the embedded database's driver may hand it over as text.
+  const json = <Value>(value: Value | string): Value => (typeof value === 'string' ? (JSON.parse(value) as Value) : value);
   return collect(
     [
       { scope: BASELINE_SCOPE, source: { kind: 'baseline' } },
-      ...fromTeams.map((row) => ({ scope: row.scope, source: { kind: 'team' as const, teamId: row.teamId, team: row.team } })),
-      ...direct.map((row) => ({ scope: row.scope, source: { kind: 'direct' as const } })),
+      ...json(holdings.teams).map((row) => ({ scope: row.scope, source: { kind: 'team' as const, teamId: row.teamId, team: row.team } })),
+      ...json(holdings.direct).map((scope) => ({ scope, source: { kind: 'direct' as const } })),
     ],
     offered,
   );

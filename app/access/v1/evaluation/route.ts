@@ -3,4 +3,7 @@ import { evaluationRoute } from '@/lib/authzen/routes';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = evaluationRoute;
+// Served by server.ts (lib/authzen/node-route.ts) when Portico runs as itself; here when Next.js runs alone.
+export function POST(request: Request): Promise<Response> {
+  return evaluationRoute(request);
+}

@@ -3,4 +3,7 @@ import { evaluationsRoute } from '@/lib/authzen/routes';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = evaluationsRoute;
+// Served by server.ts (lib/authzen/node-route.ts) when Portico runs as itself; here when Next.js runs alone.
+export function POST(request: Request): Promise<Response> {
+  return evaluationsRoute(request);
+}

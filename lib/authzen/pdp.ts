@@ -8,6 +8,7 @@ import { isAudited } from '../../app-kit/risk';
 import { recordAuditEvent } from '../audit/events';
 import type { ApprovalGrant } from '../approvals/broker';
 import { matchesSecretHash } from '../clients/secrets';
+import { basicCredentials } from '../http/basic-credentials';
 import { loadClient } from '../clients/client-metadata';
 import { findAppById } from '../clients/apps';
 import type { Database } from '../db/client';
@@ -66,23 +67,9 @@ const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="portico-authzen", charset=
  */
 export async function authenticatePep(db: Database, request: Request): Promise<{ ok: true; caller: PdpCaller } | { ok: false; response: Response }> {
   const refuse = (description: string) => ({ ok: false as const, response: authzenError(request, 401, 'invalid_client', description, CHALLENGE) });
-  const header = request.headers.get('authorization') ?? '';
-  const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header.trim());
-  if (!match) return refuse('authenticate with the app’s client id and secret (HTTP Basic)');
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 1) return refuse('authenticate with the app’s client id and secret (HTTP Basic)');
-  let clientId: string;
-  let secret: string;
-  try {
-    // RFC 6749 §2.3.1: both are form-urlencoded before they are joined.
-    clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
-    secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
-  } catch {
-    return refuse('the client credentials are not form-urlencoded');
-  }
-  // A NUL never reaches a query (PostgreSQL's text refuses it): such a client id names nobody.
-  if (clientId.length > 256 || secret.length === 0 || secret.length > 512 || /[\u0000-\u001f]/.test(clientId)) return refuse('client authentication failed');
+  const credentials = basicCredentials(request.headers.get('authorization'));
+  if (!credentials) return refuse('authenticate with the app’s client id and secret (HTTP Basic, RFC 6749 §2.3.1)');
+  const { clientId, secret } = credentials;
   // The client, its app's state and its secrets valid now, through the read cache the token endpoint uses (dropped
   // at once when the client, its secrets or its app change on any instance); the secret is compared in constant
   // time with every valid hash, and with none at all for an unknown client.

@@ -4,6 +4,7 @@
 // client id and secret, checked against the stored hashes), announced as the authorization scheme in
 // /.well-known/ssf-configuration. A client only ever sees and changes its own streams: any other stream id is
 // "not found", as an unknown one is.
+import { basicCredentials } from '../http/basic-credentials';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
@@ -65,22 +66,9 @@ const unauthorized = () =>
 
 /** The app's own client named by HTTP Basic credentials (RFC 6749 §2.3.1 encoding), when the secret is right. */
 export async function authenticateReceiver(db: Queryable, request: Request): Promise<Receiver | undefined> {
-  const header = request.headers.get('authorization') ?? '';
-  const match = /^Basic ([A-Za-z0-9+/=]{1,1024})$/.exec(header);
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon <= 0) return undefined;
-  let clientId: string;
-  let secret: string;
-  try {
-    clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
-    secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
-  } catch {
-    return undefined;
-  }
-  // PostgreSQL text holds no NUL: such a name matches nothing (and must not reach a query).
-  if (clientId.length > 256 || secret.length === 0 || secret.length > 512 || clientId.includes('\u0000')) return undefined;
+  const credentials = basicCredentials(request.headers.get('authorization'));
+  if (!credentials) return undefined;
+  const { clientId, secret } = credentials;
   // A turned-off app's client is refused here as everywhere else; its streams keep receiving (the ending of its
   // sessions among them), a poll stream's events wait until it is on again.
   const [client] = await db

@@ -10,6 +10,7 @@
 // - any other resource type, with an action named after a permission of the app's catalog: that permission. A
 //   permission granted as `<name>:own` covers `<name>` on resources the subject owns (`properties.ownerID` or
 //   `properties.owner` equal to the subject's id or email).
+import { AGENT_ID } from '../util/agent-id';
 import { createHash } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { resourcePathCovers } from '../../app-kit/resource-path';
@@ -33,7 +34,6 @@ export const TOOL_RESOURCE = 'tool';
 export const CALL_ACTION = 'call';
 /** A permission granted in this form covers the permission it names on what the subject owns. */
 export const OWN_SUFFIX = ':own';
-const AGENT_ID = /^agt_[A-Za-z0-9_-]{16,64}$/;
 /** Grant ids are the broker's (`apg_…`): anything else names no grant, and never reaches a query. */
 const GRANT_ID = /^apg_[A-Za-z0-9_-]{24}$/;
 

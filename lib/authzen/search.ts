@@ -3,6 +3,7 @@
 // or `call` on a tool) a subject may take on a resource. Every result is one the evaluation API would answer true
 // for now: each candidate is decided by the same evaluator. Portico does not know an app's own records (its todos),
 // so a resource search of another type answers no results.
+import { AGENT_ID } from '../util/agent-id';
 import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import { agents, memberships, users } from '../db/schema';
 import { CALL_ACTION, createEvaluator, OWN_SUFFIX, TOOL_RESOURCE, type PdpCaller, type PdpDeps } from './decisions';
@@ -38,7 +39,7 @@ export async function searchSubjects(deps: PdpDeps, caller: PdpCaller, body: Rec
   const type = subject.value.type;
   if (type !== 'user' && type !== 'agent') return { ok: true, value: { page: { next_token: '', count: 0 }, results: [] } };
   // The token is the last id a page decided (a member's uuid, an agent's id): anything else was not given by this search.
-  if (after && !(type === 'user' ? /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/ : /^agt_[A-Za-z0-9_-]{16,64}$/).test(after)) return { ok: false, error: 'page.token is not one this search gave' };
+  if (after && !(type === 'user' ? /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/ : AGENT_ID).test(after)) return { ok: false, error: 'page.token is not one this search gave' };
   const candidates =
     type === 'user'
       ? (

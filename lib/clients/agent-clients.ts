@@ -7,6 +7,7 @@
 //
 // Read through the read cache: the agent's row and keys send their notifications (migration 0060), so a key removed
 // or an agent disabled on one instance is heard on every other at once.
+import { AGENT_ID } from '../util/agent-id';
 import { asc, eq } from 'drizzle-orm';
 import { decodeProtectedHeader } from 'jose';
 import { readCacheOf, type Queryable } from '../db/client';
@@ -15,7 +16,8 @@ import type { OutboundPolicy } from '../http/outbound';
 import { remoteKeySet, signingKeysOf } from '../security/remote-keys';
 import { CLIENT_CREDENTIALS_GRANT_TYPE } from './client-metadata';
 
-export const AGENT_CLIENT_ID = /^agt_[A-Za-z0-9_-]{16,64}$/;
+/** An agent's own client has the agent's id as its client id. */
+export const AGENT_CLIENT_ID = AGENT_ID;
 
 interface AgentClientRows {
   agent: typeof agents.$inferSelect;
@@ -30,7 +32,7 @@ async function readAgentClientRows(db: Queryable, agentId: string): Promise<Agen
 }
 
 /** The `kid` the request's client assertion names (to fetch a JWKS URL again when it lacks it), if any. */
-function kidOfAssertion(assertion: unknown): string | undefined {
+export function kidOfAssertion(assertion: unknown): string | undefined {
   if (typeof assertion !== 'string') return undefined;
   try {
     return decodeProtectedHeader(assertion).kid;

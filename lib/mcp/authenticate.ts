@@ -2,6 +2,7 @@
 // audience is Portico's API resource, verified locally with Portico's own public keys, then the person (and the
 // agent acting for them, if any) checked against the database on every request: a disabled or deleted account,
 // or a disabled or deleted agent, is refused at once, whatever the token's remaining lifetime.
+import { AGENT_ID } from '../util/agent-id';
 import { oauthError } from '../http/errors';
 import { createLocalJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { eq, sql } from 'drizzle-orm';
@@ -31,7 +32,6 @@ function callerStatement(db: Database) {
   );
 }
 
-const AGENT_SUBJECT = /^agt_[A-Za-z0-9_-]{16,64}$/;
 
 export function porticoApiConfig(issuer: string): ProtectedResourceConfig {
   const resource = porticoApiResource(issuer);
@@ -86,7 +86,7 @@ export async function authenticateApiRequest(
   const actor = gate.token.actor;
   const sessionId = options.mcpSessionId !== undefined && isSessionId(options.mcpSessionId) ? options.mcpSessionId : '';
   // An agent acting as itself reaches a gateway server, never Portico's own API (whose doors act for a person).
-  if (options.resource && AGENT_SUBJECT.test(gate.token.subject) && !actor) {
+  if (options.resource && AGENT_ID.test(gate.token.subject) && !actor) {
     const [agent] = await deps.db
       .select({ agent: agents, owner: users })
       .from(agents)

@@ -18,11 +18,10 @@
 import type Provider from 'oidc-provider';
 import { errors, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';
 import { and, eq, sql } from 'drizzle-orm';
-import { decodeProtectedHeader } from 'jose';
 import type { Database, Queryable } from '../db/client';
 import { agentConnections, agentKeys, agents, gatewayServers, workloadTrustRules } from '../db/schema';
 import { appResource, findAppByResource, type App } from '../clients/apps';
-import { AGENT_CLIENT_ID } from '../clients/agent-clients';
+import { AGENT_CLIENT_ID, kidOfAssertion } from '../clients/agent-clients';
 import { CLIENT_CREDENTIALS_GRANT_TYPE, JWT_BEARER_GRANT_TYPE } from '../clients/client-metadata';
 import { effectivePermissionsOfAgent } from '../organizations/effective-permissions';
 import { noteAgentUse } from '../organizations/agents';
@@ -143,7 +142,7 @@ export function registerClientCredentialsGrant(provider: Provider, deps: Workloa
       if (!agent) throw new errors.InvalidClient('client authentication failed');
       const params = (ctx.oidc.params ?? {}) as Record<string, unknown>;
       const { app, resource } = await appOfResource(db, params.resource, agent.orgId);
-      const kid = typeof params.client_assertion === 'string' ? safeKid(params.client_assertion) : undefined;
+      const kid = kidOfAssertion(params.client_assertion);
       await issueAgentOwnToken(provider, ctx, db, { agentId: client.clientId, app, resource, via: 'client_credentials', details: { kid: kid ?? null }, refusal: 'unauthorized_client' });
       if (kid) {
         await db
@@ -156,13 +155,6 @@ export function registerClientCredentialsGrant(provider: Provider, deps: Workloa
   );
 }
 
-function safeKid(assertion: string): string | undefined {
-  try {
-    return decodeProtectedHeader(assertion).kid;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The jwt-bearer grant as SEP-1933 profiles it, for the `portico-workload` client (the caller dispatched on the client). */
 export async function exchangeWorkloadToken(provider: Provider, ctx: KoaContextWithOIDC, deps: WorkloadGrantDeps): Promise<void> {

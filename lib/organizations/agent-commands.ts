@@ -1,6 +1,7 @@
 // What a person may do to an organization's agents, once: validation, authorization-independent rules, the change
 // and its audit event. The console's actions and the REST API are thin callers of these commands, so both answer
 // the same way. The caller has already checked the person's `agents.manage` permission in the organization.
+import { AGENT_ID } from '../util/agent-id';
 import { z } from 'zod';
 import { localized, textIn, type LocalizedText } from '../i18n/catalogs';
 import { postgresErrorCode, type Queryable } from '../db/client';
@@ -102,7 +103,7 @@ export const AGENT_INPUT_FRAGMENTS: AgentInputWords = {
 /** What the workload doors need: Portico's issuer (the audience a rule without its own accepts) and the outbound guard. */
 export type WorkloadDeps = Pick<WorkloadTokenContext, 'issuer' | 'outbound'>;
 
-const agentIdOf = (message: string) => z.string().regex(/^agt_[A-Za-z0-9_-]{16,64}$/, message);
+const agentIdOf = (message: string) => z.string().regex(AGENT_ID, message);
 export const agentIdSchema = agentIdOf(AGENT_INPUT_FRAGMENTS.agentId);
 
 /** The commands' inputs, their refusals in `words`. */

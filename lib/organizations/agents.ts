@@ -1,6 +1,7 @@
 // Agents of an organization and who may use them. An agent acts through a person's consent (delegated, as the
 // token's `act`), through connections configured by people, or as a workload with a key credential or a trust rule
 // (lib/organizations/agent-keys.ts, workload-trust.ts): never with a secret of its own.
+import { isAgentId } from '../util/agent-id';
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq, exists, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
@@ -50,13 +51,13 @@ export async function listUsableAgents(db: Queryable, orgId: string, userId: str
 
 /** The agent, when the person may name it in the organization; undefined otherwise (whatever the reason). */
 export async function findUsableAgent(db: Queryable, orgId: string, userId: string, agentId: string): Promise<Agent | undefined> {
-  if (!/^agt_[A-Za-z0-9_-]{16,64}$/.test(agentId)) return undefined;
+  if (!isAgentId(agentId)) return undefined;
   const usable = await listUsableAgents(db, orgId, userId);
   return usable.find((agent) => agent.id === agentId);
 }
 
 export async function findOrgAgent(db: Queryable, orgId: string, agentId: string): Promise<Agent | undefined> {
-  if (!/^agt_[A-Za-z0-9_-]{16,64}$/.test(agentId)) return undefined;
+  if (!isAgentId(agentId)) return undefined;
   const [agent] = await db.select().from(agents).where(and(eq(agents.id, agentId), eq(agents.orgId, orgId))).limit(1);
   return agent;
 }

@@ -95,7 +95,9 @@ export interface PdpCaller {
 
 /**
  * Evaluations for one asking app, with what they read kept for the length of one HTTP request (a batch asks about
- * one subject many times): nothing is cached beyond it, so a revoked grant or a removed member counts at once.
+ * one subject many times). Beyond it, only rows the read cache keeps (the app's catalog, a person's account and
+ * membership: dropped at commit by any instance's change); grants are read at every request, so a revoked grant or a
+ * removed member counts at once.
  */
 export function createEvaluator(app: App, deps: EvaluatorDeps) {
   const { db } = deps;
@@ -118,7 +120,7 @@ export function createEvaluator(app: App, deps: EvaluatorDeps) {
       .select({ id: users.id, email: users.email })
       .from(users)
       .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.orgId, app.orgId)))
-      .where(and(userId ? eq(users.id, userId) : eq(users.email, email!), isNull(users.disabledAt)))
+      .where(and(eq(users.email, email!), isNull(users.disabledAt)))
       .limit(1);
     return row;
   }

@@ -8,6 +8,7 @@ import { runtime } from '../runtime';
 import { API_CONTENT_SECURITY_POLICY, securityHeaders } from '../security/headers';
 import { AUTHZEN_PATHS, authzenError } from './pdp';
 import { AUTHZEN_BODY_LIMIT, evaluationRoute, evaluationsRoute } from './routes';
+import { terminalText } from '../util/visible-text';
 
 const HANDLERS: Record<string, (request: Request, bodyText?: string) => Promise<Response>> = {
   [AUTHZEN_PATHS.evaluation]: evaluationRoute,
@@ -22,14 +23,22 @@ export function isAuthzenHotPath(pathname: string, method: string | undefined): 
 export function serveAuthzen(req: IncomingMessage, res: ServerResponse, pathname: string): void {
   const { env } = runtime();
   const handler = HANDLERS[pathname]!;
-  void toWebRequestWithBody(req, env.PORTICO_ISSUER, AUTHZEN_BODY_LIMIT)
-    .then(({ request, body }) => handler(request, body?.toString('utf8') ?? ''))
-    .catch((error: unknown) => {
-      const request = new Request(new URL(req.url ?? '/', env.PORTICO_ISSUER), { headers: { 'x-request-id': String(req.headers['x-request-id'] ?? '') } });
-      if (error instanceof RangeError) return authzenError(request, 413, 'invalid_request', `the body is larger than ${AUTHZEN_BODY_LIMIT} bytes`);
-      console.error(`${pathname} failed: ${error instanceof Error ? error.message : String(error)}`);
-      return authzenError(request, 500, 'server_error', 'the decision point failed; try again');
-    })
+  const url = new URL(req.url ?? '/', env.PORTICO_ISSUER);
+  const bare = () => new Request(url, { method: req.method ?? 'POST', headers: { 'x-request-id': String(req.headers['x-request-id'] ?? '') } });
+  // A caller without client credentials is refused before its body is read (as Next's route refuses it): nobody
+  // unauthenticated makes Portico hold half a megabyte.
+  const answered = !/^\s*Basic\s/i.test(req.headers.authorization ?? '')
+    ? handler(bare(), '')
+    : toWebRequestWithBody(req, env.PORTICO_ISSUER, AUTHZEN_BODY_LIMIT).then(
+        ({ request, body }) =>
+          handler(request, body?.toString('utf8') ?? '').catch((error: unknown) => {
+            console.error(`${pathname} failed: ${terminalText(error instanceof Error ? error.message : String(error)).slice(0, 500)}`);
+            return authzenError(bare(), 500, 'server_error', 'the decision point failed; try again');
+          }),
+        // Only reading the body can say it is too large.
+        (error: unknown) => authzenError(bare(), error instanceof RangeError ? 413 : 400, 'invalid_request', error instanceof RangeError ? `the body is larger than ${AUTHZEN_BODY_LIMIT} bytes` : 'the body could not be read'),
+      );
+  void answered
     .then((response) => {
       for (const [name, value] of Object.entries(securityHeaders({ https: env.issuerIsHttps, contentSecurityPolicy: API_CONTENT_SECURITY_POLICY }))) response.headers.set(name, value);
       return sendWebResponse(res, response);

@@ -3,7 +3,6 @@
 // batch semantics, and what a decision's context carries. The decisions themselves: ./decisions.ts; the access
 // requests a requestable denial leads to: ./access-requests.ts.
 import { randomBytes } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
 import { isAudited } from '../../app-kit/risk';
 import { recordAuditEvent } from '../audit/events';
 import type { ApprovalGrant } from '../approvals/broker';
@@ -12,7 +11,6 @@ import { basicCredentials } from '../http/basic-credentials';
 import { loadClient } from '../clients/client-metadata';
 import { findAppById } from '../clients/apps';
 import type { Database } from '../db/client';
-import { apps, clients } from '../db/schema';
 import { recordAuthzenDecision } from '../observability/metrics';
 import { mintDenialBinding, DENIAL_BINDING_SECONDS } from './access-requests';
 import { createEvaluator, type EvaluationOutcome, type PdpCaller, type PdpDeps } from './decisions';
@@ -72,7 +70,8 @@ export async function authenticatePep(db: Database, request: Request): Promise<{
   const { clientId, secret } = credentials;
   // The client, its app's state and its secrets valid now, through the read cache the token endpoint uses (dropped
   // at once when the client, its secrets or its app change on any instance); the secret is compared in constant
-  // time with every valid hash, and with none at all for an unknown client.
+  // time with every valid hash. (An unknown client id costs a statement a known one does not: client ids are not
+  // secret.) Only an app's own confidential client passes: a public client has no secret to match.
   const loaded = await loadClient(db, clientId, 'portico-authzen');
   const valid = matchesSecretHash(secret, loaded?.secretHashesValidNow ?? []);
   const metadata = loaded?.metadata;

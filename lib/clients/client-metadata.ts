@@ -93,8 +93,9 @@ export async function loadClient(db: Queryable, clientId: string, secretPlacehol
   if (client.kind === 'app' && client.type === 'confidential') grantTypes.push(TOKEN_EXCHANGE_GRANT_TYPE);
   if (client.kind === 'external') grantTypes.push(JWT_BEARER_GRANT_TYPE);
   const metadata: PorticoClientMetadata = {
-    // A copy: the cached row is shared by every request of this process.
-    ...structuredClone(client.metadata),
+    // A copy: the cached row is shared by every request of this process. A stored `client_secret` never counts: the
+    // placeholder below is set for confidential clients alone.
+    ...withoutStoredSecret(structuredClone(client.metadata)),
     client_id: client.id,
     client_name: client.name,
     redirect_uris: rows.uris.filter((row) => !row.devOnly || devActive).map((row) => row.uri),
@@ -149,6 +150,11 @@ async function readClientRows(db: Queryable, clientId: string): Promise<ClientRo
       validUntil: secret.validUntil === null ? null : Date.parse(secret.validUntil),
     })),
   };
+}
+
+function withoutStoredSecret(metadata: Record<string, unknown>): Record<string, unknown> {
+  const { client_secret: _stored, ...rest } = metadata;
+  return rest;
 }
 
 /** The client's metadata alone (see loadClient). */

@@ -83,7 +83,8 @@ export async function effectivePermissionsOfPerson(
   catalog?: readonly CatalogPermission[],
 ): Promise<EffectivePermission[]> {
   const [[holdings], offered] = await Promise.all([personHoldingsStatement(db).execute({ orgId: input.orgId, appId: input.appId, userId: input.userId }), offeredCatalog(db, input.appId, catalog)]);
-  if (!holdings?.member) return [];
+  // A boolean from both drivers; anything else (a driver's text 'f') is not membership.
+  if (holdings?.member !== true) return [];
   // postgres.js parses json; the embedded database's driver may hand it over as text.
   const json = <Value>(value: Value | string): Value => (typeof value === 'string' ? (JSON.parse(value) as Value) : value);
   return collect(

@@ -14,6 +14,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 const PILOT = ROCKETS.member;
 
 test('an agent asks, the operator decides in the central, and the status follows', async ({ page, browser }, testInfo) => {
+  // The central's whole story, and an app of another kind asking in the standard way (AuthZEN) at its end.
+  test.setTimeout(180_000);
   const token = await accessTokenThroughConsent(page, E2E_ISSUER, { resource: `${E2E_ISSUER}/api/mcp`, scope: 'mcp', person: PILOT });
   // The agent's side is the MCP SDK's own client on Portico's /api/mcp.
   const agent = new Client({ name: 'ledger-agent', version: '1.0.0' });
@@ -187,16 +189,30 @@ test('an agent asks, the operator decides in the central, and the status follows
   // own client's secret; a denial that needs an approval leads into this central (issue 60).
   const metadata = (await (await fetch(`${E2E_ISSUER}/.well-known/authzen-configuration`)).json()) as Record<string, string>;
   expect(metadata.policy_decision_point).toBe(E2E_ISSUER);
-  const vaultBasic = `Basic ${Buffer.from(`${ROCKETS.vault.clientId}:${ROCKETS.vault.clientSecret}`).toString('base64')}`;
+  // An app of its own (other tests rotate the Vault's secret and set policies on it): created in the console, its
+  // credentials and surface secret copied from the page that shows them once.
+  const closerOrigin = 'https://closer.demo.test';
+  await consolePage.goto('/console/demo/apps/new');
+  await consolePage.getByLabel('Name').fill('Ledger closer');
+  await consolePage.getByLabel('Publish address').fill(closerOrigin);
+  await consolePage.getByLabel('Redirect URI').fill(`${closerOrigin}/callback`);
+  await consolePage.getByTestId('create-app').getByRole('button', { name: 'Create app' }).click();
+  const credentials = (await consolePage.getByTestId('secret-once').textContent()) ?? '';
+  const closerClientId = /PORTICO_CLIENT_ID=(\S+?)(?=PORTICO_|\s|$)/.exec(credentials)![1]!;
+  const closerSecret = /PORTICO_CLIENT_SECRET=(\S+?)(?=PORTICO_|\s|$)/.exec(credentials)![1]!;
+  // A web app gets its surface secret with its credentials, shown once on the same page.
+  const closerSurface = /PORTICO_SURFACE_SECRET=(pss_[A-Za-z0-9_-]+)/.exec(credentials)![1]!;
+  await consolePage.getByTestId('credentials-stored').click();
+  const closerBasic = `Basic ${Buffer.from(`${encodeURIComponent(closerClientId)}:${encodeURIComponent(closerSecret)}`).toString('base64')}`;
   const pdp = (url: string, body?: unknown) =>
-    fetch(url, { method: body === undefined ? 'GET' : 'POST', headers: { Authorization: vaultBasic, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    fetch(url, { method: body === undefined ? 'GET' : 'POST', headers: { Authorization: closerBasic, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   // The app declares a tool that runs only once approved (the kit's signed declaration).
   const closer = createAppKit({
     issuer: E2E_ISSUER,
-    appIdentity: 'urn:portico:app:vault',
-    origin: `http://127.0.0.1:${lanePort(4998)}`,
-    clientId: ROCKETS.vault.clientId,
-    surfaceSecret: /PORTICO_SURFACE_SECRET=(pss_[A-Za-z0-9_-]+)/.exec(shown ?? '')![1]!,
+    appIdentity: 'urn:portico:app:closer',
+    origin: closerOrigin,
+    clientId: closerClientId,
+    surfaceSecret: closerSurface,
     tools: [defineTool({ name: 'ledgers.close', description: 'Closes the year’s ledgers.', riskLevel: 'approval_required', run: () => ({ content: [{ type: 'text', text: 'closed' }] }) })],
   });
   expect((await closer.declareSurface()).tools).toBe(1);

@@ -157,7 +157,7 @@ export async function submitAccessRequest(deps: PdpDeps, caller: PdpCaller, body
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`authzen-request:${caller.app.id}:${subjectUserId}`}, 0))`);
     const waiting = await pendingRequestOf(tx, { appId: caller.app.id, subjectUserId, actor, resource: path });
     if (waiting) return waiting;
-    const fromApp = await pendingFromApp(tx, caller.app.id, subjectUserId);
+    const fromApp = await pendingFromApp(tx, caller.clientId, subjectUserId);
     if (fromApp >= MAX_PENDING_PER_APP_AND_PERSON) throw accessRequestProblem('not_requestable', `this app already has ${MAX_PENDING_PER_APP_AND_PERSON} access requests waiting for this person`, 429);
     const reason = typeof justification === 'string' ? justification : `Requested by ${appName} after a denial: ${action.value.name} on ${resource.value.type} ${resource.value.id}`;
     // The broker's own transaction runs inside this one (a savepoint): its queue limits and audit apply unchanged.
@@ -204,11 +204,12 @@ async function pendingRequestOf(db: Queryable, input: { appId: string; subjectUs
   return row;
 }
 
-async function pendingFromApp(db: Queryable, appId: string, subjectUserId: string): Promise<number> {
+/** Pending requests the app's own client opened for this person (through the decision point: MCP clients' are theirs). */
+async function pendingFromApp(db: Queryable, clientId: string, subjectUserId: string): Promise<number> {
   const [row] = await db
     .select({ n: count() })
     .from(approvalRequests)
-    .where(and(eq(approvalRequests.appId, appId), eq(approvalRequests.subjectUserId, subjectUserId), eq(approvalRequests.state, 'pending'), gt(approvalRequests.expiresAt, sql`now()`)));
+    .where(and(eq(approvalRequests.clientId, clientId), eq(approvalRequests.subjectUserId, subjectUserId), eq(approvalRequests.state, 'pending'), gt(approvalRequests.expiresAt, sql`now()`)));
   return row?.n ?? 0;
 }
 

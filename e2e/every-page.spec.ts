@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect, test, type Page, type TestInfo } from './support/test';
 import { expectAccessible } from './support/accessibility';
 import { consoleSignIn } from './support/console';
-import { expectNoSidewaysScroll } from './support/layout';
+import { expectNoSidewaysScroll, keepScreenshot } from './support/layout';
 import { DEMO, E2E_ISSUER, EVERYTHING_URL } from './support/constants';
 import { demoRelyingParty, newAuthorizationRequest } from './support/relying-party';
 import * as samlify from 'samlify';
@@ -58,7 +58,7 @@ async function check(page: Page, testInfo: TestInfo, pattern: string, url: strin
     const name = `${pattern.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'}-${size.name}.jpeg`;
     // JPEG: encoding a long page's PNG took about 60% longer in this software-rendered browser, and the pictures are
     // for reading, not for comparing pixels.
-    await page.screenshot({ path: testInfo.outputPath(name), fullPage: true, type: 'jpeg', quality: 80 });
+    await keepScreenshot(page, testInfo.outputPath(name), { type: 'jpeg', quality: 80 });
     // axe once per page and language, each width in one of them: the phone width in English, the desktop width in
     // the others (the markup is the same but for its words; the longer strings are what the overflow check below is
     // for, at every width). Twice per page instead of three times: about a minute of every run.

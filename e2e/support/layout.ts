@@ -30,3 +30,20 @@ export async function sameSessionsIn(browser: Browser, context: BrowserContext, 
   const other = await browser.newContext({ baseURL: E2E_ISSUER, locale, storageState: await context.storageState() });
   return other.newPage();
 }
+
+/**
+ * A full-page screenshot kept for a person to look at. Under load, Debian's software-rendered Chromium now and then
+ * answers `Page.captureScreenshot` with "Unable to capture screenshot" (no compositor frame in time; seen once in CI on
+ * a two-line page). The picture is an artifact, not an assertion, so that one protocol error is tried once more after
+ * the next frame; any other error, or a second failure, fails the test.
+ */
+export async function keepScreenshot(page: Page, file: string, options: { type?: 'png' | 'jpeg'; quality?: number } = {}): Promise<void> {
+  const take = () => page.screenshot({ path: file, fullPage: true, ...options });
+  try {
+    await take();
+  } catch (error) {
+    if (!String((error as Error).message).includes('Unable to capture screenshot')) throw error;
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await take();
+  }
+}

@@ -75,6 +75,9 @@ test('a second process on the same embedded data folder is refused with a clear 
 });
 
 test('a newcomer runs `npm start` with nothing configured and tries the demo sign-in from the home page', async ({ page, embeddedDatabase }, testInfo) => {
+  // Nothing configured is the embedded database: on a PostgreSQL run the embedded-smoke project runs this test (26 s
+  // of every CI run went to running it once more with a DATABASE_URL, which is not what a newcomer has).
+  test.skip(!embeddedDatabase && Boolean(env().DATABASE_URL), 'a newcomer has no DATABASE_URL: the embedded-smoke project runs it');
   const { PORT } = portsOf(embeddedDatabase);
   const storage = await createStorage('portico-newcomer', { embedded: embeddedDatabase });
   // `npm start` as the README says (the build is there already): only an issuer and a data folder are given, and
@@ -145,6 +148,10 @@ function portico(storage: PorticoStorage, ...args: string[]): Promise<{ code: nu
 }
 
 test('the CLI works beside a running server on the embedded database: a root request only the CLI may decide is decided through it', async ({ page, request, embeddedDatabase }) => {
+  // Once per run, end to end: on a PostgreSQL run the embedded-smoke project runs it (the database the title names).
+  // The control socket and its commands on PostgreSQL are test/console/control-socket.test.ts's, in vitest's
+  // PostgreSQL pass; running this test a second time here cost 17 s of every CI run.
+  test.skip(!embeddedDatabase && Boolean(env().DATABASE_URL), 'run once, on the embedded database, by the embedded-smoke project');
   test.setTimeout(180_000);
   const { CLI_PORT } = portsOf(embeddedDatabase);
   const storage = await createStorage('pc-cli', { embedded: embeddedDatabase });

@@ -1,5 +1,7 @@
-// npm run bench -- scale [--fraction <0..1>]: what the hot requests cost on a big database, against the same
-// requests on an empty one, side by side. Not in CI (tens of minutes, tens of GB).
+// npm run bench -- scale [--fraction <0..1>] [--only <words>] [--profile]: what the hot requests cost on a big
+// database, against the same requests on an empty one, side by side. Not in CI (tens of minutes, tens of GB).
+// --only runs the scenarios whose name holds the words ("console"); --profile runs both Porticos with --cpu-prof
+// (bench/results/profiles). A partial run (--only) prints its table and leaves the docs' table as it is.
 //
 // Two scratch databases on the local PostgreSQL, each with its own Portico (same issuer and secret key, own port):
 // one as the demo seed leaves it, one seeded with 1 M people, 10 k organizations, 100 k apps and their clients,
@@ -42,6 +44,18 @@ interface ScaleRow {
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
+
+/** The words after --only, if any: the scenarios whose name holds them run, the others do not. */
+function onlyOf(argv: string[]): string | undefined {
+  const index = argv.indexOf('--only');
+  if (index < 0) return undefined;
+  const words = argv[index + 1];
+  if (!words || words.startsWith('--')) {
+    console.error(`--only takes words of a scenario's name. Scenarios: ${SCENARIOS.map((scenario) => scenario.name).join(', ')}`);
+    process.exit(2);
+  }
+  return words;
+}
 
 function fractionOf(argv: string[]): number {
   const index = argv.indexOf('--fraction');
@@ -221,6 +235,13 @@ export async function runScaleBench(argv: string[]): Promise<void> {
   }
   ensureBuild();
   const fraction = fractionOf(argv);
+  const only = onlyOf(argv);
+  const scenarios = only ? SCENARIOS.filter((scenario) => scenario.name.includes(only)) : SCENARIOS;
+  if (scenarios.length === 0) {
+    console.error(`No scenario's name holds "${only}". Scenarios: ${SCENARIOS.map((scenario) => scenario.name).join(', ')}`);
+    process.exit(2);
+  }
+  const profile = argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${repoPath('bench', 'results', 'profiles')}`] : [];
   const sizes = Object.fromEntries(Object.entries(FULL).map(([key, value]) => [key, Math.max(key === 'orgs' ? 2 : 1, Math.round(value * fraction))])) as typeof FULL;
   const baseUrl = env.DATABASE_URL;
   const secretKey = randomBytes(32).toString('base64url');
@@ -236,7 +257,7 @@ export async function runScaleBench(argv: string[]): Promise<void> {
     // As the other benches: CPU, not this machine's disk, is measured (docs/benchmarks.md).
     for (const url of urls) await admin.unsafe(`alter database "${new URL(url).pathname.slice(1)}" set synchronous_commit = off`);
     await admin.end({ timeout: 5 });
-    const start = (url: string, port: number) => startPorticoForBench(url, mkdtempSync(path.join(tmpdir(), 'portico-scale-')), { secretKey, nodeOptions: PRODUCTION_NODE_FLAGS, port });
+    const start = (url: string, port: number) => startPorticoForBench(url, mkdtempSync(path.join(tmpdir(), 'portico-scale-')), { secretKey, nodeOptions: [...PRODUCTION_NODE_FLAGS, ...profile], port });
 
     // The schema and the demo seed first (Portico's own start), then the bulk, with no Portico running.
     log(`Seeding the big database (fraction ${fraction}: ${JSON.stringify(sizes)})…`);
@@ -253,7 +274,7 @@ export async function runScaleBench(argv: string[]): Promise<void> {
     const sides = { big: await prepareSide(big), empty: await prepareSide(empty) };
 
     const rows: ScaleRow[] = [];
-    for (const scenario of SCENARIOS) {
+    for (const scenario of scenarios) {
       log(`\n▶ ${scenario.name}`);
       // A warm-up run on each side, not counted (JIT, caches, the first page render).
       await scenario.run(sides.big);
@@ -276,8 +297,8 @@ export async function runScaleBench(argv: string[]): Promise<void> {
 
     const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 1024 ** 3), node: process.version };
     const date = new Date().toISOString().slice(0, 10);
-    writeFileSync(repoPath('bench', 'results', `${date}-scale${fraction === 1 ? '' : `-${fraction}`}.json`), `${JSON.stringify({ date, machine, fraction, sizes, seedSeconds, rows }, null, 2)}\n`);
-    writeTable(date, machine, fraction, sizes, seedSeconds, rows);
+    writeFileSync(repoPath('bench', 'results', `${date}-scale${fraction === 1 ? '' : `-${fraction}`}${only ? '-partial' : ''}.json`), `${JSON.stringify({ date, machine, fraction, only, sizes, seedSeconds, rows }, null, 2)}\n`);
+    writeTable(date, machine, fraction, sizes, seedSeconds, rows, only === undefined);
   } finally {
     for (const server of servers.reverse()) await server.stop().catch(() => {});
     for (const url of urls) await dropScratchPostgres(baseUrl, url).catch(() => {});
@@ -287,7 +308,7 @@ export async function runScaleBench(argv: string[]): Promise<void> {
 const cpuCell = (figures: Figures) => (figures.serverCpuUs !== undefined ? `${figures.serverCpuUs} / ${figures.postgresCpuUs}` : '—');
 
 /** The table between the scale markers of docs/benchmarks.md. */
-function writeTable(date: string, machine: { cores: number; cpu: string; memoryGb: number; node: string }, fraction: number, sizes: typeof FULL, seedSeconds: Record<string, number>, rows: ScaleRow[]) {
+function writeTable(date: string, machine: { cores: number; cpu: string; memoryGb: number; node: string }, fraction: number, sizes: typeof FULL, seedSeconds: Record<string, number>, rows: ScaleRow[], whole: boolean) {
   const seeded = Object.values(seedSeconds).reduce((sum, value) => sum + value, 0);
   const lines = [
     `Measured ${date} on ${machine.cores} cores (${machine.cpu}), ${machine.memoryGb} GB, Node ${machine.node}, PostgreSQL on the same machine (synchronous_commit off).`,
@@ -297,6 +318,10 @@ function writeTable(date: string, machine: { cores: number; cpu: string; memoryG
     '|---|---|---|---|---|---|',
     ...rows.map((row) => `| ${row.name} | ${row.big.requestsPerSecond}/s · p50 ${row.big.p50Ms} · p99 ${row.big.p99Ms} ms | ${row.empty.requestsPerSecond}/s · p50 ${row.empty.p50Ms} · p99 ${row.empty.p99Ms} ms | ${row.costRatio}× (p50 ${row.p50Ratio}×, p99 ${row.p99Ratio}×) | ${cpuCell(row.big)} | ${cpuCell(row.empty)} |`),
   ];
+  if (!whole) {
+    console.log(`\n(a partial run: the table is printed only)\n${lines.join('\n')}`);
+    return;
+  }
   const file = repoPath('docs', 'benchmarks.md');
   const text = readFileSync(file, 'utf8');
   const begin = '<!-- scale:begin -->';

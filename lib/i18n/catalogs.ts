@@ -88,9 +88,62 @@ export function translator<N extends Namespace = never>(locale: string, namespac
 /** A translator of one namespace, for helpers that take one as an argument. */
 export type Translator<N extends Namespace = never> = ReturnType<typeof translator<N>>;
 
-/** For the client provider: plain JSON. */
+/**
+ * The namespaces client components read (each useTranslations call of a 'use client' file): the only part of the
+ * catalog the root layout hands to the browser's provider. It used to be the whole catalog, on every page: 180 KB
+ * (English) serialized into each page's payload and escaped into its HTML — most of a console page's fixed server
+ * cost, and the browser's download (issue 61). test/i18n/client-namespaces.test.ts holds this list to the code: a
+ * namespace a client component reads and this list lacks would show keys instead of words.
+ */
+export const CLIENT_NAMESPACES = [
+  'account.cardForm',
+  'account.factorForms',
+  'account.notifications',
+  'account.timeZone',
+  'central.decision',
+  'central.live',
+  'central.request',
+  'central.revoke',
+  'confirm.form',
+  'console.action',
+  'console.agent',
+  'console.nameAndSlug',
+  'console.servers',
+  'console.settings.branding',
+  'console.settings.language',
+  'console.settings.timeZone',
+  'console.settings.twoStep',
+  'consoleError',
+  'copy',
+  'embeddedCentral',
+  'orgs.form',
+  'passkey',
+  'when',
+] as const;
+
+const clientCatalogs = new Map<string, AbstractIntlMessages>();
+
+/** For the client provider: the client namespaces of a language's catalog, as plain JSON (one object per language). */
 export function clientMessages(locale: string): AbstractIntlMessages {
-  return messagesFor(locale) as unknown as AbstractIntlMessages;
+  const known = supportedLocale(locale) ?? DEFAULT_LOCALE;
+  let picked = clientCatalogs.get(known);
+  if (!picked) {
+    picked = {};
+    const catalog = messagesFor(known) as unknown as AbstractIntlMessages;
+    for (const namespace of CLIENT_NAMESPACES) {
+      const path = namespace.split('.');
+      let from: AbstractIntlMessages | string | undefined = catalog;
+      let to = picked;
+      for (const [index, segment] of path.entries()) {
+        from = typeof from === 'object' ? from[segment] : undefined;
+        if (from === undefined) break;
+        if (index === path.length - 1) to[segment] = from;
+        else to = (to[segment] ??= {}) as AbstractIntlMessages;
+      }
+    }
+    clientCatalogs.set(known, picked);
+  }
+  return picked;
 }
 
 /** A full key of the catalogs (`refusals.nameTaken`). */

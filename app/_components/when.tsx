@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import { useLocale, useTranslations } from 'use-intl/react';
 import { useSavedTimeZone } from './intl-provider';
+import { localMoment, utcMoment } from '../_lib/moments';
 
 function relativeTo(format: Intl.RelativeTimeFormat, justNow: string, soon: string, date: Date, now: number): string {
   const seconds = Math.round((date.getTime() - now) / 1000);
@@ -17,7 +18,6 @@ function relativeTo(format: Intl.RelativeTimeFormat, justNow: string, soon: stri
   return format.format(Math.round(seconds / (30 * 86400)), 'month');
 }
 
-const utcFormat = (locale: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 
 export function When(props: { value: string | Date; relative?: boolean }) {
   const locale = useLocale();
@@ -31,18 +31,19 @@ export function When(props: { value: string | Date; relative?: boolean }) {
     const relative = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
     const show = () =>
       setLocal({
-        // The reader's own zone, named (issue 56, item 3): "Dec 6, 2026, 12:07 PM GMT-3"; the title holds UTC.
-        text: new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short', ...(savedZone ? { timeZone: savedZone } : {}) }).format(date),
+        // The reader's own zone, named; the title holds UTC.
+        text: localMoment(locale, date, savedZone),
         relative: relativeTo(relative, t('justNow'), t('inAFewSeconds'), date, Date.now()),
       });
     show();
     const timer = window.setInterval(show, 30_000);
     return () => window.clearInterval(timer);
   }, [iso, locale, savedZone]);
+  const inUtc = t('utc', { time: utcMoment(locale, date) });
   return (
-    <time dateTime={iso} title={t('utc', { time: utcFormat(locale).format(date) })}>
+    <time dateTime={iso} title={inUtc}>
       {/* The moment never breaks inside; its relative hint may go to the next line (a phone at 320 px). */}
-      <span className="whitespace-nowrap">{local ? local.text : t('utc', { time: utcFormat(locale).format(date) })}</span>
+      <span className="whitespace-nowrap">{local ? local.text : inUtc}</span>
       {/* The space outside the hint's span: a line may break there (inside a nowrap span it could not). */}
       {props.relative !== false && local ? (
         <>
@@ -65,7 +66,7 @@ export function Countdown(props: { until: string; expiredText?: string }) {
     const timer = window.setInterval(() => setNow(Date.now()), 1000);
     return () => window.clearInterval(timer);
   }, []);
-  if (now === undefined) return <span data-testid="countdown">{t('until', { time: utcFormat(locale).format(new Date(end)) })}</span>;
+  if (now === undefined) return <span data-testid="countdown">{t('until', { time: utcMoment(locale, new Date(end)) })}</span>;
   const left = Math.max(0, Math.round((end - now) / 1000));
   if (left === 0) return <span data-testid="countdown" data-expired="true">{props.expiredText ?? t('expired')}</span>;
   const hours = Math.floor(left / 3600);

@@ -4,7 +4,8 @@
 import { auditActionName, webhookEventName } from '@/lib/audit/actions';
 import { getT, requestLocale } from '@/app/_lib/i18n/server';
 
-function Named({ name, code }: { name: string | undefined; code: string }) {
+/** A code with its name, when it has one (a list computes names once, for its language: no await per row). */
+export function Named({ name, code }: { name: string | undefined; code: string }) {
   if (!name) return <code className="min-w-0 break-all text-xs">{code}</code>;
   return (
     <span className="min-w-0">

@@ -6,8 +6,6 @@ import 'server-only';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { cache } from 'react';
 import { cookies, headers } from 'next/headers';
-import { CONSOLE_SESSION_COOKIE, findConsoleSession } from '../../../lib/accounts/console-sessions';
-import { findOrganizationBySlug } from '../../../lib/organizations/organizations';
 import { findUserById } from '../../../lib/accounts/users';
 import { CENTRAL_COOKIE, EMBEDDED_CENTRAL_COOKIE, findCentralSession } from '../../../lib/approvals/central';
 import { currentInteraction, currentSignInTarget } from '../../../lib/oidc/current-interaction';
@@ -16,6 +14,7 @@ import { db, runtime } from '../../../lib/runtime';
 import { REQUESTED_PATH_HEADER } from '../../../lib/security/headers';
 import { chooseLocale, LOCALE_COOKIE, type LocaleWishes } from '../../../lib/i18n/negotiate';
 import { supportedTimeZone } from '../../../lib/i18n/time-zone';
+import { consoleSessionOfRequest, organizationOfRequest } from '../request-reads';
 
 export { LOCALE_COOKIE };
 
@@ -37,9 +36,9 @@ async function wishesOfPath(pathname: string): Promise<PathWishes> {
     return { uiLocales: lookup.interaction.params.ui_locales, organizationDefault: org?.defaultLocale, accountChoice: account?.locale, timeZone: account?.timeZone };
   }
   if (parts[0] === 'console') {
-    const session = await findConsoleSession(db(), (await cookies()).get(CONSOLE_SESSION_COOKIE)?.value);
+    const session = await consoleSessionOfRequest();
     const slug = parts[1] && !CONSOLE_PAGES_OF_NO_ORGANIZATION.has(parts[1]) ? parts[1] : undefined;
-    const org = slug ? await findOrganizationBySlug(db(), slug) : undefined;
+    const org = slug ? await organizationOfRequest(slug) : undefined;
     return { accountChoice: session?.user.locale, organizationDefault: org?.defaultLocale, timeZone: session?.user.timeZone };
   }
   if (parts[0] === 'central' || parts[0] === 'embedded-central') {

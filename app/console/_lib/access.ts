@@ -1,8 +1,9 @@
 // The one place where console reads and actions are authorized: signed-in person → organization → role.
 import 'server-only';
 import { notFound } from 'next/navigation';
-import { findMembershipRole, listMembershipsOf } from '@/lib/organizations/memberships';
-import { findOrganizationBySlug, type MembershipRole, type Organization } from '@/lib/organizations/organizations';
+import { listMembershipsOf } from '@/lib/organizations/memberships';
+import type { MembershipRole, Organization } from '@/lib/organizations/organizations';
+import { membershipRoleOfRequest, organizationOfRequest } from '@/app/_lib/request-reads';
 import { can, type OrgPermission } from '@/lib/organizations/permissions';
 import type { ConsoleSession } from '@/lib/accounts/console-sessions';
 import type { User } from '@/lib/accounts/users';
@@ -22,9 +23,9 @@ export interface OrgAccess {
 async function accessFor(session: ConsoleSession, orgSlug: unknown): Promise<OrgAccess | undefined> {
   const { user } = session;
   if (typeof orgSlug !== 'string') return undefined;
-  const org = await findOrganizationBySlug(db(), orgSlug);
+  const org = await organizationOfRequest(orgSlug);
   if (!org) return undefined;
-  const role = await findMembershipRole(db(), org.id, user.id);
+  const role = await membershipRoleOfRequest(org.id, user.id);
   if (!role) return undefined;
   return { user, org, role, consoleSession: session.tokenHash, can: (permission) => can(role, permission) };
 }

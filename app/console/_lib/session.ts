@@ -4,12 +4,14 @@ import { cookies, headers } from 'next/headers';
 import { consoleReturnPath } from '@/lib/accounts/console-sign-in';
 import { REQUESTED_PATH_HEADER } from '@/lib/security/headers';
 import { redirect } from 'next/navigation';
-import { CONSOLE_SESSION_COOKIE, CONSOLE_SESSION_HOURS, createConsoleSession, findConsoleSession, type ConsoleSession } from '@/lib/accounts/console-sessions';
+import { CONSOLE_SESSION_COOKIE, CONSOLE_SESSION_HOURS, createConsoleSession, type ConsoleSession } from '@/lib/accounts/console-sessions';
+import { consoleSessionOfRequest } from '@/app/_lib/request-reads';
 import type { User } from '@/lib/accounts/users';
 import { db, runtime } from '@/lib/runtime';
 
+/** The signed-in person's console session, read once per render (app/_lib/request-reads.ts). */
 export async function currentConsoleSession(): Promise<ConsoleSession | undefined> {
-  return findConsoleSession(db(), (await cookies()).get(CONSOLE_SESSION_COOKIE)?.value);
+  return consoleSessionOfRequest();
 }
 
 export async function requireConsoleSession(): Promise<ConsoleSession> {

@@ -85,9 +85,11 @@ test('removing a member signs their open Signal Deck tab out, and the app’s de
   const admin = await newPage(browser);
   await consoleSignIn(admin, ADMIN);
   await admin.goto(`/console/${ORG}/members`);
-  const row = admin.locator(`tr[data-email="${SIGNAL_DECK.leaver.email}"]`);
-  await row.getByRole('button', { name: 'Remove' }).click();
-  await row.getByRole('button', { name: 'Yes, remove' }).click();
+  await admin.getByRole('link', { name: `Manage ${SIGNAL_DECK.leaver.email}` }).click();
+  await admin.getByTestId('membership').getByRole('button', { name: 'Remove' }).click();
+  await admin.getByTestId('membership').getByRole('button', { name: 'Yes, remove' }).click();
+  // Back on the list, where they no longer are.
+  await admin.waitForURL(new RegExp(`/console/${ORG}/members$`));
   await expect(admin.locator(`tr[data-email="${SIGNAL_DECK.leaver.email}"]`)).toHaveCount(0, { timeout: 10_000 });
 
   await expectSignedOut(tab);
@@ -114,10 +116,11 @@ test('a password reset signs the person out of the app', async ({ browser }) => 
   const admin = await newPage(browser);
   await consoleSignIn(admin, ADMIN);
   await admin.goto(`/console/${ORG}/members`);
-  const row = admin.getByTestId('members').locator(`tr[data-email="${SIGNAL_DECK.resetter.email}"]`);
-  await row.getByRole('button', { name: 'Send password reset link' }).click();
-  await row.getByRole('button', { name: 'Yes, send the link' }).click();
-  await expect(row.getByTestId('action-ok')).toBeVisible();
+  await admin.getByTestId('members').getByRole('link', { name: `Manage ${SIGNAL_DECK.resetter.email}` }).click();
+  const membership = admin.getByTestId('membership');
+  await membership.getByRole('button', { name: 'Send password reset link' }).click();
+  await membership.getByRole('button', { name: 'Yes, send the link' }).click();
+  await expect(membership.getByTestId('action-ok')).toBeVisible();
   const reset = await waitForMail(SIGNAL_DECK.resetter.email, /Reset your password/, since);
   // The person opens the link in another tab of the same browser and chooses a new password.
   const mailTab = await tab.context().newPage();
@@ -165,9 +168,10 @@ test('Apache with mod_auth_openidc: removing its user in Portico ends the Apache
   const admin = await newPage(browser);
   await consoleSignIn(admin, ADMIN);
   await admin.goto(`/console/${ORG}/members`);
-  const row = admin.locator(`tr[data-email="${intranet.person.email}"]`);
-  await row.getByRole('button', { name: 'Remove' }).click();
-  await row.getByRole('button', { name: 'Yes, remove' }).click();
+  await admin.getByRole('link', { name: `Manage ${intranet.person.email}` }).click();
+  await admin.getByTestId('membership').getByRole('button', { name: 'Remove' }).click();
+  await admin.getByTestId('membership').getByRole('button', { name: 'Yes, remove' }).click();
+  await admin.waitForURL(new RegExp(`/console/${ORG}/members$`));
   await expect(admin.locator(`tr[data-email="${intranet.person.email}"]`)).toHaveCount(0, { timeout: 10_000 });
 
   // Delivered (mod_auth_openidc answered 200 to Portico's POST), then the Apache session is gone: the protected page

@@ -134,16 +134,21 @@ test.describe('the console, as an admin', () => {
     await newcomerPage.waitForURL(/\/console\/demo\/apps$/);
     await newcomerPage.close();
     await page.reload();
-    const newcomer = page.locator('tr[data-email="newcomer@demo.e2e.test"]');
-    await newcomer.getByLabel('New role').selectOption('admin');
-    await expectOneEvent(page, 'member.role_changed', () => newcomer.getByRole('button', { name: 'Change role' }).click());
-    await page.reload();
-    await expect(newcomer.locator('td').nth(1)).toHaveText('admin');
-    await newcomer.getByRole('button', { name: 'Remove' }).click();
-    await expect(newcomer.getByRole('alert')).toContainText('access tokens already issued end within 10 minutes');
+    // The list's rows hold no forms (issue 61): the member's page holds their role, reset and removal.
+    await page.getByRole('link', { name: 'Manage newcomer@demo.e2e.test' }).click();
+    const membership = page.getByTestId('membership');
+    await membership.getByLabel('New role').selectOption('admin');
+    await expectOneEvent(page, 'member.role_changed', () => membership.getByRole('button', { name: 'Change role' }).click());
+    await expect(membership.getByRole('status')).toHaveText('Role changed to admin.');
+    await page.goto('/console/demo/members');
+    await expect(page.locator('tr[data-email="newcomer@demo.e2e.test"]').locator('td').nth(1)).toHaveText('admin');
+    await page.getByRole('link', { name: 'Manage newcomer@demo.e2e.test' }).click();
+    await expect(membership).toContainText('Role in this organization: admin.');
+    await membership.getByRole('button', { name: 'Remove' }).click();
+    await expect(membership.getByRole('alert')).toContainText('access tokens already issued end within 10 minutes');
     await page.screenshot({ path: testInfo.outputPath('member-remove-confirm.png'), fullPage: true });
-    await expectOneEvent(page, 'member.removed', () => newcomer.getByRole('button', { name: 'Yes, remove' }).click());
-    await page.reload();
+    await expectOneEvent(page, 'member.removed', () => membership.getByRole('button', { name: 'Yes, remove' }).click());
+    await page.waitForURL(/\/console\/demo\/members$/);
     await expect(page.locator('tr[data-email="newcomer@demo.e2e.test"]')).toHaveCount(0);
     await page.screenshot({ path: testInfo.outputPath('members.png'), fullPage: true });
 
@@ -322,10 +327,11 @@ test.describe('the console, as a member', () => {
     });
     const changeRole = await captureAction(adminPage, async (admin) => {
       await admin.goto('/console/demo/members');
-      const row = admin.locator(`tr[data-email="${ROCKETS.member.email}"]`);
-      await row.getByLabel('New role').selectOption('member');
-      await row.getByRole('button', { name: 'Change role' }).click();
-      await row.getByRole('status').waitFor();
+      await admin.getByRole('link', { name: `Manage ${ROCKETS.member.email}` }).click();
+      const membership = admin.getByTestId('membership');
+      await membership.getByLabel('New role').selectOption('member');
+      await membership.getByRole('button', { name: 'Change role' }).click();
+      await membership.getByRole('status').waitFor();
     });
     for (const captured of [createApp, addMember, saveBranding, createTeam, changeRole]) {
       const response = await page.request.post(captured.url(), {

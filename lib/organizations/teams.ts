@@ -55,6 +55,11 @@ export interface TeamListing {
   grants: { appId: string; appName: string; scope: string }[];
 }
 
+/** The organization's teams by name, nothing else: what a picker of teams needs (one statement, not three). */
+export async function listTeamNames(db: Queryable, orgId: string): Promise<{ id: string; name: string }[]> {
+  return db.select({ id: teams.id, name: teams.name }).from(teams).where(eq(teams.orgId, orgId)).orderBy(teams.name);
+}
+
 export async function listTeams(db: Queryable, orgId: string): Promise<TeamListing[]> {
   const all = await db.select().from(teams).where(eq(teams.orgId, orgId)).orderBy(teams.name);
   const memberRows = await db

@@ -97,7 +97,8 @@ export const removeMemberAction = orgAction(
   async (ctx) => {
     const { user } = await removeMemberCommand(await members(ctx), ctx.input.userId);
     const t = await getT('console.members.done');
-    return { status: 'ok', message: user ? t('removed', { email: user.email }) : t('removedUnknown') };
+    // From the member's page, which no longer exists once they are gone: back to the list, where they are not.
+    return { status: 'ok', message: user ? t('removed', { email: user.email }) : t('removedUnknown'), redirect: `/console/${ctx.access.org.slug}/members` };
   },
 );
 

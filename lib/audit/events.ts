@@ -115,7 +115,9 @@ export async function searchAuditEvents(
   if (driver) {
     const value = filter[driver]!;
     const branches = driver === 'actor' ? idOrLabel(auditEvents.actorId, auditEvents.actorLabel, value) : idOrLabel(auditEvents.subjectId, auditEvents.subjectLabel, value);
-    const rest = conditions(orgId, filter, driver, 'range');
+    // An actor's or subject's index leads with the organization and that value, both equated: it gives the page in
+    // order (with the organization as a range, the scale bench's actor search cost PostgreSQL nine times as much).
+    const rest = conditions(orgId, filter, driver);
     const found = await Promise.all(branches.map((branch) => pageOf([...rest, branch])));
     // An event whose id and label both match is in both pages: once is enough.
     const byId = new Map(found.flat().map((event) => [event.id, event]));

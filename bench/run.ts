@@ -54,7 +54,9 @@ if (process.argv.slice(2).includes('scale')) {
 }
 
 const env = envOrExit();
-// --profile: Portico runs with --cpu-prof; the profiles land in bench/results/profiles (not committed).
+// --profile: Portico and the baselines run with --cpu-prof; the profiles land in bench/results/profiles (not
+// committed), each baseline's under a name that says so (baseline-oidc-provider-…, baseline-mcp-server-…), so that
+// both sides of a ratio can be read the same way.
 const profile = process.argv.includes('--profile');
 const chosen = process.argv.slice(2).filter((argument) => argument !== '--' && argument !== '--profile' && argument !== '--durable');
 for (const name of chosen) {
@@ -89,9 +91,10 @@ try {
   const first = await startPorticoForBench(databaseUrl, dataDir, { secretKey, nodeOptions: porticoNodeFlags });
   database = await openBenchDatabase(databaseUrl);
   benchEnv = { databaseUrl, secretKey, portico: first, ...database };
-  const oidcBaseline = await startProcess(['--import', 'tsx', 'bench/baselines/oidc-provider.ts', '3231', databaseUrl, secretKey, demoClient.clientId, demoClient.clientSecret, demoClient.redirectUri], {}, 'baseline oidc-provider ready', 'http://127.0.0.1:3231');
+  const baselineProfile = (name: string) => (profile ? ['--cpu-prof', `--cpu-prof-dir=${repoPath('bench', 'results', 'profiles')}`, `--cpu-prof-name=baseline-${name}.cpuprofile`] : []);
+  const oidcBaseline = await startProcess([...baselineProfile('oidc-provider'), '--import', 'tsx', 'bench/baselines/oidc-provider.ts', '3231', databaseUrl, secretKey, demoClient.clientId, demoClient.clientSecret, demoClient.redirectUri], {}, 'baseline oidc-provider ready', 'http://127.0.0.1:3231');
   servers.push(oidcBaseline);
-  const mcpBaseline = await startProcess(['--import', 'tsx', 'bench/baselines/mcp-server.ts', '3232', databaseUrl], {}, 'baseline MCP server ready', 'http://127.0.0.1:3232');
+  const mcpBaseline = await startProcess([...baselineProfile('mcp-server'), '--import', 'tsx', 'bench/baselines/mcp-server.ts', '3232', databaseUrl], {}, 'baseline MCP server ready', 'http://127.0.0.1:3232');
   servers.push(mcpBaseline);
   let apiToken: Promise<string> | undefined;
   const environment = benchEnv;

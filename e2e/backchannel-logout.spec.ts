@@ -89,7 +89,7 @@ test('removing a member signs their open Signal Deck tab out, and the app’s de
   await admin.getByTestId('membership').getByRole('button', { name: 'Remove' }).click();
   await admin.getByTestId('membership').getByRole('button', { name: 'Yes, remove' }).click();
   // Back on the list, where they no longer are.
-  await admin.waitForURL(new RegExp(`/console/${ORG}/members$`));
+  await admin.waitForURL(new RegExp(`/console/${ORG}/members\\?removed=1$`));
   await expect(admin.locator(`tr[data-email="${SIGNAL_DECK.leaver.email}"]`)).toHaveCount(0, { timeout: 10_000 });
 
   await expectSignedOut(tab);
@@ -171,7 +171,7 @@ test('Apache with mod_auth_openidc: removing its user in Portico ends the Apache
   await admin.getByRole('link', { name: `Manage ${intranet.person.email}` }).click();
   await admin.getByTestId('membership').getByRole('button', { name: 'Remove' }).click();
   await admin.getByTestId('membership').getByRole('button', { name: 'Yes, remove' }).click();
-  await admin.waitForURL(new RegExp(`/console/${ORG}/members$`));
+  await admin.waitForURL(new RegExp(`/console/${ORG}/members\\?removed=1$`));
   await expect(admin.locator(`tr[data-email="${intranet.person.email}"]`)).toHaveCount(0, { timeout: 10_000 });
 
   // Delivered (mod_auth_openidc answered 200 to Portico's POST), then the Apache session is gone: the protected page

@@ -148,7 +148,8 @@ test.describe('the console, as an admin', () => {
     await expect(membership.getByRole('alert')).toContainText('access tokens already issued end within 10 minutes');
     await page.screenshot({ path: testInfo.outputPath('member-remove-confirm.png'), fullPage: true });
     await expectOneEvent(page, 'member.removed', () => membership.getByRole('button', { name: 'Yes, remove' }).click());
-    await page.waitForURL(/\/console\/demo\/members$/);
+    await page.waitForURL(/\/console\/demo\/members\?removed=1$/);
+    await expect(page.getByTestId('member-removed')).toContainText('Removed the member.');
     await expect(page.locator('tr[data-email="newcomer@demo.e2e.test"]')).toHaveCount(0);
     await page.screenshot({ path: testInfo.outputPath('members.png'), fullPage: true });
 

@@ -97,8 +97,9 @@ export const removeMemberAction = orgAction(
   async (ctx) => {
     const { user } = await removeMemberCommand(await members(ctx), ctx.input.userId);
     const t = await getT('console.members.done');
-    // From the member's page, which no longer exists once they are gone: back to the list, where they are not.
-    return { status: 'ok', message: user ? t('removed', { email: user.email }) : t('removedUnknown'), redirect: `/console/${ctx.access.org.slug}/members` };
+    // From the member's page, which no longer exists once they are gone: back to the list, which says it was done
+    // (only that: the query string names no one the page repeats).
+    return { status: 'ok', message: user ? t('removed', { email: user.email }) : t('removedUnknown'), redirect: `/console/${ctx.access.org.slug}/members?removed=1` };
   },
 );
 

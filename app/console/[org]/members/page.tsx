@@ -28,6 +28,7 @@ export default async function MembersPage(props: { params: Promise<{ org: string
   const manage = access.can('members.manage');
   const query = await props.searchParams;
   const search = queryText(query.q);
+  const removed = typeof query.removed === 'string';
   const after = queryText(query.after);
   const [{ members, nextAfter, total }, invitations, teams] = await Promise.all([
     listMembersPage(db(), access.org.id, { after, search }),
@@ -49,6 +50,11 @@ export default async function MembersPage(props: { params: Promise<{ org: string
   return (
     <>
       <PageHeader title={t('members.title')} description={t('members.description')} />
+      {removed ? (
+        <div className="alert alert-success mb-4" role="status" data-testid="member-removed">
+          {t('members.done.removedUnknown')}
+        </div>
+      ) : null}
       {manage ? null : <ReadOnlyNotice />}
       {manage ? (
         <section className="panel mb-6" aria-labelledby="invite-heading">

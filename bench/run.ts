@@ -55,8 +55,8 @@ if (process.argv.slice(2).includes('scale')) {
 
 const env = envOrExit();
 // --profile: Portico and the baselines run with --cpu-prof; the profiles land in bench/results/profiles (not
-// committed), each baseline's under a name that says so (baseline-oidc-provider-…, baseline-mcp-server-…), so that
-// both sides of a ratio can be read the same way.
+// committed), each baseline's as baseline-oidc-provider.cpuprofile and baseline-mcp-server.cpuprofile (the next
+// --profile run replaces them), so that both sides of a ratio can be read the same way.
 const profile = process.argv.includes('--profile');
 const chosen = process.argv.slice(2).filter((argument) => argument !== '--' && argument !== '--profile' && argument !== '--durable');
 for (const name of chosen) {

@@ -259,6 +259,13 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
   const rss = pid ? sampleRss(pid) : undefined;
   let counter = 0;
   let unexpected = 0;
+  // What each unexpected answer was, said when a run has any (a full run of 2026-12-07 counted one error among 24,000
+  // AuthZEN requests, and nothing told whether it was a status, a reset or a timeout).
+  const unexpectedStatuses = new Map<number, number>();
+  const noteUnexpected = (status: number) => {
+    unexpected += 1;
+    unexpectedStatuses.set(status, (unexpectedStatuses.get(status) ?? 0) + 1);
+  };
   // Throughput on this process's own clock, to the last answer: autocannon ends an `amount` run only at its next
   // one-second tick, which understates the faster side.
   let answered = 0;
@@ -280,7 +287,7 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
       setupRequest: (request) => ({ ...request, body: pool.shift() ?? 'exhausted' }),
       onResponse: (status, body) => {
         answer();
-        if (status !== expected) unexpected += 1;
+        if (status !== expected) noteUnexpected(status);
         const next = status === expected ? chain.next(body) : undefined;
         if (next !== undefined) pool.push(next);
       },
@@ -295,7 +302,7 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
       },
       onResponse: (status, _body, _context, headers) => {
         answer();
-        if (status !== expected || (options.accept && !options.accept(headers as Record<string, unknown> | undefined))) unexpected += 1;
+        if (status !== expected || (options.accept && !options.accept(headers as Record<string, unknown> | undefined))) noteUnexpected(status);
       },
     });
   }
@@ -318,6 +325,10 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
   const total = result.requests.total;
   const seconds = lastAnswerAt > startedAt ? (lastAnswerAt - startedAt) / 1000 : result.duration || 1;
   const perRequest = (microseconds: number) => Math.round(microseconds / Math.max(1, answered));
+  if (result.errors + result.timeouts + unexpected > 0) {
+    const statuses = [...unexpectedStatuses].map(([status, count]) => `${count}× ${status}`).join(', ') || 'none';
+    console.log(`    (${url.pathname}: ${result.errors} transport errors, ${result.timeouts} timeouts, unexpected answers: ${statuses})`);
+  }
   return {
     requestsPerSecond: Math.round(answered / seconds),
     p50Ms: result.latency.p50,

@@ -3,9 +3,9 @@
 // serves when it runs without server.ts). Next's routing of a request cost more server time than the decision itself
 // (bench/authzen.ts). The answers carry the same security headers as the rest of the JSON API.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendWebResponse, toWebRequestWithBody } from '../../app-kit/node-http';
+import { toWebRequestWithBody } from '../../app-kit/node-http';
 import { runtime } from '../runtime';
-import { API_CONTENT_SECURITY_POLICY, securityHeaders } from '../security/headers';
+import { sendApiResponse } from '../http/api-response';
 import { AUTHZEN_PATHS, authzenError } from './pdp';
 import { AUTHZEN_BODY_LIMIT, evaluationRoute, evaluationsRoute } from './routes';
 import { terminalText } from '../util/visible-text';
@@ -39,9 +39,6 @@ export function serveAuthzen(req: IncomingMessage, res: ServerResponse, pathname
         (error: unknown) => authzenError(bare(), error instanceof RangeError ? 413 : 400, 'invalid_request', error instanceof RangeError ? `the body is larger than ${AUTHZEN_BODY_LIMIT} bytes` : 'the body could not be read'),
       );
   void answered
-    .then((response) => {
-      for (const [name, value] of Object.entries(securityHeaders({ https: env.issuerIsHttps, contentSecurityPolicy: API_CONTENT_SECURITY_POLICY }))) response.headers.set(name, value);
-      return sendWebResponse(res, response);
-    })
+    .then((response) => sendApiResponse(res, response))
     .catch(() => res.destroy());
 }

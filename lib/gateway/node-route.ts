@@ -2,12 +2,12 @@
 // and `/.well-known/oauth-protected-resource/mcp/<org>/<server>` (RFC 9728 §3.1, the metadata at its path-suffixed
 // address). The same security headers as the rest of the JSON API.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendWebResponse, toWebRequestWithBody } from '../../app-kit/node-http';
+import { toWebRequestWithBody } from '../../app-kit/node-http';
 import { jsonRpcError } from '../http/errors';
 import { porticoMcpDeps } from '../mcp/route-deps';
 import { MAX_MCP_BODY_BYTES } from '../mcp/server';
 import { runtime } from '../runtime';
-import { API_CONTENT_SECURITY_POLICY, securityHeaders } from '../security/headers';
+import { sendApiResponse } from '../http/api-response';
 import { gatewayDoorDeps } from './doors';
 import { gatewayResourceMetadata, handleGatewayMcp, type GatewayDeps } from './resource';
 import { GATEWAY_PATH } from './servers';
@@ -23,12 +23,6 @@ export function isGatewayPath(pathname: string): boolean {
 function gatewayDeps(request: Request): GatewayDeps {
   const { levels: _levels, ...deps } = porticoMcpDeps(request);
   return { ...deps, ...gatewayDoorDeps() };
-}
-
-function send(res: ServerResponse, response: Response): Promise<void> {
-  const { env } = runtime();
-  for (const [name, value] of Object.entries(securityHeaders({ https: env.issuerIsHttps, contentSecurityPolicy: API_CONTENT_SECURITY_POLICY }))) response.headers.set(name, value);
-  return sendWebResponse(res, response);
 }
 
 export function serveGateway(req: IncomingMessage, res: ServerResponse, pathname: string): void {
@@ -51,6 +45,6 @@ export function serveGateway(req: IncomingMessage, res: ServerResponse, pathname
       console.error(`${metadata ? 'gateway metadata' : 'gateway'} failed: ${terminalText(error instanceof Error ? error.message : String(error)).slice(0, 500)}`);
       return jsonRpcError(500, -32603, 'Internal error');
     })
-    .then((response) => send(res, response))
+    .then((response) => sendApiResponse(res, response))
     .catch(() => res.destroy());
 }

@@ -3,9 +3,9 @@
 // response carries the same security headers as the rest of the JSON API.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { jsonRpcError } from '../http/errors';
-import { sendWebResponse, toWebRequestWithBody } from '../../app-kit/node-http';
+import { toWebRequestWithBody } from '../../app-kit/node-http';
+import { sendApiResponse } from '../http/api-response';
 import { runtime } from '../runtime';
-import { API_CONTENT_SECURITY_POLICY, securityHeaders } from '../security/headers';
 import { porticoMcpDeps } from './route-deps';
 import { handlePorticoMcp, MAX_MCP_BODY_BYTES } from './server';
 
@@ -21,9 +21,6 @@ export function serveMcp(req: IncomingMessage, res: ServerResponse): void {
       console.error(`/api/mcp failed: ${error instanceof Error ? error.message : String(error)}`);
       return jsonRpcError(500, -32603, 'Internal error');
     })
-    .then((response) => {
-      for (const [name, value] of Object.entries(securityHeaders({ https: env.issuerIsHttps, contentSecurityPolicy: API_CONTENT_SECURITY_POLICY }))) response.headers.set(name, value);
-      return sendWebResponse(res, response);
-    })
+    .then((response) => sendApiResponse(res, response))
     .catch(() => res.destroy());
 }

@@ -1,6 +1,8 @@
 import { expect, test } from './support/test';
 import { appPaths } from './support/app-paths';
+import { consoleSignIn } from './support/console';
 import { MCP_HOST_PORT } from './support/constants';
+import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 
 function expectAntiFraming(headers: Record<string, string>) {
   expect(headers['x-frame-options']).toBe('DENY');
@@ -44,6 +46,32 @@ test('the home page renders with its scripts allowed by the CSP', async ({ page 
   await expect(page.getByRole('heading', { name: 'Portico' })).toBeVisible();
   await page.screenshot({ path: testInfo.outputPath('home.png'), fullPage: true });
   expect(violations).toEqual([]);
+});
+
+test('before the page’s script runs, a form the script submits cannot leak what was typed into the address', async ({ browser }) => {
+  // The console's and the account's forms are submitted by script (a server action). Natively, before hydration, such
+  // a form would GET the page with every field in the query: a password in history, logs and Referer. With scripts
+  // off the page stays as it is before hydration: those forms post, and their buttons wait for the script.
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  try {
+    await consoleSignIn(page, FLIGHT_DECK.engineer);
+    await page.goto('/console/account');
+    const form = page.getByTestId('change-password');
+    await expect(form).toHaveAttribute('method', 'post');
+    await expect(form.getByRole('button', { name: 'Change password' })).toBeDisabled();
+    await form.getByLabel('Current password').fill('typed before the script ran');
+    await form.getByLabel('Current password').press('Enter');
+    await expect(form.getByLabel('Current password')).toHaveValue('typed before the script ran');
+    expect(page.url()).not.toContain('?');
+    await page.goto('/console/acme-rockets/members');
+    await page.getByRole('link', { name: `Permissions of ${ROCKETS.member.email}` }).click();
+    const grant = page.getByTestId('direct-grants').locator('form').last();
+    await expect(grant).toHaveAttribute('method', 'post');
+    await expect(grant.getByRole('button', { name: 'Grant' })).toBeDisabled();
+  } finally {
+    await context.close();
+  }
 });
 
 test('clickjacking (RFC 9700 §4.16): every interactive page refuses to be framed; only the embedded central lists its framers', async ({ request }) => {

@@ -8,6 +8,7 @@ import { MIN_PASSWORD_LENGTH_SINGLE_FACTOR, MIN_PASSWORD_LENGTH_WITH_SECOND_FACT
 import { CopyButton } from '@/app/_components/copy-button';
 import { DownloadButton } from '@/app/_components/download-button';
 import { idleCardForm, type CardFormState } from '../_lib/form-state';
+import { SCRIPTED_FORM_METHOD, useScriptReady } from '@/app/_lib/scripted-form';
 
 export interface CardField {
   name: string;
@@ -40,6 +41,7 @@ export function CardForm(props: {
 }) {
   const t = useTranslations('account.cardForm');
   const [state, formAction, pending] = useActionState(props.action, idleCardForm);
+  const ready = useScriptReady();
   const [preparing, setPreparing] = useState(false);
   const [browserErrors, setBrowserErrors] = useState<Record<string, string> | undefined>();
   // Ids unique per form: a page may hold several forms with a field of the same name (the account page does).
@@ -77,6 +79,7 @@ export function CardForm(props: {
   const busy = pending || preparing;
   return (
     <form
+      method={SCRIPTED_FORM_METHOD}
       data-testid={props.testId}
       noValidate={false}
       onSubmit={(event) => {
@@ -108,7 +111,7 @@ export function CardForm(props: {
       {props.fields.map((field) => (
         <FieldRow key={field.name} formId={formId} field={field} error={errors[field.name]} />
       ))}
-      <button className="button" type="submit" disabled={busy}>
+      <button className="button" type="submit" disabled={busy || !ready}>
         {busy ? t('working') : props.submitLabel}
       </button>
       {props.footer}

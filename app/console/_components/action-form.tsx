@@ -7,6 +7,7 @@ import type { ActionState } from '../_lib/action';
 import { CopyButton } from '../../_components/copy-button';
 import { DownloadButton } from '../../_components/download-button';
 import { FieldErrorsContext } from './fields';
+import { SCRIPTED_FORM_METHOD, useScriptReady } from '@/app/_lib/scripted-form';
 
 type Action = (state: ActionState, formData: FormData) => Promise<ActionState>;
 
@@ -30,6 +31,7 @@ export function ActionForm(props: {
 }) {
   const t = useTranslations('console.action');
   const [state, formAction, pending] = useActionState(props.action, { status: 'idle' } as ActionState);
+  const ready = useScriptReady();
   const [armed, setArmed] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
   const secretRef = useRef<HTMLDivElement>(null);
@@ -77,6 +79,7 @@ export function ActionForm(props: {
   const variant = props.variant ?? 'primary';
   return (
     <form
+      method={SCRIPTED_FORM_METHOD}
       ref={formRef}
       data-testid={props.testId}
       className={props.inline ? 'flex flex-wrap items-end gap-2' : 'grid gap-3'}
@@ -101,7 +104,7 @@ export function ActionForm(props: {
         <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-900">
           <p className="mb-2">{props.confirm}</p>
           <div className="flex gap-2">
-            <button type="submit" className="btn btn-danger" disabled={pending}>
+            <button type="submit" className="btn btn-danger" disabled={pending || !ready}>
               {props.confirmLabel ?? t('yesContinue')}
             </button>
             <button type="button" className="btn btn-secondary" onClick={() => setArmed(false)}>
@@ -111,7 +114,7 @@ export function ActionForm(props: {
         </div>
       ) : props.hideSubmit ? null : (
         <div>
-          <button type="submit" className={`btn btn-${variant}`} disabled={pending}>
+          <button type="submit" className={`btn btn-${variant}`} disabled={pending || !ready}>
             {pending ? t('working') : props.submitLabel}
           </button>
         </div>

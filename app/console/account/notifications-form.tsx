@@ -5,14 +5,17 @@ import { useTranslations } from 'use-intl/react';
 import type { NoticeSettings } from '@/lib/notifications/settings';
 import type { CardFormState } from '../../account/_lib/form-state';
 import { idleCardForm } from '../../account/_lib/form-state';
+import { SCRIPTED_FORM_METHOD, useScriptReady } from '@/app/_lib/scripted-form';
 
 type Action = (state: CardFormState, data: FormData) => Promise<CardFormState>;
 
 export function NotificationsForm({ action, initial }: { action: Action; initial: NoticeSettings }) {
   const t = useTranslations('account.notifications');
   const [state, formAction, pending] = useActionState(action, idleCardForm);
+  const ready = useScriptReady();
   return (
     <form
+      method={SCRIPTED_FORM_METHOD}
       className="grid gap-2"
       data-testid="notification-settings"
       onSubmit={(event) => {
@@ -29,7 +32,7 @@ export function NotificationsForm({ action, initial }: { action: Action; initial
       ))}
       <p className="text-xs text-slate-600">{t('always')}</p>
       <div>
-        <button type="submit" className="btn btn-secondary" disabled={pending}>
+        <button type="submit" className="btn btn-secondary" disabled={pending || !ready}>
           {t('save')}
         </button>
       </div>

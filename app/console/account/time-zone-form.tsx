@@ -5,18 +5,21 @@ import { startTransition, useActionState, useEffect, useState } from 'react';
 import { useTranslations } from 'use-intl/react';
 import type { CardFormState } from '../../account/_lib/form-state';
 import { idleCardForm } from '../../account/_lib/form-state';
+import { SCRIPTED_FORM_METHOD, useScriptReady } from '@/app/_lib/scripted-form';
 
 type Action = (state: CardFormState, data: FormData) => Promise<CardFormState>;
 
 export function TimeZoneForm({ action, zones, saved }: { action: Action; zones: readonly string[]; saved: string | null }) {
   const t = useTranslations('account.timeZone');
   const [state, formAction, pending] = useActionState(action, idleCardForm);
+  const ready = useScriptReady();
   // Known only in the browser: shown in the "my browser's" choice once the page runs.
   const [browserZone, setBrowserZone] = useState<string | undefined>();
   useEffect(() => setBrowserZone(Intl.DateTimeFormat().resolvedOptions().timeZone), []);
   const error = state.status === 'error' ? state.fieldErrors?.timeZone : undefined;
   return (
     <form
+      method={SCRIPTED_FORM_METHOD}
       className="grid gap-2"
       data-testid="time-zone-form"
       onSubmit={(event) => {
@@ -42,7 +45,7 @@ export function TimeZoneForm({ action, zones, saved }: { action: Action; zones: 
         </p>
       ) : null}
       <div>
-        <button type="submit" className="btn btn-secondary" disabled={pending}>
+        <button type="submit" className="btn btn-secondary" disabled={pending || !ready}>
           {t('save')}
         </button>
       </div>

@@ -5,6 +5,7 @@
 // row's permission, never another row's first button (a form's implicit submission would).
 import { createContext, startTransition, useActionState, useContext, useState, type ReactNode } from 'react';
 import type { ActionState } from '../../_lib/action';
+import { SCRIPTED_FORM_METHOD, useScriptReady } from '@/app/_lib/scripted-form';
 
 type Action = (state: ActionState, formData: FormData) => Promise<ActionState>;
 
@@ -15,6 +16,7 @@ export function ToolsForm(props: { action: Action; org: string; server: string; 
   const [acted, setActed] = useState<string>();
   return (
     <form
+      method={SCRIPTED_FORM_METHOD}
       data-testid={props.testId}
       onSubmit={(event) => {
         // Submitted by hand, as ActionForm does: React would reset the form after its action, erasing the rows' choices.
@@ -43,8 +45,9 @@ export function ToolsForm(props: { action: Action; org: string; server: string; 
 /** One of a row's buttons: `intent` is `<what>:<tool>`; `label` names the row for assistive technology. */
 export function ToolButton(props: { intent: string; id?: string; label: string; variant?: 'primary' | 'secondary'; testId?: string; children: ReactNode }) {
   const { pending } = useContext(ToolsFormState);
+  const ready = useScriptReady();
   return (
-    <button type="submit" name="intent" value={props.intent} id={props.id} aria-label={props.label} className={`btn btn-${props.variant ?? 'secondary'}`} disabled={pending} data-testid={props.testId}>
+    <button type="submit" name="intent" value={props.intent} id={props.id} aria-label={props.label} className={`btn btn-${props.variant ?? 'secondary'}`} disabled={pending || !ready} data-testid={props.testId}>
       {props.children}
     </button>
   );

@@ -8,6 +8,7 @@ import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/serv
 import { startTransition, useActionState, useState } from 'react';
 import { useTranslations } from 'use-intl/react';
 import type { ConfirmFormState } from './actions';
+import { SCRIPTED_FORM_METHOD, useScriptReady } from '@/app/_lib/scripted-form';
 
 type Action = (state: ConfirmFormState, data: FormData) => Promise<ConfirmFormState>;
 type OptionsAction = () => Promise<{ ok: true; options: PublicKeyCredentialRequestOptionsJSON } | { ok: false; message: string }>;
@@ -18,6 +19,7 @@ export function ConfirmForm({ action, passkeyOptions, factor, variant = 'call' }
   // Who would be saying yes without the person: the agent of a tool call, the app of a CIBA request.
   const requester = variant === 'backchannel' ? 'app' : 'agent';
   const [state, formAction, pending] = useActionState(action, { status: 'idle' } as ConfirmFormState);
+  const ready = useScriptReady();
   const [passkeyError, setPasskeyError] = useState<string | undefined>();
   const [asking, setAsking] = useState(false);
   if (state.status === 'done') {
@@ -45,6 +47,7 @@ export function ConfirmForm({ action, passkeyOptions, factor, variant = 'call' }
   const errorId = fieldError ? 'step-up-error' : undefined;
   return (
     <form
+      method={SCRIPTED_FORM_METHOD}
       data-testid="confirmation-form"
       onSubmit={(event) => {
         event.preventDefault();
@@ -101,7 +104,7 @@ export function ConfirmForm({ action, passkeyOptions, factor, variant = 'call' }
         ) : null}
       </div>
       <div className="button-row">
-        <button className="button" type="submit" name="decision" value="confirm" disabled={pending || asking} data-testid="confirm-call">
+        <button className="button" type="submit" name="decision" value="confirm" disabled={pending || asking || !ready} data-testid="confirm-call">
           {pending || asking
             ? t('working')
             : variant === 'backchannel'
@@ -112,7 +115,7 @@ export function ConfirmForm({ action, passkeyOptions, factor, variant = 'call' }
                 ? t('confirmWithPasskey')
                 : t('confirmOnce')}
         </button>
-        <button className="button button-secondary" type="submit" name="decision" value="deny" disabled={pending || asking} formNoValidate data-testid="deny-call">
+        <button className="button button-secondary" type="submit" name="decision" value="deny" disabled={pending || asking || !ready} formNoValidate data-testid="deny-call">
           {t('deny')}
         </button>
       </div>

@@ -6,14 +6,17 @@ import { startTransition, useActionState } from 'react';
 import { useTranslations } from 'use-intl/react';
 import { FieldErrorsContext, TextArea } from '../../../_components/fields';
 import type { RuleVerdictShown, TokenTestState } from '../actions';
+import { SCRIPTED_FORM_METHOD, useScriptReady } from '@/app/_lib/scripted-form';
 
 type Action = (state: TokenTestState, formData: FormData) => Promise<TokenTestState>;
 
 export function TokenTestForm(props: { action: Action; org: string }) {
   const t = useTranslations('console.agent');
   const [state, formAction, pending] = useActionState(props.action, { status: 'idle' } as TokenTestState);
+  const ready = useScriptReady();
   return (
     <form
+      method={SCRIPTED_FORM_METHOD}
       className="grid gap-3"
       data-testid="test-workload-token"
       onSubmit={(event) => {
@@ -28,7 +31,7 @@ export function TokenTestForm(props: { action: Action; org: string }) {
         <TextArea id="workload-token" label={t('test.token')} name="token" rows={5} required maxLength={16_384} />
       </FieldErrorsContext.Provider>
       <div>
-        <button type="submit" className="btn btn-secondary" disabled={pending}>
+        <button type="submit" className="btn btn-secondary" disabled={pending || !ready}>
           {pending ? t('test.testing') : t('test.submit')}
         </button>
       </div>

@@ -100,7 +100,37 @@ const callSchemas = new WeakMap<object, Partial<Record<RiskLevel, z.ZodObject<z.
 export function callSchemaOf(tool: AnyKitTool<never>, level: RiskLevel): z.ZodObject<z.ZodRawShape> {
   let byLevel = callSchemas.get(tool);
   if (!byLevel) callSchemas.set(tool, (byLevel = {}));
-  return (byLevel[level] ??= z.object(callShapeOf(tool, level)));
+  return (byLevel[level] ??= withJsonSchemaOnce(z.object(callShapeOf(tool, level))));
+}
+
+/**
+ * zod converts a schema to JSON Schema anew each time it is asked (`~standard.jsonSchema`), and the MCP SDK asks once
+ * per server (the 2026-07-28 entry reads the called tool's input schema before dispatch, SEP-2243): with a server
+ * made per request that was a conversion per call. The schema's conversions are kept for the process instead, frozen,
+ * since every server shares them.
+ */
+function withJsonSchemaOnce<Schema extends z.ZodType>(schema: Schema): Schema {
+  const standard = schema['~standard'];
+  const convert = standard.jsonSchema;
+  const converted = new Map<string, Record<string, unknown>>();
+  const once =
+    (io: 'input' | 'output') =>
+    (options: Parameters<typeof convert.input>[0]): Record<string, unknown> => {
+      const key = `${io}\n${JSON.stringify(options)}`;
+      let json = converted.get(key);
+      if (!json) converted.set(key, (json = deepFrozen(convert[io](options))));
+      return json;
+    };
+  schema['~standard'] = { ...standard, jsonSchema: { input: once('input'), output: once('output') } };
+  return schema;
+}
+
+function deepFrozen<Value>(value: Value): Value {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFrozen(item);
+  }
+  return value;
 }
 
 /**

@@ -254,6 +254,15 @@ export interface LoadOptions {
   accept?: (headers: Record<string, unknown> | undefined) => boolean;
 }
 
+/** Where an unexpected redirect pointed: its path and its `error` parameter (never the rest: codes, state). */
+function redirectedTo(headers: Record<string, unknown> | undefined): string {
+  const location = headers?.location;
+  if (typeof location !== 'string') return '';
+  const target = new URL(location, 'http://bench.invalid');
+  const error = target.searchParams.get('error');
+  return ` to ${target.pathname}${error ? ` (error=${error})` : ''}`;
+}
+
 /** One bounded load run with autocannon; errors are transport errors plus unexpected statuses. */
 export async function load(options: LoadOptions, pid?: number): Promise<Figures> {
   const rss = pid ? sampleRss(pid) : undefined;
@@ -261,10 +270,11 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
   let unexpected = 0;
   // What each unexpected answer was, said when a run has any (a full run of 2026-12-07 counted one error among 24,000
   // AuthZEN requests, and nothing told whether it was a status, a reset or a timeout).
-  const unexpectedStatuses = new Map<number, number>();
-  const noteUnexpected = (status: number) => {
+  const unexpectedStatuses = new Map<string, number>();
+  const noteUnexpected = (status: number, headers?: Record<string, unknown>) => {
     unexpected += 1;
-    unexpectedStatuses.set(status, (unexpectedStatuses.get(status) ?? 0) + 1);
+    const kind = `${status}${redirectedTo(headers)}`;
+    unexpectedStatuses.set(kind, (unexpectedStatuses.get(kind) ?? 0) + 1);
   };
   // Throughput on this process's own clock, to the last answer: autocannon ends an `amount` run only at its next
   // one-second tick, which understates the faster side.
@@ -302,7 +312,7 @@ export async function load(options: LoadOptions, pid?: number): Promise<Figures>
       },
       onResponse: (status, _body, _context, headers) => {
         answer();
-        if (status !== expected || (options.accept && !options.accept(headers as Record<string, unknown> | undefined))) noteUnexpected(status);
+        if (status !== expected || (options.accept && !options.accept(headers as Record<string, unknown> | undefined))) noteUnexpected(status, headers as Record<string, unknown> | undefined);
       },
     });
   }

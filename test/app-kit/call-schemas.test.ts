@@ -2,7 +2,7 @@
 // MCP SDK converts the called tool's input schema once per server, and Portico makes a server per request.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { callSchemaOf, callShapeOf, defineTool } from '../../app-kit/tools';
+import { callSchemaOf, callShapeOf, defineTool, type AnyKitTool } from '../../app-kit/tools';
 
 const tool = defineTool({
   name: 'notes.find',
@@ -10,7 +10,7 @@ const tool = defineTool({
   riskLevel: 'approval_required',
   inputSchema: { text: z.string().max(200), limit: z.number().int().min(1).max(50).optional() },
   run: async () => ({ content: [] }),
-});
+}) as unknown as AnyKitTool<never>; // as the registry holds its tools (registerKitTools)
 
 describe('a tool’s call schema', () => {
   it('is converted to JSON Schema once for the process, exactly as zod converts it', () => {

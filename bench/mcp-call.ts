@@ -1,7 +1,8 @@
 // Authorized MCP call: tools/call of a safe tool (whoami) on Portico's /api/mcp with a bearer token, in each MCP
 // era, against an MCP SDK server with the same tool on plain node:http that does the equivalent work (one shared
-// validator, the bearer token verified, one prepared statement for the person — and the session in 2025-11-25), and
-// the bare SDK server (no authorization, its default per-server validator) measured beside.
+// validator, the bearer token verified, one prepared statement for the person — and the session in 2025-11-25 — and
+// one for whoami's own answer, the person's organizations, as Portico's tool reads them), and the bare SDK server (no
+// authorization, no database, its default per-server validator) measured beside.
 // - `mcp-call`: 2025-11-25, with a session (Portico keeps it in PostgreSQL);
 // - `mcp-call-modern`: 2026-07-28, no session, the request's envelope in `_meta`, on the SDK v2 line both sides.
 import { alternate, load, ratio, repeat, type ScenarioResult } from './lib/harness';
@@ -41,7 +42,7 @@ export async function mcpCallModern(ctx: BenchContext): Promise<ScenarioResult> 
   return {
     name: 'authorized MCP call, 2026-07-28',
     portico,
-    baseline: { ...baseline, label: 'MCP SDK v2 dual-era handler, shared validator, bearer verified, 1 prepared statement, node:http' },
+    baseline: { ...baseline, label: 'MCP SDK v2 dual-era handler, shared validator, bearer verified, 2 prepared statements (the person; whoami’s organizations), node:http' },
     limit: { ...bare, label: 'bare MCP SDK v2 handler: no auth, default validator' },
     ratio: ratio(portico, baseline),
     notes: [`${CONNECTIONS} connections, ${AMOUNT} calls a run, no session (stateless revision); ratio to the bare handler ${ratio(portico, bare)}×`],
@@ -68,7 +69,7 @@ export async function mcpCall(ctx: BenchContext): Promise<ScenarioResult> {
   return {
     name: 'authorized MCP call',
     portico,
-    baseline: { ...baseline, label: 'MCP SDK server, shared validator, bearer verified, 1 prepared statement, node:http' },
+    baseline: { ...baseline, label: 'MCP SDK server, shared validator, bearer verified, 2 prepared statements (the person; whoami’s organizations), node:http' },
     limit: { ...bare, label: 'bare MCP SDK server: no auth, default validator' },
     ratio: ratio(portico, baseline),
     notes: [`${CONNECTIONS} connections, ${AMOUNT} calls a run, one MCP session; ratio to the bare server ${ratio(portico, bare)}×`],

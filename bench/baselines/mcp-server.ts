@@ -1,12 +1,13 @@
 // Baselines for the authorized MCP call: an MCP SDK server with the same safe tool (whoami's answer shape) on plain
 // node:http, stateless (a new server and transport per request, as Portico makes them), in two forms:
 // - POST /mcp, the fair one: one JSON Schema validator for the process (as Portico shares one), a bearer access token
-//   verified with jose (ES256, a local key, as Portico verifies its own), and one prepared statement per call that
-//   reads the person and the MCP session (the equivalent of Portico's one statement);
+//   verified with jose (ES256, a local key, as Portico verifies its own), one prepared statement per call that
+//   reads the person and the MCP session (the equivalent of Portico's caller statement), and whoami's own read of
+//   the person's organizations (as Portico's whoami makes it: the tool's work, the same on both sides);
 // - POST /mcp-bare: the SDK's defaults (a validator built per server), no authorization, no database.
 // The same two for MCP 2026-07-28, on the SDK v2 line's dual-era handler (`createMcpHandler`, stateless, modern
 // only), as Portico serves that revision: POST /mcp-modern (shared validator, bearer verified, the person read by one
-// prepared statement; the revision has no session) and POST /mcp-modern-bare.
+// prepared statement, the revision having no session; whoami's organizations read) and POST /mcp-modern-bare.
 // GET /__token gives the bearer token the fair one accepts. Started by bench/run.ts as a process of its own:
 //   tsx bench/baselines/mcp-server.ts <port> <database url>
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -22,7 +23,7 @@ const port = Number(process.argv[2]);
 const databaseUrl = process.argv[3]!;
 const issuer = `http://127.0.0.1:${port}`;
 const sql = postgres(databaseUrl, { max: 20, onnotice: () => {} });
-const [person] = await sql<{ id: string }[]>`select id from users order by created_at limit 1`;
+const [person] = await sql<{ id: string; email: string; name: string }[]>`select id, email, name from users order by created_at limit 1`;
 if (!person) throw new Error('the bench database has no person');
 
 const { publicKey, privateKey } = await generateKeyPair('ES256');
@@ -38,12 +39,23 @@ const token = await new SignJWT({ scope: 'mcp', client_id: 'bench' })
 
 const sharedValidator = new AjvJsonSchemaValidator();
 
+/**
+ * whoami's answer as Portico's tool gives it: the person and their organizations, read by one prepared statement
+ * per call (the fair servers); the bare ones answer a constant of the same shape, with no database.
+ */
+async function whoamiAnswer(withDatabase: boolean): Promise<{ content: { type: 'text'; text: string }[]; structuredContent: Record<string, unknown> }> {
+  const organizations = withDatabase
+    ? await sql<{ slug: string; name: string; role: string }[]>`
+        select o.slug, o.name, m.role from memberships m join organizations o on o.id = m.org_id
+        where m.user_id = ${person!.id} order by o.name`
+    : [{ slug: 'bench', name: 'Bench', role: 'owner' }];
+  const answer = { sub: person!.id, email: person!.email, name: person!.name, act: null, client_id: 'bench', organizations: organizations.map(({ slug, name, role }) => ({ slug, name, role })) };
+  return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
+}
+
 function server(shared: boolean): McpServer {
   const mcp = new McpServer({ name: 'baseline', version: '1.0.0' }, shared ? { jsonSchemaValidator: sharedValidator } : {});
-  mcp.registerTool('whoami', { description: 'Who the caller is.', inputSchema: {} }, async () => {
-    const answer = { sub: person!.id, email: 'owner@bench.test', client_id: 'bench', act: null, scopes: ['mcp'] };
-    return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
-  });
+  mcp.registerTool('whoami', { description: 'Who the caller is.', inputSchema: {} }, () => whoamiAnswer(shared));
   return mcp;
 }
 
@@ -52,10 +64,7 @@ const modernValidator = new ModernValidator();
 /** The 2026-07-28 server: the same tool on the SDK v2 line, for one request. */
 function modernServer(shared: boolean): ModernMcpServer {
   const mcp = new ModernMcpServer({ name: 'baseline', version: '1.0.0' }, shared ? { jsonSchemaValidator: modernValidator } : {});
-  mcp.registerTool('whoami', { description: 'Who the caller is.' }, async () => {
-    const answer = { sub: person!.id, email: 'owner@bench.test', client_id: 'bench', act: null, scopes: ['mcp'] };
-    return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
-  });
+  mcp.registerTool('whoami', { description: 'Who the caller is.' }, () => whoamiAnswer(shared));
   return mcp;
 }
 const modernShared = createMcpHandler(() => modernServer(true), { legacy: 'reject' });

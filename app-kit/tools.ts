@@ -116,6 +116,8 @@ function withJsonSchemaOnce<Schema extends z.ZodType>(schema: Schema): Schema {
   const once =
     (io: 'input' | 'output') =>
     (options: Parameters<typeof convert.input>[0]): Record<string, unknown> => {
+      // Options that hold a function (zod's `override`) are not a key: such a conversion is made each time.
+      if (Object.values(options.libraryOptions ?? {}).some((value) => typeof value === 'function')) return convert[io](options);
       const key = `${io}\n${JSON.stringify(options)}`;
       let json = converted.get(key);
       if (!json) converted.set(key, (json = deepFrozen(convert[io](options))));

@@ -256,11 +256,16 @@ export interface LoadOptions {
 
 /** Where an unexpected redirect pointed: its path and its `error` parameter (never the rest: codes, state). */
 function redirectedTo(headers: Record<string, unknown> | undefined): string {
-  const location = headers?.location;
+  // autocannon keeps the header names as the server wrote them.
+  const location = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'location')?.[1];
   if (typeof location !== 'string') return '';
-  const target = new URL(location, 'http://bench.invalid');
-  const error = target.searchParams.get('error');
-  return ` to ${target.pathname}${error ? ` (error=${error})` : ''}`;
+  try {
+    const target = new URL(location, 'http://bench.invalid');
+    const error = target.searchParams.get('error');
+    return ` to ${target.pathname}${error ? ` (error=${error})` : ''}`;
+  } catch {
+    return ' to a malformed location';
+  }
 }
 
 /** One bounded load run with autocannon; errors are transport errors plus unexpected statuses. */

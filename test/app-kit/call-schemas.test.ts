@@ -27,6 +27,10 @@ describe('a tool’s call schema', () => {
     // Another target or direction is its own conversion.
     expect(schema['~standard'].jsonSchema.output(target)).toEqual(z.toJSONSchema(z.object(callShapeOf(tool, 'approval_required')), { ...target, io: 'output' }));
     expect(schema['~standard'].jsonSchema.input({ target: 'draft-07' })).not.toBe(first);
+    // Options holding a function are no key: that conversion is made each time, with the function.
+    const overridden = schema['~standard'].jsonSchema.input({ ...target, libraryOptions: { override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => void (jsonSchema.description = 'overridden') } });
+    expect(overridden).not.toBe(first);
+    expect(overridden).toMatchObject({ description: 'overridden' });
   });
 
   it('still validates through zod', async () => {

@@ -22,7 +22,11 @@ export function ActionForm(props: {
   variant?: 'primary' | 'danger' | 'secondary';
   inline?: boolean;
   testId?: string;
-  /** Keep the form (and the result it shows, such as a secret shown once) but offer no submit button. */
+  /**
+   * Keep the form (and the result it shows, such as a secret shown once) but offer no submit button. Only for a form
+   * of hidden fields: one with a text field and no submit button submits itself on Enter (HTML's implicit
+   * submission), natively before the page's script runs, with no disabled button to stop it.
+   */
   hideSubmit?: boolean;
   /** A settings form: after a save it keeps showing what was saved instead of starting over. */
   keepValues?: boolean;

@@ -3,6 +3,7 @@
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorizeBearer, bearerChallenge, protectedResourceMetadataUrl, verifyAccessToken, type ProtectedResourceConfig } from '../../app-kit/protected-resource';
+import { tamperedToken } from '../support/tamper';
 
 const config: ProtectedResourceConfig = {
   resource: 'https://app.example/api/mcp',
@@ -45,7 +46,7 @@ describe('the bearer gate', () => {
     // The same token for another audience is checked again (and refused): the cache key names the audience.
     expect((await verifyAccessToken(jwt, { ...config, audience: 'urn:portico:app:2' }, keys)).ok).toBe(false);
     // One byte changed in the signature: another key, a full verification, a refusal.
-    const tampered = `${jwt.slice(0, -2)}${jwt.endsWith('A') ? 'BB' : 'AA'}`;
+    const tampered = tamperedToken(jwt);
     expect((await verifyAccessToken(tampered, config, keys)).ok).toBe(false);
     // Past its exp the cached entry is dropped and the token refused.
     vi.useFakeTimers({ now: now + 120_000 });

@@ -12,7 +12,7 @@ import { createScratchPostgres, dropScratchPostgres } from '../test/support/data
 import { approvalDecision } from './approval-decision';
 import { authzenDecisions } from './authzen';
 import { codeExchange } from './code-exchange';
-import { demoClient, ensureBuild, openBenchDatabase, PRODUCTION_NODE_FLAGS, repoPath, startPorticoForBench, startProcess, type BenchEnvironment, type Figures, type ScenarioResult, type ServerProcess } from './lib/harness';
+import { demoClient, ensureBuild, openBenchDatabase, PRODUCTION_NODE_FLAGS, repoPath, serverErrorsSince, startPorticoForBench, startProcess, type BenchEnvironment, type Figures, type ScenarioResult, type ServerProcess } from './lib/harness';
 import { porticoApiToken, PorticoSession, BENCH_VERIFIER } from './lib/portico-flow';
 import { gatewayCall } from './gateway-call';
 import { mcpCall, mcpCallModern } from './mcp-call';
@@ -119,11 +119,14 @@ try {
       await environment.portico.stop();
       environment.portico = await ctx.startPortico({});
     }
+    const outputBefore = environment.portico.output().length;
     const answered = await SCENARIOS[name]!(ctx);
     for (const result of Array.isArray(answered) ? answered : [answered]) {
       results.push(result);
       print(result);
     }
+    const errors = serverErrorsSince(environment.portico, outputBefore);
+    if (errors.length > 0) console.log(`  Portico wrote ${errors.length} error line(s), the first ones:\n${errors.slice(0, 5).map((line) => `    ${line.slice(0, 400)}`).join('\n')}`);
   }
 } finally {
   await benchEnv?.portico.stop().catch(() => {});

@@ -22,7 +22,8 @@ import postgres from 'postgres';
 const port = Number(process.argv[2]);
 const databaseUrl = process.argv[3]!;
 const issuer = `http://127.0.0.1:${port}`;
-const sql = postgres(databaseUrl, { max: 20, onnotice: () => {} });
+// Idle connections are closed between rounds: bench/lib/harness.ts says why.
+const sql = postgres(databaseUrl, { max: 20, idle_timeout: 5, onnotice: () => {} });
 const [person] = await sql<{ id: string; email: string; name: string }[]>`select id, email, name from users order by created_at limit 1`;
 if (!person) throw new Error('the bench database has no person');
 

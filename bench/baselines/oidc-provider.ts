@@ -14,7 +14,8 @@ import { TOKEN_TTL } from '../../lib/oidc/provider';
 
 const [port, databaseUrl, secretKey, clientId, clientSecret, redirectUri] = process.argv.slice(2) as [string, string, string, string, string, string];
 const issuer = `http://127.0.0.1:${port}`;
-const raw = await openRawDatabase({ databaseUrl, poolSize: 40 });
+// Idle connections are closed between rounds: bench/lib/harness.ts says why.
+const raw = await openRawDatabase({ databaseUrl, poolSize: 40, idleTimeoutSeconds: 5 });
 const db = drizzleFor(raw);
 const keys = await loadOrCreateKeyMaterial(db, Buffer.from(secretKey, 'base64url'));
 

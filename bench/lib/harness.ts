@@ -42,6 +42,20 @@ export interface ServerProcess {
   url: string;
   pid: number;
   stop(): Promise<void>;
+  /** What the process has written so far (standard output and error). */
+  output(): string;
+}
+
+/**
+ * The error lines a server wrote from `from` on (its output's length before a scenario): logged errors and the
+ * "… failed: …" lines its routes write before answering 500. A run with a 500 then says why.
+ */
+export function serverErrorsSince(server: ServerProcess, from: number): string[] {
+  return server
+    .output()
+    .slice(from)
+    .split('\n')
+    .filter((line) => /"level":(?:50|60)\b| failed: |\bError\b/.test(line));
 }
 
 /** Starts a process (the e2e tests' spawner) and resolves once its output contains `ready`. */
@@ -54,6 +68,7 @@ export async function startProcess(args: string[], env: Record<string, string | 
       running.process.kill('SIGTERM');
       await running.exited;
     },
+    output: running.output,
   };
 }
 
@@ -106,9 +121,15 @@ export async function startPorticoForBench(databaseUrl: string, dataDir: string,
   return portico;
 }
 
+/** How long a bench-side pool keeps an idle connection. */
+const BENCH_IDLE_SECONDS = 5;
+
 /** The runner's own connection to the bench database (fixtures, checks). */
 export async function openBenchDatabase(databaseUrl: string): Promise<{ raw: RawDatabase; db: Database }> {
-  const raw = await openRawDatabase({ databaseUrl, poolSize: 40 });
+  // Idle connections go back within seconds: the runner, the baselines and Portico share this PostgreSQL's connection
+  // limit (100 by default), and each pool of 40 kept open by a scenario that is over left the next Portico short (a
+  // full run's AuthZEN scenario answered a 500 when PostgreSQL refused it a connection).
+  const raw = await openRawDatabase({ databaseUrl, poolSize: 40, idleTimeoutSeconds: BENCH_IDLE_SECONDS });
   return { raw, db: drizzleFor(raw) };
 }
 

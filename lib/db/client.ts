@@ -99,6 +99,11 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** Prepare every parameterized query (default true): see instrumentedClient. */
   preparedStatements?: boolean;
+  /**
+   * Close a pooled connection after it has been idle this long (default: never). For processes that share one
+   * PostgreSQL's connection limit with a server and use their pools in bursts: the bench's runner and baselines.
+   */
+  idleTimeoutSeconds?: number;
   /** Keep hot rows in a per-process cache invalidated by notifications (default true): lib/db/read-cache.ts. */
   readCache?: boolean;
   /** Where the cache's LISTEN connection goes (default databaseUrl): never a transaction-mode pooler. */
@@ -115,6 +120,7 @@ export async function openRawDatabase(options: OpenDatabaseOptions): Promise<Raw
     const databaseUrl = options.databaseUrl;
     const openPool = () => postgres(databaseUrl, {
       max: options.poolSize ?? 20,
+      ...(options.idleTimeoutSeconds !== undefined ? { idle_timeout: options.idleTimeoutSeconds } : {}),
       onnotice: () => {},
       // Sessions run in UTC so that timestamps compare the same on every instance.
       connection: { TimeZone: 'UTC' },

@@ -18,12 +18,12 @@ import { createMcpHandler, McpServer as ModernMcpServer } from '@modelcontextpro
 import { AjvJsonSchemaValidator as ModernValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { exportJWK, generateKeyPair, jwtVerify, SignJWT, createLocalJWKSet } from 'jose';
 import postgres from 'postgres';
+import { BENCH_IDLE_SECONDS } from '../lib/pools';
 
 const port = Number(process.argv[2]);
 const databaseUrl = process.argv[3]!;
 const issuer = `http://127.0.0.1:${port}`;
-// Idle connections are closed between rounds: bench/lib/harness.ts says why.
-const sql = postgres(databaseUrl, { max: 20, idle_timeout: 5, onnotice: () => {} });
+const sql = postgres(databaseUrl, { max: 20, idle_timeout: BENCH_IDLE_SECONDS, onnotice: () => {} });
 const [person] = await sql<{ id: string; email: string; name: string }[]>`select id, email, name from users order by created_at limit 1`;
 if (!person) throw new Error('the bench database has no person');
 

@@ -11,11 +11,11 @@ import { drizzleFor, openRawDatabase } from '../../lib/db/client';
 import { loadOrCreateKeyMaterial } from '../../lib/oidc/keys';
 import { createAdapterClass } from '../../lib/oidc/adapter';
 import { TOKEN_TTL } from '../../lib/oidc/provider';
+import { BENCH_IDLE_SECONDS } from '../lib/pools';
 
 const [port, databaseUrl, secretKey, clientId, clientSecret, redirectUri] = process.argv.slice(2) as [string, string, string, string, string, string];
 const issuer = `http://127.0.0.1:${port}`;
-// Idle connections are closed between rounds: bench/lib/harness.ts says why.
-const raw = await openRawDatabase({ databaseUrl, poolSize: 40, idleTimeoutSeconds: 5 });
+const raw = await openRawDatabase({ databaseUrl, poolSize: 40, idleTimeoutSeconds: BENCH_IDLE_SECONDS });
 const db = drizzleFor(raw);
 const keys = await loadOrCreateKeyMaterial(db, Buffer.from(secretKey, 'base64url'));
 

@@ -10,6 +10,7 @@ import { childProcessEnvironment, env } from '../../lib/env';
 import { drizzleFor, openRawDatabase, type Database, type RawDatabase } from '../../lib/db/client';
 import { DEMO, demoEnvironment } from '../../e2e/support/constants';
 import { spawnUntilReady } from '../../e2e/support/portico-process';
+import { BENCH_IDLE_SECONDS } from './pools';
 
 export interface Figures {
   requestsPerSecond: number;
@@ -121,14 +122,8 @@ export async function startPorticoForBench(databaseUrl: string, dataDir: string,
   return portico;
 }
 
-/** How long a bench-side pool keeps an idle connection. */
-const BENCH_IDLE_SECONDS = 5;
-
 /** The runner's own connection to the bench database (fixtures, checks). */
 export async function openBenchDatabase(databaseUrl: string): Promise<{ raw: RawDatabase; db: Database }> {
-  // Idle connections go back within seconds: the runner, the baselines and Portico share this PostgreSQL's connection
-  // limit (100 by default), and each pool of 40 kept open by a scenario that is over left the next Portico short (a
-  // full run's AuthZEN scenario answered a 500 when PostgreSQL refused it a connection).
   const raw = await openRawDatabase({ databaseUrl, poolSize: 40, idleTimeoutSeconds: BENCH_IDLE_SECONDS });
   return { raw, db: drizzleFor(raw) };
 }

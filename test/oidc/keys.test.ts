@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookieKeys, signingKeys } from '../../lib/db/schema';
 import { loadOrCreateKeyMaterial } from '../../lib/oidc/keys';
-import { decryptAtRest, encryptAtRestNow, SecretKeyMismatchError } from '../../lib/security/at-rest';
+import { decryptAtRest, encryptAtRestNow, freshIv, SecretKeyMismatchError } from '../../lib/security/at-rest';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 
 describe('signing and cookie keys', () => {
@@ -67,5 +67,19 @@ describe('at-rest JWE made synchronously (the refresh successor seal)', () => {
     const otherHeader = Buffer.from(JSON.stringify({ enc: 'A256GCM', alg: 'dir' })).toString('base64url');
     await expect(decryptAtRest([otherHeader, '', iv, ciphertext, tag].join('.'), key)).rejects.toBeInstanceOf(SecretKeyMismatchError);
     expect(() => encryptAtRestNow('x', randomBytes(16))).toThrow(/256 bits/);
+  });
+
+  it('never repeats an IV, across the refills of its pool of random bytes', async () => {
+    const key = randomBytes(32);
+    // Three pools' worth and more (a pool holds 341 IVs): a repeat anywhere, within a pool or after a refill, fails.
+    const ivs = Array.from({ length: 1200 }, () => encryptAtRestNow('x', key).split('.')[2]!);
+    expect(new Set(ivs).size).toBe(ivs.length);
+    const drawn = Array.from({ length: 1200 }, () => freshIv());
+    expect(drawn.every((iv) => iv.length === 12)).toBe(true);
+    // A handed-out IV is the caller's copy: the pool's next refill leaves it as it was.
+    const kept = Buffer.from(drawn[0]!);
+    Array.from({ length: 700 }, () => freshIv());
+    expect(drawn[0]).toEqual(kept);
+    expect(new Set(drawn.map((iv) => iv.toString('hex'))).size).toBe(drawn.length);
   });
 });

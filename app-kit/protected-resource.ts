@@ -1,7 +1,7 @@
 // The protected-resource side of OAuth for an MCP server at `<origin>/api/mcp`: RFC 9728 metadata, RFC 6750
 // bearer challenges, and local verification of Portico's RFC 9068 access tokens. Web-standard Request/Response
 // only. It belongs to the app kit; Portico's own /api/mcp imports it from here, so both run the same gate.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 
 import { isRevokedToken, type SubjectRevocations } from './revocations';
@@ -103,7 +103,7 @@ const verifiedTokens = new Map<string, VerifiedAccessToken>();
 export async function verifyAccessToken(jwt: string, config: ProtectedResourceConfig, keys: JWTVerifyGetKey): Promise<AccessTokenCheck> {
   const invalid = (description: string): AccessTokenCheck => ({ ok: false, status: 401, error: { error: 'invalid_token', description } });
   if (jwt.length > 8192) return invalid('the access token is too large');
-  const cacheKey = `${config.issuer}\n${config.audience}\n${createHash('sha256').update(jwt).digest('base64url')}`;
+  const cacheKey = `${config.issuer}\n${config.audience}\n${hash('sha256', jwt, 'base64url')}`;
   const cached = verifiedTokens.get(cacheKey);
   if (cached) {
     if (cached.expiresAt * 1000 > Date.now()) return { ok: true, token: cached };

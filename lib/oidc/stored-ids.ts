@@ -7,7 +7,7 @@
 //
 // Grants are the exception: a grant's id is a reference that other rows and Portico's own tables carry (grant_id,
 // grant bindings), never presented by anyone as a credential.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { decryptAtRest, encryptAtRestNow } from '../security/at-rest';
 
 /** Models stored under their own id (see above). */
@@ -40,7 +40,7 @@ export function openReference(value: string, key: Uint8Array): string | undefine
 
 /** SHA-256, base64url without padding (43 characters): the same in SQL (migration 0028) and here. */
 export function hashStoredId(value: string): string {
-  return createHash('sha256').update(value).digest('base64url');
+  return hash('sha256', value, 'base64url');
 }
 
 /** The id a model is stored under. */
@@ -65,7 +65,7 @@ export function storablePayload<T extends { jti?: unknown }>(kind: string, paylo
  * database holds only a hash of: the database alone opens nothing.
  */
 function replayKey(replacedToken: string): Uint8Array {
-  return createHash('sha256').update(`portico refresh-token successor\0${replacedToken}`).digest();
+  return hash('sha256', `portico refresh-token successor\0${replacedToken}`, 'buffer');
 }
 
 export function sealSuccessor(successor: string, replacedToken: string): string {

@@ -464,23 +464,21 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps, b
     const closeAtEnd = new TransformStream<Uint8Array, Uint8Array>({ flush: () => void server.close() });
     return new Response(response.body.pipeThrough(closeAtEnd), { status: response.status, headers: response.headers });
   }
-  try {
-    const response = await transport.handleRequest(request, { parsedBody: message });
-    if (newId && response.status === 200) {
-      const requested = isInitialize(message) ? message.params?.protocolVersion : undefined;
-      await recordSession(deps.db, {
-        id: newId,
-        token: caller.token,
-        ...(caller.ownAgent ? { ownAgent: { ownerUserId: caller.user.id } } : {}),
-        protocolVersion: typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
-        clientInfo: server.server.getClientVersion() ?? {},
-        clientCapabilities: server.server.getClientCapabilities() ?? {},
-      });
-    }
-    return response;
-  } finally {
-    // After the handler's own bookkeeping (it forgets its abort controller once its answer is sent): closing sooner
-    // would abort a finished call's controller, a DOMException for nothing on every call.
-    setImmediate(() => void server.close());
+  // A JSON answer is complete when it returns: the server and its transport have nothing left open (no stream, no
+  // request of their own waiting, no timer), so they are left to the garbage collector rather than closed. Closing
+  // made an SDK error object (its stack captured) and ran the close handlers on every call, for nothing
+  // (docs/benchmarks.md).
+  const response = await transport.handleRequest(request, { parsedBody: message });
+  if (newId && response.status === 200) {
+    const requested = isInitialize(message) ? message.params?.protocolVersion : undefined;
+    await recordSession(deps.db, {
+      id: newId,
+      token: caller.token,
+      ...(caller.ownAgent ? { ownAgent: { ownerUserId: caller.user.id } } : {}),
+      protocolVersion: typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+      clientInfo: server.server.getClientVersion() ?? {},
+      clientCapabilities: server.server.getClientCapabilities() ?? {},
+    });
   }
+  return response;
 }

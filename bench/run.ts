@@ -3,9 +3,10 @@
 // with its baseline and ratio, writes bench/results/<date>.json, and rewrites the results table of
 // docs/benchmarks.md (between its markers). Figures are measured, never asserted.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { envOrExit } from '../lib/env';
 import { createScratchPostgres, dropScratchPostgres } from '../test/support/databases';
@@ -58,7 +59,17 @@ const env = envOrExit();
 // committed), each baseline's as baseline-oidc-provider.cpuprofile and baseline-mcp-server.cpuprofile (the next
 // --profile run replaces them), so that both sides of a ratio can be read the same way.
 const profile = process.argv.includes('--profile');
-const chosen = process.argv.slice(2).filter((argument) => argument !== '--' && argument !== '--profile' && argument !== '--durable');
+// --alloc-profile: each Portico process samples what it allocates, freed objects included (bench/lib/allocation-profile.ts),
+// into bench/results/profiles/allocations-<pid>.heapprofile: where a request's garbage collection comes from.
+const allocationProfile = process.argv.includes('--alloc-profile');
+// --gc-stats: Portico and each baseline count their garbage collections by kind, with their pauses
+// (bench/lib/gc-statistics.ts), into bench/results/profiles/gc-<name>-<pid>.json.
+const gcStatistics = process.argv.includes('--gc-stats');
+const FLAGS = new Set(['--', '--profile', '--alloc-profile', '--gc-stats', '--durable']);
+const chosen = process.argv.slice(2).filter((argument) => !FLAGS.has(argument));
+const profilesFolder = repoPath('bench', 'results', 'profiles');
+/** A bench preload (bench/lib/<file>), given the profiles folder and its other parameters in its import URL. */
+const preload = (file: string, parameters: Record<string, string> = {}) => ['--import', `${pathToFileURL(repoPath('bench', 'lib', file)).href}?${new URLSearchParams({ out: profilesFolder, ...parameters })}`];
 for (const name of chosen) {
   if (!SCENARIOS[name]) {
     console.error(`Unknown scenario "${name}". Scenarios: ${Object.keys(SCENARIOS).join(', ')}`);
@@ -86,12 +97,21 @@ let database: Awaited<ReturnType<typeof openBenchDatabase>> | undefined;
 const results: ScenarioResult[] = [];
 const secretKey = randomBytes(32).toString('base64url');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'portico-bench-'));
-const porticoNodeFlags = [...PRODUCTION_NODE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${repoPath('bench', 'results', 'profiles')}`] : [])];
+if (allocationProfile || gcStatistics) mkdirSync(profilesFolder, { recursive: true });
+const porticoNodeFlags = [
+  ...PRODUCTION_NODE_FLAGS,
+  ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profilesFolder}`] : []),
+  ...(allocationProfile ? preload('allocation-profile.ts') : []),
+  ...(gcStatistics ? preload('gc-statistics.ts', { name: 'portico' }) : []),
+];
 try {
   const first = await startPorticoForBench(databaseUrl, dataDir, { secretKey, nodeOptions: porticoNodeFlags });
   database = await openBenchDatabase(databaseUrl);
   benchEnv = { databaseUrl, secretKey, portico: first, ...database };
-  const baselineProfile = (name: string) => (profile ? ['--cpu-prof', `--cpu-prof-dir=${repoPath('bench', 'results', 'profiles')}`, `--cpu-prof-name=baseline-${name}.cpuprofile`] : []);
+  const baselineProfile = (name: string) => [
+    ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profilesFolder}`, `--cpu-prof-name=baseline-${name}.cpuprofile`] : []),
+    ...(gcStatistics ? preload('gc-statistics.ts', { name: `baseline-${name}` }) : []),
+  ];
   const oidcBaseline = await startProcess([...baselineProfile('oidc-provider'), '--import', 'tsx', 'bench/baselines/oidc-provider.ts', '3231', databaseUrl, secretKey, demoClient.clientId, demoClient.clientSecret, demoClient.redirectUri], {}, 'baseline oidc-provider ready', 'http://127.0.0.1:3231');
   servers.push(oidcBaseline);
   const mcpBaseline = await startProcess([...baselineProfile('mcp-server'), '--import', 'tsx', 'bench/baselines/mcp-server.ts', '3232', databaseUrl], {}, 'baseline MCP server ready', 'http://127.0.0.1:3232');

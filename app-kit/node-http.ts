@@ -39,6 +39,10 @@ function readBody(req: IncomingMessage, maxBodyBytes: number): Promise<Buffer | 
   const method = req.method ?? 'GET';
   if (method === 'GET' || method === 'HEAD') return Promise.resolve(undefined);
   if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) return Promise.reject(new RangeError('request body too large'));
+  // A request read or destroyed before it got here (a kit user's middleware, an await before the body) gets what
+  // `for await` gave it: nothing left to read, or the failure; never a promise no event will settle.
+  if (req.destroyed) return Promise.reject(new Error('the request was aborted before its body ended'));
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -69,6 +73,8 @@ function readBody(req: IncomingMessage, maxBodyBytes: number): Promise<Buffer | 
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('close', onClose);
+    // A 'data' listener does not restart a stream someone paused.
+    req.resume();
   });
 }
 

@@ -16,7 +16,13 @@ describe('toWebRequestWithBody', () => {
   let settled: () => void = () => {};
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    server = createServer(async (req, res) => {
+      // What a kit user's code may do before it reads the body: pause the stream, or wait a while.
+      if (req.url === '/paused') {
+        req.pause();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (req.url === '/destroyed') req.destroy();
       toWebRequestWithBody(req, 'http://portico.test', LIMIT).then(
         ({ request, body }) => {
           outcomes.push(`${request.method} ${new URL(request.url).pathname} ${request.headers.get('x-probe') ?? ''} ${body?.toString('utf8') ?? '(none)'}`);
@@ -76,6 +82,16 @@ describe('toWebRequestWithBody', () => {
     });
     await fetch(`${origin}/big-chunked`, { method: 'POST', body: endless, duplex: 'half' } as RequestInit).catch(() => undefined);
     expect(await outcome).toBe('RangeError: request body too large');
+  });
+
+  it('reads a request paused before, and refuses one destroyed before, instead of waiting for events that never come', async () => {
+    let outcome = nextOutcome();
+    expect((await fetch(`${origin}/paused`, { method: 'POST', body: 'after a pause' })).status).toBe(200);
+    expect(await outcome).toBe('POST /paused  after a pause');
+
+    outcome = nextOutcome();
+    await fetch(`${origin}/destroyed`, { method: 'POST', body: 'never read' }).catch(() => undefined);
+    expect(await outcome).toBe('Error: the request was aborted before its body ended');
   });
 
   it('gives up on a request whose client goes away before the body ends', async () => {

@@ -17,7 +17,8 @@ if (out) {
     [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
   };
   const collections: Record<string, { count: number; pauseMs: number }> = {};
-  let peakUsedHeapMb = 0;
+  // Read when a collection is reported, so the heap as collections leave it, not its peak between them.
+  let largestHeapAfterCollectionMb = 0;
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const kind = kinds[(entry as { detail?: { kind?: number } }).detail?.kind ?? -1] ?? 'other';
@@ -25,10 +26,10 @@ if (out) {
       tally.count += 1;
       tally.pauseMs += entry.duration;
     }
-    peakUsedHeapMb = Math.max(peakUsedHeapMb, getHeapStatistics().used_heap_size / 1e6);
+    largestHeapAfterCollectionMb = Math.max(largestHeapAfterCollectionMb, getHeapStatistics().used_heap_size / 1e6);
   }).observe({ entryTypes: ['gc'] });
   process.on('exit', () => {
     const rounded = Object.fromEntries(Object.entries(collections).map(([kind, { count, pauseMs }]) => [kind, { count, pauseMs: Math.round(pauseMs) }]));
-    writeFileSync(`${out}/gc-${name}-${process.pid}.json`, `${JSON.stringify({ name, execArgv: process.execArgv.filter((flag) => flag.startsWith('--max')), collections: rounded, peakUsedHeapMb: Math.round(peakUsedHeapMb) }, null, 2)}\n`);
+    writeFileSync(`${out}/gc-${name}-${process.pid}.json`, `${JSON.stringify({ name, execArgv: process.execArgv.filter((flag) => flag.startsWith('--max')), collections: rounded, largestHeapAfterCollectionMb: Math.round(largestHeapAfterCollectionMb) }, null, 2)}\n`);
   });
 }

@@ -465,9 +465,10 @@ export async function handlePorticoMcp(request: Request, deps: PorticoMcpDeps, b
     return new Response(response.body.pipeThrough(closeAtEnd), { status: response.status, headers: response.headers });
   }
   // A JSON answer is complete when it returns: the server and its transport have nothing left open (no stream, no
-  // request of their own waiting, no timer), so they are left to the garbage collector rather than closed. Closing
-  // made an SDK error object (its stack captured) and ran the close handlers on every call, for nothing
-  // (docs/benchmarks.md).
+  // request of their own waiting, no timer: the transport's keep-alive runs for streams only; `connect` registers
+  // nothing outside the two objects), so they are left to the garbage collector rather than closed. Closing made an
+  // SDK error object (its stack captured) and ran the close handlers on every call, for nothing (docs/benchmarks.md).
+  // Re-read the SDK's transport and Protocol.connect for this on every SDK upgrade.
   const response = await transport.handleRequest(request, { parsedBody: message });
   if (newId && response.status === 200) {
     const requested = isInitialize(message) ? message.params?.protocolVersion : undefined;

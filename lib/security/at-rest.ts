@@ -44,10 +44,11 @@ export function encryptAtRestNow(plaintext: string, key: Uint8Array): string {
 }
 
 /**
- * IVs are drawn from a pool of random bytes refilled 4 KiB at a time: asking OpenSSL for 12 bytes costs about what
- * asking it for 4,096 does (a few µs either way), once per refresh (measured: docs/benchmarks.md). Each byte is handed
- * out once, so no two seals share an IV (RFC 7518 §5.3 and NIST SP 800-38D §8: a GCM IV never repeats under a key);
- * the IV is used before this function returns, so the pool's next refill cannot change it under a caller.
+ * IVs are drawn from a pool of random bytes refilled 4,092 bytes (341 IVs) at a time: asking OpenSSL for 12 bytes
+ * costs about what asking it for 4 KiB does (a few µs either way), once per refresh (measured: docs/benchmarks.md).
+ * No byte of the pool is handed out twice, so every IV is a fresh 96-bit random value, as `randomBytes(12)` gave
+ * (RFC 7518 §5.3; NIST SP 800-38D §8.2.2, the random construction); the caller gets a copy, which the pool's next
+ * refill cannot change.
  */
 const IV_BYTES = 12;
 const ivPool = Buffer.alloc(IV_BYTES * 341);

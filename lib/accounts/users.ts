@@ -7,6 +7,14 @@ import { normalizeEmail } from '../util/email';
 
 export type User = typeof users.$inferSelect;
 
+/**
+ * What a request made with a token needs of its person (Portico's API, its MCP server, a gateway server): who they
+ * are, how they are shown and the language they chose. Read on every such request, so it is only these columns:
+ * never the password's hash, the factors' state or the rest of the account, which no API door uses.
+ */
+export type ActingPerson = Pick<User, 'id' | 'email' | 'name' | 'locale'>;
+export const actingPersonColumns = { id: users.id, email: users.email, name: users.name, locale: users.locale } as const;
+
 /** The one canonical form of an address (lib/util/email.ts). */
 export { normalizeEmail } from '../util/email';
 

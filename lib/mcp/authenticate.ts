@@ -8,21 +8,23 @@ import { createLocalJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { eq, sql } from 'drizzle-orm';
 import { preparedQuery, type Database } from '../db/client';
 import { agents, mcpSessions, users } from '../db/schema';
-import { isSessionId, liveSessionCondition, sessionOpenerOf, type McpSession } from './sessions';
-import type { User } from '../accounts/users';
+import { isSessionId, liveSessionCondition, mcpSessionColumns, sessionOpenerOf, type McpSession } from './sessions';
+import { actingPersonColumns, type ActingPerson } from '../accounts/users';
 import { isUuid } from '../util/uuid';
 import { authorizeBearer, type ProtectedResourceConfig, type VerifiedAccessToken } from '../../app-kit/protected-resource';
 import { PORTICO_API_ADVERTISED_SCOPES, porticoApiResource } from '../resource/portico-api';
 
 /**
  * The caller's statement, built once per database handle: the person, the agent named by `actor` ('' names none:
- * agent ids are never empty) and the live MCP session named by `sessionId` ('' names none).
+ * agent ids are never empty) and the live MCP session named by `sessionId` ('' names none). Only the columns a
+ * request uses (ActingPerson, McpSession): every API request and MCP call maps this row, and the whole account
+ * (its password's hash among them) has no business in a request's context.
  */
 function callerStatement(db: Database) {
   const value = (name: string) => sql.placeholder(name);
   return preparedQuery(db, 'api.caller', () =>
     db
-      .select({ user: users, agentId: agents.id, agentDisabledAt: agents.disabledAt, session: mcpSessions })
+      .select({ user: actingPersonColumns, userDisabledAt: users.disabledAt, agentId: agents.id, agentDisabledAt: agents.disabledAt, session: mcpSessionColumns })
       .from(users)
       .leftJoin(agents, eq(agents.id, value('actor')))
       .leftJoin(mcpSessions, liveSessionCondition(value('sessionId'), { subject: value('subject'), clientId: value('clientId'), actor: value('actor') }))
@@ -48,7 +50,7 @@ export function localKeys(jwks: JWK[]): JWTVerifyGetKey {
 
 export interface ApiCaller {
   /** The person; for an agent acting as itself (ownAgent), its owner, who answers for it (their language, their notices). */
-  user: User;
+  user: ActingPerson;
   /** The agent acting for the person (RFC 8693 `act`), when the consent named one; or the agent acting as itself. */
   agentId?: string;
   /**
@@ -88,7 +90,7 @@ export async function authenticateApiRequest(
   // An agent acting as itself reaches a gateway server, never Portico's own API (whose doors act for a person).
   if (options.resource && AGENT_ID.test(gate.token.subject) && !actor) {
     const [agent] = await deps.db
-      .select({ agent: agents, owner: users })
+      .select({ agent: { id: agents.id, name: agents.name, disabledAt: agents.disabledAt }, owner: actingPersonColumns })
       .from(agents)
       .innerJoin(users, eq(users.id, agents.ownerUserId))
       .where(eq(agents.id, gate.token.subject))
@@ -96,7 +98,7 @@ export async function authenticateApiRequest(
     if (!agent || agent.agent.disabledAt) return refuse('the agent of this token is disabled or gone');
     const [session] = sessionId
       ? await deps.db
-          .select()
+          .select(mcpSessionColumns)
           .from(mcpSessions)
           .where(liveSessionCondition(sessionId, { subject: agent.owner.id, clientId: gate.token.clientId, actor: sessionOpenerOf(gate.token, { ownerUserId: agent.owner.id }).actor }))
           .limit(1)
@@ -106,7 +108,7 @@ export async function authenticateApiRequest(
   const [row] = isUuid(gate.token.subject)
     ? await callerStatement(deps.db).execute({ subject: gate.token.subject, actor: actor ?? '', sessionId, clientId: gate.token.clientId })
     : [];
-  if (!row || row.user.disabledAt) return refuse('the account of this token is disabled or gone');
+  if (!row || row.userDisabledAt) return refuse('the account of this token is disabled or gone');
   if (actor && (!row.agentId || row.agentDisabledAt)) return refuse('the agent of this token is disabled or gone');
   return { ok: true, caller: { user: row.user, agentId: actor, token: gate.token, ...(row.session ? { mcpSession: row.session } : {}) } };
 }

@@ -10,7 +10,9 @@ import { mcpSessions } from '../db/schema';
 /** Idle sessions end after this; each request extends the session. */
 export const MCP_SESSION_TTL_SECONDS = 24 * 3600;
 
-export type McpSession = typeof mcpSessions.$inferSelect;
+/** What a request that resumes a session uses of it (read with the caller on every call: lib/mcp/authenticate.ts). */
+export type McpSession = Pick<typeof mcpSessions.$inferSelect, 'id' | 'clientCapabilities' | 'expiresAt'>;
+export const mcpSessionColumns = { id: mcpSessions.id, clientCapabilities: mcpSessions.clientCapabilities, expiresAt: mcpSessions.expiresAt } as const;
 
 export function newSessionId(): string {
   return `mcs_${randomBytes(24).toString('base64url')}`;

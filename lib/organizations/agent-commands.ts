@@ -49,8 +49,11 @@ import { and, eq } from 'drizzle-orm';
 export interface AgentCommandContext {
   tx: Queryable;
   org: { id: string; slug: string; name: string };
-  /** Who acts; null for a door with an authority of its own (the CLI's operator), which creates and moves no agent. */
-  person: User | null;
+  /**
+   * Who acts (their id is all a command keeps of them: ownership, who made a key or a rule); null for a door with an
+   * authority of its own (the CLI's operator), which creates and moves no agent.
+   */
+  person: Pick<User, 'id'> | null;
   /** Records the command's one audit event in the organization, as the person. */
   audit(record: Omit<AuditRecord, 'orgId' | 'actor'>): Promise<void>;
 }
@@ -165,7 +168,7 @@ function keyRefusal(refusal: KeyRefusal, algNamed: boolean): Refusal {
 }
 
 /** The person a command that makes an agent someone's needs (creating, moving): a person's door only. */
-function personOf(ctx: AgentCommandContext): User {
+function personOf(ctx: AgentCommandContext): Pick<User, 'id'> {
   if (!ctx.person) throw commandRefusal(400, 'only a person can own an agent: create or move it in the console or over REST');
   return ctx.person;
 }

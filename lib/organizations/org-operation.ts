@@ -19,7 +19,8 @@ export type OperationActor = PersonActor | DirectoryActor | OperatorActor;
 
 /** A person, signed in to the console, or calling with a token (REST, MCP), or signing in through a connection. */
 export interface PersonActor {
-  person: User;
+  /** Who they are and how the audit shows them (a token's door reads no more of the account: ActingPerson). */
+  person: Pick<User, 'id' | 'email'>;
   ip: string;
   door: 'console' | 'rest' | 'mcp' | 'federation';
   /** The agent acting for the person (RFC 8693 `act`), when a token says so. */

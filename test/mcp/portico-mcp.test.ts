@@ -18,6 +18,8 @@ import { createAgent } from '../../lib/organizations/agents';
 import { auditEvents, confirmationChallenges, mcpSessions, users } from '../../lib/db/schema';
 import { childProcessEnvironment } from '../../lib/env';
 import { porticoRiskLevels } from '../../lib/mcp/tools';
+import { authenticateApiRequest } from '../../lib/mcp/authenticate';
+import { publicJwksOf } from '../../lib/oidc/keys';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { porticoApiToken, startMcpInstance, type McpInstance } from '../support/portico-mcp';
 import { createMember, createOrgWithApp, startProviderHarness, type AppFixture, type Harness } from '../support/provider-harness';
@@ -117,6 +119,16 @@ describe("Portico's MCP server", () => {
     expect(await refused.json()).toMatchObject({ error: 'invalid_token', error_description: 'the account of this token is disabled or gone' });
     await database.db.update(users).set({ disabledAt: null }).where(eq(users.id, person.id));
     expect((await post()).status).toBe(200);
+  });
+
+  it("keeps the account's secrets out of a request's caller: the person's id, address, name and language only", async () => {
+    const person = await createMember(database, fixture.orgId, `caller-${randomBytes(3).toString('hex')}@gate.test`);
+    // A member has a password (its hash in the row) and now a language of their own.
+    await database.db.update(users).set({ locale: 'pt-BR' }).where(eq(users.id, person.id));
+    const request = new Request(`${harness.issuer}/api/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${await porticoToken(person.email)}` } });
+    const authentication = await authenticateApiRequest(request, { db: database.db, issuer: harness.issuer, publicJwks: publicJwksOf(harness.keys) });
+    if (!authentication.ok) throw new Error(`refused: ${authentication.response.status}`);
+    expect(authentication.caller.user).toEqual({ id: person.id, email: person.email, name: person.name, locale: 'pt-BR' });
   });
 
   it('serves a session on another instance, but never to another person, and refuses a request without one', async () => {

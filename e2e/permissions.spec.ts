@@ -11,7 +11,7 @@ import { DEMO, E2E_ISSUER, lanePort } from './support/constants';
 import { FLIGHT_DECK, ROCKETS } from './support/fixtures';
 import { startFlightDeck, type ExampleApp } from './support/flight-deck';
 import { callAfterStepUp, connectWithOAuth, PageOAuthProvider } from './support/mcp-oauth';
-import { fillSignIn } from './support/relying-party';
+import { callbackListener, fillSignIn } from './support/relying-party';
 
 test('an admin keeps the app’s permission catalog: the baseline, added permissions, retired ones', async ({ page }, testInfo) => {
   await consoleSignIn(page, DEMO);
@@ -154,16 +154,16 @@ test.describe('permissions reach the example app’s tools', () => {
       code_challenge_method: 'S256',
       state,
     });
-    let callback: URL | undefined;
-    await page.route(`${FLIGHT_DECK.redirectUri}**`, async (route) => {
-      callback = new URL(route.request().url());
-      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'signed in' });
-    });
-    await page.goto(url.href);
-    await fillSignIn(page, DECKHAND.email, DECKHAND.password);
-    await page.waitForURL((current) => current.href.startsWith(FLIGHT_DECK.redirectUri), { waitUntil: 'commit' });
-    await page.unroute(`${FLIGHT_DECK.redirectUri}**`);
-    const tokens = await oidc.authorizationCodeGrant(config, callback ?? new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state });
+    const listener = await callbackListener(FLIGHT_DECK.redirectUri);
+    let callback: URL;
+    try {
+      await page.goto(url.href);
+      await fillSignIn(page, DECKHAND.email, DECKHAND.password);
+      callback = await listener.reached(page);
+    } finally {
+      await listener.close();
+    }
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
     expect(scopeOf(tokens.access_token)).toBe('mcp');
 
     app = await startFlightDeck();

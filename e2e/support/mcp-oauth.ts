@@ -122,7 +122,8 @@ export async function authorizeInBrowser(page: Page, provider: PageOAuthProvider
   if (!authorizationUrl) throw new Error('the SDK did not start an authorization');
   provider.pendingAuthorization = undefined;
   const redirect = new URL(provider.redirectUrl);
-  // A real listener behind the route: Chromium now and then sends a redirected navigation past page.route.
+  // A real listener behind the route: the headless shell sends a redirected navigation past page.route (the full
+  // browser now and then), and the page then lands on the listener.
   await ensureCallbackServer(provider.redirectUrl);
   let callback: URL | undefined;
   await page.route(`${redirect.origin}${redirect.pathname}**`, async (route) => {

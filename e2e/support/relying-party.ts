@@ -66,6 +66,34 @@ export function ensureCallbackServer(redirectUri: string = DEMO.redirectUri): Pr
   return started;
 }
 
+/**
+ * A redirect URI answered for one sign-in, on the port its app takes later in the same test: the browser lands on a
+ * real listener (a redirected navigation is not routed reliably: the headless shell never routes it), and `close`
+ * frees the port for the app.
+ */
+export async function callbackListener(redirectUri: string): Promise<{ reached(page: Page): Promise<URL>; close(): Promise<void> }> {
+  const redirect = new URL(redirectUri);
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end('callback reached');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(Number(redirect.port), redirect.hostname, resolve);
+  });
+  return {
+    async reached(page) {
+      await page.waitForURL((url) => url.href.startsWith(redirectUri));
+      return new URL(page.url());
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 /** Returns a function that waits until the browser arrives at the demo redirect URI, and gives its URL. */
 export async function interceptCallback(page: Page, redirectUri: string = DEMO.redirectUri): Promise<() => Promise<URL>> {
   await ensureCallbackServer(redirectUri);

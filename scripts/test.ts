@@ -16,6 +16,7 @@
 // Each runner prints its ten slowest files and tests, and any test that needed a retry, at its end; this script
 // prints how long each step took. The first failing step stops the run with its exit code.
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { buildEnvironment, childProcessEnvironment, envOrExit } from '../lib/env';
 
 interface Step {
@@ -24,7 +25,12 @@ interface Step {
   environment?: NodeJS.ProcessEnv;
 }
 
-const { DATABASE_URL: databaseUrl, TEST_POOLER_URL: poolerUrl } = envOrExit();
+const { DATABASE_URL: databaseUrl, TEST_POOLER_URL: poolerUrl, CHROMIUM_PATH: chromiumPath } = envOrExit();
+// The end-to-end step needs the browser: said before the build and the unit suites run, not minutes later.
+if (!existsSync(chromiumPath)) {
+  console.error(`No browser at ${chromiumPath} for the end-to-end tests: install Debian's headless Chromium (apt-get install -y chromium-headless-shell), or set CHROMIUM_PATH to a Chromium binary.`);
+  process.exit(1);
+}
 const onPostgres = Boolean(databaseUrl);
 if (poolerUrl && !onPostgres) {
   console.error('TEST_POOLER_URL is a pooler in front of DATABASE_URL\'s server: set DATABASE_URL too, or unset TEST_POOLER_URL.');

@@ -14,6 +14,10 @@ export type User = typeof users.$inferSelect;
  */
 export type ActingPerson = Pick<User, 'id' | 'email' | 'name' | 'locale'>;
 export const actingPersonColumns = { id: users.id, email: users.email, name: users.name, locale: users.locale } as const;
+/** Exactly an ActingPerson's fields of a row that may hold more: what a request's context keeps of its person. */
+export function actingPerson(row: ActingPerson): ActingPerson {
+  return { id: row.id, email: row.email, name: row.name, locale: row.locale };
+}
 
 /** The one canonical form of an address (lib/util/email.ts). */
 export { normalizeEmail } from '../util/email';

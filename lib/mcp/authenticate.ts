@@ -9,7 +9,7 @@ import { eq, sql } from 'drizzle-orm';
 import { preparedQuery, type Database } from '../db/client';
 import { agents, mcpSessions, users } from '../db/schema';
 import { isSessionId, liveSessionCondition, mcpSessionColumns, sessionOpenerOf, type McpSession } from './sessions';
-import { actingPersonColumns, type ActingPerson } from '../accounts/users';
+import { actingPerson, actingPersonColumns, type ActingPerson } from '../accounts/users';
 import { isUuid } from '../util/uuid';
 import { authorizeBearer, type ProtectedResourceConfig, type VerifiedAccessToken } from '../../app-kit/protected-resource';
 import { PORTICO_API_ADVERTISED_SCOPES, porticoApiResource } from '../resource/portico-api';
@@ -103,12 +103,12 @@ export async function authenticateApiRequest(
           .where(liveSessionCondition(sessionId, { subject: agent.owner.id, clientId: gate.token.clientId, actor: sessionOpenerOf(gate.token, { ownerUserId: agent.owner.id }).actor }))
           .limit(1)
       : [];
-    return { ok: true, caller: { user: agent.owner, agentId: agent.agent.id, ownAgent: { id: agent.agent.id, name: agent.agent.name }, token: gate.token, ...(session ? { mcpSession: session } : {}) } };
+    return { ok: true, caller: { user: actingPerson(agent.owner), agentId: agent.agent.id, ownAgent: { id: agent.agent.id, name: agent.agent.name }, token: gate.token, ...(session ? { mcpSession: session } : {}) } };
   }
   const [row] = isUuid(gate.token.subject)
     ? await callerStatement(deps.db).execute({ subject: gate.token.subject, actor: actor ?? '', sessionId, clientId: gate.token.clientId })
     : [];
   if (!row || row.userDisabledAt) return refuse('the account of this token is disabled or gone');
   if (actor && (!row.agentId || row.agentDisabledAt)) return refuse('the agent of this token is disabled or gone');
-  return { ok: true, caller: { user: row.user, agentId: actor, token: gate.token, ...(row.session ? { mcpSession: row.session } : {}) } };
+  return { ok: true, caller: { user: actingPerson(row.user), agentId: actor, token: gate.token, ...(row.session ? { mcpSession: row.session } : {}) } };
 }

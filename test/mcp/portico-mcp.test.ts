@@ -122,13 +122,24 @@ describe("Portico's MCP server", () => {
   });
 
   it("keeps the account's secrets out of a request's caller: the person's id, address, name and language only", async () => {
+    const instance = await startInstance();
     const person = await createMember(database, fixture.orgId, `caller-${randomBytes(3).toString('hex')}@gate.test`);
     // A member has a password (its hash in the row) and now a language of their own.
     await database.db.update(users).set({ locale: 'pt-BR' }).where(eq(users.id, person.id));
-    const request = new Request(`${harness.issuer}/api/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${await porticoToken(person.email)}` } });
-    const authentication = await authenticateApiRequest(request, { db: database.db, issuer: harness.issuer, publicJwks: publicJwksOf(harness.keys) });
+    const token = await porticoToken(person.email);
+    const initialized = await fetch(instance.url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    });
+    const sessionId = initialized.headers.get('mcp-session-id') ?? '';
+    const request = new Request(instance.url, { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+    const authentication = await authenticateApiRequest(request, { db: database.db, issuer: harness.issuer, publicJwks: publicJwksOf(harness.keys) }, undefined, { mcpSessionId: sessionId });
     if (!authentication.ok) throw new Error(`refused: ${authentication.response.status}`);
     expect(authentication.caller.user).toEqual({ id: person.id, email: person.email, name: person.name, locale: 'pt-BR' });
+    // The session as a request uses it (the statement reads no more of it).
+    expect(Object.keys(authentication.caller.mcpSession ?? {}).sort()).toEqual(['clientCapabilities', 'expiresAt', 'id']);
+    expect(authentication.caller.mcpSession?.id).toBe(sessionId);
   });
 
   it('serves a session on another instance, but never to another person, and refuses a request without one', async () => {

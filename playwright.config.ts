@@ -3,7 +3,8 @@ import { env } from './lib/env';
 import { E2E_LANES, E2E_PORT, E2E_READY_PORT } from './e2e/support/constants';
 import type { PorticoTestOptions } from './e2e/support/test';
 
-// Debian's Chromium (apt-get install -y chromium); Playwright never downloads a browser here.
+// Debian's headless Chromium (apt-get install -y chromium-headless-shell; CHROMIUM_PATH); Playwright never downloads a
+// browser here.
 const chromiumArgs = [
   '--no-sandbox',
   '--disable-gpu',

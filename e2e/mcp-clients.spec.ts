@@ -208,7 +208,8 @@ async function authorize(page: Page, clientId: string, resource: string) {
   await page.goto(url.href);
   return {
     async exchange() {
-      // The route may be bypassed by Chromium for a redirected navigation; the page's own URL then says it.
+      // The headless shell sends a redirected navigation past the route (the full browser now and then), to the
+      // lane's listener on that address; the page's own URL then says it.
       const callback = () => reached ?? (page.url().startsWith(CLIENT_REDIRECT) ? new URL(page.url()) : undefined);
       await expect.poll(() => callback()?.searchParams.get('code')).toBeTruthy();
       const response = await fetch(`${E2E_ISSUER}/oidc/token`, {

@@ -159,7 +159,8 @@ async function interceptClientRedirect(page: Page): Promise<() => URL | undefine
     reached = new URL(route.request().url());
     await route.fulfill({ status: 200, contentType: 'text/plain', body: 'back at the client' });
   });
-  // The route may be bypassed by Chromium for a redirected navigation; the page's own URL then says it.
+  // The headless shell sends a redirected navigation past the route (the full browser now and then), to the lane's
+  // listener on that address; the page's own URL then says it.
   return () => reached ?? (page.url().startsWith(CLIENT_REDIRECT) ? new URL(page.url()) : undefined);
 }
 

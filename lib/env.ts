@@ -291,7 +291,8 @@ const schema = z.object({
     }, 'must be an origin (no path): https, or http on a loopback host'),
   // Tests only: the Chromium that Playwright drives: Debian's chromium-headless-shell, the same Chromium's headless
   // build, which Playwright itself drives for headless runs (browsers are never downloaded). The full browser in its
-  // headless mode cost three times the CPU for each page opened and screenshot taken (docs/architecture.md#testing).
+  // headless mode cost its browser process about six times the CPU for each page opened and three times for each
+  // screenshot (docs/architecture.md#testing).
   CHROMIUM_PATH: z.string().trim().min(1).default('/usr/bin/chromium-headless-shell'),
   // Tests only: which shared end-to-end server (lane) a process serves (e2e/support/constants.ts); set by
   // playwright.config.ts for each server it starts.

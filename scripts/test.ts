@@ -12,7 +12,8 @@
 //      (`npm start` with nothing configured, the first-start seed, the data-folder lock, the CLI through the control
 //      socket, a sign-in and an MCP call), in the run's tail (playwright.config.ts)
 //
-// With no DATABASE_URL every step runs on the embedded database, so a fresh machine needs nothing installed.
+// With no DATABASE_URL every step runs on the embedded database, so a fresh machine needs no database installed
+// (the end-to-end step needs Debian's chromium-headless-shell, or CHROMIUM_PATH: checked first, below).
 // Each runner prints its ten slowest files and tests, and any test that needed a retry, at its end; this script
 // prints how long each step took. The first failing step stops the run with its exit code.
 import { spawnSync } from 'node:child_process';
